@@ -1,0 +1,62 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { developmentAuthProvider } from './auth/development.ts';
+import type { AuthProvider } from './auth/provider.ts';
+import type { AppDeps } from './deps.ts';
+import type { AppEnv } from './env.ts';
+import { handleError, handleNotFound, renderError } from './errors.ts';
+import { authenticate } from './middleware/auth.ts';
+import { idempotency } from './middleware/idempotency.ts';
+import { requestId } from './middleware/request-id.ts';
+import { requestLog } from './middleware/request-log.ts';
+import { apiKeyRoutes } from './routes/api-keys.ts';
+import { contextRoutes } from './routes/context.ts';
+import { eventRoutes } from './routes/events.ts';
+import { memberRoutes } from './routes/members.ts';
+import { organizationRoutes } from './routes/organizations.ts';
+import { projectRoutes } from './routes/projects.ts';
+import { consoleRoutes } from '../console/routes.ts';
+
+// Hard ceiling for any request body; routes apply their own smaller limits when they parse.
+const MAX_REQUEST_BYTES = 40 * 1024 * 1024;
+
+function authProviderFor(deps: AppDeps): AuthProvider {
+  switch (deps.settings.authMode) {
+    case 'development':
+      return developmentAuthProvider(deps);
+    case 'edge_proxy':
+    case 'hosted':
+      throw new Error(`SVC_AUTH_MODE=${deps.settings.authMode} is not available in this release`);
+  }
+}
+
+/**
+ * The API composition root. Middleware order is fixed: request id → request log → auth →
+ * idempotency → routes. Every resource is mounted in the one list below.
+ */
+export function createApp(deps: AppDeps) {
+  const provider = authProviderFor(deps);
+  const app = new Hono<AppEnv>();
+  app.use(requestId(deps.logger));
+  app.use(requestLog());
+  app.onError(handleError);
+  app.notFound(handleNotFound);
+
+  app.route('/', consoleRoutes());
+
+  const v1 = new Hono<AppEnv>();
+  v1.use(bodyLimit({ maxSize: MAX_REQUEST_BYTES, onError: (c) => renderError(c, 'bad_request', 'The request body is too large') }));
+  v1.use(authenticate(deps, provider));
+  v1.use(idempotency());
+  v1.route('/auth', provider.routes);
+  v1.route('/', contextRoutes(deps));
+  v1.route('/', organizationRoutes());
+  v1.route('/', projectRoutes());
+  v1.route('/', memberRoutes());
+  v1.route('/', apiKeyRoutes(deps));
+  v1.route('/', eventRoutes(deps));
+  app.route('/v1', v1);
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

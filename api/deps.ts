@@ -1,0 +1,16 @@
+import type { Settings } from '../config/settings.ts';
+import type { Logger } from '../config/logger.ts';
+import type { DatabaseHandle } from '../db/client.ts';
+import type { Clock } from '../services/context.ts';
+import type { CredentialKeyring } from '../services/credentials/keyring.ts';
+import type { ProjectEventTail } from '../services/events/project-event-tail.ts';
+
+/** Everything the API process wires once, in api/app.ts, and hands to route modules. */
+export type AppDeps = {
+  settings: Settings;
+  logger: Logger;
+  database: DatabaseHandle;
+  clock: Clock;
+  keyring: CredentialKeyring;
+  eventTail: ProjectEventTail;
+};

@@ -1,0 +1,20 @@
+import type { Logger } from '../config/logger.ts';
+import type { Actor, ServiceContext } from '../services/context.ts';
+
+/** Variables Hono middleware sets on each request (see api/app.ts for the order). */
+export type AppVariables = {
+  requestId: string;
+  logger: Logger;
+  /** Set by the auth middleware once the request is authenticated. */
+  actor: Actor;
+  /** How the request authenticated: cookie sessions need Origin checks on mutations. */
+  authMethod: 'api_key' | 'cookie';
+  /** The service context for this request: db or the request's idempotency transaction. */
+  ctx: ServiceContext;
+  /** Project id from a `/projects/{projectId}/...` path, once auth has checked it. */
+  routeProjectId: string | null;
+  /** A public response to store for idempotent replay instead of the one sent. */
+  idempotencyStoredBody: unknown;
+};
+
+export type AppEnv = { Variables: AppVariables };

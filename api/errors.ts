@@ -1,0 +1,58 @@
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { DomainError, type ErrorCode, type ErrorDetails } from '../domain/errors.ts';
+import type { AppEnv } from './env.ts';
+
+/** The one mapping from public error codes to HTTP statuses (spec 3 "Codes and statuses"). */
+export function statusForCode(code: ErrorCode): ContentfulStatusCode {
+  switch (code) {
+    case 'bad_request':
+      return 400;
+    case 'unauthenticated':
+      return 401;
+    case 'forbidden':
+      return 403;
+    case 'not_found':
+      return 404;
+    case 'conflict':
+    case 'idempotency_conflict':
+      return 409;
+    case 'rate_limited':
+      return 429;
+    case 'internal_error':
+      return 500;
+  }
+}
+
+export type ErrorEnvelope = {
+  error: { code: ErrorCode; message: string; requestId: string; details?: ErrorDetails };
+};
+
+export function renderError(c: Context<AppEnv>, code: ErrorCode, message: string, details?: ErrorDetails): Response {
+  const requestId = c.get('requestId');
+  const body: ErrorEnvelope = { error: { code, message, requestId, ...(details ? { details } : {}) } };
+  return c.json(body, statusForCode(code));
+}
+
+/** `app.onError`: domain errors render as themselves; anything else is a generic 500. */
+export function handleError(error: Error, c: Context<AppEnv>): Response {
+  if (error instanceof DomainError) {
+    if (error.code === 'internal_error') logFailure(c, error);
+    return renderError(c, error.code, error.message, error.details);
+  }
+  if (error instanceof HTTPException && error.status < 500) {
+    // Hono's own 4xx (for example a body over the size limit) keep the envelope.
+    return renderError(c, error.status === 401 ? 'unauthenticated' : 'bad_request', error.message || 'Bad request');
+  }
+  logFailure(c, error);
+  return renderError(c, 'internal_error', 'An internal error occurred');
+}
+
+function logFailure(c: Context<AppEnv>, error: Error) {
+  c.get('logger').error('request failed', { err: error, requestId: c.get('requestId') });
+}
+
+export function handleNotFound(c: Context<AppEnv>): Response {
+  return renderError(c, 'not_found', `No route for ${c.req.method} ${c.req.path}`);
+}

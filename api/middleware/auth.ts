@@ -1,0 +1,79 @@
+import { createMiddleware } from 'hono/factory';
+import { ForbiddenError, UnauthenticatedError, ValidationError } from '../../domain/errors.ts';
+import { authenticateApiKey } from '../../services/auth/authenticate-api-key.ts';
+import { projectOrganizationId } from '../../services/auth/load-actor.ts';
+import type { ServiceContext } from '../../services/context.ts';
+import type { AuthProvider } from '../auth/provider.ts';
+import type { AppDeps } from '../deps.ts';
+import type { AppEnv } from '../env.ts';
+
+const PROJECT_PATH = /^\/v1\/projects\/([^/]+)(\/.*)?$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const MUTATIONS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export const ORIGIN_NOT_ALLOWED = 'Request origin is not allowed';
+
+/**
+ * Authenticates every `/v1` request except the provider's public routes, then sets the actor,
+ * the base service context and the checked path project.
+ *
+ * `/projects/{id}/...` paths act in that project (an API key's mirror principal there; a
+ * cookie session must already be in it). `/projects/{id}` itself is an organization-level
+ * route: the target must be in the caller's organization, the actor stays in its own project.
+ */
+export const authenticate = (deps: AppDeps, provider: AuthProvider) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    const base: ServiceContext = {
+      db: deps.database.db,
+      inTransaction: false,
+      afterCommit: [],
+      actor: null,
+      requestId: c.get('requestId'),
+      logger: c.get('logger'),
+      clock: deps.clock,
+    };
+    c.set('ctx', base);
+    if (provider.publicRoutes.has(`${c.req.method} ${c.req.path}`)) return next();
+
+    const match = PROJECT_PATH.exec(c.req.path);
+    const pathProjectId = match?.[1] ? decodeURIComponent(match[1]) : null;
+    const actsInPathProject = Boolean(match?.[2]);
+
+    const authorization = c.req.header('authorization');
+    let actor;
+    if (authorization !== undefined) {
+      const [scheme, secret, extra] = authorization.trim().split(/\s+/);
+      if (scheme?.toLowerCase() !== 'bearer' || !secret || extra) {
+        throw new UnauthenticatedError('The Authorization header must be "Bearer <API key>"');
+      }
+      if (pathProjectId) assertUuid(pathProjectId);
+      actor = await authenticateApiKey(base, deps.keyring, { secret, projectId: actsInPathProject ? pathProjectId : null });
+      c.set('authMethod', 'api_key');
+    } else {
+      const browser = await provider.authenticate(c, base, null);
+      if (!browser) throw new UnauthenticatedError();
+      if (MUTATIONS.has(c.req.method) && c.req.header('origin') !== deps.settings.appOrigin) {
+        throw new ForbiddenError(ORIGIN_NOT_ALLOWED);
+      }
+      if (pathProjectId) assertUuid(pathProjectId);
+      if (actsInPathProject && pathProjectId !== browser.actor.projectId) {
+        throw new ForbiddenError('The project in the path is not the active project of this session');
+      }
+      actor = browser.actor;
+      c.set('authMethod', 'cookie');
+    }
+
+    if (pathProjectId && !actsInPathProject) {
+      if ((await projectOrganizationId(base.db, pathProjectId)) !== actor.organizationId) {
+        throw new ForbiddenError('The project is outside the principal organization');
+      }
+    }
+    c.set('actor', actor);
+    c.set('routeProjectId', pathProjectId);
+    c.set('ctx', { ...base, actor });
+    await next();
+  });
+
+function assertUuid(projectId: string) {
+  if (!UUID.test(projectId)) throw new ValidationError('projectId in the path must be a UUID', { path: 'path.projectId' });
+}

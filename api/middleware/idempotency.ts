@@ -1,0 +1,63 @@
+import type { Context } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import * as v from 'valibot';
+import { ValidationError } from '../../domain/errors.ts';
+import { IdempotencyKey } from '../../domain/idempotency.ts';
+import { executeIdempotently } from '../../services/idempotency/execute.ts';
+import { hashRequestBody, type StoredResponse } from '../../services/idempotency/records.ts';
+import type { AppEnv } from '../env.ts';
+import { readBodyText } from '../validation.ts';
+
+const MUTATIONS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const REPLAYED_HEADERS = ['content-type', 'location'];
+const MAX_IDEMPOTENT_BODY_BYTES = 40 * 1024 * 1024;
+
+/** Mutations that are not resource changes: browser sign-in plumbing (no principal yet). */
+export const isIdempotencyExempt = (path: string) => path.startsWith('/v1/auth/');
+
+/**
+ * Idempotency-Key on every mutation (spec 2 common rule 2). The route runs inside
+ * `executeIdempotently`: its service context is the transaction that also stores the response.
+ * Only 2xx responses are stored; anything else rolls back.
+ */
+export const idempotency = () =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    if (!MUTATIONS.has(c.req.method) || isIdempotencyExempt(c.req.path)) return next();
+    const header = c.req.header('idempotency-key');
+    if (header === undefined) throw new ValidationError('The Idempotency-Key header is required for this request');
+    const parsed = v.safeParse(IdempotencyKey, header);
+    if (!parsed.success) throw new ValidationError(parsed.issues[0].message);
+
+    const scope = { principalId: c.var.actor.principalId, route: `${c.req.method} ${c.req.path}`, idempotencyKey: header };
+    const requestHash = hashRequestBody(await readBodyText(c, MAX_IDEMPOTENT_BODY_BYTES));
+    const outcome = await executeIdempotently(c.var.ctx, { scope, requestHash }, async (tx) => {
+      c.set('ctx', tx);
+      await next();
+      if (c.res.status < 200 || c.res.status > 299) return null;
+      const body = c.get('idempotencyStoredBody') ?? (await readJson(c.res.clone()));
+      return { status: c.res.status, body, headers: pickHeaders(c.res.headers) };
+    });
+    if (outcome.kind === 'replay') return replay(c, outcome.record);
+  });
+
+function replay(c: Context<AppEnv>, record: StoredResponse): Response {
+  const headers = new Headers(record.headers);
+  headers.set('idempotency-replayed', 'true');
+  headers.set('x-request-id', c.var.requestId);
+  c.res = new Response(record.bodyText, { status: record.status, headers });
+  return c.res;
+}
+
+async function readJson(response: Response): Promise<unknown> {
+  const text = await response.text();
+  return text === '' ? null : JSON.parse(text);
+}
+
+function pickHeaders(headers: Headers): Record<string, string> {
+  const picked: Record<string, string> = {};
+  for (const name of REPLAYED_HEADERS) {
+    const value = headers.get(name);
+    if (value !== null) picked[name] = value;
+  }
+  return picked;
+}

@@ -1,0 +1,48 @@
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import type { Logger } from '../config/logger.ts';
+import type { Settings } from '../config/settings.ts';
+import type { DatabaseHandle } from '../db/client.ts';
+import { ensureDevelopmentTenant } from '../services/auth/development-tenant.ts';
+import { systemClock, type Clock } from '../services/context.ts';
+import { createKeyring, loadCredentialKey } from '../services/credentials/keyring.ts';
+import { createProjectEventTail } from '../services/events/project-event-tail.ts';
+import { createApp } from './app.ts';
+import type { AppDeps } from './deps.ts';
+
+export type ApiServer = { url: string; deps: AppDeps; close(): Promise<void> };
+
+/** Wires the API's dependencies once and serves it; `close` drains and releases them. */
+export async function startApiServer(options: { settings: Settings; logger: Logger; database: DatabaseHandle; clock?: Clock }): Promise<ApiServer> {
+  const deps = await createAppDeps(options);
+  const app = createApp(deps);
+  const server = await new Promise<ServerType>((resolve) => {
+    const started = serve({ fetch: app.fetch, port: options.settings.port, hostname: options.settings.host }, () => resolve(started));
+  });
+  const address = server.address() as AddressInfo;
+  const host = options.settings.host.includes(':') ? `[${options.settings.host}]` : options.settings.host;
+  return {
+    url: `http://${host}:${address.port}`,
+    deps,
+    async close() {
+      await deps.eventTail.stop();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Open SSE streams would keep close() waiting forever.
+        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+    },
+  };
+}
+
+export async function createAppDeps(options: { settings: Settings; logger: Logger; database: DatabaseHandle; clock?: Clock }): Promise<AppDeps> {
+  const { settings, logger, database } = options;
+  const clock = options.clock ?? systemClock;
+  const keyring = createKeyring(loadCredentialKey({ configuredKey: settings.credentialEncryptionKey, environment: settings.environment, dataDir: settings.dataDir }));
+  const eventTail = createProjectEventTail({ database, logger });
+  await eventTail.start();
+  if (settings.authMode === 'development') {
+    await ensureDevelopmentTenant({ db: database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger, clock });
+  }
+  return { settings, logger, database, clock, keyring, eventTail };
+}

@@ -1,0 +1,24 @@
+/**
+ * `npm run bench`: every benchmark, each figure printed beside its baseline measured in the same
+ * run, with the ratio and its target. Exits 1 when a target is missed, so a regression is loud.
+ */
+import { run as eventAppend } from './event-append.bench.ts';
+import { run as idempotencyReplay } from './idempotency-replay.bench.ts';
+import { run as sseFanout } from './sse-fanout.bench.ts';
+import { printRecords, type BenchRecord } from './support.ts';
+
+const benches: Array<[string, () => Promise<BenchRecord[]>]> = [
+  ['event appends', () => eventAppend()],
+  ['SSE fan-out', () => sseFanout()],
+  ['idempotent replay', () => idempotencyReplay()],
+];
+
+let missed = 0;
+for (const [name, bench] of benches) {
+  console.log(`\n# ${name}`);
+  const records = await bench();
+  printRecords(records);
+  missed += records.filter((r) => (r.better === 'higher' ? r.ratio < r.target : r.ratio > r.target)).length;
+}
+console.log(missed === 0 ? '\nAll targets met.' : `\n${missed} target(s) missed.`);
+process.exit(missed === 0 ? 0 : 1);

@@ -1,0 +1,93 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import postgres from 'postgres';
+import { createLogger } from '../config/logger.ts';
+import { openDatabase, type DatabaseHandle } from '../db/client.ts';
+import { migrateDatabase } from '../db/migrate.ts';
+import { organizations, projects } from '../db/schema/index.ts';
+import { systemClock, type ServiceContext } from '../services/context.ts';
+
+/**
+ * Shared bench harness. Every benchmark measures its subject beside a baseline in the same run
+ * on the same machine and reports the ratio against a target, so figures stay comparable across
+ * machines. Benches use the machine's PostgreSQL (BENCH_DATABASE_URL, default
+ * postgres://postgres@127.0.0.1:5432) and create and drop their own database.
+ */
+
+/** One measured quantity next to its in-run baseline; `ratio` = value / baseline. */
+export type BenchRecord = {
+  name: string;
+  unit: string;
+  value: number;
+  baseline: number;
+  ratio: number;
+  /** The ratio to meet: a floor when higher is better, a ceiling when lower is better. */
+  target: number;
+  better: 'higher' | 'lower';
+};
+
+const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** Runs `fn` against a fresh, empty database on the bench server, dropped afterwards. */
+export async function withBenchDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
+  const name = `svc_bench_${randomBytes(4).toString('hex')}`;
+  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${name}"`);
+  try {
+    const url = new URL(ADMIN_URL);
+    url.pathname = `/${name}`;
+    return await fn(url.toString());
+  } finally {
+    await admin.unsafe(`drop database if exists "${name}" with (force)`);
+    await admin.end({ timeout: 5 });
+  }
+}
+
+/** A migrated database with one organization; returns a helper creating projects in it. */
+export async function openBenchDatabase(url: string, maxConnections: number) {
+  const database = await openDatabase({ driver: 'postgres', url, maxConnections });
+  await migrateDatabase(database);
+  const [organization] = await database.db.insert(organizations).values({ slug: 'bench', name: 'Bench' }).returning();
+  const organizationId = organization!.id;
+  const createProject = async () => {
+    const [project] = await database.db.insert(projects).values({ organizationId, slug: randomUUID(), name: 'Bench' }).returning();
+    return project!.id;
+  };
+  return { database, organizationId, createProject };
+}
+
+export function benchContext(database: DatabaseHandle): ServiceContext {
+  const logger = createLogger({ level: 'error' });
+  return { db: database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger, clock: systemClock };
+}
+
+/** Runs `writers` loops of `operation` for `ms` milliseconds; returns operations per second. */
+export async function throughput(writers: number, ms: number, operation: (writer: number, i: number) => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  const deadline = started + ms;
+  const counts = await Promise.all(
+    Array.from({ length: writers }, async (_, writer) => {
+      let i = 0;
+      while (performance.now() < deadline) await operation(writer, i++);
+      return i;
+    }),
+  );
+  return counts.reduce((a, b) => a + b, 0) / ((performance.now() - started) / 1000);
+}
+
+export function printRecords(records: BenchRecord[]): void {
+  for (const record of records) {
+    const pass = record.better === 'higher' ? record.ratio >= record.target : record.ratio <= record.target;
+    const bound = record.better === 'higher' ? '≥' : '≤';
+    console.log(
+      `${record.name}: ${record.value.toFixed(1)} ${record.unit} vs baseline ${record.baseline.toFixed(1)} ${record.unit}` +
+        ` → ${record.ratio.toFixed(2)}× (target ${bound} ${record.target}×) ${pass ? 'PASS' : 'FAIL'}`,
+    );
+  }
+}
+
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}

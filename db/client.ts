@@ -1,0 +1,85 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import type { ExtractTablesWithRelations } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import * as schema from './schema/index.ts';
+
+export type Schema = typeof schema;
+export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+export type Transaction = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+/** Either the database or an open transaction: what every query helper accepts. */
+export type Executor = Database | Transaction;
+
+export type NotificationHandler = (payload: string) => void;
+
+/**
+ * One handle over either driver: postgres.js against a server, or embedded PGlite. Both share
+ * one drizzle schema and one migration history; `listen` gives LISTEN/NOTIFY on either.
+ */
+export type DatabaseHandle = {
+  db: Database;
+  driver: 'postgres' | 'pglite';
+  listen(channel: string, handler: NotificationHandler): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+};
+
+export type DatabaseOptions =
+  | { driver: 'postgres'; url: string; maxConnections?: number }
+  | { driver: 'pglite'; dataDir?: string };
+
+export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  if (options.driver === 'postgres') {
+    const client = postgres(options.url, {
+      max: options.maxConnections ?? 10,
+      onnotice: () => {},
+      // bigint columns come back as strings; drizzle maps them per column mode.
+      types: {},
+    });
+    const db = drizzlePostgres(client, { schema }) as unknown as Database;
+    return {
+      db,
+      driver: 'postgres',
+      async listen(channel, handler) {
+        const subscription = await client.listen(channel, (payload) => handler(payload));
+        return async () => {
+          await subscription.unlisten();
+        };
+      },
+      async close() {
+        await client.end({ timeout: 5 });
+      },
+    };
+  }
+
+  let dataDir: string | undefined;
+  if (options.dataDir) {
+    dataDir = path.resolve(options.dataDir);
+    fs.mkdirSync(dataDir, { recursive: true });
+  }
+  const client = dataDir ? new PGlite(dataDir) : new PGlite();
+  await client.waitReady;
+  const db = drizzlePglite(client, { schema }) as unknown as Database;
+  return {
+    db,
+    driver: 'pglite',
+    async listen(channel, handler) {
+      const unsubscribe = await client.listen(channel, handler);
+      return async () => {
+        await unsubscribe();
+      };
+    },
+    async close() {
+      await client.close();
+    },
+  };
+}
+
+/** Rows of a raw `db.execute(sql)` result, whichever driver produced it. */
+export function rowsOf<T>(result: unknown): T[] {
+  if (Array.isArray(result)) return result as T[];
+  return ((result as { rows?: T[] }).rows ?? []) as T[];
+}

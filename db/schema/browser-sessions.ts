@@ -1,0 +1,25 @@
+import { index, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, id, organizationId, timestampColumn } from './columns.ts';
+import { projects } from './projects.ts';
+
+/**
+ * Cookie sessions. The cookie holds a random token; only its SHA-256 is stored. The active
+ * project can move (switch-project); if it is deleted the session falls back to its home project.
+ */
+export const browserSessions = pgTable(
+  'browser_sessions',
+  {
+    id: id(),
+    organizationId: organizationId(),
+    subject: text('subject').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    homeProjectId: uuid('home_project_id').references(() => projects.id, { onDelete: 'set null' }),
+    activeProjectId: uuid('active_project_id').references(() => projects.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    expiresAt: timestampColumn('expires_at').notNull(),
+  },
+  (table) => [
+    uniqueIndex('browser_sessions_token_hash_key').on(table.tokenHash),
+    index('browser_sessions_organization_idx').on(table.organizationId),
+  ],
+);

@@ -1,0 +1,78 @@
+/**
+ * Domain errors know nothing of HTTP. Each carries a stable public code from spec 3 "Errors";
+ * api/errors.ts maps codes to statuses. Messages are safe to show to the caller.
+ */
+
+export type ErrorCode =
+  | 'bad_request'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'idempotency_conflict'
+  | 'rate_limited'
+  | 'internal_error';
+
+export type ErrorDetails = Record<string, unknown>;
+
+export class DomainError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails | undefined;
+
+  constructor(code: ErrorCode, message: string, details?: ErrorDetails) {
+    super(message);
+    this.name = 'DomainError';
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export class ValidationError extends DomainError {
+  constructor(message: string, details?: ErrorDetails & { path?: string }) {
+    super('bad_request', message, details);
+    this.name = 'ValidationError';
+  }
+}
+
+export class UnauthenticatedError extends DomainError {
+  constructor(message = 'Authentication is required') {
+    super('unauthenticated', message);
+    this.name = 'UnauthenticatedError';
+  }
+}
+
+export class ForbiddenError extends DomainError {
+  constructor(message: string, details?: ErrorDetails) {
+    super('forbidden', message, details);
+    this.name = 'ForbiddenError';
+  }
+}
+
+export class NotFoundError extends DomainError {
+  constructor(message: string, details?: ErrorDetails) {
+    super('not_found', message, details);
+    this.name = 'NotFoundError';
+  }
+}
+
+export class ConflictError extends DomainError {
+  constructor(message: string, details?: ErrorDetails) {
+    super('conflict', message, details);
+    this.name = 'ConflictError';
+  }
+}
+
+export class IdempotencyConflictError extends DomainError {
+  constructor() {
+    super('idempotency_conflict', 'This Idempotency-Key was already used with a different request body');
+    this.name = 'IdempotencyConflictError';
+  }
+}
+
+/** A failure the operator must fix (for example, missing credential encryption). */
+export class InternalConfigurationError extends DomainError {
+  constructor(message: string) {
+    super('internal_error', message);
+    this.name = 'InternalConfigurationError';
+  }
+}

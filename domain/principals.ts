@@ -1,0 +1,24 @@
+import type { Role } from './scopes.ts';
+
+export const PRINCIPAL_KINDS = ['api_key', 'human', 'service'] as const;
+export type PrincipalKind = (typeof PRINCIPAL_KINDS)[number];
+
+/** The principal as the API shows it (spec 1 "Principal (public)"). */
+export type PublicPrincipal = {
+  id: string;
+  organizationId: string;
+  projectId: string;
+  kind: PrincipalKind;
+  subject: string;
+  scopes: string[];
+  displayName?: string;
+  organizationRole: Role | null;
+  projectRole: Role | null;
+};
+
+export const apiKeySubject = (apiKeyId: string) => `api_key:${apiKeyId}`;
+
+/** The fixed development principal (spec 3 "Modes"). */
+export const DEVELOPMENT_SUBJECT = 'development:owner';
+export const DEVELOPMENT_ORGANIZATION_SLUG = 'default';
+export const DEVELOPMENT_PROJECT_SLUG = 'default';

@@ -1,0 +1,19 @@
+import * as v from 'valibot';
+
+/** Project slug rule of spec 1: 1-80 chars, `^[a-z0-9][a-z0-9-]*$`. */
+export const ProjectSlug = v.pipe(
+  v.string('slug must be a string'),
+  v.minLength(1, 'slug must not be empty'),
+  v.maxLength(80, 'slug must be at most 80 characters'),
+  v.regex(/^[a-z0-9][a-z0-9-]*$/, 'slug must match ^[a-z0-9][a-z0-9-]*$'),
+);
+
+export const ProjectName = v.pipe(
+  v.string('name must be a string'),
+  v.trim(),
+  v.minLength(1, 'name must not be empty'),
+  v.maxLength(200, 'name must be at most 200 characters'),
+);
+
+export const CreateProjectInput = v.strictObject({ slug: ProjectSlug, name: ProjectName });
+export type CreateProjectInput = v.InferOutput<typeof CreateProjectInput>;

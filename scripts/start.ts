@@ -1,0 +1,78 @@
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createLogger } from '../config/logger.ts';
+import { parseSettings, SettingsError, type Settings } from '../config/settings.ts';
+import { openConfiguredDatabase } from '../db/open.ts';
+import { startApiServer } from '../api/server.ts';
+import { startDevServer, type DevServer } from '../temporal/dev-server.ts';
+import { runtimeTaskQueue } from '../temporal/task-queues.ts';
+import { createRuntimeWorker, installWorkerRuntime } from '../temporal/worker.ts';
+
+/**
+ * `npm start`: the whole service in one process for a developer — the API, the Temporal worker,
+ * embedded PGlite (unless DATABASE_URL is set) and a local Temporal dev server from
+ * temporal-dev.yaml (unless TEMPORAL_ADDRESS is set). Prints where everything is.
+ */
+
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+let settings: Settings;
+try {
+  settings = parseSettings();
+} catch (error) {
+  if (!(error instanceof SettingsError)) throw error;
+  process.stderr.write(`${error.message}\n`);
+  process.exit(1);
+}
+
+const logger = createLogger({ level: settings.logLevel, base: { process: 'start' } });
+installWorkerRuntime(logger);
+
+let devServer: DevServer | undefined;
+try {
+  let temporalAddress = settings.temporal.address;
+  let webUi: string | null = null;
+  if (!temporalAddress) {
+    devServer = await startDevServer({ projectRoot, dataDir: settings.dataDir, cliPath: settings.temporal.cliPath, logger });
+    temporalAddress = devServer.address;
+    webUi = devServer.uiUrl;
+  }
+  const database = await openConfiguredDatabase(settings);
+  const api = await startApiServer({ settings, logger, database });
+  const taskQueue = runtimeTaskQueue(settings);
+  const worker = await createRuntimeWorker({ address: temporalAddress, namespace: settings.temporal.namespace, taskQueue, logger });
+  const workerRunning = worker.run();
+
+  const lines = [
+    '',
+    'Agent runtime service is running',
+    `  API              ${api.url}/v1`,
+    `  Console          ${api.url}/`,
+    `  Temporal Web UI  ${webUi ?? `(your Temporal cluster's UI for namespace ${settings.temporal.namespace})`}`,
+    `  Temporal         ${temporalAddress} (namespace ${settings.temporal.namespace}, task queue ${taskQueue})`,
+    `  Database         ${settings.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${path.join(settings.dataDir, 'pglite')}`}`,
+    '',
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    logger.info('stopping', { signal });
+    await api.close();
+    await worker.shutdown();
+    await workerRunning.catch(() => {});
+    await database.close();
+    await devServer?.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', (signal) => void stop(signal));
+  process.on('SIGTERM', (signal) => void stop(signal));
+  await workerRunning;
+} catch (error) {
+  logger.error('start failed', { err: error });
+  process.stderr.write(`${(error as Error).message}\n`);
+  await devServer?.stop().catch(() => {});
+  process.exit(1);
+}

@@ -1,0 +1,77 @@
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createLogger } from '../config/logger.ts';
+import { parseSettings, SettingsError, type Settings } from '../config/settings.ts';
+import { devServerConfigFileName } from '../temporal/dev-server-config.ts';
+import { startDevServer, type DevServer } from '../temporal/dev-server.ts';
+import { runtimeTaskQueue } from '../temporal/task-queues.ts';
+import { createRuntimeWorker, installWorkerRuntime, type RuntimeWorker } from '../temporal/worker.ts';
+
+/**
+ * `npm run worker`: the Temporal worker process. Connects to TEMPORAL_ADDRESS, or starts (or
+ * reuses) the local dev server from temporal-dev.yaml when it is unset. SIGTERM or SIGINT drains
+ * the worker (in-flight tasks finish, polling stops) and exits 0; a second signal exits at once.
+ */
+
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+let settings: Settings;
+try {
+  settings = parseSettings();
+} catch (error) {
+  if (!(error instanceof SettingsError)) throw error;
+  process.stderr.write(`${error.message}\n`);
+  process.exit(1);
+}
+
+const logger = createLogger({ level: settings.logLevel, base: { process: 'worker' } });
+installWorkerRuntime(logger);
+
+let devServer: DevServer | undefined;
+let worker: RuntimeWorker | undefined;
+let stopSignal: NodeJS.Signals | undefined;
+
+// Installed before anything starts, so a signal during start-up still stops the dev server.
+const onSignal = (signal: NodeJS.Signals) => {
+  if (stopSignal) {
+    logger.warn('second signal: exiting without draining', { signal });
+    process.exit(1);
+  }
+  stopSignal = signal;
+  logger.info('worker stopping', { signal });
+  void worker?.shutdown();
+};
+process.on('SIGTERM', onSignal);
+process.on('SIGINT', onSignal);
+
+try {
+  const { address, namespace } = await temporalTarget();
+  const taskQueue = runtimeTaskQueue(settings);
+  worker = await createRuntimeWorker({ address, namespace, taskQueue, logger });
+  if (stopSignal) {
+    await worker.shutdown();
+  } else {
+    const running = worker.run();
+    logger.info('worker started', { taskQueue, namespace, address });
+    await running;
+    logger.info('worker stopped', { taskQueue });
+  }
+  await devServer?.stop();
+  process.exit(0);
+} catch (error) {
+  logger.error('worker failed', { error });
+  await devServer?.stop().catch(() => {});
+  process.exit(1);
+}
+
+async function temporalTarget(): Promise<{ address: string; namespace: string }> {
+  const { address, namespace, cliPath } = settings.temporal;
+  if (address !== undefined) return { address, namespace };
+  devServer = await startDevServer({ projectRoot, dataDir: settings.dataDir, cliPath, logger });
+  if (devServer.namespace !== namespace) {
+    throw new SettingsError(
+      `TEMPORAL_NAMESPACE=${namespace} but the local dev server serves "${devServer.namespace}" (${devServerConfigFileName}); make them match`,
+    );
+  }
+  return { address: devServer.address, namespace };
+}

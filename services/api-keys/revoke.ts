@@ -1,0 +1,44 @@
+import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { apiKeys } from '../../db/schema/index.ts';
+import { NotFoundError } from '../../domain/errors.ts';
+import { apiKeySubject } from '../../domain/principals.ts';
+import { recordAudit } from '../audit/record-audit.ts';
+import type { ServiceContext } from '../context.ts';
+import { assertOrganizationAdministrator } from '../projects/authorize.ts';
+import { requireActor } from '../require-actor.ts';
+import { withTransaction } from '../transaction.ts';
+
+/** Revokes one key of the organization; later requests with it are 401. Revoking twice is 404. */
+export async function revokeApiKey({ ctx, input }: { ctx: ServiceContext; input: { apiKeyId: string } }): Promise<{ id: string; revoked: true }> {
+  const actor = requireActor(ctx);
+  assertOrganizationAdministrator(actor);
+  return withTransaction(ctx, async (tx) => {
+    const revoked = await tx.db
+      .update(apiKeys)
+      .set({ revokedAt: tx.clock.now() })
+      .where(and(eq(apiKeys.id, input.apiKeyId), eq(apiKeys.organizationId, actor.organizationId), isNull(apiKeys.revokedAt)))
+      .returning({ id: apiKeys.id });
+    if (revoked.length === 0) throw new NotFoundError('No active API key with that id in this organization');
+    await recordAudit(tx, { action: 'api_key.revoked', targetType: 'api_key', targetId: input.apiKeyId });
+    return { id: input.apiKeyId, revoked: true as const };
+  });
+}
+
+/**
+ * Revokes every key issued by `subject` in the organization, and keys derived from those keys
+ * (issued by their mirror principals), transitively (spec 3 "API keys" rule 6).
+ */
+export async function revokeKeysIssuedBy(ctx: ServiceContext, input: { organizationId: string; subject: string }): Promise<string[]> {
+  const revokedIds: string[] = [];
+  let issuers = [input.subject];
+  while (issuers.length > 0) {
+    const rows = await ctx.db
+      .update(apiKeys)
+      .set({ revokedAt: ctx.clock.now() })
+      .where(and(eq(apiKeys.organizationId, input.organizationId), inArray(apiKeys.createdBySubject, issuers), isNull(apiKeys.revokedAt)))
+      .returning({ id: apiKeys.id });
+    revokedIds.push(...rows.map((row) => row.id));
+    issuers = rows.map((row) => apiKeySubject(row.id));
+  }
+  return revokedIds;
+}

@@ -1,0 +1,86 @@
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import { prepared } from '../../db/prepared.ts';
+import { apiKeys, principals } from '../../db/schema/index.ts';
+import { ForbiddenError, UnauthenticatedError } from '../../domain/errors.ts';
+import { apiKeySubject } from '../../domain/principals.ts';
+import type { CredentialKeyring } from '../credentials/keyring.ts';
+import type { Actor, ServiceContext } from '../context.ts';
+import { earliestProjectId, projectOrganizationId } from './load-actor.ts';
+
+export const API_KEY_PREFIX = 'svc_';
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/**
+ * Resolves `Authorization: Bearer svc_...` to the key's project-local mirror principal in the
+ * project the request addresses (the path project, else the organization's earliest project),
+ * creating the mirror on first use. Unknown or revoked keys are 401; a project outside the
+ * key's organization is 403.
+ */
+export async function authenticateApiKey(
+  ctx: ServiceContext,
+  keyring: CredentialKeyring,
+  input: { secret: string; projectId: string | null },
+): Promise<Actor> {
+  if (!input.secret.startsWith(API_KEY_PREFIX)) throw new UnauthenticatedError('The API key is not valid');
+  const findKey = prepared(ctx.db, 'find_api_key_by_hash', (db) =>
+    db
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.secretHash, sql.placeholder('secretHash')), isNull(apiKeys.revokedAt)))
+      .prepare('find_api_key_by_hash'),
+  );
+  const [key] = await findKey.execute({ secretHash: keyring.keyedHash(input.secret) });
+  if (!key) throw new UnauthenticatedError('The API key is not valid');
+
+  let projectId = input.projectId;
+  if (projectId) {
+    if ((await projectOrganizationId(ctx.db, projectId)) !== key.organizationId) {
+      throw new ForbiddenError('The project is outside the API key organization');
+    }
+  } else {
+    projectId = await earliestProjectId(ctx.db, key.organizationId);
+    if (!projectId) throw new ForbiddenError('The organization has no project');
+  }
+
+  const subject = apiKeySubject(key.id);
+  const principalId = await mirrorPrincipalId(ctx, { organizationId: key.organizationId, projectId, subject, scopes: key.scopes, name: key.name });
+
+  const now = ctx.clock.now();
+  if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+    await ctx.db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, key.id));
+  }
+
+  return {
+    principalId,
+    organizationId: key.organizationId,
+    projectId,
+    kind: 'api_key',
+    subject,
+    scopes: key.scopes,
+    displayName: key.name,
+    organizationRole: null,
+    projectRole: null,
+    apiKeyId: key.id,
+  };
+}
+
+async function mirrorPrincipalId(
+  ctx: ServiceContext,
+  input: { organizationId: string; projectId: string; subject: string; scopes: string[]; name: string },
+): Promise<string> {
+  const findMirror = prepared(ctx.db, 'find_api_key_mirror', (db) =>
+    db
+      .select({ id: principals.id })
+      .from(principals)
+      .where(and(eq(principals.projectId, sql.placeholder('projectId')), eq(principals.kind, 'api_key'), eq(principals.subject, sql.placeholder('subject'))))
+      .prepare('find_api_key_mirror'),
+  );
+  const [existing] = await findMirror.execute({ projectId: input.projectId, subject: input.subject });
+  if (existing) return existing.id;
+  await ctx.db
+    .insert(principals)
+    .values({ organizationId: input.organizationId, projectId: input.projectId, kind: 'api_key', subject: input.subject, scopes: input.scopes, displayName: input.name })
+    .onConflictDoNothing();
+  const [created] = await findMirror.execute({ projectId: input.projectId, subject: input.subject });
+  return created!.id;
+}

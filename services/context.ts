@@ -1,0 +1,38 @@
+import type { Logger } from '../config/logger.ts';
+import type { Executor } from '../db/client.ts';
+import type { PrincipalKind } from '../domain/principals.ts';
+import type { Role } from '../domain/scopes.ts';
+
+/** Time source; tests inject a fixed or advancing clock. */
+export type Clock = { now(): Date };
+export const systemClock: Clock = { now: () => new Date() };
+
+/** The authenticated, project-local principal a request or activity acts as. */
+export type Actor = {
+  principalId: string;
+  organizationId: string;
+  projectId: string;
+  kind: PrincipalKind;
+  subject: string;
+  scopes: string[];
+  displayName: string | null;
+  organizationRole: Role | null;
+  projectRole: Role | null;
+  /** The API key the request authenticated with, when it did. */
+  apiKeyId: string | null;
+};
+
+/**
+ * What every service verb receives: the database or the current transaction, the actor (null
+ * for system work such as the worker), request id, logger and clock.
+ */
+export type ServiceContext = {
+  db: Executor;
+  inTransaction: boolean;
+  /** Tasks to run once the outermost transaction commits (for example, waking a reader). */
+  afterCommit: Array<() => void | Promise<void>>;
+  actor: Actor | null;
+  requestId: string | null;
+  logger: Logger;
+  clock: Clock;
+};

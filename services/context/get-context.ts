@@ -1,0 +1,49 @@
+import { asc, eq } from 'drizzle-orm';
+import { organizations, projects } from '../../db/schema/index.ts';
+import type { PublicPrincipal } from '../../domain/principals.ts';
+import type { ServiceContext } from '../context.ts';
+import { toOrganizationResponse, toProjectResponse, type PublicOrganization, type PublicProject } from '../projects/public.ts';
+import { requireActor } from '../require-actor.ts';
+
+export type ContextResponse = {
+  principal: PublicPrincipal;
+  organization: PublicOrganization;
+  project: PublicProject;
+  organizations: PublicOrganization[];
+  projects: PublicProject[];
+  activeModelPresets: string[];
+  authProvider: string;
+};
+
+/** The context object of spec 1 (`GET /context`): who is acting, where, and what is around. */
+export async function getContext(ctx: ServiceContext, deps: { settings: { authMode: string } }): Promise<ContextResponse> {
+  const actor = requireActor(ctx);
+  const [organization] = await ctx.db.select().from(organizations).where(eq(organizations.id, actor.organizationId));
+  const projectRows = await ctx.db
+    .select()
+    .from(projects)
+    .where(eq(projects.organizationId, actor.organizationId))
+    .orderBy(asc(projects.createdAt), asc(projects.id));
+  const project = projectRows.find((row) => row.id === actor.projectId)!;
+  const organizationResponse = toOrganizationResponse(organization!);
+  return {
+    principal: {
+      id: actor.principalId,
+      organizationId: actor.organizationId,
+      projectId: actor.projectId,
+      kind: actor.kind,
+      subject: actor.subject,
+      scopes: actor.scopes,
+      ...(actor.displayName ? { displayName: actor.displayName } : {}),
+      organizationRole: actor.organizationRole,
+      projectRole: actor.projectRole,
+    },
+    organization: organizationResponse,
+    project: toProjectResponse(project),
+    organizations: [organizationResponse],
+    projects: projectRows.map(toProjectResponse),
+    // Model presets arrive with the configuration plane; until then none are active.
+    activeModelPresets: [],
+    authProvider: deps.settings.authMode,
+  };
+}

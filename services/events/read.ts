@@ -1,0 +1,51 @@
+import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
+import { prepared } from '../../db/prepared.ts';
+import type { Executor } from '../../db/client.ts';
+import { productEvents, projectEventCounters } from '../../db/schema/product-events.ts';
+import type { ProductEventRow } from './public-event.ts';
+
+/**
+ * Reads up to `limit` committed events of a project after `afterPosition` (exclusive), in
+ * position order. Positions are gap-free, so a page is complete up to its last position.
+ */
+export async function readProductEvents(
+  db: Executor,
+  input: { projectId: string; afterPosition: bigint; limit: number },
+): Promise<ProductEventRow[]> {
+  // Prepared once: the tail runs this on every wake-up.
+  const statement = prepared(db, 'read_product_events', (db) =>
+    db
+      .select()
+      .from(productEvents)
+      .where(and(eq(productEvents.projectId, sql.placeholder('projectId')), gt(productEvents.projectPosition, sql.placeholder('afterPosition'))))
+      .orderBy(asc(productEvents.projectPosition))
+      .limit(sql.placeholder('limit'))
+      .prepare('read_product_events'),
+  );
+  return statement.execute({ projectId: input.projectId, afterPosition: input.afterPosition, limit: input.limit });
+}
+
+/** The highest committed position of a project; 0 before its first event. */
+export async function latestProjectPosition(db: Executor, projectId: string): Promise<bigint> {
+  const statement = prepared(db, 'latest_project_position', (db) =>
+    db
+      .select({ lastPosition: projectEventCounters.lastPosition })
+      .from(projectEventCounters)
+      .where(eq(projectEventCounters.projectId, sql.placeholder('projectId')))
+      .prepare('latest_project_position'),
+  );
+  const [row] = await statement.execute({ projectId });
+  return row?.lastPosition ?? 0n;
+}
+
+/** The highest committed positions of several projects at once (for the tail's safety poll). */
+export async function latestProjectPositions(db: Executor, projectIds: string[]): Promise<Map<string, bigint>> {
+  const positions = new Map<string, bigint>();
+  if (projectIds.length === 0) return positions;
+  const rows = await db
+    .select({ projectId: projectEventCounters.projectId, lastPosition: projectEventCounters.lastPosition })
+    .from(projectEventCounters)
+    .where(inArray(projectEventCounters.projectId, projectIds));
+  for (const row of rows) positions.set(row.projectId, row.lastPosition);
+  return positions;
+}

@@ -1,0 +1,30 @@
+import { and, eq } from 'drizzle-orm';
+import { projects } from '../../db/schema/index.ts';
+import { ConflictError, ForbiddenError } from '../../domain/errors.ts';
+import { recordAudit } from '../audit/record-audit.ts';
+import type { ServiceContext } from '../context.ts';
+import { requireActor } from '../require-actor.ts';
+import { withTransaction } from '../transaction.ts';
+import { assertOrganizationAdministrator } from './authorize.ts';
+
+/**
+ * Hard-deletes a project and every row it owns: every project-owned table references
+ * `projects.id` with ON DELETE CASCADE, so one delete removes agents, sessions, runs, events,
+ * audit trail and the rest. Organization-shared rows are untouched. Refused for the project the
+ * caller acts in and for the organization's last project. Objects in storage stay (operator
+ * cleans `workspace-backups/` and `run-files/`).
+ */
+export async function deleteProject({ ctx, input }: { ctx: ServiceContext; input: { projectId: string } }): Promise<{ id: string; deleted: true }> {
+  const actor = requireActor(ctx);
+  assertOrganizationAdministrator(actor);
+  return withTransaction(ctx, async (tx) => {
+    // Lock the organization's projects so two concurrent deletes cannot remove the last two.
+    const rows = await tx.db.select({ id: projects.id }).from(projects).where(eq(projects.organizationId, actor.organizationId)).for('update');
+    if (!rows.some((row) => row.id === input.projectId)) throw new ForbiddenError('The project is outside the principal organization');
+    if (input.projectId === actor.projectId) throw new ConflictError('The project the caller is acting in cannot be deleted');
+    if (rows.length <= 1) throw new ConflictError("The organization's last project cannot be deleted");
+    await tx.db.delete(projects).where(and(eq(projects.id, input.projectId), eq(projects.organizationId, actor.organizationId)));
+    await recordAudit(tx, { action: 'project.deleted', targetType: 'project', targetId: input.projectId });
+    return { id: input.projectId, deleted: true as const };
+  });
+}

@@ -1,0 +1,25 @@
+import type { Database } from '../db/client.ts';
+import type { ServiceContext } from './context.ts';
+
+/**
+ * Runs `fn` in a transaction, reusing the caller's when there is one. After the outermost
+ * transaction commits, the queued `afterCommit` tasks run (failures are logged, not thrown:
+ * the state change is already durable).
+ */
+export async function withTransaction<T>(ctx: ServiceContext, fn: (tx: ServiceContext) => Promise<T>): Promise<T> {
+  if (ctx.inTransaction) return fn(ctx);
+  const afterCommit: ServiceContext['afterCommit'] = [];
+  const result = await (ctx.db as Database).transaction((tx) => fn({ ...ctx, db: tx, inTransaction: true, afterCommit }));
+  await runAfterCommit(ctx, afterCommit);
+  return result;
+}
+
+export async function runAfterCommit(ctx: ServiceContext, tasks: ServiceContext['afterCommit']): Promise<void> {
+  for (const task of tasks) {
+    try {
+      await task();
+    } catch (error) {
+      ctx.logger.error('after-commit task failed', { err: error, requestId: ctx.requestId });
+    }
+  }
+}

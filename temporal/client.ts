@@ -1,0 +1,19 @@
+import { Client, Connection } from '@temporalio/client';
+
+/**
+ * The API process's (and scripts') handle on Temporal: one gRPC connection and the client
+ * built on it, closed together.
+ */
+
+export type TemporalClientHandle = {
+  connection: Connection;
+  client: Client;
+  close(): Promise<void>;
+};
+
+/** Connects to the frontend at `address` (fails if it does not answer) with a client bound to `namespace`. */
+export async function connectTemporal(options: { address: string; namespace: string }): Promise<TemporalClientHandle> {
+  const connection = await Connection.connect({ address: options.address });
+  const client = new Client({ connection, namespace: options.namespace });
+  return { connection, client, close: () => connection.close() };
+}

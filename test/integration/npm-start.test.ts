@@ -1,0 +1,66 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const nodeBinary = path.join(projectRoot, 'node_modules', '.bin', 'node');
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-start-'));
+let child: ChildProcess | undefined;
+
+afterAll(() => {
+  if (child && child.exitCode === null) child.kill('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/**
+ * `npm start` on a fresh data dir: embedded PGlite, the local Temporal dev server from
+ * temporal-dev.yaml, API and worker in one process. Runs the same script `npm start` runs.
+ */
+describe('npm start', () => {
+  it('boots on embedded defaults, prints its addresses, and answers /v1/context with a development cookie', async () => {
+    const env = { ...process.env, SVC_DATA_DIR: dataDir, PORT: '0', DATABASE_URL: '', TEMPORAL_ADDRESS: '' };
+    child = spawn(nodeBinary, ['scripts/start.ts'], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+
+    const apiUrl = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`npm start did not print its addresses:\n${output}`)), 150_000);
+      const poll = setInterval(() => {
+        const match = /API\s+(http:\/\/\S+)\/v1/.exec(output);
+        if (match && /Temporal Web UI\s+http/.test(output) && /Console\s+http/.test(output)) {
+          clearInterval(poll);
+          clearTimeout(timer);
+          resolve(match[1]!);
+        }
+        if (child!.exitCode !== null) {
+          clearInterval(poll);
+          clearTimeout(timer);
+          reject(new Error(`npm start exited with ${child!.exitCode}:\n${output}`));
+        }
+      }, 200);
+    });
+
+    const login = await fetch(`${apiUrl}/v1/auth/development/login`, { method: 'POST', headers: { origin: 'http://localhost:8080' } });
+    expect(login.status).toBe(200);
+    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+    const context = await fetch(`${apiUrl}/v1/context`, { headers: { cookie } });
+    expect(context.status).toBe(200);
+    const body = (await context.json()) as { principal: { scopes: string[]; organizationRole: string }; project: { slug: string } };
+    expect(body.principal.scopes).toEqual(['*']);
+    expect(body.principal.organizationRole).toBe('owner');
+    expect(body.project.slug).toBe('default');
+    const consolePage = await fetch(`${apiUrl}/`);
+    expect(consolePage.status).toBe(200);
+    expect(await consolePage.text()).toContain('Agent Runtime Service');
+
+    const exitCode = await new Promise<number | null>((resolve) => {
+      child!.once('exit', (code) => resolve(code));
+      child!.kill('SIGTERM');
+    });
+    expect(exitCode).toBe(0);
+  }, 200_000);
+});
