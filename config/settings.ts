@@ -145,3 +145,14 @@ function pickKnown(env: Record<string, string | undefined>): Record<string, stri
   }
   return known;
 }
+
+/** For process entry points: the settings, or a message naming the bad variable and exit 1. */
+export function parseSettingsOrExit(env: Record<string, string | undefined> = process.env): Settings {
+  try {
+    return parseSettings(env);
+  } catch (error) {
+    if (!(error instanceof SettingsError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+}

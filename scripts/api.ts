@@ -1,18 +1,11 @@
 import { createLogger } from '../config/logger.ts';
-import { parseSettings, SettingsError, type Settings } from '../config/settings.ts';
+import { parseSettingsOrExit } from '../config/settings.ts';
 import { openConfiguredDatabase } from '../db/open.ts';
 import { startApiServer } from '../api/server.ts';
 
 /** `npm run api`: the HTTP API process alone (scale it horizontally beside `npm run worker`). */
 
-let settings: Settings;
-try {
-  settings = parseSettings();
-} catch (error) {
-  if (!(error instanceof SettingsError)) throw error;
-  process.stderr.write(`${error.message}\n`);
-  process.exit(1);
-}
+const settings = parseSettingsOrExit();
 
 const logger = createLogger({ level: settings.logLevel, base: { process: 'api' } });
 const database = await openConfiguredDatabase(settings);

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '../config/logger.ts';
-import { parseSettings, SettingsError, type Settings } from '../config/settings.ts';
+import { parseSettingsOrExit } from '../config/settings.ts';
 import { openConfiguredDatabase } from '../db/open.ts';
 import { startApiServer } from '../api/server.ts';
 import { startDevServer, type DevServer } from '../temporal/dev-server.ts';
@@ -16,14 +16,7 @@ import { createRuntimeWorker, installWorkerRuntime } from '../temporal/worker.ts
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-let settings: Settings;
-try {
-  settings = parseSettings();
-} catch (error) {
-  if (!(error instanceof SettingsError)) throw error;
-  process.stderr.write(`${error.message}\n`);
-  process.exit(1);
-}
+const settings = parseSettingsOrExit();
 
 const logger = createLogger({ level: settings.logLevel, base: { process: 'start' } });
 installWorkerRuntime(logger);

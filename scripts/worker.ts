@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '../config/logger.ts';
-import { parseSettings, SettingsError, type Settings } from '../config/settings.ts';
+import { parseSettingsOrExit, SettingsError } from '../config/settings.ts';
 import { devServerConfigFileName } from '../temporal/dev-server-config.ts';
 import { startDevServer, type DevServer } from '../temporal/dev-server.ts';
 import { runtimeTaskQueue } from '../temporal/task-queues.ts';
@@ -15,14 +15,7 @@ import { createRuntimeWorker, installWorkerRuntime, type RuntimeWorker } from '.
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-let settings: Settings;
-try {
-  settings = parseSettings();
-} catch (error) {
-  if (!(error instanceof SettingsError)) throw error;
-  process.stderr.write(`${error.message}\n`);
-  process.exit(1);
-}
+const settings = parseSettingsOrExit();
 
 const logger = createLogger({ level: settings.logLevel, base: { process: 'worker' } });
 installWorkerRuntime(logger);

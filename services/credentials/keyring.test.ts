@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CREDENTIAL_KEY_FILE, createKeyring, fingerprintCredential, loadCredentialKey } from './keyring.ts';
+import { CREDENTIAL_KEY_FILE, createKeyring, fingerprintCredential, loadCredentialKey, sealCredential } from './keyring.ts';
 
 describe('credential keyring', () => {
   const keyring = createKeyring(randomBytes(32));
@@ -32,6 +32,16 @@ describe('credential keyring', () => {
   it('keyed hashes are stable per key and differ across keys', () => {
     expect(keyring.keyedHash('svc_x')).toBe(keyring.keyedHash('svc_x'));
     expect(keyring.keyedHash('svc_x')).not.toBe(createKeyring(randomBytes(32)).keyedHash('svc_x'));
+  });
+
+  it('seals new and rotated credentials with fingerprint and increasing version', () => {
+    const first = sealCredential(keyring, { plaintext: 'key-one', associatedData: 'storage_provider:9' });
+    expect(first.credentialVersion).toBe(1);
+    expect(first.credentialFingerprint).toBe(fingerprintCredential('key-one'));
+    expect(keyring.decrypt(first.credentialCiphertext, 'storage_provider:9')).toBe('key-one');
+    const rotated = sealCredential(keyring, { plaintext: 'key-two', associatedData: 'storage_provider:9', previousVersion: first.credentialVersion });
+    expect(rotated.credentialVersion).toBe(2);
+    expect(rotated.credentialFingerprint).not.toBe(first.credentialFingerprint);
   });
 
   it('an unconfigured keyring fails with internal_error', () => {

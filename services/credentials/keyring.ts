@@ -102,3 +102,21 @@ function decodeKey(text: string, source: string): Buffer {
   }
   return key;
 }
+
+/** What a credential-bearing row stores: see `credentialColumns()` in db/schema/columns.ts. */
+export type SealedCredential = { credentialCiphertext: string; credentialFingerprint: string; credentialVersion: number };
+
+/**
+ * Seals a new or rotated credential for the row `associatedData` names: ciphertext, the
+ * 12-character fingerprint the API shows, and the next credential version (1 for a new row).
+ */
+export function sealCredential(
+  keyring: CredentialKeyring,
+  input: { plaintext: string; associatedData: string; previousVersion?: number },
+): SealedCredential {
+  return {
+    credentialCiphertext: keyring.encrypt(input.plaintext, input.associatedData),
+    credentialFingerprint: fingerprintCredential(input.plaintext),
+    credentialVersion: (input.previousVersion ?? 0) + 1,
+  };
+}
