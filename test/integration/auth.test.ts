@@ -54,6 +54,16 @@ describe('development login', () => {
     expect(read.status).toBe(200);
   });
 
+  it('logout ends the cookie session', async () => {
+    const { cookie: own } = await t.login();
+    expect((await t.request('GET', '/v1/context', { cookie: own })).status).toBe(200);
+    const logout = await t.request('POST', '/v1/auth/logout', { cookie: own });
+    expect(logout.status).toBe(200);
+    expect(logout.headers.get('set-cookie')).toMatch(/svc_session=;/);
+    expect((await t.request('GET', '/v1/context', { cookie: own })).status).toBe(401);
+    expect((await t.request('GET', '/v1/context', { cookie })).status).toBe(200);
+  });
+
   it('a human session may only address its own project in project paths', async () => {
     const other = await (await t.request('POST', '/v1/projects', { cookie, body: { slug: 'cookie-b', name: 'B' } })).json();
     const response = await t.request('GET', `/v1/projects/${other.id}/members`, { cookie });
