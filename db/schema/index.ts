@@ -7,3 +7,6 @@ export * from './browser-sessions.ts';
 export * from './idempotency-records.ts';
 export * from './product-events.ts';
 export * from './audit-entries.ts';
+export * from './model-providers.ts';
+export * from './agents.ts';
+export * from './skills.ts';
