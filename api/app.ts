@@ -9,12 +9,18 @@ import { authenticate } from './middleware/auth.ts';
 import { idempotency } from './middleware/idempotency.ts';
 import { requestId } from './middleware/request-id.ts';
 import { requestLog } from './middleware/request-log.ts';
+import { agentRoutes } from './routes/agents.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { contextRoutes } from './routes/context.ts';
 import { eventRoutes } from './routes/events.ts';
 import { memberRoutes } from './routes/members.ts';
+import { modelCatalogRoutes } from './routes/model-catalog.ts';
+import { modelPresetRoutes } from './routes/model-presets.ts';
+import { modelProviderRoutes } from './routes/model-providers.ts';
 import { organizationRoutes } from './routes/organizations.ts';
 import { projectRoutes } from './routes/projects.ts';
+import { skillDraftRoutes } from './routes/skill-drafts.ts';
+import { skillRoutes } from './routes/skills.ts';
 import { consoleRoutes } from '../console/routes.ts';
 
 // Hard ceiling for any request body; routes apply their own smaller limits when they parse.
@@ -55,6 +61,12 @@ export function createApp(deps: AppDeps) {
   v1.route('/', memberRoutes());
   v1.route('/', apiKeyRoutes(deps));
   v1.route('/', eventRoutes(deps));
+  v1.route('/', skillRoutes());
+  v1.route('/', skillDraftRoutes());
+  v1.route('/', modelProviderRoutes(deps));
+  v1.route('/', modelCatalogRoutes(deps));
+  v1.route('/', modelPresetRoutes(deps));
+  v1.route('/', agentRoutes(deps));
   app.route('/v1', v1);
   return app;
 }

@@ -4,6 +4,7 @@ import type { DatabaseHandle } from '../db/client.ts';
 import type { Clock } from '../services/context.ts';
 import type { CredentialKeyring } from '../services/credentials/keyring.ts';
 import type { ProjectEventTail } from '../services/events/project-event-tail.ts';
+import type { DeploymentPreset } from '../services/model-presets/deployment.ts';
 
 /** Everything the API process wires once, in api/app.ts, and hands to route modules. */
 export type AppDeps = {
@@ -13,4 +14,6 @@ export type AppDeps = {
   clock: Clock;
   keyring: CredentialKeyring;
   eventTail: ProjectEventTail;
+  /** SVC_DEPLOYMENT_PRESETS_FILE, validated once at start. */
+  deploymentPresets: readonly DeploymentPreset[];
 };

@@ -7,6 +7,7 @@ import { ensureDevelopmentTenant } from '../services/auth/development-tenant.ts'
 import { systemClock, type Clock } from '../services/context.ts';
 import { createKeyring, loadCredentialKey } from '../services/credentials/keyring.ts';
 import { createProjectEventTail } from '../services/events/project-event-tail.ts';
+import { loadDeploymentPresets } from '../services/model-presets/deployment.ts';
 import { createApp } from './app.ts';
 import type { AppDeps } from './deps.ts';
 
@@ -38,11 +39,13 @@ export async function startApiServer(options: { settings: Settings; logger: Logg
 export async function createAppDeps(options: { settings: Settings; logger: Logger; database: DatabaseHandle; clock?: Clock }): Promise<AppDeps> {
   const { settings, logger, database } = options;
   const clock = options.clock ?? systemClock;
+  // A bad presets file stops the process here, before anything starts.
+  const deploymentPresets = loadDeploymentPresets(settings.deploymentPresetsFile);
   const keyring = createKeyring(loadCredentialKey({ configuredKey: settings.credentialEncryptionKey, environment: settings.environment, dataDir: settings.dataDir }));
   const eventTail = createProjectEventTail({ database, logger });
   await eventTail.start();
   if (settings.authMode === 'development') {
     await ensureDevelopmentTenant({ db: database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger, clock });
   }
-  return { settings, logger, database, clock, keyring, eventTail };
+  return { settings, logger, database, clock, keyring, eventTail, deploymentPresets };
 }

@@ -1,3 +1,5 @@
+import { ForbiddenError } from './errors.ts';
+
 /** Scope names of spec 3 "Scopes". `*` satisfies every project action. */
 export const SCOPES = [
   'project:admin',
@@ -63,4 +65,15 @@ export type Role = (typeof ROLES)[number];
 /** Organization roles that may administer projects and issue API keys (spec 2, 3). */
 export function isOrganizationAdministrator(role: Role | null | undefined): boolean {
   return role === 'owner' || role === 'admin';
+}
+
+/** Throws the spec's 403 naming every missing scope (spec 3 "Scopes"). Routes and verbs share it. */
+export function assertHasScopes(held: readonly string[], required: readonly Scope[]): void {
+  const missing = missingScopes(held, required);
+  if (missing.length > 0) {
+    throw new ForbiddenError(`The principal lacks the required scope: ${missing.join(', ')}`, {
+      requiredScopes: [...required],
+      missingScopes: missing,
+    });
+  }
 }

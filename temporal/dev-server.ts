@@ -84,7 +84,22 @@ export async function startDevServer(options: StartDevServerOptions): Promise<De
   const cli = await locateTemporalCli({ cliPath: options.cliPath, projectRoot, logger });
   const uiUrl = listen.uiPort === null ? null : `http://${urlHost(config.ip)}:${listen.uiPort}`;
   if (cli.kind === 'sdk-download') return startWithSdkDownload({ cli, config, listen, address, uiUrl, logger });
-  return spawnCli({ cliPath: cli.path, cliSource: cli.source, config, configFile, listen, address, uiUrl, dataDir, logger });
+  const spawn = (at: DevServerListen) => {
+    const host = urlHost(config.ip);
+    const atUi = at.uiPort === null ? null : `http://${host}:${at.uiPort}`;
+    return spawnCli({ cliPath: cli.path, cliSource: cli.source, config, configFile, listen: at, address: `${host}:${at.port}`, uiUrl: atUi, dataDir, logger });
+  };
+  if (overrides.port !== 0) return spawn(listen);
+  // Ports picked as free can be taken by another process before the server binds them (two
+  // test runs at once): pick again and retry a few times.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await spawn(attempt === 1 ? listen : await resolveListen(config, overrides, dataDir));
+    } catch (error) {
+      if (attempt >= 3 || !(error instanceof DevServerError)) throw error;
+      logger.warn('temporal dev server did not start on free ports; retrying with new ones', { attempt });
+    }
+  }
 }
 
 async function resolveListen(config: DevServerConfig, overrides: DevServerOverrides, dataDir: string): Promise<DevServerListen> {

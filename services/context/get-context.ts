@@ -2,6 +2,8 @@ import { asc, eq } from 'drizzle-orm';
 import { organizations, projects } from '../../db/schema/index.ts';
 import type { PublicPrincipal } from '../../domain/principals.ts';
 import type { ServiceContext } from '../context.ts';
+import type { DeploymentPreset } from '../model-presets/deployment.ts';
+import { listActiveModelPresetKeys } from '../model-presets/active-keys.ts';
 import { toOrganizationResponse, toProjectResponse, type PublicOrganization, type PublicProject } from '../projects/public.ts';
 import { requireActor } from '../require-actor.ts';
 
@@ -16,7 +18,10 @@ export type ContextResponse = {
 };
 
 /** The context object of spec 1 (`GET /context`): who is acting, where, and what is around. */
-export async function getContext(ctx: ServiceContext, deps: { settings: { authMode: string } }): Promise<ContextResponse> {
+export async function getContext(
+  ctx: ServiceContext,
+  deps: { settings: { authMode: string }; deploymentPresets: readonly DeploymentPreset[] },
+): Promise<ContextResponse> {
   const actor = requireActor(ctx);
   const [organization] = await ctx.db.select().from(organizations).where(eq(organizations.id, actor.organizationId));
   const projectRows = await ctx.db
@@ -42,8 +47,7 @@ export async function getContext(ctx: ServiceContext, deps: { settings: { authMo
     project: toProjectResponse(project),
     organizations: [organizationResponse],
     projects: projectRows.map(toProjectResponse),
-    // Model presets arrive with the configuration plane; until then none are active.
-    activeModelPresets: [],
+    activeModelPresets: await listActiveModelPresetKeys(ctx, deps),
     authProvider: deps.settings.authMode,
   };
 }

@@ -1,0 +1,15 @@
+import { Hono } from 'hono';
+import { CatalogQuery } from '../../domain/model-catalog/query.ts';
+import { listModelCatalog } from '../../services/model-catalog/list.ts';
+import type { AppDeps } from '../deps.ts';
+import type { AppEnv } from '../env.ts';
+import { requireScopes } from '../middleware/scopes.ts';
+import { validQuery } from '../validation.ts';
+
+/** A provider's model catalog, fetched afresh from the vendor on every call (spec 2 rule 1). */
+export function modelCatalogRoutes(deps: AppDeps) {
+  return new Hono<AppEnv>().get('/projects/:projectId/model-catalog', requireScopes('agent:read'), async (c) => {
+    const input = validQuery(c, CatalogQuery);
+    return c.json(await listModelCatalog({ ctx: c.var.ctx, keyring: deps.keyring, baseUrls: deps.settings.modelBaseUrls, input }));
+  });
+}

@@ -1,0 +1,35 @@
+import { Hono } from 'hono';
+import * as v from 'valibot';
+import { CreateModelPresetInput } from '../../domain/model-presets/create-input.ts';
+import { ListQuery } from '../../domain/pagination.ts';
+import { archiveModelPreset } from '../../services/model-presets/archive.ts';
+import { createModelPreset } from '../../services/model-presets/create.ts';
+import { listModelPresets } from '../../services/model-presets/list.ts';
+import type { AppDeps } from '../deps.ts';
+import type { AppEnv } from '../env.ts';
+import { requireScopes } from '../middleware/scopes.ts';
+import { Uuid, validBody, validParams, validQuery } from '../validation.ts';
+
+/** Project model presets plus the server's deployment presets (spec 2). */
+export function modelPresetRoutes(deps: AppDeps) {
+  return new Hono<AppEnv>()
+    .get('/projects/:projectId/model-presets', requireScopes('agent:read'), async (c) => {
+      const input = validQuery(c, ListQuery);
+      return c.json(await listModelPresets({ ctx: c.var.ctx, deploymentPresets: deps.deploymentPresets, input }));
+    })
+    .post('/projects/:projectId/model-presets', requireScopes('project:admin'), async (c) => {
+      const input = await validBody(c, CreateModelPresetInput);
+      const created = await createModelPreset({
+        ctx: c.var.ctx,
+        keyring: deps.keyring,
+        baseUrls: deps.settings.modelBaseUrls,
+        deploymentPresets: deps.deploymentPresets,
+        input,
+      });
+      return c.json(created, 201);
+    })
+    .delete('/projects/:projectId/model-presets/:presetId', requireScopes('project:admin'), async (c) => {
+      const { presetId } = validParams(c, v.object({ projectId: Uuid, presetId: Uuid }));
+      return c.json(await archiveModelPreset({ ctx: c.var.ctx, deploymentPresets: deps.deploymentPresets, input: { presetId } }));
+    });
+}

@@ -1,0 +1,84 @@
+import { Hono } from 'hono';
+import * as v from 'valibot';
+import { ListQuery } from '../../domain/pagination.ts';
+import {
+  CreateDraftDirectoryInput,
+  CreateSkillDraftInput,
+  DeleteDraftEntryQuery,
+  PublishSkillDraftInput,
+  PutDraftFileInput,
+  UpdateSkillDraftInput,
+} from '../../domain/skills/drafts.ts';
+import { SKILL_DRAFT_FILE_BODY_MAX_BYTES, SKILL_DRAFT_METADATA_BODY_MAX_BYTES } from '../../domain/skills/limits.ts';
+import { createSkillDraftDirectory } from '../../services/skill-drafts/create-directory.ts';
+import { createSkillDraft } from '../../services/skill-drafts/create.ts';
+import { deleteSkillDraftEntry } from '../../services/skill-drafts/delete-entry.ts';
+import { discardSkillDraft } from '../../services/skill-drafts/discard.ts';
+import { getSkillDraft } from '../../services/skill-drafts/get.ts';
+import { listSkillDrafts } from '../../services/skill-drafts/list.ts';
+import { publishSkillDraft } from '../../services/skill-drafts/publish.ts';
+import { putSkillDraftFile } from '../../services/skill-drafts/put-file.ts';
+import { updateSkillDraft } from '../../services/skill-drafts/update.ts';
+import { validateSkillDraft } from '../../services/skill-drafts/validate.ts';
+import type { AppEnv } from '../env.ts';
+import { requireScopes } from '../middleware/scopes.ts';
+import { Uuid, validBody, validParams, validQuery } from '../validation.ts';
+
+const DraftParams = v.object({ projectId: Uuid, draftId: Uuid });
+const EmptyBody = v.optional(v.strictObject({}), {});
+
+/**
+ * Skill drafts (spec 2 "Skills"): mutable packages staged before publication. Reads need
+ * `skill:read`; every change, validation and publication `skill:write`. Paths are strings in the
+ * database only; nothing here touches a filesystem.
+ */
+export function skillDraftRoutes() {
+  return new Hono<AppEnv>()
+    .get('/projects/:projectId/skill-drafts', requireScopes('skill:read'), async (c) => {
+      return c.json(await listSkillDrafts({ ctx: c.var.ctx, input: validQuery(c, ListQuery) }));
+    })
+    .post('/projects/:projectId/skill-drafts', requireScopes('skill:write'), async (c) => {
+      const input = await validBody(c, CreateSkillDraftInput);
+      return c.json(await createSkillDraft({ ctx: c.var.ctx, input }), 201);
+    })
+    .get('/projects/:projectId/skill-drafts/:draftId', requireScopes('skill:read'), async (c) => {
+      const { draftId } = validParams(c, DraftParams);
+      return c.json(await getSkillDraft({ ctx: c.var.ctx, input: { draftId } }));
+    })
+    .patch('/projects/:projectId/skill-drafts/:draftId', requireScopes('skill:write'), async (c) => {
+      const { draftId } = validParams(c, DraftParams);
+      const changes = await validBody(c, UpdateSkillDraftInput, { maxBytes: SKILL_DRAFT_METADATA_BODY_MAX_BYTES });
+      return c.json(await updateSkillDraft({ ctx: c.var.ctx, input: { draftId, changes } }));
+    })
+    .delete('/projects/:projectId/skill-drafts/:draftId', requireScopes('skill:write'), async (c) => {
+      const { draftId } = validParams(c, DraftParams);
+      return c.json(await discardSkillDraft({ ctx: c.var.ctx, input: { draftId } }));
+    })
+    .post('/projects/:projectId/skill-drafts/:draftId/directories', requireScopes('skill:write'), async (c) => {
+      const { draftId } = validParams(c, DraftParams);
+      const { path } = await validBody(c, CreateDraftDirectoryInput);
+      const result = await createSkillDraftDirectory({ ctx: c.var.ctx, input: { draftId, path } });
+      return c.json(result, result.created ? 201 : 200);
+    })
+    .put('/projects/:projectId/skill-drafts/:draftId/files', requireScopes('skill:write'), async (c) => {
+      const { draftId } = validParams(c, DraftParams);
+      const file = await validBody(c, PutDraftFileInput, { maxBytes: SKILL_DRAFT_FILE_BODY_MAX_BYTES });
+      const result = await putSkillDraftFile({ ctx: c.var.ctx, input: { draftId, ...file } });
+      return c.json(result, result.created ? 201 : 200);
+    })
+    .delete('/projects/:projectId/skill-drafts/:draftId/entries', requireScopes('skill:write'), async (c) => {
+      const { draftId } = validParams(c, DraftParams);
+      const query = validQuery(c, DeleteDraftEntryQuery);
+      return c.json(await deleteSkillDraftEntry({ ctx: c.var.ctx, input: { draftId, ...query } }));
+    })
+    .post('/projects/:projectId/skill-drafts/:draftId/validate', requireScopes('skill:write'), async (c) => {
+      const { draftId } = validParams(c, DraftParams);
+      await validBody(c, EmptyBody);
+      return c.json(await validateSkillDraft({ ctx: c.var.ctx, input: { draftId } }));
+    })
+    .post('/projects/:projectId/skill-drafts/:draftId/publish', requireScopes('skill:write'), async (c) => {
+      const { draftId } = validParams(c, DraftParams);
+      const body = await validBody(c, PublishSkillDraftInput);
+      return c.json(await publishSkillDraft({ ctx: c.var.ctx, input: { draftId, body } }), 201);
+    });
+}

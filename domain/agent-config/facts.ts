@@ -1,0 +1,57 @@
+/**
+ * What agent publication needs to know about the resources a config references, gathered by
+ * services from the database and handed to the pure checks in this folder. Each map holds an
+ * entry for every referenced id or key that exists in the caller's organization (absent = unknown).
+ */
+
+export type PresetFact = {
+  key: string;
+  /** `deployment` presets come from SVC_DEPLOYMENT_PRESETS_FILE; `project` ones were approved in the project. */
+  origin: 'deployment' | 'project';
+  archived: boolean;
+  /** False when the preset cannot run (for example its provider connection was removed). */
+  available: boolean;
+};
+
+export type SkillVersionFact = {
+  skillVersionId: string;
+  skillId: string;
+  projectId: string;
+  /** The Skill's version-content `name` (must be unique within one agent version). */
+  name: string;
+  skillEnabled: boolean;
+  skillRemoved: boolean;
+  status: 'active' | 'deprecated' | 'revoked';
+};
+
+export type SandboxPolicyFact = {
+  enabled: boolean;
+  /** The child's `sandbox.provider`; null (or '' from older loaders) when it names none. */
+  provider: string | null;
+  snapshotId: string | null;
+  network: 'none' | 'restricted';
+};
+
+export type DelegateVersionFact = {
+  agentVersionId: string;
+  agentId: string;
+  agentKey: string;
+  projectId: string;
+  agentArchived: boolean;
+  sandbox: SandboxPolicyFact;
+};
+
+export type PublicationFacts = {
+  projectId: string;
+  /** The agent being published to, if it exists yet (a delegate must be another agent). */
+  agentId: string | null;
+  presets: ReadonlyMap<string, PresetFact>;
+  skillVersions: ReadonlyMap<string, SkillVersionFact>;
+  delegateVersions: ReadonlyMap<string, DelegateVersionFact>;
+  /**
+   * Sandbox connections and MCP toolsets arrive in later issues: null means "not available yet",
+   * and only the structure of those config parts is checked.
+   */
+  sandboxProviders: null;
+  mcp: null;
+};

@@ -1,0 +1,109 @@
+import type { AgentConfig, SandboxPolicy } from './config-schema.ts';
+import type { DelegateVersionFact, PublicationFacts, SandboxPolicyFact } from './facts.ts';
+import { DEFAULT_ROOT, invalid, pathOf } from './paths.ts';
+
+export type ReferencedResources = {
+  presetKey: string;
+  skillVersionIds: string[];
+  delegateVersionIds: string[];
+};
+
+/** What services must load into `PublicationFacts` for this config, in authored order. */
+export function referencedResources(config: AgentConfig): ReferencedResources {
+  return {
+    presetKey: config.modelPreset,
+    skillVersionIds: [...config.skillVersionIds],
+    delegateVersionIds: config.delegates.map((delegate) => delegate.agentVersionId),
+  };
+}
+
+/**
+ * Checks what a parsed config references against facts loaded by services: the model preset,
+ * every Skill version and every delegate version, including the sandbox identity rule between
+ * coordinator and children. Throws a `ValidationError` (`bad_request`) with the path of the
+ * first offending reference; resources of another project count as unknown. Sandbox
+ * connections and MCP toolsets are not checked while their facts are null.
+ */
+export function checkAgentConfigReferences(config: AgentConfig, facts: PublicationFacts, options: { root?: string } = {}): void {
+  const root = options.root ?? DEFAULT_ROOT;
+  checkPreset(config.modelPreset, facts, pathOf(root, 'modelPreset'));
+  checkSkills(config.skillVersionIds, facts, pathOf(root, 'skillVersionIds'));
+  config.delegates.forEach((delegate, index) => {
+    const fact = facts.delegateVersions.get(delegate.agentVersionId);
+    checkDelegate(delegate.key, fact, config.sandbox, facts, pathOf(root, 'delegates', index, 'agentVersionId'));
+  });
+}
+
+function checkPreset(key: string, facts: PublicationFacts, path: string): void {
+  const preset = facts.presets.get(key);
+  if (!preset) throw invalid(path, `names model preset "${key}", which is neither a deployment preset nor approved in this project`);
+  if (preset.archived) throw invalid(path, `names model preset "${key}", which is archived`);
+  if (!preset.available) throw invalid(path, `names model preset "${key}", which is unavailable (its provider cannot serve it)`);
+}
+
+/** Deprecated versions stay bindable; revoked ones cannot be bound again (they stop running too). */
+function checkSkills(ids: readonly string[], facts: PublicationFacts, arrayPath: string): void {
+  const skills = new Map<string, string>();
+  const names = new Map<string, string>();
+  ids.forEach((id, index) => {
+    const path = pathOf(arrayPath, index);
+    const skill = facts.skillVersions.get(id);
+    if (!skill || skill.projectId !== facts.projectId) throw invalid(path, `names Skill version ${id}, which does not exist in this project`);
+    if (skill.skillRemoved) throw invalid(path, `names a version of a removed Skill`);
+    if (!skill.skillEnabled) throw invalid(path, `names a version of Skill "${skill.name}", which is disabled`);
+    if (skill.status === 'revoked') throw invalid(path, `names a revoked version of Skill "${skill.name}"`);
+    const sameSkill = skills.get(skill.skillId);
+    if (sameSkill !== undefined) throw invalid(path, `binds a second version of Skill "${skill.name}", already bound at ${sameSkill}`);
+    const sameName = names.get(skill.name);
+    if (sameName !== undefined) throw invalid(path, `binds a second Skill named "${skill.name}" (see ${sameName}); Skill names must be unique`);
+    skills.set(skill.skillId, path);
+    names.set(skill.name, path);
+  });
+}
+
+function checkDelegate(
+  key: string,
+  fact: DelegateVersionFact | undefined,
+  sandbox: SandboxPolicy,
+  facts: PublicationFacts,
+  path: string,
+): void {
+  if (!fact || fact.projectId !== facts.projectId) throw invalid(path, `of delegate "${key}" is not an agent version in this project`);
+  const child = { delegateKey: key, agentKey: fact.agentKey };
+  if (facts.agentId !== null && fact.agentId === facts.agentId) {
+    throw invalid(path, `of delegate "${key}" is a version of this agent; an agent cannot delegate to itself`, child);
+  }
+  if (fact.agentArchived) throw invalid(path, `of delegate "${key}" belongs to agent "${fact.agentKey}", which was deleted`, child);
+  const difference = sandboxDifference(sandbox, fact.sandbox);
+  if (difference) {
+    throw invalid(
+      path,
+      `of delegate "${key}" (agent "${fact.agentKey}") has a different sandbox ${difference.field}: ` +
+        `${show(difference.child)} instead of the coordinator's ${show(difference.coordinator)}; ` +
+        'coordinator and children must share sandbox enabled state, provider, snapshot and network policy',
+      { ...child, field: difference.field },
+    );
+  }
+}
+
+type SandboxDifference = { field: 'enabled' | 'provider' | 'snapshotId' | 'network'; coordinator: unknown; child: unknown };
+
+/**
+ * Children share the coordinator's workspace sandbox, so the four identity fields must match
+ * exactly (also while disabled). Capabilities may differ: each agent mounts its own tools.
+ */
+function sandboxDifference(coordinator: SandboxPolicy, child: SandboxPolicyFact): SandboxDifference | null {
+  // Older fact loaders write '' for "no provider"; a parsed config never holds '', so it means null.
+  const childProvider = child.provider === '' ? null : child.provider;
+  if (coordinator.enabled !== child.enabled) return { field: 'enabled', coordinator: coordinator.enabled, child: child.enabled };
+  if (coordinator.provider !== childProvider) return { field: 'provider', coordinator: coordinator.provider, child: childProvider };
+  if (coordinator.snapshotId !== (child.snapshotId?.toLowerCase() ?? null)) {
+    return { field: 'snapshotId', coordinator: coordinator.snapshotId, child: child.snapshotId };
+  }
+  if (coordinator.network !== child.network) return { field: 'network', coordinator: coordinator.network, child: child.network };
+  return null;
+}
+
+function show(value: unknown): string {
+  return typeof value === 'string' ? `"${value}"` : String(value);
+}

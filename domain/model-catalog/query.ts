@@ -1,0 +1,26 @@
+import * as v from 'valibot';
+
+/** `GET /model-catalog` query: `providerId` required, `search` optional, `limit` 1-200 (default 50). */
+export const CatalogQuery = v.object({
+  providerId: v.pipe(v.string('providerId is required'), v.uuid('providerId must be a UUID')),
+  search: v.optional(v.pipe(v.string(), v.maxLength(200, 'search must be at most 200 characters'))),
+  limit: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,3}$/, 'limit must be an integer from 1 to 200'),
+      v.transform(Number),
+      v.minValue(1, 'limit must be an integer from 1 to 200'),
+      v.maxValue(200, 'limit must be an integer from 1 to 200'),
+    ),
+    '50',
+  ),
+});
+export type CatalogQuery = v.InferOutput<typeof CatalogQuery>;
+
+/** What the catalog verb takes (the route's query, parsed). */
+export const CatalogRequest = v.object({
+  providerId: v.pipe(v.string(), v.uuid('providerId must be a UUID')),
+  search: v.optional(v.pipe(v.string(), v.maxLength(200, 'search must be at most 200 characters'))),
+  limit: v.pipe(v.number(), v.integer(), v.minValue(1, 'limit must be from 1 to 200'), v.maxValue(200, 'limit must be from 1 to 200')),
+});
+export type CatalogRequest = v.InferOutput<typeof CatalogRequest>;

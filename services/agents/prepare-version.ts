@@ -1,0 +1,46 @@
+import { hash } from 'node:crypto';
+import type { AgentConfig } from '../../domain/agent-config/index.ts';
+import { canonicalAgentConfig, checkAgentConfigReferences, parseAgentConfig, referencedResources } from '../../domain/agent-config/index.ts';
+import { assertHasScopes, type Scope } from '../../domain/scopes.ts';
+import type { ServiceContext } from '../context.ts';
+import type { DeploymentPreset } from '../model-presets/deployment.ts';
+import { loadPresetFacts } from '../model-presets/facts.ts';
+import { requireActor } from '../require-actor.ts';
+import { loadSkillVersionFacts } from '../skills/facts.ts';
+import { loadDelegateFacts } from './delegate-facts.ts';
+
+export type PreparedVersion = { config: AgentConfig; contentHash: string };
+
+/** What publication needs from the process: the deployment presets loaded at start. */
+export type PublicationDeps = { deploymentPresets: readonly DeploymentPreset[] };
+
+/**
+ * Everything agent publication checks before any row is written: the config's structure and
+ * tool-schema policy, the extra scopes its bindings need (`skill:bind`, `mcp:bind`), and every
+ * referenced preset, Skill version and delegate version. Returns the config with defaults
+ * applied and its content hash (lowercase SHA-256 of the canonical serialization).
+ */
+export async function prepareAgentVersion(
+  ctx: ServiceContext,
+  deps: PublicationDeps,
+  input: { config: unknown; root: string; agentId: string | null },
+): Promise<PreparedVersion> {
+  const actor = requireActor(ctx);
+  const config = parseAgentConfig(input.config, { root: input.root });
+  const extraScopes: Scope[] = [];
+  if (config.skillVersionIds.length > 0) extraScopes.push('skill:bind');
+  if (config.mcpBindings.length > 0) extraScopes.push('mcp:bind');
+  assertHasScopes(actor.scopes, extraScopes);
+
+  const refs = referencedResources(config);
+  // One after another: `ctx.db` may be the request's transaction (a single connection).
+  const presets = await loadPresetFacts(ctx, deps, [refs.presetKey]);
+  const skillVersions = await loadSkillVersionFacts(ctx.db, { organizationId: actor.organizationId, ids: refs.skillVersionIds });
+  const delegateVersions = await loadDelegateFacts(ctx.db, { organizationId: actor.organizationId, ids: refs.delegateVersionIds });
+  checkAgentConfigReferences(
+    config,
+    { projectId: actor.projectId, agentId: input.agentId, presets, skillVersions, delegateVersions, sandboxProviders: null, mcp: null },
+    { root: input.root },
+  );
+  return { config, contentHash: hash('sha256', canonicalAgentConfig(config)) };
+}

@@ -1,0 +1,34 @@
+import type { modelProviders } from '../../db/schema/index.ts';
+import type { ModelProviderType } from '../../domain/model-catalog/types.ts';
+
+export type ModelProviderRow = typeof modelProviders.$inferSelect;
+
+/** Safe provider metadata (spec 1): the API key is write-only; only its fingerprint shows. */
+export type PublicModelProvider = {
+  id: string;
+  organizationId: string;
+  key: string;
+  displayName: string;
+  providerType: ModelProviderType;
+  credentialConfigured: boolean;
+  credentialFingerprint: string | null;
+  credentialVersion: number;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export const toModelProviderResponse = (row: ModelProviderRow): PublicModelProvider => ({
+  id: row.id,
+  organizationId: row.organizationId,
+  key: row.key,
+  displayName: row.displayName,
+  providerType: row.providerType,
+  credentialConfigured: row.credentialCiphertext !== null,
+  credentialFingerprint: row.credentialFingerprint,
+  credentialVersion: row.credentialVersion,
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString(),
+});
+
+/** The AAD binding a sealed provider key to its row (services/credentials/keyring.ts). */
+export const providerCredentialAad = (providerId: string) => `model_provider:${providerId}`;
