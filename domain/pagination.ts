@@ -4,17 +4,20 @@ import * as v from 'valibot';
  * List paging (spec 2 common rule 5): `limit` 1-200 (default 50) and an opaque keyset
  * `cursor`. Cursors encode the sort key of the last row returned: `(createdAt, id)`.
  */
-export const ListQuery = v.object({
-  limit: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^\d{1,3}$/, 'limit must be an integer from 1 to 200'),
-      v.transform(Number),
-      v.minValue(1, 'limit must be an integer from 1 to 200'),
-      v.maxValue(200, 'limit must be an integer from 1 to 200'),
-    ),
-    '50',
+/** The `limit` query parameter of every list: 1-200, default 50. */
+export const ListLimit = v.optional(
+  v.pipe(
+    v.string(),
+    v.regex(/^\d{1,3}$/, 'limit must be an integer from 1 to 200'),
+    v.transform(Number),
+    v.minValue(1, 'limit must be an integer from 1 to 200'),
+    v.maxValue(200, 'limit must be an integer from 1 to 200'),
   ),
+  '50',
+);
+
+export const ListQuery = v.object({
+  limit: ListLimit,
   cursor: v.optional(v.pipe(v.string(), v.maxLength(512, 'cursor is too long'))),
 });
 

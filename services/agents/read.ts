@@ -1,7 +1,8 @@
-import { and, asc, desc, eq, gt, inArray, isNull, or } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull } from 'drizzle-orm';
 import { agents, agentVersions } from '../../db/schema/index.ts';
-import { ValidationError } from '../../domain/errors.ts';
-import { decodeKeysetCursor, toPage, type Page } from '../../domain/pagination.ts';
+
+import { toPage, type Page } from '../../domain/pagination.ts';
+import { keysetPage } from '../keyset.ts';
 import type { ServiceContext } from '../context.ts';
 import { requireActor } from '../require-actor.ts';
 import { findLiveAgent } from './lookup.ts';
@@ -10,8 +11,7 @@ import { toAgentResponse, toAgentVersionResponse, type PublicAgent, type PublicA
 /** Live agents of the project, oldest first, each with its latest version's model and sandbox. */
 export async function listAgents({ ctx, input }: { ctx: ServiceContext; input: { limit: number; cursor?: string | undefined } }): Promise<Page<PublicAgent>> {
   const actor = requireActor(ctx);
-  const after = input.cursor ? decodeKeysetCursor(input.cursor) : null;
-  if (input.cursor && !after) throw new ValidationError('cursor is not valid', { path: 'query.cursor' });
+  const page = keysetPage({ createdAt: agents.createdAt, id: agents.id }, input.cursor, 'asc');
   const rows = await ctx.db
     .select()
     .from(agents)
@@ -19,10 +19,10 @@ export async function listAgents({ ctx, input }: { ctx: ServiceContext; input: {
       and(
         eq(agents.projectId, actor.projectId),
         isNull(agents.deletedAt),
-        after ? or(gt(agents.createdAt, after.createdAt), and(eq(agents.createdAt, after.createdAt), gt(agents.id, after.id))) : undefined,
+        page.after,
       ),
     )
-    .orderBy(asc(agents.createdAt), asc(agents.id))
+    .orderBy(...page.orderBy)
     .limit(input.limit + 1);
   const latestIds = rows.map((row) => row.latestVersionId).filter((id): id is string => id !== null);
   const versions = latestIds.length ? await ctx.db.select().from(agentVersions).where(inArray(agentVersions.id, latestIds)) : [];

@@ -1,7 +1,8 @@
-import { and, desc, eq, lt, or } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { apiKeys } from '../../db/schema/index.ts';
-import { ValidationError } from '../../domain/errors.ts';
-import { decodeKeysetCursor, toPage, type Page } from '../../domain/pagination.ts';
+
+import { toPage, type Page } from '../../domain/pagination.ts';
+import { keysetPage } from '../keyset.ts';
 import type { ServiceContext } from '../context.ts';
 import { assertOrganizationAdministrator } from '../projects/authorize.ts';
 import { requireActor } from '../require-actor.ts';
@@ -11,18 +12,17 @@ import { toApiKeyResponse, type PublicApiKey } from './public.ts';
 export async function listApiKeys({ ctx, input }: { ctx: ServiceContext; input: { limit: number; cursor?: string | undefined } }): Promise<Page<PublicApiKey>> {
   const actor = requireActor(ctx);
   assertOrganizationAdministrator(actor);
-  const after = input.cursor ? decodeKeysetCursor(input.cursor) : null;
-  if (input.cursor && !after) throw new ValidationError('cursor is not valid', { path: 'query.cursor' });
+  const page = keysetPage({ createdAt: apiKeys.createdAt, id: apiKeys.id }, input.cursor, 'desc');
   const rows = await ctx.db
     .select()
     .from(apiKeys)
     .where(
       and(
         eq(apiKeys.organizationId, actor.organizationId),
-        after ? or(lt(apiKeys.createdAt, after.createdAt), and(eq(apiKeys.createdAt, after.createdAt), lt(apiKeys.id, after.id))) : undefined,
+        page.after,
       ),
     )
-    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+    .orderBy(...page.orderBy)
     .limit(input.limit + 1);
   return toPage(rows, input.limit, toApiKeyResponse);
 }

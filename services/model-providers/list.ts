@@ -1,7 +1,8 @@
-import { and, asc, eq, gt, isNull, or } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import { modelProviders } from '../../db/schema/index.ts';
-import { ValidationError } from '../../domain/errors.ts';
-import { decodeKeysetCursor, toPage, type Page } from '../../domain/pagination.ts';
+
+import { toPage, type Page } from '../../domain/pagination.ts';
+import { keysetPage } from '../keyset.ts';
 import type { ServiceContext } from '../context.ts';
 import { requireActor } from '../require-actor.ts';
 import { toModelProviderResponse, type PublicModelProvider } from './public.ts';
@@ -9,8 +10,7 @@ import { toModelProviderResponse, type PublicModelProvider } from './public.ts';
 /** The organization's live provider connections, oldest first; removed ones leave the list. */
 export async function listModelProviders({ ctx, input }: { ctx: ServiceContext; input: { limit: number; cursor?: string | undefined } }): Promise<Page<PublicModelProvider>> {
   const actor = requireActor(ctx);
-  const after = input.cursor ? decodeKeysetCursor(input.cursor) : null;
-  if (input.cursor && !after) throw new ValidationError('cursor is not valid', { path: 'query.cursor' });
+  const page = keysetPage({ createdAt: modelProviders.createdAt, id: modelProviders.id }, input.cursor, 'asc');
   const rows = await ctx.db
     .select()
     .from(modelProviders)
@@ -18,10 +18,10 @@ export async function listModelProviders({ ctx, input }: { ctx: ServiceContext; 
       and(
         eq(modelProviders.organizationId, actor.organizationId),
         isNull(modelProviders.removedAt),
-        after ? or(gt(modelProviders.createdAt, after.createdAt), and(eq(modelProviders.createdAt, after.createdAt), gt(modelProviders.id, after.id))) : undefined,
+        page.after,
       ),
     )
-    .orderBy(asc(modelProviders.createdAt), asc(modelProviders.id))
+    .orderBy(...page.orderBy)
     .limit(input.limit + 1);
   return toPage(rows, input.limit, toModelProviderResponse);
 }

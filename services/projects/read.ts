@@ -1,7 +1,8 @@
-import { and, asc, eq, gt, or } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { organizations, projects } from '../../db/schema/index.ts';
-import { ForbiddenError, ValidationError } from '../../domain/errors.ts';
-import { decodeKeysetCursor, toPage, type Page } from '../../domain/pagination.ts';
+import { ForbiddenError } from '../../domain/errors.ts';
+import { toPage, type Page } from '../../domain/pagination.ts';
+import { keysetPage } from '../keyset.ts';
 import type { ServiceContext } from '../context.ts';
 import { requireActor } from '../require-actor.ts';
 import { toOrganizationResponse, toProjectResponse, type PublicOrganization, type PublicProject } from './public.ts';
@@ -9,18 +10,17 @@ import { toOrganizationResponse, toProjectResponse, type PublicOrganization, typ
 /** Every project of the actor's organization, oldest first. */
 export async function listProjects({ ctx, input }: { ctx: ServiceContext; input: { limit: number; cursor?: string | undefined } }): Promise<Page<PublicProject>> {
   const actor = requireActor(ctx);
-  const after = input.cursor ? decodeKeysetCursor(input.cursor) : null;
-  if (input.cursor && !after) throw new ValidationError('cursor is not valid', { path: 'query.cursor' });
+  const page = keysetPage({ createdAt: projects.createdAt, id: projects.id }, input.cursor, 'asc');
   const rows = await ctx.db
     .select()
     .from(projects)
     .where(
       and(
         eq(projects.organizationId, actor.organizationId),
-        after ? or(gt(projects.createdAt, after.createdAt), and(eq(projects.createdAt, after.createdAt), gt(projects.id, after.id))) : undefined,
+        page.after,
       ),
     )
-    .orderBy(asc(projects.createdAt), asc(projects.id))
+    .orderBy(...page.orderBy)
     .limit(input.limit + 1);
   return toPage(rows, input.limit, toProjectResponse);
 }

@@ -1,7 +1,8 @@
-import { and, desc, eq, lt, or } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { skillDrafts } from '../../db/schema/index.ts';
-import { ValidationError } from '../../domain/errors.ts';
-import { decodeKeysetCursor, toPage, type Page } from '../../domain/pagination.ts';
+
+import { toPage, type Page } from '../../domain/pagination.ts';
+import { keysetPage } from '../keyset.ts';
 import type { ServiceContext } from '../context.ts';
 import { requireActor } from '../require-actor.ts';
 import { toSkillDraftSummary, type PublicSkillDraftSummary } from './public.ts';
@@ -9,8 +10,7 @@ import { toSkillDraftSummary, type PublicSkillDraftSummary } from './public.ts';
 /** The project's open drafts, newest first, without instructions, folders or files. */
 export async function listSkillDrafts({ ctx, input }: { ctx: ServiceContext; input: { limit: number; cursor?: string | undefined } }): Promise<Page<PublicSkillDraftSummary>> {
   const actor = requireActor(ctx);
-  const after = input.cursor ? decodeKeysetCursor(input.cursor) : null;
-  if (input.cursor && !after) throw new ValidationError('cursor is not valid', { path: 'query.cursor' });
+  const page = keysetPage({ createdAt: skillDrafts.createdAt, id: skillDrafts.id }, input.cursor, 'desc');
   const rows = await ctx.db
     .select()
     .from(skillDrafts)
@@ -18,10 +18,10 @@ export async function listSkillDrafts({ ctx, input }: { ctx: ServiceContext; inp
       and(
         eq(skillDrafts.organizationId, actor.organizationId),
         eq(skillDrafts.projectId, actor.projectId),
-        after ? or(lt(skillDrafts.createdAt, after.createdAt), and(eq(skillDrafts.createdAt, after.createdAt), lt(skillDrafts.id, after.id))) : undefined,
+        page.after,
       ),
     )
-    .orderBy(desc(skillDrafts.createdAt), desc(skillDrafts.id))
+    .orderBy(...page.orderBy)
     .limit(input.limit + 1);
   return toPage(rows, input.limit, toSkillDraftSummary);
 }

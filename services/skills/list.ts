@@ -1,7 +1,8 @@
-import { and, desc, eq, isNull, lt, or } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import { skills, skillVersions } from '../../db/schema/index.ts';
-import { ValidationError } from '../../domain/errors.ts';
-import { decodeKeysetCursor, toPage, type Page } from '../../domain/pagination.ts';
+
+import { toPage, type Page } from '../../domain/pagination.ts';
+import { keysetPage } from '../keyset.ts';
 import type { ServiceContext } from '../context.ts';
 import { requireActor } from '../require-actor.ts';
 import { toSkillResponse, toSkillVersionResponse, versionManifestColumns, type PublicSkill } from './public.ts';
@@ -12,8 +13,7 @@ import { toSkillResponse, toSkillVersionResponse, versionManifestColumns, type P
  */
 export async function listSkills({ ctx, input }: { ctx: ServiceContext; input: { limit: number; cursor?: string | undefined } }): Promise<Page<PublicSkill>> {
   const actor = requireActor(ctx);
-  const after = input.cursor ? decodeKeysetCursor(input.cursor) : null;
-  if (input.cursor && !after) throw new ValidationError('cursor is not valid', { path: 'query.cursor' });
+  const page = keysetPage({ createdAt: skills.createdAt, id: skills.id }, input.cursor, 'desc');
   const rows = await ctx.db
     .select({ skill: skills, latest: versionManifestColumns })
     .from(skills)
@@ -23,10 +23,10 @@ export async function listSkills({ ctx, input }: { ctx: ServiceContext; input: {
         eq(skills.organizationId, actor.organizationId),
         eq(skills.projectId, actor.projectId),
         isNull(skills.deletedAt),
-        after ? or(lt(skills.createdAt, after.createdAt), and(eq(skills.createdAt, after.createdAt), lt(skills.id, after.id))) : undefined,
+        page.after,
       ),
     )
-    .orderBy(desc(skills.createdAt), desc(skills.id))
+    .orderBy(...page.orderBy)
     .limit(input.limit + 1);
   const keyed = rows.map((row) => ({ ...row, createdAt: row.skill.createdAt, id: row.skill.id }));
   return toPage(keyed, input.limit, (row) => toSkillResponse(row.skill, row.latest?.id ? toSkillVersionResponse(row.latest) : null));
