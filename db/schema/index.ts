@@ -10,3 +10,4 @@ export * from './audit-entries.ts';
 export * from './model-providers.ts';
 export * from './agents.ts';
 export * from './skills.ts';
+export * from './sessions.ts';

@@ -1,0 +1,86 @@
+/**
+ * The one interface every model provider adapter implements: a normalized request (system
+ * prompt, transcript, tools, the preset's settings) in, a normalized result out. Adapters speak
+ * each vendor's real wire protocol at a configurable base URL; the run workflow never sees a
+ * vendor format.
+ */
+
+export type ProviderType = 'gateway' | 'vendor_a' | 'vendor_b' | 'vendor_c';
+
+/** A JSON Schema object as published in the agent version (schema version 1). */
+export type JsonObjectSchema = Record<string, unknown>;
+
+export type ModelTool = { name: string; description: string; inputSchema: JsonObjectSchema };
+
+export type ModelToolCall = {
+  /** The provider's call id (synthesized when the vendor has none, e.g. Gemini). */
+  id: string;
+  name: string;
+  /** Parsed JSON arguments; `argumentsText` keeps the raw text when it did not parse. */
+  arguments: unknown;
+  argumentsText: string;
+};
+
+/** Transcript entries in model-neutral form, oldest first. */
+export type ModelMessage =
+  | { role: 'user'; text: string }
+  | { role: 'assistant'; text: string; toolCalls: ModelToolCall[] }
+  | { role: 'tool'; toolCallId: string; toolName: string; result: unknown; isError: boolean };
+
+export type ModelRequest = {
+  providerType: ProviderType;
+  baseUrl: string;
+  apiKey: string;
+  /** The vendor's model id (the catalog id, without the `<providerType>/` prefix). */
+  model: string;
+  /** The preset's stored settings (vendor_a/b/c) — complete, defaults applied. */
+  settings: Record<string, unknown> | null;
+  /** The preset's routing policy (gateway only). */
+  routing: Record<string, unknown>;
+  systemPrompt: string;
+  messages: ModelMessage[];
+  tools: ModelTool[];
+  /** Aborts the HTTP request (activity cancellation, attempt deadline). */
+  signal?: AbortSignal;
+};
+
+export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'error' | 'other';
+
+export type ModelUsage = { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number };
+
+export type ModelResult = {
+  text: string;
+  toolCalls: ModelToolCall[];
+  finishReason: FinishReason;
+  /** The vendor's own finish/stop reason, bounded to 200 characters. */
+  providerFinishReason: string | null;
+  usage: ModelUsage;
+  /** Provider reasoning/thinking text when returned: for debug records only, never the transcript. */
+  thinking: string | null;
+};
+
+/**
+ * A failed invocation. `retryable` is true for timeouts, connection failures, 429 and 5xx;
+ * false for rejected credentials, invalid requests (including a schema the provider refuses)
+ * and content the provider refuses. Messages are safe to store: never the API key, never more
+ * than 500 characters of vendor text.
+ */
+export class ModelInvocationError extends Error {
+  readonly errorCode: string;
+  readonly retryable: boolean;
+  readonly httpStatus: number | null;
+  readonly providerFinishReason: string | null;
+  readonly usage: ModelUsage | null;
+
+  constructor(input: { errorCode: string; message: string; retryable: boolean; httpStatus?: number | null; providerFinishReason?: string | null; usage?: ModelUsage | null }) {
+    super(input.message);
+    this.name = 'ModelInvocationError';
+    this.errorCode = input.errorCode;
+    this.retryable = input.retryable;
+    this.httpStatus = input.httpStatus ?? null;
+    this.providerFinishReason = input.providerFinishReason ?? null;
+    this.usage = input.usage ?? null;
+  }
+}
+
+export type ModelAdapter = (request: ModelRequest) => Promise<ModelResult>;

@@ -1,0 +1,174 @@
+import { bigint, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import type { RunState } from '../../domain/runs/states.ts';
+import { agents, agentVersions } from './agents.ts';
+import { createdAt, id, organizationId, projectId, timestampColumn, updatedAt } from './columns.ts';
+
+/** A conversation thread: the ordered transcript a session's runs share. */
+export const threads = pgTable('threads', {
+  id: id(),
+  organizationId: organizationId(),
+  projectId: projectId(),
+  /** The next `messages.sequence` to allocate (under this row's lock). */
+  lastMessageSequence: integer('last_message_sequence').notNull().default(0),
+  createdAt: createdAt(),
+});
+
+/**
+ * A session pins one agent version and one thread for life; its `status` mirrors the latest
+ * run's state. Token counters accumulate over every run (unreported = 0).
+ */
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: id(),
+    organizationId: organizationId(),
+    projectId: projectId(),
+    threadId: uuid('thread_id')
+      .notNull()
+      .references(() => threads.id, { onDelete: 'cascade' }),
+    agentId: uuid('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    agentVersionId: uuid('agent_version_id')
+      .notNull()
+      .references(() => agentVersions.id, { onDelete: 'cascade' }),
+    title: text('title'),
+    status: text('status').$type<RunState>().notNull(),
+    latestRunId: uuid('latest_run_id'),
+    parentSessionId: uuid('parent_session_id'),
+    delegateKey: text('delegate_key'),
+    inputTokens: bigint('input_tokens', { mode: 'number' }).notNull().default(0),
+    outputTokens: bigint('output_tokens', { mode: 'number' }).notNull().default(0),
+    cacheReadTokens: bigint('cache_read_tokens', { mode: 'number' }).notNull().default(0),
+    cacheWriteTokens: bigint('cache_write_tokens', { mode: 'number' }).notNull().default(0),
+    createdByPrincipalId: uuid('created_by_principal_id'),
+    createdAt: createdAt(),
+    lastActivityAt: timestampColumn('last_activity_at').notNull().defaultNow(),
+  },
+  (table) => [index('sessions_project_activity_idx').on(table.projectId, table.lastActivityAt)],
+);
+
+/** Skill versions copied from the agent version at session creation; never change afterwards. */
+export const sessionSkillBindings = pgTable(
+  'session_skill_bindings',
+  {
+    sessionId: uuid('session_id')
+      .notNull()
+      .references(() => sessions.id, { onDelete: 'cascade' }),
+    organizationId: organizationId(),
+    projectId: projectId(),
+    position: integer('position').notNull(),
+    skillId: uuid('skill_id').notNull(),
+    skillVersionId: uuid('skill_version_id').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.sessionId, table.position] })],
+);
+
+export type MessageRole = 'user' | 'assistant' | 'tool';
+
+/**
+ * The thread transcript in model-neutral form (`content` holds text, tool calls or a tool
+ * result). Public views are redacted by mappers; tool arguments and results never leave raw.
+ */
+export const messages = pgTable(
+  'messages',
+  {
+    id: id(),
+    organizationId: organizationId(),
+    projectId: projectId(),
+    threadId: uuid('thread_id')
+      .notNull()
+      .references(() => threads.id, { onDelete: 'cascade' }),
+    runId: uuid('run_id').notNull(),
+    sequence: integer('sequence').notNull(),
+    role: text('role').$type<MessageRole>().notNull(),
+    content: jsonb('content').$type<Record<string, unknown>>().notNull(),
+    /** Idempotency of writers (activities): one message per run step. */
+    stepKey: text('step_key').notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    uniqueIndex('messages_thread_sequence').on(table.threadId, table.sequence),
+    uniqueIndex('messages_run_step').on(table.runId, table.stepKey),
+    index('messages_run_idx').on(table.runId, table.sequence),
+  ],
+);
+
+/** Durable runs. `state` changes only through verbs that check the transition. */
+export const runs = pgTable(
+  'runs',
+  {
+    id: id(),
+    organizationId: organizationId(),
+    projectId: projectId(),
+    threadId: uuid('thread_id')
+      .notNull()
+      .references(() => threads.id, { onDelete: 'cascade' }),
+    sessionId: uuid('session_id')
+      .notNull()
+      .references(() => sessions.id, { onDelete: 'cascade' }),
+    agentVersionId: uuid('agent_version_id').notNull(),
+    createdByPrincipalId: uuid('created_by_principal_id'),
+    state: text('state').$type<RunState>().notNull(),
+    inputPublic: jsonb('input_public').$type<{ message: string }>().notNull(),
+    idempotencyKey: text('idempotency_key'),
+    /** `{errorCode, errorExplanation}` of a failed, cancelled or timed-out run. */
+    failure: jsonb('failure').$type<{ errorCode: string; errorExplanation: string } | null>(),
+    cancellationRequestedAt: timestampColumn('cancellation_requested_at'),
+    admittedAt: timestampColumn('admitted_at'),
+    settledAt: timestampColumn('settled_at'),
+    /** 48 hours after creation: the wall-time ceiling across execution and approval waits. */
+    wallDeadlineAt: timestampColumn('wall_deadline_at').notNull(),
+    workflowStartedAt: timestampColumn('workflow_started_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [
+    index('runs_session_idx').on(table.sessionId, table.createdAt),
+    index('runs_project_state_idx').on(table.projectId, table.state),
+  ],
+);
+
+/** Durable turn budget: one row per model turn id; the count may not pass `maxTurns`. */
+export const runTurnReservations = pgTable(
+  'run_turn_reservations',
+  {
+    runId: uuid('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+    turnId: text('turn_id').notNull(),
+    organizationId: organizationId(),
+    projectId: projectId(),
+    ordinal: integer('ordinal').notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [primaryKey({ columns: [table.runId, table.turnId] })],
+);
+
+/** One row per provider attempt of a model turn (debug `modelInvocations`). */
+export const modelInvocations = pgTable(
+  'model_invocations',
+  {
+    id: id(),
+    organizationId: organizationId(),
+    projectId: projectId(),
+    runId: uuid('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+    turnId: text('turn_id').notNull(),
+    attempt: integer('attempt').notNull(),
+    status: text('status').$type<'started' | 'succeeded' | 'failed'>().notNull(),
+    inputTokens: integer('input_tokens').notNull().default(0),
+    outputTokens: integer('output_tokens').notNull().default(0),
+    cacheReadTokens: integer('cache_read_tokens').notNull().default(0),
+    cacheWriteTokens: integer('cache_write_tokens').notNull().default(0),
+    finishReason: text('finish_reason'),
+    providerFinishReason: text('provider_finish_reason'),
+    errorCode: text('error_code'),
+    errorExplanation: text('error_explanation'),
+    thinking: text('thinking'),
+    startedAt: timestampColumn('started_at').notNull(),
+    completedAt: timestampColumn('completed_at'),
+  },
+  (table) => [uniqueIndex('model_invocations_turn_attempt').on(table.runId, table.turnId, table.attempt)],
+);

@@ -1,0 +1,20 @@
+import type { RunState } from './states.ts';
+
+/**
+ * Product event kinds of the run engine. `run.<state>` is written with every state change in
+ * the same transaction; the model-progress kinds are what the console shows as "Model call
+ * started" and "Model retry scheduled".
+ */
+export const runStateEventKind = (state: RunState) => `run.${state}` as const;
+
+export const EVENT_KINDS = {
+  sessionCreated: 'session.created',
+  runCancellationRequested: 'run.cancellation_requested',
+  messageCreated: 'message.created',
+  modelCallStarted: 'model.call_started',
+  modelRetryScheduled: 'model.retry_scheduled',
+  modelInvocationFailed: 'model.invocation_failed',
+} as const;
+
+/** The fixed neutral user message recorded when a turn carries files but no text (spec 2). */
+export const FILES_ONLY_USER_MESSAGE = 'The user attached files.';

@@ -1,0 +1,11 @@
+/**
+ * How committed runs reach the runtime. Verbs queue these calls with `afterCommit`, so the row
+ * always exists first; both calls are idempotent (workflow id `run:<runId>`), and the worker's
+ * reconciler starts any queued run whose workflow is missing, so a lost call loses nothing.
+ */
+export type RunStarter = {
+  /** Starts the run's workflow unless it already exists. */
+  start(run: { runId: string; projectId: string; sessionId: string; agentId: string }): Promise<void>;
+  /** Tells a running workflow that cancellation was requested (no-op when it is not running). */
+  requestCancellation(runId: string): Promise<void>;
+};
