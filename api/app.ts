@@ -19,6 +19,8 @@ import { modelPresetRoutes } from './routes/model-presets.ts';
 import { modelProviderRoutes } from './routes/model-providers.ts';
 import { organizationRoutes } from './routes/organizations.ts';
 import { projectRoutes } from './routes/projects.ts';
+import { runRoutes } from './routes/runs.ts';
+import { sessionRoutes } from './routes/sessions.ts';
 import { skillDraftRoutes } from './routes/skill-drafts.ts';
 import { skillRoutes } from './routes/skills.ts';
 import { consoleRoutes } from '../console/routes.ts';
@@ -67,6 +69,8 @@ export function createApp(deps: AppDeps) {
   v1.route('/', modelCatalogRoutes(deps));
   v1.route('/', modelPresetRoutes(deps));
   v1.route('/', agentRoutes(deps));
+  v1.route('/', sessionRoutes(deps));
+  v1.route('/', runRoutes(deps));
   app.route('/v1', v1);
   return app;
 }

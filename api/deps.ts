@@ -5,6 +5,7 @@ import type { Clock } from '../services/context.ts';
 import type { CredentialKeyring } from '../services/credentials/keyring.ts';
 import type { ProjectEventTail } from '../services/events/project-event-tail.ts';
 import type { DeploymentPreset } from '../services/model-presets/deployment.ts';
+import type { RunStarter } from '../services/runs/run-starter.ts';
 
 /** Everything the API process wires once, in api/app.ts, and hands to route modules. */
 export type AppDeps = {
@@ -16,4 +17,6 @@ export type AppDeps = {
   eventTail: ProjectEventTail;
   /** SVC_DEPLOYMENT_PRESETS_FILE, validated once at start. */
   deploymentPresets: readonly DeploymentPreset[];
+  /** Wakes the runtime for committed runs (Temporal in the worker setup; a logger otherwise). */
+  runStarter: RunStarter;
 };

@@ -8,13 +8,24 @@ import { systemClock, type Clock } from '../services/context.ts';
 import { createKeyring, loadCredentialKey } from '../services/credentials/keyring.ts';
 import { createProjectEventTail } from '../services/events/project-event-tail.ts';
 import { loadDeploymentPresets } from '../services/model-presets/deployment.ts';
+import { createLoggingRunStarter } from '../services/runs/logging-run-starter.ts';
+import type { RunStarter } from '../services/runs/run-starter.ts';
 import { createApp } from './app.ts';
 import type { AppDeps } from './deps.ts';
 
 export type ApiServer = { url: string; deps: AppDeps; close(): Promise<void> };
 
+export type ApiServerOptions = {
+  settings: Settings;
+  logger: Logger;
+  database: DatabaseHandle;
+  clock?: Clock;
+  /** How committed runs reach the runtime; without one, runs wait for the worker's reconciler. */
+  runStarter?: RunStarter;
+};
+
 /** Wires the API's dependencies once and serves it; `close` drains and releases them. */
-export async function startApiServer(options: { settings: Settings; logger: Logger; database: DatabaseHandle; clock?: Clock }): Promise<ApiServer> {
+export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
   const deps = await createAppDeps(options);
   const app = createApp(deps);
   const server = await new Promise<ServerType>((resolve) => {
@@ -36,7 +47,7 @@ export async function startApiServer(options: { settings: Settings; logger: Logg
   };
 }
 
-export async function createAppDeps(options: { settings: Settings; logger: Logger; database: DatabaseHandle; clock?: Clock }): Promise<AppDeps> {
+export async function createAppDeps(options: ApiServerOptions): Promise<AppDeps> {
   const { settings, logger, database } = options;
   const clock = options.clock ?? systemClock;
   // A bad presets file stops the process here, before anything starts.
@@ -47,5 +58,6 @@ export async function createAppDeps(options: { settings: Settings; logger: Logge
   if (settings.authMode === 'development') {
     await ensureDevelopmentTenant({ db: database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger, clock });
   }
-  return { settings, logger, database, clock, keyring, eventTail, deploymentPresets };
+  const runStarter = options.runStarter ?? createLoggingRunStarter(logger);
+  return { settings, logger, database, clock, keyring, eventTail, deploymentPresets, runStarter };
 }

@@ -1,21 +1,40 @@
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createLogger } from '../config/logger.ts';
 import { parseSettingsOrExit } from '../config/settings.ts';
 import { openConfiguredDatabase } from '../db/open.ts';
 import { startApiServer } from '../api/server.ts';
+import { connectTemporal } from '../temporal/client.ts';
+import { startDevServer } from '../temporal/dev-server.ts';
+import { createTemporalRunStarter } from '../temporal/run-starter.ts';
+import { runtimeTaskQueue } from '../temporal/task-queues.ts';
 
-/** `npm run api`: the HTTP API process alone (scale it horizontally beside `npm run worker`). */
+/**
+ * `npm run api`: the HTTP API process alone (scale it horizontally beside `npm run worker`). It
+ * starts run workflows through Temporal (TEMPORAL_ADDRESS, else the local dev server).
+ */
+
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const settings = parseSettingsOrExit();
 
 const logger = createLogger({ level: settings.logLevel, base: { process: 'api' } });
 const database = await openConfiguredDatabase(settings);
-const api = await startApiServer({ settings, logger, database });
+const devServer = settings.temporal.address
+  ? null
+  : await startDevServer({ projectRoot, dataDir: settings.dataDir, cliPath: settings.temporal.cliPath, logger });
+const address = settings.temporal.address ?? devServer!.address;
+const temporal = await connectTemporal({ address, namespace: settings.temporal.namespace });
+const runStarter = createTemporalRunStarter({ client: temporal.client, taskQueue: runtimeTaskQueue(settings), logger });
+const api = await startApiServer({ settings, logger, database, runStarter });
 logger.info('api listening', { url: `${api.url}/v1`, console: `${api.url}/` });
 
 const stop = async (signal: NodeJS.Signals) => {
   logger.info('api stopping', { signal });
   await api.close();
+  await temporal.close();
   await database.close();
+  await devServer?.stop();
   process.exit(0);
 };
 process.on('SIGINT', (signal) => void stop(signal));

@@ -5,8 +5,11 @@ import { parseSettingsOrExit } from '../config/settings.ts';
 import { openConfiguredDatabase } from '../db/open.ts';
 import { startApiServer } from '../api/server.ts';
 import { startDevServer, type DevServer } from '../temporal/dev-server.ts';
+import { createKeyring, loadCredentialKey } from '../services/credentials/keyring.ts';
+import { loadDeploymentPresets } from '../services/model-presets/deployment.ts';
 import { runtimeTaskQueue } from '../temporal/task-queues.ts';
-import { createRuntimeWorker, installWorkerRuntime } from '../temporal/worker.ts';
+import { installWorkerRuntime } from '../temporal/worker.ts';
+import { createRuntime } from './runtime.ts';
 
 /**
  * `npm start`: the whole service in one process for a developer — the API, the Temporal worker,
@@ -31,10 +34,19 @@ try {
     webUi = devServer.uiUrl;
   }
   const database = await openConfiguredDatabase(settings);
-  const api = await startApiServer({ settings, logger, database });
+  const keyring = createKeyring(loadCredentialKey({ configuredKey: settings.credentialEncryptionKey, environment: settings.environment, dataDir: settings.dataDir }));
+  const deploymentPresets = loadDeploymentPresets(settings.deploymentPresetsFile);
   const taskQueue = runtimeTaskQueue(settings);
-  const worker = await createRuntimeWorker({ address: temporalAddress, namespace: settings.temporal.namespace, taskQueue, logger });
-  const workerRunning = worker.run();
+  const runtime = await createRuntime({
+    settings,
+    logger,
+    database,
+    keyring,
+    deploymentPresets,
+    temporal: { address: temporalAddress, namespace: settings.temporal.namespace, taskQueue },
+  });
+  const api = await startApiServer({ settings, logger, database, runStarter: runtime.runStarter });
+  const workerRunning = runtime.run();
 
   const lines = [
     '',
@@ -54,7 +66,7 @@ try {
     stopping = true;
     logger.info('stopping', { signal });
     await api.close();
-    await worker.shutdown();
+    await runtime.shutdown();
     await workerRunning.catch(() => {});
     await database.close();
     await devServer?.stop();

@@ -4,8 +4,12 @@ import { createLogger } from '../config/logger.ts';
 import { parseSettingsOrExit, SettingsError } from '../config/settings.ts';
 import { devServerConfigFileName } from '../temporal/dev-server-config.ts';
 import { startDevServer, type DevServer } from '../temporal/dev-server.ts';
+import { openConfiguredDatabase } from '../db/open.ts';
+import { createKeyring, loadCredentialKey } from '../services/credentials/keyring.ts';
+import { loadDeploymentPresets } from '../services/model-presets/deployment.ts';
 import { runtimeTaskQueue } from '../temporal/task-queues.ts';
-import { createRuntimeWorker, installWorkerRuntime, type RuntimeWorker } from '../temporal/worker.ts';
+import { installWorkerRuntime } from '../temporal/worker.ts';
+import { createRuntime, type Runtime } from './runtime.ts';
 
 /**
  * `npm run worker`: the Temporal worker process. Connects to TEMPORAL_ADDRESS, or starts (or
@@ -21,7 +25,7 @@ const logger = createLogger({ level: settings.logLevel, base: { process: 'worker
 installWorkerRuntime(logger);
 
 let devServer: DevServer | undefined;
-let worker: RuntimeWorker | undefined;
+let runtime: Runtime | undefined;
 let stopSignal: NodeJS.Signals | undefined;
 
 // Installed before anything starts, so a signal during start-up still stops the dev server.
@@ -32,7 +36,7 @@ const onSignal = (signal: NodeJS.Signals) => {
   }
   stopSignal = signal;
   logger.info('worker stopping', { signal });
-  void worker?.shutdown();
+  void runtime?.shutdown();
 };
 process.on('SIGTERM', onSignal);
 process.on('SIGINT', onSignal);
@@ -40,15 +44,19 @@ process.on('SIGINT', onSignal);
 try {
   const { address, namespace } = await temporalTarget();
   const taskQueue = runtimeTaskQueue(settings);
-  worker = await createRuntimeWorker({ address, namespace, taskQueue, logger });
+  const database = await openConfiguredDatabase(settings);
+  const keyring = createKeyring(loadCredentialKey({ configuredKey: settings.credentialEncryptionKey, environment: settings.environment, dataDir: settings.dataDir }));
+  const deploymentPresets = loadDeploymentPresets(settings.deploymentPresetsFile);
+  runtime = await createRuntime({ settings, logger, database, keyring, deploymentPresets, temporal: { address, namespace, taskQueue } });
   if (stopSignal) {
-    await worker.shutdown();
+    await runtime.shutdown();
   } else {
-    const running = worker.run();
+    const running = runtime.run();
     logger.info('worker started', { taskQueue, namespace, address });
     await running;
     logger.info('worker stopped', { taskQueue });
   }
+  await database.close();
   await devServer?.stop();
   process.exit(0);
 } catch (error) {

@@ -19,7 +19,7 @@ const allowed: Record<(typeof LAYERS)[number], { runtime: Layer[]; typeOnly: Lay
   db: { runtime: [], typeOnly: ['domain', 'config'] },
   workflows: { runtime: ['domain'], typeOnly: ['activities'] },
   activities: { runtime: ['services', 'db', 'domain'], typeOnly: ['config'] },
-  temporal: { runtime: ['config'], typeOnly: [] },
+  temporal: { runtime: ['config', 'domain'], typeOnly: [] },
   config: { runtime: [], typeOnly: [] },
   console: { runtime: [], typeOnly: [] },
   client: { runtime: ['domain'], typeOnly: [] },

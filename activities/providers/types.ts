@@ -21,10 +21,19 @@ export type ModelToolCall = {
   argumentsText: string;
 };
 
+/**
+ * Opaque vendor state that an assistant turn must carry back, unchanged, to the same model in
+ * later requests: OpenAI reasoning items (encrypted), Anthropic thinking blocks (signed), Gemini
+ * parts with thought signatures (Gemini 3 refuses a replayed function call without one).
+ * Store it with the assistant message; it is never shown in messages, events or webhooks.
+ * Adapters ignore it when the provider type or model differs (signatures do not transfer).
+ */
+export type ModelReplay = { providerType: ProviderType; model: string; items: unknown[] };
+
 /** Transcript entries in model-neutral form, oldest first. */
 export type ModelMessage =
   | { role: 'user'; text: string }
-  | { role: 'assistant'; text: string; toolCalls: ModelToolCall[] }
+  | { role: 'assistant'; text: string; toolCalls: ModelToolCall[]; replay?: ModelReplay | null }
   | { role: 'tool'; toolCallId: string; toolName: string; result: unknown; isError: boolean };
 
 export type ModelRequest = {
@@ -57,6 +66,8 @@ export type ModelResult = {
   usage: ModelUsage;
   /** Provider reasoning/thinking text when returned: for debug records only, never the transcript. */
   thinking: string | null;
+  /** Vendor state to store on the assistant message and send back next turn (see `ModelReplay`). */
+  replay?: ModelReplay | null;
 };
 
 /**

@@ -7,6 +7,7 @@ import { createApp } from '../../api/app.ts';
 import { createAppDeps } from '../../api/server.ts';
 import type { AppDeps } from '../../api/deps.ts';
 import { systemClock, type Clock } from '../../services/context.ts';
+import type { RunStarter } from '../../services/runs/run-starter.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 
 export const TEST_ORIGIN = 'http://localhost:8080';
@@ -35,14 +36,47 @@ export type TestApp = {
   login(): Promise<{ cookie: string; context: any }>;
   /** An API key issued by the development owner with the given scopes. */
   createApiKey(scopes: string[], name?: string): Promise<{ secret: string; id: string }>;
+  /** Every call the app made to its run starter, in order (see `RecordingRunStarter`). */
+  runStarter: RecordingRunStarter;
   close(): Promise<void>;
 };
+
+type StartCall = Parameters<RunStarter['start']>[0];
+
+/**
+ * A test double of the runtime boundary (Temporal): records each `start` and
+ * `requestCancellation` call, lets a test observe the moment of a call with `onStart`, then
+ * hands the call to `inner` when one is given (a real starter).
+ */
+export type RecordingRunStarter = RunStarter & {
+  starts: StartCall[];
+  cancellations: string[];
+  onStart: ((run: StartCall) => Promise<void>) | null;
+};
+
+export function createRecordingRunStarter(inner?: RunStarter): RecordingRunStarter {
+  const recorder: RecordingRunStarter = {
+    starts: [],
+    cancellations: [],
+    onStart: null,
+    async start(run) {
+      recorder.starts.push(run);
+      await recorder.onStart?.(run);
+      await inner?.start(run);
+    },
+    async requestCancellation(runId) {
+      recorder.cancellations.push(runId);
+      await inner?.requestCancellation(runId);
+    },
+  };
+  return recorder;
+}
 
 /**
  * The real app over a fresh migrated database, in process (`app.request`). Settings come from
  * the same parser the server uses; logs are captured so tests can check what was written.
  */
-export async function createTestApp(options: { clock?: Clock; env?: Record<string, string> } = {}): Promise<TestApp> {
+export async function createTestApp(options: { clock?: Clock; env?: Record<string, string>; runStarter?: RunStarter } = {}): Promise<TestApp> {
   const database = await createTestDatabase({ maxConnections: 24 });
   const settings: Settings = parseSettings({
     SVC_DATA_DIR: path.join(os.tmpdir(), `svc-test-${randomBytes(4).toString('hex')}`),
@@ -51,7 +85,9 @@ export async function createTestApp(options: { clock?: Clock; env?: Record<strin
   });
   const logLines: string[] = [];
   const logger: Logger = createLogger({ level: 'info', sink: (line) => logLines.push(line) });
-  const deps = await createAppDeps({ settings, logger, database, clock: options.clock ?? systemClock });
+  // Calls are always recorded; a given starter (e.g. the Temporal one) still receives them.
+  const runStarter = createRecordingRunStarter(options.runStarter);
+  const deps = await createAppDeps({ settings, logger, database, clock: options.clock ?? systemClock, runStarter });
   const app = createApp(deps);
 
   const request: TestApp['request'] = async (method, requestPath, opts = {}) => {
@@ -95,6 +131,7 @@ export async function createTestApp(options: { clock?: Clock; env?: Record<strin
     request,
     login,
     createApiKey,
+    runStarter,
     async close() {
       await deps.eventTail.stop();
       await database.drop();

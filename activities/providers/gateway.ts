@@ -1,0 +1,118 @@
+import { GatewayRouting } from '../../domain/model-presets/routing.ts';
+import { modelError, safeVendorText, type VendorErrorDetail } from './errors.ts';
+import { joinUrl, postJson } from './http.ts';
+import { finishText, list, parseStored, record, text, tokens, toolCall, toolResultText, usage } from './shared.ts';
+import type { FinishReason, ModelAdapter, ModelRequest, ModelResult, ModelToolCall } from './types.ts';
+
+/**
+ * gateway = OpenRouter chat completions: `POST {base}/chat/completions` with
+ * `Authorization: Bearer`. `model` is the vendor model id or a saved `@preset/<slug>`.
+ */
+export const gatewayAdapter: ModelAdapter = async (request) => {
+  const answer = await postJson(request, joinUrl(request.baseUrl, '/chat/completions'), { authorization: `Bearer ${request.apiKey}` }, buildGatewayRequest(request), readGatewayError);
+  return parseGatewayResponse(answer, request);
+};
+
+/**
+ * Routing policy → OpenRouter's `provider` object: allowFallbacks → allow_fallbacks,
+ * requireParameters → require_parameters, dataCollection → data_collection,
+ * zeroDataRetention → zdr, providerOrder → order, providerAllowlist → only,
+ * providerDenylist → ignore, sort → sort, max*PriceUsdPerMillion → max_price {prompt,
+ * completion} (both USD per million tokens). Unset fields are left out; an empty policy sends
+ * no `provider` object, so a saved preset's own routing applies.
+ */
+export function providerObject(routing: GatewayRouting): Record<string, unknown> | null {
+  const maxPrice = {
+    ...(routing.maxPromptPriceUsdPerMillion !== undefined ? { prompt: routing.maxPromptPriceUsdPerMillion } : {}),
+    ...(routing.maxCompletionPriceUsdPerMillion !== undefined ? { completion: routing.maxCompletionPriceUsdPerMillion } : {}),
+  };
+  const provider = Object.fromEntries(
+    Object.entries({
+      allow_fallbacks: routing.allowFallbacks,
+      require_parameters: routing.requireParameters,
+      data_collection: routing.dataCollection,
+      zdr: routing.zeroDataRetention,
+      order: routing.providerOrder,
+      only: routing.providerAllowlist,
+      ignore: routing.providerDenylist,
+      sort: routing.sort,
+      max_price: Object.keys(maxPrice).length > 0 ? maxPrice : undefined,
+    }).filter(([, value]) => value !== undefined),
+  );
+  return Object.keys(provider).length > 0 ? provider : null;
+}
+
+export function buildGatewayRequest(request: ModelRequest): Record<string, unknown> {
+  const provider = providerObject(parseStored(GatewayRouting, request.routing, 'routing'));
+  return {
+    model: request.model,
+    messages: messages(request),
+    ...(request.tools.length > 0
+      ? { tools: request.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } })) }
+      : {}),
+    ...(provider ? { provider } : {}),
+  };
+}
+
+function messages(request: ModelRequest): unknown[] {
+  const out: unknown[] = request.systemPrompt !== '' ? [{ role: 'system', content: request.systemPrompt }] : [];
+  for (const message of request.messages) {
+    if (message.role === 'user') out.push({ role: 'user', content: message.text });
+    else if (message.role === 'tool') out.push({ role: 'tool', tool_call_id: message.toolCallId, content: toolResultText(message) });
+    else {
+      out.push({
+        role: 'assistant',
+        content: message.text === '' ? null : message.text,
+        ...(message.toolCalls.length > 0
+          ? { tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.argumentsText } })) }
+          : {}),
+      });
+    }
+  }
+  return out;
+}
+
+const FINISH: Record<string, FinishReason> = { stop: 'stop', tool_calls: 'tool_calls', length: 'length', content_filter: 'content_filter' };
+
+/** Reads `choices[0].message` (content, tool_calls, reasoning), `finish_reason` and `usage`. */
+export function parseGatewayResponse(answer: unknown, request: ModelRequest): ModelResult {
+  const body = record(answer);
+  const raw = record(body.usage);
+  const details = record(raw.prompt_tokens_details);
+  const usageOut = usage(tokens(raw.prompt_tokens), tokens(raw.completion_tokens), tokens(details.cached_tokens), tokens(details.cache_write_tokens));
+  // OpenRouter may answer 200 with an error object when the upstream failed after routing.
+  const choice = record(list(body.choices)[0]);
+  if (Object.keys(choice).length === 0) {
+    if (Object.keys(record(body.error)).length > 0) throw upstreamError(request, record(body.error), usageOut);
+    throw modelError('provider_invalid_response', 'The gateway provider answered without a choice');
+  }
+  const finish = text(choice.finish_reason);
+  if (finish === 'error') throw upstreamError(request, record(choice.error), usageOut);
+  const message = record(choice.message);
+  const toolCalls: ModelToolCall[] = list(message.tool_calls)
+    .map(record)
+    .map((call) => toolCall(text(call.id), text(record(call.function).name), text(record(call.function).arguments)));
+  const reasoning = text(message.reasoning);
+  return {
+    text: text(message.content),
+    toolCalls,
+    finishReason: FINISH[finish] ?? (toolCalls.length > 0 ? 'tool_calls' : 'other'),
+    providerFinishReason: finishText(text(choice.native_finish_reason) || finish),
+    usage: usageOut,
+    thinking: reasoning.trim() !== '' ? reasoning : null,
+  };
+}
+
+function upstreamError(request: ModelRequest, error: Record<string, unknown>, usageOut: ModelResult['usage']) {
+  const status = typeof error.code === 'number' ? error.code : null;
+  const code = status === 429 ? 'provider_rate_limited' : 'provider_server_error';
+  const detail = typeof error.message === 'string' ? `: ${safeVendorText(error.message, request.apiKey)}` : '';
+  return modelError(code, `The gateway's upstream provider failed${detail}`, { providerFinishReason: 'error', usage: usageOut, httpStatus: status });
+}
+
+/** OpenRouter error body: `{error: {code, message, metadata}}`. */
+export function readGatewayError(body: unknown): VendorErrorDetail {
+  const error = record(record(body).error);
+  // `code` repeats the HTTP status as a number; only a string code says more.
+  return { message: text(error.message) || undefined, code: text(error.code) || undefined };
+}

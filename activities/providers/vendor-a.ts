@@ -1,0 +1,121 @@
+import { curatedCapabilities } from '../../domain/model-catalog/capabilities.ts';
+import { VendorASettings } from '../../domain/model-presets/settings.ts';
+import { modelError, type VendorErrorDetail } from './errors.ts';
+import { joinUrl, postJson } from './http.ts';
+import { finishText, joinThinking, list, parseStored, record, replayItems, replayOf, text, tokens, toolCall, toolResultText, usage } from './shared.ts';
+import type { FinishReason, ModelAdapter, ModelRequest, ModelResult, ModelToolCall } from './types.ts';
+
+/**
+ * vendor_a = OpenAI Responses API: `POST {base}/responses`, `Authorization: Bearer`, stateless
+ * (`store: false`), so the whole transcript is sent each turn and reasoning is carried forward
+ * as encrypted reasoning items (`include: ["reasoning.encrypted_content"]`).
+ */
+export const vendorAAdapter: ModelAdapter = async (request) => {
+  const body = buildVendorARequest(request);
+  const answer = await postJson(request, joinUrl(request.baseUrl, '/responses'), { authorization: `Bearer ${request.apiKey}` }, body, readVendorAError);
+  return parseVendorAResponse(request, answer);
+};
+
+/**
+ * Settings → parameters. `effort` is sent verbatim (the API's values are the spec's: none, low,
+ * medium, high, xhigh, max; the catalog refuses a level a model lacks). `summary` →
+ * `reasoning.summary`, `verbosity` → `text.verbosity`, `textFormat` → `text.format.type`.
+ * `mode: pro` selects OpenAI's `-pro` sibling model (`gpt-5.2` → `gpt-5.2-pro`), which is how
+ * OpenAI ships its higher-compute tier. Models the curated table marks as non-reasoning
+ * (gpt-4.1, gpt-4o) get neither `reasoning` nor `verbosity`, which they reject.
+ */
+export function buildVendorARequest(request: ModelRequest): Record<string, unknown> {
+  const settings = parseStored(VendorASettings, request.settings, 'settings');
+  const model = settings.mode === 'pro' && !request.model.endsWith('-pro') ? `${request.model}-pro` : request.model;
+  const reasoning = curatedCapabilities('vendor_a', request.model).reasoning !== false;
+  return {
+    model,
+    instructions: request.systemPrompt,
+    input: inputItems(request),
+    tools: request.tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, parameters: tool.inputSchema, strict: false })),
+    store: false,
+    ...(reasoning
+      ? {
+          reasoning: settings.effort === 'none' ? { effort: 'none' } : { effort: settings.effort, summary: settings.summary },
+          include: ['reasoning.encrypted_content'],
+          text: { format: { type: settings.textFormat }, verbosity: settings.verbosity },
+        }
+      : { text: { format: { type: settings.textFormat } } }),
+  };
+}
+
+function inputItems(request: ModelRequest): unknown[] {
+  const items: unknown[] = [];
+  for (const message of request.messages) {
+    if (message.role === 'user') items.push({ type: 'message', role: 'user', content: message.text });
+    else if (message.role === 'tool') items.push({ type: 'function_call_output', call_id: message.toolCallId, output: toolResultText(message) });
+    else {
+      // Reasoning items go back first: each must precede the items that followed it.
+      items.push(...(replayItems(request, message.replay) ?? []));
+      if (message.text !== '') items.push({ type: 'message', role: 'assistant', content: message.text });
+      for (const call of message.toolCalls) items.push({ type: 'function_call', call_id: call.id, name: call.name, arguments: call.argumentsText });
+    }
+  }
+  return items;
+}
+
+/** Reads `output` items, `usage` and `status` (+ `incomplete_details.reason`). */
+export function parseVendorAResponse(request: ModelRequest, answer: unknown): ModelResult {
+  const body = record(answer);
+  if (!Array.isArray(body.output)) throw modelError('provider_invalid_response', 'The vendor_a provider answered without an output list');
+  const rawUsage = record(body.usage);
+  const usageOut = usage(tokens(rawUsage.input_tokens), tokens(rawUsage.output_tokens), tokens(record(rawUsage.input_tokens_details).cached_tokens), 0);
+  const status = text(body.status);
+  if (status === 'failed') {
+    const error = record(body.error);
+    const rateLimited = text(error.code) === 'rate_limit_exceeded';
+    throw modelError(rateLimited ? 'provider_rate_limited' : 'provider_server_error', `The vendor_a response failed${error.code ? ` (${text(error.code).slice(0, 80)})` : ''}`, {
+      providerFinishReason: 'failed',
+      usage: usageOut,
+    });
+  }
+  const texts: string[] = [];
+  const thinking: string[] = [];
+  const toolCalls: ModelToolCall[] = [];
+  const replay: unknown[] = [];
+  let refused = false;
+  for (const item of body.output.map(record)) {
+    if (item.type === 'message') {
+      for (const part of list(item.content).map(record)) {
+        if (part.type === 'output_text') texts.push(text(part.text));
+        if (part.type === 'refusal') {
+          refused = true;
+          texts.push(text(part.refusal));
+        }
+      }
+    } else if (item.type === 'function_call') {
+      toolCalls.push(toolCall(text(item.call_id) || text(item.id), text(item.name), text(item.arguments)));
+    } else if (item.type === 'reasoning') {
+      for (const part of [...list(item.summary), ...list(item.content)].map(record)) thinking.push(text(part.text));
+      if (typeof item.encrypted_content === 'string') replay.push({ type: 'reasoning', id: item.id, summary: list(item.summary), encrypted_content: item.encrypted_content });
+    }
+  }
+  const incomplete = text(record(body.incomplete_details).reason);
+  return {
+    text: texts.join(''),
+    toolCalls,
+    finishReason: finishReason(status, incomplete, refused, toolCalls.length > 0),
+    providerFinishReason: finishText(incomplete ? `${status}:${incomplete}` : status),
+    usage: usageOut,
+    thinking: joinThinking(thinking),
+    replay: replayOf(request, replay),
+  };
+}
+
+function finishReason(status: string, incomplete: string, refused: boolean, hasToolCalls: boolean): FinishReason {
+  if (status === 'incomplete') return incomplete === 'max_output_tokens' ? 'length' : incomplete === 'content_filter' ? 'content_filter' : 'other';
+  if (refused) return 'content_filter';
+  if (status === 'completed') return hasToolCalls ? 'tool_calls' : 'stop';
+  return 'other';
+}
+
+/** OpenAI error body: `{error: {message, type, param, code}}`. */
+export function readVendorAError(body: unknown): VendorErrorDetail {
+  const error = record(record(body).error);
+  return { message: text(error.message) || undefined, code: text(error.code) || text(error.type) || undefined };
+}

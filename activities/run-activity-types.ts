@@ -1,0 +1,35 @@
+import type { RunState, SettledRunState } from '../domain/runs/states.ts';
+
+/** What the run workflow learns when it admits its run. */
+export type Admission =
+  | { kind: 'settled'; state: SettledRunState }
+  | {
+      kind: 'admitted';
+      maxTurns: number;
+      /** Execution-time limit of the pinned version (`limits.timeoutMs`). */
+      timeoutMs: number;
+      /** The 48-hour wall-time ceiling, as epoch milliseconds. */
+      wallDeadlineAtMs: number;
+      /** Cancellation was requested before the workflow got here. */
+      cancellationRequested: boolean;
+    };
+
+export type ModelTurnResult =
+  | { kind: 'reply' }
+  | { kind: 'tool_calls'; toolNames: string[] }
+  | { kind: 'provider_error'; retryable: boolean; errorCode: string; errorExplanation: string }
+  | { kind: 'budget_exhausted'; maxTurns: number };
+
+export type RunFailure = { errorCode: string; errorExplanation: string };
+
+/**
+ * The run workflow's activities. Each is idempotent, keyed by run id and turn id (and the
+ * attempt number for model calls), because Temporal may run any of them more than once.
+ */
+export type RunActivities = {
+  admitRun(input: { runId: string }): Promise<Admission>;
+  callModel(input: { runId: string; turnId: string; attempt: number }): Promise<ModelTurnResult>;
+  scheduleModelRetry(input: { runId: string; turnId: string; attempt: number; errorCode: string; delayMs: number }): Promise<void>;
+  resumeRun(input: { runId: string }): Promise<void>;
+  settleRun(input: { runId: string; state: SettledRunState; failure: RunFailure | null; invocationFailed: boolean }): Promise<RunState>;
+};

@@ -1,0 +1,59 @@
+import { Hono } from 'hono';
+import * as v from 'valibot';
+import { ListLimit, ListQuery } from '../../domain/pagination.ts';
+import { TurnInput } from '../../domain/sessions/inputs.ts';
+import { cancelRun } from '../../services/runs/cancel.ts';
+import { getRun } from '../../services/runs/get.ts';
+import { listPendingWork } from '../../services/runs/list-pending-work.ts';
+import { listRunMessages } from '../../services/runs/list-messages.ts';
+import { listRunTimeline } from '../../services/runs/list-timeline.ts';
+import { resumeRun } from '../../services/runs/resume.ts';
+import type { AppDeps } from '../deps.ts';
+import type { AppEnv } from '../env.ts';
+import { requireScopes } from '../middleware/scopes.ts';
+import { Uuid, validBody, validParams, validQuery } from '../validation.ts';
+
+const RunParams = v.object({ projectId: Uuid, runId: Uuid });
+
+/** The run timeline pages by the numeric `entrySequence` of the last entry seen (spec 2 rule 5). */
+const TimelineQuery = v.object({
+  limit: ListLimit,
+  cursor: v.optional(
+    v.pipe(v.string(), v.regex(/^\d{1,9}$/, 'cursor must be the entrySequence of the last entry seen'), v.transform(Number)),
+    '0',
+  ),
+});
+
+/**
+ * Runs (spec 2 "Sessions, runs, files"): reads need `run:read`, resume `run:create`, cancel
+ * `run:cancel`. Cancel takes no body; anything sent is ignored.
+ */
+export function runRoutes(deps: AppDeps) {
+  return new Hono<AppEnv>()
+    .get('/projects/:projectId/runs/:runId', requireScopes('run:read'), async (c) => {
+      const { runId } = validParams(c, RunParams);
+      return c.json(await getRun({ ctx: c.var.ctx, input: { runId } }));
+    })
+    .post('/projects/:projectId/runs/:runId/resume', requireScopes('run:create'), async (c) => {
+      const { runId } = validParams(c, RunParams);
+      const body = await validBody(c, TurnInput);
+      const idempotencyKey = c.req.header('idempotency-key') ?? null;
+      return c.json(await resumeRun({ ctx: c.var.ctx, deps, input: { ...body, runId, idempotencyKey } }), 202);
+    })
+    .post('/projects/:projectId/runs/:runId/cancel', requireScopes('run:cancel'), async (c) => {
+      const { runId } = validParams(c, RunParams);
+      return c.json(await cancelRun({ ctx: c.var.ctx, deps, input: { runId } }), 202);
+    })
+    .get('/projects/:projectId/runs/:runId/messages', requireScopes('run:read'), async (c) => {
+      const { runId } = validParams(c, RunParams);
+      return c.json(await listRunMessages({ ctx: c.var.ctx, input: { runId, ...validQuery(c, ListQuery) } }));
+    })
+    .get('/projects/:projectId/runs/:runId/timeline', requireScopes('run:read'), async (c) => {
+      const { runId } = validParams(c, RunParams);
+      const { limit, cursor } = validQuery(c, TimelineQuery);
+      return c.json(await listRunTimeline({ ctx: c.var.ctx, input: { runId, limit, afterEntrySequence: cursor } }));
+    })
+    .get('/projects/:projectId/pending-work', requireScopes('run:read'), async (c) => {
+      return c.json(await listPendingWork({ ctx: c.var.ctx }));
+    });
+}

@@ -1,0 +1,61 @@
+import { Hono } from 'hono';
+import * as v from 'valibot';
+import { ListLimit } from '../../domain/pagination.ts';
+import { RUN_STATES } from '../../domain/runs/states.ts';
+import { CreateSessionInput, TurnInput } from '../../domain/sessions/inputs.ts';
+import { createFollowUpRun } from '../../services/runs/create-follow-up.ts';
+import { createSession } from '../../services/sessions/create.ts';
+import { getSession } from '../../services/sessions/get.ts';
+import { listSessions } from '../../services/sessions/list.ts';
+import type { AppDeps } from '../deps.ts';
+import type { AppEnv } from '../env.ts';
+import { requireScopes } from '../middleware/scopes.ts';
+import { Uuid, validBody, validParams, validQuery } from '../validation.ts';
+
+const SessionParams = v.object({ projectId: Uuid, sessionId: Uuid });
+
+/**
+ * `GET /sessions` query: paging plus filters. `root=true` keeps only root sessions (no parent);
+ * it cannot be combined with `parentSessionId`.
+ */
+const ListSessionsQuery = v.pipe(
+  v.object({
+    limit: ListLimit,
+    cursor: v.optional(v.pipe(v.string(), v.maxLength(512, 'cursor is too long'))),
+    agentId: v.optional(Uuid),
+    status: v.optional(v.picklist(RUN_STATES, `status must be one of ${RUN_STATES.join(', ')}`)),
+    parentSessionId: v.optional(Uuid),
+    root: v.optional(v.pipe(v.picklist(['true', 'false'], 'root must be true or false'), v.transform((value) => value === 'true'))),
+  }),
+  v.check((query) => !(query.root === true && query.parentSessionId !== undefined), 'root=true cannot be combined with parentSessionId'),
+);
+
+/** The Idempotency-Key the middleware already checked; runs keep it as `idempotencyKey`. */
+const idempotencyKeyOf = (header: string | undefined) => header ?? null;
+
+/**
+ * Sessions (spec 2 "Sessions, runs, files"): creating one needs `session:write` and
+ * `run:create` (it queues the first run); a follow-up turn needs `run:create`; reads need
+ * `session:read`. Session files come with attachments.
+ */
+export function sessionRoutes(deps: AppDeps) {
+  return new Hono<AppEnv>()
+    .get('/projects/:projectId/sessions', requireScopes('session:read'), async (c) => {
+      return c.json(await listSessions({ ctx: c.var.ctx, input: validQuery(c, ListSessionsQuery) }));
+    })
+    .post('/projects/:projectId/sessions', requireScopes('session:write', 'run:create'), async (c) => {
+      const body = await validBody(c, CreateSessionInput);
+      const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));
+      return c.json(await createSession({ ctx: c.var.ctx, deps, input: { ...body, idempotencyKey } }), 201);
+    })
+    .get('/projects/:projectId/sessions/:sessionId', requireScopes('session:read'), async (c) => {
+      const { sessionId } = validParams(c, SessionParams);
+      return c.json(await getSession({ ctx: c.var.ctx, input: { sessionId } }));
+    })
+    .post('/projects/:projectId/sessions/:sessionId/runs', requireScopes('run:create'), async (c) => {
+      const { sessionId } = validParams(c, SessionParams);
+      const body = await validBody(c, TurnInput);
+      const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));
+      return c.json(await createFollowUpRun({ ctx: c.var.ctx, deps, input: { ...body, sessionId, idempotencyKey } }), 202);
+    });
+}

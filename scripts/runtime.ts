@@ -1,0 +1,70 @@
+import { createActivities } from '../activities/index.ts';
+import type { Logger } from '../config/logger.ts';
+import type { Settings } from '../config/settings.ts';
+import type { DatabaseHandle } from '../db/client.ts';
+import { systemClock, type Clock } from '../services/context.ts';
+import type { CredentialKeyring } from '../services/credentials/keyring.ts';
+import type { DeploymentPreset } from '../services/model-presets/deployment.ts';
+import { startRunReconciler } from '../services/runs/reconcile-queued-runs.ts';
+import { connectTemporal, type TemporalClientHandle } from '../temporal/client.ts';
+import { createTemporalRunStarter } from '../temporal/run-starter.ts';
+import { createRuntimeWorker, type RuntimeWorker } from '../temporal/worker.ts';
+
+export type RuntimeOptions = {
+  settings: Settings;
+  logger: Logger;
+  database: DatabaseHandle;
+  keyring: CredentialKeyring;
+  deploymentPresets: readonly DeploymentPreset[];
+  temporal: { address: string; namespace: string; taskQueue: string };
+  clock?: Clock;
+  /** How often queued runs without a workflow are (re)started. */
+  reconcileIntervalMs?: number;
+};
+
+export type Runtime = {
+  worker: RuntimeWorker;
+  client: TemporalClientHandle;
+  runStarter: ReturnType<typeof createTemporalRunStarter>;
+  /** Polls until `shutdown()`. */
+  run(): Promise<void>;
+  /** Stops the reconciler, drains the worker, closes the client. */
+  shutdown(): Promise<void>;
+};
+
+/**
+ * The worker side of the service, wired once: the Temporal worker with every activity, the
+ * Temporal run starter, and the reconciler that starts queued runs whose workflow is missing.
+ * `npm run worker`, `npm start` and the integration tests all build it here.
+ */
+export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const { settings, logger, database, temporal } = options;
+  const clock = options.clock ?? systemClock;
+  const activities = createActivities({
+    database,
+    keyring: options.keyring,
+    modelBaseUrls: settings.modelBaseUrls,
+    deploymentPresets: options.deploymentPresets,
+    logger,
+    clock,
+  });
+  const worker = await createRuntimeWorker({ ...temporal, logger, activities });
+  const client = await connectTemporal({ address: temporal.address, namespace: temporal.namespace });
+  const runStarter = createTemporalRunStarter({ client: client.client, taskQueue: temporal.taskQueue, logger });
+  let reconciler: { stop(): void } | null = null;
+  return {
+    worker,
+    client,
+    runStarter,
+    run() {
+      const ctx = { db: database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger, clock };
+      reconciler = startRunReconciler(ctx, runStarter, options.reconcileIntervalMs);
+      return worker.run();
+    },
+    async shutdown() {
+      reconciler?.stop();
+      await worker.shutdown();
+      await client.close();
+    },
+  };
+}

@@ -1,0 +1,48 @@
+import type { CredentialKeyring } from '../credentials/keyring.ts';
+import type { ServiceContext } from '../context.ts';
+import type { DeploymentPreset } from '../model-presets/deployment.ts';
+import { providerTypeOfModel } from '../model-presets/public.ts';
+import { loadProjectPresets, resolveDeploymentPresets } from '../model-presets/resolve.ts';
+import { providerApiKey } from '../model-providers/api-key.ts';
+
+export type RunModel = {
+  providerType: 'gateway' | 'vendor_a' | 'vendor_b' | 'vendor_c';
+  /** The vendor's model id: the preset's model without the `<providerType>/` prefix. */
+  model: string;
+  settings: Record<string, unknown> | null;
+  routing: Record<string, unknown>;
+  apiKey: string;
+};
+
+export type RunModelUnavailable = { unavailable: true; errorCode: 'model_provider_removed' | 'model_preset_unavailable'; errorExplanation: string };
+
+/**
+ * The model a run calls: its pinned version's preset key, resolved in the run's project
+ * (archived project presets still resolve for versions that pinned them), then the provider
+ * connection and its decrypted key. A removed provider is a run failure, not a retry.
+ */
+export async function resolveRunModel(
+  ctx: ServiceContext,
+  input: { organizationId: string; projectId: string; presetKey: string; keyring: CredentialKeyring; deploymentPresets: readonly DeploymentPreset[] },
+): Promise<RunModel | RunModelUnavailable> {
+  const scope = { organizationId: input.organizationId, projectId: input.projectId };
+  const [project] = await loadProjectPresets(ctx, { ...scope, keys: [input.presetKey], includeArchived: true });
+  if (project) {
+    const { preset, provider } = project;
+    if (provider.removedAt || !provider.credentialCiphertext) {
+      return { unavailable: true, errorCode: 'model_provider_removed', errorExplanation: `The model provider "${provider.key}" of preset "${preset.key}" was removed.` };
+    }
+    return toRunModel(preset.model, preset.settings, preset.routing, providerApiKey(input.keyring, provider));
+  }
+  const [deployment] = await resolveDeploymentPresets(ctx, { ...scope, presets: input.deploymentPresets, keys: [input.presetKey] });
+  if (deployment?.provider && deployment.provider.credentialCiphertext) {
+    const { preset, provider } = deployment;
+    return toRunModel(preset.model, (preset.settings as Record<string, unknown> | null) ?? null, (preset.routing as Record<string, unknown> | undefined) ?? {}, providerApiKey(input.keyring, provider));
+  }
+  return { unavailable: true, errorCode: 'model_preset_unavailable', errorExplanation: `The model preset "${input.presetKey}" has no usable provider connection.` };
+}
+
+function toRunModel(model: string, settings: Record<string, unknown> | null, routing: Record<string, unknown>, apiKey: string): RunModel {
+  const providerType = providerTypeOfModel(model);
+  return { providerType, model: model.slice(providerType.length + 1), settings, routing, apiKey };
+}

@@ -1,0 +1,71 @@
+import { and, eq } from 'drizzle-orm';
+import * as v from 'valibot';
+import { messages, runs, sessions, threads } from '../../db/schema/index.ts';
+import { NotFoundError, ValidationError } from '../../domain/errors.ts';
+import type { MessageRole } from '../../domain/sessions/messages.ts';
+import type { ServiceContext } from '../context.ts';
+import { appendProductEvent } from '../events/append.ts';
+import { withTransaction } from '../transaction.ts';
+import { insertThreadMessage, messageCreatedEvent } from './insert-message.ts';
+import type { MessageRow } from './public.ts';
+
+const ToolCall = v.looseObject({ id: v.string(), name: v.string() });
+
+/** Stored content per role: the activities' model-neutral `ModelMessage` without `role`. */
+const ContentByRole = {
+  user: v.looseObject({ text: v.string() }),
+  assistant: v.looseObject({ text: v.string(), toolCalls: v.optional(v.array(ToolCall)) }),
+  tool: v.looseObject({ toolCallId: v.string(), toolName: v.string(), isError: v.optional(v.boolean()) }),
+} as const;
+
+const StepKey = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
+
+export type AppendRunMessageInput = { runId: string; stepKey: string; role: MessageRole; content: Record<string, unknown> };
+
+/**
+ * Appends a message of a run to its session's thread for the runtime (no actor needed),
+ * idempotent on `(runId, stepKey)`: a repeat returns the message written first, unchanged, so
+ * activity retries are safe. The sequence is allocated under the thread row's lock; the same
+ * transaction appends `message.created` (ids, role, sequence — no text) and bumps the
+ * session's `lastActivityAt`.
+ */
+export async function appendRunMessage(ctx: ServiceContext, input: AppendRunMessageInput): Promise<MessageRow> {
+  if (!v.is(StepKey, input.stepKey)) throw new ValidationError('stepKey must be 1-200 characters');
+  const schema = ContentByRole[input.role];
+  if (!schema) throw new ValidationError(`Unknown message role ${String(input.role)}`);
+  const content = v.safeParse(schema, input.content);
+  if (!content.success) throw new ValidationError(`Invalid ${input.role} message content: ${content.issues[0].message}`);
+
+  return withTransaction(ctx, async (tx) => {
+    const existing = await findStep(tx, input.runId, input.stepKey);
+    if (existing) return existing;
+    const [run] = await tx.db.select().from(runs).where(eq(runs.id, input.runId));
+    if (!run) throw new NotFoundError('No run with that id');
+    // Under the thread lock, a concurrent writer of the same step has either committed (found
+    // here) or not started allocating yet.
+    await tx.db.select({ id: threads.id }).from(threads).where(eq(threads.id, run.threadId)).for('update');
+    const raced = await findStep(tx, input.runId, input.stepKey);
+    if (raced) return raced;
+
+    const message = await insertThreadMessage(tx, {
+      organizationId: run.organizationId,
+      projectId: run.projectId,
+      threadId: run.threadId,
+      runId: run.id,
+      stepKey: input.stepKey,
+      role: input.role,
+      content: input.content,
+    });
+    await tx.db.update(sessions).set({ lastActivityAt: message.createdAt }).where(eq(sessions.id, run.sessionId));
+    await appendProductEvent(tx, { organizationId: run.organizationId, projectId: run.projectId, ...messageCreatedEvent(message, run.sessionId) });
+    return message;
+  });
+}
+
+async function findStep(tx: ServiceContext, runId: string, stepKey: string): Promise<MessageRow | undefined> {
+  const [row] = await tx.db
+    .select()
+    .from(messages)
+    .where(and(eq(messages.runId, runId), eq(messages.stepKey, stepKey)));
+  return row;
+}

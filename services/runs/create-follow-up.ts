@@ -1,0 +1,36 @@
+import * as v from 'valibot';
+import { TurnInput, turnText } from '../../domain/sessions/inputs.ts';
+import { recordAudit } from '../audit/record-audit.ts';
+import type { ServiceContext } from '../context.ts';
+import { appendProductEvents } from '../events/append.ts';
+import { findSession } from '../sessions/load.ts';
+import { withTransaction } from '../transaction.ts';
+import { assertSessionIdle } from './assert-session-idle.ts';
+import { toRunResponse, type PublicRun } from './public.ts';
+import { queueRun, type RunStarterDeps } from './queue-run.ts';
+
+/**
+ * Queues the next run of a session with the caller's message (`POST /sessions/{id}/runs`).
+ * The session row is locked first, so of two concurrent turns one queues and the other gets
+ * the 409 for an unsettled latest run. The run keeps the session's pinned agent version.
+ */
+export async function createFollowUpRun({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: RunStarterDeps;
+  input: { sessionId: string; idempotencyKey: string | null } & TurnInput;
+}): Promise<PublicRun> {
+  const { sessionId, idempotencyKey, ...turn } = input;
+  const text = turnText(v.parse(TurnInput, turn));
+  return withTransaction(ctx, async (tx) => {
+    const session = await findSession(tx, sessionId, { forUpdate: true });
+    await assertSessionIdle(tx, session);
+    const queued = await queueRun(tx, deps, { session, text, idempotencyKey });
+    await recordAudit(tx, { action: 'run.created', targetType: 'run', targetId: queued.run.id, details: { sessionId: session.id, via: 'follow_up' } });
+    await appendProductEvents(tx, { organizationId: session.organizationId, projectId: session.projectId, events: queued.events });
+    return toRunResponse(queued.run);
+  });
+}

@@ -1,0 +1,53 @@
+import { eq, sql } from 'drizzle-orm';
+import { messages, threads } from '../../db/schema/index.ts';
+import { EVENT_KINDS } from '../../domain/runs/events.ts';
+import { eventMessageOf, type MessageRole } from '../../domain/sessions/messages.ts';
+import type { ServiceContext } from '../context.ts';
+import type { ProductEventDraft } from '../events/append.ts';
+import type { MessageRow } from './public.ts';
+
+/**
+ * Inserts a thread message at the thread's next sequence. The counter update takes the thread
+ * row's lock until the transaction ends, so sequences are gap-free and in commit order per
+ * thread. Callers run inside a transaction and check step idempotency themselves.
+ */
+export async function insertThreadMessage(
+  tx: ServiceContext,
+  input: { organizationId: string; projectId: string; threadId: string; runId: string; stepKey: string; role: MessageRole; content: Record<string, unknown>; at?: Date },
+): Promise<MessageRow> {
+  const [thread] = await tx.db
+    .update(threads)
+    .set({ lastMessageSequence: sql`${threads.lastMessageSequence} + 1` })
+    .where(eq(threads.id, input.threadId))
+    .returning({ sequence: threads.lastMessageSequence });
+  if (!thread) throw new Error(`thread ${input.threadId} does not exist`);
+  const [message] = await tx.db
+    .insert(messages)
+    .values({
+      organizationId: input.organizationId,
+      projectId: input.projectId,
+      threadId: input.threadId,
+      runId: input.runId,
+      sequence: thread.sequence,
+      role: input.role,
+      content: input.content,
+      stepKey: input.stepKey,
+      createdAt: input.at ?? tx.clock.now(),
+    })
+    .returning();
+  return message!;
+}
+
+/**
+ * `message.created`: ids, role and sequence in the public payload — never text. The opt-in
+ * `message` object carries user text and the assistant's final reply only.
+ */
+export function messageCreatedEvent(message: MessageRow, sessionId: string): ProductEventDraft {
+  return {
+    aggregateType: 'message',
+    aggregateId: message.id,
+    kind: EVENT_KINDS.messageCreated,
+    publicPayload: { messageId: message.id, sessionId, runId: message.runId, threadId: message.threadId, role: message.role, sequence: message.sequence },
+    message: eventMessageOf(message),
+  };
+}

@@ -1,0 +1,18 @@
+import { and, eq } from 'drizzle-orm';
+import { runs } from '../../db/schema/index.ts';
+import { NotFoundError } from '../../domain/errors.ts';
+import type { ServiceContext } from '../context.ts';
+import { requireActor } from '../require-actor.ts';
+import type { RunRow } from './public.ts';
+
+/** A run of the actor's project, or 404. `forUpdate` locks the row to the end of the transaction. */
+export async function findRun(ctx: ServiceContext, runId: string, options: { forUpdate?: boolean } = {}): Promise<RunRow> {
+  const actor = requireActor(ctx);
+  const query = ctx.db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.id, runId), eq(runs.projectId, actor.projectId)));
+  const [run] = options.forUpdate ? await query.for('update') : await query;
+  if (!run) throw new NotFoundError('No run with that id in this project');
+  return run;
+}

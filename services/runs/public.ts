@@ -1,0 +1,82 @@
+import type { messages, runs } from '../../db/schema/index.ts';
+import { toPublicMessageContent, type PublicToolCallSummary, type PublicToolResultSummary } from '../../domain/sessions/messages.ts';
+import { defaultFailureOf, hasFailure, type RunFailure } from '../../domain/sessions/run-failure.ts';
+import type { RunState } from '../../domain/runs/states.ts';
+
+export type RunRow = typeof runs.$inferSelect;
+export type MessageRow = typeof messages.$inferSelect;
+
+/** The run object of spec 1, plus `failure` for failed, cancelled and timed-out runs (else null). */
+export type PublicRun = {
+  organizationId: string;
+  projectId: string;
+  id: string;
+  threadId: string;
+  sessionId: string;
+  agentVersionId: string;
+  createdByPrincipalId: string | null;
+  state: RunState;
+  inputPublic: { message: string };
+  idempotencyKey: string | null;
+  cancellationRequestedAt: string | null;
+  admittedAt: string | null;
+  settledAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  failure: RunFailure | null;
+};
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+export const toRunResponse = (row: RunRow): PublicRun => ({
+  organizationId: row.organizationId,
+  projectId: row.projectId,
+  id: row.id,
+  threadId: row.threadId,
+  sessionId: row.sessionId,
+  agentVersionId: row.agentVersionId,
+  createdByPrincipalId: row.createdByPrincipalId,
+  state: row.state,
+  inputPublic: { message: row.inputPublic.message },
+  idempotencyKey: row.idempotencyKey,
+  cancellationRequestedAt: iso(row.cancellationRequestedAt),
+  admittedAt: iso(row.admittedAt),
+  settledAt: iso(row.settledAt),
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString(),
+  failure: hasFailure(row.state) ? (row.failure ?? defaultFailureOf(row.state)) : null,
+});
+
+/**
+ * A transcript message as the API shows it (session `transcript`, run messages): user text and
+ * the assistant's final reply; tool calls and results only as summaries. `attachments` holds
+ * attachment metadata once files land (always empty until then).
+ */
+export type PublicMessage = {
+  id: string;
+  threadId: string;
+  runId: string;
+  sequence: number;
+  role: MessageRow['role'];
+  text: string | null;
+  toolCalls: PublicToolCallSummary[];
+  toolResult: PublicToolResultSummary | null;
+  attachments: never[];
+  createdAt: string;
+};
+
+export const toMessageResponse = (row: MessageRow): PublicMessage => {
+  const content = toPublicMessageContent(row.role, row.content);
+  return {
+    id: row.id,
+    threadId: row.threadId,
+    runId: row.runId,
+    sequence: row.sequence,
+    role: row.role,
+    text: content.text,
+    toolCalls: content.toolCalls,
+    toolResult: content.toolResult,
+    attachments: [],
+    createdAt: row.createdAt.toISOString(),
+  };
+};

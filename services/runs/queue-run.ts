@@ -1,0 +1,78 @@
+import { eq } from 'drizzle-orm';
+import { runs, sessions } from '../../db/schema/index.ts';
+import { runStateEventKind } from '../../domain/runs/events.ts';
+import { INPUT_STEP_KEY, wallDeadlineOf } from '../../domain/sessions/limits.ts';
+import type { ServiceContext } from '../context.ts';
+import type { ProductEventDraft } from '../events/append.ts';
+import { requireActor } from '../require-actor.ts';
+import type { SessionRow } from '../sessions/public.ts';
+import { insertThreadMessage, messageCreatedEvent } from './insert-message.ts';
+import type { MessageRow, RunRow } from './public.ts';
+import type { RunStarter } from './run-starter.ts';
+
+export type RunStarterDeps = { runStarter: RunStarter };
+
+export type QueuedRun = { run: RunRow; session: SessionRow; message: MessageRow; events: ProductEventDraft[] };
+
+/**
+ * The common core of session creation, follow-up and resume, inside the caller's transaction:
+ * a `queued` run pinned to the session's agent version, the user message at step `input`, the
+ * session's new status and latest run, and the wake of the runtime after commit. Returns the
+ * `run.queued` and `message.created` drafts for the caller to append last (after its audit).
+ * The caller holds the session row lock and has checked that the latest run is settled.
+ */
+export async function queueRun(
+  tx: ServiceContext,
+  deps: RunStarterDeps,
+  input: { session: SessionRow; text: string; idempotencyKey: string | null; resumedFromRunId?: string; now?: Date },
+): Promise<QueuedRun> {
+  if (!tx.inTransaction) throw new Error('queueRun must run inside a transaction');
+  const actor = requireActor(tx);
+  const { session } = input;
+  // Session creation passes its own time, so a new session and its first run share one instant.
+  const now = input.now ?? tx.clock.now();
+  const [run] = await tx.db
+    .insert(runs)
+    .values({
+      organizationId: session.organizationId,
+      projectId: session.projectId,
+      threadId: session.threadId,
+      sessionId: session.id,
+      // A session keeps its pinned version for life: a newer agent version never upgrades it.
+      agentVersionId: session.agentVersionId,
+      createdByPrincipalId: actor.principalId,
+      state: 'queued',
+      inputPublic: { message: input.text },
+      idempotencyKey: input.idempotencyKey,
+      wallDeadlineAt: wallDeadlineOf(now),
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  const message = await insertThreadMessage(tx, {
+    organizationId: session.organizationId,
+    projectId: session.projectId,
+    threadId: session.threadId,
+    runId: run!.id,
+    stepKey: INPUT_STEP_KEY,
+    role: 'user',
+    content: { text: input.text },
+    at: now,
+  });
+  const [updated] = await tx.db
+    .update(sessions)
+    .set({ status: 'queued', latestRunId: run!.id, lastActivityAt: now })
+    .where(eq(sessions.id, session.id))
+    .returning();
+
+  const runPayload: Record<string, unknown> = { runId: run!.id, sessionId: session.id, agentVersionId: session.agentVersionId, state: 'queued' };
+  if (input.resumedFromRunId) runPayload.resumedFromRunId = input.resumedFromRunId;
+  const events: ProductEventDraft[] = [
+    { aggregateType: 'run', aggregateId: run!.id, kind: runStateEventKind('queued'), publicPayload: runPayload },
+    messageCreatedEvent(message, session.id),
+  ];
+  // The row commits first; start is idempotent and the worker's reconciler covers a lost call.
+  const start = { runId: run!.id, projectId: session.projectId, sessionId: session.id, agentId: session.agentId };
+  tx.afterCommit.push(() => deps.runStarter.start(start));
+  return { run: run!, session: updated!, message, events };
+}

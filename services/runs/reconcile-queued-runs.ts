@@ -1,0 +1,53 @@
+import { and, asc, eq, isNull, lt } from 'drizzle-orm';
+import { runs, sessions } from '../../db/schema/index.ts';
+import type { ServiceContext } from '../context.ts';
+import type { RunStarter } from './run-starter.ts';
+
+/** A run is reconciled once it has been queued this long without its workflow starting. */
+export const RECONCILE_AFTER_MS = 5_000;
+
+/**
+ * Starts the workflow of every run that has stayed `queued` for a while (ARCHITECTURE durability
+ * rule 2): the API starts workflows after commit, but a crash between commit and start must lose
+ * nothing. Starting is idempotent (`run:<runId>`), so an already running workflow is untouched.
+ * Returns how many runs it (re)started.
+ */
+export async function reconcileQueuedRuns(ctx: ServiceContext, starter: RunStarter, options: { limit?: number } = {}): Promise<number> {
+  const cutoff = new Date(ctx.clock.now().getTime() - RECONCILE_AFTER_MS);
+  const queued = await ctx.db
+    .select({ runId: runs.id, projectId: runs.projectId, sessionId: runs.sessionId, agentId: sessions.agentId })
+    .from(runs)
+    .innerJoin(sessions, eq(sessions.id, runs.sessionId))
+    .where(and(eq(runs.state, 'queued'), isNull(runs.settledAt), lt(runs.createdAt, cutoff)))
+    .orderBy(asc(runs.createdAt))
+    .limit(options.limit ?? 100);
+  for (const run of queued) {
+    try {
+      await starter.start(run);
+    } catch (error) {
+      ctx.logger.warn('could not start a queued run; will retry', { runId: run.runId, err: error });
+    }
+  }
+  return queued.length;
+}
+
+/** Runs `reconcileQueuedRuns` every `intervalMs` until stopped (in the worker process). */
+export function startRunReconciler(ctx: ServiceContext, starter: RunStarter, intervalMs = 10_000): { stop(): void } {
+  let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+  const tick = async () => {
+    try {
+      await reconcileQueuedRuns(ctx, starter);
+    } catch (error) {
+      ctx.logger.error('run reconciler failed', { err: error });
+    }
+    if (!stopped) timer = setTimeout(tick, intervalMs);
+  };
+  timer = setTimeout(tick, 0);
+  return {
+    stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import * as v from 'valibot';
+import { ConflictError } from '../../domain/errors.ts';
+import { isSettled } from '../../domain/runs/states.ts';
+import { TurnInput, turnText } from '../../domain/sessions/inputs.ts';
+import { recordAudit } from '../audit/record-audit.ts';
+import type { ServiceContext } from '../context.ts';
+import { appendProductEvents } from '../events/append.ts';
+import { findSession } from '../sessions/load.ts';
+import { withTransaction } from '../transaction.ts';
+import { assertSessionIdle } from './assert-session-idle.ts';
+import { findRun } from './load.ts';
+import { toRunResponse, type PublicRun } from './public.ts';
+import { queueRun, type RunStarterDeps } from './queue-run.ts';
+
+/**
+ * Queues a new run on a settled run's session with the caller's message
+ * (`POST /runs/{id}/resume`). The named run must be settled and so must the session's latest
+ * run (409 otherwise); the answer is the new run. `run.queued` names the run it resumed.
+ */
+export async function resumeRun({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: RunStarterDeps;
+  input: { runId: string; idempotencyKey: string | null } & TurnInput;
+}): Promise<PublicRun> {
+  const { runId, idempotencyKey, ...turn } = input;
+  const text = turnText(v.parse(TurnInput, turn));
+  return withTransaction(ctx, async (tx) => {
+    const named = await findRun(tx, runId);
+    // Lock the session before reading states again: a run only settles through transitionRun,
+    // which also updates this session row, so the checks below hold until commit.
+    const session = await findSession(tx, named.sessionId, { forUpdate: true });
+    const run = await findRun(tx, runId);
+    if (!isSettled(run.state)) throw new ConflictError('Only a settled run can be resumed', { runId: run.id, state: run.state });
+    await assertSessionIdle(tx, session);
+    const queued = await queueRun(tx, deps, { session, text, idempotencyKey, resumedFromRunId: run.id });
+    await recordAudit(tx, { action: 'run.created', targetType: 'run', targetId: queued.run.id, details: { sessionId: session.id, via: 'resume', resumedFromRunId: run.id } });
+    await appendProductEvents(tx, { organizationId: session.organizationId, projectId: session.projectId, events: queued.events });
+    return toRunResponse(queued.run);
+  });
+}

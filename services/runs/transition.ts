@@ -1,0 +1,78 @@
+import { eq } from 'drizzle-orm';
+import * as v from 'valibot';
+import { runs, sessions } from '../../db/schema/index.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.ts';
+import { runStateEventKind } from '../../domain/runs/events.ts';
+import { canTransition, isSettled, RUN_STATES, type RunState } from '../../domain/runs/states.ts';
+import { defaultFailureOf, hasFailure, type RunFailure } from '../../domain/sessions/run-failure.ts';
+import type { ServiceContext } from '../context.ts';
+import { appendProductEvent } from '../events/append.ts';
+import { withTransaction } from '../transaction.ts';
+import type { RunRow } from './public.ts';
+
+const TransitionInput = v.object({
+  runId: v.pipe(v.string(), v.uuid()),
+  to: v.picklist(RUN_STATES),
+  failure: v.optional(
+    v.nullable(
+      v.object({
+        errorCode: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_]{0,63}$/, 'errorCode must be a lowercase code')),
+        errorExplanation: v.pipe(v.string(), v.minLength(1), v.maxLength(2000)),
+      }),
+    ),
+  ),
+});
+export type TransitionRunInput = { runId: string; to: RunState; failure?: RunFailure | null };
+
+/**
+ * Moves a run to `to` for the runtime (worker activities; no actor needed), in one transaction
+ * with its consequences: `admittedAt` on the first `running`, `settledAt` (and `failure` for
+ * failed, cancelled and timed-out runs — given, or a default per state) on settling, the
+ * session's `status` and `lastActivityAt` when this is its latest run, and the `run.<state>`
+ * product event.
+ *
+ * Idempotent for activity retries: asking for the state the run is already in changes nothing
+ * and returns the run. Any other move `canTransition` refuses (for example, out of a settled
+ * state) is a `ConflictError` carrying the current `state`; retrying it cannot succeed.
+ */
+export async function transitionRun(ctx: ServiceContext, input: TransitionRunInput): Promise<RunRow> {
+  const parsed = v.safeParse(TransitionInput, input);
+  if (!parsed.success) throw new ValidationError(`Invalid run transition: ${parsed.issues[0].message}`);
+  const { runId, to, failure } = parsed.output;
+  if (failure && !hasFailure(to)) throw new ValidationError(`A run moving to ${to} carries no failure`);
+
+  return withTransaction(ctx, async (tx) => {
+    const [run] = await tx.db.select().from(runs).where(eq(runs.id, runId)).for('update');
+    if (!run) throw new NotFoundError('No run with that id');
+    if (run.state === to) return run;
+    if (!canTransition(run.state, to)) throw new ConflictError(`A ${run.state} run cannot become ${to}`, { runId: run.id, state: run.state });
+
+    const now = tx.clock.now();
+    const settling = isSettled(to);
+    const recordedFailure = hasFailure(to) ? (failure ?? defaultFailureOf(to)) : null;
+    const [updated] = await tx.db
+      .update(runs)
+      .set({
+        state: to,
+        updatedAt: now,
+        ...(to === 'running' && !run.admittedAt ? { admittedAt: now } : {}),
+        ...(settling ? { settledAt: now, failure: recordedFailure } : {}),
+      })
+      .where(eq(runs.id, run.id))
+      .returning();
+    // The session mirrors its latest run only; an older run never overwrites a newer status.
+    await tx.db.update(sessions).set({ status: to, lastActivityAt: now }).where(eq(sessions.latestRunId, run.id));
+
+    const payload: Record<string, unknown> = { runId: run.id, sessionId: run.sessionId, state: to, previousState: run.state };
+    if (recordedFailure) payload.failure = recordedFailure;
+    await appendProductEvent(tx, {
+      organizationId: run.organizationId,
+      projectId: run.projectId,
+      aggregateType: 'run',
+      aggregateId: run.id,
+      kind: runStateEventKind(to),
+      publicPayload: payload,
+    });
+    return updated!;
+  });
+}

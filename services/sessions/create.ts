@@ -1,0 +1,100 @@
+import * as v from 'valibot';
+import { inArray } from 'drizzle-orm';
+import { sessionSkillBindings, sessions, skillVersions, threads } from '../../db/schema/index.ts';
+import { EVENT_KINDS } from '../../domain/runs/events.ts';
+import { CreateSessionInput, turnText } from '../../domain/sessions/inputs.ts';
+import { recordAudit } from '../audit/record-audit.ts';
+import type { ServiceContext } from '../context.ts';
+import { appendProductEvents } from '../events/append.ts';
+import { requireActor } from '../require-actor.ts';
+import { toRunResponse, type PublicRun } from '../runs/public.ts';
+import { queueRun, type RunStarterDeps } from '../runs/queue-run.ts';
+import { withTransaction } from '../transaction.ts';
+import { toSessionResponse, type PublicSession } from './public.ts';
+import { resolveLatestAgentVersion } from './resolve-agent-version.ts';
+
+/**
+ * Creates a session and its first run in one transaction (spec 1 "Run", first row): thread,
+ * session pinned to the agent's latest version, that version's Skill bindings copied for good,
+ * the initial user message, the `queued` run, the product events and the audit entry. The
+ * runtime is woken only after the commit, so a rolled-back request starts nothing.
+ */
+export async function createSession({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: RunStarterDeps;
+  input: CreateSessionInput & { idempotencyKey: string | null };
+}): Promise<PublicSession & { run: PublicRun }> {
+  const actor = requireActor(ctx);
+  const { idempotencyKey, ...fields } = input;
+  const body = v.parse(CreateSessionInput, fields);
+  const text = turnText({ message: body.initialMessage });
+  return withTransaction(ctx, async (tx) => {
+    const { agent, version } = await resolveLatestAgentVersion(tx, body);
+    const now = tx.clock.now();
+    const [thread] = await tx.db.insert(threads).values({ organizationId: actor.organizationId, projectId: actor.projectId, createdAt: now }).returning();
+    const [session] = await tx.db
+      .insert(sessions)
+      .values({
+        organizationId: actor.organizationId,
+        projectId: actor.projectId,
+        threadId: thread!.id,
+        agentId: agent.id,
+        agentVersionId: version.id,
+        title: body.title ? body.title : null,
+        status: 'queued',
+        createdByPrincipalId: actor.principalId,
+        createdAt: now,
+        lastActivityAt: now,
+      })
+      .returning();
+    await copySkillBindings(tx, { sessionId: session!.id, organizationId: actor.organizationId, projectId: actor.projectId, config: version.config });
+
+    const queued = await queueRun(tx, deps, { session: session!, text, idempotencyKey, now });
+    await recordAudit(tx, {
+      action: 'session.created',
+      targetType: 'session',
+      targetId: session!.id,
+      details: { agentId: agent.id, agentVersionId: version.id, runId: queued.run.id },
+    });
+    await appendProductEvents(tx, {
+      organizationId: actor.organizationId,
+      projectId: actor.projectId,
+      events: [
+        {
+          aggregateType: 'session',
+          aggregateId: session!.id,
+          kind: EVENT_KINDS.sessionCreated,
+          publicPayload: { sessionId: session!.id, threadId: thread!.id, agentId: agent.id, agentVersionId: version.id, status: 'queued', runId: queued.run.id },
+        },
+        ...queued.events,
+      ],
+    });
+    return { ...toSessionResponse(queued.session), run: toRunResponse(queued.run) };
+  });
+}
+
+/**
+ * Copies the version's `skillVersionIds` into the session's own bindings, in authored order.
+ * They are never rewritten: a later agent version or Skill version does not touch them (the
+ * runtime reads each bound version's lifecycle status when it loads Skills).
+ */
+async function copySkillBindings(
+  tx: ServiceContext,
+  input: { sessionId: string; organizationId: string; projectId: string; config: Record<string, unknown> },
+): Promise<void> {
+  const ids = Array.isArray(input.config.skillVersionIds) ? (input.config.skillVersionIds as string[]) : [];
+  if (ids.length === 0) return;
+  const found = await tx.db.select({ id: skillVersions.id, skillId: skillVersions.skillId }).from(skillVersions).where(inArray(skillVersions.id, ids));
+  const skillOf = new Map(found.map((row) => [row.id, row.skillId]));
+  const rows = ids.flatMap((skillVersionId, position) => {
+    const skillId = skillOf.get(skillVersionId);
+    // Publication checked every id; versions are never deleted, so a miss means corrupt data.
+    if (!skillId) throw new Error(`skill version ${skillVersionId} of the pinned agent version does not exist`);
+    return [{ sessionId: input.sessionId, organizationId: input.organizationId, projectId: input.projectId, position, skillId, skillVersionId }];
+  });
+  await tx.db.insert(sessionSkillBindings).values(rows);
+}

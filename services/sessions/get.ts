@@ -1,0 +1,106 @@
+import { and, asc, desc, eq, inArray, or } from 'drizzle-orm';
+import { agentVersions, messages, modelInvocations, productEvents, runs, sessionSkillBindings, skillVersions } from '../../db/schema/index.ts';
+import { toolsOf, type AgentConfig } from '../../domain/agent-config/index.ts';
+import { buildRunTimeline } from '../../domain/sessions/timeline.ts';
+import type { ServiceContext } from '../context.ts';
+import { toPublicEvent } from '../events/public-event.ts';
+import { toMessageResponse, toRunResponse } from '../runs/public.ts';
+import { findSession } from './load.ts';
+import { emptyPendingWork, toModelInvocationResponse, toSessionListItem, type PublicSessionDetail, type PublicSessionSkill } from './public.ts';
+
+/** The newest product events of a session shown in `debug` (older ones stay in the event feed). */
+export const SESSION_DEBUG_EVENT_LIMIT = 1000;
+
+/**
+ * Everything about one session (`GET /sessions/{id}`): its runs oldest first, the redacted
+ * transcript, the timing waterfall of every run, pending work, debug records, the Skills it
+ * bound at creation and the tools of its pinned version. Tool calls, approvals, sandboxes,
+ * workspace backups, sandbox commands and delegations are empty until those resources exist.
+ */
+export async function getSession({ ctx, input }: { ctx: ServiceContext; input: { sessionId: string } }): Promise<PublicSessionDetail> {
+  const session = await findSession(ctx, input.sessionId);
+  const scope = { projectId: session.projectId };
+  const runRows = await ctx.db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.sessionId, session.id), eq(runs.projectId, scope.projectId)))
+    .orderBy(asc(runs.createdAt), asc(runs.id));
+  const runIds = runRows.map((run) => run.id);
+  const messageRows = await ctx.db
+    .select()
+    .from(messages)
+    .where(and(eq(messages.threadId, session.threadId), eq(messages.projectId, scope.projectId)))
+    .orderBy(asc(messages.sequence));
+  const invocationRows = runIds.length
+    ? await ctx.db
+        .select()
+        .from(modelInvocations)
+        .where(and(inArray(modelInvocations.runId, runIds), eq(modelInvocations.projectId, scope.projectId)))
+        .orderBy(asc(modelInvocations.startedAt), asc(modelInvocations.turnId), asc(modelInvocations.attempt))
+    : [];
+  const [version] = await ctx.db.select({ config: agentVersions.config }).from(agentVersions).where(eq(agentVersions.id, session.agentVersionId));
+
+  return {
+    ...toSessionListItem(session),
+    runs: runRows.map(toRunResponse),
+    transcript: messageRows.map(toMessageResponse),
+    timeline: runRows.flatMap((run) => buildRunTimeline(run, invocationRows)),
+    pendingWork: emptyPendingWork(),
+    debug: {
+      productEvents: await sessionEvents(ctx, { projectId: scope.projectId, sessionId: session.id, runIds, messageIds: messageRows.map((m) => m.id) }),
+      modelInvocations: invocationRows.map(toModelInvocationResponse),
+      toolCalls: [],
+      approvals: [],
+      sandboxes: [],
+      workspaceBackups: [],
+      sandboxCommands: [],
+    },
+    skills: await sessionSkills(ctx, session.id),
+    // Stored configs are the parsed, defaulted form (agent_versions.config), so the cast holds.
+    tools: version ? toolsOf(version.config as unknown as AgentConfig) : [],
+    delegations: [],
+  };
+}
+
+/** Events of the session, its runs and its messages, in project-position order (never message content). */
+async function sessionEvents(ctx: ServiceContext, input: { projectId: string; sessionId: string; runIds: string[]; messageIds: string[] }) {
+  const aggregates = [
+    and(eq(productEvents.aggregateType, 'session'), eq(productEvents.aggregateId, input.sessionId)),
+    input.runIds.length ? and(eq(productEvents.aggregateType, 'run'), inArray(productEvents.aggregateId, input.runIds)) : undefined,
+    input.messageIds.length ? and(eq(productEvents.aggregateType, 'message'), inArray(productEvents.aggregateId, input.messageIds)) : undefined,
+  ];
+  const newest = await ctx.db
+    .select()
+    .from(productEvents)
+    .where(and(eq(productEvents.projectId, input.projectId), or(...aggregates)))
+    .orderBy(desc(productEvents.projectPosition))
+    .limit(SESSION_DEBUG_EVENT_LIMIT);
+  return newest.reverse().map((row) => toPublicEvent(row, { includeMessage: false }));
+}
+
+/** The bound Skill versions in binding order: metadata and lifecycle status only. */
+async function sessionSkills(ctx: ServiceContext, sessionId: string): Promise<PublicSessionSkill[]> {
+  const rows = await ctx.db
+    .select({
+      skillId: sessionSkillBindings.skillId,
+      skillVersionId: sessionSkillBindings.skillVersionId,
+      version: skillVersions.version,
+      name: skillVersions.name,
+      description: skillVersions.description,
+      contentHash: skillVersions.contentHash,
+      status: skillVersions.status,
+    })
+    .from(sessionSkillBindings)
+    .innerJoin(skillVersions, eq(skillVersions.id, sessionSkillBindings.skillVersionId))
+    .where(eq(sessionSkillBindings.sessionId, sessionId))
+    .orderBy(asc(sessionSkillBindings.position));
+  return rows.map((row) => ({
+    skillId: row.skillId,
+    skillVersionId: row.skillVersionId,
+    version: row.version,
+    name: row.name,
+    description: row.description,
+    contentHash: row.contentHash,
+    status: row.status,
+  }));
+}

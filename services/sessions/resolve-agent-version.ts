@@ -1,0 +1,46 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import { agents, agentVersions } from '../../db/schema/index.ts';
+import { NotFoundError, ValidationError } from '../../domain/errors.ts';
+import type { ServiceContext } from '../context.ts';
+import { requireActor } from '../require-actor.ts';
+
+type AgentRow = typeof agents.$inferSelect;
+type AgentVersionRow = typeof agentVersions.$inferSelect;
+
+/**
+ * The version a new session pins: always the live agent's latest. `agentVersionId`, alone or
+ * with `agentId`, asserts which version the caller expects; naming an older version is a 400
+ * rather than a silent upgrade. The agent row is share-locked to the end of the transaction, so
+ * neither an archive nor a new version can commit between this check and the session insert,
+ * while concurrent session creations do not wait on each other.
+ */
+export async function resolveLatestAgentVersion(
+  tx: ServiceContext,
+  input: { agentId?: string | undefined; agentVersionId?: string | undefined },
+): Promise<{ agent: AgentRow; version: AgentVersionRow }> {
+  const actor = requireActor(tx);
+  let agentId = input.agentId;
+  if (agentId === undefined) {
+    if (input.agentVersionId === undefined) throw new ValidationError('Give agentId or agentVersionId', { path: 'body.agentId' });
+    const [named] = await tx.db
+      .select({ agentId: agentVersions.agentId })
+      .from(agentVersions)
+      .where(and(eq(agentVersions.id, input.agentVersionId), eq(agentVersions.projectId, actor.projectId)));
+    if (!named) throw new NotFoundError('No agent version with that id in this project');
+    agentId = named.agentId;
+  }
+  const [agent] = await tx.db
+    .select()
+    .from(agents)
+    .where(and(eq(agents.id, agentId), eq(agents.projectId, actor.projectId), isNull(agents.deletedAt)))
+    .for('share');
+  if (!agent || !agent.latestVersionId) throw new NotFoundError('No agent with that id in this project');
+  if (input.agentVersionId !== undefined && input.agentVersionId !== agent.latestVersionId) {
+    throw new ValidationError("agentVersionId must be the agent's latest published version", {
+      path: 'body.agentVersionId',
+      latestVersionId: agent.latestVersionId,
+    });
+  }
+  const [version] = await tx.db.select().from(agentVersions).where(eq(agentVersions.id, agent.latestVersionId));
+  return { agent, version: version! };
+}

@@ -1,0 +1,54 @@
+import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import type { Logger } from '../config/logger.ts';
+import { CANCEL_REQUESTED_SIGNAL, RUN_SEARCH_ATTRIBUTES, RUN_WORKFLOW_TYPE, runWorkflowId } from '../domain/runs/search-attributes.ts';
+
+const keys = {
+  projectId: defineSearchAttributeKey(RUN_SEARCH_ATTRIBUTES.projectId, SearchAttributeType.KEYWORD),
+  sessionId: defineSearchAttributeKey(RUN_SEARCH_ATTRIBUTES.sessionId, SearchAttributeType.KEYWORD),
+  agentId: defineSearchAttributeKey(RUN_SEARCH_ATTRIBUTES.agentId, SearchAttributeType.KEYWORD),
+  runState: defineSearchAttributeKey(RUN_SEARCH_ATTRIBUTES.runState, SearchAttributeType.KEYWORD),
+};
+
+/**
+ * The Temporal side of the `RunStarter` contract (services/runs/run-starter.ts): starts
+ * `run:<runId>` with its search attributes; a workflow that already exists is left alone, so
+ * the API's after-commit start and the worker's reconciler can both call it.
+ */
+export function createTemporalRunStarter(options: { client: Client; taskQueue: string; logger: Logger }) {
+  const { client, taskQueue, logger } = options;
+  return {
+    async start(run: { runId: string; projectId: string; sessionId: string; agentId: string }): Promise<void> {
+      try {
+        await client.workflow.start(RUN_WORKFLOW_TYPE, {
+          workflowId: runWorkflowId(run.runId),
+          taskQueue,
+          args: [{ runId: run.runId }],
+          workflowIdConflictPolicy: 'USE_EXISTING',
+          typedSearchAttributes: [
+            { key: keys.projectId, value: run.projectId },
+            { key: keys.sessionId, value: run.sessionId },
+            { key: keys.agentId, value: run.agentId },
+            { key: keys.runState, value: 'queued' },
+          ],
+        });
+      } catch (error) {
+        // A closed workflow with this id means the run already went through the runtime.
+        if (error instanceof WorkflowExecutionAlreadyStartedError) return;
+        throw error;
+      }
+      logger.debug('run workflow started', { runId: run.runId });
+    },
+    async requestCancellation(runId: string): Promise<void> {
+      try {
+        await client.workflow.getHandle(runWorkflowId(runId)).signal(CANCEL_REQUESTED_SIGNAL);
+      } catch (error) {
+        // Not started yet (the workflow reads the request at admission) or already closed.
+        if (error instanceof WorkflowNotFoundError) return;
+        throw error;
+      }
+    },
+  };
+}
+
+export const runSearchAttributeKeys = keys;

@@ -1,0 +1,490 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { invokeModel, ModelInvocationError, type ModelRequest, type ModelResult, type ProviderType } from '../../activities/providers/index.ts';
+import { closedPortUrl } from '../fixtures/model-providers/server.ts';
+import { startFakeModelServers, type FakeModelServer, type FakeModelServers } from '../fixtures/model-servers/server.ts';
+
+// Model adapters against the fake servers speaking each vendor's wire protocol.
+
+const MODELS: Record<ProviderType, string> = { vendor_a: 'gpt-5.2', vendor_b: 'claude-opus-4-6', vendor_c: 'gemini-3-pro-preview', gateway: 'anthropic/claude-sonnet-4.6' };
+const SETTINGS: Record<ProviderType, Record<string, unknown> | null> = {
+  vendor_a: { textFormat: 'text', mode: 'standard', effort: 'high', verbosity: 'low', summary: 'detailed' },
+  vendor_b: { thinking: 'adaptive', maxTokens: 32000, effort: 'max' },
+  vendor_c: { textFormat: 'text', effort: 'low' },
+  gateway: null,
+};
+const TOOL = {
+  name: 'get_weather',
+  description: 'Weather for a city',
+  inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+};
+const TYPES: ProviderType[] = ['vendor_a', 'vendor_b', 'vendor_c', 'gateway'];
+
+let fakes: FakeModelServers;
+beforeAll(async () => {
+  fakes = await startFakeModelServers();
+});
+afterAll(async () => {
+  await fakes?.close();
+});
+beforeEach(() => {
+  for (const type of TYPES) fakes[type].reset();
+});
+
+function request(type: ProviderType, overrides: Partial<ModelRequest> = {}): ModelRequest {
+  const fake = fakes[type];
+  return {
+    providerType: type,
+    baseUrl: fake.baseUrl,
+    apiKey: fake.apiKey,
+    model: MODELS[type],
+    settings: SETTINGS[type],
+    routing: {},
+    systemPrompt: 'You are terse.',
+    messages: [{ role: 'user', text: 'Weather in Oslo?' }],
+    tools: [TOOL],
+    ...overrides,
+  };
+}
+
+const bodyOf = (fake: FakeModelServer, index = -1) => fake.requests.at(index)?.body as any;
+
+async function failure(promise: Promise<ModelResult>): Promise<ModelInvocationError> {
+  const error = await promise.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(ModelInvocationError);
+  return error as ModelInvocationError;
+}
+
+describe.each(TYPES)('%s adapter', (type) => {
+  it('returns a text reply with usage and the natural finish reason', async () => {
+    fakes[type].reply({ text: 'Sunny.', usage: { inputTokens: 100, outputTokens: 20 } });
+    const result = await invokeModel(request(type));
+    expect(result).toMatchObject({ text: 'Sunny.', toolCalls: [], finishReason: 'stop', thinking: null });
+    expect(result.usage).toEqual({ inputTokens: 100, outputTokens: 20, cacheReadTokens: 0, cacheWriteTokens: 0 });
+    expect(result.providerFinishReason).toBeTruthy();
+  });
+
+  it('reports zero usage when the vendor reports none', async () => {
+    fakes[type].reply({ text: 'ok', usage: null });
+    const result = await invokeModel(request(type));
+    expect(result.usage).toEqual({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
+  });
+
+  it('keeps unparseable tool arguments as raw text', async () => {
+    // Only the string-argument protocols can carry malformed JSON.
+    if (type === 'vendor_b' || type === 'vendor_c') return;
+    fakes[type].reply({ toolCalls: [{ id: 'call_bad', name: 'get_weather', argumentsText: '{"city": "Os' }] });
+    const result = await invokeModel(request(type));
+    expect(result.toolCalls[0]).toEqual({ id: 'call_bad', name: 'get_weather', arguments: '{"city": "Os', argumentsText: '{"city": "Os' });
+  });
+
+  describe('errors', () => {
+    const cases: Array<{ name: string; script: (fake: FakeModelServer) => void; code: string; retryable: boolean; status: number | null }> = [
+      { name: '429', script: (fake) => fake.fail({ status: 429, message: 'Slow down' }), code: 'provider_rate_limited', retryable: true, status: 429 },
+      { name: '500', script: (fake) => fake.fail({ status: 500, message: 'boom' }), code: 'provider_server_error', retryable: true, status: 500 },
+      { name: '503', script: (fake) => fake.fail({ status: 503, message: 'unavailable' }), code: 'provider_server_error', retryable: true, status: 503 },
+      {
+        name: '400 schema rejection',
+        script: (fake) => fake.fail({ status: 400, message: "Invalid schema for function 'get_weather': 'additionalProperties' is not permitted." }),
+        code: 'provider_rejected_request',
+        retryable: false,
+        status: 400,
+      },
+      { name: 'malformed JSON', script: (fake) => fake.raw({ body: '{"id": "resp_1", "output": [' }), code: 'provider_invalid_response', retryable: true, status: 200 },
+      { name: 'an HTML error page', script: (fake) => fake.raw({ status: 502, body: '<html>Bad gateway</html>', contentType: 'text/html' }), code: 'provider_server_error', retryable: true, status: 502 },
+    ];
+    it.each(cases)('$name → $code', async ({ script, code, retryable, status }) => {
+      script(fakes[type]);
+      const error = await failure(invokeModel(request(type)));
+      expect({ code: error.errorCode, retryable: error.retryable, status: error.httpStatus }).toEqual({ code, retryable, status });
+      expect(error.message.length).toBeLessThan(700);
+    });
+
+    it('a 400 names the vendor message, bounded to 500 characters', async () => {
+      fakes[type].fail({ status: 400, message: `tools.0: unsupported schema ${'x'.repeat(2000)}` });
+      const error = await failure(invokeModel(request(type)));
+      expect(error.message).toContain('tools.0: unsupported schema');
+      expect(error.message.length).toBeLessThanOrEqual(600);
+    });
+
+    it('a wrong key → provider_rejected_credential, and the key never appears', async () => {
+      const apiKey = `${fakes[type].apiKey}-WRONG-SECRET-123`;
+      const error = await failure(invokeModel(request(type, { apiKey })));
+      expect(error.errorCode).toBe('provider_rejected_credential');
+      expect(error.retryable).toBe(false);
+      expect(JSON.stringify({ message: error.message, stack: error.stack })).not.toContain('WRONG-SECRET');
+    });
+
+    it('a vendor echoing the key in a 400 body has it redacted', async () => {
+      const key = fakes[type].apiKey;
+      fakes[type].fail({ status: 400, message: `bad request for key ${key}` });
+      const error = await failure(invokeModel(request(type)));
+      expect(error.message).not.toContain(key);
+      expect(error.message).toContain('[redacted]');
+    });
+
+    it('a reply slower than the deadline → provider_timeout (retryable)', async () => {
+      fakes[type].reply({ text: 'late', delayMs: 2000 });
+      const error = await failure(invokeModel(request(type, { signal: AbortSignal.timeout(100) })));
+      expect({ code: error.errorCode, retryable: error.retryable }).toEqual({ code: 'provider_timeout', retryable: true });
+    });
+
+    it('a cancelled call → provider_call_cancelled (not retryable)', async () => {
+      fakes[type].reply({ text: 'late', delayMs: 2000 });
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 50);
+      const error = await failure(invokeModel(request(type, { signal: controller.signal })));
+      expect({ code: error.errorCode, retryable: error.retryable }).toEqual({ code: 'provider_call_cancelled', retryable: false });
+    });
+
+    it('an unreachable endpoint → provider_unreachable (retryable)', async () => {
+      const error = await failure(invokeModel(request(type, { baseUrl: await closedPortUrl() })));
+      expect({ code: error.errorCode, retryable: error.retryable }).toEqual({ code: 'provider_unreachable', retryable: true });
+    });
+  });
+});
+
+describe('vendor_a (OpenAI Responses)', () => {
+  const fake = () => fakes.vendor_a;
+
+  it('sends the request shape, settings and auth the Responses API expects', async () => {
+    await invokeModel(request('vendor_a'));
+    const sent = fake().requests[0];
+    expect(sent?.path).toBe('/v1/responses');
+    expect(sent?.headers.authorization).toBe(`Bearer ${fake().apiKey}`);
+    expect(sent?.body).toEqual({
+      model: 'gpt-5.2',
+      instructions: 'You are terse.',
+      input: [{ type: 'message', role: 'user', content: 'Weather in Oslo?' }],
+      tools: [{ type: 'function', name: 'get_weather', description: 'Weather for a city', parameters: TOOL.inputSchema, strict: false }],
+      store: false,
+      reasoning: { effort: 'high', summary: 'detailed' },
+      include: ['reasoning.encrypted_content'],
+      text: { format: { type: 'text' }, verbosity: 'low' },
+    });
+  });
+
+  it('maps mode pro to the -pro model and effort none to reasoning off', async () => {
+    await invokeModel(request('vendor_a', { settings: { ...SETTINGS.vendor_a, mode: 'pro', effort: 'none' } }));
+    expect(bodyOf(fake())).toMatchObject({ model: 'gpt-5.2-pro', reasoning: { effort: 'none' } });
+    expect(bodyOf(fake()).reasoning.summary).toBeUndefined();
+  });
+
+  it('runs a tool call round trip with function_call and function_call_output items', async () => {
+    fake().reply({ thinking: 'Need the weather tool.', toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: { city: 'Oslo' } }], usage: { inputTokens: 50, outputTokens: 10, cacheReadTokens: 32 } });
+    const first = await invokeModel(request('vendor_a'));
+    expect(first).toMatchObject({
+      finishReason: 'tool_calls',
+      providerFinishReason: 'completed',
+      thinking: 'Need the weather tool.',
+      toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: { city: 'Oslo' }, argumentsText: '{"city":"Oslo"}' }],
+      usage: { inputTokens: 50, outputTokens: 10, cacheReadTokens: 32, cacheWriteTokens: 0 },
+    });
+    expect(first.replay).toEqual({ providerType: 'vendor_a', model: 'gpt-5.2', items: [{ type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Need the weather tool.' }], encrypted_content: 'enc_1' }] });
+
+    fake().reply({ text: 'Sunny in Oslo.' });
+    const second = await invokeModel(
+      request('vendor_a', {
+        messages: [
+          { role: 'user', text: 'Weather in Oslo?' },
+          { role: 'assistant', text: '', toolCalls: first.toolCalls, replay: first.replay ?? null },
+          { role: 'tool', toolCallId: 'call_1', toolName: 'get_weather', result: { temp: 21 }, isError: false },
+        ],
+      }),
+    );
+    expect(second.text).toBe('Sunny in Oslo.');
+    expect(bodyOf(fake()).input).toEqual([
+      { type: 'message', role: 'user', content: 'Weather in Oslo?' },
+      { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Need the weather tool.' }], encrypted_content: 'enc_1' },
+      { type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Oslo"}' },
+      { type: 'function_call_output', call_id: 'call_1', output: '{"temp":21}' },
+    ]);
+  });
+
+  it('maps incomplete statuses and failed responses', async () => {
+    fake().reply({ text: 'cut', finishReason: 'incomplete:max_output_tokens' });
+    expect(await invokeModel(request('vendor_a'))).toMatchObject({ finishReason: 'length', providerFinishReason: 'incomplete:max_output_tokens' });
+    fake().reply({ text: '', finishReason: 'incomplete:content_filter' });
+    expect((await invokeModel(request('vendor_a'))).finishReason).toBe('content_filter');
+  });
+
+  it('an exhausted quota (429 insufficient_quota) is not retryable', async () => {
+    fake().fail({ status: 429, code: 'insufficient_quota', message: 'You exceeded your current quota' });
+    const error = await failure(invokeModel(request('vendor_a')));
+    expect({ code: error.errorCode, retryable: error.retryable }).toEqual({ code: 'provider_quota_exhausted', retryable: false });
+  });
+});
+
+describe('vendor_b (Anthropic Messages)', () => {
+  const fake = () => fakes.vendor_b;
+
+  it('sends the request shape, settings and headers the Messages API expects', async () => {
+    await invokeModel(request('vendor_b'));
+    const sent = fake().requests[0];
+    expect(sent?.path).toBe('/v1/messages');
+    expect(sent?.headers['x-api-key']).toBe(fake().apiKey);
+    expect(sent?.headers['anthropic-version']).toBe('2023-06-01');
+    expect(sent?.body).toEqual({
+      model: 'claude-opus-4-6',
+      max_tokens: 32000,
+      system: 'You are terse.',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Weather in Oslo?' }] }],
+      tools: [{ name: 'get_weather', description: 'Weather for a city', input_schema: TOOL.inputSchema }],
+      thinking: { type: 'adaptive' },
+      output_config: { effort: 'max' },
+    });
+  });
+
+  it('thinking disabled sends no thinking but keeps the effort', async () => {
+    await invokeModel(request('vendor_b', { settings: { thinking: 'disabled', maxTokens: 1000, effort: 'low' } }));
+    expect(bodyOf(fake()).thinking).toBeUndefined();
+    expect(bodyOf(fake())).toMatchObject({ max_tokens: 1000, output_config: { effort: 'low' } });
+  });
+
+  it('runs a tool call round trip with tool_use and merged tool_result blocks', async () => {
+    fake().reply({
+      thinking: 'Two cities.',
+      text: 'Checking.',
+      toolCalls: [
+        { id: 'toolu_1', name: 'get_weather', arguments: { city: 'Oslo' } },
+        { id: 'toolu_2', name: 'get_weather', arguments: { city: 'Bergen' } },
+      ],
+      usage: { inputTokens: 10, outputTokens: 30, cacheReadTokens: 900, cacheWriteTokens: 100 },
+    });
+    const first = await invokeModel(request('vendor_b'));
+    expect(first).toMatchObject({ text: 'Checking.', finishReason: 'tool_calls', providerFinishReason: 'tool_use', thinking: 'Two cities.' });
+    expect(first.usage).toEqual({ inputTokens: 1010, outputTokens: 30, cacheReadTokens: 900, cacheWriteTokens: 100 });
+    expect(first.toolCalls.map((call) => call.id)).toEqual(['toolu_1', 'toolu_2']);
+
+    await invokeModel(
+      request('vendor_b', {
+        messages: [
+          { role: 'user', text: 'Weather in Oslo and Bergen?' },
+          { role: 'assistant', text: first.text, toolCalls: first.toolCalls, replay: first.replay ?? null },
+          { role: 'tool', toolCallId: 'toolu_1', toolName: 'get_weather', result: { temp: 21 }, isError: false },
+          { role: 'tool', toolCallId: 'toolu_2', toolName: 'get_weather', result: 'city not found', isError: true },
+          { role: 'user', text: 'Thanks' },
+        ],
+      }),
+    );
+    expect(bodyOf(fake()).messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'Weather in Oslo and Bergen?' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'Two cities.', signature: 'sig_1' },
+          { type: 'text', text: 'Checking.' },
+          { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Oslo' } },
+          { type: 'tool_use', id: 'toolu_2', name: 'get_weather', input: { city: 'Bergen' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'toolu_1', content: '{"temp":21}' },
+          { type: 'tool_result', tool_use_id: 'toolu_2', content: 'city not found', is_error: true },
+          { type: 'text', text: 'Thanks' },
+        ],
+      },
+    ]);
+  });
+
+  it('maps stop reasons', async () => {
+    for (const [stop, finish] of [
+      ['max_tokens', 'length'],
+      ['refusal', 'content_filter'],
+      ['pause_turn', 'other'],
+    ] as const) {
+      fake().reply({ text: 'x', finishReason: stop });
+      expect(await invokeModel(request('vendor_b'))).toMatchObject({ finishReason: finish, providerFinishReason: stop });
+    }
+  });
+
+  it('529 overloaded is a retryable server error', async () => {
+    fake().fail({ status: 529, message: 'Overloaded' });
+    const error = await failure(invokeModel(request('vendor_b')));
+    expect({ code: error.errorCode, retryable: error.retryable }).toEqual({ code: 'provider_server_error', retryable: true });
+  });
+});
+
+describe('vendor_c (Gemini generateContent)', () => {
+  const fake = () => fakes.vendor_c;
+
+  it('sends the request shape, settings and key header the Gemini API expects', async () => {
+    await invokeModel(request('vendor_c'));
+    const sent = fake().requests[0];
+    expect(sent?.path).toBe('/v1beta/models/gemini-3-pro-preview:generateContent');
+    expect(sent?.headers['x-goog-api-key']).toBe(fake().apiKey);
+    expect(sent?.body).toEqual({
+      systemInstruction: { parts: [{ text: 'You are terse.' }] },
+      contents: [{ role: 'user', parts: [{ text: 'Weather in Oslo?' }] }],
+      tools: [{ functionDeclarations: [{ name: 'get_weather', description: 'Weather for a city', parametersJsonSchema: TOOL.inputSchema }] }],
+      generationConfig: { responseMimeType: 'text/plain', thinkingConfig: { thinkingLevel: 'low', includeThoughts: true } },
+    });
+  });
+
+  it('Gemini 2.5 gets a thinking budget instead of a level', async () => {
+    await invokeModel(request('vendor_c', { model: 'gemini-2.5-flash', settings: { effort: 'medium' } }));
+    expect(bodyOf(fake()).generationConfig.thinkingConfig).toEqual({ thinkingBudget: 8192, includeThoughts: true });
+  });
+
+  it('runs a tool call round trip with synthesized ids, signatures and functionResponse parts', async () => {
+    fake().reply({
+      thinking: 'Use the tool.',
+      toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }],
+      usage: { inputTokens: 400, outputTokens: 15, reasoningTokens: 25, cacheReadTokens: 300 },
+    });
+    const first = await invokeModel(request('vendor_c'));
+    expect(first).toMatchObject({ finishReason: 'tool_calls', providerFinishReason: 'STOP', thinking: 'Use the tool.' });
+    expect(first.usage).toEqual({ inputTokens: 400, outputTokens: 40, cacheReadTokens: 300, cacheWriteTokens: 0 });
+    const call = first.toolCalls[0];
+    expect(call).toMatchObject({ name: 'get_weather', arguments: { city: 'Oslo' }, argumentsText: '{"city":"Oslo"}' });
+    expect(call?.id).toMatch(/^gcall_[0-9a-f]{24}$/);
+
+    fake().reply({ text: 'Sunny.' });
+    await invokeModel(
+      request('vendor_c', {
+        messages: [
+          { role: 'user', text: 'Weather in Oslo?' },
+          { role: 'assistant', text: '', toolCalls: first.toolCalls, replay: first.replay ?? null },
+          { role: 'tool', toolCallId: call?.id ?? '', toolName: 'get_weather', result: { temp: 21 }, isError: false },
+        ],
+      }),
+    );
+    expect(bodyOf(fake()).contents).toEqual([
+      { role: 'user', parts: [{ text: 'Weather in Oslo?' }] },
+      // The model turn goes back verbatim, thought signature included.
+      {
+        role: 'model',
+        parts: [
+          { text: 'Use the tool.', thought: true },
+          { functionCall: { name: 'get_weather', args: { city: 'Oslo' } }, thoughtSignature: 'sig_1' },
+        ],
+      },
+      { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: { temp: 21 } } } }] },
+    ]);
+  });
+
+  it('a replayed call without a stored signature carries the documented placeholder', async () => {
+    await invokeModel(
+      request('vendor_c', {
+        messages: [
+          { role: 'user', text: 'Weather?' },
+          { role: 'assistant', text: '', toolCalls: [{ id: 'gcall_000000000000000000000000', name: 'get_weather', arguments: { city: 'Oslo' }, argumentsText: '{"city":"Oslo"}' }] },
+          { role: 'tool', toolCallId: 'gcall_000000000000000000000000', toolName: 'get_weather', result: 'boom', isError: true },
+        ],
+      }),
+    );
+    expect(bodyOf(fake()).contents.slice(1)).toEqual([
+      { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Oslo' } }, thoughtSignature: 'skip_thought_signature_validator' }] },
+      { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { error: 'boom' } } }] },
+    ]);
+  });
+
+  it('maps finish reasons and a blocked prompt', async () => {
+    fake().reply({ text: 'x', finishReason: 'MAX_TOKENS' });
+    expect((await invokeModel(request('vendor_c'))).finishReason).toBe('length');
+    fake().reply({ text: '', finishReason: 'SAFETY' });
+    expect((await invokeModel(request('vendor_c'))).finishReason).toBe('content_filter');
+    fake().raw({ body: JSON.stringify({ promptFeedback: { blockReason: 'PROHIBITED_CONTENT' }, usageMetadata: { promptTokenCount: 9 } }) });
+    const error = await failure(invokeModel(request('vendor_c')));
+    expect({ code: error.errorCode, retryable: error.retryable, finish: error.providerFinishReason }).toEqual({ code: 'provider_refused_content', retryable: false, finish: 'PROHIBITED_CONTENT' });
+  });
+});
+
+describe('gateway (OpenRouter chat completions)', () => {
+  const fake = () => fakes.gateway;
+
+  it('sends the chat completions shape and maps the routing policy to provider', async () => {
+    const routing = {
+      allowFallbacks: false,
+      requireParameters: true,
+      dataCollection: 'deny',
+      zeroDataRetention: true,
+      providerOrder: ['anthropic', 'amazon-bedrock'],
+      providerAllowlist: ['anthropic', 'amazon-bedrock', 'google-vertex'],
+      providerDenylist: ['deepinfra/fp8'],
+      sort: 'throughput',
+      maxPromptPriceUsdPerMillion: 3,
+      maxCompletionPriceUsdPerMillion: 15,
+    };
+    await invokeModel(request('gateway', { routing }));
+    const sent = fake().requests[0];
+    expect(sent?.path).toBe('/api/v1/chat/completions');
+    expect(sent?.headers.authorization).toBe(`Bearer ${fake().apiKey}`);
+    expect(sent?.body).toEqual({
+      model: 'anthropic/claude-sonnet-4.6',
+      messages: [
+        { role: 'system', content: 'You are terse.' },
+        { role: 'user', content: 'Weather in Oslo?' },
+      ],
+      tools: [{ type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters: TOOL.inputSchema } }],
+      provider: {
+        allow_fallbacks: false,
+        require_parameters: true,
+        data_collection: 'deny',
+        zdr: true,
+        order: ['anthropic', 'amazon-bedrock'],
+        only: ['anthropic', 'amazon-bedrock', 'google-vertex'],
+        ignore: ['deepinfra/fp8'],
+        sort: 'throughput',
+        max_price: { prompt: 3, completion: 15 },
+      },
+    });
+  });
+
+  it('a saved preset model goes through as @preset/<slug> without a provider object', async () => {
+    await invokeModel(request('gateway', { model: '@preset/support-bot' }));
+    expect(bodyOf(fake()).model).toBe('@preset/support-bot');
+    expect(bodyOf(fake()).provider).toBeUndefined();
+  });
+
+  it('runs a tool call round trip with tool_calls and role tool messages', async () => {
+    fake().reply({ thinking: 'Call the tool.', toolCalls: [{ id: 'call_9', name: 'get_weather', arguments: { city: 'Oslo' } }], usage: { inputTokens: 70, outputTokens: 9, cacheReadTokens: 64, cacheWriteTokens: 6 } });
+    const first = await invokeModel(request('gateway'));
+    expect(first).toMatchObject({ finishReason: 'tool_calls', thinking: 'Call the tool.', usage: { inputTokens: 70, outputTokens: 9, cacheReadTokens: 64, cacheWriteTokens: 6 } });
+    await invokeModel(
+      request('gateway', {
+        messages: [
+          { role: 'user', text: 'Weather in Oslo?' },
+          { role: 'assistant', text: '', toolCalls: first.toolCalls },
+          { role: 'tool', toolCallId: 'call_9', toolName: 'get_weather', result: { message: 'timeout' }, isError: true },
+        ],
+      }),
+    );
+    expect(bodyOf(fake()).messages.slice(1)).toEqual([
+      { role: 'user', content: 'Weather in Oslo?' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_9', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
+      { role: 'tool', tool_call_id: 'call_9', content: '{"error":{"message":"timeout"}}' },
+    ]);
+  });
+
+  it('maps gateway-specific failures', async () => {
+    fake().fail({ status: 402, message: 'Insufficient credits' });
+    expect((await failure(invokeModel(request('gateway')))).errorCode).toBe('provider_quota_exhausted');
+    fake().fail({ status: 403, message: 'Input flagged by moderation' });
+    expect((await failure(invokeModel(request('gateway')))).errorCode).toBe('provider_refused_content');
+    fake().reply({ text: '', finishReason: 'error' });
+    const upstream = await failure(invokeModel(request('gateway')));
+    expect({ code: upstream.errorCode, retryable: upstream.retryable, finish: upstream.providerFinishReason }).toEqual({ code: 'provider_server_error', retryable: true, finish: 'error' });
+  });
+
+  it('finish_reason length and content_filter map through', async () => {
+    fake().reply({ text: 'x', finishReason: 'length' });
+    expect((await invokeModel(request('gateway'))).finishReason).toBe('length');
+    fake().reply({ text: '', finishReason: 'content_filter' });
+    expect((await invokeModel(request('gateway'))).finishReason).toBe('content_filter');
+  });
+});
+
+describe('fake servers', () => {
+  it('answer the echo default reply and serve the model list on the same base URL', async () => {
+    const result = await invokeModel(request('vendor_b', { messages: [{ role: 'user', text: 'ping' }] }));
+    expect(result.text).toBe('echo: ping');
+    const list = await fetch(`${fakes.vendor_b.baseUrl}/v1/models`, { headers: { 'x-api-key': fakes.vendor_b.apiKey, 'anthropic-version': '2023-06-01' } });
+    expect(list.status).toBe(200);
+    expect(fakes.env).toMatchObject({ SVC_MODEL_BASE_URL_VENDOR_A: expect.stringMatching(/\/v1$/), SVC_MODEL_BASE_URL_VENDOR_C: expect.stringMatching(/\/v1beta$/) });
+  });
+});

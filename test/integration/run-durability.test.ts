@@ -1,0 +1,153 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { messages, modelInvocations, productEvents } from '../../db/schema/index.ts';
+import { connectTemporal, type TemporalClientHandle } from '../../temporal/client.ts';
+import { createTemporalRunStarter } from '../../temporal/run-starter.ts';
+import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
+import { startFakeModelServers, type FakeModelServers } from '../fixtures/model-servers/server.ts';
+import { createTestApp, type TestApp } from '../support/app.ts';
+import { deferredRunStarter } from '../support/runtime.ts';
+
+/**
+ * Durability of the run engine with the worker as a separate OS process (`npm run worker`):
+ * SIGKILL it in the middle of a model call, start another, and the run settles exactly once.
+ * Needs a PostgreSQL server: two processes cannot share an embedded PGlite database.
+ */
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const nodeBinary = path.join(projectRoot, 'node_modules', '.bin', 'node');
+
+let t: TestApp;
+let fakes: FakeModelServers;
+let temporal: TemporalClientHandle;
+let project: string;
+let key: string;
+const taskQueue = `durability-${randomUUID()}`;
+const starter = deferredRunStarter();
+const workers: ChildProcess[] = [];
+
+beforeAll(async () => {
+  fakes = await startFakeModelServers();
+  t = await createTestApp({ env: fakes.env, runStarter: starter });
+  if (!t.database.url) return;
+  const { address, namespace } = inject('temporal');
+  temporal = await connectTemporal({ address, namespace });
+  starter.target = createTemporalRunStarter({ client: temporal.client, taskQueue, logger: t.deps.logger });
+  project = `/v1/projects/${(await t.login()).context.project.id}`;
+  key = (await t.createApiKey(['*'])).secret;
+  const provider = await call('POST', '/model-providers', { key: 'openai', displayName: 'OpenAI', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a });
+  await call('POST', '/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.body.id, model: 'vendor_a/gpt-5.1', routing: {} });
+}, 120_000);
+
+afterAll(async () => {
+  for (const worker of workers) if (worker.exitCode === null) worker.kill('SIGKILL');
+  await temporal?.close();
+  await t?.close();
+  await fakes?.close();
+});
+
+async function call(method: string, urlPath: string, body?: unknown) {
+  const response = await t.request(method, `${project}${urlPath}`, { apiKey: key, body });
+  return { status: response.status, body: await response.json() };
+}
+
+/** `npm run worker` against the test database and Temporal server; resolves once it polls. */
+async function startWorker(): Promise<ChildProcess> {
+  const { address, namespace } = inject('temporal');
+  const child = spawn(nodeBinary, ['scripts/worker.ts'], {
+    cwd: projectRoot,
+    env: {
+      ...process.env,
+      ...fakes.env,
+      DATABASE_URL: t.database.url!,
+      TEMPORAL_ADDRESS: address,
+      TEMPORAL_NAMESPACE: namespace,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      // The same data dir as the API: the worker reads the same credential key from it.
+      SVC_DATA_DIR: t.deps.settings.dataDir,
+      SVC_LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  workers.push(child);
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 60_000);
+    const poll = setInterval(() => {
+      if (output.includes('"msg":"worker started"')) {
+        clearInterval(poll);
+        clearTimeout(timer);
+        resolve();
+      } else if (child.exitCode !== null) {
+        clearInterval(poll);
+        clearTimeout(timer);
+        reject(new Error(`worker exited ${child.exitCode}:\n${output}`));
+      }
+    }, 100);
+  });
+  return child;
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 90_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('run durability', () => {
+  it('a worker killed with SIGKILL mid-run: a new worker finishes the run exactly once', async (context) => {
+    if (!t.database.url) context.skip();
+    // The first call is slow and dies with the worker; the retried call answers.
+    fakes.vendor_a.reply({ text: 'Lost with the first worker.', delayMs: 60_000 }).reply({ text: 'Survived.' });
+    const first = await startWorker();
+    const agent = await call('POST', '/agents', { name: 'Durable', initialConfig: { systemPrompt: 'Be brief.', modelPreset: 'fast', limits: { maxTurns: 4 } } });
+    const session = await call('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'Still there?' });
+    const runId = session.body.latestRunId as string;
+
+    await waitFor('the model call to reach the vendor', async () => fakes.vendor_a.requests.length >= 1);
+    first.kill('SIGKILL');
+    await new Promise((resolve) => first.once('exit', resolve));
+
+    await startWorker();
+    const run = await waitFor('the run to settle', async () => {
+      const current = await call('GET', `/runs/${runId}`);
+      return ['completed', 'failed', 'cancelled', 'timed_out'].includes(current.body.state) ? current.body : null;
+    });
+    expect(run.state).toBe('completed');
+
+    const assistant = await t.database.db.select().from(messages).where(and(eq(messages.runId, runId), eq(messages.role, 'assistant')));
+    expect(assistant.map((row) => row.content.text)).toEqual(['Survived.']);
+    const runEvents = await t.database.db.select().from(productEvents).where(eq(productEvents.aggregateId, runId));
+    expect(runEvents.map((row) => row.kind).sort()).toEqual(['model.call_started', 'run.completed', 'run.queued', 'run.running'].sort());
+    const messageEvents = await t.database.db.select().from(productEvents).where(eq(productEvents.kind, 'message.created'));
+    expect(messageEvents.filter((row) => (row.publicPayload as { runId?: string }).runId === runId)).toHaveLength(2);
+    const attempts = await t.database.db.select().from(modelInvocations).where(eq(modelInvocations.runId, runId));
+    expect(attempts.map((a) => [a.turnId, a.attempt, a.status])).toEqual([['turn-1', 1, 'succeeded']]);
+    expect(fakes.vendor_a.requests.length).toBe(2);
+  }, 180_000);
+
+  it('a run whose workflow start was lost is started by the reconciler', async (context) => {
+    if (!t.database.url) context.skip();
+    fakes.vendor_a.reply({ text: 'Reconciled.' });
+    const live = starter.target;
+    starter.target = null; // the API commits the run but its start call is lost
+    const agent = await call('POST', '/agents', { name: 'Orphan', initialConfig: { systemPrompt: 'Be brief.', modelPreset: 'fast', limits: { maxTurns: 4 } } });
+    const session = await call('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'Anyone?' });
+    starter.target = live;
+    expect((await call('GET', `/runs/${session.body.latestRunId}`)).body.state).toBe('queued');
+    const run = await waitFor('the reconciler to start the run', async () => {
+      const current = await call('GET', `/runs/${session.body.latestRunId}`);
+      return current.body.state === 'completed' ? current.body : null;
+    }, 60_000);
+    expect(run.state).toBe('completed');
+  }, 90_000);
+});

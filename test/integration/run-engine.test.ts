@@ -1,0 +1,181 @@
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { messages, modelInvocations, productEvents } from '../../db/schema/index.ts';
+import type { Runtime } from '../../scripts/runtime.ts';
+import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
+import { startFakeModelServers, type FakeModelServers } from '../fixtures/model-servers/server.ts';
+import { createTestApp, type TestApp } from '../support/app.ts';
+import { deferredRunStarter, startTestRuntime } from '../support/runtime.ts';
+
+/**
+ * Runs end to end on a real Temporal dev server with real activities: HTTP session → workflow
+ * `run:<runId>` → model turns through each vendor's wire protocol (local fakes) → settled run,
+ * transcript, usage and product events in Postgres.
+ */
+let t: TestApp;
+let fakes: FakeModelServers;
+let runtime: Runtime;
+let project: string;
+let key: string;
+
+const MODELS = { vendor_a: 'vendor_a/gpt-5.1', vendor_b: 'vendor_b/claude-opus-4-6', vendor_c: 'vendor_c/gemini-2.5-pro', gateway: 'gateway/anthropic/claude-sonnet-4.5' } as const;
+type ProviderType = keyof typeof MODELS;
+
+beforeAll(async () => {
+  fakes = await startFakeModelServers();
+  const starter = deferredRunStarter();
+  t = await createTestApp({ env: fakes.env, runStarter: starter });
+  runtime = await startTestRuntime(t, starter);
+  project = `/v1/projects/${(await t.login()).context.project.id}`;
+  key = (await t.createApiKey(['*'])).secret;
+  for (const providerType of Object.keys(MODELS) as ProviderType[]) {
+    const provider = await call('POST', '/model-providers', { key: `p-${providerType.replace('_', '-')}`, displayName: providerType, providerType, apiKey: FAKE_KEYS[providerType] });
+    expect(provider.status, JSON.stringify(provider.body)).toBe(201);
+    const preset = await call('POST', '/model-presets', { key: `m-${providerType.replace('_', '-')}`, displayName: providerType, providerId: provider.body.id, model: MODELS[providerType], routing: {} });
+    expect(preset.status, JSON.stringify(preset.body)).toBe(201);
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await runtime?.shutdown();
+  await t?.close();
+  await fakes?.close();
+});
+
+async function call(method: string, path: string, body?: unknown) {
+  const response = await t.request(method, `${project}${path}`, { apiKey: key, body });
+  return { status: response.status, body: await response.json() };
+}
+
+async function agentFor(providerType: ProviderType, limits: Record<string, number> = { maxTurns: 4 }) {
+  const agent = await call('POST', '/agents', {
+    name: `Agent ${providerType} ${Math.random()}`,
+    initialConfig: { systemPrompt: 'You are terse.', modelPreset: `m-${providerType.replace('_', '-')}`, limits },
+  });
+  expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+  return agent.body;
+}
+
+async function waitForRun(runId: string, predicate: (run: any) => boolean = (run) => ['completed', 'failed', 'cancelled', 'timed_out'].includes(run.state), timeoutMs = 45_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const run = await call('GET', `/runs/${runId}`);
+    if (predicate(run.body)) return run.body;
+    if (Date.now() > deadline) throw new Error(`run ${runId} stuck in ${run.body.state}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const eventKinds = async (runId: string) =>
+  (await t.database.db.select().from(productEvents).where(and(eq(productEvents.aggregateType, 'run'), eq(productEvents.aggregateId, runId)))).sort((a, b) => Number(a.projectPosition - b.projectPosition)).map((row) => row.kind);
+
+describe('run engine', () => {
+  for (const providerType of Object.keys(MODELS) as ProviderType[]) {
+    it(`completes a run through ${providerType}`, async () => {
+      fakes[providerType].reply({ text: `Hello from ${providerType}.`, usage: { inputTokens: 40, outputTokens: 9, cacheReadTokens: 8 } });
+      const agent = await agentFor(providerType);
+      const session = await call('POST', '/sessions', { agentId: agent.id, initialMessage: 'Say hello.' });
+      expect(session.status).toBe(201);
+      const run = await waitForRun(session.body.latestRunId);
+      expect(run.state).toBe('completed');
+      expect(run.admittedAt).not.toBeNull();
+      expect(run.settledAt).not.toBeNull();
+      const rows = await t.database.db.select().from(messages).where(eq(messages.runId, run.id));
+      expect(rows.map((row) => row.role)).toEqual(['user', 'assistant']);
+      expect(rows[1]!.content.text).toBe(`Hello from ${providerType}.`);
+      const detail = await call('GET', `/sessions/${session.body.id}`);
+      expect(detail.body.status).toBe('completed');
+      // Input counts every input token, cached ones included; Anthropic reports cache reads apart.
+      expect(detail.body.inputTokens).toBe(providerType === 'vendor_b' ? 48 : 40);
+      expect(detail.body.outputTokens).toBe(9);
+      expect(detail.body.cacheReadTokens).toBe(8);
+      expect(await eventKinds(run.id)).toEqual(['run.queued', 'run.running', 'model.call_started', 'run.completed']);
+      // The vendor got the system prompt and the user's message in its own format.
+      expect(JSON.stringify(fakes[providerType].requests.at(-1)!.body)).toContain('Say hello.');
+    });
+  }
+
+  it('retries transient provider failures (retry_scheduled), then completes', async () => {
+    fakes.vendor_a.fail({ status: 500 }).fail({ status: 503 }).reply({ text: 'Third time lucky.' });
+    const agent = await agentFor('vendor_a');
+    const session = await call('POST', '/sessions', { agentId: agent.id, initialMessage: 'Try hard.' });
+    const run = await waitForRun(session.body.latestRunId);
+    expect(run.state).toBe('completed');
+    expect(await eventKinds(run.id)).toEqual([
+      'run.queued',
+      'run.running',
+      'model.call_started',
+      'run.retry_scheduled',
+      'model.retry_scheduled',
+      'run.running',
+      'run.retry_scheduled',
+      'model.retry_scheduled',
+      'run.running',
+      'run.completed',
+    ]);
+    const attempts = await t.database.db.select().from(modelInvocations).where(eq(modelInvocations.runId, run.id));
+    expect(attempts.map((a) => [a.attempt, a.status, a.errorCode]).sort()).toEqual([
+      [1, 'failed', 'provider_server_error'],
+      [2, 'failed', 'provider_server_error'],
+      [3, 'succeeded', null],
+    ]);
+  }, 60_000);
+
+  it('fails visibly on a non-retryable provider error', async () => {
+    fakes.vendor_b.fail({ status: 400, message: 'tools.0.input_schema: invalid' });
+    const agent = await agentFor('vendor_b');
+    const session = await call('POST', '/sessions', { agentId: agent.id, initialMessage: 'Hi.' });
+    const run = await waitForRun(session.body.latestRunId);
+    expect(run.state).toBe('failed');
+    expect(run.failure.errorCode).toBe('provider_rejected_request');
+    expect(await eventKinds(run.id)).toEqual(['run.queued', 'run.running', 'model.call_started', 'model.invocation_failed', 'run.failed']);
+    const failed = (await t.database.db.select().from(productEvents).where(eq(productEvents.kind, 'model.invocation_failed'))).find((row) => row.aggregateId === run.id)!;
+    expect(failed.publicPayload).toMatchObject({ errorCode: 'provider_rejected_request' });
+    expect(JSON.stringify(failed.publicPayload)).not.toContain(FAKE_KEYS.vendor_b);
+  });
+
+  it('cancels a run while its model call is in flight', async () => {
+    fakes.gateway.reply({ text: 'too late', delayMs: 20_000 });
+    const agent = await agentFor('gateway');
+    const session = await call('POST', '/sessions', { agentId: agent.id, initialMessage: 'Take your time.' });
+    const runId = session.body.latestRunId;
+    await waitForRun(runId, (run) => run.state === 'running');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const cancel = await call('POST', `/runs/${runId}/cancel`);
+    expect(cancel.status).toBe(202);
+    const started = Date.now();
+    const run = await waitForRun(runId);
+    expect(run.state).toBe('cancelled');
+    expect(run.cancellationRequestedAt).not.toBeNull();
+    expect(Date.now() - started).toBeLessThan(15_000);
+    const again = await call('POST', `/runs/${runId}/cancel`);
+    expect(again.body.state).toBe('cancelled');
+  }, 60_000);
+
+  it('times out a run that exceeds its execution time', async () => {
+    fakes.vendor_c.reply({ text: 'slow', delayMs: 20_000 });
+    const agent = await agentFor('vendor_c', { maxTurns: 4, timeoutMs: 1500 });
+    const session = await call('POST', '/sessions', { agentId: agent.id, initialMessage: 'Slowly.' });
+    const run = await waitForRun(session.body.latestRunId);
+    expect(run.state).toBe('timed_out');
+    expect(run.failure.errorCode).toBe('run_timed_out');
+  }, 60_000);
+
+  it('runs follow-ups on the same thread and refuses one while the latest run is unsettled', async () => {
+    fakes.vendor_a.reply({ text: 'First answer.' }).reply({ text: 'Second answer.', delayMs: 1500 });
+    const agent = await agentFor('vendor_a');
+    const session = await call('POST', '/sessions', { agentId: agent.id, initialMessage: 'One?' });
+    await waitForRun(session.body.latestRunId);
+    const followUp = await call('POST', `/sessions/${session.body.id}/runs`, { message: 'Two?' });
+    expect(followUp.status).toBe(202);
+    const conflict = await call('POST', `/sessions/${session.body.id}/runs`, { message: 'Three?' });
+    expect(conflict.status).toBe(409);
+    const second = await waitForRun(followUp.body.id);
+    expect(second.state).toBe('completed');
+    // The second model call saw the whole thread.
+    const sent = JSON.stringify(fakes.vendor_a.requests.at(-1)!.body);
+    expect(sent).toContain('One?');
+    expect(sent).toContain('First answer.');
+    expect(sent).toContain('Two?');
+  }, 60_000);
+});

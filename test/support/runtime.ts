@@ -1,0 +1,36 @@
+import { randomUUID } from 'node:crypto';
+import { inject } from 'vitest';
+import { createRuntime, type Runtime } from '../../scripts/runtime.ts';
+import type { RunStarter } from '../../services/runs/run-starter.ts';
+import type { TestApp } from './app.ts';
+
+/** A run starter whose target is set later (the runtime needs the app's deps, the app the starter). */
+export function deferredRunStarter(): RunStarter & { target: RunStarter | null } {
+  const starter = {
+    target: null as RunStarter | null,
+    start: (run: Parameters<RunStarter['start']>[0]) => (starter.target ? starter.target.start(run) : Promise.resolve()),
+    requestCancellation: (runId: string) => (starter.target ? starter.target.requestCancellation(runId) : Promise.resolve()),
+  };
+  return starter;
+}
+
+/**
+ * The real worker side for a test app: a Temporal worker with every activity on its own task
+ * queue of the run's dev server, plus the Temporal run starter and reconciler.
+ */
+export async function startTestRuntime(t: TestApp, starter: ReturnType<typeof deferredRunStarter>): Promise<Runtime & { running: Promise<void> }> {
+  const { address, namespace } = inject('temporal');
+  const runtime = await createRuntime({
+    settings: t.deps.settings,
+    logger: t.deps.logger,
+    database: t.database,
+    keyring: t.deps.keyring,
+    deploymentPresets: t.deps.deploymentPresets,
+    temporal: { address, namespace, taskQueue: `test-${randomUUID()}` },
+    clock: t.deps.clock,
+    reconcileIntervalMs: 500,
+  });
+  starter.target = runtime.runStarter;
+  const running = runtime.run();
+  return Object.assign(runtime, { running });
+}
