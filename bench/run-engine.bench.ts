@@ -1,0 +1,491 @@
+/**
+ * The run engine against bare Temporal, with an instant fake model (vendor_a, no delay), on a
+ * Temporal dev server (free ports, in memory, headless), the machine's PostgreSQL, the real app
+ * in process (`app.request`) and the real runtime (`createRuntime`: worker, activities, starter).
+ *
+ * 1. Sessions created per second: N `POST /sessions` with C in flight (auth, idempotency, the
+ *    session transaction, then the workflow start after commit), while the worker runs them as it
+ *    would. Baseline: N bare `client.workflow.start` of a one-activity workflow, C in flight,
+ *    executed by its own worker meanwhile. Target ≥ 0.5×: a session is one Postgres transaction of
+ *    about a dozen statements plus exactly the baseline's start, so about half the bare start rate
+ *    is what "the API adds no more than one start's worth of work" looks like.
+ * 2. Orchestration overhead per model turn: K sequential one-turn runs, each timed from the
+ *    run's workflow start (the app's run starter) to its workflow result, minus the time its
+ *    model call took on the wire (measured in the worker through undici's diagnostics channels,
+ *    request created → response complete). Baseline: `client.workflow.execute` of a workflow
+ *    running one trivial activity, over K. p50 and p95; target ≤ 2× (the issue's).
+ *
+ * Both sides share the process, the dev server and the Temporal client; rounds alternate so
+ * drift hits both alike, after a warm-up of each path (bundles loaded, connections, plans).
+ * It also prints where a turn's time goes (Temporal history of sample runs, DB round trips per
+ * activity), so a missed target comes with its explanation.
+ *
+ *   node_modules/.bin/node bench/run-engine.bench.ts
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import * as diagnostics from 'node:diagnostics_channel';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Context } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
+import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
+import { eq, inArray } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import { createApp } from '../api/app.ts';
+import { createAppDeps } from '../api/server.ts';
+import { createLogger } from '../config/logger.ts';
+import { parseSettings } from '../config/settings.ts';
+import { openDatabase, type Database, type DatabaseHandle } from '../db/client.ts';
+import { migrateDatabase } from '../db/migrate.ts';
+import * as schema from '../db/schema/index.ts';
+import { runWorkflowId } from '../domain/runs/search-attributes.ts';
+import { createRuntime } from '../scripts/runtime.ts';
+import type { RunStarter } from '../services/runs/run-starter.ts';
+import { startDevServer } from '../temporal/dev-server.ts';
+import { installWorkerRuntime } from '../temporal/worker.ts';
+import { ENV_NAMES, FAKE_KEYS, startFakeModelServer } from '../test/fixtures/model-servers/server.ts';
+import type { BareActivities } from './baseline/workflow.ts';
+import { printRecords, withBenchDatabase, type BenchRecord } from './support.ts';
+
+type Options = {
+  /** Sessions (and bare starts) per round of figure 1. */
+  sessions?: number;
+  concurrency?: number;
+  /** Measured one-turn runs (and bare round trips) for figure 2. */
+  turns?: number;
+  /** Warm-up runs of each side before figure 2 is measured. */
+  warmup?: number;
+  rounds?: number;
+  /** Print the breakdown of where a turn's time goes. */
+  profile?: boolean;
+};
+
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const bareWorkflowsPath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'baseline', 'workflow.ts');
+const ORIGIN = 'http://localhost:8080';
+
+type StartArgs = Parameters<RunStarter['start']>[0];
+
+export async function run(options: Options = {}): Promise<BenchRecord[]> {
+  const settings = { sessions: 200, concurrency: 8, turns: 100, warmup: 20, rounds: 2, profile: true, ...options };
+  const logger = createLogger({ level: 'error' });
+  try {
+    installWorkerRuntime(logger); // quiet SDK logs; the Runtime is per process, so only once
+  } catch {
+    // already installed by an earlier run() in this process
+  }
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-run-engine-'));
+  const devServer = await startDevServer({
+    projectRoot,
+    dataDir,
+    cliPath: process.env.TEMPORAL_CLI_PATH || undefined,
+    logger: createLogger({ level: 'warn' }),
+    overrides: { port: 0, inMemory: true, headless: true },
+  });
+  const fake = await startFakeModelServer('vendor_a');
+  const modelClock = watchModelCalls(new URL(fake.baseUrl).origin);
+  try {
+    return await withBenchDatabase(async (url) => {
+      const appDatabase = await openDatabase({ driver: 'postgres', url, maxConnections: 10 });
+      await migrateDatabase(appDatabase);
+      // The worker's handle: openDatabase's postgres.js settings plus a statement counter.
+      const workerDatabase = countingDatabase(url, 10);
+      const appSettings = parseSettings({ SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'error', [ENV_NAMES.vendor_a]: fake.baseUrl });
+      const starter = heldRunStarter();
+      const deps = await createAppDeps({ settings: appSettings, logger, database: appDatabase, runStarter: starter });
+      const app = createApp(deps);
+      const runtime = await createRuntime({
+        settings: appSettings,
+        logger,
+        database: workerDatabase.handle,
+        keyring: deps.keyring,
+        deploymentPresets: deps.deploymentPresets,
+        temporal: { address: devServer.address, namespace: devServer.namespace, taskQueue: `bench-run-${randomUUID()}` },
+      });
+      starter.target = runtime.runStarter;
+      const running = runtime.run();
+      const bare = await startBareWorker(devServer.address, devServer.namespace);
+      try {
+        const client = runtime.client.client;
+        const api = await apiFor(app);
+        const projectPath = `/v1/projects/${api.projectId}`;
+        const provider = await api.call('POST', `${projectPath}/model-providers`, { key: 'p-a', displayName: 'vendor_a', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a });
+        await api.call('POST', `${projectPath}/model-presets`, { key: 'm-a', displayName: 'vendor_a', providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {} });
+        const agent = await api.call('POST', `${projectPath}/agents`, {
+          name: 'Bench agent',
+          initialConfig: { systemPrompt: 'You are terse.', modelPreset: 'm-a', limits: { maxTurns: 4 } },
+        });
+        const createSession = async (i: number) => {
+          const session = await api.call('POST', `${projectPath}/sessions`, { agentId: agent.id, initialMessage: `Hello ${i}.` });
+          return session.latestRunId as string;
+        };
+        const awaitRun = (runId: string) => client.workflow.getHandle(runWorkflowId(runId)).result();
+        const bareStart = (i: number) => client.workflow.start('bareWorkflow', { taskQueue: bare.taskQueue, workflowId: `bare-${randomUUID()}`, args: [`hello ${i}`] });
+        const bareExecute = (i: number) => client.workflow.execute('bareWorkflow', { taskQueue: bare.taskQueue, workflowId: `bare-${randomUUID()}`, args: [`hello ${i}`] });
+
+        // ---- 1. sessions created per second --------------------------------------------------
+        await pool(settings.concurrency * 2, settings.concurrency, async (i) => awaitRun(await createSession(i)));
+        await pool(settings.concurrency * 2, settings.concurrency, async (i) => (await bareStart(i)).result());
+        let sessionsSeconds = 0;
+        let bareSeconds = 0;
+        for (let round = 0; round < settings.rounds; round++) {
+          const bareHandles: Array<{ result(): Promise<unknown> }> = [];
+          bareSeconds += await timed(() => pool(settings.sessions, settings.concurrency, async (i) => bareHandles.push(await bareStart(i))));
+          await Promise.all(bareHandles.map((handle) => handle.result())); // drain before the other side
+          const runIds: string[] = [];
+          sessionsSeconds += await timed(() => pool(settings.sessions, settings.concurrency, async (i) => runIds.push(await createSession(i))));
+          await Promise.all(runIds.map(awaitRun));
+        }
+        const sessionsPerSecond = (settings.sessions * settings.rounds) / sessionsSeconds;
+        const barePerSecond = (settings.sessions * settings.rounds) / bareSeconds;
+
+        // ---- 2. orchestration overhead per model turn ---------------------------------------
+        starter.hold = true; // the session's own start is held; the measured start is ours
+        const statementsBefore = new Map<string, number>();
+        const oneTurn = async (i: number) => {
+          const runId = await createSession(i);
+          const start = starter.held.get(runId);
+          if (!start) throw new Error(`run ${runId} was not handed to the run starter`);
+          starter.held.delete(runId);
+          modelClock.reset();
+          const began = performance.now();
+          await runtime.runStarter.start(start);
+          const state = await awaitRun(runId);
+          const total = performance.now() - began;
+          if (state !== 'completed') throw new Error(`run ${runId} settled ${String(state)}`);
+          if (modelClock.calls !== 1) throw new Error(`run ${runId} made ${modelClock.calls} model calls`);
+          return { runId, total, model: modelClock.ms, overhead: total - modelClock.ms };
+        };
+        const oneBare = async (i: number) => {
+          const began = performance.now();
+          await bareExecute(i);
+          return performance.now() - began;
+        };
+        for (let i = 0; i < settings.warmup; i++) {
+          await oneBare(i);
+          await oneTurn(i);
+        }
+        const turns: Awaited<ReturnType<typeof oneTurn>>[] = [];
+        const bareTrips: number[] = [];
+        for (const [key, count] of workerDatabase.counts) statementsBefore.set(key, count);
+        const perRound = Math.ceil(settings.turns / settings.rounds);
+        for (let round = 0; round < settings.rounds; round++) {
+          for (let i = 0; i < perRound && bareTrips.length < settings.turns; i++) bareTrips.push(await oneBare(i));
+          for (let i = 0; i < perRound && turns.length < settings.turns; i++) turns.push(await oneTurn(i));
+        }
+        starter.hold = false;
+
+        const overhead = turns.map((t) => t.overhead).sort((a, b) => a - b);
+        const bareSorted = [...bareTrips].sort((a, b) => a - b);
+        const records: BenchRecord[] = [
+          {
+            name: `sessions created/s through POST /sessions, ${settings.concurrency} in flight (baseline: bare workflow starts/s)`,
+            unit: '/s',
+            value: sessionsPerSecond,
+            baseline: barePerSecond,
+            ratio: sessionsPerSecond / barePerSecond,
+            target: 0.5,
+            better: 'higher',
+          },
+          ...([50, 95] as const).map((p): BenchRecord => {
+            const value = percentile(overhead, p);
+            const base = percentile(bareSorted, p);
+            return {
+              name: `orchestration overhead per model turn p${p}, instant model (baseline: bare workflow + activity round trip)`,
+              unit: 'ms',
+              value,
+              baseline: base,
+              ratio: value / base,
+              target: 2,
+              better: 'lower',
+            };
+          }),
+        ];
+
+        if (settings.profile) {
+          const statements = new Map<string, number>();
+          for (const [key, count] of workerDatabase.counts) statements.set(key, (count - (statementsBefore.get(key) ?? 0)) / turns.length);
+          await printProfile({
+            client,
+            database: appDatabase.db,
+            turns,
+            bareTrips,
+            statements,
+            bareSample: await sampleBare(client, bare.taskQueue, 20),
+          });
+        }
+        return records;
+      } finally {
+        await runtime.shutdown();
+        await running.catch(() => {});
+        await bare.shutdown();
+        await deps.eventTail.stop();
+        await workerDatabase.handle.close();
+        await appDatabase.close();
+      }
+    });
+  } finally {
+    modelClock.stop();
+    await fake.close();
+    await devServer.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Forwards starts to `target`, or (while `hold`) keeps them so the bench starts the run itself. */
+function heldRunStarter() {
+  const starter = {
+    target: null as RunStarter | null,
+    hold: false,
+    held: new Map<string, StartArgs>(),
+    async start(run: StartArgs) {
+      if (starter.hold) {
+        starter.held.set(run.runId, run);
+        return;
+      }
+      await starter.target?.start(run);
+    },
+    requestCancellation: async (runId: string) => starter.target?.requestCancellation(runId),
+  };
+  return starter;
+}
+
+/** The bare side: its own bundle (bench/baseline/workflow.ts), task queue and worker. */
+async function startBareWorker(address: string, namespace: string) {
+  const taskQueue = `bench-bare-${randomUUID()}`;
+  const workflowBundle = await bundleWorkflowCode({ workflowsPath: bareWorkflowsPath, logger: silentLogger });
+  const connection = await NativeConnection.connect({ address });
+  const activities: BareActivities = { echo: async (input) => input };
+  const worker = await Worker.create({ connection, namespace, taskQueue, workflowBundle, activities });
+  const running = worker.run();
+  return {
+    taskQueue,
+    async shutdown() {
+      worker.shutdown();
+      await running;
+      await connection.close();
+    },
+  };
+}
+
+const silentLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+
+/**
+ * A worker database handle like openDatabase's (postgres.js, same pool settings) whose every
+ * statement sent (begin and commit included) is counted by the activity that sent it.
+ */
+function countingDatabase(url: string, maxConnections: number) {
+  const counts = new Map<string, number>();
+  const client = postgres(url, {
+    max: maxConnections,
+    onnotice: () => {},
+    types: {},
+    debug: () => {
+      let key = 'outside activities';
+      try {
+        key = Context.current().info.activityType;
+      } catch {
+        // not in an activity (reconciler) or sent from the pool's queue
+      }
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    },
+  });
+  const db = drizzle(client, { schema }) as unknown as Database;
+  const handle: DatabaseHandle = {
+    db,
+    driver: 'postgres',
+    async listen(channel, handler) {
+      const subscription = await client.listen(channel, (payload) => handler(payload));
+      return async () => subscription.unlisten();
+    },
+    close: () => client.end({ timeout: 5 }),
+  };
+  return { handle, counts };
+}
+
+/**
+ * Model time as the worker sees it: from the fetch request's creation to its complete response,
+ * for requests to the fake model's origin (undici's diagnostics channels, which Node's fetch uses).
+ */
+function watchModelCalls(origin: string) {
+  const started = new WeakMap<object, number>();
+  const state = { ms: 0, calls: 0 };
+  const onCreate = (message: unknown) => {
+    const { request } = message as { request: { origin?: string } };
+    if (String(request.origin) === origin) started.set(request, performance.now());
+  };
+  const onDone = (message: unknown) => {
+    const { request } = message as { request: object };
+    const at = started.get(request);
+    if (at === undefined) return;
+    started.delete(request);
+    state.ms += performance.now() - at;
+    state.calls += 1;
+  };
+  diagnostics.subscribe('undici:request:create', onCreate);
+  diagnostics.subscribe('undici:request:trailers', onDone);
+  diagnostics.subscribe('undici:request:error', onDone);
+  return {
+    get ms() {
+      return state.ms;
+    },
+    get calls() {
+      return state.calls;
+    },
+    reset() {
+      state.ms = 0;
+      state.calls = 0;
+    },
+    stop() {
+      diagnostics.unsubscribe('undici:request:create', onCreate);
+      diagnostics.unsubscribe('undici:request:trailers', onDone);
+      diagnostics.unsubscribe('undici:request:error', onDone);
+    },
+  };
+}
+
+/** Development login, a `*` API key, and a JSON caller that fails loudly on any non-2xx. */
+async function apiFor(app: ReturnType<typeof createApp>) {
+  const login = await app.request('/v1/auth/development/login', { method: 'POST', headers: { origin: ORIGIN } });
+  if (login.status !== 200) throw new Error(`development login failed: ${login.status}`);
+  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
+  const { context } = (await login.json()) as { context: { project: { id: string } } };
+  const projectId = context.project.id;
+  const send = async (method: string, requestPath: string, body: unknown, auth: Record<string, string>) => {
+    const response = await app.request(requestPath, {
+      method,
+      headers: { ...auth, accept: 'application/json', 'content-type': 'application/json', 'idempotency-key': randomBytes(8).toString('hex') },
+      body: JSON.stringify(body),
+    });
+    if (response.status >= 300) throw new Error(`${method} ${requestPath} answered ${response.status}: ${await response.text()}`);
+    return (await response.json()) as any;
+  };
+  const key = await send('POST', `/v1/projects/${projectId}/api-keys`, { name: 'run-engine bench', scopes: ['*'] }, { origin: ORIGIN, cookie });
+  const authorization = `Bearer ${key.secret as string}`;
+  return { projectId, call: (method: string, requestPath: string, body: unknown) => send(method, requestPath, body, { authorization }) };
+}
+
+/** Runs `fn(0..n-1)` with at most `concurrency` in flight. */
+async function pool(n: number, concurrency: number, fn: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(n, concurrency) }, async () => {
+      while (next < n) await fn(next++);
+    }),
+  );
+}
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const began = performance.now();
+  await fn();
+  return (performance.now() - began) / 1000;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+const mean = (values: number[]) => (values.length === 0 ? NaN : values.reduce((a, b) => a + b, 0) / values.length);
+
+// ---- profile: where a turn's time goes -----------------------------------------------------
+
+type Timestamp = { seconds?: unknown; nanos?: number | null } | null | undefined;
+const ms = (ts: Timestamp) => Number(ts?.seconds ?? 0) * 1000 + (ts?.nanos ?? 0) / 1e6;
+
+type Breakdown = {
+  total: number;
+  workflowTasks: { count: number; queued: number; processing: number };
+  activities: Map<string, { queued: number; running: number }>;
+};
+
+/** Durations from a workflow's history: start → close, workflow tasks, each activity. */
+async function historyBreakdown(client: Client, workflowId: string): Promise<Breakdown> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  const events = history.events ?? [];
+  const time = new Map<string, number>();
+  const idOf = (event: (typeof events)[number]) => String(event.eventId);
+  const activities = new Map<string, { queued: number; running: number }>();
+  const typeOf = new Map<string, string>();
+  const wft = { count: 0, queued: 0, processing: 0 };
+  let first = NaN;
+  let last = NaN;
+  for (const event of events) {
+    const at = ms(event.eventTime);
+    time.set(idOf(event), at);
+    if (Number.isNaN(first)) first = at;
+    last = at;
+    if (event.workflowTaskStartedEventAttributes) {
+      wft.count += 1;
+      wft.queued += at - time.get(String(event.workflowTaskStartedEventAttributes.scheduledEventId))!;
+    }
+    if (event.workflowTaskCompletedEventAttributes) wft.processing += at - time.get(String(event.workflowTaskCompletedEventAttributes.startedEventId))!;
+    if (event.activityTaskScheduledEventAttributes) typeOf.set(idOf(event), event.activityTaskScheduledEventAttributes.activityType?.name ?? '?');
+    if (event.activityTaskStartedEventAttributes) {
+      const scheduled = String(event.activityTaskStartedEventAttributes.scheduledEventId);
+      activities.set(typeOf.get(scheduled)!, { queued: at - time.get(scheduled)!, running: 0 });
+    }
+    if (event.activityTaskCompletedEventAttributes) {
+      const entry = activities.get(typeOf.get(String(event.activityTaskCompletedEventAttributes.scheduledEventId))!)!;
+      entry.running = at - time.get(String(event.activityTaskCompletedEventAttributes.startedEventId))!;
+    }
+  }
+  return { total: last - first, workflowTasks: wft, activities };
+}
+
+async function sampleBare(client: Client, taskQueue: string, count: number): Promise<Breakdown[]> {
+  const out: Breakdown[] = [];
+  for (let i = 0; i < count; i++) {
+    const workflowId = `bare-profile-${randomUUID()}`;
+    await client.workflow.execute('bareWorkflow', { taskQueue, workflowId, args: ['profile'] });
+    out.push(await historyBreakdown(client, workflowId));
+  }
+  return out;
+}
+
+function summarize(label: string, sample: Breakdown[]) {
+  const line = (name: string, values: number[]) => console.log(`    ${name.padEnd(34)} ${mean(values).toFixed(2)} ms`);
+  console.log(`  ${label} (mean of ${sample.length}, server timestamps):`);
+  line('workflow start → close', sample.map((b) => b.total));
+  const tasks = sample[0]?.workflowTasks.count ?? 0;
+  line(`${tasks} workflow tasks: queued (sum)`, sample.map((b) => b.workflowTasks.queued));
+  line(`${tasks} workflow tasks: processing (sum)`, sample.map((b) => b.workflowTasks.processing));
+  for (const type of sample[0]?.activities.keys() ?? []) {
+    line(`${type}: queued`, sample.map((b) => b.activities.get(type)?.queued ?? NaN));
+    line(`${type}: running`, sample.map((b) => b.activities.get(type)?.running ?? NaN));
+  }
+}
+
+async function printProfile(input: {
+  client: Client;
+  database: Database;
+  turns: Array<{ runId: string; total: number; model: number; overhead: number }>;
+  bareTrips: number[];
+  statements: Map<string, number>;
+  bareSample: Breakdown[];
+}) {
+  const { client, turns } = input;
+  console.log('\n  profile of the measured one-turn runs');
+  console.log(`    client-side: run total p50 ${percentile([...turns.map((t) => t.total)].sort((a, b) => a - b), 50).toFixed(2)} ms, model on the wire mean ${mean(turns.map((t) => t.model)).toFixed(2)} ms, bare round trip p50 ${percentile([...input.bareTrips].sort((a, b) => a - b), 50).toFixed(2)} ms`);
+  const runIds = turns.map((t) => t.runId);
+  const invocations = await input.database.select().from(schema.modelInvocations).where(inArray(schema.modelInvocations.runId, runIds));
+  const rows = await input.database.select().from(schema.runs).where(inArray(schema.runs.id, runIds));
+  console.log(`    model_invocations startedAt → completedAt mean ${mean(invocations.map((row) => row.completedAt!.getTime() - row.startedAt.getTime())).toFixed(2)} ms (includes model resolution and the start/complete writes)`);
+  console.log(`    runs admittedAt → settledAt mean ${mean(rows.map((row) => row.settledAt!.getTime() - (row.admittedAt ?? row.createdAt).getTime())).toFixed(2)} ms`);
+  const sample = [];
+  for (const turn of turns.slice(-20)) sample.push(await historyBreakdown(client, runWorkflowId(turn.runId)));
+  summarize('run workflow, one turn', sample);
+  summarize('bare workflow + activity', input.bareSample);
+  const total = [...input.statements.values()].reduce((a, b) => a + b, 0);
+  console.log(`  Postgres statements sent by the worker per one-turn run (begin/commit included): ${total.toFixed(1)}`);
+  for (const [key, count] of [...input.statements].sort((a, b) => b[1] - a[1])) console.log(`    ${key.padEnd(34)} ${count.toFixed(1)}`);
+  const [one] = await input.database.select({ state: schema.runs.state }).from(schema.runs).where(eq(schema.runs.id, runIds[0]!));
+  if (one?.state !== 'completed') throw new Error('a measured run did not complete');
+}
+
+if (import.meta.main) {
+  printRecords(await run());
+  process.exit(0);
+}

@@ -1,0 +1,89 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { modelInvocations, productEvents, runTurnReservations } from '../../db/schema/index.ts';
+import type { Runtime } from '../../scripts/runtime.ts';
+import type { ServiceContext } from '../../services/context.ts';
+import { reserveModelTurn } from '../../services/model-invocations/reserve-turn.ts';
+import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
+import { startFakeModelServers, type FakeModelServers } from '../fixtures/model-servers/server.ts';
+import { createTestApp, type TestApp } from '../support/app.ts';
+import { deferredRunStarter, startTestRuntime } from '../support/runtime.ts';
+
+/** The durable per-run turn budget (spec 3 "Budget rules"). */
+let t: TestApp;
+let fakes: FakeModelServers;
+let runtime: Runtime;
+let project: string;
+let key: string;
+const starter = deferredRunStarter();
+
+beforeAll(async () => {
+  fakes = await startFakeModelServers();
+  t = await createTestApp({ env: fakes.env, runStarter: starter });
+  project = `/v1/projects/${(await t.login()).context.project.id}`;
+  key = (await t.createApiKey(['*'])).secret;
+  const provider = await call('POST', '/model-providers', { key: 'openai', displayName: 'OpenAI', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a });
+  await call('POST', '/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.body.id, model: 'vendor_a/gpt-5.1', routing: {} });
+}, 60_000);
+afterAll(async () => {
+  await runtime?.shutdown();
+  await t?.close();
+  await fakes?.close();
+});
+
+async function call(method: string, path: string, body?: unknown) {
+  const response = await t.request(method, `${project}${path}`, { apiKey: key, body });
+  return { status: response.status, body: await response.json() };
+}
+
+const ctx = (): ServiceContext => ({ db: t.database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger: t.deps.logger, clock: t.deps.clock });
+
+/** A queued run nobody starts (the starter has no target yet). */
+async function queuedRun(maxTurns: number): Promise<string> {
+  const agent = await call('POST', '/agents', { name: `Budget ${Math.random()}`, initialConfig: { systemPrompt: 'Count.', modelPreset: 'fast', limits: { maxTurns } } });
+  const session = await call('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'Go.' });
+  return session.body.latestRunId;
+}
+
+describe('turn budget', () => {
+  it('reserves once per turn id, reuses a replayed turn, and stops at maxTurns', async () => {
+    const runId = await queuedRun(3);
+    const results = [];
+    for (const turnId of ['turn-1', 'turn-2', 'turn-1', 'turn-3', 'turn-4']) results.push(await reserveModelTurn(ctx(), { runId, turnId, maxTurns: 3 }));
+    expect(results).toEqual([
+      { reserved: true, ordinal: 1 },
+      { reserved: true, ordinal: 2 },
+      { reserved: true, ordinal: 1 },
+      { reserved: true, ordinal: 3 },
+      { reserved: false },
+    ]);
+  });
+
+  it('parallel turns share the budget exactly', async () => {
+    const runId = await queuedRun(5);
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => reserveModelTurn(ctx(), { runId, turnId: `parallel-${i}`, maxTurns: 5 })));
+    expect(results.filter((r) => r.reserved)).toHaveLength(5);
+    expect((await t.database.db.select().from(runTurnReservations).where(eq(runTurnReservations.runId, runId))).map((r) => r.ordinal).sort()).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('a run whose budget is spent fails with model_turn_limit_exceeded naming the maximum', async () => {
+    const runId = await queuedRun(2);
+    // Earlier turns of this run (scratch calls) used the whole budget before the next turn.
+    for (const turnId of ['scratch-1', 'scratch-2']) await reserveModelTurn(ctx(), { runId, turnId, maxTurns: 2 });
+    runtime = await startTestRuntime(t, starter); // the reconciler starts the queued run
+    const deadline = Date.now() + 45_000;
+    let run;
+    do {
+      run = (await call('GET', `/runs/${runId}`)).body;
+      if (run.state === 'failed') break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    } while (Date.now() < deadline);
+    expect(run.state).toBe('failed');
+    expect(run.failure.errorCode).toBe('model_turn_limit_exceeded');
+    expect(run.failure.errorExplanation).toContain('2');
+    const failed = (await t.database.db.select().from(productEvents).where(eq(productEvents.kind, 'model.invocation_failed'))).find((row) => row.aggregateId === runId);
+    expect(failed?.publicPayload).toMatchObject({ errorCode: 'model_turn_limit_exceeded' });
+    // No provider call was made without a reservation.
+    expect(await t.database.db.select().from(modelInvocations).where(eq(modelInvocations.runId, runId))).toEqual([]);
+  }, 60_000);
+});
