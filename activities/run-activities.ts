@@ -17,14 +17,19 @@ import { resolveRunModel } from '../services/model-invocations/resolve-model.ts'
 import { appendRunMessage } from '../services/runs/append-message.ts';
 import { loadRunContext } from '../services/runs/load-run-context.ts';
 import { transitionRun } from '../services/runs/transition.ts';
+import { cancelOpenToolCalls } from '../services/tool-calls/cancel-open.ts';
 import { withTransaction } from '../services/transaction.ts';
 import { toModelMessages } from './model-messages.ts';
+import type { PlatformToolRegistry } from './platform-tools/registry.ts';
+import { createToolActivities } from './tool-activities.ts';
 import { invokeModel } from './providers/index.ts';
 import { ModelInvocationError, type ModelResult, type ProviderType } from './providers/types.ts';
 import type { RunActivities } from './run-activity-types.ts';
 
 export type RunActivityDeps = {
   database: DatabaseHandle;
+  /** Handlers of platform-owned tools, by tool name. */
+  platformTools: PlatformToolRegistry;
   keyring: CredentialKeyring;
   modelBaseUrls: Record<ProviderType, string>;
   deploymentPresets: readonly DeploymentPreset[];
@@ -43,6 +48,8 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
   const system = (): ServiceContext => ({ db: deps.database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger: deps.logger, clock: deps.clock });
 
   return {
+    ...createToolActivities({ system, platformTools: deps.platformTools }),
+
     async admitRun({ runId }) {
       return withTransaction(system(), async (tx) => {
         const [run] = await tx.db.select().from(runs).where(eq(runs.id, runId)).for('update');
@@ -155,6 +162,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
             publicPayload: { runId, sessionId: run.sessionId, errorCode: failure.errorCode, errorExplanation: failure.errorExplanation },
           });
         }
+        await cancelOpenToolCalls(tx, { runId });
         const settled = await transitionRun(tx, { runId, to: state, failure });
         return settled.state;
       });

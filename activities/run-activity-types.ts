@@ -22,6 +22,13 @@ export type ModelTurnResult =
 
 export type RunFailure = { errorCode: string; errorExplanation: string };
 
+export type ToolProgress = {
+  allFinal: boolean;
+  waitingFor: 'approval' | 'tool' | null;
+  nextDeadlineAtMs: number | null;
+  platformCalls: Array<{ toolCallId: string; toolName: string }>;
+};
+
 /**
  * The run workflow's activities. Each is idempotent, keyed by run id and turn id (and the
  * attempt number for model calls), because Temporal may run any of them more than once.
@@ -31,5 +38,14 @@ export type RunActivities = {
   callModel(input: { runId: string; turnId: string; attempt: number }): Promise<ModelTurnResult>;
   scheduleModelRetry(input: { runId: string; turnId: string; attempt: number; errorCode: string; delayMs: number }): Promise<void>;
   resumeRun(input: { runId: string }): Promise<void>;
+  /** Records the tool calls of a turn's assistant message (validation, approvals, retry counts). */
+  recordTurnToolCalls(input: { runId: string; turnId: string }): Promise<void>;
+  /** Expires overdue leases and approvals, then reports what the turn is waiting for. */
+  readToolProgress(input: { runId: string; turnId: string }): Promise<ToolProgress>;
+  executePlatformTool(input: { runId: string; toolCallId: string }): Promise<void>;
+  /** Once every call of the turn is final, appends their results to the transcript. */
+  appendToolResults(input: { runId: string; turnId: string }): Promise<void>;
+  /** Moves the run into a waiting state (idempotent). */
+  enterWaitingState(input: { runId: string; state: 'waiting_for_tool' | 'waiting_for_approval' }): Promise<void>;
   settleRun(input: { runId: string; state: SettledRunState; failure: RunFailure | null; invocationFailed: boolean }): Promise<RunState>;
 };

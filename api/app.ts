@@ -10,6 +10,7 @@ import { idempotency } from './middleware/idempotency.ts';
 import { requestId } from './middleware/request-id.ts';
 import { requestLog } from './middleware/request-log.ts';
 import { agentRoutes } from './routes/agents.ts';
+import { approvalRoutes } from './routes/approvals.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { contextRoutes } from './routes/context.ts';
 import { eventRoutes } from './routes/events.ts';
@@ -23,6 +24,7 @@ import { runRoutes } from './routes/runs.ts';
 import { sessionRoutes } from './routes/sessions.ts';
 import { skillDraftRoutes } from './routes/skill-drafts.ts';
 import { skillRoutes } from './routes/skills.ts';
+import { toolCallRoutes } from './routes/tool-calls.ts';
 import { consoleRoutes } from '../console/routes.ts';
 
 // Hard ceiling for any request body; routes apply their own smaller limits when they parse.
@@ -71,6 +73,8 @@ export function createApp(deps: AppDeps) {
   v1.route('/', agentRoutes(deps));
   v1.route('/', sessionRoutes(deps));
   v1.route('/', runRoutes(deps));
+  v1.route('/', toolCallRoutes(deps));
+  v1.route('/', approvalRoutes(deps));
   app.route('/v1', v1);
   return app;
 }

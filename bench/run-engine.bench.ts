@@ -4,21 +4,25 @@
  * in process (`app.request`) and the real runtime (`createRuntime`: worker, activities, starter).
  *
  * 1. Sessions created per second: N `POST /sessions` with C in flight (auth, idempotency, the
- *    session transaction, then the workflow start after commit), while the worker runs them as it
- *    would. Baseline: N bare `client.workflow.start` of a one-activity workflow, C in flight,
- *    executed by its own worker meanwhile. Target ≥ 0.5×: a session is one Postgres transaction of
- *    about a dozen statements plus exactly the baseline's start, so about half the bare start rate
- *    is what "the API adds no more than one start's worth of work" looks like.
+ *    session transaction, then the run's workflow start after commit), while the worker runs them
+ *    as it would. Baseline: N bare `client.workflow.start` of a one-activity workflow, C in flight,
+ *    executed by its own worker meanwhile. Target ≥ 0.5×: a session is one Postgres transaction
+ *    (19 statements with auth and idempotency) plus exactly the baseline's start; measured apart,
+ *    that transaction alone runs at about the bare start rate, so "the API adds no more than one
+ *    start's worth of work" is half the bare start rate.
  * 2. Orchestration overhead per model turn: K sequential one-turn runs, each timed from the
- *    run's workflow start (the app's run starter) to its workflow result, minus the time its
- *    model call took on the wire (measured in the worker through undici's diagnostics channels,
- *    request created → response complete). Baseline: `client.workflow.execute` of a workflow
- *    running one trivial activity, over K. p50 and p95; target ≤ 2× (the issue's).
+ *    run's workflow start (the app's run starter, called by the bench) to its workflow result,
+ *    minus the time its model call took on the wire (measured in the worker through undici's
+ *    diagnostics channels, request created → response complete). A one-turn run carries admission
+ *    and settlement too, so this is the per-turn figure's upper bound. Baseline:
+ *    `client.workflow.execute` of a workflow running one trivial activity. p50 and p95 over K;
+ *    target ≤ 2× (the issue's).
  *
- * Both sides share the process, the dev server and the Temporal client; rounds alternate so
- * drift hits both alike, after a warm-up of each path (bundles loaded, connections, plans).
- * It also prints where a turn's time goes (Temporal history of sample runs, DB round trips per
- * activity), so a missed target comes with its explanation.
+ * Both sides share the process, the dev server and the Temporal client. Figure 1 alternates
+ * rounds and drains each side's workflows before the other starts; figure 2 alternates one bare
+ * round trip and one run, after a warm-up of both (bundles loaded, connections, plans). Then it
+ * prints where the time goes: figure 1 decomposed (API alone, starts alone), Temporal history of
+ * sample runs (workflow tasks, each activity), Postgres statements per run by activity.
  *
  *   node_modules/.bin/node bench/run-engine.bench.ts
  */
@@ -45,6 +49,7 @@ import { runWorkflowId } from '../domain/runs/search-attributes.ts';
 import { createRuntime } from '../scripts/runtime.ts';
 import type { RunStarter } from '../services/runs/run-starter.ts';
 import { startDevServer } from '../temporal/dev-server.ts';
+import { runSearchAttributeKeys } from '../temporal/run-starter.ts';
 import { installWorkerRuntime } from '../temporal/worker.ts';
 import { ENV_NAMES, FAKE_KEYS, startFakeModelServer } from '../test/fixtures/model-servers/server.ts';
 import type { BareActivities } from './baseline/workflow.ts';
@@ -89,9 +94,12 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
   const modelClock = watchModelCalls(new URL(fake.baseUrl).origin);
   try {
     return await withBenchDatabase(async (url) => {
-      const appDatabase = await openDatabase({ driver: 'postgres', url, maxConnections: 10 });
-      await migrateDatabase(appDatabase);
-      // The worker's handle: openDatabase's postgres.js settings plus a statement counter.
+      const migrations = await openDatabase({ driver: 'postgres', url, maxConnections: 1 });
+      await migrateDatabase(migrations);
+      await migrations.close();
+      // The app's and the worker's handles: openDatabase's postgres.js settings plus a statement counter.
+      const apiDatabase = countingDatabase(url, 10);
+      const appDatabase = apiDatabase.handle;
       const workerDatabase = countingDatabase(url, 10);
       const appSettings = parseSettings({ SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'error', [ENV_NAMES.vendor_a]: fake.baseUrl });
       const starter = heldRunStarter();
@@ -171,12 +179,14 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
         const turns: Awaited<ReturnType<typeof oneTurn>>[] = [];
         const bareTrips: number[] = [];
         for (const [key, count] of workerDatabase.counts) statementsBefore.set(key, count);
-        const perRound = Math.ceil(settings.turns / settings.rounds);
-        for (let round = 0; round < settings.rounds; round++) {
-          for (let i = 0; i < perRound && bareTrips.length < settings.turns; i++) bareTrips.push(await oneBare(i));
-          for (let i = 0; i < perRound && turns.length < settings.turns; i++) turns.push(await oneTurn(i));
+        // One of each in turn, so drift on this shared machine hits both sides alike.
+        for (let i = 0; i < settings.turns; i++) {
+          bareTrips.push(await oneBare(i));
+          turns.push(await oneTurn(i));
         }
         starter.hold = false;
+        const statements = new Map<string, number>();
+        for (const [key, count] of workerDatabase.counts) statements.set(key, (count - (statementsBefore.get(key) ?? 0)) / turns.length);
 
         const overhead = turns.map((t) => t.overhead).sort((a, b) => a - b);
         const bareSorted = [...bareTrips].sort((a, b) => a - b);
@@ -206,8 +216,38 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
         ];
 
         if (settings.profile) {
-          const statements = new Map<string, number>();
-          for (const [key, count] of workerDatabase.counts) statements.set(key, (count - (statementsBefore.get(key) ?? 0)) / turns.length);
+          // Figure 1 decomposed: the API alone (starts held, no worker load), then the starts alone.
+          starter.hold = true;
+          const apiBefore = apiDatabase.counts.get('outside activities') ?? 0;
+          const heldIds: string[] = [];
+          const apiOnly = settings.sessions / (await timed(() => pool(settings.sessions, settings.concurrency, async (i) => heldIds.push(await createSession(i)))));
+          const apiStatements = ((apiDatabase.counts.get('outside activities') ?? 0) - apiBefore) / heldIds.length;
+          starter.hold = false;
+          const startsOnly = heldIds.length / (await timed(() => pool(heldIds.length, settings.concurrency, (i) => runtime.runStarter.start(starter.held.get(heldIds[i]!)!))));
+          await Promise.all(heldIds.map(awaitRun));
+          // The same bare start, carrying the run's four search attributes.
+          const withAttributes = (i: number) =>
+            client.workflow.start('bareWorkflow', {
+              taskQueue: bare.taskQueue,
+              workflowId: `bare-${randomUUID()}`,
+              args: [`hello ${i}`],
+              typedSearchAttributes: [
+                { key: runSearchAttributeKeys.projectId, value: api.projectId },
+                { key: runSearchAttributeKeys.sessionId, value: randomUUID() },
+                { key: runSearchAttributeKeys.agentId, value: agent.id as string },
+                { key: runSearchAttributeKeys.runState, value: 'queued' },
+              ],
+            });
+          const attributeHandles: Array<{ result(): Promise<unknown> }> = [];
+          const bareWithAttributes = settings.sessions / (await timed(() => pool(settings.sessions, settings.concurrency, async (i) => attributeHandles.push(await withAttributes(i)))));
+          await Promise.all(attributeHandles.map((handle) => handle.result()));
+          const plainHandles: Array<{ result(): Promise<unknown> }> = [];
+          const barePlain = settings.sessions / (await timed(() => pool(settings.sessions, settings.concurrency, async (i) => plainHandles.push(await bareStart(i)))));
+          await Promise.all(plainHandles.map((handle) => handle.result()));
+          console.log('\n  profile of figure 1');
+          console.log(`    POST /sessions/s with the workflow start held (no Temporal call, no runs executing): ${apiOnly.toFixed(1)} /s, ${apiStatements.toFixed(1)} Postgres statements per request`);
+          console.log(`    run workflow starts/s alone (runStarter.start: 4 search attributes, USE_EXISTING), runs executing meanwhile: ${startsOnly.toFixed(1)} /s`);
+          console.log(`    bare workflow starts/s with the run's 4 search attributes: ${bareWithAttributes.toFixed(1)} /s; without: ${barePlain.toFixed(1)} /s`);
           await printProfile({
             client,
             database: appDatabase.db,
@@ -224,7 +264,7 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
         await bare.shutdown();
         await deps.eventTail.stop();
         await workerDatabase.handle.close();
-        await appDatabase.close();
+        await apiDatabase.handle.close();
       }
     });
   } finally {
@@ -249,6 +289,7 @@ function heldRunStarter() {
       await starter.target?.start(run);
     },
     requestCancellation: async (runId: string) => starter.target?.requestCancellation(runId),
+    notify: async (...args: Parameters<RunStarter['notify']>) => starter.target?.notify(...args),
   };
   return starter;
 }
@@ -397,7 +438,7 @@ const ms = (ts: Timestamp) => Number(ts?.seconds ?? 0) * 1000 + (ts?.nanos ?? 0)
 
 type Breakdown = {
   total: number;
-  workflowTasks: { count: number; queued: number; processing: number };
+  workflowTasks: { count: number; queued: number; processing: number; queuedEach: number[] };
   activities: Map<string, { queued: number; running: number }>;
 };
 
@@ -409,7 +450,7 @@ async function historyBreakdown(client: Client, workflowId: string): Promise<Bre
   const idOf = (event: (typeof events)[number]) => String(event.eventId);
   const activities = new Map<string, { queued: number; running: number }>();
   const typeOf = new Map<string, string>();
-  const wft = { count: 0, queued: 0, processing: 0 };
+  const wft = { count: 0, queued: 0, processing: 0, queuedEach: [] as number[] };
   let first = NaN;
   let last = NaN;
   for (const event of events) {
@@ -419,7 +460,9 @@ async function historyBreakdown(client: Client, workflowId: string): Promise<Bre
     last = at;
     if (event.workflowTaskStartedEventAttributes) {
       wft.count += 1;
-      wft.queued += at - time.get(String(event.workflowTaskStartedEventAttributes.scheduledEventId))!;
+      const queued = at - time.get(String(event.workflowTaskStartedEventAttributes.scheduledEventId))!;
+      wft.queued += queued;
+      wft.queuedEach.push(queued);
     }
     if (event.workflowTaskCompletedEventAttributes) wft.processing += at - time.get(String(event.workflowTaskCompletedEventAttributes.startedEventId))!;
     if (event.activityTaskScheduledEventAttributes) typeOf.set(idOf(event), event.activityTaskScheduledEventAttributes.activityType?.name ?? '?');
@@ -451,6 +494,7 @@ function summarize(label: string, sample: Breakdown[]) {
   line('workflow start → close', sample.map((b) => b.total));
   const tasks = sample[0]?.workflowTasks.count ?? 0;
   line(`${tasks} workflow tasks: queued (sum)`, sample.map((b) => b.workflowTasks.queued));
+  console.log(`    ${'  queued, task by task'.padEnd(34)} ${Array.from({ length: tasks }, (_, i) => mean(sample.map((b) => b.workflowTasks.queuedEach[i] ?? NaN)).toFixed(1)).join(' / ')} ms`);
   line(`${tasks} workflow tasks: processing (sum)`, sample.map((b) => b.workflowTasks.processing));
   for (const type of sample[0]?.activities.keys() ?? []) {
     line(`${type}: queued`, sample.map((b) => b.activities.get(type)?.queued ?? NaN));

@@ -4,6 +4,7 @@
  */
 import { run as eventAppend } from './event-append.bench.ts';
 import { run as idempotencyReplay } from './idempotency-replay.bench.ts';
+import { run as runEngine } from './run-engine.bench.ts';
 import { run as sseFanout } from './sse-fanout.bench.ts';
 import { printRecords, type BenchRecord } from './support.ts';
 
@@ -11,6 +12,7 @@ const benches: Array<[string, () => Promise<BenchRecord[]>]> = [
   ['event appends', () => eventAppend()],
   ['SSE fan-out', () => sseFanout()],
   ['idempotent replay', () => idempotencyReplay()],
+  ['run engine', () => runEngine()],
 ];
 
 let missed = 0;

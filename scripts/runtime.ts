@@ -1,4 +1,5 @@
 import { createActivities } from '../activities/index.ts';
+import { createPlatformToolRegistry, type PlatformToolHandler } from '../activities/platform-tools/registry.ts';
 import type { Logger } from '../config/logger.ts';
 import type { Settings } from '../config/settings.ts';
 import type { DatabaseHandle } from '../db/client.ts';
@@ -20,6 +21,8 @@ export type RuntimeOptions = {
   clock?: Clock;
   /** How often queued runs without a workflow are (re)started. */
   reconcileIntervalMs?: number;
+  /** Handlers of platform-owned tools; none by default (such tools then fail visibly). */
+  platformTools?: Record<string, PlatformToolHandler>;
 };
 
 export type Runtime = {
@@ -42,6 +45,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const clock = options.clock ?? systemClock;
   const activities = createActivities({
     database,
+    platformTools: createPlatformToolRegistry(options.platformTools),
     keyring: options.keyring,
     modelBaseUrls: settings.modelBaseUrls,
     deploymentPresets: options.deploymentPresets,

@@ -39,6 +39,14 @@ export function createTemporalRunStarter(options: { client: Client; taskQueue: s
       }
       logger.debug('run workflow started', { runId: run.runId });
     },
+    async notify(runId: string, signal: 'toolResultSubmitted' | 'approvalDecided'): Promise<void> {
+      try {
+        await client.workflow.getHandle(runWorkflowId(runId)).signal(signal);
+      } catch (error) {
+        if (error instanceof WorkflowNotFoundError) return;
+        throw error;
+      }
+    },
     async requestCancellation(runId: string): Promise<void> {
       try {
         await client.workflow.getHandle(runWorkflowId(runId)).signal(CANCEL_REQUESTED_SIGNAL);

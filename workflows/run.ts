@@ -1,11 +1,14 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { CancellationScope, defineSignal, isCancellation, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import { CancellationScope, condition, defineSignal, isCancellation, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import type { RunActivities, RunFailure } from '../activities/run-activity-types.ts';
-import { modelRetryDelayMs, shouldRetryModel, turnLimitExplanation, MODEL_ATTEMPT_DEADLINE_MS } from '../domain/runs/model-retry.ts';
-import { CANCEL_REQUESTED_SIGNAL, RUN_SEARCH_ATTRIBUTES } from '../domain/runs/search-attributes.ts';
+import { MODEL_ATTEMPT_DEADLINE_MS, modelRetryDelayMs, shouldRetryModel, turnLimitExplanation } from '../domain/runs/model-retry.ts';
+import { APPROVAL_DECIDED_SIGNAL, CANCEL_REQUESTED_SIGNAL, RUN_SEARCH_ATTRIBUTES, TOOL_RESULT_SUBMITTED_SIGNAL } from '../domain/runs/search-attributes.ts';
 import type { RunState, SettledRunState } from '../domain/runs/states.ts';
+import { executionClock } from './execution-clock.ts';
 
 export const cancelRequested = defineSignal(CANCEL_REQUESTED_SIGNAL);
+export const toolResultSubmitted = defineSignal(TOOL_RESULT_SUBMITTED_SIGNAL);
+export const approvalDecided = defineSignal(APPROVAL_DECIDED_SIGNAL);
 
 const runStateKey = defineSearchAttributeKey(RUN_SEARCH_ATTRIBUTES.runState, SearchAttributeType.KEYWORD);
 
@@ -14,9 +17,9 @@ const store = proxyActivities<RunActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
-// Model turns: the provider call has its own five-minute deadline inside the activity; the
-// activity heartbeats so a dead worker is noticed in seconds and cancellation reaches the call.
-const model = proxyActivities<RunActivities>({
+// Model turns and platform tools: long calls with their own deadlines inside; they heartbeat,
+// so a dead worker is noticed in seconds and cancellation reaches the call.
+const calls = proxyActivities<RunActivities>({
   startToCloseTimeout: MODEL_ATTEMPT_DEADLINE_MS + 60_000,
   heartbeatTimeout: '20 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
@@ -26,20 +29,25 @@ type Settlement = { state: SettledRunState; failure: RunFailure | null; invocati
 
 /**
  * One workflow per run (`run:<runId>`), driving the state machine of spec 1: admit, then model
- * turns until a final reply, each turn reserving the durable turn budget and retrying transient
- * provider failures (state `retry_scheduled`); settles `completed`, `failed`, `cancelled` or
- * `timed_out` exactly once. Postgres is what the API reads: every transition is written by an
- * activity in the same transaction as its product events.
+ * turns until a final reply. Each turn reserves the durable turn budget; transient provider
+ * failures are retried (`retry_scheduled`); tool calls are recorded and executed (platform) or
+ * awaited (caller tools, approvals) by signal, never by polling; the run settles exactly once.
+ * Postgres is what the API reads: every transition is written by an activity in the same
+ * transaction as its product events.
  */
 export async function runWorkflow(input: { runId: string }): Promise<RunState> {
   const { runId } = input;
   const work = new CancellationScope();
   let cancelled = false;
   let timedOut = false;
+  let woken = false;
   setHandler(cancelRequested, () => {
     cancelled = true;
     work.cancel();
   });
+  // Hints only: after waking, the workflow re-reads Postgres.
+  setHandler(toolResultSubmitted, () => void (woken = true));
+  setHandler(approvalDecided, () => void (woken = true));
 
   const admission = await store.admitRun({ runId });
   if (admission.kind === 'settled') {
@@ -49,20 +57,78 @@ export async function runWorkflow(input: { runId: string }): Promise<RunState> {
   markState('running');
   if (admission.cancellationRequested) cancelled = true;
 
-  const budgetMs = Math.max(0, Math.min(admission.timeoutMs, admission.wallDeadlineAtMs - Date.now()));
-  // The deadline timer lives outside the work scope, so cancelling the work does not stop it
-  // from firing later (harmless: the workflow has settled and returned by then).
-  void sleep(budgetMs).then(() => {
+  const expire = () => {
     timedOut = true;
     work.cancel();
-  });
+  };
+  // The 48-hour ceiling never pauses; the execution limit pauses during approval waits.
+  void sleep(Math.max(0, admission.wallDeadlineAtMs - Date.now())).then(expire);
+  const clock = executionClock(admission.timeoutMs, expire);
+
+  // Cleared before each read of Postgres, so a signal that arrives during the read still wakes
+  // the wait that follows it.
+  const waitForWake = async (deadlineAtMs: number | null) => {
+    if (deadlineAtMs === null) await condition(() => woken);
+    else await condition(() => woken, Math.max(0, deadlineAtMs - Date.now()) + 100);
+  };
+
+  /** Runs a turn's tool calls to completion and appends their results to the transcript. */
+  const settleToolCalls = async (turnId: string) => {
+    await store.recordTurnToolCalls({ runId, turnId });
+    for (;;) {
+      woken = false;
+      const progress = await store.readToolProgress({ runId, turnId });
+      if (progress.platformCalls.length > 0) {
+        for (const call of progress.platformCalls) await calls.executePlatformTool({ runId, toolCallId: call.toolCallId });
+        continue;
+      }
+      if (progress.allFinal) break;
+      const state = progress.waitingFor === 'approval' ? 'waiting_for_approval' : 'waiting_for_tool';
+      await store.enterWaitingState({ runId, state });
+      markState(state);
+      if (state === 'waiting_for_approval') clock.pause();
+      else clock.start();
+      await waitForWake(progress.nextDeadlineAtMs);
+    }
+    clock.start();
+    await store.appendToolResults({ runId, turnId });
+    await store.resumeRun({ runId });
+    markState('running');
+  };
+
+  const driveTurns = async (): Promise<Settlement> => {
+    clock.start();
+    for (let turn = 1; ; turn++) {
+      const turnId = `turn-${turn}`;
+      for (let attempt = 1; ; attempt++) {
+        const result = await calls.callModel({ runId, turnId, attempt });
+        if (result.kind === 'reply') return { state: 'completed', failure: null, invocationFailed: false };
+        if (result.kind === 'budget_exhausted') {
+          return { state: 'failed', failure: { errorCode: 'model_turn_limit_exceeded', errorExplanation: turnLimitExplanation(result.maxTurns) }, invocationFailed: true };
+        }
+        if (result.kind === 'tool_calls') {
+          await settleToolCalls(turnId);
+          break;
+        }
+        if (!shouldRetryModel({ retryable: result.retryable, attempt })) {
+          return { state: 'failed', failure: { errorCode: result.errorCode, errorExplanation: result.errorExplanation }, invocationFailed: true };
+        }
+        const delayMs = modelRetryDelayMs(attempt);
+        await store.scheduleModelRetry({ runId, turnId, attempt, errorCode: result.errorCode, delayMs });
+        markState('retry_scheduled');
+        await sleep(delayMs);
+        await store.resumeRun({ runId });
+        markState('running');
+      }
+    }
+  };
 
   let settlement: Settlement;
   if (cancelled) {
     settlement = cancelledSettlement();
   } else {
     try {
-      settlement = await work.run(() => driveTurns(runId, admission.maxTurns));
+      settlement = await work.run(driveTurns);
     } catch (error) {
       if (!isCancellation(error)) throw error;
       settlement = timedOut && !cancelled ? timedOutSettlement(admission.timeoutMs) : cancelledSettlement();
@@ -71,37 +137,6 @@ export async function runWorkflow(input: { runId: string }): Promise<RunState> {
   const state = await CancellationScope.nonCancellable(() => store.settleRun({ runId, ...settlement }));
   markState(state);
   return state;
-}
-
-async function driveTurns(runId: string, maxTurns: number): Promise<Settlement> {
-  for (let turn = 1; ; turn++) {
-    const turnId = `turn-${turn}`;
-    for (let attempt = 1; ; attempt++) {
-      const result = await model.callModel({ runId, turnId, attempt });
-      if (result.kind === 'reply') return { state: 'completed', failure: null, invocationFailed: false };
-      if (result.kind === 'budget_exhausted') {
-        return { state: 'failed', failure: { errorCode: 'model_turn_limit_exceeded', errorExplanation: turnLimitExplanation(maxTurns) }, invocationFailed: true };
-      }
-      if (result.kind === 'tool_calls') {
-        // Tool execution is the next slice of the run engine; until it lands such a run fails
-        // visibly rather than pretending the tools ran.
-        return {
-          state: 'failed',
-          failure: { errorCode: 'tool_execution_unavailable', errorExplanation: `The model called ${result.toolNames.join(', ')}, but this server does not execute tools yet.` },
-          invocationFailed: false,
-        };
-      }
-      if (!shouldRetryModel({ retryable: result.retryable, attempt })) {
-        return { state: 'failed', failure: { errorCode: result.errorCode, errorExplanation: result.errorExplanation }, invocationFailed: true };
-      }
-      const delayMs = modelRetryDelayMs(attempt);
-      await store.scheduleModelRetry({ runId, turnId, attempt, errorCode: result.errorCode, delayMs });
-      markState('retry_scheduled');
-      await sleep(delayMs);
-      await store.resumeRun({ runId });
-      markState('running');
-    }
-  }
 }
 
 function cancelledSettlement(): Settlement {

@@ -11,3 +11,4 @@ export * from './model-providers.ts';
 export * from './agents.ts';
 export * from './skills.ts';
 export * from './sessions.ts';
+export * from './tool-calls.ts';

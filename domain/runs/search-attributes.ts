@@ -13,3 +13,5 @@ export const RUN_SEARCH_ATTRIBUTES = {
 export const runWorkflowId = (runId: string) => `run:${runId}`;
 export const RUN_WORKFLOW_TYPE = 'runWorkflow';
 export const CANCEL_REQUESTED_SIGNAL = 'cancelRequested';
+export const TOOL_RESULT_SUBMITTED_SIGNAL = 'toolResultSubmitted';
+export const APPROVAL_DECIDED_SIGNAL = 'approvalDecided';

@@ -1,13 +1,14 @@
 import type { ServiceContext } from '../context.ts';
 import { requireActor } from '../require-actor.ts';
-import { emptyPendingWork, type PublicPendingWork } from '../sessions/public.ts';
+import type { PublicPendingWork } from '../tool-calls/public.ts';
+import { readPendingWork } from '../tool-calls/read-pending-work.ts';
 
 /**
  * Unresolved tool and approval work of the project (`GET /pending-work`): caller-owned tool
- * calls waiting for a claim or result, and approvals waiting for a decision. Neither exists
- * before the tool slice, so the answer is the documented shape with empty lists.
+ * calls waiting for a claim or a result, and approvals waiting for a decision, oldest first
+ * (at most `PENDING_WORK_LIMIT` of each).
  */
 export async function listPendingWork({ ctx }: { ctx: ServiceContext }): Promise<PublicPendingWork> {
-  requireActor(ctx);
-  return emptyPendingWork();
+  const actor = requireActor(ctx);
+  return readPendingWork(ctx, { projectId: actor.projectId });
 }

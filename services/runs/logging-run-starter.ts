@@ -14,5 +14,8 @@ export function createLoggingRunStarter(logger: Logger): RunStarter {
     async requestCancellation(runId) {
       logger.debug('run cancellation requested; the workflow reads it when it runs', { runId });
     },
+    async notify(runId, signal) {
+      logger.debug('run signal not sent; the workflow re-reads its state when it runs', { runId, signal });
+    },
   };
 }

@@ -8,4 +8,12 @@ export type RunStarter = {
   start(run: { runId: string; projectId: string; sessionId: string; agentId: string }): Promise<void>;
   /** Tells a running workflow that cancellation was requested (no-op when it is not running). */
   requestCancellation(runId: string): Promise<void>;
+  /**
+   * Wakes a waiting run after a tool result or approval decision was committed. Only a hint: the
+   * workflow re-reads Postgres when woken, so a lost signal delays nothing past the next wake or
+   * deadline (no-op when the workflow is not running).
+   */
+  notify(runId: string, signal: RunSignal): Promise<void>;
 };
+
+export type RunSignal = 'toolResultSubmitted' | 'approvalDecided';

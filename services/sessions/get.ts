@@ -1,23 +1,32 @@
 import { and, asc, desc, eq, inArray, or } from 'drizzle-orm';
-import { agentVersions, messages, modelInvocations, productEvents, runs, sessionSkillBindings, skillVersions } from '../../db/schema/index.ts';
+import { agentVersions, approvals, messages, modelInvocations, productEvents, runs, sessionSkillBindings, skillVersions, toolCalls } from '../../db/schema/index.ts';
 import { toolsOf, type AgentConfig } from '../../domain/agent-config/index.ts';
 import { buildRunTimeline } from '../../domain/sessions/timeline.ts';
 import type { ServiceContext } from '../context.ts';
 import { toPublicEvent } from '../events/public-event.ts';
 import { toMessageResponse, toRunResponse } from '../runs/public.ts';
+import { toApprovalResponse, toToolCallResponse, type PublicApproval, type PublicPendingWork, type PublicToolCall } from '../tool-calls/public.ts';
+import { readPendingWork } from '../tool-calls/read-pending-work.ts';
 import { findSession } from './load.ts';
-import { emptyPendingWork, toModelInvocationResponse, toSessionListItem, type PublicSessionDetail, type PublicSessionSkill } from './public.ts';
+import { toModelInvocationResponse, toSessionListItem, type PublicSessionDebug, type PublicSessionDetail, type PublicSessionSkill } from './public.ts';
 
 /** The newest product events of a session shown in `debug` (older ones stay in the event feed). */
 export const SESSION_DEBUG_EVENT_LIMIT = 1000;
 
+/** The session detail with real tool work (sessions/public.ts still types these lists as empty). */
+export type SessionDetail = Omit<PublicSessionDetail, 'pendingWork' | 'debug'> & {
+  pendingWork: PublicPendingWork;
+  debug: Omit<PublicSessionDebug, 'toolCalls' | 'approvals'> & { toolCalls: PublicToolCall[]; approvals: PublicApproval[] };
+};
+
 /**
  * Everything about one session (`GET /sessions/{id}`): its runs oldest first, the redacted
  * transcript, the timing waterfall of every run, pending work, debug records, the Skills it
- * bound at creation and the tools of its pinned version. Tool calls, approvals, sandboxes,
- * workspace backups, sandbox commands and delegations are empty until those resources exist.
+ * bound at creation and the tools of its pinned version. `pendingWork` is the actionable part of
+ * the session's tool calls and approvals; `debug` lists all of them. Sandboxes, workspace
+ * backups, sandbox commands and delegations are empty until those resources exist.
  */
-export async function getSession({ ctx, input }: { ctx: ServiceContext; input: { sessionId: string } }): Promise<PublicSessionDetail> {
+export async function getSession({ ctx, input }: { ctx: ServiceContext; input: { sessionId: string } }): Promise<SessionDetail> {
   const session = await findSession(ctx, input.sessionId);
   const scope = { projectId: session.projectId };
   const runRows = await ctx.db
@@ -39,18 +48,40 @@ export async function getSession({ ctx, input }: { ctx: ServiceContext; input: {
         .orderBy(asc(modelInvocations.startedAt), asc(modelInvocations.turnId), asc(modelInvocations.attempt))
     : [];
   const [version] = await ctx.db.select({ config: agentVersions.config }).from(agentVersions).where(eq(agentVersions.id, session.agentVersionId));
+  const toolCallRows = runIds.length
+    ? await ctx.db
+        .select()
+        .from(toolCalls)
+        .where(and(inArray(toolCalls.runId, runIds), eq(toolCalls.projectId, scope.projectId)))
+        .orderBy(asc(toolCalls.createdAt), asc(toolCalls.id))
+    : [];
+  const approvalRows = runIds.length
+    ? await ctx.db
+        .select({ approval: approvals, call: { sessionId: toolCalls.sessionId, toolName: toolCalls.toolName } })
+        .from(approvals)
+        .innerJoin(toolCalls, eq(toolCalls.id, approvals.toolCallId))
+        .where(and(inArray(approvals.runId, runIds), eq(approvals.projectId, scope.projectId)))
+        .orderBy(asc(approvals.createdAt), asc(approvals.id))
+    : [];
 
   return {
     ...toSessionListItem(session),
     runs: runRows.map(toRunResponse),
     transcript: messageRows.map(toMessageResponse),
     timeline: runRows.flatMap((run) => buildRunTimeline(run, invocationRows)),
-    pendingWork: emptyPendingWork(),
+    pendingWork: await readPendingWork(ctx, { projectId: scope.projectId, runIds }),
     debug: {
-      productEvents: await sessionEvents(ctx, { projectId: scope.projectId, sessionId: session.id, runIds, messageIds: messageRows.map((m) => m.id) }),
+      productEvents: await sessionEvents(ctx, {
+        projectId: scope.projectId,
+        sessionId: session.id,
+        runIds,
+        messageIds: messageRows.map((m) => m.id),
+        toolCallIds: toolCallRows.map((row) => row.id),
+        approvalIds: approvalRows.map((row) => row.approval.id),
+      }),
       modelInvocations: invocationRows.map(toModelInvocationResponse),
-      toolCalls: [],
-      approvals: [],
+      toolCalls: toolCallRows.map(toToolCallResponse),
+      approvals: approvalRows.map((row) => toApprovalResponse(row.approval, row.call)),
       sandboxes: [],
       workspaceBackups: [],
       sandboxCommands: [],
@@ -62,12 +93,17 @@ export async function getSession({ ctx, input }: { ctx: ServiceContext; input: {
   };
 }
 
-/** Events of the session, its runs and its messages, in project-position order (never message content). */
-async function sessionEvents(ctx: ServiceContext, input: { projectId: string; sessionId: string; runIds: string[]; messageIds: string[] }) {
+/** Events of the session, its runs, messages, tool calls and approvals, in project-position order (never message content). */
+async function sessionEvents(
+  ctx: ServiceContext,
+  input: { projectId: string; sessionId: string; runIds: string[]; messageIds: string[]; toolCallIds: string[]; approvalIds: string[] },
+) {
   const aggregates = [
     and(eq(productEvents.aggregateType, 'session'), eq(productEvents.aggregateId, input.sessionId)),
     input.runIds.length ? and(eq(productEvents.aggregateType, 'run'), inArray(productEvents.aggregateId, input.runIds)) : undefined,
     input.messageIds.length ? and(eq(productEvents.aggregateType, 'message'), inArray(productEvents.aggregateId, input.messageIds)) : undefined,
+    input.toolCallIds.length ? and(eq(productEvents.aggregateType, 'tool_call'), inArray(productEvents.aggregateId, input.toolCallIds)) : undefined,
+    input.approvalIds.length ? and(eq(productEvents.aggregateType, 'approval'), inArray(productEvents.aggregateId, input.approvalIds)) : undefined,
   ];
   const newest = await ctx.db
     .select()

@@ -7,7 +7,7 @@ import { createApp } from '../../api/app.ts';
 import { createAppDeps } from '../../api/server.ts';
 import type { AppDeps } from '../../api/deps.ts';
 import { systemClock, type Clock } from '../../services/context.ts';
-import type { RunStarter } from '../../services/runs/run-starter.ts';
+import type { RunStarter, RunSignal } from '../../services/runs/run-starter.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 
 export const TEST_ORIGIN = 'http://localhost:8080';
@@ -51,6 +51,7 @@ type StartCall = Parameters<RunStarter['start']>[0];
 export type RecordingRunStarter = RunStarter & {
   starts: StartCall[];
   cancellations: string[];
+  notifications: Array<{ runId: string; signal: RunSignal }>;
   onStart: ((run: StartCall) => Promise<void>) | null;
 };
 
@@ -58,6 +59,7 @@ export function createRecordingRunStarter(inner?: RunStarter): RecordingRunStart
   const recorder: RecordingRunStarter = {
     starts: [],
     cancellations: [],
+    notifications: [],
     onStart: null,
     async start(run) {
       recorder.starts.push(run);
@@ -67,6 +69,10 @@ export function createRecordingRunStarter(inner?: RunStarter): RecordingRunStart
     async requestCancellation(runId) {
       recorder.cancellations.push(runId);
       await inner?.requestCancellation(runId);
+    },
+    async notify(runId, signal) {
+      recorder.notifications.push({ runId, signal });
+      await inner?.notify(runId, signal);
     },
   };
   return recorder;

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
+import type { PlatformToolHandler } from '../../activities/platform-tools/registry.ts';
 import { createRuntime, type Runtime } from '../../scripts/runtime.ts';
-import type { RunStarter } from '../../services/runs/run-starter.ts';
+import type { RunSignal, RunStarter } from '../../services/runs/run-starter.ts';
 import type { TestApp } from './app.ts';
 
 /** A run starter whose target is set later (the runtime needs the app's deps, the app the starter). */
@@ -10,6 +11,7 @@ export function deferredRunStarter(): RunStarter & { target: RunStarter | null }
     target: null as RunStarter | null,
     start: (run: Parameters<RunStarter['start']>[0]) => (starter.target ? starter.target.start(run) : Promise.resolve()),
     requestCancellation: (runId: string) => (starter.target ? starter.target.requestCancellation(runId) : Promise.resolve()),
+    notify: (runId: string, signal: RunSignal) => (starter.target ? starter.target.notify(runId, signal) : Promise.resolve()),
   };
   return starter;
 }
@@ -18,7 +20,11 @@ export function deferredRunStarter(): RunStarter & { target: RunStarter | null }
  * The real worker side for a test app: a Temporal worker with every activity on its own task
  * queue of the run's dev server, plus the Temporal run starter and reconciler.
  */
-export async function startTestRuntime(t: TestApp, starter: ReturnType<typeof deferredRunStarter>): Promise<Runtime & { running: Promise<void> }> {
+export async function startTestRuntime(
+  t: TestApp,
+  starter: ReturnType<typeof deferredRunStarter>,
+  options: { platformTools?: Record<string, PlatformToolHandler> } = {},
+): Promise<Runtime & { running: Promise<void> }> {
   const { address, namespace } = inject('temporal');
   const runtime = await createRuntime({
     settings: t.deps.settings,
@@ -29,6 +35,7 @@ export async function startTestRuntime(t: TestApp, starter: ReturnType<typeof de
     temporal: { address, namespace, taskQueue: `test-${randomUUID()}` },
     clock: t.deps.clock,
     reconcileIntervalMs: 500,
+    platformTools: options.platformTools ?? {},
   });
   starter.target = runtime.runStarter;
   const running = runtime.run();

@@ -1,0 +1,26 @@
+import { Hono } from 'hono';
+import * as v from 'valibot';
+import { RunListQuery } from '../../domain/tool-calls/queries.ts';
+import { ApprovalDecision, decideApproval } from '../../services/approvals/decide.ts';
+import { listApprovals } from '../../services/approvals/list.ts';
+import type { AppDeps } from '../deps.ts';
+import type { AppEnv } from '../env.ts';
+import { requireScopes } from '../middleware/scopes.ts';
+import { Uuid, validBody, validParams, validQuery } from '../validation.ts';
+
+const ProjectParams = v.object({ projectId: Uuid });
+const ApprovalParams = v.object({ projectId: Uuid, approvalId: Uuid });
+
+/** Approval gates (spec 2 "Tool calls and approvals"): listing needs `run:read`, deciding `approval:resolve`. */
+export function approvalRoutes(deps: AppDeps) {
+  return new Hono<AppEnv>()
+    .get('/projects/:projectId/approvals', requireScopes('run:read'), async (c) => {
+      validParams(c, ProjectParams);
+      return c.json(await listApprovals({ ctx: c.var.ctx, input: validQuery(c, RunListQuery) }));
+    })
+    .post('/projects/:projectId/approvals/:approvalId/decision', requireScopes('approval:resolve'), async (c) => {
+      const { approvalId } = validParams(c, ApprovalParams);
+      const decision = await validBody(c, ApprovalDecision);
+      return c.json(await decideApproval({ ctx: c.var.ctx, deps, input: { approvalId, ...decision } }));
+    });
+}

@@ -1,0 +1,53 @@
+import { Hono } from 'hono';
+import * as v from 'valibot';
+import { RunListQuery } from '../../domain/tool-calls/queries.ts';
+import { Fence, SafeResultInput } from '../../domain/tool-calls/result-envelope.ts';
+import { claimToolCall } from '../../services/tool-calls/claim.ts';
+import { listToolCalls } from '../../services/tool-calls/list.ts';
+import { releaseToolCall } from '../../services/tool-calls/release.ts';
+import { renewToolCallLease } from '../../services/tool-calls/renew-lease.ts';
+import { submitToolResult } from '../../services/tool-calls/submit-result.ts';
+import type { AppDeps } from '../deps.ts';
+import type { AppEnv } from '../env.ts';
+import { requireScopes } from '../middleware/scopes.ts';
+import { Uuid, validBody, validParams, validQuery } from '../validation.ts';
+
+const ProjectParams = v.object({ projectId: Uuid });
+const ToolCallParams = v.object({ projectId: Uuid, toolCallId: Uuid });
+
+const FenceBody = v.strictObject({ fence: Fence });
+const ResultBody = v.strictObject({ fence: Fence, safeResult: SafeResultInput });
+/** Claim takes no options; an empty object (or no body) is accepted. */
+const ClaimBody = v.optional(v.strictObject({}));
+
+/**
+ * Caller tool calls (spec 2 "Tool calls and approvals"): listing needs `run:read`; claim, renew
+ * and release `tool_call:claim`; result `tool_call:submit`.
+ */
+export function toolCallRoutes(deps: AppDeps) {
+  return new Hono<AppEnv>()
+    .get('/projects/:projectId/tool-calls', requireScopes('run:read'), async (c) => {
+      validParams(c, ProjectParams);
+      return c.json(await listToolCalls({ ctx: c.var.ctx, input: validQuery(c, RunListQuery) }));
+    })
+    .post('/projects/:projectId/tool-calls/:toolCallId/claim', requireScopes('tool_call:claim'), async (c) => {
+      const { toolCallId } = validParams(c, ToolCallParams);
+      await validBody(c, ClaimBody);
+      return c.json(await claimToolCall({ ctx: c.var.ctx, deps, input: { toolCallId } }));
+    })
+    .post('/projects/:projectId/tool-calls/:toolCallId/renew', requireScopes('tool_call:claim'), async (c) => {
+      const { toolCallId } = validParams(c, ToolCallParams);
+      const { fence } = await validBody(c, FenceBody);
+      return c.json(await renewToolCallLease({ ctx: c.var.ctx, input: { toolCallId, fence } }));
+    })
+    .post('/projects/:projectId/tool-calls/:toolCallId/release', requireScopes('tool_call:claim'), async (c) => {
+      const { toolCallId } = validParams(c, ToolCallParams);
+      const { fence } = await validBody(c, FenceBody);
+      return c.json(await releaseToolCall({ ctx: c.var.ctx, input: { toolCallId, fence } }));
+    })
+    .post('/projects/:projectId/tool-calls/:toolCallId/result', requireScopes('tool_call:submit'), async (c) => {
+      const { toolCallId } = validParams(c, ToolCallParams);
+      const body = await validBody(c, ResultBody);
+      return c.json(await submitToolResult({ ctx: c.var.ctx, deps, input: { toolCallId, fence: body.fence, safeResult: body.safeResult } }), 202);
+    });
+}

@@ -1,0 +1,61 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { STRING_FORMATS, type ToolDefinition } from '../../domain/agent-config/index.ts';
+import { schemaErrorPath } from '../../domain/tool-calls/value-path.ts';
+
+/**
+ * Run-time validation of tool values against a pinned version's published schemas (ARCHITECTURE
+ * "tool-value validation"): strict ajv with the dialect's string formats and no coercion, no
+ * defaults — a value either matches exactly or is refused with its first failing path.
+ */
+const ajv = new Ajv({ strict: true, allowUnionTypes: true, allErrors: false, coerceTypes: false, useDefaults: false });
+addFormats.default(ajv, [...STRING_FORMATS]);
+
+/**
+ * Compiled validators per (agent version, tool, direction). Versions are immutable, so an entry
+ * never goes stale; the bound keeps memory flat, and evicted schemas leave ajv's own cache too.
+ */
+const MAX_CACHED = 500;
+const cache = new Map<string, { schema: object; validate: ValidateFunction }>();
+
+function validatorFor(key: string, schema: object): ValidateFunction {
+  const hit = cache.get(key);
+  if (hit) {
+    // Refresh recency: Map iteration order is insertion order.
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit.validate;
+  }
+  const validate = ajv.compile(schema);
+  cache.set(key, { schema, validate });
+  if (cache.size > MAX_CACHED) {
+    const [oldestKey, oldest] = cache.entries().next().value!;
+    cache.delete(oldestKey);
+    ajv.removeSchema(oldest.schema);
+  }
+  return validate;
+}
+
+export type ToolValueCheck = { ok: true } | { ok: false; path: string; message: string };
+
+/**
+ * Checks `value` against the tool's `inputSchema` (`direction: 'input'`, paths under
+ * `arguments`) or `outputSchema` (`'output'`, paths under `safeResult.value`). The message names
+ * the rule that failed, never the value. A schema ajv cannot compile (publication should have
+ * refused it) fails closed as a mismatch at the root.
+ */
+export function validateToolValue(input: { agentVersionId: string; tool: ToolDefinition; direction: 'input' | 'output'; value: unknown }): ToolValueCheck {
+  const root = input.direction === 'input' ? 'arguments' : 'safeResult.value';
+  const schema = input.direction === 'input' ? input.tool.inputSchema : input.tool.outputSchema;
+  let validate: ValidateFunction;
+  try {
+    validate = validatorFor(`${input.agentVersionId}\u0000${input.tool.name}\u0000${input.direction}`, schema);
+  } catch {
+    return { ok: false, path: root, message: `${root} cannot be checked: the tool's published schema is not supported` };
+  }
+  if (validate(input.value)) return { ok: true };
+  const error = validate.errors?.[0];
+  if (!error) return { ok: false, path: root, message: `${root} does not match the tool's schema` };
+  const path = schemaErrorPath(root, input.value, error);
+  return { ok: false, path, message: `${path} ${error.message ?? 'does not match the schema'}` };
+}

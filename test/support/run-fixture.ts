@@ -1,0 +1,55 @@
+import { expect } from 'vitest';
+import type { Runtime } from '../../scripts/runtime.ts';
+import type { PlatformToolHandler } from '../../activities/platform-tools/registry.ts';
+import type { Clock } from '../../services/context.ts';
+import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
+import { startFakeModelServers, type FakeModelServers } from '../fixtures/model-servers/server.ts';
+import { createTestApp, type TestApp } from './app.ts';
+import { deferredRunStarter, startTestRuntime } from './runtime.ts';
+
+const SETTLED = ['completed', 'failed', 'cancelled', 'timed_out'];
+
+/**
+ * An app with a real worker, the fake vendors, and a vendor_a preset `fast`: what end-to-end
+ * run tests share. `call` talks to the project's API with an admin key.
+ */
+export async function startRunFixture(options: { clock?: Clock; platformTools?: Record<string, PlatformToolHandler> } = {}) {
+  const fakes: FakeModelServers = await startFakeModelServers();
+  const starter = deferredRunStarter();
+  const t: TestApp = await createTestApp({ env: fakes.env, runStarter: starter, ...(options.clock ? { clock: options.clock } : {}) });
+  const runtime: Runtime = await startTestRuntime(t, starter, { platformTools: options.platformTools ?? {} });
+  const project = `/v1/projects/${(await t.login()).context.project.id}`;
+  const key = (await t.createApiKey(['*'])).secret;
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await t.request(method, `${project}${path}`, { apiKey: key, body });
+    return { status: response.status, body: await response.json() };
+  };
+  const provider = await call('POST', '/model-providers', { key: 'openai', displayName: 'OpenAI', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a });
+  expect(provider.status).toBe(201);
+  expect((await call('POST', '/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.body.id, model: 'vendor_a/gpt-5.1', routing: {} })).status).toBe(201);
+
+  const waitForRun = async (runId: string, predicate: (run: any) => boolean = (run) => SETTLED.includes(run.state), timeoutMs = 60_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const run = await call('GET', `/runs/${runId}`);
+      if (predicate(run.body)) return run.body;
+      if (SETTLED.includes(run.body.state)) throw new Error(`run ${runId} settled ${run.body.state} (${JSON.stringify(run.body.failure)}) before the awaited state`);
+      if (Date.now() > deadline) throw new Error(`run ${runId} stuck in ${run.body.state}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+
+  return {
+    t,
+    fakes,
+    runtime,
+    starter,
+    call,
+    waitForRun,
+    async close() {
+      await runtime.shutdown();
+      await t.close();
+      await fakes.close();
+    },
+  };
+}
