@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages, modelInvocations, productEvents } from '../../db/schema/index.ts';
 import type { Runtime } from '../../scripts/runtime.ts';
+import { runSearchAttributeKeys } from '../../temporal/run-starter.ts';
 import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
 import { startFakeModelServers, type FakeModelServers } from '../fixtures/model-servers/server.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
@@ -90,6 +91,12 @@ describe('run engine', () => {
       expect(detail.body.outputTokens).toBe(9);
       expect(detail.body.cacheReadTokens).toBe(8);
       expect(await eventKinds(run.id)).toEqual(['run.queued', 'run.running', 'model.call_started', 'run.completed']);
+      // An operator finds the run in the Temporal Web UI by its search attributes.
+      const description = await runtime.client.client.workflow.getHandle(`run:${run.id}`).describe();
+      expect(description.typedSearchAttributes.get(runSearchAttributeKeys.runState)).toBe('completed');
+      expect(description.typedSearchAttributes.get(runSearchAttributeKeys.projectId)).toBe(run.projectId);
+      expect(description.typedSearchAttributes.get(runSearchAttributeKeys.sessionId)).toBe(session.body.id);
+      expect(description.typedSearchAttributes.get(runSearchAttributeKeys.agentId)).toBe(agent.id);
       // The vendor got the system prompt and the user's message in its own format.
       expect(JSON.stringify(fakes[providerType].requests.at(-1)!.body)).toContain('Say hello.');
     });
