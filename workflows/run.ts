@@ -1,5 +1,5 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { CancellationScope, condition, defineSignal, isCancellation, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import { CancellationScope, condition, defineSignal, isCancellation, proxyActivities, proxyLocalActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import type { RunActivities, RunFailure } from '../activities/run-activity-types.ts';
 import { MODEL_ATTEMPT_DEADLINE_MS, modelRetryDelayMs, shouldRetryModel, turnLimitExplanation } from '../domain/runs/model-retry.ts';
 import { APPROVAL_DECIDED_SIGNAL, CANCEL_REQUESTED_SIGNAL, RUN_SEARCH_ATTRIBUTES, TOOL_RESULT_SUBMITTED_SIGNAL } from '../domain/runs/search-attributes.ts';
@@ -12,8 +12,9 @@ export const approvalDecided = defineSignal(APPROVAL_DECIDED_SIGNAL);
 
 const runStateKey = defineSearchAttributeKey(RUN_SEARCH_ATTRIBUTES.runState, SearchAttributeType.KEYWORD);
 
-// Database steps: short, retried until the database answers (they are idempotent).
-const store = proxyActivities<RunActivities>({
+// Database steps: short and idempotent, so they run as local activities inside the workflow
+// task (no extra task round trip per step) and are retried until the database answers.
+const store = proxyLocalActivities<RunActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
