@@ -19,6 +19,10 @@ export function executionClock(limitMs: number, onExpire: () => void) {
         // Cancelled by pause(): nothing to do.
       });
     },
+    /** What is left of the limit now (carried across continue-as-new). */
+    remainingMs() {
+      return runningSince === null ? remainingMs : remainingMs - (Date.now() - runningSince);
+    },
     pause() {
       if (runningSince === null) return;
       remainingMs -= Date.now() - runningSince;

@@ -1,5 +1,17 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { CancellationScope, condition, defineSignal, isCancellation, proxyActivities, proxyLocalActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  condition,
+  continueAsNew,
+  defineSignal,
+  isCancellation,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { RunActivities, RunFailure } from '../activities/run-activity-types.ts';
 import { MODEL_ATTEMPT_DEADLINE_MS, modelRetryDelayMs, shouldRetryModel, turnLimitExplanation } from '../domain/runs/model-retry.ts';
 import { APPROVAL_DECIDED_SIGNAL, CANCEL_REQUESTED_SIGNAL, RUN_SEARCH_ATTRIBUTES, TOOL_RESULT_SUBMITTED_SIGNAL } from '../domain/runs/search-attributes.ts';
@@ -28,6 +40,16 @@ const calls = proxyActivities<RunActivities>({
 
 type Settlement = { state: SettledRunState; failure: RunFailure | null; invocationFailed: boolean };
 
+/** History length past which a run continues as new at its next turn (Temporal may suggest sooner). */
+export const DEFAULT_HISTORY_EVENT_LIMIT = 10_000;
+
+export type RunWorkflowInput = {
+  runId: string;
+  historyEventLimit?: number;
+  /** Set when a long run continued as new: where to pick up. Ids and counters only, no transcript. */
+  resume?: { nextTurn: number; executionRemainingMs: number };
+};
+
 /**
  * One workflow per run (`run:<runId>`), driving the state machine of spec 1: admit, then model
  * turns until a final reply. Each turn reserves the durable turn budget; transient provider
@@ -36,8 +58,9 @@ type Settlement = { state: SettledRunState; failure: RunFailure | null; invocati
  * Postgres is what the API reads: every transition is written by an activity in the same
  * transaction as its product events.
  */
-export async function runWorkflow(input: { runId: string }): Promise<RunState> {
+export async function runWorkflow(input: RunWorkflowInput): Promise<RunState> {
   const { runId } = input;
+  const historyEventLimit = input.historyEventLimit ?? DEFAULT_HISTORY_EVENT_LIMIT;
   const work = new CancellationScope();
   let cancelled = false;
   let timedOut = false;
@@ -64,7 +87,7 @@ export async function runWorkflow(input: { runId: string }): Promise<RunState> {
   };
   // The 48-hour ceiling never pauses; the execution limit pauses during approval waits.
   void sleep(Math.max(0, admission.wallDeadlineAtMs - Date.now())).then(expire);
-  const clock = executionClock(admission.timeoutMs, expire);
+  const clock = executionClock(input.resume?.executionRemainingMs ?? admission.timeoutMs, expire);
 
   // Cleared before each read of Postgres, so a signal that arrives during the read still wakes
   // the wait that follows it.
@@ -99,7 +122,12 @@ export async function runWorkflow(input: { runId: string }): Promise<RunState> {
 
   const driveTurns = async (): Promise<Settlement> => {
     clock.start();
-    for (let turn = 1; ; turn++) {
+    for (let turn = input.resume?.nextTurn ?? 1; ; turn++) {
+      const info = workflowInfo();
+      if (info.continueAsNewSuggested || info.historyLength > historyEventLimit) {
+        // Keep history bounded: start afresh at this turn; Postgres holds the transcript.
+        await continueAsNew<typeof runWorkflow>({ runId, historyEventLimit, resume: { nextTurn: turn, executionRemainingMs: clock.remainingMs() } });
+      }
       const turnId = `turn-${turn}`;
       for (let attempt = 1; ; attempt++) {
         const result = await calls.callModel({ runId, turnId, attempt });

@@ -1,5 +1,4 @@
 import { expect } from 'vitest';
-import type { Runtime } from '../../scripts/runtime.ts';
 import type { PlatformToolHandler } from '../../activities/platform-tools/registry.ts';
 import type { Clock } from '../../services/context.ts';
 import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
@@ -17,7 +16,7 @@ export async function startRunFixture(options: { clock?: Clock; platformTools?: 
   const fakes: FakeModelServers = await startFakeModelServers();
   const starter = deferredRunStarter();
   const t: TestApp = await createTestApp({ env: fakes.env, runStarter: starter, ...(options.clock ? { clock: options.clock } : {}) });
-  const runtime: Runtime = await startTestRuntime(t, starter, { platformTools: options.platformTools ?? {} });
+  const runtime = await startTestRuntime(t, starter, { platformTools: options.platformTools ?? {} });
   const project = `/v1/projects/${(await t.login()).context.project.id}`;
   const key = (await t.createApiKey(['*'])).secret;
   const call = async (method: string, path: string, body?: unknown) => {

@@ -24,20 +24,21 @@ export async function startTestRuntime(
   t: TestApp,
   starter: ReturnType<typeof deferredRunStarter>,
   options: { platformTools?: Record<string, PlatformToolHandler> } = {},
-): Promise<Runtime & { running: Promise<void> }> {
+): Promise<Runtime & { running: Promise<void>; taskQueue: string }> {
   const { address, namespace } = inject('temporal');
+  const taskQueue = `test-${randomUUID()}`;
   const runtime = await createRuntime({
     settings: t.deps.settings,
     logger: t.deps.logger,
     database: t.database,
     keyring: t.deps.keyring,
     deploymentPresets: t.deps.deploymentPresets,
-    temporal: { address, namespace, taskQueue: `test-${randomUUID()}` },
+    temporal: { address, namespace, taskQueue },
     clock: t.deps.clock,
     reconcileIntervalMs: 500,
     platformTools: options.platformTools ?? {},
   });
   starter.target = runtime.runStarter;
   const running = runtime.run();
-  return Object.assign(runtime, { running });
+  return Object.assign(runtime, { running, taskQueue });
 }

@@ -1,0 +1,61 @@
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { messages, productEvents, toolCalls } from '../../db/schema/index.ts';
+import { RUN_WORKFLOW_TYPE, runWorkflowId } from '../../domain/runs/search-attributes.ts';
+import { startRunFixture } from '../support/run-fixture.ts';
+
+/** Long runs keep their history bounded: they continue as new at turn boundaries. */
+let f: Awaited<ReturnType<typeof startRunFixture>>;
+
+const addNumbers = {
+  name: 'add_numbers',
+  description: 'Adds two numbers',
+  owner: 'platform',
+  approval: 'never',
+  inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+  outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
+};
+
+beforeAll(async () => {
+  f = await startRunFixture({
+    platformTools: { add_numbers: async ({ arguments: args }) => ({ status: 'success', value: { sum: (args as { a: number }).a + 1 } }) },
+  });
+}, 120_000);
+afterAll(() => f?.close());
+
+describe('continue-as-new', () => {
+  it('a 50-round-trip run past a small history limit continues as new and settles once', async () => {
+    for (let i = 0; i < 50; i++) f.fakes.vendor_a.reply({ toolCalls: [{ name: 'add_numbers', arguments: { a: i, b: 1 } }] });
+    f.fakes.vendor_a.reply({ text: 'Done adding.' });
+    const agent = await f.call('POST', '/agents', { name: 'Long', initialConfig: { systemPrompt: 'Add.', modelPreset: 'fast', tools: [addNumbers], limits: { maxTurns: 64 } } });
+    const live = f.starter.target;
+    f.starter.target = null; // start the workflow ourselves, with a small history limit
+    const session = await f.call('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'Add fifty times.' });
+    f.starter.target = live;
+    const runId = session.body.latestRunId as string;
+    const client = f.runtime.client.client;
+    const first = await client.workflow.start(RUN_WORKFLOW_TYPE, {
+      workflowId: runWorkflowId(runId),
+      taskQueue: f.runtime.taskQueue,
+      args: [{ runId, historyEventLimit: 120 }],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
+    const run = await f.waitForRun(runId, undefined, 120_000);
+    expect(run.state).toBe('completed');
+
+    // More than one execution of run:<runId>, each with a bounded history.
+    const executions = [];
+    for await (const execution of client.workflow.list({ query: `WorkflowId = '${runWorkflowId(runId)}'` })) executions.push(execution);
+    expect(executions.length).toBeGreaterThan(2);
+    expect(executions.every((execution) => (execution.historyLength ?? 0) < 400)).toBe(true);
+    expect(first.firstExecutionRunId).toBeTruthy();
+
+    // Exactly once: one assistant message per turn, one tool call per round trip, no duplicate events.
+    const assistant = await f.t.database.db.select().from(messages).where(and(eq(messages.runId, runId), eq(messages.role, 'assistant')));
+    expect(assistant).toHaveLength(51);
+    expect(await f.t.database.db.select().from(toolCalls).where(eq(toolCalls.runId, runId))).toHaveLength(50);
+    const runEvents = (await f.t.database.db.select().from(productEvents).where(eq(productEvents.aggregateId, runId))).map((e) => e.kind);
+    expect(runEvents.filter((kind) => kind === 'run.completed')).toHaveLength(1);
+    expect(runEvents.filter((kind) => kind === 'model.call_started')).toHaveLength(51);
+  }, 180_000);
+});
