@@ -5,28 +5,18 @@ import type { ServiceContext } from '../../services/context.ts';
 import { expireOverdue } from '../../services/tool-calls/expire-overdue.ts';
 import { readToolProgress } from '../../services/tool-calls/progress.ts';
 import { recordToolCalls } from '../../services/tool-calls/record.ts';
-import { createProvider, errorOf } from '../fixtures/model-providers/helpers.ts';
-import { startFakeModelProviders, type FakeModelProviders } from '../fixtures/model-providers/server.ts';
-import { createTestApp, manualClock, type TestApp } from '../support/app.ts';
+import { errorOf } from '../fixtures/model-providers/helpers.ts';
+import type { FakeModelProviders } from '../fixtures/model-providers/server.ts';
+import { manualClock, type TestApp } from '../support/app.ts';
+import { ORDER, startToolCallApp, tool } from '../support/tool-call-app.ts';
 
-/** Caller tool, platform tool and an approval-gated tool, as a published version pins them. */
-const orderSchema = {
-  type: 'object',
-  properties: {
-    orderId: { type: 'string', format: 'uuid' },
-    items: { type: 'array', items: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'] } },
-  },
-  required: ['orderId'],
-  additionalProperties: false,
-};
-const totalSchema = { type: 'object', properties: { total: { type: 'number' } }, required: ['total'] };
+/** Caller tool, platform tool and approval-gated tools, as a published version pins them. */
 const TOOLS = [
-  { name: 'lookup_order', description: 'Looks up an order.', owner: 'caller', approval: 'never', inputSchema: orderSchema, outputSchema: totalSchema },
-  { name: 'compute_tax', description: 'Computes tax.', owner: 'platform', approval: 'never', inputSchema: orderSchema, outputSchema: totalSchema },
-  { name: 'refund_order', description: 'Refunds an order.', owner: 'caller', approval: 'always', inputSchema: orderSchema, outputSchema: totalSchema },
-  { name: 'close_account', description: 'Closes an account.', owner: 'platform', approval: 'always', inputSchema: orderSchema, outputSchema: totalSchema },
+  tool('lookup_order', 'caller', 'never', 'Looks up an order.'),
+  tool('compute_tax', 'platform', 'never', 'Computes tax.'),
+  tool('refund_order', 'caller', 'always', 'Refunds an order.'),
+  tool('close_account', 'platform', 'always', 'Closes an account.'),
 ];
-const ORDER = '2b0f7a9e-0d7c-4a53-9a55-4c1f3f6d2a10';
 
 let t: TestApp;
 let fakes: FakeModelProviders;
@@ -36,20 +26,7 @@ let agentId: string;
 const clock = manualClock();
 
 beforeAll(async () => {
-  fakes = await startFakeModelProviders();
-  t = await createTestApp({ env: fakes.env, clock });
-  projectId = (await t.login()).context.project.id;
-  admin = (await t.createApiKey(['*'])).secret;
-  const provider = await createProvider(t, { apiKey: admin, projectId, key: 'openai', providerType: 'vendor_a' });
-  const preset = await t.request('POST', p('/model-presets'), {
-    apiKey: admin,
-    body: { key: 'fast', displayName: 'Fast', providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {}, settings: { effort: 'low' } },
-  });
-  expect(preset.status).toBe(201);
-  const config = { systemPrompt: 'You are a careful assistant for the support team.', modelPreset: 'fast', tools: TOOLS, limits: { maxTurns: 8 } };
-  const created = await t.request('POST', p('/agents'), { apiKey: admin, body: { name: 'Tools', initialConfig: config } });
-  expect(created.status, await created.clone().text()).toBe(201);
-  agentId = (await created.json()).id;
+  ({ t, fakes, projectId, admin, agentId } = await startToolCallApp(TOOLS, clock));
 });
 afterAll(async () => {
   await t?.close();

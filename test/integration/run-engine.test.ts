@@ -185,4 +185,17 @@ describe('run engine', () => {
     expect(sent).toContain('First answer.');
     expect(sent).toContain('Two?');
   }, 60_000);
+
+  it('a run pinned to an archived preset whose provider was removed fails with model_provider_removed', async () => {
+    const provider = await call('POST', '/model-providers', { key: 'short-lived', displayName: 'Short-lived', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a });
+    const preset = await call('POST', '/model-presets', { key: 'short-lived', displayName: 'Short-lived', providerId: provider.body.id, model: MODELS.vendor_a, routing: {} });
+    const agent = await call('POST', '/agents', { name: 'Pinned', initialConfig: { systemPrompt: 'Hi.', modelPreset: 'short-lived', limits: { maxTurns: 2 } } });
+    expect(agent.status).toBe(201);
+    expect((await call('DELETE', `/model-presets/${preset.body.id}`)).body).toMatchObject({ archived: true });
+    expect((await call('DELETE', `/model-providers/${provider.body.id}`)).body).toMatchObject({ removed: true });
+    const session = await call('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'Still working?' });
+    const run = await waitForRun(session.body.latestRunId);
+    expect(run.state).toBe('failed');
+    expect(run.failure.errorCode).toBe('model_provider_removed');
+  });
 });

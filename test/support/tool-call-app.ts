@@ -1,0 +1,48 @@
+import { expect } from 'vitest';
+import type { Clock } from '../../services/context.ts';
+import { createProvider } from '../fixtures/model-providers/helpers.ts';
+import { startFakeModelProviders, type FakeModelProviders } from '../fixtures/model-providers/server.ts';
+import { createTestApp, type TestApp } from './app.ts';
+
+/** Tool schemas as a published version pins them, for tool-call and approval service tests. */
+export const orderSchema = {
+  type: 'object',
+  properties: {
+    orderId: { type: 'string', format: 'uuid' },
+    items: { type: 'array', items: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'] } },
+  },
+  required: ['orderId'],
+  additionalProperties: false,
+};
+export const totalSchema = { type: 'object', properties: { total: { type: 'number' } }, required: ['total'] };
+export const ORDER = '2b0f7a9e-0d7c-4a53-9a55-4c1f3f6d2a10';
+
+export const tool = (name: string, owner: 'caller' | 'platform', approval: 'never' | 'always', description: string) => ({
+  name,
+  description,
+  owner,
+  approval,
+  inputSchema: orderSchema,
+  outputSchema: totalSchema,
+});
+
+/**
+ * An app (no worker: runs stay queued, tests drive the tool-call services as the workflow would)
+ * with a vendor_a preset and one agent publishing `tools`.
+ */
+export async function startToolCallApp(tools: unknown[], clock: Clock): Promise<{ t: TestApp; fakes: FakeModelProviders; projectId: string; admin: string; agentId: string }> {
+  const fakes = await startFakeModelProviders();
+  const t = await createTestApp({ env: fakes.env, clock });
+  const projectId = (await t.login()).context.project.id;
+  const admin = (await t.createApiKey(['*'])).secret;
+  const provider = await createProvider(t, { apiKey: admin, projectId, key: 'openai', providerType: 'vendor_a' });
+  const preset = await t.request('POST', `/v1/projects/${projectId}/model-presets`, {
+    apiKey: admin,
+    body: { key: 'fast', displayName: 'Fast', providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {}, settings: { effort: 'low' } },
+  });
+  expect(preset.status).toBe(201);
+  const config = { systemPrompt: 'You are a careful assistant for the support team.', modelPreset: 'fast', tools, limits: { maxTurns: 8 } };
+  const created = await t.request('POST', `/v1/projects/${projectId}/agents`, { apiKey: admin, body: { name: 'Tools', initialConfig: config } });
+  expect(created.status, await created.clone().text()).toBe(201);
+  return { t, fakes, projectId, admin, agentId: (await created.json()).id };
+}
