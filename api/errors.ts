@@ -31,7 +31,8 @@ export type ErrorEnvelope = {
 
 export function renderError(c: Context<AppEnv>, code: ErrorCode, message: string, details?: ErrorDetails): Response {
   const requestId = c.get('requestId');
-  const body: ErrorEnvelope = { error: { code, message, requestId, ...(details ? { details } : {}) } };
+  const safeDetails = details ? withoutReceivedValues(details) : undefined;
+  const body: ErrorEnvelope = { error: { code, message: withoutReceivedValue(message), requestId, ...(safeDetails ? { details: safeDetails } : {}) } };
   return c.json(body, statusForCode(code));
 }
 
@@ -55,4 +56,22 @@ function logFailure(c: Context<AppEnv>, error: Error) {
 
 export function handleNotFound(c: Context<AppEnv>): Response {
   return renderError(c, 'not_found', `No route for ${c.req.method} ${c.req.path}`);
+}
+
+/**
+ * valibot's default messages end with `but received <the input>`, and services pass such
+ * messages on. The input may be a credential (an API key, a signing secret), so it is cut here,
+ * where every error response is rendered.
+ */
+function withoutReceivedValue(message: string): string {
+  return message.replace(/ but received .*$/s, '');
+}
+
+function withoutReceivedValues(details: ErrorDetails): ErrorDetails {
+  const issues = details.issues;
+  if (!Array.isArray(issues)) return details;
+  return {
+    ...details,
+    issues: issues.map((issue: { message?: unknown }) => (typeof issue.message === 'string' ? { ...issue, message: withoutReceivedValue(issue.message) } : issue)),
+  };
 }

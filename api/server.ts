@@ -5,9 +5,9 @@ import type { Settings } from '../config/settings.ts';
 import type { DatabaseHandle } from '../db/client.ts';
 import { ensureDevelopmentTenant } from '../services/auth/development-tenant.ts';
 import { systemClock, type Clock } from '../services/context.ts';
-import { createKeyring, loadCredentialKey } from '../services/credentials/keyring.ts';
+import { keyringFromSettings, type CredentialKeyring } from '../services/credentials/keyring.ts';
 import { createProjectEventTail } from '../services/events/project-event-tail.ts';
-import { loadDeploymentPresets } from '../services/model-presets/deployment.ts';
+import { loadDeploymentPresets, type DeploymentPreset } from '../services/model-presets/deployment.ts';
 import { createLoggingRunStarter } from '../services/runs/logging-run-starter.ts';
 import type { RunStarter } from '../services/runs/run-starter.ts';
 import { createApp } from './app.ts';
@@ -22,6 +22,9 @@ export type ApiServerOptions = {
   clock?: Clock;
   /** How committed runs reach the runtime; without one, runs wait for the worker's reconciler. */
   runStarter?: RunStarter;
+  /** Already loaded by a process that also runs the worker (`npm start`); else loaded here. */
+  keyring?: CredentialKeyring;
+  deploymentPresets?: readonly DeploymentPreset[];
 };
 
 /** Wires the API's dependencies once and serves it; `close` drains and releases them. */
@@ -51,8 +54,8 @@ export async function createAppDeps(options: ApiServerOptions): Promise<AppDeps>
   const { settings, logger, database } = options;
   const clock = options.clock ?? systemClock;
   // A bad presets file stops the process here, before anything starts.
-  const deploymentPresets = loadDeploymentPresets(settings.deploymentPresetsFile);
-  const keyring = createKeyring(loadCredentialKey({ configuredKey: settings.credentialEncryptionKey, environment: settings.environment, dataDir: settings.dataDir }));
+  const deploymentPresets = options.deploymentPresets ?? loadDeploymentPresets(settings.deploymentPresetsFile);
+  const keyring = options.keyring ?? keyringFromSettings(settings);
   const eventTail = createProjectEventTail({ database, logger });
   await eventTail.start();
   if (settings.authMode === 'development') {

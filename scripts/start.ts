@@ -5,7 +5,7 @@ import { parseSettingsOrExit } from '../config/settings.ts';
 import { openConfiguredDatabase } from '../db/open.ts';
 import { startApiServer } from '../api/server.ts';
 import { startDevServer, type DevServer } from '../temporal/dev-server.ts';
-import { createKeyring, loadCredentialKey } from '../services/credentials/keyring.ts';
+import { keyringFromSettings } from '../services/credentials/keyring.ts';
 import { loadDeploymentPresets } from '../services/model-presets/deployment.ts';
 import { runtimeTaskQueue } from '../temporal/task-queues.ts';
 import { installWorkerRuntime } from '../temporal/worker.ts';
@@ -34,7 +34,7 @@ try {
     webUi = devServer.uiUrl;
   }
   const database = await openConfiguredDatabase(settings);
-  const keyring = createKeyring(loadCredentialKey({ configuredKey: settings.credentialEncryptionKey, environment: settings.environment, dataDir: settings.dataDir }));
+  const keyring = keyringFromSettings(settings);
   const deploymentPresets = loadDeploymentPresets(settings.deploymentPresetsFile);
   const taskQueue = runtimeTaskQueue(settings);
   const runtime = await createRuntime({
@@ -45,7 +45,7 @@ try {
     deploymentPresets,
     temporal: { address: temporalAddress, namespace: settings.temporal.namespace, taskQueue },
   });
-  const api = await startApiServer({ settings, logger, database, runStarter: runtime.runStarter });
+  const api = await startApiServer({ settings, logger, database, runStarter: runtime.runStarter, keyring, deploymentPresets });
   const workerRunning = runtime.run();
 
   const lines = [

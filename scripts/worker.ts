@@ -5,7 +5,7 @@ import { parseSettingsOrExit, SettingsError } from '../config/settings.ts';
 import { devServerConfigFileName } from '../temporal/dev-server-config.ts';
 import { startDevServer, type DevServer } from '../temporal/dev-server.ts';
 import { openConfiguredDatabase } from '../db/open.ts';
-import { createKeyring, loadCredentialKey } from '../services/credentials/keyring.ts';
+import { keyringFromSettings } from '../services/credentials/keyring.ts';
 import { loadDeploymentPresets } from '../services/model-presets/deployment.ts';
 import { runtimeTaskQueue } from '../temporal/task-queues.ts';
 import { installWorkerRuntime } from '../temporal/worker.ts';
@@ -45,7 +45,7 @@ try {
   const { address, namespace } = await temporalTarget();
   const taskQueue = runtimeTaskQueue(settings);
   const database = await openConfiguredDatabase(settings);
-  const keyring = createKeyring(loadCredentialKey({ configuredKey: settings.credentialEncryptionKey, environment: settings.environment, dataDir: settings.dataDir }));
+  const keyring = keyringFromSettings(settings);
   const deploymentPresets = loadDeploymentPresets(settings.deploymentPresetsFile);
   runtime = await createRuntime({ settings, logger, database, keyring, deploymentPresets, temporal: { address, namespace, taskQueue } });
   if (stopSignal) {

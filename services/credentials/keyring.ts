@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { Settings } from '../../config/settings.ts';
 import { InternalConfigurationError } from '../../domain/errors.ts';
 
 /**
@@ -119,4 +120,9 @@ export function sealCredential(
     credentialFingerprint: fingerprintCredential(input.plaintext),
     credentialVersion: (input.previousVersion ?? 0) + 1,
   };
+}
+
+/** The server's keyring from its settings: the one place API, worker and scripts build it. */
+export function keyringFromSettings(settings: Pick<Settings, 'credentialEncryptionKey' | 'environment' | 'dataDir'>): CredentialKeyring {
+  return createKeyring(loadCredentialKey({ configuredKey: settings.credentialEncryptionKey, environment: settings.environment, dataDir: settings.dataDir }));
 }

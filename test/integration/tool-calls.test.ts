@@ -23,29 +23,20 @@ const SECRET_MARKER = 'raw-value-never-stored';
 
 let t: TestApp;
 let fakes: FakeModelProviders;
-let projectId: string;
 let admin: string;
-let agentId: string;
+let p: (path: string) => string;
+let sys: () => ServiceContext;
+let newRun: () => Promise<{ runId: string; sessionId: string }>;
 const clock = manualClock();
 
 beforeAll(async () => {
-  ({ t, fakes, projectId, admin, agentId } = await startToolCallApp(TOOLS, clock));
+  ({ t, fakes, admin, p, sys, newRun } = await startToolCallApp(TOOLS, clock));
 });
 afterAll(async () => {
   await t?.close();
   await fakes?.close();
 });
 
-function p(path: string) {
-  return `/v1/projects/${projectId}${path}`;
-}
-const sys = (): ServiceContext => ({ db: t.database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger: t.deps.logger, clock });
-async function newRun(): Promise<{ runId: string; sessionId: string }> {
-  const response = await t.request('POST', p('/sessions'), { apiKey: admin, body: { agentId, initialMessage: 'Help with my order' } });
-  expect(response.status, await response.clone().text()).toBe(201);
-  const session = await response.json();
-  return { runId: session.run.id, sessionId: session.id };
-}
 let turn = 0;
 const call = (name: string, args: unknown, id = `call_${(turn += 1)}`) => ({ providerCallId: id, name, arguments: args, argumentsText: JSON.stringify(args ?? null) });
 const record = (runId: string, calls: ReturnType<typeof call>[], turnId = `turn-${(turn += 1)}`) => recordToolCalls(sys(), { runId, turnId, calls });

@@ -1,8 +1,8 @@
 import { expect } from 'vitest';
-import type { Clock } from '../../services/context.ts';
+import type { Clock, ServiceContext } from '../../services/context.ts';
 import { createProvider } from '../fixtures/model-providers/helpers.ts';
-import { startFakeModelProviders, type FakeModelProviders } from '../fixtures/model-providers/server.ts';
-import { createTestApp, type TestApp } from './app.ts';
+import { startFakeModelProviders } from '../fixtures/model-providers/server.ts';
+import { createTestApp } from './app.ts';
 
 /** Tool schemas as a published version pins them, for tool-call and approval service tests. */
 export const orderSchema = {
@@ -30,7 +30,7 @@ export const tool = (name: string, owner: 'caller' | 'platform', approval: 'neve
  * An app (no worker: runs stay queued, tests drive the tool-call services as the workflow would)
  * with a vendor_a preset and one agent publishing `tools`.
  */
-export async function startToolCallApp(tools: unknown[], clock: Clock): Promise<{ t: TestApp; fakes: FakeModelProviders; projectId: string; admin: string; agentId: string }> {
+export async function startToolCallApp(tools: unknown[], clock: Clock) {
   const fakes = await startFakeModelProviders();
   const t = await createTestApp({ env: fakes.env, clock });
   const projectId = (await t.login()).context.project.id;
@@ -44,5 +44,16 @@ export async function startToolCallApp(tools: unknown[], clock: Clock): Promise<
   const config = { systemPrompt: 'You are a careful assistant for the support team.', modelPreset: 'fast', tools, limits: { maxTurns: 8 } };
   const created = await t.request('POST', `/v1/projects/${projectId}/agents`, { apiKey: admin, body: { name: 'Tools', initialConfig: config } });
   expect(created.status, await created.clone().text()).toBe(201);
-  return { t, fakes, projectId, admin, agentId: (await created.json()).id };
+  const agentId: string = (await created.json()).id;
+  const p = (path: string) => `/v1/projects/${projectId}${path}`;
+  /** A system context, as the workflow's activities use. */
+  const sys = (): ServiceContext => ({ db: t.database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger: t.deps.logger, clock });
+  /** A queued run of the agent (no worker runs here, so it stays queued). */
+  const newRun = async (): Promise<{ runId: string; sessionId: string }> => {
+    const response = await t.request('POST', p('/sessions'), { apiKey: admin, body: { agentId, initialMessage: 'Help with my order' } });
+    expect(response.status, await response.clone().text()).toBe(201);
+    const session = await response.json();
+    return { runId: session.run.id, sessionId: session.id };
+  };
+  return { t, fakes, projectId, admin, agentId, p, sys, newRun };
 }
