@@ -14,6 +14,7 @@ import { approvalRoutes } from './routes/approvals.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { contextRoutes } from './routes/context.ts';
 import { eventRoutes } from './routes/events.ts';
+import { eventWebhookRoutes } from './routes/event-webhooks.ts';
 import { memberRoutes } from './routes/members.ts';
 import { modelCatalogRoutes } from './routes/model-catalog.ts';
 import { modelPresetRoutes } from './routes/model-presets.ts';
@@ -65,6 +66,7 @@ export function createApp(deps: AppDeps) {
   v1.route('/', memberRoutes());
   v1.route('/', apiKeyRoutes(deps));
   v1.route('/', eventRoutes(deps));
+  v1.route('/', eventWebhookRoutes(deps));
   v1.route('/', skillRoutes());
   v1.route('/', skillDraftRoutes());
   v1.route('/', modelProviderRoutes(deps));

@@ -6,7 +6,7 @@ import type { DatabaseHandle } from '../db/client.ts';
 import { ensureDevelopmentTenant } from '../services/auth/development-tenant.ts';
 import { systemClock, type Clock } from '../services/context.ts';
 import { keyringFromSettings, type CredentialKeyring } from '../services/credentials/keyring.ts';
-import { createProjectEventTail } from '../services/events/project-event-tail.ts';
+import { createProjectEventTail, type ProjectEventTail } from '../services/events/project-event-tail.ts';
 import { loadDeploymentPresets, type DeploymentPreset } from '../services/model-presets/deployment.ts';
 import { createLoggingRunStarter } from '../services/runs/logging-run-starter.ts';
 import type { RunStarter } from '../services/runs/run-starter.ts';
@@ -25,6 +25,8 @@ export type ApiServerOptions = {
   /** Already loaded by a process that also runs the worker (`npm start`); else loaded here. */
   keyring?: CredentialKeyring;
   deploymentPresets?: readonly DeploymentPreset[];
+  /** The process's shared event tail when the worker runs in the same process (`npm start`). */
+  eventTail?: ProjectEventTail;
 };
 
 /** Wires the API's dependencies once and serves it; `close` drains and releases them. */
@@ -56,7 +58,7 @@ export async function createAppDeps(options: ApiServerOptions): Promise<AppDeps>
   // A bad presets file stops the process here, before anything starts.
   const deploymentPresets = options.deploymentPresets ?? loadDeploymentPresets(settings.deploymentPresetsFile);
   const keyring = options.keyring ?? keyringFromSettings(settings);
-  const eventTail = createProjectEventTail({ database, logger });
+  const eventTail = options.eventTail ?? createProjectEventTail({ database, logger });
   await eventTail.start();
   if (settings.authMode === 'development') {
     await ensureDevelopmentTenant({ db: database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger, clock });

@@ -26,10 +26,8 @@
  *
  *   node_modules/.bin/node bench/run-engine.bench.ts
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import * as diagnostics from 'node:diagnostics_channel';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Context } from '@temporalio/activity';
@@ -48,12 +46,11 @@ import * as schema from '../db/schema/index.ts';
 import { runWorkflowId } from '../domain/runs/search-attributes.ts';
 import { createRuntime } from '../scripts/runtime.ts';
 import type { RunStarter } from '../services/runs/run-starter.ts';
-import { startDevServer } from '../temporal/dev-server.ts';
 import { runSearchAttributeKeys } from '../temporal/run-starter.ts';
-import { installWorkerRuntime } from '../temporal/worker.ts';
 import { ENV_NAMES, FAKE_KEYS, startFakeModelServer } from '../test/fixtures/model-servers/server.ts';
 import type { BareActivities } from './baseline/workflow.ts';
-import { printRecords, withBenchDatabase, type BenchRecord } from './support.ts';
+import { startBenchTemporal } from './temporal.ts';
+import { apiFor, percentile, pool, printRecords, withBenchDatabase, type BenchRecord } from './support.ts';
 
 type Options = {
   /** Sessions (and bare starts) per round of figure 1. */
@@ -68,28 +65,15 @@ type Options = {
   profile?: boolean;
 };
 
-const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bareWorkflowsPath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'baseline', 'workflow.ts');
-const ORIGIN = 'http://localhost:8080';
 
 type StartArgs = Parameters<RunStarter['start']>[0];
 
 export async function run(options: Options = {}): Promise<BenchRecord[]> {
   const settings = { sessions: 200, concurrency: 8, turns: 100, warmup: 20, rounds: 2, profile: true, ...options };
   const logger = createLogger({ level: 'error' });
-  try {
-    installWorkerRuntime(logger); // quiet SDK logs; the Runtime is per process, so only once
-  } catch {
-    // already installed by an earlier run() in this process
-  }
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-run-engine-'));
-  const devServer = await startDevServer({
-    projectRoot,
-    dataDir,
-    cliPath: process.env.TEMPORAL_CLI_PATH || undefined,
-    logger: createLogger({ level: 'warn' }),
-    overrides: { port: 0, inMemory: true, headless: true },
-  });
+  const temporal = await startBenchTemporal('run-engine', logger);
+  const { devServer, dataDir } = temporal;
   const fake = await startFakeModelServer('vendor_a');
   const modelClock = watchModelCalls(new URL(fake.baseUrl).origin);
   try {
@@ -118,7 +102,7 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
       const bare = await startBareWorker(devServer.address, devServer.namespace);
       try {
         const client = runtime.client.client;
-        const api = await apiFor(app);
+        const api = await apiFor(app, 'run-engine bench');
         const projectPath = `/v1/projects/${api.projectId}`;
         const provider = await api.call('POST', `${projectPath}/model-providers`, { key: 'p-a', displayName: 'vendor_a', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a });
         await api.call('POST', `${projectPath}/model-presets`, { key: 'm-a', displayName: 'vendor_a', providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {} });
@@ -270,8 +254,7 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
   } finally {
     modelClock.stop();
     await fake.close();
-    await devServer.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await temporal.stop();
   }
 }
 
@@ -389,44 +372,10 @@ function watchModelCalls(origin: string) {
 }
 
 /** Development login, a `*` API key, and a JSON caller that fails loudly on any non-2xx. */
-async function apiFor(app: ReturnType<typeof createApp>) {
-  const login = await app.request('/v1/auth/development/login', { method: 'POST', headers: { origin: ORIGIN } });
-  if (login.status !== 200) throw new Error(`development login failed: ${login.status}`);
-  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
-  const { context } = (await login.json()) as { context: { project: { id: string } } };
-  const projectId = context.project.id;
-  const send = async (method: string, requestPath: string, body: unknown, auth: Record<string, string>) => {
-    const response = await app.request(requestPath, {
-      method,
-      headers: { ...auth, accept: 'application/json', 'content-type': 'application/json', 'idempotency-key': randomBytes(8).toString('hex') },
-      body: JSON.stringify(body),
-    });
-    if (response.status >= 300) throw new Error(`${method} ${requestPath} answered ${response.status}: ${await response.text()}`);
-    return (await response.json()) as any;
-  };
-  const key = await send('POST', `/v1/projects/${projectId}/api-keys`, { name: 'run-engine bench', scopes: ['*'] }, { origin: ORIGIN, cookie });
-  const authorization = `Bearer ${key.secret as string}`;
-  return { projectId, call: (method: string, requestPath: string, body: unknown) => send(method, requestPath, body, { authorization }) };
-}
-
-/** Runs `fn(0..n-1)` with at most `concurrency` in flight. */
-async function pool(n: number, concurrency: number, fn: (i: number) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(n, concurrency) }, async () => {
-      while (next < n) await fn(next++);
-    }),
-  );
-}
-
 async function timed(fn: () => Promise<unknown>): Promise<number> {
   const began = performance.now();
   await fn();
   return (performance.now() - began) / 1000;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
 const mean = (values: number[]) => (values.length === 0 ? NaN : values.reduce((a, b) => a + b, 0) / values.length);

@@ -6,6 +6,7 @@ import { run as eventAppend } from './event-append.bench.ts';
 import { run as idempotencyReplay } from './idempotency-replay.bench.ts';
 import { run as runEngine } from './run-engine.bench.ts';
 import { run as sseFanout } from './sse-fanout.bench.ts';
+import { run as webhookDelivery } from './webhook-delivery.bench.ts';
 import { printRecords, type BenchRecord } from './support.ts';
 
 const benches: Array<[string, () => Promise<BenchRecord[]>]> = [
@@ -13,6 +14,7 @@ const benches: Array<[string, () => Promise<BenchRecord[]>]> = [
   ['SSE fan-out', () => sseFanout()],
   ['idempotent replay', () => idempotencyReplay()],
   ['run engine', () => runEngine()],
+  ['webhook delivery', () => webhookDelivery()],
 ];
 
 let missed = 0;

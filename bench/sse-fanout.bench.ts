@@ -26,7 +26,7 @@ import { decodeEventCursor, encodeEventCursor } from '../domain/event-cursor.ts'
 import { appendProductEvent } from '../services/events/append.ts';
 import type { PublicProductEvent } from '../services/events/public-event.ts';
 import { latestProjectPosition } from '../services/events/read.ts';
-import { benchContext, printRecords, withBenchDatabase, type BenchRecord } from './support.ts';
+import { benchContext, percentile, printRecords, withBenchDatabase, type BenchRecord } from './support.ts';
 
 type Options = { clients?: number; events?: number; warmup?: number };
 type Target = { port: number; path: string; headers: Record<string, string> };
@@ -82,10 +82,6 @@ function createLatencyRecorder(projectId: string, clients: number) {
       });
     },
   };
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
 /** Connects the clients, appends events one at a time, waits for each to reach every client. */

@@ -91,3 +91,44 @@ export function median(values: number[]): number {
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
+
+const ORIGIN = 'http://localhost:8080';
+
+/**
+ * The in-process app as an integration sees it: a development login, then an API key with every
+ * scope; `call` sends JSON with a fresh Idempotency-Key and throws on any non-2xx answer.
+ */
+export async function apiFor(app: { request(path: string, init: RequestInit): Response | Promise<Response> }, keyName = 'bench') {
+  const login = await app.request('/v1/auth/development/login', { method: 'POST', headers: { origin: ORIGIN } });
+  if (login.status !== 200) throw new Error(`development login failed: ${login.status}`);
+  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
+  const { context } = (await login.json()) as { context: { project: { id: string }; organization: { id: string } } };
+  const projectId = context.project.id;
+  const send = async (method: string, requestPath: string, body: unknown, auth: Record<string, string>) => {
+    const response = await app.request(requestPath, {
+      method,
+      headers: { ...auth, accept: 'application/json', 'content-type': 'application/json', 'idempotency-key': randomBytes(8).toString('hex') },
+      body: JSON.stringify(body),
+    });
+    if (response.status >= 300) throw new Error(`${method} ${requestPath} answered ${response.status}: ${await response.text()}`);
+    return (await response.json()) as any;
+  };
+  const key = await send('POST', `/v1/projects/${projectId}/api-keys`, { name: keyName, scopes: ['*'] }, { origin: ORIGIN, cookie });
+  const authorization = `Bearer ${key.secret as string}`;
+  return { projectId, organizationId: context.organization.id, call: (method: string, requestPath: string, body: unknown) => send(method, requestPath, body, { authorization }) };
+}
+
+/** Runs `fn(0..n-1)` with at most `concurrency` in flight. */
+export async function pool(n: number, concurrency: number, fn: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(n, concurrency) }, async () => {
+      while (next < n) await fn(next++);
+    }),
+  );
+}
+
+/** The `p`th percentile (0-100) of values sorted ascending. */
+export function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}

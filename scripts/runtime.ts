@@ -1,4 +1,5 @@
 import { createActivities } from '../activities/index.ts';
+import type { DestinationLookup } from '../activities/webhooks/pinned-post.ts';
 import { createPlatformToolRegistry, type PlatformToolHandler } from '../activities/platform-tools/registry.ts';
 import type { Logger } from '../config/logger.ts';
 import type { Settings } from '../config/settings.ts';
@@ -6,9 +7,12 @@ import type { DatabaseHandle } from '../db/client.ts';
 import { systemClock, type Clock } from '../services/context.ts';
 import type { CredentialKeyring } from '../services/credentials/keyring.ts';
 import type { DeploymentPreset } from '../services/model-presets/deployment.ts';
+import { createProjectEventTail, type ProjectEventTail } from '../services/events/project-event-tail.ts';
+import { createWebhookDispatcher } from '../services/event-webhooks/dispatcher.ts';
 import { startRunReconciler } from '../services/runs/reconcile-queued-runs.ts';
 import { connectTemporal, type TemporalClientHandle } from '../temporal/client.ts';
 import { createTemporalRunStarter } from '../temporal/run-starter.ts';
+import { createTemporalWebhookWaker } from '../temporal/webhook-waker.ts';
 import { createRuntimeWorker, type RuntimeWorker } from '../temporal/worker.ts';
 
 export type RuntimeOptions = {
@@ -23,12 +27,19 @@ export type RuntimeOptions = {
   reconcileIntervalMs?: number;
   /** Handlers of platform-owned tools; none by default (such tools then fail visibly). */
   platformTools?: Record<string, PlatformToolHandler>;
+  /** The process's shared event tail (`npm start` shares it with the API); else one is created. */
+  eventTail?: ProjectEventTail;
+  /** DNS for webhook destinations (tests map names to local receivers); the system resolver by default. */
+  webhookLookup?: DestinationLookup;
+  /** How often the webhook dispatcher re-reads the webhooks table besides its NOTIFY wake-ups. */
+  webhookRefreshIntervalMs?: number;
 };
 
 export type Runtime = {
   worker: RuntimeWorker;
   client: TemporalClientHandle;
   runStarter: ReturnType<typeof createTemporalRunStarter>;
+  eventTail: ProjectEventTail;
   /** Polls until `shutdown()`. */
   run(): Promise<void>;
   /** Stops the reconciler, drains the worker, closes the client. */
@@ -43,6 +54,7 @@ export type Runtime = {
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { settings, logger, database, temporal } = options;
   const clock = options.clock ?? systemClock;
+  const eventTail = options.eventTail ?? createProjectEventTail({ database, logger });
   const activities = createActivities({
     database,
     platformTools: createPlatformToolRegistry(options.platformTools),
@@ -51,23 +63,40 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     deploymentPresets: options.deploymentPresets,
     logger,
     clock,
+    webhooksAllowPrivateNetwork: settings.webhooksAllowPrivateNetwork,
+    eventTail,
+    ...(options.webhookLookup ? { webhookLookup: options.webhookLookup } : {}),
   });
   const worker = await createRuntimeWorker({ ...temporal, logger, activities });
   const client = await connectTemporal({ address: temporal.address, namespace: temporal.namespace });
   const runStarter = createTemporalRunStarter({ client: client.client, taskQueue: temporal.taskQueue, logger });
+  const webhookDispatcher = createWebhookDispatcher({
+    database,
+    eventTail,
+    logger,
+    wake: createTemporalWebhookWaker({ client: client.client, taskQueue: temporal.taskQueue }),
+    ...(options.webhookRefreshIntervalMs ? { refreshIntervalMs: options.webhookRefreshIntervalMs } : {}),
+  });
   let reconciler: { stop(): void } | null = null;
   return {
     worker,
     client,
     runStarter,
-    run() {
+    eventTail,
+    async run() {
       const ctx = { db: database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger, clock };
       reconciler = startRunReconciler(ctx, runStarter, options.reconcileIntervalMs);
-      return worker.run();
+      const running = worker.run();
+      running.catch(() => {}); // observed by the caller; marked handled while we start the rest
+      await eventTail.start();
+      await webhookDispatcher.start();
+      return running;
     },
     async shutdown() {
       reconciler?.stop();
+      await webhookDispatcher.stop();
       await worker.shutdown();
+      await eventTail.stop();
       await client.close();
     },
   };

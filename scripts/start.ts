@@ -45,7 +45,7 @@ try {
     deploymentPresets,
     temporal: { address: temporalAddress, namespace: settings.temporal.namespace, taskQueue },
   });
-  const api = await startApiServer({ settings, logger, database, runStarter: runtime.runStarter, keyring, deploymentPresets });
+  const api = await startApiServer({ settings, logger, database, runStarter: runtime.runStarter, keyring, deploymentPresets, eventTail: runtime.eventTail });
   const workerRunning = runtime.run();
 
   const lines = [

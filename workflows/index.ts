@@ -3,3 +3,4 @@
  * an exported workflow once deployed.
  */
 export { runWorkflow } from './run.ts';
+export { webhookDeliveryWorkflow } from './webhook-delivery.ts';

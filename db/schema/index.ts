@@ -12,3 +12,4 @@ export * from './agents.ts';
 export * from './skills.ts';
 export * from './sessions.ts';
 export * from './tool-calls.ts';
+export * from './event-webhooks.ts';

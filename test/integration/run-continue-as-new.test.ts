@@ -3,18 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages, productEvents, toolCalls } from '../../db/schema/index.ts';
 import { RUN_WORKFLOW_TYPE, runWorkflowId } from '../../domain/runs/search-attributes.ts';
 import { startRunFixture } from '../support/run-fixture.ts';
+import { addNumbersTool } from '../support/platform-tools.ts';
 
 /** Long runs keep their history bounded: they continue as new at turn boundaries. */
 let f: Awaited<ReturnType<typeof startRunFixture>>;
 
-const addNumbers = {
-  name: 'add_numbers',
-  description: 'Adds two numbers',
-  owner: 'platform',
-  approval: 'never',
-  inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
-  outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
-};
+const addNumbers = addNumbersTool;
 
 beforeAll(async () => {
   f = await startRunFixture({

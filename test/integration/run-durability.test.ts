@@ -1,7 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { messages, modelInvocations, productEvents } from '../../db/schema/index.ts';
@@ -11,14 +9,13 @@ import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
 import { startFakeModelServers, type FakeModelServers } from '../fixtures/model-servers/server.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { deferredRunStarter } from '../support/runtime.ts';
+import { killWorkerProcess, startWorkerProcess, waitFor } from '../support/worker-process.ts';
 
 /**
  * Durability of the run engine with the worker as a separate OS process (`npm run worker`):
  * SIGKILL it in the middle of a model call, start another, and the run settles exactly once.
  * Needs a PostgreSQL server: two processes cannot share an embedded PGlite database.
  */
-const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const nodeBinary = path.join(projectRoot, 'node_modules', '.bin', 'node');
 
 let t: TestApp;
 let fakes: FakeModelServers;
@@ -56,51 +53,9 @@ async function call(method: string, urlPath: string, body?: unknown) {
 
 /** `npm run worker` against the test database and Temporal server; resolves once it polls. */
 async function startWorker(): Promise<ChildProcess> {
-  const { address, namespace } = inject('temporal');
-  const child = spawn(nodeBinary, ['scripts/worker.ts'], {
-    cwd: projectRoot,
-    env: {
-      ...process.env,
-      ...fakes.env,
-      DATABASE_URL: t.database.url!,
-      TEMPORAL_ADDRESS: address,
-      TEMPORAL_NAMESPACE: namespace,
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      // The same data dir as the API: the worker reads the same credential key from it.
-      SVC_DATA_DIR: t.deps.settings.dataDir,
-      SVC_LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = await startWorkerProcess({ databaseUrl: t.database.url!, taskQueue, dataDir: t.deps.settings.dataDir, env: fakes.env });
   workers.push(child);
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 60_000);
-    const poll = setInterval(() => {
-      if (output.includes('"msg":"worker started"')) {
-        clearInterval(poll);
-        clearTimeout(timer);
-        resolve();
-      } else if (child.exitCode !== null) {
-        clearInterval(poll);
-        clearTimeout(timer);
-        reject(new Error(`worker exited ${child.exitCode}:\n${output}`));
-      }
-    }, 100);
-  });
   return child;
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe('run durability', () => {
@@ -114,8 +69,7 @@ describe('run durability', () => {
     const runId = session.body.latestRunId as string;
 
     await waitFor('the model call to reach the vendor', async () => fakes.vendor_a.requests.length >= 1);
-    first.kill('SIGKILL');
-    await new Promise((resolve) => first.once('exit', resolve));
+    await killWorkerProcess(first);
 
     await startWorker();
     const run = await waitFor('the run to settle', async () => {

@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../db/schema/index.ts';
 import { startRunFixture } from '../support/run-fixture.ts';
+import { addNumbersTool } from '../support/platform-tools.ts';
 
 /**
  * Tool calls end to end: the model (a fake vendor at the wire) calls tools, the workflow waits on
@@ -19,14 +20,7 @@ const lookupOrder = {
   inputSchema: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'], additionalProperties: false },
   outputSchema: { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] },
 };
-const addNumbers = {
-  name: 'add_numbers',
-  description: 'Adds two numbers',
-  owner: 'platform',
-  approval: 'never',
-  inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
-  outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
-};
+const addNumbers = addNumbersTool;
 const unhandled = { ...addNumbers, name: 'not_registered', description: 'No handler in this worker' };
 
 beforeAll(async () => {

@@ -12,10 +12,10 @@ const SETTLED = ['completed', 'failed', 'cancelled', 'timed_out'];
  * An app with a real worker, the fake vendors, and a vendor_a preset `fast`: what end-to-end
  * run tests share. `call` talks to the project's API with an admin key.
  */
-export async function startRunFixture(options: { clock?: Clock; platformTools?: Record<string, PlatformToolHandler> } = {}) {
+export async function startRunFixture(options: { clock?: Clock; platformTools?: Record<string, PlatformToolHandler>; env?: Record<string, string> } = {}) {
   const fakes: FakeModelServers = await startFakeModelServers();
   const starter = deferredRunStarter();
-  const t: TestApp = await createTestApp({ env: fakes.env, runStarter: starter, ...(options.clock ? { clock: options.clock } : {}) });
+  const t: TestApp = await createTestApp({ env: { ...fakes.env, ...options.env }, runStarter: starter, ...(options.clock ? { clock: options.clock } : {}) });
   const runtime = await startTestRuntime(t, starter, { platformTools: options.platformTools ?? {} });
   const project = `/v1/projects/${(await t.login()).context.project.id}`;
   const key = (await t.createApiKey(['*'])).secret;

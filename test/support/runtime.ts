@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import type { PlatformToolHandler } from '../../activities/platform-tools/registry.ts';
+import type { DestinationLookup } from '../../activities/webhooks/pinned-post.ts';
+import type { Settings } from '../../config/settings.ts';
+import type { CredentialKeyring } from '../../services/credentials/keyring.ts';
 import { createRuntime, type Runtime } from '../../scripts/runtime.ts';
 import type { RunSignal, RunStarter } from '../../services/runs/run-starter.ts';
 import type { TestApp } from './app.ts';
@@ -23,20 +26,29 @@ export function deferredRunStarter(): RunStarter & { target: RunStarter | null }
 export async function startTestRuntime(
   t: TestApp,
   starter: ReturnType<typeof deferredRunStarter>,
-  options: { platformTools?: Record<string, PlatformToolHandler> } = {},
+  options: {
+    platformTools?: Record<string, PlatformToolHandler>;
+    /** Settings of the worker when they differ from the app's (say, production webhook rules). */
+    settings?: Settings;
+    /** The worker's credential keyring when it differs from the API's. */
+    keyring?: CredentialKeyring;
+    webhookLookup?: DestinationLookup;
+  } = {},
 ): Promise<Runtime & { running: Promise<void>; taskQueue: string }> {
   const { address, namespace } = inject('temporal');
   const taskQueue = `test-${randomUUID()}`;
   const runtime = await createRuntime({
-    settings: t.deps.settings,
+    settings: options.settings ?? t.deps.settings,
     logger: t.deps.logger,
     database: t.database,
-    keyring: t.deps.keyring,
+    keyring: options.keyring ?? t.deps.keyring,
     deploymentPresets: t.deps.deploymentPresets,
     temporal: { address, namespace, taskQueue },
     clock: t.deps.clock,
     reconcileIntervalMs: 500,
     platformTools: options.platformTools ?? {},
+    webhookRefreshIntervalMs: 1_000,
+    ...(options.webhookLookup ? { webhookLookup: options.webhookLookup } : {}),
   });
   starter.target = runtime.runStarter;
   const running = runtime.run();

@@ -1,0 +1,176 @@
+import { Context } from '@temporalio/activity';
+import type { Logger } from '../../config/logger.ts';
+import type { DatabaseHandle } from '../../db/client.ts';
+import { encodeEventCursor } from '../../domain/event-cursor.ts';
+import { REQUEST_TIMEOUT_MS } from '../../domain/webhooks/limits.ts';
+import type { WebhookStepOutcome } from '../../domain/webhooks/workflow.ts';
+import type { Clock, ServiceContext } from '../../services/context.ts';
+import type { CredentialKeyring } from '../../services/credentials/keyring.ts';
+import { prepareWebhookAttempt, type WebhookAttempt } from '../../services/event-webhooks/delivery/prepare-attempt.ts';
+import { recordWebhookAttempt, type AttemptResult } from '../../services/event-webhooks/delivery/record-attempt.ts';
+import { webhookCredentialAad } from '../../services/event-webhooks/public.ts';
+import type { ProjectEventTail } from '../../services/events/project-event-tail.ts';
+import { pinnedPost, type DestinationLookup, type PostOutcome } from './pinned-post.ts';
+import { webhookSignatureHeader } from './sign.ts';
+
+export type WebhookActivityDeps = {
+  database: DatabaseHandle;
+  keyring: CredentialKeyring;
+  logger: Logger;
+  clock: Clock;
+  /** SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK (development only). */
+  allowPrivateNetwork: boolean;
+  /** DNS for destinations; the system resolver unless a test gives its own. */
+  lookup?: DestinationLookup;
+  /** The worker's shared event tail, on which a caught-up activity lingers for new events. */
+  eventTail?: ProjectEventTail;
+};
+
+export type WebhookActivities = {
+  /**
+   * Delivers one webhook's batches one after another (prepare or keep a batch, send it, record
+   * the answer) while events are waiting, for up to about ten seconds, and returns the outcome of
+   * its last step. Each step re-reads the webhook, so a change applies from the next batch on.
+   */
+  deliverWebhookBatches(input: { webhookId: string }): Promise<WebhookStepOutcome>;
+};
+
+/** Bounds of one activity's run of consecutive batches (a busy project's catch-up). */
+const MAX_STEPS_PER_ACTIVITY = 50;
+const MAX_ACTIVITY_MS = 10_000;
+/** How long a caught-up activity waits for the next event before it hands back to the workflow. */
+const LINGER_MS = 1_000;
+
+/** Spec 3 rule 3: the `type` of every delivery body. */
+const BATCH_TYPE = 'oao.events';
+const HEARTBEAT_MS = 2_000;
+
+export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActivities {
+  const system = (): ServiceContext => ({ db: deps.database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger: deps.logger, clock: deps.clock });
+
+  /**
+   * One step: prepare (or keep) a batch, send it, record the answer. `caughtUp` names the position
+   * the webhook has delivered through when nothing more is waiting.
+   */
+  const deliverOneBatch = async (webhookId: string): Promise<{ outcome: WebhookStepOutcome; caughtUp: { projectId: string; position: bigint } | null }> => {
+    const ctx = system();
+    const step = await prepareWebhookAttempt(ctx, { webhookId });
+    switch (step.kind) {
+      case 'stopped':
+      case 'advanced':
+        return { outcome: { kind: step.kind }, caughtUp: null };
+      case 'idle':
+        return { outcome: { kind: 'idle' }, caughtUp: { projectId: step.projectId, position: step.position } };
+      case 'backoff':
+        return { outcome: { kind: 'failed', retryInMs: step.retryInMs }, caughtUp: null };
+    }
+    const { attempt } = step;
+    const record = async (result: AttemptResult, attemptedAt: Date) => {
+      const outcome = await recordWebhookAttempt(ctx, { webhookId, changeSequence: attempt.changeSequence, batchId: attempt.batch.id, attemptedAt, result });
+      const caughtUp = outcome.kind === 'delivered' && !outcome.more ? { projectId: attempt.webhook.projectId, position: attempt.batch.throughPosition } : null;
+      return { outcome, caughtUp };
+    };
+
+    let secrets: string[];
+    try {
+      secrets = attempt.sealedSecrets.map((sealed) => deps.keyring.decrypt(sealed, webhookCredentialAad(webhookId)));
+      if (secrets.length === 0) throw new Error('no signing secret');
+    } catch {
+      deps.logger.warn('webhook signing secret cannot be decrypted with this worker\'s credential key', { webhookId });
+      return record({ kind: 'failure', errorCode: 'signing_key_unavailable', status: null, retryAfterMs: null }, ctx.clock.now());
+    }
+
+    const body = JSON.stringify(batchBody(attempt));
+    const attemptedAt = ctx.clock.now();
+    const timestamp = Math.floor(attemptedAt.getTime() / 1000);
+    // Heartbeats let Temporal notice a dead worker in seconds; the retry resends the same batch.
+    const activity = Context.current();
+    const heartbeat = setInterval(() => activity.heartbeat(), HEARTBEAT_MS);
+    const outcome = await pinnedPost({
+      url: attempt.webhook.endpointUrl,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'agent-runtime-webhooks/1',
+        'webhook-id': attempt.batch.id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': webhookSignatureHeader({ secrets, webhookId: attempt.batch.id, timestamp, body }),
+      },
+      body,
+      timeoutMs: REQUEST_TIMEOUT_MS,
+      allowPrivateNetwork: deps.allowPrivateNetwork,
+      ...(deps.lookup ? { lookup: deps.lookup } : {}),
+    }).finally(() => clearInterval(heartbeat));
+    const result = toAttemptResult(outcome);
+    if (result.kind !== 'success') {
+      deps.logger.info('webhook delivery failed', { webhookId, batchId: attempt.batch.id, errorCode: result.kind === 'gone' ? 'endpoint_gone' : result.errorCode, status: outcome.kind === 'response' ? outcome.status : null });
+    }
+    return record(result, attemptedAt);
+  };
+
+  /** Whether an event commits after `position` within the linger time. */
+  const eventsCommitSoon = async (after: { projectId: string; position: bigint }, cancelled: AbortSignal): Promise<boolean> => {
+    if (!deps.eventTail) return false;
+    const subscription = await deps.eventTail.subscribe(after.projectId, after.position);
+    const iterator = subscription[Symbol.asyncIterator]();
+    const timer = setTimeout(() => subscription.close(), LINGER_MS);
+    const onCancel = () => subscription.close();
+    cancelled.addEventListener('abort', onCancel, { once: true });
+    try {
+      return !(await iterator.next()).done;
+    } finally {
+      clearTimeout(timer);
+      cancelled.removeEventListener('abort', onCancel);
+      subscription.close();
+    }
+  };
+
+  return {
+    async deliverWebhookBatches({ webhookId }) {
+      const activity = Context.current();
+      const began = Date.now();
+      for (let step = 1; ; step++) {
+        const { outcome, caughtUp } = await deliverOneBatch(webhookId);
+        if (step >= MAX_STEPS_PER_ACTIVITY || Date.now() - began > MAX_ACTIVITY_MS || activity.cancellationSignal.aborted) return outcome;
+        const more = (outcome.kind === 'delivered' && outcome.more) || outcome.kind === 'advanced';
+        // Caught up: linger a moment on the shared event tail, so a steady stream of events is
+        // delivered as it commits instead of after a wake-up signal and a new activity each time.
+        if (!more && !(caughtUp && (await eventsCommitSoon(caughtUp, activity.cancellationSignal)))) return outcome;
+        activity.heartbeat();
+      }
+    },
+  };
+}
+
+/** The request body of spec 3 rule 3; identical on every retry of the batch. */
+function batchBody(attempt: WebhookAttempt) {
+  const { webhook, batch } = attempt;
+  return {
+    type: BATCH_TYPE,
+    timestamp: batch.createdAt.toISOString(),
+    data: {
+      webhookId: webhook.id,
+      organizationId: webhook.organizationId,
+      projectId: webhook.projectId,
+      batchId: batch.id,
+      fromPosition: batch.fromPosition.toString(),
+      throughPosition: batch.throughPosition.toString(),
+      cursor: encodeEventCursor(webhook.projectId, batch.throughPosition),
+      events: batch.events,
+    },
+  };
+}
+
+function toAttemptResult(outcome: PostOutcome): AttemptResult {
+  switch (outcome.kind) {
+    case 'response':
+      if (outcome.status >= 200 && outcome.status < 300) return { kind: 'success', status: outcome.status };
+      if (outcome.status === 410) return { kind: 'gone' };
+      return { kind: 'failure', errorCode: 'http_status', status: outcome.status, retryAfterMs: outcome.retryAfterMs };
+    case 'timeout':
+      return { kind: 'failure', errorCode: 'timeout', status: null, retryAfterMs: null };
+    case 'connection_failed':
+      return { kind: 'failure', errorCode: 'connection_failed', status: null, retryAfterMs: null };
+    case 'destination_blocked':
+      return { kind: 'failure', errorCode: 'destination_blocked', status: null, retryAfterMs: null };
+  }
+}

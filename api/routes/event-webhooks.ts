@@ -1,0 +1,46 @@
+import { Hono } from 'hono';
+import * as v from 'valibot';
+import { CreateEventWebhookInput, RotateEventWebhookCredentialInput, UpdateEventWebhookInput } from '../../domain/webhooks/inputs.ts';
+import { createEventWebhook } from '../../services/event-webhooks/create.ts';
+import { deleteEventWebhook } from '../../services/event-webhooks/delete.ts';
+import { getEventWebhook, listEventWebhooks } from '../../services/event-webhooks/list.ts';
+import { rotateEventWebhookCredential } from '../../services/event-webhooks/rotate-credential.ts';
+import { updateEventWebhook } from '../../services/event-webhooks/update.ts';
+import type { AppDeps } from '../deps.ts';
+import type { AppEnv } from '../env.ts';
+import { requireScopes } from '../middleware/scopes.ts';
+import { Uuid, validBody, validParams } from '../validation.ts';
+
+const WebhookParams = v.object({ projectId: Uuid, webhookId: Uuid });
+
+/** Project event webhooks (spec 2 "Event webhooks"): every route needs `project:admin`. */
+export function eventWebhookRoutes(deps: AppDeps) {
+  const policy = { allowPrivateNetwork: deps.settings.webhooksAllowPrivateNetwork };
+  const admin = requireScopes('project:admin');
+  return new Hono<AppEnv>()
+    .get('/projects/:projectId/event-webhooks', admin, async (c) => {
+      return c.json(await listEventWebhooks({ ctx: c.var.ctx, keyring: deps.keyring, policy }));
+    })
+    .post('/projects/:projectId/event-webhooks', admin, async (c) => {
+      const input = await validBody(c, CreateEventWebhookInput);
+      return c.json(await createEventWebhook({ ctx: c.var.ctx, keyring: deps.keyring, policy, input }), 201);
+    })
+    .get('/projects/:projectId/event-webhooks/:webhookId', admin, async (c) => {
+      const { webhookId } = validParams(c, WebhookParams);
+      return c.json(await getEventWebhook({ ctx: c.var.ctx, input: { webhookId } }));
+    })
+    .patch('/projects/:projectId/event-webhooks/:webhookId', admin, async (c) => {
+      const { webhookId } = validParams(c, WebhookParams);
+      const body = await validBody(c, UpdateEventWebhookInput);
+      return c.json(await updateEventWebhook({ ctx: c.var.ctx, policy, input: { webhookId, ...body } }));
+    })
+    .put('/projects/:projectId/event-webhooks/:webhookId/credential', admin, async (c) => {
+      const { webhookId } = validParams(c, WebhookParams);
+      const body = await validBody(c, RotateEventWebhookCredentialInput);
+      return c.json(await rotateEventWebhookCredential({ ctx: c.var.ctx, keyring: deps.keyring, input: { webhookId, ...body } }));
+    })
+    .delete('/projects/:projectId/event-webhooks/:webhookId', admin, async (c) => {
+      const { webhookId } = validParams(c, WebhookParams);
+      return c.json(await deleteEventWebhook({ ctx: c.var.ctx, input: { webhookId } }));
+    });
+}
