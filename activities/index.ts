@@ -1,9 +1,19 @@
+import type { Snapshot } from '../domain/sandbox/snapshot-registry.ts';
+import type { ServiceContext } from '../services/context.ts';
+import type { ProjectEventTail } from '../services/events/project-event-tail.ts';
 import { createRunActivities, type RunActivityDeps } from './run-activities.ts';
+import type { SandboxBrowsers } from './sandbox/browser/browser-tools.ts';
+import type { LocalSandboxDriver } from './sandbox/local/driver.ts';
+import { createSandboxToolRunner } from './sandbox/tool-runner.ts';
+import { createWorkspaceSteps } from './sandbox/workspace-steps.ts';
 import { createWebhookActivities } from './webhooks/deliver-batch.ts';
 import type { DestinationLookup } from './webhooks/pinned-post.ts';
-import type { ProjectEventTail } from '../services/events/project-event-tail.ts';
 
-export type ActivityDeps = RunActivityDeps & {
+export type ActivityDeps = Omit<RunActivityDeps, 'sandboxTools' | 'workspaceSteps'> & {
+  /** The sandbox driver of this worker and the snapshots it can boot. */
+  sandboxDriver: LocalSandboxDriver;
+  sandboxBrowsers: SandboxBrowsers;
+  sandboxSnapshots: readonly Snapshot[];
   /** SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK (development only). */
   webhooksAllowPrivateNetwork: boolean;
   /** DNS for webhook destinations; the system resolver by default. */
@@ -14,8 +24,11 @@ export type ActivityDeps = RunActivityDeps & {
 
 /** Every activity the runtime worker registers, wired once per worker process. */
 export function createActivities(deps: ActivityDeps) {
+  const system = (): ServiceContext => ({ db: deps.database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger: deps.logger, clock: deps.clock });
+  const snapshots = new Map(deps.sandboxSnapshots.map((snapshot) => [snapshot.id.toLowerCase(), snapshot]));
+  const sandbox = { system, driver: deps.sandboxDriver, snapshots };
   return {
-    ...createRunActivities(deps),
+    ...createRunActivities({ ...deps, sandboxTools: createSandboxToolRunner({ ...sandbox, browsers: deps.sandboxBrowsers }), workspaceSteps: createWorkspaceSteps({ ...sandbox, keyring: deps.keyring }) }),
     ...createWebhookActivities({
       database: deps.database,
       keyring: deps.keyring,

@@ -1,6 +1,7 @@
+import { attachmentsOf, describeAttachmentsForModel } from '../domain/attachments/metadata.ts';
 import type { ModelMessage, ModelReplay, ModelToolCall } from './providers/types.ts';
 
-type StoredMessage = { role: string; content: Record<string, unknown> };
+type StoredMessage = { role: string; runId: string; content: Record<string, unknown> };
 
 /** The thread transcript (stored model-neutral content) as the adapters' message list. */
 export function toModelMessages(messages: readonly StoredMessage[]): ModelMessage[] {
@@ -8,7 +9,8 @@ export function toModelMessages(messages: readonly StoredMessage[]): ModelMessag
     const content = message.content;
     switch (message.role) {
       case 'user':
-        return { role: 'user', text: String(content.text ?? '') };
+        // Attached files are in the workspace; the model reads their paths, never their bytes.
+        return { role: 'user', text: String(content.text ?? '') + describeAttachmentsForModel(message.runId, attachmentsOf(content)) };
       case 'assistant':
         return {
           role: 'assistant',

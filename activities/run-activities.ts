@@ -25,6 +25,9 @@ import { createToolActivities } from './tool-activities.ts';
 import { invokeModel } from './providers/index.ts';
 import { ModelInvocationError, type ModelResult, type ProviderType } from './providers/types.ts';
 import type { RunActivities } from './run-activity-types.ts';
+import { sandboxToolDefinitions } from '../domain/sandbox/tools.ts';
+import type { SandboxToolRunner } from './sandbox/tool-runner.ts';
+import type { WorkspaceSteps } from './sandbox/workspace-steps.ts';
 
 export type RunActivityDeps = {
   database: DatabaseHandle;
@@ -35,6 +38,9 @@ export type RunActivityDeps = {
   deploymentPresets: readonly DeploymentPreset[];
   logger: Logger;
   clock: Clock;
+  /** Sandbox tools and the workspace steps around a run (activities/sandbox). */
+  sandboxTools: SandboxToolRunner;
+  workspaceSteps: WorkspaceSteps;
 };
 
 const HEARTBEAT_MS = 5_000;
@@ -48,7 +54,9 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
   const system = (): ServiceContext => ({ db: deps.database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger: deps.logger, clock: deps.clock });
 
   return {
-    ...createToolActivities({ system, platformTools: deps.platformTools }),
+    ...createToolActivities({ system, platformTools: deps.platformTools, sandboxTools: deps.sandboxTools }),
+    prepareRunWorkspace: (input) => deps.workspaceSteps.prepareRunWorkspace(input),
+    backupWorkspace: (input) => deps.workspaceSteps.backupWorkspace(input),
 
     async admitRun({ runId }) {
       return withTransaction(system(), async (tx) => {
@@ -68,6 +76,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
           timeoutMs: config.limits.timeoutMs,
           wallDeadlineAtMs: run.wallDeadlineAt.getTime(),
           cancellationRequested: run.cancellationRequestedAt !== null,
+          sandboxEnabled: config.sandbox.enabled,
         };
       });
     },
@@ -101,7 +110,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
           baseUrl: deps.modelBaseUrls[model.providerType],
           systemPrompt: config.systemPrompt,
           messages: toModelMessages(context.messages),
-          tools: config.tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema as Record<string, unknown> })),
+          tools: [...config.tools, ...sandboxToolDefinitions(config.sandbox)].map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema as Record<string, unknown> })),
           signal: AbortSignal.any([activity.cancellationSignal, AbortSignal.timeout(MODEL_ATTEMPT_DEADLINE_MS)]),
         });
       } catch (error) {

@@ -12,6 +12,8 @@ export type Admission =
       wallDeadlineAtMs: number;
       /** Cancellation was requested before the workflow got here. */
       cancellationRequested: boolean;
+      /** The pinned version enables a sandbox: the workspace is prepared before and backed up after. */
+      sandboxEnabled: boolean;
     };
 
 export type ModelTurnResult =
@@ -48,4 +50,11 @@ export type RunActivities = {
   /** Moves the run into a waiting state (idempotent). */
   enterWaitingState(input: { runId: string; state: 'waiting_for_tool' | 'waiting_for_approval' }): Promise<void>;
   settleRun(input: { runId: string; state: SettledRunState; failure: RunFailure | null; invocationFailed: boolean }): Promise<RunState>;
+  /**
+   * Before the first model turn: the session's sandbox and the run's attachments in its
+   * workspace (verified). Not ok when an attachment is gone or fails its integrity check.
+   */
+  prepareRunWorkspace(input: { runId: string }): Promise<{ ok: true } | { ok: false; errorCode: string; errorExplanation: string }>;
+  /** After the run settles: the workspace archived as the thread's next backup generation. */
+  backupWorkspace(input: { runId: string }): Promise<{ generation: number } | { skipped: string }>;
 };

@@ -8,7 +8,8 @@ import { completePlatformToolCall } from '../services/tool-calls/complete-platfo
 import { expireOverdue } from '../services/tool-calls/expire-overdue.ts';
 import { readToolProgress } from '../services/tool-calls/progress.ts';
 import { recordToolCalls } from '../services/tool-calls/record.ts';
-import type { PlatformToolRegistry } from './platform-tools/registry.ts';
+import type { PlatformToolHandler, PlatformToolRegistry } from './platform-tools/registry.ts';
+import type { SandboxToolRunner } from './sandbox/tool-runner.ts';
 import type { ModelToolCall } from './providers/types.ts';
 import type { RunActivities } from './run-activity-types.ts';
 
@@ -20,8 +21,8 @@ type ToolActivities = Pick<RunActivities, 'recordTurnToolCalls' | 'readToolProgr
  * Tool steps of the run workflow. The tool-call services hold the rules (validation, fences,
  * approvals, retry counts); these activities only call them, so each step is idempotent.
  */
-export function createToolActivities(deps: { system: () => ServiceContext; platformTools: PlatformToolRegistry }): ToolActivities {
-  const { system, platformTools } = deps;
+export function createToolActivities(deps: { system: () => ServiceContext; platformTools: PlatformToolRegistry; sandboxTools: SandboxToolRunner }): ToolActivities {
+  const { system, platformTools, sandboxTools } = deps;
   return {
     async recordTurnToolCalls({ runId, turnId }) {
       const ctx = system();
@@ -52,7 +53,10 @@ export function createToolActivities(deps: { system: () => ServiceContext; platf
       const ctx = system();
       const [call] = await ctx.db.select().from(toolCalls).where(and(eq(toolCalls.id, toolCallId), eq(toolCalls.runId, runId)));
       if (!call || call.status !== 'running') return; // already completed by an earlier attempt
-      const handler = platformTools.get(call.toolName);
+      // Sandbox tools are answered by the session's sandbox; every other platform tool by its handler.
+      const handler: PlatformToolHandler | undefined = sandboxTools.handles(call.toolName)
+        ? (input) => sandboxTools.run({ ...input, toolName: call.toolName })
+        : platformTools.get(call.toolName);
       if (!handler) {
         await completePlatformToolCall(ctx, { toolCallId, outcome: { status: 'failure', code: 'platform_tool_failed', message: `No platform handler is registered for "${call.toolName}".` } });
         return;

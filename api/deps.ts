@@ -4,6 +4,7 @@ import type { DatabaseHandle } from '../db/client.ts';
 import type { Clock } from '../services/context.ts';
 import type { CredentialKeyring } from '../services/credentials/keyring.ts';
 import type { ProjectEventTail } from '../services/events/project-event-tail.ts';
+import type { Snapshot } from '../domain/sandbox/snapshot-registry.ts';
 import type { DeploymentPreset } from '../services/model-presets/deployment.ts';
 import type { RunStarter } from '../services/runs/run-starter.ts';
 
@@ -17,6 +18,8 @@ export type AppDeps = {
   eventTail: ProjectEventTail;
   /** SVC_DEPLOYMENT_PRESETS_FILE, validated once at start. */
   deploymentPresets: readonly DeploymentPreset[];
+  /** SVC_SANDBOX_SNAPSHOTS_FILE (or the built-in snapshot), validated once at start. */
+  sandboxSnapshots: readonly Snapshot[];
   /** Wakes the runtime for committed runs (Temporal in the worker setup; a logger otherwise). */
   runStarter: RunStarter;
 };

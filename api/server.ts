@@ -8,6 +8,7 @@ import { systemClock, type Clock } from '../services/context.ts';
 import { keyringFromSettings, type CredentialKeyring } from '../services/credentials/keyring.ts';
 import { createProjectEventTail, type ProjectEventTail } from '../services/events/project-event-tail.ts';
 import { loadDeploymentPresets, type DeploymentPreset } from '../services/model-presets/deployment.ts';
+import { loadSnapshotRegistry } from '../services/sandbox-providers/snapshots.ts';
 import { createLoggingRunStarter } from '../services/runs/logging-run-starter.ts';
 import type { RunStarter } from '../services/runs/run-starter.ts';
 import { createApp } from './app.ts';
@@ -64,5 +65,6 @@ export async function createAppDeps(options: ApiServerOptions): Promise<AppDeps>
     await ensureDevelopmentTenant({ db: database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger, clock });
   }
   const runStarter = options.runStarter ?? createLoggingRunStarter(logger);
-  return { settings, logger, database, clock, keyring, eventTail, deploymentPresets, runStarter };
+  const sandboxSnapshots = loadSnapshotRegistry(settings.sandbox.snapshotsFile);
+  return { settings, logger, database, clock, keyring, eventTail, deploymentPresets, sandboxSnapshots, runStarter };
 }

@@ -50,6 +50,8 @@ const EnvironmentSchema = v.object({
   SVC_MODEL_BASE_URL_VENDOR_B: optionalUrl,
   SVC_MODEL_BASE_URL_VENDOR_C: optionalUrl,
   SVC_DEPLOYMENT_PRESETS_FILE: optionalNonEmpty,
+  SVC_SANDBOX_DRIVER: v.optional(v.picklist(['local'], 'must be local (the only sandbox driver in this release)'), 'local'),
+  SVC_SANDBOX_SNAPSHOTS_FILE: optionalNonEmpty,
   SVC_LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
 });
 
@@ -76,6 +78,12 @@ export type Settings = {
     vendor_c: string;
   };
   deploymentPresetsFile: string | undefined;
+  sandbox: {
+    /** The driver behind every `sandbox_vendor` connection. */
+    driver: 'local';
+    /** JSON snapshot registry; unset = the built-in read-only view of the host's /usr. */
+    snapshotsFile: string | undefined;
+  };
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 };
 
@@ -133,6 +141,7 @@ export function parseSettings(env: Record<string, string | undefined> = process.
       vendor_c: e.SVC_MODEL_BASE_URL_VENDOR_C ?? 'https://generativelanguage.googleapis.com/v1beta',
     },
     deploymentPresetsFile: e.SVC_DEPLOYMENT_PRESETS_FILE,
+    sandbox: { driver: e.SVC_SANDBOX_DRIVER, snapshotsFile: e.SVC_SANDBOX_SNAPSHOTS_FILE },
     logLevel: e.SVC_LOG_LEVEL,
   };
 }

@@ -1,4 +1,9 @@
+import { existsSync } from 'node:fs';
 import { createActivities } from '../activities/index.ts';
+import { createSandboxBrowsers } from '../activities/sandbox/browser/browser-tools.ts';
+import { createLocalSandboxDriver } from '../activities/sandbox/local/driver.ts';
+import type { Snapshot } from '../domain/sandbox/snapshot-registry.ts';
+import { loadSnapshotRegistry } from '../services/sandbox-providers/snapshots.ts';
 import type { DestinationLookup } from '../activities/webhooks/pinned-post.ts';
 import { createPlatformToolRegistry, type PlatformToolHandler } from '../activities/platform-tools/registry.ts';
 import type { Logger } from '../config/logger.ts';
@@ -31,6 +36,8 @@ export type RuntimeOptions = {
   eventTail?: ProjectEventTail;
   /** DNS for webhook destinations (tests map names to local receivers); the system resolver by default. */
   webhookLookup?: DestinationLookup;
+  /** The snapshot registry when already loaded (`npm start` shares the API's); else read from settings. */
+  sandboxSnapshots?: readonly Snapshot[];
   /** How often the webhook dispatcher re-reads the webhooks table besides its NOTIFY wake-ups. */
   webhookRefreshIntervalMs?: number;
 };
@@ -55,6 +62,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { settings, logger, database, temporal } = options;
   const clock = options.clock ?? systemClock;
   const eventTail = options.eventTail ?? createProjectEventTail({ database, logger });
+  // Workspaces live under the data dir, which the sandbox user must be able to traverse.
+  const sandboxDriver = createLocalSandboxDriver({ dataDir: settings.dataDir });
+  const sandboxBrowsers = createSandboxBrowsers({ logger: logger.child({ component: 'sandbox-browser' }) });
+  if (!existsSync('/usr/bin/bwrap')) {
+    logger.warn('bubblewrap is not installed: runs of agents with a sandbox will fail until it is (Debian: apt-get install bubblewrap socat)');
+  }
   const activities = createActivities({
     database,
     platformTools: createPlatformToolRegistry(options.platformTools),
@@ -65,6 +78,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     clock,
     webhooksAllowPrivateNetwork: settings.webhooksAllowPrivateNetwork,
     eventTail,
+    sandboxDriver,
+    sandboxBrowsers,
+    sandboxSnapshots: options.sandboxSnapshots ?? loadSnapshotRegistry(settings.sandbox.snapshotsFile),
     ...(options.webhookLookup ? { webhookLookup: options.webhookLookup } : {}),
   });
   const worker = await createRuntimeWorker({ ...temporal, logger, activities });
@@ -96,6 +112,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       reconciler?.stop();
       await webhookDispatcher.stop();
       await worker.shutdown();
+      await sandboxBrowsers.close();
+      await sandboxDriver.close();
       await eventTail.stop();
       await client.close();
     },

@@ -38,6 +38,14 @@ const calls = proxyActivities<RunActivities>({
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
 });
 
+// Workspace preparation and backup: object-storage transfers of up to a few hundred MB. A store
+// that stays down fails the preparation (the run fails) or skips the backup, rather than
+// holding the run for long.
+const workspace = proxyActivities<RunActivities>({
+  startToCloseTimeout: '10 minutes',
+  retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 3 },
+});
+
 type Settlement = { state: SettledRunState; failure: RunFailure | null; invocationFailed: boolean };
 
 /** History length past which a run continues as new at its next turn (Temporal may suggest sooner). */
@@ -157,12 +165,26 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunState> {
     settlement = cancelledSettlement();
   } else {
     try {
-      settlement = await work.run(driveTurns);
+      settlement = await work.run(async () => {
+        // The workspace (sandbox, restored backup, this run's attachments) is ready before the
+        // first turn; a run that continued as new did this already.
+        if (!input.resume && admission.sandboxEnabled) {
+          const prepared = await workspace.prepareRunWorkspace({ runId }).catch((error: unknown) => {
+            if (isCancellation(error)) throw error;
+            return { ok: false as const, errorCode: 'workspace_unavailable', errorExplanation: 'The sandbox workspace could not be prepared for this run.' };
+          });
+          if (!prepared.ok) return { state: 'failed', failure: { errorCode: prepared.errorCode, errorExplanation: prepared.errorExplanation }, invocationFailed: false };
+        }
+        return driveTurns();
+      });
     } catch (error) {
       if (!isCancellation(error)) throw error;
       settlement = timedOut && !cancelled ? timedOutSettlement(admission.timeoutMs) : cancelledSettlement();
     }
   }
+  // Back the workspace up before settling, so a settled run's files are listable at once. A
+  // backup that cannot be made never changes how the run settles (the previous generation stays).
+  if (admission.sandboxEnabled) await CancellationScope.nonCancellable(() => workspace.backupWorkspace({ runId })).catch(() => undefined);
   const state = await CancellationScope.nonCancellable(() => store.settleRun({ runId, ...settlement }));
   markState(state);
   return state;

@@ -11,6 +11,7 @@ import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { requireScopes } from '../middleware/scopes.ts';
 import { Uuid, validBody, validParams, validQuery } from '../validation.ts';
+import { MAX_TURN_BODY_BYTES } from '../../domain/attachments/file-input.ts';
 
 const SessionParams = v.object({ projectId: Uuid, sessionId: Uuid });
 
@@ -44,7 +45,7 @@ export function sessionRoutes(deps: AppDeps) {
       return c.json(await listSessions({ ctx: c.var.ctx, input: validQuery(c, ListSessionsQuery) }));
     })
     .post('/projects/:projectId/sessions', requireScopes('session:write', 'run:create'), async (c) => {
-      const body = await validBody(c, CreateSessionInput);
+      const body = await validBody(c, CreateSessionInput, { maxBytes: MAX_TURN_BODY_BYTES });
       const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));
       return c.json(await createSession({ ctx: c.var.ctx, deps, input: { ...body, idempotencyKey } }), 201);
     })
@@ -54,7 +55,7 @@ export function sessionRoutes(deps: AppDeps) {
     })
     .post('/projects/:projectId/sessions/:sessionId/runs', requireScopes('run:create'), async (c) => {
       const { sessionId } = validParams(c, SessionParams);
-      const body = await validBody(c, TurnInput);
+      const body = await validBody(c, TurnInput, { maxBytes: MAX_TURN_BODY_BYTES });
       const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));
       return c.json(await createFollowUpRun({ ctx: c.var.ctx, deps, input: { ...body, sessionId, idempotencyKey } }), 202);
     });

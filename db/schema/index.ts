@@ -13,3 +13,5 @@ export * from './skills.ts';
 export * from './sessions.ts';
 export * from './tool-calls.ts';
 export * from './event-webhooks.ts';
+export * from './connections.ts';
+export * from './workspaces.ts';

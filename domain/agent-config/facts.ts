@@ -32,6 +32,14 @@ export type SandboxPolicyFact = {
   network: 'none' | 'restricted';
 };
 
+export type SandboxProviderFact = {
+  key: string;
+  /** Snapshot ids the connection reports active. */
+  activeSnapshotIds: ReadonlySet<string>;
+  /** Both `allowedDomains` and `allowedCidrs` are empty (no `restricted` egress possible). */
+  allowlistEmpty: boolean;
+};
+
 export type DelegateVersionFact = {
   agentVersionId: string;
   agentId: string;
@@ -49,9 +57,12 @@ export type PublicationFacts = {
   skillVersions: ReadonlyMap<string, SkillVersionFact>;
   delegateVersions: ReadonlyMap<string, DelegateVersionFact>;
   /**
-   * Sandbox connections and MCP toolsets arrive in later issues: null means "not available yet",
-   * and only the structure of those config parts is checked.
+   * The organization's sandbox connections by key, for an enabled sandbox; null skips those
+   * checks (callers that only check structure). MCP toolsets arrive in a later issue: null means
+   * "not available yet", and only the structure of that config part is checked.
    */
-  sandboxProviders: null;
+  sandboxProviders: ReadonlyMap<string, SandboxProviderFact> | null;
+  /** Whether the server can seal credentials (an enabled sandbox needs it). */
+  credentialEncryptionConfigured: boolean;
   mcp: null;
 };

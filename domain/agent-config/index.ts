@@ -34,4 +34,5 @@ export {
 } from './tool-schema-policy.ts';
 export { isSensitivePropertyName, normalizePropertyName, sensitiveWordIn } from './sensitive-names.ts';
 export { DEFAULT_ROOT } from './paths.ts';
-export type { DelegateVersionFact, PresetFact, PublicationFacts, SandboxPolicyFact, SkillVersionFact } from './facts.ts';
+export type { DelegateVersionFact, PresetFact, PublicationFacts, SandboxPolicyFact,
+  SandboxProviderFact, SkillVersionFact } from './facts.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DelegateVersionFact, PresetFact, PublicationFacts, SkillVersionFact } from './facts.ts';
+import type { DelegateVersionFact, PresetFact, PublicationFacts, SandboxProviderFact, SkillVersionFact } from './facts.ts';
 import { parseAgentConfig } from './parse.ts';
 import { checkAgentConfigReferences, referencedResources } from './references.ts';
 import { delegate, expectBadRequest, ids, validConfig, type Json } from './test-fixtures.ts';
@@ -23,6 +23,10 @@ function delegateFact(agentVersionId: string, extra: Partial<DelegateVersionFact
   };
 }
 
+function sandboxFact(extra: Partial<SandboxProviderFact> = {}): SandboxProviderFact {
+  return { key: 'vendor-main', activeSnapshotIds: new Set([ids.snapshot]), allowlistEmpty: false, ...extra };
+}
+
 /** Facts under which `validConfig()` passes every reference check. */
 function validFacts(): PublicationFacts {
   const preset: PresetFact = { key: 'default', origin: 'deployment', archived: false, available: true };
@@ -32,12 +36,13 @@ function validFacts(): PublicationFacts {
     presets: new Map([['default', preset]]),
     skillVersions: new Map([ids.skillA, ids.skillB].map((id) => [id, skillFact(id)])),
     delegateVersions: new Map([ids.childVersion, ids.otherChildVersion].map((id) => [id, delegateFact(id)])),
-    sandboxProviders: null,
+    sandboxProviders: new Map([['vendor-main', sandboxFact()]]),
+    credentialEncryptionConfigured: true,
     mcp: null,
   };
 }
 
-type Facts = { presets: Map<string, PresetFact>; skillVersions: Map<string, SkillVersionFact>; delegateVersions: Map<string, DelegateVersionFact> } & PublicationFacts;
+type Facts = { presets: Map<string, PresetFact>; skillVersions: Map<string, SkillVersionFact>; delegateVersions: Map<string, DelegateVersionFact>; sandboxProviders: Map<string, SandboxProviderFact> | null } & PublicationFacts;
 type Case = (config: Json, facts: Facts) => void;
 
 const editSkill = (facts: Facts, id: string, extra: Partial<SkillVersionFact>) => facts.skillVersions.set(id, { ...facts.skillVersions.get(id)!, ...extra });
@@ -65,6 +70,9 @@ describe('checkAgentConfigReferences accepts', () => {
     ["a loader's '' provider for a child without one", (c, f) => ((c.sandbox = { enabled: false, provider: null, capabilities: [] }), editChildSandbox(f, { enabled: false, provider: '', snapshotId: null }))],
     ['a first version (agent id not yet known)', (_c, f) => Object.assign(f, { agentId: null })],
     ['no delegates, Skills or tools at all', (c) => Object.assign(c, { delegates: [], skillVersionIds: [], tools: [] })],
+    ['a restricted sandbox on a connection with an allowlist', (c, f) => ((c.sandbox.network = 'restricted'), editChildSandbox(f, { network: 'restricted' }))],
+    ['sandbox facts not loaded (structure only)', (_c, f) => Object.assign(f, { sandboxProviders: null, credentialEncryptionConfigured: false })],
+    ['a disabled sandbox without encryption or connections', (c, f) => ((c.sandbox = { enabled: false, provider: null, capabilities: [] }), Object.assign(f, { delegateVersions: new Map(), sandboxProviders: new Map(), credentialEncryptionConfigured: false }), (c.delegates = []))],
   ];
 
   it.each(accepted)('%s', (_name, mutate) => {
@@ -92,6 +100,10 @@ describe('checkAgentConfigReferences rejects', () => {
     ['a child on another provider', (_c, f) => editChildSandbox(f, { provider: 'vendor-b' }), 'config.delegates[0].agentVersionId', /sandbox provider: "vendor-b"/],
     ['a child on another snapshot', (_c, f) => editChildSandbox(f, { snapshotId: ids.skillB }), 'config.delegates[0].agentVersionId', /sandbox snapshotId/],
     ['a child with another network policy', (_c, f) => editChildSandbox(f, { network: 'restricted' }), 'config.delegates[0].agentVersionId', /sandbox network: "restricted" instead of the coordinator's "none"/],
+    ['an unknown sandbox provider', (_c, f) => f.sandboxProviders!.clear(), 'config.sandbox.provider', /sandbox provider "vendor-main", which is not a connection of this organization/],
+    ['no credential encryption', (_c, f) => Object.assign(f, { credentialEncryptionConfigured: false }), 'config.sandbox', /credential encryption/],
+    ['a snapshot not active on the connection', (_c, f) => f.sandboxProviders!.set('vendor-main', sandboxFact({ activeSnapshotIds: new Set() })), 'config.sandbox.snapshotId', /not active on sandbox provider "vendor-main"/],
+    ['restricted egress with an empty allowlist', (c, f) => ((c.sandbox.network = 'restricted'), editChildSandbox(f, { network: 'restricted' }), f.sandboxProviders!.set('vendor-main', sandboxFact({ allowlistEmpty: true }))), 'config.sandbox.network', /allows no domains or CIDRs/],
     ['a disabled child that still names a provider', (c, f) => ((c.sandbox.enabled = false), editChildSandbox(f, { enabled: false, provider: 'vendor-b' })), 'config.delegates[0].agentVersionId', /sandbox provider/],
   ];
 

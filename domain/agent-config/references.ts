@@ -28,6 +28,7 @@ export function checkAgentConfigReferences(config: AgentConfig, facts: Publicati
   const root = options.root ?? DEFAULT_ROOT;
   checkPreset(config.modelPreset, facts, pathOf(root, 'modelPreset'));
   checkSkills(config.skillVersionIds, facts, pathOf(root, 'skillVersionIds'));
+  checkSandbox(config.sandbox, facts, pathOf(root, 'sandbox'));
   config.delegates.forEach((delegate, index) => {
     const fact = facts.delegateVersions.get(delegate.agentVersionId);
     checkDelegate(delegate.key, fact, config.sandbox, facts, pathOf(root, 'delegates', index, 'agentVersionId'));
@@ -59,6 +60,24 @@ function checkSkills(ids: readonly string[], facts: PublicationFacts, arrayPath:
     skills.set(skill.skillId, path);
     names.set(skill.name, path);
   });
+}
+
+/**
+ * An enabled sandbox (spec 1 "Sandbox policy") needs a connection of the organization, credential
+ * encryption, a snapshot the connection reports active, and a non-empty allowlist under
+ * `restricted`. CPU, memory, disk and image come from the snapshot, so nothing else is checked.
+ */
+function checkSandbox(sandbox: SandboxPolicy, facts: PublicationFacts, path: string): void {
+  if (!sandbox.enabled || facts.sandboxProviders === null) return;
+  const provider = sandbox.provider === null ? undefined : facts.sandboxProviders.get(sandbox.provider);
+  if (!provider) throw invalid(pathOf(path, 'provider'), `names sandbox provider "${sandbox.provider}", which is not a connection of this organization`);
+  if (!facts.credentialEncryptionConfigured) throw invalid(path, 'needs platform credential encryption, which this server has not configured');
+  if (sandbox.snapshotId === null || !provider.activeSnapshotIds.has(sandbox.snapshotId)) {
+    throw invalid(pathOf(path, 'snapshotId'), `names a snapshot that is not active on sandbox provider "${provider.key}"`);
+  }
+  if (sandbox.network === 'restricted' && provider.allowlistEmpty) {
+    throw invalid(pathOf(path, 'network'), `is restricted, but sandbox provider "${provider.key}" allows no domains or CIDRs; add some to its configuration or use "none"`);
+  }
 }
 
 function checkDelegate(

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { CreateSessionInput, TurnInput, turnText } from './inputs.ts';
+import { acceptTurnFiles, CreateSessionInput, TurnInput, turnText } from './inputs.ts';
 
 const agentId = '00000000-0000-4000-8000-000000000001';
 
@@ -13,17 +13,21 @@ describe('CreateSessionInput', () => {
     expect(v.is(CreateSessionInput, { agentId, initialMessage: ' \n ' })).toBe(false);
   });
 
-  it('caps message text at 100,000 characters and refuses any file for now', () => {
+  it('caps message text at 100,000 characters and leaves file rules to acceptTurnFiles', () => {
     expect(v.is(CreateSessionInput, { agentId, initialMessage: 'x'.repeat(100_000) })).toBe(true);
     expect(v.is(CreateSessionInput, { agentId, initialMessage: 'x'.repeat(100_001) })).toBe(false);
-    const files = v.safeParse(CreateSessionInput, { agentId, initialMessage: 'Hi', files: [{ name: 'a.txt' }] });
-    expect(files.success).toBe(false);
-    expect(files.issues?.[0].message).toBe('file attachments are not available yet');
+    expect(v.is(CreateSessionInput, { agentId, initialMessage: 'Hi', files: 'a.txt' })).toBe(false);
+    expect(v.is(CreateSessionInput, { agentId, files: [{ name: 'a.txt' }] })).toBe(true);
+    expect(v.is(CreateSessionInput, { agentId, files: [] })).toBe(false);
+    expect(() => acceptTurnFiles([{ name: 'a.txt' }])).toThrow(expect.objectContaining({ details: { path: 'body.files.0.contentType' } }));
+    const [file] = acceptTurnFiles([{ name: 'a.md', contentType: 'application/octet-stream', dataBase64: 'YQ==' }]);
+    expect(file).toMatchObject({ name: 'a.md', contentType: 'text/markdown', fileClass: 'text', sizeBytes: 1 });
   });
 });
 
 describe('TurnInput', () => {
-  it('takes message or redactedInput, exactly one', () => {
+  it('takes message or redactedInput, exactly one; a files-only turn records a neutral message', () => {
+    expect(turnText(v.parse(TurnInput, { files: [{}] }))).toBe('Attached files.');
     expect(turnText(v.parse(TurnInput, { message: 'a' }))).toBe('a');
     expect(turnText(v.parse(TurnInput, { redactedInput: 'b' }))).toBe('b');
     expect(v.is(TurnInput, { message: 'a', redactedInput: 'b' })).toBe(false);

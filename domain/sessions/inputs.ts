@@ -1,5 +1,7 @@
 import * as v from 'valibot';
-import { FILES_NOT_AVAILABLE_MESSAGE, MESSAGE_TEXT_MAX_LENGTH, SESSION_TITLE_MAX_LENGTH } from './limits.ts';
+import { checkFileInputs, NEUTRAL_FILES_MESSAGE, type AcceptedFile } from '../attachments/file-input.ts';
+import { ValidationError } from '../errors.ts';
+import { MESSAGE_TEXT_MAX_LENGTH, SESSION_TITLE_MAX_LENGTH } from './limits.ts';
 
 const Uuid = v.pipe(v.string(), v.uuid('must be a UUID'));
 
@@ -11,10 +13,10 @@ export const MessageText = v.pipe(
 );
 
 /**
- * `files` is part of the contract, but attachments need object storage and the sandbox, which
- * come later: any non-empty list is refused so a caller never believes files were delivered.
+ * `files`: an array here; every file rule (domain/attachments/file-input.ts) runs in
+ * `acceptTurnFiles`, which names the exact failing path.
  */
-const Files = v.pipe(v.array(v.unknown()), v.maxLength(0, FILES_NOT_AVAILABLE_MESSAGE));
+const Files = v.array(v.unknown(), 'must be an array of files');
 
 const hasFiles = (files: unknown[] | undefined) => (files?.length ?? 0) > 0;
 
@@ -56,10 +58,18 @@ export const TurnInput = v.pipe(
 );
 export type TurnInput = v.InferOutput<typeof TurnInput>;
 
-/** The text a turn records: `message`, else its alias `redactedInput`. */
+/**
+ * The text a turn records: `message`, else its alias `redactedInput`, else (a files-only turn,
+ * which the schemas allow) a fixed neutral message.
+ */
 export function turnText(input: TurnInput): string {
-  const text = input.message ?? input.redactedInput;
-  // Unreachable while files are refused: the schema requires text without files.
-  if (text === undefined) throw new Error('a turn without text needs files, which are not available yet');
-  return text;
+  return input.message ?? input.redactedInput ?? NEUTRAL_FILES_MESSAGE;
+}
+
+/** Runs every file rule on a turn's `files`; a 400 naming the failing path (`body.files.N.field`). */
+export function acceptTurnFiles(files: unknown[] | undefined): AcceptedFile[] {
+  if (files === undefined) return [];
+  const check = checkFileInputs(files, { pathPrefix: 'files' });
+  if (!check.ok) throw new ValidationError(`Invalid body: ${check.violation.path}: ${check.violation.message}`, { path: `body.${check.violation.path}` });
+  return check.files;
 }

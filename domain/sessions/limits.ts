@@ -12,9 +12,6 @@ export const RUN_WALL_CEILING_MS = 48 * 60 * 60 * 1000;
 /** The `messages.step_key` of a run's user input; activities use their own step keys. */
 export const INPUT_STEP_KEY = 'input';
 
-/** Until attachments land, a non-empty `files` is refused with this message (decisions.md). */
-export const FILES_NOT_AVAILABLE_MESSAGE = 'file attachments are not available yet';
-
 /** The wall deadline of a run created at `createdAt`. */
 export function wallDeadlineOf(createdAt: Date): Date {
   return new Date(createdAt.getTime() + RUN_WALL_CEILING_MS);

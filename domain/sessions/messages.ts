@@ -1,3 +1,5 @@
+import { attachmentsOf, type AttachmentMetadata } from '../attachments/metadata.ts';
+
 /**
  * Transcript messages: the stored, model-neutral content (what the runtime writes) and its
  * public, redacted view (what the API returns). The runtime stores what the model needs —
@@ -26,6 +28,8 @@ export type PublicMessageContent = {
   text: string | null;
   toolCalls: PublicToolCallSummary[];
   toolResult: PublicToolResultSummary | null;
+  /** Files attached to a user message: safe metadata only. */
+  attachments: AttachmentMetadata[];
 };
 
 const asString = (value: unknown): string | null => (typeof value === 'string' ? value : null);
@@ -43,16 +47,17 @@ function toolCallsOf(content: Record<string, unknown>): PublicToolCallSummary[] 
 export function toPublicMessageContent(role: MessageRole, content: Record<string, unknown>): PublicMessageContent {
   switch (role) {
     case 'user':
-      return { text: asString(content.text), toolCalls: [], toolResult: null };
+      return { text: asString(content.text), toolCalls: [], toolResult: null, attachments: attachmentsOf(content) };
     case 'assistant': {
       const toolCalls = toolCallsOf(content);
-      return { text: toolCalls.length === 0 ? asString(content.text) : null, toolCalls, toolResult: null };
+      return { text: toolCalls.length === 0 ? asString(content.text) : null, toolCalls, toolResult: null, attachments: [] };
     }
     case 'tool':
       return {
         text: null,
         toolCalls: [],
         toolResult: { toolCallId: asString(content.toolCallId) ?? '', toolName: asString(content.toolName) ?? '', isError: content.isError === true },
+        attachments: [],
       };
   }
 }

@@ -2,17 +2,24 @@ import { hash } from 'node:crypto';
 import type { AgentConfig } from '../../domain/agent-config/index.ts';
 import { canonicalAgentConfig, checkAgentConfigReferences, parseAgentConfig, referencedResources } from '../../domain/agent-config/index.ts';
 import { assertHasScopes, type Scope } from '../../domain/scopes.ts';
+import type { Snapshot } from '../../domain/sandbox/snapshot-registry.ts';
 import type { ServiceContext } from '../context.ts';
+import type { CredentialKeyring } from '../credentials/keyring.ts';
 import type { DeploymentPreset } from '../model-presets/deployment.ts';
 import { loadPresetFacts } from '../model-presets/facts.ts';
 import { requireActor } from '../require-actor.ts';
 import { loadSkillVersionFacts } from '../skills/facts.ts';
+import { loadSandboxProviderFacts } from '../sandbox-providers/facts.ts';
 import { loadDelegateFacts } from './delegate-facts.ts';
 
 export type PreparedVersion = { config: AgentConfig; contentHash: string };
 
-/** What publication needs from the process: the deployment presets loaded at start. */
-export type PublicationDeps = { deploymentPresets: readonly DeploymentPreset[] };
+/** What publication needs from the process: presets and snapshots loaded at start, the keyring. */
+export type PublicationDeps = {
+  deploymentPresets: readonly DeploymentPreset[];
+  sandboxSnapshots: readonly Snapshot[];
+  keyring: Pick<CredentialKeyring, 'configured'>;
+};
 
 /**
  * Everything agent publication checks before any row is written: the config's structure and
@@ -37,9 +44,23 @@ export async function prepareAgentVersion(
   const presets = await loadPresetFacts(ctx, deps, [refs.presetKey]);
   const skillVersions = await loadSkillVersionFacts(ctx.db, { organizationId: actor.organizationId, ids: refs.skillVersionIds });
   const delegateVersions = await loadDelegateFacts(ctx.db, { organizationId: actor.organizationId, ids: refs.delegateVersionIds });
+  const sandboxProviders = await loadSandboxProviderFacts(ctx.db, {
+    organizationId: actor.organizationId,
+    keys: config.sandbox.enabled && config.sandbox.provider !== null ? [config.sandbox.provider] : [],
+    snapshots: deps.sandboxSnapshots,
+  });
   checkAgentConfigReferences(
     config,
-    { projectId: actor.projectId, agentId: input.agentId, presets, skillVersions, delegateVersions, sandboxProviders: null, mcp: null },
+    {
+      projectId: actor.projectId,
+      agentId: input.agentId,
+      presets,
+      skillVersions,
+      delegateVersions,
+      sandboxProviders,
+      credentialEncryptionConfigured: deps.keyring.configured,
+      mcp: null,
+    },
     { root: input.root },
   );
   return { config, contentHash: hash('sha256', canonicalAgentConfig(config)) };

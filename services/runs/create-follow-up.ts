@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { TurnInput, turnText } from '../../domain/sessions/inputs.ts';
+import { acceptTurnFiles, TurnInput, turnText } from '../../domain/sessions/inputs.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import type { ServiceContext } from '../context.ts';
 import { appendProductEvents } from '../events/append.ts';
@@ -24,11 +24,13 @@ export async function createFollowUpRun({
   input: { sessionId: string; idempotencyKey: string | null } & TurnInput;
 }): Promise<PublicRun> {
   const { sessionId, idempotencyKey, ...turn } = input;
-  const text = turnText(v.parse(TurnInput, turn));
+  const parsed = v.parse(TurnInput, turn);
+  const text = turnText(parsed);
+  const files = acceptTurnFiles(parsed.files);
   return withTransaction(ctx, async (tx) => {
     const session = await findSession(tx, sessionId, { forUpdate: true });
     await assertSessionIdle(tx, session);
-    const queued = await queueRun(tx, deps, { session, text, idempotencyKey });
+    const queued = await queueRun(tx, deps, { session, text, files, idempotencyKey });
     await recordAudit(tx, { action: 'run.created', targetType: 'run', targetId: queued.run.id, details: { sessionId: session.id, via: 'follow_up' } });
     await appendProductEvents(tx, { organizationId: session.organizationId, projectId: session.projectId, events: queued.events });
     return toRunResponse(queued.run);

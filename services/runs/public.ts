@@ -2,6 +2,7 @@ import type { messages, runs } from '../../db/schema/index.ts';
 import { toPublicMessageContent, type PublicToolCallSummary, type PublicToolResultSummary } from '../../domain/sessions/messages.ts';
 import { defaultFailureOf, hasFailure, type RunFailure } from '../../domain/sessions/run-failure.ts';
 import type { RunState } from '../../domain/runs/states.ts';
+import type { AttachmentMetadata } from '../../domain/attachments/metadata.ts';
 
 export type RunRow = typeof runs.$inferSelect;
 export type MessageRow = typeof messages.$inferSelect;
@@ -61,7 +62,8 @@ export type PublicMessage = {
   text: string | null;
   toolCalls: PublicToolCallSummary[];
   toolResult: PublicToolResultSummary | null;
-  attachments: never[];
+  /** Files attached to a user message: metadata only (id, filename, content type, size, SHA-256, created). */
+  attachments: AttachmentMetadata[];
   createdAt: string;
 };
 
@@ -76,7 +78,7 @@ export const toMessageResponse = (row: MessageRow): PublicMessage => {
     text: content.text,
     toolCalls: content.toolCalls,
     toolResult: content.toolResult,
-    attachments: [],
+    attachments: content.attachments,
     createdAt: row.createdAt.toISOString(),
   };
 };

@@ -9,8 +9,11 @@ import type { SessionRow } from '../sessions/public.ts';
 import { insertThreadMessage, messageCreatedEvent } from './insert-message.ts';
 import type { MessageRow, RunRow } from './public.ts';
 import type { RunStarter } from './run-starter.ts';
+import type { AcceptedFile } from '../../domain/attachments/file-input.ts';
+import { attachmentMetadataOf, recordAttachments, storeAttachments } from '../attachments/store.ts';
+import type { CredentialKeyring } from '../credentials/keyring.ts';
 
-export type RunStarterDeps = { runStarter: RunStarter };
+export type RunStarterDeps = { runStarter: RunStarter; keyring: CredentialKeyring };
 
 export type QueuedRun = { run: RunRow; session: SessionRow; message: MessageRow; events: ProductEventDraft[] };
 
@@ -24,11 +27,19 @@ export type QueuedRun = { run: RunRow; session: SessionRow; message: MessageRow;
 export async function queueRun(
   tx: ServiceContext,
   deps: RunStarterDeps,
-  input: { session: SessionRow; text: string; idempotencyKey: string | null; resumedFromRunId?: string; now?: Date },
+  input: { session: SessionRow; text: string; files?: readonly AcceptedFile[]; idempotencyKey: string | null; resumedFromRunId?: string; now?: Date },
 ): Promise<QueuedRun> {
   if (!tx.inTransaction) throw new Error('queueRun must run inside a transaction');
   const actor = requireActor(tx);
   const { session } = input;
+  // Files are checked and stored first: a rejected submission queues nothing.
+  const stored = await storeAttachments(tx, {
+    files: input.files ?? [],
+    organizationId: session.organizationId,
+    projectId: session.projectId,
+    agentVersionId: session.agentVersionId,
+    keyring: deps.keyring,
+  });
   // Session creation passes its own time, so a new session and its first run share one instant.
   const now = input.now ?? tx.clock.now();
   const [run] = await tx.db
@@ -56,9 +67,10 @@ export async function queueRun(
     runId: run!.id,
     stepKey: INPUT_STEP_KEY,
     role: 'user',
-    content: { text: input.text },
+    content: stored.length > 0 ? { text: input.text, attachments: stored.map(attachmentMetadataOf) } : { text: input.text },
     at: now,
   });
+  await recordAttachments(tx, { organizationId: session.organizationId, projectId: session.projectId, sessionId: session.id, runId: run!.id, stored });
   const [updated] = await tx.db
     .update(sessions)
     .set({ status: 'queued', latestRunId: run!.id, lastActivityAt: now })

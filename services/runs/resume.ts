@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { ConflictError } from '../../domain/errors.ts';
 import { isSettled } from '../../domain/runs/states.ts';
-import { TurnInput, turnText } from '../../domain/sessions/inputs.ts';
+import { acceptTurnFiles, TurnInput, turnText } from '../../domain/sessions/inputs.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import type { ServiceContext } from '../context.ts';
 import { appendProductEvents } from '../events/append.ts';
@@ -27,7 +27,9 @@ export async function resumeRun({
   input: { runId: string; idempotencyKey: string | null } & TurnInput;
 }): Promise<PublicRun> {
   const { runId, idempotencyKey, ...turn } = input;
-  const text = turnText(v.parse(TurnInput, turn));
+  const parsed = v.parse(TurnInput, turn);
+  const text = turnText(parsed);
+  const files = acceptTurnFiles(parsed.files);
   return withTransaction(ctx, async (tx) => {
     const named = await findRun(tx, runId);
     // Lock the session before reading states again: a run only settles through transitionRun,
@@ -36,7 +38,7 @@ export async function resumeRun({
     const run = await findRun(tx, runId);
     if (!isSettled(run.state)) throw new ConflictError('Only a settled run can be resumed', { runId: run.id, state: run.state });
     await assertSessionIdle(tx, session);
-    const queued = await queueRun(tx, deps, { session, text, idempotencyKey, resumedFromRunId: run.id });
+    const queued = await queueRun(tx, deps, { session, text, files, idempotencyKey, resumedFromRunId: run.id });
     await recordAudit(tx, { action: 'run.created', targetType: 'run', targetId: queued.run.id, details: { sessionId: session.id, via: 'resume', resumedFromRunId: run.id } });
     await appendProductEvents(tx, { organizationId: session.organizationId, projectId: session.projectId, events: queued.events });
     return toRunResponse(queued.run);

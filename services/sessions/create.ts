@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { inArray } from 'drizzle-orm';
 import { sessionSkillBindings, sessions, skillVersions, threads } from '../../db/schema/index.ts';
 import { EVENT_KINDS } from '../../domain/runs/events.ts';
-import { CreateSessionInput, turnText } from '../../domain/sessions/inputs.ts';
+import { acceptTurnFiles, CreateSessionInput, turnText } from '../../domain/sessions/inputs.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import type { ServiceContext } from '../context.ts';
 import { appendProductEvents } from '../events/append.ts';
@@ -32,6 +32,7 @@ export async function createSession({
   const { idempotencyKey, ...fields } = input;
   const body = v.parse(CreateSessionInput, fields);
   const text = turnText({ message: body.initialMessage });
+  const files = acceptTurnFiles(body.files);
   return withTransaction(ctx, async (tx) => {
     const { agent, version } = await resolveLatestAgentVersion(tx, body);
     const now = tx.clock.now();
@@ -53,7 +54,7 @@ export async function createSession({
       .returning();
     await copySkillBindings(tx, { sessionId: session!.id, organizationId: actor.organizationId, projectId: actor.projectId, config: version.config });
 
-    const queued = await queueRun(tx, deps, { session: session!, text, idempotencyKey, now });
+    const queued = await queueRun(tx, deps, { session: session!, text, files, idempotencyKey, now });
     await recordAudit(tx, {
       action: 'session.created',
       targetType: 'session',

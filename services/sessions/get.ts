@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, or } from 'drizzle-orm';
-import { agentVersions, approvals, messages, modelInvocations, productEvents, runs, sessionSkillBindings, skillVersions, toolCalls } from '../../db/schema/index.ts';
+import { agentVersions, approvals, messages, modelInvocations, productEvents, runs, sandboxCommands, sandboxes, sessionSkillBindings, skillVersions, toolCalls, workspaceBackups } from '../../db/schema/index.ts';
 import { toolsOf, type AgentConfig } from '../../domain/agent-config/index.ts';
 import { buildRunTimeline } from '../../domain/sessions/timeline.ts';
 import type { ServiceContext } from '../context.ts';
@@ -9,6 +9,8 @@ import { toApprovalResponse, toToolCallResponse, type PublicApproval, type Publi
 import { readPendingWork } from '../tool-calls/read-pending-work.ts';
 import { findSession } from './load.ts';
 import { toModelInvocationResponse, toSessionListItem, type PublicSessionDebug, type PublicSessionDetail, type PublicSessionSkill } from './public.ts';
+import { workspaceOwnerOf } from '../sandboxes/ensure.ts';
+import { toSandboxCommandResponse, toSandboxResponse, toWorkspaceBackupResponse } from '../sandboxes/public.ts';
 
 /** The newest product events of a session shown in `debug` (older ones stay in the event feed). */
 export const SESSION_DEBUG_EVENT_LIMIT = 1000;
@@ -23,8 +25,8 @@ export type SessionDetail = Omit<PublicSessionDetail, 'pendingWork' | 'debug'> &
  * Everything about one session (`GET /sessions/{id}`): its runs oldest first, the redacted
  * transcript, the timing waterfall of every run, pending work, debug records, the Skills it
  * bound at creation and the tools of its pinned version. `pendingWork` is the actionable part of
- * the session's tool calls and approvals; `debug` lists all of them. Sandboxes, workspace
- * backups, sandbox commands and delegations are empty until those resources exist.
+ * the session's tool calls and approvals; `debug` lists all of them, with the workspace's
+ * sandbox, backups and this session's sandbox commands. Delegations are empty until they exist.
  */
 export async function getSession({ ctx, input }: { ctx: ServiceContext; input: { sessionId: string } }): Promise<SessionDetail> {
   const session = await findSession(ctx, input.sessionId);
@@ -82,9 +84,7 @@ export async function getSession({ ctx, input }: { ctx: ServiceContext; input: {
       modelInvocations: invocationRows.map(toModelInvocationResponse),
       toolCalls: toolCallRows.map(toToolCallResponse),
       approvals: approvalRows.map((row) => toApprovalResponse(row.approval, row.call)),
-      sandboxes: [],
-      workspaceBackups: [],
-      sandboxCommands: [],
+      ...(await workspaceDebug(ctx, { projectId: scope.projectId, sessionId: session.id, runIds })),
     },
     skills: await sessionSkills(ctx, session.id),
     // Stored configs are the parsed, defaulted form (agent_versions.config), so the cast holds.
@@ -139,4 +139,27 @@ async function sessionSkills(ctx: ServiceContext, sessionId: string): Promise<Pu
     contentHash: row.contentHash,
     status: row.status,
   }));
+}
+
+/** The session's workspace sandbox and backups (through its workspace owner) and its runs' sandbox commands. */
+async function workspaceDebug(ctx: ServiceContext, input: { projectId: string; sessionId: string; runIds: string[] }) {
+  const workspaceSessionId = await workspaceOwnerOf(ctx, input.sessionId);
+  const sandboxRows = await ctx.db.select().from(sandboxes).where(and(eq(sandboxes.workspaceSessionId, workspaceSessionId), eq(sandboxes.projectId, input.projectId)));
+  const backupRows = await ctx.db
+    .select()
+    .from(workspaceBackups)
+    .where(and(eq(workspaceBackups.workspaceSessionId, workspaceSessionId), eq(workspaceBackups.projectId, input.projectId)))
+    .orderBy(asc(workspaceBackups.generation));
+  const commandRows = input.runIds.length
+    ? await ctx.db
+        .select()
+        .from(sandboxCommands)
+        .where(and(inArray(sandboxCommands.runId, input.runIds), eq(sandboxCommands.projectId, input.projectId)))
+        .orderBy(asc(sandboxCommands.startedAt), asc(sandboxCommands.id))
+    : [];
+  return {
+    sandboxes: sandboxRows.map(toSandboxResponse),
+    workspaceBackups: backupRows.map(toWorkspaceBackupResponse),
+    sandboxCommands: commandRows.map(toSandboxCommandResponse),
+  };
 }

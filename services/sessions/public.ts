@@ -5,6 +5,7 @@ import type { RunState } from '../../domain/runs/states.ts';
 import type { TimelineEntry } from '../../domain/sessions/timeline.ts';
 import type { PublicProductEvent } from '../events/public-event.ts';
 import type { PublicMessage, PublicRun } from '../runs/public.ts';
+import type { PublicSandbox, PublicSandboxCommand, PublicWorkspaceBackup } from '../sandboxes/public.ts';
 
 export type SessionRow = typeof sessions.$inferSelect;
 export type ModelInvocationRow = typeof modelInvocations.$inferSelect;
@@ -73,9 +74,9 @@ export type PublicSessionDebug = {
   modelInvocations: PublicModelInvocation[];
   toolCalls: never[];
   approvals: never[];
-  sandboxes: never[];
-  workspaceBackups: never[];
-  sandboxCommands: never[];
+  sandboxes: PublicSandbox[];
+  workspaceBackups: PublicWorkspaceBackup[];
+  sandboxCommands: PublicSandboxCommand[];
 };
 
 export type PublicSessionDetail = PublicSessionListItem & {

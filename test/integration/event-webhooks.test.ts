@@ -18,7 +18,7 @@ let projectId: string;
 let organizationId: string;
 let admin: string;
 const secret = newSigningSecret();
-const responseTexts: string[] = [];
+let responseTexts: string[] = [];
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -26,12 +26,7 @@ beforeAll(async () => {
   projectId = context.project.id;
   organizationId = context.organization.id;
   admin = (await t.createApiKey(['*'])).secret;
-  const request = t.request;
-  t.request = async (...args) => {
-    const response = await request(...args);
-    responseTexts.push(await response.clone().text());
-    return response;
-  };
+  responseTexts = t.recordResponseTexts();
   dev = await createTestApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
 });
 afterAll(async () => {

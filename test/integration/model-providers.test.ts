@@ -11,7 +11,7 @@ let fakes: FakeModelProviders;
 let projectId: string;
 let admin: string;
 let reader: string;
-const responseTexts: string[] = [];
+let responseTexts: string[] = [];
 const ROTATED_KEY = 'sk-proj-rotated-vendor-a-key-0002';
 const secrets = [...Object.values(FAKE_KEYS), ROTATED_KEY];
 
@@ -23,12 +23,7 @@ beforeAll(async () => {
   admin = (await t.createApiKey(['*'])).secret;
   reader = (await t.createApiKey(['agent:read'])).secret;
   // Record every response body so the last test can prove no secret ever appeared.
-  const request = t.request;
-  t.request = async (...args) => {
-    const response = await request(...args);
-    responseTexts.push(await response.clone().text());
-    return response;
-  };
+  responseTexts = t.recordResponseTexts();
 });
 afterAll(async () => {
   await t.close();

@@ -101,7 +101,7 @@ describe('follow-up runs', () => {
       [{}, 'body.message'],
       [{ message: 'a', redactedInput: 'b' }, 'body'],
       [{ message: 'x'.repeat(100_001) }, 'body.message'],
-      [{ message: 'Hi', files: [{ name: 'a.txt' }] }, 'body.files'],
+      [{ message: 'Hi', files: [{ name: 'a.txt' }] }, 'body.files.0.contentType'],
       [{ message: 'Hi', extra: true }, 'body.extra'],
     ];
     for (const [body, path] of cases) {

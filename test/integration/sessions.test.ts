@@ -257,7 +257,7 @@ describe('POST /sessions', () => {
       expect(error.details.path).toBe(path);
     }
     const files = await postSession({ agentId: agent.id, files: [{ name: 'a.txt', contentType: 'text/plain', dataBase64: 'YQ==' }] });
-    expect((await errorOf(files)).message).toContain('file attachments are not available yet');
+    expect((await errorOf(files)).message).toMatch(/sandbox/);
     expect(await counts()).toEqual(before);
     const longest = await postSession({ agentId: agent.id, initialMessage: 'x'.repeat(100_000), files: [] });
     expect(longest.status).toBe(201);
@@ -270,7 +270,7 @@ describe('POST /sessions', () => {
     const ctx: ServiceContext = { ...systemCtx(), actor };
     await expect(
       withTransaction(ctx, async (tx) => {
-        await createSession({ ctx: tx, deps: { runStarter: t.runStarter }, input: { agentId: agent.id, initialMessage: 'Hi', idempotencyKey: null } });
+        await createSession({ ctx: tx, deps: { runStarter: t.runStarter, keyring: t.deps.keyring }, input: { agentId: agent.id, initialMessage: 'Hi', idempotencyKey: null } });
         throw new Error('boom after the session was written');
       }),
     ).rejects.toThrow('boom');

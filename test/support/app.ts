@@ -38,6 +38,8 @@ export type TestApp = {
   createApiKey(scopes: string[], name?: string): Promise<{ secret: string; id: string }>;
   /** Every call the app made to its run starter, in order (see `RecordingRunStarter`). */
   runStarter: RecordingRunStarter;
+  /** From now on, keeps every response body `request` returns (for "no secret ever appeared" checks). */
+  recordResponseTexts(): string[];
   close(): Promise<void>;
 };
 
@@ -129,7 +131,7 @@ export async function createTestApp(options: { clock?: Clock; env?: Record<strin
     return { secret: created.secret, id: created.id };
   };
 
-  return {
+  const testApp: TestApp = {
     app,
     deps,
     database,
@@ -138,11 +140,22 @@ export async function createTestApp(options: { clock?: Clock; env?: Record<strin
     login,
     createApiKey,
     runStarter,
+    recordResponseTexts() {
+      const texts: string[] = [];
+      const inner = testApp.request;
+      testApp.request = async (...args) => {
+        const response = await inner(...args);
+        texts.push(await response.clone().text());
+        return response;
+      };
+      return texts;
+    },
     async close() {
       await deps.eventTail.stop();
       await database.drop();
     },
   };
+  return testApp;
 }
 
 /** A clock tests can move forward. */

@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import * as path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ExecRequest } from './driver.ts';
+import { createTestDriver, HOST_USR_SNAPSHOT, type TestDriver } from './test-support.ts';
+
+/** CPU, process, file-size, output and wall-clock limits on real sandboxed commands. */
+let t: TestDriver;
+beforeAll(async () => {
+  t = await createTestDriver();
+});
+afterAll(() => t.cleanup());
+
+const run = (argv: string[], extra: Partial<ExecRequest> = {}) =>
+  t.driver.exec({ sandboxId: randomUUID(), snapshot: HOST_USR_SNAPSHOT, argv, network: { mode: 'none' }, timeoutMs: 10_000, ...extra });
+
+describe('local sandbox driver: limits', () => {
+  it('kills a CPU-burning loop at the CPU-time limit, long before the wall clock', async () => {
+    const result = await run(['bash', '-c', 'while :; do :; done'], { limits: { cpuSeconds: 1 } });
+    expect(result.timedOut).toBe(false);
+    expect(['SIGXCPU', 'SIGKILL']).toContain(result.signal);
+    expect(result.durationMs).toBeLessThan(5_000);
+  });
+
+  it('contains a fork loop with the process limit, counted per sandbox', async () => {
+    // dash fails fast on EAGAIN (bash would retry); the sleeps outlive their shell, and the
+    // sandbox then holds them for 2 s by exec-ing (not forking) one more sleep.
+    const id = randomUUID();
+    const bomb = run(
+      ['bash', '-c', `sh -c 'i=0; while [ $i -lt 200 ]; do sleep 3 & i=$((i+1)); echo $i > count; done' 2>err; exec sleep 2`],
+      { sandboxId: id, limits: { processes: 20 } },
+    );
+    await sleep(500);
+    // A second sandbox with the same limit still forks freely while the first is full.
+    const neighbour = await run(['sh', '-c', 'for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.1 & done; wait; echo ok'], { limits: { processes: 20 } });
+    expect(neighbour.stdout).toBe('ok\n');
+
+    const result = await bomb;
+    expect(result.exitCode).toBe(0);
+    const workspace = await t.driver.ensureWorkspace(id);
+    expect(Number(readFileSync(path.join(workspace, 'count'), 'utf8'))).toBeLessThan(20);
+    expect(readFileSync(path.join(workspace, 'err'), 'utf8')).toMatch(/Cannot fork/);
+  });
+
+  it('stops a file write at the file-size limit', async () => {
+    const id = randomUUID();
+    const result = await run(['bash', '-c', 'head -c 2M /dev/zero > big'], { sandboxId: id, limits: { fileSizeBytes: 1024 * 1024 } });
+    expect(result.signal).toBe('SIGXFSZ');
+    expect((await stat(path.join(await t.driver.ensureWorkspace(id), 'big'))).size).toBe(1024 * 1024);
+  });
+
+  it('truncates output over the cap and says so, per stream', async () => {
+    const result = await run(['bash', '-c', "head -c 200000 /dev/zero | tr '\\0' a; echo oops >&2"], { maxOutputBytes: 1000 });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe('a'.repeat(1000));
+    expect(result.stdoutTruncated).toBe(true);
+    expect(result.stderr).toBe('oops\n');
+    expect(result.stderrTruncated).toBe(false);
+  });
+
+  it('kills the whole sandbox, background processes included, at the wall-clock timeout', async () => {
+    const result = await run(['bash', '-c', 'sleep 31.5 & sleep 31.5'], { timeoutMs: 500 });
+    expect(result).toMatchObject({ timedOut: true, exitCode: null, signal: 'SIGKILL' });
+    expect(result.durationMs).toBeLessThan(3_000);
+    await sleep(200);
+    expect(hostProcessesRunning('sleep\u000031.5')).toBe(0);
+  });
+});
+
+function hostProcessesRunning(cmdline: string): number {
+  return readdirSync('/proc').filter((entry) => {
+    if (!/^\d+$/.test(entry)) return false;
+    try {
+      return readFileSync(`/proc/${entry}/cmdline`, 'utf8').startsWith(cmdline);
+    } catch {
+      return false;
+    }
+  }).length;
+}

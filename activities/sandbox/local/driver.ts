@@ -1,0 +1,102 @@
+import * as path from 'node:path';
+import { InternalConfigurationError } from '../../../domain/errors.ts';
+import { buildBwrapArgs } from './bwrap-args.ts';
+import { compileEgressPolicy } from './egress-policy.ts';
+import type { HostLookup } from './egress-proxy.ts';
+import { openEgressSocket } from './egress-socket.ts';
+import { checkExecRequest, type ExecRequest, type ExecResult } from './exec-request.ts';
+import { clampToHard, readHardLimits } from './host-limits.ts';
+import { DEFAULT_ADDRESS_SPACE_FLOOR_MB, limitsForSnapshot } from './limits.ts';
+import { rootfsMounts } from './rootfs.ts';
+import { runSandboxed } from './run-sandboxed.ts';
+import { assertRunnableSnapshot } from './snapshots.ts';
+import { assertSandboxId, ensureWorkspaceDir, removeSandboxDir, resolveSandboxUser, type SandboxUser } from './workspace.ts';
+
+/**
+ * The local sandbox driver: each sandbox is a workspace directory on this host, and each command
+ * runs in a fresh bubblewrap sandbox over a read-only snapshot root (see README.md).
+ */
+export type { ExecRequest, ExecResult, SandboxNetwork } from './exec-request.ts';
+export type { HostLookup } from './egress-proxy.ts';
+export type { LimitOverrides } from './limits.ts';
+export type { SandboxUser } from './workspace.ts';
+
+export type LocalSandboxDriverOptions = {
+  dataDir: string;
+  /** Host uid/gid a root worker runs sandboxes as (default 65534, nobody); never 0. */
+  sandboxUser?: SandboxUser;
+  bwrapPath?: string;
+  /** RLIMIT_AS floor in MiB (default 16384); a browser snapshot needs about 131072. */
+  addressSpaceFloorMb?: number;
+  /** DNS for the egress proxy; the system resolver by default. */
+  lookup?: HostLookup;
+};
+
+export type LocalSandboxDriver = {
+  /** Creates the workspace (0700) if needed; returns its host path. */
+  ensureWorkspace(sandboxId: string): Promise<string>;
+  /** Runs one command; the workspace is created on first use. */
+  exec(request: ExecRequest): Promise<ExecResult>;
+  removeWorkspace(sandboxId: string): Promise<void>;
+  /** Kills running commands and stops their egress proxies. */
+  close(): Promise<void>;
+};
+
+export function createLocalSandboxDriver(options: LocalSandboxDriverOptions): LocalSandboxDriver {
+  const dataDir = path.resolve(options.dataDir);
+  const user = resolveSandboxUser(options.sandboxUser);
+  const bwrapPath = options.bwrapPath ?? '/usr/bin/bwrap';
+  const addressSpaceFloorMb = options.addressSpaceFloorMb ?? DEFAULT_ADDRESS_SPACE_FLOOR_MB;
+  const hardLimits = readHardLimits();
+  const running = new Map<Promise<unknown>, AbortController>();
+  let closed = false;
+
+  async function exec(request: ExecRequest, controller: AbortController): Promise<ExecResult> {
+    assertSandboxId(request.sandboxId);
+    const { cwd, maxOutputBytes } = checkExecRequest(request);
+    assertRunnableSnapshot(request.snapshot);
+    const policy = request.network.mode === 'restricted' ? compileEgressPolicy(request.network) : null;
+    const limits = clampToHard(limitsForSnapshot(request.snapshot, request.timeoutMs, { addressSpaceFloorMb }, request.limits), hardLimits);
+    const workspace = await ensureWorkspaceDir(dataDir, request.sandboxId, user);
+    const rootfs = await rootfsMounts(request.snapshot);
+
+    const egress = policy ? await openEgressSocket({ policy, user, ...(options.lookup ? { lookup: options.lookup } : {}) }) : null;
+    try {
+      const invocation = buildBwrapArgs({ rootfs, workspace, cwd, limits, argv: request.argv, ...(egress ? { proxySocket: egress.socketPath } : {}) });
+      const raw = await runSandboxed({
+        bwrapPath,
+        args: invocation.args,
+        dataFiles: invocation.dataFiles,
+        user,
+        stdin: typeof request.stdin === 'string' ? Buffer.from(request.stdin, 'utf8') : request.stdin,
+        timeoutMs: request.timeoutMs,
+        maxOutputBytes,
+        signal: controller.signal,
+      });
+      return {
+        ...raw,
+        stdout: raw.stdout.toString(request.stdoutEncoding ?? 'utf8'),
+        stderr: raw.stderr.toString('utf8'),
+      };
+    } finally {
+      await egress?.close();
+    }
+  }
+
+  return {
+    ensureWorkspace: (sandboxId) => ensureWorkspaceDir(dataDir, sandboxId, user),
+    removeWorkspace: (sandboxId) => removeSandboxDir(dataDir, sandboxId),
+    exec(request) {
+      if (closed) return Promise.reject(new InternalConfigurationError('The local sandbox driver is closed'));
+      const controller = new AbortController();
+      const run = exec(request, controller);
+      running.set(run, controller);
+      return run.finally(() => running.delete(run));
+    },
+    async close() {
+      closed = true;
+      for (const controller of running.values()) controller.abort();
+      await Promise.allSettled(running.keys());
+    },
+  };
+}

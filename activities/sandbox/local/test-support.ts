@@ -1,0 +1,55 @@
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { createLocalSandboxDriver, type LocalSandboxDriver, type LocalSandboxDriverOptions } from './driver.ts';
+import type { Snapshot } from './snapshots.ts';
+
+/** Shared setup for the driver's tests: real bwrap, a throwaway data dir, local HTTP servers. */
+export const HOST_USR_SNAPSHOT: Snapshot = {
+  id: '0b6f3c1e-2d4a-4e5f-8a9b-1c2d3e4f5a6b',
+  name: 'host-usr',
+  state: 'active',
+  image: 'host /usr (read-only)',
+  resource: { cpu: 1, memoryMb: 2048, diskMb: 64 },
+  region: 'local',
+  class: 'standard',
+  rootfs: { kind: 'host-usr' },
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+};
+
+export type TestDriver = { driver: LocalSandboxDriver; dataDir: string; cleanup(): Promise<void> };
+
+export async function createTestDriver(options: Omit<LocalSandboxDriverOptions, 'dataDir'> = {}): Promise<TestDriver> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'sandbox-driver-test-'));
+  // The sandbox user (nobody, when tests run as root) must be able to pass through.
+  await chmod(dataDir, 0o711);
+  const driver = createLocalSandboxDriver({ ...options, dataDir });
+  return {
+    driver,
+    dataDir,
+    cleanup: async () => {
+      await driver.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function startHttpServer(host: string, body: string): Promise<{ port: number; close(): Promise<void> }> {
+  const server: Server = createServer((_req, res) => res.end(body));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, () => resolve());
+  });
+  const address = server.address();
+  if (!address || typeof address === 'string') throw new Error('no port');
+  return {
+    port: address.port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,191 @@
+import * as path from 'node:path';
+import type { Snapshot } from '../../domain/sandbox/snapshot-registry.ts';
+import type { SandboxToolName } from '../../domain/sandbox/tools.ts';
+import type { ServiceContext } from '../../services/context.ts';
+import { beginSandboxCommand, completeSandboxCommand } from '../../services/sandboxes/commands.ts';
+import { ensureRunSandbox, type RunSandbox } from '../../services/sandboxes/ensure.ts';
+import type { PlatformToolOutcome } from '../platform-tools/registry.ts';
+import type { SandboxBrowsers } from './browser/browser-tools.ts';
+import type { ExecResult, LocalSandboxDriver, SandboxNetwork } from './local/driver.ts';
+
+/** Cut of text kept in debug records (`safeCommand`/`safeResult`); the model gets the full tool output. */
+const SAFE_TEXT = 2_000;
+const DEFAULT_BASH_TIMEOUT_MS = 120_000;
+const FILE_TIMEOUT_MS = 30_000;
+const READ_MAX_BYTES = 256 * 1024;
+const LIST_MAX_FILES = 5_000;
+
+export type SandboxToolInput = { runId: string; toolCallId: string; toolName: string; arguments: unknown; signal: AbortSignal };
+
+type ToolValue = Record<string, unknown>;
+type ToolRun = { value: ToolValue; safeCommand: Record<string, unknown>; safeResult: Record<string, unknown>; failure?: string };
+
+/**
+ * Runs the sandbox tools (`read`, `write`, `edit`, `bash`, `grep`, `glob`, and the three browser
+ * tools) for the run workflow's platform-tool step, inside the session's bubblewrap sandbox. Paths are
+ * workspace-relative and may not climb out of it (the sandbox would stop them anyway). Every
+ * call is recorded in `sandbox_commands` with a bounded `safeCommand`/`safeResult`; a retried
+ * activity reuses a completed command's result rather than running it twice.
+ */
+export function createSandboxToolRunner(deps: { system: () => ServiceContext; driver: LocalSandboxDriver; browsers: SandboxBrowsers; snapshots: ReadonlyMap<string, Snapshot> }) {
+  const snapshotOf = (target: RunSandbox) => {
+    const snapshot = deps.snapshots.get(target.sandbox.snapshotId);
+    if (!snapshot) throw new Error(`snapshot ${target.sandbox.snapshotId} is not registered on this worker`);
+    return snapshot;
+  };
+  const networkOf = (target: RunSandbox): SandboxNetwork => (target.sandbox.network === 'restricted' ? { mode: 'restricted', ...target.egress } : { mode: 'none' });
+
+  /** The browser tools: one Chromium per sandbox, in the same isolation and network policy. */
+  const browse = (toolName: 'browser_navigate' | 'browser_snapshot' | 'browser_interact') => async (target: RunSandbox, args: Record<string, unknown>): Promise<ToolRun> => {
+    const safeCommand = {
+      tool: toolName,
+      ...(typeof args.url === 'string' ? { url: cut(args.url, 500) } : {}),
+      ...(typeof args.action === 'string' ? { action: args.action, ref: String(args.ref ?? '') } : {}),
+    };
+    const result = await deps.browsers.run({ sandboxId: target.sandbox.id, snapshot: snapshotOf(target), network: networkOf(target), toolName, args });
+    if (!result.ok) return { value: {}, safeCommand, safeResult: { ok: false }, failure: result.message };
+    const { url, title, status } = result.value as { url?: unknown; title?: unknown; status?: unknown };
+    return { value: result.value, safeCommand, safeResult: { ok: true, url, title: typeof title === 'string' ? cut(title, 300) : title, ...(status !== undefined ? { status } : {}) } };
+  };
+
+  const exec = (target: RunSandbox, argv: string[], options: { stdin?: string | Uint8Array; timeoutMs: number; maxOutputBytes?: number; stdoutEncoding?: 'utf8' | 'base64' }): Promise<ExecResult> => {
+    return deps.driver.exec({ sandboxId: target.sandbox.id, snapshot: snapshotOf(target), argv, network: networkOf(target), ...options });
+  };
+
+  const tools: Record<string, (target: RunSandbox, args: Record<string, unknown>) => Promise<ToolRun>> = {
+    async read(target, args) {
+      const file = workspacePath(args.path);
+      const result = await exec(target, ['cat', '--', file], { timeoutMs: FILE_TIMEOUT_MS, maxOutputBytes: READ_MAX_BYTES });
+      if (result.exitCode !== 0) return failed({ tool: 'read', path: file }, result, `Cannot read ${file}: ${firstLine(result.stderr)}`);
+      let lines = result.stdout.split('\n');
+      const offset = typeof args.offset === 'number' ? args.offset : 1;
+      const limit = typeof args.limit === 'number' ? args.limit : lines.length;
+      lines = lines.slice(offset - 1, offset - 1 + limit);
+      const content = lines.join('\n');
+      return { value: { path: file, content, truncated: result.stdoutTruncated }, safeCommand: { tool: 'read', path: file }, safeResult: { exitCode: 0, bytes: Buffer.byteLength(content), truncated: result.stdoutTruncated } };
+    },
+    async write(target, args) {
+      const file = workspacePath(args.path);
+      const content = String(args.content ?? '');
+      const result = await exec(target, ['bash', '-c', 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"', 'write', file], { stdin: content, timeoutMs: FILE_TIMEOUT_MS });
+      const safeCommand = { tool: 'write', path: file, bytes: Buffer.byteLength(content) };
+      if (result.exitCode !== 0) return failed(safeCommand, result, `Cannot write ${file}: ${firstLine(result.stderr)}`);
+      return { value: { path: file, bytesWritten: Buffer.byteLength(content) }, safeCommand, safeResult: { exitCode: 0, bytesWritten: Buffer.byteLength(content) } };
+    },
+    async edit(target, args) {
+      const file = workspacePath(args.path);
+      const oldText = String(args.oldText ?? '');
+      const newText = String(args.newText ?? '');
+      const safeCommand = { tool: 'edit', path: file, replaceAll: args.replaceAll === true };
+      const current = await exec(target, ['cat', '--', file], { timeoutMs: FILE_TIMEOUT_MS, maxOutputBytes: 10 * 1024 * 1024, stdoutEncoding: 'base64' });
+      if (current.exitCode !== 0) return failed(safeCommand, current, `Cannot read ${file}: ${firstLine(current.stderr)}`);
+      const text = Buffer.from(current.stdout, 'base64').toString('utf8');
+      const occurrences = text.split(oldText).length - 1;
+      if (occurrences === 0) return { value: {}, safeCommand, safeResult: { replaced: 0 }, failure: `oldText was not found in ${file}` };
+      if (occurrences > 1 && args.replaceAll !== true) return { value: {}, safeCommand, safeResult: { replaced: 0, occurrences }, failure: `oldText occurs ${occurrences} times in ${file}; make it unique or set replaceAll` };
+      const next = args.replaceAll === true ? text.split(oldText).join(newText) : text.replace(oldText, () => newText);
+      const written = await exec(target, ['bash', '-c', 'cat > "$1"', 'edit', file], { stdin: next, timeoutMs: FILE_TIMEOUT_MS });
+      if (written.exitCode !== 0) return failed(safeCommand, written, `Cannot write ${file}: ${firstLine(written.stderr)}`);
+      const replaced = args.replaceAll === true ? occurrences : 1;
+      return { value: { path: file, replaced }, safeCommand, safeResult: { exitCode: 0, replaced } };
+    },
+    async bash(target, args) {
+      const command = String(args.command ?? '');
+      const timeoutMs = typeof args.timeoutMs === 'number' ? args.timeoutMs : DEFAULT_BASH_TIMEOUT_MS;
+      const result = await exec(target, ['bash', '-c', command], { timeoutMs });
+      const value = { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr, truncated: result.stdoutTruncated || result.stderrTruncated, timedOut: result.timedOut };
+      return { value, safeCommand: { tool: 'bash', command: cut(command) }, safeResult: safeProcessResult(result) };
+    },
+    async grep(target, args) {
+      const pattern = String(args.pattern ?? '');
+      const where = args.path === undefined ? '.' : workspacePath(args.path);
+      const argv = ['grep', '-rnE', '--binary-files=without-match', ...(args.ignoreCase === true ? ['-i'] : []), '--', pattern, where];
+      const result = await exec(target, argv, { timeoutMs: FILE_TIMEOUT_MS });
+      const safeCommand = { tool: 'grep', pattern: cut(pattern), path: where };
+      if (result.exitCode !== 0 && result.exitCode !== 1) return failed(safeCommand, result, `grep failed: ${firstLine(result.stderr)}`);
+      const matches = result.stdout.split('\n').filter((line) => line !== '').map((line) => line.replace(/^\.\//, ''));
+      return { value: { matches, truncated: result.stdoutTruncated }, safeCommand, safeResult: { exitCode: result.exitCode, matches: matches.length, truncated: result.stdoutTruncated } };
+    },
+    async glob(target, args) {
+      const pattern = String(args.pattern ?? '');
+      const result = await exec(target, ['bash', '-c', `find . -path ./.svc -prune -o -type f -print | head -n ${LIST_MAX_FILES}`], { timeoutMs: FILE_TIMEOUT_MS, maxOutputBytes: 1024 * 1024 });
+      const safeCommand = { tool: 'glob', pattern: cut(pattern) };
+      if (result.exitCode !== 0) return failed(safeCommand, result, `Cannot list files: ${firstLine(result.stderr)}`);
+      const files = result.stdout
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => line.replace(/^\.\//, ''))
+        .filter((file) => path.matchesGlob(file, pattern))
+        .sort();
+      return { value: { files }, safeCommand, safeResult: { exitCode: 0, files: files.length } };
+    },
+    browser_navigate: browse('browser_navigate'),
+    browser_snapshot: browse('browser_snapshot'),
+    browser_interact: browse('browser_interact'),
+  };
+
+  return {
+    handles: (toolName: string) => Object.hasOwn(tools, toolName),
+
+    async run(input: SandboxToolInput): Promise<PlatformToolOutcome> {
+      const ctx = deps.system();
+      const target = await ensureRunSandbox(ctx, { runId: input.runId });
+      if (!target) return { status: 'failure', message: 'This agent version has no sandbox.' };
+      const args = (input.arguments ?? {}) as Record<string, unknown>;
+      const tool = tools[input.toolName as SandboxToolName]!;
+      let safeCommandGuess: Record<string, unknown> = { tool: input.toolName };
+      try {
+        safeCommandGuess = { tool: input.toolName, ...(typeof args.path === 'string' ? { path: workspacePath(args.path) } : {}) };
+      } catch (error) {
+        return { status: 'failure', message: (error as Error).message };
+      }
+      const recorded = await beginSandboxCommand(ctx, { sandbox: target.sandbox, runId: input.runId, toolCallId: input.toolCallId, toolName: input.toolName, safeCommand: safeCommandGuess });
+      // A retried step whose command finished: its side effects happened once; reuse the answer
+      // (browser state is best effort, so those steps simply run again).
+      if (recorded.completedAt && (recorded.failure !== null || recorded.resultValue !== null)) {
+        return recorded.failure !== null ? { status: 'failure', message: recorded.failure } : { status: 'success', value: recorded.resultValue };
+      }
+      const run = await tool(target, args);
+      await completeSandboxCommand(ctx, {
+        toolCallId: input.toolCallId,
+        safeCommand: run.safeCommand,
+        safeResult: run.safeResult,
+        // Reads are repeatable, so their content is not kept.
+        resultValue: run.failure || input.toolName === 'read' || input.toolName.startsWith('browser_') ? null : run.value,
+        failure: run.failure ?? null,
+      });
+      return run.failure ? { status: 'failure', message: run.failure } : { status: 'success', value: run.value };
+    },
+  };
+}
+
+export type SandboxToolRunner = ReturnType<typeof createSandboxToolRunner>;
+
+/** A workspace-relative path, normalized; absolute paths and `..` that leave the workspace are refused. */
+export function workspacePath(raw: unknown): string {
+  if (typeof raw !== 'string' || raw.trim() === '') throw new Error('path must be a non-empty workspace-relative path');
+  const normalized = path.posix.normalize(raw.replace(/^\/workspace\//, ''));
+  if (path.posix.isAbsolute(normalized) || normalized === '..' || normalized.startsWith('../')) {
+    throw new Error(`path "${cut(raw, 200)}" is outside the workspace; use a path relative to it`);
+  }
+  return normalized;
+}
+
+function failed(safeCommand: Record<string, unknown>, result: ExecResult, message: string): ToolRun {
+  return { value: {}, safeCommand, safeResult: safeProcessResult(result), failure: message };
+}
+
+function safeProcessResult(result: ExecResult): Record<string, unknown> {
+  return {
+    exitCode: result.exitCode,
+    signal: result.signal,
+    timedOut: result.timedOut,
+    durationMs: result.durationMs,
+    stdout: cut(result.stdout),
+    stderr: cut(result.stderr),
+    truncated: result.stdoutTruncated || result.stderrTruncated,
+  };
+}
+
+const cut = (text: string, max = SAFE_TEXT) => (text.length > max ? `${text.slice(0, max)}…` : text);
+const firstLine = (text: string) => cut(text.split('\n').find((line) => line.trim() !== '') ?? 'unknown error', 300);

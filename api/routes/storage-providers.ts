@@ -1,0 +1,40 @@
+import { Hono } from 'hono';
+import * as v from 'valibot';
+import { ListQuery } from '../../domain/pagination.ts';
+import { CreateStorageProviderInput, ObjectListingQuery, StorageCredentialInput } from '../../domain/storage/provider-input.ts';
+import { createStorageProvider } from '../../services/storage-providers/create.ts';
+import { listStorageProviders } from '../../services/storage-providers/list.ts';
+import { listStoredObjects } from '../../services/storage-providers/list-objects.ts';
+import { rotateStorageProviderCredential, setDefaultStorageProvider } from '../../services/storage-providers/update.ts';
+import type { AppDeps } from '../deps.ts';
+import type { AppEnv } from '../env.ts';
+import { requireScopes } from '../middleware/scopes.ts';
+import { Uuid, validBody, validParams, validQuery } from '../validation.ts';
+
+const ProviderParams = v.object({ projectId: Uuid, providerId: Uuid });
+
+/** Organization-shared object-storage connections (spec 2): reads `agent:read`, writes `project:admin`. */
+export function storageProviderRoutes(deps: AppDeps) {
+  return new Hono<AppEnv>()
+    .get('/projects/:projectId/storage-providers', requireScopes('agent:read'), async (c) => {
+      return c.json(await listStorageProviders({ ctx: c.var.ctx, input: validQuery(c, ListQuery) }));
+    })
+    .post('/projects/:projectId/storage-providers', requireScopes('project:admin'), async (c) => {
+      const input = await validBody(c, CreateStorageProviderInput);
+      return c.json(await createStorageProvider({ ctx: c.var.ctx, keyring: deps.keyring, input }), 201);
+    })
+    .put('/projects/:projectId/storage-providers/:providerId/credential', requireScopes('project:admin'), async (c) => {
+      const { providerId } = validParams(c, ProviderParams);
+      const body = await validBody(c, StorageCredentialInput);
+      return c.json(await rotateStorageProviderCredential({ ctx: c.var.ctx, keyring: deps.keyring, input: { providerId, ...body } }));
+    })
+    .put('/projects/:projectId/storage-providers/:providerId/default', requireScopes('project:admin'), async (c) => {
+      const { providerId } = validParams(c, ProviderParams);
+      return c.json(await setDefaultStorageProvider({ ctx: c.var.ctx, input: { providerId } }));
+    })
+    .get('/projects/:projectId/storage-providers/:providerId/objects', requireScopes('agent:read'), async (c) => {
+      const { providerId } = validParams(c, ProviderParams);
+      const query = validQuery(c, ObjectListingQuery);
+      return c.json(await listStoredObjects({ ctx: c.var.ctx, keyring: deps.keyring, input: { providerId, ...query } }));
+    });
+}

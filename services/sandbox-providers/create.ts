@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import * as v from 'valibot';
+import { sandboxProviders } from '../../db/schema/index.ts';
+import { ConflictError } from '../../domain/errors.ts';
+import { CreateSandboxProviderInput } from '../../domain/sandbox/provider-input.ts';
+import { recordAudit } from '../audit/record-audit.ts';
+import type { ServiceContext } from '../context.ts';
+import { sealCredential, type CredentialKeyring } from '../credentials/keyring.ts';
+import { assertOrganizationAdministrator } from '../projects/authorize.ts';
+import { requireActor } from '../require-actor.ts';
+import { withTransaction } from '../transaction.ts';
+import { isUniqueViolation } from '../unique-violation.ts';
+import { sandboxCredentialAad, toSandboxProviderResponse, type PublicSandboxProvider } from './public.ts';
+
+/**
+ * Connects a sandbox provider for the whole organization. The API key is sealed under the server
+ * key bound to the new row's id; `target` and the egress allowlist are mutable configuration.
+ */
+export async function createSandboxProvider({
+  ctx,
+  keyring,
+  input,
+}: {
+  ctx: ServiceContext;
+  keyring: CredentialKeyring;
+  input: v.InferInput<typeof CreateSandboxProviderInput>;
+}): Promise<PublicSandboxProvider> {
+  const actor = requireActor(ctx);
+  assertOrganizationAdministrator(actor);
+  const parsed = v.parse(CreateSandboxProviderInput, input);
+  const id = randomUUID();
+  const sealed = sealCredential(keyring, { plaintext: parsed.apiKey, associatedData: sandboxCredentialAad(id) });
+  return withTransaction(ctx, async (tx) => {
+    let row;
+    try {
+      const now = tx.clock.now();
+      [row] = await tx.db
+        .insert(sandboxProviders)
+        .values({
+          id,
+          organizationId: actor.organizationId,
+          key: parsed.key,
+          displayName: parsed.displayName,
+          providerType: parsed.providerType,
+          target: parsed.target,
+          restrictedEgress: parsed.restrictedEgress,
+          ...sealed,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning();
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ConflictError(`A sandbox provider with key "${parsed.key}" already exists in this organization`);
+      throw error;
+    }
+    await recordAudit(tx, { action: 'sandbox_provider.created', targetType: 'sandbox_provider', targetId: id, details: { key: parsed.key } });
+    return toSandboxProviderResponse(row!);
+  });
+}

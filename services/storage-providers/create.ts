@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import * as v from 'valibot';
+import { organizations, storageProviders } from '../../db/schema/index.ts';
+import { ConflictError } from '../../domain/errors.ts';
+import { CreateStorageProviderInput } from '../../domain/storage/provider-input.ts';
+import { recordAudit } from '../audit/record-audit.ts';
+import type { ServiceContext } from '../context.ts';
+import type { CredentialKeyring } from '../credentials/keyring.ts';
+import { assertOrganizationAdministrator } from '../projects/authorize.ts';
+import { requireActor } from '../require-actor.ts';
+import { withTransaction } from '../transaction.ts';
+import { isUniqueViolation } from '../unique-violation.ts';
+import { sealStorageCredential } from './credential.ts';
+import { findDefaultStorageProvider } from './load.ts';
+import { toStorageProviderResponse, type PublicStorageProvider } from './public.ts';
+
+/**
+ * Connects an S3-compatible store for the whole organization. The organization's first
+ * connection becomes its default even without `setDefault`; `setDefault: true` moves the default
+ * here. Configuration never changes afterwards (only credentials and the default do).
+ */
+export async function createStorageProvider({
+  ctx,
+  keyring,
+  input,
+}: {
+  ctx: ServiceContext;
+  keyring: CredentialKeyring;
+  input: v.InferInput<typeof CreateStorageProviderInput>;
+}): Promise<PublicStorageProvider> {
+  const actor = requireActor(ctx);
+  assertOrganizationAdministrator(actor);
+  const parsed = v.parse(CreateStorageProviderInput, input);
+  const id = randomUUID();
+  const sealed = sealStorageCredential(keyring, { providerId: id, credential: parsed });
+  return withTransaction(ctx, async (tx) => {
+    // The organization row lock serializes default changes, so exactly one default exists.
+    await tx.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, actor.organizationId)).for('update');
+    const currentDefault = await findDefaultStorageProvider(tx, actor.organizationId);
+    const isDefault = parsed.setDefault || currentDefault === null;
+    const now = tx.clock.now();
+    if (isDefault && currentDefault) {
+      await tx.db
+        .update(storageProviders)
+        .set({ isDefault: false, updatedAt: now })
+        .where(and(eq(storageProviders.id, currentDefault.id), eq(storageProviders.organizationId, actor.organizationId)));
+    }
+    let row;
+    try {
+      [row] = await tx.db
+        .insert(storageProviders)
+        .values({
+          id,
+          organizationId: actor.organizationId,
+          key: parsed.key,
+          displayName: parsed.displayName,
+          providerType: parsed.providerType,
+          endpoint: parsed.endpoint,
+          region: parsed.region,
+          bucket: parsed.bucket,
+          prefix: parsed.prefix,
+          forcePathStyle: parsed.forcePathStyle,
+          isDefault,
+          ...sealed,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning();
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ConflictError(`A storage provider with key "${parsed.key}" already exists in this organization`);
+      throw error;
+    }
+    await recordAudit(tx, { action: 'storage_provider.created', targetType: 'storage_provider', targetId: id, details: { key: parsed.key, isDefault } });
+    return toStorageProviderResponse(row!);
+  });
+}

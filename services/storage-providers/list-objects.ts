@@ -1,0 +1,77 @@
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { ConflictError, ValidationError } from '../../domain/errors.ts';
+import { tenantRoot } from '../../domain/storage/paths.ts';
+import type { ServiceContext } from '../context.ts';
+import type { CredentialKeyring } from '../credentials/keyring.ts';
+import { requireActor } from '../require-actor.ts';
+import { loadStorageProvider } from './load.ts';
+import { s3ClientFor } from './s3-client.ts';
+
+export type StoredObjectListing = {
+  prefix: string;
+  folders: string[];
+  objects: Array<{ key: string; sizeBytes: number; lastModifiedAt?: string }>;
+  truncated: boolean;
+  cursor?: string;
+};
+
+/**
+ * One folder level of the project's objects on a connection (spec 1 "Stored object listing").
+ * Keys are logical: relative to the connection's prefix and the tenant path, so neither the
+ * bucket, the prefix nor another tenant's objects can be named or seen. The cursor wraps S3's
+ * continuation token with the prefix it belongs to. A store that cannot be reached is a 409 with
+ * a safe message; the provider's own error text is logged, never returned.
+ */
+export async function listStoredObjects({
+  ctx,
+  keyring,
+  input,
+}: {
+  ctx: ServiceContext;
+  keyring: CredentialKeyring;
+  input: { providerId: string; prefix: string; cursor?: string | undefined; limit: number };
+}): Promise<StoredObjectListing> {
+  const actor = requireActor(ctx);
+  const provider = await loadStorageProvider(ctx, { organizationId: actor.organizationId, providerId: input.providerId });
+  const prefix = input.prefix === '' || input.prefix.endsWith('/') ? input.prefix : `${input.prefix}/`;
+  const token = input.cursor === undefined ? undefined : decodeListingCursor(input.cursor, prefix);
+  const root = tenantRoot({ providerPrefix: provider.prefix, organizationId: actor.organizationId, projectId: actor.projectId });
+  const client = s3ClientFor(provider, keyring);
+  try {
+    const page = await client.send(
+      new ListObjectsV2Command({ Bucket: provider.bucket, Prefix: root + prefix, Delimiter: '/', MaxKeys: input.limit, ...(token ? { ContinuationToken: token } : {}) }),
+    );
+    const logical = (key: string) => key.slice(root.length);
+    const listing: StoredObjectListing = {
+      prefix,
+      folders: (page.CommonPrefixes ?? []).flatMap((entry) => (entry.Prefix?.startsWith(root) ? [logical(entry.Prefix)] : [])),
+      objects: (page.Contents ?? []).flatMap((entry) =>
+        entry.Key?.startsWith(root)
+          ? [{ key: logical(entry.Key), sizeBytes: entry.Size ?? 0, ...(entry.LastModified ? { lastModifiedAt: entry.LastModified.toISOString() } : {}) }]
+          : [],
+      ),
+      truncated: page.IsTruncated === true,
+    };
+    if (listing.truncated && page.NextContinuationToken) listing.cursor = encodeListingCursor(prefix, page.NextContinuationToken);
+    return listing;
+  } catch (error) {
+    ctx.logger.warn('storage listing failed', { providerId: provider.id, errorName: (error as Error).name, requestId: ctx.requestId });
+    throw new ConflictError(`Storage provider "${provider.key}" cannot list objects right now (check its bucket, endpoint and credentials)`);
+  } finally {
+    client.destroy();
+  }
+}
+
+function encodeListingCursor(prefix: string, token: string): string {
+  return Buffer.from(JSON.stringify({ v: 1, p: prefix, t: token }), 'utf8').toString('base64url');
+}
+
+function decodeListingCursor(cursor: string, prefix: string): string {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { v?: unknown; p?: unknown; t?: unknown };
+    if (value.v === 1 && value.p === prefix && typeof value.t === 'string') return value.t;
+  } catch {
+    // fall through
+  }
+  throw new ValidationError('cursor is not a listing cursor for this prefix', { path: 'query.cursor' });
+}

@@ -1,0 +1,26 @@
+import type { ServiceContext } from '../context.ts';
+import type { CredentialKeyring } from '../credentials/keyring.ts';
+import { loadVerifiedBackup } from './latest-backup.ts';
+
+export type WorkspaceFileList = {
+  data: Array<{ name: string; path: string; sizeBytes: number }>;
+  generation: number | null;
+  backedUpAt: string | null;
+  lastRunId: string | null;
+};
+
+/**
+ * `GET /sessions/{id}/files` (spec 2): the regular files of the latest verified backup
+ * generation, in path order. A session without a completed backup answers empty `data` and nulls.
+ */
+export async function listWorkspaceFiles({ ctx, keyring, input }: { ctx: ServiceContext; keyring: CredentialKeyring; input: { sessionId: string } }): Promise<WorkspaceFileList> {
+  const verified = await loadVerifiedBackup(ctx, { sessionId: input.sessionId, keyring });
+  if (!verified) return { data: [], generation: null, backedUpAt: null, lastRunId: null };
+  const { backup, manifest } = verified;
+  return {
+    data: manifest.files.map((file) => ({ name: file.path.split('/').at(-1)!, path: file.path, sizeBytes: file.sizeBytes })),
+    generation: backup.generation,
+    backedUpAt: backup.createdAt.toISOString(),
+    lastRunId: backup.runId,
+  };
+}
