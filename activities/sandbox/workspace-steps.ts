@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { asc, eq, max } from 'drizzle-orm';
 import { attachments, runs, sandboxes, storageProviders, workspaceBackups } from '../../db/schema/index.ts';
+import { storedTypeProblem } from '../../domain/attachments/file-input.ts';
 import { attachmentWorkspacePath } from '../../domain/attachments/metadata.ts';
 import type { Snapshot } from '../../domain/sandbox/snapshot-registry.ts';
 import { tenantRoot } from '../../domain/storage/paths.ts';
@@ -25,7 +26,8 @@ export type BackupWorkspaceResult = { generation: number } | { skipped: 'no_sand
 /**
  * The workspace steps around a run: before its first model turn the session's sandbox exists
  * (restored from the latest backup when this worker has no copy) and the run's attachments are
- * in `.svc/attachments/<runId>/`, each verified against its stored size and SHA-256 on the way;
+ * in `.svc/attachments/<runId>/`, each verified on the way (type against the file rules, size and
+ * SHA-256 against what was recorded at upload);
  * after the run settles, the workspace is archived with a manifest into the thread's storage
  * connection as the next generation. Both are idempotent (keyed by run).
  */
@@ -70,6 +72,8 @@ export function createWorkspaceSteps(deps: { system: () => ServiceContext; drive
       await restoreIfEmpty(ctx, target);
       const files = await ctx.db.select().from(attachments).where(eq(attachments.runId, runId)).orderBy(asc(attachments.position));
       for (const file of files) {
+        const typeProblem = storedTypeProblem(file);
+        if (typeProblem) return { ok: false, errorCode: 'attachment_integrity_failed', errorExplanation: `${typeProblem}.` };
         const [provider] = await ctx.db.select().from(storageProviders).where(eq(storageProviders.id, file.storageProviderId));
         if (!provider) return { ok: false, errorCode: 'attachment_unavailable', errorExplanation: `The storage connection holding "${file.filename}" no longer exists.` };
         const client = s3ClientFor(provider, keyring);

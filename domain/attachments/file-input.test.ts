@@ -7,6 +7,7 @@ import {
   NEUTRAL_FILES_MESSAGE,
   requiredSandboxCapabilities,
   sandboxCapabilityProblem,
+  storedTypeProblem,
   type AcceptedFile,
 } from './file-input.ts';
 import { FILE_KINDS } from './file-kinds.ts';
@@ -415,5 +416,16 @@ describe('sandbox capabilities (rule 3)', () => {
     const files = acceptedFiles([item(), item({ name: 'photo.png', contentType: 'image/png' })]);
     expect(sandboxCapabilityProblem(files, sandbox(true, 'filesystem_read'))).toContain('"photo.png"');
     expect(sandboxCapabilityProblem(files, sandbox(true, 'shell'))).toBeNull();
+  });
+});
+
+describe('storedTypeProblem', () => {
+  it('accepts what the rules produced and refuses a type or class that no longer matches the name', () => {
+    expect(storedTypeProblem({ filename: 'a.md', contentType: 'text/markdown', fileClass: 'text' })).toBeNull();
+    expect(storedTypeProblem({ filename: 'p.png', contentType: 'image/png', fileClass: 'binary' })).toBeNull();
+    expect(storedTypeProblem({ filename: 'p.png', contentType: 'text/plain', fileClass: 'text' })).toMatch(/no longer matches/);
+    expect(storedTypeProblem({ filename: 'p.png', contentType: 'image/png', fileClass: 'text' })).toMatch(/no longer matches/);
+    expect(storedTypeProblem({ filename: 'noext', contentType: 'text/plain', fileClass: 'text' })).toMatch(/no usable extension/);
+    expect(storedTypeProblem({ filename: 'a.zip', contentType: 'application/zip', fileClass: 'binary' })).toMatch(/no longer matches/);
   });
 });

@@ -139,3 +139,17 @@ export function sandboxCapabilityProblem(
     ? `${which} need the sandbox capability ${capabilities}, which this agent version's sandbox does not enable`
     : `${which} need a sandbox with ${capabilities}, and this agent version has no sandbox enabled`;
 }
+
+/**
+ * Re-checks a stored attachment's type before the runtime copies it (spec 2 rule 4): the
+ * recorded content type must still be what the file rules give for its name, and the class must
+ * match. Guards against rows edited after the fact.
+ */
+export function storedTypeProblem(file: { filename: string; contentType: string; fileClass: FileClass }): string | null {
+  const extension = extensionOf(file.filename);
+  const essence = mediaTypeEssence(file.contentType);
+  if (extension === null || essence === null) return `"${truncated(file.filename)}" has no usable extension or content type`;
+  const kind = resolveFileKind(extension.toLowerCase(), essence, file.contentType);
+  if (!kind.ok || kind.mediaType !== file.contentType || kind.fileClass !== file.fileClass) return `"${truncated(file.filename)}" no longer matches its recorded type`;
+  return null;
+}
