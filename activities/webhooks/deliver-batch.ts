@@ -37,6 +37,8 @@ export type WebhookActivities = {
 
 /** Bounds of one activity's run of consecutive batches (a busy project's catch-up). */
 const MAX_STEPS_PER_ACTIVITY = 50;
+
+type StepResult = { outcome: WebhookStepOutcome; caughtUp: { projectId: string; position: bigint } | null; next: WebhookAttempt | null };
 const MAX_ACTIVITY_MS = 10_000;
 /** How long a caught-up activity waits for the next event before it hands back to the workflow. */
 const LINGER_MS = 1_000;
@@ -49,26 +51,27 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
   const system = (): ServiceContext => ({ db: deps.database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger: deps.logger, clock: deps.clock });
 
   /**
-   * One step: prepare (or keep) a batch, send it, record the answer. `caughtUp` names the position
-   * the webhook has delivered through when nothing more is waiting.
+   * One step: prepare (or keep) a batch — unless the previous step's record already prepared it —
+   * send it, record the answer. `caughtUp` names the position the webhook has delivered through
+   * when nothing more is waiting; `next` is the batch the record step stored after a success.
    */
-  const deliverOneBatch = async (webhookId: string): Promise<{ outcome: WebhookStepOutcome; caughtUp: { projectId: string; position: bigint } | null }> => {
+  const deliverOneBatch = async (webhookId: string, prepared: WebhookAttempt | null): Promise<StepResult> => {
     const ctx = system();
-    const step = await prepareWebhookAttempt(ctx, { webhookId });
+    const step = prepared ? { kind: 'attempt' as const, attempt: prepared } : await prepareWebhookAttempt(ctx, { webhookId });
     switch (step.kind) {
       case 'stopped':
       case 'advanced':
-        return { outcome: { kind: step.kind }, caughtUp: null };
+        return { outcome: { kind: step.kind }, caughtUp: null, next: null };
       case 'idle':
-        return { outcome: { kind: 'idle' }, caughtUp: { projectId: step.projectId, position: step.position } };
+        return { outcome: { kind: 'idle' }, caughtUp: { projectId: step.projectId, position: step.position }, next: null };
       case 'backoff':
-        return { outcome: { kind: 'failed', retryInMs: step.retryInMs }, caughtUp: null };
+        return { outcome: { kind: 'failed', retryInMs: step.retryInMs }, caughtUp: null, next: null };
     }
     const { attempt } = step;
-    const record = async (result: AttemptResult, attemptedAt: Date) => {
-      const outcome = await recordWebhookAttempt(ctx, { webhookId, changeSequence: attempt.changeSequence, batchId: attempt.batch.id, attemptedAt, result });
+    const record = async (result: AttemptResult, attemptedAt: Date): Promise<StepResult> => {
+      const { outcome, next } = await recordWebhookAttempt(ctx, { webhookId, changeSequence: attempt.changeSequence, batchId: attempt.batch.id, attemptedAt, result });
       const caughtUp = outcome.kind === 'delivered' && !outcome.more ? { projectId: attempt.webhook.projectId, position: attempt.batch.throughPosition } : null;
-      return { outcome, caughtUp };
+      return { outcome, caughtUp, next };
     };
 
     let secrets: string[];
@@ -128,8 +131,10 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
     async deliverWebhookBatches({ webhookId }) {
       const activity = Context.current();
       const began = Date.now();
+      let prepared: WebhookAttempt | null = null;
       for (let step = 1; ; step++) {
-        const { outcome, caughtUp } = await deliverOneBatch(webhookId);
+        const { outcome, caughtUp, next } = await deliverOneBatch(webhookId, prepared);
+        prepared = next;
         if (step >= MAX_STEPS_PER_ACTIVITY || Date.now() - began > MAX_ACTIVITY_MS || activity.cancellationSignal.aborted) return outcome;
         const more = (outcome.kind === 'delivered' && outcome.more) || outcome.kind === 'advanced';
         // Caught up: linger a moment on the shared event tail, so a steady stream of events is

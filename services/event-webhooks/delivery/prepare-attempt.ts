@@ -66,17 +66,19 @@ export async function prepareWebhookAttempt(ctx: ServiceContext, input: { webhoo
         .where(eq(eventWebhooks.id, webhook.id));
     }
 
-    const sealedSecrets = [webhook.credentialCiphertext, previousSecretIfLive(webhook, now)].filter((secret): secret is string => secret !== null);
-    return {
-      kind: 'attempt',
-      attempt: {
-        webhook: { id: webhook.id, organizationId: webhook.organizationId, projectId: webhook.projectId, endpointUrl: webhook.endpointUrl },
-        changeSequence: webhook.changeSequence,
-        sealedSecrets,
-        batch,
-      },
-    };
+    return { kind: 'attempt', attempt: attemptFor(webhook, batch, now) };
   });
+}
+
+/** What sending one batch needs: endpoint, ids, the change sequence it starts under, and the secrets. */
+export function attemptFor(webhook: EventWebhookRow, batch: WebhookAttempt['batch'], now: Date): WebhookAttempt {
+  const sealedSecrets = [webhook.credentialCiphertext, previousSecretIfLive(webhook, now)].filter((secret): secret is string => secret !== null);
+  return {
+    webhook: { id: webhook.id, organizationId: webhook.organizationId, projectId: webhook.projectId, endpointUrl: webhook.endpointUrl },
+    changeSequence: webhook.changeSequence,
+    sealedSecrets,
+    batch,
+  };
 }
 
 function previousSecretIfLive(webhook: EventWebhookRow, now: Date): string | null {

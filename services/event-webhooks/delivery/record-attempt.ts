@@ -1,10 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { eventWebhooks } from '../../../db/schema/index.ts';
 import { retryDelayMs } from '../../../domain/webhooks/limits.ts';
 import type { WebhookStepOutcome } from '../../../domain/webhooks/workflow.ts';
 import type { ServiceContext } from '../../context.ts';
-import { latestProjectPosition } from '../../events/read.ts';
 import { withTransaction } from '../../transaction.ts';
+import { planWebhookBatch } from './plan-batch.ts';
+import { attemptFor, type WebhookAttempt } from './prepare-attempt.ts';
 
 /** `lastErrorCode` values of spec 3 rule 10 (besides `endpoint_gone`). */
 export type WebhookFailureCode = 'http_status' | 'timeout' | 'connection_failed' | 'destination_blocked' | 'signing_key_unavailable';
@@ -18,17 +20,17 @@ export type AttemptResult =
  * The second half of a delivery step: records what the endpoint answered, only if the webhook is
  * still the one the attempt started under (same change sequence and pending batch). A change
  * while the request was in flight wins: nothing is recorded and the events go out again
- * (spec 3 rule 8). 2xx advances the cursor; 410 disables with the cursor and batch kept;
+ * (spec 3 rule 8). 2xx advances the cursor and stores the next batch, returned as `next`; 410 disables with the cursor and batch kept;
  * anything else backs off 2 s doubling to 5 min, `Retry-After` honoured within that range.
  */
 export async function recordWebhookAttempt(
   ctx: ServiceContext,
   input: { webhookId: string; changeSequence: number; batchId: string; attemptedAt: Date; result: AttemptResult },
-): Promise<WebhookStepOutcome> {
+): Promise<{ outcome: WebhookStepOutcome; next: WebhookAttempt | null }> {
   return withTransaction(ctx, async (tx) => {
     const [webhook] = await tx.db.select().from(eventWebhooks).where(eq(eventWebhooks.id, input.webhookId)).for('update');
     if (!webhook || !webhook.enabled || webhook.changeSequence !== input.changeSequence || webhook.pendingBatchId !== input.batchId) {
-      return { kind: 'superseded' };
+      return { outcome: { kind: 'superseded' }, next: null };
     }
     const now = tx.clock.now();
     const { result } = input;
@@ -36,23 +38,33 @@ export async function recordWebhookAttempt(
     switch (result.kind) {
       case 'success': {
         const throughPosition = webhook.pendingThroughPosition!;
-        await tx.db
+        // The next batch is planned and stored in this same transaction (one round of statements
+        // per batch instead of two); it is sent by the caller exactly like a prepared one.
+        const plan = await planWebhookBatch(tx.db, {
+          projectId: webhook.projectId,
+          afterPosition: throughPosition,
+          eventKinds: webhook.eventKinds,
+          includeMessageContent: webhook.includeMessageContent,
+        });
+        const next = plan.kind === 'batch' ? { id: randomUUID(), fromPosition: plan.fromPosition, throughPosition: plan.throughPosition, createdAt: now, events: plan.events } : null;
+        const [updated] = await tx.db
           .update(eventWebhooks)
           .set({
             ...attempt,
-            deliveredPosition: throughPosition,
-            pendingBatchId: null,
-            pendingFromPosition: null,
-            pendingThroughPosition: null,
-            pendingBatchCreatedAt: null,
+            deliveredPosition: plan.kind === 'filtered' ? plan.throughPosition : throughPosition,
+            pendingBatchId: next?.id ?? null,
+            pendingFromPosition: next?.fromPosition ?? null,
+            pendingThroughPosition: next?.throughPosition ?? null,
+            pendingBatchCreatedAt: next?.createdAt ?? null,
             status: 'active',
             consecutiveFailures: 0,
             nextAttemptAt: null,
             lastSuccessAt: now,
             lastResponseStatus: result.status,
           })
-          .where(eq(eventWebhooks.id, webhook.id));
-        return { kind: 'delivered', more: (await latestProjectPosition(tx.db, webhook.projectId)) > throughPosition };
+          .where(eq(eventWebhooks.id, webhook.id))
+          .returning();
+        return { outcome: { kind: 'delivered', more: plan.kind !== 'empty' }, next: next ? attemptFor(updated!, next, now) : null };
       }
       case 'gone':
         await tx.db
@@ -69,7 +81,7 @@ export async function recordWebhookAttempt(
             lastErrorCode: 'endpoint_gone',
           })
           .where(eq(eventWebhooks.id, webhook.id));
-        return { kind: 'stopped' };
+        return { outcome: { kind: 'stopped' }, next: null };
       case 'failure': {
         const consecutiveFailures = webhook.consecutiveFailures + 1;
         const delay = retryDelayMs(consecutiveFailures, result.retryAfterMs);
@@ -85,7 +97,7 @@ export async function recordWebhookAttempt(
             lastErrorCode: result.errorCode,
           })
           .where(eq(eventWebhooks.id, webhook.id));
-        return { kind: 'failed', retryInMs: delay };
+        return { outcome: { kind: 'failed', retryInMs: delay }, next: null };
       }
     }
   });
