@@ -46,7 +46,7 @@ const DEFINITIONS: Record<SandboxToolName, SandboxToolDefinition> = {
   bash: {
     name: 'bash',
     description: 'Run a bash command in the workspace. Returns exit code, stdout and stderr (each cut at 64 KiB).',
-    inputSchema: { type: 'object', properties: { command: { type: 'string', minLength: 1 }, timeoutMs: { type: 'integer', minimum: 1000, maximum: 600000 } }, required: ['command'], additionalProperties: false },
+    inputSchema: { type: 'object', properties: { command: { type: 'string', minLength: 1 }, timeoutMs: { type: 'integer', minimum: 1000, maximum: 300000 } }, required: ['command'], additionalProperties: false },
   },
   grep: {
     name: 'grep',
