@@ -6,7 +6,8 @@ import { beginSandboxCommand, completeSandboxCommand } from '../../services/sand
 import { ensureRunSandbox, type RunSandbox } from '../../services/sandboxes/ensure.ts';
 import type { PlatformToolOutcome } from '../platform-tools/registry.ts';
 import type { SandboxBrowsers } from './browser/browser-tools.ts';
-import type { ExecResult, LocalSandboxDriver, SandboxNetwork } from './local/driver.ts';
+import type { ExecResult, LocalSandboxDriver } from './local/driver.ts';
+import { execInTarget, networkOf, snapshotOf, type TargetExecOptions } from './run-target.ts';
 
 /** Cut of text kept in debug records (`safeCommand`/`safeResult`); the model gets the full tool output. */
 const SAFE_TEXT = 2_000;
@@ -28,13 +29,6 @@ type ToolRun = { value: ToolValue; safeCommand: Record<string, unknown>; safeRes
  * activity reuses a completed command's result rather than running it twice.
  */
 export function createSandboxToolRunner(deps: { system: () => ServiceContext; driver: LocalSandboxDriver; browsers: SandboxBrowsers; snapshots: ReadonlyMap<string, Snapshot> }) {
-  const snapshotOf = (target: RunSandbox) => {
-    const snapshot = deps.snapshots.get(target.sandbox.snapshotId);
-    if (!snapshot) throw new Error(`snapshot ${target.sandbox.snapshotId} is not registered on this worker`);
-    return snapshot;
-  };
-  const networkOf = (target: RunSandbox): SandboxNetwork => (target.sandbox.network === 'restricted' ? { mode: 'restricted', ...target.egress } : { mode: 'none' });
-
   /** The browser tools: one Chromium per sandbox, in the same isolation and network policy. */
   const browse = (toolName: 'browser_navigate' | 'browser_snapshot' | 'browser_interact') => async (target: RunSandbox, args: Record<string, unknown>): Promise<ToolRun> => {
     const safeCommand = {
@@ -42,15 +36,13 @@ export function createSandboxToolRunner(deps: { system: () => ServiceContext; dr
       ...(typeof args.url === 'string' ? { url: cut(args.url, 500) } : {}),
       ...(typeof args.action === 'string' ? { action: args.action, ref: String(args.ref ?? '') } : {}),
     };
-    const result = await deps.browsers.run({ sandboxId: target.sandbox.id, snapshot: snapshotOf(target), network: networkOf(target), toolName, args });
+    const result = await deps.browsers.run({ sandboxId: target.sandbox.id, snapshot: snapshotOf(deps.snapshots, target), network: networkOf(target), toolName, args });
     if (!result.ok) return { value: {}, safeCommand, safeResult: { ok: false }, failure: result.message };
     const { url, title, status } = result.value as { url?: unknown; title?: unknown; status?: unknown };
     return { value: result.value, safeCommand, safeResult: { ok: true, url, title: typeof title === 'string' ? cut(title, 300) : title, ...(status !== undefined ? { status } : {}) } };
   };
 
-  const exec = (target: RunSandbox, argv: string[], options: { stdin?: string | Uint8Array; timeoutMs: number; maxOutputBytes?: number; stdoutEncoding?: 'utf8' | 'base64' }): Promise<ExecResult> => {
-    return deps.driver.exec({ sandboxId: target.sandbox.id, snapshot: snapshotOf(target), argv, network: networkOf(target), ...options });
-  };
+  const exec = (target: RunSandbox, argv: string[], options: TargetExecOptions) => execInTarget(deps, target, argv, options);
 
   const tools: Record<string, (target: RunSandbox, args: Record<string, unknown>) => Promise<ToolRun>> = {
     async read(target, args) {

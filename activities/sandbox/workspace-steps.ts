@@ -16,7 +16,8 @@ import { s3ClientFor } from '../../services/storage-providers/s3-client.ts';
 import { verifyArchiveBytes } from '../../services/workspace-files/archive-reader.ts';
 import { MANIFEST_FORMAT_VERSION, serializeManifest, type WorkspaceManifest } from '../../services/workspace-files/manifest.ts';
 import { createWorkspaceArchive } from './backup/archive-writer.ts';
-import type { LocalSandboxDriver, SandboxNetwork } from './local/driver.ts';
+import type { LocalSandboxDriver } from './local/driver.ts';
+import { execInTarget } from './run-target.ts';
 
 const COPY_TIMEOUT_MS = 60_000;
 
@@ -34,12 +35,7 @@ export type BackupWorkspaceResult = { generation: number } | { skipped: 'no_sand
 export function createWorkspaceSteps(deps: { system: () => ServiceContext; driver: LocalSandboxDriver; snapshots: ReadonlyMap<string, Snapshot>; keyring: CredentialKeyring }) {
   const { driver, keyring } = deps;
 
-  const exec = (target: RunSandbox, argv: string[], stdin?: Uint8Array) => {
-    const snapshot = deps.snapshots.get(target.sandbox.snapshotId);
-    if (!snapshot) throw new Error(`snapshot ${target.sandbox.snapshotId} is not registered on this worker`);
-    const network: SandboxNetwork = target.sandbox.network === 'restricted' ? { mode: 'restricted', ...target.egress } : { mode: 'none' };
-    return driver.exec({ sandboxId: target.sandbox.id, snapshot, argv, network, timeoutMs: COPY_TIMEOUT_MS, ...(stdin ? { stdin } : {}) });
-  };
+  const exec = (target: RunSandbox, argv: string[], stdin?: Uint8Array) => execInTarget(deps, target, argv, { timeoutMs: COPY_TIMEOUT_MS, ...(stdin ? { stdin } : {}) });
 
   /** Unpacks the latest backup into an empty workspace (a new worker, or a wiped data disk). */
   const restoreIfEmpty = async (ctx: ServiceContext, target: RunSandbox) => {

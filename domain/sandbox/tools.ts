@@ -20,7 +20,7 @@ export type SandboxToolName =
 
 export type SandboxToolDefinition = { name: SandboxToolName; description: string; inputSchema: Record<string, unknown> };
 
-const path = { type: 'string', description: 'A path relative to the workspace root, e.g. "notes/todo.md".' };
+const path = { type: 'string', description: 'A path relative to the workspace root, e.g. "notes/plan.md".' };
 
 const DEFINITIONS: Record<SandboxToolName, SandboxToolDefinition> = {
   read: {
@@ -91,7 +91,6 @@ export function sandboxToolsFor(sandbox: SandboxPolicy): SandboxToolDefinition[]
   return (Object.keys(DEFINITIONS) as SandboxToolName[]).filter((name) => names.has(name)).map((name) => DEFINITIONS[name]);
 }
 
-export const SANDBOX_TOOL_NAMES = new Set<string>(Object.keys(DEFINITIONS));
 
 /**
  * Sandbox tools as pinned tool definitions: platform-owned, never gated, results free-form

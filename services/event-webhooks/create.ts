@@ -12,7 +12,8 @@ import { sealCredential, type CredentialKeyring } from '../credentials/keyring.t
 import { latestProjectPosition } from '../events/read.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
-import { countPendingEvents, notifyWebhookChanged } from './pending-events.ts';
+import { notifyWebhookChanged } from './notify.ts';
+import { countPendingEvents } from './pending-events.ts';
 import { toEventWebhookResponse, webhookCredentialAad, type PublicEventWebhook } from './public.ts';
 
 export type WebhookEndpointPolicy = { allowPrivateNetwork: boolean };

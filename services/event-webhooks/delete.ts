@@ -6,7 +6,7 @@ import type { ServiceContext } from '../context.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
 import { loadEventWebhook } from './load.ts';
-import { notifyWebhookChanged } from './pending-events.ts';
+import { notifyWebhookChanged } from './notify.ts';
 
 /**
  * Deletes a webhook with its sealed secrets and delivery state. Its delivery workflow sees the

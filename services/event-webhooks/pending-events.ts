@@ -1,7 +1,7 @@
 import { and, count, eq, gt, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { productEvents } from '../../db/schema/index.ts';
-import { EVENT_WEBHOOKS_CHANNEL, type EventWebhookRow } from './public.ts';
+import type { EventWebhookRow } from './public.ts';
 
 /** SQL form of a webhook's kind filter (null = every kind); wildcards compare by prefix. */
 export function eventKindCondition(kinds: readonly string[] | null): SQL | undefined {
@@ -28,9 +28,4 @@ export async function countPendingEvents(db: Executor, webhook: EventWebhookRow)
       ),
     );
   return row?.pending ?? 0;
-}
-
-/** Wakes the worker's webhook dispatcher when the transaction commits (NOTIFY is transactional). */
-export async function notifyWebhookChanged(db: Executor, webhookId: string): Promise<void> {
-  await db.execute(sql`select pg_notify(${EVENT_WEBHOOKS_CHANNEL}, ${webhookId}::text)`);
 }

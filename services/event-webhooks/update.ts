@@ -10,7 +10,8 @@ import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
 import { assertEndpointUrl, type WebhookEndpointPolicy } from './create.ts';
 import { loadEventWebhook } from './load.ts';
-import { countPendingEvents, notifyWebhookChanged } from './pending-events.ts';
+import { notifyWebhookChanged } from './notify.ts';
+import { countPendingEvents } from './pending-events.ts';
 import { toEventWebhookResponse, type EventWebhookRow, type PublicEventWebhook } from './public.ts';
 
 /**

@@ -41,7 +41,9 @@ describe('egress policy', () => {
       return null;
     };
     expect(thrown({ allowedDomains: ['*'], allowedCidrs: [] })).toMatchObject({ code: 'bad_request', details: { path: 'network.allowedDomains.0' } });
-    expect(thrown({ allowedDomains: ['Example.com'], allowedCidrs: [] })).toMatchObject({ details: { path: 'network.allowedDomains.0' } });
+    expect(thrown({ allowedDomains: ['exa mple.com'], allowedCidrs: [] })).toMatchObject({ details: { path: 'network.allowedDomains.0' } });
+    // The connection's rules normalize case, as the API does when the allowlist is saved.
+    expect(compileEgressPolicy({ allowedDomains: ['Example.com'], allowedCidrs: [] }).domains).toEqual(['example.com']);
     expect(thrown({ allowedDomains: [], allowedCidrs: ['10.0.0.0/8', '10.0.0.0/33'] })).toMatchObject({ details: { path: 'network.allowedCidrs.1' } });
   });
 });

@@ -1,37 +1,30 @@
 import ipaddr from 'ipaddr.js';
 import { isIP } from 'node:net';
+import * as v from 'valibot';
 import { ValidationError } from '../../../domain/errors.ts';
+import { RestrictedEgressInput } from '../../../domain/sandbox/provider-input.ts';
 
 /**
  * `restricted` egress as pure rules: a host name passes when it equals an allowed domain or
  * ends in a `*.` wildcard's suffix (subdomains only, not the apex); an address passes when it
- * lies in an allowed CIDR block. The format is the provider connection's (domain/sandbox/
- * provider-input.ts), re-checked here because the driver must never widen a bad entry.
+ * lies in an allowed CIDR block. The format is the provider connection's, re-checked here
+ * because the driver must never widen a bad entry.
  */
 export type EgressPolicy = {
   domains: readonly string[];
   cidrs: ReadonlyArray<[ipaddr.IPv4 | ipaddr.IPv6, number]>;
 };
 
-const DOMAIN = /^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/;
-
 export function compileEgressPolicy(input: { allowedDomains: string[]; allowedCidrs: string[] }): EgressPolicy {
-  const { allowedDomains, allowedCidrs } = input;
-  if (!Array.isArray(allowedDomains)) throw new ValidationError('allowedDomains must be an array', { path: 'network.allowedDomains' });
-  if (!Array.isArray(allowedCidrs)) throw new ValidationError('allowedCidrs must be an array', { path: 'network.allowedCidrs' });
-  allowedDomains.forEach((entry, index) => {
-    if (typeof entry !== 'string' || entry.length > 253 || !DOMAIN.test(entry)) {
-      throw new ValidationError('allowedDomains entries must be lowercase host names such as "api.example.com" or "*.example.com"', { path: `network.allowedDomains.${index}` });
-    }
-  });
-  const cidrs = allowedCidrs.map((entry, index) => {
-    try {
-      return ipaddr.parseCIDR(entry);
-    } catch {
-      throw new ValidationError('allowedCidrs entries must be CIDR blocks such as "203.0.113.0/24" or "2001:db8::/32"', { path: `network.allowedCidrs.${index}` });
-    }
-  });
-  return { domains: [...allowedDomains], cidrs };
+  // The connection's own format rules (domain/sandbox/provider-input.ts), applied again here.
+  const parsed = v.safeParse(RestrictedEgressInput, { allowedDomains: input.allowedDomains, allowedCidrs: input.allowedCidrs });
+  if (!parsed.success) {
+    const issue = parsed.issues[0];
+    const path = ['network', ...(issue.path ?? []).map((item) => String(item.key))].join('.');
+    throw new ValidationError(issue.message, { path });
+  }
+  const { allowedDomains, allowedCidrs } = parsed.output;
+  return { domains: allowedDomains, cidrs: allowedCidrs.map((entry) => ipaddr.parseCIDR(entry)) };
 }
 
 /**
