@@ -1,6 +1,6 @@
 import type { Snapshot } from '../domain/sandbox/snapshot-registry.ts';
-import type { ServiceContext } from '../services/context.ts';
-import type { ProjectEventTail } from '../services/events/project-event-tail.ts';
+import type { ServiceContext } from '../services/service-context.ts';
+import type { ProjectEventTail } from '../services/background/project-event-tail.ts';
 import { createRunActivities, type RunActivityDeps } from './run-activities.ts';
 import type { SandboxBrowsers } from './sandbox/browser/browser-tools.ts';
 import type { LocalSandboxDriver } from './sandbox/local/driver.ts';

@@ -7,7 +7,7 @@ import type { AgentConfig } from '../domain/agent-config/index.ts';
 import { EVENT_KINDS } from '../domain/runs/events.ts';
 import { MODEL_ATTEMPT_DEADLINE_MS } from '../domain/runs/model-retry.ts';
 import { isSettled } from '../domain/runs/states.ts';
-import type { Clock, ServiceContext } from '../services/context.ts';
+import type { Clock, ServiceContext } from '../services/service-context.ts';
 import type { CredentialKeyring } from '../services/credentials/keyring.ts';
 import { appendProductEvent } from '../services/events/append.ts';
 import type { DeploymentPreset } from '../services/model-presets/deployment.ts';

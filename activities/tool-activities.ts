@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { and, eq } from 'drizzle-orm';
 import { messages, toolCalls } from '../db/schema/index.ts';
-import type { ServiceContext } from '../services/context.ts';
+import type { ServiceContext } from '../services/service-context.ts';
 import { transitionRun } from '../services/runs/transition.ts';
 import { appendToolResultMessages } from '../services/tool-calls/append-results.ts';
 import { completePlatformToolCall } from '../services/tool-calls/complete-platform.ts';

@@ -1,9 +1,9 @@
 import type { Settings } from '../config/settings.ts';
 import type { Logger } from '../config/logger.ts';
 import type { DatabaseHandle } from '../db/client.ts';
-import type { Clock } from '../services/context.ts';
+import type { Clock } from '../services/service-context.ts';
 import type { CredentialKeyring } from '../services/credentials/keyring.ts';
-import type { ProjectEventTail } from '../services/events/project-event-tail.ts';
+import type { ProjectEventTail } from '../services/background/project-event-tail.ts';
 import type { Snapshot } from '../domain/sandbox/snapshot-registry.ts';
 import type { DeploymentPreset } from '../services/model-presets/deployment.ts';
 import type { RunStarter } from '../services/runs/run-starter.ts';

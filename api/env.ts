@@ -1,5 +1,5 @@
 import type { Logger } from '../config/logger.ts';
-import type { Actor, ServiceContext } from '../services/context.ts';
+import type { Actor, ServiceContext } from '../services/service-context.ts';
 
 /** Variables Hono middleware sets on each request (see api/app.ts for the order). */
 export type AppVariables = {

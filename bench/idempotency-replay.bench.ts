@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { principals } from '../db/schema/index.ts';
-import type { Actor } from '../services/context.ts';
+import type { Actor } from '../services/service-context.ts';
 import { executeIdempotently } from '../services/idempotency/execute.ts';
 import { hashRequestBody } from '../services/idempotency/records.ts';
 import { benchContext, median, openBenchDatabase, printRecords, withBenchDatabase, type BenchRecord } from './support.ts';

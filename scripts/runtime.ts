@@ -9,12 +9,12 @@ import { createPlatformToolRegistry, type PlatformToolHandler } from '../activit
 import type { Logger } from '../config/logger.ts';
 import type { Settings } from '../config/settings.ts';
 import type { DatabaseHandle } from '../db/client.ts';
-import { systemClock, type Clock } from '../services/context.ts';
+import { systemClock, type Clock } from '../services/service-context.ts';
 import type { CredentialKeyring } from '../services/credentials/keyring.ts';
 import type { DeploymentPreset } from '../services/model-presets/deployment.ts';
-import { createProjectEventTail, type ProjectEventTail } from '../services/events/project-event-tail.ts';
-import { createWebhookDispatcher } from '../services/event-webhooks/dispatcher.ts';
-import { startRunReconciler } from '../services/runs/reconcile-queued-runs.ts';
+import { createProjectEventTail, type ProjectEventTail } from '../services/background/project-event-tail.ts';
+import { createWebhookDispatcher } from '../services/background/webhook-dispatcher.ts';
+import { startRunReconciler } from '../services/background/reconcile-queued-runs.ts';
 import { connectTemporal, type TemporalClientHandle } from '../temporal/client.ts';
 import { createTemporalRunStarter } from '../temporal/run-starter.ts';
 import { createTemporalWebhookWaker } from '../temporal/webhook-waker.ts';

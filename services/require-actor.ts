@@ -1,4 +1,4 @@
-import type { Actor, ServiceContext } from './context.ts';
+import type { Actor, ServiceContext } from './service-context.ts';
 
 /** Verbs that act for a principal call this first; system callers must pass an actor too. */
 export function requireActor(ctx: ServiceContext): Actor {

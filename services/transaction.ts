@@ -1,5 +1,5 @@
 import type { Database } from '../db/client.ts';
-import type { ServiceContext } from './context.ts';
+import type { ServiceContext } from './service-context.ts';
 
 /**
  * Runs `fn` in a transaction, reusing the caller's when there is one. After the outermost

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import type { Snapshot } from '../../domain/sandbox/snapshot-registry.ts';
 import type { SandboxToolName } from '../../domain/sandbox/tools.ts';
-import type { ServiceContext } from '../../services/context.ts';
+import type { ServiceContext } from '../../services/service-context.ts';
 import { beginSandboxCommand, completeSandboxCommand } from '../../services/sandboxes/commands.ts';
 import { ensureRunSandbox, type RunSandbox } from '../../services/sandboxes/ensure.ts';
 import type { PlatformToolOutcome } from '../platform-tools/registry.ts';

@@ -6,7 +6,7 @@ import { storedTypeProblem } from '../../domain/attachments/file-input.ts';
 import { attachmentWorkspacePath } from '../../domain/attachments/metadata.ts';
 import type { Snapshot } from '../../domain/sandbox/snapshot-registry.ts';
 import { tenantRoot } from '../../domain/storage/paths.ts';
-import type { ServiceContext } from '../../services/context.ts';
+import type { ServiceContext } from '../../services/service-context.ts';
 import type { CredentialKeyring } from '../../services/credentials/keyring.ts';
 import { backupKeys, latestWorkspaceBackup } from '../../services/sandboxes/backups.ts';
 import { ensureRunSandbox, workspaceOwnerOf, type RunSandbox } from '../../services/sandboxes/ensure.ts';
@@ -14,7 +14,7 @@ import { findDefaultStorageProvider } from '../../services/storage-providers/loa
 import { getObjectBytes, putObjectBytes } from '../../services/storage-providers/objects.ts';
 import { s3ClientFor } from '../../services/storage-providers/s3-client.ts';
 import { verifyArchiveBytes } from '../../services/workspace-files/archive-reader.ts';
-import { MANIFEST_FORMAT_VERSION, serializeManifest, type WorkspaceManifest } from '../../services/workspace-files/manifest.ts';
+import { MANIFEST_FORMAT_VERSION, serializeManifest, type WorkspaceManifest } from '../../domain/workspace-files/manifest.ts';
 import { createWorkspaceArchive } from './backup/archive-writer.ts';
 import type { LocalSandboxDriver } from './local/driver.ts';
 import { execInTarget } from './run-target.ts';

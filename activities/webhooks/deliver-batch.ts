@@ -4,12 +4,12 @@ import type { DatabaseHandle } from '../../db/client.ts';
 import { encodeEventCursor } from '../../domain/event-cursor.ts';
 import { REQUEST_TIMEOUT_MS } from '../../domain/webhooks/limits.ts';
 import type { WebhookStepOutcome } from '../../domain/webhooks/workflow.ts';
-import type { Clock, ServiceContext } from '../../services/context.ts';
+import type { Clock, ServiceContext } from '../../services/service-context.ts';
 import type { CredentialKeyring } from '../../services/credentials/keyring.ts';
 import { prepareWebhookAttempt, type WebhookAttempt } from '../../services/event-webhooks/delivery/prepare-attempt.ts';
 import { recordWebhookAttempt, type AttemptResult } from '../../services/event-webhooks/delivery/record-attempt.ts';
 import { webhookCredentialAad } from '../../services/event-webhooks/public.ts';
-import type { ProjectEventTail } from '../../services/events/project-event-tail.ts';
+import type { ProjectEventTail } from '../../services/background/project-event-tail.ts';
 import { pinnedPost, type DestinationLookup, type PostOutcome } from './pinned-post.ts';
 import { webhookSignatureHeader } from './sign.ts';
 

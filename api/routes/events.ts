@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import * as v from 'valibot';
 import { decodeEventCursor, encodeEventCursor } from '../../domain/event-cursor.ts';
-import type { EventSubscription } from '../../services/events/project-event-tail.ts';
+import type { EventSubscription } from '../../services/background/project-event-tail.ts';
 import { toPublicEvent, type ProductEventRow } from '../../services/events/public-event.ts';
 import { readProductEvents } from '../../services/events/read.ts';
 import type { AppDeps } from '../deps.ts';

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { agents } from '../../db/schema/index.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
 import { findLiveAgent } from './lookup.ts';
 

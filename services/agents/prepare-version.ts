@@ -3,7 +3,7 @@ import type { AgentConfig } from '../../domain/agent-config/index.ts';
 import { canonicalAgentConfig, checkAgentConfigReferences, parseAgentConfig, referencedResources } from '../../domain/agent-config/index.ts';
 import { assertHasScopes, type Scope } from '../../domain/scopes.ts';
 import type { Snapshot } from '../../domain/sandbox/snapshot-registry.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import type { DeploymentPreset } from '../model-presets/deployment.ts';
 import { loadPresetFacts } from '../model-presets/facts.ts';

@@ -4,7 +4,7 @@ import { agents, agentVersions } from '../../db/schema/index.ts';
 import { PublishVersionInput } from '../../domain/agents.ts';
 import { ConflictError } from '../../domain/errors.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
 import { findLiveAgent } from './lookup.ts';

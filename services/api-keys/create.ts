@@ -6,7 +6,7 @@ import { ForbiddenError } from '../../domain/errors.ts';
 import { ungrantableScopes } from '../../domain/scopes.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import { API_KEY_PREFIX } from '../auth/authenticate-api-key.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import { assertOrganizationAdministrator } from '../projects/authorize.ts';
 import { requireActor } from '../require-actor.ts';

@@ -3,7 +3,7 @@ import { apiKeys } from '../../db/schema/index.ts';
 
 import { toPage, type Page } from '../../domain/pagination.ts';
 import { keysetPage } from '../keyset.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { assertOrganizationAdministrator } from '../projects/authorize.ts';
 import { requireActor } from '../require-actor.ts';
 import { toApiKeyResponse, type PublicApiKey } from './public.ts';

@@ -3,7 +3,7 @@ import { apiKeys } from '../../db/schema/index.ts';
 import { NotFoundError } from '../../domain/errors.ts';
 import { apiKeySubject } from '../../domain/principals.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { assertOrganizationAdministrator } from '../projects/authorize.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';

@@ -5,10 +5,10 @@ import { ConflictError, NotFoundError, ValidationError } from '../../domain/erro
 import { toolFailure } from '../../domain/tool-calls/failures.ts';
 import { APPROVAL_NOTE_MAX } from '../../domain/tool-calls/states.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvents } from '../events/append.ts';
 import { requireActor } from '../require-actor.ts';
-import type { RunStarterDeps } from '../runs/queue-run.ts';
+import type { RunStarterDeps } from '../runs/run-starter.ts';
 import { approvalDecidedEvent, toolCallChangedEvent } from '../tool-calls/events.ts';
 import { toApprovalResponse, type PublicApproval } from '../tool-calls/public.ts';
 import { withTransaction } from '../transaction.ts';

@@ -7,7 +7,7 @@ import { sandboxCapabilityProblem, type AcceptedFile } from '../../domain/attach
 import type { AttachmentMetadata } from '../../domain/attachments/metadata.ts';
 import { ConflictError, ValidationError } from '../../domain/errors.ts';
 import { tenantRoot } from '../../domain/storage/paths.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import { findDefaultStorageProvider } from '../storage-providers/load.ts';
 import { s3ClientFor } from '../storage-providers/s3-client.ts';

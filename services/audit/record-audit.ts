@@ -1,5 +1,5 @@
 import { auditEntries } from '../../db/schema/index.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 
 /**
  * Appends an audit entry in the caller's transaction. `details` must be safe: never a secret,

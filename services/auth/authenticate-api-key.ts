@@ -4,7 +4,7 @@ import { apiKeys, principals } from '../../db/schema/index.ts';
 import { ForbiddenError, UnauthenticatedError } from '../../domain/errors.ts';
 import { apiKeySubject } from '../../domain/principals.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
-import type { Actor, ServiceContext } from '../context.ts';
+import type { Actor, ServiceContext } from '../service-context.ts';
 import { earliestProjectId, projectOrganizationId } from './load-actor.ts';
 
 export const API_KEY_PREFIX = 'svc_';

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, gt } from 'drizzle-orm';
 import { browserSessions } from '../../db/schema/index.ts';
 import { ForbiddenError, UnauthenticatedError } from '../../domain/errors.ts';
-import type { Actor, ServiceContext } from '../context.ts';
+import type { Actor, ServiceContext } from '../service-context.ts';
 import { earliestProjectId, loadMemberActor } from './load-actor.ts';
 
 export const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;

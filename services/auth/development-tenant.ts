@@ -6,7 +6,7 @@ import {
   DEVELOPMENT_SUBJECT,
 } from '../../domain/principals.ts';
 import { WILDCARD_SCOPE } from '../../domain/scopes.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
 
 /**

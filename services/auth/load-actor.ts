@@ -2,7 +2,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import { prepared } from '../../db/prepared.ts';
 import type { Executor } from '../../db/client.ts';
 import { organizationMemberships, principals, projectMemberships, projects } from '../../db/schema/index.ts';
-import type { Actor } from '../context.ts';
+import type { Actor } from '../service-context.ts';
 
 /**
  * The human (or service) actor for `subject` in `projectId`, or null when the subject has no

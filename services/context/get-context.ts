@@ -1,7 +1,7 @@
 import { asc, eq } from 'drizzle-orm';
 import { organizations, projects } from '../../db/schema/index.ts';
 import type { PublicPrincipal } from '../../domain/principals.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import type { DeploymentPreset } from '../model-presets/deployment.ts';
 import { listActiveModelPresetKeys } from '../model-presets/active-keys.ts';
 import { toOrganizationResponse, toProjectResponse, type PublicOrganization, type PublicProject } from '../projects/public.ts';

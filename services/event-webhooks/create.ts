@@ -7,7 +7,7 @@ import { endpointOrigin, endpointUrlProblem } from '../../domain/webhooks/endpoi
 import { CreateEventWebhookInput } from '../../domain/webhooks/inputs.ts';
 import { MAX_WEBHOOKS_PER_PROJECT } from '../../domain/webhooks/limits.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { sealCredential, type CredentialKeyring } from '../credentials/keyring.ts';
 import { latestProjectPosition } from '../events/read.ts';
 import { requireActor } from '../require-actor.ts';

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { eventWebhooks } from '../../db/schema/index.ts';
 import { endpointOrigin } from '../../domain/webhooks/endpoint-url.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
 import { loadEventWebhook } from './load.ts';

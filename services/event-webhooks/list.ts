@@ -1,6 +1,6 @@
 import { asc, eq } from 'drizzle-orm';
 import { eventWebhooks } from '../../db/schema/index.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import { requireActor } from '../require-actor.ts';
 import type { WebhookEndpointPolicy } from './create.ts';

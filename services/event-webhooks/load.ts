@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { eventWebhooks } from '../../db/schema/index.ts';
 import { NotFoundError } from '../../domain/errors.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import type { EventWebhookRow } from './public.ts';
 
 /** A webhook of the actor's project; 404 for an unknown id or another project's webhook. */

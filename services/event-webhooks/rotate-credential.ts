@@ -4,7 +4,7 @@ import { eventWebhooks } from '../../db/schema/index.ts';
 import { endpointOrigin } from '../../domain/webhooks/endpoint-url.ts';
 import { RotateEventWebhookCredentialInput } from '../../domain/webhooks/inputs.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { sealCredential, type CredentialKeyring } from '../credentials/keyring.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';

@@ -5,7 +5,7 @@ import { canonicalJson } from '../../domain/canonical-json.ts';
 import { endpointOrigin } from '../../domain/webhooks/endpoint-url.ts';
 import { UpdateEventWebhookInput } from '../../domain/webhooks/inputs.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
 import { assertEndpointUrl, type WebhookEndpointPolicy } from './create.ts';

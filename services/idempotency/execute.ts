@@ -1,7 +1,7 @@
 import type { Database } from '../../db/client.ts';
 import { IdempotencyConflictError } from '../../domain/errors.ts';
 import { isWithinReplayWindow } from '../../domain/idempotency.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { runAfterCommit } from '../transaction.ts';
 import {
   claimIdempotencyKey,

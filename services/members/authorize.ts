@@ -2,7 +2,7 @@ import { ConflictError, ForbiddenError } from '../../domain/errors.ts';
 import { canGrantRole } from '../../domain/members.ts';
 import type { Role } from '../../domain/scopes.ts';
 import { ungrantableScopes } from '../../domain/scopes.ts';
-import type { Actor } from '../context.ts';
+import type { Actor } from '../service-context.ts';
 import { assertOrganizationAdministrator } from '../projects/authorize.ts';
 import type { PublicMember } from './public.ts';
 

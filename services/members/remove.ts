@@ -3,7 +3,7 @@ import { projectMemberships } from '../../db/schema/index.ts';
 import { NotFoundError } from '../../domain/errors.ts';
 import { revokeKeysIssuedBy } from '../api-keys/revoke.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
 import { assertCanChange, assertCanManageMembers, assertNotLastOwner } from './authorize.ts';

@@ -5,7 +5,7 @@ import { NotFoundError } from '../../domain/errors.ts';
 import { lowersAccess, scopesForRole, UpdateMemberInput } from '../../domain/members.ts';
 import { revokeKeysIssuedBy } from '../api-keys/revoke.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
 import { assertCanChange, assertCanManageMembers, assertNotLastOwner } from './authorize.ts';

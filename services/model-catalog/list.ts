@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { filterCatalog } from '../../domain/model-catalog/filter.ts';
 import { CatalogRequest } from '../../domain/model-catalog/query.ts';
 import type { CatalogEntry, ModelProviderType } from '../../domain/model-catalog/types.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import { providerApiKey } from '../model-providers/api-key.ts';
 import { loadLiveProvider } from '../model-providers/load.ts';

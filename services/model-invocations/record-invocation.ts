@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { modelInvocations, runs, sessions } from '../../db/schema/index.ts';
 import { EVENT_KINDS } from '../../domain/runs/events.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvent } from '../events/append.ts';
 import { withTransaction } from '../transaction.ts';
 

@@ -1,6 +1,6 @@
 import { and, count, eq } from 'drizzle-orm';
 import { runs, runTurnReservations } from '../../db/schema/index.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { CredentialKeyring } from '../credentials/keyring.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import type { DeploymentPreset } from '../model-presets/deployment.ts';
 import { providerTypeOfModel } from '../model-presets/public.ts';
 import { loadProjectPresets, resolveDeploymentPresets } from '../model-presets/resolve.ts';

@@ -3,7 +3,7 @@ import { modelPresets } from '../../db/schema/index.ts';
 import { ConflictError, NotFoundError } from '../../domain/errors.ts';
 import { assertHasScopes } from '../../domain/scopes.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
 import type { DeploymentPreset } from './deployment.ts';

@@ -5,7 +5,7 @@ import { CreateModelPresetInput } from '../../domain/model-presets/create-input.
 import { checkPresetAgainstCatalog, normalizePresetConfig } from '../../domain/model-presets/config.ts';
 import { assertHasScopes } from '../../domain/scopes.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import { fetchProviderCatalog, type ModelBaseUrls } from '../model-catalog/fetch-catalog.ts';
 import { providerApiKey } from '../model-providers/api-key.ts';

@@ -1,5 +1,5 @@
 import type { PresetFact } from '../../domain/agent-config/facts.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import type { DeploymentPreset } from './deployment.ts';
 import { isProviderUsable } from './public.ts';

@@ -3,7 +3,7 @@ import { modelPresets, modelProviders } from '../../db/schema/index.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { decodePresetCursor, encodePresetCursor } from '../../domain/model-presets/list-cursor.ts';
 import type { Page } from '../../domain/pagination.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import type { DeploymentPreset } from './deployment.ts';
 import { toDeploymentPresetResponse, toProjectPresetResponse, type PublicModelPreset } from './public.ts';

@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import { modelPresets, modelProviders } from '../../db/schema/index.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import type { ModelProviderRow } from '../model-providers/public.ts';
 import type { DeploymentPreset } from './deployment.ts';
 import type { ModelPresetRow } from './public.ts';

@@ -4,7 +4,7 @@ import { modelProviders } from '../../db/schema/index.ts';
 import { ConflictError } from '../../domain/errors.ts';
 import { CreateModelProviderInput } from '../../domain/model-catalog/provider-input.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { sealCredential, type CredentialKeyring } from '../credentials/keyring.ts';
 import { assertOrganizationAdministrator } from '../projects/authorize.ts';
 import { requireActor } from '../require-actor.ts';

@@ -3,7 +3,7 @@ import { modelProviders } from '../../db/schema/index.ts';
 
 import { toPage, type Page } from '../../domain/pagination.ts';
 import { keysetPage } from '../keyset.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { toModelProviderResponse, type PublicModelProvider } from './public.ts';
 

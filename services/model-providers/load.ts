@@ -1,7 +1,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { modelProviders } from '../../db/schema/index.ts';
 import { NotFoundError } from '../../domain/errors.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import type { ModelProviderRow } from './public.ts';
 
 /**

@@ -2,7 +2,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { modelPresets, modelProviders } from '../../db/schema/index.ts';
 import { ConflictError } from '../../domain/errors.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { assertOrganizationAdministrator } from '../projects/authorize.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';

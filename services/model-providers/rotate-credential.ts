@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { modelProviders } from '../../db/schema/index.ts';
 import { RotateModelProviderCredentialInput } from '../../domain/model-catalog/provider-input.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { sealCredential, type CredentialKeyring } from '../credentials/keyring.ts';
 import { assertOrganizationAdministrator } from '../projects/authorize.ts';
 import { requireActor } from '../require-actor.ts';

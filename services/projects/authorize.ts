@@ -1,6 +1,6 @@
 import { ForbiddenError } from '../../domain/errors.ts';
 import { assertHasScopes, isOrganizationAdministrator } from '../../domain/scopes.ts';
-import type { Actor } from '../context.ts';
+import type { Actor } from '../service-context.ts';
 
 /**
  * Organization administration (project create/delete, API key issuance, restore): an API key

@@ -3,7 +3,7 @@ import { principals, projectMemberships, projects } from '../../db/schema/index.
 import { ConflictError } from '../../domain/errors.ts';
 import { CreateProjectInput } from '../../domain/projects.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
 import { isUniqueViolation } from '../unique-violation.ts';

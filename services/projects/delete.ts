@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { projects } from '../../db/schema/index.ts';
 import { ConflictError, ForbiddenError } from '../../domain/errors.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
 import { assertOrganizationAdministrator } from './authorize.ts';

@@ -3,7 +3,7 @@ import { organizations, projects } from '../../db/schema/index.ts';
 import { ForbiddenError } from '../../domain/errors.ts';
 import { toPage, type Page } from '../../domain/pagination.ts';
 import { keysetPage } from '../keyset.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { toOrganizationResponse, toProjectResponse, type PublicOrganization, type PublicProject } from './public.ts';
 

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { messages, runs, sessions, threads } from '../../db/schema/index.ts';
 import { NotFoundError, ValidationError } from '../../domain/errors.ts';
 import type { MessageRole } from '../../domain/sessions/messages.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvent } from '../events/append.ts';
 import { withTransaction } from '../transaction.ts';
 import { insertThreadMessage, messageCreatedEvent } from './insert-message.ts';

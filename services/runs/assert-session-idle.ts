@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { runs } from '../../db/schema/index.ts';
 import { ConflictError } from '../../domain/errors.ts';
 import { isSettled } from '../../domain/runs/states.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import type { SessionRow } from '../sessions/public.ts';
 
 /**

@@ -3,12 +3,12 @@ import { runs } from '../../db/schema/index.ts';
 import { EVENT_KINDS } from '../../domain/runs/events.ts';
 import { isSettled } from '../../domain/runs/states.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvent } from '../events/append.ts';
 import { withTransaction } from '../transaction.ts';
 import { findRun } from './load.ts';
 import { toRunResponse, type PublicRun } from './public.ts';
-import type { RunStarterDeps } from './queue-run.ts';
+import type { RunStarterDeps } from './run-starter.ts';
 
 /**
  * Requests cancellation of a run (`POST /runs/{id}/cancel`) and answers with the run as it is:

@@ -1,4 +1,4 @@
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { findRun } from './load.ts';
 import { toRunResponse, type PublicRun } from './public.ts';
 

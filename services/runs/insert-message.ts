@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { messages, threads } from '../../db/schema/index.ts';
 import { EVENT_KINDS } from '../../domain/runs/events.ts';
 import { eventMessageOf, type MessageRole } from '../../domain/sessions/messages.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import type { ProductEventDraft } from '../events/append.ts';
 import type { MessageRow } from './public.ts';
 

@@ -3,7 +3,7 @@ import { messages } from '../../db/schema/index.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import type { Page } from '../../domain/pagination.ts';
 import { decodeSequenceCursor, encodeSequenceCursor } from '../../domain/sessions/cursors.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { findRun } from './load.ts';
 import { toMessageResponse, type PublicMessage } from './public.ts';
 

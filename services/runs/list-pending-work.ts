@@ -1,4 +1,4 @@
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import type { PublicPendingWork } from '../tool-calls/public.ts';
 import { readPendingWork } from '../tool-calls/read-pending-work.ts';

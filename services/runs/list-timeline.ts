@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { modelInvocations } from '../../db/schema/index.ts';
 import { buildRunTimeline, type TimelineEntry } from '../../domain/sessions/timeline.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { findRun } from './load.ts';
 
 export type TimelinePage = { data: TimelineEntry[]; pageInfo: { nextCursor: string | null } };

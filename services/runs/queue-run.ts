@@ -2,18 +2,15 @@ import { eq } from 'drizzle-orm';
 import { runs, sessions } from '../../db/schema/index.ts';
 import { runStateEventKind } from '../../domain/runs/events.ts';
 import { INPUT_STEP_KEY, wallDeadlineOf } from '../../domain/sessions/limits.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import type { ProductEventDraft } from '../events/append.ts';
 import { requireActor } from '../require-actor.ts';
 import type { SessionRow } from '../sessions/public.ts';
 import { insertThreadMessage, messageCreatedEvent } from './insert-message.ts';
 import type { MessageRow, RunRow } from './public.ts';
-import type { RunStarter } from './run-starter.ts';
+import type { RunStarterDeps } from './run-starter.ts';
 import type { AcceptedFile } from '../../domain/attachments/file-input.ts';
 import { attachmentMetadataOf, recordAttachments, storeAttachments } from '../attachments/store.ts';
-import type { CredentialKeyring } from '../credentials/keyring.ts';
-
-export type RunStarterDeps = { runStarter: RunStarter; keyring: CredentialKeyring };
 
 export type QueuedRun = { run: RunRow; session: SessionRow; message: MessageRow; events: ProductEventDraft[] };
 

@@ -3,14 +3,15 @@ import { ConflictError } from '../../domain/errors.ts';
 import { isSettled } from '../../domain/runs/states.ts';
 import { acceptTurnFiles, TurnInput, turnText } from '../../domain/sessions/inputs.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvents } from '../events/append.ts';
 import { findSession } from '../sessions/load.ts';
 import { withTransaction } from '../transaction.ts';
 import { assertSessionIdle } from './assert-session-idle.ts';
 import { findRun } from './load.ts';
 import { toRunResponse, type PublicRun } from './public.ts';
-import { queueRun, type RunStarterDeps } from './queue-run.ts';
+import { queueRun } from './queue-run.ts';
+import type { RunStarterDeps } from './run-starter.ts';
 
 /**
  * Queues a new run on a settled run's session with the caller's message

@@ -1,3 +1,5 @@
+import type { CredentialKeyring } from '../credentials/keyring.ts';
+
 /**
  * How committed runs reach the runtime. Verbs queue these calls with `afterCommit`, so the row
  * always exists first; both calls are idempotent (workflow id `run:<runId>`), and the worker's
@@ -17,3 +19,9 @@ export type RunStarter = {
 };
 
 export type RunSignal = 'toolResultSubmitted' | 'approvalDecided';
+
+/**
+ * What verbs that queue or wake runs need besides their context: the port above and the keyring
+ * (attachments are stored under the organization's storage credential).
+ */
+export type RunStarterDeps = { runStarter: RunStarter; keyring: CredentialKeyring };

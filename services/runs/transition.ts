@@ -5,7 +5,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../domain/erro
 import { runStateEventKind } from '../../domain/runs/events.ts';
 import { canTransition, isSettled, RUN_STATES, type RunState } from '../../domain/runs/states.ts';
 import { defaultFailureOf, hasFailure, type RunFailure } from '../../domain/sessions/run-failure.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvent } from '../events/append.ts';
 import { withTransaction } from '../transaction.ts';
 import type { RunRow } from './public.ts';

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { sandboxProviders } from '../../db/schema/index.ts';
 import { toPage, type Page } from '../../domain/pagination.ts';
 import { toPublicSnapshot, type PublicSnapshot, type Snapshot } from '../../domain/sandbox/snapshot-registry.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { keysetPage } from '../keyset.ts';
 import { requireActor } from '../require-actor.ts';
 import { loadSandboxProvider } from './load.ts';

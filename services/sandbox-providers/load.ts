@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { sandboxProviders } from '../../db/schema/index.ts';
 import { NotFoundError } from '../../domain/errors.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import type { SandboxProviderRow } from './public.ts';
 
 /** A sandbox connection of the organization, or 404 (another organization's looks the same). */

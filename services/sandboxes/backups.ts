@@ -1,6 +1,6 @@
 import { and, desc, eq } from 'drizzle-orm';
 import { workspaceBackups } from '../../db/schema/index.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 
 export type WorkspaceBackupRow = typeof workspaceBackups.$inferSelect;
 

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { sandboxCommands } from '../../db/schema/index.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import type { SandboxRow } from './ensure.ts';
 
 export type SandboxCommandRow = typeof sandboxCommands.$inferSelect;

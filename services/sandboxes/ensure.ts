@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { agentVersions, runs, sandboxes, sandboxProviders, sessions } from '../../db/schema/index.ts';
 import type { RestrictedEgress } from '../../db/schema/connections.ts';
 import type { AgentConfig } from '../../domain/agent-config/index.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
 
 export type SandboxRow = typeof sandboxes.$inferSelect;

@@ -4,11 +4,12 @@ import { sessionSkillBindings, sessions, skillVersions, threads } from '../../db
 import { EVENT_KINDS } from '../../domain/runs/events.ts';
 import { acceptTurnFiles, CreateSessionInput, turnText } from '../../domain/sessions/inputs.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvents } from '../events/append.ts';
 import { requireActor } from '../require-actor.ts';
 import { toRunResponse, type PublicRun } from '../runs/public.ts';
-import { queueRun, type RunStarterDeps } from '../runs/queue-run.ts';
+import { queueRun } from '../runs/queue-run.ts';
+import type { RunStarterDeps } from '../runs/run-starter.ts';
 import { withTransaction } from '../transaction.ts';
 import { toSessionResponse, type PublicSession } from './public.ts';
 import { resolveLatestAgentVersion } from './resolve-agent-version.ts';

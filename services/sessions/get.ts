@@ -2,7 +2,7 @@ import { and, asc, desc, eq, inArray, or } from 'drizzle-orm';
 import { agentVersions, approvals, messages, modelInvocations, productEvents, runs, sandboxCommands, sandboxes, sessionSkillBindings, skillVersions, toolCalls, workspaceBackups } from '../../db/schema/index.ts';
 import { toolsOf, type AgentConfig } from '../../domain/agent-config/index.ts';
 import { buildRunTimeline } from '../../domain/sessions/timeline.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { toPublicEvent } from '../events/public-event.ts';
 import { toMessageResponse, toRunResponse } from '../runs/public.ts';
 import { toApprovalResponse, toToolCallResponse, type PublicApproval, type PublicPendingWork, type PublicToolCall } from '../tool-calls/public.ts';

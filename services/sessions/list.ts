@@ -2,7 +2,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { sessions } from '../../db/schema/index.ts';
 import type { RunState } from '../../domain/runs/states.ts';
 import { toPage, type Page } from '../../domain/pagination.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { keysetPage } from '../keyset.ts';
 import { requireActor } from '../require-actor.ts';
 import { toSessionListItem, type PublicSessionListItem } from './public.ts';

@@ -1,7 +1,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { agents, agentVersions } from '../../db/schema/index.ts';
 import { NotFoundError, ValidationError } from '../../domain/errors.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 
 type AgentRow = typeof agents.$inferSelect;

@@ -5,7 +5,7 @@ import { planPlacement } from '../../domain/skills/draft-tree.ts';
 import { CreateDraftDirectoryInput } from '../../domain/skills/drafts.ts';
 import { SKILL_DRAFT_MAX_DIRECTORIES } from '../../domain/skills/limits.ts';
 import { packagePathProblem } from '../../domain/skills/path.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
 import { findDraft, listEntryIndex, touchDraft } from './load.ts';

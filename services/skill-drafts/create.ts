@@ -4,7 +4,7 @@ import { skillDraftEntries, skillDrafts, skillVersions } from '../../db/schema/i
 import { NotFoundError } from '../../domain/errors.ts';
 import { CreateSkillDraftInput } from '../../domain/skills/drafts.ts';
 import { parentDirectories } from '../../domain/skills/path.ts';
-import type { Actor, ServiceContext } from '../context.ts';
+import type { Actor, ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { findLiveSkill } from '../skills/load.ts';
 import { withTransaction } from '../transaction.ts';

@@ -6,7 +6,7 @@ import { entriesAt } from '../../domain/skills/draft-tree.ts';
 import { DeleteDraftEntryQuery } from '../../domain/skills/drafts.ts';
 import type { EntryKind } from '../../domain/skills/path.ts';
 import { packagePathProblem } from '../../domain/skills/path.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
 import { findDraft, listEntryIndex, touchDraft } from './load.ts';

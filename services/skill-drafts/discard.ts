@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { skillDrafts } from '../../db/schema/index.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
 import { findDraft } from './load.ts';

@@ -1,4 +1,4 @@
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { findDraft, listEntries } from './load.ts';
 import { toSkillDraftResponse, type PublicSkillDraft } from './public.ts';

@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { skillDraftEntries, skillDrafts } from '../../db/schema/index.ts';
 import { NotFoundError } from '../../domain/errors.ts';
 import type { EntryKind } from '../../domain/skills/path.ts';
-import type { Actor, ServiceContext } from '../context.ts';
+import type { Actor, ServiceContext } from '../service-context.ts';
 
 export type DraftRow = typeof skillDrafts.$inferSelect;
 export type EntryRow = typeof skillDraftEntries.$inferSelect;

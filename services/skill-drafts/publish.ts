@@ -4,7 +4,7 @@ import { skillDrafts } from '../../db/schema/index.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { PublishSkillDraftInput } from '../../domain/skills/drafts.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import type { Actor, ServiceContext } from '../context.ts';
+import type { Actor, ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { throwProblems } from '../skills/assert-content.ts';
 import { insertSkill } from '../skills/insert-skill.ts';

@@ -7,7 +7,7 @@ import { contentTypeProblem, fileDataProblem } from '../../domain/skills/file.ts
 import { SKILL_DRAFT_MAX_DIRECTORIES, SKILL_MAX_FILES, SKILL_PACKAGE_MAX_BYTES } from '../../domain/skills/limits.ts';
 import { withThousands } from '../../domain/skills/fields.ts';
 import { packagePathProblem } from '../../domain/skills/path.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
 import { findDraft, listEntryIndex, touchDraft } from './load.ts';

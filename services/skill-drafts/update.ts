@@ -12,7 +12,7 @@ import {
   nameProblem,
 } from '../../domain/skills/fields.ts';
 import { UpdateSkillDraftInput } from '../../domain/skills/drafts.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { throwProblems } from '../skills/assert-content.ts';
 import { withTransaction } from '../transaction.ts';

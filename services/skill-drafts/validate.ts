@@ -1,5 +1,5 @@
 import type { SkillProblem } from '../../domain/skills/fields.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { skillContentHash } from '../skills/content-hash.ts';
 import { findDraft, listEntries } from './load.ts';

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { normalizeVersionContent } from '../../domain/skills/content.ts';
 import { CreateSkillInput } from '../../domain/skills/skill.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
 import { assertPublishableContent } from './assert-content.ts';

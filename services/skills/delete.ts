@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { skillDrafts, skills } from '../../db/schema/index.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvent } from '../events/append.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';

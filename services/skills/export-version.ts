@@ -3,7 +3,7 @@ import { skillVersions } from '../../db/schema/index.ts';
 import { NotFoundError } from '../../domain/errors.ts';
 import type { SkillVersionContent } from '../../domain/skills/content.ts';
 import { renderSkillMd } from '../../domain/skills/skill-md.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { findLiveSkill } from './load.ts';
 import type { PublicSkillVersionExport } from './public.ts';

@@ -1,4 +1,4 @@
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { findLiveSkill, listVersionManifests } from './load.ts';
 import { toSkillDetailResponse, type PublicSkillDetail } from './public.ts';

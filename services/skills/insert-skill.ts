@@ -1,6 +1,6 @@
 import { skills } from '../../db/schema/index.ts';
 import { ConflictError } from '../../domain/errors.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { isUniqueViolation } from '../unique-violation.ts';
 
 /**

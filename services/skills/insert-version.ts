@@ -3,7 +3,7 @@ import { skills, skillVersions } from '../../db/schema/index.ts';
 import { ConflictError } from '../../domain/errors.ts';
 import type { SkillVersionContent } from '../../domain/skills/content.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import type { Actor, ServiceContext } from '../context.ts';
+import type { Actor, ServiceContext } from '../service-context.ts';
 import { skillContentHash } from './content-hash.ts';
 import { findVersionManifest, type SkillRow } from './load.ts';
 import type { PublicSkillVersion } from './public.ts';

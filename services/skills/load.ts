@@ -1,7 +1,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { skills, skillVersions } from '../../db/schema/index.ts';
 import { NotFoundError } from '../../domain/errors.ts';
-import type { Actor, ServiceContext } from '../context.ts';
+import type { Actor, ServiceContext } from '../service-context.ts';
 import { toSkillVersionResponse, versionManifestColumns, type PublicSkillVersion } from './public.ts';
 
 export type SkillRow = typeof skills.$inferSelect;

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { normalizeVersionContent, SkillVersionBody } from '../../domain/skills/content.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
 import { assertPublishableContent } from './assert-content.ts';

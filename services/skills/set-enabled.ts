@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { skills } from '../../db/schema/index.ts';
 import { SetSkillEnabledInput } from '../../domain/skills/skill.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvent } from '../events/append.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';

@@ -4,7 +4,7 @@ import { skillVersions } from '../../db/schema/index.ts';
 import { ConflictError, NotFoundError } from '../../domain/errors.ts';
 import { canTransitionSkillVersion, SetSkillVersionLifecycleInput } from '../../domain/skills/lifecycle.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
 import { findLiveSkill, findVersionManifest } from './load.ts';

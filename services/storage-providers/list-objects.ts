@@ -1,7 +1,7 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { ConflictError, ValidationError } from '../../domain/errors.ts';
 import { tenantRoot } from '../../domain/storage/paths.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import { requireActor } from '../require-actor.ts';
 import { loadStorageProvider } from './load.ts';

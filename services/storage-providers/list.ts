@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { storageProviders } from '../../db/schema/index.ts';
 import { toPage, type Page } from '../../domain/pagination.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { keysetPage } from '../keyset.ts';
 import { requireActor } from '../require-actor.ts';
 import { toStorageProviderResponse, type PublicStorageProvider } from './public.ts';

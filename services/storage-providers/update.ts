@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { organizations, storageProviders } from '../../db/schema/index.ts';
 import { StorageCredentialInput } from '../../domain/storage/provider-input.ts';
 import { recordAudit } from '../audit/record-audit.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import { assertOrganizationAdministrator } from '../projects/authorize.ts';
 import { requireActor } from '../require-actor.ts';

@@ -4,7 +4,7 @@ import { ConflictError } from '../../domain/errors.ts';
 import type { ToolCallFailure } from '../../domain/tool-calls/failures.ts';
 import type { StoredSafeResult } from '../../domain/tool-calls/result-envelope.ts';
 import { isToolCallFinal } from '../../domain/tool-calls/states.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { appendRunMessage } from '../runs/append-message.ts';
 import { withTransaction } from '../transaction.ts';
 import type { ToolCallRow } from './public.ts';

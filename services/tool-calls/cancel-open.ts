@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, notInArray } from 'drizzle-orm';
 import { approvals, runs, toolCalls } from '../../db/schema/index.ts';
 import { TOOL_CANCELLED, toolFailure } from '../../domain/tool-calls/failures.ts';
 import { FINAL_TOOL_CALL_STATUSES } from '../../domain/tool-calls/states.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvents, type ProductEventDraft } from '../events/append.ts';
 import { withTransaction } from '../transaction.ts';
 import { approvalExpiredEvent, toolCallChangedEvent } from './events.ts';

@@ -5,7 +5,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../domain/erro
 import { TOOL_FAILURE_MESSAGE_MAX, toolFailure, type ToolCallFailure } from '../../domain/tool-calls/failures.ts';
 import { TOOL_RESULT_VERSION, type StoredSafeResult } from '../../domain/tool-calls/result-envelope.ts';
 import { isToolCallFinal, type ToolCallStatus } from '../../domain/tool-calls/states.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvent } from '../events/append.ts';
 import { withTransaction } from '../transaction.ts';
 import { toolCallChangedEvent } from './events.ts';

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { approvals, runs, toolCalls } from '../../db/schema/index.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { toolFailure } from '../../domain/tool-calls/failures.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvents, type ProductEventDraft } from '../events/append.ts';
 import { withTransaction } from '../transaction.ts';
 import { approvalExpiredEvent, toolCallChangedEvent } from './events.ts';

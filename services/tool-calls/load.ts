@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { toolCalls } from '../../db/schema/index.ts';
 import { NotFoundError } from '../../domain/errors.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import type { ToolCallRow } from './public.ts';
 

@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, inArray, or } from 'drizzle-orm';
 import { approvals, toolCalls } from '../../db/schema/index.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { toApprovalResponse, toToolCallResponse, type PublicPendingWork } from './public.ts';
 
 /** Each list of pending work holds at most this many entries, oldest first. */

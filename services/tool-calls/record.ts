@@ -7,7 +7,7 @@ import { isSettled } from '../../domain/runs/states.ts';
 import { toolFailure, type ToolCallFailure } from '../../domain/tool-calls/failures.ts';
 import { isRetryExhausted, type AttemptRecord } from '../../domain/tool-calls/retry.ts';
 import { APPROVAL_TTL_MS, TOOL_ATTEMPTS_PER_RUN, type ToolCallStatus } from '../../domain/tool-calls/states.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvents, type ProductEventDraft } from '../events/append.ts';
 import { withTransaction } from '../transaction.ts';
 import { approvalRequestedEvent, toolCallCreatedEvent } from './events.ts';

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { toolCalls } from '../../db/schema/index.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvent } from '../events/append.ts';
 import { withTransaction } from '../transaction.ts';
 import { assertLiveClaim } from './assert-live-claim.ts';

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { toolCalls } from '../../db/schema/index.ts';
 import { TOOL_LEASE_MS } from '../../domain/tool-calls/states.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
 import { assertLiveClaim } from './assert-live-claim.ts';
 import { findToolCall } from './load.ts';

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { agentVersions } from '../../db/schema/index.ts';
 import type { AgentConfig, ToolDefinition } from '../../domain/agent-config/index.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { sandboxToolDefinitions } from '../../domain/sandbox/tools.ts';
 
 /**

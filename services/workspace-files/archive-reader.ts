@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import tarStream, { type Extract, type Header } from 'tar-stream';
-import { isSafePathSegment, isWorkspaceFilePath, MAX_PATH_BYTES } from './manifest.ts';
+import { isSafePathSegment, isWorkspaceFilePath, MAX_PATH_BYTES } from '../../domain/workspace-files/manifest.ts';
 
 /**
  * Reading a workspace backup archive on the API side (spec 2 "Sessions, runs, files",

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import tarStream, { type Header } from 'tar-stream';
 import { describe, expect, it } from 'vitest';
 import { extractArchiveFile, normalizeRequestPath, verifyArchiveBytes } from './archive-reader.ts';
-import { parseManifest, serializeManifest, type WorkspaceManifest } from './manifest.ts';
+import { parseManifest, serializeManifest, type WorkspaceManifest } from '../../domain/workspace-files/manifest.ts';
 
 type TarEntry = { header: Partial<Header> & Pick<Header, 'name'>; data?: string };
 

@@ -1,5 +1,5 @@
 import { NotFoundError, ValidationError } from '../../domain/errors.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import { getObjectBytes } from '../storage-providers/objects.ts';
 import { s3ClientFor } from '../storage-providers/s3-client.ts';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { storageProviders } from '../../db/schema/index.ts';
 import { ConflictError } from '../../domain/errors.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import { latestWorkspaceBackup, type WorkspaceBackupRow } from '../sandboxes/backups.ts';
 import { workspaceOwnerOf } from '../sandboxes/ensure.ts';
@@ -10,7 +10,7 @@ import { findSession } from '../sessions/load.ts';
 import { getObjectBytes } from '../storage-providers/objects.ts';
 import type { StorageProviderRow } from '../storage-providers/public.ts';
 import { s3ClientFor } from '../storage-providers/s3-client.ts';
-import { parseManifest, type WorkspaceManifest } from './manifest.ts';
+import { parseManifest, type WorkspaceManifest } from '../../domain/workspace-files/manifest.ts';
 
 export type VerifiedBackup = { backup: WorkspaceBackupRow; provider: StorageProviderRow; manifest: WorkspaceManifest };
 

@@ -1,4 +1,4 @@
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../service-context.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import { loadVerifiedBackup } from './latest-backup.ts';
 

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEntries, productEvents, toolCalls } from '../../db/schema/index.ts';
-import type { ServiceContext } from '../../services/context.ts';
+import type { ServiceContext } from '../../services/service-context.ts';
 import { expireOverdue } from '../../services/tool-calls/expire-overdue.ts';
 import { readToolProgress } from '../../services/tool-calls/progress.ts';
 import { recordToolCalls } from '../../services/tool-calls/record.ts';

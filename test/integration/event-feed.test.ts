@@ -10,7 +10,7 @@ import { handleError } from '../../api/errors.ts';
 import { eventRoutes } from '../../api/routes/events.ts';
 import { organizations, projects } from '../../db/schema/index.ts';
 import { decodeEventCursor, encodeEventCursor } from '../../domain/event-cursor.ts';
-import type { Actor, ServiceContext } from '../../services/context.ts';
+import type { Actor, ServiceContext } from '../../services/service-context.ts';
 import { appendProductEvent } from '../../services/events/append.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEntries, modelInvocations, productEvents, runs, sessions } from '../../db/schema/index.ts';
 import { ConflictError } from '../../domain/errors.ts';
-import { systemClock, type ServiceContext } from '../../services/context.ts';
+import { systemClock, type ServiceContext } from '../../services/service-context.ts';
 import { appendRunMessage } from '../../services/runs/append-message.ts';
 import { loadRunContext } from '../../services/runs/load-run-context.ts';
 import { transitionRun } from '../../services/runs/transition.ts';

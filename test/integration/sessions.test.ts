@@ -1,7 +1,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEntries, messages, modelInvocations, productEvents, runs, sessions, sessionSkillBindings, threads } from '../../db/schema/index.ts';
-import { systemClock, type Actor, type ServiceContext } from '../../services/context.ts';
+import { systemClock, type Actor, type ServiceContext } from '../../services/service-context.ts';
 import { transitionRun } from '../../services/runs/transition.ts';
 import { createSession } from '../../services/sessions/create.ts';
 import { withTransaction } from '../../services/transaction.ts';

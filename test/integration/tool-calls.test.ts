@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages, productEvents, toolCalls } from '../../db/schema/index.ts';
-import type { ServiceContext } from '../../services/context.ts';
+import type { ServiceContext } from '../../services/service-context.ts';
 import { appendToolResultMessages } from '../../services/tool-calls/append-results.ts';
 import { cancelOpenToolCalls } from '../../services/tool-calls/cancel-open.ts';
 import { completePlatformToolCall } from '../../services/tool-calls/complete-platform.ts';

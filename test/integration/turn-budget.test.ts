@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modelInvocations, productEvents, runTurnReservations } from '../../db/schema/index.ts';
 import type { Runtime } from '../../scripts/runtime.ts';
-import type { ServiceContext } from '../../services/context.ts';
+import type { ServiceContext } from '../../services/service-context.ts';
 import { reserveModelTurn } from '../../services/model-invocations/reserve-turn.ts';
 import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
 import { startFakeModelServers, type FakeModelServers } from '../fixtures/model-servers/server.ts';

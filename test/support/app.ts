@@ -6,7 +6,7 @@ import { parseSettings, type Settings } from '../../config/settings.ts';
 import { createApp } from '../../api/app.ts';
 import { createAppDeps } from '../../api/server.ts';
 import type { AppDeps } from '../../api/deps.ts';
-import { systemClock, type Clock } from '../../services/context.ts';
+import { systemClock, type Clock } from '../../services/service-context.ts';
 import type { RunStarter, RunSignal } from '../../services/runs/run-starter.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 

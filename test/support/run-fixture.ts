@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { PlatformToolHandler } from '../../activities/platform-tools/registry.ts';
-import type { Clock } from '../../services/context.ts';
+import type { Clock } from '../../services/service-context.ts';
 import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
 import { startFakeModelServers, type FakeModelServers } from '../fixtures/model-servers/server.ts';
 import { createTestApp, type TestApp } from './app.ts';

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Clock, ServiceContext } from '../../services/context.ts';
+import type { Clock, ServiceContext } from '../../services/service-context.ts';
 import { createProvider } from '../fixtures/model-providers/helpers.ts';
 import { startFakeModelProviders } from '../fixtures/model-providers/server.ts';
 import { createTestApp } from './app.ts';

@@ -8,7 +8,7 @@ import tarStream, { type Header } from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InternalConfigurationError } from '../../../domain/errors.ts';
 import { extractArchiveFile, verifyArchiveBytes } from '../../../services/workspace-files/archive-reader.ts';
-import { parseManifest, serializeManifest } from '../../../services/workspace-files/manifest.ts';
+import { parseManifest, serializeManifest } from '../../../domain/workspace-files/manifest.ts';
 import { createWorkspaceArchive, MAX_WORKSPACE_BACKUP_BYTES } from './archive-writer.ts';
 
 const sha256 = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');

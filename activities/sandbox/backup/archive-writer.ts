@@ -3,7 +3,7 @@ import { constants, type BigIntStats } from 'node:fs';
 import { lstat, open, readdir, readlink, type FileHandle } from 'node:fs/promises';
 import tarStream, { type Header, type Pack } from 'tar-stream';
 import { InternalConfigurationError } from '../../../domain/errors.ts';
-import { isSafePathSegment, MAX_PATH_BYTES } from '../../../services/workspace-files/manifest.ts';
+import { isSafePathSegment, MAX_PATH_BYTES } from '../../../domain/workspace-files/manifest.ts';
 
 /**
  * Packing a sandbox workspace into a backup archive (worker side; the format is described in

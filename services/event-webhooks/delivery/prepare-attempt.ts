@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, asc, eq, gt, lte } from 'drizzle-orm';
 import { eventWebhooks, productEvents } from '../../../db/schema/index.ts';
 import type { PublicProductEvent } from '../../events/public-event.ts';
-import type { ServiceContext } from '../../context.ts';
+import type { ServiceContext } from '../../service-context.ts';
 import { withTransaction } from '../../transaction.ts';
 import type { EventWebhookRow } from '../public.ts';
 import { batchEvents, planWebhookBatch } from './plan-batch.ts';

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { eventWebhooks } from '../../../db/schema/index.ts';
 import { retryDelayMs } from '../../../domain/webhooks/limits.ts';
 import type { WebhookStepOutcome } from '../../../domain/webhooks/workflow.ts';
-import type { ServiceContext } from '../../context.ts';
+import type { ServiceContext } from '../../service-context.ts';
 import { withTransaction } from '../../transaction.ts';
 import { planWebhookBatch } from './plan-batch.ts';
 import { attemptFor, type WebhookAttempt } from './prepare-attempt.ts';

@@ -1,7 +1,7 @@
 import { and, asc, eq, isNull, lt } from 'drizzle-orm';
 import { runs, sessions } from '../../db/schema/index.ts';
-import type { ServiceContext } from '../context.ts';
-import type { RunStarter } from './run-starter.ts';
+import type { ServiceContext } from '../service-context.ts';
+import type { RunStarter } from '../runs/run-starter.ts';
 
 /** A run is reconciled once it has been queued this long without its workflow starting. */
 export const RECONCILE_AFTER_MS = 5_000;

@@ -3,9 +3,9 @@ import type { Logger } from '../../config/logger.ts';
 import type { DatabaseHandle } from '../../db/client.ts';
 import { eventWebhooks } from '../../db/schema/index.ts';
 import type { WebhookWakeReason } from '../../domain/webhooks/workflow.ts';
-import type { EventSubscription, ProjectEventTail } from '../events/project-event-tail.ts';
+import type { EventSubscription, ProjectEventTail } from './project-event-tail.ts';
 import { latestProjectPosition } from '../events/read.ts';
-import { EVENT_WEBHOOKS_CHANNEL } from './public.ts';
+import { EVENT_WEBHOOKS_CHANNEL } from '../event-webhooks/public.ts';
 
 export type WebhookTarget = { webhookId: string; projectId: string };
 

@@ -1,8 +1,8 @@
 import type { Logger } from '../../config/logger.ts';
 import type { DatabaseHandle } from '../../db/client.ts';
-import { PRODUCT_EVENTS_CHANNEL } from './append.ts';
-import type { ProductEventRow } from './public-event.ts';
-import { latestProjectPosition, latestProjectPositions, readProductEvents } from './read.ts';
+import { PRODUCT_EVENTS_CHANNEL } from '../events/append.ts';
+import type { ProductEventRow } from '../events/public-event.ts';
+import { latestProjectPosition, latestProjectPositions, readProductEvents } from '../events/read.ts';
 
 /**
  * A live, resumable read of one project's event log: yields batches of events after the
