@@ -1,5 +1,5 @@
 import type { Snapshot } from '../domain/sandbox/snapshot-registry.ts';
-import type { ServiceContext } from '../services/service-context.ts';
+import { type ServiceContext, systemContext } from '../services/service-context.ts';
 import type { ProjectEventTail } from '../services/background/project-event-tail.ts';
 import { createRunActivities, type RunActivityDeps } from './run-activities.ts';
 import type { SandboxBrowsers } from './sandbox/browser/browser-tools.ts';
@@ -24,7 +24,7 @@ export type ActivityDeps = Omit<RunActivityDeps, 'sandboxTools' | 'workspaceStep
 
 /** Every activity the runtime worker registers, wired once per worker process. */
 export function createActivities(deps: ActivityDeps) {
-  const system = (): ServiceContext => ({ db: deps.database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger: deps.logger, clock: deps.clock });
+  const system = (): ServiceContext => systemContext({ db: deps.database.db, logger: deps.logger, clock: deps.clock });
   const snapshots = new Map(deps.sandboxSnapshots.map((snapshot) => [snapshot.id.toLowerCase(), snapshot]));
   const sandbox = { system, driver: deps.sandboxDriver, snapshots };
   return {

@@ -7,7 +7,7 @@ import type { AgentConfig } from '../domain/agent-config/index.ts';
 import { EVENT_KINDS } from '../domain/runs/events.ts';
 import { MODEL_ATTEMPT_DEADLINE_MS } from '../domain/runs/model-retry.ts';
 import { isSettled } from '../domain/runs/states.ts';
-import type { Clock, ServiceContext } from '../services/service-context.ts';
+import { type Clock, type ServiceContext, systemContext } from '../services/service-context.ts';
 import type { CredentialKeyring } from '../services/credentials/keyring.ts';
 import { appendProductEvent } from '../services/events/append.ts';
 import type { DeploymentPreset } from '../services/model-presets/deployment.ts';
@@ -51,7 +51,7 @@ const HEARTBEAT_MS = 5_000;
  * turn and attempt, and the assistant message of a turn is keyed by the turn id.
  */
 export function createRunActivities(deps: RunActivityDeps): RunActivities {
-  const system = (): ServiceContext => ({ db: deps.database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger: deps.logger, clock: deps.clock });
+  const system = (): ServiceContext => systemContext({ db: deps.database.db, logger: deps.logger, clock: deps.clock });
 
   return {
     ...createToolActivities({ system, platformTools: deps.platformTools, sandboxTools: deps.sandboxTools }),

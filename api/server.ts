@@ -4,7 +4,7 @@ import type { Logger } from '../config/logger.ts';
 import type { Settings } from '../config/settings.ts';
 import type { DatabaseHandle } from '../db/client.ts';
 import { ensureDevelopmentTenant } from '../services/auth/development-tenant.ts';
-import { systemClock, type Clock } from '../services/service-context.ts';
+import { systemClock, type Clock, systemContext } from '../services/service-context.ts';
 import { keyringFromSettings, type CredentialKeyring } from '../services/credentials/keyring.ts';
 import { createProjectEventTail, type ProjectEventTail } from '../services/background/project-event-tail.ts';
 import { loadDeploymentPresets, type DeploymentPreset } from '../services/model-presets/deployment.ts';
@@ -62,7 +62,7 @@ export async function createAppDeps(options: ApiServerOptions): Promise<AppDeps>
   const eventTail = options.eventTail ?? createProjectEventTail({ database, logger });
   await eventTail.start();
   if (settings.authMode === 'development') {
-    await ensureDevelopmentTenant({ db: database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger, clock });
+    await ensureDevelopmentTenant(systemContext({ db: database.db, logger, clock }));
   }
   const runStarter = options.runStarter ?? createLoggingRunStarter(logger);
   const sandboxSnapshots = loadSnapshotRegistry(settings.sandbox.snapshotsFile);

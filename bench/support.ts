@@ -4,7 +4,7 @@ import { createLogger } from '../config/logger.ts';
 import { openDatabase, type DatabaseHandle } from '../db/client.ts';
 import { migrateDatabase } from '../db/migrate.ts';
 import { organizations, projects } from '../db/schema/index.ts';
-import { systemClock, type ServiceContext } from '../services/service-context.ts';
+import { systemClock, type ServiceContext, systemContext } from '../services/service-context.ts';
 
 /**
  * Shared bench harness. Every benchmark measures its subject beside a baseline in the same run
@@ -57,7 +57,7 @@ export async function openBenchDatabase(url: string, maxConnections: number) {
 
 export function benchContext(database: DatabaseHandle): ServiceContext {
   const logger = createLogger({ level: 'error' });
-  return { db: database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger, clock: systemClock };
+  return systemContext({ db: database.db, logger, clock: systemClock });
 }
 
 /** Runs `writers` loops of `operation` for `ms` milliseconds; returns operations per second. */

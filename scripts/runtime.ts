@@ -9,7 +9,7 @@ import { createPlatformToolRegistry, type PlatformToolHandler } from '../activit
 import type { Logger } from '../config/logger.ts';
 import type { Settings } from '../config/settings.ts';
 import type { DatabaseHandle } from '../db/client.ts';
-import { systemClock, type Clock } from '../services/service-context.ts';
+import { systemClock, type Clock, systemContext } from '../services/service-context.ts';
 import type { CredentialKeyring } from '../services/credentials/keyring.ts';
 import type { DeploymentPreset } from '../services/model-presets/deployment.ts';
 import { createProjectEventTail, type ProjectEventTail } from '../services/background/project-event-tail.ts';
@@ -100,7 +100,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     runStarter,
     eventTail,
     async run() {
-      const ctx = { db: database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger, clock };
+      const ctx = systemContext({ db: database.db, logger, clock });
       reconciler = startRunReconciler(ctx, runStarter, options.reconcileIntervalMs);
       const running = worker.run();
       running.catch(() => {}); // observed by the caller; marked handled while we start the rest

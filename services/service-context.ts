@@ -36,3 +36,11 @@ export type ServiceContext = {
   logger: Logger;
   clock: Clock;
 };
+
+/**
+ * The context of work that acts for no principal (the worker's activities, background loops,
+ * start-up steps): no actor, no request id, outside any transaction.
+ */
+export function systemContext(input: { db: Executor; logger: Logger; clock?: Clock }): ServiceContext {
+  return { db: input.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger: input.logger, clock: input.clock ?? systemClock };
+}

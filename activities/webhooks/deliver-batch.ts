@@ -4,7 +4,7 @@ import type { DatabaseHandle } from '../../db/client.ts';
 import { encodeEventCursor } from '../../domain/event-cursor.ts';
 import { REQUEST_TIMEOUT_MS } from '../../domain/webhooks/limits.ts';
 import type { WebhookStepOutcome } from '../../domain/webhooks/workflow.ts';
-import type { Clock, ServiceContext } from '../../services/service-context.ts';
+import { type Clock, type ServiceContext, systemContext } from '../../services/service-context.ts';
 import type { CredentialKeyring } from '../../services/credentials/keyring.ts';
 import { prepareWebhookAttempt, type WebhookAttempt } from '../../services/event-webhooks/delivery/prepare-attempt.ts';
 import { recordWebhookAttempt, type AttemptResult } from '../../services/event-webhooks/delivery/record-attempt.ts';
@@ -48,7 +48,7 @@ const BATCH_TYPE = 'oao.events';
 const HEARTBEAT_MS = 2_000;
 
 export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActivities {
-  const system = (): ServiceContext => ({ db: deps.database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger: deps.logger, clock: deps.clock });
+  const system = (): ServiceContext => systemContext({ db: deps.database.db, logger: deps.logger, clock: deps.clock });
 
   /**
    * One step: prepare (or keep) a batch — unless the previous step's record already prepared it —

@@ -1,3 +1,4 @@
+import { systemContext } from '../../services/service-context.ts';
 import { createHash } from 'node:crypto';
 import { CreateBucketCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { count, eq } from 'drizzle-orm';
@@ -172,7 +173,7 @@ describe('attachments', () => {
     const { createKeyring } = await import('../../services/credentials/keyring.ts');
     // The first run belongs to a version whose sandbox takes text files: only encryption is missing.
     const [run] = await t.database.db.select().from(runs).orderBy(runs.createdAt).limit(1);
-    const ctx = { db: t.database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger: t.deps.logger, clock: t.deps.clock };
+    const ctx = systemContext({ db: t.database.db, logger: t.deps.logger, clock: t.deps.clock });
     const files = [{ name: 'a.txt', contentType: 'text/plain', fileClass: 'text' as const, sizeBytes: 1, dataBase64: b64('a') }];
     await expect(
       storeAttachments(ctx, { files, organizationId: run!.organizationId, projectId: run!.projectId, agentVersionId: run!.agentVersionId, keyring: createKeyring(null) }),

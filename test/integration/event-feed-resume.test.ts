@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeEventCursor, encodeEventCursor } from '../../domain/event-cursor.ts';
-import type { ServiceContext } from '../../services/service-context.ts';
+import { type ServiceContext, systemContext } from '../../services/service-context.ts';
 import { appendProductEvent } from '../../services/events/append.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 
@@ -42,7 +42,7 @@ afterAll(async () => {
   await t.close();
 });
 
-const ctx = (): ServiceContext => ({ db: t.database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger: t.deps.logger, clock: t.deps.clock });
+const ctx = (): ServiceContext => systemContext({ db: t.database.db, logger: t.deps.logger, clock: t.deps.clock });
 
 async function writer(index: number) {
   const aggregateId = randomUUID();

@@ -10,7 +10,7 @@ import { handleError } from '../../api/errors.ts';
 import { eventRoutes } from '../../api/routes/events.ts';
 import { organizations, projects } from '../../db/schema/index.ts';
 import { decodeEventCursor, encodeEventCursor } from '../../domain/event-cursor.ts';
-import type { Actor, ServiceContext } from '../../services/service-context.ts';
+import { type Actor, type ServiceContext, systemContext } from '../../services/service-context.ts';
 import { appendProductEvent } from '../../services/events/append.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 
@@ -33,7 +33,7 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 function serviceContext(): ServiceContext {
-  return { db: t.database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger: t.deps.logger, clock: t.deps.clock };
+  return systemContext({ db: t.database.db, logger: t.deps.logger, clock: t.deps.clock });
 }
 
 async function append(count: number, kind = 'run.progressed') {

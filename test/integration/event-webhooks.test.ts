@@ -1,3 +1,4 @@
+import { systemContext } from '../../services/service-context.ts';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEntries, eventWebhooks } from '../../db/schema/index.ts';
@@ -43,7 +44,7 @@ const create = (body: Record<string, unknown>) =>
   call('POST', base(), { displayName: 'Receiver', endpointUrl: 'https://hooks.example.com/svc', signingSecret: secret, ...body });
 
 async function appendEvents(count: number, kind = 'test.appended') {
-  const ctx = { db: t.database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger: t.deps.logger, clock: t.deps.clock };
+  const ctx = systemContext({ db: t.database.db, logger: t.deps.logger, clock: t.deps.clock });
   await appendProductEvents(ctx, {
     organizationId,
     projectId,

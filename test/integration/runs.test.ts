@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEntries, modelInvocations, productEvents, runs, sessions } from '../../db/schema/index.ts';
 import { ConflictError } from '../../domain/errors.ts';
-import { systemClock, type ServiceContext } from '../../services/service-context.ts';
+import { systemClock, type ServiceContext, systemContext } from '../../services/service-context.ts';
 import { appendRunMessage } from '../../services/runs/append-message.ts';
 import { loadRunContext } from '../../services/runs/load-run-context.ts';
 import { transitionRun } from '../../services/runs/transition.ts';
@@ -24,7 +24,7 @@ const config = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-const systemCtx = (): ServiceContext => ({ db: t.database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger: t.deps.logger, clock: systemClock });
+const systemCtx = (): ServiceContext => systemContext({ db: t.database.db, logger: t.deps.logger, clock: systemClock });
 
 beforeAll(async () => {
   fakes = await startFakeModelProviders();

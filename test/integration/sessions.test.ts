@@ -1,7 +1,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEntries, messages, modelInvocations, productEvents, runs, sessions, sessionSkillBindings, threads } from '../../db/schema/index.ts';
-import { systemClock, type Actor, type ServiceContext } from '../../services/service-context.ts';
+import { systemClock, type Actor, type ServiceContext, systemContext } from '../../services/service-context.ts';
 import { transitionRun } from '../../services/runs/transition.ts';
 import { createSession } from '../../services/sessions/create.ts';
 import { withTransaction } from '../../services/transaction.ts';
@@ -33,7 +33,7 @@ const config = (overrides: Record<string, unknown> = {}) => ({
 });
 
 /** A system context for the runtime verbs (what the worker's activities pass). */
-const systemCtx = (): ServiceContext => ({ db: t.database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger: t.deps.logger, clock: systemClock });
+const systemCtx = (): ServiceContext => systemContext({ db: t.database.db, logger: t.deps.logger, clock: systemClock });
 
 beforeAll(async () => {
   fakes = await startFakeModelProviders();

@@ -1,3 +1,4 @@
+import { systemContext } from '../../services/service-context.ts';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../db/client.ts';
@@ -83,7 +84,7 @@ describe('organizations and projects', () => {
     await t.request('GET', `/v1/projects/${doomed.id}/members`, { apiKey: secret });
     await t.request('POST', `/v1/projects/${doomed.id}/api-keys`, { apiKey: secret, body: { name: 'in doomed', scopes: ['agent:read'] } });
     await appendProductEvent(
-      { db: t.database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger: t.deps.logger, clock: t.deps.clock },
+      systemContext({ db: t.database.db, logger: t.deps.logger, clock: t.deps.clock }),
       { organizationId, projectId: doomed.id, aggregateType: 'project', aggregateId: doomed.id, kind: 'test.event', publicPayload: {} },
     );
     expect(await ownedRowCount(doomed.id)).toBeGreaterThan(3);

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modelInvocations, productEvents, runTurnReservations } from '../../db/schema/index.ts';
 import type { Runtime } from '../../scripts/runtime.ts';
-import type { ServiceContext } from '../../services/service-context.ts';
+import { type ServiceContext, systemContext } from '../../services/service-context.ts';
 import { reserveModelTurn } from '../../services/model-invocations/reserve-turn.ts';
 import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
 import { startFakeModelServers, type FakeModelServers } from '../fixtures/model-servers/server.ts';
@@ -36,7 +36,7 @@ async function call(method: string, path: string, body?: unknown) {
   return { status: response.status, body: await response.json() };
 }
 
-const ctx = (): ServiceContext => ({ db: t.database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger: t.deps.logger, clock: t.deps.clock });
+const ctx = (): ServiceContext => systemContext({ db: t.database.db, logger: t.deps.logger, clock: t.deps.clock });
 
 /** A queued run nobody starts (the starter has no target yet). */
 async function queuedRun(maxTurns: number): Promise<string> {

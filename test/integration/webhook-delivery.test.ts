@@ -1,3 +1,4 @@
+import { systemContext } from '../../services/service-context.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Settings } from '../../config/settings.ts';
 import { decodeEventCursor } from '../../domain/event-cursor.ts';
@@ -57,7 +58,7 @@ async function createWebhook(endpointUrl: string, body: Record<string, unknown> 
 
 /** Commits `count` events of `kind` through the real event log; returns their positions. */
 async function appendEvents(count: number, kind = 'test.appended'): Promise<string[]> {
-  const ctx = { db: t.database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger: t.deps.logger, clock: t.deps.clock };
+  const ctx = systemContext({ db: t.database.db, logger: t.deps.logger, clock: t.deps.clock });
   const events = await appendProductEvents(ctx, {
     organizationId,
     projectId,
@@ -320,7 +321,7 @@ describe('webhook delivery with production rules', () => {
     const created = await prod.request('POST', path, { apiKey: key, body: { displayName: 'x', endpointUrl: `https://localhost:${hooks.port}/hooks`, signingSecret: newSigningSecret() } });
     expect(created.status).toBe(201);
     const webhook = await created.json();
-    const ctx = { db: prod.database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger: prod.deps.logger, clock: prod.deps.clock };
+    const ctx = systemContext({ db: prod.database.db, logger: prod.deps.logger, clock: prod.deps.clock });
     await appendProductEvents(ctx, { organizationId: context.organization.id, projectId: context.project.id, events: [{ aggregateType: 'test', aggregateId: crypto.randomUUID(), kind: 'test.blocked', publicPayload: {} }] });
     const state = await pollWebhook(prod, key, `${path}/${webhook.id}`, (w) => w.lastErrorCode !== null);
     expect(state).toMatchObject({ status: 'failing', lastErrorCode: 'destination_blocked', lastResponseStatus: null, pendingEvents: 1 });
@@ -339,7 +340,7 @@ describe('webhook delivery without the signing key', () => {
       const key = (await app.createApiKey(['*'])).secret;
       const path = `/v1/projects/${context.project.id}/event-webhooks`;
       const webhook = await (await app.request('POST', path, { apiKey: key, body: { displayName: 'x', endpointUrl: hooks.url, signingSecret: newSigningSecret() } })).json();
-      const ctx = { db: app.database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger: app.deps.logger, clock: app.deps.clock };
+      const ctx = systemContext({ db: app.database.db, logger: app.deps.logger, clock: app.deps.clock });
       await appendProductEvents(ctx, { organizationId: context.organization.id, projectId: context.project.id, events: [{ aggregateType: 'test', aggregateId: crypto.randomUUID(), kind: 'test.unsigned', publicPayload: {} }] });
       const state = await pollWebhook(app, key, `${path}/${webhook.id}`, (w) => w.lastErrorCode !== null);
       expect(state).toMatchObject({ status: 'failing', lastErrorCode: 'signing_key_unavailable', lastResponseStatus: null });

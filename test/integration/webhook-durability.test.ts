@@ -1,3 +1,4 @@
+import { systemContext } from '../../services/service-context.ts';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,7 +46,7 @@ describe('webhook durability', () => {
     const first = await startWorker();
     const created = await t.request('POST', path, { apiKey: key, body: { displayName: 'Durable', endpointUrl: hooks.url, signingSecret } });
     const webhook = await created.json();
-    const ctx = { db: t.database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger: t.deps.logger, clock: t.deps.clock };
+    const ctx = systemContext({ db: t.database.db, logger: t.deps.logger, clock: t.deps.clock });
     const events = await appendProductEvents(ctx, {
       organizationId: tenant.organization.id,
       projectId: tenant.project.id,

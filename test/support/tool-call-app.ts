@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Clock, ServiceContext } from '../../services/service-context.ts';
+import { type Clock, type ServiceContext, systemContext } from '../../services/service-context.ts';
 import { createProvider } from '../fixtures/model-providers/helpers.ts';
 import { startFakeModelProviders } from '../fixtures/model-providers/server.ts';
 import { createTestApp } from './app.ts';
@@ -47,7 +47,7 @@ export async function startToolCallApp(tools: unknown[], clock: Clock) {
   const agentId: string = (await created.json()).id;
   const p = (path: string) => `/v1/projects/${projectId}${path}`;
   /** A system context, as the workflow's activities use. */
-  const sys = (): ServiceContext => ({ db: t.database.db, inTransaction: false, afterCommit: [], actor: null, requestId: null, logger: t.deps.logger, clock });
+  const sys = (): ServiceContext => systemContext({ db: t.database.db, logger: t.deps.logger, clock: clock });
   /** A queued run of the agent (no worker runs here, so it stays queued). */
   const newRun = async (): Promise<{ runId: string; sessionId: string }> => {
     const response = await t.request('POST', p('/sessions'), { apiKey: admin, body: { agentId, initialMessage: 'Help with my order' } });
