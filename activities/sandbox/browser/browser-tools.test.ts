@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxNetwork } from '../local/exec-request.ts';
-import { HOST_USR_SNAPSHOT } from '../local/test-support.ts';
+import { BUILT_IN_SNAPSHOT } from '../../../domain/sandbox/snapshot-registry.ts';
 import { createSandboxBrowsers, type BrowserToolInput, type SandboxBrowsers } from './browser-tools.ts';
 import { descendants } from './test-support.ts';
 
@@ -72,7 +72,7 @@ afterAll(async () => {
 });
 
 const call = (sandboxId: string, network: SandboxNetwork, toolName: BrowserToolInput['toolName'], args: Record<string, unknown> = {}) =>
-  browsers.run({ sandboxId, snapshot: HOST_USR_SNAPSHOT, network, toolName, args });
+  browsers.run({ sandboxId, snapshot: BUILT_IN_SNAPSHOT, network, toolName, args });
 
 type Element = { ref: string; role: string; name: string };
 const valueOf = (outcome: Awaited<ReturnType<typeof call>>) => {
@@ -165,7 +165,7 @@ describe('browser lifetime', () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 300);
     const started = Date.now();
-    const cancelled = await browsers.run({ sandboxId, snapshot: HOST_USR_SNAPSHOT, network: restricted, toolName: 'browser_navigate', args: { url: `${site.origin}/hang` }, signal: controller.signal });
+    const cancelled = await browsers.run({ sandboxId, snapshot: BUILT_IN_SNAPSHOT, network: restricted, toolName: 'browser_navigate', args: { url: `${site.origin}/hang` }, signal: controller.signal });
     expect(cancelled).toEqual({ ok: false, message: 'The browser call was cancelled' });
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(valueOf(await call(sandboxId, restricted, 'browser_snapshot')).url).toBe('about:blank');
@@ -174,7 +174,7 @@ describe('browser lifetime', () => {
   it('closes a browser whose page stops answering, and recovers from a killed browser', async () => {
     const strict = createSandboxBrowsers({ callTimeoutMs: 1_500 });
     const run = (sandboxId: string, toolName: BrowserToolInput['toolName'], args: Record<string, unknown> = {}) =>
-      strict.run({ sandboxId, snapshot: HOST_USR_SNAPSHOT, network: restricted, toolName, args });
+      strict.run({ sandboxId, snapshot: BUILT_IN_SNAPSHOT, network: restricted, toolName, args });
     try {
       const busy = randomUUID();
       expect(valueOf(await run(busy, 'browser_navigate', { url: `${site.origin}/busy` })).title).toBe('Busy');
@@ -199,14 +199,14 @@ describe('browser lifetime', () => {
     const short = createSandboxBrowsers({ idleMs: 300 });
     try {
       const sandboxId = randomUUID();
-      valueOf(await short.run({ sandboxId, snapshot: HOST_USR_SNAPSHOT, network: restricted, toolName: 'browser_navigate', args: { url: `${site.origin}/` } }));
-      expect(valueOf(await short.run({ sandboxId, snapshot: HOST_USR_SNAPSHOT, network: restricted, toolName: 'browser_snapshot', args: {} })).title).toBe('Shop home');
+      valueOf(await short.run({ sandboxId, snapshot: BUILT_IN_SNAPSHOT, network: restricted, toolName: 'browser_navigate', args: { url: `${site.origin}/` } }));
+      expect(valueOf(await short.run({ sandboxId, snapshot: BUILT_IN_SNAPSHOT, network: restricted, toolName: 'browser_snapshot', args: {} })).title).toBe('Shop home');
       await new Promise((resolve) => setTimeout(resolve, 1_500));
-      const fresh = valueOf(await short.run({ sandboxId, snapshot: HOST_USR_SNAPSHOT, network: restricted, toolName: 'browser_snapshot', args: {} }));
+      const fresh = valueOf(await short.run({ sandboxId, snapshot: BUILT_IN_SNAPSHOT, network: restricted, toolName: 'browser_snapshot', args: {} }));
       expect(fresh.url).toBe('about:blank');
     } finally {
       await short.close();
     }
-    await expect(short.run({ sandboxId: randomUUID(), snapshot: HOST_USR_SNAPSHOT, network: restricted, toolName: 'browser_snapshot', args: {} })).rejects.toThrow(/closed/);
+    await expect(short.run({ sandboxId: randomUUID(), snapshot: BUILT_IN_SNAPSHOT, network: restricted, toolName: 'browser_snapshot', args: {} })).rejects.toThrow(/closed/);
   });
 });

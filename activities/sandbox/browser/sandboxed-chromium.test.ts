@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOST_USR_SNAPSHOT } from '../local/test-support.ts';
+import { BUILT_IN_SNAPSHOT } from '../../../domain/sandbox/snapshot-registry.ts';
 import { launchSandboxedChromium, type SandboxedChromium } from './sandboxed-chromium.ts';
 import { descendants } from './test-support.ts';
 
@@ -23,7 +23,7 @@ beforeAll(async () => {
   await writeFile(path.join(hostDir, 'secret.txt'), 'host secret');
   chromium = await launchSandboxedChromium(
     { user: { uid: 65534, gid: 65534 }, bwrapPath: '/usr/bin/bwrap', chromiumPath: '/usr/lib/chromium/chromium', addressSpaceFloorMb: 16384 },
-    { snapshot: HOST_USR_SNAPSHOT, network: { mode: 'none' }, lifetimeMs: 60_000, launchTimeoutMs: 30_000 },
+    { snapshot: BUILT_IN_SNAPSHOT, network: { mode: 'none' }, lifetimeMs: 60_000, launchTimeoutMs: 30_000 },
   );
   page = await chromium.browser.newPage();
 });
@@ -69,7 +69,7 @@ describe('sandboxed chromium', () => {
     const before = descendants();
     const second = await launchSandboxedChromium(
       { user: { uid: 65534, gid: 65534 }, bwrapPath: '/usr/bin/bwrap', chromiumPath: '/usr/lib/chromium/chromium', addressSpaceFloorMb: 16384 },
-      { snapshot: HOST_USR_SNAPSHOT, network: { mode: 'restricted', allowedDomains: [], allowedCidrs: ['127.0.0.1/32'] }, lifetimeMs: 60_000, launchTimeoutMs: 30_000 },
+      { snapshot: BUILT_IN_SNAPSHOT, network: { mode: 'restricted', allowedDomains: [], allowedCidrs: ['127.0.0.1/32'] }, lifetimeMs: 60_000, launchTimeoutMs: 30_000 },
     );
     const running = [...descendants()].filter(([pid]) => !before.has(pid)).map(([, command]) => path.basename(command));
     expect(running).toEqual(expect.arrayContaining(['bwrap', 'socat', 'chromium']));

@@ -1,13 +1,13 @@
+import { BUILT_IN_SNAPSHOT } from '../../../domain/sandbox/snapshot-registry.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildBwrapArgs } from './bwrap-args.ts';
 import { clampToHard, readHardLimits } from './host-limits.ts';
 import { limitsForSnapshot } from './limits.ts';
 import { rootfsMounts, type RootfsMounts } from './rootfs.ts';
-import { HOST_USR_SNAPSHOT } from './test-support.ts';
 
 /** The command line as data: what is mounted, in which order, with which limits. */
 const MIB = 1024 * 1024;
-const limits = limitsForSnapshot(HOST_USR_SNAPSHOT, 30_000, { addressSpaceFloorMb: 16384 });
+const limits = limitsForSnapshot(BUILT_IN_SNAPSHOT, 30_000, { addressSpaceFloorMb: 16384 });
 
 // [source, destination] of every bind-type mount.
 function binds(args: string[]): Array<[string, string]> {
@@ -21,7 +21,7 @@ function binds(args: string[]): Array<[string, string]> {
 describe('bwrap arguments', () => {
   let rootfs: RootfsMounts;
   beforeAll(async () => {
-    rootfs = await rootfsMounts(HOST_USR_SNAPSHOT);
+    rootfs = await rootfsMounts(BUILT_IN_SNAPSHOT);
   });
 
   it('unshares everything, clears the environment and freezes the root after the last mount', () => {
@@ -73,14 +73,14 @@ describe('limits from a snapshot', () => {
       cpuSeconds: 30,
       addressSpaceBytes: 16384 * MIB,
       processes: 512,
-      fileSizeBytes: 64 * MIB,
+      fileSizeBytes: 1024 * MIB,
       openFiles: 4096,
-      tmpBytes: 64 * MIB,
-      shmBytes: 64 * MIB,
+      tmpBytes: 1024 * MIB,
+      shmBytes: 256 * MIB,
     });
-    const big = { ...HOST_USR_SNAPSHOT, resource: { cpu: 2, memoryMb: 8192, diskMb: 4096 } };
+    const big = { ...BUILT_IN_SNAPSHOT, resource: { cpu: 2, memoryMb: 8192, diskMb: 4096 } };
     expect(limitsForSnapshot(big, 10_000, { addressSpaceFloorMb: 16384 })).toMatchObject({ cpuSeconds: 20, addressSpaceBytes: 32768 * MIB, shmBytes: 256 * MIB });
-    const tightened = limitsForSnapshot(HOST_USR_SNAPSHOT, 30_000, { addressSpaceFloorMb: 16384 }, { cpuSeconds: 2, processes: 10_000 });
+    const tightened = limitsForSnapshot(BUILT_IN_SNAPSHOT, 30_000, { addressSpaceFloorMb: 16384 }, { cpuSeconds: 2, processes: 10_000 });
     expect(tightened).toMatchObject({ cpuSeconds: 2, processes: 512 });
   });
 });

@@ -1,3 +1,4 @@
+import { BUILT_IN_SNAPSHOT } from '../../../domain/sandbox/snapshot-registry.ts';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -5,7 +6,7 @@ import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecRequest } from './driver.ts';
-import { createTestDriver, HOST_USR_SNAPSHOT, type TestDriver } from './test-support.ts';
+import { createTestDriver, type TestDriver } from './test-support.ts';
 
 /** CPU, process, file-size, output and wall-clock limits on real sandboxed commands. */
 let t: TestDriver;
@@ -15,7 +16,7 @@ beforeAll(async () => {
 afterAll(() => t.cleanup());
 
 const run = (argv: string[], extra: Partial<ExecRequest> = {}) =>
-  t.driver.exec({ sandboxId: randomUUID(), snapshot: HOST_USR_SNAPSHOT, argv, network: { mode: 'none' }, timeoutMs: 10_000, ...extra });
+  t.driver.exec({ sandboxId: randomUUID(), snapshot: BUILT_IN_SNAPSHOT, argv, network: { mode: 'none' }, timeoutMs: 10_000, ...extra });
 
 describe('local sandbox driver: limits', () => {
   it('kills a CPU-burning loop at the CPU-time limit, long before the wall clock', async () => {

@@ -1,7 +1,8 @@
+import { BUILT_IN_SNAPSHOT } from '../../../domain/sandbox/snapshot-registry.ts';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecRequest, SandboxNetwork } from './driver.ts';
-import { createTestDriver, HOST_USR_SNAPSHOT, startHttpServer, type TestDriver } from './test-support.ts';
+import { createTestDriver, startHttpServer, type TestDriver } from './test-support.ts';
 
 /**
  * Egress from a real sandbox to HTTP servers on the host's loopback: unreachable under `none`,
@@ -35,7 +36,7 @@ const probe = (driver: TestDriver, network: SandboxNetwork, urls: string[], flag
   const script = urls
     .map((url) => `rm -f /tmp/body; code=$(curl -sS -m 5 ${flags} -o /tmp/body -w '${status}' '${url}' 2>/dev/null); echo "$?:$code:$(tr -d '\\n' < /tmp/body 2>/dev/null)"`)
     .join('\n');
-  const request: ExecRequest = { sandboxId: randomUUID(), snapshot: HOST_USR_SNAPSHOT, argv: ['bash', '-c', script], network, timeoutMs: 15_000 };
+  const request: ExecRequest = { sandboxId: randomUUID(), snapshot: BUILT_IN_SNAPSHOT, argv: ['bash', '-c', script], network, timeoutMs: 15_000 };
   return driver.driver.exec(request).then((result) => result.stdout.trim().split('\n'));
 };
 
@@ -43,7 +44,7 @@ describe('network none', () => {
   it('has only its own loopback and cannot reach a host loopback port', async () => {
     const result = await t.driver.exec({
       sandboxId: randomUUID(),
-      snapshot: HOST_USR_SNAPSHOT,
+      snapshot: BUILT_IN_SNAPSHOT,
       argv: ['bash', '-c', `tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; curl -sS -m 3 http://127.0.0.1:${a.port}/; echo "curl=$?"`],
       network: { mode: 'none' },
       timeoutMs: 10_000,

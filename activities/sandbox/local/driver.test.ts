@@ -1,3 +1,4 @@
+import { BUILT_IN_SNAPSHOT } from '../../../domain/sandbox/snapshot-registry.ts';
 import { execFileSync } from 'node:child_process';
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -6,7 +7,7 @@ import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecRequest } from './driver.ts';
-import { createTestDriver, HOST_USR_SNAPSHOT, type TestDriver } from './test-support.ts';
+import { createTestDriver, type TestDriver } from './test-support.ts';
 
 /** The workspace, stdin/stdout, and every way out of the filesystem and process view. Real bwrap. */
 let t: TestDriver;
@@ -16,7 +17,7 @@ beforeAll(async () => {
 afterAll(() => t.cleanup());
 
 const sh = (sandboxId: string, script: string, extra: Partial<ExecRequest> = {}) =>
-  t.driver.exec({ sandboxId, snapshot: HOST_USR_SNAPSHOT, argv: ['/bin/bash', '-c', script], network: { mode: 'none' }, timeoutMs: 10_000, ...extra });
+  t.driver.exec({ sandboxId, snapshot: BUILT_IN_SNAPSHOT, argv: ['/bin/bash', '-c', script], network: { mode: 'none' }, timeoutMs: 10_000, ...extra });
 
 describe('local sandbox driver: workspace', () => {
   it('runs in /workspace as the sandbox user, and files written there appear in the host workspace', async () => {
@@ -42,14 +43,14 @@ describe('local sandbox driver: workspace', () => {
   it('round-trips every byte value through stdin, as raw stdout and through base64', async () => {
     const id = randomUUID();
     const bytes = Uint8Array.from({ length: 256 }, (_, index) => index);
-    const raw = await t.driver.exec({ sandboxId: id, snapshot: HOST_USR_SNAPSHOT, argv: ['cat'], stdin: bytes, stdoutEncoding: 'base64', network: { mode: 'none' }, timeoutMs: 10_000 });
+    const raw = await t.driver.exec({ sandboxId: id, snapshot: BUILT_IN_SNAPSHOT, argv: ['cat'], stdin: bytes, stdoutEncoding: 'base64', network: { mode: 'none' }, timeoutMs: 10_000 });
     expect(Buffer.from(raw.stdout, 'base64')).toEqual(Buffer.from(bytes));
 
-    const encoded = await t.driver.exec({ sandboxId: id, snapshot: HOST_USR_SNAPSHOT, argv: ['base64', '-w0'], stdin: bytes, network: { mode: 'none' }, timeoutMs: 10_000 });
+    const encoded = await t.driver.exec({ sandboxId: id, snapshot: BUILT_IN_SNAPSHOT, argv: ['base64', '-w0'], stdin: bytes, network: { mode: 'none' }, timeoutMs: 10_000 });
     expect(Buffer.from(encoded.stdout, 'base64')).toEqual(Buffer.from(bytes));
 
     // Writing a file through stdin keeps it byte-exact on the host too.
-    await t.driver.exec({ sandboxId: id, snapshot: HOST_USR_SNAPSHOT, argv: ['bash', '-c', 'cat > blob.bin'], stdin: bytes, network: { mode: 'none' }, timeoutMs: 10_000 });
+    await t.driver.exec({ sandboxId: id, snapshot: BUILT_IN_SNAPSHOT, argv: ['bash', '-c', 'cat > blob.bin'], stdin: bytes, network: { mode: 'none' }, timeoutMs: 10_000 });
     expect(await readFile(path.join(await t.driver.ensureWorkspace(id), 'blob.bin'))).toEqual(Buffer.from(bytes));
   });
 
@@ -58,8 +59,8 @@ describe('local sandbox driver: workspace', () => {
     await expect(sh('not-a-uuid', 'true')).rejects.toMatchObject({ code: 'bad_request', details: { path: 'sandboxId' } });
     await expect(sh(id, 'true', { cwd: '../..' })).rejects.toMatchObject({ details: { path: 'cwd' } });
     await expect(sh(id, 'true', { cwd: '/etc' })).rejects.toMatchObject({ details: { path: 'cwd' } });
-    await expect(sh(id, 'true', { snapshot: { ...HOST_USR_SNAPSHOT, state: 'retired' } })).rejects.toMatchObject({ details: { path: 'snapshot.state' } });
-    await expect(sh(id, 'true', { snapshot: { ...HOST_USR_SNAPSHOT, rootfs: { kind: 'directory', path: '/' } } })).rejects.toMatchObject({ details: { path: 'snapshot.rootfs.path' } });
+    await expect(sh(id, 'true', { snapshot: { ...BUILT_IN_SNAPSHOT, state: 'retired' } })).rejects.toMatchObject({ details: { path: 'snapshot.state' } });
+    await expect(sh(id, 'true', { snapshot: { ...BUILT_IN_SNAPSHOT, rootfs: { kind: 'directory', path: '/' } } })).rejects.toMatchObject({ details: { path: 'snapshot.rootfs.path' } });
     await expect(sh(id, 'true', { network: { mode: 'restricted', allowedDomains: ['*'], allowedCidrs: [] } })).rejects.toMatchObject({ details: { path: 'network.allowedDomains.0' } });
   });
 });
@@ -111,7 +112,7 @@ describe('local sandbox driver: directory snapshots', () => {
     const rootfs = await mkdtemp(path.join(tmpdir(), 'sandbox-rootfs-'));
     try {
       await buildMiniRoot(rootfs, ['/usr/bin/bash', '/usr/bin/prlimit', '/usr/bin/cat', '/usr/bin/id']);
-      const snapshot = { ...HOST_USR_SNAPSHOT, rootfs: { kind: 'directory' as const, path: rootfs } };
+      const snapshot = { ...BUILT_IN_SNAPSHOT, rootfs: { kind: 'directory' as const, path: rootfs } };
       const result = await t.driver.exec({
         sandboxId: randomUUID(),
         snapshot,

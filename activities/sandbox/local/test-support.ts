@@ -3,21 +3,8 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createLocalSandboxDriver, type LocalSandboxDriver, type LocalSandboxDriverOptions } from './driver.ts';
-import type { Snapshot } from './snapshots.ts';
 
 /** Shared setup for the driver's tests: real bwrap, a throwaway data dir, local HTTP servers. */
-export const HOST_USR_SNAPSHOT: Snapshot = {
-  id: '0b6f3c1e-2d4a-4e5f-8a9b-1c2d3e4f5a6b',
-  name: 'host-usr',
-  state: 'active',
-  image: 'host /usr (read-only)',
-  resource: { cpu: 1, memoryMb: 2048, diskMb: 64 },
-  region: 'local',
-  class: 'standard',
-  rootfs: { kind: 'host-usr' },
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-};
 
 export type TestDriver = { driver: LocalSandboxDriver; dataDir: string; cleanup(): Promise<void> };
 
