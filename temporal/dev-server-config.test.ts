@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { RUN_SEARCH_ATTRIBUTES } from '../domain/runs/workflow.ts';
 import {
   devServerArgs,
   devServerConfigPath,
@@ -30,7 +31,9 @@ describe('temporal-dev.yaml', () => {
     expect(loaded.namespace).toBe('default');
     expect(loaded.ip).toBe('127.0.0.1');
     expect(loaded.port).toBe(7233);
-    expect(loaded.searchAttributes).toEqual({ projectId: 'Keyword', sessionId: 'Keyword', agentId: 'Keyword', runState: 'Keyword' });
+    // Every key the code searches or sets, with the type it declares (domain/runs/workflow.ts).
+    const declared = Object.fromEntries(Object.values(RUN_SEARCH_ATTRIBUTES).map((key) => [key.name, key.type === 'KEYWORD' ? 'Keyword' : key.type]));
+    expect(loaded.searchAttributes).toEqual(declared);
     expect(loaded.dynamicConfig['frontend.enableUpdateWorkflowExecution']).toBe(true);
   });
 

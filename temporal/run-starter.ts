@@ -1,14 +1,6 @@
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { Logger } from '../config/logger.ts';
-import { CANCEL_REQUESTED_SIGNAL, RUN_SEARCH_ATTRIBUTES, RUN_WORKFLOW_TYPE, runWorkflowId } from '../domain/runs/search-attributes.ts';
-
-const keys = {
-  projectId: defineSearchAttributeKey(RUN_SEARCH_ATTRIBUTES.projectId, SearchAttributeType.KEYWORD),
-  sessionId: defineSearchAttributeKey(RUN_SEARCH_ATTRIBUTES.sessionId, SearchAttributeType.KEYWORD),
-  agentId: defineSearchAttributeKey(RUN_SEARCH_ATTRIBUTES.agentId, SearchAttributeType.KEYWORD),
-  runState: defineSearchAttributeKey(RUN_SEARCH_ATTRIBUTES.runState, SearchAttributeType.KEYWORD),
-};
+import { RUN_SEARCH_ATTRIBUTES as keys, RUN_SIGNALS, RUN_WORKFLOW_TYPE, runWorkflowId, type RunWakeSignal } from '../domain/runs/workflow.ts';
 
 /**
  * The Temporal side of the `RunStarter` contract (services/runs/run-starter.ts): starts
@@ -39,7 +31,7 @@ export function createTemporalRunStarter(options: { client: Client; taskQueue: s
       }
       logger.debug('run workflow started', { runId: run.runId });
     },
-    async notify(runId: string, signal: 'toolResultSubmitted' | 'approvalDecided'): Promise<void> {
+    async notify(runId: string, signal: RunWakeSignal): Promise<void> {
       try {
         await client.workflow.getHandle(runWorkflowId(runId)).signal(signal);
       } catch (error) {
@@ -49,7 +41,7 @@ export function createTemporalRunStarter(options: { client: Client; taskQueue: s
     },
     async requestCancellation(runId: string): Promise<void> {
       try {
-        await client.workflow.getHandle(runWorkflowId(runId)).signal(CANCEL_REQUESTED_SIGNAL);
+        await client.workflow.getHandle(runWorkflowId(runId)).signal(RUN_SIGNALS.cancelRequested);
       } catch (error) {
         // Not started yet (the workflow reads the request at admission) or already closed.
         if (error instanceof WorkflowNotFoundError) return;
@@ -58,5 +50,3 @@ export function createTemporalRunStarter(options: { client: Client; taskQueue: s
     },
   };
 }
-
-export const runSearchAttributeKeys = keys;

@@ -1,6 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { RUN_SEARCH_ATTRIBUTES } from '../domain/runs/search-attributes.ts';
+import { RUN_SEARCH_ATTRIBUTES } from '../domain/runs/workflow.ts';
 import {
   WEBHOOK_CHANGED_SIGNAL,
   WEBHOOK_DELIVERY_WORKFLOW_TYPE,
@@ -8,8 +7,6 @@ import {
   webhookWorkflowId,
   type WebhookWakeReason,
 } from '../domain/webhooks/workflow.ts';
-
-const projectIdKey = defineSearchAttributeKey(RUN_SEARCH_ATTRIBUTES.projectId, SearchAttributeType.KEYWORD);
 
 /**
  * Wakes `webhook:<webhookId>` with signal-with-start: a running workflow gets the signal, a
@@ -25,7 +22,7 @@ export function createTemporalWebhookWaker(options: { client: Client; taskQueue:
       args: [{ webhookId: target.webhookId }],
       signal: reason === 'changed' ? WEBHOOK_CHANGED_SIGNAL : WEBHOOK_EVENTS_COMMITTED_SIGNAL,
       signalArgs: [],
-      typedSearchAttributes: [{ key: projectIdKey, value: target.projectId }],
+      typedSearchAttributes: [{ key: RUN_SEARCH_ATTRIBUTES.projectId, value: target.projectId }],
     });
   };
 }

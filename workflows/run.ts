@@ -1,4 +1,3 @@
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import {
   CancellationScope,
   condition,
@@ -14,15 +13,13 @@ import {
 } from '@temporalio/workflow';
 import type { RunActivities, RunFailure } from '../activities/run-activity-types.ts';
 import { MODEL_ATTEMPT_DEADLINE_MS, modelRetryDelayMs, shouldRetryModel, turnLimitExplanation } from '../domain/runs/model-retry.ts';
-import { APPROVAL_DECIDED_SIGNAL, CANCEL_REQUESTED_SIGNAL, RUN_SEARCH_ATTRIBUTES, TOOL_RESULT_SUBMITTED_SIGNAL } from '../domain/runs/search-attributes.ts';
+import { RUN_SEARCH_ATTRIBUTES, RUN_SIGNALS } from '../domain/runs/workflow.ts';
 import type { RunState, SettledRunState } from '../domain/runs/states.ts';
 import { executionClock } from './execution-clock.ts';
 
-export const cancelRequested = defineSignal(CANCEL_REQUESTED_SIGNAL);
-export const toolResultSubmitted = defineSignal(TOOL_RESULT_SUBMITTED_SIGNAL);
-export const approvalDecided = defineSignal(APPROVAL_DECIDED_SIGNAL);
-
-const runStateKey = defineSearchAttributeKey(RUN_SEARCH_ATTRIBUTES.runState, SearchAttributeType.KEYWORD);
+export const cancelRequested = defineSignal(RUN_SIGNALS.cancelRequested);
+export const toolResultSubmitted = defineSignal(RUN_SIGNALS.toolResultSubmitted);
+export const approvalDecided = defineSignal(RUN_SIGNALS.approvalDecided);
 
 // Database steps: short and idempotent, so they run as local activities inside the workflow
 // task (no extra task round trip per step) and are retried until the database answers.
@@ -199,5 +196,5 @@ function timedOutSettlement(timeoutMs: number): Settlement {
 }
 
 function markState(state: RunState) {
-  upsertSearchAttributes([{ key: runStateKey, value: state }]);
+  upsertSearchAttributes([{ key: RUN_SEARCH_ATTRIBUTES.runState, value: state }]);
 }

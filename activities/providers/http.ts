@@ -1,11 +1,7 @@
+import { MODEL_ATTEMPT_DEADLINE_MS } from '../../domain/runs/model-retry.ts';
 import { httpError, modelError, type VendorErrorDetail } from './errors.ts';
 import type { ModelRequest } from './types.ts';
 
-/**
- * Spec 3: each model attempt has a five-minute deadline. The activity normally passes its own
- * signal; this ceiling applies regardless, so a hung vendor cannot hold a worker slot forever.
- */
-export const MODEL_ATTEMPT_TIMEOUT_MS = 5 * 60_000;
 const MAX_BODY_CHARS = 32 * 1024 * 1024;
 
 /** `base` + `path` without doubling slashes. */
@@ -25,7 +21,9 @@ export async function postJson(
   body: unknown,
   readError: (body: unknown) => VendorErrorDetail,
 ): Promise<unknown> {
-  const signal = request.signal ? AbortSignal.any([request.signal, AbortSignal.timeout(MODEL_ATTEMPT_TIMEOUT_MS)]) : AbortSignal.timeout(MODEL_ATTEMPT_TIMEOUT_MS);
+  // Spec 3: each model attempt has a five-minute deadline. The activity normally passes its own
+  // signal; this ceiling applies regardless, so a hung vendor cannot hold a worker slot forever.
+  const signal = request.signal ? AbortSignal.any([request.signal, AbortSignal.timeout(MODEL_ATTEMPT_DEADLINE_MS)]) : AbortSignal.timeout(MODEL_ATTEMPT_DEADLINE_MS);
   let text: string;
   let status: number;
   try {

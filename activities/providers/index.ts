@@ -6,7 +6,6 @@ import { vendorCAdapter } from './vendor-c.ts';
 
 export * from './types.ts';
 export { MODEL_ERROR_CODES, type ModelErrorCode } from './errors.ts';
-export { MODEL_ATTEMPT_TIMEOUT_MS } from './http.ts';
 
 const ADAPTERS: Record<ProviderType, ModelAdapter> = {
   vendor_a: vendorAAdapter,

@@ -5,7 +5,9 @@
  * vendor format.
  */
 
-export type ProviderType = 'gateway' | 'vendor_a' | 'vendor_b' | 'vendor_c';
+import type { ModelProviderType } from '../../domain/model-catalog/types.ts';
+
+export type ProviderType = ModelProviderType;
 
 /** A JSON Schema object as published in the agent version (schema version 1). */
 export type JsonObjectSchema = Record<string, unknown>;

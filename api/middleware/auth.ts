@@ -6,10 +6,10 @@ import type { ServiceContext } from '../../services/service-context.ts';
 import type { AuthProvider } from '../auth/provider.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
+import { isMutation } from '../mutations.ts';
 
 const PROJECT_PATH = /^\/v1\/projects\/([^/]+)(\/.*)?$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const MUTATIONS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export const ORIGIN_NOT_ALLOWED = 'Request origin is not allowed';
 
@@ -52,7 +52,7 @@ export const authenticate = (deps: AppDeps, provider: AuthProvider) =>
     } else {
       const browser = await provider.authenticate(c, base, null);
       if (!browser) throw new UnauthenticatedError();
-      if (MUTATIONS.has(c.req.method) && c.req.header('origin') !== deps.settings.appOrigin) {
+      if (isMutation(c.req.method) && c.req.header('origin') !== deps.settings.appOrigin) {
         throw new ForbiddenError(ORIGIN_NOT_ALLOWED);
       }
       if (pathProjectId) assertUuid(pathProjectId);

@@ -7,8 +7,8 @@ import { executeIdempotently } from '../../services/idempotency/execute.ts';
 import { hashRequestBody, type StoredResponse } from '../../services/idempotency/records.ts';
 import type { AppEnv } from '../env.ts';
 import { readBodyText } from '../validation.ts';
+import { isMutation } from '../mutations.ts';
 
-const MUTATIONS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const REPLAYED_HEADERS = ['content-type', 'location'];
 const MAX_IDEMPOTENT_BODY_BYTES = 40 * 1024 * 1024;
 
@@ -22,7 +22,7 @@ export const isIdempotencyExempt = (path: string) => path.startsWith('/v1/auth/'
  */
 export const idempotency = () =>
   createMiddleware<AppEnv>(async (c, next) => {
-    if (!MUTATIONS.has(c.req.method) || isIdempotencyExempt(c.req.path)) return next();
+    if (!isMutation(c.req.method) || isIdempotencyExempt(c.req.path)) return next();
     const header = c.req.header('idempotency-key');
     if (header === undefined) throw new ValidationError('The Idempotency-Key header is required for this request');
     const parsed = v.safeParse(IdempotencyKey, header);

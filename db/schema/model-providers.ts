@@ -1,3 +1,4 @@
+import type { ModelProviderType } from '../../domain/model-catalog/types.ts';
 import { sql } from 'drizzle-orm';
 import { index, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, credentialColumns, id, organizationId, projectId, timestampColumn, updatedAt } from './columns.ts';
@@ -14,7 +15,7 @@ export const modelProviders = pgTable(
     organizationId: organizationId(),
     key: text('key').notNull(),
     displayName: text('display_name').notNull(),
-    providerType: text('provider_type').$type<'gateway' | 'vendor_a' | 'vendor_b' | 'vendor_c'>().notNull(),
+    providerType: text('provider_type').$type<ModelProviderType>().notNull(),
     ...credentialColumns(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

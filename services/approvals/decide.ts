@@ -1,3 +1,4 @@
+import { RUN_SIGNALS } from '../../domain/runs/workflow.ts';
 import { and, eq } from 'drizzle-orm';
 import * as v from 'valibot';
 import { approvals, toolCalls } from '../../db/schema/index.ts';
@@ -86,7 +87,7 @@ export async function decideApproval({
       projectId: call.projectId,
       events: [approvalDecidedEvent(decided!), toolCallChangedEvent(moved!, call.status)],
     });
-    tx.afterCommit.push(() => deps.runStarter.notify(call.runId, 'approvalDecided'));
+    tx.afterCommit.push(() => deps.runStarter.notify(call.runId, RUN_SIGNALS.approvalDecided));
     return toApprovalResponse(decided!, call);
   });
 }

@@ -1,3 +1,4 @@
+import type { ModelProviderType } from '../../domain/model-catalog/types.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import type { ServiceContext } from '../service-context.ts';
 import type { DeploymentPreset } from '../model-presets/deployment.ts';
@@ -6,7 +7,7 @@ import { loadProjectPresets, resolveDeploymentPresets } from '../model-presets/r
 import { providerApiKey } from '../model-providers/api-key.ts';
 
 export type RunModel = {
-  providerType: 'gateway' | 'vendor_a' | 'vendor_b' | 'vendor_c';
+  providerType: ModelProviderType;
   /** The vendor's model id: the preset's model without the `<providerType>/` prefix. */
   model: string;
   settings: Record<string, unknown> | null;

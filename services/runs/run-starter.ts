@@ -1,3 +1,4 @@
+import type { RunWakeSignal } from '../../domain/runs/workflow.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 
 /**
@@ -15,10 +16,8 @@ export type RunStarter = {
    * workflow re-reads Postgres when woken, so a lost signal delays nothing past the next wake or
    * deadline (no-op when the workflow is not running).
    */
-  notify(runId: string, signal: RunSignal): Promise<void>;
+  notify(runId: string, signal: RunWakeSignal): Promise<void>;
 };
-
-export type RunSignal = 'toolResultSubmitted' | 'approvalDecided';
 
 /**
  * What verbs that queue or wake runs need besides their context: the port above and the keyring

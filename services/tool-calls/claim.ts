@@ -1,3 +1,4 @@
+import { RUN_SIGNALS } from '../../domain/runs/workflow.ts';
 import { eq } from 'drizzle-orm';
 import { runs, toolCalls } from '../../db/schema/index.ts';
 import { ConflictError } from '../../domain/errors.ts';
@@ -42,7 +43,7 @@ export async function claimToolCall({ ctx, deps, input }: { ctx: ServiceContext;
     await appendProductEvent(tx, { organizationId: call.organizationId, projectId: call.projectId, ...toolCallChangedEvent(updated!, call.status) });
     // A wake-up hint only (there is no dedicated claim signal): the workflow re-reads Postgres
     // and sets its timer to the new lease deadline.
-    tx.afterCommit.push(() => deps.runStarter.notify(call.runId, 'toolResultSubmitted'));
+    tx.afterCommit.push(() => deps.runStarter.notify(call.runId, RUN_SIGNALS.toolResultSubmitted));
     return toToolCallClaimResponse(updated!);
   });
 }

@@ -1,3 +1,4 @@
+import { RUN_SIGNALS } from '../../domain/runs/workflow.ts';
 import { eq } from 'drizzle-orm';
 import * as v from 'valibot';
 import { runs, toolCalls } from '../../db/schema/index.ts';
@@ -76,7 +77,7 @@ export async function submitToolResult({
       .where(eq(toolCalls.id, call.id))
       .returning();
     await appendProductEvent(tx, { organizationId: call.organizationId, projectId: call.projectId, ...toolCallChangedEvent(updated!, call.status) });
-    tx.afterCommit.push(() => deps.runStarter.notify(call.runId, 'toolResultSubmitted'));
+    tx.afterCommit.push(() => deps.runStarter.notify(call.runId, RUN_SIGNALS.toolResultSubmitted));
     return submission;
   });
 }

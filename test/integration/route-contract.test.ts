@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { organizations, projects } from '../../db/schema/index.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
+import { isMutation } from '../../api/mutations.ts';
 
 /**
  * The shared checks every route gets (STYLE.md "Tests"), over every route the app registers —
@@ -17,7 +18,6 @@ type Route = { method: string; path: string };
 let routes: Route[];
 
 const PUBLIC = new Set(['GET /v1/auth/provider', 'POST /v1/auth/development/login']);
-const MUTATIONS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -52,7 +52,7 @@ describe('every route', () => {
     const failures: string[] = [];
     for (const route of routes) {
       if (PUBLIC.has(`${route.method} ${route.path}`)) continue;
-      const response = await t.request(route.method, concrete(route.path, ownProject), MUTATIONS.has(route.method) ? { body: {} } : {});
+      const response = await t.request(route.method, concrete(route.path, ownProject), isMutation(route.method) ? { body: {} } : {});
       if (response.status !== 401) failures.push(`${route.method} ${route.path} → ${response.status}`);
     }
     expect(failures).toEqual([]);
@@ -61,7 +61,7 @@ describe('every route', () => {
   it("answers 403 for another organization's project", async () => {
     const failures: string[] = [];
     for (const route of routes.filter((r) => r.path.includes(':projectId'))) {
-      const response = await t.request(route.method, concrete(route.path, foreignProject), { apiKey: key, ...(MUTATIONS.has(route.method) ? { body: {} } : {}) });
+      const response = await t.request(route.method, concrete(route.path, foreignProject), { apiKey: key, ...(isMutation(route.method) ? { body: {} } : {}) });
       if (response.status !== 403) failures.push(`${route.method} ${route.path} → ${response.status}`);
     }
     expect(failures).toEqual([]);
@@ -69,7 +69,7 @@ describe('every route', () => {
 
   it('answers 400 to a mutation without an Idempotency-Key', async () => {
     const failures: string[] = [];
-    for (const route of routes.filter((r) => MUTATIONS.has(r.method) && !r.path.startsWith('/v1/auth/'))) {
+    for (const route of routes.filter((r) => isMutation(r.method) && !r.path.startsWith('/v1/auth/'))) {
       const response = await t.request(route.method, concrete(route.path, ownProject), { apiKey: key, body: {}, idempotencyKey: null });
       const body = await response.json();
       if (response.status !== 400 || !/Idempotency-Key/.test(body.error?.message ?? '')) failures.push(`${route.method} ${route.path} → ${response.status}`);
@@ -79,7 +79,7 @@ describe('every route', () => {
 
   it('answers a malformed body with the error envelope, never a 500', async () => {
     const failures: string[] = [];
-    for (const route of routes.filter((r) => MUTATIONS.has(r.method) && !PUBLIC.has(`${r.method} ${r.path}`))) {
+    for (const route of routes.filter((r) => isMutation(r.method) && !PUBLIC.has(`${r.method} ${r.path}`))) {
       for (const rawBody of ['{"unterminated": ', '[1, 2, 3]', '"a string"', '{"unknownField": true}']) {
         const response = await t.request(route.method, concrete(route.path, ownProject), { apiKey: key, rawBody });
         const body = await response.json().catch(() => null);

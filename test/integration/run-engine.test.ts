@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages, modelInvocations, productEvents } from '../../db/schema/index.ts';
 import type { Runtime } from '../../scripts/runtime.ts';
-import { runSearchAttributeKeys } from '../../temporal/run-starter.ts';
+import { RUN_SEARCH_ATTRIBUTES as runSearchAttributeKeys } from '../../domain/runs/workflow.ts';
 import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
 import { startFakeModelServers, type FakeModelServers } from '../fixtures/model-servers/server.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';

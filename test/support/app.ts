@@ -4,10 +4,12 @@ import * as path from 'node:path';
 import { createLogger, type Logger } from '../../config/logger.ts';
 import { parseSettings, type Settings } from '../../config/settings.ts';
 import { createApp } from '../../api/app.ts';
+import { isMutation } from '../../api/mutations.ts';
 import { createAppDeps } from '../../api/server.ts';
 import type { AppDeps } from '../../api/deps.ts';
 import { systemClock, type Clock } from '../../services/service-context.ts';
-import type { RunStarter, RunSignal } from '../../services/runs/run-starter.ts';
+import type { RunStarter } from '../../services/runs/run-starter.ts';
+import type { RunWakeSignal } from '../../domain/runs/workflow.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 
 export const TEST_ORIGIN = 'http://localhost:8080';
@@ -53,7 +55,7 @@ type StartCall = Parameters<RunStarter['start']>[0];
 export type RecordingRunStarter = RunStarter & {
   starts: StartCall[];
   cancellations: string[];
-  notifications: Array<{ runId: string; signal: RunSignal }>;
+  notifications: Array<{ runId: string; signal: RunWakeSignal }>;
   onStart: ((run: StartCall) => Promise<void>) | null;
 };
 
@@ -104,7 +106,7 @@ export async function createTestApp(options: { clock?: Clock; env?: Record<strin
     if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
     if (opts.cookie) headers.cookie = opts.cookie;
     if (opts.origin !== null && (opts.origin !== undefined || opts.cookie)) headers.origin = opts.origin ?? TEST_ORIGIN;
-    const mutation = ['POST', 'PUT', 'PATCH', 'DELETE'].includes(method);
+    const mutation = isMutation(method);
     if (mutation && opts.idempotencyKey !== null) headers['idempotency-key'] = opts.idempotencyKey ?? randomBytes(8).toString('hex');
     let body: string | undefined = opts.rawBody;
     if (opts.body !== undefined) {

@@ -5,7 +5,8 @@ import type { DestinationLookup } from '../../activities/webhooks/pinned-post.ts
 import type { Settings } from '../../config/settings.ts';
 import type { CredentialKeyring } from '../../services/credentials/keyring.ts';
 import { createRuntime, type Runtime } from '../../scripts/runtime.ts';
-import type { RunSignal, RunStarter } from '../../services/runs/run-starter.ts';
+import type { RunStarter } from '../../services/runs/run-starter.ts';
+import type { RunWakeSignal } from '../../domain/runs/workflow.ts';
 import type { TestApp } from './app.ts';
 
 /** A run starter whose target is set later (the runtime needs the app's deps, the app the starter). */
@@ -14,7 +15,7 @@ export function deferredRunStarter(): RunStarter & { target: RunStarter | null }
     target: null as RunStarter | null,
     start: (run: Parameters<RunStarter['start']>[0]) => (starter.target ? starter.target.start(run) : Promise.resolve()),
     requestCancellation: (runId: string) => (starter.target ? starter.target.requestCancellation(runId) : Promise.resolve()),
-    notify: (runId: string, signal: RunSignal) => (starter.target ? starter.target.notify(runId, signal) : Promise.resolve()),
+    notify: (runId: string, signal: RunWakeSignal) => (starter.target ? starter.target.notify(runId, signal) : Promise.resolve()),
   };
   return starter;
 }
