@@ -1,15 +1,31 @@
+import type { Logger } from '../config/logger.ts';
+import type { DatabaseHandle } from '../db/client.ts';
 import type { Snapshot } from '../domain/sandbox/snapshot-registry.ts';
-import { type ServiceContext, systemContext } from '../services/service-context.ts';
+import type { CredentialKeyring } from '../services/credentials/keyring.ts';
+import type { DeploymentPreset } from '../services/model-presets/deployment.ts';
+import { systemContext, type Clock } from '../services/service-context.ts';
 import type { ProjectEventTail } from '../services/background/project-event-tail.ts';
-import { createRunActivities, type RunActivityDeps } from './run-activities.ts';
+import { classifyFailures } from './failures.ts';
+import type { PlatformToolRegistry } from './platform-tools/registry.ts';
+import type { ProviderType } from './providers/types.ts';
+import { createRunActivities } from './run-activities.ts';
 import type { SandboxBrowsers } from './sandbox/browser/browser-tools.ts';
 import type { LocalSandboxDriver } from './sandbox/local/driver.ts';
 import { createSandboxToolRunner } from './sandbox/tool-runner.ts';
 import { createWorkspaceSteps } from './sandbox/workspace-steps.ts';
+import { createToolActivities } from './tool-activities.ts';
 import { createWebhookActivities } from './webhooks/deliver-batch.ts';
 import type { DestinationLookup } from './webhooks/pinned-post.ts';
 
-export type ActivityDeps = Omit<RunActivityDeps, 'sandboxTools' | 'workspaceSteps'> & {
+export type ActivityDeps = {
+  database: DatabaseHandle;
+  logger: Logger;
+  clock: Clock;
+  keyring: CredentialKeyring;
+  /** Handlers of platform-owned tools, by tool name. */
+  platformTools: PlatformToolRegistry;
+  modelBaseUrls: Record<ProviderType, string>;
+  deploymentPresets: readonly DeploymentPreset[];
   /** The sandbox driver of this worker and the snapshots it can boot. */
   sandboxDriver: LocalSandboxDriver;
   sandboxBrowsers: SandboxBrowsers;
@@ -22,21 +38,26 @@ export type ActivityDeps = Omit<RunActivityDeps, 'sandboxTools' | 'workspaceStep
   eventTail?: ProjectEventTail;
 };
 
-/** Every activity the runtime worker registers, wired once per worker process. */
+/**
+ * Every activity the runtime worker registers, wired once per worker process. Each one's errors
+ * are classified in one place (activities/failures.ts).
+ */
 export function createActivities(deps: ActivityDeps) {
-  const system = (): ServiceContext => systemContext({ db: deps.database.db, logger: deps.logger, clock: deps.clock });
+  const system = () => systemContext({ db: deps.database.db, logger: deps.logger, clock: deps.clock });
   const snapshots = new Map(deps.sandboxSnapshots.map((snapshot) => [snapshot.id.toLowerCase(), snapshot]));
   const sandbox = { system, driver: deps.sandboxDriver, snapshots };
-  return {
-    ...createRunActivities({ ...deps, sandboxTools: createSandboxToolRunner({ ...sandbox, browsers: deps.sandboxBrowsers }), workspaceSteps: createWorkspaceSteps({ ...sandbox, keyring: deps.keyring }) }),
+  const workspaceSteps = createWorkspaceSteps({ ...sandbox, keyring: deps.keyring });
+  return classifyFailures({
+    ...createRunActivities({ system, keyring: deps.keyring, modelBaseUrls: deps.modelBaseUrls, deploymentPresets: deps.deploymentPresets }),
+    ...createToolActivities({ system, platformTools: deps.platformTools, sandboxTools: createSandboxToolRunner({ ...sandbox, browsers: deps.sandboxBrowsers }) }),
+    prepareRunWorkspace: workspaceSteps.prepareRunWorkspace,
+    backupWorkspace: workspaceSteps.backupWorkspace,
     ...createWebhookActivities({
-      database: deps.database,
+      system,
       keyring: deps.keyring,
-      logger: deps.logger,
-      clock: deps.clock,
       allowPrivateNetwork: deps.webhooksAllowPrivateNetwork,
       ...(deps.webhookLookup ? { lookup: deps.webhookLookup } : {}),
       ...(deps.eventTail ? { eventTail: deps.eventTail } : {}),
     }),
-  };
+  });
 }

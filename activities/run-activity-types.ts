@@ -1,28 +1,14 @@
 import type { RunState, SettledRunState } from '../domain/runs/states.ts';
+import type { RunFailure } from '../domain/sessions/run-failure.ts';
+import type { Admission } from '../services/runs/admit.ts';
 
-/** What the run workflow learns when it admits its run. */
-export type Admission =
-  | { kind: 'settled'; state: SettledRunState }
-  | {
-      kind: 'admitted';
-      maxTurns: number;
-      /** Execution-time limit of the pinned version (`limits.timeoutMs`). */
-      timeoutMs: number;
-      /** The 48-hour wall-time ceiling, as epoch milliseconds. */
-      wallDeadlineAtMs: number;
-      /** Cancellation was requested before the workflow got here. */
-      cancellationRequested: boolean;
-      /** The pinned version enables a sandbox: the workspace is prepared before and backed up after. */
-      sandboxEnabled: boolean;
-    };
+export type { Admission, RunFailure };
 
 export type ModelTurnResult =
   | { kind: 'reply' }
   | { kind: 'tool_calls'; toolNames: string[] }
   | { kind: 'provider_error'; retryable: boolean; errorCode: string; errorExplanation: string }
   | { kind: 'budget_exhausted'; maxTurns: number };
-
-export type RunFailure = { errorCode: string; errorExplanation: string };
 
 export type ToolProgress = {
   allFinal: boolean;
@@ -31,9 +17,15 @@ export type ToolProgress = {
   platformCalls: Array<{ toolCallId: string; toolName: string }>;
 };
 
+export type PrepareWorkspaceResult = { ok: true } | { ok: false; errorCode: string; errorExplanation: string };
+export type BackupWorkspaceResult = { generation: number } | { skipped: 'no_sandbox' | 'no_storage' | 'too_large' | 'already_done' };
+
 /**
  * The run workflow's activities. Each is idempotent, keyed by run id and turn id (and the
- * attempt number for model calls), because Temporal may run any of them more than once.
+ * attempt number for model calls), because Temporal may run any of them more than once. Each
+ * is a thin adapter over service verbs (and the vendor or sandbox adapters); a domain error
+ * reaches the workflow as a non-retryable ApplicationFailure typed by its code
+ * (activities/failures.ts). Activity names are wire format: never rename one.
  */
 export type RunActivities = {
   admitRun(input: { runId: string }): Promise<Admission>;
@@ -54,7 +46,7 @@ export type RunActivities = {
    * Before the first model turn: the session's sandbox and the run's attachments in its
    * workspace (verified). Not ok when an attachment is gone or fails its integrity check.
    */
-  prepareRunWorkspace(input: { runId: string }): Promise<{ ok: true } | { ok: false; errorCode: string; errorExplanation: string }>;
+  prepareRunWorkspace(input: { runId: string }): Promise<PrepareWorkspaceResult>;
   /** After the run settles: the workspace archived as the thread's next backup generation. */
-  backupWorkspace(input: { runId: string }): Promise<{ generation: number } | { skipped: string }>;
+  backupWorkspace(input: { runId: string }): Promise<BackupWorkspaceResult>;
 };

@@ -1,46 +1,33 @@
 import { Context } from '@temporalio/activity';
-import { and, eq } from 'drizzle-orm';
-import { messages, toolCalls } from '../db/schema/index.ts';
-import type { ServiceContext } from '../services/service-context.ts';
 import { transitionRun } from '../services/runs/transition.ts';
+import type { ServiceContext } from '../services/service-context.ts';
 import { appendToolResultMessages } from '../services/tool-calls/append-results.ts';
+import { checkToolProgress } from '../services/tool-calls/check-progress.ts';
 import { completePlatformToolCall } from '../services/tool-calls/complete-platform.ts';
-import { expireOverdue } from '../services/tool-calls/expire-overdue.ts';
-import { readToolProgress } from '../services/tool-calls/progress.ts';
-import { recordToolCalls } from '../services/tool-calls/record.ts';
+import { findRunningPlatformCall } from '../services/tool-calls/find-running-platform.ts';
+import { recordTurnToolCalls } from '../services/tool-calls/record-turn.ts';
 import type { PlatformToolHandler, PlatformToolRegistry } from './platform-tools/registry.ts';
-import type { SandboxToolRunner } from './sandbox/tool-runner.ts';
-import type { ModelToolCall } from './providers/types.ts';
 import type { RunActivities } from './run-activity-types.ts';
+import type { SandboxToolRunner } from './sandbox/tool-runner.ts';
 
 const HEARTBEAT_MS = 5_000;
 
 type ToolActivities = Pick<RunActivities, 'recordTurnToolCalls' | 'readToolProgress' | 'executePlatformTool' | 'appendToolResults' | 'enterWaitingState'>;
 
 /**
- * Tool steps of the run workflow. The tool-call services hold the rules (validation, fences,
- * approvals, retry counts); these activities only call them, so each step is idempotent.
+ * Tool steps of the run workflow. The tool-call verbs hold the rules (validation, fences,
+ * approvals, retry counts); these activities only call them, and run platform tools through
+ * their handler (a registered one, or the session's sandbox), so each step is idempotent.
  */
 export function createToolActivities(deps: { system: () => ServiceContext; platformTools: PlatformToolRegistry; sandboxTools: SandboxToolRunner }): ToolActivities {
   const { system, platformTools, sandboxTools } = deps;
   return {
-    async recordTurnToolCalls({ runId, turnId }) {
-      const ctx = system();
-      const [assistant] = await ctx.db.select().from(messages).where(and(eq(messages.runId, runId), eq(messages.stepKey, turnId)));
-      if (!assistant) throw new Error(`no assistant message for ${runId} ${turnId}`);
-      const calls = ((assistant.content.toolCalls as ModelToolCall[] | undefined) ?? []).map((call) => ({
-        providerCallId: call.id,
-        name: call.name,
-        arguments: call.arguments,
-        argumentsText: call.argumentsText,
-      }));
-      await recordToolCalls(ctx, { runId, turnId, calls });
+    async recordTurnToolCalls(input) {
+      await recordTurnToolCalls({ ctx: system(), input });
     },
 
-    async readToolProgress({ runId, turnId }) {
-      const ctx = system();
-      await expireOverdue(ctx, { runId });
-      const progress = await readToolProgress(ctx.db, { runId, turnId });
+    async readToolProgress(input) {
+      const progress = await checkToolProgress({ ctx: system(), input });
       return {
         allFinal: progress.allFinal,
         waitingFor: progress.waitingFor,
@@ -51,8 +38,8 @@ export function createToolActivities(deps: { system: () => ServiceContext; platf
 
     async executePlatformTool({ runId, toolCallId }) {
       const ctx = system();
-      const [call] = await ctx.db.select().from(toolCalls).where(and(eq(toolCalls.id, toolCallId), eq(toolCalls.runId, runId)));
-      if (!call || call.status !== 'running') return; // already completed by an earlier attempt
+      const call = await findRunningPlatformCall({ ctx, input: { runId, toolCallId } });
+      if (!call) return; // already completed by an earlier attempt
       // Sandbox tools are answered by the session's sandbox; every other platform tool by its handler.
       const handler: PlatformToolHandler | undefined = sandboxTools.handles(call.toolName)
         ? (input) => sandboxTools.run({ ...input, toolName: call.toolName })
@@ -64,7 +51,7 @@ export function createToolActivities(deps: { system: () => ServiceContext; platf
       const activity = Context.current();
       const heartbeat = setInterval(() => activity.heartbeat(), HEARTBEAT_MS);
       try {
-        const outcome = await handler({ arguments: call.safeArguments, runId, toolCallId, signal: activity.cancellationSignal });
+        const outcome = await handler({ arguments: call.arguments, runId, toolCallId, signal: activity.cancellationSignal });
         await completePlatformToolCall(ctx, {
           toolCallId,
           outcome: outcome.status === 'success' ? outcome : { status: 'failure', code: 'platform_tool_failed', message: outcome.message.slice(0, 2000) },
@@ -79,8 +66,8 @@ export function createToolActivities(deps: { system: () => ServiceContext; platf
       }
     },
 
-    async appendToolResults({ runId, turnId }) {
-      await appendToolResultMessages(system(), { runId, turnId });
+    async appendToolResults(input) {
+      await appendToolResultMessages(system(), input);
     },
 
     async enterWaitingState({ runId, state }) {

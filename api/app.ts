@@ -65,7 +65,7 @@ export function createApp(deps: AppDeps) {
   v1.route('/auth', provider.routes);
   v1.route('/', contextRoutes(deps));
   v1.route('/', organizationRoutes());
-  v1.route('/', projectRoutes());
+  v1.route('/', projectRoutes(deps));
   v1.route('/', memberRoutes());
   v1.route('/', apiKeyRoutes(deps));
   v1.route('/', eventRoutes(deps));

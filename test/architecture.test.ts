@@ -18,7 +18,7 @@ const allowed: Record<(typeof LAYERS)[number], { runtime: Layer[]; typeOnly: Lay
   domain: { runtime: [], typeOnly: [] },
   db: { runtime: [], typeOnly: ['domain', 'config'] },
   workflows: { runtime: ['domain'], typeOnly: ['activities'] },
-  activities: { runtime: ['services', 'db', 'domain'], typeOnly: ['config'] },
+  activities: { runtime: ['services', 'domain'], typeOnly: ['config', 'db'] },
   temporal: { runtime: ['config', 'domain'], typeOnly: [] },
   config: { runtime: [], typeOnly: [] },
   console: { runtime: [], typeOnly: [] },

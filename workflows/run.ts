@@ -1,9 +1,11 @@
+import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import {
   CancellationScope,
   condition,
   continueAsNew,
   defineSignal,
   isCancellation,
+  log,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -13,6 +15,7 @@ import {
 } from '@temporalio/workflow';
 import type { RunActivities, RunFailure } from '../activities/run-activity-types.ts';
 import { MODEL_ATTEMPT_DEADLINE_MS, modelRetryDelayMs, shouldRetryModel, turnLimitExplanation } from '../domain/runs/model-retry.ts';
+import { RUN_GONE_FAILURE_TYPE, RUNTIME_FAILURE } from '../domain/runs/runtime-failures.ts';
 import { RUN_SEARCH_ATTRIBUTES, RUN_SIGNALS } from '../domain/runs/workflow.ts';
 import type { RunState, SettledRunState } from '../domain/runs/states.ts';
 import { executionClock } from './execution-clock.ts';
@@ -22,9 +25,12 @@ export const toolResultSubmitted = defineSignal(RUN_SIGNALS.toolResultSubmitted)
 export const approvalDecided = defineSignal(RUN_SIGNALS.approvalDecided);
 
 // Database steps: short and idempotent, so they run as local activities inside the workflow
-// task (no extra task round trip per step) and are retried until the database answers.
+// task (no extra task round trip per step). A transient failure (the database unreachable) is
+// retried with back-off for up to 15 minutes; a permanent one (a domain error: the run is gone,
+// a refused transition) is not retried at all (docs/decisions.md "Failure classification").
 const store = proxyLocalActivities<RunActivities>({
   startToCloseTimeout: '30 seconds',
+  scheduleToCloseTimeout: '15 minutes',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
 // Model turns and platform tools: long calls with their own deadlines inside; they heartbeat,
@@ -63,7 +69,7 @@ export type RunWorkflowInput = {
  * Postgres is what the API reads: every transition is written by an activity in the same
  * transaction as its product events.
  */
-export async function runWorkflow(input: RunWorkflowInput): Promise<RunState> {
+export async function runWorkflow(input: RunWorkflowInput): Promise<RunState | typeof RUN_GONE_RESULT> {
   const { runId } = input;
   const historyEventLimit = input.historyEventLimit ?? DEFAULT_HISTORY_EVENT_LIMIT;
   const work = new CancellationScope();
@@ -78,7 +84,13 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunState> {
   setHandler(toolResultSubmitted, () => void (woken = true));
   setHandler(approvalDecided, () => void (woken = true));
 
-  const admission = await store.admitRun({ runId });
+  let admission: Awaited<ReturnType<typeof store.admitRun>>;
+  try {
+    admission = await store.admitRun({ runId });
+  } catch (error) {
+    if (isRunGone(error)) return runGone(runId);
+    throw error;
+  }
   if (admission.kind === 'settled') {
     markState(admission.state);
     return admission.state;
@@ -175,16 +187,53 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunState> {
         return driveTurns();
       });
     } catch (error) {
-      if (!isCancellation(error)) throw error;
-      settlement = timedOut && !cancelled ? timedOutSettlement(admission.timeoutMs) : cancelledSettlement();
+      if (isCancellation(error)) {
+        settlement = timedOut && !cancelled ? timedOutSettlement(admission.timeoutMs) : cancelledSettlement();
+      } else if (isStepFailure(error)) {
+        // A step failed for good (a permanent failure, or its bounded retries are spent): the run
+        // fails visibly instead of the workflow retrying or hanging.
+        log.warn('a run step failed for good; settling the run as failed', { runId, failure: failureType(error) });
+        settlement = { state: 'failed', failure: { ...RUNTIME_FAILURE }, invocationFailed: false };
+      } else {
+        throw error;
+      }
     }
   }
   // Back the workspace up before settling, so a settled run's files are listable at once. A
   // backup that cannot be made never changes how the run settles (the previous generation stays).
   if (admission.sandboxEnabled) await CancellationScope.nonCancellable(() => workspace.backupWorkspace({ runId })).catch(() => undefined);
-  const state = await CancellationScope.nonCancellable(() => store.settleRun({ runId, ...settlement }));
+  let state: RunState;
+  try {
+    state = await CancellationScope.nonCancellable(() => store.settleRun({ runId, ...settlement }));
+  } catch (error) {
+    if (isRunGone(error)) return runGone(runId);
+    throw error;
+  }
   markState(state);
   return state;
+}
+
+/** What the workflow returns when its run no longer exists (say, its project was deleted). */
+export const RUN_GONE_RESULT = 'run_gone';
+
+function runGone(runId: string): typeof RUN_GONE_RESULT {
+  // Nothing is left to settle or to report to: the workflow ends cleanly rather than retrying.
+  log.info('the run no longer exists; the workflow ends', { runId });
+  return RUN_GONE_RESULT;
+}
+
+/** A failed step: activities fail as `ActivityFailure`, local activities with the activity's own `ApplicationFailure`. */
+function isStepFailure(error: unknown): error is ActivityFailure | ApplicationFailure {
+  return error instanceof ActivityFailure || error instanceof ApplicationFailure;
+}
+
+function failureType(error: unknown): string | null {
+  const failure = error instanceof ActivityFailure ? error.cause : error;
+  return failure instanceof ApplicationFailure ? (failure.type ?? null) : null;
+}
+
+function isRunGone(error: unknown): boolean {
+  return isStepFailure(error) && failureType(error) === RUN_GONE_FAILURE_TYPE;
 }
 
 function cancelledSettlement(): Settlement {

@@ -6,6 +6,7 @@
  */
 
 import type { ModelProviderType } from '../../domain/model-catalog/types.ts';
+import type { ModelToolCall } from '../../domain/runs/transcript.ts';
 
 export type ProviderType = ModelProviderType;
 
@@ -14,14 +15,7 @@ export type JsonObjectSchema = Record<string, unknown>;
 
 export type ModelTool = { name: string; description: string; inputSchema: JsonObjectSchema };
 
-export type ModelToolCall = {
-  /** The provider's call id (synthesized when the vendor has none, e.g. Gemini). */
-  id: string;
-  name: string;
-  /** Parsed JSON arguments; `argumentsText` keeps the raw text when it did not parse. */
-  arguments: unknown;
-  argumentsText: string;
-};
+export type { ModelToolCall };
 
 /**
  * Opaque vendor state that an assistant turn must carry back, unchanged, to the same model in

@@ -1,10 +1,8 @@
 import { Context } from '@temporalio/activity';
-import type { Logger } from '../../config/logger.ts';
-import type { DatabaseHandle } from '../../db/client.ts';
 import { encodeEventCursor } from '../../domain/event-cursor.ts';
 import { REQUEST_TIMEOUT_MS } from '../../domain/webhooks/limits.ts';
 import type { WebhookStepOutcome } from '../../domain/webhooks/workflow.ts';
-import { type Clock, type ServiceContext, systemContext } from '../../services/service-context.ts';
+import type { ServiceContext } from '../../services/service-context.ts';
 import type { CredentialKeyring } from '../../services/credentials/keyring.ts';
 import { prepareWebhookAttempt, type WebhookAttempt } from '../../services/event-webhooks/delivery/prepare-attempt.ts';
 import { recordWebhookAttempt, type AttemptResult } from '../../services/event-webhooks/delivery/record-attempt.ts';
@@ -14,10 +12,9 @@ import { pinnedPost, type DestinationLookup, type PostOutcome } from './pinned-p
 import { webhookSignatureHeader } from './sign.ts';
 
 export type WebhookActivityDeps = {
-  database: DatabaseHandle;
+  /** The context of the worker's system work (no actor). */
+  system: () => ServiceContext;
   keyring: CredentialKeyring;
-  logger: Logger;
-  clock: Clock;
   /** SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK (development only). */
   allowPrivateNetwork: boolean;
   /** DNS for destinations; the system resolver unless a test gives its own. */
@@ -48,7 +45,7 @@ const BATCH_TYPE = 'oao.events';
 const HEARTBEAT_MS = 2_000;
 
 export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActivities {
-  const system = (): ServiceContext => systemContext({ db: deps.database.db, logger: deps.logger, clock: deps.clock });
+  const { system } = deps;
 
   /**
    * One step: prepare (or keep) a batch — unless the previous step's record already prepared it —
@@ -79,7 +76,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
       secrets = attempt.sealedSecrets.map((sealed) => deps.keyring.decrypt(sealed, webhookCredentialAad(webhookId)));
       if (secrets.length === 0) throw new Error('no signing secret');
     } catch {
-      deps.logger.warn('webhook signing secret cannot be decrypted with this worker\'s credential key', { webhookId });
+      ctx.logger.warn('webhook signing secret cannot be decrypted with this worker\'s credential key', { webhookId });
       return record({ kind: 'failure', errorCode: 'signing_key_unavailable', status: null, retryAfterMs: null }, ctx.clock.now());
     }
 
@@ -105,7 +102,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
     }).finally(() => clearInterval(heartbeat));
     const result = toAttemptResult(outcome);
     if (result.kind !== 'success') {
-      deps.logger.info('webhook delivery failed', { webhookId, batchId: attempt.batch.id, errorCode: result.kind === 'gone' ? 'endpoint_gone' : result.errorCode, status: outcome.kind === 'response' ? outcome.status : null });
+      ctx.logger.info('webhook delivery failed', { webhookId, batchId: attempt.batch.id, errorCode: result.kind === 'gone' ? 'endpoint_gone' : result.errorCode, status: outcome.kind === 'response' ? outcome.status : null });
     }
     return record(result, attemptedAt);
   };

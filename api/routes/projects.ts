@@ -5,13 +5,14 @@ import { CreateProjectInput } from '../../domain/projects.ts';
 import { createProject } from '../../services/projects/create.ts';
 import { deleteProject } from '../../services/projects/delete.ts';
 import { getProject, listProjects } from '../../services/projects/read.ts';
+import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { requireScopes } from '../middleware/scopes.ts';
 import { Uuid, validBody, validParams, validQuery } from '../validation.ts';
 
 const ProjectParams = v.object({ projectId: Uuid });
 
-export function projectRoutes() {
+export function projectRoutes(deps: AppDeps) {
   return new Hono<AppEnv>()
     .get('/projects', requireScopes('project:admin'), async (c) => {
       const query = validQuery(c, ListQuery);
@@ -27,6 +28,6 @@ export function projectRoutes() {
     })
     .delete('/projects/:projectId', requireScopes('project:admin'), async (c) => {
       const { projectId } = validParams(c, ProjectParams);
-      return c.json(await deleteProject({ ctx: c.var.ctx, input: { projectId } }));
+      return c.json(await deleteProject({ ctx: c.var.ctx, deps, input: { projectId } }));
     });
 }

@@ -1,6 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { modelInvocations, runs, sessions } from '../../db/schema/index.ts';
 import { EVENT_KINDS } from '../../domain/runs/events.ts';
+import { NotFoundError } from '../../domain/errors.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvent } from '../events/append.ts';
 import { withTransaction } from '../transaction.ts';
@@ -9,7 +10,7 @@ export type InvocationUsage = { inputTokens: number; outputTokens: number; cache
 
 async function runOf(ctx: ServiceContext, runId: string) {
   const [run] = await ctx.db.select().from(runs).where(eq(runs.id, runId));
-  if (!run) throw new Error(`run ${runId} does not exist`);
+  if (!run) throw new NotFoundError('No run with that id');
   return run;
 }
 

@@ -1,5 +1,6 @@
 import { and, count, eq } from 'drizzle-orm';
 import { runs, runTurnReservations } from '../../db/schema/index.ts';
+import { NotFoundError } from '../../domain/errors.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
 
@@ -15,7 +16,7 @@ export async function reserveModelTurn(
 ): Promise<{ reserved: true; ordinal: number } | { reserved: false }> {
   return withTransaction(ctx, async (tx) => {
     const [run] = await tx.db.select({ organizationId: runs.organizationId, projectId: runs.projectId }).from(runs).where(eq(runs.id, input.runId)).for('update');
-    if (!run) throw new Error(`run ${input.runId} does not exist`);
+    if (!run) throw new NotFoundError('No run with that id');
     const [existing] = await tx.db
       .select({ ordinal: runTurnReservations.ordinal })
       .from(runTurnReservations)

@@ -1,10 +1,11 @@
-import { and, eq } from 'drizzle-orm';
-import { projects } from '../../db/schema/index.ts';
+import { and, eq, isNull } from 'drizzle-orm';
+import { projects, runs } from '../../db/schema/index.ts';
 import { ConflictError, ForbiddenError } from '../../domain/errors.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
+import type { RunStarter } from '../runs/run-starter.ts';
 import { assertOrganizationAdministrator } from './authorize.ts';
 
 /**
@@ -12,9 +13,19 @@ import { assertOrganizationAdministrator } from './authorize.ts';
  * `projects.id` with ON DELETE CASCADE, so one delete removes agents, sessions, runs, events,
  * audit trail and the rest. Organization-shared rows are untouched. Refused for the project the
  * caller acts in and for the organization's last project. Objects in storage stay (operator
- * cleans `workspace-backups/` and `run-files/`).
+ * cleans `workspace-backups/` and `run-files/`). After commit, the workflow of every run that was
+ * still unsettled is told to stop: it finds its run gone and ends at once, instead of waiting for
+ * a tool result or a deadline that will never come.
  */
-export async function deleteProject({ ctx, input }: { ctx: ServiceContext; input: { projectId: string } }): Promise<{ id: string; deleted: true }> {
+export async function deleteProject({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: { runStarter: RunStarter };
+  input: { projectId: string };
+}): Promise<{ id: string; deleted: true }> {
   const actor = requireActor(ctx);
   assertOrganizationAdministrator(actor);
   return withTransaction(ctx, async (tx) => {
@@ -23,7 +34,9 @@ export async function deleteProject({ ctx, input }: { ctx: ServiceContext; input
     if (!rows.some((row) => row.id === input.projectId)) throw new ForbiddenError('The project is outside the principal organization');
     if (input.projectId === actor.projectId) throw new ConflictError('The project the caller is acting in cannot be deleted');
     if (rows.length <= 1) throw new ConflictError("The organization's last project cannot be deleted");
+    const unsettled = await tx.db.select({ id: runs.id }).from(runs).where(and(eq(runs.projectId, input.projectId), isNull(runs.settledAt)));
     await tx.db.delete(projects).where(and(eq(projects.id, input.projectId), eq(projects.organizationId, actor.organizationId)));
+    for (const run of unsettled) tx.afterCommit.push(() => deps.runStarter.requestCancellation(run.id));
     await recordAudit(tx, { action: 'project.deleted', targetType: 'project', targetId: input.projectId });
     return { id: input.projectId, deleted: true as const };
   });

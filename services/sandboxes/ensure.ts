@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { agentVersions, runs, sandboxes, sandboxProviders, sessions } from '../../db/schema/index.ts';
 import type { RestrictedEgress } from '../../db/schema/connections.ts';
 import type { AgentConfig } from '../../domain/agent-config/index.ts';
+import { NotFoundError } from '../../domain/errors.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
 
@@ -32,7 +33,7 @@ export async function workspaceOwnerOf(ctx: ServiceContext, sessionId: string): 
  */
 export async function ensureRunSandbox(ctx: ServiceContext, input: { runId: string }): Promise<RunSandbox | null> {
   const [run] = await ctx.db.select({ sessionId: runs.sessionId, agentVersionId: runs.agentVersionId, organizationId: runs.organizationId, projectId: runs.projectId }).from(runs).where(eq(runs.id, input.runId));
-  if (!run) throw new Error(`run ${input.runId} does not exist`);
+  if (!run) throw new NotFoundError('No run with that id');
   const [version] = await ctx.db.select({ config: agentVersions.config }).from(agentVersions).where(eq(agentVersions.id, run.agentVersionId));
   const policy = (version!.config as unknown as AgentConfig).sandbox;
   if (!policy.enabled || policy.provider === null || policy.snapshotId === null) return null;
@@ -40,7 +41,7 @@ export async function ensureRunSandbox(ctx: ServiceContext, input: { runId: stri
     .select()
     .from(sandboxProviders)
     .where(and(eq(sandboxProviders.organizationId, run.organizationId), eq(sandboxProviders.key, policy.provider)));
-  if (!provider) throw new Error(`sandbox provider "${policy.provider}" of the pinned version no longer exists`);
+  if (!provider) throw new NotFoundError(`The sandbox provider "${policy.provider}" of the pinned version no longer exists`);
   const workspaceSessionId = await workspaceOwnerOf(ctx, run.sessionId);
   const sandbox = await withTransaction(ctx, async (tx) => {
     const now = tx.clock.now();

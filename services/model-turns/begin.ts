@@ -1,0 +1,60 @@
+import type { AgentConfig } from '../../domain/agent-config/index.ts';
+import { sandboxToolDefinitions } from '../../domain/sandbox/tools.ts';
+import type { CredentialKeyring } from '../credentials/keyring.ts';
+import { failModelInvocation, startModelInvocation } from '../model-invocations/record-invocation.ts';
+import { reserveModelTurn } from '../model-invocations/reserve-turn.ts';
+import { resolveRunModel, type RunModel } from '../model-invocations/resolve-model.ts';
+import type { DeploymentPreset } from '../model-presets/deployment.ts';
+import type { MessageRow } from '../runs/public.ts';
+import { loadRunContext } from '../runs/load-run-context.ts';
+import type { ServiceContext } from '../service-context.ts';
+import { withTransaction } from '../transaction.ts';
+
+/** A tool as the model is offered it: the published definition without owner or approval. */
+export type OfferedTool = { name: string; description: string; inputSchema: Record<string, unknown> };
+
+export type ModelTurnPlan =
+  /** The run's turn budget is spent: the model is not called. */
+  | { kind: 'budget_exhausted'; maxTurns: number }
+  /** The preset or provider cannot be used (recorded as a failed invocation): not retryable. */
+  | { kind: 'unavailable'; errorCode: string; errorExplanation: string }
+  /** Call the model with this: the resolved model and key, the instructions, transcript and tools. */
+  | { kind: 'ready'; model: RunModel; systemPrompt: string; transcript: MessageRow[]; tools: OfferedTool[] };
+
+/**
+ * The first half of one model attempt (for the runtime): reserves the turn in the run's durable
+ * budget and records the attempt as started (with the turn's "Model call started" event on its
+ * first attempt) in one transaction, then resolves the pinned preset to a provider and key.
+ * Idempotent on `(runId, turnId, attempt)`: a replay reuses the reservation and the attempt
+ * row. The vendor call itself is the caller's; `finishModelTurn` records how it ended.
+ */
+export async function beginModelTurn({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: { keyring: CredentialKeyring; deploymentPresets: readonly DeploymentPreset[] };
+  input: { runId: string; turnId: string; attempt: number };
+}): Promise<ModelTurnPlan> {
+  const context = await loadRunContext(ctx.db, input.runId);
+  const config = context.agentVersion.config as unknown as AgentConfig;
+  return withTransaction(ctx, async (tx) => {
+    const reservation = await reserveModelTurn(tx, { runId: input.runId, turnId: input.turnId, maxTurns: config.limits.maxTurns });
+    if (!reservation.reserved) return { kind: 'budget_exhausted', maxTurns: config.limits.maxTurns };
+    await startModelInvocation(tx, input);
+    const model = await resolveRunModel(tx, {
+      organizationId: context.run.organizationId,
+      projectId: context.run.projectId,
+      presetKey: config.modelPreset,
+      keyring: deps.keyring,
+      deploymentPresets: deps.deploymentPresets,
+    });
+    if ('unavailable' in model) {
+      await failModelInvocation(tx, { ...input, errorCode: model.errorCode, errorExplanation: model.errorExplanation, providerFinishReason: null });
+      return { kind: 'unavailable', errorCode: model.errorCode, errorExplanation: model.errorExplanation };
+    }
+    const tools = [...config.tools, ...sandboxToolDefinitions(config.sandbox)].map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema as Record<string, unknown> }));
+    return { kind: 'ready', model, systemPrompt: config.systemPrompt, transcript: context.messages, tools };
+  });
+}

@@ -1,0 +1,46 @@
+import type { ModelToolCall } from '../../domain/runs/transcript.ts';
+import { completeModelInvocation, failModelInvocation, type InvocationUsage } from '../model-invocations/record-invocation.ts';
+import { appendRunMessage } from '../runs/append-message.ts';
+import type { ServiceContext } from '../service-context.ts';
+import { withTransaction } from '../transaction.ts';
+
+export type ModelTurnOutcome =
+  | {
+      kind: 'succeeded';
+      text: string;
+      toolCalls: ModelToolCall[];
+      /** Opaque vendor state the next request of the same model needs back (never shown). */
+      replay: unknown;
+      usage: InvocationUsage;
+      finishReason: string;
+      providerFinishReason: string | null;
+      thinking: string | null;
+    }
+  | { kind: 'failed'; errorCode: string; errorExplanation: string; providerFinishReason: string | null };
+
+/**
+ * The second half of one model attempt (for the runtime): a success completes the attempt
+ * (its usage added to the session's counters) and appends the turn's assistant message, keyed
+ * by the turn id, in one transaction; a failure is recorded on the attempt with a bounded, safe
+ * explanation. Idempotent: a replay completes nothing twice and appends no second message. 404
+ * when the run is gone.
+ */
+export async function finishModelTurn({ ctx, input }: { ctx: ServiceContext; input: { runId: string; turnId: string; attempt: number; outcome: ModelTurnOutcome } }): Promise<void> {
+  const { runId, turnId, attempt, outcome } = input;
+  if (outcome.kind === 'failed') {
+    await failModelInvocation(ctx, { runId, turnId, attempt, errorCode: outcome.errorCode, errorExplanation: outcome.errorExplanation, providerFinishReason: outcome.providerFinishReason });
+    return;
+  }
+  await withTransaction(ctx, async (tx) => {
+    await completeModelInvocation(tx, {
+      runId,
+      turnId,
+      attempt,
+      usage: outcome.usage,
+      finishReason: outcome.finishReason,
+      providerFinishReason: outcome.providerFinishReason,
+      thinking: outcome.thinking,
+    });
+    await appendRunMessage(tx, { runId, stepKey: turnId, role: 'assistant', content: { text: outcome.text, toolCalls: outcome.toolCalls, replay: outcome.replay ?? null } });
+  });
+}

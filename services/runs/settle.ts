@@ -1,0 +1,46 @@
+import { eq } from 'drizzle-orm';
+import { runs } from '../../db/schema/index.ts';
+import { NotFoundError } from '../../domain/errors.ts';
+import { EVENT_KINDS } from '../../domain/runs/events.ts';
+import { isSettled, type RunState, type SettledRunState } from '../../domain/runs/states.ts';
+import type { RunFailure } from '../../domain/sessions/run-failure.ts';
+import { appendProductEvent } from '../events/append.ts';
+import type { ServiceContext } from '../service-context.ts';
+import { cancelOpenToolCalls } from '../tool-calls/cancel-open.ts';
+import { withTransaction } from '../transaction.ts';
+import { transitionRun } from './transition.ts';
+
+export type SettleRunInput = {
+  runId: string;
+  state: SettledRunState;
+  failure: RunFailure | null;
+  /** The run failed because a model invocation did: `model.invocation_failed` is written too. */
+  invocationFailed: boolean;
+};
+
+/**
+ * Settles a run exactly once (for the runtime): its open tool calls are cancelled, the run moves
+ * to `state` with its failure, and a failed model invocation gets its `model.invocation_failed`
+ * event, all in one transaction. Idempotent: a settled run keeps the state it settled in, which
+ * is returned. 404 when the run is gone.
+ */
+export async function settleRun({ ctx, input }: { ctx: ServiceContext; input: SettleRunInput }): Promise<RunState> {
+  return withTransaction(ctx, async (tx) => {
+    const [run] = await tx.db.select().from(runs).where(eq(runs.id, input.runId)).for('update');
+    if (!run) throw new NotFoundError('No run with that id');
+    if (isSettled(run.state)) return run.state;
+    if (input.invocationFailed && input.failure) {
+      await appendProductEvent(tx, {
+        organizationId: run.organizationId,
+        projectId: run.projectId,
+        aggregateType: 'run',
+        aggregateId: run.id,
+        kind: EVENT_KINDS.modelInvocationFailed,
+        publicPayload: { runId: run.id, sessionId: run.sessionId, errorCode: input.failure.errorCode, errorExplanation: input.failure.errorExplanation },
+      });
+    }
+    await cancelOpenToolCalls(tx, { runId: run.id });
+    const settled = await transitionRun(tx, { runId: run.id, to: input.state, failure: input.failure });
+    return settled.state;
+  });
+}

@@ -1,0 +1,38 @@
+import { asc, eq, inArray } from 'drizzle-orm';
+import { attachments, storageProviders } from '../../db/schema/index.ts';
+import type { ServiceContext } from '../service-context.ts';
+import type { StorageProviderRow } from '../storage-providers/public.ts';
+import { latestWorkspaceBackup, type WorkspaceBackupRow } from './backups.ts';
+import { ensureRunSandbox, type RunSandbox } from './ensure.ts';
+
+export type AttachmentRow = typeof attachments.$inferSelect;
+
+export type RunWorkspaceInputs = {
+  target: RunSandbox;
+  /** The newest backup generation, to unpack into a workspace this worker does not have. */
+  latestBackup: { backup: WorkspaceBackupRow; provider: StorageProviderRow } | null;
+  /** The run's attachments in submission order, each with the connection holding it (null when it is gone). */
+  attachments: Array<{ file: AttachmentRow; provider: StorageProviderRow | null }>;
+};
+
+/**
+ * What the runtime needs to prepare a run's workspace before its first model turn: the
+ * session's sandbox (created on first use), the latest backup to restore from, and the run's
+ * attachments with their storage connections. Null when the pinned version has no sandbox.
+ * Reads only (besides the sandbox row); the transfers are the caller's.
+ */
+export async function loadRunWorkspaceInputs({ ctx, input }: { ctx: ServiceContext; input: { runId: string } }): Promise<RunWorkspaceInputs | null> {
+  const target = await ensureRunSandbox(ctx, { runId: input.runId });
+  if (!target) return null;
+  const backup = await latestWorkspaceBackup(ctx, { projectId: target.sandbox.projectId, workspaceSessionId: target.sandbox.workspaceSessionId });
+  const files = await ctx.db.select().from(attachments).where(eq(attachments.runId, input.runId)).orderBy(asc(attachments.position));
+  const providerIds = [...new Set([...files.map((file) => file.storageProviderId), ...(backup ? [backup.storageProviderId] : [])])];
+  const providers = providerIds.length === 0 ? [] : await ctx.db.select().from(storageProviders).where(inArray(storageProviders.id, providerIds));
+  const byId = new Map(providers.map((provider) => [provider.id, provider]));
+  const backupProvider = backup ? byId.get(backup.storageProviderId) : undefined;
+  return {
+    target,
+    latestBackup: backup && backupProvider ? { backup, provider: backupProvider } : null,
+    attachments: files.map((file) => ({ file, provider: byId.get(file.storageProviderId) ?? null })),
+  };
+}
