@@ -37,7 +37,7 @@ import { eq, inArray } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { createApp } from '../api/app.ts';
-import { createAppDeps } from '../api/server.ts';
+import { createAppDeps } from '../scripts/app-deps.ts';
 import { createLogger } from '../config/logger.ts';
 import { parseSettings } from '../config/settings.ts';
 import { openDatabase, type Database, type DatabaseHandle } from '../db/client.ts';
@@ -93,8 +93,7 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
         settings: appSettings,
         logger,
         database: workerDatabase.handle,
-        keyring: deps.keyring,
-        deploymentPresets: deps.deploymentPresets,
+        dependencies: { keyring: deps.keyring, deploymentPresets: deps.deploymentPresets, sandboxSnapshots: deps.sandboxSnapshots },
         temporal: { address: devServer.address, namespace: devServer.namespace, taskQueue: `bench-run-${randomUUID()}` },
       });
       starter.target = runtime.runStarter;

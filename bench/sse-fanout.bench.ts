@@ -17,7 +17,7 @@ import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { serve } from '@hono/node-server';
 import { createApp } from '../api/app.ts';
-import { createAppDeps } from '../api/server.ts';
+import { createAppDeps } from '../scripts/app-deps.ts';
 import { createLogger } from '../config/logger.ts';
 import { parseSettings } from '../config/settings.ts';
 import { openDatabase } from '../db/client.ts';

@@ -21,7 +21,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createApp } from '../api/app.ts';
-import { createAppDeps } from '../api/server.ts';
+import { createAppDeps } from '../scripts/app-deps.ts';
 import { createLogger } from '../config/logger.ts';
 import { parseSettings } from '../config/settings.ts';
 import { openDatabase } from '../db/client.ts';
@@ -51,8 +51,7 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
         settings: appSettings,
         logger,
         database,
-        keyring: deps.keyring,
-        deploymentPresets: deps.deploymentPresets,
+        dependencies: { keyring: deps.keyring, deploymentPresets: deps.deploymentPresets, sandboxSnapshots: deps.sandboxSnapshots },
         temporal: { address: devServer.address, namespace: devServer.namespace, taskQueue: `bench-webhooks-${randomUUID()}` },
         eventTail: deps.eventTail,
       });

@@ -4,6 +4,8 @@ import { createLogger } from '../config/logger.ts';
 import { parseSettingsOrExit } from '../config/settings.ts';
 import { openConfiguredDatabase } from '../db/open.ts';
 import { startApiServer } from '../api/server.ts';
+import { createAppDeps } from './app-deps.ts';
+import { loadSettingsDependencies } from './dependencies.ts';
 import { connectTemporal } from '../temporal/client.ts';
 import { startDevServer } from '../temporal/dev-server.ts';
 import { createTemporalRunStarter } from '../temporal/run-starter.ts';
@@ -26,7 +28,7 @@ const devServer = settings.temporal.address
 const address = settings.temporal.address ?? devServer!.address;
 const temporal = await connectTemporal({ address, namespace: settings.temporal.namespace });
 const runStarter = createTemporalRunStarter({ client: temporal.client, taskQueue: runtimeTaskQueue(settings), logger });
-const api = await startApiServer({ settings, logger, database, runStarter });
+const api = await startApiServer(await createAppDeps({ settings, logger, database, runStarter, dependencies: loadSettingsDependencies(settings) }));
 logger.info('api listening', { url: `${api.url}/v1`, console: `${api.url}/` });
 
 const stop = async (signal: NodeJS.Signals) => {

@@ -2,16 +2,12 @@ import { existsSync } from 'node:fs';
 import { createActivities } from '../activities/index.ts';
 import { createSandboxBrowsers } from '../activities/sandbox/browser/browser-tools.ts';
 import { createLocalSandboxDriver } from '../activities/sandbox/local/driver.ts';
-import type { Snapshot } from '../domain/sandbox/snapshot-registry.ts';
-import { loadSnapshotRegistry } from '../services/sandbox-providers/snapshots.ts';
 import type { DestinationLookup } from '../activities/webhooks/pinned-post.ts';
 import { createPlatformToolRegistry, type PlatformToolHandler } from '../activities/platform-tools/registry.ts';
 import type { Logger } from '../config/logger.ts';
 import type { Settings } from '../config/settings.ts';
 import type { DatabaseHandle } from '../db/client.ts';
 import { systemClock, type Clock, systemContext } from '../services/service-context.ts';
-import type { CredentialKeyring } from '../services/credentials/keyring.ts';
-import type { DeploymentPreset } from '../services/model-presets/deployment.ts';
 import { createProjectEventTail, type ProjectEventTail } from '../services/background/project-event-tail.ts';
 import { createWebhookDispatcher } from '../services/background/webhook-dispatcher.ts';
 import { startRunReconciler } from '../services/background/reconcile-queued-runs.ts';
@@ -19,13 +15,14 @@ import { connectTemporal, type TemporalClientHandle } from '../temporal/client.t
 import { createTemporalRunStarter } from '../temporal/run-starter.ts';
 import { createTemporalWebhookWaker } from '../temporal/webhook-waker.ts';
 import { createRuntimeWorker, type RuntimeWorker } from '../temporal/worker.ts';
+import type { SettingsDependencies } from './dependencies.ts';
 
 export type RuntimeOptions = {
   settings: Settings;
   logger: Logger;
   database: DatabaseHandle;
-  keyring: CredentialKeyring;
-  deploymentPresets: readonly DeploymentPreset[];
+  /** Loaded once by the entry point (scripts/dependencies.ts) and shared with the API. */
+  dependencies: SettingsDependencies;
   temporal: { address: string; namespace: string; taskQueue: string };
   clock?: Clock;
   /** How often queued runs without a workflow are (re)started. */
@@ -36,8 +33,6 @@ export type RuntimeOptions = {
   eventTail?: ProjectEventTail;
   /** DNS for webhook destinations (tests map names to local receivers); the system resolver by default. */
   webhookLookup?: DestinationLookup;
-  /** The snapshot registry when already loaded (`npm start` shares the API's); else read from settings. */
-  sandboxSnapshots?: readonly Snapshot[];
   /** How often the webhook dispatcher re-reads the webhooks table besides its NOTIFY wake-ups. */
   webhookRefreshIntervalMs?: number;
 };
@@ -71,16 +66,16 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const activities = createActivities({
     database,
     platformTools: createPlatformToolRegistry(options.platformTools),
-    keyring: options.keyring,
+    keyring: options.dependencies.keyring,
     modelBaseUrls: settings.modelBaseUrls,
-    deploymentPresets: options.deploymentPresets,
+    deploymentPresets: options.dependencies.deploymentPresets,
     logger,
     clock,
     webhooksAllowPrivateNetwork: settings.webhooksAllowPrivateNetwork,
     eventTail,
     sandboxDriver,
     sandboxBrowsers,
-    sandboxSnapshots: options.sandboxSnapshots ?? loadSnapshotRegistry(settings.sandbox.snapshotsFile),
+    sandboxSnapshots: options.dependencies.sandboxSnapshots,
     ...(options.webhookLookup ? { webhookLookup: options.webhookLookup } : {}),
   });
   const worker = await createRuntimeWorker({ ...temporal, logger, activities });

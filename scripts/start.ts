@@ -4,9 +4,9 @@ import { createLogger } from '../config/logger.ts';
 import { parseSettingsOrExit } from '../config/settings.ts';
 import { openConfiguredDatabase } from '../db/open.ts';
 import { startApiServer } from '../api/server.ts';
+import { createAppDeps } from './app-deps.ts';
+import { loadSettingsDependencies } from './dependencies.ts';
 import { startDevServer, type DevServer } from '../temporal/dev-server.ts';
-import { keyringFromSettings } from '../services/credentials/keyring.ts';
-import { loadDeploymentPresets } from '../services/model-presets/deployment.ts';
 import { runtimeTaskQueue } from '../temporal/task-queues.ts';
 import { installWorkerRuntime } from '../temporal/worker.ts';
 import { createRuntime } from './runtime.ts';
@@ -34,18 +34,16 @@ try {
     webUi = devServer.uiUrl;
   }
   const database = await openConfiguredDatabase(settings);
-  const keyring = keyringFromSettings(settings);
-  const deploymentPresets = loadDeploymentPresets(settings.deploymentPresetsFile);
+  const dependencies = loadSettingsDependencies(settings);
   const taskQueue = runtimeTaskQueue(settings);
   const runtime = await createRuntime({
     settings,
     logger,
     database,
-    keyring,
-    deploymentPresets,
+    dependencies,
     temporal: { address: temporalAddress, namespace: settings.temporal.namespace, taskQueue },
   });
-  const api = await startApiServer({ settings, logger, database, runStarter: runtime.runStarter, keyring, deploymentPresets, eventTail: runtime.eventTail });
+  const api = await startApiServer(await createAppDeps({ settings, logger, database, runStarter: runtime.runStarter, dependencies, eventTail: runtime.eventTail }));
   const workerRunning = runtime.run();
 
   const lines = [

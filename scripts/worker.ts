@@ -5,10 +5,9 @@ import { parseSettingsOrExit, SettingsError } from '../config/settings.ts';
 import { devServerConfigFileName } from '../temporal/dev-server-config.ts';
 import { startDevServer, type DevServer } from '../temporal/dev-server.ts';
 import { openConfiguredDatabase } from '../db/open.ts';
-import { keyringFromSettings } from '../services/credentials/keyring.ts';
-import { loadDeploymentPresets } from '../services/model-presets/deployment.ts';
 import { runtimeTaskQueue } from '../temporal/task-queues.ts';
 import { installWorkerRuntime } from '../temporal/worker.ts';
+import { loadSettingsDependencies } from './dependencies.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
 
 /**
@@ -45,9 +44,7 @@ try {
   const { address, namespace } = await temporalTarget();
   const taskQueue = runtimeTaskQueue(settings);
   const database = await openConfiguredDatabase(settings);
-  const keyring = keyringFromSettings(settings);
-  const deploymentPresets = loadDeploymentPresets(settings.deploymentPresetsFile);
-  runtime = await createRuntime({ settings, logger, database, keyring, deploymentPresets, temporal: { address, namespace, taskQueue } });
+  runtime = await createRuntime({ settings, logger, database, dependencies: loadSettingsDependencies(settings), temporal: { address, namespace, taskQueue } });
   if (stopSignal) {
     await runtime.shutdown();
   } else {

@@ -13,8 +13,9 @@ import type { Logger } from '../config/logger.ts';
 
 /**
  * The runtime worker: polls one task queue for the workflows exported by workflows/index.ts and
- * the activities it is given. The worker process's composition root (scripts/worker.ts) builds
- * the activities and passes them in, so this file knows nothing about their dependencies.
+ * the activities it is given. The worker side's composition root (scripts/runtime.ts, used by
+ * `npm run worker`, `npm start` and the tests) builds the activities and passes them in, so this
+ * file knows nothing about their dependencies.
  */
 
 /** Absolute path of the workflow bundle's entry; the SDK bundles it (and its `.ts` imports) with webpack as is. */
@@ -25,8 +26,8 @@ export type RuntimeWorkerOptions = {
   namespace: string;
   taskQueue: string;
   logger: Logger;
-  /** Activity implementations by name; none until the run workflow lands. */
-  activities?: object;
+  /** Activity implementations by name (activities/index.ts `createActivities`, built by scripts/runtime.ts). */
+  activities: object;
 };
 
 export type RuntimeWorker = {
@@ -46,7 +47,7 @@ export async function createRuntimeWorker(options: RuntimeWorkerOptions): Promis
   const connection = await NativeConnection.connect({ address });
   let worker: Worker;
   try {
-    worker = await Worker.create({ connection, namespace, taskQueue, workflowBundle, activities: options.activities ?? {} });
+    worker = await Worker.create({ connection, namespace, taskQueue, workflowBundle, activities: options.activities });
   } catch (error) {
     await connection.close();
     throw error;

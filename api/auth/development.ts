@@ -30,7 +30,8 @@ export function developmentAuthProvider(deps: AppDeps): AuthProvider {
   const secure = deps.settings.appOrigin.startsWith('https:');
   const routes = new Hono<AppEnv>();
 
-  routes.get('/provider', (c) => c.json({ mode: 'development', loginPath: '/v1/auth/development/login', logoutSupported: true }));
+  // Spec 3 "Modes": development mode has no logout button, so the console is told not to show one.
+  routes.get('/provider', (c) => c.json({ mode: 'development', loginPath: '/v1/auth/development/login', logoutSupported: false }));
 
   routes.post('/development/login', async (c) => {
     if (c.req.header('origin') !== deps.settings.appOrigin) throw new ForbiddenError(ORIGIN_NOT_ALLOWED);

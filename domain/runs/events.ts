@@ -15,6 +15,3 @@ export const EVENT_KINDS = {
   modelRetryScheduled: 'model.retry_scheduled',
   modelInvocationFailed: 'model.invocation_failed',
 } as const;
-
-/** The fixed neutral user message recorded when a turn carries files but no text (spec 2). */
-export const FILES_ONLY_USER_MESSAGE = 'The user attached files.';

@@ -39,7 +39,8 @@ describe('development login', () => {
   it('GET /auth/provider reports the mode without authentication', async () => {
     const response = await t.request('GET', '/v1/auth/provider');
     expect(response.status).toBe(200);
-    expect((await response.json()).mode).toBe('development');
+    // Spec 3: development mode has no logout button.
+    expect(await response.json()).toEqual({ mode: 'development', loginPath: '/v1/auth/development/login', logoutSupported: false });
   });
 
   it('cookie mutations need the exact allowed Origin', async () => {

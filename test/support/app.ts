@@ -5,7 +5,7 @@ import { createLogger, type Logger } from '../../config/logger.ts';
 import { parseSettings, type Settings } from '../../config/settings.ts';
 import { createApp } from '../../api/app.ts';
 import { isMutation } from '../../api/mutations.ts';
-import { createAppDeps } from '../../api/server.ts';
+import { createAppDeps } from '../../scripts/app-deps.ts';
 import type { AppDeps } from '../../api/deps.ts';
 import { systemClock, type Clock } from '../../services/service-context.ts';
 import type { RunStarter } from '../../services/runs/run-starter.ts';

@@ -1,0 +1,38 @@
+import type { AppDeps } from '../api/deps.ts';
+import type { Logger } from '../config/logger.ts';
+import type { Settings } from '../config/settings.ts';
+import type { DatabaseHandle } from '../db/client.ts';
+import { ensureDevelopmentTenant } from '../services/auth/development-tenant.ts';
+import { createProjectEventTail, type ProjectEventTail } from '../services/background/project-event-tail.ts';
+import { createLoggingRunStarter } from '../services/runs/logging-run-starter.ts';
+import type { RunStarter } from '../services/runs/run-starter.ts';
+import { systemClock, systemContext, type Clock } from '../services/service-context.ts';
+import { loadSettingsDependencies, type SettingsDependencies } from './dependencies.ts';
+
+export type AppDepsOptions = {
+  settings: Settings;
+  logger: Logger;
+  database: DatabaseHandle;
+  clock?: Clock;
+  /** How committed runs reach the runtime; without one, runs wait for the worker's reconciler. */
+  runStarter?: RunStarter;
+  /** Loaded once by the entry point (shared with the worker under `npm start`); else loaded here. */
+  dependencies?: SettingsDependencies;
+  /** The process's shared event tail when the worker runs in the same process (`npm start`). */
+  eventTail?: ProjectEventTail;
+};
+
+/**
+ * The API process's composition root: everything api/app.ts mounts its routes with, wired once.
+ * Starts the event tail and, in development mode, makes sure the development tenant exists.
+ */
+export async function createAppDeps(options: AppDepsOptions): Promise<AppDeps> {
+  const { settings, logger, database } = options;
+  const clock = options.clock ?? systemClock;
+  const dependencies = options.dependencies ?? loadSettingsDependencies(settings);
+  const eventTail = options.eventTail ?? createProjectEventTail({ database, logger });
+  await eventTail.start();
+  if (settings.authMode === 'development') await ensureDevelopmentTenant(systemContext({ db: database.db, logger, clock }));
+  const runStarter = options.runStarter ?? createLoggingRunStarter(logger);
+  return { settings, logger, database, clock, eventTail, runStarter, ...dependencies };
+}
