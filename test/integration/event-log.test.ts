@@ -4,7 +4,7 @@ import { asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../config/logger.ts';
 import { organizations, productEvents, projectEventCounters, projects } from '../../db/schema/index.ts';
-import type { ServiceContext } from '../../services/service-context.ts';
+import { type ServiceContext, systemContext } from '../../services/service-context.ts';
 import { appendProductEvent, appendProductEvents } from '../../services/events/append.ts';
 import { createProjectEventTail, type EventSubscription } from '../../services/background/project-event-tail.ts';
 import { latestProjectPosition, readProductEvents } from '../../services/events/read.ts';
@@ -37,15 +37,7 @@ async function createProject(): Promise<string> {
 }
 
 function serviceContext(): ServiceContext {
-  return {
-    db: database.db,
-    inTransaction: false,
-    afterCommit: [],
-    actor: null,
-    requestId: null,
-    logger,
-    clock: { now: () => new Date() },
-  };
+  return systemContext({ db: database.db, logger });
 }
 
 /** One writer: `count` appends, each in its own transaction, over its aggregates round-robin. */

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages, productEvents, toolCalls } from '../../db/schema/index.ts';
-import { RUN_WORKFLOW_TYPE, runWorkflowId } from '../../domain/runs/search-attributes.ts';
+import { RUN_WORKFLOW_TYPE, runWorkflowId } from '../../domain/runs/workflow.ts';
 import { startRunFixture } from '../support/run-fixture.ts';
 import { addNumbersTool } from '../support/platform-tools.ts';
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projects } from '../../db/schema/index.ts';
 import { runWorkflowId } from '../../domain/runs/workflow.ts';
 import { RUN_GONE_RESULT } from '../../workflows/run.ts';
+import { lookupOrderTool } from '../support/platform-tools.ts';
 import { startRunFixture } from '../support/run-fixture.ts';
 
 /**
@@ -13,15 +14,6 @@ import { startRunFixture } from '../support/run-fixture.ts';
  */
 let f: Awaited<ReturnType<typeof startRunFixture>>;
 let admin: string;
-
-const lookupOrder = {
-  name: 'lookup_order',
-  description: 'Looks up an order',
-  owner: 'caller',
-  approval: 'never',
-  inputSchema: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] },
-  outputSchema: { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] },
-};
 
 beforeAll(async () => {
   f = await startRunFixture();
@@ -40,7 +32,7 @@ async function runInNewProject(initialMessage: string) {
   const base = `/projects/${project.body.id}`;
   const [provider] = (await request('GET', `${base}/model-providers`)).body.data;
   expect((await request('POST', `${base}/model-presets`, { key: 'fast', displayName: 'Fast', providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {} })).status).toBe(201);
-  const agent = await request('POST', `${base}/agents`, { name: 'Doomed agent', initialConfig: { systemPrompt: 'Use tools.', modelPreset: 'fast', tools: [lookupOrder], limits: { maxTurns: 4 } } });
+  const agent = await request('POST', `${base}/agents`, { name: 'Doomed agent', initialConfig: { systemPrompt: 'Use tools.', modelPreset: 'fast', tools: [lookupOrderTool], limits: { maxTurns: 4 } } });
   expect(agent.status, JSON.stringify(agent.body)).toBe(201);
   const session = await request('POST', `${base}/sessions`, { agentId: agent.body.id, initialMessage });
   expect(session.status).toBe(201);

@@ -7,3 +7,13 @@ export const addNumbersTool = {
   inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
   outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
 };
+
+/** `lookup_order`, a caller-owned tool: the run waits for an integration to claim and answer it. */
+export const lookupOrderTool = {
+  name: 'lookup_order',
+  description: 'Looks up an order',
+  owner: 'caller',
+  approval: 'never',
+  inputSchema: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] },
+  outputSchema: { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] },
+};
