@@ -11,6 +11,7 @@ import { systemClock, type Clock, systemContext } from '../services/service-cont
 import { createProjectEventTail, type ProjectEventTail } from '../services/background/project-event-tail.ts';
 import { createWebhookDispatcher } from '../services/background/webhook-dispatcher.ts';
 import { startRunReconciler } from '../services/background/reconcile-queued-runs.ts';
+import { startOrphanedUploadSweeper } from '../services/background/sweep-orphaned-uploads.ts';
 import { connectTemporal, type TemporalClientHandle } from '../temporal/client.ts';
 import { createTemporalRunStarter } from '../temporal/run-starter.ts';
 import { createTemporalWebhookWaker } from '../temporal/webhook-waker.ts';
@@ -27,6 +28,8 @@ export type RuntimeOptions = {
   clock?: Clock;
   /** How often queued runs without a workflow are (re)started. */
   reconcileIntervalMs?: number;
+  /** How often uploads no attachment references are swept from `run-files/` (hourly by default). */
+  orphanedUploadSweepIntervalMs?: number;
   /** Handlers of platform-owned tools; none by default (such tools then fail visibly). */
   platformTools?: Record<string, PlatformToolHandler>;
   /** The process's shared event tail (`npm start` shares it with the API); else one is created. */
@@ -44,13 +47,14 @@ export type Runtime = {
   eventTail: ProjectEventTail;
   /** Polls until `shutdown()`. */
   run(): Promise<void>;
-  /** Stops the reconciler, drains the worker, closes the client. */
+  /** Stops the reconciler and the upload sweeper, drains the worker, closes the client. */
   shutdown(): Promise<void>;
 };
 
 /**
  * The worker side of the service, wired once: the Temporal worker with every activity, the
- * Temporal run starter, and the reconciler that starts queued runs whose workflow is missing.
+ * Temporal run starter, the reconciler that starts queued runs whose workflow is missing, and
+ * the sweep of uploads no attachment references.
  * `npm run worker`, `npm start` and the integration tests all build it here.
  */
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
@@ -89,6 +93,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(options.webhookRefreshIntervalMs ? { refreshIntervalMs: options.webhookRefreshIntervalMs } : {}),
   });
   let reconciler: { stop(): void } | null = null;
+  let uploadSweeper: { stop(): Promise<void> } | null = null;
   return {
     worker,
     client,
@@ -97,6 +102,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     async run() {
       const ctx = systemContext({ db: database.db, logger, clock });
       reconciler = startRunReconciler(ctx, runStarter, options.reconcileIntervalMs);
+      uploadSweeper = startOrphanedUploadSweeper(ctx, { keyring: options.dependencies.keyring }, { intervalMs: options.orphanedUploadSweepIntervalMs });
       const running = worker.run();
       running.catch(() => {}); // observed by the caller; marked handled while we start the rest
       await eventTail.start();
@@ -105,6 +111,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     },
     async shutdown() {
       reconciler?.stop();
+      await uploadSweeper?.stop();
       await webhookDispatcher.stop();
       await worker.shutdown();
       await sandboxBrowsers.close();

@@ -35,7 +35,16 @@ export type ServiceContext = {
   requestId: string | null;
   logger: Logger;
   clock: Clock;
+  /**
+   * Set (outside a transaction) when the caller owns a transaction that opens only when the work
+   * first asks for one: `withTransaction` joins it instead of opening its own. See
+   * `deferred-transaction.ts`.
+   */
+  transactionScope?: TransactionScope;
 };
+
+/** How `withTransaction` opens or joins a transaction its caller owns. */
+export type TransactionScope = { join<T>(fn: (tx: ServiceContext) => Promise<T>): Promise<T> };
 
 /**
  * The context of work that acts for no principal (the worker's activities, background loops,

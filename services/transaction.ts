@@ -2,12 +2,14 @@ import type { Database } from '../db/client.ts';
 import type { ServiceContext } from './service-context.ts';
 
 /**
- * Runs `fn` in a transaction, reusing the caller's when there is one. After the outermost
- * transaction commits, the queued `afterCommit` tasks run (failures are logged, not thrown:
- * the state change is already durable).
+ * Runs `fn` in a transaction, reusing the caller's when there is one (or joining the deferred
+ * one its caller owns, which the caller then commits). After the outermost transaction commits,
+ * the queued `afterCommit` tasks run (failures are logged, not thrown: the state change is
+ * already durable).
  */
 export async function withTransaction<T>(ctx: ServiceContext, fn: (tx: ServiceContext) => Promise<T>): Promise<T> {
   if (ctx.inTransaction) return fn(ctx);
+  if (ctx.transactionScope) return ctx.transactionScope.join(fn);
   const afterCommit: ServiceContext['afterCommit'] = [];
   const result = await (ctx.db as Database).transaction((tx) => fn({ ...ctx, db: tx, inTransaction: true, afterCommit }));
   await runAfterCommit(ctx, afterCommit);

@@ -1,60 +1,118 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { eq } from 'drizzle-orm';
 import { agentVersions, attachments } from '../../db/schema/index.ts';
 import type { AgentConfig } from '../../domain/agent-config/index.ts';
 import { sandboxCapabilityProblem, type AcceptedFile } from '../../domain/attachments/file-input.ts';
+import type { FileClass } from '../../domain/attachments/file-kinds.ts';
 import type { AttachmentMetadata } from '../../domain/attachments/metadata.ts';
 import { ConflictError, ValidationError } from '../../domain/errors.ts';
 import { tenantRoot } from '../../domain/storage/paths.ts';
 import type { ServiceContext } from '../service-context.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
+import type { SessionRow } from '../sessions/public.ts';
 import { findDefaultStorageProvider } from '../storage-providers/load.ts';
+import { putObjectBytes } from '../storage-providers/objects.ts';
 import { s3ClientFor } from '../storage-providers/s3-client.ts';
 
-export type StoredAttachment = AttachmentMetadata & { fileClass: 'text' | 'binary'; storageProviderId: string; objectKey: string };
+/** Where a project's uploaded files live, below its tenant root; the sweep lists this folder. */
+export const RUN_FILES_FOLDER = 'run-files/';
+
+/** The object key of a file: its SHA-256 under the project's `run-files/`, so equal bytes share one object. */
+export const runFileObjectKey = (root: string, sha256: string) => `${root}${RUN_FILES_FOLDER}${sha256}`;
+
+/** One uploaded file: what its attachment row will record. */
+export type UploadedFile = { filename: string; contentType: string; fileClass: FileClass; sizeBytes: number; sha256: string; objectKey: string };
 
 /**
- * Puts a turn's files into object storage before its run is queued (spec 2 "File input item"
- * rules 2-3): the pinned version's sandbox must be able to open them, a default storage
- * connection and credential encryption must exist (all 400 otherwise), then each file goes to
- * `run-files/<attachmentId>` under the project's tenant path with a SHA-256 we compute. Bytes
- * never touch the database. Objects of a transaction that later rolls back stay behind unused.
+ * A turn's files once their bytes are in object storage and before any row names them: what the
+ * transaction records. `agentVersionId` is the version whose sandbox was checked, and
+ * `storageProviderId` the connection the objects went to (the organization's default then).
  */
-export async function storeAttachments(
-  tx: ServiceContext,
+export type UploadedAttachments = {
+  organizationId: string;
+  projectId: string;
+  agentVersionId: string;
+  storageProviderId: string;
+  files: UploadedFile[];
+};
+
+export type StoredAttachment = AttachmentMetadata & { fileClass: FileClass; storageProviderId: string; objectKey: string };
+
+/**
+ * Checks a turn's files and puts their bytes into object storage (spec 2 "File input item"
+ * rules 2-3), before the transaction that queues the run opens: the agent version's sandbox must
+ * be able to open them, a default storage connection and credential encryption must exist (all
+ * 400 otherwise); then each file goes to `run-files/<sha256>` under the project's tenant path
+ * with a SHA-256 we compute. A store that refuses a file is a 409. Every file is written again
+ * even when its object exists, which renews the object's last-modified time: the orphaned-upload
+ * sweep only deletes unreferenced objects older than its grace period, so it leaves alone an
+ * object this turn is about to reference (but for the race in docs/decisions.md "Attachments").
+ * Bytes never touch the database. Call it outside any transaction (no row is locked while the
+ * bytes travel); if the rows are never committed, the objects stay unreferenced until the sweep
+ * (`services/background/sweep-orphaned-uploads.ts`) removes them.
+ */
+export async function uploadAttachments(
+  ctx: ServiceContext,
   input: { files: readonly AcceptedFile[]; organizationId: string; projectId: string; agentVersionId: string; keyring: CredentialKeyring },
-): Promise<StoredAttachment[]> {
-  if (input.files.length === 0) return [];
-  const [version] = await tx.db.select({ config: agentVersions.config }).from(agentVersions).where(eq(agentVersions.id, input.agentVersionId));
-  const sandbox = (version!.config as unknown as AgentConfig).sandbox;
-  const problem = sandboxCapabilityProblem(input.files, sandbox);
+): Promise<UploadedAttachments> {
+  const problem = await versionSandboxProblem(ctx, input.agentVersionId, input.files);
   if (problem) throw new ValidationError(problem, { path: 'body.files' });
-  const provider = await findDefaultStorageProvider(tx, input.organizationId);
+  const provider = await findDefaultStorageProvider(ctx, input.organizationId);
   if (!provider) throw new ValidationError('Files need a default storage provider in this organization; connect one first', { path: 'body.files' });
   if (!input.keyring.configured) throw new ValidationError('Files need platform credential encryption, which this server has not configured', { path: 'body.files' });
 
   const root = tenantRoot({ providerPrefix: provider.prefix, organizationId: input.organizationId, projectId: input.projectId });
   const client = s3ClientFor(provider, input.keyring);
   try {
-    const stored: StoredAttachment[] = [];
+    const written = new Set<string>();
+    const files: UploadedFile[] = [];
     for (const file of input.files) {
       const bytes = Buffer.from(file.dataBase64, 'base64');
-      const id = randomUUID();
-      const objectKey = `${root}run-files/${id}`;
       const sha256 = createHash('sha256').update(bytes).digest('hex');
-      try {
-        await client.send(new PutObjectCommand({ Bucket: provider.bucket, Key: objectKey, Body: bytes, ContentLength: bytes.length, ContentType: file.contentType }));
-      } catch (error) {
-        tx.logger.warn('attachment upload failed', { providerId: provider.id, errorName: (error as Error).name, requestId: tx.requestId });
-        throw new ConflictError(`Storage provider "${provider.key}" cannot store files right now; nothing was queued`);
+      const objectKey = runFileObjectKey(root, sha256);
+      if (!written.has(objectKey)) {
+        try {
+          // The object may be shared by files of other names and types: its type is the row's business.
+          await putObjectBytes(client, { bucket: provider.bucket, key: objectKey, bytes, contentType: 'application/octet-stream' });
+        } catch (error) {
+          ctx.logger.warn('attachment upload failed', { providerId: provider.id, errorName: (error as Error).name, requestId: ctx.requestId });
+          throw new ConflictError(`Storage provider "${provider.key}" cannot store files right now; nothing was queued`);
+        }
+        written.add(objectKey);
       }
-      stored.push({ id, filename: file.name, contentType: file.contentType, fileClass: file.fileClass, sizeBytes: bytes.length, sha256, createdAt: tx.clock.now().toISOString(), storageProviderId: provider.id, objectKey });
+      files.push({ filename: file.name, contentType: file.contentType, fileClass: file.fileClass, sizeBytes: bytes.length, sha256, objectKey });
     }
-    return stored;
+    return { organizationId: input.organizationId, projectId: input.projectId, agentVersionId: input.agentVersionId, storageProviderId: provider.id, files };
   } finally {
     client.destroy();
   }
+}
+
+/**
+ * Inside the transaction that queues the run, before any row names the uploaded objects: the
+ * session must be the one the files were checked for, and the organization's default storage
+ * connection must still be the one they went to (409 otherwise, nothing recorded; the objects
+ * are left to the sweep). A session created while a newer agent version was published pins that
+ * version, so its sandbox is checked again (no I/O besides the read). Returns the rows to record,
+ * each with a new id and the run's time.
+ */
+export async function confirmUploadedAttachments(tx: ServiceContext, input: { session: SessionRow; uploaded: UploadedAttachments | null; now: Date }): Promise<StoredAttachment[]> {
+  const { session, uploaded } = input;
+  if (!uploaded || uploaded.files.length === 0) return [];
+  if (uploaded.organizationId !== session.organizationId || uploaded.projectId !== session.projectId) {
+    throw new Error('uploaded attachments belong to another project than the session');
+  }
+  if (uploaded.agentVersionId !== session.agentVersionId) {
+    const files = uploaded.files.map((file) => ({ name: file.filename, fileClass: file.fileClass }));
+    const problem = await versionSandboxProblem(tx, session.agentVersionId, files);
+    if (problem) throw new ValidationError(problem, { path: 'body.files' });
+  }
+  const provider = await findDefaultStorageProvider(tx, session.organizationId);
+  if (provider?.id !== uploaded.storageProviderId) {
+    throw new ConflictError("The organization's default storage provider changed while the files were uploading; nothing was queued, send the request again");
+  }
+  const createdAt = input.now.toISOString();
+  return uploaded.files.map((file) => ({ id: randomUUID(), createdAt, storageProviderId: uploaded.storageProviderId, ...file }));
 }
 
 /** The attachment rows of a queued run, in the caller's transaction. */
@@ -89,3 +147,10 @@ export const attachmentMetadataOf = (file: StoredAttachment): AttachmentMetadata
   sha256: file.sha256,
   createdAt: file.createdAt,
 });
+
+/** Why the version's sandbox cannot open these files, or null (spec 2 rule 3). */
+async function versionSandboxProblem(ctx: ServiceContext, agentVersionId: string, files: ReadonlyArray<Pick<AcceptedFile, 'name' | 'fileClass'>>): Promise<string | null> {
+  const [version] = await ctx.db.select({ config: agentVersions.config }).from(agentVersions).where(eq(agentVersions.id, agentVersionId));
+  if (!version) throw new Error(`agent version ${agentVersionId} does not exist`);
+  return sandboxCapabilityProblem(files, (version.config as unknown as AgentConfig).sandbox);
+}

@@ -9,8 +9,7 @@ import type { SessionRow } from '../sessions/public.ts';
 import { insertThreadMessage, messageCreatedEvent } from './insert-message.ts';
 import type { MessageRow, RunRow } from './public.ts';
 import type { RunStarterDeps } from './run-starter.ts';
-import type { AcceptedFile } from '../../domain/attachments/file-input.ts';
-import { attachmentMetadataOf, recordAttachments, storeAttachments } from '../attachments/store.ts';
+import { attachmentMetadataOf, confirmUploadedAttachments, recordAttachments, type UploadedAttachments } from '../attachments/store.ts';
 
 export type QueuedRun = { run: RunRow; session: SessionRow; message: MessageRow; events: ProductEventDraft[] };
 
@@ -19,26 +18,22 @@ export type QueuedRun = { run: RunRow; session: SessionRow; message: MessageRow;
  * a `queued` run pinned to the session's agent version, the user message at step `input`, the
  * session's new status and latest run, and the wake of the runtime after commit. Returns the
  * `run.queued` and `message.created` drafts for the caller to append last (after its audit).
- * The caller holds the session row lock and has checked that the latest run is settled.
+ * The caller holds the session row lock and has checked that the latest run is settled. Files
+ * arrive already uploaded (`uploadAttachments`, before the transaction): nothing here leaves the
+ * database.
  */
 export async function queueRun(
   tx: ServiceContext,
   deps: RunStarterDeps,
-  input: { session: SessionRow; text: string; files?: readonly AcceptedFile[]; idempotencyKey: string | null; resumedFromRunId?: string; now?: Date },
+  input: { session: SessionRow; text: string; uploaded?: UploadedAttachments | null; idempotencyKey: string | null; resumedFromRunId?: string; now?: Date },
 ): Promise<QueuedRun> {
   if (!tx.inTransaction) throw new Error('queueRun must run inside a transaction');
   const actor = requireActor(tx);
   const { session } = input;
-  // Files are checked and stored first: a rejected submission queues nothing.
-  const stored = await storeAttachments(tx, {
-    files: input.files ?? [],
-    organizationId: session.organizationId,
-    projectId: session.projectId,
-    agentVersionId: session.agentVersionId,
-    keyring: deps.keyring,
-  });
   // Session creation passes its own time, so a new session and its first run share one instant.
   const now = input.now ?? tx.clock.now();
+  // Uploaded files are confirmed first: a turn whose uploads no longer fit queues nothing.
+  const stored = await confirmUploadedAttachments(tx, { session, uploaded: input.uploaded ?? null, now });
   const [run] = await tx.db
     .insert(runs)
     .values({

@@ -3,6 +3,7 @@ import { inArray } from 'drizzle-orm';
 import { sessionSkillBindings, sessions, skillVersions, threads } from '../../db/schema/index.ts';
 import { EVENT_KINDS } from '../../domain/runs/events.ts';
 import { acceptTurnFiles, CreateSessionInput, turnText } from '../../domain/sessions/inputs.ts';
+import { uploadAttachments } from '../attachments/store.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvents } from '../events/append.ts';
@@ -17,8 +18,10 @@ import { resolveLatestAgentVersion } from './resolve-agent-version.ts';
 /**
  * Creates a session and its first run in one transaction (spec 1 "Run", first row): thread,
  * session pinned to the agent's latest version, that version's Skill bindings copied for good,
- * the initial user message, the `queued` run, the product events and the audit entry. The
- * runtime is woken only after the commit, so a rolled-back request starts nothing.
+ * the initial user message, the `queued` run, the product events and the audit entry. Files are
+ * checked against the agent's latest version and uploaded before the transaction opens, so it
+ * makes no network call. The runtime is woken only after the commit, so a rolled-back request
+ * starts nothing.
  */
 export async function createSession({
   ctx,
@@ -34,6 +37,18 @@ export async function createSession({
   const body = v.parse(CreateSessionInput, fields);
   const text = turnText({ message: body.initialMessage });
   const files = acceptTurnFiles(body.files);
+  // The version is resolved again inside the transaction; a newer one published in between is
+  // checked against the files there.
+  const uploaded =
+    files.length === 0
+      ? null
+      : await uploadAttachments(ctx, {
+          files,
+          organizationId: actor.organizationId,
+          projectId: actor.projectId,
+          agentVersionId: (await resolveLatestAgentVersion(ctx, body)).version.id,
+          keyring: deps.keyring,
+        });
   return withTransaction(ctx, async (tx) => {
     const { agent, version } = await resolveLatestAgentVersion(tx, body);
     const now = tx.clock.now();
@@ -55,7 +70,7 @@ export async function createSession({
       .returning();
     await copySkillBindings(tx, { sessionId: session!.id, organizationId: actor.organizationId, projectId: actor.projectId, config: version.config });
 
-    const queued = await queueRun(tx, deps, { session: session!, text, files, idempotencyKey, now });
+    const queued = await queueRun(tx, deps, { session: session!, text, uploaded, idempotencyKey, now });
     await recordAudit(tx, {
       action: 'session.created',
       targetType: 'session',

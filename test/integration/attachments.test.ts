@@ -97,7 +97,8 @@ describe('attachments', () => {
     expect(rows[0]!.sha256).toBe(createHash('sha256').update(text).digest('hex'));
     const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: rows[1]!.objectKey }));
     expect(Buffer.from(await object.Body!.transformToByteArray()).equals(PNG)).toBe(true);
-    expect(rows[1]!.objectKey).toBe(`orgs/${rows[1]!.organizationId}/projects/${projectId}/run-files/${rows[1]!.id}`);
+    // Content-addressed: the key is the SHA-256 of the bytes, under the project's tenant path.
+    expect(rows[1]!.objectKey).toBe(`orgs/${rows[1]!.organizationId}/projects/${projectId}/run-files/${createHash('sha256').update(PNG).digest('hex')}`);
 
     const runMessages = await call('GET', `/runs/${runId}/messages`);
     const [user] = runMessages.body.data;
@@ -110,7 +111,7 @@ describe('attachments', () => {
     expect(detail.body.transcript[0].attachments).toHaveLength(2);
     // The listing shows the object under its logical key.
     const listing = await call('GET', `/storage-providers/${rows[0]!.storageProviderId}/objects?prefix=run-files/`);
-    expect(listing.body.objects.map((o: any) => o.key)).toEqual(expect.arrayContaining([`run-files/${rows[0]!.id}`, `run-files/${rows[1]!.id}`]));
+    expect(listing.body.objects.map((o: any) => o.key)).toEqual(expect.arrayContaining([`run-files/${rows[0]!.sha256}`, `run-files/${rows[1]!.sha256}`]));
 
     // No bytes anywhere in the database: messages, runs, events, audit.
     const dump = (rows: unknown) => JSON.stringify(rows, (_key, value) => (typeof value === 'bigint' ? value.toString() : value));
@@ -169,14 +170,14 @@ describe('attachments', () => {
   }, 120_000);
 
   it('needs credential encryption on the server', async () => {
-    const { storeAttachments } = await import('../../services/attachments/store.ts');
+    const { uploadAttachments } = await import('../../services/attachments/store.ts');
     const { createKeyring } = await import('../../services/credentials/keyring.ts');
     // The first run belongs to a version whose sandbox takes text files: only encryption is missing.
     const [run] = await t.database.db.select().from(runs).orderBy(runs.createdAt).limit(1);
     const ctx = systemContext({ db: t.database.db, logger: t.deps.logger, clock: t.deps.clock });
     const files = [{ name: 'a.txt', contentType: 'text/plain', fileClass: 'text' as const, sizeBytes: 1, dataBase64: b64('a') }];
     await expect(
-      storeAttachments(ctx, { files, organizationId: run!.organizationId, projectId: run!.projectId, agentVersionId: run!.agentVersionId, keyring: createKeyring(null) }),
+      uploadAttachments(ctx, { files, organizationId: run!.organizationId, projectId: run!.projectId, agentVersionId: run!.agentVersionId, keyring: createKeyring(null) }),
     ).rejects.toMatchObject({ code: 'bad_request', message: expect.stringMatching(/credential encryption/) });
   });
 

@@ -1,0 +1,28 @@
+import type { AcceptedFile } from '../../domain/attachments/file-input.ts';
+import { assertSessionIdle } from '../runs/assert-session-idle.ts';
+import type { RunStarterDeps } from '../runs/run-starter.ts';
+import type { ServiceContext } from '../service-context.ts';
+import type { SessionRow } from '../sessions/public.ts';
+import { uploadAttachments, type UploadedAttachments } from './store.ts';
+
+/**
+ * The step of a follow-up or resume that runs before its transaction: a session whose latest run
+ * is unsettled is refused before any byte travels (409, the same answer the transaction would
+ * give, which still re-checks under the row lock), then the files are checked against the
+ * session's pinned version and uploaded. Reads only, no lock: the session row is read as it is.
+ */
+export async function uploadTurnFiles(
+  ctx: ServiceContext,
+  deps: RunStarterDeps,
+  input: { session: SessionRow; files: readonly AcceptedFile[] },
+): Promise<UploadedAttachments> {
+  const { session } = input;
+  await assertSessionIdle(ctx, session);
+  return uploadAttachments(ctx, {
+    files: input.files,
+    organizationId: session.organizationId,
+    projectId: session.projectId,
+    agentVersionId: session.agentVersionId,
+    keyring: deps.keyring,
+  });
+}
