@@ -1,0 +1,196 @@
+import { writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import type { Client } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { RUN_WORKFLOW_TYPE, runWorkflowId } from '../../domain/runs/workflow.ts';
+import { webhookWorkflowId } from '../../domain/webhooks/workflow.ts';
+import { appendProductEvents } from '../../services/events/append.ts';
+import { systemContext } from '../../services/service-context.ts';
+import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
+import { newSigningSecret, startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver/receiver.ts';
+import { addNumbersTool } from '../support/platform-tools.ts';
+import { startRunFixture } from '../support/run-fixture.ts';
+import { findSecrets, historyToJson, summarize } from './histories.ts';
+
+/**
+ * Records the golden histories in this folder: one scenario per workflow shape, each driven
+ * through the real API, worker and fake vendors, then the workflow's history as Temporal keeps
+ * it. Run only on purpose (README.md); never to make a failing replay pass.
+ */
+const here = path.dirname(fileURLToPath(import.meta.url));
+let f: Awaited<ReturnType<typeof startRunFixture>>;
+let client: Client;
+let admin: string;
+const secrets: string[] = [...Object.values(FAKE_KEYS)];
+const receivers: WebhookReceiver[] = [];
+
+beforeAll(async () => {
+  f = await startRunFixture({
+    platformTools: {
+      add_numbers: async ({ arguments: args }) => {
+        const { a, b } = args as { a: number; b: number };
+        return { status: 'success', value: { sum: a + b } };
+      },
+    },
+    env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' },
+  });
+  client = f.runtime.client.client;
+  admin = (await f.t.createApiKey(['*'], 'history recorder')).secret;
+  secrets.push(admin);
+}, 120_000);
+
+afterAll(async () => {
+  await f?.close();
+  for (const receiver of receivers) await receiver.close();
+});
+
+/** Waits for the execution to close, then writes its history as `<name>.json` (Temporal's JSON history format). */
+async function save(name: string, workflowId: string, runId?: string) {
+  const handle = client.workflow.getHandle(workflowId, runId);
+  await handle.result();
+  const history = await handle.fetchHistory();
+  const json = historyToJson(history);
+  expect(findSecrets(json, secrets), `secrets in ${name}`).toEqual([]);
+  writeFileSync(path.join(here, `${name}.json`), json);
+  console.log(`${name}.json: ${JSON.stringify(summarize(JSON.parse(json)))}`);
+  return history;
+}
+
+async function createAgent(name: string, config: Record<string, unknown>) {
+  const agent = await f.call('POST', '/agents', { name, initialConfig: { systemPrompt: 'Help.', modelPreset: 'fast', limits: { maxTurns: 8 }, ...config } });
+  expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+  return agent.body.id as string;
+}
+
+async function startSession(agentId: string, initialMessage: string) {
+  const session = await f.call('POST', '/sessions', { agentId, initialMessage });
+  expect(session.status, JSON.stringify(session.body)).toBe(201);
+  return session.body.latestRunId as string;
+}
+
+describe('golden histories', () => {
+  it('run-one-turn: the model replies at once', async () => {
+    const agentId = await createAgent('One turn', {});
+    const runId = await startSession(agentId, 'Hello, agent!');
+    expect((await f.waitForRun(runId)).state).toBe('completed');
+    await save('run-one-turn', runWorkflowId(runId));
+  });
+
+  it('run-caller-tool-approval: a caller tool behind an approval, approved, claimed and answered', async () => {
+    const refundOrder = {
+      name: 'refund_order',
+      description: 'Refunds an order',
+      owner: 'caller',
+      approval: 'always',
+      inputSchema: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] },
+      outputSchema: { type: 'object', properties: { refunded: { type: 'boolean' } }, required: ['refunded'] },
+    };
+    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'refund_order', arguments: { orderId: 'R1' } }] }).reply({ text: 'Refunded R1.' });
+    const agentId = await createAgent('Refunds', { tools: [refundOrder] });
+    const runId = await startSession(agentId, 'Refund order R1.');
+    await f.waitForRun(runId, (run) => run.state === 'waiting_for_approval');
+    const approval = (await f.call('GET', `/approvals?runId=${runId}`)).body.data[0];
+    expect((await f.call('POST', `/approvals/${approval.id}/decision`, { status: 'approved', note: 'ok' })).status).toBe(200);
+    await f.waitForRun(runId, (run) => run.state === 'waiting_for_tool');
+    const call = (await f.call('GET', `/tool-calls?runId=${runId}`)).body.data.find((c: { status: string }) => c.status === 'pending');
+    const claim = await f.call('POST', `/tool-calls/${call.id}/claim`);
+    expect(claim.status).toBe(200);
+    const result = await f.call('POST', `/tool-calls/${call.id}/result`, { fence: claim.body.fence, safeResult: { version: 1, status: 'success', value: { refunded: true } } });
+    expect(result.status).toBe(202);
+    expect((await f.waitForRun(runId)).state).toBe('completed');
+    await save('run-caller-tool-approval', runWorkflowId(runId));
+  });
+
+  it('run-sandbox: a sandboxed agent writes a file and runs bash; the workspace is backed up', async () => {
+    const server = inject('s3');
+    const bucket = `svc-histories-${crypto.randomUUID().slice(0, 8)}`;
+    const s3 = new S3Client({ endpoint: server.endpoint, region: server.region, forcePathStyle: true, credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey } });
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    s3.destroy();
+    const storage = await f.call('POST', '/storage-providers', {
+      key: 'files', displayName: 'Files', providerType: 's3', endpoint: server.endpoint, region: server.region, bucket, prefix: 'svc', forcePathStyle: true,
+      accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey,
+    });
+    expect(storage.status, JSON.stringify(storage.body)).toBe(201);
+    const provider = await f.call('POST', '/sandbox-providers', { key: 'local', displayName: 'Local', providerType: 'sandbox_vendor', apiKey: 'local' });
+    expect(provider.status, JSON.stringify(provider.body)).toBe(201);
+    const snapshotId = (await f.call('GET', `/sandbox-providers/${provider.body.id}/snapshots`)).body.data[0].id;
+    const agentId = await createAgent('Sandboxed', {
+      sandbox: { enabled: true, provider: 'local', snapshotId, network: 'none', capabilities: ['filesystem_read', 'filesystem_write', 'shell'] },
+    });
+    f.fakes.vendor_a
+      .reply({ toolCalls: [{ name: 'write', arguments: { path: 'notes/hello.md', content: '# Hello\n' } }] })
+      .reply({ toolCalls: [{ name: 'bash', arguments: { command: 'cat notes/hello.md' } }] })
+      .reply({ text: 'Done.' });
+    const runId = await startSession(agentId, 'Take notes.');
+    const run = await f.waitForRun(runId, undefined, 90_000);
+    expect(run.state, JSON.stringify(run.failure)).toBe('completed');
+    await save('run-sandbox', runWorkflowId(runId));
+  });
+
+  it('run-continue-as-new and run-continued: a run past a small history limit, both executions', async () => {
+    for (let i = 0; i < 4; i++) f.fakes.vendor_a.reply({ toolCalls: [{ name: 'add_numbers', arguments: { a: i, b: 1 } }] });
+    f.fakes.vendor_a.reply({ text: 'Done adding.' });
+    const agentId = await createAgent('Long', { tools: [addNumbersTool], limits: { maxTurns: 16 } });
+    const live = f.starter.target;
+    f.starter.target = null; // started below, with a small history limit
+    const runId = await startSession(agentId, 'Add four times.');
+    f.starter.target = live;
+    const started = await client.workflow.start(RUN_WORKFLOW_TYPE, {
+      workflowId: runWorkflowId(runId),
+      taskQueue: f.runtime.taskQueue,
+      args: [{ runId, historyEventLimit: 40 }],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
+    expect((await f.waitForRun(runId)).state).toBe('completed');
+    const first = await save('run-continue-as-new', runWorkflowId(runId), started.firstExecutionRunId);
+    const continued = first.events!.at(-1)!.workflowExecutionContinuedAsNewEventAttributes;
+    expect(continued?.newExecutionRunId).toBeTruthy();
+    const second = await save('run-continued', runWorkflowId(runId), continued!.newExecutionRunId!);
+    // Exactly two executions: the continued one completes the run.
+    expect(second.events!.at(-1)!.workflowExecutionCompletedEventAttributes).toBeTruthy();
+  });
+
+  it('webhook-delivery: 150 events delivered in batches, an idle wait, then disabled (the workflow ends)', async () => {
+    const { context } = await f.t.login();
+    const hooks = await startWebhookReceiver();
+    receivers.push(hooks);
+    const signingSecret = newSigningSecret();
+    secrets.push(signingSecret);
+    const base = `/v1/projects/${context.project.id}/event-webhooks`;
+    const request = async (method: string, url: string, body?: unknown) => {
+      const response = await f.t.request(method, url, { apiKey: admin, body });
+      return { status: response.status, body: await response.json() };
+    };
+    const created = await request('POST', base, { displayName: 'Recorder', endpointUrl: hooks.url, signingSecret });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const webhookId = created.body.id as string;
+    const ctx = systemContext({ db: f.t.database.db, logger: f.t.deps.logger, clock: f.t.deps.clock });
+    const events = await appendProductEvents(ctx, {
+      organizationId: context.organization.id,
+      projectId: context.project.id,
+      events: Array.from({ length: 150 }, (_, index) => ({ aggregateType: 'test', aggregateId: crypto.randomUUID(), kind: 'test.appended', publicPayload: { index } })),
+    });
+    const tail = events.at(-1)!.projectPosition;
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const webhook = await request('GET', `${base}/${webhookId}`);
+      if (webhook.body.deliveredPosition === tail) break;
+      if (Date.now() > deadline) throw new Error(`webhook never delivered: ${JSON.stringify(webhook.body)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(hooks.requests.length).toBeGreaterThanOrEqual(2);
+    // Once the workflow waits idle (its re-check timer started), disable the webhook: the signal wakes it and it ends.
+    const handle = client.workflow.getHandle(webhookWorkflowId(webhookId));
+    const { runId } = await handle.describe();
+    while (!(await handle.fetchHistory()).events!.some((event) => event.timerStartedEventAttributes)) {
+      if (Date.now() > deadline) throw new Error('the webhook workflow never waited idle');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect((await request('PATCH', `${base}/${webhookId}`, { enabled: false })).status).toBe(200);
+    const history = await save('webhook-delivery', webhookWorkflowId(webhookId), runId);
+    expect(history.events!.at(-1)!.workflowExecutionCompletedEventAttributes).toBeTruthy();
+  });
+});
