@@ -47,7 +47,7 @@ import { runWorkflowId } from '../domain/runs/workflow.ts';
 import { createRuntime } from '../scripts/runtime.ts';
 import type { RunStarter } from '../services/runs/run-starter.ts';
 import { RUN_SEARCH_ATTRIBUTES as runSearchAttributeKeys } from '../domain/runs/workflow.ts';
-import { ENV_NAMES, FAKE_KEYS, startFakeModelServer } from '../test/fixtures/model-servers/server.ts';
+import { INSTANT_MODEL_API_KEY, startInstantModelServer, VENDOR_A_BASE_URL_ENV } from './instant-model-server.ts';
 import type { BareActivities } from './baseline/workflow.ts';
 import { startBenchTemporal } from './temporal.ts';
 import { apiFor, percentile, pool, printRecords, withBenchDatabase, type BenchRecord } from './support.ts';
@@ -74,7 +74,7 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
   const logger = createLogger({ level: 'error' });
   const temporal = await startBenchTemporal('run-engine', logger);
   const { devServer, dataDir } = temporal;
-  const fake = await startFakeModelServer('vendor_a');
+  const fake = await startInstantModelServer();
   const modelClock = watchModelCalls(new URL(fake.baseUrl).origin);
   try {
     return await withBenchDatabase(async (url) => {
@@ -85,7 +85,7 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
       const apiDatabase = countingDatabase(url, 10);
       const appDatabase = apiDatabase.handle;
       const workerDatabase = countingDatabase(url, 10);
-      const appSettings = parseSettings({ SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'error', [ENV_NAMES.vendor_a]: fake.baseUrl });
+      const appSettings = parseSettings({ SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'error', [VENDOR_A_BASE_URL_ENV]: fake.baseUrl });
       const starter = heldRunStarter();
       const deps = await createAppDeps({ settings: appSettings, logger, database: appDatabase, runStarter: starter });
       const app = createApp(deps);
@@ -103,7 +103,7 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
         const client = runtime.client.client;
         const api = await apiFor(app, 'run-engine bench');
         const projectPath = `/v1/projects/${api.projectId}`;
-        const provider = await api.call('POST', `${projectPath}/model-providers`, { key: 'p-a', displayName: 'vendor_a', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a });
+        const provider = await api.call('POST', `${projectPath}/model-providers`, { key: 'p-a', displayName: 'vendor_a', providerType: 'vendor_a', apiKey: INSTANT_MODEL_API_KEY });
         await api.call('POST', `${projectPath}/model-presets`, { key: 'm-a', displayName: 'vendor_a', providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {} });
         const agent = await api.call('POST', `${projectPath}/agents`, {
           name: 'Bench agent',

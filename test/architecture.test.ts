@@ -72,6 +72,13 @@ describe('layer boundaries', () => {
     expect(violations).toEqual([]);
   });
 
+  it('bench/ and scripts/ never import from test/ (test fixtures are not part of what ships)', () => {
+    const shipped = (['bench', 'scripts'] as const).flatMap((dir) => sourceFiles(path.join(root, dir)).flatMap(importsOf));
+    expect(shipped.length).toBeGreaterThan(0);
+    const violations = shipped.filter((entry) => targetLayer(entry) === 'test');
+    expect(violations.map((entry) => `${entry.file} imports ${entry.to}`)).toEqual([]);
+  });
+
   it('domain and workflows stay free of Node built-ins (workflows bundle them)', () => {
     const violations = imports.filter((entry) => (entry.from === 'domain' || entry.from === 'workflows') && entry.to.startsWith('node:'));
     expect(violations.map((entry) => `${entry.file} imports ${entry.to}`)).toEqual([]);

@@ -4,13 +4,11 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import * as v from 'valibot';
 import { ForbiddenError, UnauthenticatedError } from '../../domain/errors.ts';
 import { DEVELOPMENT_SUBJECT } from '../../domain/principals.ts';
-import {
-  authenticateBrowserSession,
-  createBrowserSession,
-  deleteBrowserSession,
-  SESSION_LIFETIME_MS,
-  switchActiveProject,
-} from '../../services/auth/browser-sessions.ts';
+import { authenticateBrowserSession } from '../../services/auth/authenticate-browser-session.ts';
+import { SESSION_LIFETIME_MS } from '../../services/auth/browser-session-token.ts';
+import { createBrowserSession } from '../../services/auth/create-browser-session.ts';
+import { deleteBrowserSession } from '../../services/auth/delete-browser-session.ts';
+import { switchActiveProject } from '../../services/auth/switch-active-project.ts';
 import { ensureDevelopmentTenant } from '../../services/auth/development-tenant.ts';
 import { loadMemberActor } from '../../services/auth/load-actor.ts';
 import { getContext } from '../../services/context/get-context.ts';

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
-import { getOrganization, listOrganizations } from '../../services/projects/read.ts';
+import { getOrganization } from '../../services/organizations/get.ts';
+import { listOrganizations } from '../../services/organizations/list.ts';
 import type { AppEnv } from '../env.ts';
 import { requireScopes } from '../middleware/scopes.ts';
 import { Uuid, validParams } from '../validation.ts';
