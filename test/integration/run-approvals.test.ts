@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manualClock } from '../support/app.ts';
-import { startRunFixture } from '../support/run-fixture.ts';
+import { startRunApp } from '../support/run-app.ts';
 
 /**
  * Approval gates end to end. The service clock is a manual clock so expiry (24 hours) can be
  * reached by moving it; the workflow is woken by the same signal a decision sends.
  */
 const clock = manualClock(new Date());
-let f: Awaited<ReturnType<typeof startRunFixture>>;
+let f: Awaited<ReturnType<typeof startRunApp>>;
 let refunds = 0;
 
 const refund = {
@@ -20,7 +20,7 @@ const refund = {
 };
 
 beforeAll(async () => {
-  f = await startRunFixture({
+  f = await startRunApp({
     clock,
     platformTools: {
       issue_refund: async () => {

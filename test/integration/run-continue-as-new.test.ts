@@ -2,16 +2,16 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages, productEvents, toolCalls } from '../../db/schema/index.ts';
 import { RUN_WORKFLOW_TYPE, runWorkflowId } from '../../domain/runs/workflow.ts';
-import { startRunFixture } from '../support/run-fixture.ts';
+import { startRunApp } from '../support/run-app.ts';
 import { addNumbersTool } from '../support/platform-tools.ts';
 
 /** Long runs keep their history bounded: they continue as new at turn boundaries. */
-let f: Awaited<ReturnType<typeof startRunFixture>>;
+let f: Awaited<ReturnType<typeof startRunApp>>;
 
 const addNumbers = addNumbersTool;
 
 beforeAll(async () => {
-  f = await startRunFixture({
+  f = await startRunApp({
     platformTools: { add_numbers: async ({ arguments: args }) => ({ status: 'success', value: { sum: (args as { a: number }).a + 1 } }) },
   });
 }, 120_000);

@@ -2,11 +2,11 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runs } from '../../db/schema/index.ts';
 import { manualClock } from '../support/app.ts';
-import { startRunFixture } from '../support/run-fixture.ts';
+import { startRunApp } from '../support/run-app.ts';
 
 /** Deadlines end to end: the wall-time ceiling and caller-tool leases. */
 const clock = manualClock(new Date());
-let f: Awaited<ReturnType<typeof startRunFixture>>;
+let f: Awaited<ReturnType<typeof startRunApp>>;
 
 const lookup = {
   name: 'lookup_order',
@@ -18,7 +18,7 @@ const lookup = {
 };
 
 beforeAll(async () => {
-  f = await startRunFixture({ clock });
+  f = await startRunApp({ clock });
   clock.advance(1000);
 }, 120_000);
 afterAll(() => f?.close());

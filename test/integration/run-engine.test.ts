@@ -1,34 +1,27 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages, modelInvocations, productEvents } from '../../db/schema/index.ts';
-import type { Runtime } from '../../scripts/runtime.ts';
 import { RUN_SEARCH_ATTRIBUTES as runSearchAttributeKeys } from '../../domain/runs/workflow.ts';
 import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
-import { startFakeModelServers, type FakeModelServers } from '../fixtures/model-servers/server.ts';
-import { createTestApp, type TestApp } from '../support/app.ts';
-import { deferredRunStarter, startTestRuntime } from '../support/runtime.ts';
+import type { FakeModelServers } from '../fixtures/model-servers/server.ts';
+import type { TestApp } from '../support/app.ts';
+import { startRunApp } from '../support/run-app.ts';
 
 /**
  * Runs end to end on a real Temporal dev server with real activities: HTTP session → workflow
  * `run:<runId>` → model turns through each vendor's wire protocol (local fakes) → settled run,
  * transcript, usage and product events in Postgres.
  */
+let app: Awaited<ReturnType<typeof startRunApp>>;
 let t: TestApp;
 let fakes: FakeModelServers;
-let runtime: Runtime;
-let project: string;
-let key: string;
 
 const MODELS = { vendor_a: 'vendor_a/gpt-5.1', vendor_b: 'vendor_b/claude-opus-4-6', vendor_c: 'vendor_c/gemini-2.5-pro', gateway: 'gateway/anthropic/claude-sonnet-4.5' } as const;
 type ProviderType = keyof typeof MODELS;
 
 beforeAll(async () => {
-  fakes = await startFakeModelServers();
-  const starter = deferredRunStarter();
-  t = await createTestApp({ env: fakes.env, runStarter: starter });
-  runtime = await startTestRuntime(t, starter);
-  project = `/v1/projects/${(await t.login()).context.project.id}`;
-  key = (await t.createApiKey(['*'])).secret;
+  app = await startRunApp();
+  ({ t, fakes } = app);
   for (const providerType of Object.keys(MODELS) as ProviderType[]) {
     const provider = await call('POST', '/model-providers', { key: `p-${providerType.replace('_', '-')}`, displayName: providerType, providerType, apiKey: FAKE_KEYS[providerType] });
     expect(provider.status, JSON.stringify(provider.body)).toBe(201);
@@ -37,16 +30,9 @@ beforeAll(async () => {
   }
 }, 120_000);
 
-afterAll(async () => {
-  await runtime?.shutdown();
-  await t?.close();
-  await fakes?.close();
-});
+afterAll(() => app?.close());
 
-async function call(method: string, path: string, body?: unknown) {
-  const response = await t.request(method, `${project}${path}`, { apiKey: key, body });
-  return { status: response.status, body: await response.json() };
-}
+const call = (method: string, path: string, body?: unknown) => app.call(method, path, body);
 
 async function agentFor(providerType: ProviderType, limits: Record<string, number> = { maxTurns: 4 }) {
   const agent = await call('POST', '/agents', {
@@ -92,7 +78,7 @@ describe('run engine', () => {
       expect(detail.body.cacheReadTokens).toBe(8);
       expect(await eventKinds(run.id)).toEqual(['run.queued', 'run.running', 'model.call_started', 'run.completed']);
       // An operator finds the run in the Temporal Web UI by its search attributes.
-      const description = await runtime.client.client.workflow.getHandle(`run:${run.id}`).describe();
+      const description = await app.runtime.client.client.workflow.getHandle(`run:${run.id}`).describe();
       expect(description.typedSearchAttributes.get(runSearchAttributeKeys.runState)).toBe('completed');
       expect(description.typedSearchAttributes.get(runSearchAttributeKeys.projectId)).toBe(run.projectId);
       expect(description.typedSearchAttributes.get(runSearchAttributeKeys.sessionId)).toBe(session.body.id);

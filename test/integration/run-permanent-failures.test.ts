@@ -5,18 +5,18 @@ import { projects } from '../../db/schema/index.ts';
 import { runWorkflowId } from '../../domain/runs/workflow.ts';
 import { RUN_GONE_RESULT } from '../../workflows/run.ts';
 import { lookupOrderTool } from '../support/platform-tools.ts';
-import { startRunFixture } from '../support/run-fixture.ts';
+import { startRunApp } from '../support/run-app.ts';
 
 /**
  * Permanent failures stop (docs/decisions.md "Failure classification"): when a run's project is
  * deleted mid-run, its workflow finds the run gone and closes within seconds, whatever it was
  * doing, instead of retrying a step that can never succeed.
  */
-let f: Awaited<ReturnType<typeof startRunFixture>>;
+let f: Awaited<ReturnType<typeof startRunApp>>;
 let admin: string;
 
 beforeAll(async () => {
-  f = await startRunFixture();
+  f = await startRunApp();
   admin = (await f.t.createApiKey(['*'], 'project admin')).secret;
 }, 120_000);
 afterAll(() => f?.close());

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../db/schema/index.ts';
-import { startRunFixture } from '../support/run-fixture.ts';
+import { startRunApp } from '../support/run-app.ts';
 import { addNumbersTool } from '../support/platform-tools.ts';
 
 /**
@@ -9,7 +9,7 @@ import { addNumbersTool } from '../support/platform-tools.ts';
  * signals for caller tools and runs platform tools in the worker, and the results go back to the
  * model on the next turn.
  */
-let f: Awaited<ReturnType<typeof startRunFixture>>;
+let f: Awaited<ReturnType<typeof startRunApp>>;
 let platformCalls = 0;
 
 const lookupOrder = {
@@ -24,7 +24,7 @@ const addNumbers = addNumbersTool;
 const unhandled = { ...addNumbers, name: 'not_registered', description: 'No handler in this worker' };
 
 beforeAll(async () => {
-  f = await startRunFixture({
+  f = await startRunApp({
     platformTools: {
       add_numbers: async ({ arguments: args }) => {
         platformCalls += 1;

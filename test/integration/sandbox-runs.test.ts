@@ -5,7 +5,7 @@ import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { workspaceBackups } from '../../db/schema/index.ts';
-import { startRunFixture } from '../support/run-fixture.ts';
+import { startRunApp } from '../support/run-app.ts';
 
 /**
  * Sandboxed runs end to end: a real worker, real bubblewrap sandboxes on the built-in host-/usr
@@ -14,7 +14,7 @@ import { startRunFixture } from '../support/run-fixture.ts';
  * reaches the sandbox byte for byte, escapes fail, and a corrupted backup answers 409.
  */
 
-let f: Awaited<ReturnType<typeof startRunFixture>>;
+let f: Awaited<ReturnType<typeof startRunApp>>;
 let s3: S3Client;
 let hostServer: Server;
 let hostPort: number;
@@ -37,7 +37,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => hostServer.listen(0, '127.0.0.1', resolve));
   hostPort = (hostServer.address() as AddressInfo).port;
-  f = await startRunFixture();
+  f = await startRunApp();
   const storage = await f.call('POST', '/storage-providers', {
     key: 'files', displayName: 'Files', providerType: 's3', endpoint: server.endpoint, region: server.region, bucket, prefix: 'svc', forcePathStyle: true,
     accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey,

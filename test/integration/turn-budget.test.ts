@@ -1,40 +1,22 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modelInvocations, productEvents, runTurnReservations } from '../../db/schema/index.ts';
-import type { Runtime } from '../../scripts/runtime.ts';
 import { type ServiceContext, systemContext } from '../../services/service-context.ts';
 import { reserveModelTurn } from '../../services/model-invocations/reserve-turn.ts';
-import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
-import { startFakeModelServers, type FakeModelServers } from '../fixtures/model-servers/server.ts';
-import { createTestApp, type TestApp } from '../support/app.ts';
-import { deferredRunStarter, startTestRuntime } from '../support/runtime.ts';
+import type { TestApp } from '../support/app.ts';
+import { startRunApp } from '../support/run-app.ts';
 
-/** The durable per-run turn budget (spec 3 "Budget rules"). */
+/** The durable per-run turn budget (spec 3 "Budget rules"). Runs stay queued until the worker starts. */
+let app: Awaited<ReturnType<typeof startRunApp>>;
 let t: TestApp;
-let fakes: FakeModelServers;
-let runtime: Runtime;
-let project: string;
-let key: string;
-const starter = deferredRunStarter();
 
 beforeAll(async () => {
-  fakes = await startFakeModelServers();
-  t = await createTestApp({ env: fakes.env, runStarter: starter });
-  project = `/v1/projects/${(await t.login()).context.project.id}`;
-  key = (await t.createApiKey(['*'])).secret;
-  const provider = await call('POST', '/model-providers', { key: 'openai', displayName: 'OpenAI', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a });
-  await call('POST', '/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.body.id, model: 'vendor_a/gpt-5.1', routing: {} });
+  app = await startRunApp({ runtime: 'later' });
+  t = app.t;
 }, 60_000);
-afterAll(async () => {
-  await runtime?.shutdown();
-  await t?.close();
-  await fakes?.close();
-});
+afterAll(() => app?.close());
 
-async function call(method: string, path: string, body?: unknown) {
-  const response = await t.request(method, `${project}${path}`, { apiKey: key, body });
-  return { status: response.status, body: await response.json() };
-}
+const call = (method: string, path: string, body?: unknown) => app.call(method, path, body);
 
 const ctx = (): ServiceContext => systemContext({ db: t.database.db, logger: t.deps.logger, clock: t.deps.clock });
 
@@ -70,7 +52,7 @@ describe('turn budget', () => {
     const runId = await queuedRun(2);
     // Earlier turns of this run (scratch calls) used the whole budget before the next turn.
     for (const turnId of ['scratch-1', 'scratch-2']) await reserveModelTurn(ctx(), { runId, turnId, maxTurns: 2 });
-    runtime = await startTestRuntime(t, starter); // the reconciler starts the queued run
+    await app.startRuntime(); // the reconciler starts the queued run
     const deadline = Date.now() + 45_000;
     let run;
     do {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newSigningSecret, startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver/receiver.ts';
-import { startRunFixture } from '../support/run-fixture.ts';
+import { startRunApp } from '../support/run-app.ts';
 import { addNumbersTool } from '../support/platform-tools.ts';
 
 /**
@@ -9,14 +9,14 @@ import { addNumbersTool } from '../support/platform-tools.ts';
  * tool results, arguments or reasoning — and only for webhooks that opted in.
  */
 
-let f: Awaited<ReturnType<typeof startRunFixture>>;
+let f: Awaited<ReturnType<typeof startRunApp>>;
 let withContent: WebhookReceiver;
 let without: WebhookReceiver;
 
 const addNumbers = addNumbersTool;
 
 beforeAll(async () => {
-  f = await startRunFixture({
+  f = await startRunApp({
     env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' },
     platformTools: { add_numbers: async ({ arguments: args }) => ({ status: 'success', value: { sum: (args as any).a + (args as any).b } }) },
   });

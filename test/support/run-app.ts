@@ -6,21 +6,38 @@ import { startFakeModelServers, type FakeModelServers } from '../fixtures/model-
 import { createTestApp, type TestApp } from './app.ts';
 import { deferredRunStarter, startTestRuntime } from './runtime.ts';
 
+type TestRuntime = Awaited<ReturnType<typeof startTestRuntime>>;
+
 const SETTLED = ['completed', 'failed', 'cancelled', 'timed_out'];
+
+export type RunAppOptions = {
+  clock?: Clock;
+  platformTools?: Record<string, PlatformToolHandler>;
+  env?: Record<string, string>;
+  /** `later`: no worker until `startRuntime()` (runs stay queued until then). Default `now`. */
+  runtime?: 'now' | 'later';
+};
 
 /**
  * An app with a real worker, the fake vendors, and a vendor_a preset `fast`: what end-to-end
- * run tests share. `call` talks to the project's API with an admin key.
+ * run tests share. `call` talks to the project's API with an admin key; `waitForRun` polls a
+ * run until it settles (or `predicate` holds).
  */
-export async function startRunFixture(options: { clock?: Clock; platformTools?: Record<string, PlatformToolHandler>; env?: Record<string, string> } = {}) {
+export async function startRunApp(options: RunAppOptions = {}) {
   const fakes: FakeModelServers = await startFakeModelServers();
   const starter = deferredRunStarter();
   const t: TestApp = await createTestApp({ env: { ...fakes.env, ...options.env }, runStarter: starter, ...(options.clock ? { clock: options.clock } : {}) });
-  const runtime = await startTestRuntime(t, starter, { platformTools: options.platformTools ?? {} });
-  const project = `/v1/projects/${(await t.login()).context.project.id}`;
-  const key = (await t.createApiKey(['*'])).secret;
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await t.request(method, `${project}${path}`, { apiKey: key, body });
+  let runtime: TestRuntime | null = null;
+  const startRuntime = async () => {
+    runtime ??= await startTestRuntime(t, starter, { platformTools: options.platformTools ?? {} });
+    return runtime;
+  };
+  if (options.runtime !== 'later') await startRuntime();
+  const projectId: string = (await t.login()).context.project.id;
+  const project = `/v1/projects/${projectId}`;
+  const apiKey = (await t.createApiKey(['*'])).secret;
+  const call = async (method: string, path: string, body?: unknown, requestOptions: { apiKey?: string } = {}) => {
+    const response = await t.request(method, `${project}${path}`, { apiKey: requestOptions.apiKey ?? apiKey, body });
     return { status: response.status, body: await response.json() };
   };
   const provider = await call('POST', '/model-providers', { key: 'openai', displayName: 'OpenAI', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a });
@@ -41,12 +58,19 @@ export async function startRunFixture(options: { clock?: Clock; platformTools?: 
   return {
     t,
     fakes,
-    runtime,
+    /** The in-process worker (null until `startRuntime()` with `runtime: 'later'`). */
+    get runtime(): TestRuntime {
+      if (!runtime) throw new Error('the runtime has not been started');
+      return runtime;
+    },
+    startRuntime,
     starter,
+    projectId,
+    apiKey,
     call,
     waitForRun,
     async close() {
-      await runtime.shutdown();
+      await runtime?.shutdown();
       await t.close();
       await fakes.close();
     },
