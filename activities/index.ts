@@ -30,9 +30,9 @@ export type ActivityDeps = {
   sandboxDriver: LocalSandboxDriver;
   sandboxBrowsers: SandboxBrowsers;
   sandboxSnapshots: readonly Snapshot[];
-  /** SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK (development only). */
+  /** SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK (development only): also governs MCP endpoints. */
   webhooksAllowPrivateNetwork: boolean;
-  /** DNS for webhook destinations; the system resolver by default. */
+  /** DNS for webhook and MCP destinations; the system resolver by default. */
   webhookLookup?: DestinationLookup;
   /** The worker's shared event tail (webhook activities linger on it for new events). */
   eventTail?: ProjectEventTail;
@@ -49,7 +49,13 @@ export function createActivities(deps: ActivityDeps) {
   const workspaceSteps = createWorkspaceSteps({ ...sandbox, keyring: deps.keyring });
   return classifyFailures({
     ...createRunActivities({ system, keyring: deps.keyring, modelBaseUrls: deps.modelBaseUrls, deploymentPresets: deps.deploymentPresets }),
-    ...createToolActivities({ system, platformTools: deps.platformTools, sandboxTools: createSandboxToolRunner({ ...sandbox, browsers: deps.sandboxBrowsers }) }),
+    ...createToolActivities({
+      system,
+      platformTools: deps.platformTools,
+      sandboxTools: createSandboxToolRunner({ ...sandbox, browsers: deps.sandboxBrowsers }),
+      // MCP endpoints follow the webhooks' address rules and development setting (docs/decisions.md "MCP").
+      mcp: { keyring: deps.keyring, allowPrivateNetwork: deps.webhooksAllowPrivateNetwork, ...(deps.webhookLookup ? { lookup: deps.webhookLookup } : {}) },
+    }),
     prepareRunWorkspace: workspaceSteps.prepareRunWorkspace,
     backupWorkspace: workspaceSteps.backupWorkspace,
     ...createWebhookActivities({

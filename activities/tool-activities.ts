@@ -1,4 +1,6 @@
 import { Context } from '@temporalio/activity';
+import { MCP_TOOL_PREFIX } from '../domain/agent-config/index.ts';
+import { callMcpTool, type McpCallDeps } from '../services/mcp/call-tool.ts';
 import { transitionRun } from '../services/runs/transition.ts';
 import type { ServiceContext } from '../services/service-context.ts';
 import { appendToolResultMessages } from '../services/tool-calls/append-results.ts';
@@ -17,9 +19,10 @@ type ToolActivities = Pick<RunActivities, 'recordTurnToolCalls' | 'readToolProgr
 /**
  * Tool steps of the run workflow. The tool-call verbs hold the rules (validation, fences,
  * approvals, retry counts); these activities only call them, and run platform tools through
- * their handler (a registered one, or the session's sandbox), so each step is idempotent.
+ * their handler (a registered one, the session's sandbox, or the remote MCP server of the
+ * binding that mounts it), so each step is idempotent.
  */
-export function createToolActivities(deps: { system: () => ServiceContext; platformTools: PlatformToolRegistry; sandboxTools: SandboxToolRunner }): ToolActivities {
+export function createToolActivities(deps: { system: () => ServiceContext; platformTools: PlatformToolRegistry; sandboxTools: SandboxToolRunner; mcp: McpCallDeps }): ToolActivities {
   const { system, platformTools, sandboxTools } = deps;
   return {
     async recordTurnToolCalls(input) {
@@ -40,6 +43,19 @@ export function createToolActivities(deps: { system: () => ServiceContext; platf
       const ctx = system();
       const call = await findRunningPlatformCall({ ctx, input: { runId, toolCallId } });
       if (!call) return; // already completed by an earlier attempt
+      if (call.toolName.startsWith(MCP_TOOL_PREFIX)) {
+        // The remote server answers; every failure is an outcome the model sees.
+        const activity = Context.current();
+        const heartbeat = setInterval(() => activity.heartbeat(), HEARTBEAT_MS);
+        try {
+          const { outcome, execution } = await callMcpTool(ctx, deps.mcp, { runId, toolName: call.toolName, arguments: call.arguments, signal: activity.cancellationSignal });
+          if (activity.cancellationSignal.aborted) throw activity.cancellationSignal.reason;
+          await completePlatformToolCall(ctx, { toolCallId, outcome, ...(execution ? { execution } : {}) });
+        } finally {
+          clearInterval(heartbeat);
+        }
+        return;
+      }
       // Sandbox tools are answered by the session's sandbox; every other platform tool by its handler.
       const handler: PlatformToolHandler | undefined = sandboxTools.handles(call.toolName)
         ? (input) => sandboxTools.run({ ...input, toolName: call.toolName })

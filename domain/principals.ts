@@ -18,6 +18,9 @@ export type PublicPrincipal = {
 
 export const apiKeySubject = (apiKeyId: string) => `api_key:${apiKeyId}`;
 
+/** The API key id of a mirror principal's subject, or null for any other subject. */
+export const apiKeyIdOfSubject = (subject: string) => (subject.startsWith('api_key:') ? subject.slice('api_key:'.length) : null);
+
 /** The fixed development principal (spec 3 "Modes"). */
 export const DEVELOPMENT_SUBJECT = 'development:owner';
 export const DEVELOPMENT_ORGANIZATION_SLUG = 'default';

@@ -16,22 +16,24 @@ const MAX_IDEMPOTENT_BODY_BYTES = 40 * 1024 * 1024;
 export const isIdempotencyExempt = (path: string) => path.startsWith('/v1/auth/');
 
 /**
- * Routes whose verbs upload a turn's files before their transaction opens (session create,
- * follow-up, resume): their context is outside any transaction until the verb's
- * `withTransaction` opens the one that also stores the response, so no transaction is held open
- * while bytes travel to object storage. Every other mutation runs inside its transaction.
+ * Routes whose verbs make a network call before their transaction opens (session create,
+ * follow-up and resume upload a turn's files; MCP discovery asks the server for its tools):
+ * their context is outside any transaction until the verb's `withTransaction` opens the one that
+ * also stores the response, so no transaction is held open while bytes travel. Every other
+ * mutation runs inside its transaction.
  */
-const ROUTES_THAT_UPLOAD_FIRST = [
+const ROUTES_WITH_NETWORK_CALLS_FIRST = [
   /^\/v1\/projects\/[^/]+\/sessions$/,
   /^\/v1\/projects\/[^/]+\/sessions\/[^/]+\/runs$/,
   /^\/v1\/projects\/[^/]+\/runs\/[^/]+\/resume$/,
+  /^\/v1\/projects\/[^/]+\/mcp-servers\/[^/]+\/discover$/,
 ];
 
-const uploadsFirst = (method: string, path: string) => method === 'POST' && ROUTES_THAT_UPLOAD_FIRST.some((route) => route.test(path));
+const networkCallsFirst = (method: string, path: string) => method === 'POST' && ROUTES_WITH_NETWORK_CALLS_FIRST.some((route) => route.test(path));
 
 /**
  * Idempotency-Key on every mutation (spec 2 common rule 2). The route runs inside
- * `executeIdempotently`: its service context is (or, for routes that upload first, opens on
+ * `executeIdempotently`: its service context is (or, for routes that call out first, opens on
  * first use) the transaction that also stores the response. Only 2xx responses are stored;
  * anything else rolls back.
  */
@@ -45,7 +47,7 @@ export const idempotency = () =>
 
     const scope = { principalId: c.var.actor.principalId, route: `${c.req.method} ${c.req.path}`, idempotencyKey: header };
     const requestHash = hashRequestBody(await readBodyText(c, MAX_IDEMPOTENT_BODY_BYTES));
-    const transaction = uploadsFirst(c.req.method, c.req.path) ? 'when_asked' : 'before_run';
+    const transaction = networkCallsFirst(c.req.method, c.req.path) ? 'when_asked' : 'before_run';
     const outcome = await executeIdempotently(c.var.ctx, { scope, requestHash, transaction }, async (ctx) => {
       c.set('ctx', ctx);
       await next();

@@ -15,3 +15,4 @@ export * from './tool-calls.ts';
 export * from './event-webhooks.ts';
 export * from './connections.ts';
 export * from './workspaces.ts';
+export * from './mcp.ts';

@@ -1,3 +1,4 @@
+import type { McpExecutionRecord } from '../../domain/mcp/execution.ts';
 import { bigint, boolean, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import type { ToolCallStatus, ApprovalStatus } from '../../domain/tool-calls/states.ts';
 import { createdAt, id, organizationId, projectId, timestampColumn, updatedAt } from './columns.ts';
@@ -28,7 +29,9 @@ export const toolCalls = pgTable(
     attempt: integer('attempt').notNull(),
     safeArguments: jsonb('safe_arguments'),
     safeResult: jsonb('safe_result'),
-    failure: jsonb('failure').$type<{ code: string; path?: string; message: string } | null>(),
+    failure: jsonb('failure').$type<{ code: string; path?: string; message: string; reason?: string } | null>(),
+    /** How the worker ran a platform tool, for the debug record (an MCP call's server, policy, timing). */
+    execution: jsonb('execution').$type<McpExecutionRecord | null>(),
     fence: bigint('fence', { mode: 'number' }).notNull().default(0),
     leaseExpiresAt: timestampColumn('lease_expires_at'),
     claimedByPrincipalId: uuid('claimed_by_principal_id'),

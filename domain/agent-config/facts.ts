@@ -64,5 +64,31 @@ export type PublicationFacts = {
   sandboxProviders: ReadonlyMap<string, SandboxProviderFact> | null;
   /** Whether the server can seal credentials (an enabled sandbox needs it). */
   credentialEncryptionConfigured: boolean;
-  mcp: null;
+  /** The toolset and policy versions `mcpBindings` name; null skips those checks (structure only). */
+  mcp: McpFacts | null;
+};
+
+export type McpToolsetVersionFact = {
+  toolsetVersionId: string;
+  projectId: string;
+  toolsetKey: string;
+  /** The pinned server version's endpoint, which the binding's policy must contain. */
+  serverEndpointUrl: string;
+  serverKey: string;
+  /** The remote tool names the version selects. */
+  remoteToolNames: string[];
+};
+
+export type McpPolicyVersionFact = {
+  policyVersionId: string;
+  policyKey: string;
+  /** false once its credential is revoked. */
+  active: boolean;
+  exactOrigin: string;
+  pathPrefix: string;
+};
+
+export type McpFacts = {
+  toolsetVersions: ReadonlyMap<string, McpToolsetVersionFact>;
+  policyVersions: ReadonlyMap<string, McpPolicyVersionFact>;
 };

@@ -20,7 +20,7 @@ export type {
 export { parseAgentConfig, type ParseOptions } from './parse.ts';
 export { checkAgentConfigReferences, referencedResources, type ReferencedResources } from './references.ts';
 export { canonicalAgentConfig } from './canonical.ts';
-export { MCP_TOOL_PREFIX, RESERVED_TOOL_NAMES, SANDBOX_TOOLS, sandboxToolNames, toolsOf, type ToolSummary } from './tools.ts';
+export { MCP_TOOL_PREFIX, mcpToolName, RESERVED_TOOL_NAMES, SANDBOX_TOOLS, sandboxToolNames, toolsOf, type ToolSummary } from './tools.ts';
 export {
   PROPERTY_NAME_PATTERN,
   RESERVED_PROPERTY_NAMES,
@@ -34,5 +34,5 @@ export {
 } from './tool-schema-policy.ts';
 export { isSensitivePropertyName, normalizePropertyName, sensitiveWordIn } from './sensitive-names.ts';
 export { DEFAULT_ROOT } from './paths.ts';
-export type { DelegateVersionFact, PresetFact, PublicationFacts, SandboxPolicyFact,
+export type { DelegateVersionFact, McpFacts, McpPolicyVersionFact, McpToolsetVersionFact, PresetFact, PublicationFacts, SandboxPolicyFact,
   SandboxProviderFact, SkillVersionFact } from './facts.ts';

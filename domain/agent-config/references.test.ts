@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DelegateVersionFact, PresetFact, PublicationFacts, SandboxProviderFact, SkillVersionFact } from './facts.ts';
+import type { DelegateVersionFact, McpFacts, McpPolicyVersionFact, McpToolsetVersionFact, PresetFact, PublicationFacts, SandboxProviderFact, SkillVersionFact } from './facts.ts';
 import { parseAgentConfig } from './parse.ts';
 import { checkAgentConfigReferences, referencedResources } from './references.ts';
 import { delegate, expectBadRequest, ids, validConfig, type Json } from './test-fixtures.ts';
@@ -27,6 +27,21 @@ function sandboxFact(extra: Partial<SandboxProviderFact> = {}): SandboxProviderF
   return { key: 'vendor-main', activeSnapshotIds: new Set([ids.snapshot]), allowlistEmpty: false, ...extra };
 }
 
+function mcpFacts(): McpFacts {
+  const toolset: McpToolsetVersionFact = { toolsetVersionId: ids.toolset, projectId, toolsetKey: 'crm-tools', serverEndpointUrl: 'https://mcp.example.com/crm/mcp', serverKey: 'crm', remoteToolNames: ['lookup_customer', 'create-note'] };
+  const policy: McpPolicyVersionFact = { policyVersionId: ids.policy, policyKey: 'crm-policy', active: true, exactOrigin: 'https://mcp.example.com', pathPrefix: '/crm' };
+  return { toolsetVersions: new Map([[ids.toolset, toolset]]), policyVersions: new Map([[ids.policy, policy]]) };
+}
+
+const editToolset = (facts: Facts, extra: Partial<McpToolsetVersionFact>) => {
+  const mcp = facts.mcp!;
+  (mcp.toolsetVersions as Map<string, McpToolsetVersionFact>).set(ids.toolset, { ...mcp.toolsetVersions.get(ids.toolset)!, ...extra });
+};
+const editPolicy = (facts: Facts, extra: Partial<McpPolicyVersionFact>) => {
+  const mcp = facts.mcp!;
+  (mcp.policyVersions as Map<string, McpPolicyVersionFact>).set(ids.policy, { ...mcp.policyVersions.get(ids.policy)!, ...extra });
+};
+
 /** Facts under which `validConfig()` passes every reference check. */
 function validFacts(): PublicationFacts {
   const preset: PresetFact = { key: 'default', origin: 'deployment', archived: false, available: true };
@@ -38,7 +53,7 @@ function validFacts(): PublicationFacts {
     delegateVersions: new Map([ids.childVersion, ids.otherChildVersion].map((id) => [id, delegateFact(id)])),
     sandboxProviders: new Map([['vendor-main', sandboxFact()]]),
     credentialEncryptionConfigured: true,
-    mcp: null,
+    mcp: mcpFacts(),
   };
 }
 
@@ -72,6 +87,9 @@ describe('checkAgentConfigReferences accepts', () => {
     ['no delegates, Skills or tools at all', (c) => Object.assign(c, { delegates: [], skillVersionIds: [], tools: [] })],
     ['a restricted sandbox on a connection with an allowlist', (c, f) => ((c.sandbox.network = 'restricted'), editChildSandbox(f, { network: 'restricted' }))],
     ['sandbox facts not loaded (structure only)', (_c, f) => Object.assign(f, { sandboxProviders: null, credentialEncryptionConfigured: false })],
+    ['MCP facts not loaded (structure only)', (_c, f) => Object.assign(f, { mcp: null })],
+    ['a policy whose prefix is the whole origin', (_c, f) => editPolicy(f, { pathPrefix: '/' })],
+    ['a policy prefix with a trailing slash', (_c, f) => editPolicy(f, { pathPrefix: '/crm/' })],
     ['a disabled sandbox without encryption or connections', (c, f) => ((c.sandbox = { enabled: false, provider: null, capabilities: [] }), Object.assign(f, { delegateVersions: new Map(), sandboxProviders: new Map(), credentialEncryptionConfigured: false }), (c.delegates = []))],
   ];
 
@@ -104,6 +122,14 @@ describe('checkAgentConfigReferences rejects', () => {
     ['no credential encryption', (_c, f) => Object.assign(f, { credentialEncryptionConfigured: false }), 'config.sandbox', /credential encryption/],
     ['a snapshot not active on the connection', (_c, f) => f.sandboxProviders!.set('vendor-main', sandboxFact({ activeSnapshotIds: new Set() })), 'config.sandbox.snapshotId', /not active on sandbox provider "vendor-main"/],
     ['restricted egress with an empty allowlist', (c, f) => ((c.sandbox.network = 'restricted'), editChildSandbox(f, { network: 'restricted' }), f.sandboxProviders!.set('vendor-main', sandboxFact({ allowlistEmpty: true }))), 'config.sandbox.network', /allows no domains or CIDRs/],
+    ['an unknown toolset version', (_c, f) => f.mcp!.toolsetVersions instanceof Map && (f.mcp!.toolsetVersions as Map<string, unknown>).clear(), 'config.mcpBindings[0].toolsetVersionId', /does not exist in this project/],
+    ["another project's toolset version", (_c, f) => editToolset(f, { projectId: 'other' }), 'config.mcpBindings[0].toolsetVersionId', /does not exist in this project/],
+    ['an unknown policy version', (_c, f) => (f.mcp!.policyVersions as Map<string, unknown>).clear(), 'config.mcpBindings[0].credentialPolicyVersionId', /does not exist in this organization/],
+    ['an inactive policy', (_c, f) => editPolicy(f, { active: false }), 'config.mcpBindings[0].credentialPolicyVersionId', /not active/],
+    ['a policy of another origin', (_c, f) => editPolicy(f, { exactOrigin: 'https://other.example.com' }), 'config.mcpBindings[0].credentialPolicyVersionId', /do not contain the endpoint of MCP server "crm"/],
+    ['a policy of another port', (_c, f) => editPolicy(f, { exactOrigin: 'https://mcp.example.com:8443' }), 'config.mcpBindings[0].credentialPolicyVersionId', /do not contain/],
+    ['a policy prefix that only shares characters', (_c, f) => editPolicy(f, { pathPrefix: '/cr' }), 'config.mcpBindings[0].credentialPolicyVersionId', /do not contain/],
+    ['a remote tool whose mounted name is not a tool name', (_c, f) => editToolset(f, { remoteToolNames: ['lookup.customer'] }), 'config.mcpBindings[0].toolsetVersionId', /"mcp__crm__lookup.customer" is not a valid tool name/],
     ['a disabled child that still names a provider', (c, f) => ((c.sandbox.enabled = false), editChildSandbox(f, { enabled: false, provider: 'vendor-b' })), 'config.delegates[0].agentVersionId', /sandbox provider/],
   ];
 
@@ -135,6 +161,8 @@ describe('referencedResources', () => {
       presetKey: 'default',
       skillVersionIds: [ids.skillB, ids.skillA],
       delegateVersionIds: [ids.childVersion, ids.otherChildVersion],
+      mcpToolsetVersionIds: [ids.toolset],
+      mcpPolicyVersionIds: [ids.policy],
     });
   });
 });

@@ -1,4 +1,6 @@
-import type { AgentConfig, SandboxPolicy } from './config-schema.ts';
+import { policyContains } from '../mcp/policy-scope.ts';
+import { TOOL_NAME_PATTERN, type AgentConfig, type McpBinding, type SandboxPolicy } from './config-schema.ts';
+import { mcpToolName } from './tools.ts';
 import type { DelegateVersionFact, PublicationFacts, SandboxPolicyFact } from './facts.ts';
 import { DEFAULT_ROOT, invalid, pathOf } from './paths.ts';
 
@@ -6,6 +8,8 @@ export type ReferencedResources = {
   presetKey: string;
   skillVersionIds: string[];
   delegateVersionIds: string[];
+  mcpToolsetVersionIds: string[];
+  mcpPolicyVersionIds: string[];
 };
 
 /** What services must load into `PublicationFacts` for this config, in authored order. */
@@ -14,6 +18,8 @@ export function referencedResources(config: AgentConfig): ReferencedResources {
     presetKey: config.modelPreset,
     skillVersionIds: [...config.skillVersionIds],
     delegateVersionIds: config.delegates.map((delegate) => delegate.agentVersionId),
+    mcpToolsetVersionIds: config.mcpBindings.map((binding) => binding.toolsetVersionId),
+    mcpPolicyVersionIds: config.mcpBindings.map((binding) => binding.credentialPolicyVersionId),
   };
 }
 
@@ -22,7 +28,7 @@ export function referencedResources(config: AgentConfig): ReferencedResources {
  * every Skill version and every delegate version, including the sandbox identity rule between
  * coordinator and children. Throws a `ValidationError` (`bad_request`) with the path of the
  * first offending reference; resources of another project count as unknown. Sandbox
- * connections and MCP toolsets are not checked while their facts are null.
+ * connections and MCP bindings are not checked while their facts are null.
  */
 export function checkAgentConfigReferences(config: AgentConfig, facts: PublicationFacts, options: { root?: string } = {}): void {
   const root = options.root ?? DEFAULT_ROOT;
@@ -33,6 +39,33 @@ export function checkAgentConfigReferences(config: AgentConfig, facts: Publicati
     const fact = facts.delegateVersions.get(delegate.agentVersionId);
     checkDelegate(delegate.key, fact, config.sandbox, facts, pathOf(root, 'delegates', index, 'agentVersionId'));
   });
+  config.mcpBindings.forEach((binding, index) => checkMcpBinding(binding, facts, pathOf(root, 'mcpBindings', index)));
+}
+
+/**
+ * An MCP binding (spec 1 "MCP binding"): a toolset version of this project, an active policy
+ * version whose exact origin and path prefix contain the toolset's server endpoint, and mounted
+ * names `mcp__<namespace>__<remote_tool_name>` that are valid tool names.
+ */
+function checkMcpBinding(binding: McpBinding, facts: PublicationFacts, path: string): void {
+  if (facts.mcp === null) return;
+  const toolset = facts.mcp.toolsetVersions.get(binding.toolsetVersionId);
+  if (!toolset || toolset.projectId !== facts.projectId) throw invalid(pathOf(path, 'toolsetVersionId'), `names toolset version ${binding.toolsetVersionId}, which does not exist in this project`);
+  const policy = facts.mcp.policyVersions.get(binding.credentialPolicyVersionId);
+  if (!policy) throw invalid(pathOf(path, 'credentialPolicyVersionId'), `names credential policy version ${binding.credentialPolicyVersionId}, which does not exist in this organization`);
+  if (!policy.active) throw invalid(pathOf(path, 'credentialPolicyVersionId'), `names a version of credential policy "${policy.policyKey}", which is not active (its credential is revoked)`);
+  if (!policyContains(policy, toolset.serverEndpointUrl)) {
+    throw invalid(
+      pathOf(path, 'credentialPolicyVersionId'),
+      `names credential policy "${policy.policyKey}", whose origin ${policy.exactOrigin} and path prefix ${policy.pathPrefix} do not contain the endpoint of MCP server "${toolset.serverKey}"`,
+    );
+  }
+  for (const remote of toolset.remoteToolNames) {
+    const mounted = mcpToolName(binding.namespace, remote);
+    if (!TOOL_NAME_PATTERN.test(mounted)) {
+      throw invalid(pathOf(path, 'toolsetVersionId'), `selects the remote tool "${remote}", whose mounted name "${mounted}" is not a valid tool name (1-200 letters, digits, "_" and "-")`);
+    }
+  }
 }
 
 function checkPreset(key: string, facts: PublicationFacts, path: string): void {

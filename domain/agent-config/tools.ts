@@ -12,6 +12,9 @@ export const RESERVED_TOOL_NAMES: readonly string[] = ['delegate_agent', 'messag
 /** MCP tools are mounted as `mcp__<namespace>__<remote_tool_name>`. */
 export const MCP_TOOL_PREFIX = 'mcp__';
 
+/** The name the model sees for a remote MCP tool of a binding. */
+export const mcpToolName = (namespace: string, remoteToolName: string) => `${MCP_TOOL_PREFIX}${namespace}__${remoteToolName}`;
+
 /** Capability to tool mapping (spec 1 "Sandbox policy"). */
 export const SANDBOX_TOOLS: Readonly<Record<SandboxCapability, readonly string[]>> = {
   filesystem_read: ['read'],

@@ -3,9 +3,10 @@ import { TOOL_FAILURE_CODES, type ToolFailureCode } from './states.ts';
 /**
  * The `failure` of a tool call: a stable code, a safe message (never a raw argument or result
  * value) and, for validation failures, the first failing path (`arguments.city`,
- * `safeResult.value.items[0]`).
+ * `safeResult.value.items[0]`). A failed MCP call adds its `reason` (`timeout`,
+ * `credential_revoked`, ...; domain/mcp/execution.ts).
  */
-export type ToolCallFailure = { code: ToolCallFailureCode; message: string; path?: string };
+export type ToolCallFailure = { code: ToolCallFailureCode; message: string; path?: string; reason?: string };
 
 /** A call left open when its run ended (spec 3 lists cancellation among the non-retryable). */
 export const TOOL_CANCELLED = 'tool_cancelled';

@@ -8,6 +8,7 @@ import type { CredentialKeyring } from '../credentials/keyring.ts';
 import type { DeploymentPreset } from '../model-presets/deployment.ts';
 import { loadPresetFacts } from '../model-presets/facts.ts';
 import { requireActor } from '../require-actor.ts';
+import { loadMcpFacts } from '../mcp-toolsets/facts.ts';
 import { loadSkillVersionFacts } from '../skills/facts.ts';
 import { loadSandboxProviderFacts } from '../sandbox-providers/facts.ts';
 import { loadDelegateFacts } from './delegate-facts.ts';
@@ -24,7 +25,7 @@ export type PublicationDeps = {
 /**
  * Everything agent publication checks before any row is written: the config's structure and
  * tool-schema policy, the extra scopes its bindings need (`skill:bind`, `mcp:bind`), and every
- * referenced preset, Skill version and delegate version. Returns the config with defaults
+ * referenced preset, Skill version, delegate version and MCP toolset and policy version. Returns the config with defaults
  * applied and its content hash (lowercase SHA-256 of the canonical serialization).
  */
 export async function prepareAgentVersion(
@@ -44,6 +45,7 @@ export async function prepareAgentVersion(
   const presets = await loadPresetFacts(ctx, deps, [refs.presetKey]);
   const skillVersions = await loadSkillVersionFacts(ctx.db, { organizationId: actor.organizationId, ids: refs.skillVersionIds });
   const delegateVersions = await loadDelegateFacts(ctx.db, { organizationId: actor.organizationId, ids: refs.delegateVersionIds });
+  const mcp = await loadMcpFacts(ctx.db, { organizationId: actor.organizationId, toolsetVersionIds: refs.mcpToolsetVersionIds, policyVersionIds: refs.mcpPolicyVersionIds });
   const sandboxProviders = await loadSandboxProviderFacts(ctx.db, {
     organizationId: actor.organizationId,
     keys: config.sandbox.enabled && config.sandbox.provider !== null ? [config.sandbox.provider] : [],
@@ -59,7 +61,7 @@ export async function prepareAgentVersion(
       delegateVersions,
       sandboxProviders,
       credentialEncryptionConfigured: deps.keyring.configured,
-      mcp: null,
+      mcp,
     },
     { root: input.root },
   );

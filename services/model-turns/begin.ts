@@ -1,5 +1,4 @@
 import type { AgentConfig } from '../../domain/agent-config/index.ts';
-import { sandboxToolDefinitions } from '../../domain/sandbox/tools.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import { failModelInvocation, startModelInvocation } from '../model-invocations/record-invocation.ts';
 import { reserveModelTurn } from '../model-invocations/reserve-turn.ts';
@@ -9,6 +8,7 @@ import type { MessageRow } from '../runs/public.ts';
 import { loadRunContext } from '../runs/load-run-context.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
+import { mountedTools } from '../tool-calls/run-tools.ts';
 
 /** A tool as the model is offered it: the published definition without owner or approval. */
 export type OfferedTool = { name: string; description: string; inputSchema: Record<string, unknown> };
@@ -54,7 +54,7 @@ export async function beginModelTurn({
       await failModelInvocation(tx, { ...input, errorCode: model.errorCode, errorExplanation: model.errorExplanation, providerFinishReason: null });
       return { kind: 'unavailable', errorCode: model.errorCode, errorExplanation: model.errorExplanation };
     }
-    const tools = [...config.tools, ...sandboxToolDefinitions(config.sandbox)].map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema as Record<string, unknown> }));
+    const tools = (await mountedTools(tx, config)).map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema as Record<string, unknown> }));
     return { kind: 'ready', model, systemPrompt: config.systemPrompt, transcript: context.messages, tools };
   });
 }

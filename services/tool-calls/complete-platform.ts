@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import * as v from 'valibot';
 import { runs, toolCalls } from '../../db/schema/index.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.ts';
+import type { McpExecutionRecord } from '../../domain/mcp/execution.ts';
 import { TOOL_FAILURE_MESSAGE_MAX, toolFailure, type ToolCallFailure } from '../../domain/tool-calls/failures.ts';
 import { TOOL_RESULT_VERSION, type StoredSafeResult } from '../../domain/tool-calls/result-envelope.ts';
 import { isToolCallFinal, type ToolCallStatus } from '../../domain/tool-calls/states.ts';
@@ -18,12 +19,13 @@ const Outcome = v.variant('status', [
     status: v.literal('failure'),
     code: v.picklist(['platform_tool_failed', 'tool_failed']),
     message: v.pipe(v.string(), v.minLength(1)),
+    reason: v.optional(v.pipe(v.string(), v.regex(/^[a-z_]{1,64}$/))),
   }),
 ]);
 
 export type PlatformToolOutcome =
   | { status: 'success'; value: unknown }
-  | { status: 'failure'; code: 'platform_tool_failed' | 'tool_failed'; message: string };
+  | { status: 'failure'; code: 'platform_tool_failed' | 'tool_failed'; message: string; reason?: string };
 
 export type CompletedToolCall = { toolCallId: string; status: ToolCallStatus; failure: ToolCallFailure | null };
 
@@ -31,10 +33,13 @@ export type CompletedToolCall = { toolCallId: string; status: ToolCallStatus; fa
  * Stores the outcome of a platform tool the worker ran (for the runtime; no actor). A success is
  * checked against the tool's `outputSchema` first: a malformed one becomes `failed` with
  * `invalid_tool_result` and the first failing `safeResult.value…` path, and the value is not
- * stored. Idempotent for activity retries: a call that is already final is returned as it is
+ * stored. `execution` (an MCP call's server, policy and timing) goes to the debug record. Idempotent for activity retries: a call that is already final is returned as it is
  * (the first outcome wins). A call that is not `running` (still awaiting approval) is a conflict.
  */
-export async function completePlatformToolCall(ctx: ServiceContext, input: { toolCallId: string; outcome: PlatformToolOutcome }): Promise<CompletedToolCall> {
+export async function completePlatformToolCall(
+  ctx: ServiceContext,
+  input: { toolCallId: string; outcome: PlatformToolOutcome; execution?: McpExecutionRecord },
+): Promise<CompletedToolCall> {
   if (!v.is(v.pipe(v.string(), v.uuid()), input.toolCallId)) throw new ValidationError('toolCallId must be a UUID');
   const parsed = v.safeParse(Outcome, input.outcome);
   if (!parsed.success) throw new ValidationError(`Invalid platform tool outcome: ${parsed.issues[0].message}`);
@@ -66,11 +71,16 @@ export async function completePlatformToolCall(ctx: ServiceContext, input: { too
     } else {
       status = 'failed';
       failure = toolFailure(outcome.code, outcome.message.slice(0, TOOL_FAILURE_MESSAGE_MAX));
+      if (outcome.reason !== undefined) failure.reason = outcome.reason;
       safeResult = { version: TOOL_RESULT_VERSION, status: 'failure', value: null };
     }
 
     const now = tx.clock.now();
-    const [updated] = await tx.db.update(toolCalls).set({ status, safeResult, failure, completedAt: now, updatedAt: now }).where(eq(toolCalls.id, call.id)).returning();
+    const [updated] = await tx.db
+      .update(toolCalls)
+      .set({ status, safeResult, failure, execution: input.execution ?? null, completedAt: now, updatedAt: now })
+      .where(eq(toolCalls.id, call.id))
+      .returning();
     await appendProductEvent(tx, { organizationId: call.organizationId, projectId: call.projectId, ...toolCallChangedEvent(updated!, call.status) });
     return { toolCallId: call.id, status, failure };
   });

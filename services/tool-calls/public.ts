@@ -1,4 +1,5 @@
 import type { approvals, toolCalls } from '../../db/schema/index.ts';
+import type { McpExecutionRecord } from '../../domain/mcp/execution.ts';
 import type { ToolCallFailure } from '../../domain/tool-calls/failures.ts';
 import type { ApprovalStatus, ToolCallStatus } from '../../domain/tool-calls/states.ts';
 
@@ -29,6 +30,8 @@ export type PublicToolCall = {
   safeArguments: unknown;
   safeResult: unknown;
   failure: ToolCallFailure | null;
+  /** How the worker ran it (an MCP call: server, version, policy, credential version, timing); null otherwise. */
+  execution: McpExecutionRecord | null;
   fence: string | null;
   leaseExpiresAt: string | null;
   claimedByPrincipalId: string | null;
@@ -53,6 +56,7 @@ export const toToolCallResponse = (row: ToolCallRow): PublicToolCall => ({
   safeArguments: row.safeArguments ?? null,
   safeResult: row.safeResult ?? null,
   failure: row.failure ? toFailure(row.failure) : null,
+  execution: row.execution ?? null,
   fence: row.fence > 0 ? String(row.fence) : null,
   leaseExpiresAt: iso(row.leaseExpiresAt),
   claimedByPrincipalId: row.claimedByPrincipalId,
@@ -73,6 +77,7 @@ export const toToolCallClaimResponse = (row: ToolCallRow): PublicToolCallClaim =
 function toFailure(stored: NonNullable<ToolCallRow['failure']>): ToolCallFailure {
   const failure = { code: stored.code, message: stored.message } as ToolCallFailure;
   if (stored.path !== undefined) failure.path = stored.path;
+  if (stored.reason !== undefined) failure.reason = stored.reason;
   return failure;
 }
 

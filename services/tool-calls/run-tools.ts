@@ -3,6 +3,7 @@ import { agentVersions } from '../../db/schema/index.ts';
 import type { AgentConfig, ToolDefinition } from '../../domain/agent-config/index.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { sandboxToolDefinitions } from '../../domain/sandbox/tools.ts';
+import { loadMcpBindings, mcpToolDefinitions } from '../mcp-toolsets/bindings.ts';
 
 /**
  * The caller and platform tools of the run's pinned agent version, by name. Stored configs are
@@ -11,6 +12,15 @@ import { sandboxToolDefinitions } from '../../domain/sandbox/tools.ts';
 export async function loadPinnedTools(ctx: ServiceContext, agentVersionId: string): Promise<Map<string, ToolDefinition>> {
   const [version] = await ctx.db.select({ config: agentVersions.config }).from(agentVersions).where(eq(agentVersions.id, agentVersionId));
   if (!version) throw new Error(`agent version ${agentVersionId} does not exist`);
-  const config = version.config as unknown as AgentConfig;
-  return new Map([...config.tools, ...sandboxToolDefinitions(config.sandbox)].map((tool) => [tool.name, tool]));
+  return new Map((await mountedTools(ctx, version.config as unknown as AgentConfig)).map((tool) => [tool.name, tool]));
+}
+
+/**
+ * Every tool a run of this config mounts, in the order the model is shown them: the config's
+ * own tools, the sandbox tools of its capabilities, then the tools of its MCP bindings (one read
+ * of the pinned toolset and server versions when it has any).
+ */
+export async function mountedTools(ctx: ServiceContext, config: AgentConfig): Promise<ToolDefinition[]> {
+  const mcp = mcpToolDefinitions(await loadMcpBindings(ctx.db, config));
+  return [...config.tools, ...sandboxToolDefinitions(config.sandbox), ...mcp];
 }

@@ -2,9 +2,10 @@ import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { messages, modelInvocations, productEvents } from '../../db/schema/index.ts';
+import { messages, modelInvocations, productEvents, toolCalls } from '../../db/schema/index.ts';
 import { connectTemporal, type TemporalClientHandle } from '../../temporal/client.ts';
 import { createTemporalRunStarter } from '../../temporal/run-starter.ts';
+import { startMcpFixtureServer } from '../fixtures/mcp/server.ts';
 import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
 import { startFakeModelServers, type FakeModelServers } from '../fixtures/model-servers/server.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
@@ -25,10 +26,12 @@ let key: string;
 const taskQueue = `durability-${randomUUID()}`;
 const starter = deferredRunStarter();
 const workers: ChildProcess[] = [];
+const DEVELOPMENT_NETWORK = { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' };
 
 beforeAll(async () => {
   fakes = await startFakeModelServers();
-  t = await createTestApp({ env: fakes.env, runStarter: starter });
+  // MCP endpoints on loopback need the development setting, in the API and in the worker.
+  t = await createTestApp({ env: { ...fakes.env, ...DEVELOPMENT_NETWORK }, runStarter: starter });
   if (!t.database.url) return;
   const { address, namespace } = inject('temporal');
   temporal = await connectTemporal({ address, namespace });
@@ -53,7 +56,7 @@ async function call(method: string, urlPath: string, body?: unknown) {
 
 /** `npm run worker` against the test database and Temporal server; resolves once it polls. */
 async function startWorker(): Promise<ChildProcess> {
-  const child = await startWorkerProcess({ databaseUrl: t.database.url!, taskQueue, dataDir: t.deps.settings.dataDir, env: fakes.env });
+  const child = await startWorkerProcess({ databaseUrl: t.database.url!, taskQueue, dataDir: t.deps.settings.dataDir, env: { ...fakes.env, ...DEVELOPMENT_NETWORK } });
   workers.push(child);
   return child;
 }
@@ -104,4 +107,50 @@ describe('run durability', () => {
     }, 60_000);
     expect(run.state).toBe('completed');
   }, 90_000);
+
+  it('a worker killed with SIGKILL during an MCP call: the run completes, the server was called at most twice, one result is recorded', async (context) => {
+    if (!t.database.url) context.skip();
+    // The first call of `hold` never answers (it dies with the worker); a retried call answers at once.
+    let holds = 0;
+    const mcp = await startMcpFixtureServer({
+      tools: [{ name: 'hold', inputSchema: { type: 'object' }, handler: async () => (++holds === 1 ? new Promise(() => {}) : { content: [{ type: 'text', text: 'held and answered' }] }) }],
+    });
+    try {
+      const credential = await call('POST', '/mcp-credentials', { key: 'durable', displayName: 'Durable', kind: 'static_bearer', secret: 'durable-secret-1' });
+      const policy = await call('POST', '/mcp-credential-policies', {
+        key: 'durable', displayName: 'Durable', credentialId: credential.body.id, exactOrigin: mcp.url, pathPrefix: '/', timeoutMs: 120_000, maximumResponseBytes: 65_536,
+      });
+      const server = await call('POST', '/mcp-servers', { key: 'durable', displayName: 'Durable', endpointUrl: mcp.streamableUrl, transport: 'streamable_http' });
+      const discovered = await call('POST', `/mcp-servers/${server.body.id}/discover`, { credentialPolicyVersionId: policy.body.id });
+      const toolset = await call('POST', '/mcp-toolsets', { key: 'durable', displayName: 'Durable', serverVersionId: discovered.body.version.id, tools: [{ remoteToolName: 'hold' }] });
+      const agent = await call('POST', '/agents', {
+        name: 'Durable MCP',
+        initialConfig: { systemPrompt: 'Use it.', modelPreset: 'fast', limits: { maxTurns: 4, timeoutMs: 150_000 }, mcpBindings: [{ toolsetVersionId: toolset.body.latestVersionId, credentialPolicyVersionId: policy.body.id, namespace: 'ops' }] },
+      });
+      expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+      fakes.vendor_a.reply({ toolCalls: [{ name: 'mcp__ops__hold', arguments: {} }] }).reply({ text: 'Held.' });
+      // Only the worker about to be killed may pick up the call: earlier tests' workers go first.
+      for (const worker of workers) await killWorkerProcess(worker);
+      const first = await startWorker();
+      const session = await call('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'Hold on.' });
+      const runId = session.body.latestRunId as string;
+
+      await waitFor('the MCP call to reach the server', async () => holds >= 1);
+      await killWorkerProcess(first);
+      await startWorker();
+      const run = await waitFor('the run to settle', async () => {
+        const current = await call('GET', `/runs/${runId}`);
+        return ['completed', 'failed', 'cancelled', 'timed_out'].includes(current.body.state) ? current.body : null;
+      });
+      expect(run.state).toBe('completed');
+      expect(holds).toBeLessThanOrEqual(2);
+      const calls = await t.database.db.select().from(toolCalls).where(eq(toolCalls.runId, runId));
+      expect(calls.map((row) => [row.toolName, row.status])).toEqual([['mcp__ops__hold', 'succeeded']]);
+      const toolMessages = await t.database.db.select().from(messages).where(and(eq(messages.runId, runId), eq(messages.role, 'tool')));
+      expect(toolMessages).toHaveLength(1);
+      expect(JSON.stringify(toolMessages[0]!.content)).toContain('held and answered');
+    } finally {
+      await mcp.close();
+    }
+  }, 180_000);
 });

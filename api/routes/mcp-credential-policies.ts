@@ -1,0 +1,28 @@
+import { Hono } from 'hono';
+import { CreateMcpCredentialPolicyInput } from '../../domain/mcp/inputs.ts';
+import { ListQuery } from '../../domain/pagination.ts';
+import { createMcpCredentialPolicy } from '../../services/mcp-credential-policies/create.ts';
+import { listMcpCredentialPolicyVersions } from '../../services/mcp-credential-policies/list.ts';
+import type { AppDeps } from '../deps.ts';
+import type { AppEnv } from '../env.ts';
+import { requireScopes } from '../middleware/scopes.ts';
+import { validBody, validQuery } from '../validation.ts';
+
+/**
+ * Organization-shared credential policies (scopes not shown in spec 2; decided in
+ * docs/decisions.md "MCP"): they decide where a credential may be sent, so reading them is
+ * `credential:read_metadata` and publishing `credential:write`. A new version answers 201; a
+ * body equal to the newest version answers it with 200.
+ */
+export function mcpCredentialPolicyRoutes(deps: AppDeps) {
+  const policy = { allowPrivateNetwork: deps.settings.webhooksAllowPrivateNetwork };
+  return new Hono<AppEnv>()
+    .get('/projects/:projectId/mcp-credential-policies', requireScopes('credential:read_metadata'), async (c) => {
+      return c.json(await listMcpCredentialPolicyVersions({ ctx: c.var.ctx, input: validQuery(c, ListQuery) }));
+    })
+    .post('/projects/:projectId/mcp-credential-policies', requireScopes('credential:write'), async (c) => {
+      const input = await validBody(c, CreateMcpCredentialPolicyInput);
+      const { version, created } = await createMcpCredentialPolicy({ ctx: c.var.ctx, policy, input });
+      return c.json(version, created ? 201 : 200);
+    });
+}

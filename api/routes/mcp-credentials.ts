@@ -1,0 +1,39 @@
+import { Hono } from 'hono';
+import * as v from 'valibot';
+import { CreateMcpCredentialInput, RotateMcpCredentialInput } from '../../domain/mcp/inputs.ts';
+import { ListQuery } from '../../domain/pagination.ts';
+import { createMcpCredential } from '../../services/mcp-credentials/create.ts';
+import { listMcpCredentials } from '../../services/mcp-credentials/list.ts';
+import { revokeMcpCredential } from '../../services/mcp-credentials/revoke.ts';
+import { rotateMcpCredential } from '../../services/mcp-credentials/rotate.ts';
+import type { AppDeps } from '../deps.ts';
+import type { AppEnv } from '../env.ts';
+import { requireScopes } from '../middleware/scopes.ts';
+import { Uuid, validBody, validParams, validQuery } from '../validation.ts';
+
+const CredentialParams = v.object({ projectId: Uuid, credentialId: Uuid });
+
+/**
+ * Organization-shared MCP credentials: list `credential:read_metadata`, create
+ * `credential:write`, rotate `credential:rotate`, revoke `credential:revoke`. Secrets are
+ * write-only.
+ */
+export function mcpCredentialRoutes(deps: AppDeps) {
+  return new Hono<AppEnv>()
+    .get('/projects/:projectId/mcp-credentials', requireScopes('credential:read_metadata'), async (c) => {
+      return c.json(await listMcpCredentials({ ctx: c.var.ctx, input: validQuery(c, ListQuery) }));
+    })
+    .post('/projects/:projectId/mcp-credentials', requireScopes('credential:write'), async (c) => {
+      const input = await validBody(c, CreateMcpCredentialInput);
+      return c.json(await createMcpCredential({ ctx: c.var.ctx, keyring: deps.keyring, input }), 201);
+    })
+    .post('/projects/:projectId/mcp-credentials/:credentialId/rotate', requireScopes('credential:rotate'), async (c) => {
+      const { credentialId } = validParams(c, CredentialParams);
+      const { secret } = await validBody(c, RotateMcpCredentialInput);
+      return c.json(await rotateMcpCredential({ ctx: c.var.ctx, keyring: deps.keyring, input: { credentialId, secret } }));
+    })
+    .delete('/projects/:projectId/mcp-credentials/:credentialId', requireScopes('credential:revoke'), async (c) => {
+      const { credentialId } = validParams(c, CredentialParams);
+      return c.json(await revokeMcpCredential({ ctx: c.var.ctx, input: { credentialId } }));
+    });
+}
