@@ -6,13 +6,17 @@ export const VENDOR_A_BASE_URL_ENV = 'SVC_MODEL_BASE_URL_VENDOR_A';
 /** Any key of OpenAI's shape; the server accepts every bearer key. */
 export const INSTANT_MODEL_API_KEY = 'sk-proj-bench-instant-model-key';
 
+const USAGE = { input_tokens: 12, input_tokens_details: { cached_tokens: 0 }, output_tokens: 2, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 14 };
+
 export type InstantModelServer = { baseUrl: string; close(): Promise<void> };
 
 /**
  * The benchmarks' model: an OpenAI Responses API endpoint on 127.0.0.1 that answers every
- * `POST /v1/responses` at once with a short text reply (and `GET /v1/models` with the one model
- * the bench presets name), so a measured turn is the runtime's own time. The test suite's
- * scriptable fakes (`test/fixtures/model-servers/`) stay with the tests.
+ * `POST /v1/responses` at once (and `GET /v1/models` with the one model the bench presets name),
+ * so a measured turn is the runtime's own time. A user message `call <tool>` is answered with a
+ * call of that tool (no arguments), and a request carrying the tool's output with a short text
+ * reply; anything else gets the text reply. The test suite's scriptable fakes
+ * (`test/fixtures/model-servers/`) stay with the tests.
  */
 export async function startInstantModelServer(): Promise<InstantModelServer> {
   let seq = 0;
@@ -25,8 +29,24 @@ export async function startInstantModelServer(): Promise<InstantModelServer> {
         return send(res, 200, { object: 'list', data: [{ id: 'gpt-5.1', object: 'model', created: 1762800000, owned_by: 'system' }] });
       }
       if (req.method !== 'POST' || path !== '/v1/responses') return send(res, 404, { error: { message: `No route for ${req.method} ${path}`, type: 'invalid_request_error', param: null, code: null } });
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { model?: string };
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { model?: string; input?: Array<{ type?: string; role?: string; content?: unknown }> };
       seq += 1;
+      const input = body.input ?? [];
+      const lastUser = input.findLastIndex((item) => item.role === 'user');
+      const answered = input.slice(lastUser + 1).some((item) => item.type === 'function_call_output');
+      const asked = typeof input[lastUser]?.content === 'string' ? /^call (\S+)$/.exec(input[lastUser].content as string) : null;
+      if (asked && !answered) {
+        return send(res, 200, {
+          id: `resp_${seq}`,
+          object: 'response',
+          created_at: Math.floor(Date.now() / 1000),
+          status: 'completed',
+          model: body.model ?? 'gpt-5.1',
+          output: [{ type: 'function_call', id: `fc_${seq}`, call_id: `call_${seq}`, name: asked[1], arguments: '{}', status: 'completed' }],
+          incomplete_details: null,
+          usage: USAGE,
+        });
+      }
       send(res, 200, {
         id: `resp_${seq}`,
         object: 'response',
@@ -35,7 +55,7 @@ export async function startInstantModelServer(): Promise<InstantModelServer> {
         model: body.model ?? 'gpt-5.1',
         output: [{ type: 'message', id: `msg_${seq}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Done.', annotations: [] }] }],
         incomplete_details: null,
-        usage: { input_tokens: 12, input_tokens_details: { cached_tokens: 0 }, output_tokens: 2, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 14 },
+        usage: USAGE,
       });
     });
   });

@@ -4,6 +4,7 @@
  */
 import { run as eventAppend } from './event-append.bench.ts';
 import { run as idempotencyReplay } from './idempotency-replay.bench.ts';
+import { run as mcpCall } from './mcp-call.bench.ts';
 import { run as runEngine } from './run-engine.bench.ts';
 import { run as sseFanout } from './sse-fanout.bench.ts';
 import { run as webhookDelivery } from './webhook-delivery.bench.ts';
@@ -15,6 +16,7 @@ const benches: Array<[string, () => Promise<BenchRecord[]>]> = [
   ['idempotent replay', () => idempotencyReplay()],
   ['run engine', () => runEngine()],
   ['webhook delivery', () => webhookDelivery()],
+  ['MCP tool calls', () => mcpCall()],
 ];
 
 let missed = 0;

@@ -9,6 +9,7 @@ import { loadSettingsDependencies } from './dependencies.ts';
 import { startDevServer, type DevServer } from '../temporal/dev-server.ts';
 import { runtimeTaskQueue } from '../temporal/task-queues.ts';
 import { installWorkerRuntime } from '../temporal/worker.ts';
+import { ensureSandboxPackages } from './system-packages.ts';
 import { createRuntime } from './runtime.ts';
 
 /**
@@ -23,6 +24,8 @@ const settings = parseSettingsOrExit();
 
 const logger = createLogger({ level: settings.logLevel, base: { process: 'start' } });
 installWorkerRuntime(logger);
+// Sandboxed runs need bubblewrap and socat: installed beside start-up when missing (never blocks it).
+void ensureSandboxPackages(logger);
 
 let devServer: DevServer | undefined;
 try {

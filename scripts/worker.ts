@@ -8,6 +8,7 @@ import { openConfiguredDatabase } from '../db/open.ts';
 import { runtimeTaskQueue } from '../temporal/task-queues.ts';
 import { installWorkerRuntime } from '../temporal/worker.ts';
 import { loadSettingsDependencies } from './dependencies.ts';
+import { ensureSandboxPackages } from './system-packages.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
 
 /**
@@ -22,6 +23,8 @@ const settings = parseSettingsOrExit();
 
 const logger = createLogger({ level: settings.logLevel, base: { process: 'worker' } });
 installWorkerRuntime(logger);
+// Sandboxed runs need bubblewrap and socat: installed beside start-up when missing (never blocks it).
+void ensureSandboxPackages(logger);
 
 let devServer: DevServer | undefined;
 let runtime: Runtime | undefined;

@@ -11,7 +11,7 @@ import { systemContext } from '../../services/service-context.ts';
 import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
 import { newSigningSecret, startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver/receiver.ts';
 import { addNumbersTool } from '../support/platform-tools.ts';
-import { startRunFixture } from '../support/run-fixture.ts';
+import { startRunApp } from '../support/run-app.ts';
 import { findSecrets, historyToJson, summarize } from './histories.ts';
 
 /**
@@ -20,14 +20,14 @@ import { findSecrets, historyToJson, summarize } from './histories.ts';
  * it. Run only on purpose (README.md); never to make a failing replay pass.
  */
 const here = path.dirname(fileURLToPath(import.meta.url));
-let f: Awaited<ReturnType<typeof startRunFixture>>;
+let f: Awaited<ReturnType<typeof startRunApp>>;
 let client: Client;
 let admin: string;
 const secrets: string[] = [...Object.values(FAKE_KEYS)];
 const receivers: WebhookReceiver[] = [];
 
 beforeAll(async () => {
-  f = await startRunFixture({
+  f = await startRunApp({
     platformTools: {
       add_numbers: async ({ arguments: args }) => {
         const { a, b } = args as { a: number; b: number };

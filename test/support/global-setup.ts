@@ -1,7 +1,7 @@
 import type { TestProject } from 'vitest/node';
 import { startTestDatabaseServer } from './postgres-server.ts';
 import { startTestS3 } from './s3-server.ts';
-import { ensureSandboxPackages } from './system-packages.ts';
+import { ensureTestPackages } from './system-packages.ts';
 import { startTestTemporal } from './temporal-server.ts';
 
 /**
@@ -12,7 +12,7 @@ import { startTestTemporal } from './temporal-server.ts';
  */
 export default async function setup(project: TestProject) {
   // Before any server starts: a failed install then leaves nothing running.
-  await ensureSandboxPackages();
+  await ensureTestPackages();
   const database = await startTestDatabaseServer();
   project.provide('database', database.provided);
   const temporal = await startTestTemporal();
