@@ -16,20 +16,32 @@ const MAX_IDEMPOTENT_BODY_BYTES = 40 * 1024 * 1024;
 export const isIdempotencyExempt = (path: string) => path.startsWith('/v1/auth/');
 
 /**
- * Routes whose verbs make a network call before their transaction opens (session create,
- * follow-up and resume upload a turn's files; MCP discovery asks the server for its tools):
- * their context is outside any transaction until the verb's `withTransaction` opens the one that
- * also stores the response, so no transaction is held open while bytes travel. Every other
- * mutation runs inside its transaction.
+ * Requests whose verbs make a network call before their transaction opens: a turn that carries
+ * files (session create, follow-up, resume upload them) and MCP discovery (it asks the server
+ * for its tools). Their context is outside any transaction until the verb's `withTransaction`
+ * opens the one that also stores the response, so no transaction is held open while bytes
+ * travel. Every other mutation, a turn without files included, runs inside its transaction from
+ * the start (the cheaper path: about 15% more sessions per second, bench/run-engine.bench.ts).
  */
-const ROUTES_WITH_NETWORK_CALLS_FIRST = [
-  /^\/v1\/projects\/[^/]+\/sessions$/,
-  /^\/v1\/projects\/[^/]+\/sessions\/[^/]+\/runs$/,
-  /^\/v1\/projects\/[^/]+\/runs\/[^/]+\/resume$/,
-  /^\/v1\/projects\/[^/]+\/mcp-servers\/[^/]+\/discover$/,
+const CALLS_OUT_FIRST: Array<{ route: RegExp; when: (body: unknown) => boolean }> = [
+  { route: /^\/v1\/projects\/[^/]+\/sessions$/, when: (body) => carriesFiles(body) },
+  { route: /^\/v1\/projects\/[^/]+\/sessions\/[^/]+\/runs$/, when: (body) => carriesFiles(body) },
+  { route: /^\/v1\/projects\/[^/]+\/runs\/[^/]+\/resume$/, when: (body) => carriesFiles(body) },
+  { route: /^\/v1\/projects\/[^/]+\/mcp-servers\/[^/]+\/discover$/, when: () => true },
 ];
 
-const networkCallsFirst = (method: string, path: string) => method === 'POST' && ROUTES_WITH_NETWORK_CALLS_FIRST.some((route) => route.test(path));
+const carriesFiles = (body: unknown) => Array.isArray((body as { files?: unknown } | null)?.files) && (body as { files: unknown[] }).files.length > 0;
+
+function callsOutFirst(method: string, path: string, bodyText: string): boolean {
+  if (method !== 'POST') return false;
+  const entry = CALLS_OUT_FIRST.find(({ route }) => route.test(path));
+  if (!entry) return false;
+  try {
+    return entry.when(bodyText.trim() === '' ? null : JSON.parse(bodyText));
+  } catch {
+    return false; // the route answers malformed JSON with a 400 before any network call
+  }
+}
 
 /**
  * Idempotency-Key on every mutation (spec 2 common rule 2). The route runs inside
@@ -46,8 +58,9 @@ export const idempotency = () =>
     if (!parsed.success) throw new ValidationError(parsed.issues[0].message);
 
     const scope = { principalId: c.var.actor.principalId, route: `${c.req.method} ${c.req.path}`, idempotencyKey: header };
-    const requestHash = hashRequestBody(await readBodyText(c, MAX_IDEMPOTENT_BODY_BYTES));
-    const transaction = networkCallsFirst(c.req.method, c.req.path) ? 'when_asked' : 'before_run';
+    const bodyText = await readBodyText(c, MAX_IDEMPOTENT_BODY_BYTES);
+    const requestHash = hashRequestBody(bodyText);
+    const transaction = callsOutFirst(c.req.method, c.req.path, bodyText) ? 'when_asked' : 'before_run';
     const outcome = await executeIdempotently(c.var.ctx, { scope, requestHash, transaction }, async (ctx) => {
       c.set('ctx', ctx);
       await next();
