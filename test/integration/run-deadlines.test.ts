@@ -2,20 +2,14 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runs } from '../../db/schema/index.ts';
 import { manualClock } from '../support/app.ts';
+import { lookupOrderTool } from '../support/platform-tools.ts';
 import { startRunApp } from '../support/run-app.ts';
 
 /** Deadlines end to end: the wall-time ceiling and caller-tool leases. */
 const clock = manualClock(new Date());
 let f: Awaited<ReturnType<typeof startRunApp>>;
 
-const lookup = {
-  name: 'lookup_order',
-  description: 'Looks up an order',
-  owner: 'caller',
-  approval: 'never',
-  inputSchema: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] },
-  outputSchema: { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] },
-};
+const lookup = lookupOrderTool;
 
 beforeAll(async () => {
   f = await startRunApp({ clock });

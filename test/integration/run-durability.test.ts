@@ -61,6 +61,13 @@ async function startWorker(): Promise<ChildProcess> {
   return child;
 }
 
+/** The run once it has settled, however it settled. */
+const settled = (runId: string) =>
+  waitFor('the run to settle', async () => {
+    const current = await call('GET', `/runs/${runId}`);
+    return ['completed', 'failed', 'cancelled', 'timed_out'].includes(current.body.state) ? current.body : null;
+  });
+
 describe('run durability', () => {
   it('a worker killed with SIGKILL mid-run: a new worker finishes the run exactly once', async (context) => {
     if (!t.database.url) context.skip();
@@ -75,10 +82,7 @@ describe('run durability', () => {
     await killWorkerProcess(first);
 
     await startWorker();
-    const run = await waitFor('the run to settle', async () => {
-      const current = await call('GET', `/runs/${runId}`);
-      return ['completed', 'failed', 'cancelled', 'timed_out'].includes(current.body.state) ? current.body : null;
-    });
+    const run = await settled(runId);
     expect(run.state).toBe('completed');
 
     const assistant = await t.database.db.select().from(messages).where(and(eq(messages.runId, runId), eq(messages.role, 'assistant')));
@@ -138,10 +142,7 @@ describe('run durability', () => {
       await waitFor('the MCP call to reach the server', async () => holds >= 1);
       await killWorkerProcess(first);
       await startWorker();
-      const run = await waitFor('the run to settle', async () => {
-        const current = await call('GET', `/runs/${runId}`);
-        return ['completed', 'failed', 'cancelled', 'timed_out'].includes(current.body.state) ? current.body : null;
-      });
+      const run = await settled(runId);
       expect(run.state).toBe('completed');
       expect(holds).toBeLessThanOrEqual(2);
       const calls = await t.database.db.select().from(toolCalls).where(eq(toolCalls.runId, runId));
