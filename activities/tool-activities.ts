@@ -1,5 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { MCP_TOOL_PREFIX } from '../domain/agent-config/index.ts';
+import { LOAD_SKILL_TOOL_NAME } from '../domain/skills/catalog.ts';
+import { loadSkillForRun } from '../services/skills/load-for-run.ts';
 import { callMcpTool, type McpCallDeps } from '../services/mcp/call-tool.ts';
 import { transitionRun } from '../services/runs/transition.ts';
 import type { ServiceContext } from '../services/service-context.ts';
@@ -19,8 +21,9 @@ type ToolActivities = Pick<RunActivities, 'recordTurnToolCalls' | 'readToolProgr
 /**
  * Tool steps of the run workflow. The tool-call verbs hold the rules (validation, fences,
  * approvals, retry counts); these activities only call them, and run platform tools through
- * their handler (a registered one, the session's sandbox, or the remote MCP server of the
- * binding that mounts it), so each step is idempotent.
+ * their handler (a registered one, the session's sandbox, the session's Skills for
+ * `load_skill`, or the remote MCP server of the binding that mounts it), so each step is
+ * idempotent.
  */
 export function createToolActivities(deps: { system: () => ServiceContext; platformTools: PlatformToolRegistry; sandboxTools: SandboxToolRunner; mcp: McpCallDeps }): ToolActivities {
   const { system, platformTools, sandboxTools } = deps;
@@ -43,6 +46,10 @@ export function createToolActivities(deps: { system: () => ServiceContext; platf
       const ctx = system();
       const call = await findRunningPlatformCall({ ctx, input: { runId, toolCallId } });
       if (!call) return; // already completed by an earlier attempt
+      if (call.toolName === LOAD_SKILL_TOOL_NAME) {
+        await loadSkillForRun(ctx, { runId, toolCallId, arguments: call.arguments });
+        return;
+      }
       if (call.toolName.startsWith(MCP_TOOL_PREFIX)) {
         // The remote server answers; every failure is an outcome the model sees.
         const activity = Context.current();

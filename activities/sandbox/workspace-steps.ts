@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { storedTypeProblem } from '../../domain/attachments/file-input.ts';
 import { attachmentWorkspacePath } from '../../domain/attachments/metadata.ts';
+import { SKILLS_WORKSPACE_DIR } from '../../domain/skills/catalog.ts';
+import { renderSkillMd } from '../../domain/skills/skill-md.ts';
 import type { Snapshot } from '../../domain/sandbox/snapshot-registry.ts';
 import { MANIFEST_FORMAT_VERSION, serializeManifest, type WorkspaceManifest } from '../../domain/workspace-files/manifest.ts';
 import type { CredentialKeyring } from '../../services/credentials/keyring.ts';
@@ -25,8 +27,8 @@ const sha256Of = (bytes: Uint8Array) => createHash('sha256').update(bytes).diges
 
 /**
  * The workspace steps around a run. Before its first model turn the session's sandbox exists
- * (restored from the latest backup when this worker has no copy) and the run's attachments are
- * in `.svc/attachments/<runId>/`, each verified on the way (type against the file rules, size and
+ * (restored from the latest backup when this worker has no copy), the session's Skills are in
+ * `.svc/skills/<name>/` (read-only) and the run's attachments are in `.svc/attachments/<runId>/`, each verified on the way (type against the file rules, size and
  * SHA-256 against what was recorded at upload); after the run settles, the workspace is archived
  * with a manifest into the thread's storage connection as the next generation. The verbs decide
  * and record; these steps move the bytes (object storage, the sandbox). Both are idempotent
@@ -62,6 +64,26 @@ export function createWorkspaceSteps(deps: { system: () => ServiceContext; drive
     if (result.exitCode !== 0) ctx.logger.warn('workspace restore failed', { sandboxId: target.sandbox.id, stderr: result.stderr.slice(0, 300) });
   };
 
+  /**
+   * The session's usable Skills under `.svc/skills/<name>/`, written afresh for every run (a
+   * revoked version's files go, even when a backup brought them back) and made read-only.
+   */
+  const writeSkillFiles = async (inputs: RunWorkspaceInputs) => {
+    const reset = await exec(inputs.target, ['bash', '-c', 'chmod -R u+w -- "$1" 2>/dev/null; rm -rf -- "$1"', 'reset', SKILLS_WORKSPACE_DIR]);
+    if (reset.exitCode !== 0) throw new Error(`clearing the Skill files failed: ${reset.stderr.slice(0, 300)}`);
+    if (inputs.skills.length === 0) return;
+    for (const skill of inputs.skills) {
+      const files = [{ path: 'SKILL.md', bytes: Buffer.from(renderSkillMd(skill), 'utf8') }, ...skill.files.map((file) => ({ path: file.path, bytes: Buffer.from(file.dataBase64, 'base64') }))];
+      for (const file of files) {
+        const destination = `${SKILLS_WORKSPACE_DIR}/${skill.name}/${file.path}`;
+        const written = await exec(inputs.target, ['bash', '-c', 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"', 'copy', destination], file.bytes);
+        if (written.exitCode !== 0) throw new Error(`copying a Skill file into the workspace failed: ${written.stderr.slice(0, 300)}`);
+      }
+    }
+    const sealed = await exec(inputs.target, ['chmod', '-R', 'a-w', SKILLS_WORKSPACE_DIR]);
+    if (sealed.exitCode !== 0) throw new Error(`making the Skill files read-only failed: ${sealed.stderr.slice(0, 300)}`);
+  };
+
   return {
     async prepareRunWorkspace({ runId }: { runId: string }): Promise<PrepareWorkspaceResult> {
       const ctx = deps.system();
@@ -85,6 +107,7 @@ export function createWorkspaceSteps(deps: { system: () => ServiceContext; drive
         const written = await exec(inputs.target, ['bash', '-c', 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"', 'copy', destination], bytes);
         if (written.exitCode !== 0) throw new Error(`copying an attachment into the workspace failed: ${written.stderr.slice(0, 300)}`);
       }
+      await writeSkillFiles(inputs);
       return { ok: true };
     },
 

@@ -6,8 +6,8 @@ import { invalid, pathOf } from './paths.ts';
  * tools, Harness Operations, the delegation tools, sandbox tools and MCP tools all share it.
  */
 
-/** Platform-supplied delegation tools; never definable in a config. */
-export const RESERVED_TOOL_NAMES: readonly string[] = ['delegate_agent', 'message_agent'];
+/** Platform-supplied tools (delegation, the Skill loader); never definable in a config. */
+export const RESERVED_TOOL_NAMES: readonly string[] = ['delegate_agent', 'message_agent', 'load_skill'];
 
 /** MCP tools are mounted as `mcp__<namespace>__<remote_tool_name>`. */
 export const MCP_TOOL_PREFIX = 'mcp__';
@@ -46,7 +46,7 @@ export function checkToolNamespace(config: AgentConfig, root: string): void {
   for (const { name, path } of entries) {
     const folded = name.toLowerCase();
     if (folded.startsWith(MCP_TOOL_PREFIX)) throw invalid(path, `"${name}" uses the "${MCP_TOOL_PREFIX}" prefix, which is reserved for MCP tools`);
-    if (RESERVED_TOOL_NAMES.includes(folded)) throw invalid(path, `"${name}" is reserved for the platform's delegation tools`);
+    if (RESERVED_TOOL_NAMES.includes(folded)) throw invalid(path, `"${name}" is reserved for a platform tool`);
     const capability = sandboxTools.get(folded);
     if (capability) throw invalid(path, `"${name}" is the sandbox tool of the enabled "${capability}" capability`);
     const earlier = seen.get(folded);

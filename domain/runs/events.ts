@@ -14,4 +14,5 @@ export const EVENT_KINDS = {
   modelCallStarted: 'model.call_started',
   modelRetryScheduled: 'model.retry_scheduled',
   modelInvocationFailed: 'model.invocation_failed',
+  skillLoaded: 'skill.loaded',
 } as const;

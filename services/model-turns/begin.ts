@@ -9,6 +9,8 @@ import { loadRunContext } from '../runs/load-run-context.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
 import { mountedTools } from '../tool-calls/run-tools.ts';
+import { renderRunInstructions } from '../../domain/skills/catalog.ts';
+import { usableSkills } from '../skills/session-skills.ts';
 
 /** A tool as the model is offered it: the published definition without owner or approval. */
 export type OfferedTool = { name: string; description: string; inputSchema: Record<string, unknown> };
@@ -55,6 +57,7 @@ export async function beginModelTurn({
       return { kind: 'unavailable', errorCode: model.errorCode, errorExplanation: model.errorExplanation };
     }
     const tools = (await mountedTools(tx, config)).map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema as Record<string, unknown> }));
-    return { kind: 'ready', model, systemPrompt: config.systemPrompt, transcript: context.messages, tools };
+    const systemPrompt = renderRunInstructions(config.systemPrompt, usableSkills(context.skills), { sandboxed: config.sandbox.enabled });
+    return { kind: 'ready', model, systemPrompt, transcript: context.messages, tools };
   });
 }

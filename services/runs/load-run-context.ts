@@ -1,12 +1,12 @@
 import { asc, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { agentVersions, messages, runs, sessions, sessionSkillBindings } from '../../db/schema/index.ts';
+import { agentVersions, messages, runs, sessions } from '../../db/schema/index.ts';
+import { loadSessionSkills, type SessionSkill } from '../skills/session-skills.ts';
 import { NotFoundError } from '../../domain/errors.ts';
 import type { SessionRow } from '../sessions/public.ts';
 import type { MessageRow, RunRow } from './public.ts';
 
 type AgentVersionRow = typeof agentVersions.$inferSelect;
-type SkillBindingRow = typeof sessionSkillBindings.$inferSelect;
 
 export type RunVersion = {
   run: RunRow;
@@ -16,8 +16,8 @@ export type RunVersion = {
 };
 
 export type RunContext = RunVersion & {
-  /** The Skill versions the session bound at creation, in binding order. */
-  skillBindings: SkillBindingRow[];
+  /** The Skill versions the session bound at creation, in binding order, revoked ones included. */
+  skills: SessionSkill[];
   /** The whole thread (earlier runs included) in sequence order, stored content unredacted. */
   messages: MessageRow[];
 };
@@ -40,12 +40,12 @@ export async function loadRunVersion(db: Executor, runId: string): Promise<RunVe
 
 /**
  * Everything the run workflow's model turns need: the run, its session and version, the
- * session's Skill bindings and the whole thread. The transcript is raw: never return it to a
+ * session's bound Skill versions and the whole thread. The transcript is raw: never return it to a
  * client.
  */
 export async function loadRunContext(db: Executor, runId: string): Promise<RunContext> {
   const base = await loadRunVersion(db, runId);
-  const skillBindings = await db.select().from(sessionSkillBindings).where(eq(sessionSkillBindings.sessionId, base.session.id)).orderBy(asc(sessionSkillBindings.position));
+  const skills = await loadSessionSkills(db, base.session.id);
   const thread = await db.select().from(messages).where(eq(messages.threadId, base.run.threadId)).orderBy(asc(messages.sequence));
-  return { ...base, skillBindings, messages: thread };
+  return { ...base, skills, messages: thread };
 }

@@ -27,7 +27,8 @@ export type PlatformToolOutcome =
   | { status: 'success'; value: unknown }
   | { status: 'failure'; code: 'platform_tool_failed' | 'tool_failed'; message: string; reason?: string };
 
-export type CompletedToolCall = { toolCallId: string; status: ToolCallStatus; failure: ToolCallFailure | null };
+/** `changed` is false when the call was already final (an earlier attempt completed it). */
+export type CompletedToolCall = { toolCallId: string; status: ToolCallStatus; failure: ToolCallFailure | null; changed: boolean };
 
 /**
  * Stores the outcome of a platform tool the worker ran (for the runtime; no actor). A success is
@@ -48,7 +49,7 @@ export async function completePlatformToolCall(
   return withTransaction(ctx, async (tx) => {
     const [call] = await tx.db.select().from(toolCalls).where(eq(toolCalls.id, input.toolCallId)).for('update');
     if (!call) throw new NotFoundError('No tool call with that id');
-    if (isToolCallFinal(call.status)) return { toolCallId: call.id, status: call.status, failure: call.failure as ToolCallFailure | null };
+    if (isToolCallFinal(call.status)) return { toolCallId: call.id, status: call.status, failure: call.failure as ToolCallFailure | null, changed: false };
     if (call.owner !== 'platform' || call.status !== 'running') {
       throw new ConflictError(`A ${call.status} ${call.owner} tool call cannot be completed by the runtime`, { toolCallId: call.id, status: call.status });
     }
@@ -82,6 +83,6 @@ export async function completePlatformToolCall(
       .where(eq(toolCalls.id, call.id))
       .returning();
     await appendProductEvent(tx, { organizationId: call.organizationId, projectId: call.projectId, ...toolCallChangedEvent(updated!, call.status) });
-    return { toolCallId: call.id, status, failure };
+    return { toolCallId: call.id, status, failure, changed: true };
   });
 }

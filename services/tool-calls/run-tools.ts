@@ -4,6 +4,7 @@ import type { AgentConfig, ToolDefinition } from '../../domain/agent-config/inde
 import type { ServiceContext } from '../service-context.ts';
 import { sandboxToolDefinitions } from '../../domain/sandbox/tools.ts';
 import { loadMcpBindings, mcpToolDefinitions } from '../mcp-toolsets/bindings.ts';
+import { loadSkillToolDefinition } from '../../domain/skills/catalog.ts';
 
 /**
  * The caller and platform tools of the run's pinned agent version, by name. Stored configs are
@@ -17,10 +18,12 @@ export async function loadPinnedTools(ctx: ServiceContext, agentVersionId: strin
 
 /**
  * Every tool a run of this config mounts, in the order the model is shown them: the config's
- * own tools, the sandbox tools of its capabilities, then the tools of its MCP bindings (one read
- * of the pinned toolset and server versions when it has any).
+ * own tools, the sandbox tools of its capabilities, the Skill loader when it binds Skills, then
+ * the tools of its MCP bindings (one read of the pinned toolset and server versions when it has
+ * any).
  */
 export async function mountedTools(ctx: ServiceContext, config: AgentConfig): Promise<ToolDefinition[]> {
   const mcp = mcpToolDefinitions(await loadMcpBindings(ctx.db, config));
-  return [...config.tools, ...sandboxToolDefinitions(config.sandbox), ...mcp];
+  const skills = config.skillVersionIds.length > 0 ? [loadSkillToolDefinition] : [];
+  return [...config.tools, ...sandboxToolDefinitions(config.sandbox), ...skills, ...mcp];
 }
