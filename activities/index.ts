@@ -6,7 +6,11 @@ import type { DeploymentPreset } from '../services/model-presets/deployment.ts';
 import { systemContext, type Clock } from '../services/service-context.ts';
 import type { ProjectEventTail } from '../services/background/project-event-tail.ts';
 import { classifyFailures } from './failures.ts';
-import type { PlatformToolRegistry } from './platform-tools/registry.ts';
+import { MCP_TOOL_PREFIX } from '../domain/agent-config/index.ts';
+import { LOAD_SKILL_TOOL_NAME } from '../domain/skills/catalog.ts';
+import { callMcpTool } from '../services/mcp/call-tool.ts';
+import { answerLoadSkill } from '../services/skills/answer-load-skill.ts';
+import { createPlatformToolRegistry, fromAnswer, type BuiltInPlatformTool, type PlatformToolHandler } from './platform-tools/registry.ts';
 import type { ProviderType } from './providers/types.ts';
 import { createRunActivities } from './run-activities.ts';
 import type { SandboxBrowsers } from './sandbox/browser/browser-tools.ts';
@@ -22,8 +26,8 @@ export type ActivityDeps = {
   logger: Logger;
   clock: Clock;
   keyring: CredentialKeyring;
-  /** Handlers of platform-owned tools, by tool name. */
-  platformTools: PlatformToolRegistry;
+  /** Handlers of platform-owned tools, by tool name (code or operator modules; built-ins are added here). */
+  platformTools: Record<string, PlatformToolHandler>;
   modelBaseUrls: Record<ProviderType, string>;
   deploymentPresets: readonly DeploymentPreset[];
   /** The sandbox driver of this worker and the snapshots it can boot. */
@@ -39,6 +43,28 @@ export type ActivityDeps = {
 };
 
 /**
+ * The platform's own tools: the session's sandbox tools, the Skill loader, and MCP tools by
+ * their `mcp__` prefix (MCP endpoints follow the webhooks' address rules and development
+ * setting, docs/decisions.md "MCP").
+ */
+function builtInPlatformTools(deps: ActivityDeps, sandbox: Omit<Parameters<typeof createSandboxToolRunner>[0], 'browsers'>): BuiltInPlatformTool[] {
+  const system = sandbox.system;
+  const sandboxTools = createSandboxToolRunner({ ...sandbox, browsers: deps.sandboxBrowsers });
+  const mcp = { keyring: deps.keyring, allowPrivateNetwork: deps.webhooksAllowPrivateNetwork, ...(deps.webhookLookup ? { lookup: deps.webhookLookup } : {}) };
+  return [
+    { matches: sandboxTools.handles, run: async (call) => fromAnswer(await sandboxTools.run(call)) },
+    { matches: (name) => name === LOAD_SKILL_TOOL_NAME, run: (call) => answerLoadSkill(system(), call) },
+    {
+      matches: (name) => name.startsWith(MCP_TOOL_PREFIX),
+      run: async (call) => {
+        const { outcome, execution } = await callMcpTool(system(), mcp, call);
+        return execution ? { outcome, execution } : { outcome };
+      },
+    },
+  ];
+}
+
+/**
  * Every activity the runtime worker registers, wired once per worker process. Each one's errors
  * are classified in one place (activities/failures.ts).
  */
@@ -49,13 +75,7 @@ export function createActivities(deps: ActivityDeps) {
   const workspaceSteps = createWorkspaceSteps({ ...sandbox, keyring: deps.keyring });
   return classifyFailures({
     ...createRunActivities({ system, keyring: deps.keyring, modelBaseUrls: deps.modelBaseUrls, deploymentPresets: deps.deploymentPresets }),
-    ...createToolActivities({
-      system,
-      platformTools: deps.platformTools,
-      sandboxTools: createSandboxToolRunner({ ...sandbox, browsers: deps.sandboxBrowsers }),
-      // MCP endpoints follow the webhooks' address rules and development setting (docs/decisions.md "MCP").
-      mcp: { keyring: deps.keyring, allowPrivateNetwork: deps.webhooksAllowPrivateNetwork, ...(deps.webhookLookup ? { lookup: deps.webhookLookup } : {}) },
-    }),
+    ...createToolActivities({ system, platformTools: createPlatformToolRegistry({ handlers: deps.platformTools, builtIns: builtInPlatformTools(deps, sandbox) }) }),
     prepareRunWorkspace: workspaceSteps.prepareRunWorkspace,
     backupWorkspace: workspaceSteps.backupWorkspace,
     ...createWebhookActivities({

@@ -1,8 +1,4 @@
 import { Context } from '@temporalio/activity';
-import { MCP_TOOL_PREFIX } from '../domain/agent-config/index.ts';
-import { LOAD_SKILL_TOOL_NAME } from '../domain/skills/catalog.ts';
-import { loadSkillForRun } from '../services/skills/load-for-run.ts';
-import { callMcpTool, type McpCallDeps } from '../services/mcp/call-tool.ts';
 import { transitionRun } from '../services/runs/transition.ts';
 import type { ServiceContext } from '../services/service-context.ts';
 import { appendToolResultMessages } from '../services/tool-calls/append-results.ts';
@@ -10,9 +6,8 @@ import { checkToolProgress } from '../services/tool-calls/check-progress.ts';
 import { completePlatformToolCall } from '../services/tool-calls/complete-platform.ts';
 import { findRunningPlatformCall } from '../services/tool-calls/find-running-platform.ts';
 import { recordTurnToolCalls } from '../services/tool-calls/record-turn.ts';
-import type { PlatformToolHandler, PlatformToolRegistry } from './platform-tools/registry.ts';
+import type { PlatformToolRegistry } from './platform-tools/registry.ts';
 import type { RunActivities } from './run-activity-types.ts';
-import type { SandboxToolRunner } from './sandbox/tool-runner.ts';
 
 const HEARTBEAT_MS = 5_000;
 
@@ -21,12 +16,11 @@ type ToolActivities = Pick<RunActivities, 'recordTurnToolCalls' | 'readToolProgr
 /**
  * Tool steps of the run workflow. The tool-call verbs hold the rules (validation, fences,
  * approvals, retry counts); these activities only call them, and run platform tools through
- * their handler (a registered one, the session's sandbox, the session's Skills for
- * `load_skill`, or the remote MCP server of the binding that mounts it), so each step is
- * idempotent.
+ * the registry's runner (a built-in: the session's sandbox, `load_skill`, a remote MCP server;
+ * or an operator's handler), so each step is idempotent.
  */
-export function createToolActivities(deps: { system: () => ServiceContext; platformTools: PlatformToolRegistry; sandboxTools: SandboxToolRunner; mcp: McpCallDeps }): ToolActivities {
-  const { system, platformTools, sandboxTools } = deps;
+export function createToolActivities(deps: { system: () => ServiceContext; platformTools: PlatformToolRegistry }): ToolActivities {
+  const { system, platformTools } = deps;
   return {
     async recordTurnToolCalls(input) {
       await recordTurnToolCalls({ ctx: system(), input });
@@ -46,42 +40,20 @@ export function createToolActivities(deps: { system: () => ServiceContext; platf
       const ctx = system();
       const call = await findRunningPlatformCall({ ctx, input: { runId, toolCallId } });
       if (!call) return; // already completed by an earlier attempt
-      if (call.toolName === LOAD_SKILL_TOOL_NAME) {
-        await loadSkillForRun(ctx, { runId, toolCallId, arguments: call.arguments });
-        return;
-      }
-      if (call.toolName.startsWith(MCP_TOOL_PREFIX)) {
-        // The remote server answers; every failure is an outcome the model sees.
-        const activity = Context.current();
-        const heartbeat = setInterval(() => activity.heartbeat(), HEARTBEAT_MS);
-        try {
-          const { outcome, execution } = await callMcpTool(ctx, deps.mcp, { runId, toolName: call.toolName, arguments: call.arguments, signal: activity.cancellationSignal });
-          if (activity.cancellationSignal.aborted) throw activity.cancellationSignal.reason;
-          await completePlatformToolCall(ctx, { toolCallId, outcome, ...(execution ? { execution } : {}) });
-        } finally {
-          clearInterval(heartbeat);
-        }
-        return;
-      }
-      // Sandbox tools are answered by the session's sandbox; every other platform tool by its handler.
-      const handler: PlatformToolHandler | undefined = sandboxTools.handles(call.toolName)
-        ? (input) => sandboxTools.run({ ...input, toolName: call.toolName })
-        : platformTools.get(call.toolName);
-      if (!handler) {
+      const run = platformTools.resolve(call.toolName);
+      if (!run) {
         await completePlatformToolCall(ctx, { toolCallId, outcome: { status: 'failure', code: 'platform_tool_failed', message: `No platform handler is registered for "${call.toolName}".` } });
         return;
       }
       const activity = Context.current();
       const heartbeat = setInterval(() => activity.heartbeat(), HEARTBEAT_MS);
       try {
-        const outcome = await handler({ arguments: call.arguments, runId, toolCallId, signal: activity.cancellationSignal });
-        await completePlatformToolCall(ctx, {
-          toolCallId,
-          outcome: outcome.status === 'success' ? outcome : { status: 'failure', code: 'platform_tool_failed', message: outcome.message.slice(0, 2000) },
-        });
+        const result = await run({ toolName: call.toolName, arguments: call.arguments, runId, toolCallId, signal: activity.cancellationSignal });
+        if (activity.cancellationSignal.aborted) throw activity.cancellationSignal.reason;
+        await completePlatformToolCall(ctx, { toolCallId, ...result });
       } catch (error) {
         if (activity.cancellationSignal.aborted) throw error;
-        // A handler that throws is a tool failure the model can react to, not a worker crash.
+        // A runner that throws is a tool failure the model can react to, not a worker crash.
         await completePlatformToolCall(ctx, { toolCallId, outcome: { status: 'failure', code: 'platform_tool_failed', message: 'The platform tool failed.' } });
         ctx.logger.warn('platform tool failed', { runId, toolCallId, tool: call.toolName, err: error });
       } finally {

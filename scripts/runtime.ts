@@ -3,7 +3,7 @@ import { createActivities } from '../activities/index.ts';
 import { createSandboxBrowsers } from '../activities/sandbox/browser/browser-tools.ts';
 import { createLocalSandboxDriver } from '../activities/sandbox/local/driver.ts';
 import type { DestinationLookup } from '../activities/webhooks/pinned-post.ts';
-import { createPlatformToolRegistry, type PlatformToolHandler } from '../activities/platform-tools/registry.ts';
+import type { PlatformToolHandler } from '../activities/platform-tools/registry.ts';
 import type { Logger } from '../config/logger.ts';
 import type { Settings } from '../config/settings.ts';
 import type { DatabaseHandle } from '../db/client.ts';
@@ -69,7 +69,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   }
   const activities = createActivities({
     database,
-    platformTools: createPlatformToolRegistry(options.platformTools),
+    platformTools: options.platformTools ?? {},
     keyring: options.dependencies.keyring,
     modelBaseUrls: settings.modelBaseUrls,
     deploymentPresets: options.dependencies.deploymentPresets,

@@ -1,13 +1,52 @@
+import type { McpExecutionRecord } from '../../domain/mcp/execution.ts';
+import type { ProductEventDraft } from '../../services/events/append.ts';
+import type { PlatformToolOutcome } from '../../services/tool-calls/complete-platform.ts';
+
 /**
- * Platform-owned tools: handlers registered in the worker by name. A published tool with owner
- * `platform` and no registered handler fails with `platform_tool_failed` (spec 3).
+ * Platform-owned tools: what runs a tool call with owner `platform` in the worker. A published
+ * tool with no runner fails with `platform_tool_failed` (spec 3).
+ *
+ * Two kinds share one registry: **handlers** registered by name (an operator's modules, see
+ * `modules.ts`, or code passed to `createRuntime`), which answer a value or a failure message;
+ * and the platform's **built-ins** (the sandbox tools, `load_skill`, MCP tools by prefix), which
+ * answer the outcome the tool-call verb records with their debug record and product events.
  */
-export type PlatformToolOutcome = { status: 'success'; value: unknown } | { status: 'failure'; message: string };
 
-export type PlatformToolHandler = (input: { arguments: unknown; runId: string; toolCallId: string; signal: AbortSignal }) => Promise<PlatformToolOutcome>;
+/** What a handler answers. */
+export type PlatformToolAnswer = { status: 'success'; value: unknown } | { status: 'failure'; message: string };
 
-export type PlatformToolRegistry = ReadonlyMap<string, PlatformToolHandler>;
+export type PlatformToolInput = { arguments: unknown; runId: string; toolCallId: string; signal: AbortSignal };
 
-export function createPlatformToolRegistry(handlers: Record<string, PlatformToolHandler> = {}): PlatformToolRegistry {
-  return new Map(Object.entries(handlers));
+export type PlatformToolHandler = (input: PlatformToolInput) => Promise<PlatformToolAnswer>;
+
+/** What the worker records for a call: the outcome, and a built-in's debug record and events (written with it). */
+export type PlatformToolResult = { outcome: PlatformToolOutcome; execution?: McpExecutionRecord; events?: ProductEventDraft[] };
+
+export type PlatformToolRunner = (input: PlatformToolInput & { toolName: string }) => Promise<PlatformToolResult>;
+
+export type BuiltInPlatformTool = { matches: (toolName: string) => boolean; run: PlatformToolRunner };
+
+export type PlatformToolRegistry = {
+  /** The runner of a tool name: a built-in first, then a handler; undefined when none. */
+  resolve(toolName: string): PlatformToolRunner | undefined;
+  /** Names of the registered handlers (for the start-up log). */
+  handlerNames(): string[];
+};
+
+/** A handler's answer as the outcome the verb records: a failure is `platform_tool_failed` with the handler's message. */
+export const fromAnswer = (answer: PlatformToolAnswer): PlatformToolResult =>
+  answer.status === 'success' ? { outcome: answer } : { outcome: { status: 'failure', code: 'platform_tool_failed', message: answer.message.slice(0, 2000) } };
+
+export function createPlatformToolRegistry(input: { handlers?: Record<string, PlatformToolHandler>; builtIns?: BuiltInPlatformTool[] } = {}): PlatformToolRegistry {
+  const handlers = new Map(Object.entries(input.handlers ?? {}));
+  const builtIns = input.builtIns ?? [];
+  return {
+    resolve(toolName) {
+      const builtIn = builtIns.find((entry) => entry.matches(toolName));
+      if (builtIn) return builtIn.run;
+      const handler = handlers.get(toolName);
+      return handler ? async (call) => fromAnswer(await handler(call)) : undefined;
+    },
+    handlerNames: () => [...handlers.keys()].sort(),
+  };
 }

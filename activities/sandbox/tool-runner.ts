@@ -4,7 +4,7 @@ import type { SandboxToolName } from '../../domain/sandbox/tools.ts';
 import type { ServiceContext } from '../../services/service-context.ts';
 import { beginSandboxCommand, completeSandboxCommand } from '../../services/sandboxes/commands.ts';
 import { ensureRunSandbox, type RunSandbox } from '../../services/sandboxes/ensure.ts';
-import type { PlatformToolOutcome } from '../platform-tools/registry.ts';
+import type { PlatformToolAnswer } from '../platform-tools/registry.ts';
 import type { SandboxBrowsers } from './browser/browser-tools.ts';
 import type { ExecResult, LocalSandboxDriver } from './local/driver.ts';
 import { execInTarget, networkOf, snapshotOf, type TargetExecOptions } from './run-target.ts';
@@ -119,7 +119,7 @@ export function createSandboxToolRunner(deps: { system: () => ServiceContext; dr
   return {
     handles: (toolName: string) => Object.hasOwn(tools, toolName),
 
-    async run(input: SandboxToolInput): Promise<PlatformToolOutcome> {
+    async run(input: SandboxToolInput): Promise<PlatformToolAnswer> {
       const ctx = deps.system();
       const target = await ensureRunSandbox(ctx, { runId: input.runId });
       if (!target) return { status: 'failure', message: 'This agent version has no sandbox.' };

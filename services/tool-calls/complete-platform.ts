@@ -7,7 +7,7 @@ import { TOOL_FAILURE_MESSAGE_MAX, toolFailure, type ToolCallFailure } from '../
 import { TOOL_RESULT_VERSION, type StoredSafeResult } from '../../domain/tool-calls/result-envelope.ts';
 import { isToolCallFinal, type ToolCallStatus } from '../../domain/tool-calls/states.ts';
 import type { ServiceContext } from '../service-context.ts';
-import { appendProductEvent } from '../events/append.ts';
+import { appendProductEvents, type ProductEventDraft } from '../events/append.ts';
 import { withTransaction } from '../transaction.ts';
 import { toolCallChangedEvent } from './events.ts';
 import { loadPinnedTools } from './run-tools.ts';
@@ -27,19 +27,20 @@ export type PlatformToolOutcome =
   | { status: 'success'; value: unknown }
   | { status: 'failure'; code: 'platform_tool_failed' | 'tool_failed'; message: string; reason?: string };
 
-/** `changed` is false when the call was already final (an earlier attempt completed it). */
-export type CompletedToolCall = { toolCallId: string; status: ToolCallStatus; failure: ToolCallFailure | null; changed: boolean };
+export type CompletedToolCall = { toolCallId: string; status: ToolCallStatus; failure: ToolCallFailure | null };
 
 /**
  * Stores the outcome of a platform tool the worker ran (for the runtime; no actor). A success is
  * checked against the tool's `outputSchema` first: a malformed one becomes `failed` with
  * `invalid_tool_result` and the first failing `safeResult.value…` path, and the value is not
- * stored. `execution` (an MCP call's server, policy and timing) goes to the debug record. Idempotent for activity retries: a call that is already final is returned as it is
+ * stored. `execution` (an MCP call's server, policy and timing) goes to the debug record, and
+ * `events` (a built-in's own, such as `skill.loaded`) are appended after the call's when it
+ * succeeded. Idempotent for activity retries: a call that is already final is returned as it is
  * (the first outcome wins). A call that is not `running` (still awaiting approval) is a conflict.
  */
 export async function completePlatformToolCall(
   ctx: ServiceContext,
-  input: { toolCallId: string; outcome: PlatformToolOutcome; execution?: McpExecutionRecord },
+  input: { toolCallId: string; outcome: PlatformToolOutcome; execution?: McpExecutionRecord; events?: ProductEventDraft[] },
 ): Promise<CompletedToolCall> {
   if (!v.is(v.pipe(v.string(), v.uuid()), input.toolCallId)) throw new ValidationError('toolCallId must be a UUID');
   const parsed = v.safeParse(Outcome, input.outcome);
@@ -49,7 +50,7 @@ export async function completePlatformToolCall(
   return withTransaction(ctx, async (tx) => {
     const [call] = await tx.db.select().from(toolCalls).where(eq(toolCalls.id, input.toolCallId)).for('update');
     if (!call) throw new NotFoundError('No tool call with that id');
-    if (isToolCallFinal(call.status)) return { toolCallId: call.id, status: call.status, failure: call.failure as ToolCallFailure | null, changed: false };
+    if (isToolCallFinal(call.status)) return { toolCallId: call.id, status: call.status, failure: call.failure as ToolCallFailure | null };
     if (call.owner !== 'platform' || call.status !== 'running') {
       throw new ConflictError(`A ${call.status} ${call.owner} tool call cannot be completed by the runtime`, { toolCallId: call.id, status: call.status });
     }
@@ -82,7 +83,9 @@ export async function completePlatformToolCall(
       .set({ status, safeResult, failure, execution: input.execution ?? null, completedAt: now, updatedAt: now })
       .where(eq(toolCalls.id, call.id))
       .returning();
-    await appendProductEvent(tx, { organizationId: call.organizationId, projectId: call.projectId, ...toolCallChangedEvent(updated!, call.status) });
-    return { toolCallId: call.id, status, failure, changed: true };
+    // A built-in's own events (a Skill load) follow the call's, in the same transaction.
+    const events = status === 'succeeded' ? (input.events ?? []) : [];
+    await appendProductEvents(tx, { organizationId: call.organizationId, projectId: call.projectId, events: [toolCallChangedEvent(updated!, call.status), ...events] });
+    return { toolCallId: call.id, status, failure };
   });
 }

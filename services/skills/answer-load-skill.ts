@@ -1,10 +1,9 @@
 import * as v from 'valibot';
 import { EVENT_KINDS } from '../../domain/runs/events.ts';
-import { appendProductEvent } from '../events/append.ts';
+import type { ProductEventDraft } from '../events/append.ts';
 import { loadRunVersion } from '../runs/load-run-context.ts';
 import type { ServiceContext } from '../service-context.ts';
-import { completePlatformToolCall, type CompletedToolCall } from '../tool-calls/complete-platform.ts';
-import { withTransaction } from '../transaction.ts';
+import type { PlatformToolOutcome } from '../tool-calls/complete-platform.ts';
 import { loadSessionSkills } from './session-skills.ts';
 
 const LoadArguments = v.object({ name: v.string(), path: v.optional(v.string()) });
@@ -13,17 +12,17 @@ const LoadArguments = v.object({ name: v.string(), path: v.optional(v.string()) 
 const isText = (contentType: string) => /^text\/|^application\/(json|x-yaml|yaml|xml)\b/.test(contentType);
 
 /**
- * Answers a run's `load_skill` call (for the runtime; no actor) from the Skill versions its
- * session bound at creation: the named Skill's instructions and file list, or with `path` that
- * file's content. A revoked version is refused with a tool error, as is a name the session does
- * not bind or a path the version does not have. In one transaction: the tool call's outcome and,
- * when the Skill loaded, a `skill.loaded` event (ids, name, version and path; never instructions
- * or bytes). Idempotent: a call that is already final is returned as it is.
+ * The answer to a run's `load_skill` call (for the runtime; no actor), from the Skill versions
+ * its session bound at creation: the named Skill's instructions and file list, or with `path`
+ * that file's content, and the `skill.loaded` event (ids, name, version and path; never
+ * instructions or bytes) that is recorded with the result. A revoked version is refused with a
+ * tool error, as is a name the session does not bind or a path the version does not have.
+ * Reads only: the tool-call verb records the outcome.
  */
-export async function loadSkillForRun(ctx: ServiceContext, input: { runId: string; toolCallId: string; arguments: unknown }): Promise<CompletedToolCall> {
+export async function answerLoadSkill(ctx: ServiceContext, input: { runId: string; toolCallId: string; arguments: unknown }): Promise<{ outcome: PlatformToolOutcome; events?: ProductEventDraft[] }> {
   const { run, session } = await loadRunVersion(ctx.db, input.runId);
   const parsed = v.safeParse(LoadArguments, input.arguments);
-  const fail = (message: string) => completePlatformToolCall(ctx, { toolCallId: input.toolCallId, outcome: { status: 'failure', code: 'tool_failed', message } });
+  const fail = (message: string) => ({ outcome: { status: 'failure' as const, code: 'tool_failed' as const, message } });
   if (!parsed.success) return fail('load_skill needs the Skill name.');
   const { name, path } = parsed.output;
   const skill = (await loadSessionSkills(ctx.db, session.id)).find((entry) => entry.name === name);
@@ -45,18 +44,15 @@ export async function loadSkillForRun(ctx: ServiceContext, input: { runId: strin
       ? { name: skill.name, path: file.path, contentType: file.contentType, text: Buffer.from(file.dataBase64, 'base64').toString('utf8') }
       : { name: skill.name, path: file.path, contentType: file.contentType, dataBase64: file.dataBase64 };
   }
-  return withTransaction(ctx, async (tx) => {
-    const completed = await completePlatformToolCall(tx, { toolCallId: input.toolCallId, outcome: { status: 'success', value } });
-    if (completed.status === 'succeeded' && completed.changed) {
-      await appendProductEvent(tx, {
-        organizationId: run.organizationId,
-        projectId: run.projectId,
+  return {
+    outcome: { status: 'success', value },
+    events: [
+      {
         aggregateType: 'session',
         aggregateId: session.id,
         kind: EVENT_KINDS.skillLoaded,
         publicPayload: { sessionId: session.id, runId: run.id, toolCallId: input.toolCallId, skillId: skill.skillId, skillVersionId: skill.skillVersionId, version: skill.version, name: skill.name, path: path ?? null },
-      });
-    }
-    return completed;
-  });
+      },
+    ],
+  };
 }
