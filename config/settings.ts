@@ -52,6 +52,7 @@ const EnvironmentSchema = v.object({
   SVC_DEPLOYMENT_PRESETS_FILE: optionalNonEmpty,
   SVC_SANDBOX_DRIVER: v.optional(v.picklist(['local'], 'must be local (the only sandbox driver in this release)'), 'local'),
   SVC_SANDBOX_SNAPSHOTS_FILE: optionalNonEmpty,
+  SVC_PLATFORM_TOOL_MODULES: optionalNonEmpty,
   SVC_LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
 });
 
@@ -84,6 +85,12 @@ export type Settings = {
     /** JSON snapshot registry; unset = the built-in read-only view of the host's /usr. */
     snapshotsFile: string | undefined;
   };
+  /**
+   * SVC_PLATFORM_TOOL_MODULES, comma-separated: ES modules (paths, relative to the working
+   * directory) whose exported platform tools the worker registers, or `builtin:<name>` for one
+   * the service ships (activities/platform-tools/README.md).
+   */
+  platformToolModules: string[];
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 };
 
@@ -142,6 +149,10 @@ export function parseSettings(env: Record<string, string | undefined> = process.
     },
     deploymentPresetsFile: e.SVC_DEPLOYMENT_PRESETS_FILE,
     sandbox: { driver: e.SVC_SANDBOX_DRIVER, snapshotsFile: e.SVC_SANDBOX_SNAPSHOTS_FILE },
+    platformToolModules: (e.SVC_PLATFORM_TOOL_MODULES ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== ''),
     logLevel: e.SVC_LOG_LEVEL,
   };
 }

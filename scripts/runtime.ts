@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
 import { createActivities } from '../activities/index.ts';
 import { createSandboxBrowsers } from '../activities/sandbox/browser/browser-tools.ts';
 import { createLocalSandboxDriver } from '../activities/sandbox/local/driver.ts';
 import type { DestinationLookup } from '../activities/webhooks/pinned-post.ts';
+import { loadPlatformToolModules } from '../activities/platform-tools/modules.ts';
 import type { PlatformToolHandler } from '../activities/platform-tools/registry.ts';
 import type { Logger } from '../config/logger.ts';
 import type { Settings } from '../config/settings.ts';
@@ -57,6 +57,16 @@ export type Runtime = {
  * the sweep of uploads no attachment references.
  * `npm run worker`, `npm start` and the integration tests all build it here.
  */
+/** SVC_PLATFORM_TOOL_MODULES named something the worker cannot register: one line per problem. */
+export class PlatformToolModuleError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`The worker cannot start: ${problems.length} problem(s) with its platform tools:\n${problems.map((line) => `  ${line}`).join('\n')}`);
+    this.name = 'PlatformToolModuleError';
+    this.problems = problems;
+  }
+}
+
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { settings, logger, database, temporal } = options;
   const clock = options.clock ?? systemClock;
@@ -64,12 +74,18 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // Workspaces live under the data dir, which the sandbox user must be able to traverse.
   const sandboxDriver = createLocalSandboxDriver({ dataDir: settings.dataDir });
   const sandboxBrowsers = createSandboxBrowsers({ logger: logger.child({ component: 'sandbox-browser' }) });
-  if (!existsSync('/usr/bin/bwrap')) {
-    logger.warn('bubblewrap is not installed: runs of agents with a sandbox will fail until it is (Debian: apt-get install bubblewrap socat)');
-  }
+  // An operator's platform tools (SVC_PLATFORM_TOOL_MODULES); any problem stops the start.
+  const modules = await loadPlatformToolModules(settings.platformToolModules, {
+    cwd: process.cwd(),
+    allowPrivateNetwork: settings.webhooksAllowPrivateNetwork,
+    ...(options.webhookLookup ? { lookup: options.webhookLookup } : {}),
+  });
+  if (modules.problems.length > 0) throw new PlatformToolModuleError(modules.problems);
+  const platformTools = { ...modules.handlers, ...options.platformTools };
+  if (Object.keys(platformTools).length > 0) logger.info('platform tools registered', { tools: Object.keys(platformTools).sort() });
   const activities = createActivities({
     database,
-    platformTools: options.platformTools ?? {},
+    platformTools,
     keyring: options.dependencies.keyring,
     modelBaseUrls: settings.modelBaseUrls,
     deploymentPresets: options.dependencies.deploymentPresets,

@@ -61,6 +61,7 @@ try {
   process.exit(0);
 } catch (error) {
   logger.error('worker failed', { error });
+  process.stderr.write(`${(error as Error).message}\n`);
   await devServer?.stop().catch(() => {});
   process.exit(1);
 }
