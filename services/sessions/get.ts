@@ -1,8 +1,9 @@
 import { and, asc, desc, eq, inArray, or } from 'drizzle-orm';
-import { agentVersions, approvals, messages, modelInvocations, productEvents, runs, sandboxCommands, sandboxes, sessionSkillBindings, skillVersions, toolCalls, workspaceBackups } from '../../db/schema/index.ts';
+import { agentVersions, approvals, messages, modelInvocations, productEvents, runs, sandboxCommands, sandboxes, toolCalls, workspaceBackups } from '../../db/schema/index.ts';
 import { toolsOf, type AgentConfig } from '../../domain/agent-config/index.ts';
 import { buildRunTimeline } from '../../domain/sessions/timeline.ts';
 import type { ServiceContext } from '../service-context.ts';
+import { loadSessionSkills } from '../skills/session-skills.ts';
 import { toPublicEvent } from '../events/public-event.ts';
 import { toMessageResponse, toRunResponse } from '../runs/public.ts';
 import { toApprovalResponse, toToolCallResponse, type PublicApproval, type PublicPendingWork, type PublicToolCall } from '../tool-calls/public.ts';
@@ -114,30 +115,16 @@ async function sessionEvents(
   return newest.reverse().map((row) => toPublicEvent(row, { includeMessage: false }));
 }
 
-/** The bound Skill versions in binding order: metadata and lifecycle status only. */
+/** The bound Skill versions in binding order: metadata and lifecycle status only (never instructions or bytes). */
 async function sessionSkills(ctx: ServiceContext, sessionId: string): Promise<PublicSessionSkill[]> {
-  const rows = await ctx.db
-    .select({
-      skillId: sessionSkillBindings.skillId,
-      skillVersionId: sessionSkillBindings.skillVersionId,
-      version: skillVersions.version,
-      name: skillVersions.name,
-      description: skillVersions.description,
-      contentHash: skillVersions.contentHash,
-      status: skillVersions.status,
-    })
-    .from(sessionSkillBindings)
-    .innerJoin(skillVersions, eq(skillVersions.id, sessionSkillBindings.skillVersionId))
-    .where(eq(sessionSkillBindings.sessionId, sessionId))
-    .orderBy(asc(sessionSkillBindings.position));
-  return rows.map((row) => ({
-    skillId: row.skillId,
-    skillVersionId: row.skillVersionId,
-    version: row.version,
-    name: row.name,
-    description: row.description,
-    contentHash: row.contentHash,
-    status: row.status,
+  return (await loadSessionSkills(ctx.db, sessionId)).map((skill) => ({
+    skillId: skill.skillId,
+    skillVersionId: skill.skillVersionId,
+    version: skill.version,
+    name: skill.name,
+    description: skill.description,
+    contentHash: skill.contentHash,
+    status: skill.status,
   }));
 }
 

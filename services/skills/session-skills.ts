@@ -1,21 +1,10 @@
 import { asc, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { sessionSkillBindings, skillVersions } from '../../db/schema/index.ts';
+import { sessionSkillBindings, skillVersions, type SkillVersionStatus } from '../../db/schema/index.ts';
+import type { SkillVersionContent } from '../../domain/skills/content.ts';
 
-export type SessionSkill = {
-  skillId: string;
-  skillVersionId: string;
-  version: number;
-  name: string;
-  description: string;
-  instructions: string;
-  license: string | null;
-  compatibility: string | null;
-  metadata: Record<string, string>;
-  allowedTools: string[];
-  files: Array<{ path: string; contentType: string; dataBase64: string }>;
-  status: 'active' | 'deprecated' | 'revoked';
-};
+/** A bound Skill version: its content, and which version of which Skill it is, with its lifecycle status. */
+export type SessionSkill = SkillVersionContent & { skillId: string; skillVersionId: string; version: number; contentHash: string; status: SkillVersionStatus };
 
 /**
  * The Skill versions a session bound at creation, in binding order, with their content. A newer
@@ -36,6 +25,7 @@ export async function loadSessionSkills(db: Executor, sessionId: string): Promis
       metadata: skillVersions.metadata,
       allowedTools: skillVersions.allowedTools,
       files: skillVersions.files,
+      contentHash: skillVersions.contentHash,
       status: skillVersions.status,
     })
     .from(sessionSkillBindings)
