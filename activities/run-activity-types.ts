@@ -1,8 +1,9 @@
 import type { RunState, SettledRunState } from '../domain/runs/states.ts';
 import type { RunFailure } from '../domain/sessions/run-failure.ts';
 import type { Admission } from '../services/runs/admit.ts';
+import type { HarnessOperationEnd } from '../services/harness-operations/finish.ts';
 
-export type { Admission, RunFailure };
+export type { Admission, HarnessOperationEnd, RunFailure };
 
 export type ModelTurnResult =
   | { kind: 'reply' }
@@ -14,8 +15,11 @@ export type ToolProgress = {
   allFinal: boolean;
   waitingFor: 'approval' | 'tool' | null;
   nextDeadlineAtMs: number | null;
-  platformCalls: Array<{ toolCallId: string; toolName: string }>;
+  /** `operation`: a Harness Operation call, which the workflow runs as a sub-loop (absent in histories from before them). */
+  platformCalls: Array<{ toolCallId: string; toolName: string; operation?: boolean }>;
 };
+
+export type HarnessOperationStart = { timeoutMs: number; operationKey: string };
 
 export type PrepareWorkspaceResult = { ok: true } | { ok: false; errorCode: string; errorExplanation: string };
 export type BackupWorkspaceResult = { generation: number } | { skipped: 'no_sandbox' | 'no_storage' | 'too_large' | 'already_done' };
@@ -37,6 +41,10 @@ export type RunActivities = {
   /** Expires overdue leases and approvals, then reports what the turn is waiting for. */
   readToolProgress(input: { runId: string; turnId: string }): Promise<ToolProgress>;
   executePlatformTool(input: { runId: string; toolCallId: string }): Promise<void>;
+  /** Opens a Harness Operation call's sub-loop (its thread and task message); idempotent. */
+  startHarnessOperation(input: { runId: string; toolCallId: string }): Promise<HarnessOperationStart>;
+  /** Records how the sub-loop ended as the operation call's result (or tool error); idempotent. */
+  finishHarnessOperation(input: { runId: string; toolCallId: string; operationKey: string; end: HarnessOperationEnd; turns: number; durationMs: number }): Promise<void>;
   /** Once every call of the turn is final, appends their results to the transcript. */
   appendToolResults(input: { runId: string; turnId: string }): Promise<void>;
   /** Moves the run into a waiting state (idempotent). */

@@ -4,6 +4,8 @@ import type { ServiceContext } from '../services/service-context.ts';
 import { appendToolResultMessages } from '../services/tool-calls/append-results.ts';
 import { checkToolProgress } from '../services/tool-calls/check-progress.ts';
 import { completePlatformToolCall } from '../services/tool-calls/complete-platform.ts';
+import { finishHarnessOperation } from '../services/harness-operations/finish.ts';
+import { startHarnessOperation } from '../services/harness-operations/start.ts';
 import { findRunningPlatformCall } from '../services/tool-calls/find-running-platform.ts';
 import { recordTurnToolCalls } from '../services/tool-calls/record-turn.ts';
 import type { PlatformToolRegistry } from './platform-tools/registry.ts';
@@ -11,7 +13,10 @@ import type { RunActivities } from './run-activity-types.ts';
 
 const HEARTBEAT_MS = 5_000;
 
-type ToolActivities = Pick<RunActivities, 'recordTurnToolCalls' | 'readToolProgress' | 'executePlatformTool' | 'appendToolResults' | 'enterWaitingState'>;
+type ToolActivities = Pick<
+  RunActivities,
+  'recordTurnToolCalls' | 'readToolProgress' | 'executePlatformTool' | 'startHarnessOperation' | 'finishHarnessOperation' | 'appendToolResults' | 'enterWaitingState'
+>;
 
 /**
  * Tool steps of the run workflow. The tool-call verbs hold the rules (validation, fences,
@@ -32,7 +37,7 @@ export function createToolActivities(deps: { system: () => ServiceContext; platf
         allFinal: progress.allFinal,
         waitingFor: progress.waitingFor,
         nextDeadlineAtMs: progress.nextDeadlineAtMs,
-        platformCalls: progress.platformCalls.map((call) => ({ toolCallId: call.toolCallId, toolName: call.toolName })),
+        platformCalls: progress.platformCalls.map((call) => ({ toolCallId: call.toolCallId, toolName: call.toolName, operation: progress.operationKeys.includes(call.toolName) })),
       };
     },
 
@@ -59,6 +64,14 @@ export function createToolActivities(deps: { system: () => ServiceContext; platf
       } finally {
         clearInterval(heartbeat);
       }
+    },
+
+    async startHarnessOperation(input) {
+      return startHarnessOperation(system(), input);
+    },
+
+    async finishHarnessOperation(input) {
+      await finishHarnessOperation(system(), input);
     },
 
     async appendToolResults(input) {

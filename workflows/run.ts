@@ -13,7 +13,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { RunActivities, RunFailure } from '../activities/run-activity-types.ts';
+import type { HarnessOperationEnd, RunActivities, RunFailure } from '../activities/run-activity-types.ts';
 import { MODEL_ATTEMPT_DEADLINE_MS, modelRetryDelayMs, shouldRetryModel, turnLimitExplanation } from '../domain/runs/model-retry.ts';
 import { RUN_GONE_FAILURE_TYPE, RUNTIME_FAILURE } from '../domain/runs/runtime-failures.ts';
 import { RUN_SEARCH_ATTRIBUTES, RUN_SIGNALS } from '../domain/runs/workflow.ts';
@@ -113,14 +113,22 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunState | t
     else await condition(() => woken, Math.max(0, deadlineAtMs - Date.now()) + 100);
   };
 
-  /** Runs a turn's tool calls to completion and appends their results to the transcript. */
-  const settleToolCalls = async (turnId: string) => {
+  /**
+   * Runs a turn's tool calls to completion and appends their results to the transcript. A
+   * Harness Operation call runs as a sub-loop here, in this workflow (docs/decisions.md "Harness
+   * Operations"); inside a sub-loop, operations do not nest.
+   */
+  const settleToolCalls = async (turnId: string, inOperation: boolean) => {
     await store.recordTurnToolCalls({ runId, turnId });
     for (;;) {
       woken = false;
       const progress = await store.readToolProgress({ runId, turnId });
       if (progress.platformCalls.length > 0) {
-        for (const call of progress.platformCalls) await calls.executePlatformTool({ runId, toolCallId: call.toolCallId });
+        for (const call of progress.platformCalls) {
+          if (!call.operation) await calls.executePlatformTool({ runId, toolCallId: call.toolCallId });
+          else if (inOperation) await store.finishHarnessOperation({ runId, toolCallId: call.toolCallId, operationKey: call.toolName, end: { kind: 'nested' }, turns: 0, durationMs: 0 });
+          else await runOperation(call.toolCallId);
+        }
         continue;
       }
       if (progress.allFinal) break;
@@ -137,6 +145,56 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunState | t
     markState('running');
   };
 
+  type TurnEnd = { kind: 'reply' } | { kind: 'tools_done' } | { kind: 'budget_exhausted'; maxTurns: number } | { kind: 'failed'; errorCode: string; errorExplanation: string };
+
+  /** One model turn with its retries, and its tool calls when it asked for tools. */
+  const modelTurn = async (turnId: string, inOperation: boolean): Promise<TurnEnd> => {
+    for (let attempt = 1; ; attempt++) {
+      const result = await calls.callModel({ runId, turnId, attempt });
+      if (result.kind === 'reply') return { kind: 'reply' };
+      if (result.kind === 'budget_exhausted') return { kind: 'budget_exhausted', maxTurns: result.maxTurns };
+      if (result.kind === 'tool_calls') {
+        await settleToolCalls(turnId, inOperation);
+        return { kind: 'tools_done' };
+      }
+      if (!shouldRetryModel({ retryable: result.retryable, attempt })) return { kind: 'failed', errorCode: result.errorCode, errorExplanation: result.errorExplanation };
+      const delayMs = modelRetryDelayMs(attempt);
+      await store.scheduleModelRetry({ runId, turnId, attempt, errorCode: result.errorCode, delayMs });
+      markState('retry_scheduled');
+      await sleep(delayMs);
+      await store.resumeRun({ runId });
+      markState('running');
+    }
+  };
+
+  /**
+   * A Harness Operation call: a focused sub-loop of model turns (turn ids `op:<callId>:turn-N`,
+   * each reserving from this run's budget) on the operation's own thread, within its
+   * `timeoutMs`; how it ended becomes the call's result or tool error, never the run's failure.
+   */
+  const runOperation = async (toolCallId: string) => {
+    const startedAt = Date.now();
+    const { timeoutMs, operationKey } = await store.startHarnessOperation({ runId, toolCallId });
+    let turns = 0;
+    let end: HarnessOperationEnd;
+    try {
+      end = await CancellationScope.withTimeout(timeoutMs, async (): Promise<HarnessOperationEnd> => {
+        for (let turn = 1; ; turn++) {
+          turns = turn;
+          const ended = await modelTurn(`op:${toolCallId}:turn-${turn}`, true);
+          if (ended.kind === 'reply') return { kind: 'reply' };
+          if (ended.kind === 'budget_exhausted') return { kind: 'failed', reason: 'turn_budget_exhausted', explanation: turnLimitExplanation(ended.maxTurns) };
+          if (ended.kind === 'failed') return { kind: 'failed', reason: 'model_failed', explanation: ended.errorExplanation };
+        }
+      });
+    } catch (error) {
+      // The operation's own deadline; a cancelled or timed-out run goes on cancelling.
+      if (!isCancellation(error) || cancelled || timedOut) throw error;
+      end = { kind: 'timed_out', timeoutMs };
+    }
+    await store.finishHarnessOperation({ runId, toolCallId, operationKey, end, turns, durationMs: Date.now() - startedAt });
+  };
+
   const driveTurns = async (): Promise<Settlement> => {
     clock.start();
     for (let turn = input.resume?.nextTurn ?? 1; ; turn++) {
@@ -145,27 +203,12 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunState | t
         // Keep history bounded: start afresh at this turn; Postgres holds the transcript.
         await continueAsNew<typeof runWorkflow>({ runId, historyEventLimit, resume: { nextTurn: turn, executionRemainingMs: clock.remainingMs() } });
       }
-      const turnId = `turn-${turn}`;
-      for (let attempt = 1; ; attempt++) {
-        const result = await calls.callModel({ runId, turnId, attempt });
-        if (result.kind === 'reply') return { state: 'completed', failure: null, invocationFailed: false };
-        if (result.kind === 'budget_exhausted') {
-          return { state: 'failed', failure: { errorCode: 'model_turn_limit_exceeded', errorExplanation: turnLimitExplanation(result.maxTurns) }, invocationFailed: true };
-        }
-        if (result.kind === 'tool_calls') {
-          await settleToolCalls(turnId);
-          break;
-        }
-        if (!shouldRetryModel({ retryable: result.retryable, attempt })) {
-          return { state: 'failed', failure: { errorCode: result.errorCode, errorExplanation: result.errorExplanation }, invocationFailed: true };
-        }
-        const delayMs = modelRetryDelayMs(attempt);
-        await store.scheduleModelRetry({ runId, turnId, attempt, errorCode: result.errorCode, delayMs });
-        markState('retry_scheduled');
-        await sleep(delayMs);
-        await store.resumeRun({ runId });
-        markState('running');
+      const ended = await modelTurn(`turn-${turn}`, false);
+      if (ended.kind === 'reply') return { state: 'completed', failure: null, invocationFailed: false };
+      if (ended.kind === 'budget_exhausted') {
+        return { state: 'failed', failure: { errorCode: 'model_turn_limit_exceeded', errorExplanation: turnLimitExplanation(ended.maxTurns) }, invocationFailed: true };
       }
+      if (ended.kind === 'failed') return { state: 'failed', failure: { errorCode: ended.errorCode, errorExplanation: ended.errorExplanation }, invocationFailed: true };
     }
   };
 

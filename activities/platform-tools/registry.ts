@@ -1,4 +1,4 @@
-import type { McpExecutionRecord } from '../../domain/mcp/execution.ts';
+import type { ToolExecutionRecord } from '../../domain/tool-calls/execution.ts';
 import type { ProductEventDraft } from '../../services/events/append.ts';
 import type { PlatformToolOutcome } from '../../services/tool-calls/complete-platform.ts';
 
@@ -20,7 +20,7 @@ export type PlatformToolInput = { arguments: unknown; runId: string; toolCallId:
 export type PlatformToolHandler = (input: PlatformToolInput) => Promise<PlatformToolAnswer>;
 
 /** What the worker records for a call: the outcome, and a built-in's debug record and events (written with it). */
-export type PlatformToolResult = { outcome: PlatformToolOutcome; execution?: McpExecutionRecord; events?: ProductEventDraft[] };
+export type PlatformToolResult = { outcome: PlatformToolOutcome; execution?: ToolExecutionRecord; events?: ProductEventDraft[] };
 
 export type PlatformToolRunner = (input: PlatformToolInput & { toolName: string }) => Promise<PlatformToolResult>;
 

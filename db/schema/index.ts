@@ -16,3 +16,4 @@ export * from './event-webhooks.ts';
 export * from './connections.ts';
 export * from './workspaces.ts';
 export * from './mcp.ts';
+export * from './harness-operations.ts';

@@ -1,4 +1,4 @@
-import type { McpExecutionRecord } from '../../domain/mcp/execution.ts';
+import type { ToolExecutionRecord } from '../../domain/tool-calls/execution.ts';
 import { bigint, boolean, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import type { ToolCallStatus, ApprovalStatus } from '../../domain/tool-calls/states.ts';
 import { createdAt, id, organizationId, projectId, timestampColumn, updatedAt } from './columns.ts';
@@ -31,7 +31,7 @@ export const toolCalls = pgTable(
     safeResult: jsonb('safe_result'),
     failure: jsonb('failure').$type<{ code: string; path?: string; message: string; reason?: string } | null>(),
     /** How the worker ran a platform tool, for the debug record (an MCP call's server, policy, timing). */
-    execution: jsonb('execution').$type<McpExecutionRecord | null>(),
+    execution: jsonb('execution').$type<ToolExecutionRecord | null>(),
     fence: bigint('fence', { mode: 'number' }).notNull().default(0),
     leaseExpiresAt: timestampColumn('lease_expires_at'),
     claimedByPrincipalId: uuid('claimed_by_principal_id'),

@@ -1,4 +1,6 @@
-import type { AgentConfig } from '../../domain/agent-config/index.ts';
+import type { AgentConfig, ToolDefinition } from '../../domain/agent-config/index.ts';
+import { operationCallOfTurn, renderOperationInstructions } from '../../domain/runs/harness-operations.ts';
+import { findOperationCall, operationTranscript } from '../harness-operations/load.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import { failModelInvocation, startModelInvocation } from '../model-invocations/record-invocation.ts';
 import { reserveModelTurn } from '../model-invocations/reserve-turn.ts';
@@ -56,8 +58,17 @@ export async function beginModelTurn({
       await failModelInvocation(tx, { ...input, errorCode: model.errorCode, errorExplanation: model.errorExplanation, providerFinishReason: null });
       return { kind: 'unavailable', errorCode: model.errorCode, errorExplanation: model.errorExplanation };
     }
-    const tools = (await mountedTools(tx, config)).map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema as Record<string, unknown> }));
+    const offered = (tools: ToolDefinition[]) => tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema as Record<string, unknown> }));
     const systemPrompt = renderRunInstructions(config.systemPrompt, usableSkills(context.skills), { sandboxed: config.sandbox.enabled });
-    return { kind: 'ready', model, systemPrompt, transcript: context.messages, tools };
+    const operationCallId = operationCallOfTurn(input.turnId);
+    if (!operationCallId) return { kind: 'ready', model, systemPrompt, transcript: context.messages, tools: offered(await mountedTools(tx, config)) };
+    // A Harness Operation's sub-loop: its own thread, the operation's instructions, and the
+    // parent's tools without the operations (they do not nest).
+    const call = await findOperationCall(tx.db, operationCallId);
+    const operation = config.harnessOperations.find((entry) => entry.key === call?.operationKey);
+    if (!call || !operation) throw new Error(`turn ${input.turnId} belongs to no started operation of this version`);
+    const operationKeys = new Set(config.harnessOperations.map((entry) => entry.key));
+    const tools = (await mountedTools(tx, config)).filter((tool) => !operationKeys.has(tool.name));
+    return { kind: 'ready', model, systemPrompt: renderOperationInstructions(systemPrompt, operation), transcript: await operationTranscript(tx.db, call.threadId), tools: offered(tools) };
   });
 }

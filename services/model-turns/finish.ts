@@ -1,6 +1,7 @@
 import type { ModelToolCall } from '../../domain/runs/transcript.ts';
 import { completeModelInvocation, failModelInvocation, type InvocationUsage } from '../model-invocations/record-invocation.ts';
 import { appendRunMessage } from '../runs/append-message.ts';
+import { threadOfTurn } from '../harness-operations/load.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
 
@@ -41,6 +42,7 @@ export async function finishModelTurn({ ctx, input }: { ctx: ServiceContext; inp
       providerFinishReason: outcome.providerFinishReason,
       thinking: outcome.thinking,
     });
-    await appendRunMessage(tx, { runId, stepKey: turnId, role: 'assistant', content: { text: outcome.text, toolCalls: outcome.toolCalls, replay: outcome.replay ?? null } });
+    const threadId = await threadOfTurn(tx.db, turnId);
+    await appendRunMessage(tx, { runId, stepKey: turnId, role: 'assistant', content: { text: outcome.text, toolCalls: outcome.toolCalls, replay: outcome.replay ?? null }, ...(threadId ? { threadId } : {}) });
   });
 }

@@ -20,7 +20,8 @@ const ContentByRole = {
 
 const StepKey = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
 
-export type AppendRunMessageInput = { runId: string; stepKey: string; role: MessageRole; content: Record<string, unknown> };
+/** `threadId`: another thread of the run's project (a Harness Operation's); the session's thread by default. */
+export type AppendRunMessageInput = { runId: string; stepKey: string; role: MessageRole; content: Record<string, unknown>; threadId?: string };
 
 /**
  * Appends a message of a run to its session's thread for the runtime (no actor needed),
@@ -43,14 +44,16 @@ export async function appendRunMessage(ctx: ServiceContext, input: AppendRunMess
     if (!run) throw new NotFoundError('No run with that id');
     // Under the thread lock, a concurrent writer of the same step has either committed (found
     // here) or not started allocating yet.
-    await tx.db.select({ id: threads.id }).from(threads).where(eq(threads.id, run.threadId)).for('update');
+    const threadId = input.threadId ?? run.threadId;
+    const [thread] = await tx.db.select({ id: threads.id, projectId: threads.projectId }).from(threads).where(eq(threads.id, threadId)).for('update');
+    if (!thread || thread.projectId !== run.projectId) throw new NotFoundError('No thread with that id in the run\'s project');
     const raced = await findStep(tx, input.runId, input.stepKey);
     if (raced) return raced;
 
     const message = await insertThreadMessage(tx, {
       organizationId: run.organizationId,
       projectId: run.projectId,
-      threadId: run.threadId,
+      threadId,
       runId: run.id,
       stepKey: input.stepKey,
       role: input.role,

@@ -19,7 +19,7 @@ export async function listRunMessages({ ctx, input }: { ctx: ServiceContext; inp
   const rows = await ctx.db
     .select()
     .from(messages)
-    .where(and(eq(messages.runId, run.id), eq(messages.projectId, run.projectId), after === null ? undefined : gt(messages.sequence, after)))
+    .where(and(eq(messages.runId, run.id), eq(messages.threadId, run.threadId), eq(messages.projectId, run.projectId), after === null ? undefined : gt(messages.sequence, after)))
     .orderBy(asc(messages.sequence))
     .limit(input.limit + 1);
   const page = rows.slice(0, input.limit);

@@ -6,6 +6,7 @@ import type { StoredSafeResult } from '../../domain/tool-calls/result-envelope.t
 import { isToolCallFinal } from '../../domain/tool-calls/states.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { appendRunMessage } from '../runs/append-message.ts';
+import { threadOfTurn } from '../harness-operations/load.ts';
 import { withTransaction } from '../transaction.ts';
 import type { ToolCallRow } from './public.ts';
 
@@ -28,8 +29,9 @@ export async function appendToolResultMessages(ctx: ServiceContext, input: { run
       .orderBy(asc(toolCalls.createdAt), asc(toolCalls.id));
     const open = rows.filter((row) => !isToolCallFinal(row.status));
     if (open.length > 0) throw new ConflictError('The turn still has open tool calls', { runId: input.runId, turnId: input.turnId, open: open.map((row) => row.id) });
+    const threadId = await threadOfTurn(tx.db, input.turnId);
     for (const row of rows) {
-      await appendRunMessage(tx, { runId: input.runId, stepKey: toolResultStepKey(row.id), role: 'tool', content: toolMessageContent(row) });
+      await appendRunMessage(tx, { runId: input.runId, stepKey: toolResultStepKey(row.id), role: 'tool', content: toolMessageContent(row), ...(threadId ? { threadId } : {}) });
     }
   });
 }

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import * as v from 'valibot';
 import { runs, toolCalls } from '../../db/schema/index.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.ts';
-import type { McpExecutionRecord } from '../../domain/mcp/execution.ts';
+import type { ToolExecutionRecord } from '../../domain/tool-calls/execution.ts';
 import { TOOL_FAILURE_MESSAGE_MAX, toolFailure, type ToolCallFailure } from '../../domain/tool-calls/failures.ts';
 import { TOOL_RESULT_VERSION, type StoredSafeResult } from '../../domain/tool-calls/result-envelope.ts';
 import { isToolCallFinal, type ToolCallStatus } from '../../domain/tool-calls/states.ts';
@@ -40,7 +40,7 @@ export type CompletedToolCall = { toolCallId: string; status: ToolCallStatus; fa
  */
 export async function completePlatformToolCall(
   ctx: ServiceContext,
-  input: { toolCallId: string; outcome: PlatformToolOutcome; execution?: McpExecutionRecord; events?: ProductEventDraft[] },
+  input: { toolCallId: string; outcome: PlatformToolOutcome; execution?: ToolExecutionRecord; events?: ProductEventDraft[] },
 ): Promise<CompletedToolCall> {
   if (!v.is(v.pipe(v.string(), v.uuid()), input.toolCallId)) throw new ValidationError('toolCallId must be a UUID');
   const parsed = v.safeParse(Outcome, input.outcome);

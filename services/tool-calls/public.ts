@@ -1,5 +1,5 @@
 import type { approvals, toolCalls } from '../../db/schema/index.ts';
-import type { McpExecutionRecord } from '../../domain/mcp/execution.ts';
+import type { ToolExecutionRecord } from '../../domain/tool-calls/execution.ts';
 import type { ToolCallFailure } from '../../domain/tool-calls/failures.ts';
 import type { ApprovalStatus, ToolCallStatus } from '../../domain/tool-calls/states.ts';
 
@@ -31,7 +31,7 @@ export type PublicToolCall = {
   safeResult: unknown;
   failure: ToolCallFailure | null;
   /** How the worker ran it (an MCP call: server, version, policy, credential version, timing); null otherwise. */
-  execution: McpExecutionRecord | null;
+  execution: ToolExecutionRecord | null;
   fence: string | null;
   leaseExpiresAt: string | null;
   claimedByPrincipalId: string | null;

@@ -5,6 +5,7 @@ import type { ServiceContext } from '../service-context.ts';
 import { sandboxToolDefinitions } from '../../domain/sandbox/tools.ts';
 import { loadMcpBindings, mcpToolDefinitions } from '../mcp-toolsets/bindings.ts';
 import { loadSkillToolDefinition } from '../../domain/skills/catalog.ts';
+import { operationToolDefinition } from '../../domain/runs/harness-operations.ts';
 
 /**
  * The caller and platform tools of the run's pinned agent version, by name. Stored configs are
@@ -18,12 +19,13 @@ export async function loadPinnedTools(ctx: ServiceContext, agentVersionId: strin
 
 /**
  * Every tool a run of this config mounts, in the order the model is shown them: the config's
- * own tools, the sandbox tools of its capabilities, the Skill loader when it binds Skills, then
+ * own tools, its Harness Operations, the sandbox tools of its capabilities, the Skill loader when it binds Skills, then
  * the tools of its MCP bindings (one read of the pinned toolset and server versions when it has
  * any).
  */
 export async function mountedTools(ctx: ServiceContext, config: AgentConfig): Promise<ToolDefinition[]> {
   const mcp = mcpToolDefinitions(await loadMcpBindings(ctx.db, config));
   const skills = config.skillVersionIds.length > 0 ? [loadSkillToolDefinition] : [];
-  return [...config.tools, ...sandboxToolDefinitions(config.sandbox), ...skills, ...mcp];
+  const operations = config.harnessOperations.map(operationToolDefinition);
+  return [...config.tools, ...operations, ...sandboxToolDefinitions(config.sandbox), ...skills, ...mcp];
 }

@@ -1,0 +1,24 @@
+import { pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, organizationId, projectId } from './columns.ts';
+import { runs, threads } from './sessions.ts';
+import { toolCalls } from './tool-calls.ts';
+
+/**
+ * One Harness Operation call: the tool call that invoked it and the thread its focused sub-loop
+ * writes (task, assistant turns, tool results), apart from the session's own thread.
+ */
+export const harnessOperationCalls = pgTable('harness_operation_calls', {
+  toolCallId: uuid('tool_call_id')
+    .primaryKey()
+    .references(() => toolCalls.id, { onDelete: 'cascade' }),
+  organizationId: organizationId(),
+  projectId: projectId(),
+  runId: uuid('run_id')
+    .notNull()
+    .references(() => runs.id, { onDelete: 'cascade' }),
+  operationKey: text('operation_key').notNull(),
+  threadId: uuid('thread_id')
+    .notNull()
+    .references(() => threads.id, { onDelete: 'cascade' }),
+  createdAt: createdAt(),
+});
