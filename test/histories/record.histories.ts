@@ -153,6 +153,29 @@ describe('golden histories', () => {
     expect(second.events!.at(-1)!.workflowExecutionCompletedEventAttributes).toBeTruthy();
   });
 
+  it('run-harness-operation: an operation call whose sub-loop uses a platform tool, then answers', async () => {
+    f.fakes.vendor_a
+      .reply({ toolCalls: [{ name: 'summarize', arguments: { task: 'Summarize: all good.' } }] })
+      .reply({ toolCalls: [{ name: 'add_numbers', arguments: { a: 1, b: 2 } }] })
+      .reply({ text: '{"summary":"All good.","words":2}' })
+      .reply({ text: 'Summarized.' });
+    const agentId = await createAgent('Operator', {
+      tools: [addNumbersTool],
+      harnessOperations: [
+        {
+          key: 'summarize',
+          description: 'Summarizes a text.',
+          instructions: 'Be brief.',
+          resultSchema: { type: 'object', properties: { summary: { type: 'string' }, words: { type: 'integer' } }, required: ['summary', 'words'] },
+          timeoutMs: 60_000,
+        },
+      ],
+    });
+    const runId = await startSession(agentId, 'Summarize it.');
+    expect((await f.waitForRun(runId)).state).toBe('completed');
+    await save('run-harness-operation', runWorkflowId(runId));
+  });
+
   it('webhook-delivery: 150 events delivered in batches, an idle wait, then disabled (the workflow ends)', async () => {
     const { context } = await f.t.login();
     const hooks = await startWebhookReceiver();
