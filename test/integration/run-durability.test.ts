@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { messages, modelInvocations, productEvents, toolCalls } from '../../db/schema/index.ts';
+import { harnessOperationCalls, messages, modelInvocations, productEvents, toolCalls } from '../../db/schema/index.ts';
 import { connectTemporal, type TemporalClientHandle } from '../../temporal/client.ts';
 import { createTemporalRunStarter } from '../../temporal/run-starter.ts';
 import { startMcpFixtureServer } from '../fixtures/mcp/server.ts';
@@ -153,5 +153,46 @@ describe('run durability', () => {
     } finally {
       await mcp.close();
     }
+  }, 180_000);
+
+  it('a worker killed with SIGKILL during a Harness Operation sub-loop: the operation and the run complete once', async (context) => {
+    if (!t.database.url) context.skip();
+    // The sub-loop's first model call is slow and dies with the worker; its retry answers.
+    fakes.vendor_a
+      .reply({ toolCalls: [{ name: 'summarize', arguments: { task: 'Summarize: fine.' } }] })
+      .reply({ text: '{"summary":"lost"}', delayMs: 60_000 })
+      .reply({ text: '{"summary":"Fine."}' })
+      .reply({ text: 'Summarized.' });
+    for (const worker of workers) await killWorkerProcess(worker);
+    const first = await startWorker();
+    const agent = await call('POST', '/agents', {
+      name: 'Durable operator',
+      initialConfig: {
+        systemPrompt: 'Coordinate.',
+        modelPreset: 'fast',
+        limits: { maxTurns: 6, timeoutMs: 150_000 },
+        harnessOperations: [{ key: 'summarize', description: 'Summarizes.', instructions: 'Be brief.', resultSchema: { type: 'object', properties: { summary: { type: 'string' } }, required: ['summary'] }, timeoutMs: 120_000 }],
+      },
+    });
+    expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+    const requests = fakes.vendor_a.requests.length;
+    const session = await call('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'Summarize.' });
+    const runId = session.body.latestRunId as string;
+    await waitFor('the sub-loop model call to reach the vendor', async () => fakes.vendor_a.requests.length >= requests + 2);
+    await killWorkerProcess(first);
+    await startWorker();
+    const run = await settled(runId);
+    expect(run.state).toBe('completed');
+
+    const calls = await t.database.db.select().from(toolCalls).where(eq(toolCalls.runId, runId));
+    expect(calls.map((row) => [row.toolName, row.status, (row.safeResult as { value?: unknown } | null)?.value])).toEqual([['summarize', 'succeeded', { summary: 'Fine.' }]]);
+    const operations = await t.database.db.select().from(harnessOperationCalls).where(eq(harnessOperationCalls.runId, runId));
+    expect(operations).toHaveLength(1);
+    const subLoop = await t.database.db.select().from(messages).where(eq(messages.threadId, operations[0]!.threadId));
+    expect(subLoop.map((row) => row.role)).toEqual(['user', 'assistant']);
+    const attempts = await t.database.db.select().from(modelInvocations).where(eq(modelInvocations.runId, runId));
+    expect(attempts.filter((row) => row.status === 'succeeded').map((row) => row.turnId).sort()).toEqual([`op:${calls[0]!.id}:turn-1`, 'turn-1', 'turn-2'].sort());
+    const toolEvents = await t.database.db.select().from(productEvents).where(eq(productEvents.aggregateId, calls[0]!.id));
+    expect(toolEvents.map((row) => row.kind).sort()).toEqual(['tool_call.created', 'tool_call.succeeded']);
   }, 180_000);
 });
