@@ -10,7 +10,7 @@ import { appendProductEvents } from '../../services/events/append.ts';
 import { systemContext } from '../../services/service-context.ts';
 import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
 import { newSigningSecret, startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver/receiver.ts';
-import { addNumbersTool } from '../support/platform-tools.ts';
+import { addNumbersHandler, addNumbersTool } from '../support/platform-tools.ts';
 import { startRunApp } from '../support/run-app.ts';
 import { findSecrets, historyToJson, summarize } from './histories.ts';
 
@@ -29,10 +29,7 @@ const receivers: WebhookReceiver[] = [];
 beforeAll(async () => {
   f = await startRunApp({
     platformTools: {
-      add_numbers: async ({ arguments: args }) => {
-        const { a, b } = args as { a: number; b: number };
-        return { status: 'success', value: { sum: a + b } };
-      },
+      add_numbers: addNumbersHandler,
     },
     env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' },
   });

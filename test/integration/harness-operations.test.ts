@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTurnReservations } from '../../db/schema/index.ts';
-import { addNumbersTool } from '../support/platform-tools.ts';
+import { addNumbersHandler, addNumbersTool } from '../support/platform-tools.ts';
 import { startRunApp } from '../support/run-app.ts';
 
 /**
@@ -16,10 +16,7 @@ let f: Awaited<ReturnType<typeof startRunApp>>;
 beforeAll(async () => {
   f = await startRunApp({
     platformTools: {
-      add_numbers: async ({ arguments: args }) => {
-        const { a, b } = args as { a: number; b: number };
-        return { status: 'success', value: { sum: a + b } };
-      },
+      add_numbers: addNumbersHandler,
     },
   });
 }, 120_000);

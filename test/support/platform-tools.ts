@@ -1,3 +1,5 @@
+import type { PlatformToolHandler } from '../../activities/platform-tools/registry.ts';
+
 /** `add_numbers`, the platform tool definition run tests publish (the handler is per test). */
 export const addNumbersTool = {
   name: 'add_numbers',
@@ -16,4 +18,10 @@ export const lookupOrderTool = {
   approval: 'never',
   inputSchema: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] },
   outputSchema: { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] },
+};
+
+/** A worker handler for `add_numbers`: the sum of `a` and `b`. */
+export const addNumbersHandler: PlatformToolHandler = async ({ arguments: args }) => {
+  const { a, b } = args as { a: number; b: number };
+  return { status: 'success', value: { sum: a + b } };
 };
