@@ -75,7 +75,7 @@ export function createActivities(deps: ActivityDeps) {
   const workspaceSteps = createWorkspaceSteps({ ...sandbox, keyring: deps.keyring });
   return classifyFailures({
     ...createRunActivities({ system, keyring: deps.keyring, modelBaseUrls: deps.modelBaseUrls, deploymentPresets: deps.deploymentPresets }),
-    ...createToolActivities({ system, platformTools: createPlatformToolRegistry({ handlers: deps.platformTools, builtIns: builtInPlatformTools(deps, sandbox) }) }),
+    ...createToolActivities({ system, keyring: deps.keyring, platformTools: createPlatformToolRegistry({ handlers: deps.platformTools, builtIns: builtInPlatformTools(deps, sandbox) }) }),
     prepareRunWorkspace: workspaceSteps.prepareRunWorkspace,
     backupWorkspace: workspaceSteps.backupWorkspace,
     ...createWebhookActivities({

@@ -2,8 +2,9 @@ import type { RunState, SettledRunState } from '../domain/runs/states.ts';
 import type { RunFailure } from '../domain/sessions/run-failure.ts';
 import type { Admission } from '../services/runs/admit.ts';
 import type { HarnessOperationEnd } from '../services/harness-operations/finish.ts';
+import type { DelegationStart } from '../services/delegations/start-call.ts';
 
-export type { Admission, HarnessOperationEnd, RunFailure };
+export type { Admission, DelegationStart, HarnessOperationEnd, RunFailure };
 
 export type ModelTurnResult =
   | { kind: 'reply' }
@@ -16,7 +17,7 @@ export type ToolProgress = {
   waitingFor: 'approval' | 'tool' | null;
   nextDeadlineAtMs: number | null;
   /** `operation`: a Harness Operation call, which the workflow runs as a sub-loop (absent in histories from before them). */
-  platformCalls: Array<{ toolCallId: string; toolName: string; operation?: boolean }>;
+  platformCalls: Array<{ toolCallId: string; toolName: string; operation?: boolean; delegation?: boolean }>;
 };
 
 export type HarnessOperationStart = { timeoutMs: number; operationKey: string };
@@ -43,6 +44,10 @@ export type RunActivities = {
   executePlatformTool(input: { runId: string; toolCallId: string }): Promise<void>;
   /** Opens a Harness Operation call's sub-loop (its thread and task message); idempotent. */
   startHarnessOperation(input: { runId: string; toolCallId: string }): Promise<HarnessOperationStart>;
+  /** Queues the child run of a `delegate_agent`/`message_agent` call (or its refusal); idempotent. */
+  startDelegation(input: { runId: string; toolCallId: string }): Promise<DelegationStart>;
+  /** Records the child run's answer (or its failure) as the call's result; idempotent. */
+  finishDelegation(input: { runId: string; toolCallId: string; start: DelegationStart }): Promise<void>;
   /** Records how the sub-loop ended as the operation call's result (or tool error); idempotent. */
   finishHarnessOperation(input: { runId: string; toolCallId: string; operationKey: string; end: HarnessOperationEnd; turns: number; durationMs: number }): Promise<void>;
   /** Once every call of the turn is final, appends their results to the transcript. */

@@ -4,6 +4,10 @@ import type { ServiceContext } from '../services/service-context.ts';
 import { appendToolResultMessages } from '../services/tool-calls/append-results.ts';
 import { checkToolProgress } from '../services/tool-calls/check-progress.ts';
 import { completePlatformToolCall } from '../services/tool-calls/complete-platform.ts';
+import { DELEGATION_TOOLS } from '../domain/runs/delegation.ts';
+import type { CredentialKeyring } from '../services/credentials/keyring.ts';
+import { finishDelegationCall } from '../services/delegations/finish-call.ts';
+import { startDelegationCall } from '../services/delegations/start-call.ts';
 import { finishHarnessOperation } from '../services/harness-operations/finish.ts';
 import { startHarnessOperation } from '../services/harness-operations/start.ts';
 import { findRunningPlatformCall } from '../services/tool-calls/find-running-platform.ts';
@@ -15,7 +19,7 @@ const HEARTBEAT_MS = 5_000;
 
 type ToolActivities = Pick<
   RunActivities,
-  'recordTurnToolCalls' | 'readToolProgress' | 'executePlatformTool' | 'startHarnessOperation' | 'finishHarnessOperation' | 'appendToolResults' | 'enterWaitingState'
+  'recordTurnToolCalls' | 'readToolProgress' | 'executePlatformTool' | 'startDelegation' | 'finishDelegation' | 'startHarnessOperation' | 'finishHarnessOperation' | 'appendToolResults' | 'enterWaitingState'
 >;
 
 /**
@@ -24,7 +28,7 @@ type ToolActivities = Pick<
  * the registry's runner (a built-in: the session's sandbox, `load_skill`, a remote MCP server;
  * or an operator's handler), so each step is idempotent.
  */
-export function createToolActivities(deps: { system: () => ServiceContext; platformTools: PlatformToolRegistry }): ToolActivities {
+export function createToolActivities(deps: { system: () => ServiceContext; platformTools: PlatformToolRegistry; keyring: CredentialKeyring }): ToolActivities {
   const { system, platformTools } = deps;
   return {
     async recordTurnToolCalls(input) {
@@ -37,7 +41,12 @@ export function createToolActivities(deps: { system: () => ServiceContext; platf
         allFinal: progress.allFinal,
         waitingFor: progress.waitingFor,
         nextDeadlineAtMs: progress.nextDeadlineAtMs,
-        platformCalls: progress.platformCalls.map((call) => ({ toolCallId: call.toolCallId, toolName: call.toolName, operation: progress.operationKeys.includes(call.toolName) })),
+        platformCalls: progress.platformCalls.map((call) => ({
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          operation: progress.operationKeys.includes(call.toolName),
+          delegation: DELEGATION_TOOLS.includes(call.toolName),
+        })),
       };
     },
 
@@ -64,6 +73,14 @@ export function createToolActivities(deps: { system: () => ServiceContext; platf
       } finally {
         clearInterval(heartbeat);
       }
+    },
+
+    async startDelegation(input) {
+      return startDelegationCall(system(), { keyring: deps.keyring }, input);
+    },
+
+    async finishDelegation(input) {
+      await finishDelegationCall(system(), input);
     },
 
     async startHarnessOperation(input) {

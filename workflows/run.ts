@@ -3,8 +3,12 @@ import {
   CancellationScope,
   condition,
   continueAsNew,
+  ChildWorkflowCancellationType,
   defineSignal,
+  getExternalWorkflowHandle,
   isCancellation,
+  ParentClosePolicy,
+  startChild,
   log,
   proxyActivities,
   proxyLocalActivities,
@@ -16,7 +20,7 @@ import {
 import type { HarnessOperationEnd, RunActivities, RunFailure } from '../activities/run-activity-types.ts';
 import { MODEL_ATTEMPT_DEADLINE_MS, modelRetryDelayMs, shouldRetryModel, turnLimitExplanation } from '../domain/runs/model-retry.ts';
 import { RUN_GONE_FAILURE_TYPE, RUNTIME_FAILURE } from '../domain/runs/runtime-failures.ts';
-import { RUN_SEARCH_ATTRIBUTES, RUN_SIGNALS } from '../domain/runs/workflow.ts';
+import { RUN_SEARCH_ATTRIBUTES, RUN_SIGNALS, RUN_WORKFLOW_TYPE, runWorkflowId } from '../domain/runs/workflow.ts';
 import type { RunState, SettledRunState } from '../domain/runs/states.ts';
 import { executionClock } from './execution-clock.ts';
 
@@ -125,7 +129,8 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunState | t
       const progress = await store.readToolProgress({ runId, turnId });
       if (progress.platformCalls.length > 0) {
         for (const call of progress.platformCalls) {
-          if (!call.operation) await calls.executePlatformTool({ runId, toolCallId: call.toolCallId });
+          if (call.delegation) await runDelegation(call.toolCallId);
+          else if (!call.operation) await calls.executePlatformTool({ runId, toolCallId: call.toolCallId });
           else if (inOperation) await store.finishHarnessOperation({ runId, toolCallId: call.toolCallId, operationKey: call.toolName, end: { kind: 'nested' }, turns: 0, durationMs: 0 });
           else await runOperation(call.toolCallId);
         }
@@ -193,6 +198,43 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunState | t
       end = { kind: 'timed_out', timeoutMs };
     }
     await store.finishHarnessOperation({ runId, toolCallId, operationKey, end, turns, durationMs: Date.now() - startedAt });
+  };
+
+  /**
+   * A `delegate_agent`/`message_agent` call: the child run (its own session, run and budget) runs
+   * as a Temporal child workflow of this one, so cancelling this run cancels it; its answer, or
+   * how it ended, becomes the call's result (docs/decisions.md "Delegation").
+   */
+  const runDelegation = async (toolCallId: string) => {
+    const start = await store.startDelegation({ runId, toolCallId });
+    if (start.kind === 'started') {
+      // Cancellation travels as the run's own signal (it settles the child `cancelled` like an
+      // API cancel), not as a Temporal cancellation of the child.
+      const child = await startChild(RUN_WORKFLOW_TYPE, {
+        workflowId: runWorkflowId(start.childRunId),
+        args: [{ runId: start.childRunId }],
+        taskQueue: workflowInfo().taskQueue,
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        cancellationType: ChildWorkflowCancellationType.ABANDON,
+        typedSearchAttributes: [
+          { key: RUN_SEARCH_ATTRIBUTES.projectId, value: start.projectId },
+          { key: RUN_SEARCH_ATTRIBUTES.sessionId, value: start.childSessionId },
+          { key: RUN_SEARCH_ATTRIBUTES.agentId, value: start.agentId },
+          { key: RUN_SEARCH_ATTRIBUTES.runState, value: 'queued' },
+        ],
+      });
+      try {
+        await child.result();
+      } catch (error) {
+        if (isCancellation(error)) {
+          await CancellationScope.nonCancellable(() => getExternalWorkflowHandle(runWorkflowId(start.childRunId)).signal(cancelRequested));
+          throw error;
+        }
+        // The child's own end is read from Postgres below.
+        log.warn('a delegated run did not end cleanly', { runId, childRunId: start.childRunId, failure: failureType(error) });
+      }
+    }
+    await store.finishDelegation({ runId, toolCallId, start });
   };
 
   const driveTurns = async (): Promise<Settlement> => {

@@ -17,3 +17,4 @@ export * from './connections.ts';
 export * from './workspaces.ts';
 export * from './mcp.ts';
 export * from './harness-operations.ts';
+export * from './delegations.ts';

@@ -15,4 +15,6 @@ export const EVENT_KINDS = {
   modelRetryScheduled: 'model.retry_scheduled',
   modelInvocationFailed: 'model.invocation_failed',
   skillLoaded: 'skill.loaded',
+  delegationRunQueued: 'delegation.run_queued',
+  delegationRunSettled: 'delegation.run_settled',
 } as const;

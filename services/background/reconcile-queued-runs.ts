@@ -1,5 +1,5 @@
 import { and, asc, eq, isNull, lt } from 'drizzle-orm';
-import { runs, sessions } from '../../db/schema/index.ts';
+import { delegationCalls, runs, sessions } from '../../db/schema/index.ts';
 import type { ServiceContext } from '../service-context.ts';
 import type { RunStarter } from '../runs/run-starter.ts';
 
@@ -18,7 +18,10 @@ export async function reconcileQueuedRuns(ctx: ServiceContext, starter: RunStart
     .select({ runId: runs.id, projectId: runs.projectId, sessionId: runs.sessionId, agentId: sessions.agentId })
     .from(runs)
     .innerJoin(sessions, eq(sessions.id, runs.sessionId))
-    .where(and(eq(runs.state, 'queued'), isNull(runs.settledAt), lt(runs.createdAt, cutoff)))
+    // A run a coordinator's delegation call queued is started by that coordinator's workflow
+    // (as its child), which is durable itself; starting it here would race that start.
+    .leftJoin(delegationCalls, eq(delegationCalls.childRunId, runs.id))
+    .where(and(eq(runs.state, 'queued'), isNull(runs.settledAt), lt(runs.createdAt, cutoff), isNull(delegationCalls.toolCallId)))
     .orderBy(asc(runs.createdAt))
     .limit(options.limit ?? 100);
   for (const run of queued) {

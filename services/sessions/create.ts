@@ -1,6 +1,5 @@
 import * as v from 'valibot';
-import { inArray } from 'drizzle-orm';
-import { sessionSkillBindings, sessions, skillVersions, threads } from '../../db/schema/index.ts';
+import { sessions, threads } from '../../db/schema/index.ts';
 import { EVENT_KINDS } from '../../domain/runs/events.ts';
 import { acceptTurnFiles, CreateSessionInput, turnText } from '../../domain/sessions/inputs.ts';
 import { uploadAttachments } from '../attachments/store.ts';
@@ -13,6 +12,7 @@ import { queueRun } from '../runs/queue-run.ts';
 import type { RunStarterDeps } from '../runs/run-starter.ts';
 import { withTransaction } from '../transaction.ts';
 import { toSessionResponse, type PublicSession } from './public.ts';
+import { copySkillBindings } from './copy-skill-bindings.ts';
 import { resolveLatestAgentVersion } from './resolve-agent-version.ts';
 
 /**
@@ -92,26 +92,4 @@ export async function createSession({
     });
     return { ...toSessionResponse(queued.session), run: toRunResponse(queued.run) };
   });
-}
-
-/**
- * Copies the version's `skillVersionIds` into the session's own bindings, in authored order.
- * They are never rewritten: a later agent version or Skill version does not touch them (the
- * runtime reads each bound version's lifecycle status when it loads Skills).
- */
-async function copySkillBindings(
-  tx: ServiceContext,
-  input: { sessionId: string; organizationId: string; projectId: string; config: Record<string, unknown> },
-): Promise<void> {
-  const ids = Array.isArray(input.config.skillVersionIds) ? (input.config.skillVersionIds as string[]) : [];
-  if (ids.length === 0) return;
-  const found = await tx.db.select({ id: skillVersions.id, skillId: skillVersions.skillId }).from(skillVersions).where(inArray(skillVersions.id, ids));
-  const skillOf = new Map(found.map((row) => [row.id, row.skillId]));
-  const rows = ids.flatMap((skillVersionId, position) => {
-    const skillId = skillOf.get(skillVersionId);
-    // Publication checked every id; versions are never deleted, so a miss means corrupt data.
-    if (!skillId) throw new Error(`skill version ${skillVersionId} of the pinned agent version does not exist`);
-    return [{ sessionId: input.sessionId, organizationId: input.organizationId, projectId: input.projectId, position, skillId, skillVersionId }];
-  });
-  await tx.db.insert(sessionSkillBindings).values(rows);
 }

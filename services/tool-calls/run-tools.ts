@@ -6,6 +6,7 @@ import { sandboxToolDefinitions } from '../../domain/sandbox/tools.ts';
 import { loadMcpBindings, mcpToolDefinitions } from '../mcp-toolsets/bindings.ts';
 import { loadSkillToolDefinition } from '../../domain/skills/catalog.ts';
 import { operationToolDefinition } from '../../domain/runs/harness-operations.ts';
+import { delegationToolDefinitions } from '../../domain/runs/delegation.ts';
 
 /**
  * The caller and platform tools of the run's pinned agent version, by name. Stored configs are
@@ -19,7 +20,8 @@ export async function loadPinnedTools(ctx: ServiceContext, agentVersionId: strin
 
 /**
  * Every tool a run of this config mounts, in the order the model is shown them: the config's
- * own tools, its Harness Operations, the sandbox tools of its capabilities, the Skill loader when it binds Skills, then
+ * own tools, its Harness Operations, the delegation tools when it has delegates, the sandbox
+ * tools of its capabilities, the Skill loader when it binds Skills, then
  * the tools of its MCP bindings (one read of the pinned toolset and server versions when it has
  * any).
  */
@@ -27,5 +29,5 @@ export async function mountedTools(ctx: ServiceContext, config: AgentConfig): Pr
   const mcp = mcpToolDefinitions(await loadMcpBindings(ctx.db, config));
   const skills = config.skillVersionIds.length > 0 ? [loadSkillToolDefinition] : [];
   const operations = config.harnessOperations.map(operationToolDefinition);
-  return [...config.tools, ...operations, ...sandboxToolDefinitions(config.sandbox), ...skills, ...mcp];
+  return [...config.tools, ...operations, ...delegationToolDefinitions(config.delegates), ...sandboxToolDefinitions(config.sandbox), ...skills, ...mcp];
 }

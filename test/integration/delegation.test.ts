@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runs, sessions } from '../../db/schema/index.ts';
+import { startRunApp } from '../support/run-app.ts';
+
+/**
+ * Delegation through the real worker: a coordinator's `delegate_agent` starts a child session
+ * pinned to the delegate's version and runs it as its own run (a Temporal child workflow); the
+ * child's answer is the tool result; `message_agent` continues the same child session; cancelling
+ * the coordinator cancels the child; a shared sandbox is shared.
+ */
+let f: Awaited<ReturnType<typeof startRunApp>>;
+
+beforeAll(async () => {
+  f = await startRunApp();
+}, 120_000);
+afterAll(() => f?.close());
+
+async function agent(name: string, config: Record<string, unknown>) {
+  const created = await f.call('POST', '/agents', { name: `${name} ${randomUUID().slice(0, 6)}`, initialConfig: { systemPrompt: `You are ${name}.`, modelPreset: 'fast', limits: { maxTurns: 8 }, ...config } });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return { id: created.body.id as string, versionId: created.body.latestVersionId as string };
+}
+
+async function coordinatorWith(delegates: Array<{ key: string; versionId: string; maxParallel?: number }>, extra: Record<string, unknown> = {}) {
+  return agent('coordinator', {
+    delegates: delegates.map((delegate) => ({ key: delegate.key, description: `The ${delegate.key}.`, agentVersionId: delegate.versionId, maxParallel: delegate.maxParallel ?? 1 })),
+    ...extra,
+  });
+}
+
+async function start(agentId: string, message: string) {
+  const session = await f.call('POST', '/sessions', { agentId, initialMessage: message });
+  expect(session.status, JSON.stringify(session.body)).toBe(201);
+  return { sessionId: session.body.id as string, runId: session.body.latestRunId as string };
+}
+
+const callsOf = async (runId: string) => (await f.call('GET', `/tool-calls?runId=${runId}`)).body.data as Array<Record<string, any>>;
+const childSessions = (coordinatorSessionId: string) => f.t.database.db.select().from(sessions).where(eq(sessions.parentSessionId, coordinatorSessionId));
+
+describe('delegation', () => {
+  it("delegate_agent runs a child session of the delegate's version and returns its answer; message_agent continues it", async () => {
+    const researcher = await agent('researcher', {});
+    const coordinator = await coordinatorWith([{ key: 'researcher', versionId: researcher.versionId }]);
+    f.fakes.vendor_a
+      .reply({ toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'researcher', message: 'Find the capital of Norway.' } }] })
+      .reply({ text: 'Oslo.' })
+      .reply({ toolCalls: [{ name: 'message_agent', arguments: { delegateKey: 'researcher', message: 'And of Sweden?' } }] })
+      .reply({ text: 'Stockholm.' })
+      .reply({ text: 'Oslo and Stockholm.' });
+    const first = f.fakes.vendor_a.requests.length;
+    const { sessionId, runId } = await start(coordinator.id, 'Capitals, please.');
+    expect((await f.waitForRun(runId)).state).toBe('completed');
+
+    const [child, ...others] = await childSessions(sessionId);
+    expect(others).toEqual([]);
+    expect(child).toMatchObject({ parentSessionId: sessionId, delegateKey: 'researcher', agentId: researcher.id, agentVersionId: researcher.versionId });
+    const childRuns = await f.t.database.db.select().from(runs).where(eq(runs.sessionId, child!.id));
+    expect(childRuns.map((row) => row.state)).toEqual(['completed', 'completed']);
+    // The child got the message as its own user message, with its own instructions.
+    const childRequest = f.fakes.vendor_a.requests[first + 1]!.body as { instructions: string; input: unknown };
+    expect(childRequest.instructions).toContain('You are researcher.');
+    expect(JSON.stringify(childRequest.input)).toContain('Find the capital of Norway.');
+    expect(JSON.stringify(childRequest.input)).not.toContain('Capitals, please.');
+
+    const calls = await callsOf(runId);
+    expect(calls.map((call) => [call.toolName, call.status, call.safeResult?.value?.answer])).toEqual([
+      ['delegate_agent', 'succeeded', 'Oslo.'],
+      ['message_agent', 'succeeded', 'Stockholm.'],
+    ]);
+    expect(calls[0]!.safeResult.value).toMatchObject({ delegateKey: 'researcher', childSessionId: child!.id, childRunId: childRuns[0]!.id, state: 'completed' });
+    expect(JSON.stringify(f.fakes.vendor_a.requests.at(-1)!.body)).toContain('Stockholm.');
+    const events = (await f.call('GET', `/sessions/${sessionId}`)).body.debug.productEvents.filter((event: { kind: string }) => event.kind.startsWith('delegation.'));
+    expect(events.map((event: { kind: string }) => event.kind)).toEqual(['delegation.run_queued', 'delegation.run_settled', 'delegation.run_queued', 'delegation.run_settled']);
+    expect(JSON.stringify(events)).not.toContain('capital');
+  }, 90_000);
+
+  it('refuses a second delegate_agent for a key and a message_agent before it, as tool errors', async () => {
+    const helper = await agent('helper', {});
+    const coordinator = await coordinatorWith([{ key: 'helper', versionId: helper.versionId }]);
+    f.fakes.vendor_a
+      .reply({ toolCalls: [{ name: 'message_agent', arguments: { delegateKey: 'helper', message: 'Hi?' } }] })
+      .reply({ toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'helper', message: 'Hello.' } }] })
+      .reply({ text: 'Hello back.' })
+      .reply({ toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'helper', message: 'Again.' } }] })
+      .reply({ text: 'Done.' });
+    const { sessionId, runId } = await start(coordinator.id, 'Work with the helper.');
+    expect((await f.waitForRun(runId)).state).toBe('completed');
+    const calls = await callsOf(runId);
+    expect(calls.map((call) => [call.toolName, call.status, call.failure?.reason ?? null])).toEqual([
+      ['message_agent', 'failed', 'refused'],
+      ['delegate_agent', 'succeeded', null],
+      ['delegate_agent', 'failed', 'refused'],
+    ]);
+    expect(calls[2]!.failure.message).toMatch(/continue it with message_agent/);
+    expect(await childSessions(sessionId)).toHaveLength(1);
+  }, 90_000);
+
+  it('two delegations in one turn run one after another', async () => {
+    const a = await agent('first helper', {});
+    const b = await agent('second helper', {});
+    const coordinator = await coordinatorWith([
+      { key: 'first', versionId: a.versionId },
+      { key: 'second', versionId: b.versionId },
+    ]);
+    f.fakes.vendor_a
+      .reply({ toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'first', message: 'One.' } }, { name: 'delegate_agent', arguments: { delegateKey: 'second', message: 'Two.' } }] })
+      .reply({ text: 'First done.', delayMs: 300 })
+      .reply({ text: 'Second done.' })
+      .reply({ text: 'Both done.' });
+    const { sessionId, runId } = await start(coordinator.id, 'Both.');
+    expect((await f.waitForRun(runId)).state).toBe('completed');
+    const children = await childSessions(sessionId);
+    const childRuns = await Promise.all(children.map(async (child) => (await f.t.database.db.select().from(runs).where(eq(runs.sessionId, child.id)))[0]!));
+    const [earlier, later] = childRuns.sort((x, y) => x.admittedAt!.getTime() - y.admittedAt!.getTime());
+    expect(earlier!.settledAt!.getTime()).toBeLessThanOrEqual(later!.admittedAt!.getTime());
+  }, 90_000);
+
+  it('cancelling the coordinator run cancels the child run', async () => {
+    const slow = await agent('slow helper', {});
+    const coordinator = await coordinatorWith([{ key: 'slow', versionId: slow.versionId }]);
+    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'slow', message: 'Take your time.' } }] }).reply({ text: 'too late', delayMs: 30_000 });
+    const { sessionId, runId } = await start(coordinator.id, 'Go slowly.');
+    const child = await (async () => {
+      for (let i = 0; i < 200; i++) {
+        const [found] = await childSessions(sessionId);
+        if (found?.latestRunId) {
+          const [row] = await f.t.database.db.select().from(runs).where(eq(runs.id, found.latestRunId));
+          if (row?.state === 'running') return row;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error('the child run never started');
+    })();
+    expect((await f.call('POST', `/runs/${runId}/cancel`)).status).toBe(202);
+    expect((await f.waitForRun(runId)).state).toBe('cancelled');
+    expect((await f.waitForRun(child.id)).state).toBe('cancelled');
+  }, 90_000);
+
+  it("a child shares the coordinator's sandbox workspace", async () => {
+    const server = inject('s3');
+    const bucket = `delegation-${randomUUID().slice(0, 8)}`;
+    const s3 = new S3Client({ endpoint: server.endpoint, region: server.region, forcePathStyle: true, credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey } });
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    s3.destroy();
+    await f.call('POST', '/storage-providers', {
+      key: 'delegation-files', displayName: 'Files', providerType: 's3', endpoint: server.endpoint, region: server.region, bucket, prefix: null, forcePathStyle: true,
+      accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey,
+    });
+    const provider = await f.call('POST', '/sandbox-providers', { key: 'shared', displayName: 'Shared', providerType: 'sandbox_vendor', apiKey: 'local' });
+    const snapshotId = (await f.call('GET', `/sandbox-providers/${provider.body.id}/snapshots`)).body.data[0].id;
+    const sandbox = { enabled: true, provider: 'shared', snapshotId, network: 'none', capabilities: ['filesystem_read', 'filesystem_write', 'shell'] };
+    const writer = await agent('writer', { sandbox });
+    const coordinator = await coordinatorWith([{ key: 'writer', versionId: writer.versionId }], { sandbox });
+    f.fakes.vendor_a
+      .reply({ toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'writer', message: 'Write the report.' } }] })
+      .reply({ toolCalls: [{ name: 'write', arguments: { path: 'report.md', content: '# Report by the child\n' } }] })
+      .reply({ text: 'Written to report.md.' })
+      .reply({ toolCalls: [{ name: 'bash', arguments: { command: 'cat report.md' } }] })
+      .reply({ text: 'The report is there.' });
+    const { runId } = await start(coordinator.id, 'Get a report written.');
+    expect((await f.waitForRun(runId, undefined, 90_000)).state).toBe('completed');
+    const bash = (await callsOf(runId)).find((call) => call.toolName === 'bash')!;
+    expect(JSON.stringify(bash.safeResult)).toContain('# Report by the child');
+  }, 120_000);
+});
