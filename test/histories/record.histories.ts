@@ -173,6 +173,19 @@ describe('golden histories', () => {
     await save('run-harness-operation', runWorkflowId(runId));
   });
 
+  it('run-delegation: a coordinator delegates to a child agent (a child workflow) and replies with its answer', async () => {
+    const childAgentId = await createAgent('Child', {});
+    const [childVersion] = (await f.call('GET', `/agents/${childAgentId}/versions`)).body.data;
+    f.fakes.vendor_a
+      .reply({ toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'child', message: 'Answer briefly.' } }] })
+      .reply({ text: 'Brief answer.' })
+      .reply({ text: 'The child answered.' });
+    const agentId = await createAgent('Coordinator', { delegates: [{ key: 'child', description: 'A child.', agentVersionId: childVersion.id, maxParallel: 1 }] });
+    const runId = await startSession(agentId, 'Ask the child.');
+    expect((await f.waitForRun(runId)).state).toBe('completed');
+    await save('run-delegation', runWorkflowId(runId));
+  });
+
   it('webhook-delivery: 150 events delivered in batches, an idle wait, then disabled (the workflow ends)', async () => {
     const { context } = await f.t.login();
     const hooks = await startWebhookReceiver();
