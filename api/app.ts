@@ -19,6 +19,7 @@ import { mcpCredentialPolicyRoutes } from './routes/mcp-credential-policies.ts';
 import { mcpCredentialRoutes } from './routes/mcp-credentials.ts';
 import { mcpServerRoutes } from './routes/mcp-servers.ts';
 import { mcpToolsetRoutes } from './routes/mcp-toolsets.ts';
+import { delegationRoutes } from './routes/delegations.ts';
 import { memberRoutes } from './routes/members.ts';
 import { modelCatalogRoutes } from './routes/model-catalog.ts';
 import { modelPresetRoutes } from './routes/model-presets.ts';
@@ -81,6 +82,7 @@ export function createApp(deps: AppDeps) {
   v1.route('/', modelPresetRoutes(deps));
   v1.route('/', sandboxProviderRoutes(deps));
   v1.route('/', storageProviderRoutes(deps));
+  v1.route('/', delegationRoutes(deps));
   v1.route('/', mcpServerRoutes(deps));
   v1.route('/', mcpCredentialRoutes(deps));
   v1.route('/', mcpCredentialPolicyRoutes(deps));

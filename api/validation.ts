@@ -68,3 +68,6 @@ function issuePath(where: string, issue: v.BaseIssue<unknown>): string {
 
 /** A UUID path or query parameter; anything else is a 400, never a database cast error. */
 export const Uuid = v.pipe(v.string(), v.uuid('must be a UUID'));
+
+/** The request's Idempotency-Key as verbs record it (the middleware has already checked it). */
+export const idempotencyKeyOf = (header: string | undefined) => header ?? null;

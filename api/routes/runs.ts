@@ -11,7 +11,7 @@ import { resumeRun } from '../../services/runs/resume.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { requireScopes } from '../middleware/scopes.ts';
-import { Uuid, validBody, validParams, validQuery } from '../validation.ts';
+import { idempotencyKeyOf, Uuid, validBody, validParams, validQuery } from '../validation.ts';
 import { MAX_TURN_BODY_BYTES } from '../../domain/attachments/file-input.ts';
 
 const RunParams = v.object({ projectId: Uuid, runId: Uuid });
@@ -38,7 +38,7 @@ export function runRoutes(deps: AppDeps) {
     .post('/projects/:projectId/runs/:runId/resume', requireScopes('run:create'), async (c) => {
       const { runId } = validParams(c, RunParams);
       const body = await validBody(c, TurnInput, { maxBytes: MAX_TURN_BODY_BYTES });
-      const idempotencyKey = c.req.header('idempotency-key') ?? null;
+      const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));
       return c.json(await resumeRun({ ctx: c.var.ctx, deps, input: { ...body, runId, idempotencyKey } }), 202);
     })
     .post('/projects/:projectId/runs/:runId/cancel', requireScopes('run:cancel'), async (c) => {

@@ -10,7 +10,7 @@ import { listSessions } from '../../services/sessions/list.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { requireScopes } from '../middleware/scopes.ts';
-import { Uuid, validBody, validParams, validQuery } from '../validation.ts';
+import { idempotencyKeyOf, Uuid, validBody, validParams, validQuery } from '../validation.ts';
 import { MAX_TURN_BODY_BYTES } from '../../domain/attachments/file-input.ts';
 
 const SessionParams = v.object({ projectId: Uuid, sessionId: Uuid });
@@ -30,9 +30,6 @@ const ListSessionsQuery = v.pipe(
   }),
   v.check((query) => !(query.root === true && query.parentSessionId !== undefined), 'root=true cannot be combined with parentSessionId'),
 );
-
-/** The Idempotency-Key the middleware already checked; runs keep it as `idempotencyKey`. */
-const idempotencyKeyOf = (header: string | undefined) => header ?? null;
 
 /**
  * Sessions (spec 2 "Sessions, runs, files"): creating one needs `session:write` and

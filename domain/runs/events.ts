@@ -17,4 +17,5 @@ export const EVENT_KINDS = {
   skillLoaded: 'skill.loaded',
   delegationRunQueued: 'delegation.run_queued',
   delegationRunSettled: 'delegation.run_settled',
+  delegationClosed: 'delegation.closed',
 } as const;

@@ -4,6 +4,7 @@ import { toolsOf, type AgentConfig } from '../../domain/agent-config/index.ts';
 import { buildRunTimeline } from '../../domain/sessions/timeline.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { loadSessionSkills } from '../skills/session-skills.ts';
+import { delegationsOfSession } from '../delegations/public.ts';
 import { toPublicEvent } from '../events/public-event.ts';
 import { toMessageResponse, toRunResponse } from '../runs/public.ts';
 import { toApprovalResponse, toToolCallResponse, type PublicApproval, type PublicPendingWork, type PublicToolCall } from '../tool-calls/public.ts';
@@ -90,7 +91,7 @@ export async function getSession({ ctx, input }: { ctx: ServiceContext; input: {
     skills: await sessionSkills(ctx, session.id),
     // Stored configs are the parsed, defaulted form (agent_versions.config), so the cast holds.
     tools: version ? toolsOf(version.config as unknown as AgentConfig) : [],
-    delegations: [],
+    delegations: await delegationsOfSession(ctx, session.id),
   };
 }
 

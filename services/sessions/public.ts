@@ -1,3 +1,4 @@
+import type { PublicDelegation } from '../delegations/public.ts';
 import type { modelInvocations, sessions } from '../../db/schema/index.ts';
 import type { SkillVersionStatus } from '../../domain/skills/lifecycle.ts';
 import type { ToolSummary } from '../../domain/agent-config/index.ts';
@@ -87,7 +88,7 @@ export type PublicSessionDetail = PublicSessionListItem & {
   debug: PublicSessionDebug;
   skills: PublicSessionSkill[];
   tools: ToolSummary[];
-  delegations: never[];
+  delegations: PublicDelegation[];
 };
 
 export const toSessionResponse = (row: SessionRow): PublicSession => ({

@@ -1,0 +1,46 @@
+import { Hono } from 'hono';
+import * as v from 'valibot';
+import { DELEGATION_MESSAGE_MAX_LENGTH } from '../../domain/runs/delegation.ts';
+import { cancelDelegation } from '../../services/delegations/cancel.ts';
+import { messageDelegation } from '../../services/delegations/message.ts';
+import { delegationsOfSession, findDelegation, toPublicDelegations } from '../../services/delegations/public.ts';
+import { findSession } from '../../services/sessions/load.ts';
+import type { AppDeps } from '../deps.ts';
+import type { AppEnv } from '../env.ts';
+import { requireScopes } from '../middleware/scopes.ts';
+import { idempotencyKeyOf, Uuid, validBody, validParams } from '../validation.ts';
+
+const SessionParams = v.object({ projectId: Uuid, sessionId: Uuid });
+const DelegationParams = v.object({ projectId: Uuid, sessionId: Uuid, delegationId: Uuid });
+const MessageBody = v.strictObject({
+  message: v.pipe(v.string('message must be a string'), v.minLength(1, 'message must not be empty'), v.maxLength(DELEGATION_MESSAGE_MAX_LENGTH, `message must be at most ${DELEGATION_MESSAGE_MAX_LENGTH} characters`)),
+});
+
+/**
+ * Delegations of a coordinator session (spec 2 "Delegations"; paths not shown there, decided in
+ * docs/decisions.md "Delegation"): read `delegation:read`; message `delegation:message` plus
+ * `run:create` (202); cancel `delegation:cancel` plus `run:cancel`.
+ */
+export function delegationRoutes(deps: AppDeps) {
+  return new Hono<AppEnv>()
+    .get('/projects/:projectId/sessions/:sessionId/delegations', requireScopes('delegation:read'), async (c) => {
+      const { sessionId } = validParams(c, SessionParams);
+      const session = await findSession(c.var.ctx, sessionId);
+      return c.json({ data: await delegationsOfSession(c.var.ctx, session.id) });
+    })
+    .get('/projects/:projectId/sessions/:sessionId/delegations/:delegationId', requireScopes('delegation:read'), async (c) => {
+      const { sessionId, delegationId } = validParams(c, DelegationParams);
+      const [delegation] = await toPublicDelegations(c.var.ctx, [await findDelegation(c.var.ctx, { sessionId, delegationId })]);
+      return c.json(delegation);
+    })
+    .post('/projects/:projectId/sessions/:sessionId/delegations/:delegationId/messages', requireScopes('delegation:message', 'run:create'), async (c) => {
+      const { sessionId, delegationId } = validParams(c, DelegationParams);
+      const { message } = await validBody(c, MessageBody);
+      const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));
+      return c.json(await messageDelegation({ ctx: c.var.ctx, deps, input: { sessionId, delegationId, message, idempotencyKey } }), 202);
+    })
+    .post('/projects/:projectId/sessions/:sessionId/delegations/:delegationId/cancel', requireScopes('delegation:cancel', 'run:cancel'), async (c) => {
+      const { sessionId, delegationId } = validParams(c, DelegationParams);
+      return c.json(await cancelDelegation({ ctx: c.var.ctx, deps, input: { sessionId, delegationId } }));
+    });
+}
