@@ -27,6 +27,7 @@ import { executionClock } from './execution-clock.ts';
 export const cancelRequested = defineSignal(RUN_SIGNALS.cancelRequested);
 export const toolResultSubmitted = defineSignal(RUN_SIGNALS.toolResultSubmitted);
 export const approvalDecided = defineSignal(RUN_SIGNALS.approvalDecided);
+export const descendantApprovalWait = defineSignal<[{ runId: string; waiting: boolean }]>(RUN_SIGNALS.descendantApprovalWait);
 
 // Database steps: short and idempotent, so they run as local activities inside the workflow
 // task (no extra task round trip per step). A transient failure (the database unreachable) is
@@ -87,6 +88,17 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunState | t
   // Hints only: after waking, the workflow re-reads Postgres.
   setHandler(toolResultSubmitted, () => void (woken = true));
   setHandler(approvalDecided, () => void (woken = true));
+  // Approval waits pause the execution deadline of the waiting run and of every delegation
+  // ancestor (concurrent waits count once); the 48-hour ceiling never pauses.
+  let ownApprovalWait = false;
+  const waitingDescendants = new Set<string>();
+  let reportedWait = false;
+  let syncClock = () => {};
+  setHandler(descendantApprovalWait, ({ runId: descendant, waiting }) => {
+    if (waiting) waitingDescendants.add(descendant);
+    else waitingDescendants.delete(descendant);
+    syncClock();
+  });
 
   let admission: Awaited<ReturnType<typeof store.admitRun>>;
   try {
@@ -109,6 +121,17 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunState | t
   // The 48-hour ceiling never pauses; the execution limit pauses during approval waits.
   void sleep(Math.max(0, admission.wallDeadlineAtMs - Date.now())).then(expire);
   const clock = executionClock(input.resume?.executionRemainingMs ?? admission.timeoutMs, expire);
+  syncClock = () => {
+    const paused = ownApprovalWait || waitingDescendants.size > 0;
+    if (paused) clock.pause();
+    else clock.start();
+    // A delegated run tells its coordinator, which passes it on to its own.
+    const parent = workflowInfo().parent;
+    if (parent && paused !== reportedWait) {
+      reportedWait = paused;
+      void getExternalWorkflowHandle(parent.workflowId).signal(descendantApprovalWait, { runId, waiting: paused }).catch(() => {});
+    }
+  };
 
   // Cleared before each read of Postgres, so a signal that arrives during the read still wakes
   // the wait that follows it.
@@ -140,11 +163,12 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunState | t
       const state = progress.waitingFor === 'approval' ? 'waiting_for_approval' : 'waiting_for_tool';
       await store.enterWaitingState({ runId, state });
       markState(state);
-      if (state === 'waiting_for_approval') clock.pause();
-      else clock.start();
+      ownApprovalWait = state === 'waiting_for_approval';
+      syncClock();
       await waitForWake(progress.nextDeadlineAtMs);
     }
-    clock.start();
+    ownApprovalWait = false;
+    syncClock();
     await store.appendToolResults({ runId, turnId });
     await store.resumeRun({ runId });
     markState('running');

@@ -14,6 +14,8 @@ export const RUN_SIGNALS = {
   cancelRequested: 'cancelRequested',
   toolResultSubmitted: 'toolResultSubmitted',
   approvalDecided: 'approvalDecided',
+  /** From a delegated child run to its coordinator: whether an approval wait below it holds. */
+  descendantApprovalWait: 'descendantApprovalWait',
 } as const;
 
 /** The wake-up hints verbs send after committing a tool result or an approval decision. */

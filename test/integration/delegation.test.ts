@@ -3,6 +3,7 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runs, sessions } from '../../db/schema/index.ts';
+import { addNumbersHandler, addNumbersTool } from '../support/platform-tools.ts';
 import { startRunApp } from '../support/run-app.ts';
 
 /**
@@ -14,7 +15,7 @@ import { startRunApp } from '../support/run-app.ts';
 let f: Awaited<ReturnType<typeof startRunApp>>;
 
 beforeAll(async () => {
-  f = await startRunApp();
+  f = await startRunApp({ platformTools: { add_numbers: addNumbersHandler } });
 }, 120_000);
 afterAll(() => f?.close());
 
@@ -137,6 +138,34 @@ describe('delegation', () => {
     expect((await f.call('POST', `/runs/${runId}/cancel`)).status).toBe(202);
     expect((await f.waitForRun(runId)).state).toBe('cancelled');
     expect((await f.waitForRun(child.id)).state).toBe('cancelled');
+  }, 90_000);
+
+  it("an approval wait in a child pauses the coordinator's execution deadline", async () => {
+    const gated = await agent('gated helper', { tools: [{ ...addNumbersTool, approval: 'always' }] });
+    const coordinator = await coordinatorWith([{ key: 'gated', versionId: gated.versionId }], { limits: { maxTurns: 6, timeoutMs: 2_000 } });
+    f.fakes.vendor_a
+      .reply({ toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'gated', message: 'Add after approval.' } }] })
+      .reply({ toolCalls: [{ name: 'add_numbers', arguments: { a: 1, b: 2 } }] })
+      .reply({ text: 'Three.' })
+      .reply({ text: 'The helper said three.' });
+    const { sessionId, runId } = await start(coordinator.id, 'Get it added.');
+    const [child] = await (async () => {
+      for (let i = 0; i < 200; i++) {
+        const found = await childSessions(sessionId);
+        if (found[0]?.latestRunId) {
+          const [row] = await f.t.database.db.select().from(runs).where(eq(runs.id, found[0].latestRunId));
+          if (row?.state === 'waiting_for_approval') return [row];
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error('the child never waited for an approval');
+    })();
+    // Twice the coordinator's whole limit passes while the child waits.
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    expect((await f.call('GET', `/runs/${runId}`)).body.state).toBe('running');
+    const approvals = await f.call('GET', `/approvals?runId=${child!.id}`);
+    expect((await f.call('POST', `/approvals/${approvals.body.data[0].id}/decision`, { status: 'approved' })).status).toBe(200);
+    expect((await f.waitForRun(runId)).state).toBe('completed');
   }, 90_000);
 
   it("a child shares the coordinator's sandbox workspace", async () => {
