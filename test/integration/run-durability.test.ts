@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { harnessOperationCalls, messages, modelInvocations, productEvents, toolCalls } from '../../db/schema/index.ts';
+import { harnessOperationCalls, messages, modelInvocations, productEvents, runs, sessions, toolCalls } from '../../db/schema/index.ts';
 import { connectTemporal, type TemporalClientHandle } from '../../temporal/client.ts';
 import { createTemporalRunStarter } from '../../temporal/run-starter.ts';
 import { startMcpFixtureServer } from '../fixtures/mcp/server.ts';
@@ -194,5 +194,46 @@ describe('run durability', () => {
     expect(attempts.filter((row) => row.status === 'succeeded').map((row) => row.turnId).sort()).toEqual([`op:${calls[0]!.id}:turn-1`, 'turn-1', 'turn-2'].sort());
     const toolEvents = await t.database.db.select().from(productEvents).where(eq(productEvents.aggregateId, calls[0]!.id));
     expect(toolEvents.map((row) => row.kind).sort()).toEqual(['tool_call.created', 'tool_call.succeeded']);
+  }, 180_000);
+
+  it('a worker killed with SIGKILL while a delegated child run is in flight: both complete once, one child session', async (context) => {
+    if (!t.database.url) context.skip();
+    const child = await call('POST', '/agents', { name: 'Durable child', initialConfig: { systemPrompt: 'Answer.', modelPreset: 'fast', limits: { maxTurns: 4 } } });
+    const coordinator = await call('POST', '/agents', {
+      name: 'Durable coordinator',
+      initialConfig: {
+        systemPrompt: 'Delegate.',
+        modelPreset: 'fast',
+        limits: { maxTurns: 6, timeoutMs: 150_000 },
+        delegates: [{ key: 'child', description: 'The child.', agentVersionId: child.body.latestVersionId, maxParallel: 1 }],
+      },
+    });
+    expect(coordinator.status, JSON.stringify(coordinator.body)).toBe(201);
+    // The child's first model call is slow and dies with the worker; its retry answers.
+    fakes.vendor_a
+      .reply({ toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'child', message: 'Answer once.' } }] })
+      .reply({ text: 'lost', delayMs: 60_000 })
+      .reply({ text: 'Answered.' })
+      .reply({ text: 'The child answered.' });
+    for (const worker of workers) await killWorkerProcess(worker);
+    const first = await startWorker();
+    const requests = fakes.vendor_a.requests.length;
+    const session = await call('POST', '/sessions', { agentId: coordinator.body.id, initialMessage: 'Delegate it.' });
+    const runId = session.body.latestRunId as string;
+    await waitFor("the child's model call to reach the vendor", async () => fakes.vendor_a.requests.length >= requests + 2);
+    await killWorkerProcess(first);
+    await startWorker();
+    expect((await settled(runId)).state).toBe('completed');
+
+    const children = await t.database.db.select().from(sessions).where(eq(sessions.parentSessionId, session.body.id));
+    expect(children).toHaveLength(1);
+    const childRuns = await t.database.db.select().from(runs).where(eq(runs.sessionId, children[0]!.id));
+    expect(childRuns.map((row) => row.state)).toEqual(['completed']);
+    const calls = await t.database.db.select().from(toolCalls).where(eq(toolCalls.runId, runId));
+    expect(calls.map((row) => [row.toolName, row.status, (row.safeResult as { value?: { answer?: string } } | null)?.value?.answer])).toEqual([['delegate_agent', 'succeeded', 'Answered.']]);
+    const queued = await t.database.db.select().from(productEvents).where(eq(productEvents.kind, 'delegation.run_queued'));
+    expect(queued.filter((row) => (row.publicPayload as { coordinatorRunId?: string }).coordinatorRunId === runId)).toHaveLength(1);
+    const childMessages = await t.database.db.select().from(messages).where(and(eq(messages.runId, childRuns[0]!.id), eq(messages.role, 'assistant')));
+    expect(childMessages.map((row) => row.content.text)).toEqual(['Answered.']);
   }, 180_000);
 });
