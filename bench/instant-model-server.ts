@@ -13,8 +13,8 @@ export type InstantModelServer = { baseUrl: string; close(): Promise<void> };
 /**
  * The benchmarks' model: an OpenAI Responses API endpoint on 127.0.0.1 that answers every
  * `POST /v1/responses` at once (and `GET /v1/models` with the one model the bench presets name),
- * so a measured turn is the runtime's own time. A user message `call <tool>` is answered with a
- * call of that tool (no arguments), and a request carrying the tool's output with a short text
+ * so a measured turn is the runtime's own time. A user message `call <tool> [<JSON arguments>]`
+ * is answered with a call of that tool, and a request carrying the tool's output with a short text
  * reply; anything else gets the text reply. The test suite's scriptable fakes
  * (`test/fixtures/model-servers/`) stay with the tests.
  */
@@ -34,7 +34,7 @@ export async function startInstantModelServer(): Promise<InstantModelServer> {
       const input = body.input ?? [];
       const lastUser = input.findLastIndex((item) => item.role === 'user');
       const answered = input.slice(lastUser + 1).some((item) => item.type === 'function_call_output');
-      const asked = typeof input[lastUser]?.content === 'string' ? /^call (\S+)$/.exec(input[lastUser].content as string) : null;
+      const asked = typeof input[lastUser]?.content === 'string' ? /^call (\S+)(?: (\{.*\}))?$/s.exec(input[lastUser].content as string) : null;
       if (asked && !answered) {
         return send(res, 200, {
           id: `resp_${seq}`,
@@ -42,7 +42,7 @@ export async function startInstantModelServer(): Promise<InstantModelServer> {
           created_at: Math.floor(Date.now() / 1000),
           status: 'completed',
           model: body.model ?? 'gpt-5.1',
-          output: [{ type: 'function_call', id: `fc_${seq}`, call_id: `call_${seq}`, name: asked[1], arguments: '{}', status: 'completed' }],
+          output: [{ type: 'function_call', id: `fc_${seq}`, call_id: `call_${seq}`, name: asked[1], arguments: asked[2] ?? '{}', status: 'completed' }],
           incomplete_details: null,
           usage: USAGE,
         });

@@ -13,63 +13,22 @@
  *
  *   node_modules/.bin/node bench/mcp-call.bench.ts
  */
-import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createApp } from '../api/app.ts';
-import { createLogger } from '../config/logger.ts';
-import { parseSettings } from '../config/settings.ts';
-import { openDatabase } from '../db/client.ts';
-import { migrateDatabase } from '../db/migrate.ts';
-import { runWorkflowId } from '../domain/runs/workflow.ts';
-import { createAppDeps } from '../scripts/app-deps.ts';
-import { createRuntime } from '../scripts/runtime.ts';
 import { startInstantMcpServer } from './instant-mcp-server.ts';
-import { INSTANT_MODEL_API_KEY, startInstantModelServer, VENDOR_A_BASE_URL_ENV } from './instant-model-server.ts';
-import { apiFor, percentile, printRecords, withBenchDatabase, type BenchRecord } from './support.ts';
-import { startBenchTemporal } from './temporal.ts';
+import { withBenchRuntimeApp } from './runtime-app.ts';
+import { percentile, printRecords, type BenchRecord } from './support.ts';
 
 type Options = { runs?: number; warmup?: number; floorCalls?: number };
 
 export async function run(options: Options = {}): Promise<BenchRecord[]> {
   const settings = { runs: 60, warmup: 10, floorCalls: 200, ...options };
-  const logger = createLogger({ level: 'error' });
-  const temporal = await startBenchTemporal('mcp-call', logger);
-  const model = await startInstantModelServer();
   const mcp = await startInstantMcpServer();
   try {
-    return await withBenchDatabase(async (url) => {
-      const migrations = await openDatabase({ driver: 'postgres', url, maxConnections: 1 });
-      await migrateDatabase(migrations);
-      await migrations.close();
-      const database = await openDatabase({ driver: 'postgres', url, maxConnections: 10 });
-      const appSettings = parseSettings({ SVC_DATA_DIR: temporal.dataDir, SVC_LOG_LEVEL: 'error', [VENDOR_A_BASE_URL_ENV]: model.baseUrl, SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' });
-      let runtimeStarter: Parameters<typeof createAppDeps>[0]['runStarter'] | null = null;
-      const deps = await createAppDeps({
-        settings: appSettings,
-        logger,
-        database,
-        runStarter: {
-          start: (input) => runtimeStarter!.start(input),
-          requestCancellation: (runId) => runtimeStarter!.requestCancellation(runId),
-          notify: (runId, signal) => runtimeStarter!.notify(runId, signal),
-        },
-      });
-      const runtime = await createRuntime({
-        settings: appSettings,
-        logger,
-        database,
-        dependencies: { keyring: deps.keyring, deploymentPresets: deps.deploymentPresets, sandboxSnapshots: deps.sandboxSnapshots },
-        temporal: { address: temporal.devServer.address, namespace: temporal.devServer.namespace, taskQueue: `bench-mcp-${randomUUID()}` },
-        platformTools: { ping: async () => ({ status: 'success', value: { content: [{ type: 'text', text: 'pong' }] } }) },
-      });
-      runtimeStarter = runtime.runStarter;
-      const running = runtime.run();
-      try {
-        const api = await apiFor(createApp(deps), 'mcp bench');
-        const p = `/v1/projects/${api.projectId}`;
-        const provider = await api.call('POST', `${p}/model-providers`, { key: 'p-a', displayName: 'vendor_a', providerType: 'vendor_a', apiKey: INSTANT_MODEL_API_KEY });
-        await api.call('POST', `${p}/model-presets`, { key: 'm-a', displayName: 'vendor_a', providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {} });
+    return await withBenchRuntimeApp(
+      'mcp-call',
+      { env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' }, platformTools: { ping: async () => ({ status: 'success', value: { content: [{ type: 'text', text: 'pong' }] } }) } },
+      async ({ api, projectPath: p, timedSession }) => {
         const credential = await api.call('POST', `${p}/mcp-credentials`, { key: 'bench', displayName: 'Bench', kind: 'static_bearer', secret: 'bench-secret-token' });
         const policy = await api.call('POST', `${p}/mcp-credential-policies`, {
           key: 'bench', displayName: 'Bench', credentialId: credential.id, exactOrigin: mcp.url, pathPrefix: '/mcp', timeoutMs: 10_000, maximumResponseBytes: 65_536,
@@ -89,15 +48,6 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
           name: 'MCP ping',
           initialConfig: { ...base, mcpBindings: [{ toolsetVersionId: toolset.latestVersionId, credentialPolicyVersionId: policy.id, namespace: 'bench' }] },
         });
-
-        const client = runtime.client.client;
-        const oneRun = async (agentId: string, tool: string) => {
-          const began = performance.now();
-          const session = await api.call('POST', `${p}/sessions`, { agentId, initialMessage: `call ${tool}` });
-          const state = await client.workflow.getHandle(runWorkflowId(session.latestRunId)).result();
-          if (state !== 'completed') throw new Error(`run ${session.latestRunId} settled ${String(state)}`);
-          return performance.now() - began;
-        };
         const floorCall = async () => {
           const began = performance.now();
           const sdk = new Client({ name: 'bench-floor', version: '1.0.0' });
@@ -108,16 +58,16 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
         };
 
         for (let i = 0; i < settings.warmup; i++) {
-          await oneRun(platformAgent.id, 'ping');
-          await oneRun(mcpAgent.id, 'mcp__bench__ping');
+          await timedSession(platformAgent.id, 'call ping');
+          await timedSession(mcpAgent.id, 'call mcp__bench__ping');
           await floorCall();
         }
         const platformRuns: number[] = [];
         const mcpRuns: number[] = [];
         // Alternating, so drift on this shared machine hits both sides alike.
         for (let i = 0; i < settings.runs; i++) {
-          platformRuns.push(await oneRun(platformAgent.id, 'ping'));
-          mcpRuns.push(await oneRun(mcpAgent.id, 'mcp__bench__ping'));
+          platformRuns.push(await timedSession(platformAgent.id, 'call ping'));
+          mcpRuns.push(await timedSession(mcpAgent.id, 'call mcp__bench__ping'));
         }
         const floor: number[] = [];
         for (let i = 0; i < settings.floorCalls; i++) floor.push(await floorCall());
@@ -138,16 +88,10 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
             better: 'lower',
           },
         ];
-      } finally {
-        await runtime.shutdown();
-        await running.catch(() => {});
-        await database.close();
-      }
-    });
+      },
+    );
   } finally {
     await mcp.close();
-    await model.close();
-    await temporal.stop();
   }
 }
 

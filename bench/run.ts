@@ -2,6 +2,7 @@
  * `npm run bench`: every benchmark, each figure printed beside its baseline measured in the same
  * run, with the ratio and its target. Exits 1 when a target is missed, so a regression is loud.
  */
+import { run as delegation } from './delegation.bench.ts';
 import { run as eventAppend } from './event-append.bench.ts';
 import { run as idempotencyReplay } from './idempotency-replay.bench.ts';
 import { run as mcpCall } from './mcp-call.bench.ts';
@@ -17,6 +18,7 @@ const benches: Array<[string, () => Promise<BenchRecord[]>]> = [
   ['run engine', () => runEngine()],
   ['webhook delivery', () => webhookDelivery()],
   ['MCP tool calls', () => mcpCall()],
+  ['delegation', () => delegation()],
 ];
 
 let missed = 0;
