@@ -1,6 +1,8 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { developmentAuthProvider } from './auth/development.ts';
+import { edgeProxyAuthProvider } from './auth/edge-proxy.ts';
+import { hostedAuthProvider } from './auth/hosted.ts';
 import type { AuthProvider } from './auth/provider.ts';
 import type { AppDeps } from './deps.ts';
 import type { AppEnv } from './env.ts';
@@ -44,8 +46,9 @@ function authProviderFor(deps: AppDeps): AuthProvider {
     case 'development':
       return developmentAuthProvider(deps);
     case 'edge_proxy':
+      return edgeProxyAuthProvider(deps);
     case 'hosted':
-      throw new Error(`SVC_AUTH_MODE=${deps.settings.authMode} is not available in this release`);
+      return hostedAuthProvider(deps);
   }
 }
 
@@ -71,7 +74,7 @@ export function createApp(deps: AppDeps) {
   v1.route('/', contextRoutes(deps));
   v1.route('/', organizationRoutes());
   v1.route('/', projectRoutes(deps));
-  v1.route('/', memberRoutes());
+  v1.route('/', memberRoutes(deps));
   v1.route('/', apiKeyRoutes(deps));
   v1.route('/', eventRoutes(deps));
   v1.route('/', eventWebhookRoutes(deps));

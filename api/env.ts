@@ -7,8 +7,10 @@ export type AppVariables = {
   logger: Logger;
   /** Set by the auth middleware once the request is authenticated. */
   actor: Actor;
-  /** How the request authenticated: cookie sessions need Origin checks on mutations. */
-  authMethod: 'api_key' | 'cookie';
+  /** How the request authenticated: browser credentials (cookie, edge assertion) need Origin checks on mutations. */
+  authMethod: 'api_key' | 'cookie' | 'edge_assertion';
+  /** The cookie session's id (null for API keys and edge assertions). */
+  browserSessionId: string | null;
   /** The service context for this request: db or the request's idempotency transaction. */
   ctx: ServiceContext;
   /** Project id from a `/projects/{projectId}/...` path, once auth has checked it. */

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { DomainError, type ErrorCode, type ErrorDetails } from '../domain/errors.ts';
+import { DomainError, ServiceUnavailableError, type ErrorCode, type ErrorDetails } from '../domain/errors.ts';
 import type { AppEnv } from './env.ts';
 
 /** The one mapping from public error codes to HTTP statuses (spec 3 "Codes and statuses"). */
@@ -20,6 +20,8 @@ export function statusForCode(code: ErrorCode): ContentfulStatusCode {
       return 409;
     case 'rate_limited':
       return 429;
+    case 'service_unavailable':
+      return 503;
     case 'internal_error':
       return 500;
   }
@@ -40,6 +42,7 @@ export function renderError(c: Context<AppEnv>, code: ErrorCode, message: string
 export function handleError(error: Error, c: Context<AppEnv>): Response {
   if (error instanceof DomainError) {
     if (error.code === 'internal_error') logFailure(c, error);
+    if (error instanceof ServiceUnavailableError) c.header('Retry-After', String(error.retryAfterSeconds));
     return renderError(c, error.code, error.message, error.details);
   }
   if (error instanceof HTTPException && error.status < 500) {

@@ -29,4 +29,34 @@ describe('parseSettings', () => {
     expect(() => parseSettings({ SVC_ENVIRONMENT: 'production', SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' })).toThrow(/SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK/);
     expect(() => parseSettings({ SVC_ENVIRONMENT: 'production', SVC_AUTH_MODE: 'hosted' })).toThrow(/SVC_CREDENTIAL_ENCRYPTION_KEY/);
   });
+
+  it('refuses an incomplete production start with one line per missing item', () => {
+    let message = '';
+    try {
+      parseSettings({ SVC_ENVIRONMENT: 'production', SVC_AUTH_MODE: 'edge_proxy' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    const lines = message.split('\n').slice(1).map((line) => line.trim());
+    expect(lines).toEqual([
+      'SVC_CREDENTIAL_ENCRYPTION_KEY is required when SVC_ENVIRONMENT=production',
+      'SVC_APP_ORIGIN must be an https:// origin when SVC_ENVIRONMENT=production',
+      expect.stringMatching(/^SVC_EDGE_ISSUER is required/),
+      expect.stringMatching(/^SVC_EDGE_AUDIENCE is required/),
+      expect.stringMatching(/^SVC_EDGE_JWKS_URL or SVC_EDGE_PUBLIC_KEYS_FILE is required/),
+    ]);
+    expect(() => parseSettings({ SVC_AUTH_MODE: 'hosted' })).toThrow(/SVC_OIDC_ISSUER[\s\S]*SVC_OIDC_CLIENT_ID[\s\S]*SVC_INITIAL_OWNER_SUBJECT/);
+    expect(() => parseSettings({ SVC_AUTH_MODE: 'edge_proxy', SVC_EDGE_ALGORITHMS: 'HS256' })).toThrow(/SVC_EDGE_ALGORITHMS/);
+    expect(() => parseSettings({ SVC_AUTH_MODE: 'edge_proxy', SVC_EDGE_ALGORITHMS: 'none' })).toThrow(/SVC_EDGE_ALGORITHMS/);
+  });
+
+  it('starts in production with complete settings for each mode', () => {
+    const production = { SVC_ENVIRONMENT: 'production', SVC_CREDENTIAL_ENCRYPTION_KEY: randomBytes(32).toString('base64'), SVC_APP_ORIGIN: 'https://agents.example.com' };
+    const edge = parseSettings({ ...production, SVC_AUTH_MODE: 'edge_proxy', SVC_EDGE_ISSUER: 'https://cloud.google.com/iap', SVC_EDGE_AUDIENCE: '/projects/1/global/backendServices/2', SVC_EDGE_JWKS_URL: 'https://www.gstatic.com/iap/verify/public_key-jwk', SVC_EDGE_ASSERTION_HEADER: 'X-Goog-IAP-JWT-Assertion' });
+    expect(edge.edgeProxy).toMatchObject({ algorithms: ['ES256', 'RS256'], assertionHeader: 'x-goog-iap-jwt-assertion', clockSkewSeconds: 30 });
+    const hosted = parseSettings({ ...production, SVC_AUTH_MODE: 'hosted', SVC_OIDC_ISSUER: 'https://login.example.com', SVC_OIDC_CLIENT_ID: 'agents', SVC_INITIAL_OWNER_SUBJECT: 'abc' });
+    expect(hosted.hosted).toMatchObject({ redirectUri: 'https://agents.example.com/v1/auth/callback', sessionMinutes: 60 });
+    expect(hosted.refreshLifetimeDays).toBe(400);
+    expect(() => parseSettings({ ...production, SVC_AUTH_MODE: 'hosted', SVC_OIDC_ISSUER: 'http://login.example.com', SVC_OIDC_CLIENT_ID: 'a', SVC_INITIAL_OWNER_SUBJECT: 'b' })).toThrow(/SVC_OIDC_ISSUER must be https/);
+  });
 });

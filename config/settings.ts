@@ -23,6 +23,9 @@ const portString = (fallback: string) =>
 const optionalUrl = v.optional(v.pipe(v.string(), v.url('must be an absolute URL')));
 const optionalNonEmpty = v.optional(v.pipe(v.string(), v.nonEmpty()));
 
+/** Signature algorithms an edge assertion may use; `none` and shared-secret HMAC never. */
+export const EDGE_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
+
 const EnvironmentSchema = v.object({
   PORT: portString('8080'),
   HOST: v.optional(v.pipe(v.string(), v.nonEmpty()), '127.0.0.1'),
@@ -54,7 +57,62 @@ const EnvironmentSchema = v.object({
   SVC_SANDBOX_SNAPSHOTS_FILE: optionalNonEmpty,
   SVC_PLATFORM_TOOL_MODULES: optionalNonEmpty,
   SVC_LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
+  // Edge-proxy identity (docs/deployment/edge-proxy.md).
+  SVC_EDGE_ISSUER: optionalNonEmpty,
+  SVC_EDGE_AUDIENCE: optionalNonEmpty,
+  SVC_EDGE_JWKS_URL: optionalUrl,
+  SVC_EDGE_PUBLIC_KEYS_FILE: optionalNonEmpty,
+  SVC_EDGE_ALGORITHMS: v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((value) => value.split(',').map((item) => item.trim()).filter((item) => item !== '')),
+      v.minLength(1, 'must name at least one algorithm'),
+      v.check((list) => list.every((alg) => (EDGE_ALGORITHMS as readonly string[]).includes(alg)), `must be a comma-separated list of ${EDGE_ALGORITHMS.join(', ')}`),
+    ),
+    'ES256,RS256',
+  ),
+  SVC_EDGE_ASSERTION_HEADER: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9-]+$/, 'must be a header name'), v.toLowerCase()), 'x-edge-assertion'),
+  SVC_EDGE_CLOCK_SKEW_SECONDS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(0), v.maxValue(300)), '30'),
+  SVC_EDGE_SERVICE_ACCOUNT_DOMAINS: v.optional(v.string(), 'gserviceaccount.com'),
+  // Hosted identity provider (docs/deployment/hosted-oidc.md).
+  SVC_OIDC_ISSUER: optionalUrl,
+  SVC_OIDC_CLIENT_ID: optionalNonEmpty,
+  SVC_OIDC_CLIENT_SECRET: optionalNonEmpty,
+  SVC_OIDC_REDIRECT_URI: optionalUrl,
+  SVC_OIDC_SCOPES: v.optional(v.pipe(v.string(), v.check((value) => value.split(/\s+/).includes('openid'), 'must include openid')), 'openid email profile offline_access'),
+  SVC_OIDC_CA_FILE: optionalNonEmpty,
+  SVC_OIDC_SESSION_MINUTES: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(5), v.maxValue(1440)), '60'),
+  SVC_INITIAL_OWNER_SUBJECT: optionalNonEmpty,
+  SVC_REFRESH_LIFETIME_DAYS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(1), v.maxValue(400)), '400'),
 });
+
+export type EdgeProxySettings = {
+  issuer: string;
+  audience: string;
+  /** Exactly one of jwksUrl and publicKeysFile (a JWKS JSON file). */
+  jwksUrl: string | undefined;
+  publicKeysFile: string | undefined;
+  algorithms: string[];
+  /** Where the edge puts its signed assertion; `Proxy-Authorization: Bearer` is read too. */
+  assertionHeader: string;
+  clockSkewSeconds: number;
+  /** Email domains of machine identities: they never claim ownership nor join on their own. */
+  serviceAccountDomains: string[];
+};
+
+export type HostedSettings = {
+  issuer: string;
+  clientId: string;
+  clientSecret: string | undefined;
+  redirectUri: string;
+  scopes: string;
+  /** Extra CA certificates (PEM) trusted for the provider's endpoints. */
+  caFile: string | undefined;
+  /** How long a cookie session lasts before `POST /auth/refresh`. */
+  sessionMinutes: number;
+  /** Made owner on the first start of a fresh installation (then ignored). */
+  initialOwnerSubject: string;
+};
 
 export type Settings = {
   port: number;
@@ -92,6 +150,12 @@ export type Settings = {
    */
   platformToolModules: string[];
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** Set exactly when authMode is edge_proxy. */
+  edgeProxy: EdgeProxySettings | null;
+  /** Set exactly when authMode is hosted. */
+  hosted: HostedSettings | null;
+  /** Lifetime of the hosted refresh cookie (spec 3 "Browser sessions": default 400 days). */
+  refreshLifetimeDays: number;
 };
 
 export class SettingsError extends Error {
@@ -109,22 +173,17 @@ export function parseSettings(env: Record<string, string | undefined> = process.
     throw new SettingsError(`Invalid server settings:\n  ${problems.join('\n  ')}`);
   }
   const e = result.output;
+  // One line per problem, so an operator fixes them all in one go.
+  const problems: string[] = [];
   if (e.SVC_ENVIRONMENT === 'production') {
-    if (e.SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK) {
-      throw new SettingsError('SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK is refused when SVC_ENVIRONMENT=production');
-    }
-    if (!e.SVC_CREDENTIAL_ENCRYPTION_KEY) {
-      throw new SettingsError('SVC_CREDENTIAL_ENCRYPTION_KEY is required when SVC_ENVIRONMENT=production');
-    }
-    if (e.SVC_AUTH_MODE === 'development') {
-      throw new SettingsError('SVC_AUTH_MODE=development is refused when SVC_ENVIRONMENT=production');
-    }
+    if (e.SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK) problems.push('SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK is refused when SVC_ENVIRONMENT=production');
+    if (!e.SVC_CREDENTIAL_ENCRYPTION_KEY) problems.push('SVC_CREDENTIAL_ENCRYPTION_KEY is required when SVC_ENVIRONMENT=production');
+    if (e.SVC_AUTH_MODE === 'development') problems.push('SVC_AUTH_MODE=development is refused when SVC_ENVIRONMENT=production (use edge_proxy or hosted)');
+    if (!e.SVC_APP_ORIGIN.startsWith('https://')) problems.push('SVC_APP_ORIGIN must be an https:// origin when SVC_ENVIRONMENT=production');
   }
-  if (e.SVC_AUTH_MODE !== 'development') {
-    // The foundation ships development mode only; the auth provider interface is where
-    // edge-proxy and hosted sign-in plug in (see api/middleware/auth.ts).
-    throw new SettingsError(`SVC_AUTH_MODE=${e.SVC_AUTH_MODE} is not available in this release; use development`);
-  }
+  const edgeProxy = e.SVC_AUTH_MODE === 'edge_proxy' ? edgeProxySettings(e, problems) : null;
+  const hosted = e.SVC_AUTH_MODE === 'hosted' ? hostedSettings(e, problems) : null;
+  if (problems.length > 0) throw new SettingsError(`Invalid server settings:\n  ${problems.join('\n  ')}`);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -154,6 +213,52 @@ export function parseSettings(env: Record<string, string | undefined> = process.
       .map((entry) => entry.trim())
       .filter((entry) => entry !== ''),
     logLevel: e.SVC_LOG_LEVEL,
+    edgeProxy,
+    hosted,
+    refreshLifetimeDays: e.SVC_REFRESH_LIFETIME_DAYS,
+  };
+}
+
+type ParsedEnvironment = v.InferOutput<typeof EnvironmentSchema>;
+
+function edgeProxySettings(e: ParsedEnvironment, problems: string[]): EdgeProxySettings | null {
+  const mode = 'when SVC_AUTH_MODE=edge_proxy';
+  if (!e.SVC_EDGE_ISSUER) problems.push(`SVC_EDGE_ISSUER is required ${mode}: the exact issuer (iss) of the edge's assertions`);
+  if (!e.SVC_EDGE_AUDIENCE) problems.push(`SVC_EDGE_AUDIENCE is required ${mode}: the exact audience (aud) the edge signs for this service`);
+  if (!e.SVC_EDGE_JWKS_URL && !e.SVC_EDGE_PUBLIC_KEYS_FILE) problems.push(`SVC_EDGE_JWKS_URL or SVC_EDGE_PUBLIC_KEYS_FILE is required ${mode}: where the edge's public keys are`);
+  if (e.SVC_EDGE_JWKS_URL && e.SVC_EDGE_PUBLIC_KEYS_FILE) problems.push('SVC_EDGE_JWKS_URL and SVC_EDGE_PUBLIC_KEYS_FILE are exclusive: set one');
+  if (e.SVC_ENVIRONMENT === 'production' && e.SVC_EDGE_JWKS_URL && !e.SVC_EDGE_JWKS_URL.startsWith('https://')) {
+    problems.push('SVC_EDGE_JWKS_URL must be https:// when SVC_ENVIRONMENT=production');
+  }
+  if (!e.SVC_EDGE_ISSUER || !e.SVC_EDGE_AUDIENCE) return null;
+  return {
+    issuer: e.SVC_EDGE_ISSUER,
+    audience: e.SVC_EDGE_AUDIENCE,
+    jwksUrl: e.SVC_EDGE_JWKS_URL,
+    publicKeysFile: e.SVC_EDGE_PUBLIC_KEYS_FILE,
+    algorithms: e.SVC_EDGE_ALGORITHMS,
+    assertionHeader: e.SVC_EDGE_ASSERTION_HEADER,
+    clockSkewSeconds: e.SVC_EDGE_CLOCK_SKEW_SECONDS,
+    serviceAccountDomains: e.SVC_EDGE_SERVICE_ACCOUNT_DOMAINS.split(',').map((item) => item.trim().toLowerCase()).filter((item) => item !== ''),
+  };
+}
+
+function hostedSettings(e: ParsedEnvironment, problems: string[]): HostedSettings | null {
+  const mode = 'when SVC_AUTH_MODE=hosted';
+  if (!e.SVC_OIDC_ISSUER) problems.push(`SVC_OIDC_ISSUER is required ${mode}: the OpenID provider's issuer URL`);
+  else if (!e.SVC_OIDC_ISSUER.startsWith('https://') && e.SVC_ENVIRONMENT === 'production') problems.push('SVC_OIDC_ISSUER must be https:// when SVC_ENVIRONMENT=production');
+  if (!e.SVC_OIDC_CLIENT_ID) problems.push(`SVC_OIDC_CLIENT_ID is required ${mode}: the client id registered with the provider`);
+  if (!e.SVC_INITIAL_OWNER_SUBJECT) problems.push(`SVC_INITIAL_OWNER_SUBJECT is required ${mode}: the provider subject (sub) made owner on a fresh installation`);
+  if (!e.SVC_OIDC_ISSUER || !e.SVC_OIDC_CLIENT_ID || !e.SVC_INITIAL_OWNER_SUBJECT) return null;
+  return {
+    issuer: e.SVC_OIDC_ISSUER,
+    clientId: e.SVC_OIDC_CLIENT_ID,
+    clientSecret: e.SVC_OIDC_CLIENT_SECRET,
+    redirectUri: e.SVC_OIDC_REDIRECT_URI ?? `${e.SVC_APP_ORIGIN}/v1/auth/callback`,
+    scopes: e.SVC_OIDC_SCOPES,
+    caFile: e.SVC_OIDC_CA_FILE,
+    sessionMinutes: e.SVC_OIDC_SESSION_MINUTES,
+    initialOwnerSubject: e.SVC_INITIAL_OWNER_SUBJECT,
   };
 }
 

@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'conflict'
   | 'idempotency_conflict'
   | 'rate_limited'
+  | 'service_unavailable'
   | 'internal_error';
 
 export type ErrorDetails = Record<string, unknown>;
@@ -74,5 +75,18 @@ export class InternalConfigurationError extends DomainError {
   constructor(message: string) {
     super('internal_error', message);
     this.name = 'InternalConfigurationError';
+  }
+}
+
+/**
+ * A dependency the request needs (an identity provider, a key set) failed for now: 503 with
+ * `Retry-After`, so a client retries instead of starting over.
+ */
+export class ServiceUnavailableError extends DomainError {
+  readonly retryAfterSeconds: number;
+  constructor(message: string, retryAfterSeconds = 5) {
+    super('service_unavailable', message);
+    this.name = 'ServiceUnavailableError';
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }

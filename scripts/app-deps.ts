@@ -3,6 +3,8 @@ import type { Logger } from '../config/logger.ts';
 import type { Settings } from '../config/settings.ts';
 import type { DatabaseHandle } from '../db/client.ts';
 import { ensureDevelopmentTenant } from '../services/auth/development-tenant.ts';
+import { ensureInitialOwner } from '../services/auth/initial-owner.ts';
+import { ensureInstallation } from '../services/auth/installation.ts';
 import { createProjectEventTail, type ProjectEventTail } from '../services/background/project-event-tail.ts';
 import { createLoggingRunStarter } from '../services/runs/logging-run-starter.ts';
 import type { RunStarter } from '../services/runs/run-starter.ts';
@@ -24,7 +26,8 @@ export type AppDepsOptions = {
 
 /**
  * The API process's composition root: everything api/app.ts mounts its routes with, wired once.
- * Starts the event tail and, in development mode, makes sure the development tenant exists.
+ * Starts the event tail and makes sure the installation's organization exists (with the
+ * development principal, or hosted mode's initial owner).
  */
 export async function createAppDeps(options: AppDepsOptions): Promise<AppDeps> {
   const { settings, logger, database } = options;
@@ -32,7 +35,10 @@ export async function createAppDeps(options: AppDepsOptions): Promise<AppDeps> {
   const dependencies = options.dependencies ?? loadSettingsDependencies(settings);
   const eventTail = options.eventTail ?? createProjectEventTail({ database, logger });
   await eventTail.start();
-  if (settings.authMode === 'development') await ensureDevelopmentTenant(systemContext({ db: database.db, logger, clock }));
+  const startup = systemContext({ db: database.db, logger, clock });
+  if (settings.authMode === 'development') await ensureDevelopmentTenant(startup);
+  else await ensureInstallation(startup);
+  if (settings.hosted) await ensureInitialOwner(startup, settings.hosted.initialOwnerSubject);
   const runStarter = options.runStarter ?? createLoggingRunStarter(logger);
   return { settings, logger, database, clock, eventTail, runStarter, ...dependencies };
 }

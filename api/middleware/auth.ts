@@ -18,7 +18,7 @@ export const ORIGIN_NOT_ALLOWED = 'Request origin is not allowed';
  * the base service context and the checked path project.
  *
  * `/projects/{id}/...` paths act in that project (an API key's mirror principal there; a
- * cookie session must already be in it). `/projects/{id}` itself is an organization-level
+ * browser must already be in it: switch-project first). `/projects/{id}` itself is an organization-level
  * route: the target must be in the caller's organization, the actor stays in its own project.
  */
 export const authenticate = (deps: AppDeps, provider: AuthProvider) =>
@@ -47,10 +47,12 @@ export const authenticate = (deps: AppDeps, provider: AuthProvider) =>
         throw new UnauthenticatedError('The Authorization header must be "Bearer <API key>"');
       }
       if (pathProjectId) assertUuid(pathProjectId);
+      await provider.checkBesideApiKey?.(c);
       actor = await authenticateApiKey(base, deps.keyring, { secret, projectId: actsInPathProject ? pathProjectId : null });
       c.set('authMethod', 'api_key');
+      c.set('browserSessionId', null);
     } else {
-      const browser = await provider.authenticate(c, base, null);
+      const browser = await provider.authenticate(c, base);
       if (!browser) throw new UnauthenticatedError();
       if (isMutation(c.req.method) && c.req.header('origin') !== deps.settings.appOrigin) {
         throw new ForbiddenError(ORIGIN_NOT_ALLOWED);
@@ -60,7 +62,8 @@ export const authenticate = (deps: AppDeps, provider: AuthProvider) =>
         throw new ForbiddenError('The project in the path is not the active project of this session');
       }
       actor = browser.actor;
-      c.set('authMethod', 'cookie');
+      c.set('authMethod', browser.method);
+      c.set('browserSessionId', browser.sessionId);
     }
 
     if (pathProjectId && !actsInPathProject) {

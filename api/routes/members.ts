@@ -1,31 +1,46 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
-import { UpdateMemberInput, UpsertMemberInput } from '../../domain/members.ts';
+import { AddMemberByEmailInput, ChangeRoleInput, UpdateMemberInput, UpsertMemberInput } from '../../domain/members.ts';
+import { addMemberByEmail } from '../../services/members/add-by-email.ts';
 import { listMembers } from '../../services/members/read.ts';
 import { removeMember } from '../../services/members/remove.ts';
+import { removeProjectAccess } from '../../services/members/remove-project-access.ts';
 import { updateMember } from '../../services/members/update.ts';
 import { upsertMember } from '../../services/members/upsert.ts';
+import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { requireScopes } from '../middleware/scopes.ts';
 import { Uuid, validBody, validParams } from '../validation.ts';
 
 const MemberParams = v.object({ projectId: Uuid, memberId: Uuid });
 
-export function memberRoutes() {
+/**
+ * Members (spec 2 "Organizations, projects, members"). The bodies depend on the sign-in mode:
+ * edge-proxy adds people by the email of a verified sign-in and changes only `{role}`; the other
+ * modes add by `{subject, role, scopes}`.
+ */
+export function memberRoutes(deps: AppDeps) {
+  const edge = deps.settings.authMode === 'edge_proxy';
+  const mode = { authMode: deps.settings.authMode };
   return new Hono<AppEnv>()
     .get('/projects/:projectId/members', requireScopes('project:admin'), async (c) => c.json(await listMembers({ ctx: c.var.ctx })))
     .post('/projects/:projectId/members', requireScopes('project:admin'), async (c) => {
-      const input = await validBody(c, UpsertMemberInput);
-      const { member, created } = await upsertMember({ ctx: c.var.ctx, input });
+      const { member, created } = edge
+        ? await addMemberByEmail({ ctx: c.var.ctx, input: await validBody(c, AddMemberByEmailInput) })
+        : await upsertMember({ ctx: c.var.ctx, input: await validBody(c, UpsertMemberInput) });
       return c.json(member, created ? 201 : 200);
     })
     .patch('/projects/:projectId/members/:memberId', requireScopes('project:admin'), async (c) => {
       const { memberId } = validParams(c, MemberParams);
-      const input = await validBody(c, UpdateMemberInput);
+      const input = edge ? await validBody(c, ChangeRoleInput) : await validBody(c, UpdateMemberInput);
       return c.json(await updateMember({ ctx: c.var.ctx, input: { memberId, ...input } }));
     })
     .delete('/projects/:projectId/members/:memberId', requireScopes('project:admin'), async (c) => {
       const { memberId } = validParams(c, MemberParams);
-      return c.json(await removeMember({ ctx: c.var.ctx, input: { memberId } }));
+      return c.json(await removeMember({ ctx: c.var.ctx, deps: mode, input: { memberId } }));
+    })
+    .delete('/projects/:projectId/members/:memberId/project-access', requireScopes('project:admin'), async (c) => {
+      const { memberId } = validParams(c, MemberParams);
+      return c.json(await removeProjectAccess({ ctx: c.var.ctx, deps: mode, input: { memberId } }));
     });
 }

@@ -17,9 +17,15 @@ export const browserSessions = pgTable(
     activeProjectId: uuid('active_project_id').references(() => projects.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
     expiresAt: timestampColumn('expires_at').notNull(),
+    // Hosted mode: the refresh cookie's hash and lifetime, and the provider's tokens sealed
+    // with the keyring (refresh token for POST /auth/refresh, ID token for RP-initiated logout).
+    refreshTokenHash: text('refresh_token_hash'),
+    refreshExpiresAt: timestampColumn('refresh_expires_at'),
+    providerTokensCiphertext: text('provider_tokens_ciphertext'),
   },
   (table) => [
     uniqueIndex('browser_sessions_token_hash_key').on(table.tokenHash),
+    uniqueIndex('browser_sessions_refresh_token_hash_key').on(table.refreshTokenHash),
     index('browser_sessions_organization_idx').on(table.organizationId),
   ],
 );

@@ -18,3 +18,4 @@ export * from './workspaces.ts';
 export * from './mcp.ts';
 export * from './harness-operations.ts';
 export * from './delegations.ts';
+export * from './identities.ts';

@@ -1,19 +1,19 @@
 import { and, eq, gt } from 'drizzle-orm';
 import { browserSessions } from '../../db/schema/index.ts';
-import { ForbiddenError, UnauthenticatedError } from '../../domain/errors.ts';
+import { UnauthenticatedError } from '../../domain/errors.ts';
 import type { Actor, ServiceContext } from '../service-context.ts';
 import { hashSessionToken } from './browser-session-token.ts';
 import { earliestProjectId, loadMemberActor } from './load-actor.ts';
 
 /**
- * The session's actor, re-resolved on every request: its active project if the subject still
- * has a membership there, else its home project, else any project of the organization where it
- * has one. For a `/projects/{id}/...` path the project must be that actor's project (spec 2
- * common rule 4).
+ * The cookie session's actor, re-resolved on every request (spec 3 "Browser sessions" rule 1):
+ * the chosen active project (cookie, then the session's record) if the subject still has a
+ * membership there, else the session's own (home) project, else the organization's earliest
+ * project where it has one. No membership anywhere is 401.
  */
 export async function authenticateBrowserSession(
   ctx: ServiceContext,
-  input: { token: string; pathProjectId: string | null },
+  input: { token: string; preferredProjectId: string | null },
 ): Promise<{ actor: Actor; sessionId: string }> {
   const [session] = await ctx.db
     .select()
@@ -21,16 +21,11 @@ export async function authenticateBrowserSession(
     .where(and(eq(browserSessions.tokenHash, hashSessionToken(input.token)), gt(browserSessions.expiresAt, ctx.clock.now())));
   if (!session) throw new UnauthenticatedError('The session has expired or is not valid');
 
-  const candidates = [session.activeProjectId, session.homeProjectId, await earliestProjectId(ctx.db, session.organizationId)];
-  let actor: Actor | null = null;
+  const candidates = [input.preferredProjectId, session.activeProjectId, session.homeProjectId, await earliestProjectId(ctx.db, session.organizationId)];
   for (const projectId of candidates) {
     if (!projectId) continue;
-    actor = await loadMemberActor(ctx.db, { organizationId: session.organizationId, projectId, subject: session.subject });
-    if (actor) break;
+    const actor = await loadMemberActor(ctx.db, { organizationId: session.organizationId, projectId, subject: session.subject });
+    if (actor) return { actor, sessionId: session.id };
   }
-  if (!actor) throw new UnauthenticatedError('The session has no project membership');
-  if (input.pathProjectId && input.pathProjectId !== actor.projectId) {
-    throw new ForbiddenError('The project in the path is not the active project of this session');
-  }
-  return { actor, sessionId: session.id };
+  throw new UnauthenticatedError('The session has no project membership');
 }

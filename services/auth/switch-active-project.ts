@@ -4,10 +4,10 @@ import { ForbiddenError } from '../../domain/errors.ts';
 import type { Actor, ServiceContext } from '../service-context.ts';
 import { loadMemberActor } from './load-actor.ts';
 
-/** Moves the session's active project after checking the subject is a member there. */
-export async function switchActiveProject(ctx: ServiceContext, input: { sessionId: string; actor: Actor; projectId: string }): Promise<Actor> {
+/** Moves the active project after checking the subject is a member there (and records it on a cookie session). */
+export async function switchActiveProject(ctx: ServiceContext, input: { sessionId: string | null; actor: Actor; projectId: string }): Promise<Actor> {
   const next = await loadMemberActor(ctx.db, { organizationId: input.actor.organizationId, projectId: input.projectId, subject: input.actor.subject });
   if (!next) throw new ForbiddenError('The principal has no membership in that project');
-  await ctx.db.update(browserSessions).set({ activeProjectId: input.projectId }).where(eq(browserSessions.id, input.sessionId));
+  if (input.sessionId) await ctx.db.update(browserSessions).set({ activeProjectId: input.projectId }).where(eq(browserSessions.id, input.sessionId));
   return next;
 }

@@ -6,6 +6,7 @@ import type { DeploymentPreset } from '../model-presets/deployment.ts';
 import { listActiveModelPresetKeys } from '../model-presets/active-keys.ts';
 import { toOrganizationResponse, toProjectResponse, type PublicOrganization, type PublicProject } from '../projects/public.ts';
 import { requireActor } from '../require-actor.ts';
+import { isDefaultProject } from '../auth/installation.ts';
 
 export type ContextResponse = {
   principal: PublicPrincipal;
@@ -15,6 +16,8 @@ export type ContextResponse = {
   projects: PublicProject[];
   activeModelPresets: string[];
   authProvider: string;
+  /** Edge-proxy mode only: whether the active project is the installation's default project. */
+  isIapDefaultProject?: boolean;
 };
 
 /** The context object of spec 1 (`GET /context`): who is acting, where, and what is around. */
@@ -49,5 +52,6 @@ export async function getContext(
     projects: projectRows.map(toProjectResponse),
     activeModelPresets: await listActiveModelPresetKeys(ctx, deps),
     authProvider: deps.settings.authMode,
+    ...(deps.settings.authMode === 'edge_proxy' ? { isIapDefaultProject: await isDefaultProject(ctx.db, actor.projectId) } : {}),
   };
 }

@@ -1,30 +1,68 @@
+import { and, eq, ne } from 'drizzle-orm';
+import { organizationMemberships } from '../../db/schema/index.ts';
 import { ConflictError, ForbiddenError } from '../../domain/errors.ts';
-import { canGrantRole } from '../../domain/members.ts';
+import { refuseMembershipChange } from '../../domain/members.ts';
 import type { Role } from '../../domain/scopes.ts';
 import { ungrantableScopes } from '../../domain/scopes.ts';
-import type { Actor } from '../service-context.ts';
-import { assertOrganizationAdministrator } from '../projects/authorize.ts';
-import type { PublicMember } from './public.ts';
+import type { Actor, ServiceContext } from '../service-context.ts';
+import { NotFoundError } from '../../domain/errors.ts';
+import { findMember, type MemberRecord } from './read.ts';
 
 /**
- * Membership changes are made by authenticated humans who administer the organization; API keys
- * cannot grant human access (spec 3 "Roles" rule 3).
+ * Locks `subject`'s organization membership row and returns its role (null when it has none).
+ * Role changes, removals and API key issuance all take this lock first, so key issuance is
+ * serialized with role changes (spec 3 "API keys" rule 6).
  */
-export function assertCanManageMembers(actor: Actor): void {
-  if (actor.kind !== 'human') throw new ForbiddenError('Only an authenticated person can change memberships');
-  assertOrganizationAdministrator(actor);
+export async function lockOrganizationRole(tx: ServiceContext, organizationId: string, subject: string): Promise<Role | null> {
+  const [row] = await tx.db
+    .select({ role: organizationMemberships.role })
+    .from(organizationMemberships)
+    .where(and(eq(organizationMemberships.organizationId, organizationId), eq(organizationMemberships.subject, subject)))
+    .for('update');
+  return row?.role ?? null;
 }
 
-export function assertCanChange(actor: Actor, target: PublicMember | null, next: { role: Role; scopes: string[] } | null): void {
-  if (target && target.id === actor.principalId) throw new ForbiddenError('The active principal cannot change or remove itself');
-  if (target?.role === 'owner' && actor.organizationRole !== 'owner') throw new ForbiddenError('Only an owner can change or remove an owner');
-  if (next) {
-    if (!canGrantRole(actor.organizationRole, next.role)) throw new ForbiddenError(`An organization ${next.role === 'owner' ? 'owner' : 'owner or admin'} role is required to grant ${next.role}`);
-    const ungrantable = ungrantableScopes(actor.scopes, next.scopes as never);
-    if (ungrantable.length > 0) throw new ForbiddenError(`The principal cannot grant scopes it does not hold: ${ungrantable.join(', ')}`, { ungrantableScopes: ungrantable });
-  }
+/**
+ * The member a change is about, with its organization role read under the lock (a project
+ * member without an organization row falls back to its project role). API key mirrors are not
+ * members.
+ */
+export async function lockChangeTarget(tx: ServiceContext, actor: Actor, memberId: string): Promise<{ target: MemberRecord; organizationRole: Role }> {
+  const target = await findMember(tx.db, actor.projectId, memberId);
+  if (!target || target.kind === 'api_key') throw new NotFoundError('No member with that id in this project');
+  const organizationRole = (await lockOrganizationRole(tx, actor.organizationId, target.subject)) ?? target.role;
+  return { target, organizationRole };
 }
 
-export function assertNotLastOwner(target: PublicMember, ownerCount: number, nextRole: Role | null): void {
-  if (target.role === 'owner' && nextRole !== 'owner' && ownerCount <= 1) throw new ConflictError('The last owner cannot be removed or demoted');
+/**
+ * Throws unless `actor` may give `target` the role `nextRole` (null: remove them), per the grant
+ * matrix of spec 3 "Roles" rule 3. `ownersLeft` counts the owners that remain besides the target
+ * (organization owners, or project owners for a one-project removal); it defaults to a count of
+ * the other organization owners.
+ */
+export async function assertMembershipChange(
+  tx: ServiceContext,
+  actor: Actor,
+  target: { subject: string; organizationRole: Role | null } | null,
+  nextRole: Role | null,
+  ownersLeft?: number,
+): Promise<void> {
+  const others = ownersLeft ?? (target?.organizationRole === 'owner' ? await countOtherOrganizationOwners(tx, actor.organizationId, target.subject) : 1);
+  const refusal = refuseMembershipChange(actor, target, nextRole, others);
+  if (refusal?.status === 409) throw new ConflictError(refusal.message);
+  if (refusal) throw new ForbiddenError(refusal.message);
+}
+
+/** A granter hands out only scopes it holds (`*` permits any). */
+export function assertCanGrantScopes(actor: Actor, scopes: readonly string[]): void {
+  const ungrantable = ungrantableScopes(actor.scopes, scopes as never);
+  if (ungrantable.length > 0) throw new ForbiddenError(`The principal cannot grant scopes it does not hold: ${ungrantable.join(', ')}`, { ungrantableScopes: ungrantable });
+}
+
+async function countOtherOrganizationOwners(tx: ServiceContext, organizationId: string, subject: string): Promise<number> {
+  const rows = await tx.db
+    .select({ subject: organizationMemberships.subject })
+    .from(organizationMemberships)
+    .where(and(eq(organizationMemberships.organizationId, organizationId), eq(organizationMemberships.role, 'owner'), ne(organizationMemberships.subject, subject)));
+  return rows.length;
 }

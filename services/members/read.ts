@@ -1,4 +1,4 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, ne } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { organizationMemberships, principals, projectMemberships } from '../../db/schema/index.ts';
 import type { ServiceContext } from '../service-context.ts';
@@ -7,6 +7,7 @@ import { toMemberResponse, type PublicMember } from './public.ts';
 
 const memberSelection = {
   id: principals.id,
+  kind: principals.kind,
   subject: principals.subject,
   scopes: principals.scopes,
   displayName: principals.displayName,
@@ -28,6 +29,17 @@ function memberQuery(db: Executor, projectId: string) {
     .$dynamic();
 }
 
+/** A member row with the principal kind, for the verbs (the response leaves kind out). */
+export type MemberRecord = PublicMember & { kind: 'human' | 'service' | 'api_key' };
+
+const toRecord = (row: Awaited<ReturnType<ReturnType<typeof memberQuery>['execute']>>[number]): MemberRecord => ({ ...toMemberResponse(row), kind: row.kind });
+
+/** The member as the API shows it (the kind stays internal). */
+export function publicMember(record: MemberRecord): PublicMember {
+  const { kind: _kind, ...member } = record;
+  return member;
+}
+
 /** Principals with a membership in the actor's project, with roles and scopes. */
 export async function listMembers({ ctx }: { ctx: ServiceContext }): Promise<{ data: PublicMember[] }> {
   const actor = requireActor(ctx);
@@ -35,15 +47,21 @@ export async function listMembers({ ctx }: { ctx: ServiceContext }): Promise<{ d
   return { data: rows.map(toMemberResponse) };
 }
 
-export async function findMember(db: Executor, projectId: string, memberId: string): Promise<PublicMember | null> {
+export async function findMember(db: Executor, projectId: string, memberId: string): Promise<MemberRecord | null> {
   const [row] = await memberQuery(db, projectId).where(and(eq(projectMemberships.projectId, projectId), eq(principals.id, memberId)));
-  return row ? toMemberResponse(row) : null;
+  return row ? toRecord(row) : null;
 }
 
-export async function countOwners(db: Executor, projectId: string): Promise<number> {
+export async function findMemberBySubject(db: Executor, projectId: string, subject: string): Promise<MemberRecord | null> {
+  const [row] = await memberQuery(db, projectId).where(and(eq(projectMemberships.projectId, projectId), eq(principals.subject, subject), ne(principals.kind, 'api_key')));
+  return row ? toRecord(row) : null;
+}
+
+/** Project owners other than `principalId`. */
+export async function countOtherProjectOwners(db: Executor, projectId: string, principalId: string): Promise<number> {
   const rows = await db
     .select({ id: projectMemberships.principalId })
     .from(projectMemberships)
-    .where(and(eq(projectMemberships.projectId, projectId), eq(projectMemberships.role, 'owner')));
+    .where(and(eq(projectMemberships.projectId, projectId), eq(projectMemberships.role, 'owner'), ne(projectMemberships.principalId, principalId)));
   return rows.length;
 }

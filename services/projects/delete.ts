@@ -7,12 +7,14 @@ import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
 import type { RunStarter } from '../runs/run-starter.ts';
 import { assertOrganizationAdministrator } from './authorize.ts';
+import { isDefaultProject } from '../auth/installation.ts';
 
 /**
  * Hard-deletes a project and every row it owns: every project-owned table references
  * `projects.id` with ON DELETE CASCADE, so one delete removes agents, sessions, runs, events,
  * audit trail and the rest. Organization-shared rows are untouched. Refused for the project the
- * caller acts in and for the organization's last project. Objects in storage stay (operator
+ * caller acts in, for the organization's last project and, in edge-proxy mode, for the default
+ * project. Objects in storage stay (operator
  * cleans `workspace-backups/` and `run-files/`). After commit, the workflow of every run that was
  * still unsettled is told to stop: it finds its run gone and ends at once, instead of waiting for
  * a tool result or a deadline that will never come.
@@ -23,7 +25,7 @@ export async function deleteProject({
   input,
 }: {
   ctx: ServiceContext;
-  deps: { runStarter: RunStarter };
+  deps: { runStarter: RunStarter; settings: { authMode: string } };
   input: { projectId: string };
 }): Promise<{ id: string; deleted: true }> {
   const actor = requireActor(ctx);
@@ -34,6 +36,9 @@ export async function deleteProject({
     if (!rows.some((row) => row.id === input.projectId)) throw new ForbiddenError('The project is outside the principal organization');
     if (input.projectId === actor.projectId) throw new ConflictError('The project the caller is acting in cannot be deleted');
     if (rows.length <= 1) throw new ConflictError("The organization's last project cannot be deleted");
+    if (deps.settings.authMode === 'edge_proxy' && (await isDefaultProject(tx.db, input.projectId))) {
+      throw new ConflictError('The default project cannot be deleted in an edge-proxy deployment');
+    }
     const unsettled = await tx.db.select({ id: runs.id }).from(runs).where(and(eq(runs.projectId, input.projectId), isNull(runs.settledAt)));
     await tx.db.delete(projects).where(and(eq(projects.id, input.projectId), eq(projects.organizationId, actor.organizationId)));
     for (const run of unsettled) tx.afterCommit.push(() => deps.runStarter.requestCancellation(run.id));

@@ -1,0 +1,24 @@
+import type { Hono } from 'hono';
+import * as v from 'valibot';
+import { UnauthenticatedError } from '../../domain/errors.ts';
+import { switchActiveProject } from '../../services/auth/switch-active-project.ts';
+import { getContext } from '../../services/context/get-context.ts';
+import type { AppDeps } from '../deps.ts';
+import type { AppEnv } from '../env.ts';
+import { Uuid, validBody } from '../validation.ts';
+import { setActiveProjectCookie } from './cookies.ts';
+
+/**
+ * `POST /auth/switch-project` `{projectId}`, in every browser mode: the subject needs a principal
+ * and membership there (else 403); the choice is the `svc_active_project` cookie (and the cookie
+ * session's active project). Every later request re-checks the membership.
+ */
+export function addSwitchProjectRoute(routes: Hono<AppEnv>, deps: AppDeps): void {
+  routes.post('/switch-project', async (c) => {
+    if (c.var.authMethod === 'api_key') throw new UnauthenticatedError('Switching projects needs a browser session');
+    const { projectId } = await validBody(c, v.strictObject({ projectId: Uuid }));
+    const actor = await switchActiveProject(c.var.ctx, { sessionId: c.var.browserSessionId, actor: c.var.actor, projectId });
+    setActiveProjectCookie(c, deps, projectId);
+    return c.json(await getContext({ ...c.var.ctx, actor }, deps));
+  });
+}
