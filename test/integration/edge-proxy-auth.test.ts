@@ -1,3 +1,6 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { identities, installation, organizationMemberships } from '../../db/schema/index.ts';
@@ -316,6 +319,30 @@ describe('an edge whose key set cannot be fetched', () => {
       expect((await errorOf(response)).code).toBe('service_unavailable');
     } finally {
       await app.close();
+    }
+  });
+});
+
+describe('static keys and the algorithm allow-list', () => {
+  it('verifies against a JWKS file, and refuses an algorithm outside SVC_EDGE_ALGORITHMS', async () => {
+    const signer = await startEdgeSigner();
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'edge-keys-')), 'jwks.json');
+    fs.writeFileSync(file, JSON.stringify(signer.jwks()));
+    const base = { SVC_AUTH_MODE: 'edge_proxy', SVC_EDGE_ISSUER: signer.issuer, SVC_EDGE_AUDIENCE: signer.audience, SVC_EDGE_PUBLIC_KEYS_FILE: file };
+    const token = await signer.sign({ sub: 'sub-file', email: 'file@example.com' });
+    await signer.close();
+    const fromFile = await createTestApp({ env: base });
+    const rsaOnly = await createTestApp({ env: { ...base, SVC_EDGE_ALGORITHMS: 'RS256' } });
+    try {
+      const accepted = await fromFile.request('GET', '/v1/context', { headers: { 'x-edge-assertion': token } });
+      expect(accepted.status).toBe(200);
+      expect(signer.jwksFetches()).toBe(0);
+      const refused = await rsaOnly.request('GET', '/v1/context', { headers: { 'x-edge-assertion': token } });
+      expect(refused.status).toBe(401);
+      expect((await errorOf(refused)).message).toBe("The edge assertion's algorithm is not allowed");
+    } finally {
+      await fromFile.close();
+      await rsaOnly.close();
     }
   });
 });

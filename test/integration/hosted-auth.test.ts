@@ -226,3 +226,40 @@ describe('hosted sign-in', () => {
     expect((await (await send(jar, 'GET', '/v1/context')).json()).project.id).toBe(home);
   });
 });
+
+describe('re-resolving the person on every request', () => {
+  it('a revoked membership in the active project falls back to the own project', async () => {
+    const owner = await signIn(OWNER);
+    const home = (await (await send(owner, 'GET', '/v1/context')).json()).project.id;
+    const lab = (await (await send(owner, 'POST', '/v1/projects', { slug: 'lab', name: 'Lab' })).json()).id;
+    expect((await send(owner, 'POST', `/v1/projects/${home}/members`, { subject: 'dev-sub', role: 'member' })).status).toBe(201);
+    expect((await send(owner, 'POST', '/v1/auth/switch-project', { projectId: lab })).status).toBe(200);
+    const inLab = await send(owner, 'POST', `/v1/projects/${lab}/members`, { subject: 'dev-sub', role: 'member' });
+    expect(inLab.status).toBe(201);
+
+    const dev = await signIn({ sub: 'dev-sub', email: 'dev@example.com' });
+    expect((await send(dev, 'POST', '/v1/auth/switch-project', { projectId: lab })).status).toBe(200);
+    expect((await (await send(dev, 'GET', '/v1/context')).json()).project.id).toBe(lab);
+
+    expect((await send(owner, 'DELETE', `/v1/projects/${lab}/members/${(await inLab.json()).id}`)).status).toBe(200);
+    const after = await (await send(dev, 'GET', '/v1/context')).json();
+    expect(after.project.id).toBe(home);
+    expect((await send(dev, 'GET', `/v1/projects/${lab}/agents`)).status).toBe(403);
+  });
+});
+
+describe('a provider that cannot be reached', () => {
+  it('answers sign-in with 503 and Retry-After (retryable), and the API still starts', async () => {
+    const app = await createTestApp({
+      env: { SVC_AUTH_MODE: 'hosted', SVC_OIDC_ISSUER: 'https://127.0.0.1:9', SVC_OIDC_CLIENT_ID: 'svc', SVC_INITIAL_OWNER_SUBJECT: 'first-owner' },
+    });
+    try {
+      const response = await app.request('POST', '/v1/auth/login', { origin: TEST_ORIGIN });
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('5');
+      expect((await response.json()).error.code).toBe('service_unavailable');
+    } finally {
+      await app.close();
+    }
+  });
+});
