@@ -23,6 +23,7 @@ import { mcpServerRoutes } from './routes/mcp-servers.ts';
 import { mcpToolsetRoutes } from './routes/mcp-toolsets.ts';
 import { delegationRoutes } from './routes/delegations.ts';
 import { memberRoutes } from './routes/members.ts';
+import { configurationBackupRoutes } from './routes/configuration-backup.ts';
 import { modelCatalogRoutes } from './routes/model-catalog.ts';
 import { modelPresetRoutes } from './routes/model-presets.ts';
 import { modelProviderRoutes } from './routes/model-providers.ts';
@@ -73,6 +74,7 @@ export function createApp(deps: AppDeps) {
   v1.route('/auth', provider.routes);
   v1.route('/', contextRoutes(deps));
   v1.route('/', organizationRoutes());
+  v1.route('/', configurationBackupRoutes(deps));
   v1.route('/', projectRoutes(deps));
   v1.route('/', memberRoutes(deps));
   v1.route('/', apiKeyRoutes(deps));

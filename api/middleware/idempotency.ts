@@ -13,7 +13,10 @@ const REPLAYED_HEADERS = ['content-type', 'location'];
 const MAX_IDEMPOTENT_BODY_BYTES = 40 * 1024 * 1024;
 
 /** Mutations that are not resource changes: browser sign-in plumbing (no principal yet). */
-export const isIdempotencyExempt = (path: string) => path.startsWith('/v1/auth/');
+export const isIdempotencyExempt = (path: string) => path.startsWith('/v1/auth/') || RESTORE_PREVIEW.test(path);
+
+// Spec 2 rule 2: the configuration-restore preview changes nothing and takes no key.
+const RESTORE_PREVIEW = /^\/v1\/organizations\/[^/]+\/configuration-restore\/preview$/;
 
 /**
  * Requests whose verbs make a network call before their transaction opens: a turn that carries

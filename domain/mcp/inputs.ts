@@ -42,7 +42,8 @@ export const DiscoverMcpServerInput = v.strictObject({
 });
 export type DiscoverMcpServerInput = v.InferOutput<typeof DiscoverMcpServerInput>;
 
-const Secret = v.pipe(
+/** An MCP credential secret (also what a restore accepts for one). */
+export const McpSecret = v.pipe(
   v.string('secret must be a string'),
   v.trim(),
   v.minLength(1, 'secret must not be empty'),
@@ -60,7 +61,7 @@ export const CreateMcpCredentialInput = v.pipe(
     displayName: DisplayName,
     kind: v.picklist(MCP_CREDENTIAL_KINDS, 'kind must be "static_bearer" or "api_key_header"'),
     headerName: v.optional(v.nullable(v.string('headerName must be a string or null')), null),
-    secret: Secret,
+    secret: McpSecret,
   }),
   v.forward(
     v.check((input) => input.kind !== 'static_bearer' || input.headerName === null, 'headerName must be null for static_bearer (it is sent as Authorization: Bearer)'),
@@ -78,7 +79,7 @@ export const CreateMcpCredentialInput = v.pipe(
 );
 export type CreateMcpCredentialInput = v.InferOutput<typeof CreateMcpCredentialInput>;
 
-export const RotateMcpCredentialInput = v.strictObject({ secret: Secret });
+export const RotateMcpCredentialInput = v.strictObject({ secret: McpSecret });
 export type RotateMcpCredentialInput = v.InferOutput<typeof RotateMcpCredentialInput>;
 
 const integerIn = (name: string, min: number, max: number) =>

@@ -16,6 +16,8 @@ export type RunAppOptions = {
   env?: Record<string, string>;
   /** `later`: no worker until `startRuntime()` (runs stay queued until then). Default `now`. */
   runtime?: 'now' | 'later';
+  /** false: no `openai` provider and `fast` preset (a fresh installation, e.g. to restore into). Default true. */
+  seed?: boolean;
 };
 
 /**
@@ -40,9 +42,11 @@ export async function startRunApp(options: RunAppOptions = {}) {
     const response = await t.request(method, `${project}${path}`, { apiKey: requestOptions.apiKey ?? apiKey, body });
     return { status: response.status, body: await response.json() };
   };
-  const provider = await call('POST', '/model-providers', { key: 'openai', displayName: 'OpenAI', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a });
-  expect(provider.status).toBe(201);
-  expect((await call('POST', '/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.body.id, model: 'vendor_a/gpt-5.1', routing: {} })).status).toBe(201);
+  if (options.seed !== false) {
+    const provider = await call('POST', '/model-providers', { key: 'openai', displayName: 'OpenAI', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a });
+    expect(provider.status).toBe(201);
+    expect((await call('POST', '/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.body.id, model: 'vendor_a/gpt-5.1', routing: {} })).status).toBe(201);
+  }
 
   const waitForRun = async (runId: string, predicate: (run: any) => boolean = (run) => SETTLED.includes(run.state), timeoutMs = 60_000) => {
     const deadline = Date.now() + timeoutMs;

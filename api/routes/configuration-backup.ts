@@ -1,0 +1,41 @@
+import { Hono } from 'hono';
+import * as v from 'valibot';
+import { exportConfiguration } from '../../services/configuration-backup/export.ts';
+import { previewRestore } from '../../services/configuration-backup/preview.ts';
+import { restoreConfiguration, type RestoreDeps } from '../../services/configuration-backup/restore.ts';
+import type { AppDeps } from '../deps.ts';
+import type { AppEnv } from '../env.ts';
+import { requireScopes } from '../middleware/scopes.ts';
+import { Uuid, validBody, validParams } from '../validation.ts';
+
+const Params = v.object({ organizationId: Uuid });
+// Backups carry Skill files; they may be large (the app's ceiling is 40 MiB).
+const MAX_BACKUP_BYTES = 40 * 1024 * 1024;
+
+/** Spec 2 "Configuration backup and restore": organization owners and admins, or keys with `project:admin`. */
+export function configurationBackupRoutes(deps: AppDeps) {
+  const restoreDeps: RestoreDeps = {
+    keyring: deps.keyring,
+    allowPrivateNetwork: deps.settings.webhooksAllowPrivateNetwork,
+    deploymentPresetKeys: new Set(deps.deploymentPresets.map((preset) => preset.key)),
+    snapshotIds: new Set(deps.sandboxSnapshots.map((snapshot) => snapshot.id)),
+  };
+  return new Hono<AppEnv>()
+    .get('/organizations/:organizationId/configuration-backup', requireScopes('project:admin'), async (c) => {
+      const { organizationId } = validParams(c, Params);
+      const { file, fileName } = await exportConfiguration({ ctx: c.var.ctx, input: { organizationId } });
+      c.header('Content-Disposition', `attachment; filename="${fileName}"`);
+      c.header('Content-Type', 'application/json; charset=utf-8');
+      return c.body(`${JSON.stringify(file, null, 2)}\n`);
+    })
+    .post('/organizations/:organizationId/configuration-restore/preview', requireScopes('project:admin'), async (c) => {
+      const { organizationId } = validParams(c, Params);
+      const body = await validBody(c, v.strictObject({ backup: v.unknown() }), { maxBytes: MAX_BACKUP_BYTES });
+      return c.json(await previewRestore({ ctx: c.var.ctx, deps: restoreDeps, input: { organizationId, backup: body.backup } }));
+    })
+    .post('/organizations/:organizationId/configuration-restore', requireScopes('project:admin'), async (c) => {
+      const { organizationId } = validParams(c, Params);
+      const body = await validBody(c, v.strictObject({ backup: v.unknown(), credentials: v.optional(v.unknown()) }), { maxBytes: MAX_BACKUP_BYTES });
+      return c.json(await restoreConfiguration({ ctx: c.var.ctx, deps: restoreDeps, input: { organizationId, backup: body.backup, credentials: body.credentials } }), 201);
+    });
+}

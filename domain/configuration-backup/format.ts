@@ -1,0 +1,207 @@
+import * as v from 'valibot';
+import { MODEL_PROVIDER_TYPES } from '../model-catalog/types.ts';
+import { MCP_CREDENTIAL_KINDS, MCP_TOOL_APPROVALS, MCP_TRANSPORTS } from '../mcp/types.ts';
+
+/**
+ * The organization configuration backup file (spec 1 "Configuration backup file"), format
+ * version 1. Every entry has a file-local `id` that only links entries inside the file
+ * (`modelProvider-1`, `agent-3.v2`, ...). Content rules beyond shape (an agent config, a Skill
+ * file, an endpoint) are checked when the file is restored, by the same rules the API applies.
+ * docs/configuration-backup.schema.json is generated from these schemas.
+ */
+export const BACKUP_FORMAT = 'svc.organization-configuration';
+export const BACKUP_FORMAT_VERSION = 1;
+
+const Id = v.pipe(v.string(), v.minLength(1), v.maxLength(100));
+const Text = (max = 2_000) => v.pipe(v.string(), v.maxLength(max));
+const Key = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
+const Timestamp = v.pipe(v.string(), v.isoTimestamp());
+const VersionNumber = v.pipe(v.number(), v.integer(), v.minValue(1));
+/** The first 12 hex characters of the credential's SHA-256; null when the connection holds none. */
+const Fingerprint = v.nullable(v.pipe(v.string(), v.regex(/^[0-9a-f]{12}$/)));
+const JsonObject = v.record(v.string(), v.unknown());
+const list = <T extends v.GenericSchema>(item: T, max = 10_000) => v.pipe(v.array(item), v.maxLength(max));
+
+export const BackupModelProvider = v.strictObject({
+  id: Id,
+  key: Key,
+  displayName: Text(200),
+  providerType: v.picklist(MODEL_PROVIDER_TYPES),
+  credentialFingerprint: Fingerprint,
+  archived: v.boolean(),
+  createdAt: Timestamp,
+});
+
+export const BackupSandboxProvider = v.strictObject({
+  id: Id,
+  key: Key,
+  displayName: Text(200),
+  providerType: v.literal('sandbox_vendor'),
+  target: v.nullable(Text()),
+  restrictedEgress: v.strictObject({ allowedDomains: list(Text(253), 100), allowedCidrs: list(Text(50), 100) }),
+  credentialFingerprint: Fingerprint,
+  createdAt: Timestamp,
+});
+
+export const BackupStorageProvider = v.strictObject({
+  id: Id,
+  key: Key,
+  displayName: Text(200),
+  providerType: v.literal('s3'),
+  endpoint: v.nullable(Text()),
+  region: Text(100),
+  bucket: Text(255),
+  prefix: v.nullable(Text(1_024)),
+  forcePathStyle: v.boolean(),
+  isDefault: v.boolean(),
+  credentialFingerprint: Fingerprint,
+  createdAt: Timestamp,
+});
+
+export const BackupMcpServer = v.strictObject({
+  id: Id,
+  key: Key,
+  displayName: Text(200),
+  endpointUrl: Text(),
+  transport: v.picklist(MCP_TRANSPORTS),
+  createdAt: Timestamp,
+  versions: v.pipe(list(v.strictObject({ id: Id, version: VersionNumber, tools: list(JsonObject, 256), discoveredAt: v.nullable(Timestamp), createdAt: Timestamp })), v.minLength(1)),
+});
+
+export const BackupMcpCredential = v.strictObject({
+  id: Id,
+  key: Key,
+  displayName: Text(200),
+  kind: v.picklist(MCP_CREDENTIAL_KINDS),
+  headerName: v.nullable(Text(200)),
+  credentialFingerprint: Fingerprint,
+  revoked: v.boolean(),
+  createdAt: Timestamp,
+});
+
+export const BackupMcpCredentialPolicy = v.strictObject({
+  id: Id,
+  key: Key,
+  createdAt: Timestamp,
+  versions: v.pipe(
+    list(
+      v.strictObject({
+        id: Id,
+        version: VersionNumber,
+        displayName: Text(200),
+        credentialId: Id,
+        exactOrigin: Text(),
+        pathPrefix: Text(),
+        timeoutMs: v.pipe(v.number(), v.integer()),
+        maximumResponseBytes: v.pipe(v.number(), v.integer()),
+        createdAt: Timestamp,
+      }),
+    ),
+    v.minLength(1),
+  ),
+});
+
+export const BackupModelPreset = v.strictObject({
+  id: Id,
+  key: Key,
+  displayName: Text(200),
+  providerId: Id,
+  model: Text(300),
+  routing: JsonObject,
+  settings: v.nullable(JsonObject),
+  archived: v.boolean(),
+  createdAt: Timestamp,
+});
+
+export const BackupSkillVersion = v.strictObject({
+  id: Id,
+  version: VersionNumber,
+  name: Text(200),
+  description: Text(2_000),
+  instructions: Text(1_000_000),
+  license: v.nullable(Text()),
+  compatibility: v.nullable(Text()),
+  metadata: v.record(v.string(), v.string()),
+  allowedTools: list(Text(200), 1_000),
+  files: list(v.strictObject({ path: Text(1_024), contentType: Text(200), dataBase64: v.string() }), 1_000),
+  status: v.picklist(['active', 'deprecated', 'revoked']),
+  createdAt: Timestamp,
+});
+
+export const BackupSkill = v.strictObject({
+  id: Id,
+  key: Key,
+  displayName: Text(200),
+  enabled: v.boolean(),
+  removed: v.boolean(),
+  createdAt: Timestamp,
+  versions: list(BackupSkillVersion),
+});
+
+export const BackupMcpToolset = v.strictObject({
+  id: Id,
+  key: Key,
+  createdAt: Timestamp,
+  versions: v.pipe(
+    list(
+      v.strictObject({
+        id: Id,
+        version: VersionNumber,
+        displayName: Text(200),
+        serverVersionId: Id,
+        tools: list(v.strictObject({ remoteToolName: Text(200), approval: v.picklist(MCP_TOOL_APPROVALS) }), 64),
+        createdAt: Timestamp,
+      }),
+    ),
+    v.minLength(1),
+  ),
+});
+
+export const BackupAgent = v.strictObject({
+  id: Id,
+  key: Key,
+  name: Text(200),
+  description: Text(),
+  archived: v.boolean(),
+  createdAt: Timestamp,
+  versions: v.pipe(list(v.strictObject({ id: Id, version: VersionNumber, config: JsonObject, createdAt: Timestamp })), v.minLength(1)),
+});
+
+export const BackupEventWebhook = v.strictObject({
+  id: Id,
+  displayName: Text(200),
+  endpointUrl: Text(),
+  eventKinds: v.nullable(list(Text(200), 100)),
+  includeMessageContent: v.boolean(),
+  enabled: v.boolean(),
+  credentialFingerprint: Fingerprint,
+  createdAt: Timestamp,
+});
+
+export const BackupProject = v.strictObject({
+  id: Id,
+  slug: Text(80),
+  name: Text(200),
+  modelPresets: list(BackupModelPreset),
+  skills: list(BackupSkill),
+  mcpToolsets: list(BackupMcpToolset),
+  agents: list(BackupAgent),
+  eventWebhooks: list(BackupEventWebhook, 20),
+});
+
+export const BackupFile = v.strictObject({
+  format: v.literal(BACKUP_FORMAT),
+  formatVersion: v.literal(BACKUP_FORMAT_VERSION),
+  modelProviders: list(BackupModelProvider),
+  sandboxProviders: list(BackupSandboxProvider),
+  storageProviders: list(BackupStorageProvider),
+  mcpServers: list(BackupMcpServer),
+  mcpCredentials: list(BackupMcpCredential),
+  mcpCredentialPolicies: list(BackupMcpCredentialPolicy),
+  projects: list(BackupProject, 1_000),
+});
+
+export type BackupFile = v.InferOutput<typeof BackupFile>;
+export type BackupProject = v.InferOutput<typeof BackupProject>;
+export type BackupAgent = v.InferOutput<typeof BackupAgent>;
+export type BackupSkill = v.InferOutput<typeof BackupSkill>;
