@@ -2,6 +2,7 @@
  * `npm run bench`: every benchmark, each figure printed beside its baseline measured in the same
  * run, with the ratio and its target. Exits 1 when a target is missed, so a regression is loud.
  */
+import { run as configurationBackup } from './configuration-backup.bench.ts';
 import { run as delegation } from './delegation.bench.ts';
 import { run as eventAppend } from './event-append.bench.ts';
 import { run as idempotencyReplay } from './idempotency-replay.bench.ts';
@@ -19,6 +20,7 @@ const benches: Array<[string, () => Promise<BenchRecord[]>]> = [
   ['webhook delivery', () => webhookDelivery()],
   ['MCP tool calls', () => mcpCall()],
   ['delegation', () => delegation()],
+  ['configuration backup and restore', () => configurationBackup()],
 ];
 
 let missed = 0;
