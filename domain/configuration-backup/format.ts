@@ -21,6 +21,8 @@ const VersionNumber = v.pipe(v.number(), v.integer(), v.minValue(1));
 const Fingerprint = v.nullable(v.pipe(v.string(), v.regex(/^[0-9a-f]{12}$/)));
 const JsonObject = v.record(v.string(), v.unknown());
 const list = <T extends v.GenericSchema>(item: T, max = 10_000) => v.pipe(v.array(item), v.maxLength(max));
+/** An entry's immutable versions: at least one, each with its id, number and creation time. */
+const versions = <T extends v.ObjectEntries>(entries: T) => v.pipe(list(v.strictObject({ id: Id, version: VersionNumber, ...entries, createdAt: Timestamp })), v.minLength(1));
 
 export const BackupModelProvider = v.strictObject({
   id: Id,
@@ -65,7 +67,7 @@ export const BackupMcpServer = v.strictObject({
   endpointUrl: Text(),
   transport: v.picklist(MCP_TRANSPORTS),
   createdAt: Timestamp,
-  versions: v.pipe(list(v.strictObject({ id: Id, version: VersionNumber, tools: list(JsonObject, 256), discoveredAt: v.nullable(Timestamp), createdAt: Timestamp })), v.minLength(1)),
+  versions: versions({ tools: list(JsonObject, 256), discoveredAt: v.nullable(Timestamp) }),
 });
 
 export const BackupMcpCredential = v.strictObject({
@@ -83,22 +85,14 @@ export const BackupMcpCredentialPolicy = v.strictObject({
   id: Id,
   key: Key,
   createdAt: Timestamp,
-  versions: v.pipe(
-    list(
-      v.strictObject({
-        id: Id,
-        version: VersionNumber,
-        displayName: Text(200),
-        credentialId: Id,
-        exactOrigin: Text(),
-        pathPrefix: Text(),
-        timeoutMs: v.pipe(v.number(), v.integer()),
-        maximumResponseBytes: v.pipe(v.number(), v.integer()),
-        createdAt: Timestamp,
-      }),
-    ),
-    v.minLength(1),
-  ),
+  versions: versions({
+    displayName: Text(200),
+    credentialId: Id,
+    exactOrigin: Text(),
+    pathPrefix: Text(),
+    timeoutMs: v.pipe(v.number(), v.integer()),
+    maximumResponseBytes: v.pipe(v.number(), v.integer()),
+  }),
 });
 
 export const BackupModelPreset = v.strictObject({
@@ -142,19 +136,11 @@ export const BackupMcpToolset = v.strictObject({
   id: Id,
   key: Key,
   createdAt: Timestamp,
-  versions: v.pipe(
-    list(
-      v.strictObject({
-        id: Id,
-        version: VersionNumber,
-        displayName: Text(200),
-        serverVersionId: Id,
-        tools: list(v.strictObject({ remoteToolName: Text(200), approval: v.picklist(MCP_TOOL_APPROVALS) }), 64),
-        createdAt: Timestamp,
-      }),
-    ),
-    v.minLength(1),
-  ),
+  versions: versions({
+    displayName: Text(200),
+    serverVersionId: Id,
+    tools: list(v.strictObject({ remoteToolName: Text(200), approval: v.picklist(MCP_TOOL_APPROVALS) }), 64),
+  }),
 });
 
 export const BackupAgent = v.strictObject({
@@ -164,7 +150,7 @@ export const BackupAgent = v.strictObject({
   description: Text(),
   archived: v.boolean(),
   createdAt: Timestamp,
-  versions: v.pipe(list(v.strictObject({ id: Id, version: VersionNumber, config: JsonObject, createdAt: Timestamp })), v.minLength(1)),
+  versions: versions({ config: JsonObject }),
 });
 
 export const BackupEventWebhook = v.strictObject({

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import Ajv2020 from 'ajv/dist/2020.js';
-import { sql } from 'drizzle-orm';
+import { desc, sql } from 'drizzle-orm';
+import { mcpServerVersions } from '../../db/schema/index.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendProductEvent } from '../../services/events/append.ts';
+import { createBrowserSession } from '../../services/auth/create-browser-session.ts';
 import { systemContext } from '../../services/service-context.ts';
 import { startMcpFixtureServer, type McpFixtureServer } from '../fixtures/mcp/server.ts';
 import { startFakeModelServers, type FakeModelServers } from '../fixtures/model-servers/server.ts';
@@ -27,6 +29,7 @@ let organizationId: string;
 let rich: RichOrganization;
 let backupText: string;
 let backup: any;
+let backupProviderId: string | undefined;
 
 const TABLES = ['projects', 'agents', 'agent_versions', 'skills', 'skill_versions', 'model_providers', 'model_presets', 'sandbox_providers', 'storage_providers', 'mcp_servers', 'mcp_server_versions', 'mcp_credentials', 'mcp_credential_policies', 'mcp_toolsets', 'event_webhooks', 'audit_entries'];
 async function rowCounts(app: TestApp): Promise<Record<string, number>> {
@@ -111,6 +114,45 @@ describe('configuration backup', () => {
 
     for (const secret of rich.secrets) expect(backupText).not.toContain(secret);
     expect(backupText).not.toMatch(/whsec_|svc_[A-Za-z0-9_-]{20}|credentialCiphertext|"subject"|"members"|"sessions"|"runs"/);
+  });
+});
+
+describe('blocked projects (rule 2)', () => {
+  it('an existing project with the same slug is blocked by each kind of content, and filled when empty', async () => {
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await source.request(method, path, { apiKey: sourceKey, body });
+      const json = await response.json();
+      expect(response.status, `${method} ${path}: ${JSON.stringify(json)}`).toBeLessThan(300);
+      return json;
+    };
+    const project = async (slug: string) => (await call('POST', '/v1/projects', { slug, name: slug })).id as string;
+    const providerId = backupProviderId ??= (await call('GET', `/v1/projects/${(await call('GET', '/v1/context')).project.id}/model-providers`)).data.find((p: any) => p.key === 'openai').id;
+    const preset = (projectId: string) => call('POST', `/v1/projects/${projectId}/model-presets`, { key: 'fast', displayName: 'Fast', providerId, model: 'vendor_a/gpt-5.1', routing: {} });
+    const [serverVersion] = await source.database.db.select().from(mcpServerVersions).orderBy(desc(mcpServerVersions.version)).limit(1);
+    const serverVersionId = serverVersion!.id;
+
+    const kinds: Array<[string, (projectId: string) => Promise<unknown>]> = [
+      ['agents', async (id) => { await preset(id); await call('POST', `/v1/projects/${id}/agents`, { name: 'A', initialConfig: { systemPrompt: 'You are a helpful assistant.', modelPreset: 'fast', limits: { maxTurns: 2 } } }); }],
+      ['Skills', (id) => call('POST', `/v1/projects/${id}/skills`, { key: 's', displayName: 'S', name: 's', description: 'S', instructions: 'S.' })],
+      ['model presets', (id) => preset(id)],
+      ['MCP toolsets', (id) => call('POST', `/v1/projects/${id}/mcp-toolsets`, { key: 't', displayName: 'T', serverVersionId, tools: [{ remoteToolName: 'echo' }] })],
+      ['event webhooks', (id) => call('POST', `/v1/projects/${id}/event-webhooks`, { displayName: 'W', endpointUrl: receiver.url, signingSecret: RICH_SECRETS.webhookSecrets[0] })],
+    ];
+    for (const [kind, add] of kinds) {
+      const slug = `blocked-${kind.toLowerCase().replace(/\s+/g, '-')}`;
+      await add(await project(slug));
+      const file = structuredClone(backup);
+      file.projects[1].slug = slug;
+      const plan = await (await source.request('POST', `/v1/organizations/${organizationId}/configuration-restore/preview`, { apiKey: sourceKey, idempotencyKey: null, body: { backup: file } })).json();
+      expect(plan.projects[1], kind).toMatchObject({ slug, action: 'blocked' });
+      expect(plan.projects[1].reason, kind).toContain(kind);
+      expect(plan.ready).toBe(false);
+    }
+    await project('empty-one');
+    const file = structuredClone(backup);
+    file.projects[1].slug = 'empty-one';
+    const plan = await (await source.request('POST', `/v1/organizations/${organizationId}/configuration-restore/preview`, { apiKey: sourceKey, idempotencyKey: null, body: { backup: file } })).json();
+    expect(plan.projects[1]).toMatchObject({ slug: 'empty-one', action: 'fill_empty_project' });
   });
 });
 
@@ -299,5 +341,10 @@ describe('restore refusals', () => {
     const member = await fresh.request('POST', `/v1/projects/${context.project.id}/members`, { cookie, body: { subject: 'member-sub', role: 'member' } });
     expect(member.status).toBe(201);
     expect((await preview(backup, fresh, reader)).error.code).toBe('forbidden');
+    // A person with the member role (signed in with a cookie session) is refused too.
+    const session = await createBrowserSession(systemContext({ db: fresh.database.db, logger: fresh.deps.logger }), { organizationId: org, subject: 'member-sub', projectId: context.project.id });
+    const asMember = await fresh.request('GET', route, { cookie: `svc_session=${session.token}` });
+    expect(asMember.status).toBe(403);
+    expect((await asMember.json()).error.message).toMatch(/owner or admin|scope/);
   });
 });
