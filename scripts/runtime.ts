@@ -12,6 +12,7 @@ import { createProjectEventTail, type ProjectEventTail } from '../services/backg
 import { createWebhookDispatcher } from '../services/background/webhook-dispatcher.ts';
 import { startRunReconciler } from '../services/background/reconcile-queued-runs.ts';
 import { startOrphanedUploadSweeper } from '../services/background/sweep-orphaned-uploads.ts';
+import { Client } from '@temporalio/client';
 import { connectTemporal, type TemporalClientHandle } from '../temporal/client.ts';
 import { createTemporalRunStarter } from '../temporal/run-starter.ts';
 import { createTemporalWebhookWaker } from '../temporal/webhook-waker.ts';
@@ -100,7 +101,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
   const worker = await createRuntimeWorker({ ...temporal, logger, activities });
   const client = await connectTemporal({ address: temporal.address, namespace: temporal.namespace });
-  const runStarter = createTemporalRunStarter({ client: client.client, taskQueue: temporal.taskQueue, logger });
+  // Runs start on the worker's own connection, eagerly: the API and this worker share the process
+  // under `npm start`, so a new run's first workflow task skips the task queue.
+  const eagerClient = new Client({ connection: worker.connection, namespace: temporal.namespace });
+  const runStarter = createTemporalRunStarter({ client: eagerClient, taskQueue: temporal.taskQueue, logger, eagerStart: true });
   const webhookDispatcher = createWebhookDispatcher({
     database,
     eventTail,

@@ -5,9 +5,10 @@ import { RUN_SEARCH_ATTRIBUTES as keys, RUN_SIGNALS, RUN_WORKFLOW_TYPE, runWorkf
 /**
  * The Temporal side of the `RunStarter` contract (services/runs/run-starter.ts): starts
  * `run:<runId>` with its search attributes; a workflow that already exists is left alone, so
- * the API's after-commit start and the worker's reconciler can both call it.
+ * the API's after-commit start and the worker's reconciler can both call it. `eagerStart` is for
+ * a client on the in-process worker's own connection.
  */
-export function createTemporalRunStarter(options: { client: Client; taskQueue: string; logger: Logger }) {
+export function createTemporalRunStarter(options: { client: Client; taskQueue: string; logger: Logger; eagerStart?: boolean }) {
   const { client, taskQueue, logger } = options;
   return {
     async start(run: { runId: string; projectId: string; sessionId: string; agentId: string }): Promise<void> {
@@ -17,6 +18,9 @@ export function createTemporalRunStarter(options: { client: Client; taskQueue: s
           taskQueue,
           args: [{ runId: run.runId }],
           workflowIdConflictPolicy: 'USE_EXISTING',
+          // With a worker in this process on the same connection, the first workflow task comes
+          // back in the start response instead of through a poll (docs/decisions.md "Temporal").
+          requestEagerStart: options.eagerStart ?? false,
           typedSearchAttributes: [
             { key: keys.projectId, value: run.projectId },
             { key: keys.sessionId, value: run.sessionId },

@@ -32,6 +32,11 @@ export type RuntimeWorkerOptions = {
 
 export type RuntimeWorker = {
   worker: Worker;
+  /**
+   * The worker's own connection. A client built on it can start workflows eagerly: the server
+   * hands the first workflow task straight back to this worker in the start response.
+   */
+  connection: NativeConnection;
   /** Polls until shutdown() or a fatal error, then closes the connection. */
   run(): Promise<void>;
   /** Stops polling, lets in-flight tasks finish, and resolves when run() has. */
@@ -66,7 +71,7 @@ export async function createRuntimeWorker(options: RuntimeWorkerOptions): Promis
     await done;
   };
   logger.debug('temporal worker created', { address, namespace, taskQueue });
-  return { worker, run, shutdown };
+  return { worker, connection, run, shutdown };
 }
 
 /**
