@@ -40,7 +40,7 @@ import { createApp } from '../api/app.ts';
 import { createAppDeps } from '../scripts/app-deps.ts';
 import { createLogger } from '../config/logger.ts';
 import { parseSettings } from '../config/settings.ts';
-import { openDatabase, type Database, type DatabaseHandle } from '../db/client.ts';
+import { exclusivelyOn, openDatabase, type Database, type DatabaseHandle } from '../db/client.ts';
 import { migrateDatabase } from '../db/migrate.ts';
 import * as schema from '../db/schema/index.ts';
 import { runWorkflowId } from '../domain/runs/workflow.ts';
@@ -324,6 +324,7 @@ function countingDatabase(url: string, maxConnections: number) {
       const subscription = await client.listen(channel, (payload) => handler(payload));
       return async () => subscription.unlisten();
     },
+    exclusively: (key, fn) => exclusivelyOn(url, key, fn),
     close: () => client.end({ timeout: 5 }),
   };
   return { handle, counts };

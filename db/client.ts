@@ -24,8 +24,35 @@ export type DatabaseHandle = {
   db: Database;
   driver: 'postgres' | 'pglite';
   listen(channel: string, handler: NotificationHandler): Promise<() => Promise<void>>;
+  /**
+   * Runs `fn` while this process holds the server-wide advisory lock `key`, so start-up steps
+   * (migrations, the installation's first rows) run one process at a time when several API and
+   * worker processes start together. PGlite has one process: `fn` just runs.
+   */
+  exclusively<T>(key: number, fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 };
+
+/** Advisory lock keys of the start-up steps. */
+export const LOCKS = { migrations: 7_240_001, installation: 7_240_002 } as const;
+
+/**
+ * `exclusively` on a PostgreSQL server: the lock lives on a connection of its own, outside the
+ * pool, so `fn` keeps every pooled connection (a one-connection pool included).
+ */
+export async function exclusivelyOn<T>(url: string, key: number, fn: () => Promise<T>): Promise<T> {
+  const lock = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await lock`select pg_advisory_lock(${key})`;
+    try {
+      return await fn();
+    } finally {
+      await lock`select pg_advisory_unlock(${key})`;
+    }
+  } finally {
+    await lock.end({ timeout: 5 });
+  }
+}
 
 export type DatabaseOptions =
   | { driver: 'postgres'; url: string; maxConnections?: number }
@@ -49,6 +76,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
           await subscription.unlisten();
         };
       },
+      exclusively: (key, fn) => exclusivelyOn(options.url, key, fn),
       async close() {
         await client.end({ timeout: 5 });
       },
@@ -72,6 +100,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
         await unsubscribe();
       };
     },
+    exclusively: (_key, fn) => fn(),
     async close() {
       await client.close();
     },

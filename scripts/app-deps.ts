@@ -1,7 +1,7 @@
 import type { AppDeps } from '../api/deps.ts';
 import type { Logger } from '../config/logger.ts';
 import type { Settings } from '../config/settings.ts';
-import type { DatabaseHandle } from '../db/client.ts';
+import { LOCKS, type DatabaseHandle } from '../db/client.ts';
 import { ensureDevelopmentTenant } from '../services/auth/development-tenant.ts';
 import { ensureInitialOwner } from '../services/auth/initial-owner.ts';
 import { ensureInstallation } from '../services/auth/installation.ts';
@@ -36,9 +36,12 @@ export async function createAppDeps(options: AppDepsOptions): Promise<AppDeps> {
   const eventTail = options.eventTail ?? createProjectEventTail({ database, logger });
   await eventTail.start();
   const startup = systemContext({ db: database.db, logger, clock });
-  if (settings.authMode === 'development') await ensureDevelopmentTenant(startup);
-  else await ensureInstallation(startup);
-  if (settings.hosted) await ensureInitialOwner(startup, settings.hosted.initialOwnerSubject);
+  // One process at a time: API processes starting together would race to create the first rows.
+  await database.exclusively(LOCKS.installation, async () => {
+    if (settings.authMode === 'development') await ensureDevelopmentTenant(startup);
+    else await ensureInstallation(startup);
+    if (settings.hosted) await ensureInitialOwner(startup, settings.hosted.initialOwnerSubject);
+  });
   const runStarter = options.runStarter ?? createLoggingRunStarter(logger);
   return { settings, logger, database, clock, eventTail, runStarter, ...dependencies };
 }

@@ -12,8 +12,24 @@ const nodeBinary = path.join(projectRoot, 'node_modules', '.bin', 'node');
  * two processes cannot share an embedded PGlite database.
  */
 export async function startWorkerProcess(options: { databaseUrl: string; taskQueue: string; dataDir: string; env?: Record<string, string> }): Promise<ChildProcess> {
+  const { child } = await startServiceProcess('scripts/worker.ts', '"msg":"worker started"', options);
+  return child;
+}
+
+/** `npm run api` as its own OS process on a free port; resolves with its base URL once it listens. */
+export async function startApiProcess(options: { databaseUrl: string; taskQueue: string; dataDir: string; env?: Record<string, string> }): Promise<{ child: ChildProcess; url: string }> {
+  const { child, output } = await startServiceProcess('scripts/api.ts', '"msg":"api listening"', { ...options, env: { PORT: '0', ...options.env } });
+  const line = output().split('\n').find((entry) => entry.includes('"msg":"api listening"'))!;
+  return { child, url: (JSON.parse(line) as { url: string }).url.replace(/\/v1$/, '') };
+}
+
+async function startServiceProcess(
+  script: string,
+  ready: string,
+  options: { databaseUrl: string; taskQueue: string; dataDir: string; env?: Record<string, string> },
+): Promise<{ child: ChildProcess; output: () => string }> {
   const { address, namespace } = inject('temporal');
-  const child = spawn(nodeBinary, ['scripts/worker.ts'], {
+  const child = spawn(nodeBinary, [script], {
     cwd: projectRoot,
     env: {
       ...process.env,
@@ -32,24 +48,24 @@ export async function startWorkerProcess(options: { databaseUrl: string; taskQue
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${output}`)), 60_000);
     const poll = setInterval(() => {
-      if (output.includes('"msg":"worker started"')) {
+      if (output.includes(ready)) {
         clearInterval(poll);
         clearTimeout(timer);
         resolve();
       } else if (child.exitCode !== null) {
         clearInterval(poll);
         clearTimeout(timer);
-        reject(new Error(`worker exited ${child.exitCode}:\n${output}`));
+        reject(new Error(`${script} exited ${child.exitCode}:\n${output}`));
       }
     }, 100);
   });
-  return child;
+  return { child, output: () => output };
 }
 
 /** SIGKILL, and resolves once the process is gone. */
-export async function killWorkerProcess(child: ChildProcess): Promise<void> {
+export async function killProcess(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGKILL');
@@ -66,3 +82,6 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/** Kept for the fault tests that name it. */
+export const killWorkerProcess = killProcess;

@@ -1,0 +1,209 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { answerToolRequests, FAKE_KEYS, startFakeModelServers, type FakeModelServers } from '../fixtures/model-servers/server.ts';
+import { withDatabase } from '../support/postgres-server.ts';
+import { killProcess, startApiProcess, startWorkerProcess, waitFor } from '../support/worker-process.ts';
+
+/**
+ * Scale-out (issue 15 point 4): two API processes and two worker processes against one
+ * PostgreSQL database and one Temporal server, all started at once on an empty database (they
+ * migrate and create the installation one at a time). Runs, half of them with a caller tool, go
+ * through both APIs; one worker and one API are killed with SIGKILL midway. Every run settles
+ * exactly once, tool results are not duplicated, and SSE readers on either API see the same
+ * gap-free positions (the one on the killed API resumes on the other with Last-Event-ID).
+ */
+const provided = inject('database');
+const RUNS = 40;
+const SETTLED = ['completed', 'failed', 'cancelled', 'timed_out'];
+
+type Api = { url: string; child: ChildProcess };
+let fakes: FakeModelServers;
+let admin: postgres.Sql;
+let sql: postgres.Sql;
+let databaseName: string;
+let apis: Api[] = [];
+let workers: ChildProcess[] = [];
+let key = '';
+let projectId = '';
+const dataDirs: string[] = [];
+
+const request = async (api: Api, method: string, pathname: string, body?: unknown, headers: Record<string, string> = {}) => {
+  const response = await fetch(`${api.url}/v1${pathname}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(method === 'GET' ? {} : { 'idempotency-key': randomUUID() }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json().catch(() => null)) as any };
+};
+
+/** An SSE reader of the project's feed: collects `id` and `event` of every frame until stopped. */
+function readFeed(api: Api, lastEventId?: string) {
+  const frames: Array<{ id: string; kind: string; position: number }> = [];
+  const controller = new AbortController();
+  const done = (async () => {
+    const response = await fetch(`${api.url}/v1/projects/${projectId}/events`, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) }, signal: controller.signal });
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for (;;) {
+      const { value, done: ended } = await reader.read();
+      if (ended) return;
+      buffer += decoder.decode(value, { stream: true });
+      let cut;
+      while ((cut = buffer.indexOf('\n\n')) >= 0) {
+        const frame = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        const id = /^id: (.*)$/m.exec(frame)?.[1];
+        const kind = /^event: (.*)$/m.exec(frame)?.[1];
+        const data = /^data: (.*)$/m.exec(frame)?.[1];
+        if (id && kind && data) frames.push({ id, kind, position: Number(JSON.parse(data).projectPosition) });
+      }
+    }
+  })().catch(() => {});
+  return { frames, stop: () => controller.abort(), done };
+}
+
+describe.skipIf(provided.kind !== 'postgres')('two API and two worker processes', () => {
+  beforeAll(async () => {
+    if (provided.kind !== 'postgres') return;
+    fakes = await startFakeModelServers();
+    answerToolRequests(fakes);
+    admin = postgres(provided.adminUrl, { max: 1, onnotice: () => {} });
+    databaseName = `${provided.runId}_scale_${randomBytes(3).toString('hex')}`;
+    await admin.unsafe(`create database "${databaseName}"`);
+    const databaseUrl = withDatabase(provided.adminUrl, databaseName);
+    sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
+    const env = { ...fakes.env, SVC_CREDENTIAL_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
+    const taskQueue = `scale-${randomUUID()}`;
+    const dataDir = () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-scale-'));
+      dataDirs.push(dir);
+      return dir;
+    };
+    // All four at once, on an empty database: migrations and the installation's first rows
+    // must not race.
+    const [api1, api2, worker1, worker2] = await Promise.all([
+      startApiProcess({ databaseUrl, taskQueue, dataDir: dataDir(), env }),
+      startApiProcess({ databaseUrl, taskQueue, dataDir: dataDir(), env }),
+      startWorkerProcess({ databaseUrl, taskQueue, dataDir: dataDir(), env }),
+      startWorkerProcess({ databaseUrl, taskQueue, dataDir: dataDir(), env }),
+    ]);
+    apis = [api1, api2];
+    workers = [worker1, worker2];
+
+    const login = await fetch(`${api1.url}/v1/auth/development/login`, { method: 'POST', headers: { origin: 'http://localhost:8080' } });
+    expect(login.status).toBe(200);
+    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+    const context = ((await login.json()) as { context: { project: { id: string } } }).context;
+    projectId = context.project.id;
+    const created = await fetch(`${api1.url}/v1/projects/${projectId}/api-keys`, {
+      method: 'POST',
+      headers: { cookie, origin: 'http://localhost:8080', 'content-type': 'application/json', 'idempotency-key': 'scale-key' },
+      body: JSON.stringify({ name: 'scale', scopes: ['*'] }),
+    });
+    key = ((await created.json()) as { secret: string }).secret;
+  }, 180_000);
+
+  afterAll(async () => {
+    for (const child of [...apis.map((api) => api.child), ...workers]) await killProcess(child);
+    await sql?.end({ timeout: 5 });
+    if (databaseName) await admin?.unsafe(`drop database if exists "${databaseName}" with (force)`);
+    await admin?.end({ timeout: 5 });
+    await fakes?.close();
+    for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('started together on an empty database: one migration history, one organization, one default project', async () => {
+    const [organizations] = await sql`select count(*)::int as n from organizations`;
+    const [projects] = await sql`select count(*)::int as n from projects`;
+    const [installation] = await sql`select count(*)::int as n from installation`;
+    expect([organizations!.n, projects!.n, installation!.n]).toEqual([1, 1, 1]);
+  });
+
+  it('runs through both APIs settle exactly once while a worker and an API are killed', async () => {
+    const [api1, api2] = apis as [Api, Api];
+    const p = `/projects/${projectId}`;
+    const provider = await request(api1, 'POST', `${p}/model-providers`, { key: 'openai', displayName: 'OpenAI', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a });
+    expect(provider.status).toBe(201);
+    expect((await request(api2, 'POST', `${p}/model-presets`, { key: 'fast', displayName: 'Fast', providerId: provider.body.id, model: 'vendor_a/gpt-5.1', routing: {} })).status).toBe(201);
+    const lookup = { name: 'lookup_order', description: 'Looks up an order', owner: 'caller', approval: 'never', inputSchema: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] }, outputSchema: { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] } };
+    const agent = await request(api1, 'POST', `${p}/agents`, { name: 'Scale', initialConfig: { systemPrompt: 'You are a helpful assistant.', modelPreset: 'fast', tools: [lookup], limits: { maxTurns: 4 } } });
+    expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+
+    const steady = readFeed(api1);
+    const doomed = readFeed(api2);
+    const runIds: string[] = [];
+    const withTool = new Set<string>();
+    const live = () => (apis[1]!.child.exitCode === null && apis[1]!.child.signalCode === null ? [api1, api2] : [api1]);
+    const create = async (index: number) => {
+      const api = live()[index % live().length]!;
+      const message = index % 2 === 0 ? `call lookup_order {"orderId":"A${index}"}` : `Hello ${index}`;
+      const session = await request(api, 'POST', `${p}/sessions`, { agentId: agent.body.id, initialMessage: message });
+      expect(session.status, JSON.stringify(session.body)).toBe(201);
+      runIds.push(session.body.latestRunId);
+      if (index % 2 === 0) withTool.add(session.body.latestRunId);
+    };
+    // Answers every pending caller tool call, through whichever API is alive.
+    let answering = true;
+    const answered = new Set<string>();
+    const answers = (async () => {
+      while (answering) {
+        for (const runId of [...withTool]) {
+          const api = live()[Math.floor(Math.random() * live().length)]!;
+          const list = await request(api, 'GET', `${p}/tool-calls?runId=${runId}`).catch(() => null);
+          for (const call of list?.body?.data ?? []) {
+            if (call.status !== 'pending' || answered.has(call.id)) continue;
+            const claim = await request(api, 'POST', `${p}/tool-calls/${call.id}/claim`).catch(() => null);
+            if (claim?.status !== 200) continue;
+            const result = await request(api, 'POST', `${p}/tool-calls/${call.id}/result`, { fence: claim.body.fence, safeResult: { version: 1, status: 'success', value: { status: 'shipped' } } }).catch(() => null);
+            if (result?.status === 200) answered.add(call.id);
+          }
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+
+    for (let index = 0; index < RUNS / 2; index += 4) await Promise.all([0, 1, 2, 3].map((offset) => create(index + offset)));
+    // Midway: one worker and one API die without warning.
+    await killProcess(workers[0]!);
+    await killProcess(apis[1]!.child);
+    for (let index = RUNS / 2; index < RUNS; index += 4) await Promise.all([0, 1, 2, 3].map((offset) => create(index + offset)));
+
+    const states = await waitFor('every run to settle', async () => {
+      const all = await Promise.all(runIds.map(async (runId) => (await request(api1, 'GET', `${p}/runs/${runId}`)).body.state as string));
+      return all.every((state) => SETTLED.includes(state)) ? all : null;
+    }, 150_000);
+    answering = false;
+    await answers;
+    expect(states.filter((state) => state !== 'completed')).toEqual([]);
+
+    // Each run settled once, each tool call has one result, and the log is gap-free.
+    const settled = await sql`select aggregate_id, count(*)::int as n from product_events where kind = 'run.completed' group by aggregate_id`;
+    expect(settled.length).toBe(RUNS);
+    expect(settled.every((row) => row.n === 1)).toBe(true);
+    const toolMessages = await sql`select r.id as run_id, count(m.*)::int as n from runs r join messages m on m.thread_id = r.thread_id and m.role = 'tool' group by r.id`;
+    expect(toolMessages.length).toBe(withTool.size);
+    expect(toolMessages.every((row) => row.n === 1)).toBe(true);
+    const positions = (await sql`select project_position::int as position from product_events where project_id = ${projectId} order by project_position`).map((row) => row.position as number);
+    expect(positions).toEqual(positions.map((_, index) => index + 1));
+
+    // SSE: the reader on the surviving API saw every position in order; the one on the killed
+    // API resumes on the survivor from its last id and ends with the same sequence.
+    await waitFor('the feed to catch up', async () => steady.frames.length >= positions.length || null, 30_000);
+    // The reader on the killed API was cut off partway.
+    expect(doomed.frames.length).toBeGreaterThan(0);
+    expect(doomed.frames.length).toBeLessThan(positions.length);
+    const last = doomed.frames.at(-1)?.id;
+    const resumed = readFeed(api1, last);
+    await waitFor('the resumed feed to catch up', async () => doomed.frames.length + resumed.frames.length >= positions.length || null, 30_000);
+    steady.stop();
+    resumed.stop();
+    expect(steady.frames.map((frame) => frame.position)).toEqual(positions);
+    expect([...doomed.frames, ...resumed.frames].map((frame) => frame.position)).toEqual(positions);
+  }, 300_000);
+});
