@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { answerToolRequests, FAKE_KEYS, startFakeModelServers, type FakeModelServers } from '../fixtures/model-servers/server.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver/receiver.ts';
 import { withDatabase } from '../support/postgres-server.ts';
 import { killProcess, startApiProcess, startWorkerProcess, waitFor } from '../support/worker-process.ts';
 
@@ -13,9 +14,11 @@ import { killProcess, startApiProcess, startWorkerProcess, waitFor } from '../su
  * Scale-out (issue 15 point 4): two API processes and two worker processes against one
  * PostgreSQL database and one Temporal server, all started at once on an empty database (they
  * migrate and create the installation one at a time). Runs, half of them with a caller tool, go
- * through both APIs; one worker and one API are killed with SIGKILL midway. Every run settles
- * exactly once, tool results are not duplicated, and SSE readers on either API see the same
- * gap-free positions (the one on the killed API resumes on the other with Last-Event-ID).
+ * through both APIs, a third of them with a caller tool that needs an approval first, and a
+ * webhook delivers the project's events; one worker and one API are killed with SIGKILL midway.
+ * Every run settles exactly once, tool results are not duplicated, the webhook delivers every
+ * event in exactly one batch (a retried batch keeps its id), and SSE readers on either API see the
+ * same gap-free positions (the one on the killed API resumes on the other with Last-Event-ID).
  */
 const provided = inject('database');
 const RUNS = 40;
@@ -23,6 +26,7 @@ const SETTLED = ['completed', 'failed', 'cancelled', 'timed_out'];
 
 type Api = { url: string; child: ChildProcess };
 let fakes: FakeModelServers;
+let receiver: WebhookReceiver;
 let admin: postgres.Sql;
 let sql: postgres.Sql;
 let databaseName: string;
@@ -35,7 +39,7 @@ const dataDirs: string[] = [];
 const request = async (api: Api, method: string, pathname: string, body?: unknown, headers: Record<string, string> = {}) => {
   const response = await fetch(`${api.url}/v1${pathname}`, {
     method,
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(method === 'GET' ? {} : { 'idempotency-key': randomUUID() }), ...headers },
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(method === 'GET' ? {} : { 'idempotency-key': headers['idempotency-key'] ?? randomUUID() }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json().catch(() => null)) as any };
@@ -73,12 +77,13 @@ describe.skipIf(provided.kind !== 'postgres')('two API and two worker processes'
     if (provided.kind !== 'postgres') return;
     fakes = await startFakeModelServers();
     answerToolRequests(fakes);
+    receiver = await startWebhookReceiver();
     admin = postgres(provided.adminUrl, { max: 1, onnotice: () => {} });
     databaseName = `${provided.runId}_scale_${randomBytes(3).toString('hex')}`;
     await admin.unsafe(`create database "${databaseName}"`);
     const databaseUrl = withDatabase(provided.adminUrl, databaseName);
     sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
-    const env = { ...fakes.env, SVC_CREDENTIAL_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
+    const env = { ...fakes.env, SVC_CREDENTIAL_ENCRYPTION_KEY: randomBytes(32).toString('base64'), SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' };
     const taskQueue = `scale-${randomUUID()}`;
     const dataDir = () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-scale-'));
@@ -115,6 +120,7 @@ describe.skipIf(provided.kind !== 'postgres')('two API and two worker processes'
     if (databaseName) await admin?.unsafe(`drop database if exists "${databaseName}" with (force)`);
     await admin?.end({ timeout: 5 });
     await fakes?.close();
+    await receiver?.close();
     for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -131,8 +137,10 @@ describe.skipIf(provided.kind !== 'postgres')('two API and two worker processes'
     const provider = await request(api1, 'POST', `${p}/model-providers`, { key: 'openai', displayName: 'OpenAI', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a });
     expect(provider.status).toBe(201);
     expect((await request(api2, 'POST', `${p}/model-presets`, { key: 'fast', displayName: 'Fast', providerId: provider.body.id, model: 'vendor_a/gpt-5.1', routing: {} })).status).toBe(201);
+    const webhook = await request(api2, 'POST', `${p}/event-webhooks`, { displayName: 'Receiver', endpointUrl: receiver.url, signingSecret: `whsec_${randomBytes(24).toString('base64')}` });
+    expect(webhook.status, JSON.stringify(webhook.body)).toBe(201);
     const lookup = { name: 'lookup_order', description: 'Looks up an order', owner: 'caller', approval: 'never', inputSchema: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] }, outputSchema: { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] } };
-    const agent = await request(api1, 'POST', `${p}/agents`, { name: 'Scale', initialConfig: { systemPrompt: 'You are a helpful assistant.', modelPreset: 'fast', tools: [lookup], limits: { maxTurns: 4 } } });
+    const agent = await request(api1, 'POST', `${p}/agents`, { name: 'Scale', initialConfig: { systemPrompt: 'You are a helpful assistant.', modelPreset: 'fast', tools: [lookup, { ...lookup, name: 'cancel_order', description: 'Cancels an order', approval: 'always' }], limits: { maxTurns: 4 } } });
     expect(agent.status, JSON.stringify(agent.body)).toBe(201);
 
     const steady = readFeed(api1);
@@ -142,25 +150,39 @@ describe.skipIf(provided.kind !== 'postgres')('two API and two worker processes'
     const live = () => (apis[1]!.child.exitCode === null && apis[1]!.child.signalCode === null ? [api1, api2] : [api1]);
     const create = async (index: number) => {
       const api = live()[index % live().length]!;
-      const message = index % 2 === 0 ? `call lookup_order {"orderId":"A${index}"}` : `Hello ${index}`;
+      const tool = index % 3 === 0 ? 'lookup_order' : index % 3 === 1 ? 'cancel_order' : null;
+      const message = tool ? `call ${tool} {"orderId":"A${index}"}` : `Hello ${index}`;
       const session = await request(api, 'POST', `${p}/sessions`, { agentId: agent.body.id, initialMessage: message });
       expect(session.status, JSON.stringify(session.body)).toBe(201);
       runIds.push(session.body.latestRunId);
-      if (index % 2 === 0) withTool.add(session.body.latestRunId);
+      if (tool) withTool.add(session.body.latestRunId);
     };
-    // Answers every pending caller tool call, through whichever API is alive.
+    // An integrator's retry: when an API dies under a request, the same request with the same
+    // Idempotency-Key goes to the other one (the stored answer is shared through the database).
+    const reliably = async (api: Api, method: string, pathname: string, body: unknown, idempotencyKey: string) => {
+      try {
+        return await request(api, method, pathname, body, { 'idempotency-key': idempotencyKey });
+      } catch {
+        return request(api1, method, pathname, body, { 'idempotency-key': idempotencyKey }).catch(() => null);
+      }
+    };
+    // Answers every pending approval and caller tool call, through whichever API is alive.
     let answering = true;
     const answered = new Set<string>();
     const answers = (async () => {
       while (answering) {
         for (const runId of [...withTool]) {
           const api = live()[Math.floor(Math.random() * live().length)]!;
+          const approvals = await request(api, 'GET', `${p}/approvals?runId=${runId}`).catch(() => null);
+          for (const approval of approvals?.body?.data ?? []) {
+            if (approval.status === 'pending') await reliably(api, 'POST', `${p}/approvals/${approval.id}/decision`, { status: 'approved' }, `decide-${approval.id}`);
+          }
           const list = await request(api, 'GET', `${p}/tool-calls?runId=${runId}`).catch(() => null);
           for (const call of list?.body?.data ?? []) {
             if (call.status !== 'pending' || answered.has(call.id)) continue;
-            const claim = await request(api, 'POST', `${p}/tool-calls/${call.id}/claim`).catch(() => null);
+            const claim = await reliably(api, 'POST', `${p}/tool-calls/${call.id}/claim`, undefined, `claim-${call.id}`);
             if (claim?.status !== 200) continue;
-            const result = await request(api, 'POST', `${p}/tool-calls/${call.id}/result`, { fence: claim.body.fence, safeResult: { version: 1, status: 'success', value: { status: 'shipped' } } }).catch(() => null);
+            const result = await reliably(api, 'POST', `${p}/tool-calls/${call.id}/result`, { fence: claim.body.fence, safeResult: { version: 1, status: 'success', value: { status: 'shipped' } } }, `result-${call.id}`);
             if (result?.status === 200) answered.add(call.id);
           }
         }
@@ -180,7 +202,15 @@ describe.skipIf(provided.kind !== 'postgres')('two API and two worker processes'
     }, 150_000);
     answering = false;
     await answers;
-    expect(states.filter((state) => state !== 'completed')).toEqual([]);
+    const unfinished = runIds.filter((_, index) => states[index] !== 'completed');
+    const diagnosis = await Promise.all(
+      unfinished.map(async (runId) => ({
+        run: (await request(api1, 'GET', `${p}/runs/${runId}`)).body,
+        toolCalls: (await request(api1, 'GET', `${p}/tool-calls?runId=${runId}`)).body.data,
+        approvals: (await request(api1, 'GET', `${p}/approvals?runId=${runId}`)).body.data,
+      })),
+    );
+    expect(unfinished, JSON.stringify(diagnosis, null, 1).slice(0, 4000)).toEqual([]);
 
     // Each run settled once, each tool call has one result, and the log is gap-free.
     const settled = await sql`select aggregate_id, count(*)::int as n from product_events where kind = 'run.completed' group by aggregate_id`;
@@ -191,6 +221,15 @@ describe.skipIf(provided.kind !== 'postgres')('two API and two worker processes'
     expect(toolMessages.every((row) => row.n === 1)).toBe(true);
     const positions = (await sql`select project_position::int as position from product_events where project_id = ${projectId} order by project_position`).map((row) => row.position as number);
     expect(positions).toEqual(positions.map((_, index) => index + 1));
+
+    // The webhook: every event in exactly one batch (retries of a batch keep its webhook-id), in order.
+    await waitFor('the webhook to catch up', async () => new Set(receiver.requests.flatMap((r) => r.body.data.events.map((event: any) => event.id))).size >= positions.length || null, 60_000);
+    const batches = new Map<string, string[]>();
+    for (const received of receiver.requests) batches.set(String(received.headers['webhook-id']), received.body.data.events.map((event: any) => event.id));
+    const delivered = [...batches.values()].flat();
+    expect(delivered.length).toBe(positions.length);
+    const inLogOrder = (await sql`select id from product_events where project_id = ${projectId} order by project_position`).map((row) => row.id as string);
+    expect(delivered).toEqual(inLogOrder);
 
     // SSE: the reader on the surviving API saw every position in order; the one on the killed
     // API resumes on the survivor from its last id and ends with the same sequence.
