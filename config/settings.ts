@@ -34,6 +34,13 @@ const EnvironmentSchema = v.object({
   TEMPORAL_NAMESPACE: v.optional(v.pipe(v.string(), v.nonEmpty()), 'default'),
   TEMPORAL_TASK_QUEUE: v.optional(v.pipe(v.string(), v.nonEmpty()), 'agent-runtime'),
   TEMPORAL_CLI_PATH: optionalNonEmpty,
+  // An external Temporal cluster or Temporal Cloud (docs/deploy.md).
+  TEMPORAL_TLS: booleanString,
+  TEMPORAL_TLS_CERT_FILE: optionalNonEmpty,
+  TEMPORAL_TLS_KEY_FILE: optionalNonEmpty,
+  TEMPORAL_TLS_CA_FILE: optionalNonEmpty,
+  TEMPORAL_TLS_SERVER_NAME: optionalNonEmpty,
+  TEMPORAL_API_KEY: optionalNonEmpty,
   SVC_DATA_DIR: v.optional(v.pipe(v.string(), v.nonEmpty()), './.data'),
   SVC_ENVIRONMENT: v.optional(v.picklist(['development', 'production']), 'development'),
   SVC_AUTH_MODE: v.optional(v.picklist(['development', 'edge_proxy', 'hosted']), 'development'),
@@ -86,6 +93,15 @@ const EnvironmentSchema = v.object({
   SVC_REFRESH_LIFETIME_DAYS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(1), v.maxValue(400)), '400'),
 });
 
+export type TemporalSecurity = {
+  tls: boolean;
+  certFile: string | undefined;
+  keyFile: string | undefined;
+  caFile: string | undefined;
+  serverName: string | undefined;
+  apiKey: string | undefined;
+};
+
 export type EdgeProxySettings = {
   issuer: string;
   audience: string;
@@ -123,6 +139,8 @@ export type Settings = {
     namespace: string;
     taskQueue: string;
     cliPath: string | undefined;
+    /** How to reach an external cluster: TLS (mTLS with a client pair) and/or an API key. */
+    security: TemporalSecurity;
   };
   dataDir: string;
   environment: 'development' | 'production';
@@ -181,6 +199,7 @@ export function parseSettings(env: Record<string, string | undefined> = process.
     if (e.SVC_AUTH_MODE === 'development') problems.push('SVC_AUTH_MODE=development is refused when SVC_ENVIRONMENT=production (use edge_proxy or hosted)');
     if (!e.SVC_APP_ORIGIN.startsWith('https://')) problems.push('SVC_APP_ORIGIN must be an https:// origin when SVC_ENVIRONMENT=production');
   }
+  const security = temporalSecurity(e, problems);
   const edgeProxy = e.SVC_AUTH_MODE === 'edge_proxy' ? edgeProxySettings(e, problems) : null;
   const hosted = e.SVC_AUTH_MODE === 'hosted' ? hostedSettings(e, problems) : null;
   if (problems.length > 0) throw new SettingsError(`Invalid server settings:\n  ${problems.join('\n  ')}`);
@@ -193,6 +212,7 @@ export function parseSettings(env: Record<string, string | undefined> = process.
       namespace: e.TEMPORAL_NAMESPACE,
       taskQueue: e.TEMPORAL_TASK_QUEUE,
       cliPath: e.TEMPORAL_CLI_PATH,
+      security,
     },
     dataDir: path.resolve(e.SVC_DATA_DIR),
     environment: e.SVC_ENVIRONMENT,
@@ -220,6 +240,23 @@ export function parseSettings(env: Record<string, string | undefined> = process.
 }
 
 type ParsedEnvironment = v.InferOutput<typeof EnvironmentSchema>;
+
+function temporalSecurity(e: ParsedEnvironment, problems: string[]): TemporalSecurity {
+  if (Boolean(e.TEMPORAL_TLS_CERT_FILE) !== Boolean(e.TEMPORAL_TLS_KEY_FILE)) {
+    problems.push('TEMPORAL_TLS_CERT_FILE and TEMPORAL_TLS_KEY_FILE go together: the client certificate and its private key');
+  }
+  const any = e.TEMPORAL_TLS || e.TEMPORAL_TLS_CERT_FILE || e.TEMPORAL_TLS_KEY_FILE || e.TEMPORAL_TLS_CA_FILE || e.TEMPORAL_TLS_SERVER_NAME || e.TEMPORAL_API_KEY;
+  if (any && !e.TEMPORAL_ADDRESS) problems.push('TEMPORAL_TLS* and TEMPORAL_API_KEY apply to an external Temporal: set TEMPORAL_ADDRESS too');
+  return {
+    // Client certificates, a custom CA, a server name and Temporal Cloud API keys all mean TLS.
+    tls: Boolean(any),
+    certFile: e.TEMPORAL_TLS_CERT_FILE,
+    keyFile: e.TEMPORAL_TLS_KEY_FILE,
+    caFile: e.TEMPORAL_TLS_CA_FILE,
+    serverName: e.TEMPORAL_TLS_SERVER_NAME,
+    apiKey: e.TEMPORAL_API_KEY,
+  };
+}
 
 function edgeProxySettings(e: ParsedEnvironment, problems: string[]): EdgeProxySettings | null {
   const mode = 'when SVC_AUTH_MODE=edge_proxy';

@@ -26,7 +26,7 @@ const devServer = settings.temporal.address
   ? null
   : await startDevServer({ projectRoot, dataDir: settings.dataDir, cliPath: settings.temporal.cliPath, logger });
 const address = settings.temporal.address ?? devServer!.address;
-const temporal = await connectTemporal({ address, namespace: settings.temporal.namespace });
+const temporal = await connectTemporal({ address, namespace: settings.temporal.namespace, security: settings.temporal.security });
 const runStarter = createTemporalRunStarter({ client: temporal.client, taskQueue: runtimeTaskQueue(settings), logger });
 const api = await startApiServer(await createAppDeps({ settings, logger, database, runStarter, dependencies: loadSettingsDependencies(settings) }));
 logger.info('api listening', { url: `${api.url}/v1`, console: `${api.url}/` });

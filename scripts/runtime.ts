@@ -99,8 +99,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     sandboxSnapshots: options.dependencies.sandboxSnapshots,
     ...(options.webhookLookup ? { webhookLookup: options.webhookLookup } : {}),
   });
-  const worker = await createRuntimeWorker({ ...temporal, logger, activities });
-  const client = await connectTemporal({ address: temporal.address, namespace: temporal.namespace });
+  const worker = await createRuntimeWorker({ ...temporal, logger, activities, security: settings.temporal.security });
+  const client = await connectTemporal({ address: temporal.address, namespace: temporal.namespace, security: settings.temporal.security });
   // Runs start on the worker's own connection, eagerly: the API and this worker share the process
   // under `npm start`, so a new run's first workflow task skips the task queue.
   const eagerClient = new Client({ connection: worker.connection, namespace: temporal.namespace });

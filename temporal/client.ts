@@ -1,4 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
+import type { TemporalSecurity } from '../config/settings.ts';
+import { temporalConnectionOptions } from './connection-options.ts';
 
 /**
  * The API process's (and scripts') handle on Temporal: one gRPC connection and the client
@@ -11,9 +13,12 @@ export type TemporalClientHandle = {
   close(): Promise<void>;
 };
 
-/** Connects to the frontend at `address` (fails if it does not answer) with a client bound to `namespace`. */
-export async function connectTemporal(options: { address: string; namespace: string }): Promise<TemporalClientHandle> {
-  const connection = await Connection.connect({ address: options.address });
+/**
+ * Connects to the frontend at `address` (fails if it does not answer) with a client bound to
+ * `namespace`; `security` carries TLS and API key settings of an external cluster.
+ */
+export async function connectTemporal(options: { address: string; namespace: string; security?: TemporalSecurity }): Promise<TemporalClientHandle> {
+  const connection = await Connection.connect({ address: options.address, ...temporalConnectionOptions(options.security) });
   const client = new Client({ connection, namespace: options.namespace });
   return { connection, client, close: () => connection.close() };
 }

@@ -10,6 +10,8 @@ import {
   type Logger as TemporalLogger,
 } from '@temporalio/worker';
 import type { Logger } from '../config/logger.ts';
+import type { TemporalSecurity } from '../config/settings.ts';
+import { temporalConnectionOptions } from './connection-options.ts';
 
 /**
  * The runtime worker: polls one task queue for the workflows exported by workflows/index.ts and
@@ -28,6 +30,8 @@ export type RuntimeWorkerOptions = {
   logger: Logger;
   /** Activity implementations by name (activities/index.ts `createActivities`, built by scripts/runtime.ts). */
   activities: object;
+  /** TLS and API key settings of an external cluster (none for the dev server). */
+  security?: TemporalSecurity;
 };
 
 export type RuntimeWorker = {
@@ -49,7 +53,7 @@ export async function createRuntimeWorker(options: RuntimeWorkerOptions): Promis
   // Bundled here rather than by Worker.create so webpack's multi-line build report lands at
   // debug level; its errors still log at error.
   const workflowBundle = await bundleWorkflowCode({ workflowsPath, logger: toTemporalLogger(logger.child({ component: 'workflow-bundler' }), 'debug') });
-  const connection = await NativeConnection.connect({ address });
+  const connection = await NativeConnection.connect({ address, ...temporalConnectionOptions(options.security) });
   let worker: Worker;
   try {
     worker = await Worker.create({ connection, namespace, taskQueue, workflowBundle, activities: options.activities });
