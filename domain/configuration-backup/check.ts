@@ -1,6 +1,6 @@
-import * as v from 'valibot';
 import { ValidationError } from '../errors.ts';
-import { mapConfigReferences, type ConfigReferenceKind } from './config-references.ts';
+import { parseAt } from '../model-presets/parse-at.ts';
+import { mapConfigReferences } from './config-references.ts';
 import { BACKUP_FORMAT, BACKUP_FORMAT_VERSION, BackupFile } from './format.ts';
 
 /**
@@ -17,14 +17,9 @@ export function readBackupFile(value: unknown, path = 'body.backup'): BackupFile
   if (typeof formatVersion === 'number' && formatVersion > BACKUP_FORMAT_VERSION) {
     throw new ValidationError(`${path}.formatVersion ${formatVersion} is newer than this server reads (${BACKUP_FORMAT_VERSION}); upgrade the server first`, { path: `${path}.formatVersion` });
   }
-  const result = v.safeParse(BackupFile, value);
-  if (!result.success) {
-    const issue = result.issues[0];
-    const issuePath = [path, ...(issue.path?.map((item) => String(item.key)) ?? [])].join('.');
-    throw new ValidationError(`Invalid backup: ${issuePath}: ${issue.message}`, { path: issuePath });
-  }
-  checkLinks(result.output, path);
-  return result.output;
+  const file = parseAt(BackupFile, value, path);
+  checkLinks(file, path);
+  return file;
 }
 
 type Kind = 'modelProvider' | 'sandboxProvider' | 'storageProvider' | 'mcpServer' | 'mcpServerVersion' | 'mcpCredential' | 'mcpCredentialPolicy' | 'policyVersion' | 'project' | 'modelPreset' | 'skill' | 'skillVersion' | 'mcpToolset' | 'toolsetVersion' | 'agent' | 'agentVersion' | 'eventWebhook';
@@ -96,7 +91,7 @@ function checkLinks(file: BackupFile, root: string): void {
     project.agents.forEach((entry, index) =>
       entry.versions.forEach((version, v2) =>
         mapConfigReferences(version.config, (kind, id, configPath) => {
-          link(id, CONFIG_KINDS[kind], kind === 'policyVersion' ? null : project.id, `${at}.agents.${index}.versions.${v2}.config.${configPath}`);
+          link(id, kind, kind === 'policyVersion' ? null : project.id, `${at}.agents.${index}.versions.${v2}.config.${configPath}`);
           return id;
         }),
       ),
@@ -108,13 +103,6 @@ function checkLinks(file: BackupFile, root: string): void {
     list.forEach((entry, index) => declare(entry.id, kind, projectId, `${path}.versions.${index}`));
   }
 }
-
-const CONFIG_KINDS: Record<ConfigReferenceKind, Kind> = {
-  skillVersion: 'skillVersion',
-  agentVersion: 'agentVersion',
-  toolsetVersion: 'toolsetVersion',
-  policyVersion: 'policyVersion',
-};
 
 /** Entries for which `key` gives null (archived, removed) do not take part. */
 function unique<T>(list: readonly T[], key: (entry: T) => string | null, path: string, field: string): void {

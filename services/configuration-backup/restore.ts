@@ -28,6 +28,7 @@ import { mapConfigReferences } from '../../domain/configuration-backup/config-re
 import type { BackupFile } from '../../domain/configuration-backup/format.ts';
 import { ConflictError, ValidationError } from '../../domain/errors.ts';
 import { ProviderApiKey } from '../../domain/model-catalog/provider-input.ts';
+import { parseAt } from '../../domain/model-presets/parse-at.ts';
 import { StorageCredentialInput } from '../../domain/storage/provider-input.ts';
 import { signingSecretProblem } from '../../domain/webhooks/signing-secret.ts';
 import { McpSecret } from '../../domain/mcp/inputs.ts';
@@ -144,15 +145,7 @@ export async function restoreConfiguration({
   });
 }
 
-function readCredentials(value: unknown): Credentials {
-  const result = v.safeParse(CredentialsInput, value ?? {});
-  if (!result.success) {
-    const issue = result.issues[0];
-    const path = ['body.credentials', ...(issue.path?.map((item) => String(item.key)) ?? [])].join('.');
-    throw new ValidationError(`Invalid credentials: ${path}: ${issue.message}`, { path });
-  }
-  return result.output;
-}
+const readCredentials = (value: unknown): Credentials => parseAt(CredentialsInput, value ?? {}, 'body.credentials');
 
 /** Rule 1: every required credential given, none other; each in the form its connection takes. */
 function checkCredentials(plan: RestorePlan, credentials: Credentials): void {
