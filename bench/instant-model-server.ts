@@ -1,5 +1,6 @@
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 
 /** The settings variable that points vendor_a (OpenAI Responses API) at a base URL. */
 export const VENDOR_A_BASE_URL_ENV = 'SVC_MODEL_BASE_URL_VENDOR_A';
@@ -7,19 +8,32 @@ export const VENDOR_A_BASE_URL_ENV = 'SVC_MODEL_BASE_URL_VENDOR_A';
 export const INSTANT_MODEL_API_KEY = 'sk-proj-bench-instant-model-key';
 
 const USAGE = { input_tokens: 12, input_tokens_details: { cached_tokens: 0 }, output_tokens: 2, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 14 };
+const CHAT_USAGE = { prompt_tokens: 12, completion_tokens: 2, total_tokens: 14 };
+const REPLY = 'Done.';
 
-export type InstantModelServer = { baseUrl: string; close(): Promise<void> };
+export type InstantModelServer = {
+  baseUrl: string;
+  /** Requests whose last user message contains `text`, so far (the peer benchmark's crash check). */
+  requestsMentioning(text: string): number;
+  close(): Promise<void>;
+};
+
+/** What the model decides from the conversation, whichever wire protocol carried it. */
+type Decision = { kind: 'call'; tool: string; arguments: string } | { kind: 'reply' };
 
 /**
- * The benchmarks' model: an OpenAI Responses API endpoint on 127.0.0.1 that answers every
- * `POST /v1/responses` at once (and `GET /v1/models` with the one model the bench presets name),
- * so a measured turn is the runtime's own time. A user message `call <tool> [<JSON arguments>]`
- * is answered with a call of that tool, and a request carrying the tool's output with a short text
- * reply; anything else gets the text reply. The test suite's scriptable fakes
- * (`test/fixtures/model-servers/`) stay with the tests.
+ * The benchmarks' model: an OpenAI-compatible endpoint on 127.0.0.1 that answers at once, so a
+ * measured turn is the runtime's own time. It speaks the Responses API (`POST /v1/responses`,
+ * what vendor_a uses) and Chat Completions (`POST /v1/chat/completions`, streamed or not, what
+ * the peers' OpenAI clients use), and `GET /v1/models`. A last user message `call <tool> [<JSON
+ * arguments>]` is answered with a call of that tool, and a request carrying the tool's output
+ * with a short text reply; anything else gets the text reply. A user message containing
+ * `sleep <ms>` is answered after that long (a call in flight for the crash check). The test
+ * suite's scriptable fakes (`test/fixtures/model-servers/`) stay with the tests.
  */
 export async function startInstantModelServer(): Promise<InstantModelServer> {
   let seq = 0;
+  const seen: string[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -28,41 +42,18 @@ export async function startInstantModelServer(): Promise<InstantModelServer> {
       if (req.method === 'GET' && path === '/v1/models') {
         return send(res, 200, { object: 'list', data: [{ id: 'gpt-5.1', object: 'model', created: 1762800000, owned_by: 'system' }] });
       }
-      if (req.method !== 'POST' || path !== '/v1/responses') return send(res, 404, { error: { message: `No route for ${req.method} ${path}`, type: 'invalid_request_error', param: null, code: null } });
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { model?: string; input?: Array<{ type?: string; role?: string; content?: unknown }> };
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
       seq += 1;
-      const input = body.input ?? [];
-      const lastUser = input.findLastIndex((item) => item.role === 'user');
-      const answered = input.slice(lastUser + 1).some((item) => item.type === 'function_call_output');
-      const asked = typeof input[lastUser]?.content === 'string' ? /^call (\S+)(?: (\{.*\}))?$/s.exec(input[lastUser].content as string) : null;
-      if (asked && !answered) {
-        return send(res, 200, {
-          id: `resp_${seq}`,
-          object: 'response',
-          created_at: Math.floor(Date.now() / 1000),
-          status: 'completed',
-          model: body.model ?? 'gpt-5.1',
-          output: [{ type: 'function_call', id: `fc_${seq}`, call_id: `call_${seq}`, name: asked[1], arguments: asked[2] ?? '{}', status: 'completed' }],
-          incomplete_details: null,
-          usage: USAGE,
-        });
-      }
-      send(res, 200, {
-        id: `resp_${seq}`,
-        object: 'response',
-        created_at: Math.floor(Date.now() / 1000),
-        status: 'completed',
-        model: body.model ?? 'gpt-5.1',
-        output: [{ type: 'message', id: `msg_${seq}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Done.', annotations: [] }] }],
-        incomplete_details: null,
-        usage: USAGE,
-      });
+      if (req.method === 'POST' && path === '/v1/responses') return void answerResponses(body, seq, seen, res);
+      if (req.method === 'POST' && path === '/v1/chat/completions') return void answerChat(body, seq, seen, res);
+      send(res, 404, { error: { message: `No route for ${req.method} ${path}`, type: 'invalid_request_error', param: null, code: null } });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
+    requestsMentioning: (text) => seen.filter((message) => message.includes(text)).length,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -70,7 +61,72 @@ export async function startInstantModelServer(): Promise<InstantModelServer> {
   };
 }
 
-function send(res: import('node:http').ServerResponse, status: number, body: unknown): void {
+/** The decision for a conversation whose last user message is `userText`. */
+function decide(userText: string | null, answered: boolean): Decision {
+  const asked = userText === null ? null : /^call (\S+)(?: (\{.*\}))?$/s.exec(userText);
+  return asked && !answered ? { kind: 'call', tool: asked[1]!, arguments: asked[2] ?? '{}' } : { kind: 'reply' };
+}
+
+async function holdIfAsked(userText: string | null): Promise<void> {
+  const sleep = userText === null ? null : /\bsleep (\d+)\b/.exec(userText);
+  if (sleep) await delay(Number(sleep[1]));
+}
+
+async function answerResponses(body: Record<string, unknown>, seq: number, seen: string[], res: ServerResponse): Promise<void> {
+  const input = (body.input ?? []) as Array<{ type?: string; role?: string; content?: unknown }>;
+  const lastUser = input.findLastIndex((item) => item.role === 'user');
+  const userText = typeof input[lastUser]?.content === 'string' ? (input[lastUser].content as string) : null;
+  seen.push(userText ?? '');
+  await holdIfAsked(userText);
+  const decision = decide(userText, input.slice(lastUser + 1).some((item) => item.type === 'function_call_output'));
+  const output =
+    decision.kind === 'call'
+      ? [{ type: 'function_call', id: `fc_${seq}`, call_id: `call_${seq}`, name: decision.tool, arguments: decision.arguments, status: 'completed' }]
+      : [{ type: 'message', id: `msg_${seq}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: REPLY, annotations: [] }] }];
+  send(res, 200, {
+    id: `resp_${seq}`,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    status: 'completed',
+    model: body.model ?? 'gpt-5.1',
+    output,
+    incomplete_details: null,
+    usage: USAGE,
+  });
+}
+
+async function answerChat(body: Record<string, unknown>, seq: number, seen: string[], res: ServerResponse): Promise<void> {
+  const messages = (body.messages ?? []) as Array<{ role?: string; content?: unknown }>;
+  const lastUser = messages.findLastIndex((message) => message.role === 'user');
+  const content = messages[lastUser]?.content;
+  const userText =
+    typeof content === 'string' ? content : Array.isArray(content) ? content.map((part: { text?: string }) => part.text ?? '').join('') : null;
+  seen.push(userText ?? '');
+  await holdIfAsked(userText);
+  if (res.destroyed) return; // the caller hung up (killed) while the call was held
+  const decision = decide(userText, messages.slice(lastUser + 1).some((message) => message.role === 'tool'));
+  const id = `chatcmpl-${seq}`;
+  const created = Math.floor(Date.now() / 1000);
+  const model = (body.model as string | undefined) ?? 'gpt-5.1';
+  const toolCall = decision.kind === 'call' ? { index: 0, id: `call_${seq}`, type: 'function', function: { name: decision.tool, arguments: decision.arguments } } : null;
+  const finish = toolCall ? 'tool_calls' : 'stop';
+  if (body.stream !== true) {
+    const message = toolCall ? { role: 'assistant', content: null, tool_calls: [{ id: toolCall.id, type: 'function', function: toolCall.function }] } : { role: 'assistant', content: REPLY };
+    return send(res, 200, { id, object: 'chat.completion', created, model, choices: [{ index: 0, message, finish_reason: finish, logprobs: null }], usage: CHAT_USAGE });
+  }
+  const chunk = (delta: Record<string, unknown>, finishReason: string | null, usage?: unknown) =>
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }], ...(usage ? { usage } : {}) })}\n\n`;
+  const frames = [
+    chunk(toolCall ? { role: 'assistant', content: null, tool_calls: [toolCall] } : { role: 'assistant', content: REPLY }, null),
+    chunk({}, finish),
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: CHAT_USAGE })}\n\n`,
+    'data: [DONE]\n\n',
+  ];
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.end(frames.join(''));
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);

@@ -180,6 +180,9 @@ export class SettingsError extends Error {
   override name = 'SettingsError';
 }
 
+/** Every environment variable the service reads. */
+export const SETTING_NAMES: readonly string[] = Object.keys(EnvironmentSchema.entries);
+
 /** Parses settings from an environment map; throws SettingsError naming every bad variable. */
 export function parseSettings(env: Record<string, string | undefined> = process.env): Settings {
   const result = v.safeParse(EnvironmentSchema, pickKnown(env));

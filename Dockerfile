@@ -1,0 +1,26 @@
+# The service's image: one image for the API (`node scripts/api.ts`, the default command) and the
+# worker (`node scripts/worker.ts`). Runs as a non-root user; carries bubblewrap, socat and
+# Chromium so workers can run sandboxed agents and browser tools. See docs/deploy.md and
+# deploy/compose.yaml.
+FROM node:24-bookworm-slim AS dependencies
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund
+
+FROM node:24-bookworm-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends bubblewrap socat chromium ca-certificates tini \
+ && rm -rf /var/lib/apt/lists/* \
+ && useradd --system --uid 10001 --user-group --home-dir /var/lib/agent-runtime --create-home svc
+WORKDIR /app
+COPY --from=dependencies /app/node_modules ./node_modules
+COPY --chown=root:root . .
+USER svc
+ENV NODE_ENV=production \
+    SVC_ENVIRONMENT=production \
+    HOST=0.0.0.0 \
+    PORT=8080 \
+    SVC_DATA_DIR=/var/lib/agent-runtime
+EXPOSE 8080
+ENTRYPOINT ["/usr/bin/tini", "--", "node"]
+CMD ["scripts/api.ts"]

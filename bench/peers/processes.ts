@@ -1,0 +1,118 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
+
+/** A peer's OS process, in its own process group so `kill -9` takes its children too. */
+export type PeerProcess = { child: ChildProcess; output(): string; exited: Promise<void> };
+
+export function startProcess(command: string, args: string[], options: { cwd: string; env: Record<string, string | undefined> }): PeerProcess {
+  const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+    if (output.length > 200_000) output = output.slice(-100_000);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return { child, output: () => output, exited };
+}
+
+/** Resolves once `ready()` is true; fails with the process's output when it exits or times out. */
+export async function waitUntil(peer: PeerProcess, what: string, ready: () => boolean | Promise<boolean>, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await Promise.resolve().then(ready).catch(() => false)) return;
+    if (peer.child.exitCode !== null || peer.child.signalCode !== null) throw new Error(`${what} exited (${peer.child.exitCode ?? peer.child.signalCode}):\n${peer.output().slice(-4000)}`);
+    if (Date.now() > deadline) throw new Error(`${what} not ready after ${timeoutMs} ms:\n${peer.output().slice(-4000)}`);
+    await delay(100);
+  }
+}
+
+export async function answers(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+    await response.arrayBuffer();
+    return response.status < 500;
+  } catch {
+    return false;
+  }
+}
+
+/** `kill -9` of the process group; resolves when the leader is gone. */
+export async function killHard(peer: PeerProcess): Promise<void> {
+  try {
+    process.kill(-peer.child.pid!, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+  await peer.exited;
+}
+
+/** SIGTERM to the group, then SIGKILL after `graceMs`. */
+export async function stopProcess(peer: PeerProcess, graceMs = 10_000): Promise<void> {
+  if (peer.child.exitCode !== null || peer.child.signalCode !== null) return;
+  try {
+    process.kill(-peer.child.pid!, 'SIGTERM');
+  } catch {
+    return;
+  }
+  const timer = setTimeout(() => void killHard(peer), graceMs);
+  await peer.exited;
+  clearTimeout(timer);
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+type ProcInfo = { pid: number; pgrp: number; cmdline: string; peakRssKb: number };
+
+function readProcesses(): ProcInfo[] {
+  const out: ProcInfo[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const status = readFileSync(`/proc/${entry}/status`, 'utf8');
+      const peak = /^VmHWM:\s+(\d+) kB/m.exec(status);
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      out.push({ pid: Number(entry), pgrp: Number(fields[2]), cmdline, peakRssKb: peak ? Number(peak[1]) : 0 });
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out;
+}
+
+/**
+ * Peak resident memory (MiB, the sum of each process's VmHWM) of the processes in the given
+ * process groups plus any process whose command line contains one of `markers` (a server a peer
+ * started in a group of its own, such as our Temporal dev server).
+ */
+export function peakRssMiB(groups: number[], markers: string[] = []): number {
+  const chosen = readProcesses().filter((p) => groups.includes(p.pgrp) || markers.some((marker) => p.cmdline.includes(marker)));
+  return chosen.reduce((sum, p) => sum + p.peakRssKb, 0) / 1024;
+}
+
+/** SIGKILL every process whose command line contains `marker` (a detached server left behind). */
+export function killByMarker(marker: string): void {
+  for (const p of readProcesses()) {
+    if (p.pid !== process.pid && p.cmdline.includes(marker)) {
+      try {
+        process.kill(p.pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+  }
+}

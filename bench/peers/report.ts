@@ -1,0 +1,55 @@
+import type { PeerFigures } from './peer.ts';
+
+const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(1) : '—');
+
+/** The peer table (Markdown) with this service's ratios to Restate's durable handler. */
+export function renderPeerTable(
+  results: Array<PeerFigures | { name: string; error: string }>,
+  context: { machine: string; options: { warmup: number; sequential: number; concurrency: number[]; runs: number } },
+): string {
+  const measured = results.filter((r): r is PeerFigures => !('error' in r));
+  const levels = context.options.concurrency;
+  const lines = [
+    '# Peer benchmark',
+    '',
+    `Measured by \`npm run bench:peers\` on ${context.machine}. Same instant OpenAI-compatible model (bench/instant-model-server.ts) for all; ` +
+      `one turn = system prompt + one user message, no tools; two turns = the model calls \`lookup\` once, then answers. ` +
+      `Latency: ${context.options.sequential} sequential runs each after ${context.options.warmup} warm-up runs, create to settled. ` +
+      `Throughput: at least ${context.options.runs} one-turn runs (five per client) at each concurrency, every run accounted for. ` +
+      'Peak RSS: the sum of VmHWM over the runtime\'s processes (PostgreSQL not counted). Durable: a run whose model call is in flight survives `kill -9` of the process executing it and settles by itself after a restart (checked in this run).',
+    '',
+    `| Runtime | Durable (kill -9) | One turn p50 / p95 ms | Two turns p50 / p95 ms | ${levels.map((c) => `Runs/s at ${c}`).join(' | ')} | Peak RSS MiB |`,
+    `|---|---|---|---|${levels.map(() => '---').join('|')}|---|`,
+  ];
+  for (const r of results) {
+    if ('error' in r) {
+      lines.push(`| ${r.name} | not measured | — | — | ${levels.map(() => '—').join(' | ')} | — |`);
+      continue;
+    }
+    const rates = levels.map((c) => {
+      const t = r.throughput[c]!;
+      const lost = t.failed + t.stuck;
+      return `${t.perSecond.toFixed(1)}${lost > 0 ? ` (${t.failed} failed, ${t.stuck} stuck of ${t.settled + lost})` : ''}`;
+    });
+    lines.push(`| ${r.name} | ${r.durable ? 'yes' : 'no'} | ${ms(r.oneTurn.p50)} / ${ms(r.oneTurn.p95)} | ${ms(r.twoTurn.p50)} / ${ms(r.twoTurn.p95)} | ${rates.join(' | ')} | ${r.peakRssMiB.toFixed(0)} |`);
+  }
+  const restate = measured.find((r) => r.name.startsWith('Restate'));
+  const ours = measured.filter((r) => r.name.startsWith('This service'));
+  if (restate && ours.length > 0) {
+    lines.push('', '## This service against Restate\'s durable handler (same run)', '');
+    lines.push(`| | One turn p50 ratio (target ≤ 3×) | ${levels.map((c) => `Runs/s ratio at ${c}`).join(' | ')} |`, `|---|---|${levels.map(() => '---').join('|')}|`);
+    for (const r of ours) {
+      const rates = levels.map((c) => `${(r.throughput[c]!.perSecond / restate.throughput[c]!.perSecond).toFixed(2)}×`);
+      lines.push(`| ${r.name} | ${(r.oneTurn.p50 / restate.oneTurn.p50).toFixed(1)}× | ${rates.join(' | ')} |`);
+    }
+  }
+  lines.push('', '## How each ran', '');
+  for (const r of results) {
+    if ('error' in r) lines.push(`- **${r.name}**: not measured: ${r.error.replaceAll('\n', ' ')}`);
+    else {
+      const errors = levels.map((c) => r.throughput[c]!.firstError).filter(Boolean);
+      lines.push(`- **${r.name}**: ${r.setup}. Crash check: ${r.durableDetail}.${errors.length ? ` First error under load: ${errors[0]}` : ''}`);
+    }
+  }
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { parseSettings, SETTING_NAMES } from '../config/settings.ts';
+
+// Docker is not available where the suite runs, so the image and compose file are checked for
+// what would break them silently: settings that do not exist, a production configuration the
+// service refuses at start, and the worker missing what sandboxes need.
+const here = path.dirname(fileURLToPath(import.meta.url));
+// Compose applies YAML merge keys (`<<: *service`); the yaml package does so only when asked.
+const compose = parse(readFileSync(path.join(here, 'compose.yaml'), 'utf8'), { merge: true }) as {
+  services: Record<string, { image?: string; command?: string[]; environment?: Record<string, string>; env_file?: Array<{ path: string }>; depends_on?: Record<string, unknown>; security_opt?: string[] }>;
+};
+const dockerfile = readFileSync(path.join(here, '..', 'Dockerfile'), 'utf8');
+const envFile = (file: string) =>
+  Object.fromEntries(
+    readFileSync(path.join(here, file), 'utf8')
+      .split('\n')
+      .filter((line) => /^[A-Z_]+=/.test(line))
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
+const imageEnv = Object.fromEntries([...dockerfile.matchAll(/^\s*(?:ENV\s+)?([A-Z_]+)=(\S+?)\s*\\?$/gm)].map((m) => [m[1]!, m[2]!]));
+
+describe('deploy/compose.yaml and the Dockerfile', () => {
+  it('the API and the worker run the image with the service scripts, after PostgreSQL and the Temporal setup', () => {
+    expect(compose.services.api!.command).toEqual(['scripts/api.ts']);
+    expect(compose.services.worker!.command).toEqual(['scripts/worker.ts']);
+    for (const name of ['api', 'worker']) {
+      expect(Object.keys(compose.services[name]!.depends_on ?? {})).toEqual(['postgres', 'temporal-setup']);
+      expect(compose.services[name]!.env_file).toEqual([{ path: 'service.env', required: true }]);
+    }
+    expect(compose.services.temporal!.image).toMatch(/^temporalio\//);
+    expect(compose.services['temporal-ui']!.image).toMatch(/^temporalio\/ui:/);
+  });
+
+  it('every variable the containers set is a setting the service reads, and together they parse as a production configuration', () => {
+    const environment = { ...imageEnv, ...envFile('service.env.example'), ...compose.services.api!.environment };
+    const unknown = Object.keys({ ...envFile('service.env.example'), ...compose.services.api!.environment }).filter((name) => !SETTING_NAMES.includes(name));
+    expect(unknown).toEqual([]);
+    const settings = parseSettings({ ...environment, SVC_CREDENTIAL_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') });
+    expect(settings.environment).toBe('production');
+    expect(settings.databaseUrl).toBe('postgres://agent_runtime:agent_runtime@postgres:5432/agent_runtime');
+    expect(settings.temporal.address).toBe('temporal:7233');
+  });
+
+  it('the image runs as a non-root user and carries the sandbox and browser packages', () => {
+    expect(dockerfile).toMatch(/^USER svc$/m);
+    for (const pkg of ['bubblewrap', 'socat', 'chromium']) expect(dockerfile).toContain(` ${pkg} `);
+    expect(compose.services.worker!.security_opt).toContain('seccomp=unconfined');
+  });
+
+  it('the Temporal server gets the dynamic config the service relies on', () => {
+    const dynamic = parse(readFileSync(path.join(here, 'temporal-dynamic-config.yaml'), 'utf8')) as Record<string, Array<{ value: unknown }>>;
+    const devServer = parse(readFileSync(path.join(here, '..', 'temporal-dev.yaml'), 'utf8')) as { dynamicConfig: Record<string, unknown> };
+    for (const key of ['frontend.enableUpdateWorkflowExecution', 'frontend.enableUpdateWorkflowExecutionAsyncAccepted', 'system.enableEagerWorkflowStart']) {
+      expect(dynamic[key]).toEqual([{ value: devServer.dynamicConfig[key] }]);
+    }
+  });
+});
