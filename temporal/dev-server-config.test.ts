@@ -21,6 +21,7 @@ const config: DevServerConfig = {
   httpPort: 7243,
   metricsPort: undefined,
   databaseFile: 'temporal.sqlite',
+  sqlitePragmas: { journal_mode: 'wal', synchronous: 'normal' },
   searchAttributes: { projectId: 'Keyword', runState: 'Keyword' },
   dynamicConfig: { 'frontend.enableUpdateWorkflowExecution': true, 'limit.maxIDLength': 255, 'some.name': 'x' },
 };
@@ -61,6 +62,8 @@ describe('devServerArgs', () => {
       '--namespace', 'default',
       '--ui-port', '8233',
       '--db-filename', '/data/temporal.sqlite',
+      '--sqlite-pragma', 'journal_mode=wal',
+      '--sqlite-pragma', 'synchronous=normal',
       '--http-port', '7243',
       '--search-attribute', 'projectId=Keyword',
       '--search-attribute', 'runState=Keyword',
@@ -76,6 +79,7 @@ describe('devServerArgs', () => {
     expect(args).toContain('--headless');
     expect(args).not.toContain('--ui-port');
     expect(args).not.toContain('--db-filename');
+    expect(args).not.toContain('--sqlite-pragma');
     expect(args).not.toContain('--http-port');
     expect(args.slice(args.indexOf('--metrics-port'), args.indexOf('--metrics-port') + 2)).toEqual(['--metrics-port', '40002']);
   });

@@ -25,6 +25,8 @@ export const DevServerConfig = v.strictObject({
   httpPort: v.optional(listenPort),
   metricsPort: v.optional(listenPort),
   databaseFile: v.pipe(v.string(), v.nonEmpty()),
+  // `--sqlite-pragma`: the CLI accepts journal_mode and synchronous only.
+  sqlitePragmas: v.optional(v.strictObject({ journal_mode: v.optional(v.picklist(['delete', 'truncate', 'persist', 'memory', 'wal', 'off'])), synchronous: v.optional(v.picklist(['off', 'normal', 'full', 'extra'])) }), {}),
   searchAttributes: v.optional(v.record(identifier, v.picklist(searchAttributeTypes)), {}),
   dynamicConfig: v.optional(
     v.record(
@@ -89,9 +91,14 @@ export function devServerArgs(config: DevServerConfig, listen: DevServerListen):
   const args = ['server', 'start-dev', '--ip', config.ip, '--port', String(listen.port), '--namespace', config.namespace];
   if (listen.uiPort === null) args.push('--headless');
   else args.push('--ui-port', String(listen.uiPort));
-  if (listen.databasePath !== null) args.push('--db-filename', listen.databasePath);
+  if (listen.databasePath !== null) args.push('--db-filename', listen.databasePath, ...sqlitePragmaArgs(config));
   args.push(...devServerExtraArgs(config, listen), '--log-level', 'warn');
   return args;
+}
+
+/** `--sqlite-pragma` flags for a persistent (file) database; meaningless in memory. */
+export function sqlitePragmaArgs(config: DevServerConfig): string[] {
+  return Object.entries(config.sqlitePragmas).flatMap(([pragma, value]) => (value === undefined ? [] : ['--sqlite-pragma', `${pragma}=${value}`]));
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   devServerArgs,
   devServerConfigPath,
   devServerExtraArgs,
+  sqlitePragmaArgs,
   loadDevServerConfig,
   type DevServerConfig,
   type DevServerListen,
@@ -260,7 +261,7 @@ async function startWithSdkDownload(input: {
         uiPort: listen.uiPort ?? undefined,
         namespace: config.namespace,
         dbFilename: listen.databasePath ?? undefined,
-        extraArgs: devServerExtraArgs(config, listen),
+        extraArgs: [...devServerExtraArgs(config, listen), ...(listen.databasePath === null ? [] : sqlitePragmaArgs(config))],
       },
     });
   } catch (error) {

@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { InstantModelServer } from '../instant-model-server.ts';
 import { PEER_APPS_DIR, PEERS_DIR } from './install.ts';
 import type { Peer } from './peer.ts';
-import { answers, freePort, killHard, peakRssMiB, startProcess, stopProcess, waitUntil, type PeerProcess } from './processes.ts';
+import { answers, freePort, killHard, startProcess, stopProcess, waitUntil, type PeerProcess } from './processes.ts';
 import * as path from 'node:path';
 import { rmSync } from 'node:fs';
 
@@ -44,7 +44,7 @@ export function langgraphPeer(options: { model: InstantModelServer }): Peer {
     },
     oneTurn: () => run('plain', 'Hello.'),
     twoTurn: () => run('tool', 'call lookup {"city":"Paris"}'),
-    peakRssMiB: () => peakRssMiB([server!.child.pid!]),
+    processes: () => ({ groups: [server!.child.pid!] }),
     async crashCheck() {
       const marker = `crash-${Date.now()}`;
       const thread = await post('/threads', {});

@@ -3,7 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { InstantModelServer } from '../instant-model-server.ts';
 import { PEER_APPS_DIR } from './install.ts';
 import type { Peer } from './peer.ts';
-import { freePort, killHard, peakRssMiB, startProcess, stopProcess, waitUntil, type PeerProcess } from './processes.ts';
+import { freePort, killHard, startProcess, stopProcess, waitUntil, type PeerProcess } from './processes.ts';
 
 /**
  * Mastra: two `@mastra/core` agents with Mastra memory on PostgreSQL (`@mastra/pg`, its own
@@ -34,7 +34,7 @@ export function mastraPeer(options: { model: InstantModelServer; databaseUrl: st
     start: boot,
     oneTurn: () => run('Hello.', false),
     twoTurn: () => run('call lookup {"city":"Paris"}', true),
-    peakRssMiB: () => peakRssMiB([app!.child.pid!]),
+    processes: () => ({ groups: [app!.child.pid!], postgres: true }),
     async crashCheck() {
       const marker = `crash-${Date.now()}`;
       const threadId = randomUUID();

@@ -1,4 +1,5 @@
 import { percentile } from '../support.ts';
+import { cpuSeconds, peakRssMiB, type ProcessSet } from './processes.ts';
 
 /**
  * One runtime under the peer benchmark, driven the way its own users drive it (its HTTP API,
@@ -14,7 +15,8 @@ export type Peer = {
   /** Create to settled of one run of the one-turn agent; throws unless it settled successfully. */
   oneTurn(i: number): Promise<void>;
   twoTurn(i: number): Promise<void>;
-  peakRssMiB(): number;
+  /** Its processes, for peak RSS and CPU time (PostgreSQL included where it keeps state there). */
+  processes(): ProcessSet;
   /**
    * Starts a run whose model call is held, `kill -9`s the process executing it, starts the peer
    * again and watches whether the run settles with its answer by itself (no resubmission).
@@ -28,7 +30,7 @@ export type PeerFigures = {
   setup: string;
   oneTurn: { p50: number; p95: number };
   twoTurn: { p50: number; p95: number };
-  throughput: Record<number, { perSecond: number; settled: number; failed: number; stuck: number; firstError: string | null }>;
+  throughput: Record<number, { perSecond: number; settled: number; failed: number; stuck: number; firstError: string | null; cpuMsPerRun: number }>;
   peakRssMiB: number;
   durable: boolean;
   durableDetail: string;
@@ -51,14 +53,15 @@ export async function measurePeer(peer: Peer, options: MeasureOptions, log: (lin
     log(`${peer.name}: two turns p50 ${twoTurn.p50.toFixed(1)} ms, p95 ${twoTurn.p95.toFixed(1)} ms`);
     const throughput: PeerFigures['throughput'] = {};
     for (const concurrency of options.concurrency) {
-      throughput[concurrency] = await accountedLoad(concurrency, Math.max(options.runs, concurrency * 5), options.runDeadlineMs, () => peer.oneTurn(seq++));
-      const t = throughput[concurrency];
-      log(`${peer.name}: concurrency ${concurrency}: ${t.perSecond.toFixed(1)} runs/s (${t.settled} settled, ${t.failed} failed, ${t.stuck} stuck)${t.firstError ? ` first error: ${t.firstError}` : ''}`);
+      const cpuBefore = cpuSeconds(peer.processes());
+      const load = await accountedLoad(concurrency, Math.max(options.runs, concurrency * 5), options.runDeadlineMs, () => peer.oneTurn(seq++));
+      const t = (throughput[concurrency] = { ...load, cpuMsPerRun: ((cpuSeconds(peer.processes()) - cpuBefore) * 1000) / Math.max(1, load.settled) });
+      log(`${peer.name}: concurrency ${concurrency}: ${t.perSecond.toFixed(1)} runs/s (${t.settled} settled, ${t.failed} failed, ${t.stuck} stuck), ${t.cpuMsPerRun.toFixed(1)} ms CPU per run${t.firstError ? `; first error: ${t.firstError}` : ''}`);
     }
-    const peakRssMiB = peer.peakRssMiB();
+    const peakRss = peakRssMiB(peer.processes());
     const crash = await peer.crashCheck().catch((error: Error) => ({ durable: false, detail: `check failed: ${error.message.slice(0, 300)}` }));
-    log(`${peer.name}: peak RSS ${peakRssMiB.toFixed(0)} MiB; survives kill -9: ${crash.durable ? 'yes' : 'no'} (${crash.detail})`);
-    return { name: peer.name, setup: peer.setup, oneTurn, twoTurn, throughput, peakRssMiB, durable: crash.durable, durableDetail: crash.detail };
+    log(`${peer.name}: peak RSS ${peakRss.toFixed(0)} MiB; survives kill -9: ${crash.durable ? 'yes' : 'no'} (${crash.detail})`);
+    return { name: peer.name, setup: peer.setup, oneTurn, twoTurn, throughput, peakRssMiB: peakRss, durable: crash.durable, durableDetail: crash.detail };
   } finally {
     await peer.stop();
   }

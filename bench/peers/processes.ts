@@ -74,7 +74,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-type ProcInfo = { pid: number; pgrp: number; cmdline: string; peakRssKb: number };
+type ProcInfo = { pid: number; pgrp: number; cmdline: string; peakRssKb: number; cpuSeconds: number };
 
 function readProcesses(): ProcInfo[] {
   const out: ProcInfo[] = [];
@@ -86,7 +86,9 @@ function readProcesses(): ProcInfo[] {
       const status = readFileSync(`/proc/${entry}/status`, 'utf8');
       const peak = /^VmHWM:\s+(\d+) kB/m.exec(status);
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      out.push({ pid: Number(entry), pgrp: Number(fields[2]), cmdline, peakRssKb: peak ? Number(peak[1]) : 0 });
+      // utime and stime, in clock ticks (100 per second on Linux)
+      const cpuSeconds = (Number(fields[11]) + Number(fields[12])) / 100;
+      out.push({ pid: Number(entry), pgrp: Number(fields[2]), cmdline, peakRssKb: peak ? Number(peak[1]) : 0, cpuSeconds });
     } catch {
       // exited meanwhile
     }
@@ -94,14 +96,24 @@ function readProcesses(): ProcInfo[] {
   return out;
 }
 
+/** The processes a runtime runs on: its process groups, servers found by command line, PostgreSQL. */
+export type ProcessSet = { groups: number[]; markers?: string[]; postgres?: boolean };
+
+function member(set: ProcessSet, p: ProcInfo): boolean {
+  return set.groups.includes(p.pgrp) || (set.markers ?? []).some((marker) => p.cmdline.includes(marker)) || (set.postgres === true && p.cmdline.startsWith('postgres'));
+}
+
 /**
- * Peak resident memory (MiB, the sum of each process's VmHWM) of the processes in the given
- * process groups plus any process whose command line contains one of `markers` (a server a peer
- * started in a group of its own, such as our Temporal dev server).
+ * Peak resident memory (MiB, the sum of each process's VmHWM) of a runtime's own processes
+ * (PostgreSQL, shared by several runtimes, is left out).
  */
-export function peakRssMiB(groups: number[], markers: string[] = []): number {
-  const chosen = readProcesses().filter((p) => groups.includes(p.pgrp) || markers.some((marker) => p.cmdline.includes(marker)));
-  return chosen.reduce((sum, p) => sum + p.peakRssKb, 0) / 1024;
+export function peakRssMiB(set: ProcessSet): number {
+  return readProcesses().filter((p) => member({ ...set, postgres: false }, p)).reduce((sum, p) => sum + p.peakRssKb, 0) / 1024;
+}
+
+/** CPU seconds used so far by a runtime's processes, PostgreSQL's backends included when it uses them. */
+export function cpuSeconds(set: ProcessSet): number {
+  return readProcesses().filter((p) => member(set, p)).reduce((sum, p) => sum + p.cpuSeconds, 0);
 }
 
 /** SIGKILL every process whose command line contains `marker` (a detached server left behind). */

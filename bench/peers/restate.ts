@@ -5,7 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { InstantModelServer } from '../instant-model-server.ts';
 import { PEER_APPS_DIR, PEERS_DIR } from './install.ts';
 import type { Peer } from './peer.ts';
-import { answers, freePort, killHard, peakRssMiB, startProcess, stopProcess, waitUntil, type PeerProcess } from './processes.ts';
+import { answers, freePort, killHard, startProcess, stopProcess, waitUntil, type PeerProcess } from './processes.ts';
 
 const SYSTEM = 'You are a helpful assistant.';
 
@@ -63,7 +63,7 @@ export function restatePeer(options: { model: InstantModelServer }): Peer {
     },
     oneTurn: () => call({ system: SYSTEM, message: 'Hello.' }),
     twoTurn: () => call({ system: SYSTEM, message: 'call lookup {"city":"Paris"}', tools: true }),
-    peakRssMiB: () => peakRssMiB([server!.child.pid!, handler!.child.pid!]),
+    processes: () => ({ groups: [server!.child.pid!, handler!.child.pid!] }),
     async crashCheck() {
       const marker = `crash-${Date.now()}`;
       const sent = await fetch(`${ingress}/agent/run/send`, {

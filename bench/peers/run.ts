@@ -23,6 +23,7 @@ import { measurePeer, type Peer, type PeerFigures } from './peer.ts';
 import { renderPeerTable } from './report.ts';
 import { restatePeer } from './restate.ts';
 import { servicePeer } from './service.ts';
+import { measureTemporalFloor, type TemporalFloor } from './temporal-floor.ts';
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -36,7 +37,7 @@ const peers: Array<[string, (model: InstantModelServer, database: (name: string)
   ['langgraph', async (model) => langgraphPeer({ model })],
 ];
 
-const chosen = process.env.PEERS ? process.env.PEERS.split(',').map((name) => name.trim()) : peers.map(([key]) => key);
+const chosen = process.env.PEERS ? process.env.PEERS.split(',').map((name) => name.trim()) : [...peers.map(([key]) => key), 'temporal-floor'];
 const options = {
   warmup: Number(process.env.PEER_WARMUP ?? 5),
   sequential: Number(process.env.PEER_SEQUENTIAL ?? 50),
@@ -58,7 +59,13 @@ const database = async (purpose: string) => {
 };
 const model = await startInstantModelServer();
 const results: Array<PeerFigures | { name: string; error: string }> = [];
+let floor: TemporalFloor | null = null;
 try {
+  if (chosen.includes('temporal-floor')) {
+    log('\n# Temporal floor (one workflow, one model-call activity, eager start)');
+    floor = await measureTemporalFloor(model, { sequential: options.sequential, runs: Math.max(options.runs, 320), concurrency: 64 });
+    log(`p50 ${floor.oneTurnP50.toFixed(1)} ms; ${floor.perSecond.toFixed(1)} runs/s at 64; Temporal server ${floor.serverCpuMsPerRun.toFixed(1)} ms CPU per run, with the worker ${floor.totalCpuMsPerRun.toFixed(1)} ms`);
+  }
   for (const [key, make] of peers) {
     if (!chosen.includes(key)) continue;
     const peer = await make(model, database);
@@ -78,7 +85,7 @@ try {
 }
 
 const machine = `${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`;
-const report = renderPeerTable(results, { machine, options });
+const report = renderPeerTable(results, { machine, options, floor });
 console.log(`\n${report}`);
 mkdirSync(path.join(projectRoot, 'bench', 'results'), { recursive: true });
 writeFileSync(path.join(projectRoot, 'bench', 'results', 'peers.md'), report);

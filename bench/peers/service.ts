@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { INSTANT_MODEL_API_KEY, VENDOR_A_BASE_URL_ENV, type InstantModelServer } from '../instant-model-server.ts';
 import { apiFor } from '../support.ts';
 import type { Peer } from './peer.ts';
-import { freePort, killByMarker, killHard, peakRssMiB, startProcess, stopProcess, waitUntil, type PeerProcess } from './processes.ts';
+import { freePort, killByMarker, killHard, startProcess, stopProcess, waitUntil, type PeerProcess } from './processes.ts';
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const nodeBinary = path.join(projectRoot, 'node_modules', '.bin', 'node');
@@ -19,7 +19,7 @@ const SETTLED = new Set(['run.completed', 'run.failed', 'run.cancelled', 'run.ti
  * (one stream per bench, as an integration would follow it). The two-turn agent's `lookup` is a
  * platform tool module the worker runs.
  */
-export function servicePeer(options: { name: string; model: InstantModelServer; databaseUrl?: string }): Peer {
+export function servicePeer(options: { name: string; model: InstantModelServer; databaseUrl?: string; env?: Record<string, string> }): Peer {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-peer-'));
   let server: PeerProcess | null = null;
   let baseUrl = '';
@@ -40,6 +40,7 @@ export function servicePeer(options: { name: string; model: InstantModelServer; 
         DATABASE_URL: options.databaseUrl,
         [VENDOR_A_BASE_URL_ENV]: options.model.baseUrl,
         SVC_PLATFORM_TOOL_MODULES: 'bench/peers/apps/lookup-tool.ts',
+        ...options.env,
       },
     });
     baseUrl = `http://127.0.0.1:${port}`;
@@ -77,7 +78,7 @@ export function servicePeer(options: { name: string; model: InstantModelServer; 
     },
     oneTurn: () => runOnce(agents.plain, 'Hello.'),
     twoTurn: () => runOnce(agents.tool, 'call lookup {"city":"Paris"}'),
-    peakRssMiB: () => peakRssMiB([server!.child.pid!], [dataDir]),
+    processes: () => ({ groups: [server!.child.pid!], markers: [dataDir], postgres: options.databaseUrl !== undefined }),
     async crashCheck() {
       const marker = `crash-${Date.now()}`;
       const runId = await session(agents.plain, `sleep 3000 ${marker}`);
