@@ -8,6 +8,7 @@ import { run as eventAppend } from './event-append.bench.ts';
 import { run as idempotencyReplay } from './idempotency-replay.bench.ts';
 import { run as mcpCall } from './mcp-call.bench.ts';
 import { run as runEngine } from './run-engine.bench.ts';
+import { run as runPath } from './run-path.bench.ts';
 import { run as sseFanout } from './sse-fanout.bench.ts';
 import { run as webhookDelivery } from './webhook-delivery.bench.ts';
 import { printRecords, type BenchRecord } from './support.ts';
@@ -17,6 +18,7 @@ const benches: Array<[string, () => Promise<BenchRecord[]>]> = [
   ['SSE fan-out', () => sseFanout()],
   ['idempotent replay', () => idempotencyReplay()],
   ['run engine', () => runEngine()],
+  ['run path against Restate', () => runPath()],
   ['webhook delivery', () => webhookDelivery()],
   ['MCP tool calls', () => mcpCall()],
   ['delegation', () => delegation()],

@@ -37,7 +37,7 @@ export type PeerFigures = {
 };
 
 /** `runs` per load level: at least this many, and five per concurrent client. */
-export type MeasureOptions = { warmup: number; sequential: number; concurrency: number[]; runs: number; runDeadlineMs: number };
+export type MeasureOptions = { warmup: number; sequential: number; concurrency: number[]; runs: number; runDeadlineMs: number; twoTurn?: boolean; crashCheck?: boolean };
 
 export async function measurePeer(peer: Peer, options: MeasureOptions, log: (line: string) => void): Promise<PeerFigures> {
   await peer.start();
@@ -45,11 +45,11 @@ export async function measurePeer(peer: Peer, options: MeasureOptions, log: (lin
     let seq = 0;
     for (let i = 0; i < options.warmup; i++) {
       await peer.oneTurn(seq++);
-      await peer.twoTurn(seq++);
+      if (options.twoTurn !== false) await peer.twoTurn(seq++);
     }
     const oneTurn = await timedSequence(options.sequential, () => peer.oneTurn(seq++));
     log(`${peer.name}: one turn p50 ${oneTurn.p50.toFixed(1)} ms, p95 ${oneTurn.p95.toFixed(1)} ms`);
-    const twoTurn = await timedSequence(options.sequential, () => peer.twoTurn(seq++));
+    const twoTurn = options.twoTurn === false ? { p50: NaN, p95: NaN } : await timedSequence(options.sequential, () => peer.twoTurn(seq++));
     log(`${peer.name}: two turns p50 ${twoTurn.p50.toFixed(1)} ms, p95 ${twoTurn.p95.toFixed(1)} ms`);
     const throughput: PeerFigures['throughput'] = {};
     for (const concurrency of options.concurrency) {
@@ -59,7 +59,10 @@ export async function measurePeer(peer: Peer, options: MeasureOptions, log: (lin
       log(`${peer.name}: concurrency ${concurrency}: ${t.perSecond.toFixed(1)} runs/s (${t.settled} settled, ${t.failed} failed, ${t.stuck} stuck), ${t.cpuMsPerRun.toFixed(1)} ms CPU per run${t.firstError ? `; first error: ${t.firstError}` : ''}`);
     }
     const peakRss = peakRssMiB(peer.processes());
-    const crash = await peer.crashCheck().catch((error: Error) => ({ durable: false, detail: `check failed: ${error.message.slice(0, 300)}` }));
+    const crash =
+      options.crashCheck === false
+        ? { durable: false, detail: 'not checked' }
+        : await peer.crashCheck().catch((error: Error) => ({ durable: false, detail: `check failed: ${error.message.slice(0, 300)}` }));
     log(`${peer.name}: peak RSS ${peakRss.toFixed(0)} MiB; survives kill -9: ${crash.durable ? 'yes' : 'no'} (${crash.detail})`);
     return { name: peer.name, setup: peer.setup, oneTurn, twoTurn, throughput, peakRssMiB: peakRss, durable: crash.durable, durableDetail: crash.detail };
   } finally {

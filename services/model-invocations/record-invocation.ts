@@ -2,14 +2,23 @@ import { and, eq, sql } from 'drizzle-orm';
 import { modelInvocations, runs, sessions } from '../../db/schema/index.ts';
 import { EVENT_KINDS } from '../../domain/runs/events.ts';
 import { NotFoundError } from '../../domain/errors.ts';
+import type { RunRow } from '../runs/public.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvent } from '../events/append.ts';
 import { withTransaction } from '../transaction.ts';
 
 export type InvocationUsage = { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number };
 
-async function runOf(ctx: ServiceContext, runId: string) {
-  const [run] = await ctx.db.select().from(runs).where(eq(runs.id, runId));
+/** The run's ids an invocation row and its events carry. */
+export type InvocationRun = Pick<RunRow, 'id' | 'organizationId' | 'projectId' | 'sessionId'>;
+
+/** `known`: the run as the caller already read it (ids never change), saving a read. */
+async function runOf(ctx: ServiceContext, runId: string, known?: InvocationRun): Promise<InvocationRun> {
+  if (known) {
+    if (known.id !== runId) throw new Error('the run given is not the invocation\'s run');
+    return known;
+  }
+  const [run] = await ctx.db.select({ id: runs.id, organizationId: runs.organizationId, projectId: runs.projectId, sessionId: runs.sessionId }).from(runs).where(eq(runs.id, runId));
   if (!run) throw new NotFoundError('No run with that id');
   return run;
 }
@@ -19,9 +28,9 @@ async function runOf(ctx: ServiceContext, runId: string) {
  * written once per turn — on the turn's first attempt row — so a replayed activity never
  * duplicates it.
  */
-export async function startModelInvocation(ctx: ServiceContext, input: { runId: string; turnId: string; attempt: number }): Promise<void> {
+export async function startModelInvocation(ctx: ServiceContext, input: { runId: string; turnId: string; attempt: number }, known?: InvocationRun): Promise<void> {
   await withTransaction(ctx, async (tx) => {
-    const run = await runOf(tx, input.runId);
+    const run = await runOf(tx, input.runId, known);
     const inserted = await tx.db
       .insert(modelInvocations)
       .values({ organizationId: run.organizationId, projectId: run.projectId, runId: run.id, turnId: input.turnId, attempt: input.attempt, status: 'started', startedAt: tx.clock.now() })
@@ -47,9 +56,10 @@ export async function startModelInvocation(ctx: ServiceContext, input: { runId: 
 export async function completeModelInvocation(
   ctx: ServiceContext,
   input: { runId: string; turnId: string; attempt: number; usage: InvocationUsage; finishReason: string; providerFinishReason: string | null; thinking: string | null },
+  known?: InvocationRun,
 ): Promise<void> {
   await withTransaction(ctx, async (tx) => {
-    const run = await runOf(tx, input.runId);
+    const run = await runOf(tx, input.runId, known);
     const completed = await tx.db
       .update(modelInvocations)
       .set({

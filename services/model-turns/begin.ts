@@ -46,7 +46,7 @@ export async function beginModelTurn({
   return withTransaction(ctx, async (tx) => {
     const reservation = await reserveModelTurn(tx, { runId: input.runId, turnId: input.turnId, maxTurns: config.limits.maxTurns });
     if (!reservation.reserved) return { kind: 'budget_exhausted', maxTurns: config.limits.maxTurns };
-    await startModelInvocation(tx, input);
+    await startModelInvocation(tx, input, context.run);
     const model = await resolveRunModel(tx, {
       organizationId: context.run.organizationId,
       projectId: context.run.projectId,

@@ -1,3 +1,6 @@
+import { eq } from 'drizzle-orm';
+import { runs } from '../../db/schema/index.ts';
+import { NotFoundError } from '../../domain/errors.ts';
 import type { ModelToolCall } from '../../domain/runs/transcript.ts';
 import { completeModelInvocation, failModelInvocation, type InvocationUsage } from '../model-invocations/record-invocation.ts';
 import { appendRunMessage } from '../runs/append-message.ts';
@@ -33,6 +36,9 @@ export async function finishModelTurn({ ctx, input }: { ctx: ServiceContext; inp
     return;
   }
   await withTransaction(ctx, async (tx) => {
+    // Read once for both steps below.
+    const [run] = await tx.db.select({ id: runs.id, organizationId: runs.organizationId, projectId: runs.projectId, sessionId: runs.sessionId, threadId: runs.threadId }).from(runs).where(eq(runs.id, runId));
+    if (!run) throw new NotFoundError('No run with that id');
     await completeModelInvocation(tx, {
       runId,
       turnId,
@@ -41,8 +47,8 @@ export async function finishModelTurn({ ctx, input }: { ctx: ServiceContext; inp
       finishReason: outcome.finishReason,
       providerFinishReason: outcome.providerFinishReason,
       thinking: outcome.thinking,
-    });
+    }, run);
     const threadId = await threadOfTurn(tx.db, turnId);
-    await appendRunMessage(tx, { runId, stepKey: turnId, role: 'assistant', content: { text: outcome.text, toolCalls: outcome.toolCalls, replay: outcome.replay ?? null }, ...(threadId ? { threadId } : {}) });
+    await appendRunMessage(tx, { runId, stepKey: turnId, role: 'assistant', content: { text: outcome.text, toolCalls: outcome.toolCalls, replay: outcome.replay ?? null }, ...(threadId ? { threadId } : {}) }, run);
   });
 }

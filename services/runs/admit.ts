@@ -1,12 +1,11 @@
 import { eq } from 'drizzle-orm';
-import { runs } from '../../db/schema/index.ts';
+import { agentVersions, runs } from '../../db/schema/index.ts';
 import type { AgentConfig } from '../../domain/agent-config/index.ts';
 import { NotFoundError } from '../../domain/errors.ts';
 import { isSettled, type SettledRunState } from '../../domain/runs/states.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
-import { loadRunVersion } from './load-run-context.ts';
-import { transitionRun } from './transition.ts';
+import { transitionLockedRun } from './transition.ts';
 
 /** What the run workflow learns when it admits its run. */
 export type Admission =
@@ -37,12 +36,14 @@ export async function admitRun({ ctx, input }: { ctx: ServiceContext; input: { r
     if (!run) throw new NotFoundError('No run with that id');
     if (isSettled(run.state)) return { kind: 'settled', state: run.state as SettledRunState };
     if (run.state === 'queued' && run.cancellationRequestedAt) {
-      await transitionRun(tx, { runId: run.id, to: 'cancelled', failure: { errorCode: 'cancelled', errorExplanation: 'The run was cancelled before it started.' } });
+      await transitionLockedRun(tx, run, { runId: run.id, to: 'cancelled', failure: { errorCode: 'cancelled', errorExplanation: 'The run was cancelled before it started.' } });
       return { kind: 'settled', state: 'cancelled' };
     }
-    if (run.state === 'queued') await transitionRun(tx, { runId: run.id, to: 'running' });
-    const { agentVersion } = await loadRunVersion(tx.db, run.id);
-    const config = agentVersion.config as unknown as AgentConfig;
+    if (run.state === 'queued') await transitionLockedRun(tx, run, { runId: run.id, to: 'running' });
+    // The pinned version's config only (the run row is in hand).
+    const [version] = await tx.db.select({ config: agentVersions.config }).from(agentVersions).where(eq(agentVersions.id, run.agentVersionId));
+    if (!version) throw new NotFoundError('No agent version for that run');
+    const config = version.config as unknown as AgentConfig;
     return {
       kind: 'admitted',
       maxTurns: config.limits.maxTurns,

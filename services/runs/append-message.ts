@@ -7,7 +7,7 @@ import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvent } from '../events/append.ts';
 import { withTransaction } from '../transaction.ts';
 import { insertThreadMessage, messageCreatedEvent } from './insert-message.ts';
-import type { MessageRow } from './public.ts';
+import type { MessageRow, RunRow } from './public.ts';
 
 const ToolCall = v.looseObject({ id: v.string(), name: v.string() });
 
@@ -30,25 +30,24 @@ export type AppendRunMessageInput = { runId: string; stepKey: string; role: Mess
  * transaction appends `message.created` (ids, role, sequence — no text) and bumps the
  * session's `lastActivityAt`.
  */
-export async function appendRunMessage(ctx: ServiceContext, input: AppendRunMessageInput): Promise<MessageRow> {
+export async function appendRunMessage(ctx: ServiceContext, input: AppendRunMessageInput, known?: MessageRun): Promise<MessageRow> {
   if (!v.is(StepKey, input.stepKey)) throw new ValidationError('stepKey must be 1-200 characters');
   const schema = ContentByRole[input.role];
   if (!schema) throw new ValidationError(`Unknown message role ${String(input.role)}`);
   const content = v.safeParse(schema, input.content);
   if (!content.success) throw new ValidationError(`Invalid ${input.role} message content: ${content.issues[0].message}`);
+  if (known && known.id !== input.runId) throw new Error('the run given is not the message\'s run');
 
   return withTransaction(ctx, async (tx) => {
-    const existing = await findStep(tx, input.runId, input.stepKey);
-    if (existing) return existing;
-    const [run] = await tx.db.select().from(runs).where(eq(runs.id, input.runId));
+    const run = known ?? (await tx.db.select().from(runs).where(eq(runs.id, input.runId)))[0];
     if (!run) throw new NotFoundError('No run with that id');
     // Under the thread lock, a concurrent writer of the same step has either committed (found
-    // here) or not started allocating yet.
+    // here, and returned unchanged: a repeat) or not started allocating yet.
     const threadId = input.threadId ?? run.threadId;
     const [thread] = await tx.db.select({ id: threads.id, projectId: threads.projectId }).from(threads).where(eq(threads.id, threadId)).for('update');
     if (!thread || thread.projectId !== run.projectId) throw new NotFoundError('No thread with that id in the run\'s project');
-    const raced = await findStep(tx, input.runId, input.stepKey);
-    if (raced) return raced;
+    const existing = await findStep(tx, input.runId, input.stepKey);
+    if (existing) return existing;
 
     const message = await insertThreadMessage(tx, {
       organizationId: run.organizationId,
@@ -64,6 +63,9 @@ export async function appendRunMessage(ctx: ServiceContext, input: AppendRunMess
     return message;
   });
 }
+
+/** The run's ids a message and its event carry; `known` saves reading the run again. */
+export type MessageRun = Pick<RunRow, 'id' | 'organizationId' | 'projectId' | 'sessionId' | 'threadId'>;
 
 async function findStep(tx: ServiceContext, runId: string, stepKey: string): Promise<MessageRow | undefined> {
   const [row] = await tx.db

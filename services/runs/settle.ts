@@ -8,7 +8,7 @@ import { appendProductEvent } from '../events/append.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { cancelOpenToolCalls } from '../tool-calls/cancel-open.ts';
 import { withTransaction } from '../transaction.ts';
-import { transitionRun } from './transition.ts';
+import { transitionLockedRun } from './transition.ts';
 
 export type SettleRunInput = {
   runId: string;
@@ -40,7 +40,7 @@ export async function settleRun({ ctx, input }: { ctx: ServiceContext; input: Se
       });
     }
     await cancelOpenToolCalls(tx, { runId: run.id });
-    const settled = await transitionRun(tx, { runId: run.id, to: input.state, failure: input.failure });
+    const settled = await transitionLockedRun(tx, run, { runId: run.id, to: input.state, failure: input.failure });
     return settled.state;
   });
 }

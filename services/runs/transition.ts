@@ -36,43 +36,57 @@ export type TransitionRunInput = { runId: string; to: RunState; failure?: RunFai
  * state) is a `ConflictError` carrying the current `state`; retrying it cannot succeed.
  */
 export async function transitionRun(ctx: ServiceContext, input: TransitionRunInput): Promise<RunRow> {
+  checkTransitionInput(input);
+  return withTransaction(ctx, async (tx) => {
+    const [run] = await tx.db.select().from(runs).where(eq(runs.id, input.runId)).for('update');
+    if (!run) throw new NotFoundError('No run with that id');
+    return transitionLockedRun(tx, run, input);
+  });
+}
+
+/**
+ * `transitionRun` for a caller that has already read the run `for update` in the transaction
+ * `tx` (admission and settlement do), so the row is not read twice.
+ */
+export async function transitionLockedRun(tx: ServiceContext, run: RunRow, input: TransitionRunInput): Promise<RunRow> {
+  const { to, failure } = checkTransitionInput(input);
+  if (run.id !== input.runId) throw new ValidationError('The locked run is not the run to move');
+  if (run.state === to) return run;
+  if (!canTransition(run.state, to)) throw new ConflictError(`A ${run.state} run cannot become ${to}`, { runId: run.id, state: run.state });
+
+  const now = tx.clock.now();
+  const settling = isSettled(to);
+  const recordedFailure = hasFailure(to) ? (failure ?? defaultFailureOf(to)) : null;
+  const [updated] = await tx.db
+    .update(runs)
+    .set({
+      state: to,
+      updatedAt: now,
+      ...(to === 'running' && !run.admittedAt ? { admittedAt: now } : {}),
+      ...(settling ? { settledAt: now, failure: recordedFailure } : {}),
+    })
+    .where(eq(runs.id, run.id))
+    .returning();
+  // The session mirrors its latest run only; an older run never overwrites a newer status.
+  await tx.db.update(sessions).set({ status: to, lastActivityAt: now }).where(eq(sessions.latestRunId, run.id));
+
+  const payload: Record<string, unknown> = { runId: run.id, sessionId: run.sessionId, state: to, previousState: run.state };
+  if (recordedFailure) payload.failure = recordedFailure;
+  await appendProductEvent(tx, {
+    organizationId: run.organizationId,
+    projectId: run.projectId,
+    aggregateType: 'run',
+    aggregateId: run.id,
+    kind: runStateEventKind(to),
+    publicPayload: payload,
+  });
+  return updated!;
+}
+
+function checkTransitionInput(input: TransitionRunInput) {
   const parsed = v.safeParse(TransitionInput, input);
   if (!parsed.success) throw new ValidationError(`Invalid run transition: ${parsed.issues[0].message}`);
-  const { runId, to, failure } = parsed.output;
+  const { to, failure } = parsed.output;
   if (failure && !hasFailure(to)) throw new ValidationError(`A run moving to ${to} carries no failure`);
-
-  return withTransaction(ctx, async (tx) => {
-    const [run] = await tx.db.select().from(runs).where(eq(runs.id, runId)).for('update');
-    if (!run) throw new NotFoundError('No run with that id');
-    if (run.state === to) return run;
-    if (!canTransition(run.state, to)) throw new ConflictError(`A ${run.state} run cannot become ${to}`, { runId: run.id, state: run.state });
-
-    const now = tx.clock.now();
-    const settling = isSettled(to);
-    const recordedFailure = hasFailure(to) ? (failure ?? defaultFailureOf(to)) : null;
-    const [updated] = await tx.db
-      .update(runs)
-      .set({
-        state: to,
-        updatedAt: now,
-        ...(to === 'running' && !run.admittedAt ? { admittedAt: now } : {}),
-        ...(settling ? { settledAt: now, failure: recordedFailure } : {}),
-      })
-      .where(eq(runs.id, run.id))
-      .returning();
-    // The session mirrors its latest run only; an older run never overwrites a newer status.
-    await tx.db.update(sessions).set({ status: to, lastActivityAt: now }).where(eq(sessions.latestRunId, run.id));
-
-    const payload: Record<string, unknown> = { runId: run.id, sessionId: run.sessionId, state: to, previousState: run.state };
-    if (recordedFailure) payload.failure = recordedFailure;
-    await appendProductEvent(tx, {
-      organizationId: run.organizationId,
-      projectId: run.projectId,
-      aggregateType: 'run',
-      aggregateId: run.id,
-      kind: runStateEventKind(to),
-      publicPayload: payload,
-    });
-    return updated!;
-  });
+  return parsed.output;
 }
