@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { takeSseFrames } from '../../domain/sse-frames.ts';
 import { INSTANT_MODEL_API_KEY, VENDOR_A_BASE_URL_ENV, type InstantModelServer } from '../instant-model-server.ts';
 import { apiFor } from '../support.ts';
 import type { Peer } from './peer.ts';
@@ -124,18 +125,14 @@ function settledFeed() {
           for (;;) {
             const { value, done } = await reader.read();
             if (done) break;
-            buffer += decoder.decode(value, { stream: true });
-            let cut;
-            while ((cut = buffer.indexOf('\n\n')) >= 0) {
-              const frame = buffer.slice(0, cut);
-              buffer = buffer.slice(cut + 2);
-              const id = /^id: (.*)$/m.exec(frame)?.[1];
-              const kind = /^event: (.*)$/m.exec(frame)?.[1];
-              if (id) lastEventId = id;
-              if (!kind || !SETTLED.has(kind)) continue;
-              const runId = (JSON.parse(/^data: (.*)$/m.exec(frame)![1]!) as { aggregateId: string }).aggregateId;
-              seen.set(runId, kind);
-              waiters.get(runId)?.(kind);
+            const taken = takeSseFrames(buffer + decoder.decode(value, { stream: true }));
+            buffer = taken.rest;
+            for (const frame of taken.frames) {
+              if (frame.id) lastEventId = frame.id;
+              if (!frame.event || !SETTLED.has(frame.event) || !frame.data) continue;
+              const runId = (JSON.parse(frame.data) as { aggregateId: string }).aggregateId;
+              seen.set(runId, frame.event);
+              waiters.get(runId)?.(frame.event);
             }
           }
         } catch {

@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { takeSseFrames } from '../../domain/sse-frames.ts';
 import { answerToolRequests, FAKE_KEYS, startFakeModelServers, type FakeModelServers } from '../fixtures/model-servers/server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver/receiver.ts';
 import { withDatabase } from '../support/postgres-server.ts';
@@ -57,15 +58,10 @@ function readFeed(api: Api, lastEventId?: string) {
     for (;;) {
       const { value, done: ended } = await reader.read();
       if (ended) return;
-      buffer += decoder.decode(value, { stream: true });
-      let cut;
-      while ((cut = buffer.indexOf('\n\n')) >= 0) {
-        const frame = buffer.slice(0, cut);
-        buffer = buffer.slice(cut + 2);
-        const id = /^id: (.*)$/m.exec(frame)?.[1];
-        const kind = /^event: (.*)$/m.exec(frame)?.[1];
-        const data = /^data: (.*)$/m.exec(frame)?.[1];
-        if (id && kind && data) frames.push({ id, kind, position: Number(JSON.parse(data).projectPosition) });
+      const taken = takeSseFrames(buffer + decoder.decode(value, { stream: true }));
+      buffer = taken.rest;
+      for (const frame of taken.frames) {
+        if (frame.id && frame.event && frame.data) frames.push({ id: frame.id, kind: frame.event, position: Number(JSON.parse(frame.data).projectPosition) });
       }
     }
   })().catch(() => {});
