@@ -16,7 +16,9 @@ export type PublicPrincipal = {
   projectRole: Role | null;
 };
 
-export const apiKeySubject = (apiKeyId: string) => `api_key:${apiKeyId}`;
+/** The subject of an API key's mirror principals is this prefix and the key id. */
+export const API_KEY_SUBJECT_PREFIX = 'api_key:';
+export const apiKeySubject = (apiKeyId: string) => `${API_KEY_SUBJECT_PREFIX}${apiKeyId}`;
 
 /** The API key id of a mirror principal's subject, or null for any other subject. */
 export const apiKeyIdOfSubject = (subject: string) => (subject.startsWith('api_key:') ? subject.slice('api_key:'.length) : null);

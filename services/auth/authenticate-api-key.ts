@@ -1,11 +1,11 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { prepared } from '../../db/prepared.ts';
-import { apiKeys, principals } from '../../db/schema/index.ts';
+import { apiKeys, principals, projects } from '../../db/schema/index.ts';
 import { ForbiddenError, UnauthenticatedError } from '../../domain/errors.ts';
-import { apiKeySubject } from '../../domain/principals.ts';
+import { API_KEY_SUBJECT_PREFIX, apiKeySubject } from '../../domain/principals.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import type { Actor, ServiceContext } from '../service-context.ts';
-import { earliestProjectId, projectOrganizationId } from './load-actor.ts';
+import { earliestProjectId } from './load-actor.ts';
 
 export const API_KEY_PREFIX = 'svc_';
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -22,28 +22,35 @@ export async function authenticateApiKey(
   input: { secret: string; projectId: string | null },
 ): Promise<Actor> {
   if (!input.secret.startsWith(API_KEY_PREFIX)) throw new UnauthenticatedError('The API key is not valid');
-  const findKey = prepared(ctx.db, 'find_api_key_by_hash', (db) =>
-    db
-      .select()
-      .from(apiKeys)
-      .where(and(eq(apiKeys.secretHash, sql.placeholder('secretHash')), isNull(apiKeys.revokedAt)))
-      .prepare('find_api_key_by_hash'),
-  );
-  const [key] = await findKey.execute({ secretHash: keyring.keyedHash(input.secret) });
-  if (!key) throw new UnauthenticatedError('The API key is not valid');
-
+  const secretHash = keyring.keyedHash(input.secret);
+  let key: typeof apiKeys.$inferSelect;
   let projectId = input.projectId;
+  let principalId: string | null = null;
   if (projectId) {
-    if ((await projectOrganizationId(ctx.db, projectId)) !== key.organizationId) {
-      throw new ForbiddenError('The project is outside the API key organization');
-    }
+    // The common case, a project in the path: the key, that project's organization and the key's
+    // mirror principal there in one prepared statement.
+    const [row] = await findKeyInProject(ctx).execute({ secretHash, projectId });
+    if (!row) throw new UnauthenticatedError('The API key is not valid');
+    key = row.key;
+    if (row.projectOrganizationId !== key.organizationId) throw new ForbiddenError('The project is outside the API key organization');
+    principalId = row.mirrorId;
   } else {
+    const findKey = prepared(ctx.db, 'find_api_key_by_hash', (db) =>
+      db
+        .select()
+        .from(apiKeys)
+        .where(and(eq(apiKeys.secretHash, sql.placeholder('secretHash')), isNull(apiKeys.revokedAt)))
+        .prepare('find_api_key_by_hash'),
+    );
+    const [found] = await findKey.execute({ secretHash });
+    if (!found) throw new UnauthenticatedError('The API key is not valid');
+    key = found;
     projectId = await earliestProjectId(ctx.db, key.organizationId);
     if (!projectId) throw new ForbiddenError('The organization has no project');
   }
 
   const subject = apiKeySubject(key.id);
-  const principalId = await mirrorPrincipalId(ctx, { organizationId: key.organizationId, projectId, subject, scopes: key.scopes, name: key.name });
+  principalId ??= await mirrorPrincipalId(ctx, { organizationId: key.organizationId, projectId, subject, scopes: key.scopes, name: key.name });
 
   const now = ctx.clock.now();
   if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
@@ -62,6 +69,21 @@ export async function authenticateApiKey(
     projectRole: null,
     apiKeyId: key.id,
   };
+}
+
+function findKeyInProject(ctx: ServiceContext) {
+  return prepared(ctx.db, 'find_api_key_in_project', (db) =>
+    db
+      .select({ key: apiKeys, projectOrganizationId: projects.organizationId, mirrorId: principals.id })
+      .from(apiKeys)
+      .leftJoin(projects, eq(projects.id, sql.placeholder('projectId')))
+      .leftJoin(
+        principals,
+        and(eq(principals.projectId, projects.id), eq(principals.kind, 'api_key'), eq(principals.subject, sql`${API_KEY_SUBJECT_PREFIX}::text || ${apiKeys.id}::text`)),
+      )
+      .where(and(eq(apiKeys.secretHash, sql.placeholder('secretHash')), isNull(apiKeys.revokedAt)))
+      .prepare('find_api_key_in_project'),
+  );
 }
 
 async function mirrorPrincipalId(

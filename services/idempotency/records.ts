@@ -58,34 +58,34 @@ export async function findIdempotencyRecord(db: Executor, scope: IdempotencyScop
 }
 
 /**
- * Claims the key inside the caller's transaction: removes an expired record, then inserts a
- * placeholder. Returns false when another request holds or completed the key; a concurrent
- * claimant blocks on the primary key until the holder commits or rolls back.
+ * Claims the key inside the caller's transaction in one statement: inserts a placeholder, or
+ * replaces an expired record in place. Returns false when another request holds or completed
+ * the key within the replay window; a concurrent claimant blocks on the primary key until the
+ * holder commits (then sees a fresh record: false) or rolls back (then inserts).
  */
 export async function claimIdempotencyKey(
   tx: Executor,
   input: IdempotencyScope & { organizationId: string; projectId: string; requestHash: string; now: Date },
 ): Promise<boolean> {
-  await tx
-    .delete(idempotencyRecords)
-    .where(and(whereScope(input), lt(idempotencyRecords.createdAt, new Date(input.now.getTime() - IDEMPOTENCY_REPLAY_WINDOW_MS))));
-  const inserted = await tx
+  const placeholder = {
+    organizationId: input.organizationId,
+    projectId: input.projectId,
+    requestHash: input.requestHash,
+    responseStatus: 0,
+    responseBody: null,
+    responseHeaders: {},
+    createdAt: input.now,
+  };
+  const claimed = await tx
     .insert(idempotencyRecords)
-    .values({
-      principalId: input.principalId,
-      route: input.route,
-      idempotencyKey: input.idempotencyKey,
-      organizationId: input.organizationId,
-      projectId: input.projectId,
-      requestHash: input.requestHash,
-      responseStatus: 0,
-      responseBody: null,
-      responseHeaders: {},
-      createdAt: input.now,
+    .values({ principalId: input.principalId, route: input.route, idempotencyKey: input.idempotencyKey, ...placeholder })
+    .onConflictDoUpdate({
+      target: [idempotencyRecords.principalId, idempotencyRecords.route, idempotencyRecords.idempotencyKey],
+      set: placeholder,
+      setWhere: lt(idempotencyRecords.createdAt, new Date(input.now.getTime() - IDEMPOTENCY_REPLAY_WINDOW_MS)),
     })
-    .onConflictDoNothing()
     .returning({ principalId: idempotencyRecords.principalId });
-  return inserted.length === 1;
+  return claimed.length === 1;
 }
 
 export async function completeIdempotencyRecord(
