@@ -3,7 +3,7 @@ import type { PlatformToolHandler } from '../activities/platform-tools/registry.
 import { createApp } from '../api/app.ts';
 import { createLogger } from '../config/logger.ts';
 import { parseSettings } from '../config/settings.ts';
-import { openDatabase } from '../db/client.ts';
+import { openDatabase, type DatabaseHandle } from '../db/client.ts';
 import { migrateDatabase } from '../db/migrate.ts';
 import { runWorkflowId } from '../domain/runs/workflow.ts';
 import { createAppDeps } from '../scripts/app-deps.ts';
@@ -18,6 +18,8 @@ export type BenchRuntimeApp = {
   /** `/v1/projects/<id>` */
   projectPath: string;
   runtime: Runtime;
+  /** The handle the API and the worker share. */
+  database: DatabaseHandle;
   /** Creates a session and waits for its first run's workflow to end; the ms it took. */
   timedSession(agentId: string, message: string): Promise<number>;
 };
@@ -75,7 +77,7 @@ export async function withBenchRuntimeApp<T>(
           if (state !== 'completed') throw new Error(`run ${session.latestRunId} settled ${String(state)}`);
           return performance.now() - began;
         };
-        return await body({ api, projectPath, runtime, timedSession });
+        return await body({ api, projectPath, runtime, database, timedSession });
       } finally {
         await runtime.shutdown();
         await running.catch(() => {});
