@@ -32,6 +32,7 @@ const log = (line: string) => console.log(line);
 const peers: Array<[string, (model: InstantModelServer, database: (name: string) => Promise<string>) => Promise<Peer>]> = [
   ['service-embedded', async (model) => servicePeer({ name: 'This service, embedded (PGlite)', model })],
   ['service-postgres', async (model, database) => servicePeer({ name: 'This service, PostgreSQL', model, databaseUrl: await database('svc') })],
+  ['service-split', async (model, database) => servicePeer({ name: 'This service, PostgreSQL, API and worker processes', model, databaseUrl: await database('split'), topology: 'split' })],
   ['restate', async (model) => restatePeer({ model })],
   ['mastra', async (model, database) => mastraPeer({ model, databaseUrl: await database('mastra') })],
   ['langgraph', async (model) => langgraphPeer({ model })],

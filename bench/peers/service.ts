@@ -7,7 +7,7 @@ import { takeSseFrames } from '../../domain/sse-frames.ts';
 import { INSTANT_MODEL_API_KEY, VENDOR_A_BASE_URL_ENV, type InstantModelServer } from '../instant-model-server.ts';
 import { apiFor } from '../support.ts';
 import type { Peer } from './peer.ts';
-import { freePort, killByMarker, killHard, startProcess, stopProcess, waitUntil, type PeerProcess } from './processes.ts';
+import { answers, freePort, killByMarker, killHard, startProcess, stopProcess, waitUntil, type PeerProcess } from './processes.ts';
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const nodeBinary = path.join(projectRoot, 'node_modules', '.bin', 'node');
@@ -20,7 +20,15 @@ const SETTLED = new Set(['run.completed', 'run.failed', 'run.cancelled', 'run.ti
  * (one stream per bench, as an integration would follow it). The two-turn agent's `lookup` is a
  * platform tool module the worker runs.
  */
-export function servicePeer(options: { name: string; model: InstantModelServer; databaseUrl?: string; env?: Record<string, string> }): Peer {
+export function servicePeer(options: {
+  name: string;
+  model: InstantModelServer;
+  databaseUrl?: string;
+  env?: Record<string, string>;
+  /** `split`: `npm run worker` and `npm run api` as two processes (PostgreSQL only); the crash check kills the worker. */
+  topology?: 'one-process' | 'split';
+}): Peer {
+  const split = options.topology === 'split';
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-peer-'));
   let server: PeerProcess | null = null;
   let baseUrl = '';
@@ -29,24 +37,36 @@ export function servicePeer(options: { name: string; model: InstantModelServer; 
   const agents = { plain: '', tool: '' };
   const feed = settledFeed();
 
+  let worker: PeerProcess | null = null;
+  const serviceEnv = () => ({
+    HOST: '127.0.0.1',
+    SVC_DATA_DIR: dataDir,
+    SVC_LOG_LEVEL: 'warn',
+    DATABASE_URL: options.databaseUrl,
+    [VENDOR_A_BASE_URL_ENV]: options.model.baseUrl,
+    SVC_PLATFORM_TOOL_MODULES: 'bench/peers/apps/lookup-tool.ts',
+    ...options.env,
+  });
+  /** The process that executes runs: `npm start`, or the worker of the split topology. */
+  const bootWorker = async () => {
+    // 'worker started' is the worker's one info line at start; it logs nothing per run at info.
+    const started = startProcess(nodeBinary, ['scripts/worker.ts'], { cwd: projectRoot, env: { ...serviceEnv(), SVC_LOG_LEVEL: 'info' } });
+    worker = started;
+    await waitUntil(started, `${options.name} worker`, () => started.output().includes('"msg":"worker started"'));
+  };
   const boot = async () => {
     const port = await freePort();
-    server = startProcess(nodeBinary, ['scripts/start.ts'], {
-      cwd: projectRoot,
-      env: {
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        SVC_DATA_DIR: dataDir,
-        SVC_LOG_LEVEL: 'warn',
-        DATABASE_URL: options.databaseUrl,
-        [VENDOR_A_BASE_URL_ENV]: options.model.baseUrl,
-        SVC_PLATFORM_TOOL_MODULES: 'bench/peers/apps/lookup-tool.ts',
-        ...options.env,
-      },
-    });
+    if (split) {
+      await bootWorker();
+      const started = startProcess(nodeBinary, ['scripts/api.ts'], { cwd: projectRoot, env: { ...serviceEnv(), PORT: String(port) } });
+      server = started;
+      await waitUntil(started, `${options.name} api`, () => answers(`http://127.0.0.1:${port}/v1/context`));
+    } else {
+      const started = startProcess(nodeBinary, ['scripts/start.ts'], { cwd: projectRoot, env: { ...serviceEnv(), PORT: String(port) } });
+      server = started;
+      await waitUntil(started, options.name, () => started.output().includes('Agent runtime service is running'));
+    }
     baseUrl = `http://127.0.0.1:${port}`;
-    const started = server;
-    await waitUntil(started, options.name, () => started.output().includes('Agent runtime service is running'));
   };
   const session = async (agentId: string, message: string): Promise<string> => (await api.call('POST', `${projectPath}/sessions`, { agentId, initialMessage: message })).latestRunId as string;
   const runOnce = async (agentId: string, message: string) => {
@@ -57,7 +77,7 @@ export function servicePeer(options: { name: string; model: InstantModelServer; 
 
   return {
     name: options.name,
-    setup: `\`npm start\` (API + worker in one process, the local Temporal dev server) on ${options.databaseUrl ? 'PostgreSQL' : 'embedded PGlite'}; HTTP with an API key: \`POST /sessions\`, settlement from the SSE feed`,
+    setup: `${split ? '`npm run worker` and `npm run api` as two processes (the worker starts the local Temporal dev server)' : '`npm start` (API + worker in one process, the local Temporal dev server)'} on ${options.databaseUrl ? 'PostgreSQL' : 'embedded PGlite'}; HTTP with an API key: \`POST /sessions\`, settlement from the SSE feed`,
     async start() {
       await boot();
       api = await apiFor({ request: (requestPath, init) => fetch(`${baseUrl}${requestPath}`, init) }, 'peer bench');
@@ -79,13 +99,18 @@ export function servicePeer(options: { name: string; model: InstantModelServer; 
     },
     oneTurn: () => runOnce(agents.plain, 'Hello.'),
     twoTurn: () => runOnce(agents.tool, 'call lookup {"city":"Paris"}'),
-    processes: () => ({ groups: [server!.child.pid!], markers: [dataDir], postgres: options.databaseUrl !== undefined }),
+    processes: () => ({ groups: [server!.child.pid!, ...(worker ? [worker.child.pid!] : [])], markers: [dataDir], postgres: options.databaseUrl !== undefined }),
     async crashCheck() {
       const marker = `crash-${Date.now()}`;
       const runId = await session(agents.plain, `sleep 3000 ${marker}`);
       while (options.model.requestsMentioning(marker) === 0) await delay(20);
-      await killHard(server!);
-      await boot();
+      if (split) {
+        await killHard(worker!);
+        await bootWorker();
+      } else {
+        await killHard(server!);
+        await boot();
+      }
       const restarted = Date.now();
       const deadline = restarted + 90_000;
       while (Date.now() < deadline) {
@@ -102,6 +127,7 @@ export function servicePeer(options: { name: string; model: InstantModelServer; 
     async stop() {
       feed.close();
       if (server) await stopProcess(server);
+      if (worker) await stopProcess(worker);
       killByMarker(dataDir); // the dev server a restarted process reused
       rmSync(dataDir, { recursive: true, force: true });
     },
