@@ -21,7 +21,7 @@ export const API_KEY_SUBJECT_PREFIX = 'api_key:';
 export const apiKeySubject = (apiKeyId: string) => `${API_KEY_SUBJECT_PREFIX}${apiKeyId}`;
 
 /** The API key id of a mirror principal's subject, or null for any other subject. */
-export const apiKeyIdOfSubject = (subject: string) => (subject.startsWith('api_key:') ? subject.slice('api_key:'.length) : null);
+export const apiKeyIdOfSubject = (subject: string) => (subject.startsWith(API_KEY_SUBJECT_PREFIX) ? subject.slice(API_KEY_SUBJECT_PREFIX.length) : null);
 
 /** The fixed development principal (spec 3 "Modes"). */
 export const DEVELOPMENT_SUBJECT = 'development:owner';

@@ -321,7 +321,8 @@ function isListening(host: string, port: number): Promise<boolean> {
   });
 }
 
-function freePort(host: string): Promise<number> {
+/** A port free on `host` right now (the dev server's listeners; the peer benchmark's processes). */
+export function freePort(host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);

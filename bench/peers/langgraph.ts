@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { InstantModelServer } from '../instant-model-server.ts';
 import { PEER_APPS_DIR, PEERS_DIR } from './install.ts';
 import type { Peer } from './peer.ts';
-import { answers, freePort, killHard, startProcess, stopProcess, waitUntil, type PeerProcess } from './processes.ts';
+import { answers, freeLocalPort, killHard, startProcess, stopProcess, waitUntil, type PeerProcess } from './processes.ts';
 import * as path from 'node:path';
 import { rmSync } from 'node:fs';
 
@@ -15,7 +15,7 @@ export function langgraphPeer(options: { model: InstantModelServer }): Peer {
   let server: PeerProcess | null = null;
   let base = '';
   const boot = async () => {
-    const port = await freePort();
+    const port = await freeLocalPort();
     server = startProcess(path.join(PEERS_DIR, 'node_modules', '.bin', 'langgraphjs'), ['dev', '--port', String(port), '--host', '127.0.0.1', '--no-browser', '--config', 'langgraph.json'], {
       cwd: PEER_APPS_DIR,
       env: { MODEL_BASE_URL: options.model.baseUrl, MODEL_API_KEY: 'sk-instant', LANGSMITH_TRACING: 'false', LANGGRAPH_NO_TELEMETRY: 'true' },

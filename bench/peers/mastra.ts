@@ -3,7 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { InstantModelServer } from '../instant-model-server.ts';
 import { PEER_APPS_DIR } from './install.ts';
 import type { Peer } from './peer.ts';
-import { freePort, killHard, startProcess, stopProcess, waitUntil, type PeerProcess } from './processes.ts';
+import { freeLocalPort, killHard, startProcess, stopProcess, waitUntil, type PeerProcess } from './processes.ts';
 
 /**
  * Mastra: two `@mastra/core` agents with Mastra memory on PostgreSQL (`@mastra/pg`, its own
@@ -14,7 +14,7 @@ export function mastraPeer(options: { model: InstantModelServer; databaseUrl: st
   let app: PeerProcess | null = null;
   let base = '';
   const boot = async () => {
-    const port = await freePort();
+    const port = await freeLocalPort();
     app = startProcess(process.execPath, ['mastra-agent.mjs'], {
       cwd: PEER_APPS_DIR,
       env: { PORT: String(port), DATABASE_URL: options.databaseUrl, MODEL_BASE_URL: options.model.baseUrl, MODEL_API_KEY: 'sk-instant' },

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
+import { freePort } from '../../temporal/dev-server.ts';
 
 /** A peer's OS process, in its own process group so `kill -9` takes its children too. */
 export type PeerProcess = { child: ChildProcess; output(): string; exited: Promise<void> };
@@ -63,16 +63,8 @@ export async function stopProcess(peer: PeerProcess, graceMs = 10_000): Promise<
   clearTimeout(timer);
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+/** A free port on 127.0.0.1, where every peer listens. */
+export const freeLocalPort = () => freePort('127.0.0.1');
 
 type ProcInfo = { pid: number; pgrp: number; cmdline: string; peakRssKb: number; cpuSeconds: number };
 

@@ -5,7 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { InstantModelServer } from '../instant-model-server.ts';
 import { PEER_APPS_DIR, PEERS_DIR } from './install.ts';
 import type { Peer } from './peer.ts';
-import { answers, freePort, killHard, startProcess, stopProcess, waitUntil, type PeerProcess } from './processes.ts';
+import { answers, freeLocalPort, killHard, startProcess, stopProcess, waitUntil, type PeerProcess } from './processes.ts';
 
 const SYSTEM = 'You are a helpful assistant.';
 
@@ -40,8 +40,8 @@ export function restatePeer(options: { model: InstantModelServer }): Peer {
     name: 'Restate 1.7.12 (durable handler)',
     setup: '`restate-server` 1.7.12 (npm) + a `@restatedev/restate-sdk` 1.17.2 service handler journaling each model and tool call with `ctx.run`; called through the HTTP ingress',
     async start() {
-      const [ingressPort, adminPort, nodePort, pgPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
-      handlerPort = await freePort();
+      const [ingressPort, adminPort, nodePort, pgPort] = [await freeLocalPort(), await freeLocalPort(), await freeLocalPort(), await freeLocalPort()];
+      handlerPort = await freeLocalPort();
       server = startProcess(path.join(PEERS_DIR, 'node_modules', '.bin', 'restate-server'), ['--base-dir', baseDir, '--no-logo', '--log-format', 'compact'], {
         cwd: baseDir,
         env: {

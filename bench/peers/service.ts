@@ -7,7 +7,7 @@ import { takeSseFrames } from '../../domain/sse-frames.ts';
 import { INSTANT_MODEL_API_KEY, VENDOR_A_BASE_URL_ENV, type InstantModelServer } from '../instant-model-server.ts';
 import { apiFor } from '../support.ts';
 import type { Peer } from './peer.ts';
-import { answers, freePort, killByMarker, killHard, startProcess, stopProcess, waitUntil, type PeerProcess } from './processes.ts';
+import { answers, freeLocalPort, killByMarker, killHard, startProcess, stopProcess, waitUntil, type PeerProcess } from './processes.ts';
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const nodeBinary = path.join(projectRoot, 'node_modules', '.bin', 'node');
@@ -55,7 +55,7 @@ export function servicePeer(options: {
     await waitUntil(started, `${options.name} worker`, () => started.output().includes('"msg":"worker started"'));
   };
   const boot = async () => {
-    const port = await freePort();
+    const port = await freeLocalPort();
     if (split) {
       await bootWorker();
       const started = startProcess(nodeBinary, ['scripts/api.ts'], { cwd: projectRoot, env: { ...serviceEnv(), PORT: String(port) } });

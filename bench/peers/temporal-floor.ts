@@ -33,7 +33,7 @@ export async function measureTemporalFloor(model: InstantModelServer, options: {
     // installed already
   }
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'temporal-floor-'));
-  const devServer = await startDevServer({ projectRoot, dataDir, cliPath: process.env.TEMPORAL_CLI_PATH || undefined, logger: createLogger({ level: 'warn' }), overrides: { port: 0, headless: true, inMemory: process.env.FLOOR_IN_MEMORY === '1' } });
+  const devServer = await startDevServer({ projectRoot, dataDir, cliPath: process.env.TEMPORAL_CLI_PATH || undefined, logger: createLogger({ level: 'warn' }), overrides: { port: 0, headless: true } });
   const connection = await NativeConnection.connect({ address: devServer.address });
   const taskQueue = `floor-${randomUUID()}`;
   const activities: FloorActivities = {

@@ -36,10 +36,10 @@ export async function admitRun({ ctx, input }: { ctx: ServiceContext; input: { r
     if (!run) throw new NotFoundError('No run with that id');
     if (isSettled(run.state)) return { kind: 'settled', state: run.state as SettledRunState };
     if (run.state === 'queued' && run.cancellationRequestedAt) {
-      await transitionLockedRun(tx, run, { runId: run.id, to: 'cancelled', failure: { errorCode: 'cancelled', errorExplanation: 'The run was cancelled before it started.' } });
+      await transitionLockedRun(tx, run, { to: 'cancelled', failure: { errorCode: 'cancelled', errorExplanation: 'The run was cancelled before it started.' } });
       return { kind: 'settled', state: 'cancelled' };
     }
-    if (run.state === 'queued') await transitionLockedRun(tx, run, { runId: run.id, to: 'running' });
+    if (run.state === 'queued') await transitionLockedRun(tx, run, { to: 'running' });
     // The pinned version's config only (the run row is in hand).
     const [version] = await tx.db.select({ config: agentVersions.config }).from(agentVersions).where(eq(agentVersions.id, run.agentVersionId));
     if (!version) throw new NotFoundError('No agent version for that run');

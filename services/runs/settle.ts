@@ -40,7 +40,7 @@ export async function settleRun({ ctx, input }: { ctx: ServiceContext; input: Se
       });
     }
     await cancelOpenToolCalls(tx, { runId: run.id });
-    const settled = await transitionLockedRun(tx, run, { runId: run.id, to: input.state, failure: input.failure });
+    const settled = await transitionLockedRun(tx, run, { to: input.state, failure: input.failure });
     return settled.state;
   });
 }

@@ -36,11 +36,11 @@ export type TransitionRunInput = { runId: string; to: RunState; failure?: RunFai
  * state) is a `ConflictError` carrying the current `state`; retrying it cannot succeed.
  */
 export async function transitionRun(ctx: ServiceContext, input: TransitionRunInput): Promise<RunRow> {
-  checkTransitionInput(input);
+  const change = checkTransitionInput(input);
   return withTransaction(ctx, async (tx) => {
     const [run] = await tx.db.select().from(runs).where(eq(runs.id, input.runId)).for('update');
     if (!run) throw new NotFoundError('No run with that id');
-    return transitionLockedRun(tx, run, input);
+    return moveRun(tx, run, change);
   });
 }
 
@@ -48,9 +48,11 @@ export async function transitionRun(ctx: ServiceContext, input: TransitionRunInp
  * `transitionRun` for a caller that has already read the run `for update` in the transaction
  * `tx` (admission and settlement do), so the row is not read twice.
  */
-export async function transitionLockedRun(tx: ServiceContext, run: RunRow, input: TransitionRunInput): Promise<RunRow> {
-  const { to, failure } = checkTransitionInput(input);
-  if (run.id !== input.runId) throw new ValidationError('The locked run is not the run to move');
+export async function transitionLockedRun(tx: ServiceContext, run: RunRow, change: Omit<TransitionRunInput, 'runId'>): Promise<RunRow> {
+  return moveRun(tx, run, checkTransitionInput({ runId: run.id, ...change }));
+}
+
+async function moveRun(tx: ServiceContext, run: RunRow, { to, failure }: { to: RunState; failure?: RunFailure | null }): Promise<RunRow> {
   if (run.state === to) return run;
   if (!canTransition(run.state, to)) throw new ConflictError(`A ${run.state} run cannot become ${to}`, { runId: run.id, state: run.state });
 
