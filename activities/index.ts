@@ -3,6 +3,7 @@ import type { DatabaseHandle } from '../db/client.ts';
 import type { Snapshot } from '../domain/sandbox/snapshot-registry.ts';
 import type { CredentialKeyring } from '../services/credentials/keyring.ts';
 import type { DeploymentPreset } from '../services/model-presets/deployment.ts';
+import type { AdmissionGate } from '../services/runs/admission-gate.ts';
 import { systemContext, type Clock } from '../services/service-context.ts';
 import type { ProjectEventTail } from '../services/background/project-event-tail.ts';
 import { classifyFailures } from './failures.ts';
@@ -40,6 +41,8 @@ export type ActivityDeps = {
   webhookLookup?: DestinationLookup;
   /** The worker's shared event tail (webhook activities linger on it for new events). */
   eventTail?: ProjectEventTail;
+  /** SVC_PROJECT_RUNNING_RUNS_LIMIT and how a run waiting under it is woken. */
+  admissionGate: AdmissionGate;
 };
 
 /**
@@ -74,8 +77,8 @@ export function createActivities(deps: ActivityDeps) {
   const sandbox = { system, driver: deps.sandboxDriver, snapshots };
   const workspaceSteps = createWorkspaceSteps({ ...sandbox, keyring: deps.keyring });
   return classifyFailures({
-    ...createRunActivities({ system, keyring: deps.keyring, modelBaseUrls: deps.modelBaseUrls, deploymentPresets: deps.deploymentPresets }),
-    ...createToolActivities({ system, keyring: deps.keyring, platformTools: createPlatformToolRegistry({ handlers: deps.platformTools, builtIns: builtInPlatformTools(deps, sandbox) }) }),
+    ...createRunActivities({ system, keyring: deps.keyring, modelBaseUrls: deps.modelBaseUrls, deploymentPresets: deps.deploymentPresets, gate: deps.admissionGate }),
+    ...createToolActivities({ system, keyring: deps.keyring, gate: deps.admissionGate, platformTools: createPlatformToolRegistry({ handlers: deps.platformTools, builtIns: builtInPlatformTools(deps, sandbox) }) }),
     prepareRunWorkspace: workspaceSteps.prepareRunWorkspace,
     backupWorkspace: workspaceSteps.backupWorkspace,
     ...createWebhookActivities({

@@ -4,6 +4,7 @@ import type { CredentialKeyring } from '../services/credentials/keyring.ts';
 import type { DeploymentPreset } from '../services/model-presets/deployment.ts';
 import { beginModelTurn } from '../services/model-turns/begin.ts';
 import { finishModelTurn } from '../services/model-turns/finish.ts';
+import type { AdmissionGate } from '../services/runs/admission-gate.ts';
 import { admitRun } from '../services/runs/admit.ts';
 import { scheduleModelRetry } from '../services/runs/schedule-retry.ts';
 import { settleRun } from '../services/runs/settle.ts';
@@ -19,6 +20,8 @@ export type RunStepDeps = {
   keyring: CredentialKeyring;
   modelBaseUrls: Record<ProviderType, string>;
   deploymentPresets: readonly DeploymentPreset[];
+  /** The project running-runs limit admission applies, and how a waiting run is woken. */
+  gate: AdmissionGate;
 };
 
 const HEARTBEAT_MS = 5_000;
@@ -34,7 +37,7 @@ type RunSteps = Pick<RunActivities, 'admitRun' | 'callModel' | 'scheduleModelRet
 export function createRunActivities(deps: RunStepDeps): RunSteps {
   const { system } = deps;
   return {
-    admitRun: ({ runId }) => admitRun({ ctx: system(), input: { runId } }),
+    admitRun: ({ runId }) => admitRun({ ctx: system(), input: { runId }, limits: deps.gate }),
 
     async callModel({ runId, turnId, attempt }) {
       const ctx = system();
@@ -75,6 +78,6 @@ export function createRunActivities(deps: RunStepDeps): RunSteps {
       await transitionRun(system(), { runId, to: 'running' });
     },
 
-    settleRun: (input) => settleRun({ ctx: system(), input }),
+    settleRun: (input) => settleRun({ ctx: system(), gate: deps.gate, input }),
   };
 }

@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
-import { transitionRun } from '../services/runs/transition.ts';
+import type { AdmissionGate } from '../services/runs/admission-gate.ts';
+import { enterWaitingState } from '../services/runs/enter-waiting.ts';
 import type { ServiceContext } from '../services/service-context.ts';
 import { appendToolResultMessages } from '../services/tool-calls/append-results.ts';
 import { checkToolProgress } from '../services/tool-calls/check-progress.ts';
@@ -28,7 +29,7 @@ type ToolActivities = Pick<
  * the registry's runner (a built-in: the session's sandbox, `load_skill`, a remote MCP server;
  * or an operator's handler), so each step is idempotent.
  */
-export function createToolActivities(deps: { system: () => ServiceContext; platformTools: PlatformToolRegistry; keyring: CredentialKeyring }): ToolActivities {
+export function createToolActivities(deps: { system: () => ServiceContext; platformTools: PlatformToolRegistry; keyring: CredentialKeyring; gate: AdmissionGate }): ToolActivities {
   const { system, platformTools } = deps;
   return {
     async recordTurnToolCalls(input) {
@@ -95,8 +96,8 @@ export function createToolActivities(deps: { system: () => ServiceContext; platf
       await appendToolResultMessages(system(), input);
     },
 
-    async enterWaitingState({ runId, state }) {
-      await transitionRun(system(), { runId, to: state });
+    async enterWaitingState(input) {
+      await enterWaitingState({ ctx: system(), gate: deps.gate, input });
     },
   };
 }

@@ -9,6 +9,7 @@ import type { AppEnv } from './env.ts';
 import { handleError, handleNotFound, renderError } from './errors.ts';
 import { authenticate } from './middleware/auth.ts';
 import { idempotency } from './middleware/idempotency.ts';
+import { rateLimit } from './middleware/rate-limit.ts';
 import { requestId } from './middleware/request-id.ts';
 import { requestLog } from './middleware/request-log.ts';
 import { agentRoutes } from './routes/agents.ts';
@@ -55,7 +56,7 @@ function authProviderFor(deps: AppDeps): AuthProvider {
 
 /**
  * The API composition root. Middleware order is fixed: request id → request log → auth →
- * idempotency → routes. Every resource is mounted in the one list below.
+ * rate limits → idempotency → routes. Every resource is mounted in the one list below.
  */
 export function createApp(deps: AppDeps) {
   const provider = authProviderFor(deps);
@@ -70,6 +71,7 @@ export function createApp(deps: AppDeps) {
   const v1 = new Hono<AppEnv>();
   v1.use(bodyLimit({ maxSize: MAX_REQUEST_BYTES, onError: (c) => renderError(c, 'bad_request', 'The request body is too large') }));
   v1.use(authenticate(deps, provider));
+  v1.use(rateLimit(deps.settings.limits, deps.clock));
   v1.use(idempotency());
   v1.route('/auth', provider.routes);
   v1.route('/', contextRoutes(deps));

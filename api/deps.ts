@@ -22,4 +22,6 @@ export type AppDeps = {
   sandboxSnapshots: readonly Snapshot[];
   /** Wakes the runtime for committed runs (Temporal in the worker setup; a logger otherwise). */
   runStarter: RunStarter;
+  /** SVC_PROJECT_UNSETTLED_RUNS_LIMIT: the quota every run the API queues is checked against. */
+  unsettledRunsLimit: number | null;
 };

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { DomainError, ServiceUnavailableError, type ErrorCode, type ErrorDetails } from '../domain/errors.ts';
+import { DomainError, RateLimitedError, ServiceUnavailableError, type ErrorCode, type ErrorDetails } from '../domain/errors.ts';
 import type { AppEnv } from './env.ts';
 
 /** The one mapping from public error codes to HTTP statuses (spec 3 "Codes and statuses"). */
@@ -42,7 +42,7 @@ export function renderError(c: Context<AppEnv>, code: ErrorCode, message: string
 export function handleError(error: Error, c: Context<AppEnv>): Response {
   if (error instanceof DomainError) {
     if (error.code === 'internal_error') logFailure(c, error);
-    if (error instanceof ServiceUnavailableError) c.header('Retry-After', String(error.retryAfterSeconds));
+    if (error instanceof ServiceUnavailableError || error instanceof RateLimitedError) c.header('Retry-After', String(error.retryAfterSeconds));
     return renderError(c, error.code, error.message, error.details);
   }
   if (error instanceof HTTPException && error.status < 500) {

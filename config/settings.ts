@@ -20,6 +20,10 @@ const portString = (fallback: string) =>
     v.maxValue(65535),
   );
 
+/** A non-negative integer setting with a default; 0 switches the limit off. */
+const limitString = (fallback: string, max: number) =>
+  v.pipe(v.optional(v.string(), fallback), v.transform(Number), v.integer('must be an integer'), v.minValue(0), v.maxValue(max));
+
 const optionalUrl = v.optional(v.pipe(v.string(), v.url('must be an absolute URL')));
 const optionalNonEmpty = v.optional(v.pipe(v.string(), v.nonEmpty()));
 
@@ -90,6 +94,13 @@ const EnvironmentSchema = v.object({
   SVC_OIDC_CA_FILE: optionalNonEmpty,
   SVC_OIDC_SESSION_MINUTES: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(5), v.maxValue(1440)), '60'),
   SVC_INITIAL_OWNER_SUBJECT: optionalNonEmpty,
+  // Request limits and run quotas (docs/decisions.md "Rate limits and quotas"); 0 = no limit.
+  SVC_RATE_LIMIT_API_KEY_PER_SECOND: limitString('50', 100_000),
+  SVC_RATE_LIMIT_API_KEY_BURST: limitString('100', 1_000_000),
+  SVC_RATE_LIMIT_PROJECT_PER_SECOND: limitString('100', 100_000),
+  SVC_RATE_LIMIT_PROJECT_BURST: limitString('200', 1_000_000),
+  SVC_PROJECT_UNSETTLED_RUNS_LIMIT: limitString('1000', 10_000_000),
+  SVC_PROJECT_RUNNING_RUNS_LIMIT: limitString('32', 100_000),
   SVC_REFRESH_LIFETIME_DAYS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(1), v.maxValue(400)), '400'),
 });
 
@@ -174,6 +185,21 @@ export type Settings = {
   hosted: HostedSettings | null;
   /** Lifetime of the hosted refresh cookie (spec 3 "Browser sessions": default 400 days). */
   refreshLifetimeDays: number;
+  /** Request limits and run quotas; null = that limit is off (docs/decisions.md "Rate limits and quotas"). */
+  limits: LimitSettings;
+};
+
+export type RequestRate = { perSecond: number; burst: number };
+
+export type LimitSettings = {
+  /** Token bucket per API key, in each API process. */
+  apiKeyRequests: RequestRate | null;
+  /** Token bucket per acting project (API keys and browser sessions together), in each API process. */
+  projectRequests: RequestRate | null;
+  /** Unsettled runs a project may hold: creating one more answers 429. */
+  projectUnsettledRuns: number | null;
+  /** Runs of a project executing at once: further runs wait `queued` for a free place. */
+  projectRunningRuns: number | null;
 };
 
 export class SettingsError extends Error {
@@ -239,7 +265,18 @@ export function parseSettings(env: Record<string, string | undefined> = process.
     edgeProxy,
     hosted,
     refreshLifetimeDays: e.SVC_REFRESH_LIFETIME_DAYS,
+    limits: {
+      apiKeyRequests: requestRate(e.SVC_RATE_LIMIT_API_KEY_PER_SECOND, e.SVC_RATE_LIMIT_API_KEY_BURST),
+      projectRequests: requestRate(e.SVC_RATE_LIMIT_PROJECT_PER_SECOND, e.SVC_RATE_LIMIT_PROJECT_BURST),
+      projectUnsettledRuns: e.SVC_PROJECT_UNSETTLED_RUNS_LIMIT || null,
+      projectRunningRuns: e.SVC_PROJECT_RUNNING_RUNS_LIMIT || null,
+    },
   };
+}
+
+/** A rate of 0 switches the bucket off; a burst below one request is raised to one. */
+function requestRate(perSecond: number, burst: number): RequestRate | null {
+  return perSecond > 0 ? { perSecond, burst: Math.max(1, burst) } : null;
 }
 
 type ParsedEnvironment = v.InferOutput<typeof EnvironmentSchema>;

@@ -35,6 +35,8 @@ export type DatabaseHandle = {
 
 /** Advisory lock keys of the start-up steps. */
 export const LOCKS = { migrations: 7_240_001, installation: 7_240_002 } as const;
+/** First key of the two-key transaction lock that serializes run admission per project. */
+export const RUN_ADMISSION_LOCK = 7_240_003;
 
 /**
  * `exclusively` on a PostgreSQL server: the lock lives on a connection of its own, outside the

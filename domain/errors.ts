@@ -90,3 +90,16 @@ export class ServiceUnavailableError extends DomainError {
     this.retryAfterSeconds = retryAfterSeconds;
   }
 }
+
+/**
+ * A request limit or quota of the caller is spent (docs/decisions.md "Rate limits and quotas"):
+ * 429 with `Retry-After`; `details.limit` names which one.
+ */
+export class RateLimitedError extends DomainError {
+  readonly retryAfterSeconds: number;
+  constructor(message: string, details: { limit: string }, retryAfterSeconds: number) {
+    super('rate_limited', message, details);
+    this.name = 'RateLimitedError';
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}

@@ -14,6 +14,7 @@ import { startRunReconciler } from '../services/background/reconcile-queued-runs
 import { startOrphanedUploadSweeper } from '../services/background/sweep-orphaned-uploads.ts';
 import { Client } from '@temporalio/client';
 import { connectTemporal, type TemporalClientHandle } from '../temporal/client.ts';
+import { RUN_SIGNALS } from '../domain/runs/workflow.ts';
 import { createTemporalRunStarter } from '../temporal/run-starter.ts';
 import { createTemporalWebhookWaker } from '../temporal/webhook-waker.ts';
 import { createRuntimeWorker, type RuntimeWorker } from '../temporal/worker.ts';
@@ -84,7 +85,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   if (modules.problems.length > 0) throw new PlatformToolModuleError(modules.problems);
   const platformTools = { ...modules.handlers, ...options.platformTools };
   if (Object.keys(platformTools).length > 0) logger.info('platform tools registered', { tools: Object.keys(platformTools).sort() });
+  const client = await connectTemporal({ address: temporal.address, namespace: temporal.namespace, security: settings.temporal.security });
+  // Runs waiting for a place in their project's running-runs limit are woken by signal.
+  const waker = createTemporalRunStarter({ client: client.client, taskQueue: temporal.taskQueue, logger });
+  const admissionGate = { runningRunsLimit: settings.limits.projectRunningRuns, wake: (runId: string) => waker.notify(runId, RUN_SIGNALS.capacityFreed) };
   const activities = createActivities({
+    admissionGate,
     database,
     platformTools,
     keyring: options.dependencies.keyring,
@@ -100,7 +106,6 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(options.webhookLookup ? { webhookLookup: options.webhookLookup } : {}),
   });
   const worker = await createRuntimeWorker({ ...temporal, logger, activities, security: settings.temporal.security });
-  const client = await connectTemporal({ address: temporal.address, namespace: temporal.namespace, security: settings.temporal.security });
   // Runs start on the worker's own connection, eagerly: the API and this worker share the process
   // under `npm start`, so a new run's first workflow task skips the task queue.
   const eagerClient = new Client({ connection: worker.connection, namespace: temporal.namespace });

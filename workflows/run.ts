@@ -28,6 +28,10 @@ export const cancelRequested = defineSignal(RUN_SIGNALS.cancelRequested);
 export const toolResultSubmitted = defineSignal(RUN_SIGNALS.toolResultSubmitted);
 export const approvalDecided = defineSignal(RUN_SIGNALS.approvalDecided);
 export const descendantApprovalWait = defineSignal<[{ runId: string; waiting: boolean }]>(RUN_SIGNALS.descendantApprovalWait);
+export const capacityFreed = defineSignal(RUN_SIGNALS.capacityFreed);
+
+/** How often a run waiting for a place in its project's running-runs limit re-checks unwoken. */
+export const ADMISSION_RECHECK_MS = 60_000;
 
 // Database steps: short and idempotent, so they run as local activities inside the workflow
 // task (no extra task round trip per step). A transient failure (the database unreachable) is
@@ -100,9 +104,18 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunState | t
     syncClock();
   });
 
+  // The project's running-runs limit may make the run wait `queued`; a run that stops executing
+  // wakes it (a hint: it re-checks every minute regardless), and so does cancellation.
+  let placeFreed = false;
+  setHandler(capacityFreed, () => void (placeFreed = true));
   let admission: Awaited<ReturnType<typeof store.admitRun>>;
   try {
-    admission = await store.admitRun({ runId });
+    for (;;) {
+      placeFreed = false;
+      admission = await store.admitRun({ runId });
+      if (admission.kind !== 'waiting') break;
+      await condition(() => placeFreed || cancelled, ADMISSION_RECHECK_MS);
+    }
   } catch (error) {
     if (isRunGone(error)) return runGone(runId);
     throw error;

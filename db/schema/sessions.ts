@@ -120,6 +120,8 @@ export const runs = pgTable(
     /** 48 hours after creation: the wall-time ceiling across execution and approval waits. */
     wallDeadlineAt: timestampColumn('wall_deadline_at').notNull(),
     workflowStartedAt: timestampColumn('workflow_started_at'),
+    /** When admission first found the project's running-runs limit reached: the run waits `queued`. */
+    admissionDeferredAt: timestampColumn('admission_deferred_at'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

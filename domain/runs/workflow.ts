@@ -16,10 +16,12 @@ export const RUN_SIGNALS = {
   approvalDecided: 'approvalDecided',
   /** From a delegated child run to its coordinator: whether an approval wait below it holds. */
   descendantApprovalWait: 'descendantApprovalWait',
+  /** A place in the project's running-runs limit may be free: a run waiting for one re-checks. */
+  capacityFreed: 'capacityFreed',
 } as const;
 
-/** The wake-up hints verbs send after committing a tool result or an approval decision. */
-export type RunWakeSignal = typeof RUN_SIGNALS.toolResultSubmitted | typeof RUN_SIGNALS.approvalDecided;
+/** The wake-up hints verbs send after committing a tool result or an approval decision, or freeing a place. */
+export type RunWakeSignal = typeof RUN_SIGNALS.toolResultSubmitted | typeof RUN_SIGNALS.approvalDecided | typeof RUN_SIGNALS.capacityFreed;
 
 /**
  * Custom search attributes of run workflows (and `projectId` of webhook delivery workflows),

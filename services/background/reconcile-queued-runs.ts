@@ -21,7 +21,8 @@ export async function reconcileQueuedRuns(ctx: ServiceContext, starter: RunStart
     // A run a coordinator's delegation call queued is started by that coordinator's workflow
     // (as its child), which is durable itself; starting it here would race that start.
     .leftJoin(delegationCalls, eq(delegationCalls.childRunId, runs.id))
-    .where(and(eq(runs.state, 'queued'), isNull(runs.settledAt), lt(runs.createdAt, cutoff), isNull(delegationCalls.toolCallId)))
+    // A run admission deferred (the project's running-runs limit) has its workflow, waiting.
+    .where(and(eq(runs.state, 'queued'), isNull(runs.settledAt), isNull(runs.admissionDeferredAt), lt(runs.createdAt, cutoff), isNull(delegationCalls.toolCallId)))
     .orderBy(asc(runs.createdAt))
     .limit(options.limit ?? 100);
   for (const run of queued) {

@@ -5,11 +5,14 @@ import { NotFoundError } from '../../domain/errors.ts';
 import { isSettled, type SettledRunState } from '../../domain/runs/states.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
+import { mayStartRun } from './admission-gate.ts';
 import { transitionLockedRun } from './transition.ts';
 
 /** What the run workflow learns when it admits its run. */
 export type Admission =
   | { kind: 'settled'; state: SettledRunState }
+  /** The project's running-runs limit is reached: the run stays `queued` until woken (admission-gate.ts). */
+  | { kind: 'waiting' }
   | {
       kind: 'admitted';
       maxTurns: number;
@@ -26,11 +29,12 @@ export type Admission =
 /**
  * Admits a run for the runtime (no actor): a `queued` run becomes `running` (its `admittedAt`
  * set), unless cancellation was requested before it started, in which case it settles
- * `cancelled` at once. Returns the pinned version's limits the workflow enforces. Idempotent: a
+ * `cancelled` at once, or its project already runs `runningRunsLimit` runs, in which case it
+ * waits (`waiting`; `timed_out` once past its wall-time ceiling). Returns the pinned version's limits the workflow enforces. Idempotent: a
  * run already running is admitted again unchanged; a settled run reports its state. 404 when
  * the run is gone (its project was deleted): a permanent failure for the workflow.
  */
-export async function admitRun({ ctx, input }: { ctx: ServiceContext; input: { runId: string } }): Promise<Admission> {
+export async function admitRun({ ctx, input, limits }: { ctx: ServiceContext; input: { runId: string }; limits: { runningRunsLimit: number | null } }): Promise<Admission> {
   return withTransaction(ctx, async (tx) => {
     const [run] = await tx.db.select().from(runs).where(eq(runs.id, input.runId)).for('update');
     if (!run) throw new NotFoundError('No run with that id');
@@ -39,7 +43,14 @@ export async function admitRun({ ctx, input }: { ctx: ServiceContext; input: { r
       await transitionLockedRun(tx, run, { to: 'cancelled', failure: { errorCode: 'cancelled', errorExplanation: 'The run was cancelled before it started.' } });
       return { kind: 'settled', state: 'cancelled' };
     }
-    if (run.state === 'queued') await transitionLockedRun(tx, run, { to: 'running' });
+    if (run.state === 'queued') {
+      if (limits.runningRunsLimit && !(await mayStartRun(tx, run, limits.runningRunsLimit))) {
+        if (tx.clock.now() < run.wallDeadlineAt) return { kind: 'waiting' };
+        await transitionLockedRun(tx, run, { to: 'timed_out', failure: { errorCode: 'run_timed_out', errorExplanation: 'The run waited for a free place past its 48-hour wall-time ceiling.' } });
+        return { kind: 'settled', state: 'timed_out' };
+      }
+      await transitionLockedRun(tx, run, { to: 'running' });
+    }
     // The pinned version's config only (the run row is in hand).
     const [version] = await tx.db.select({ config: agentVersions.config }).from(agentVersions).where(eq(agentVersions.id, run.agentVersionId));
     if (!version) throw new NotFoundError('No agent version for that run');

@@ -9,6 +9,7 @@ import type { SessionRow } from '../sessions/public.ts';
 import { insertThreadMessage, messageCreatedEvent } from './insert-message.ts';
 import type { MessageRow, RunRow } from './public.ts';
 import type { RunStarterDeps } from './run-starter.ts';
+import { assertRunQuota } from './run-quota.ts';
 import { attachmentMetadataOf, confirmUploadedAttachments, recordAttachments, type UploadedAttachments } from '../attachments/store.ts';
 
 export type QueuedRun = { run: RunRow; session: SessionRow; message: MessageRow; events: ProductEventDraft[] };
@@ -32,6 +33,7 @@ export async function queueRun(
   const { session } = input;
   // Session creation passes its own time, so a new session and its first run share one instant.
   const now = input.now ?? tx.clock.now();
+  if (deps.unsettledRunsLimit) await assertRunQuota(tx, session.projectId, deps.unsettledRunsLimit);
   // Uploaded files are confirmed first: a turn whose uploads no longer fit queues nothing.
   const stored = await confirmUploadedAttachments(tx, { session, uploaded: input.uploaded ?? null, now });
   const [run] = await tx.db

@@ -23,4 +23,12 @@ export type RunStarter = {
  * What verbs that queue or wake runs need besides their context: the port above and the keyring
  * (attachments are stored under the organization's storage credential).
  */
-export type RunStarterDeps = { runStarter: RunStarter; keyring: CredentialKeyring };
+export type RunStarterDeps = {
+  runStarter: RunStarter;
+  keyring: CredentialKeyring;
+  /**
+   * Unsettled runs a project may hold (SVC_PROJECT_UNSETTLED_RUNS_LIMIT) when callers queue runs
+   * through the API; absent or null: no quota (a delegated run counts through its coordinator).
+   */
+  unsettledRunsLimit?: number | null;
+};

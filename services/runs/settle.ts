@@ -8,6 +8,7 @@ import { appendProductEvent } from '../events/append.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { cancelOpenToolCalls } from '../tool-calls/cancel-open.ts';
 import { withTransaction } from '../transaction.ts';
+import { wakeDeferredRuns, type AdmissionGate } from './admission-gate.ts';
 import { transitionLockedRun } from './transition.ts';
 
 export type SettleRunInput = {
@@ -21,10 +22,11 @@ export type SettleRunInput = {
 /**
  * Settles a run exactly once (for the runtime): its open tool calls are cancelled, the run moves
  * to `state` with its failure, and a failed model invocation gets its `model.invocation_failed`
- * event, all in one transaction. Idempotent: a settled run keeps the state it settled in, which
+ * event, all in one transaction; a run that was executing then wakes runs waiting for its place
+ * in the project's running-runs limit. Idempotent: a settled run keeps the state it settled in, which
  * is returned. 404 when the run is gone.
  */
-export async function settleRun({ ctx, input }: { ctx: ServiceContext; input: SettleRunInput }): Promise<RunState> {
+export async function settleRun({ ctx, gate, input }: { ctx: ServiceContext; gate: AdmissionGate; input: SettleRunInput }): Promise<RunState> {
   return withTransaction(ctx, async (tx) => {
     const [run] = await tx.db.select().from(runs).where(eq(runs.id, input.runId)).for('update');
     if (!run) throw new NotFoundError('No run with that id');
@@ -40,6 +42,8 @@ export async function settleRun({ ctx, input }: { ctx: ServiceContext; input: Se
       });
     }
     await cancelOpenToolCalls(tx, { runId: run.id });
+    // Its place in the project's running-runs limit is free once this commits.
+    if (run.state === 'running') tx.afterCommit.push(() => wakeDeferredRuns(ctx, gate, run.projectId));
     const settled = await transitionLockedRun(tx, run, { to: input.state, failure: input.failure });
     return settled.state;
   });

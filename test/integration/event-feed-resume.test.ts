@@ -26,7 +26,8 @@ let organizationId: string;
 let readKey: string;
 
 beforeAll(async () => {
-  t = await createTestApp();
+  // Request limits off: dozens of readers reconnect as fast as they can (limits: rate-limits.test.ts).
+  t = await createTestApp({ env: { SVC_RATE_LIMIT_API_KEY_PER_SECOND: '0', SVC_RATE_LIMIT_PROJECT_PER_SECOND: '0' } });
   const login = await t.login();
   projectId = login.context.project.id;
   organizationId = login.context.organization.id;

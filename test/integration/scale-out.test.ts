@@ -79,7 +79,15 @@ describe.skipIf(provided.kind !== 'postgres')('two API and two worker processes'
     await admin.unsafe(`create database "${databaseName}"`);
     const databaseUrl = withDatabase(provided.adminUrl, databaseName);
     sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
-    const env = { ...fakes.env, SVC_CREDENTIAL_ENCRYPTION_KEY: randomBytes(32).toString('base64'), SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' };
+    // Request limits off: the test drives its runs and their polling as fast as it can (the
+    // limits have their own test, rate-limits.test.ts).
+    const env = {
+      ...fakes.env,
+      SVC_CREDENTIAL_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true',
+      SVC_RATE_LIMIT_API_KEY_PER_SECOND: '0',
+      SVC_RATE_LIMIT_PROJECT_PER_SECOND: '0',
+    };
     const taskQueue = `scale-${randomUUID()}`;
     const dataDir = () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-scale-'));

@@ -1,0 +1,1 @@
+ALTER TABLE "runs" ADD COLUMN "admission_deferred_at" timestamp (3) with time zone;
