@@ -31,7 +31,9 @@ beforeAll(async () => {
     platformTools: {
       add_numbers: addNumbersHandler,
     },
-    env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' },
+    // One running run per project, so run-deferred-admission can make a run wait for a place
+    // (every other scenario runs one run at a time; a delegated child is always admitted).
+    env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true', SVC_PROJECT_RUNNING_RUNS_LIMIT: '1' },
   });
   client = f.runtime.client.client;
   admin = (await f.t.createApiKey(['*'], 'history recorder')).secret;
@@ -184,6 +186,19 @@ describe('golden histories', () => {
     const runId = await startSession(agentId, 'Ask the child.');
     expect((await f.waitForRun(runId)).state).toBe('completed');
     await save('run-delegation', runWorkflowId(runId));
+  });
+
+  it('run-deferred-admission: the project runs its limit of one run, so a second run waits queued and is woken when the first settles', async () => {
+    f.fakes.vendor_a.reply({ text: 'The slow answer.', delayMs: 1_500 });
+    const agentId = await createAgent('Deferred admission', {});
+    const first = await startSession(agentId, 'First, slowly.');
+    await f.waitForRun(first, (run) => run.state === 'running');
+    const second = await startSession(agentId, 'Second, when there is room.');
+    expect((await f.waitForRun(first)).state).toBe('completed');
+    expect((await f.waitForRun(second)).state).toBe('completed');
+    const history = await save('run-deferred-admission', runWorkflowId(second));
+    const signals = history.events!.filter((event) => event.workflowExecutionSignaledEventAttributes).map((event) => event.workflowExecutionSignaledEventAttributes!.signalName);
+    expect(signals).toEqual(['capacityFreed']);
   });
 
   it('webhook-delivery: 150 events delivered in batches, an idle wait, then disabled (the workflow ends)', async () => {
