@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { DomainError, RateLimitedError, ServiceUnavailableError, type ErrorCode, type ErrorDetails } from '../domain/errors.ts';
+import { errorCodes, isDatabaseUnavailable } from '../db/unavailable.ts';
 import type { AppEnv } from './env.ts';
 
 /** The one mapping from public error codes to HTTP statuses (spec 3 "Codes and statuses"). */
@@ -49,9 +50,18 @@ export function handleError(error: Error, c: Context<AppEnv>): Response {
     // Hono's own 4xx (for example a body over the size limit) keep the envelope.
     return renderError(c, error.status === 401 ? 'unauthenticated' : 'bad_request', error.message || 'Bad request');
   }
+  if (isDatabaseUnavailable(error)) {
+    // A dependency outage, not a bug: retryable, and the message names no SQL.
+    c.get('logger').warn('request failed: the database is unavailable', { requestId: c.get('requestId'), codes: errorCodes(error) });
+    c.header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
+    return renderError(c, 'service_unavailable', 'The database is unavailable; retry shortly');
+  }
   logFailure(c, error);
   return renderError(c, 'internal_error', 'An internal error occurred');
 }
+
+/** What a client is told to wait when the database is out: PostgreSQL restarts take seconds. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 function logFailure(c: Context<AppEnv>, error: Error) {
   c.get('logger').error('request failed', { err: error, requestId: c.get('requestId') });

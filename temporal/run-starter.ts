@@ -2,6 +2,9 @@ import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } f
 import type { Logger } from '../config/logger.ts';
 import { RUN_SEARCH_ATTRIBUTES as keys, RUN_SIGNALS, RUN_WORKFLOW_TYPE, runWorkflowId, type RunWakeSignal } from '../domain/runs/workflow.ts';
 
+/** How long a start may wait for Temporal before it is left to the reconciler. */
+export const START_DEADLINE_MS = 3_000;
+
 /**
  * The Temporal side of the `RunStarter` contract (services/runs/run-starter.ts): starts
  * `run:<runId>` with its search attributes; a workflow that already exists is left alone, so
@@ -13,7 +16,9 @@ export function createTemporalRunStarter(options: { client: Client; taskQueue: s
   return {
     async start(run: { runId: string; projectId: string; sessionId: string; agentId: string }): Promise<void> {
       try {
-        await client.workflow.start(RUN_WORKFLOW_TYPE, {
+        // Bounded: with Temporal unreachable the API answers anyway (the run is committed) and the
+        // worker's reconciler starts the run once Temporal is back.
+        await client.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.start(RUN_WORKFLOW_TYPE, {
           workflowId: runWorkflowId(run.runId),
           taskQueue,
           args: [{ runId: run.runId }],
@@ -27,7 +32,7 @@ export function createTemporalRunStarter(options: { client: Client; taskQueue: s
             { key: keys.agentId, value: run.agentId },
             { key: keys.runState, value: 'queued' },
           ],
-        });
+        }));
       } catch (error) {
         // A closed workflow with this id means the run already went through the runtime.
         if (error instanceof WorkflowExecutionAlreadyStartedError) return;

@@ -5,6 +5,8 @@ import type { RunStarter } from '../runs/run-starter.ts';
 
 /** A run is reconciled once it has been queued this long without its workflow starting. */
 export const RECONCILE_AFTER_MS = 5_000;
+/** How often the worker looks for such runs. */
+export const RECONCILE_INTERVAL_MS = 2_500;
 
 /**
  * Starts the workflow of every run that has stayed `queued` for a while (ARCHITECTURE durability
@@ -35,8 +37,11 @@ export async function reconcileQueuedRuns(ctx: ServiceContext, starter: RunStart
   return queued.length;
 }
 
-/** Runs `reconcileQueuedRuns` every `intervalMs` until stopped (in the worker process). */
-export function startRunReconciler(ctx: ServiceContext, starter: RunStarter, intervalMs = 10_000): { stop(): void } {
+/**
+ * Runs `reconcileQueuedRuns` every `intervalMs` until stopped (in the worker process): a run
+ * whose start was lost starts within `RECONCILE_AFTER_MS + intervalMs` (under 10 s) of its commit.
+ */
+export function startRunReconciler(ctx: ServiceContext, starter: RunStarter, intervalMs = RECONCILE_INTERVAL_MS): { stop(): void } {
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
   const tick = async () => {

@@ -5,9 +5,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { takeSseFrames } from '../../domain/sse-frames.ts';
 import { answerToolRequests, FAKE_KEYS, startFakeModelServers, type FakeModelServers } from '../fixtures/model-servers/server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver/receiver.ts';
+import { readFeed as readProjectFeed } from '../support/feed-reader.ts';
 import { withDatabase } from '../support/postgres-server.ts';
 import { killProcess, startApiProcess, startWorkerProcess, waitFor } from '../support/worker-process.ts';
 
@@ -46,27 +46,8 @@ const request = async (api: Api, method: string, pathname: string, body?: unknow
   return { status: response.status, body: (await response.json().catch(() => null)) as any };
 };
 
-/** An SSE reader of the project's feed: collects `id` and `event` of every frame until stopped. */
-function readFeed(api: Api, lastEventId?: string) {
-  const frames: Array<{ id: string; kind: string; position: number }> = [];
-  const controller = new AbortController();
-  const done = (async () => {
-    const response = await fetch(`${api.url}/v1/projects/${projectId}/events`, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) }, signal: controller.signal });
-    const reader = response.body!.getReader();
-    const decoder = new TextDecoder();
-    let buffer = '';
-    for (;;) {
-      const { value, done: ended } = await reader.read();
-      if (ended) return;
-      const taken = takeSseFrames(buffer + decoder.decode(value, { stream: true }));
-      buffer = taken.rest;
-      for (const frame of taken.frames) {
-        if (frame.id && frame.event && frame.data) frames.push({ id: frame.id, kind: frame.event, position: Number(JSON.parse(frame.data).projectPosition) });
-      }
-    }
-  })().catch(() => {});
-  return { frames, stop: () => controller.abort(), done };
-}
+/** An SSE reader of the project's feed on `api` (no automatic resume: the test resumes by hand). */
+const readFeed = (api: Api, lastEventId?: string) => readProjectFeed({ baseUrl: api.url, projectId, apiKey: key, ...(lastEventId ? { lastEventId } : {}) });
 
 describe.skipIf(provided.kind !== 'postgres')('two API and two worker processes', () => {
   beforeAll(async () => {

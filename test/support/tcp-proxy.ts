@@ -50,7 +50,7 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port: listening } = server.address() as AddressInfo;
-  return {
+  const proxy: TcpProxy = {
     address: `127.0.0.1:${listening}`,
     port: listening,
     pause() {
@@ -75,8 +75,9 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
       down = false;
     },
     async close() {
-      this.cut();
+      proxy.cut();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  return proxy;
 }

@@ -33,7 +33,6 @@ async function startServiceProcess(
     cwd: projectRoot,
     env: {
       ...process.env,
-      ...options.env,
       DATABASE_URL: options.databaseUrl,
       TEMPORAL_ADDRESS: address,
       TEMPORAL_NAMESPACE: namespace,
@@ -41,6 +40,8 @@ async function startServiceProcess(
       // The same data dir as the API: the worker reads the same credential key from it.
       SVC_DATA_DIR: options.dataDir,
       SVC_LOG_LEVEL: 'info',
+      // Last, so a fault test can route a process through a proxy (TEMPORAL_ADDRESS, DATABASE_URL).
+      ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

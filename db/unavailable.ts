@@ -1,0 +1,22 @@
+/** Connection failures of postgres.js and of the socket beneath it. */
+const CONNECTION_CODES = new Set(['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+/** The `code`s along an error's `cause` chain (drizzle wraps the driver's error), outermost first. */
+export function errorCodes(error: unknown): string[] {
+  const codes: string[] = [];
+  for (let current: unknown = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') codes.push(code);
+  }
+  return codes;
+}
+
+/**
+ * Whether `error` means the database could not be reached or refused work for now: a lost or
+ * refused connection, a server shutting down or starting (SQLSTATE 57P01-57P03), a connection
+ * exception (class 08), too many connections (53300). Such a request may succeed when retried,
+ * so the API answers 503 rather than 500.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  return errorCodes(error).some((code) => CONNECTION_CODES.has(code) || code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300');
+}

@@ -1,0 +1,179 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runWorkflowId } from '../../domain/runs/workflow.ts';
+import { FAKE_KEYS, startFakeModelServers, type FakeModelServers } from '../fixtures/model-servers/server.ts';
+import { withDatabase } from '../support/postgres-server.ts';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
+import { killProcess, startApiProcess, startWorkerProcess, waitFor } from '../support/worker-process.ts';
+
+/**
+ * Faults between a commit and what follows it (issue 16 points 1 and 3), with the API as its own
+ * OS process whose connection to Temporal runs through a TCP proxy the test can hang or cut:
+ * - the API killed with SIGKILL after `POST /sessions` committed and before it answered (its
+ *   workflow start hanging): a retry with the same Idempotency-Key on another API process gets
+ *   the stored answer, byte for byte; the worker's reconciler starts the run within 10 s of the
+ *   commit; one run, one workflow execution, settled once;
+ * - Temporal unreachable for 10 s (from the API and the worker alike): sessions are still created (the API answers within its start
+ *   deadline) and their runs start and settle once Temporal is back.
+ */
+const provided = inject('database');
+const temporalAddress = inject('temporal').address;
+
+let fakes: FakeModelServers;
+let admin: postgres.Sql;
+let sql: postgres.Sql;
+let databaseName: string;
+let databaseUrl: string;
+let temporalProxy: TcpProxy;
+/** The worker's own way to Temporal, cut together with the API's for an outage. */
+let workerTemporalProxy: TcpProxy;
+let worker: ChildProcess;
+let client: Client;
+let connection: Connection;
+const children: ChildProcess[] = [];
+const dataDirs: string[] = [];
+const taskQueue = `api-crash-${randomUUID()}`;
+const env = () => ({ ...fakes.env, SVC_CREDENTIAL_ENCRYPTION_KEY: credentialKey });
+const credentialKey = randomBytes(32).toString('base64');
+let key = '';
+let projectId = '';
+let agentId = '';
+
+const dataDir = () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-api-crash-'));
+  dataDirs.push(dir);
+  return dir;
+};
+
+/** An API process; through the Temporal proxy unless `direct`. */
+async function startApi(options: { direct?: boolean } = {}) {
+  const api = await startApiProcess({ databaseUrl, taskQueue, dataDir: dataDir(), env: { ...env(), ...(options.direct ? {} : { TEMPORAL_ADDRESS: temporalProxy.address }) } });
+  children.push(api.child);
+  return api;
+}
+
+const post = (url: string, pathname: string, body: unknown, idempotencyKey: string) =>
+  fetch(`${url}/v1/projects/${projectId}${pathname}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey }, body: JSON.stringify(body) });
+
+const runState = async (runId: string) => (await sql`select state from runs where id = ${runId}`)[0]?.state as string | undefined;
+
+describe.skipIf(provided.kind !== 'postgres')('faults around a commit', () => {
+  beforeAll(async () => {
+    if (provided.kind !== 'postgres') return;
+    fakes = await startFakeModelServers();
+    admin = postgres(provided.adminUrl, { max: 1, onnotice: () => {} });
+    databaseName = `${provided.runId}_crash_${randomBytes(3).toString('hex')}`;
+    await admin.unsafe(`create database "${databaseName}"`);
+    databaseUrl = withDatabase(provided.adminUrl, databaseName);
+    sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
+    temporalProxy = await startTcpProxy(temporalAddress);
+    workerTemporalProxy = await startTcpProxy(temporalAddress);
+    worker = await startWorkerProcess({ databaseUrl, taskQueue, dataDir: dataDir(), env: { ...env(), TEMPORAL_ADDRESS: workerTemporalProxy.address } });
+    children.push(worker);
+    connection = await Connection.connect({ address: temporalAddress });
+    client = new Client({ connection, namespace: inject('temporal').namespace });
+
+    const api = await startApi({ direct: true });
+    const login = await fetch(`${api.url}/v1/auth/development/login`, { method: 'POST', headers: { origin: 'http://localhost:8080' } });
+    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+    projectId = ((await login.json()) as { context: { project: { id: string } } }).context.project.id;
+    const created = await fetch(`${api.url}/v1/projects/${projectId}/api-keys`, {
+      method: 'POST',
+      headers: { cookie, origin: 'http://localhost:8080', 'content-type': 'application/json', 'idempotency-key': 'crash-key' },
+      body: JSON.stringify({ name: 'crash', scopes: ['*'] }),
+    });
+    key = ((await created.json()) as { secret: string }).secret;
+    const provider: any = await (await post(api.url, '/model-providers', { key: 'openai', displayName: 'OpenAI', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a }, 'provider')).json();
+    expect((await post(api.url, '/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {} }, 'preset')).status).toBe(201);
+    const agent = await post(api.url, '/agents', { name: 'Crash', initialConfig: { systemPrompt: 'You are a helpful assistant.', modelPreset: 'fast', limits: { maxTurns: 4 } } }, 'agent');
+    agentId = ((await agent.json()) as { id: string }).id;
+    await killProcess(api.child);
+  }, 180_000);
+
+  afterAll(async () => {
+    for (const child of children) await killProcess(child);
+    await temporalProxy?.close();
+    await workerTemporalProxy?.close();
+    await connection?.close();
+    await sql?.end({ timeout: 5 });
+    if (databaseName) await admin?.unsafe(`drop database if exists "${databaseName}" with (force)`);
+    await admin?.end({ timeout: 5 });
+    await fakes?.close();
+    for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('an API killed after commit and before its answer: the retry gets the stored answer, the reconciler starts the run once', async () => {
+    const doomed = await startApi();
+    temporalProxy.pause();
+    const idempotencyKey = `crash-${randomUUID()}`;
+    const body = { agentId, initialMessage: 'Hello after a crash' };
+    let answered = false;
+    const first = post(doomed.url, '/sessions', body, idempotencyKey).then(
+      () => (answered = true),
+      () => null,
+    );
+    // The commit is visible; the answer is not (the workflow start hangs on Temporal).
+    const [committed] = await waitFor('the session to commit', async () => {
+      const rows = await sql`select id, created_at from runs where idempotency_key = ${idempotencyKey}`;
+      return rows.length > 0 ? rows : null;
+    }, 20_000);
+    const committedAt = (committed!.created_at as Date).getTime();
+    expect(answered).toBe(false);
+    await killProcess(doomed.child);
+    await first;
+    expect(answered).toBe(false);
+    temporalProxy.resume();
+
+    const survivor = await startApi({ direct: true });
+    const retried = await post(survivor.url, '/sessions', body, idempotencyKey);
+    const retriedText = await retried.text();
+    expect(retried.status).toBe(201);
+    const again = await post(survivor.url, '/sessions', body, idempotencyKey);
+    expect(again.status).toBe(201);
+    expect(await again.text()).toBe(retriedText);
+    const session = JSON.parse(retriedText) as { id: string; latestRunId: string };
+    expect(session.latestRunId).toBe(committed!.id);
+    const [counts] = await sql`select (select count(*)::int from sessions) as sessions, (select count(*)::int from runs where session_id = ${session.id}) as runs`;
+    expect(counts).toEqual({ sessions: 1, runs: 1 });
+
+    await waitFor('the reconciler to start and settle the run', async () => ((await runState(session.latestRunId)) === 'completed' ? true : null), 20_000);
+    const [started] = await sql`select admitted_at from runs where id = ${session.latestRunId}`;
+    expect((started!.admitted_at as Date).getTime() - committedAt).toBeLessThan(10_000);
+    const executions = [];
+    for await (const execution of client.workflow.list({ query: `WorkflowId = "${runWorkflowId(session.latestRunId)}"` })) executions.push(execution);
+    expect(executions).toHaveLength(1);
+    const [events] = await sql`select count(*)::int as n from product_events where aggregate_id = ${session.latestRunId} and kind = 'run.completed'`;
+    expect(events!.n).toBe(1);
+    await killProcess(survivor.child);
+  }, 120_000);
+
+  it('Temporal unreachable for 10 s: sessions are created all the same and their runs settle once it is back', async () => {
+    const api = await startApi();
+    temporalProxy.cut();
+    workerTemporalProxy.cut();
+    const cutAt = Date.now();
+    const created: Array<{ id: string; latestRunId: string }> = [];
+    for (let i = 0; i < 3; i++) {
+      const began = Date.now();
+      const response = await post(api.url, '/sessions', { agentId, initialMessage: `During the outage ${i}` }, `outage-${i}-${randomUUID()}`);
+      expect(response.status).toBe(201);
+      // The start waits at most its deadline, then the answer goes out.
+      expect(Date.now() - began).toBeLessThan(6_000);
+      created.push((await response.json()) as { id: string; latestRunId: string });
+    }
+    for (const session of created) expect(await runState(session.latestRunId)).toBe('queued');
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 10_000 - (Date.now() - cutAt))));
+    temporalProxy.restore();
+    workerTemporalProxy.restore();
+    for (const session of created) await waitFor(`run ${session.latestRunId} to settle`, async () => ((await runState(session.latestRunId)) === 'completed' ? true : null), 30_000);
+    const [counts] = await sql`select count(*)::int as n from product_events where kind = 'run.completed' and aggregate_id in ${sql(created.map((session) => session.latestRunId))}`;
+    expect(counts!.n).toBe(created.length);
+    await killProcess(api.child);
+  }, 120_000);
+});
