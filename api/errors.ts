@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { DomainError, RateLimitedError, ServiceUnavailableError, type ErrorCode, type ErrorDetails } from '../domain/errors.ts';
-import { errorCodes, isDatabaseUnavailable } from '../db/unavailable.ts';
+import { errorCodes, isDatabaseUnavailable, isUnstorableText } from '../db/errors.ts';
 import type { AppEnv } from './env.ts';
 
 /** The one mapping from public error codes to HTTP statuses (spec 3 "Codes and statuses"). */
@@ -49,6 +49,10 @@ export function handleError(error: Error, c: Context<AppEnv>): Response {
   if (error instanceof HTTPException && error.status < 500) {
     // Hono's own 4xx (for example a body over the size limit) keep the envelope.
     return renderError(c, error.status === 401 ? 'unauthenticated' : 'bad_request', error.message || 'Bad request');
+  }
+  if (isUnstorableText(error)) {
+    // PostgreSQL text cannot hold NUL (SQLSTATE 22021/22P05): the input is at fault, not the service.
+    return renderError(c, 'bad_request', 'The request contains text that cannot be stored (a NUL character)');
   }
   if (isDatabaseUnavailable(error)) {
     // A dependency outage, not a bug: retryable, and the message names no SQL.

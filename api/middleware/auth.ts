@@ -36,7 +36,7 @@ export const authenticate = (deps: AppDeps, provider: AuthProvider) =>
     if (provider.publicRoutes.has(`${c.req.method} ${c.req.path}`)) return next();
 
     const match = PROJECT_PATH.exec(c.req.path);
-    const pathProjectId = match?.[1] ? decodeURIComponent(match[1]) : null;
+    const pathProjectId = match?.[1] ? decodedProjectId(match[1]) : null;
     const actsInPathProject = Boolean(match?.[2]);
 
     const authorization = c.req.header('authorization');
@@ -76,6 +76,15 @@ export const authenticate = (deps: AppDeps, provider: AuthProvider) =>
     c.set('ctx', { ...base, actor });
     await next();
   });
+
+/** The path's project id, percent-decoded; a malformed encoding is a 400 like any non-UUID. */
+function decodedProjectId(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new ValidationError('projectId in the path must be a UUID', { path: 'path.projectId' });
+  }
+}
 
 function assertUuid(projectId: string) {
   if (!UUID.test(projectId)) throw new ValidationError('projectId in the path must be a UUID', { path: 'path.projectId' });

@@ -8,6 +8,7 @@ import { edgeProxyEnvironment, startEdgeSigner, type EdgeSigner } from '../fixtu
 import { createTestApp, TEST_ORIGIN, type RequestOptions, type TestApp } from '../support/app.ts';
 import { isMutation } from '../../api/mutations.ts';
 import { isIdempotencyExempt } from '../../api/middleware/idempotency.ts';
+import { concretePath, registeredRoutes, type Route } from '../support/routes.ts';
 
 /**
  * The shared checks every route gets (STYLE.md "Tests"), over every route the app registers —
@@ -17,7 +18,6 @@ import { isIdempotencyExempt } from '../../api/middleware/idempotency.ts';
  * Idempotency-Key 400 on mutations, and a malformed body answered with the error envelope, never
  * a 500.
  */
-type Route = { method: string; path: string };
 type Mode = {
   name: 'development' | 'edge_proxy' | 'hosted';
   publicRoutes: string[];
@@ -69,9 +69,7 @@ const modes: Mode[] = [
   },
 ];
 
-/** A concrete path: the project parameter as given, every other parameter a fresh UUID. */
-const concrete = (path: string, projectId: string) =>
-  path.replace(/:projectId/g, projectId).replace(/:(\w+)(\{[^}]*\})?/g, (_, name: string) => (name === 'path' ? 'notes.md' : randomUUID()));
+const concrete = concretePath;
 
 describe.each(modes)('every route in $name mode', (mode) => {
   let t: TestApp;
@@ -89,16 +87,7 @@ describe.each(modes)('every route in $name mode', (mode) => {
     const [org] = await t.database.db.insert(organizations).values({ slug: `other-${randomUUID()}`, name: 'Other' }).returning();
     const [project] = await t.database.db.insert(projects).values({ organizationId: org!.id, slug: 'theirs', name: 'Theirs' }).returning();
     foreignProject = project!.id;
-    const seen = new Set<string>();
-    routes = t.app.routes
-      .filter((route) => route.path.startsWith('/v1/') && route.method !== 'ALL' && !route.path.includes('*'))
-      .filter((route) => {
-        const id = `${route.method} ${route.path}`;
-        if (seen.has(id)) return false;
-        seen.add(id);
-        return true;
-      })
-      .map(({ method, path }) => ({ method, path }));
+    routes = registeredRoutes(t.app);
   });
   afterAll(async () => {
     await t.close();

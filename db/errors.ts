@@ -20,3 +20,12 @@ export function errorCodes(error: unknown): string[] {
 export function isDatabaseUnavailable(error: unknown): boolean {
   return errorCodes(error).some((code) => CONNECTION_CODES.has(code) || code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300');
 }
+
+/**
+ * Whether `error` is PostgreSQL refusing text it cannot store: a NUL character (SQLSTATE 22021
+ * `character_not_in_repertoire`, or 22P05 `untranslatable_character` for `\u0000` in JSON). Only a
+ * caller's input carries such text, so the API answers 400.
+ */
+export function isUnstorableText(error: unknown): boolean {
+  return errorCodes(error).some((code) => code === '22021' || code === '22P05');
+}
