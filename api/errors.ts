@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { DomainError, RateLimitedError, ServiceUnavailableError, type ErrorCode, type ErrorDetails } from '../domain/errors.ts';
-import { errorCodes, isDatabaseUnavailable, isUnstorableText } from '../db/errors.ts';
+import { errorCodes, isDatabaseUnavailable, isUnstorableText } from '../services/database-errors.ts';
 import type { AppEnv } from './env.ts';
 
 /** The one mapping from public error codes to HTTP statuses (spec 3 "Codes and statuses"). */

@@ -8,7 +8,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runWorkflowId } from '../../domain/runs/workflow.ts';
 import { FAKE_KEYS, startFakeModelServers, type FakeModelServers } from '../fixtures/model-servers/server.ts';
-import { withDatabase } from '../support/postgres-server.ts';
+import { createProcessDatabase, developmentApiKey } from '../support/process-bootstrap.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 import { killProcess, startApiProcess, startWorkerProcess, waitFor } from '../support/worker-process.ts';
 
@@ -26,9 +26,8 @@ const provided = inject('database');
 const temporalAddress = inject('temporal').address;
 
 let fakes: FakeModelServers;
-let admin: postgres.Sql;
+let database: Awaited<ReturnType<typeof createProcessDatabase>>;
 let sql: postgres.Sql;
-let databaseName: string;
 let databaseUrl: string;
 let temporalProxy: TcpProxy;
 /** The worker's own way to Temporal, cut together with the API's for an outage. */
@@ -67,11 +66,9 @@ describe.skipIf(provided.kind !== 'postgres')('faults around a commit', () => {
   beforeAll(async () => {
     if (provided.kind !== 'postgres') return;
     fakes = await startFakeModelServers();
-    admin = postgres(provided.adminUrl, { max: 1, onnotice: () => {} });
-    databaseName = `${provided.runId}_crash_${randomBytes(3).toString('hex')}`;
-    await admin.unsafe(`create database "${databaseName}"`);
-    databaseUrl = withDatabase(provided.adminUrl, databaseName);
-    sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
+    database = await createProcessDatabase(provided, 'crash');
+    databaseUrl = database.url;
+    sql = database.sql;
     temporalProxy = await startTcpProxy(temporalAddress);
     workerTemporalProxy = await startTcpProxy(temporalAddress);
     worker = await startWorkerProcess({ databaseUrl, taskQueue, dataDir: dataDir(), env: { ...env(), TEMPORAL_ADDRESS: workerTemporalProxy.address } });
@@ -80,15 +77,7 @@ describe.skipIf(provided.kind !== 'postgres')('faults around a commit', () => {
     client = new Client({ connection, namespace: inject('temporal').namespace });
 
     const api = await startApi({ direct: true });
-    const login = await fetch(`${api.url}/v1/auth/development/login`, { method: 'POST', headers: { origin: 'http://localhost:8080' } });
-    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
-    projectId = ((await login.json()) as { context: { project: { id: string } } }).context.project.id;
-    const created = await fetch(`${api.url}/v1/projects/${projectId}/api-keys`, {
-      method: 'POST',
-      headers: { cookie, origin: 'http://localhost:8080', 'content-type': 'application/json', 'idempotency-key': 'crash-key' },
-      body: JSON.stringify({ name: 'crash', scopes: ['*'] }),
-    });
-    key = ((await created.json()) as { secret: string }).secret;
+    ({ key, projectId } = await developmentApiKey(api.url, 'crash'));
     const provider: any = await (await post(api.url, '/model-providers', { key: 'openai', displayName: 'OpenAI', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a }, 'provider')).json();
     expect((await post(api.url, '/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {} }, 'preset')).status).toBe(201);
     const agent = await post(api.url, '/agents', { name: 'Crash', initialConfig: { systemPrompt: 'You are a helpful assistant.', modelPreset: 'fast', limits: { maxTurns: 4 } } }, 'agent');
@@ -101,9 +90,7 @@ describe.skipIf(provided.kind !== 'postgres')('faults around a commit', () => {
     await temporalProxy?.close();
     await workerTemporalProxy?.close();
     await connection?.close();
-    await sql?.end({ timeout: 5 });
-    if (databaseName) await admin?.unsafe(`drop database if exists "${databaseName}" with (force)`);
-    await admin?.end({ timeout: 5 });
+    await database?.drop();
     await fakes?.close();
     for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
   });

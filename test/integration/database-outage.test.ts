@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { FAKE_KEYS, startFakeModelServers, type FakeModelServers } from '../fixtures/model-servers/server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver/receiver.ts';
 import { readFeed } from '../support/feed-reader.ts';
-import { withDatabase } from '../support/postgres-server.ts';
+import { createProcessDatabase, developmentApiKey } from '../support/process-bootstrap.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 import { killProcess, startApiProcess, startWorkerProcess, waitFor } from '../support/worker-process.ts';
 
@@ -25,9 +25,8 @@ const RUNS = 6;
 
 let fakes: FakeModelServers;
 let receiver: WebhookReceiver;
-let admin: postgres.Sql;
+let database: Awaited<ReturnType<typeof createProcessDatabase>>;
 let sql: postgres.Sql;
-let databaseName: string;
 let proxy: TcpProxy;
 let api: { url: string; child: ChildProcess };
 let worker: ChildProcess;
@@ -53,11 +52,9 @@ describe.skipIf(provided.kind !== 'postgres')('database outage', () => {
     // Every run's model call takes long enough for the outage to land in the middle of it.
     fakes.vendor_a.defaultReply = (_request, text) => ({ text: `echo: ${text}`, delayMs: 1_500 });
     receiver = await startWebhookReceiver();
-    admin = postgres(provided.adminUrl, { max: 1, onnotice: () => {} });
-    databaseName = `${provided.runId}_outage_${randomBytes(3).toString('hex')}`;
-    await admin.unsafe(`create database "${databaseName}"`);
-    const direct = new URL(withDatabase(provided.adminUrl, databaseName));
-    sql = postgres(direct.toString(), { max: 2, onnotice: () => {} });
+    database = await createProcessDatabase(provided, 'outage');
+    const direct = new URL(database.url);
+    sql = database.sql;
     proxy = await startTcpProxy(`${direct.hostname}:${direct.port || '5432'}`);
     const proxied = new URL(direct.toString());
     proxied.host = proxy.address;
@@ -73,23 +70,13 @@ describe.skipIf(provided.kind !== 'postgres')('database outage', () => {
     worker.stdout!.on('data', (chunk) => (workerLog += chunk));
     worker.stderr!.on('data', (chunk) => (workerLog += chunk));
 
-    const login = await fetch(`${api.url}/v1/auth/development/login`, { method: 'POST', headers: { origin: 'http://localhost:8080' } });
-    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
-    projectId = ((await login.json()) as { context: { project: { id: string } } }).context.project.id;
-    const created = await fetch(`${api.url}/v1/projects/${projectId}/api-keys`, {
-      method: 'POST',
-      headers: { cookie, origin: 'http://localhost:8080', 'content-type': 'application/json', 'idempotency-key': 'outage-key' },
-      body: JSON.stringify({ name: 'outage', scopes: ['*'] }),
-    });
-    key = ((await created.json()) as { secret: string }).secret;
+    ({ key, projectId } = await developmentApiKey(api.url, 'outage'));
   }, 180_000);
 
   afterAll(async () => {
     for (const child of [api?.child, worker]) if (child) await killProcess(child);
     await proxy?.close();
-    await sql?.end({ timeout: 5 });
-    if (databaseName) await admin?.unsafe(`drop database if exists "${databaseName}" with (force)`);
-    await admin?.end({ timeout: 5 });
+    await database?.drop();
     await fakes?.close();
     await receiver?.close();
     for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });

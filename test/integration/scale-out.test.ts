@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { answerToolRequests, FAKE_KEYS, startFakeModelServers, type FakeModelServers } from '../fixtures/model-servers/server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver/receiver.ts';
 import { readFeed as readProjectFeed } from '../support/feed-reader.ts';
+import { developmentApiKey } from '../support/process-bootstrap.ts';
 import { withDatabase } from '../support/postgres-server.ts';
 import { killProcess, startApiProcess, startWorkerProcess, waitFor } from '../support/worker-process.ts';
 
@@ -86,17 +87,7 @@ describe.skipIf(provided.kind !== 'postgres')('two API and two worker processes'
     apis = [api1, api2];
     workers = [worker1, worker2];
 
-    const login = await fetch(`${api1.url}/v1/auth/development/login`, { method: 'POST', headers: { origin: 'http://localhost:8080' } });
-    expect(login.status).toBe(200);
-    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
-    const context = ((await login.json()) as { context: { project: { id: string } } }).context;
-    projectId = context.project.id;
-    const created = await fetch(`${api1.url}/v1/projects/${projectId}/api-keys`, {
-      method: 'POST',
-      headers: { cookie, origin: 'http://localhost:8080', 'content-type': 'application/json', 'idempotency-key': 'scale-key' },
-      body: JSON.stringify({ name: 'scale', scopes: ['*'] }),
-    });
-    key = ((await created.json()) as { secret: string }).secret;
+    ({ key, projectId } = await developmentApiKey(api1.url, 'scale'));
   }, 180_000);
 
   afterAll(async () => {
@@ -125,15 +116,13 @@ describe.skipIf(provided.kind !== 'postgres')('two API and two worker processes'
     const webhook = await request(api2, 'POST', `${p}/event-webhooks`, { displayName: 'Receiver', endpointUrl: receiver.url, signingSecret: `whsec_${randomBytes(24).toString('base64')}` });
     expect(webhook.status, JSON.stringify(webhook.body)).toBe(201);
     const lookup = { name: 'lookup_order', description: 'Looks up an order', owner: 'caller', approval: 'never', inputSchema: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] }, outputSchema: { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] } };
-    const agent = await request(api1, 'POST', `${p}/agents`, { name: 'Scale', initialConfig: { systemPrompt: 'You are a helpful assistant.', modelPreset: 'fast', tools: [lookup, { ...lookup, name: 'cancel_order', description: 'Cancels an order', approval: 'always' }], limits: { maxTurns: 4 } } });
+    const agent = await request(api1, 'POST', `${p}/agents`, { name: 'Scale', initialConfig: { systemPrompt: 'You are a helpful assistant.', modelPreset: 'fast', tools: [lookup, { ...lookup, name: 'cancel_order', description: 'Cancels an order', approval: 'always' }], limits: { maxTurns: 4, timeoutMs: 600_000 } } });
     expect(agent.status, JSON.stringify(agent.body)).toBe(201);
 
     const steady = readFeed(api1);
     const doomed = readFeed(api2);
     const runIds: string[] = [];
     const withTool = new Set<string>();
-    /** Runs whose tool call is not answered yet (each such run calls its tool once). */
-    const toAnswer = new Set<string>();
     const live = () => (apis[1]!.child.exitCode === null && apis[1]!.child.signalCode === null ? [api1, api2] : [api1]);
     const create = async (index: number) => {
       const api = live()[index % live().length]!;
@@ -142,10 +131,7 @@ describe.skipIf(provided.kind !== 'postgres')('two API and two worker processes'
       const session = await request(api, 'POST', `${p}/sessions`, { agentId: agent.body.id, initialMessage: message });
       expect(session.status, JSON.stringify(session.body)).toBe(201);
       runIds.push(session.body.latestRunId);
-      if (tool) {
-        withTool.add(session.body.latestRunId);
-        toAnswer.add(session.body.latestRunId);
-      }
+      if (tool) withTool.add(session.body.latestRunId);
     };
     // An integrator's retry: when an API dies under a request, the same request with the same
     // Idempotency-Key goes to the other one (the stored answer is shared through the database).
@@ -156,28 +142,24 @@ describe.skipIf(provided.kind !== 'postgres')('two API and two worker processes'
         return request(api1, method, pathname, body, { 'idempotency-key': idempotencyKey }).catch(() => null);
       }
     };
-    // Answers every pending approval and caller tool call, through whichever API is alive.
+    // Answers every pending approval and caller tool call, through whichever API is alive (the
+    // project's pending work, one request per sweep). A run's execution limit is generous: a run
+    // whose model call died with a worker waits out the heartbeat timeout first.
     let answering = true;
     const answered = new Set<string>();
     const answers = (async () => {
       while (answering) {
-        for (const runId of [...toAnswer]) {
-          const api = live()[Math.floor(Math.random() * live().length)]!;
-          const approvals = await request(api, 'GET', `${p}/approvals?runId=${runId}`).catch(() => null);
-          for (const approval of approvals?.body?.data ?? []) {
-            if (approval.status === 'pending') await reliably(api, 'POST', `${p}/approvals/${approval.id}/decision`, { status: 'approved' }, `decide-${approval.id}`);
-          }
-          const list = await request(api, 'GET', `${p}/tool-calls?runId=${runId}`).catch(() => null);
-          for (const call of list?.body?.data ?? []) {
-            if (call.status !== 'pending' || answered.has(call.id)) continue;
-            const claim = await reliably(api, 'POST', `${p}/tool-calls/${call.id}/claim`, undefined, `claim-${call.id}`);
-            if (claim?.status !== 200) continue;
-            const result = await reliably(api, 'POST', `${p}/tool-calls/${call.id}/result`, { fence: claim.body.fence, safeResult: { version: 1, status: 'success', value: { status: 'shipped' } } }, `result-${call.id}`);
-            if (result?.status === 202) {
-              answered.add(call.id);
-              toAnswer.delete(runId);
-            }
-          }
+        const api = live()[Math.floor(Math.random() * live().length)]!;
+        const pending = await request(api, 'GET', `${p}/pending-work`).catch(() => null);
+        for (const approval of pending?.body?.approvals ?? []) {
+          await reliably(api, 'POST', `${p}/approvals/${approval.id}/decision`, { status: 'approved' }, `decide-${approval.id}`);
+        }
+        for (const call of pending?.body?.toolCalls ?? []) {
+          if (call.status !== 'pending' || answered.has(call.id)) continue;
+          const claim = await reliably(api, 'POST', `${p}/tool-calls/${call.id}/claim`, undefined, `claim-${call.id}`);
+          if (claim?.status !== 200) continue;
+          const result = await reliably(api, 'POST', `${p}/tool-calls/${call.id}/result`, { fence: claim.body.fence, safeResult: { version: 1, status: 'success', value: { status: 'shipped' } } }, `result-${call.id}`);
+          if (result?.status === 202) answered.add(call.id);
         }
         await new Promise((resolve) => setTimeout(resolve, 100));
       }

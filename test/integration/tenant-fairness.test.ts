@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runs } from '../../db/schema/index.ts';
 import { runWorkflowId } from '../../domain/runs/workflow.ts';
@@ -83,11 +83,16 @@ describe('tenant fairness', () => {
         }
       }),
     );
-    // The backlog waits: never more than the limit executing, the rest queued (most of them
-    // already told to wait by admission, the newest about to be).
+    // The burst of creations is absorbed: every backlog run has met admission and waits
+    // (deferred) unless it runs or ran. The measurement is of that steady state.
+    const waitedSince = Date.now();
+    while ((await countA(and(eq(runs.state, 'queued'), isNull(runs.admissionDeferredAt)))) > 0) {
+      expect(Date.now() - waitedSince, 'the backlog to meet admission').toBeLessThan(60_000);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    // Never more than the limit executing; the rest queued, told to wait.
     expect(await countA(eq(runs.state, 'running'))).toBeLessThanOrEqual(RUNNING_LIMIT);
-    expect(await countA(eq(runs.state, 'queued'))).toBeGreaterThan(BACKLOG * 0.8);
-    expect(await countA(and(eq(runs.state, 'queued'), isNotNull(runs.admissionDeferredAt)))).toBeGreaterThan(BACKLOG / 2);
+    expect(await countA(and(eq(runs.state, 'queued'), isNotNull(runs.admissionDeferredAt)))).toBeGreaterThan(BACKLOG * 0.8);
 
     const loaded: number[] = [];
     for (let i = 0; i < 5; i++) {
