@@ -52,4 +52,25 @@ describe('continue-as-new', () => {
     expect(runEvents.filter((kind) => kind === 'run.completed')).toHaveLength(1);
     expect(runEvents.filter((kind) => kind === 'model.call_started')).toHaveLength(51);
   }, 180_000);
+
+  it('a 200-turn run with the default limits stays under Temporal’s history warnings', async () => {
+    // Temporal warns at 10,240 events and 10 MiB per execution (limit.historyCount.warn,
+    // limit.historySize.warn); the run continues as new well before either.
+    const TURNS = 200;
+    for (let i = 0; i < TURNS - 1; i++) f.fakes.vendor_a.reply({ toolCalls: [{ name: 'add_numbers', arguments: { a: i, b: 1 } }] });
+    f.fakes.vendor_a.reply({ text: 'Done at last.' });
+    const agent = await f.call('POST', '/agents', { name: 'Very long', initialConfig: { systemPrompt: 'Add.', modelPreset: 'fast', tools: [addNumbers], limits: { maxTurns: 256, timeoutMs: 600_000 } } });
+    const session = await f.call('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'Add two hundred times.' });
+    const runId = session.body.latestRunId as string;
+    expect((await f.waitForRun(runId, undefined, 300_000)).state).toBe('completed');
+    const executions = [];
+    for await (const execution of f.runtime.client.client.workflow.list({ query: `WorkflowId = '${runWorkflowId(runId)}'` })) executions.push(execution);
+    const largest = { events: Math.max(...executions.map((execution) => execution.historyLength ?? 0)), bytes: Math.max(...executions.map((execution) => execution.historySize ?? 0)) };
+    console.log(`200-turn run: ${executions.length} execution(s), largest history ${largest.events} events, ${(largest.bytes / 1024).toFixed(0)} KiB`);
+    expect(largest.events).toBeGreaterThan(0);
+    expect(largest.events).toBeLessThan(10_240);
+    expect(largest.bytes).toBeLessThan(10 * 1024 * 1024);
+    const assistant = await f.t.database.db.select().from(messages).where(and(eq(messages.runId, runId), eq(messages.role, 'assistant')));
+    expect(assistant).toHaveLength(TURNS);
+  }, 360_000);
 });
