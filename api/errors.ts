@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { DomainError, RateLimitedError, ServiceUnavailableError, type ErrorCode, type ErrorDetails } from '../domain/errors.ts';
+import { DomainError, RateLimitedError, ServiceUnavailableError, ValidationError, type ErrorCode, type ErrorDetails } from '../domain/errors.ts';
 import { errorCodes, isDatabaseUnavailable, isUnstorableText } from '../services/database-errors.ts';
 import type { AppEnv } from './env.ts';
 
@@ -41,31 +41,31 @@ export function renderError(c: Context<AppEnv>, code: ErrorCode, message: string
 
 /** `app.onError`: domain errors render as themselves; anything else is a generic 500. */
 export function handleError(error: Error, c: Context<AppEnv>): Response {
-  if (error instanceof DomainError) {
-    if (error.code === 'internal_error') logFailure(c, error);
-    if (error instanceof ServiceUnavailableError || error instanceof RateLimitedError) c.header('Retry-After', String(error.retryAfterSeconds));
-    return renderError(c, error.code, error.message, error.details);
+  const domain = error instanceof DomainError ? error : fromDatabaseError(c, error);
+  if (domain) {
+    if (domain.code === 'internal_error') logFailure(c, domain);
+    if (domain instanceof ServiceUnavailableError || domain instanceof RateLimitedError) c.header('Retry-After', String(domain.retryAfterSeconds));
+    return renderError(c, domain.code, domain.message, domain.details);
   }
   if (error instanceof HTTPException && error.status < 500) {
     // Hono's own 4xx (for example a body over the size limit) keep the envelope.
     return renderError(c, error.status === 401 ? 'unauthenticated' : 'bad_request', error.message || 'Bad request');
   }
-  if (isUnstorableText(error)) {
-    // PostgreSQL text cannot hold NUL (SQLSTATE 22021/22P05): the input is at fault, not the service.
-    return renderError(c, 'bad_request', 'The request contains text that cannot be stored (a NUL character)');
-  }
-  if (isDatabaseUnavailable(error)) {
-    // A dependency outage, not a bug: retryable, and the message names no SQL.
-    c.get('logger').warn('request failed: the database is unavailable', { requestId: c.get('requestId'), codes: errorCodes(error) });
-    c.header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
-    return renderError(c, 'service_unavailable', 'The database is unavailable; retry shortly');
-  }
   logFailure(c, error);
   return renderError(c, 'internal_error', 'An internal error occurred');
 }
 
-/** What a client is told to wait when the database is out: PostgreSQL restarts take seconds. */
-const DATABASE_RETRY_AFTER_SECONDS = 5;
+/**
+ * Database failures that are not bugs, as the domain errors they amount to (their messages name
+ * no SQL): text PostgreSQL cannot store is the caller's input (400); an unreachable database is
+ * an outage worth retrying (503 with `Retry-After`, docs/decisions.md "Database outages").
+ */
+function fromDatabaseError(c: Context<AppEnv>, error: Error): DomainError | null {
+  if (isUnstorableText(error)) return new ValidationError('The request contains text that cannot be stored (a NUL character)');
+  if (!isDatabaseUnavailable(error)) return null;
+  c.get('logger').warn('request failed: the database is unavailable', { requestId: c.get('requestId'), codes: errorCodes(error) });
+  return new ServiceUnavailableError('The database is unavailable; retry shortly');
+}
 
 function logFailure(c: Context<AppEnv>, error: Error) {
   c.get('logger').error('request failed', { err: error, requestId: c.get('requestId') });

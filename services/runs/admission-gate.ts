@@ -2,6 +2,7 @@ import { and, asc, eq, isNotNull, sql } from 'drizzle-orm';
 import { RUN_ADMISSION_LOCK } from '../../db/client.ts';
 import { delegationCalls, runs } from '../../db/schema/index.ts';
 import type { ServiceContext } from '../service-context.ts';
+import { countProjectRuns } from './count-project-runs.ts';
 import type { RunRow } from './public.ts';
 
 /**
@@ -20,7 +21,7 @@ export type AdmissionGate = { runningRunsLimit: number | null; wake(runId: strin
  */
 export async function mayStartRun(tx: ServiceContext, run: RunRow, limit: number): Promise<boolean> {
   await tx.db.execute(sql`select pg_advisory_xact_lock(${RUN_ADMISSION_LOCK}, hashtext(${run.projectId}))`);
-  if ((await countRunning(tx, run.projectId, limit)) < limit) return true;
+  if ((await countProjectRuns(tx.db, run.projectId, ['running'], limit)) < limit) return true;
   const [delegated] = await tx.db.select({ toolCallId: delegationCalls.toolCallId }).from(delegationCalls).where(eq(delegationCalls.childRunId, run.id)).limit(1);
   if (delegated) return true;
   if (!run.admissionDeferredAt) await tx.db.update(runs).set({ admissionDeferredAt: tx.clock.now() }).where(eq(runs.id, run.id));
@@ -42,18 +43,6 @@ export async function wakeDeferredRuns(ctx: ServiceContext, gate: AdmissionGate,
     .orderBy(asc(runs.createdAt))
     .limit(limit);
   if (waiting.length === 0) return;
-  const free = limit - (await countRunning(ctx, projectId, limit));
+  const free = limit - (await countProjectRuns(ctx.db, projectId, ['running'], limit));
   for (const run of waiting.slice(0, Math.max(0, free))) await gate.wake(run.id);
-}
-
-/** `running` runs of the project, counted up to `limit`. */
-async function countRunning(ctx: ServiceContext, projectId: string, limit: number): Promise<number> {
-  const counted = ctx.db
-    .select({ one: sql`1` })
-    .from(runs)
-    .where(and(eq(runs.projectId, projectId), eq(runs.state, 'running')))
-    .limit(limit)
-    .as('counted');
-  const [row] = await ctx.db.select({ count: sql<number>`count(*)::int` }).from(counted);
-  return row?.count ?? 0;
 }

@@ -30,8 +30,8 @@ export type Admission =
  * Admits a run for the runtime (no actor): a `queued` run becomes `running` (its `admittedAt`
  * set), unless cancellation was requested before it started, in which case it settles
  * `cancelled` at once, or its project already runs `runningRunsLimit` runs, in which case it
- * waits (`waiting`; `timed_out` once past its wall-time ceiling). Returns the pinned version's limits the workflow enforces. Idempotent: a
- * run already running is admitted again unchanged; a settled run reports its state. 404 when
+ * waits (`waiting`; `timed_out` once past its wall-time ceiling). Returns the pinned version's
+ * limits the workflow enforces. Idempotent: a run already running is admitted again unchanged; a settled run reports its state. 404 when
  * the run is gone (its project was deleted): a permanent failure for the workflow.
  */
 export async function admitRun({ ctx, input, limits }: { ctx: ServiceContext; input: { runId: string }; limits: { runningRunsLimit: number | null } }): Promise<Admission> {

@@ -1,8 +1,7 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import { runs } from '../../db/schema/index.ts';
 import { RateLimitedError } from '../../domain/errors.ts';
 import { RUN_STATES, isSettled } from '../../domain/runs/states.ts';
 import type { ServiceContext } from '../service-context.ts';
+import { countProjectRuns } from './count-project-runs.ts';
 
 const UNSETTLED_STATES = RUN_STATES.filter((state) => !isSettled(state));
 
@@ -11,19 +10,11 @@ const QUOTA_RETRY_AFTER_SECONDS = 5;
 
 /**
  * Refuses a new run when the project already holds `limit` unsettled runs (429 `rate_limited`,
- * `details.limit` `project_unsettled_runs`). The count stops at the limit, so a large backlog
- * costs no more to check than a full quota. Concurrent creations may overshoot by the requests
+ * `details.limit` `project_unsettled_runs`). Concurrent creations may overshoot by the requests
  * in flight: a quota, not a lock (docs/decisions.md "Rate limits and quotas").
  */
 export async function assertRunQuota(tx: ServiceContext, projectId: string, limit: number): Promise<void> {
-  const counted = tx.db
-    .select({ one: sql`1` })
-    .from(runs)
-    .where(and(eq(runs.projectId, projectId), inArray(runs.state, UNSETTLED_STATES)))
-    .limit(limit)
-    .as('counted');
-  const [row] = await tx.db.select({ count: sql<number>`count(*)::int` }).from(counted);
-  if ((row?.count ?? 0) >= limit) {
+  if ((await countProjectRuns(tx.db, projectId, UNSETTLED_STATES, limit)) >= limit) {
     throw new RateLimitedError(`This project already has ${limit} unsettled runs, its limit; retry once some have settled`, { limit: 'project_unsettled_runs' }, QUOTA_RETRY_AFTER_SECONDS);
   }
 }
