@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
+import { assertOwnOrganization } from '../../services/configuration-backup/authorize.ts';
 import { exportConfiguration } from '../../services/configuration-backup/export.ts';
 import { previewRestore } from '../../services/configuration-backup/preview.ts';
 import { restoreConfiguration, type RestoreDeps } from '../../services/configuration-backup/restore.ts';
@@ -30,11 +31,14 @@ export function configurationBackupRoutes(deps: AppDeps) {
     })
     .post('/organizations/:organizationId/configuration-restore/preview', requireScopes('project:admin'), async (c) => {
       const { organizationId } = validParams(c, Params);
+      // Before the (large) body is read: another organization is 403 whatever the body holds.
+      assertOwnOrganization(c.var.actor, organizationId);
       const body = await validBody(c, v.strictObject({ backup: v.unknown() }), { maxBytes: MAX_BACKUP_BYTES });
       return c.json(await previewRestore({ ctx: c.var.ctx, deps: restoreDeps, input: { organizationId, backup: body.backup } }));
     })
     .post('/organizations/:organizationId/configuration-restore', requireScopes('project:admin'), async (c) => {
       const { organizationId } = validParams(c, Params);
+      assertOwnOrganization(c.var.actor, organizationId);
       const body = await validBody(c, v.strictObject({ backup: v.unknown(), credentials: v.optional(v.unknown()) }), { maxBytes: MAX_BACKUP_BYTES });
       return c.json(await restoreConfiguration({ ctx: c.var.ctx, deps: restoreDeps, input: { organizationId, backup: body.backup, credentials: body.credentials } }), 201);
     });

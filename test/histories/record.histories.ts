@@ -8,6 +8,7 @@ import { RUN_WORKFLOW_TYPE, runWorkflowId } from '../../domain/runs/workflow.ts'
 import { webhookWorkflowId } from '../../domain/webhooks/workflow.ts';
 import { appendProductEvents } from '../../services/events/append.ts';
 import { systemContext } from '../../services/service-context.ts';
+import { startMcpFixtureServer } from '../fixtures/mcp/server.ts';
 import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
 import { newSigningSecret, startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver/receiver.ts';
 import { addNumbersHandler, addNumbersTool } from '../support/platform-tools.ts';
@@ -25,6 +26,7 @@ let client: Client;
 let admin: string;
 const secrets: string[] = [...Object.values(FAKE_KEYS)];
 const receivers: WebhookReceiver[] = [];
+const closers: Array<() => Promise<void>> = [];
 
 beforeAll(async () => {
   f = await startRunApp({
@@ -43,6 +45,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await f?.close();
   for (const receiver of receivers) await receiver.close();
+  for (const close of closers) await close();
 });
 
 /** Waits for the execution to close, then writes its history as `<name>.json` (Temporal's JSON history format). */
@@ -67,6 +70,26 @@ async function startSession(agentId: string, initialMessage: string) {
   const session = await f.call('POST', '/sessions', { agentId, initialMessage });
   expect(session.status, JSON.stringify(session.body)).toBe(201);
   return session.body.latestRunId as string;
+}
+
+/** A sandboxed agent (bubblewrap) whose workspace is backed up to a fresh bucket of the S3 test server. */
+async function sandboxedAgent(storageKey: string, providerKey: string) {
+  const server = inject('s3');
+  const bucket = `svc-histories-${crypto.randomUUID().slice(0, 8)}`;
+  const s3 = new S3Client({ endpoint: server.endpoint, region: server.region, forcePathStyle: true, credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey } });
+  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+  s3.destroy();
+  const storage = await f.call('POST', '/storage-providers', {
+    key: storageKey, displayName: 'Files', providerType: 's3', endpoint: server.endpoint, region: server.region, bucket, prefix: 'svc', forcePathStyle: true,
+    accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey, setDefault: true,
+  });
+  expect(storage.status, JSON.stringify(storage.body)).toBe(201);
+  const provider = await f.call('POST', '/sandbox-providers', { key: providerKey, displayName: 'Local', providerType: 'sandbox_vendor', apiKey: 'local' });
+  expect(provider.status, JSON.stringify(provider.body)).toBe(201);
+  const snapshotId = (await f.call('GET', `/sandbox-providers/${provider.body.id}/snapshots`)).body.data[0].id;
+  return createAgent('Sandboxed', {
+    sandbox: { enabled: true, provider: providerKey, snapshotId, network: 'none', capabilities: ['filesystem_read', 'filesystem_write', 'shell'] },
+  });
 }
 
 describe('golden histories', () => {
@@ -103,22 +126,7 @@ describe('golden histories', () => {
   });
 
   it('run-sandbox: a sandboxed agent writes a file and runs bash; the workspace is backed up', async () => {
-    const server = inject('s3');
-    const bucket = `svc-histories-${crypto.randomUUID().slice(0, 8)}`;
-    const s3 = new S3Client({ endpoint: server.endpoint, region: server.region, forcePathStyle: true, credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey } });
-    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-    s3.destroy();
-    const storage = await f.call('POST', '/storage-providers', {
-      key: 'files', displayName: 'Files', providerType: 's3', endpoint: server.endpoint, region: server.region, bucket, prefix: 'svc', forcePathStyle: true,
-      accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey,
-    });
-    expect(storage.status, JSON.stringify(storage.body)).toBe(201);
-    const provider = await f.call('POST', '/sandbox-providers', { key: 'local', displayName: 'Local', providerType: 'sandbox_vendor', apiKey: 'local' });
-    expect(provider.status, JSON.stringify(provider.body)).toBe(201);
-    const snapshotId = (await f.call('GET', `/sandbox-providers/${provider.body.id}/snapshots`)).body.data[0].id;
-    const agentId = await createAgent('Sandboxed', {
-      sandbox: { enabled: true, provider: 'local', snapshotId, network: 'none', capabilities: ['filesystem_read', 'filesystem_write', 'shell'] },
-    });
+    const agentId = await sandboxedAgent('files', 'local');
     f.fakes.vendor_a
       .reply({ toolCalls: [{ name: 'write', arguments: { path: 'notes/hello.md', content: '# Hello\n' } }] })
       .reply({ toolCalls: [{ name: 'bash', arguments: { command: 'cat notes/hello.md' } }] })
@@ -127,6 +135,48 @@ describe('golden histories', () => {
     const run = await f.waitForRun(runId, undefined, 90_000);
     expect(run.state, JSON.stringify(run.failure)).toBe('completed');
     await save('run-sandbox', runWorkflowId(runId));
+  });
+
+  it('run-sandbox-follow-up: a follow-up run of a sandboxed session restores the backed-up workspace, reads the earlier file, and backs up again', async () => {
+    const agentId = await sandboxedAgent('follow-up-files', 'follow-up-local');
+    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'write', arguments: { path: 'notes/first.md', content: '# First run\n' } }] }).reply({ text: 'Noted.' });
+    const session = await f.call('POST', '/sessions', { agentId, initialMessage: 'Take a note.' });
+    expect(session.status, JSON.stringify(session.body)).toBe(201);
+    expect((await f.waitForRun(session.body.latestRunId, undefined, 90_000)).state).toBe('completed');
+    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'bash', arguments: { command: 'cat notes/first.md' } }] }).reply({ text: 'The note is still there.' });
+    const followUp = await f.call('POST', `/sessions/${session.body.id}/runs`, { message: 'Read the note back.' });
+    expect(followUp.status, JSON.stringify(followUp.body)).toBe(202);
+    const run = await f.waitForRun(followUp.body.id, undefined, 90_000);
+    expect(run.state, JSON.stringify(run.failure)).toBe('completed');
+    expect(JSON.stringify(f.fakes.vendor_a.requests.at(-1)!.body)).toContain('# First run');
+    await save('run-sandbox-follow-up', runWorkflowId(followUp.body.id));
+  });
+
+  it('run-mcp-approval: an MCP tool behind an approval, approved, then called on a real MCP server; the model replies', async () => {
+    const mcp = await startMcpFixtureServer();
+    closers.push(() => mcp.close());
+    const bearer = 'mcp-history-bearer-0001';
+    secrets.push(bearer);
+    mcp.requireHeader('authorization', `Bearer ${bearer}`);
+    const server = await f.call('POST', '/mcp-servers', { key: 'crm', displayName: 'CRM', endpointUrl: mcp.streamableUrl, transport: 'streamable_http' });
+    const credential = await f.call('POST', '/mcp-credentials', { key: 'crm-token', displayName: 'CRM token', kind: 'static_bearer', secret: bearer });
+    const policy = await f.call('POST', '/mcp-credential-policies', {
+      key: 'crm-policy', displayName: 'CRM', credentialId: credential.body.id, exactOrigin: mcp.url, pathPrefix: '/mcp', timeoutMs: 5_000, maximumResponseBytes: 65_536,
+    });
+    expect(policy.status, JSON.stringify(policy.body)).toBe(201);
+    const discovered = await f.call('POST', `/mcp-servers/${server.body.id}/discover`, { credentialPolicyVersionId: policy.body.id });
+    expect(discovered.status, JSON.stringify(discovered.body)).toBe(201);
+    const toolset = await f.call('POST', '/mcp-toolsets', { key: 'crm-tools', displayName: 'CRM tools', serverVersionId: discovered.body.version.id, tools: [{ remoteToolName: 'echo', approval: 'always' }] });
+    expect(toolset.status, JSON.stringify(toolset.body)).toBe(201);
+    const agentId = await createAgent('CRM', { mcpBindings: [{ toolsetVersionId: toolset.body.latestVersionId, credentialPolicyVersionId: policy.body.id, namespace: 'crm' }] });
+    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'mcp__crm__echo', arguments: { text: 'hello, CRM' } }] }).reply({ text: 'The CRM answered.' });
+    const runId = await startSession(agentId, 'Ask the CRM.');
+    await f.waitForRun(runId, (run) => run.state === 'waiting_for_approval');
+    const approval = (await f.call('GET', `/approvals?runId=${runId}`)).body.data[0];
+    expect((await f.call('POST', `/approvals/${approval.id}/decision`, { status: 'approved' })).status).toBe(200);
+    expect((await f.waitForRun(runId)).state).toBe('completed');
+    expect(mcp.toolCalls.map((call) => call.arguments)).toEqual([{ text: 'hello, CRM' }]);
+    await save('run-mcp-approval', runWorkflowId(runId));
   });
 
   it('run-continue-as-new and run-continued: a run past a small history limit, both executions', async () => {

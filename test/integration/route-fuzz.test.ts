@@ -7,14 +7,14 @@ import { createTestApp, type TestApp } from '../support/app.ts';
 import { registeredRoutes, routeParameters, type Route } from '../support/routes.ts';
 
 /**
- * Hostile input, generated (issue 16 point 5): every route gets `FUZZ_RUNS` requests (300 in
- * `npm test`, 10,000 with `npm run test:fuzz`; docs/reliability.md says why not 1,000 in CI) with generated path parameters, query strings,
+ * Hostile input, generated (issue 16 point 5): every route gets `FUZZ_RUNS` requests (1,000 in
+ * `npm test`, 10,000 with `npm run test:fuzz`) with generated path parameters, query strings,
  * bodies (JSON of any shape, or not JSON at all) and headers, from a principal that may do
  * anything. Each must be answered below 500 — a refusal with the error envelope and its request
  * id — within a second, and a refusal must write no row (row triggers on every table record
  * writes; API-key `lastUsedAt` bookkeeping excepted).
  */
-const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 1_000);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 /** Tables whose writes are bookkeeping of authentication itself, not the request's effect. */
 const UNLOGGED_TABLES = ['api_keys', 'browser_sessions'];
