@@ -38,6 +38,7 @@ import { skillDraftRoutes } from './routes/skill-drafts.ts';
 import { storageProviderRoutes } from './routes/storage-providers.ts';
 import { skillRoutes } from './routes/skills.ts';
 import { toolCallRoutes } from './routes/tool-calls.ts';
+import { lazyOpenApiDocument, openApiRoutes } from './routes/openapi.ts';
 import { consoleRoutes } from '../console/routes.ts';
 
 // Hard ceiling for any request body; routes apply their own smaller limits when they parse.
@@ -66,13 +67,15 @@ export function createApp(deps: AppDeps) {
   app.onError(handleError);
   app.notFound(handleNotFound);
 
-  app.route('/', consoleRoutes());
+  const openApiDocument = lazyOpenApiDocument(() => app.routes);
+  app.route('/', consoleRoutes(openApiDocument));
 
   const v1 = new Hono<AppEnv>();
   v1.use(bodyLimit({ maxSize: MAX_REQUEST_BYTES, onError: (c) => renderError(c, 'bad_request', 'The request body is too large') }));
   v1.use(authenticate(deps, provider));
   v1.use(rateLimit(deps.settings.limits, deps.clock));
   v1.use(idempotency());
+  v1.route('/', openApiRoutes(openApiDocument));
   v1.route('/auth', provider.routes);
   v1.route('/', contextRoutes(deps));
   v1.route('/', organizationRoutes());

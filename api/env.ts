@@ -1,5 +1,6 @@
 import type { Logger } from '../config/logger.ts';
 import type { Actor, ServiceContext } from '../services/service-context.ts';
+import type { RouteDoc } from './openapi/route-doc.ts';
 
 /** Variables Hono middleware sets on each request (see api/app.ts for the order). */
 export type AppVariables = {
@@ -17,6 +18,8 @@ export type AppVariables = {
   routeProjectId: string | null;
   /** A public response to store for idempotent replay instead of the one sent. */
   idempotencyStoredBody: unknown;
+  /** The matched route's contract (`route(...)` in its route file). */
+  routeDoc: RouteDoc;
 };
 
 export type AppEnv = { Variables: AppVariables };

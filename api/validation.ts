@@ -17,6 +17,7 @@ export async function validBody<S extends AnySchema>(
   schema: S,
   options: { maxBytes?: number } = {},
 ): Promise<v.InferOutput<S>> {
+  assertDocumented(c, 'body', schema);
   const text = await readBodyText(c, options.maxBytes ?? DEFAULT_MAX_BODY_BYTES);
   let value: unknown = undefined;
   if (text.trim() !== '') {
@@ -34,11 +35,23 @@ export async function validBody<S extends AnySchema>(
 }
 
 export function validQuery<S extends AnySchema>(c: Context<AppEnv>, schema: S): v.InferOutput<S> {
+  assertDocumented(c, 'query', schema);
   return validate(schema, c.req.query(), 'query');
 }
 
 export function validParams<S extends AnySchema>(c: Context<AppEnv>, schema: S): v.InferOutput<S> {
+  assertDocumented(c, 'params', schema);
   return validate(schema, c.req.param(), 'path');
+}
+
+/**
+ * A route validates exactly the schemas its contract names (`route(...)`), so the OpenAPI
+ * document is what the route accepts. A mismatch is a programming error: every test that reaches
+ * the route fails on it.
+ */
+function assertDocumented(c: Context<AppEnv>, where: 'body' | 'query' | 'params', schema: AnySchema): void {
+  const documented = c.get('routeDoc')?.[where];
+  if (documented !== schema) throw new Error(`${c.req.method} ${c.req.routePath} validates its ${where} with a schema its route contract does not name`);
 }
 
 export async function readBodyText(c: Context<AppEnv>, maxBytes: number): Promise<string> {

@@ -3,16 +3,19 @@
  * api/errors.ts maps codes to statuses. Messages are safe to show to the caller.
  */
 
-export type ErrorCode =
-  | 'bad_request'
-  | 'unauthenticated'
-  | 'forbidden'
-  | 'not_found'
-  | 'conflict'
-  | 'idempotency_conflict'
-  | 'rate_limited'
-  | 'service_unavailable'
-  | 'internal_error';
+/** Every public error code (spec 3 "Errors"), in the order the OpenAPI document lists them. */
+export const ERROR_CODES = [
+  'bad_request',
+  'unauthenticated',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'idempotency_conflict',
+  'rate_limited',
+  'service_unavailable',
+  'internal_error',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export type ErrorDetails = Record<string, unknown>;
 

@@ -16,6 +16,7 @@ import { ORIGIN_NOT_ALLOWED } from '../middleware/auth.ts';
 import { activeProjectCookie, clearBrowserCookies, SESSION_COOKIE, setSessionCookie } from './cookies.ts';
 import type { AuthProvider } from './provider.ts';
 import { addSwitchProjectRoute } from './switch-project.ts';
+import { route } from '../openapi/route-doc.ts';
 
 /**
  * Development mode (spec 3 "Modes"): `POST /auth/development/login` from the allowed Origin
@@ -25,9 +26,9 @@ export function developmentAuthProvider(deps: AppDeps): AuthProvider {
   const routes = new Hono<AppEnv>();
 
   // Spec 3 "Modes": development mode has no logout button, so the console is told not to show one.
-  routes.get('/provider', (c) => c.json({ mode: 'development', loginPath: '/v1/auth/development/login', logoutSupported: false }));
+  routes.get('/provider', route({ summary: 'The configured sign-in provider: `{mode, loginPath, logoutSupported}`', scopes: 'public', responses: { 200: { description: 'The provider' } } }), (c) => c.json({ mode: 'development', loginPath: '/v1/auth/development/login', logoutSupported: false }));
 
-  routes.post('/development/login', async (c) => {
+  routes.post('/development/login', route({ summary: 'Development mode: a cookie session for the development owner (needs the allowed Origin)', scopes: 'public', responses: { 200: { description: '`{authenticated: true, context}`' } } }), async (c) => {
     if (c.req.header('origin') !== deps.settings.appOrigin) throw new ForbiddenError(ORIGIN_NOT_ALLOWED);
     const ctx = c.var.ctx;
     const tenant = await ensureDevelopmentTenant(ctx);
@@ -37,7 +38,7 @@ export function developmentAuthProvider(deps: AppDeps): AuthProvider {
     return c.json({ authenticated: true, context: await getContext({ ...ctx, actor }, deps) });
   });
 
-  routes.post('/logout', async (c) => {
+  routes.post('/logout', route({ summary: 'End the browser session and clear its cookies', scopes: [], responses: { 200: { description: 'An empty object, or `{redirectUrl}` to end the provider session' } } }), async (c) => {
     const token = getCookie(c, SESSION_COOKIE);
     if (!token || c.var.authMethod !== 'cookie') throw new UnauthenticatedError('Logout needs the current cookie session');
     await deleteBrowserSession(c.var.ctx, token);
@@ -46,7 +47,7 @@ export function developmentAuthProvider(deps: AppDeps): AuthProvider {
   });
 
   // Spec 3 "Browser sessions" rule 3: a sign-in callback in development mode is a 400.
-  routes.get('/callback', () => {
+  routes.get('/callback', route({ summary: 'Hosted sign-in callback (a 400 in development mode)', scopes: 'public', responses: {} }), () => {
     throw new ValidationError('There is no hosted sign-in callback in development mode; use POST /v1/auth/development/login');
   });
 

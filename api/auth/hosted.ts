@@ -21,6 +21,7 @@ import {
 } from './cookies.ts';
 import type { AuthProvider } from './provider.ts';
 import { addSwitchProjectRoute } from './switch-project.ts';
+import { route } from '../openapi/route-doc.ts';
 
 /**
  * Hosted identity provider (spec 3 "Modes", "Browser sessions"): OpenID Connect authorization
@@ -34,17 +35,17 @@ export function hostedAuthProvider(deps: AppDeps): AuthProvider {
     if (origin !== deps.settings.appOrigin) throw new ForbiddenError(ORIGIN_NOT_ALLOWED);
   };
 
-  routes.get('/provider', (c) => c.json({ mode: 'hosted', loginPath: '/v1/auth/login', logoutSupported: true }));
+  routes.get('/provider', route({ summary: 'The configured sign-in provider: `{mode, loginPath, logoutSupported}`', scopes: 'public', responses: { 200: { description: 'The provider' } } }), (c) => c.json({ mode: 'hosted', loginPath: '/v1/auth/login', logoutSupported: true }));
 
   // Accepted with stale cookies: a new sign-in never depends on the old session.
-  routes.post('/login', async (c) => {
+  routes.post('/login', route({ summary: 'Start a hosted sign-in (needs the allowed Origin)', scopes: 'public', responses: { 200: { description: '`{redirectUrl}` of the identity provider' } } }), async (c) => {
     requireAppOrigin(c.req.header('origin'));
     const { redirectUrl, state } = await startHostedSignIn(c.var.ctx, hosted);
     setLoginStateCookie(c, deps, state);
     return c.json({ redirectUrl });
   });
 
-  routes.get('/callback', async (c) => {
+  routes.get('/callback', route({ summary: 'Finish a hosted sign-in: sets the session cookies and redirects to the application', scopes: 'public', responses: { 302: { description: 'To the application, or to a fresh sign-in when the state is stale' } } }), async (c) => {
     // The configured redirect URI with the provider's parameters: never the request's own host.
     const callbackUrl = new URL(oidc.settings.redirectUri);
     callbackUrl.search = new URL(c.req.url).search;
@@ -65,7 +66,7 @@ export function hostedAuthProvider(deps: AppDeps): AuthProvider {
     return c.redirect(`${deps.settings.appOrigin}/`, 302);
   });
 
-  routes.post('/refresh', async (c) => {
+  routes.post('/refresh', route({ summary: 'Refresh the cookie session with the refresh cookie', scopes: 'public', responses: { 200: { description: '`{refreshed: true, expiresInSeconds}`' } } }), async (c) => {
     requireAppOrigin(c.req.header('origin'));
     const refreshToken = getCookie(c, REFRESH_COOKIE);
     if (!refreshToken) throw new UnauthenticatedError('There is no refresh credential; sign in again');
@@ -78,7 +79,7 @@ export function hostedAuthProvider(deps: AppDeps): AuthProvider {
     return c.json({ refreshed: true, expiresInSeconds: session.sessionMaxAgeSeconds });
   });
 
-  routes.post('/logout', async (c) => {
+  routes.post('/logout', route({ summary: 'End the browser session and clear its cookies', scopes: [], responses: { 200: { description: 'An empty object, or `{redirectUrl}` to end the provider session' } } }), async (c) => {
     if (c.var.authMethod !== 'cookie' || !c.var.browserSessionId) throw new UnauthenticatedError('Logout needs the current cookie session');
     const result = await endHostedSession(c.var.ctx, { ...hosted, appOrigin: deps.settings.appOrigin }, { sessionId: c.var.browserSessionId });
     clearBrowserCookies(c);

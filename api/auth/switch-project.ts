@@ -7,16 +7,19 @@ import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { Uuid, validBody } from '../validation.ts';
 import { setActiveProjectCookie } from './cookies.ts';
+import { route } from '../openapi/route-doc.ts';
 
 /**
  * `POST /auth/switch-project` `{projectId}`, in every browser mode: the subject needs a principal
  * and membership there (else 403); the choice is the `svc_active_project` cookie (and the cookie
  * session's active project). Every later request re-checks the membership.
  */
+const SwitchProjectBody = v.strictObject({ projectId: Uuid });
+
 export function addSwitchProjectRoute(routes: Hono<AppEnv>, deps: AppDeps): void {
-  routes.post('/switch-project', async (c) => {
+  routes.post('/switch-project', route({ summary: 'Make another project of the organization the active one of this browser session', scopes: [], body: SwitchProjectBody, responses: { 200: { description: 'The context object in the new project' } } }), async (c) => {
     if (c.var.authMethod === 'api_key') throw new UnauthenticatedError('Switching projects needs a browser session');
-    const { projectId } = await validBody(c, v.strictObject({ projectId: Uuid }));
+    const { projectId } = await validBody(c, SwitchProjectBody);
     const actor = await switchActiveProject(c.var.ctx, { sessionId: c.var.browserSessionId, actor: c.var.actor, projectId });
     setActiveProjectCookie(c, deps, projectId);
     return c.json(await getContext({ ...c.var.ctx, actor }, deps));

@@ -7,6 +7,7 @@ import type { AuthProvider } from '../auth/provider.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { isMutation } from '../mutations.ts';
+import { OPENAPI_ROUTE } from '../openapi/document.ts';
 
 const PROJECT_PATH = /^\/v1\/projects\/([^/]+)(\/.*)?$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -33,7 +34,8 @@ export const authenticate = (deps: AppDeps, provider: AuthProvider) =>
       clock: deps.clock,
     };
     c.set('ctx', base);
-    if (provider.publicRoutes.has(`${c.req.method} ${c.req.path}`)) return next();
+    const routeKey = `${c.req.method} ${c.req.path}`;
+    if (routeKey === OPENAPI_ROUTE || provider.publicRoutes.has(routeKey)) return next();
 
     const match = PROJECT_PATH.exec(c.req.path);
     const pathProjectId = match?.[1] ? decodedProjectId(match[1]) : null;

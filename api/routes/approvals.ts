@@ -5,7 +5,7 @@ import { ApprovalDecision, decideApproval } from '../../services/approvals/decid
 import { listApprovals } from '../../services/approvals/list.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
-import { requireScopes } from '../middleware/scopes.ts';
+import { route } from '../openapi/route-doc.ts';
 import { Uuid, validBody, validParams, validQuery } from '../validation.ts';
 
 const ProjectParams = v.object({ projectId: Uuid });
@@ -14,11 +14,11 @@ const ApprovalParams = v.object({ projectId: Uuid, approvalId: Uuid });
 /** Approval gates (spec 2 "Tool calls and approvals"): listing needs `run:read`, deciding `approval:resolve`. */
 export function approvalRoutes(deps: AppDeps) {
   return new Hono<AppEnv>()
-    .get('/projects/:projectId/approvals', requireScopes('run:read'), async (c) => {
+    .get('/projects/:projectId/approvals', route({ summary: 'List the approvals of a run', scopes: ['run:read'], params: ProjectParams, query: RunListQuery, responses: { 200: { description: 'A page of approvals' } } }), async (c) => {
       validParams(c, ProjectParams);
       return c.json(await listApprovals({ ctx: c.var.ctx, input: validQuery(c, RunListQuery) }));
     })
-    .post('/projects/:projectId/approvals/:approvalId/decision', requireScopes('approval:resolve'), async (c) => {
+    .post('/projects/:projectId/approvals/:approvalId/decision', route({ summary: 'Approve or deny', scopes: ['approval:resolve'], params: ApprovalParams, body: ApprovalDecision, responses: { 200: { description: 'The decided approval' } } }), async (c) => {
       const { approvalId } = validParams(c, ApprovalParams);
       const decision = await validBody(c, ApprovalDecision);
       return c.json(await decideApproval({ ctx: c.var.ctx, deps, input: { approvalId, ...decision } }));

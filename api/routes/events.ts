@@ -6,7 +6,7 @@ import { toPublicEvent, type ProductEventRow } from '../../services/events/publi
 import { readProductEvents } from '../../services/events/read.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
-import { requireScopes } from '../middleware/scopes.ts';
+import { route } from '../openapi/route-doc.ts';
 import { validQuery } from '../validation.ts';
 
 /** Default and ceiling of the `once=true` page (decision: 100, at most 1,000). */
@@ -50,7 +50,7 @@ export type EventRoutesOptions = { heartbeatMs?: number };
 export function eventRoutes(deps: AppDeps, options: EventRoutesOptions = {}) {
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
 
-  return new Hono<AppEnv>().get('/projects/:projectId/events', requireScopes('run:read'), async (c) => {
+  return new Hono<AppEnv>().get('/projects/:projectId/events', route({ summary: "The project's product events as server-sent events; resumes after `Last-Event-ID`", scopes: ['run:read'], query: EventFeedQuery, headers: { 'Last-Event-ID': 'The `id` of the last frame received: the feed resumes after it (wins over `cursor`)' }, responses: { 200: { description: 'Frames `id` (cursor), `event` (kind), `data` (the public product event); with `once=true` the available page, then the stream closes', content: 'event-stream' } } }), async (c) => {
     const query = validQuery(c, EventFeedQuery);
     // Auth has checked the path project against the caller; the actor holds its canonical id.
     const projectId = c.var.actor.projectId;

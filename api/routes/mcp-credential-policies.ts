@@ -5,7 +5,7 @@ import { createMcpCredentialPolicy } from '../../services/mcp-credential-policie
 import { listMcpCredentialPolicyVersions } from '../../services/mcp-credential-policies/list.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
-import { requireScopes } from '../middleware/scopes.ts';
+import { route } from '../openapi/route-doc.ts';
 import { validBody, validQuery } from '../validation.ts';
 
 /**
@@ -17,10 +17,10 @@ import { validBody, validQuery } from '../validation.ts';
 export function mcpCredentialPolicyRoutes(deps: AppDeps) {
   const policy = { allowPrivateNetwork: deps.settings.webhooksAllowPrivateNetwork };
   return new Hono<AppEnv>()
-    .get('/projects/:projectId/mcp-credential-policies', requireScopes('credential:read_metadata'), async (c) => {
+    .get('/projects/:projectId/mcp-credential-policies', route({ summary: 'List credential policy versions', scopes: ['credential:read_metadata'], query: ListQuery, responses: { 200: { description: 'A page of policy versions' } } }), async (c) => {
       return c.json(await listMcpCredentialPolicyVersions({ ctx: c.var.ctx, input: validQuery(c, ListQuery) }));
     })
-    .post('/projects/:projectId/mcp-credential-policies', requireScopes('credential:write'), async (c) => {
+    .post('/projects/:projectId/mcp-credential-policies', route({ summary: 'Publish a credential policy version', scopes: ['credential:write'], body: CreateMcpCredentialPolicyInput, responses: { 200: { description: 'The newest version; the body equals it' }, 201: { description: 'The new version' } } }), async (c) => {
       const input = await validBody(c, CreateMcpCredentialPolicyInput);
       const { version, created } = await createMcpCredentialPolicy({ ctx: c.var.ctx, policy, input });
       return c.json(version, created ? 201 : 200);

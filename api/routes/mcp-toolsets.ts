@@ -4,7 +4,7 @@ import { ListQuery } from '../../domain/pagination.ts';
 import { createMcpToolset } from '../../services/mcp-toolsets/create.ts';
 import { listMcpToolsets } from '../../services/mcp-toolsets/list.ts';
 import type { AppEnv } from '../env.ts';
-import { requireScopes } from '../middleware/scopes.ts';
+import { route } from '../openapi/route-doc.ts';
 import { validBody, validQuery } from '../validation.ts';
 
 /**
@@ -14,10 +14,10 @@ import { validBody, validQuery } from '../validation.ts';
  */
 export function mcpToolsetRoutes() {
   return new Hono<AppEnv>()
-    .get('/projects/:projectId/mcp-toolsets', requireScopes('mcp:read'), async (c) => {
+    .get('/projects/:projectId/mcp-toolsets', route({ summary: 'List toolsets', scopes: ['mcp:read'], query: ListQuery, responses: { 200: { description: 'A page of toolsets' } } }), async (c) => {
       return c.json(await listMcpToolsets({ ctx: c.var.ctx, input: validQuery(c, ListQuery) }));
     })
-    .post('/projects/:projectId/mcp-toolsets', requireScopes('mcp:write'), async (c) => {
+    .post('/projects/:projectId/mcp-toolsets', route({ summary: 'Publish a toolset version', scopes: ['mcp:write'], body: CreateMcpToolsetInput, responses: { 200: { description: 'The toolset; the body equals its newest version' }, 201: { description: 'The toolset with its new version' } } }), async (c) => {
       const input = await validBody(c, CreateMcpToolsetInput);
       const { toolset, created } = await createMcpToolset({ ctx: c.var.ctx, input });
       return c.json(toolset, created ? 201 : 200);

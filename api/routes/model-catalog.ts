@@ -3,12 +3,12 @@ import { CatalogQuery } from '../../domain/model-catalog/query.ts';
 import { listModelCatalog } from '../../services/model-catalog/list.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
-import { requireScopes } from '../middleware/scopes.ts';
+import { route } from '../openapi/route-doc.ts';
 import { validQuery } from '../validation.ts';
 
 /** A provider's model catalog, fetched afresh from the vendor on every call (spec 2 rule 1). */
 export function modelCatalogRoutes(deps: AppDeps) {
-  return new Hono<AppEnv>().get('/projects/:projectId/model-catalog', requireScopes('agent:read'), async (c) => {
+  return new Hono<AppEnv>().get('/projects/:projectId/model-catalog', route({ summary: "A provider's model catalog, fetched from the vendor", scopes: ['agent:read'], query: CatalogQuery, responses: { 200: { description: '`providerId`, `providerType` and the catalog entries' } } }), async (c) => {
     const input = validQuery(c, CatalogQuery);
     return c.json(await listModelCatalog({ ctx: c.var.ctx, keyring: deps.keyring, baseUrls: deps.settings.modelBaseUrls, input }));
   });

@@ -7,17 +7,19 @@ import { createModelPreset } from '../../services/model-presets/create.ts';
 import { listModelPresets } from '../../services/model-presets/list.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
-import { requireScopes } from '../middleware/scopes.ts';
+import { route } from '../openapi/route-doc.ts';
 import { Uuid, validBody, validParams, validQuery } from '../validation.ts';
 
 /** Project model presets plus the server's deployment presets (spec 2). */
+const PresetParams = v.object({ projectId: Uuid, presetId: Uuid });
+
 export function modelPresetRoutes(deps: AppDeps) {
   return new Hono<AppEnv>()
-    .get('/projects/:projectId/model-presets', requireScopes('agent:read'), async (c) => {
+    .get('/projects/:projectId/model-presets', route({ summary: 'List deployment, project and unavailable legacy presets', scopes: ['agent:read'], query: ListQuery, responses: { 200: { description: 'A page of presets' } } }), async (c) => {
       const input = validQuery(c, ListQuery);
       return c.json(await listModelPresets({ ctx: c.var.ctx, deploymentPresets: deps.deploymentPresets, input }));
     })
-    .post('/projects/:projectId/model-presets', requireScopes('project:admin'), async (c) => {
+    .post('/projects/:projectId/model-presets', route({ summary: 'Create a project model preset', scopes: ['project:admin'], body: CreateModelPresetInput, responses: { 201: { description: 'The preset' } } }), async (c) => {
       const input = await validBody(c, CreateModelPresetInput);
       const created = await createModelPreset({
         ctx: c.var.ctx,
@@ -28,8 +30,8 @@ export function modelPresetRoutes(deps: AppDeps) {
       });
       return c.json(created, 201);
     })
-    .delete('/projects/:projectId/model-presets/:presetId', requireScopes('project:admin'), async (c) => {
-      const { presetId } = validParams(c, v.object({ projectId: Uuid, presetId: Uuid }));
+    .delete('/projects/:projectId/model-presets/:presetId', route({ summary: 'Archive a preset', scopes: ['project:admin'], params: PresetParams, responses: { 200: { description: '`{id, key, archived: true}`' } } }), async (c) => {
+      const { presetId } = validParams(c, PresetParams);
       return c.json(await archiveModelPreset({ ctx: c.var.ctx, deploymentPresets: deps.deploymentPresets, input: { presetId } }));
     });
 }

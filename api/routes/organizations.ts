@@ -3,14 +3,16 @@ import * as v from 'valibot';
 import { getOrganization } from '../../services/organizations/get.ts';
 import { listOrganizations } from '../../services/organizations/list.ts';
 import type { AppEnv } from '../env.ts';
-import { requireScopes } from '../middleware/scopes.ts';
+import { route } from '../openapi/route-doc.ts';
 import { Uuid, validParams } from '../validation.ts';
+
+const OrganizationParams = v.object({ organizationId: Uuid });
 
 export function organizationRoutes() {
   return new Hono<AppEnv>()
-    .get('/organizations', requireScopes('project:admin'), async (c) => c.json(await listOrganizations({ ctx: c.var.ctx })))
-    .get('/organizations/:organizationId', requireScopes('project:admin'), async (c) => {
-      const { organizationId } = validParams(c, v.object({ organizationId: Uuid }));
+    .get('/organizations', route({ summary: "List the principal's organization", scopes: ['project:admin'], responses: { 200: { description: 'A page of organizations' } } }), async (c) => c.json(await listOrganizations({ ctx: c.var.ctx })))
+    .get('/organizations/:organizationId', route({ summary: 'Organization identity and creation time', scopes: ['project:admin'], params: OrganizationParams, responses: { 200: { description: 'The organization' } } }), async (c) => {
+      const { organizationId } = validParams(c, OrganizationParams);
       return c.json(await getOrganization({ ctx: c.var.ctx, input: { organizationId } }));
     });
 }

@@ -8,26 +8,26 @@ import { getProject } from '../../services/projects/get.ts';
 import { listProjects } from '../../services/projects/list.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
-import { requireScopes } from '../middleware/scopes.ts';
+import { route } from '../openapi/route-doc.ts';
 import { Uuid, validBody, validParams, validQuery } from '../validation.ts';
 
 const ProjectParams = v.object({ projectId: Uuid });
 
 export function projectRoutes(deps: AppDeps) {
   return new Hono<AppEnv>()
-    .get('/projects', requireScopes('project:admin'), async (c) => {
+    .get('/projects', route({ summary: 'List the projects of the organization', scopes: ['project:admin'], query: ListQuery, responses: { 200: { description: 'A page of projects' } } }), async (c) => {
       const query = validQuery(c, ListQuery);
       return c.json(await listProjects({ ctx: c.var.ctx, input: query }));
     })
-    .post('/projects', requireScopes('project:admin'), async (c) => {
+    .post('/projects', route({ summary: 'Create a project', scopes: ['project:admin'], body: CreateProjectInput, responses: { 201: { description: 'The project' } } }), async (c) => {
       const input = await validBody(c, CreateProjectInput);
       return c.json(await createProject({ ctx: c.var.ctx, input }), 201);
     })
-    .get('/projects/:projectId', requireScopes('project:admin'), async (c) => {
+    .get('/projects/:projectId', route({ summary: 'Read project and organization metadata', scopes: ['project:admin'], params: ProjectParams, responses: { 200: { description: 'The project with its organization' } } }), async (c) => {
       const { projectId } = validParams(c, ProjectParams);
       return c.json(await getProject({ ctx: c.var.ctx, input: { projectId } }));
     })
-    .delete('/projects/:projectId', requireScopes('project:admin'), async (c) => {
+    .delete('/projects/:projectId', route({ summary: 'Hard-delete a project and every row it owns', scopes: ['project:admin'], params: ProjectParams, responses: { 200: { description: '`{id, deleted: true}`' } } }), async (c) => {
       const { projectId } = validParams(c, ProjectParams);
       return c.json(await deleteProject({ ctx: c.var.ctx, deps, input: { projectId } }));
     });

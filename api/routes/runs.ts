@@ -10,7 +10,7 @@ import { listRunTimeline } from '../../services/runs/list-timeline.ts';
 import { resumeRun } from '../../services/runs/resume.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
-import { requireScopes } from '../middleware/scopes.ts';
+import { route } from '../openapi/route-doc.ts';
 import { idempotencyKeyOf, Uuid, validBody, validParams, validQuery } from '../validation.ts';
 import { MAX_TURN_BODY_BYTES } from '../../domain/attachments/file-input.ts';
 
@@ -31,30 +31,30 @@ const TimelineQuery = v.object({
  */
 export function runRoutes(deps: AppDeps) {
   return new Hono<AppEnv>()
-    .get('/projects/:projectId/runs/:runId', requireScopes('run:read'), async (c) => {
+    .get('/projects/:projectId/runs/:runId', route({ summary: 'Read a run', scopes: ['run:read'], params: RunParams, responses: { 200: { description: 'The run' } } }), async (c) => {
       const { runId } = validParams(c, RunParams);
       return c.json(await getRun({ ctx: c.var.ctx, input: { runId } }));
     })
-    .post('/projects/:projectId/runs/:runId/resume', requireScopes('run:create'), async (c) => {
+    .post('/projects/:projectId/runs/:runId/resume', route({ summary: "Resume a settled run: a new run on that run's session", scopes: ['run:create'], params: RunParams, body: TurnInput, responses: { 202: { description: 'The new run' } } }), async (c) => {
       const { runId } = validParams(c, RunParams);
       const body = await validBody(c, TurnInput, { maxBytes: MAX_TURN_BODY_BYTES });
       const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));
       return c.json(await resumeRun({ ctx: c.var.ctx, deps, input: { ...body, runId, idempotencyKey } }), 202);
     })
-    .post('/projects/:projectId/runs/:runId/cancel', requireScopes('run:cancel'), async (c) => {
+    .post('/projects/:projectId/runs/:runId/cancel', route({ summary: 'Request cancellation (asynchronous)', scopes: ['run:cancel'], params: RunParams, responses: { 202: { description: 'The run as it is now' } } }), async (c) => {
       const { runId } = validParams(c, RunParams);
       return c.json(await cancelRun({ ctx: c.var.ctx, deps, input: { runId } }), 202);
     })
-    .get('/projects/:projectId/runs/:runId/messages', requireScopes('run:read'), async (c) => {
+    .get('/projects/:projectId/runs/:runId/messages', route({ summary: "Page through a run's public messages", scopes: ['run:read'], params: RunParams, query: ListQuery, responses: { 200: { description: 'A page of messages' } } }), async (c) => {
       const { runId } = validParams(c, RunParams);
       return c.json(await listRunMessages({ ctx: c.var.ctx, input: { runId, ...validQuery(c, ListQuery) } }));
     })
-    .get('/projects/:projectId/runs/:runId/timeline', requireScopes('run:read'), async (c) => {
+    .get('/projects/:projectId/runs/:runId/timeline', route({ summary: "Page through a run's timing waterfall", scopes: ['run:read'], params: RunParams, query: TimelineQuery, responses: { 200: { description: 'A page of timeline entries' } } }), async (c) => {
       const { runId } = validParams(c, RunParams);
       const { limit, cursor } = validQuery(c, TimelineQuery);
       return c.json(await listRunTimeline({ ctx: c.var.ctx, input: { runId, limit, afterEntrySequence: cursor } }));
     })
-    .get('/projects/:projectId/pending-work', requireScopes('run:read'), async (c) => {
+    .get('/projects/:projectId/pending-work', route({ summary: 'Unresolved caller tool calls and approvals of the project', scopes: ['run:read'], responses: { 200: { description: 'The pending work' } } }), async (c) => {
       return c.json(await listPendingWork({ ctx: c.var.ctx }));
     });
 }

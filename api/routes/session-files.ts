@@ -5,7 +5,7 @@ import { downloadWorkspaceFile } from '../../services/workspace-files/download.t
 import { listWorkspaceFiles } from '../../services/workspace-files/list.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
-import { requireScopes } from '../middleware/scopes.ts';
+import { route } from '../openapi/route-doc.ts';
 import { Uuid, validParams } from '../validation.ts';
 
 const SessionParams = v.object({ projectId: Uuid, sessionId: Uuid });
@@ -13,11 +13,11 @@ const SessionParams = v.object({ projectId: Uuid, sessionId: Uuid });
 /** Files of a session's latest workspace backup (spec 2 "Sessions, runs, files"); `session:read`. */
 export function sessionFileRoutes(deps: AppDeps) {
   return new Hono<AppEnv>()
-    .get('/projects/:projectId/sessions/:sessionId/files', requireScopes('session:read'), async (c) => {
+    .get('/projects/:projectId/sessions/:sessionId/files', route({ summary: "List the files of the session's latest workspace backup", scopes: ['session:read'], params: SessionParams, responses: { 200: { description: 'The files' } } }), async (c) => {
       const { sessionId } = validParams(c, SessionParams);
       return c.json(await listWorkspaceFiles({ ctx: c.var.ctx, keyring: deps.keyring, input: { sessionId } }));
     })
-    .get('/projects/:projectId/sessions/:sessionId/files/*', requireScopes('session:read'), async (c) => {
+    .get('/projects/:projectId/sessions/:sessionId/files/*', route({ summary: 'Download one workspace file (the rest of the path is the file path)', scopes: ['session:read'], params: SessionParams, responses: { 200: { description: 'The file bytes', content: 'file' } } }), async (c) => {
       const { sessionId } = validParams(c, SessionParams);
       const file = await downloadWorkspaceFile({ ctx: c.var.ctx, keyring: deps.keyring, input: { sessionId, segments: pathSegments(new URL(c.req.url).pathname, sessionId) } });
       return new Response(new Uint8Array(file.bytes), {

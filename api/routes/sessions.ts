@@ -9,7 +9,7 @@ import { getSession } from '../../services/sessions/get.ts';
 import { listSessions } from '../../services/sessions/list.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
-import { requireScopes } from '../middleware/scopes.ts';
+import { route } from '../openapi/route-doc.ts';
 import { idempotencyKeyOf, Uuid, validBody, validParams, validQuery } from '../validation.ts';
 import { MAX_TURN_BODY_BYTES } from '../../domain/attachments/file-input.ts';
 
@@ -38,19 +38,19 @@ const ListSessionsQuery = v.pipe(
  */
 export function sessionRoutes(deps: AppDeps) {
   return new Hono<AppEnv>()
-    .get('/projects/:projectId/sessions', requireScopes('session:read'), async (c) => {
+    .get('/projects/:projectId/sessions', route({ summary: 'List sessions with status and token counters', scopes: ['session:read'], query: ListSessionsQuery, responses: { 200: { description: 'A page of sessions' } } }), async (c) => {
       return c.json(await listSessions({ ctx: c.var.ctx, input: validQuery(c, ListSessionsQuery) }));
     })
-    .post('/projects/:projectId/sessions', requireScopes('session:write', 'run:create'), async (c) => {
+    .post('/projects/:projectId/sessions', route({ summary: 'Create a session and its first run', scopes: ['session:write', 'run:create'], body: CreateSessionInput, responses: { 201: { description: 'The session with its `run`' } } }), async (c) => {
       const body = await validBody(c, CreateSessionInput, { maxBytes: MAX_TURN_BODY_BYTES });
       const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));
       return c.json(await createSession({ ctx: c.var.ctx, deps, input: { ...body, idempotencyKey } }), 201);
     })
-    .get('/projects/:projectId/sessions/:sessionId', requireScopes('session:read'), async (c) => {
+    .get('/projects/:projectId/sessions/:sessionId', route({ summary: 'Session detail', scopes: ['session:read'], params: SessionParams, responses: { 200: { description: 'The session' } } }), async (c) => {
       const { sessionId } = validParams(c, SessionParams);
       return c.json(await getSession({ ctx: c.var.ctx, input: { sessionId } }));
     })
-    .post('/projects/:projectId/sessions/:sessionId/runs', requireScopes('run:create'), async (c) => {
+    .post('/projects/:projectId/sessions/:sessionId/runs', route({ summary: 'Queue a follow-up run', scopes: ['run:create'], params: SessionParams, body: TurnInput, responses: { 202: { description: 'The run' } } }), async (c) => {
       const { sessionId } = validParams(c, SessionParams);
       const body = await validBody(c, TurnInput, { maxBytes: MAX_TURN_BODY_BYTES });
       const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));

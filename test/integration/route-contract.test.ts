@@ -28,7 +28,7 @@ type Mode = {
 const modes: Mode[] = [
   {
     name: 'development',
-    publicRoutes: ['GET /v1/auth/provider', 'POST /v1/auth/development/login', 'GET /v1/auth/callback'],
+    publicRoutes: ['GET /v1/openapi.json', 'GET /v1/auth/provider', 'POST /v1/auth/development/login', 'GET /v1/auth/callback'],
     async start() {
       const t = await createTestApp();
       const { cookie } = await t.login();
@@ -37,7 +37,7 @@ const modes: Mode[] = [
   },
   {
     name: 'edge_proxy',
-    publicRoutes: ['GET /v1/auth/provider'],
+    publicRoutes: ['GET /v1/openapi.json', 'GET /v1/auth/provider'],
     async start() {
       const edge: EdgeSigner = await startEdgeSigner();
       const t = await createTestApp({ env: edgeProxyEnvironment(edge) });
@@ -49,7 +49,7 @@ const modes: Mode[] = [
   },
   {
     name: 'hosted',
-    publicRoutes: ['GET /v1/auth/provider', 'POST /v1/auth/login', 'GET /v1/auth/callback', 'POST /v1/auth/refresh'],
+    publicRoutes: ['GET /v1/openapi.json', 'GET /v1/auth/provider', 'POST /v1/auth/login', 'GET /v1/auth/callback', 'POST /v1/auth/refresh'],
     async start() {
       // The provider is never reached by these checks (discovery is lazy); the owner's cookie
       // session is the one a completed sign-in stores.
