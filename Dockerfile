@@ -5,6 +5,8 @@
 FROM node:24-bookworm-slim AS dependencies
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The typed client is a workspace of the repository (npm ci links it): its manifest is enough here.
+COPY client/package.json ./client/package.json
 # patch-package applies patches/ on install (a driver fix: docs/decisions.md "Database outages").
 COPY patches ./patches
 RUN npm ci --omit=dev --no-audit --no-fund

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { decodeEventCursor, encodeEventCursor } from '../../domain/event-cursor.ts';
 import type { EventSubscription } from '../../services/background/project-event-tail.ts';
 import { toPublicEvent, type ProductEventRow } from '../../services/events/public-event.ts';
-import { readProductEvents } from '../../services/events/read.ts';
+import { latestProjectPosition, readProductEvents } from '../../services/events/read.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';
@@ -37,6 +37,8 @@ const EventFeedQuery = v.object({
   ),
   /** For clients that cannot set `Last-Event-ID` (the header wins when both are sent). */
   cursor: v.optional(v.string()),
+  /** Where a feed without a cursor starts: the beginning of the log (default) or after its newest event. */
+  from: v.optional(v.picklist(['start', 'now'], 'must be start or now')),
 });
 
 export type EventRoutesOptions = { heartbeatMs?: number };
@@ -44,7 +46,8 @@ export type EventRoutesOptions = { heartbeatMs?: number };
 /**
  * `GET /projects/{projectId}/events` (spec 2 "Event feed"): server-sent events of the project's
  * product log. `Last-Event-ID` (or `?cursor=`) resumes after that frame; without either the
- * feed starts at the beginning of the log. `once=true` sends the available page and closes;
+ * feed starts at the beginning of the log, or with `from=now` after its newest event (the
+ * subscription is in place before the answer starts, so nothing committed later is missed). `once=true` sends the available page and closes;
  * otherwise the stream follows the shared `ProjectEventTail` until the client leaves.
  */
 export function eventRoutes(deps: AppDeps, options: EventRoutesOptions = {}) {
@@ -55,7 +58,7 @@ export function eventRoutes(deps: AppDeps, options: EventRoutesOptions = {}) {
     // Auth has checked the path project against the caller; the actor holds its canonical id.
     const projectId = c.var.actor.projectId;
     // Decode before any byte is streamed, so a bad cursor is a normal 400 envelope.
-    const after = resumePosition(c, projectId, query.cursor);
+    const after = resumePosition(c, projectId, query.cursor) ?? (query.from === 'now' ? await latestProjectPosition(c.var.ctx.db, projectId) : 0n);
 
     if (query.once === 'true') {
       const rows = await readProductEvents(c.var.ctx.db, { projectId, afterPosition: after, limit: query.limit ?? DEFAULT_PAGE_SIZE });
@@ -113,13 +116,14 @@ function liveStream(subscription: EventSubscription, heartbeatMs: number, onErro
   });
 }
 
-function resumePosition(c: Context<AppEnv>, projectId: string, queryCursor: string | undefined): bigint {
+/** The position to resume after, from `Last-Event-ID` or `cursor`; null when neither is given. */
+function resumePosition(c: Context<AppEnv>, projectId: string, queryCursor: string | undefined): bigint | null {
   const header = c.req.header('last-event-id');
   if (header !== undefined && header.trim() !== '') {
     return decodeEventCursor(header.trim(), projectId, { path: 'header.Last-Event-ID' });
   }
   if (queryCursor !== undefined) return decodeEventCursor(queryCursor, projectId, { path: 'query.cursor' });
-  return 0n;
+  return null;
 }
 
 const frames = new WeakMap<ProductEventRow, Uint8Array>();

@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
 import { and, asc, eq, gt } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { productEvents } from '../../db/schema/product-events.ts';
@@ -11,6 +9,7 @@ import { withTransaction } from '../../services/transaction.ts';
 import { newSigningSecret, startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver/receiver.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { readFeed } from '../support/feed-reader.ts';
+import { serveApp, type ServedApp } from '../support/http-server.ts';
 import { deferredRunStarter, startTestRuntime } from '../support/runtime.ts';
 
 /**
@@ -25,7 +24,7 @@ const TRANSACTIONS_PER_WRITER = 12;
 
 let t: TestApp;
 let runtime: Awaited<ReturnType<typeof startTestRuntime>>;
-let server: ServerType;
+let served: ServedApp;
 let baseUrl: string;
 let projectId: string;
 let organizationId: string;
@@ -44,15 +43,12 @@ beforeAll(async () => {
   organizationId = context.organization.id;
   admin = (await t.createApiKey(['*'])).secret;
   hooks = await startWebhookReceiver();
-  server = await new Promise<ServerType>((resolve) => {
-    const started = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(started));
-  });
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  served = await serveApp(t.app.fetch);
+  baseUrl = served.baseUrl;
 }, 120_000);
 
 afterAll(async () => {
-  (server as { closeAllConnections?: () => void } | undefined)?.closeAllConnections?.();
-  if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  await served?.close();
   await runtime?.shutdown();
   await hooks?.close();
   await t?.close();

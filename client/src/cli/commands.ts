@@ -1,0 +1,258 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
+import { ApiError } from '../errors.ts';
+import { createClient, runToolCall, SETTLED_RUN_STATES, type ProjectClient, type Run } from '../index.ts';
+import { Transport } from '../transport.ts';
+import { saveCredentials, type Credentials } from './credentials.ts';
+import type { CliIo } from './main.ts';
+
+export type CommandContext = {
+  io: CliIo;
+  args: string[];
+  options: Record<string, string | boolean | undefined>;
+  credentials: Credentials | null;
+};
+type Command = { needsLogin?: false; run(context: CommandContext): Promise<number> };
+
+/** A mistake in the command line itself (exit 2). */
+export class UsageError extends Error {}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const clientOf = ({ credentials }: CommandContext): ProjectClient => createClient(credentials!);
+const print = (context: CommandContext, value: unknown, summary: () => string) =>
+  context.io.stdout.write(context.options.json ? `${JSON.stringify(value, null, 2)}\n` : `${summary()}\n`);
+const argument = (context: CommandContext, index: number, name: string) => {
+  const value = context.args[index];
+  if (!value) throw new UsageError(`Missing <${name}>`);
+  return value;
+};
+const option = (context: CommandContext, name: string) => {
+  const value = context.options[name];
+  if (typeof value !== 'string' || value === '') throw new UsageError(`Missing --${name}`);
+  return value;
+};
+
+type Context = { principal: { kind: string; subject: string; displayName?: string | null; scopes: string[] }; organization: { id: string; name: string }; project: { id: string; name: string } };
+const describePrincipal = (context: Context) => `${context.principal.displayName ?? context.principal.subject} (${context.principal.kind})`;
+
+async function agentIdOf(client: ProjectClient, reference: string): Promise<string> {
+  if (UUID.test(reference)) return reference;
+  for await (const agent of client.list<{ id: string; key: string }>('/agents', { limit: 100 })) if (agent.key === reference) return agent.id;
+  throw new UsageError(`No agent with key ${reference}`);
+}
+
+/** Follows a run on the event feed, printing its progress, until it settles; returns it. */
+async function followRun(context: CommandContext, client: ProjectClient, start: () => Promise<{ runId: string; sessionId: string }>): Promise<Run> {
+  const done = new AbortController();
+  let ids = null as { runId: string; sessionId: string } | null;
+  let run: Run | null = null;
+  const check = async () => {
+    run = await client.getRun(ids!.runId);
+    if ((SETTLED_RUN_STATES as readonly string[]).includes(run.state)) done.abort();
+  };
+  try {
+    // The feed is open before the session exists, so no event of its run is missed.
+    for await (const frame of client.events({
+      from: 'now',
+      signal: done.signal,
+      onConnect: async () => {
+        if (ids) return check();
+        ids = await start();
+        context.io.stdout.write(`session ${ids.sessionId}, run ${ids.runId}\n`);
+      },
+    })) {
+      const event = frame.event;
+      const ours = event.aggregateId === ids?.runId || event.aggregateId === ids?.sessionId || event.publicPayload.runId === ids?.runId;
+      if (!ours) continue;
+      context.io.stdout.write(context.options.json ? `${JSON.stringify(event)}\n` : `  ${event.occurredAt.slice(11, 23)}  ${event.kind}\n`);
+      if (event.kind.startsWith('run.')) await check();
+    }
+  } catch (error) {
+    if (!done.signal.aborted) throw error;
+  }
+  return run!;
+}
+
+const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+
+export const COMMANDS: Record<string, Command> = {
+  /** Any route of the project (`/agents`, `/runs/<id>`, ...), or of the API with an absolute `/v1/...` path; prints the JSON answer. */
+  request: {
+    async run(context) {
+      const method = argument(context, 0, 'method').toUpperCase();
+      const target = argument(context, 1, 'path');
+      if (!METHODS.has(method) || !target.startsWith('/')) throw new UsageError('svc request <GET|POST|PUT|PATCH|DELETE> </path> [--data <json>]');
+      let body: unknown;
+      if (typeof context.options.data === 'string') {
+        try {
+          body = JSON.parse(context.options.data);
+        } catch {
+          throw new UsageError('--data must be JSON');
+        }
+      }
+      const answer = target.startsWith('/v1/')
+        ? await new Transport(context.credentials!).json<unknown>(method, target.slice(3), { body })
+        : await clientOf(context).request<unknown>(method, target, { body });
+      context.io.stdout.write(`${JSON.stringify(answer ?? null, null, 2)}\n`);
+      return 0;
+    },
+  },
+  login: {
+    needsLogin: false,
+    async run(context) {
+      const baseUrl = (context.options.url as string | undefined) ?? context.io.env.SVC_URL;
+      const apiKey = (context.options['api-key'] as string | undefined) ?? context.io.env.SVC_API_KEY;
+      if (!baseUrl || !apiKey) throw new UsageError('svc login needs --url (or SVC_URL) and --api-key (or SVC_API_KEY)');
+      const transport = new Transport({ baseUrl, apiKey });
+      const who = await transport.json<Context>('GET', '/context');
+      const file = await saveCredentials(context.io.env, { baseUrl, apiKey, projectId: who.project.id });
+      context.io.stdout.write(`Logged in to ${baseUrl} as ${describePrincipal(who)} in project ${who.project.name}; the key is stored in ${file} (mode 0600)\n`);
+      return 0;
+    },
+  },
+  whoami: {
+    async run(context) {
+      const who = await new Transport(context.credentials!).json<Context>('GET', '/context');
+      print(context, who, () => `${describePrincipal(who)} in ${who.organization.name} / ${who.project.name}\nscopes: ${who.principal.scopes.join(' ')}`);
+      return 0;
+    },
+  },
+  'agents list': {
+    async run(context) {
+      const agents: Array<{ id: string; key: string; name: string; version: number }> = [];
+      for await (const agent of clientOf(context).list<(typeof agents)[number]>('/agents', { limit: 100 })) agents.push(agent);
+      print(context, agents, () => agents.map((agent) => `${agent.id}  ${agent.key}  v${agent.version}  ${agent.name}`).join('\n') || '(no agents)');
+      return 0;
+    },
+  },
+  'agents apply': {
+    async run(context) {
+      const file = argument(context, 0, 'agent file');
+      const text = await readFile(file, 'utf8');
+      const spec = (/\.json$/i.test(file) ? JSON.parse(text) : parseYaml(text)) as { name?: string; key?: string; description?: string; config?: unknown };
+      if (!spec || typeof spec !== 'object' || !spec.config) throw new UsageError(`${file} needs at least name and config`);
+      const client = clientOf(context);
+      const existing = spec.key ? await agentIdOf(client, spec.key).catch(() => null) : null;
+      if (!existing) {
+        const agent = await client.request<{ id: string; key: string; version: number }>('POST', '/agents', { body: { name: spec.name, key: spec.key, description: spec.description, initialConfig: spec.config } });
+        print(context, agent, () => `Created agent ${agent.key} (${agent.id}), version ${agent.version}`);
+        return 0;
+      }
+      try {
+        const version = await client.request<{ version: number }>('POST', `/agents/${existing}/versions`, { body: { config: spec.config } });
+        print(context, version, () => `Published version ${version.version} of ${spec.key}`);
+      } catch (error) {
+        if (!(error instanceof ApiError && error.code === 'conflict' && error.details?.version !== undefined)) throw error;
+        print(context, { unchanged: true, version: error.details.version }, () => `Unchanged: ${spec.key} is already version ${String(error.details!.version)}`);
+      }
+      return 0;
+    },
+  },
+  'sessions list': {
+    async run(context) {
+      const sessions: Array<{ id: string; status: string; createdAt: string }> = [];
+      for await (const session of clientOf(context).list<(typeof sessions)[number]>('/sessions', { limit: 100 })) sessions.push(session);
+      print(context, sessions, () => sessions.map((session) => `${session.id}  ${session.status}  ${session.createdAt}`).join('\n') || '(no sessions)');
+      return 0;
+    },
+  },
+  'sessions start': {
+    async run(context) {
+      const client = clientOf(context);
+      const agentId = await agentIdOf(client, option(context, 'agent'));
+      const message = option(context, 'message');
+      const create = async () => {
+        const session = await client.request<{ id: string; latestRunId: string }>('POST', '/sessions', { body: { agentId, initialMessage: message } });
+        return { sessionId: session.id, runId: session.latestRunId };
+      };
+      if (!context.options.follow) {
+        const ids = await create();
+        print(context, ids, () => `session ${ids.sessionId}, run ${ids.runId}`);
+        return 0;
+      }
+      const run = await followRun(context, client, create);
+      const messages = await client.request<{ data: Array<{ role: string; text: string | null }> }>('GET', `/runs/${run.id}/messages`, { query: { limit: 100 } });
+      const reply = messages.data.filter((entry) => entry.role === 'assistant' && entry.text).at(-1)?.text;
+      if (!context.options.json) context.io.stdout.write(`run ${run.state}${reply ? `\n\n${reply}` : ''}\n`);
+      return run.state === 'completed' ? 0 : 3;
+    },
+  },
+  'runs get': {
+    async run(context) {
+      const run = await clientOf(context).getRun(argument(context, 0, 'runId'));
+      print(context, run, () => `${run.id}  ${run.state}  session ${run.sessionId}`);
+      return 0;
+    },
+  },
+  'events tail': {
+    async run(context) {
+      const from = (context.options.from as string | undefined) ?? 'now';
+      if (from !== 'now' && from !== 'start') throw new UsageError('--from is start or now');
+      for await (const frame of clientOf(context).events({ from })) {
+        const event = frame.event;
+        context.io.stdout.write(context.options.json ? `${JSON.stringify(event)}\n` : `${event.projectPosition}  ${event.occurredAt}  ${event.kind}  ${event.aggregateType}/${event.aggregateId}\n`);
+      }
+      return 0;
+    },
+  },
+  'tools pending': {
+    async run(context) {
+      const work = await clientOf(context).request<{ toolCalls: Array<{ id: string; toolName: string; status: string; runId: string }>; approvals: Array<{ id: string; toolName: string; runId: string }> }>('GET', '/pending-work');
+      print(context, work, () =>
+        [...work.toolCalls.map((call) => `tool call ${call.id}  ${call.toolName}  ${call.status}  run ${call.runId}`), ...work.approvals.map((approval) => `approval  ${approval.id}  ${approval.toolName}  run ${approval.runId}`)].join('\n') || '(nothing pending)',
+      );
+      return 0;
+    },
+  },
+  'tools answer': {
+    async run(context) {
+      const toolCallId = argument(context, 0, 'toolCallId');
+      let value: unknown;
+      try {
+        value = JSON.parse(option(context, 'value'));
+      } catch (error) {
+        if (error instanceof UsageError) throw error;
+        throw new UsageError('--value must be JSON');
+      }
+      const submitted = await runToolCall(clientOf(context), toolCallId, async () => value);
+      print(context, submitted, () => `Answered ${toolCallId}`);
+      return 0;
+    },
+  },
+  'approvals decide': {
+    async run(context) {
+      const approvalId = argument(context, 0, 'approvalId');
+      const decision = argument(context, 1, 'approve|deny');
+      if (decision !== 'approve' && decision !== 'deny') throw new UsageError('Decide approve or deny');
+      const note = context.options.note as string | undefined;
+      const decided = await clientOf(context).request<{ status: string }>('POST', `/approvals/${approvalId}/decision`, { body: { status: decision === 'approve' ? 'approved' : 'denied', ...(note ? { note } : {}) } });
+      print(context, decided, () => `Approval ${approvalId} ${decided.status}`);
+      return 0;
+    },
+  },
+  'backup download': {
+    async run(context) {
+      const transport = new Transport(context.credentials!);
+      const who = await transport.json<Context>('GET', '/context');
+      const response = await transport.send('GET', `/organizations/${who.organization.id}/configuration-backup`);
+      const text = await response.text();
+      const out = context.options.out as string | undefined;
+      if (out) {
+        await writeFile(out, text);
+        context.io.stdout.write(`Backup of ${who.organization.name} written to ${out}\n`);
+      } else context.io.stdout.write(text);
+      return 0;
+    },
+  },
+  'backup restore': {
+    async run(context) {
+      const backup = JSON.parse(await readFile(argument(context, 0, 'backup file'), 'utf8'));
+      const transport = new Transport(context.credentials!);
+      const who = await transport.json<Context>('GET', '/context');
+      const path = `/organizations/${who.organization.id}/configuration-restore${context.options.preview ? '/preview' : ''}`;
+      const answer = await transport.json<unknown>('POST', path, { body: { backup } });
+      context.io.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
+      return 0;
+    },
+  },
+};

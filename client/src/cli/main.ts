@@ -1,0 +1,92 @@
+import { parseArgs } from 'node:util';
+import { ApiError } from '../errors.ts';
+import { COMMANDS, UsageError, type CommandContext } from './commands.ts';
+import { loadCredentials } from './credentials.ts';
+
+/** Exit codes (client/README.md): documented, stable. */
+export const EXIT = { ok: 0, apiError: 1, usage: 2, runNotCompleted: 3, notLoggedIn: 4 } as const;
+
+export type CliIo = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv };
+
+const HELP = `svc — command line for the agent runtime service
+
+  svc login --url <service url> [--api-key <key>]   (or SVC_API_KEY; the key is stored, never printed)
+  svc whoami
+  svc agents list
+  svc agents apply <agent.yaml|agent.json>          create the agent, or publish its changed config
+  svc sessions list
+  svc sessions start --agent <id|key> --message <text> [--follow]
+  svc runs get <runId>
+  svc events tail [--from start|now]
+  svc tools pending
+  svc tools answer <toolCallId> --value <json>      claim, then submit the value
+  svc approvals decide <approvalId> approve|deny [--note <text>]
+  svc backup download [--out <file>]
+  svc backup restore <file> [--preview]
+  svc request <METHOD> <path> [--data <json>]       any route: a project path (/agents) or /v1/...
+
+  --json prints the service's JSON answer instead of a summary.
+Exit codes: 0 ok, 1 the service refused or failed (message and request id on stderr),
+2 usage, 3 a followed run settled other than completed, 4 not logged in.`;
+
+/** Runs one command line; resolves with the exit code. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        json: { type: 'boolean' },
+        url: { type: 'string' },
+        'api-key': { type: 'string' },
+        agent: { type: 'string' },
+        message: { type: 'string' },
+        follow: { type: 'boolean' },
+        from: { type: 'string' },
+        value: { type: 'string' },
+        note: { type: 'string' },
+        out: { type: 'string' },
+        preview: { type: 'boolean' },
+        data: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    io.stderr.write(`${(error as Error).message}\n\n${HELP}\n`);
+    return EXIT.usage;
+  }
+  const [group, action, ...rest] = parsed.positionals;
+  if (parsed.values.help || !group) {
+    io.stdout.write(`${HELP}\n`);
+    return group || parsed.values.help ? EXIT.ok : EXIT.usage;
+  }
+  const single = group === 'login' || group === 'whoami' || group === 'request';
+  const name = single ? group : `${group} ${action ?? ''}`.trim();
+  const command = COMMANDS[name];
+  if (!command) {
+    io.stderr.write(`Unknown command: svc ${name}\n\n${HELP}\n`);
+    return EXIT.usage;
+  }
+  const args = single ? [action, ...rest].filter((value): value is string => value !== undefined) : rest;
+  const context: CommandContext = { io, args, options: parsed.values, credentials: command.needsLogin === false ? null : await loadCredentials(io.env) };
+  if (command.needsLogin !== false && !context.credentials) {
+    io.stderr.write('Not logged in: run svc login --url <service url> first\n');
+    return EXIT.notLoggedIn;
+  }
+  try {
+    return await command.run(context);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr.write(`${error.message}\n`);
+      return EXIT.usage;
+    }
+    if (error instanceof ApiError) {
+      io.stderr.write(`error: ${error.message}\n`);
+      if (error.details?.path) io.stderr.write(`  at ${String(error.details.path)}\n`);
+      return EXIT.apiError;
+    }
+    io.stderr.write(`error: ${(error as Error).message}\n`);
+    return EXIT.apiError;
+  }
+}

@@ -1,0 +1,142 @@
+import { RunWaitTimeoutError } from './errors.ts';
+import { followEvents, type FollowOptions } from './event-feed.ts';
+import { paginate, type Page } from './pages.ts';
+import { Transport, type CallOptions, type ClientOptions, type Query } from './transport.ts';
+
+export { ApiError, RunWaitTimeoutError } from './errors.ts';
+export type { FeedFrame, ProductEvent, FollowOptions } from './event-feed.ts';
+export type { Page } from './pages.ts';
+export type { ClientOptions, CallOptions } from './transport.ts';
+
+/** Run states after which a run changes no more (spec 1 "Run states"). */
+export const SETTLED_RUN_STATES = ['completed', 'failed', 'cancelled', 'timed_out'] as const;
+export type Run = { id: string; sessionId: string; state: string; settledAt: string | null; [field: string]: unknown };
+/** A caller tool call as its claim answers it: the arguments to run the tool with and the `fence`. */
+export type ClaimedToolCall = { id: string; runId: string; toolName: string; fence: string; leaseExpiresAt: string; arguments: unknown; [field: string]: unknown };
+/** Runs one caller tool; `signal` aborts when the lease is lost (renewal refused). */
+export type ToolHandler = (call: ClaimedToolCall, context: { signal: AbortSignal }) => Promise<unknown>;
+
+export type ProjectClientOptions = ClientOptions & {
+  /** The project to act in; by default the principal's own (from `GET /context`). */
+  projectId?: string;
+};
+
+/**
+ * A client of one project of the service. `request` reaches any route; the helpers cover what
+ * integrations do most: paging, following the event feed, waiting for a run to settle.
+ */
+export class ProjectClient {
+  readonly transport: Transport;
+  private projectIdValue: Promise<string> | null;
+
+  constructor(options: ProjectClientOptions) {
+    this.transport = new Transport(options);
+    this.projectIdValue = options.projectId ? Promise.resolve(options.projectId) : null;
+  }
+
+  /** The project this client acts in. */
+  projectId(): Promise<string> {
+    this.projectIdValue ??= this.transport.json<{ project: { id: string } }>('GET', '/context').then((context) => context.project.id);
+    return this.projectIdValue;
+  }
+
+  /** A call to a route of the project: `path` is relative to `/v1/projects/{projectId}`. */
+  async request<T>(method: string, path: string, options?: CallOptions): Promise<T> {
+    return this.transport.json<T>(method, `/projects/${await this.projectId()}${path}`, options);
+  }
+
+  /** Every item of a list route of the project, page after page. */
+  list<T>(path: string, query: Query = {}): AsyncGenerator<T> {
+    return paginate<T>((cursor) => this.request<Page<T>>('GET', path, { query: { ...query, ...(cursor ? { cursor } : {}) } }));
+  }
+
+  /** The project's event feed, resumed after a dropped connection without gaps or repeats. */
+  async *events(options: FollowOptions = {}) {
+    yield* followEvents(this.transport, await this.projectId(), options);
+  }
+
+  getRun(runId: string, options?: CallOptions): Promise<Run> {
+    return this.request<Run>('GET', `/runs/${runId}`, options);
+  }
+
+  /**
+   * Resolves with the run once it is settled. Follows the event feed from now (no polling loop):
+   * the run is read once the feed is open (so a settlement in between is not missed) and again
+   * whenever an event of the run arrives. At `timeoutMs` it throws `RunWaitTimeoutError`
+   * (`run_wait_timeout`) and leaves the run running: waiting never cancels anything.
+   */
+  async waitForRunSettled(runId: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<Run> {
+    const deadline = AbortSignal.timeout(options.timeoutMs);
+    const done = new AbortController();
+    const signal = AbortSignal.any([deadline, done.signal, ...(options.signal ? [options.signal] : [])]);
+    const settled = (run: Run) => (SETTLED_RUN_STATES as readonly string[]).includes(run.state);
+    let lastSeen: Run | null = null;
+    const read = async () => {
+      lastSeen = await this.getRun(runId, { signal });
+      if (settled(lastSeen)) done.abort();
+    };
+    try {
+      await read();
+      // On every (re)connection the run is read afresh, so a settlement while the feed was
+      // closed is seen too; after that, only events of this run prompt a read.
+      for await (const frame of this.events({ from: 'now', signal, onConnect: read })) {
+        if (frame.event.aggregateId === runId) await read();
+      }
+      throw new Error('the event feed ended');
+    } catch (error) {
+      if (done.signal.aborted && lastSeen) return lastSeen;
+      if (deadline.aborted) throw new RunWaitTimeoutError(runId, options.timeoutMs, lastSeen);
+      throw error;
+    }
+  }
+}
+
+/** The lease is renewed this often while a handler runs: well inside the service's 5-minute lease. */
+const DEFAULT_RENEW_EVERY_MS = 60_000;
+
+/**
+ * Caller-tool work (spec 2 "Tool calls and approvals"): claim the call, renew its lease while
+ * the handler runs, submit the handler's value with the fence (once: retries reuse the
+ * submission's Idempotency-Key), and release the claim when the handler fails so another worker
+ * can take it. A refused renewal (the lease was lost) aborts the handler's signal.
+ */
+export async function runToolCall(client: ProjectClient, toolCallId: string, handler: ToolHandler, options: { renewEveryMs?: number } = {}): Promise<unknown> {
+  const claimed = await client.request<ClaimedToolCall>('POST', `/tool-calls/${toolCallId}/claim`, { body: {} });
+  const lease = new AbortController();
+  let renewing: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    renewing = client.request('POST', `/tool-calls/${toolCallId}/renew`, { body: { fence: claimed.fence } }).catch((error: unknown) => lease.abort(error));
+  }, options.renewEveryMs ?? DEFAULT_RENEW_EVERY_MS);
+  let value: unknown;
+  try {
+    value = await handler(claimed, { signal: lease.signal });
+    clearInterval(timer);
+    await renewing;
+    if (lease.signal.aborted) throw lease.signal.reason;
+  } catch (error) {
+    clearInterval(timer);
+    if (!lease.signal.aborted) await client.request('POST', `/tool-calls/${toolCallId}/release`, { body: { fence: claimed.fence } }).catch(() => undefined);
+    throw error;
+  }
+  return client.request('POST', `/tool-calls/${toolCallId}/result`, { body: { fence: claimed.fence, safeResult: { version: 1, status: 'success', value } } });
+}
+
+/**
+ * One sweep of the project's pending caller work: every pending tool call with a handler in
+ * `handlers` (by tool name) is run with `runToolCall`, one after another. Returns how many ran.
+ */
+export async function workPendingToolCalls(client: ProjectClient, handlers: Record<string, ToolHandler>, options: { renewEveryMs?: number } = {}): Promise<number> {
+  const pending = await client.request<{ toolCalls: Array<{ id: string; toolName: string; status: string }> }>('GET', '/pending-work');
+  let ran = 0;
+  for (const call of pending.toolCalls) {
+    const handler = handlers[call.toolName];
+    if (!handler || call.status !== 'pending') continue;
+    await runToolCall(client, call.id, handler, options);
+    ran += 1;
+  }
+  return ran;
+}
+
+export function createClient(options: ProjectClientOptions): ProjectClient {
+  return new ProjectClient(options);
+}

@@ -1,0 +1,246 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError, createClient, RunWaitTimeoutError, runToolCall, workPendingToolCalls, type FeedFrame } from '../../client/src/index.ts';
+import { recordToolCalls } from '../../services/tool-calls/record.ts';
+import { TOOL_LEASE_MS } from '../../domain/tool-calls/states.ts';
+import { manualClock } from '../support/app.ts';
+import { ORDER, startToolCallApp, tool } from '../support/tool-call-app.ts';
+import { appendProductEvents } from '../../services/events/append.ts';
+import { systemContext } from '../../services/service-context.ts';
+import { serveApp, type ServedApp } from '../support/http-server.ts';
+import { startRunApp } from '../support/run-app.ts';
+
+/**
+ * The typed client (client/) against the real service over HTTP (issue 17 point 2): an
+ * idempotent retry after a dropped connection creates one resource, the feed consumer survives a
+ * server-side cut mid-stream, `waitForRunSettled` returns the settled run and times out with
+ * `run_wait_timeout` without cancelling the run.
+ */
+let f: Awaited<ReturnType<typeof startRunApp>>;
+let served: ServedApp;
+let baseUrl: string;
+
+beforeAll(async () => {
+  f = await startRunApp({ env: { SVC_RATE_LIMIT_API_KEY_PER_SECOND: '0', SVC_RATE_LIMIT_PROJECT_PER_SECOND: '0' } });
+  served = await serveApp(f.t.app.fetch);
+  baseUrl = served.baseUrl;
+}, 120_000);
+afterAll(async () => {
+  await served?.close();
+  await f?.close();
+});
+
+const config = { systemPrompt: 'You are a careful assistant for the support team.', modelPreset: 'fast', limits: { maxTurns: 4 } };
+
+describe('the typed client', () => {
+  it('retries a mutation whose answer was lost with the same Idempotency-Key: one resource', async () => {
+    let dropped = 0;
+    const keys: string[] = [];
+    // The connection drops after the service answered: the answer never reaches the caller.
+    const lossyFetch: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (init?.method === 'POST') keys.push(new Headers(init.headers).get('idempotency-key')!);
+      if (init?.method === 'POST' && dropped === 0) {
+        dropped += 1;
+        await response.body?.cancel();
+        throw new TypeError('fetch failed: socket hang up');
+      }
+      return response;
+    };
+    const client = createClient({ baseUrl, apiKey: f.apiKey, fetch: lossyFetch, retryDelayMs: 10 });
+    const name = `Retried ${crypto.randomUUID().slice(0, 8)}`;
+    const agent = await client.request<{ id: string; name: string }>('POST', '/agents', { body: { name, initialConfig: config } });
+    expect(agent.name).toBe(name);
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
+    const named: string[] = [];
+    for await (const item of client.list<{ id: string; name: string }>('/agents', { limit: 100 })) if (item.name === name) named.push(item.id);
+    expect(named).toEqual([agent.id]);
+  });
+
+  it('throws typed errors with the code and request id, and does not retry a refusal', async () => {
+    let calls = 0;
+    const client = createClient({
+      baseUrl,
+      apiKey: f.apiKey,
+      fetch: (input, init) => {
+        calls += 1;
+        return fetch(input, init);
+      },
+    });
+    const error = await client.request('POST', '/agents', { body: { name: '' } }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 400, code: 'bad_request' });
+    expect((error as ApiError).requestId).toMatch(/.{8,}/);
+    expect((error as ApiError).message).toContain((error as ApiError).requestId!);
+    expect(calls).toBe(2); // the context lookup for the project id, then the refused call
+  });
+
+  it('follows the event feed across a server-side cut without gaps or repeats', async () => {
+    const client = createClient({ baseUrl, apiKey: f.apiKey, projectId: f.projectId });
+    const { context } = await f.t.login();
+    const ctx = systemContext({ db: f.t.database.db, logger: f.t.deps.logger, clock: f.t.deps.clock });
+    const append = (count: number, tag: string) =>
+      appendProductEvents(ctx, {
+        organizationId: context.organization.id,
+        projectId: f.projectId,
+        events: Array.from({ length: count }, (_, index) => ({ aggregateType: 'test', aggregateId: crypto.randomUUID(), kind: 'test.followed', publicPayload: { tag, index } })),
+      });
+    const controller = new AbortController();
+    const frames: FeedFrame[] = [];
+    let connections = 0;
+    const reading = (async () => {
+      for await (const frame of client.events({ from: 'now', signal: controller.signal, reconnectDelayMs: 50, onConnect: () => void (connections += 1) })) {
+        frames.push(frame);
+        if (frames.length === 100) controller.abort();
+      }
+    })().catch((error: unknown) => {
+      if (!controller.signal.aborted) throw error;
+    });
+    while (connections === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    await append(50, 'before');
+    while (frames.length < 50) await new Promise((resolve) => setTimeout(resolve, 20));
+    served.cutConnections();
+    await append(50, 'after');
+    await Promise.race([reading, new Promise((_, reject) => setTimeout(() => reject(new Error(`only ${frames.length} frames`)), 20_000))]);
+    expect(connections).toBeGreaterThanOrEqual(2);
+    const positions = frames.map((frame) => BigInt(frame.event.projectPosition));
+    expect(positions.every((position, index) => index === 0 || position === positions[index - 1]! + 1n)).toBe(true);
+    expect(frames.map((frame) => frame.event.publicPayload.tag)).toEqual([...Array(50).fill('before'), ...Array(50).fill('after')]);
+  });
+
+  it('waitForRunSettled returns the settled run, following the feed', async () => {
+    const client = createClient({ baseUrl, apiKey: f.apiKey });
+    f.fakes.vendor_a.reply({ text: 'Slowly, done.', delayMs: 1_000 });
+    const agent = await client.request<{ id: string }>('POST', '/agents', { body: { name: 'Slow', initialConfig: config } });
+    const session = await client.request<{ latestRunId: string }>('POST', '/sessions', { body: { agentId: agent.id, initialMessage: 'Take your time.' } });
+    let gets = 0;
+    const counting = createClient({
+      baseUrl,
+      apiKey: f.apiKey,
+      projectId: f.projectId,
+      fetch: (input, init) => {
+        if (String(input).includes('/runs/')) gets += 1;
+        return fetch(input, init);
+      },
+    });
+    const run = await counting.waitForRunSettled(session.latestRunId, { timeoutMs: 30_000 });
+    expect(run).toMatchObject({ id: session.latestRunId, state: 'completed' });
+    // Woken by the run's events, not a polling loop: a handful of reads for a 1 s run.
+    expect(gets).toBeLessThan(15);
+  });
+
+  it('waitForRunSettled throws run_wait_timeout at its deadline and leaves the run going', async () => {
+    const client = createClient({ baseUrl, apiKey: f.apiKey, projectId: f.projectId });
+    const lookup = {
+      name: 'lookup_order',
+      description: 'Looks up an order.',
+      owner: 'caller',
+      approval: 'never',
+      inputSchema: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] },
+      outputSchema: { type: 'object' },
+    };
+    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'lookup_order', arguments: { orderId: 'A1' } }] }).reply({ text: 'Found it.' });
+    const agent = await client.request<{ id: string }>('POST', '/agents', { body: { name: 'Waits for a caller', initialConfig: { ...config, tools: [lookup] } } });
+    const session = await client.request<{ latestRunId: string }>('POST', '/sessions', { body: { agentId: agent.id, initialMessage: 'Look up A1.' } });
+    await f.waitForRun(session.latestRunId, (run) => run.state === 'waiting_for_tool');
+    const began = Date.now();
+    const error = await client.waitForRunSettled(session.latestRunId, { timeoutMs: 800 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RunWaitTimeoutError);
+    expect(error).toMatchObject({ code: 'run_wait_timeout', runId: session.latestRunId });
+    expect(Date.now() - began).toBeLessThan(3_000);
+    const run = await client.getRun(session.latestRunId);
+    expect(run).toMatchObject({ state: 'waiting_for_tool', cancellationRequestedAt: null });
+  });
+});
+
+describe('the caller-tool worker helper', () => {
+  // No run engine here (runs stay queued; calls are recorded as the workflow would) and a
+  // manual clock, so a lease can outlive its 5-minute TTL in a second of real time.
+  const clock = manualClock();
+  let app: Awaited<ReturnType<typeof startToolCallApp>>;
+  let toolServer: ServedApp;
+  let toolBaseUrl: string;
+
+  beforeAll(async () => {
+    app = await startToolCallApp([tool('lookup_order', 'caller', 'never', 'Looks up an order.')], clock);
+    toolServer = await serveApp(app.t.app.fetch);
+    toolBaseUrl = toolServer.baseUrl;
+  }, 60_000);
+  afterAll(async () => {
+    await toolServer?.close();
+    await app?.t.close();
+    await app?.fakes.close();
+  });
+
+  async function pendingCall(): Promise<{ toolCallId: string; runId: string }> {
+    const { runId } = await app.newRun();
+    const recorded = await recordToolCalls(app.sys(), {
+      runId,
+      turnId: `turn-${crypto.randomUUID()}`,
+      calls: [{ providerCallId: `call_${crypto.randomUUID()}`, name: 'lookup_order', arguments: { orderId: ORDER }, argumentsText: JSON.stringify({ orderId: ORDER }) }],
+    });
+    return { toolCallId: recorded.calls[0]!.toolCallId, runId };
+  }
+  const statusOf = async (client: ReturnType<typeof createClient>, call: { toolCallId: string; runId: string }) =>
+    (await client.request<{ data: Array<{ id: string; status: string }> }>('GET', '/tool-calls', { query: { runId: call.runId } })).data.find((listed) => listed.id === call.toolCallId)?.status;
+
+  it('renews the lease while a handler outlives the TTL, then submits once with the fence', async () => {
+    const pending = await pendingCall();
+    const { toolCallId } = pending;
+    const requests: string[] = [];
+    const client = createClient({
+      baseUrl: toolBaseUrl,
+      apiKey: app.admin,
+      projectId: app.projectId,
+      fetch: (input, init) => {
+        requests.push(`${init?.method} ${String(input).split('/tool-calls/')[1] ?? String(input)}`);
+        return fetch(input, init);
+      },
+    });
+    const result = await runToolCall(
+      client,
+      toolCallId,
+      async (call) => {
+        expect(call.arguments).toEqual({ orderId: ORDER });
+        // Twelve minutes of service time pass while the tool runs (more than two leases).
+        for (let i = 0; i < 6; i++) {
+          clock.advance(2 * 60_000);
+          await new Promise((resolve) => setTimeout(resolve, 150));
+        }
+        return { total: 42 };
+      },
+      { renewEveryMs: 50 },
+    );
+    expect(12 * 60_000).toBeGreaterThan(2 * TOOL_LEASE_MS);
+    expect(result).toEqual({ outcome: 'submitted' });
+    expect(await statusOf(client, pending)).toBe('succeeded');
+    expect(requests.filter((request) => request.endsWith('/renew')).length).toBeGreaterThanOrEqual(6);
+    expect(requests.filter((request) => request.endsWith('/result'))).toHaveLength(1);
+    expect(requests.filter((request) => request.endsWith('/release'))).toHaveLength(0);
+  });
+
+  it('releases the claim when the handler fails, so another worker can take the call', async () => {
+    const pending = await pendingCall();
+    const client = createClient({ baseUrl: toolBaseUrl, apiKey: app.admin, projectId: app.projectId });
+    await expect(runToolCall(client, pending.toolCallId, async () => Promise.reject(new Error('the order system is down')))).rejects.toThrow('the order system is down');
+    expect(await statusOf(client, pending)).toBe('pending');
+    // Another worker takes it over.
+    expect(await runToolCall(client, pending.toolCallId, async () => ({ total: 7 }))).toEqual({ outcome: 'submitted' });
+    expect(await statusOf(client, pending)).toBe('succeeded');
+  });
+
+  it('works the pending caller calls of the project by tool name', async () => {
+    const first = (await pendingCall()).toolCallId;
+    const second = (await pendingCall()).toolCallId;
+    const client = createClient({ baseUrl: toolBaseUrl, apiKey: app.admin, projectId: app.projectId });
+    const seen: string[] = [];
+    const ran = await workPendingToolCalls(client, {
+      lookup_order: async (call) => {
+        seen.push(call.id);
+        return { total: 1 };
+      },
+    });
+    expect(seen).toEqual(expect.arrayContaining([first, second]));
+    expect(ran).toBe(seen.length);
+  });
+});
