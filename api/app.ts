@@ -71,6 +71,10 @@ export function createApp(deps: AppDeps) {
   app.route('/', consoleRoutes(openApiDocument));
 
   const v1 = new Hono<AppEnv>();
+  v1.use(async (c, next) => {
+    c.set('checkResponses', deps.settings.checkResponses);
+    await next();
+  });
   v1.use(bodyLimit({ maxSize: MAX_REQUEST_BYTES, onError: (c) => renderError(c, 'bad_request', 'The request body is too large') }));
   v1.use(authenticate(deps, provider));
   v1.use(rateLimit(deps.settings.limits, deps.clock));

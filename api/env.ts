@@ -20,6 +20,8 @@ export type AppVariables = {
   idempotencyStoredBody: unknown;
   /** The matched route's contract (`route(...)` in its route file). */
   routeDoc: RouteDoc;
+  /** SVC_CHECK_RESPONSES: JSON success answers are checked against the contract's shapes. */
+  checkResponses: boolean;
 };
 
 export type AppEnv = { Variables: AppVariables };

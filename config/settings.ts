@@ -59,6 +59,7 @@ const EnvironmentSchema = v.object({
   ),
   SVC_CREDENTIAL_ENCRYPTION_KEY: optionalNonEmpty,
   SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: booleanString,
+  SVC_CHECK_RESPONSES: booleanString,
   SVC_MODEL_BASE_URL_GATEWAY: optionalUrl,
   SVC_MODEL_BASE_URL_VENDOR_A: optionalUrl,
   SVC_MODEL_BASE_URL_VENDOR_B: optionalUrl,
@@ -159,6 +160,8 @@ export type Settings = {
   appOrigin: string;
   credentialEncryptionKey: string | undefined;
   webhooksAllowPrivateNetwork: boolean;
+  /** Check every JSON success answer against its route's documented shape (tests; docs/decisions.md). */
+  checkResponses: boolean;
   modelBaseUrls: {
     gateway: string;
     vendor_a: string;
@@ -249,6 +252,7 @@ export function parseSettings(env: Record<string, string | undefined> = process.
     appOrigin: e.SVC_APP_ORIGIN,
     credentialEncryptionKey: e.SVC_CREDENTIAL_ENCRYPTION_KEY,
     webhooksAllowPrivateNetwork: e.SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK,
+    checkResponses: e.SVC_CHECK_RESPONSES,
     modelBaseUrls: {
       gateway: e.SVC_MODEL_BASE_URL_GATEWAY ?? 'https://openrouter.ai/api/v1',
       vendor_a: e.SVC_MODEL_BASE_URL_VENDOR_A ?? 'https://api.openai.com/v1',

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import type * as v from 'valibot';
+import * as v from 'valibot';
 import { assertHasScopes, type Scope } from '../../domain/scopes.ts';
 import type { AppEnv } from '../env.ts';
 
@@ -37,8 +37,24 @@ export function route(doc: RouteDoc): MiddlewareHandler<AppEnv> {
     if (doc.scopes !== 'public' && doc.scopes.length > 0) assertHasScopes(c.var.actor.scopes, doc.scopes);
     c.set('routeDoc', doc);
     await next();
+    if (c.get('checkResponses')) await checkResponse(c.res, doc, `${c.req.method} ${c.req.routePath}`);
   });
   return Object.assign(middleware, { [ROUTE_DOC]: doc });
+}
+
+/**
+ * A JSON success answer must match the shape its contract documents (when it documents one):
+ * with SVC_CHECK_RESPONSES on (every test app), a drift between what a route sends and what the
+ * OpenAPI document promises fails whichever test reaches it.
+ */
+async function checkResponse(response: Response, doc: RouteDoc, route: string): Promise<void> {
+  const shape = doc.responses[response.status]?.schema;
+  if (!shape || !(response.headers.get('content-type') ?? '').startsWith('application/json')) return;
+  const result = v.safeParse(shape, await response.clone().json());
+  if (result.success) return;
+  const issue = result.issues[0];
+  const at = issue.path?.map((item) => String(item.key)).join('.') ?? '(root)';
+  throw new Error(`${route} answered ${response.status} with a body its contract does not describe: ${at}: ${issue.message}`);
 }
 
 /** The contract a handler of `app.routes` carries, if it is a `route(...)` middleware. */

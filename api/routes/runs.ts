@@ -13,6 +13,7 @@ import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';
 import { idempotencyKeyOf, Uuid, validBody, validParams, validQuery } from '../validation.ts';
 import { MAX_TURN_BODY_BYTES } from '../../domain/attachments/file-input.ts';
+import { PublicRunShape } from '../../domain/public-shapes/runs.ts';
 
 const RunParams = v.object({ projectId: Uuid, runId: Uuid });
 
@@ -31,17 +32,17 @@ const TimelineQuery = v.object({
  */
 export function runRoutes(deps: AppDeps) {
   return new Hono<AppEnv>()
-    .get('/projects/:projectId/runs/:runId', route({ summary: 'Read a run', scopes: ['run:read'], params: RunParams, responses: { 200: { description: 'The run' } } }), async (c) => {
+    .get('/projects/:projectId/runs/:runId', route({ summary: 'Read a run', scopes: ['run:read'], params: RunParams, responses: { 200: { description: 'The run', schema: PublicRunShape } } }), async (c) => {
       const { runId } = validParams(c, RunParams);
       return c.json(await getRun({ ctx: c.var.ctx, input: { runId } }));
     })
-    .post('/projects/:projectId/runs/:runId/resume', route({ summary: "Resume a settled run: a new run on that run's session", scopes: ['run:create'], params: RunParams, body: TurnInput, responses: { 202: { description: 'The new run' } } }), async (c) => {
+    .post('/projects/:projectId/runs/:runId/resume', route({ summary: "Resume a settled run: a new run on that run's session", scopes: ['run:create'], params: RunParams, body: TurnInput, responses: { 202: { description: 'The new run', schema: PublicRunShape } } }), async (c) => {
       const { runId } = validParams(c, RunParams);
       const body = await validBody(c, TurnInput, { maxBytes: MAX_TURN_BODY_BYTES });
       const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));
       return c.json(await resumeRun({ ctx: c.var.ctx, deps, input: { ...body, runId, idempotencyKey } }), 202);
     })
-    .post('/projects/:projectId/runs/:runId/cancel', route({ summary: 'Request cancellation (asynchronous)', scopes: ['run:cancel'], params: RunParams, responses: { 202: { description: 'The run as it is now' } } }), async (c) => {
+    .post('/projects/:projectId/runs/:runId/cancel', route({ summary: 'Request cancellation (asynchronous)', scopes: ['run:cancel'], params: RunParams, responses: { 202: { description: 'The run as it is now', schema: PublicRunShape } } }), async (c) => {
       const { runId } = validParams(c, RunParams);
       return c.json(await cancelRun({ ctx: c.var.ctx, deps, input: { runId } }), 202);
     })

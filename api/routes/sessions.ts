@@ -12,6 +12,8 @@ import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';
 import { idempotencyKeyOf, Uuid, validBody, validParams, validQuery } from '../validation.ts';
 import { MAX_TURN_BODY_BYTES } from '../../domain/attachments/file-input.ts';
+import { PublicRunShape } from '../../domain/public-shapes/runs.ts';
+import { CreatedSessionShape, SessionPageShape } from '../../domain/public-shapes/sessions.ts';
 
 const SessionParams = v.object({ projectId: Uuid, sessionId: Uuid });
 
@@ -38,10 +40,10 @@ const ListSessionsQuery = v.pipe(
  */
 export function sessionRoutes(deps: AppDeps) {
   return new Hono<AppEnv>()
-    .get('/projects/:projectId/sessions', route({ summary: 'List sessions with status and token counters', scopes: ['session:read'], query: ListSessionsQuery, responses: { 200: { description: 'A page of sessions' } } }), async (c) => {
+    .get('/projects/:projectId/sessions', route({ summary: 'List sessions with status and token counters', scopes: ['session:read'], query: ListSessionsQuery, responses: { 200: { description: 'A page of sessions', schema: SessionPageShape } } }), async (c) => {
       return c.json(await listSessions({ ctx: c.var.ctx, input: validQuery(c, ListSessionsQuery) }));
     })
-    .post('/projects/:projectId/sessions', route({ summary: 'Create a session and its first run', scopes: ['session:write', 'run:create'], body: CreateSessionInput, responses: { 201: { description: 'The session with its `run`' } } }), async (c) => {
+    .post('/projects/:projectId/sessions', route({ summary: 'Create a session and its first run', scopes: ['session:write', 'run:create'], body: CreateSessionInput, responses: { 201: { description: 'The session with its `run`', schema: CreatedSessionShape } } }), async (c) => {
       const body = await validBody(c, CreateSessionInput, { maxBytes: MAX_TURN_BODY_BYTES });
       const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));
       return c.json(await createSession({ ctx: c.var.ctx, deps, input: { ...body, idempotencyKey } }), 201);
@@ -50,7 +52,7 @@ export function sessionRoutes(deps: AppDeps) {
       const { sessionId } = validParams(c, SessionParams);
       return c.json(await getSession({ ctx: c.var.ctx, input: { sessionId } }));
     })
-    .post('/projects/:projectId/sessions/:sessionId/runs', route({ summary: 'Queue a follow-up run', scopes: ['run:create'], params: SessionParams, body: TurnInput, responses: { 202: { description: 'The run' } } }), async (c) => {
+    .post('/projects/:projectId/sessions/:sessionId/runs', route({ summary: 'Queue a follow-up run', scopes: ['run:create'], params: SessionParams, body: TurnInput, responses: { 202: { description: 'The run', schema: PublicRunShape } } }), async (c) => {
       const { sessionId } = validParams(c, SessionParams);
       const body = await validBody(c, TurnInput, { maxBytes: MAX_TURN_BODY_BYTES });
       const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));

@@ -1,3 +1,4 @@
+import type { Paths } from './api-types.ts';
 import { RunWaitTimeoutError } from './errors.ts';
 import { followEvents, type FollowOptions } from './event-feed.ts';
 import { paginate, type Page } from './pages.ts';
@@ -7,6 +8,17 @@ export { ApiError, RunWaitTimeoutError } from './errors.ts';
 export type { FeedFrame, ProductEvent, FollowOptions } from './event-feed.ts';
 export type { Page } from './pages.ts';
 export type { ClientOptions, CallOptions } from './transport.ts';
+export type { Paths, ErrorEnvelope } from './api-types.ts';
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type Operation<P extends keyof Paths, M extends keyof Paths[P]> = Paths[P][M];
+/** The success body of an operation (the union over its documented success statuses). */
+export type SuccessBody<O> = O extends { responses: infer R } ? R[keyof R] : never;
+/** What a typed call takes: path parameters (`projectId` defaults to the client's project), query, body. */
+export type TypedCall<O> = (O extends { path: infer P } ? { path?: Partial<P> } : { path?: undefined }) &
+  (O extends { query?: infer Q } ? { query?: Q } : { query?: undefined }) &
+  (O extends { body: infer B } ? { body: B } : O extends { body?: infer B } ? { body?: B } : { body?: undefined }) &
+  Pick<CallOptions, 'idempotencyKey' | 'signal'>;
 
 /** Run states after which a run changes no more (spec 1 "Run states"). */
 export const SETTLED_RUN_STATES = ['completed', 'failed', 'cancelled', 'timed_out'] as const;
@@ -43,6 +55,27 @@ export class ProjectClient {
   /** A call to a route of the project: `path` is relative to `/v1/projects/{projectId}`. */
   async request<T>(method: string, path: string, options?: CallOptions): Promise<T> {
     return this.transport.json<T>(method, `/projects/${await this.projectId()}${path}`, options);
+  }
+
+  /**
+   * A call typed by the service's OpenAPI document (client/src/api-types.ts): the path is the
+   * document's (`/v1/projects/{projectId}/runs/{runId}`), its parameters come from `path`, and
+   * the answer has the documented type.
+   */
+  async call<P extends keyof Paths, M extends keyof Paths[P] & Method>(method: M, path: P, args: TypedCall<Operation<P, M>>): Promise<SuccessBody<Operation<P, M>>> {
+    const values: Record<string, string | undefined> = { ...(args.path as Record<string, string> | undefined) };
+    if (path.includes('{projectId}') && values.projectId === undefined) values.projectId = await this.projectId();
+    const concrete = path.replace(/\{(\w+)\}/g, (_, name: string) => {
+      const value = values[name];
+      if (value === undefined) throw new TypeError(`${path} needs the path parameter ${name}`);
+      return encodeURIComponent(value);
+    });
+    return this.transport.json(method.toUpperCase(), concrete.replace(/^\/v1/, ''), {
+      query: args.query as Query | undefined,
+      body: args.body,
+      idempotencyKey: args.idempotencyKey,
+      signal: args.signal,
+    });
   }
 
   /** Every item of a list route of the project, page after page. */

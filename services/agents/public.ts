@@ -1,35 +1,12 @@
+import type * as v from 'valibot';
+import type { PublicAgentShape, PublicAgentVersionShape } from '../../domain/public-shapes/agents.ts';
 import type { agents, agentVersions } from '../../db/schema/index.ts';
 
 type AgentRow = typeof agents.$inferSelect;
 type VersionRow = typeof agentVersions.$inferSelect;
 
-export type PublicAgentVersion = {
-  organizationId: string;
-  projectId: string;
-  id: string;
-  agentDefinitionId: string;
-  version: number;
-  config: Record<string, unknown>;
-  contentHash: string;
-  createdByPrincipalId: string | null;
-  createdAt: string;
-};
-
-export type PublicAgent = {
-  organizationId: string;
-  projectId: string;
-  id: string;
-  key: string;
-  name: string;
-  description: string;
-  latestVersionId: string;
-  version: number;
-  model: string;
-  status: 'published';
-  createdAt: string;
-  updatedAt: string;
-  sandbox: unknown;
-};
+export type PublicAgentVersion = v.InferOutput<typeof PublicAgentVersionShape>;
+export type PublicAgent = v.InferOutput<typeof PublicAgentShape>;
 
 export const toAgentVersionResponse = (row: VersionRow): PublicAgentVersion => ({
   organizationId: row.organizationId,

@@ -1,31 +1,15 @@
+import type * as v from 'valibot';
+import type { PublicRunShape } from '../../domain/public-shapes/runs.ts';
 import type { messages, runs } from '../../db/schema/index.ts';
 import { toPublicMessageContent, type PublicToolCallSummary, type PublicToolResultSummary } from '../../domain/sessions/messages.ts';
-import { defaultFailureOf, hasFailure, type RunFailure } from '../../domain/sessions/run-failure.ts';
-import type { RunState } from '../../domain/runs/states.ts';
+import { defaultFailureOf, hasFailure } from '../../domain/sessions/run-failure.ts';
 import type { AttachmentMetadata } from '../../domain/attachments/metadata.ts';
 
 export type RunRow = typeof runs.$inferSelect;
 export type MessageRow = typeof messages.$inferSelect;
 
 /** The run object of spec 1, plus `failure` for failed, cancelled and timed-out runs (else null). */
-export type PublicRun = {
-  organizationId: string;
-  projectId: string;
-  id: string;
-  threadId: string;
-  sessionId: string;
-  agentVersionId: string;
-  createdByPrincipalId: string | null;
-  state: RunState;
-  inputPublic: { message: string };
-  idempotencyKey: string | null;
-  cancellationRequestedAt: string | null;
-  admittedAt: string | null;
-  settledAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-  failure: RunFailure | null;
-};
+export type PublicRun = v.InferOutput<typeof PublicRunShape>;
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 

@@ -1,8 +1,9 @@
+import type * as v from 'valibot';
+import type { PublicSessionListItemShape, PublicSessionShape } from '../../domain/public-shapes/sessions.ts';
 import type { PublicDelegation } from '../delegations/public.ts';
 import type { modelInvocations, sessions } from '../../db/schema/index.ts';
 import type { SkillVersionStatus } from '../../domain/skills/lifecycle.ts';
 import type { ToolSummary } from '../../domain/agent-config/index.ts';
-import type { RunState } from '../../domain/runs/states.ts';
 import type { TimelineEntry } from '../../domain/sessions/timeline.ts';
 import type { PublicProductEvent } from '../events/public-event.ts';
 import type { PublicMessage, PublicRun } from '../runs/public.ts';
@@ -12,29 +13,10 @@ export type SessionRow = typeof sessions.$inferSelect;
 export type ModelInvocationRow = typeof modelInvocations.$inferSelect;
 
 /** The session object of spec 1, plus `agentId` and `title` (the create body accepts a title). */
-export type PublicSession = {
-  organizationId: string;
-  projectId: string;
-  id: string;
-  threadId: string;
-  agentId: string;
-  agentVersionId: string;
-  title: string | null;
-  status: RunState;
-  createdAt: string;
-  lastActivityAt: string;
-  latestRunId: string | null;
-};
+export type PublicSession = v.InferOutput<typeof PublicSessionShape>;
 
 /** List items (and the detail) add the delegation fields and the cumulative token counters. */
-export type PublicSessionListItem = PublicSession & {
-  parentSessionId: string | null;
-  delegateKey: string | null;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-};
+export type PublicSessionListItem = v.InferOutput<typeof PublicSessionListItemShape>;
 
 /** A Skill version the session bound at creation: metadata only, never instructions or bytes. */
 export type PublicSessionSkill = {

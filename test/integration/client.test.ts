@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { ApiError, createClient, RunWaitTimeoutError, runToolCall, workPendingToolCalls, type FeedFrame } from '../../client/src/index.ts';
 import { recordToolCalls } from '../../services/tool-calls/record.ts';
 import { TOOL_LEASE_MS } from '../../domain/tool-calls/states.ts';
@@ -55,6 +55,27 @@ describe('the typed client', () => {
     const named: string[] = [];
     for await (const item of client.list<{ id: string; name: string }>('/agents', { limit: 100 })) if (item.name === name) named.push(item.id);
     expect(named).toEqual([agent.id]);
+  });
+
+  it('types calls by the OpenAPI document: paths, parameters, bodies and answers', async () => {
+    const client = createClient({ baseUrl, apiKey: f.apiKey });
+    const agent = await client.call('post', '/v1/projects/{projectId}/agents', { body: { name: 'Typed', initialConfig: config } });
+    expectTypeOf(agent.versions[0]!.version).toEqualTypeOf<number>();
+    expect(agent.versions[0]!.version).toBe(1);
+    f.fakes.vendor_a.reply({ text: 'Typed reply.' });
+    const session = await client.call('post', '/v1/projects/{projectId}/sessions', { body: { agentId: agent.id, initialMessage: 'Hello' } });
+    expectTypeOf(session.run.state).toEqualTypeOf<'queued' | 'running' | 'waiting_for_tool' | 'waiting_for_approval' | 'retry_scheduled' | 'completed' | 'failed' | 'cancelled' | 'timed_out'>();
+    const run = await client.call('get', '/v1/projects/{projectId}/runs/{runId}', { path: { runId: session.run.id } });
+    expect(run).toMatchObject({ id: session.run.id, sessionId: session.id });
+    const page = await client.call('get', '/v1/projects/{projectId}/sessions', { query: { limit: '5' } });
+    expectTypeOf(page.pageInfo.nextCursor).toEqualTypeOf<string | null>();
+    expect(page.data.length).toBeGreaterThan(0);
+    // What the document does not allow does not compile (checked by test/typecheck.test.ts).
+    // @ts-expect-error: `name` is required by the agent creation body
+    await client.call('post', '/v1/projects/{projectId}/agents', { body: { initialConfig: config } }).catch(() => undefined);
+    // @ts-expect-error: no such path in the document
+    await client.call('get', '/v1/projects/{projectId}/nothing', {}).catch(() => undefined);
+    await f.waitForRun(session.run.id);
   });
 
   it('throws typed errors with the code and request id, and does not retry a refusal', async () => {
@@ -131,15 +152,8 @@ describe('the typed client', () => {
 
   it('waitForRunSettled throws run_wait_timeout at its deadline and leaves the run going', async () => {
     const client = createClient({ baseUrl, apiKey: f.apiKey, projectId: f.projectId });
-    const lookup = {
-      name: 'lookup_order',
-      description: 'Looks up an order.',
-      owner: 'caller',
-      approval: 'never',
-      inputSchema: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] },
-      outputSchema: { type: 'object' },
-    };
-    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'lookup_order', arguments: { orderId: 'A1' } }] }).reply({ text: 'Found it.' });
+    const lookup = tool('lookup_order', 'caller', 'never', 'Looks up an order.');
+    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'lookup_order', arguments: { orderId: ORDER } }] }).reply({ text: 'Found it.' });
     const agent = await client.request<{ id: string }>('POST', '/agents', { body: { name: 'Waits for a caller', initialConfig: { ...config, tools: [lookup] } } });
     const session = await client.request<{ latestRunId: string }>('POST', '/sessions', { body: { agentId: agent.id, initialMessage: 'Look up A1.' } });
     await f.waitForRun(session.latestRunId, (run) => run.state === 'waiting_for_tool');

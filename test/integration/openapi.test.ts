@@ -161,3 +161,21 @@ describe('a route contract', () => {
     expect((await request('/y')).status).toBe(200);
   });
 });
+
+describe('the response check (SVC_CHECK_RESPONSES, on in every test app)', () => {
+  it('fails an answer its contract describes differently, and passes one it describes', async () => {
+    const Shape = v.strictObject({ id: v.string(), state: v.picklist(['queued', 'running']) });
+    const app = new Hono<AppEnv>();
+    app.use(async (c, next) => {
+      c.set('checkResponses', true);
+      await next();
+    });
+    const contract = route({ summary: 'x', scopes: 'public', responses: { 200: { description: 'ok', schema: Shape } } });
+    app.get('/good', contract, (c) => c.json({ id: 'a', state: 'queued' }));
+    app.get('/extra', contract, (c) => c.json({ id: 'a', state: 'queued', secret: 'x' }));
+    app.get('/wrong', contract, (c) => c.json({ id: 'a', state: 'settled' }));
+    expect((await app.request('/good')).status).toBe(200);
+    expect((await app.request('/extra')).status).toBe(500);
+    expect((await app.request('/wrong')).status).toBe(500);
+  });
+});

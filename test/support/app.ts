@@ -91,6 +91,8 @@ export async function createTestApp(options: { clock?: Clock; env?: Record<strin
   const settings: Settings = parseSettings({
     SVC_DATA_DIR: path.join(os.tmpdir(), `svc-test-${randomBytes(4).toString('hex')}`),
     SVC_LOG_LEVEL: 'info',
+    // Every JSON success answer is checked against its route's documented shape (api/openapi/route-doc.ts).
+    SVC_CHECK_RESPONSES: 'true',
     ...options.env,
   });
   const logLines: string[] = [];
