@@ -14,6 +14,7 @@ import { route } from '../openapi/route-doc.ts';
 import { idempotencyKeyOf, Uuid, validBody, validParams, validQuery } from '../validation.ts';
 import { MAX_TURN_BODY_BYTES } from '../../domain/attachments/file-input.ts';
 import { PublicRunShape } from '../../domain/public-shapes/runs.ts';
+import { PendingWorkShape } from '../../domain/public-shapes/tool-calls.ts';
 
 const RunParams = v.object({ projectId: Uuid, runId: Uuid });
 
@@ -55,7 +56,7 @@ export function runRoutes(deps: AppDeps) {
       const { limit, cursor } = validQuery(c, TimelineQuery);
       return c.json(await listRunTimeline({ ctx: c.var.ctx, input: { runId, limit, afterEntrySequence: cursor } }));
     })
-    .get('/projects/:projectId/pending-work', route({ summary: 'Unresolved caller tool calls and approvals of the project', scopes: ['run:read'], responses: { 200: { description: 'The pending work' } } }), async (c) => {
+    .get('/projects/:projectId/pending-work', route({ summary: 'Unresolved caller tool calls and approvals of the project', scopes: ['run:read'], responses: { 200: { description: 'The pending work', schema: PendingWorkShape } } }), async (c) => {
       return c.json(await listPendingWork({ ctx: c.var.ctx }));
     });
 }

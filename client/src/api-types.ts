@@ -352,7 +352,26 @@ export type Paths = {
       path: { projectId: string };
       query: { runId: string; limit?: string; cursor?: string };
       responses: {
-        200: Record<string, unknown>;
+        200: {
+          data: Array<{
+            organizationId: string;
+            projectId: string;
+            id: string;
+            runId: string;
+            sessionId: string;
+            toolCallId: string;
+            toolName: string;
+            status: "pending" | "approved" | "denied" | "expired";
+            expiresAt: string;
+            note: string | null;
+            decidedByPrincipalId: string | null;
+            decidedAt: string | null;
+            createdAt: string;
+          }>;
+          pageInfo: {
+            nextCursor: string | null;
+          };
+        };
       };
     };
   };
@@ -366,7 +385,21 @@ export type Paths = {
         note?: string;
       };
       responses: {
-        200: Record<string, unknown>;
+        200: {
+          organizationId: string;
+          projectId: string;
+          id: string;
+          runId: string;
+          sessionId: string;
+          toolCallId: string;
+          toolName: string;
+          status: "pending" | "approved" | "denied" | "expired";
+          expiresAt: string;
+          note: string | null;
+          decidedByPrincipalId: string | null;
+          decidedAt: string | null;
+          createdAt: string;
+        };
       };
     };
   };
@@ -747,7 +780,52 @@ export type Paths = {
     get: {
       path: { projectId: string };
       responses: {
-        200: Record<string, unknown>;
+        200: {
+          toolCalls: Array<{
+            organizationId: string;
+            projectId: string;
+            id: string;
+            runId: string;
+            sessionId: string;
+            turnId: string;
+            providerCallId: string;
+            toolName: string;
+            owner: "caller" | "platform";
+            approvalRequired: boolean;
+            status: "pending_approval" | "pending" | "claimed" | "running" | "succeeded" | "failed" | "expired" | "denied" | "cancelled";
+            attempt: number;
+            safeArguments: unknown;
+            safeResult: unknown;
+            failure: ({
+              code: "tool_expired" | "tool_failed" | "platform_tool_failed" | "invalid_tool_arguments" | "invalid_tool_result" | "tool_retry_exhausted" | "approval_denied" | "approval_expired" | "tool_cancelled";
+              message: string;
+              path?: string;
+              reason?: string;
+            }) | null;
+            execution: unknown | null;
+            fence: string | null;
+            leaseExpiresAt: string | null;
+            claimedByPrincipalId: string | null;
+            createdAt: string;
+            updatedAt: string;
+            completedAt: string | null;
+          }>;
+          approvals: Array<{
+            organizationId: string;
+            projectId: string;
+            id: string;
+            runId: string;
+            sessionId: string;
+            toolCallId: string;
+            toolName: string;
+            status: "pending" | "approved" | "denied" | "expired";
+            expiresAt: string;
+            note: string | null;
+            decidedByPrincipalId: string | null;
+            decidedAt: string | null;
+            createdAt: string;
+          }>;
+        };
       };
     };
   };
@@ -1430,7 +1508,40 @@ export type Paths = {
       path: { projectId: string };
       query: { runId: string; limit?: string; cursor?: string };
       responses: {
-        200: Record<string, unknown>;
+        200: {
+          data: Array<{
+            organizationId: string;
+            projectId: string;
+            id: string;
+            runId: string;
+            sessionId: string;
+            turnId: string;
+            providerCallId: string;
+            toolName: string;
+            owner: "caller" | "platform";
+            approvalRequired: boolean;
+            status: "pending_approval" | "pending" | "claimed" | "running" | "succeeded" | "failed" | "expired" | "denied" | "cancelled";
+            attempt: number;
+            safeArguments: unknown;
+            safeResult: unknown;
+            failure: ({
+              code: "tool_expired" | "tool_failed" | "platform_tool_failed" | "invalid_tool_arguments" | "invalid_tool_result" | "tool_retry_exhausted" | "approval_denied" | "approval_expired" | "tool_cancelled";
+              message: string;
+              path?: string;
+              reason?: string;
+            }) | null;
+            execution: unknown | null;
+            fence: string | null;
+            leaseExpiresAt: string | null;
+            claimedByPrincipalId: string | null;
+            createdAt: string;
+            updatedAt: string;
+            completedAt: string | null;
+          }>;
+          pageInfo: {
+            nextCursor: string | null;
+          };
+        };
       };
     };
   };
@@ -1441,7 +1552,36 @@ export type Paths = {
       header: { "Idempotency-Key": string };
       body?: Record<string, never>;
       responses: {
-        200: Record<string, unknown>;
+        200: {
+          organizationId: string;
+          projectId: string;
+          id: string;
+          runId: string;
+          sessionId: string;
+          turnId: string;
+          providerCallId: string;
+          toolName: string;
+          owner: "caller" | "platform";
+          approvalRequired: boolean;
+          status: "pending_approval" | "pending" | "claimed" | "running" | "succeeded" | "failed" | "expired" | "denied" | "cancelled";
+          attempt: number;
+          safeArguments: unknown;
+          safeResult: unknown;
+          failure: ({
+            code: "tool_expired" | "tool_failed" | "platform_tool_failed" | "invalid_tool_arguments" | "invalid_tool_result" | "tool_retry_exhausted" | "approval_denied" | "approval_expired" | "tool_cancelled";
+            message: string;
+            path?: string;
+            reason?: string;
+          }) | null;
+          execution: unknown | null;
+          fence: string;
+          leaseExpiresAt: string | null;
+          claimedByPrincipalId: string | null;
+          createdAt: string;
+          updatedAt: string;
+          completedAt: string | null;
+          arguments: unknown;
+        };
       };
     };
   };
@@ -1454,7 +1594,35 @@ export type Paths = {
         fence: string;
       };
       responses: {
-        200: Record<string, unknown>;
+        200: {
+          organizationId: string;
+          projectId: string;
+          id: string;
+          runId: string;
+          sessionId: string;
+          turnId: string;
+          providerCallId: string;
+          toolName: string;
+          owner: "caller" | "platform";
+          approvalRequired: boolean;
+          status: "pending_approval" | "pending" | "claimed" | "running" | "succeeded" | "failed" | "expired" | "denied" | "cancelled";
+          attempt: number;
+          safeArguments: unknown;
+          safeResult: unknown;
+          failure: ({
+            code: "tool_expired" | "tool_failed" | "platform_tool_failed" | "invalid_tool_arguments" | "invalid_tool_result" | "tool_retry_exhausted" | "approval_denied" | "approval_expired" | "tool_cancelled";
+            message: string;
+            path?: string;
+            reason?: string;
+          }) | null;
+          execution: unknown | null;
+          fence: string | null;
+          leaseExpiresAt: string | null;
+          claimedByPrincipalId: string | null;
+          createdAt: string;
+          updatedAt: string;
+          completedAt: string | null;
+        };
       };
     };
   };
@@ -1467,7 +1635,35 @@ export type Paths = {
         fence: string;
       };
       responses: {
-        200: Record<string, unknown>;
+        200: {
+          organizationId: string;
+          projectId: string;
+          id: string;
+          runId: string;
+          sessionId: string;
+          turnId: string;
+          providerCallId: string;
+          toolName: string;
+          owner: "caller" | "platform";
+          approvalRequired: boolean;
+          status: "pending_approval" | "pending" | "claimed" | "running" | "succeeded" | "failed" | "expired" | "denied" | "cancelled";
+          attempt: number;
+          safeArguments: unknown;
+          safeResult: unknown;
+          failure: ({
+            code: "tool_expired" | "tool_failed" | "platform_tool_failed" | "invalid_tool_arguments" | "invalid_tool_result" | "tool_retry_exhausted" | "approval_denied" | "approval_expired" | "tool_cancelled";
+            message: string;
+            path?: string;
+            reason?: string;
+          }) | null;
+          execution: unknown | null;
+          fence: string | null;
+          leaseExpiresAt: string | null;
+          claimedByPrincipalId: string | null;
+          createdAt: string;
+          updatedAt: string;
+          completedAt: string | null;
+        };
       };
     };
   };
@@ -1491,7 +1687,13 @@ export type Paths = {
         });
       };
       responses: {
-        202: Record<string, unknown>;
+        202: {
+          outcome: "submitted";
+          normalizedFailure?: {
+            code: "invalid_tool_result";
+            path: string;
+          };
+        };
       };
     };
   };

@@ -1,7 +1,7 @@
+import type * as v from 'valibot';
+import type { PublicApprovalShape, PublicToolCallShape, ToolCallClaimShape } from '../../domain/public-shapes/tool-calls.ts';
 import type { approvals, toolCalls } from '../../db/schema/index.ts';
-import type { ToolExecutionRecord } from '../../domain/tool-calls/execution.ts';
 import type { ToolCallFailure } from '../../domain/tool-calls/failures.ts';
-import type { ApprovalStatus, ToolCallStatus } from '../../domain/tool-calls/states.ts';
 
 export type ToolCallRow = typeof toolCalls.$inferSelect;
 export type ApprovalRow = typeof approvals.$inferSelect;
@@ -14,31 +14,7 @@ const iso = (date: Date | null) => (date ? date.toISOString() : null);
  * `safeResult` is the validated, immutable result envelope; `fence` is the positive-integer
  * string of the latest claim (null before the first). `providerCallId` is the model's own id.
  */
-export type PublicToolCall = {
-  organizationId: string;
-  projectId: string;
-  id: string;
-  runId: string;
-  sessionId: string;
-  turnId: string;
-  providerCallId: string;
-  toolName: string;
-  owner: 'caller' | 'platform';
-  approvalRequired: boolean;
-  status: ToolCallStatus;
-  attempt: number;
-  safeArguments: unknown;
-  safeResult: unknown;
-  failure: ToolCallFailure | null;
-  /** How the worker ran it (an MCP call: server, version, policy, credential version, timing); null otherwise. */
-  execution: ToolExecutionRecord | null;
-  fence: string | null;
-  leaseExpiresAt: string | null;
-  claimedByPrincipalId: string | null;
-  createdAt: string;
-  updatedAt: string;
-  completedAt: string | null;
-};
+export type PublicToolCall = v.InferOutput<typeof PublicToolCallShape>;
 
 export const toToolCallResponse = (row: ToolCallRow): PublicToolCall => ({
   organizationId: row.organizationId,
@@ -66,7 +42,7 @@ export const toToolCallResponse = (row: ToolCallRow): PublicToolCall => ({
 });
 
 /** The claim answer: the call plus the `arguments` the integration runs the tool with. */
-export type PublicToolCallClaim = PublicToolCall & { fence: string; arguments: unknown };
+export type PublicToolCallClaim = v.InferOutput<typeof ToolCallClaimShape>;
 
 export const toToolCallClaimResponse = (row: ToolCallRow): PublicToolCallClaim => ({
   ...toToolCallResponse(row),
@@ -85,21 +61,7 @@ function toFailure(stored: NonNullable<ToolCallRow['failure']>): ToolCallFailure
  * An approval gate as the API shows it (`GET /approvals`, session `debug.approvals`, pending
  * work), with the gated call's tool name and session for context. `expiresAt` never changes.
  */
-export type PublicApproval = {
-  organizationId: string;
-  projectId: string;
-  id: string;
-  runId: string;
-  sessionId: string;
-  toolCallId: string;
-  toolName: string;
-  status: ApprovalStatus;
-  expiresAt: string;
-  note: string | null;
-  decidedByPrincipalId: string | null;
-  decidedAt: string | null;
-  createdAt: string;
-};
+export type PublicApproval = v.InferOutput<typeof PublicApprovalShape>;
 
 export const toApprovalResponse = (row: ApprovalRow, call: Pick<ToolCallRow, 'sessionId' | 'toolName'>): PublicApproval => ({
   organizationId: row.organizationId,
