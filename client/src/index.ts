@@ -22,9 +22,10 @@ export type TypedCall<O> = (O extends { path: infer P } ? { path?: Partial<P> } 
 
 /** Run states after which a run changes no more (spec 1 "Run states"). */
 export const SETTLED_RUN_STATES = ['completed', 'failed', 'cancelled', 'timed_out'] as const;
-export type Run = { id: string; sessionId: string; state: string; settledAt: string | null; [field: string]: unknown };
+/** A run as the service's document describes it (generated types). */
+export type Run = SuccessBody<Paths['/v1/projects/{projectId}/runs/{runId}']['get']>;
 /** A caller tool call as its claim answers it: the arguments to run the tool with and the `fence`. */
-export type ClaimedToolCall = { id: string; runId: string; toolName: string; fence: string; leaseExpiresAt: string; arguments: unknown; [field: string]: unknown };
+export type ClaimedToolCall = SuccessBody<Paths['/v1/projects/{projectId}/tool-calls/{toolCallId}/claim']['post']>;
 /** Runs one caller tool; `signal` aborts when the lease is lost (renewal refused). */
 export type ToolHandler = (call: ClaimedToolCall, context: { signal: AbortSignal }) => Promise<unknown>;
 

@@ -90,6 +90,18 @@ async function waitForSubscribers(expected: number) {
   expect(t.deps.eventTail.stats().subscribers).toBe(expected);
 }
 
+describe('GET /projects/{projectId}/events?from=', () => {
+  it('starts after the newest event with from=now, lets a cursor win, and refuses other values', async () => {
+    expect(parseFrames(await (await feed('?once=true&from=now')).text()).frames).toEqual([]);
+    expect(parseFrames(await (await feed('?once=true&from=start&limit=2')).text()).frames).toHaveLength(2);
+    const first = parseFrames(await (await feed('?once=true&limit=1')).text()).frames[0]!;
+    expect(parseFrames(await (await feed('?once=true&from=now&limit=1', { 'last-event-id': first.id! })).text()).frames).toHaveLength(1);
+    const refused = await feed('?once=true&from=later');
+    expect(refused.status).toBe(400);
+    expect((await refused.json()).error).toMatchObject({ code: 'bad_request', details: { path: 'query.from' } });
+  });
+});
+
 describe('GET /projects/{projectId}/events?once=true', () => {
   it('returns the available page from the beginning, with cursor ids, kinds and public events', async () => {
     const response = await feed('?once=true');
