@@ -1,20 +1,5 @@
-import type { Role } from './scopes.ts';
-
 export const PRINCIPAL_KINDS = ['api_key', 'human', 'service'] as const;
 export type PrincipalKind = (typeof PRINCIPAL_KINDS)[number];
-
-/** The principal as the API shows it (spec 1 "Principal (public)"). */
-export type PublicPrincipal = {
-  id: string;
-  organizationId: string;
-  projectId: string;
-  kind: PrincipalKind;
-  subject: string;
-  scopes: string[];
-  displayName?: string;
-  organizationRole: Role | null;
-  projectRole: Role | null;
-};
 
 /** The subject of an API key's mirror principals is this prefix and the key id. */
 export const API_KEY_SUBJECT_PREFIX = 'api_key:';

@@ -17,6 +17,7 @@ import { activeProjectCookie, clearBrowserCookies, SESSION_COOKIE, setSessionCoo
 import type { AuthProvider } from './provider.ts';
 import { addSwitchProjectRoute } from './switch-project.ts';
 import { route } from '../openapi/route-doc.ts';
+import { AuthProviderShape, DevelopmentLoginShape, LogoutShape } from '../../domain/public-shapes/access.ts';
 
 /**
  * Development mode (spec 3 "Modes"): `POST /auth/development/login` from the allowed Origin
@@ -26,9 +27,9 @@ export function developmentAuthProvider(deps: AppDeps): AuthProvider {
   const routes = new Hono<AppEnv>();
 
   // Spec 3 "Modes": development mode has no logout button, so the console is told not to show one.
-  routes.get('/provider', route({ summary: 'The configured sign-in provider: `{mode, loginPath, logoutSupported}`', scopes: 'public', responses: { 200: { description: 'The provider' } } }), (c) => c.json({ mode: 'development', loginPath: '/v1/auth/development/login', logoutSupported: false }));
+  routes.get('/provider', route({ summary: 'The configured sign-in provider: `{mode, loginPath, logoutSupported}`', scopes: 'public', responses: { 200: { description: 'The provider', schema: AuthProviderShape } } }), (c) => c.json({ mode: 'development', loginPath: '/v1/auth/development/login', logoutSupported: false }));
 
-  routes.post('/development/login', route({ summary: 'Development mode: a cookie session for the development owner (needs the allowed Origin)', scopes: 'public', responses: { 200: { description: '`{authenticated: true, context}`' } } }), async (c) => {
+  routes.post('/development/login', route({ summary: 'Development mode: a cookie session for the development owner (needs the allowed Origin)', scopes: 'public', responses: { 200: { description: '`{authenticated: true, context}`', schema: DevelopmentLoginShape } } }), async (c) => {
     if (c.req.header('origin') !== deps.settings.appOrigin) throw new ForbiddenError(ORIGIN_NOT_ALLOWED);
     const ctx = c.var.ctx;
     const tenant = await ensureDevelopmentTenant(ctx);
@@ -38,7 +39,7 @@ export function developmentAuthProvider(deps: AppDeps): AuthProvider {
     return c.json({ authenticated: true, context: await getContext({ ...ctx, actor }, deps) });
   });
 
-  routes.post('/logout', route({ summary: 'End the browser session and clear its cookies', scopes: [], responses: { 200: { description: 'An empty object, or `{redirectUrl}` to end the provider session' } } }), async (c) => {
+  routes.post('/logout', route({ summary: 'End the browser session and clear its cookies', scopes: [], responses: { 200: { description: 'An empty object, or `{redirectUrl}` to end the provider session', schema: LogoutShape } } }), async (c) => {
     const token = getCookie(c, SESSION_COOKIE);
     if (!token || c.var.authMethod !== 'cookie') throw new UnauthenticatedError('Logout needs the current cookie session');
     await deleteBrowserSession(c.var.ctx, token);

@@ -9,6 +9,7 @@ import { activeProjectCookie, clearBrowserCookies } from './cookies.ts';
 import type { AuthProvider } from './provider.ts';
 import { addSwitchProjectRoute } from './switch-project.ts';
 import { route } from '../openapi/route-doc.ts';
+import { AuthProviderShape, LogoutShape } from '../../domain/public-shapes/access.ts';
 
 /**
  * Edge-proxy identity (spec 3 "Modes"): an edge in front of the service (an identity-aware
@@ -22,10 +23,10 @@ export function edgeProxyAuthProvider(deps: AppDeps): AuthProvider {
   const verify = createEdgeAssertionVerifier(settings);
   const routes = new Hono<AppEnv>();
 
-  routes.get('/provider', route({ summary: 'The configured sign-in provider: `{mode, loginPath, logoutSupported}`', scopes: 'public', responses: { 200: { description: 'The provider' } } }), (c) => c.json({ mode: 'edge_proxy', loginPath: null, logoutSupported: false }));
+  routes.get('/provider', route({ summary: 'The configured sign-in provider: `{mode, loginPath, logoutSupported}`', scopes: 'public', responses: { 200: { description: 'The provider', schema: AuthProviderShape } } }), (c) => c.json({ mode: 'edge_proxy', loginPath: null, logoutSupported: false }));
 
   // Forgets the browser's project choice; signing out is the edge's business.
-  routes.post('/logout', route({ summary: 'End the browser session and clear its cookies', scopes: [], responses: { 200: { description: 'An empty object, or `{redirectUrl}` to end the provider session' } } }), async (c) => {
+  routes.post('/logout', route({ summary: 'End the browser session and clear its cookies', scopes: [], responses: { 200: { description: 'An empty object, or `{redirectUrl}` to end the provider session', schema: LogoutShape } } }), async (c) => {
     if (c.var.authMethod !== 'edge_assertion') throw new UnauthenticatedError('Logout needs a browser session');
     clearBrowserCookies(c);
     return c.json({});

@@ -22,6 +22,7 @@ import {
 import type { AuthProvider } from './provider.ts';
 import { addSwitchProjectRoute } from './switch-project.ts';
 import { route } from '../openapi/route-doc.ts';
+import { AuthProviderShape, LogoutShape, SessionRefreshedShape, SignInRedirectShape } from '../../domain/public-shapes/access.ts';
 
 /**
  * Hosted identity provider (spec 3 "Modes", "Browser sessions"): OpenID Connect authorization
@@ -35,10 +36,10 @@ export function hostedAuthProvider(deps: AppDeps): AuthProvider {
     if (origin !== deps.settings.appOrigin) throw new ForbiddenError(ORIGIN_NOT_ALLOWED);
   };
 
-  routes.get('/provider', route({ summary: 'The configured sign-in provider: `{mode, loginPath, logoutSupported}`', scopes: 'public', responses: { 200: { description: 'The provider' } } }), (c) => c.json({ mode: 'hosted', loginPath: '/v1/auth/login', logoutSupported: true }));
+  routes.get('/provider', route({ summary: 'The configured sign-in provider: `{mode, loginPath, logoutSupported}`', scopes: 'public', responses: { 200: { description: 'The provider', schema: AuthProviderShape } } }), (c) => c.json({ mode: 'hosted', loginPath: '/v1/auth/login', logoutSupported: true }));
 
   // Accepted with stale cookies: a new sign-in never depends on the old session.
-  routes.post('/login', route({ summary: 'Start a hosted sign-in (needs the allowed Origin)', scopes: 'public', responses: { 200: { description: '`{redirectUrl}` of the identity provider' } } }), async (c) => {
+  routes.post('/login', route({ summary: 'Start a hosted sign-in (needs the allowed Origin)', scopes: 'public', responses: { 200: { description: '`{redirectUrl}` of the identity provider', schema: SignInRedirectShape } } }), async (c) => {
     requireAppOrigin(c.req.header('origin'));
     const { redirectUrl, state } = await startHostedSignIn(c.var.ctx, hosted);
     setLoginStateCookie(c, deps, state);
@@ -66,7 +67,7 @@ export function hostedAuthProvider(deps: AppDeps): AuthProvider {
     return c.redirect(`${deps.settings.appOrigin}/`, 302);
   });
 
-  routes.post('/refresh', route({ summary: 'Refresh the cookie session with the refresh cookie', scopes: 'public', responses: { 200: { description: '`{refreshed: true, expiresInSeconds}`' } } }), async (c) => {
+  routes.post('/refresh', route({ summary: 'Refresh the cookie session with the refresh cookie', scopes: 'public', responses: { 200: { description: '`{refreshed: true, expiresInSeconds}`', schema: SessionRefreshedShape } } }), async (c) => {
     requireAppOrigin(c.req.header('origin'));
     const refreshToken = getCookie(c, REFRESH_COOKIE);
     if (!refreshToken) throw new UnauthenticatedError('There is no refresh credential; sign in again');
@@ -79,7 +80,7 @@ export function hostedAuthProvider(deps: AppDeps): AuthProvider {
     return c.json({ refreshed: true, expiresInSeconds: session.sessionMaxAgeSeconds });
   });
 
-  routes.post('/logout', route({ summary: 'End the browser session and clear its cookies', scopes: [], responses: { 200: { description: 'An empty object, or `{redirectUrl}` to end the provider session' } } }), async (c) => {
+  routes.post('/logout', route({ summary: 'End the browser session and clear its cookies', scopes: [], responses: { 200: { description: 'An empty object, or `{redirectUrl}` to end the provider session', schema: LogoutShape } } }), async (c) => {
     if (c.var.authMethod !== 'cookie' || !c.var.browserSessionId) throw new UnauthenticatedError('Logout needs the current cookie session');
     const result = await endHostedSession(c.var.ctx, { ...hosted, appOrigin: deps.settings.appOrigin }, { sessionId: c.var.browserSessionId });
     clearBrowserCookies(c);

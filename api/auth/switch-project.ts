@@ -8,6 +8,7 @@ import type { AppEnv } from '../env.ts';
 import { Uuid, validBody } from '../validation.ts';
 import { setActiveProjectCookie } from './cookies.ts';
 import { route } from '../openapi/route-doc.ts';
+import { ContextShape } from '../../domain/public-shapes/access.ts';
 
 /**
  * `POST /auth/switch-project` `{projectId}`, in every browser mode: the subject needs a principal
@@ -17,7 +18,7 @@ import { route } from '../openapi/route-doc.ts';
 const SwitchProjectBody = v.strictObject({ projectId: Uuid });
 
 export function addSwitchProjectRoute(routes: Hono<AppEnv>, deps: AppDeps): void {
-  routes.post('/switch-project', route({ summary: 'Make another project of the organization the active one of this browser session', scopes: [], body: SwitchProjectBody, responses: { 200: { description: 'The context object in the new project' } } }), async (c) => {
+  routes.post('/switch-project', route({ summary: 'Make another project of the organization the active one of this browser session', scopes: [], body: SwitchProjectBody, responses: { 200: { description: 'The context object in the new project', schema: ContextShape } } }), async (c) => {
     if (c.var.authMethod === 'api_key') throw new UnauthenticatedError('Switching projects needs a browser session');
     const { projectId } = await validBody(c, SwitchProjectBody);
     const actor = await switchActiveProject(c.var.ctx, { sessionId: c.var.browserSessionId, actor: c.var.actor, projectId });

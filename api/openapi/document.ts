@@ -1,8 +1,9 @@
-import { toJsonSchema } from '@valibot/to-json-schema';
+import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig } from '@valibot/to-json-schema';
 import type { RouterRoute } from 'hono/types';
 import { ERROR_CODES } from '../../domain/errors.ts';
 import { isMutation } from '../mutations.ts';
 import { isIdempotencyExempt } from '../middleware/idempotency.ts';
+import { NAMED_SHAPES } from './named-shapes.ts';
 import { routeDocOf, type RouteDoc, type Schema } from './route-doc.ts';
 
 /** Served without authentication (api/middleware/auth.ts), so tools can fetch it as is. */
@@ -36,9 +37,19 @@ export function documentedRoutes(routes: RouterRoute[]): { documented: Documente
 /** The OpenAPI path of a router pattern: `:name` → `{name}`, a trailing `*` → `{path}` (the rest of the path). */
 export const openApiPath = (pattern: string) => pattern.replace(/:(\w+)(\{[^}]*\})?/g, '{$1}').replace(/\/\*$/, '/{path}');
 
+// Transforms and checks have no JSON Schema form: the document shows the accepted input shape.
+const conversion: ConversionConfig = { target: 'draft-2020-12', errorMode: 'ignore' };
+// Response shapes are named components; a shape inside another is a `$ref` to its component.
+const namedConversion: ConversionConfig = { ...conversion, definitions: NAMED_SHAPES, overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}` };
+
 const jsonSchema = (schema: Schema): JsonSchema => {
-  // Transforms and checks have no JSON Schema form: the document shows the accepted input shape.
-  const { $schema: _ignored, ...rest } = toJsonSchema(schema, { target: 'draft-2020-12', errorMode: 'ignore' }) as JsonSchema;
+  const { $schema: _ignored, ...rest } = toJsonSchema(schema, conversion) as JsonSchema;
+  return rest;
+};
+
+/** A response shape: a `$ref` to its component (the definitions go to `components.schemas`). */
+const responseSchema = (schema: Schema): JsonSchema => {
+  const { $schema: _schema, $defs: _defs, ...rest } = toJsonSchema(schema, namedConversion) as JsonSchema;
   return rest;
 };
 
@@ -72,6 +83,7 @@ export function openApiDocument(routes: RouterRoute[], info: { version: string }
         sessionCookie: { type: 'apiKey', in: 'cookie', name: 'svc_session', description: 'A browser session; mutations also need the allowed `Origin`' },
       },
       schemas: {
+        ...toJsonSchemaDefs(NAMED_SHAPES, namedConversion),
         ErrorEnvelope: {
           type: 'object',
           required: ['error'],
@@ -136,7 +148,7 @@ function operation(method: string, path: string, doc: RouteDoc): Operation {
           ? { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } }
           : Number(status) >= 300 && Number(status) < 400
             ? undefined
-            : { 'application/json': { schema: response.schema ? jsonSchema(response.schema) : { type: 'object' } } };
+            : { 'application/json': { schema: response.schema ? responseSchema(response.schema) : { type: 'object' } } };
     responses[status] = { description: response.description, ...(content ? { content } : {}) };
   }
   const errorStatuses = ['400', ...(doc.scopes === 'public' ? [] : ['401']), '403', ...(parameters.some((p) => p.in === 'path') ? ['404'] : []), ...(isMutation(method) ? ['409'] : []), '429', '500', '503'];

@@ -8,6 +8,7 @@ import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';
 import { Uuid, validBody, validParams } from '../validation.ts';
+import { RestorePreviewShape, RestoreResultShape } from '../../domain/public-shapes/configuration-backup.ts';
 
 const Params = v.object({ organizationId: Uuid });
 const PreviewBody = v.strictObject({ backup: v.unknown() });
@@ -31,14 +32,14 @@ export function configurationBackupRoutes(deps: AppDeps) {
       c.header('Content-Type', 'application/json; charset=utf-8');
       return c.body(`${JSON.stringify(file, null, 2)}\n`);
     })
-    .post('/organizations/:organizationId/configuration-restore/preview', route({ summary: 'Preview a restore; changes nothing', scopes: ['project:admin'], params: Params, body: PreviewBody, responses: { 200: { description: 'Projects with their action, conflicts and warnings' } } }), async (c) => {
+    .post('/organizations/:organizationId/configuration-restore/preview', route({ summary: 'Preview a restore; changes nothing', scopes: ['project:admin'], params: Params, body: PreviewBody, responses: { 200: { description: 'Projects with their action, conflicts and warnings', schema: RestorePreviewShape } } }), async (c) => {
       const { organizationId } = validParams(c, Params);
       // Before the (large) body is read: another organization is 403 whatever the body holds.
       assertOwnOrganization(c.var.actor, organizationId);
       const body = await validBody(c, PreviewBody, { maxBytes: MAX_BACKUP_BYTES });
       return c.json(await previewRestore({ ctx: c.var.ctx, deps: restoreDeps, input: { organizationId, backup: body.backup } }));
     })
-    .post('/organizations/:organizationId/configuration-restore', route({ summary: 'Restore a backup into new or empty projects', scopes: ['project:admin'], params: Params, body: RestoreBody, responses: { 201: { description: 'The restored projects and counts' } } }), async (c) => {
+    .post('/organizations/:organizationId/configuration-restore', route({ summary: 'Restore a backup into new or empty projects', scopes: ['project:admin'], params: Params, body: RestoreBody, responses: { 201: { description: 'The restored projects and counts', schema: RestoreResultShape } } }), async (c) => {
       const { organizationId } = validParams(c, Params);
       assertOwnOrganization(c.var.actor, organizationId);
       const body = await validBody(c, RestoreBody, { maxBytes: MAX_BACKUP_BYTES });

@@ -3,8 +3,9 @@ import { getContext } from '../../services/context/get-context.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';
+import { ContextShape } from '../../domain/public-shapes/access.ts';
 
 /** `GET /context`: any authenticated principal may read its own context (no scope needed). */
 export function contextRoutes(deps: AppDeps) {
-  return new Hono<AppEnv>().get('/context', route({ summary: 'The active organization, project and principal', scopes: [], responses: { 200: { description: 'The context object' } } }), async (c) => c.json(await getContext(c.var.ctx, deps)));
+  return new Hono<AppEnv>().get('/context', route({ summary: 'The active organization, project and principal', scopes: [], responses: { 200: { description: 'The context object', schema: ContextShape } } }), async (c) => c.json(await getContext(c.var.ctx, deps)));
 }

@@ -9,6 +9,7 @@ import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';
 import { idempotencyKeyOf, Uuid, validBody, validParams } from '../validation.ts';
+import { DelegationListShape, DelegationMessageAcceptedShape, PublicDelegationShape } from '../../domain/public-shapes/delegations.ts';
 
 const SessionParams = v.object({ projectId: Uuid, sessionId: Uuid });
 const DelegationParams = v.object({ projectId: Uuid, sessionId: Uuid, delegationId: Uuid });
@@ -23,23 +24,23 @@ const MessageBody = v.strictObject({
  */
 export function delegationRoutes(deps: AppDeps) {
   return new Hono<AppEnv>()
-    .get('/projects/:projectId/sessions/:sessionId/delegations', route({ summary: 'The delegations of a coordinator session', scopes: ['delegation:read'], params: SessionParams, responses: { 200: { description: 'The delegations' } } }), async (c) => {
+    .get('/projects/:projectId/sessions/:sessionId/delegations', route({ summary: 'The delegations of a coordinator session', scopes: ['delegation:read'], params: SessionParams, responses: { 200: { description: 'The delegations', schema: DelegationListShape } } }), async (c) => {
       const { sessionId } = validParams(c, SessionParams);
       const session = await findSession(c.var.ctx, sessionId);
       return c.json({ data: await delegationsOfSession(c.var.ctx, session.id) });
     })
-    .get('/projects/:projectId/sessions/:sessionId/delegations/:delegationId', route({ summary: 'One delegation', scopes: ['delegation:read'], params: DelegationParams, responses: { 200: { description: 'The delegation' } } }), async (c) => {
+    .get('/projects/:projectId/sessions/:sessionId/delegations/:delegationId', route({ summary: 'One delegation', scopes: ['delegation:read'], params: DelegationParams, responses: { 200: { description: 'The delegation', schema: PublicDelegationShape } } }), async (c) => {
       const { sessionId, delegationId } = validParams(c, DelegationParams);
       const [delegation] = await toPublicDelegations(c.var.ctx, [await findDelegation(c.var.ctx, { sessionId, delegationId })]);
       return c.json(delegation);
     })
-    .post('/projects/:projectId/sessions/:sessionId/delegations/:delegationId/messages', route({ summary: "Send a message to a delegation's child session", scopes: ['delegation:message', 'run:create'], params: DelegationParams, body: MessageBody, responses: { 202: { description: 'The child run' } } }), async (c) => {
+    .post('/projects/:projectId/sessions/:sessionId/delegations/:delegationId/messages', route({ summary: "Send a message to a delegation's child session", scopes: ['delegation:message', 'run:create'], params: DelegationParams, body: MessageBody, responses: { 202: { description: 'The child run', schema: DelegationMessageAcceptedShape } } }), async (c) => {
       const { sessionId, delegationId } = validParams(c, DelegationParams);
       const { message } = await validBody(c, MessageBody);
       const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));
       return c.json(await messageDelegation({ ctx: c.var.ctx, deps, input: { sessionId, delegationId, message, idempotencyKey } }), 202);
     })
-    .post('/projects/:projectId/sessions/:sessionId/delegations/:delegationId/cancel', route({ summary: 'Cancel a delegation', scopes: ['delegation:cancel', 'run:cancel'], params: DelegationParams, responses: { 200: { description: 'The delegation' } } }), async (c) => {
+    .post('/projects/:projectId/sessions/:sessionId/delegations/:delegationId/cancel', route({ summary: 'Cancel a delegation', scopes: ['delegation:cancel', 'run:cancel'], params: DelegationParams, responses: { 200: { description: 'The delegation', schema: PublicDelegationShape } } }), async (c) => {
       const { sessionId, delegationId } = validParams(c, DelegationParams);
       return c.json(await cancelDelegation({ ctx: c.var.ctx, deps, input: { sessionId, delegationId } }));
     });

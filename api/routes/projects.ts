@@ -10,24 +10,25 @@ import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';
 import { Uuid, validBody, validParams, validQuery } from '../validation.ts';
+import { ProjectDeletedShape, ProjectPageShape, ProjectWithOrganizationShape, PublicProjectShape } from '../../domain/public-shapes/access.ts';
 
 const ProjectParams = v.object({ projectId: Uuid });
 
 export function projectRoutes(deps: AppDeps) {
   return new Hono<AppEnv>()
-    .get('/projects', route({ summary: 'List the projects of the organization', scopes: ['project:admin'], query: ListQuery, responses: { 200: { description: 'A page of projects' } } }), async (c) => {
+    .get('/projects', route({ summary: 'List the projects of the organization', scopes: ['project:admin'], query: ListQuery, responses: { 200: { description: 'A page of projects', schema: ProjectPageShape } } }), async (c) => {
       const query = validQuery(c, ListQuery);
       return c.json(await listProjects({ ctx: c.var.ctx, input: query }));
     })
-    .post('/projects', route({ summary: 'Create a project', scopes: ['project:admin'], body: CreateProjectInput, responses: { 201: { description: 'The project' } } }), async (c) => {
+    .post('/projects', route({ summary: 'Create a project', scopes: ['project:admin'], body: CreateProjectInput, responses: { 201: { description: 'The project', schema: PublicProjectShape } } }), async (c) => {
       const input = await validBody(c, CreateProjectInput);
       return c.json(await createProject({ ctx: c.var.ctx, input }), 201);
     })
-    .get('/projects/:projectId', route({ summary: 'Read project and organization metadata', scopes: ['project:admin'], params: ProjectParams, responses: { 200: { description: 'The project with its organization' } } }), async (c) => {
+    .get('/projects/:projectId', route({ summary: 'Read project and organization metadata', scopes: ['project:admin'], params: ProjectParams, responses: { 200: { description: 'The project with its organization', schema: ProjectWithOrganizationShape } } }), async (c) => {
       const { projectId } = validParams(c, ProjectParams);
       return c.json(await getProject({ ctx: c.var.ctx, input: { projectId } }));
     })
-    .delete('/projects/:projectId', route({ summary: 'Hard-delete a project and every row it owns', scopes: ['project:admin'], params: ProjectParams, responses: { 200: { description: '`{id, deleted: true}`' } } }), async (c) => {
+    .delete('/projects/:projectId', route({ summary: 'Hard-delete a project and every row it owns', scopes: ['project:admin'], params: ProjectParams, responses: { 200: { description: '`{id, deleted: true}`', schema: ProjectDeletedShape } } }), async (c) => {
       const { projectId } = validParams(c, ProjectParams);
       return c.json(await deleteProject({ ctx: c.var.ctx, deps, input: { projectId } }));
     });

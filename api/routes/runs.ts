@@ -13,7 +13,7 @@ import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';
 import { idempotencyKeyOf, Uuid, validBody, validParams, validQuery } from '../validation.ts';
 import { MAX_TURN_BODY_BYTES } from '../../domain/attachments/file-input.ts';
-import { PublicRunShape } from '../../domain/public-shapes/runs.ts';
+import { MessagePageShape, PublicRunShape, TimelinePageShape } from '../../domain/public-shapes/runs.ts';
 import { PendingWorkShape } from '../../domain/public-shapes/tool-calls.ts';
 
 const RunParams = v.object({ projectId: Uuid, runId: Uuid });
@@ -47,11 +47,11 @@ export function runRoutes(deps: AppDeps) {
       const { runId } = validParams(c, RunParams);
       return c.json(await cancelRun({ ctx: c.var.ctx, deps, input: { runId } }), 202);
     })
-    .get('/projects/:projectId/runs/:runId/messages', route({ summary: "Page through a run's public messages", scopes: ['run:read'], params: RunParams, query: ListQuery, responses: { 200: { description: 'A page of messages' } } }), async (c) => {
+    .get('/projects/:projectId/runs/:runId/messages', route({ summary: "Page through a run's public messages", scopes: ['run:read'], params: RunParams, query: ListQuery, responses: { 200: { description: 'A page of messages', schema: MessagePageShape } } }), async (c) => {
       const { runId } = validParams(c, RunParams);
       return c.json(await listRunMessages({ ctx: c.var.ctx, input: { runId, ...validQuery(c, ListQuery) } }));
     })
-    .get('/projects/:projectId/runs/:runId/timeline', route({ summary: "Page through a run's timing waterfall", scopes: ['run:read'], params: RunParams, query: TimelineQuery, responses: { 200: { description: 'A page of timeline entries' } } }), async (c) => {
+    .get('/projects/:projectId/runs/:runId/timeline', route({ summary: "Page through a run's timing waterfall", scopes: ['run:read'], params: RunParams, query: TimelineQuery, responses: { 200: { description: 'A page of timeline entries', schema: TimelinePageShape } } }), async (c) => {
       const { runId } = validParams(c, RunParams);
       const { limit, cursor } = validQuery(c, TimelineQuery);
       return c.json(await listRunTimeline({ ctx: c.var.ctx, input: { runId, limit, afterEntrySequence: cursor } }));

@@ -7,13 +7,14 @@ import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';
 import { Uuid, validParams } from '../validation.ts';
+import { WorkspaceFileListShape } from '../../domain/public-shapes/sessions.ts';
 
 const SessionParams = v.object({ projectId: Uuid, sessionId: Uuid });
 
 /** Files of a session's latest workspace backup (spec 2 "Sessions, runs, files"); `session:read`. */
 export function sessionFileRoutes(deps: AppDeps) {
   return new Hono<AppEnv>()
-    .get('/projects/:projectId/sessions/:sessionId/files', route({ summary: "List the files of the session's latest workspace backup", scopes: ['session:read'], params: SessionParams, responses: { 200: { description: 'The files' } } }), async (c) => {
+    .get('/projects/:projectId/sessions/:sessionId/files', route({ summary: "List the files of the session's latest workspace backup", scopes: ['session:read'], params: SessionParams, responses: { 200: { description: 'The files', schema: WorkspaceFileListShape } } }), async (c) => {
       const { sessionId } = validParams(c, SessionParams);
       return c.json(await listWorkspaceFiles({ ctx: c.var.ctx, keyring: deps.keyring, input: { sessionId } }));
     })

@@ -13,7 +13,7 @@ import { route } from '../openapi/route-doc.ts';
 import { idempotencyKeyOf, Uuid, validBody, validParams, validQuery } from '../validation.ts';
 import { MAX_TURN_BODY_BYTES } from '../../domain/attachments/file-input.ts';
 import { PublicRunShape } from '../../domain/public-shapes/runs.ts';
-import { CreatedSessionShape, SessionPageShape } from '../../domain/public-shapes/sessions.ts';
+import { CreatedSessionShape, SessionDetailShape, SessionPageShape } from '../../domain/public-shapes/sessions.ts';
 
 const SessionParams = v.object({ projectId: Uuid, sessionId: Uuid });
 
@@ -48,7 +48,7 @@ export function sessionRoutes(deps: AppDeps) {
       const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));
       return c.json(await createSession({ ctx: c.var.ctx, deps, input: { ...body, idempotencyKey } }), 201);
     })
-    .get('/projects/:projectId/sessions/:sessionId', route({ summary: 'Session detail', scopes: ['session:read'], params: SessionParams, responses: { 200: { description: 'The session' } } }), async (c) => {
+    .get('/projects/:projectId/sessions/:sessionId', route({ summary: 'Session detail', scopes: ['session:read'], params: SessionParams, responses: { 200: { description: 'The session', schema: SessionDetailShape } } }), async (c) => {
       const { sessionId } = validParams(c, SessionParams);
       return c.json(await getSession({ ctx: c.var.ctx, input: { sessionId } }));
     })

@@ -14,10 +14,13 @@ export function renderTypes(document: Schema): string {
     '// Generated from the service\'s OpenAPI document by client/scripts/render-types.ts. Do not edit:',
     '// regenerate with `UPDATE_CLIENT_TYPES=1 npx vitest run test/integration/client-types.test.ts`.',
     '',
-    `export type ErrorEnvelope = ${typeOf(document.components.schemas.ErrorEnvelope, 0)};`,
-    '',
-    'export type Paths = {',
   ];
+  // Named shapes (the answers' `$ref`s) first, so operations read as `PublicRun`, `SessionDetail`...
+  for (const [name, schema] of Object.entries(document.components.schemas as Record<string, Schema>)) {
+    if (schema.description) lines.push(`/** ${String(schema.description).replace(/\*\//g, '*\\/')} */`);
+    lines.push(`export type ${name} = ${typeOf(schema, 0)};`, '');
+  }
+  lines.push('export type Paths = {');
   for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, Schema>>)) {
     lines.push(`  ${JSON.stringify(path)}: {`);
     for (const [method, operation] of Object.entries(methods)) {

@@ -1,6 +1,1164 @@
 // Generated from the service's OpenAPI document by client/scripts/render-types.ts. Do not edit:
 // regenerate with `UPDATE_CLIENT_TYPES=1 npx vitest run test/integration/client-types.test.ts`.
 
+export type AgentDeleted = {
+  id: string;
+  deleted: true;
+};
+
+export type AgentPage = {
+  data: Array<PublicAgent>;
+  pageInfo: {
+    nextCursor: string | null;
+  };
+};
+
+export type AgentVersionList = {
+  data: Array<PublicAgentVersion>;
+};
+
+export type AgentWithVersions = {
+  organizationId: string;
+  projectId: string;
+  id: string;
+  key: string;
+  name: string;
+  description: string;
+  latestVersionId: string;
+  version: number;
+  model: string;
+  status: "published";
+  createdAt: string;
+  updatedAt: string;
+  sandbox: unknown;
+  versions: Array<PublicAgentVersion>;
+};
+
+export type ApiKeyPage = {
+  data: Array<PublicApiKey>;
+  pageInfo: {
+    nextCursor: string | null;
+  };
+};
+
+export type ApiKeyRevoked = {
+  id: string;
+  revoked: true;
+};
+
+export type ApprovalPage = {
+  data: Array<PublicApproval>;
+  pageInfo: {
+    nextCursor: string | null;
+  };
+};
+
+export type AttachmentMetadata = {
+  id: string;
+  filename: string;
+  contentType: string;
+  sizeBytes: number;
+  sha256: string;
+  createdAt: string;
+};
+
+export type AuthProvider = {
+  mode: "development" | "hosted" | "edge_proxy";
+  loginPath: string | null;
+  logoutSupported: boolean;
+};
+
+export type CatalogEntry = {
+  providerType: "gateway" | "vendor_a" | "vendor_b" | "vendor_c";
+  model: string;
+  catalogId: string;
+  displayName: string;
+  contextWindow: number | null;
+  outputLimit: number | null;
+  reasoning: boolean | null;
+  adaptiveThinking?: boolean | null;
+  thinkingCanBeDisabled?: boolean | null;
+  effortLevels?: (Array<"none" | "low" | "medium" | "high" | "xhigh" | "max">) | null;
+  runtimeSupported: boolean;
+};
+
+export type Context = {
+  principal: PublicPrincipal;
+  organization: PublicOrganization;
+  project: PublicProject;
+  organizations: Array<PublicOrganization>;
+  projects: Array<PublicProject>;
+  activeModelPresets: Array<string>;
+  authProvider: string;
+  isIapDefaultProject?: boolean;
+};
+
+export type CreatedApiKey = {
+  id: string;
+  organizationId: string;
+  name: string;
+  scopes: Array<string>;
+  secretHint: string;
+  createdByPrincipalId: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  shown: true;
+  secret: string;
+};
+
+export type CreatedDirectory = {
+  path: string;
+  kind: "directory";
+  created: boolean;
+  createdPaths: Array<string>;
+};
+
+export type CreatedSession = {
+  organizationId: string;
+  projectId: string;
+  id: string;
+  threadId: string;
+  agentId: string;
+  agentVersionId: string;
+  title: string | null;
+  status: "queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out";
+  createdAt: string;
+  lastActivityAt: string;
+  latestRunId: string | null;
+  run: PublicRun;
+};
+
+export type DelegationList = {
+  data: Array<PublicDelegation>;
+};
+
+export type DelegationMessageAccepted = {
+  delegationId: string;
+  childSessionId: string;
+  childRunId: string;
+  status: "queued";
+};
+
+export type DeletedEntry = {
+  path: string;
+  kind: "file" | "directory";
+  deleted: true;
+  deletedPaths: Array<string>;
+};
+
+export type DevelopmentLogin = {
+  authenticated: true;
+  context: Context;
+};
+
+export type EventWebhookDeleted = {
+  id: string;
+  deleted: true;
+};
+
+export type EventWebhookList = {
+  data: Array<PublicEventWebhook>;
+  pageInfo: {
+    nextCursor: null;
+  };
+  credentialEncryptionConfigured: boolean;
+  privateNetworkEndpointsAllowed: boolean;
+};
+
+export type Logout = {
+  redirectUrl?: string;
+};
+
+export type McpCredentialPage = {
+  data: Array<PublicMcpCredential>;
+  pageInfo: {
+    nextCursor: string | null;
+  };
+};
+
+export type McpCredentialPolicyVersionPage = {
+  data: Array<PublicMcpCredentialPolicyVersion>;
+  pageInfo: {
+    nextCursor: string | null;
+  };
+};
+
+export type McpDiscovery = {
+  server: PublicMcpServer;
+  version: PublicMcpServerVersion;
+  changed: boolean;
+};
+
+export type McpServerPage = {
+  data: Array<PublicMcpServer>;
+  pageInfo: {
+    nextCursor: string | null;
+  };
+};
+
+export type McpToolSnapshotEntry = {
+  name: string;
+  description: string | null;
+  inputSchema: Record<string, unknown>;
+};
+
+export type McpToolsetPage = {
+  data: Array<PublicMcpToolset>;
+  pageInfo: {
+    nextCursor: string | null;
+  };
+};
+
+export type MemberList = {
+  data: Array<PublicMember>;
+};
+
+export type MemberRemoved = {
+  id: string;
+  removed: true;
+};
+
+export type MessagePage = {
+  data: Array<PublicMessage>;
+  pageInfo: {
+    nextCursor: string | null;
+  };
+};
+
+export type ModelCatalog = {
+  providerId: string;
+  providerType: "gateway" | "vendor_a" | "vendor_b" | "vendor_c";
+  data: Array<CatalogEntry>;
+  total: number;
+};
+
+export type ModelPresetArchived = {
+  id: string;
+  key: string;
+  archived: true;
+};
+
+export type ModelPresetPage = {
+  data: Array<PublicModelPreset>;
+  pageInfo: {
+    nextCursor: string | null;
+  };
+};
+
+export type ModelProviderPage = {
+  data: Array<PublicModelProvider>;
+  pageInfo: {
+    nextCursor: string | null;
+  };
+};
+
+export type ModelProviderRemoved = {
+  id: string;
+  removed: true;
+};
+
+export type OrganizationPage = {
+  data: Array<PublicOrganization>;
+  pageInfo: {
+    nextCursor: string | null;
+  };
+};
+
+export type PendingWork = {
+  toolCalls: Array<PublicToolCall>;
+  approvals: Array<PublicApproval>;
+};
+
+export type ProjectDeleted = {
+  id: string;
+  deleted: true;
+};
+
+export type ProjectPage = {
+  data: Array<PublicProject>;
+  pageInfo: {
+    nextCursor: string | null;
+  };
+};
+
+export type ProjectWithOrganization = {
+  id: string;
+  organizationId: string;
+  slug: string;
+  name: string;
+  createdAt: string;
+  organization: PublicOrganization;
+};
+
+export type PublicAgent = {
+  organizationId: string;
+  projectId: string;
+  id: string;
+  key: string;
+  name: string;
+  description: string;
+  latestVersionId: string;
+  version: number;
+  model: string;
+  status: "published";
+  createdAt: string;
+  updatedAt: string;
+  sandbox: unknown;
+};
+
+export type PublicAgentVersion = {
+  organizationId: string;
+  projectId: string;
+  id: string;
+  agentDefinitionId: string;
+  version: number;
+  config: Record<string, unknown>;
+  contentHash: string;
+  createdByPrincipalId: string | null;
+  createdAt: string;
+};
+
+export type PublicApiKey = {
+  id: string;
+  organizationId: string;
+  name: string;
+  scopes: Array<string>;
+  secretHint: string;
+  createdByPrincipalId: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+};
+
+export type PublicApproval = {
+  organizationId: string;
+  projectId: string;
+  id: string;
+  runId: string;
+  sessionId: string;
+  toolCallId: string;
+  toolName: string;
+  status: "pending" | "approved" | "denied" | "expired";
+  expiresAt: string;
+  note: string | null;
+  decidedByPrincipalId: string | null;
+  decidedAt: string | null;
+  createdAt: string;
+};
+
+export type PublicDelegation = {
+  id: string;
+  coordinatorSessionId: string;
+  delegateKey: string;
+  childAgentVersionId: string;
+  childSessionId: string;
+  childThreadId: string;
+  workspaceSessionId: string;
+  state: "open" | "closed";
+  latestChildRunId: string | null;
+  latestChildRunState: ("queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out") | null;
+  createdAt: string;
+  closedAt: string | null;
+};
+
+export type PublicEventWebhook = {
+  id: string;
+  organizationId: string;
+  projectId: string;
+  displayName: string;
+  endpointUrl: string;
+  eventKinds: Array<string> | null;
+  includeMessageContent: boolean;
+  enabled: boolean;
+  status: "active" | "failing" | "disabled";
+  disabledReason: ("user" | "endpoint_gone") | null;
+  credentialConfigured: boolean;
+  credentialFingerprint: string | null;
+  credentialVersion: number;
+  previousCredentialExpiresAt: string | null;
+  deliveredPosition: string;
+  cursor: string;
+  pendingEvents: number;
+  consecutiveFailures: number;
+  nextAttemptAt: string | null;
+  lastAttemptAt: string | null;
+  lastSuccessAt: string | null;
+  lastFailureAt: string | null;
+  lastResponseStatus: number | null;
+  lastErrorCode: string | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type PublicMcpCredential = {
+  id: string;
+  organizationId: string;
+  key: string;
+  displayName: string;
+  kind: "static_bearer" | "api_key_header";
+  headerName: string | null;
+  lifecycle: "active" | "revoked";
+  credentialConfigured: boolean;
+  credentialFingerprint: string | null;
+  credentialVersion: number;
+  revokedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type PublicMcpCredentialPolicyVersion = {
+  id: string;
+  policyId: string;
+  key: string;
+  version: number;
+  latestVersion: number;
+  displayName: string;
+  credentialId: string;
+  exactOrigin: string;
+  pathPrefix: string;
+  timeoutMs: number;
+  maximumResponseBytes: number;
+  active: boolean;
+  createdAt: string;
+};
+
+export type PublicMcpServer = {
+  id: string;
+  organizationId: string;
+  key: string;
+  displayName: string;
+  endpointUrl: string;
+  transport: "streamable_http" | "legacy_sse";
+  latestVersion: number;
+  latestVersionId: string;
+  versions: Array<PublicMcpServerVersion>;
+  createdAt: string;
+};
+
+export type PublicMcpServerVersion = {
+  id: string;
+  serverId: string;
+  version: number;
+  tools: Array<McpToolSnapshotEntry>;
+  discoveredAt: string | null;
+  createdAt: string;
+};
+
+export type PublicMcpToolset = {
+  id: string;
+  projectId: string;
+  key: string;
+  latestVersion: number;
+  latestVersionId: string;
+  versions: Array<PublicMcpToolsetVersion>;
+  createdAt: string;
+};
+
+export type PublicMcpToolsetVersion = {
+  id: string;
+  toolsetId: string;
+  version: number;
+  displayName: string;
+  serverVersionId: string;
+  tools: Array<{
+    remoteToolName: string;
+    approval: "never" | "always";
+  }>;
+  createdAt: string;
+};
+
+export type PublicMember = {
+  id: string;
+  subject: string;
+  scopes: Array<string>;
+  role: "owner" | "admin" | "member" | "viewer";
+  organizationRole: ("owner" | "admin" | "member" | "viewer") | null;
+  displayName?: string;
+  email?: string;
+};
+
+export type PublicMessage = {
+  id: string;
+  threadId: string;
+  runId: string;
+  sequence: number;
+  role: "user" | "assistant" | "tool";
+  text: string | null;
+  toolCalls: Array<{
+    toolCallId: string;
+    toolName: string;
+  }>;
+  toolResult: {
+    toolCallId: string;
+    toolName: string;
+    isError: boolean;
+  } | null;
+  attachments: Array<AttachmentMetadata>;
+  createdAt: string;
+};
+
+export type PublicModelInvocation = {
+  id: string;
+  runId: string;
+  turnId: string;
+  attempt: number;
+  status: "started" | "succeeded" | "failed";
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  finishReason: string | null;
+  providerFinishReason: string | null;
+  errorCode: string | null;
+  errorExplanation: string | null;
+  thinking: string | null;
+  startedAt: string;
+  completedAt: string | null;
+};
+
+export type PublicModelPreset = {
+  id: string;
+  organizationId: string;
+  projectId: string | null;
+  key: string;
+  displayName: string;
+  origin: "deployment" | "project";
+  providerId: string | null;
+  providerKey: string;
+  providerType: "gateway" | "vendor_a" | "vendor_b" | "vendor_c";
+  model: string;
+  routing: Record<string, unknown>;
+  settings: Record<string, unknown> | null;
+  available: boolean;
+  createdAt: string | null;
+};
+
+export type PublicModelProvider = {
+  id: string;
+  organizationId: string;
+  key: string;
+  displayName: string;
+  providerType: "gateway" | "vendor_a" | "vendor_b" | "vendor_c";
+  credentialConfigured: boolean;
+  credentialFingerprint: string | null;
+  credentialVersion: number;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type PublicOrganization = {
+  id: string;
+  slug: string;
+  name: string;
+  createdAt: string;
+};
+
+export type PublicPrincipal = {
+  id: string;
+  organizationId: string;
+  projectId: string;
+  kind: "api_key" | "human" | "service";
+  subject: string;
+  scopes: Array<string>;
+  displayName?: string;
+  organizationRole: ("owner" | "admin" | "member" | "viewer") | null;
+  projectRole: ("owner" | "admin" | "member" | "viewer") | null;
+};
+
+export type PublicProductEvent = {
+  id: string;
+  organizationId: string;
+  projectId: string;
+  aggregateType: string;
+  aggregateId: string;
+  aggregateSequence: number;
+  projectPosition: string;
+  kind: string;
+  publicPayload: Record<string, unknown>;
+  occurredAt: string;
+  message?: Record<string, unknown>;
+};
+
+export type PublicProject = {
+  id: string;
+  organizationId: string;
+  slug: string;
+  name: string;
+  createdAt: string;
+};
+
+export type PublicRun = {
+  organizationId: string;
+  projectId: string;
+  id: string;
+  threadId: string;
+  sessionId: string;
+  agentVersionId: string;
+  createdByPrincipalId: string | null;
+  state: "queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out";
+  inputPublic: {
+    message: string;
+  };
+  idempotencyKey: string | null;
+  cancellationRequestedAt: string | null;
+  admittedAt: string | null;
+  settledAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  failure: RunFailure | null;
+};
+
+export type PublicSandbox = {
+  id: string;
+  workspaceSessionId: string;
+  providerId: string;
+  snapshotId: string;
+  network: "none" | "restricted";
+  createdAt: string;
+  lastUsedAt: string;
+};
+
+export type PublicSandboxCommand = {
+  id: string;
+  sandboxId: string;
+  runId: string;
+  toolCallId: string;
+  toolName: string;
+  safeCommand: Record<string, unknown>;
+  safeResult: Record<string, unknown> | null;
+  startedAt: string;
+  completedAt: string | null;
+};
+
+export type PublicSandboxProvider = {
+  id: string;
+  organizationId: string;
+  key: string;
+  displayName: string;
+  providerType: "sandbox_vendor";
+  target: string | null;
+  restrictedEgress: {
+    allowedDomains: Array<string>;
+    allowedCidrs: Array<string>;
+  };
+  credentialConfigured: boolean;
+  credentialFingerprint: string | null;
+  credentialVersion: number;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type PublicSession = {
+  organizationId: string;
+  projectId: string;
+  id: string;
+  threadId: string;
+  agentId: string;
+  agentVersionId: string;
+  title: string | null;
+  status: "queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out";
+  createdAt: string;
+  lastActivityAt: string;
+  latestRunId: string | null;
+};
+
+export type PublicSessionListItem = {
+  organizationId: string;
+  projectId: string;
+  id: string;
+  threadId: string;
+  agentId: string;
+  agentVersionId: string;
+  title: string | null;
+  status: "queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out";
+  createdAt: string;
+  lastActivityAt: string;
+  latestRunId: string | null;
+  parentSessionId: string | null;
+  delegateKey: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+};
+
+export type PublicSessionSkill = {
+  skillId: string;
+  skillVersionId: string;
+  version: number;
+  name: string;
+  description: string;
+  contentHash: string;
+  status: "active" | "deprecated" | "revoked";
+};
+
+export type PublicSkill = {
+  organizationId: string;
+  projectId: string;
+  id: string;
+  key: string;
+  displayName: string;
+  enabled: boolean;
+  disabledAt: string | null;
+  latestVersion: PublicSkillVersion | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type PublicSkillDraft = {
+  organizationId: string;
+  projectId: string;
+  id: string;
+  skillId: string | null;
+  sourceSkillVersionId: string | null;
+  name: string | null;
+  description: string | null;
+  license: string | null;
+  compatibility: string | null;
+  metadata: Record<string, string>;
+  allowedTools: Array<string>;
+  createdAt: string;
+  updatedAt: string;
+  instructions: string | null;
+  directories: Array<string>;
+  files: Array<{
+    path: string;
+    contentType: string;
+    dataBase64: string;
+    sizeBytes: number;
+  }>;
+};
+
+export type PublicSkillDraftSummary = {
+  organizationId: string;
+  projectId: string;
+  id: string;
+  skillId: string | null;
+  sourceSkillVersionId: string | null;
+  name: string | null;
+  description: string | null;
+  license: string | null;
+  compatibility: string | null;
+  metadata: Record<string, string>;
+  allowedTools: Array<string>;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type PublicSkillVersion = {
+  organizationId: string;
+  projectId: string;
+  id: string;
+  skillId: string;
+  version: number;
+  name: string;
+  description: string;
+  license: string | null;
+  compatibility: string | null;
+  metadata: Record<string, string>;
+  allowedTools: Array<string>;
+  files: Array<SkillFileManifest>;
+  contentHash: string;
+  status: "active" | "deprecated" | "revoked";
+  createdByPrincipalId: string | null;
+  createdAt: string;
+};
+
+export type PublicSnapshot = {
+  id: string;
+  name: string;
+  state: "active" | "pending" | "failed" | "retired";
+  image: string;
+  resource: {
+    cpu: number;
+    memoryMb: number;
+    diskMb: number;
+  };
+  region: string;
+  class: string;
+  createdAt: string;
+  updatedAt: string;
+  available: boolean;
+};
+
+export type PublicStorageProvider = {
+  id: string;
+  organizationId: string;
+  key: string;
+  displayName: string;
+  providerType: "s3";
+  endpoint: string | null;
+  region: string;
+  bucket: string;
+  prefix: string | null;
+  forcePathStyle: boolean;
+  isDefault: boolean;
+  credentialConfigured: boolean;
+  credentialFingerprint: string | null;
+  credentialVersion: number;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type PublicToolCall = {
+  organizationId: string;
+  projectId: string;
+  id: string;
+  runId: string;
+  sessionId: string;
+  turnId: string;
+  providerCallId: string;
+  toolName: string;
+  owner: "caller" | "platform";
+  approvalRequired: boolean;
+  status: "pending_approval" | "pending" | "claimed" | "running" | "succeeded" | "failed" | "expired" | "denied" | "cancelled";
+  attempt: number;
+  safeArguments: unknown;
+  safeResult: unknown;
+  failure: ToolCallFailure | null;
+  execution: unknown | null;
+  fence: string | null;
+  leaseExpiresAt: string | null;
+  claimedByPrincipalId: string | null;
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+};
+
+export type PublicWorkspaceBackup = {
+  id: string;
+  workspaceSessionId: string;
+  runId: string;
+  generation: number;
+  storageProviderId: string;
+  fileCount: number;
+  totalBytes: number;
+  archiveSizeBytes: number;
+  archiveSha256: string;
+  createdAt: string;
+};
+
+export type PublishedSkillDraft = {
+  draftId: string;
+  skill: PublicSkill;
+  version: PublicSkillVersion;
+};
+
+export type PutFileResult = {
+  path: string;
+  kind: "file";
+  contentType: string;
+  sizeBytes: number;
+  created: boolean;
+  createdDirectories: Array<string>;
+};
+
+export type RestorePreview = {
+  projects: Array<{
+    slug: string;
+    name: string;
+    action: "create" | "fill_empty_project" | "blocked";
+    reason?: string;
+  }>;
+  conflicts: Array<{
+    resource: string;
+    id: string;
+    key?: string;
+    message: string;
+  }>;
+  warnings: Array<{
+    code: string;
+    id: string;
+    message: string;
+  }>;
+  counts: Record<string, number>;
+  requiredCredentials: Array<{
+    kind: "modelProviders" | "sandboxProviders" | "storageProviders" | "mcpCredentials" | "eventWebhooks";
+    id: string;
+    key?: string;
+    displayName: string;
+    credentialFingerprint: string | null;
+    value: "string" | "accessKeyPair" | "signingSecret";
+  }>;
+  ready: boolean;
+};
+
+export type RestoreResult = {
+  projects: Array<{
+    id: string;
+    slug: string;
+    name: string;
+    action: "create" | "fill_empty_project";
+  }>;
+  counts: Record<string, number>;
+};
+
+export type RunFailure = {
+  errorCode: string;
+  errorExplanation: string;
+};
+
+export type SandboxProviderPage = {
+  data: Array<PublicSandboxProvider>;
+  pageInfo: {
+    nextCursor: string | null;
+  };
+};
+
+export type SessionDebug = {
+  productEvents: Array<PublicProductEvent>;
+  modelInvocations: Array<PublicModelInvocation>;
+  toolCalls: Array<PublicToolCall>;
+  approvals: Array<PublicApproval>;
+  sandboxes: Array<PublicSandbox>;
+  workspaceBackups: Array<PublicWorkspaceBackup>;
+  sandboxCommands: Array<PublicSandboxCommand>;
+};
+
+export type SessionDetail = {
+  organizationId: string;
+  projectId: string;
+  id: string;
+  threadId: string;
+  agentId: string;
+  agentVersionId: string;
+  title: string | null;
+  status: "queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out";
+  createdAt: string;
+  lastActivityAt: string;
+  latestRunId: string | null;
+  parentSessionId: string | null;
+  delegateKey: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  runs: Array<PublicRun>;
+  transcript: Array<PublicMessage>;
+  timeline: Array<TimelineEntry>;
+  pendingWork: PendingWork;
+  debug: SessionDebug;
+  skills: Array<PublicSessionSkill>;
+  tools: Array<ToolSummary>;
+  delegations: Array<PublicDelegation>;
+};
+
+export type SessionPage = {
+  data: Array<PublicSessionListItem>;
+  pageInfo: {
+    nextCursor: string | null;
+  };
+};
+
+export type SessionRefreshed = {
+  refreshed: true;
+  expiresInSeconds: number;
+};
+
+export type SignInRedirect = {
+  redirectUrl: string;
+};
+
+export type SkillDeleted = {
+  id: string;
+  key: string;
+  deleted: true;
+};
+
+export type SkillDetail = {
+  organizationId: string;
+  projectId: string;
+  id: string;
+  key: string;
+  displayName: string;
+  enabled: boolean;
+  disabledAt: string | null;
+  latestVersion: PublicSkillVersion | null;
+  createdAt: string;
+  updatedAt: string;
+  versions: Array<PublicSkillVersion>;
+};
+
+export type SkillDraftDiscarded = {
+  id: string;
+  deleted: true;
+};
+
+export type SkillDraftPage = {
+  data: Array<PublicSkillDraftSummary>;
+  pageInfo: {
+    nextCursor: string | null;
+  };
+};
+
+export type SkillDraftValidation = {
+  valid: boolean;
+  problems: Array<{
+    path: string;
+    message: string;
+  }>;
+  contentHash: string | null;
+};
+
+export type SkillEnablement = {
+  id: string;
+  key: string;
+  enabled: boolean;
+  disabledAt: string | null;
+};
+
+export type SkillFileManifest = {
+  path: string;
+  contentType: string;
+  sizeBytes: number;
+  sha256: string;
+};
+
+export type SkillPackageFile = {
+  path: string;
+  contentType: string;
+  dataBase64: string;
+};
+
+export type SkillPage = {
+  data: Array<PublicSkill>;
+  pageInfo: {
+    nextCursor: string | null;
+  };
+};
+
+export type SkillVersionExport = {
+  skillId: string;
+  skillVersionId: string;
+  version: number;
+  contentHash: string;
+  status: "active" | "deprecated" | "revoked";
+  name: string;
+  description: string;
+  instructions: string;
+  license: string | null;
+  compatibility: string | null;
+  metadata: Record<string, string>;
+  allowedTools: Array<string>;
+  files: Array<SkillPackageFile>;
+  skillMd: string;
+};
+
+export type SnapshotList = {
+  data: Array<PublicSnapshot>;
+  pageInfo: {
+    nextCursor: null;
+  };
+};
+
+export type StorageProviderPage = {
+  data: Array<PublicStorageProvider>;
+  pageInfo: {
+    nextCursor: string | null;
+  };
+};
+
+export type StoredObjectListing = {
+  prefix: string;
+  folders: Array<string>;
+  objects: Array<{
+    key: string;
+    sizeBytes: number;
+    lastModifiedAt?: string;
+  }>;
+  truncated: boolean;
+  cursor?: string;
+};
+
+export type TimelineEntry = {
+  entrySequence: number;
+  runId: string;
+  kind: "queue" | "execution" | "model_invocation";
+  modelInvocationId: string | null;
+  turnId: string | null;
+  attempt: number | null;
+  status: string;
+  finishReason: string | null;
+  errorCode: string | null;
+  startedAt: string;
+  completedAt: string | null;
+  durationMs: number | null;
+};
+
+export type TimelinePage = {
+  data: Array<TimelineEntry>;
+  pageInfo: {
+    nextCursor: string | null;
+  };
+};
+
+export type ToolCallClaim = {
+  organizationId: string;
+  projectId: string;
+  id: string;
+  runId: string;
+  sessionId: string;
+  turnId: string;
+  providerCallId: string;
+  toolName: string;
+  owner: "caller" | "platform";
+  approvalRequired: boolean;
+  status: "pending_approval" | "pending" | "claimed" | "running" | "succeeded" | "failed" | "expired" | "denied" | "cancelled";
+  attempt: number;
+  safeArguments: unknown;
+  safeResult: unknown;
+  failure: ToolCallFailure | null;
+  execution: unknown | null;
+  fence: string;
+  leaseExpiresAt: string | null;
+  claimedByPrincipalId: string | null;
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+  arguments: unknown;
+};
+
+export type ToolCallFailure = {
+  code: "tool_expired" | "tool_failed" | "platform_tool_failed" | "invalid_tool_arguments" | "invalid_tool_result" | "tool_retry_exhausted" | "approval_denied" | "approval_expired" | "tool_cancelled";
+  message: string;
+  path?: string;
+  reason?: string;
+};
+
+export type ToolCallPage = {
+  data: Array<PublicToolCall>;
+  pageInfo: {
+    nextCursor: string | null;
+  };
+};
+
+export type ToolResultSubmission = {
+  outcome: "submitted";
+  normalizedFailure?: {
+    code: "invalid_tool_result";
+    path: string;
+  };
+};
+
+export type ToolSummary = {
+  name: string;
+  description: string;
+  owner: "caller" | "platform";
+  approval: "never" | "always";
+};
+
+export type WorkspaceFileList = {
+  data: Array<{
+    name: string;
+    path: string;
+    sizeBytes: number;
+  }>;
+  generation: number | null;
+  backedUpAt: string | null;
+  lastRunId: string | null;
+};
+
 export type ErrorEnvelope = {
   error: {
     code: "bad_request" | "unauthenticated" | "forbidden" | "not_found" | "conflict" | "idempotency_conflict" | "rate_limited" | "service_unavailable" | "internal_error";
@@ -22,7 +1180,7 @@ export type Paths = {
     /** Development mode: a cookie session for the development owner (needs the allowed Origin) */
     post: {
       responses: {
-        200: Record<string, unknown>;
+        200: DevelopmentLogin;
       };
     };
   };
@@ -30,7 +1188,7 @@ export type Paths = {
     /** End the browser session and clear its cookies */
     post: {
       responses: {
-        200: Record<string, unknown>;
+        200: Logout;
       };
     };
   };
@@ -38,7 +1196,7 @@ export type Paths = {
     /** The configured sign-in provider: `{mode, loginPath, logoutSupported}` */
     get: {
       responses: {
-        200: Record<string, unknown>;
+        200: AuthProvider;
       };
     };
   };
@@ -49,7 +1207,7 @@ export type Paths = {
         projectId: string;
       };
       responses: {
-        200: Record<string, unknown>;
+        200: Context;
       };
     };
   };
@@ -57,7 +1215,7 @@ export type Paths = {
     /** The active organization, project and principal */
     get: {
       responses: {
-        200: Record<string, unknown>;
+        200: Context;
       };
     };
   };
@@ -73,7 +1231,7 @@ export type Paths = {
     /** List the principal's organization */
     get: {
       responses: {
-        200: Record<string, unknown>;
+        200: OrganizationPage;
       };
     };
   };
@@ -82,7 +1240,7 @@ export type Paths = {
     get: {
       path: { organizationId: string };
       responses: {
-        200: Record<string, unknown>;
+        200: PublicOrganization;
       };
     };
   };
@@ -105,7 +1263,7 @@ export type Paths = {
         credentials?: unknown;
       };
       responses: {
-        201: Record<string, unknown>;
+        201: RestoreResult;
       };
     };
   };
@@ -117,7 +1275,7 @@ export type Paths = {
         backup: unknown;
       };
       responses: {
-        200: Record<string, unknown>;
+        200: RestorePreview;
       };
     };
   };
@@ -126,7 +1284,7 @@ export type Paths = {
     get: {
       query: { limit?: string; cursor?: string };
       responses: {
-        200: Record<string, unknown>;
+        200: ProjectPage;
       };
     };
     /** Create a project */
@@ -137,7 +1295,7 @@ export type Paths = {
         name: string;
       };
       responses: {
-        201: Record<string, unknown>;
+        201: PublicProject;
       };
     };
   };
@@ -146,7 +1304,7 @@ export type Paths = {
     get: {
       path: { projectId: string };
       responses: {
-        200: Record<string, unknown>;
+        200: ProjectWithOrganization;
       };
     };
     /** Hard-delete a project and every row it owns */
@@ -154,7 +1312,7 @@ export type Paths = {
       path: { projectId: string };
       header: { "Idempotency-Key": string };
       responses: {
-        200: Record<string, unknown>;
+        200: ProjectDeleted;
       };
     };
   };
@@ -164,26 +1322,7 @@ export type Paths = {
       path: { projectId: string };
       query: { limit?: string; cursor?: string };
       responses: {
-        200: {
-          data: Array<{
-            organizationId: string;
-            projectId: string;
-            id: string;
-            key: string;
-            name: string;
-            description: string;
-            latestVersionId: string;
-            version: number;
-            model: string;
-            status: "published";
-            createdAt: string;
-            updatedAt: string;
-            sandbox: unknown;
-          }>;
-          pageInfo: {
-            nextCursor: string | null;
-          };
-        };
+        200: AgentPage;
       };
     };
     /** Create an agent and its version 1 */
@@ -198,32 +1337,7 @@ export type Paths = {
         config?: unknown;
       };
       responses: {
-        201: {
-          organizationId: string;
-          projectId: string;
-          id: string;
-          key: string;
-          name: string;
-          description: string;
-          latestVersionId: string;
-          version: number;
-          model: string;
-          status: "published";
-          createdAt: string;
-          updatedAt: string;
-          sandbox: unknown;
-          versions: Array<{
-            organizationId: string;
-            projectId: string;
-            id: string;
-            agentDefinitionId: string;
-            version: number;
-            config: Record<string, unknown>;
-            contentHash: string;
-            createdByPrincipalId: string | null;
-            createdAt: string;
-          }>;
-        };
+        201: AgentWithVersions;
       };
     };
   };
@@ -232,32 +1346,7 @@ export type Paths = {
     get: {
       path: { projectId: string; agentId: string };
       responses: {
-        200: {
-          organizationId: string;
-          projectId: string;
-          id: string;
-          key: string;
-          name: string;
-          description: string;
-          latestVersionId: string;
-          version: number;
-          model: string;
-          status: "published";
-          createdAt: string;
-          updatedAt: string;
-          sandbox: unknown;
-          versions: Array<{
-            organizationId: string;
-            projectId: string;
-            id: string;
-            agentDefinitionId: string;
-            version: number;
-            config: Record<string, unknown>;
-            contentHash: string;
-            createdByPrincipalId: string | null;
-            createdAt: string;
-          }>;
-        };
+        200: AgentWithVersions;
       };
     };
     /** Archive an agent */
@@ -265,10 +1354,7 @@ export type Paths = {
       path: { projectId: string; agentId: string };
       header: { "Idempotency-Key": string };
       responses: {
-        200: {
-          id: string;
-          deleted: true;
-        };
+        200: AgentDeleted;
       };
     };
   };
@@ -277,19 +1363,7 @@ export type Paths = {
     get: {
       path: { projectId: string; agentId: string };
       responses: {
-        200: {
-          data: Array<{
-            organizationId: string;
-            projectId: string;
-            id: string;
-            agentDefinitionId: string;
-            version: number;
-            config: Record<string, unknown>;
-            contentHash: string;
-            createdByPrincipalId: string | null;
-            createdAt: string;
-          }>;
-        };
+        200: AgentVersionList;
       };
     };
     /** Publish the next version (the complete config) */
@@ -300,17 +1374,7 @@ export type Paths = {
         config: unknown;
       };
       responses: {
-        201: {
-          organizationId: string;
-          projectId: string;
-          id: string;
-          agentDefinitionId: string;
-          version: number;
-          config: Record<string, unknown>;
-          contentHash: string;
-          createdByPrincipalId: string | null;
-          createdAt: string;
-        };
+        201: PublicAgentVersion;
       };
     };
   };
@@ -320,7 +1384,7 @@ export type Paths = {
       path: { projectId: string };
       query: { limit?: string; cursor?: string };
       responses: {
-        200: Record<string, unknown>;
+        200: ApiKeyPage;
       };
     };
     /** Create an API key; its secret is shown once */
@@ -332,7 +1396,7 @@ export type Paths = {
         scopes: Array<string>;
       };
       responses: {
-        201: Record<string, unknown>;
+        201: CreatedApiKey;
       };
     };
   };
@@ -342,7 +1406,7 @@ export type Paths = {
       path: { projectId: string; apiKeyId: string };
       header: { "Idempotency-Key": string };
       responses: {
-        200: Record<string, unknown>;
+        200: ApiKeyRevoked;
       };
     };
   };
@@ -352,26 +1416,7 @@ export type Paths = {
       path: { projectId: string };
       query: { runId: string; limit?: string; cursor?: string };
       responses: {
-        200: {
-          data: Array<{
-            organizationId: string;
-            projectId: string;
-            id: string;
-            runId: string;
-            sessionId: string;
-            toolCallId: string;
-            toolName: string;
-            status: "pending" | "approved" | "denied" | "expired";
-            expiresAt: string;
-            note: string | null;
-            decidedByPrincipalId: string | null;
-            decidedAt: string | null;
-            createdAt: string;
-          }>;
-          pageInfo: {
-            nextCursor: string | null;
-          };
-        };
+        200: ApprovalPage;
       };
     };
   };
@@ -385,21 +1430,7 @@ export type Paths = {
         note?: string;
       };
       responses: {
-        200: {
-          organizationId: string;
-          projectId: string;
-          id: string;
-          runId: string;
-          sessionId: string;
-          toolCallId: string;
-          toolName: string;
-          status: "pending" | "approved" | "denied" | "expired";
-          expiresAt: string;
-          note: string | null;
-          decidedByPrincipalId: string | null;
-          decidedAt: string | null;
-          createdAt: string;
-        };
+        200: PublicApproval;
       };
     };
   };
@@ -408,7 +1439,7 @@ export type Paths = {
     get: {
       path: { projectId: string };
       responses: {
-        200: Record<string, unknown>;
+        200: EventWebhookList;
       };
     };
     /** Create an event webhook */
@@ -424,7 +1455,7 @@ export type Paths = {
         deliverFrom?: "now" | "beginning";
       };
       responses: {
-        201: Record<string, unknown>;
+        201: PublicEventWebhook;
       };
     };
   };
@@ -433,7 +1464,7 @@ export type Paths = {
     get: {
       path: { projectId: string; webhookId: string };
       responses: {
-        200: Record<string, unknown>;
+        200: PublicEventWebhook;
       };
     };
     /** Change a webhook */
@@ -448,7 +1479,7 @@ export type Paths = {
         enabled?: boolean;
       };
       responses: {
-        200: Record<string, unknown>;
+        200: PublicEventWebhook;
       };
     };
     /** Delete a webhook */
@@ -456,7 +1487,7 @@ export type Paths = {
       path: { projectId: string; webhookId: string };
       header: { "Idempotency-Key": string };
       responses: {
-        200: Record<string, unknown>;
+        200: EventWebhookDeleted;
       };
     };
   };
@@ -470,7 +1501,7 @@ export type Paths = {
         previousCredentialTtlSeconds?: number;
       };
       responses: {
-        200: Record<string, unknown>;
+        200: PublicEventWebhook;
       };
     };
   };
@@ -491,7 +1522,7 @@ export type Paths = {
       path: { projectId: string };
       query: { limit?: string; cursor?: string };
       responses: {
-        200: Record<string, unknown>;
+        200: McpCredentialPolicyVersionPage;
       };
     };
     /** Publish a credential policy version */
@@ -508,8 +1539,8 @@ export type Paths = {
         maximumResponseBytes: number;
       };
       responses: {
-        200: Record<string, unknown>;
-        201: Record<string, unknown>;
+        200: PublicMcpCredentialPolicyVersion;
+        201: PublicMcpCredentialPolicyVersion;
       };
     };
   };
@@ -519,7 +1550,7 @@ export type Paths = {
       path: { projectId: string };
       query: { limit?: string; cursor?: string };
       responses: {
-        200: Record<string, unknown>;
+        200: McpCredentialPage;
       };
     };
     /** Create an MCP credential (the secret is write-only) */
@@ -534,7 +1565,7 @@ export type Paths = {
         secret: string;
       };
       responses: {
-        201: Record<string, unknown>;
+        201: PublicMcpCredential;
       };
     };
   };
@@ -544,7 +1575,7 @@ export type Paths = {
       path: { projectId: string; credentialId: string };
       header: { "Idempotency-Key": string };
       responses: {
-        200: Record<string, unknown>;
+        200: PublicMcpCredential;
       };
     };
   };
@@ -557,7 +1588,7 @@ export type Paths = {
         secret: string;
       };
       responses: {
-        200: Record<string, unknown>;
+        200: PublicMcpCredential;
       };
     };
   };
@@ -567,7 +1598,7 @@ export type Paths = {
       path: { projectId: string };
       query: { limit?: string; cursor?: string };
       responses: {
-        200: Record<string, unknown>;
+        200: McpServerPage;
       };
     };
     /** Create an MCP server (immutable version 1) */
@@ -581,7 +1612,7 @@ export type Paths = {
         transport: "streamable_http" | "legacy_sse";
       };
       responses: {
-        201: Record<string, unknown>;
+        201: PublicMcpServer;
       };
     };
   };
@@ -594,8 +1625,8 @@ export type Paths = {
         credentialPolicyVersionId?: string | null;
       };
       responses: {
-        200: Record<string, unknown>;
-        201: Record<string, unknown>;
+        200: McpDiscovery;
+        201: McpDiscovery;
       };
     };
   };
@@ -605,7 +1636,7 @@ export type Paths = {
       path: { projectId: string };
       query: { limit?: string; cursor?: string };
       responses: {
-        200: Record<string, unknown>;
+        200: McpToolsetPage;
       };
     };
     /** Publish a toolset version */
@@ -622,8 +1653,8 @@ export type Paths = {
         }>;
       };
       responses: {
-        200: Record<string, unknown>;
-        201: Record<string, unknown>;
+        200: PublicMcpToolset;
+        201: PublicMcpToolset;
       };
     };
   };
@@ -632,7 +1663,7 @@ export type Paths = {
     get: {
       path: { projectId: string };
       responses: {
-        200: Record<string, unknown>;
+        200: MemberList;
       };
     };
     /** Create or update a member (edge-proxy mode: add a verified person by email) */
@@ -645,8 +1676,8 @@ export type Paths = {
         scopes?: Array<string>;
       };
       responses: {
-        200: Record<string, unknown>;
-        201: Record<string, unknown>;
+        200: PublicMember;
+        201: PublicMember;
       };
     };
   };
@@ -660,7 +1691,7 @@ export type Paths = {
         scopes?: Array<string>;
       };
       responses: {
-        200: Record<string, unknown>;
+        200: PublicMember;
       };
     };
     /** Remove a member from the organization and its projects */
@@ -668,7 +1699,7 @@ export type Paths = {
       path: { projectId: string; memberId: string };
       header: { "Idempotency-Key": string };
       responses: {
-        200: Record<string, unknown>;
+        200: MemberRemoved;
       };
     };
   };
@@ -678,7 +1709,7 @@ export type Paths = {
       path: { projectId: string; memberId: string };
       header: { "Idempotency-Key": string };
       responses: {
-        200: Record<string, unknown>;
+        200: MemberRemoved;
       };
     };
   };
@@ -688,7 +1719,7 @@ export type Paths = {
       path: { projectId: string };
       query: { providerId: string; search?: string; limit?: string };
       responses: {
-        200: Record<string, unknown>;
+        200: ModelCatalog;
       };
     };
   };
@@ -698,7 +1729,7 @@ export type Paths = {
       path: { projectId: string };
       query: { limit?: string; cursor?: string };
       responses: {
-        200: Record<string, unknown>;
+        200: ModelPresetPage;
       };
     };
     /** Create a project model preset */
@@ -714,7 +1745,7 @@ export type Paths = {
         settings?: unknown | null;
       };
       responses: {
-        201: Record<string, unknown>;
+        201: PublicModelPreset;
       };
     };
   };
@@ -724,7 +1755,7 @@ export type Paths = {
       path: { projectId: string; presetId: string };
       header: { "Idempotency-Key": string };
       responses: {
-        200: Record<string, unknown>;
+        200: ModelPresetArchived;
       };
     };
   };
@@ -734,7 +1765,7 @@ export type Paths = {
       path: { projectId: string };
       query: { limit?: string; cursor?: string };
       responses: {
-        200: Record<string, unknown>;
+        200: ModelProviderPage;
       };
     };
     /** Create a model provider connection */
@@ -748,7 +1779,7 @@ export type Paths = {
         apiKey: string;
       };
       responses: {
-        201: Record<string, unknown>;
+        201: PublicModelProvider;
       };
     };
   };
@@ -758,7 +1789,7 @@ export type Paths = {
       path: { projectId: string; providerId: string };
       header: { "Idempotency-Key": string };
       responses: {
-        200: Record<string, unknown>;
+        200: ModelProviderRemoved;
       };
     };
   };
@@ -771,7 +1802,7 @@ export type Paths = {
         apiKey: string;
       };
       responses: {
-        200: Record<string, unknown>;
+        200: PublicModelProvider;
       };
     };
   };
@@ -780,52 +1811,7 @@ export type Paths = {
     get: {
       path: { projectId: string };
       responses: {
-        200: {
-          toolCalls: Array<{
-            organizationId: string;
-            projectId: string;
-            id: string;
-            runId: string;
-            sessionId: string;
-            turnId: string;
-            providerCallId: string;
-            toolName: string;
-            owner: "caller" | "platform";
-            approvalRequired: boolean;
-            status: "pending_approval" | "pending" | "claimed" | "running" | "succeeded" | "failed" | "expired" | "denied" | "cancelled";
-            attempt: number;
-            safeArguments: unknown;
-            safeResult: unknown;
-            failure: ({
-              code: "tool_expired" | "tool_failed" | "platform_tool_failed" | "invalid_tool_arguments" | "invalid_tool_result" | "tool_retry_exhausted" | "approval_denied" | "approval_expired" | "tool_cancelled";
-              message: string;
-              path?: string;
-              reason?: string;
-            }) | null;
-            execution: unknown | null;
-            fence: string | null;
-            leaseExpiresAt: string | null;
-            claimedByPrincipalId: string | null;
-            createdAt: string;
-            updatedAt: string;
-            completedAt: string | null;
-          }>;
-          approvals: Array<{
-            organizationId: string;
-            projectId: string;
-            id: string;
-            runId: string;
-            sessionId: string;
-            toolCallId: string;
-            toolName: string;
-            status: "pending" | "approved" | "denied" | "expired";
-            expiresAt: string;
-            note: string | null;
-            decidedByPrincipalId: string | null;
-            decidedAt: string | null;
-            createdAt: string;
-          }>;
-        };
+        200: PendingWork;
       };
     };
   };
@@ -834,29 +1820,7 @@ export type Paths = {
     get: {
       path: { projectId: string; runId: string };
       responses: {
-        200: {
-          organizationId: string;
-          projectId: string;
-          id: string;
-          threadId: string;
-          sessionId: string;
-          agentVersionId: string;
-          createdByPrincipalId: string | null;
-          state: "queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out";
-          inputPublic: {
-            message: string;
-          };
-          idempotencyKey: string | null;
-          cancellationRequestedAt: string | null;
-          admittedAt: string | null;
-          settledAt: string | null;
-          createdAt: string;
-          updatedAt: string;
-          failure: {
-            errorCode: string;
-            errorExplanation: string;
-          } | null;
-        };
+        200: PublicRun;
       };
     };
   };
@@ -866,29 +1830,7 @@ export type Paths = {
       path: { projectId: string; runId: string };
       header: { "Idempotency-Key": string };
       responses: {
-        202: {
-          organizationId: string;
-          projectId: string;
-          id: string;
-          threadId: string;
-          sessionId: string;
-          agentVersionId: string;
-          createdByPrincipalId: string | null;
-          state: "queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out";
-          inputPublic: {
-            message: string;
-          };
-          idempotencyKey: string | null;
-          cancellationRequestedAt: string | null;
-          admittedAt: string | null;
-          settledAt: string | null;
-          createdAt: string;
-          updatedAt: string;
-          failure: {
-            errorCode: string;
-            errorExplanation: string;
-          } | null;
-        };
+        202: PublicRun;
       };
     };
   };
@@ -898,7 +1840,7 @@ export type Paths = {
       path: { projectId: string; runId: string };
       query: { limit?: string; cursor?: string };
       responses: {
-        200: Record<string, unknown>;
+        200: MessagePage;
       };
     };
   };
@@ -913,29 +1855,7 @@ export type Paths = {
         files?: Array<unknown>;
       };
       responses: {
-        202: {
-          organizationId: string;
-          projectId: string;
-          id: string;
-          threadId: string;
-          sessionId: string;
-          agentVersionId: string;
-          createdByPrincipalId: string | null;
-          state: "queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out";
-          inputPublic: {
-            message: string;
-          };
-          idempotencyKey: string | null;
-          cancellationRequestedAt: string | null;
-          admittedAt: string | null;
-          settledAt: string | null;
-          createdAt: string;
-          updatedAt: string;
-          failure: {
-            errorCode: string;
-            errorExplanation: string;
-          } | null;
-        };
+        202: PublicRun;
       };
     };
   };
@@ -945,7 +1865,7 @@ export type Paths = {
       path: { projectId: string; runId: string };
       query: { limit?: string; cursor?: string };
       responses: {
-        200: Record<string, unknown>;
+        200: TimelinePage;
       };
     };
   };
@@ -955,7 +1875,7 @@ export type Paths = {
       path: { projectId: string };
       query: { limit?: string; cursor?: string };
       responses: {
-        200: Record<string, unknown>;
+        200: SandboxProviderPage;
       };
     };
     /** Create a sandbox provider connection */
@@ -974,7 +1894,7 @@ export type Paths = {
         };
       };
       responses: {
-        201: Record<string, unknown>;
+        201: PublicSandboxProvider;
       };
     };
   };
@@ -991,7 +1911,7 @@ export type Paths = {
         };
       };
       responses: {
-        200: Record<string, unknown>;
+        200: PublicSandboxProvider;
       };
     };
   };
@@ -1004,7 +1924,7 @@ export type Paths = {
         apiKey: string;
       };
       responses: {
-        200: Record<string, unknown>;
+        200: PublicSandboxProvider;
       };
     };
   };
@@ -1013,7 +1933,7 @@ export type Paths = {
     get: {
       path: { projectId: string; providerId: string };
       responses: {
-        200: Record<string, unknown>;
+        200: SnapshotList;
       };
     };
   };
@@ -1023,30 +1943,7 @@ export type Paths = {
       path: { projectId: string };
       query: { limit?: string; cursor?: string; agentId?: string; status?: "queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out"; parentSessionId?: string; root?: "true" | "false" };
       responses: {
-        200: {
-          data: Array<{
-            organizationId: string;
-            projectId: string;
-            id: string;
-            threadId: string;
-            agentId: string;
-            agentVersionId: string;
-            title: string | null;
-            status: "queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out";
-            createdAt: string;
-            lastActivityAt: string;
-            latestRunId: string | null;
-            parentSessionId: string | null;
-            delegateKey: string | null;
-            inputTokens: number;
-            outputTokens: number;
-            cacheReadTokens: number;
-            cacheWriteTokens: number;
-          }>;
-          pageInfo: {
-            nextCursor: string | null;
-          };
-        };
+        200: SessionPage;
       };
     };
     /** Create a session and its first run */
@@ -1061,42 +1958,7 @@ export type Paths = {
         files?: Array<unknown>;
       };
       responses: {
-        201: {
-          organizationId: string;
-          projectId: string;
-          id: string;
-          threadId: string;
-          agentId: string;
-          agentVersionId: string;
-          title: string | null;
-          status: "queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out";
-          createdAt: string;
-          lastActivityAt: string;
-          latestRunId: string | null;
-          run: {
-            organizationId: string;
-            projectId: string;
-            id: string;
-            threadId: string;
-            sessionId: string;
-            agentVersionId: string;
-            createdByPrincipalId: string | null;
-            state: "queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out";
-            inputPublic: {
-              message: string;
-            };
-            idempotencyKey: string | null;
-            cancellationRequestedAt: string | null;
-            admittedAt: string | null;
-            settledAt: string | null;
-            createdAt: string;
-            updatedAt: string;
-            failure: {
-              errorCode: string;
-              errorExplanation: string;
-            } | null;
-          };
-        };
+        201: CreatedSession;
       };
     };
   };
@@ -1105,7 +1967,7 @@ export type Paths = {
     get: {
       path: { projectId: string; sessionId: string };
       responses: {
-        200: Record<string, unknown>;
+        200: SessionDetail;
       };
     };
   };
@@ -1114,7 +1976,7 @@ export type Paths = {
     get: {
       path: { projectId: string; sessionId: string };
       responses: {
-        200: Record<string, unknown>;
+        200: DelegationList;
       };
     };
   };
@@ -1123,7 +1985,7 @@ export type Paths = {
     get: {
       path: { projectId: string; sessionId: string; delegationId: string };
       responses: {
-        200: Record<string, unknown>;
+        200: PublicDelegation;
       };
     };
   };
@@ -1133,7 +1995,7 @@ export type Paths = {
       path: { projectId: string; sessionId: string; delegationId: string };
       header: { "Idempotency-Key": string };
       responses: {
-        200: Record<string, unknown>;
+        200: PublicDelegation;
       };
     };
   };
@@ -1146,7 +2008,7 @@ export type Paths = {
         message: string;
       };
       responses: {
-        202: Record<string, unknown>;
+        202: DelegationMessageAccepted;
       };
     };
   };
@@ -1155,7 +2017,7 @@ export type Paths = {
     get: {
       path: { projectId: string; sessionId: string };
       responses: {
-        200: Record<string, unknown>;
+        200: WorkspaceFileList;
       };
     };
   };
@@ -1179,29 +2041,7 @@ export type Paths = {
         files?: Array<unknown>;
       };
       responses: {
-        202: {
-          organizationId: string;
-          projectId: string;
-          id: string;
-          threadId: string;
-          sessionId: string;
-          agentVersionId: string;
-          createdByPrincipalId: string | null;
-          state: "queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out";
-          inputPublic: {
-            message: string;
-          };
-          idempotencyKey: string | null;
-          cancellationRequestedAt: string | null;
-          admittedAt: string | null;
-          settledAt: string | null;
-          createdAt: string;
-          updatedAt: string;
-          failure: {
-            errorCode: string;
-            errorExplanation: string;
-          } | null;
-        };
+        202: PublicRun;
       };
     };
   };
@@ -1211,7 +2051,7 @@ export type Paths = {
       path: { projectId: string };
       query: { limit?: string; cursor?: string };
       responses: {
-        200: Record<string, unknown>;
+        200: SkillDraftPage;
       };
     };
     /** Create a blank draft, or clone a published version */
@@ -1223,7 +2063,7 @@ export type Paths = {
         sourceSkillVersionId?: string;
       };
       responses: {
-        201: Record<string, unknown>;
+        201: PublicSkillDraft;
       };
     };
   };
@@ -1232,7 +2072,7 @@ export type Paths = {
     get: {
       path: { projectId: string; draftId: string };
       responses: {
-        200: Record<string, unknown>;
+        200: PublicSkillDraft;
       };
     };
     /** Save draft metadata and instructions */
@@ -1249,7 +2089,7 @@ export type Paths = {
         allowedTools?: Array<string>;
       };
       responses: {
-        200: Record<string, unknown>;
+        200: PublicSkillDraft;
       };
     };
     /** Discard a draft */
@@ -1257,7 +2097,7 @@ export type Paths = {
       path: { projectId: string; draftId: string };
       header: { "Idempotency-Key": string };
       responses: {
-        200: Record<string, unknown>;
+        200: SkillDraftDiscarded;
       };
     };
   };
@@ -1270,8 +2110,8 @@ export type Paths = {
         path: string;
       };
       responses: {
-        200: Record<string, unknown>;
-        201: Record<string, unknown>;
+        200: CreatedDirectory;
+        201: CreatedDirectory;
       };
     };
   };
@@ -1282,7 +2122,7 @@ export type Paths = {
       query: { path: string; recursive?: "true" | "false" };
       header: { "Idempotency-Key": string };
       responses: {
-        200: Record<string, unknown>;
+        200: DeletedEntry;
       };
     };
   };
@@ -1297,8 +2137,8 @@ export type Paths = {
         dataBase64: string;
       };
       responses: {
-        200: Record<string, unknown>;
-        201: Record<string, unknown>;
+        200: PutFileResult;
+        201: PutFileResult;
       };
     };
   };
@@ -1312,7 +2152,7 @@ export type Paths = {
         displayName?: string;
       };
       responses: {
-        201: Record<string, unknown>;
+        201: PublishedSkillDraft;
       };
     };
   };
@@ -1323,7 +2163,7 @@ export type Paths = {
       header: { "Idempotency-Key": string };
       body?: Record<string, never>;
       responses: {
-        200: Record<string, unknown>;
+        200: SkillDraftValidation;
       };
     };
   };
@@ -1333,7 +2173,7 @@ export type Paths = {
       path: { projectId: string };
       query: { limit?: string; cursor?: string };
       responses: {
-        200: Record<string, unknown>;
+        200: SkillPage;
       };
     };
     /** Create a Skill and its version 1 */
@@ -1357,7 +2197,7 @@ export type Paths = {
         }>;
       };
       responses: {
-        201: Record<string, unknown>;
+        201: SkillDetail;
       };
     };
   };
@@ -1366,7 +2206,7 @@ export type Paths = {
     get: {
       path: { projectId: string; skillId: string };
       responses: {
-        200: Record<string, unknown>;
+        200: SkillDetail;
       };
     };
     /** Enable or disable a Skill */
@@ -1377,7 +2217,7 @@ export type Paths = {
         enabled: boolean;
       };
       responses: {
-        200: Record<string, unknown>;
+        200: SkillEnablement;
       };
     };
     /** Remove a Skill */
@@ -1385,7 +2225,7 @@ export type Paths = {
       path: { projectId: string; skillId: string };
       header: { "Idempotency-Key": string };
       responses: {
-        200: Record<string, unknown>;
+        200: SkillDeleted;
       };
     };
   };
@@ -1409,7 +2249,7 @@ export type Paths = {
         }>;
       };
       responses: {
-        201: Record<string, unknown>;
+        201: PublicSkillVersion;
       };
     };
   };
@@ -1418,7 +2258,7 @@ export type Paths = {
     get: {
       path: { projectId: string; skillId: string; versionId: string };
       responses: {
-        200: Record<string, unknown>;
+        200: SkillVersionExport;
       };
     };
   };
@@ -1431,7 +2271,7 @@ export type Paths = {
         status: "deprecated" | "revoked";
       };
       responses: {
-        200: Record<string, unknown>;
+        200: PublicSkillVersion;
       };
     };
   };
@@ -1441,7 +2281,7 @@ export type Paths = {
       path: { projectId: string };
       query: { limit?: string; cursor?: string };
       responses: {
-        200: Record<string, unknown>;
+        200: StorageProviderPage;
       };
     };
     /** Create an object-storage connection */
@@ -1463,7 +2303,7 @@ export type Paths = {
         sessionToken?: string | null;
       };
       responses: {
-        201: Record<string, unknown>;
+        201: PublicStorageProvider;
       };
     };
   };
@@ -1478,7 +2318,7 @@ export type Paths = {
         sessionToken?: string | null;
       };
       responses: {
-        200: Record<string, unknown>;
+        200: PublicStorageProvider;
       };
     };
   };
@@ -1488,7 +2328,7 @@ export type Paths = {
       path: { projectId: string; providerId: string };
       header: { "Idempotency-Key": string };
       responses: {
-        200: Record<string, unknown>;
+        200: PublicStorageProvider;
       };
     };
   };
@@ -1498,7 +2338,7 @@ export type Paths = {
       path: { projectId: string; providerId: string };
       query: { prefix?: string; cursor?: string; limit?: string };
       responses: {
-        200: Record<string, unknown>;
+        200: StoredObjectListing;
       };
     };
   };
@@ -1508,40 +2348,7 @@ export type Paths = {
       path: { projectId: string };
       query: { runId: string; limit?: string; cursor?: string };
       responses: {
-        200: {
-          data: Array<{
-            organizationId: string;
-            projectId: string;
-            id: string;
-            runId: string;
-            sessionId: string;
-            turnId: string;
-            providerCallId: string;
-            toolName: string;
-            owner: "caller" | "platform";
-            approvalRequired: boolean;
-            status: "pending_approval" | "pending" | "claimed" | "running" | "succeeded" | "failed" | "expired" | "denied" | "cancelled";
-            attempt: number;
-            safeArguments: unknown;
-            safeResult: unknown;
-            failure: ({
-              code: "tool_expired" | "tool_failed" | "platform_tool_failed" | "invalid_tool_arguments" | "invalid_tool_result" | "tool_retry_exhausted" | "approval_denied" | "approval_expired" | "tool_cancelled";
-              message: string;
-              path?: string;
-              reason?: string;
-            }) | null;
-            execution: unknown | null;
-            fence: string | null;
-            leaseExpiresAt: string | null;
-            claimedByPrincipalId: string | null;
-            createdAt: string;
-            updatedAt: string;
-            completedAt: string | null;
-          }>;
-          pageInfo: {
-            nextCursor: string | null;
-          };
-        };
+        200: ToolCallPage;
       };
     };
   };
@@ -1552,36 +2359,7 @@ export type Paths = {
       header: { "Idempotency-Key": string };
       body?: Record<string, never>;
       responses: {
-        200: {
-          organizationId: string;
-          projectId: string;
-          id: string;
-          runId: string;
-          sessionId: string;
-          turnId: string;
-          providerCallId: string;
-          toolName: string;
-          owner: "caller" | "platform";
-          approvalRequired: boolean;
-          status: "pending_approval" | "pending" | "claimed" | "running" | "succeeded" | "failed" | "expired" | "denied" | "cancelled";
-          attempt: number;
-          safeArguments: unknown;
-          safeResult: unknown;
-          failure: ({
-            code: "tool_expired" | "tool_failed" | "platform_tool_failed" | "invalid_tool_arguments" | "invalid_tool_result" | "tool_retry_exhausted" | "approval_denied" | "approval_expired" | "tool_cancelled";
-            message: string;
-            path?: string;
-            reason?: string;
-          }) | null;
-          execution: unknown | null;
-          fence: string;
-          leaseExpiresAt: string | null;
-          claimedByPrincipalId: string | null;
-          createdAt: string;
-          updatedAt: string;
-          completedAt: string | null;
-          arguments: unknown;
-        };
+        200: ToolCallClaim;
       };
     };
   };
@@ -1594,35 +2372,7 @@ export type Paths = {
         fence: string;
       };
       responses: {
-        200: {
-          organizationId: string;
-          projectId: string;
-          id: string;
-          runId: string;
-          sessionId: string;
-          turnId: string;
-          providerCallId: string;
-          toolName: string;
-          owner: "caller" | "platform";
-          approvalRequired: boolean;
-          status: "pending_approval" | "pending" | "claimed" | "running" | "succeeded" | "failed" | "expired" | "denied" | "cancelled";
-          attempt: number;
-          safeArguments: unknown;
-          safeResult: unknown;
-          failure: ({
-            code: "tool_expired" | "tool_failed" | "platform_tool_failed" | "invalid_tool_arguments" | "invalid_tool_result" | "tool_retry_exhausted" | "approval_denied" | "approval_expired" | "tool_cancelled";
-            message: string;
-            path?: string;
-            reason?: string;
-          }) | null;
-          execution: unknown | null;
-          fence: string | null;
-          leaseExpiresAt: string | null;
-          claimedByPrincipalId: string | null;
-          createdAt: string;
-          updatedAt: string;
-          completedAt: string | null;
-        };
+        200: PublicToolCall;
       };
     };
   };
@@ -1635,35 +2385,7 @@ export type Paths = {
         fence: string;
       };
       responses: {
-        200: {
-          organizationId: string;
-          projectId: string;
-          id: string;
-          runId: string;
-          sessionId: string;
-          turnId: string;
-          providerCallId: string;
-          toolName: string;
-          owner: "caller" | "platform";
-          approvalRequired: boolean;
-          status: "pending_approval" | "pending" | "claimed" | "running" | "succeeded" | "failed" | "expired" | "denied" | "cancelled";
-          attempt: number;
-          safeArguments: unknown;
-          safeResult: unknown;
-          failure: ({
-            code: "tool_expired" | "tool_failed" | "platform_tool_failed" | "invalid_tool_arguments" | "invalid_tool_result" | "tool_retry_exhausted" | "approval_denied" | "approval_expired" | "tool_cancelled";
-            message: string;
-            path?: string;
-            reason?: string;
-          }) | null;
-          execution: unknown | null;
-          fence: string | null;
-          leaseExpiresAt: string | null;
-          claimedByPrincipalId: string | null;
-          createdAt: string;
-          updatedAt: string;
-          completedAt: string | null;
-        };
+        200: PublicToolCall;
       };
     };
   };
@@ -1687,13 +2409,7 @@ export type Paths = {
         });
       };
       responses: {
-        202: {
-          outcome: "submitted";
-          normalizedFailure?: {
-            code: "invalid_tool_result";
-            path: string;
-          };
-        };
+        202: ToolResultSubmission;
       };
     };
   };

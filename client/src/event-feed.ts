@@ -1,17 +1,9 @@
+import type { PublicProductEvent } from './api-types.ts';
 import { sleep } from './sleep.ts';
 import type { Transport } from './transport.ts';
 
 /** A product event as the feed's `data` carries it (spec 3 "Product events"). */
-export type ProductEvent = {
-  id: string;
-  aggregateType: string;
-  aggregateId: string;
-  aggregateSequence: number;
-  projectPosition: string;
-  kind: string;
-  publicPayload: Record<string, unknown>;
-  occurredAt: string;
-};
+export type ProductEvent = PublicProductEvent;
 /** One frame: `id` is the opaque cursor to resume after it. */
 export type FeedFrame = { id: string; kind: string; event: ProductEvent };
 

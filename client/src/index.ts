@@ -1,4 +1,4 @@
-import type { Paths } from './api-types.ts';
+import type { Paths, PublicRun, ToolCallClaim } from './api-types.ts';
 import { RunWaitTimeoutError } from './errors.ts';
 import { followEvents, type FollowOptions } from './event-feed.ts';
 import { paginate, type Page } from './pages.ts';
@@ -8,7 +8,7 @@ export { ApiError, RunWaitTimeoutError } from './errors.ts';
 export type { FeedFrame, ProductEvent, FollowOptions } from './event-feed.ts';
 export type { Page } from './pages.ts';
 export type { ClientOptions, CallOptions } from './transport.ts';
-export type { Paths, ErrorEnvelope } from './api-types.ts';
+export type * from './api-types.ts';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Operation<P extends keyof Paths, M extends keyof Paths[P]> = Paths[P][M];
@@ -23,9 +23,9 @@ export type TypedCall<O> = (O extends { path: infer P } ? { path?: Partial<P> } 
 /** Run states after which a run changes no more (spec 1 "Run states"). */
 export const SETTLED_RUN_STATES = ['completed', 'failed', 'cancelled', 'timed_out'] as const;
 /** A run as the service's document describes it (generated types). */
-export type Run = SuccessBody<Paths['/v1/projects/{projectId}/runs/{runId}']['get']>;
+export type Run = PublicRun;
 /** A caller tool call as its claim answers it: the arguments to run the tool with and the `fence`. */
-export type ClaimedToolCall = SuccessBody<Paths['/v1/projects/{projectId}/tool-calls/{toolCallId}/claim']['post']>;
+export type ClaimedToolCall = ToolCallClaim;
 /** Runs one caller tool; `signal` aborts when the lease is lost (renewal refused). */
 export type ToolHandler = (call: ClaimedToolCall, context: { signal: AbortSignal }) => Promise<unknown>;
 

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { RUN_STATES } from '../runs/states.ts';
-import { Id, Timestamp } from './common.ts';
+import { Id, page, Timestamp } from './common.ts';
 
 /** `failure` of a failed, cancelled or timed-out run: a stable code and a safe explanation. */
 export const RunFailureShape = v.strictObject({ errorCode: v.string(), errorExplanation: v.string() });
@@ -24,3 +24,45 @@ export const PublicRunShape = v.strictObject({
   updatedAt: Timestamp,
   failure: v.nullable(RunFailureShape),
 });
+
+const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
+
+/** Attachment metadata on a user message: never the bytes. */
+export const AttachmentMetadataShape = v.strictObject({ id: Id, filename: v.string(), contentType: v.string(), sizeBytes: Count, sha256: v.string(), createdAt: Timestamp });
+
+/**
+ * A transcript message as the API shows it: user text and the assistant's final reply; tool
+ * calls and results only as summaries (never arguments or values).
+ */
+export const PublicMessageShape = v.strictObject({
+  id: Id,
+  threadId: Id,
+  runId: Id,
+  sequence: Count,
+  role: v.picklist(['user', 'assistant', 'tool']),
+  text: v.nullable(v.string()),
+  toolCalls: v.array(v.strictObject({ toolCallId: v.string(), toolName: v.string() })),
+  toolResult: v.nullable(v.strictObject({ toolCallId: v.string(), toolName: v.string(), isError: v.boolean() })),
+  attachments: v.array(AttachmentMetadataShape),
+  createdAt: Timestamp,
+});
+export const MessagePageShape = page(PublicMessageShape);
+
+/** One bar of a run's timing waterfall: the queue, the execution, or one model invocation. */
+export const TimelineEntryShape = v.strictObject({
+  entrySequence: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  runId: Id,
+  kind: v.picklist(['queue', 'execution', 'model_invocation']),
+  modelInvocationId: v.nullable(Id),
+  turnId: v.nullable(v.string()),
+  attempt: v.nullable(v.pipe(v.number(), v.integer())),
+  /** The run state (run phases) or the invocation status (`started`, `succeeded`, `failed`). */
+  status: v.string(),
+  finishReason: v.nullable(v.string()),
+  errorCode: v.nullable(v.string()),
+  startedAt: Timestamp,
+  /** Null while the phase or call is still going on. */
+  completedAt: v.nullable(Timestamp),
+  durationMs: v.nullable(Count),
+});
+export const TimelinePageShape = page(TimelineEntryShape);

@@ -1,7 +1,11 @@
 import * as v from 'valibot';
+import { SKILL_VERSION_STATUSES } from '../skills/lifecycle.ts';
 import { RUN_STATES } from '../runs/states.ts';
 import { Id, page, Timestamp } from './common.ts';
-import { PublicRunShape } from './runs.ts';
+import { PublicDelegationShape } from './delegations.ts';
+import { PublicProductEventShape } from './events.ts';
+import { PublicMessageShape, PublicRunShape, TimelineEntryShape } from './runs.ts';
+import { PendingWorkShape, PublicApprovalShape, PublicToolCallShape } from './tool-calls.ts';
 
 /** The session object of spec 1, plus `agentId` and `title`. */
 export const PublicSessionShape = v.strictObject({
@@ -34,3 +38,95 @@ export const PublicSessionListItemShape = v.strictObject({
 /** `POST /sessions`: the session with its first run. */
 export const CreatedSessionShape = v.strictObject({ ...PublicSessionShape.entries, run: PublicRunShape });
 export const SessionPageShape = page(PublicSessionListItemShape);
+
+/** A Skill version the session bound at creation: metadata only, never instructions or bytes. */
+export const PublicSessionSkillShape = v.strictObject({
+  skillId: Id,
+  skillVersionId: Id,
+  version: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  name: v.string(),
+  description: v.string(),
+  contentHash: v.string(),
+  status: v.picklist(SKILL_VERSION_STATUSES),
+});
+
+/** A tool of the pinned agent version, without its schema. */
+export const ToolSummaryShape = v.strictObject({ name: v.string(), description: v.string(), owner: v.picklist(['caller', 'platform']), approval: v.picklist(['never', 'always']) });
+
+/** One provider attempt (debug `modelInvocations`). */
+export const PublicModelInvocationShape = v.strictObject({
+  id: Id,
+  runId: Id,
+  turnId: v.string(),
+  attempt: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  status: v.picklist(['started', 'succeeded', 'failed']),
+  inputTokens: TokenCount,
+  outputTokens: TokenCount,
+  cacheReadTokens: TokenCount,
+  cacheWriteTokens: TokenCount,
+  finishReason: v.nullable(v.string()),
+  providerFinishReason: v.nullable(v.string()),
+  errorCode: v.nullable(v.string()),
+  errorExplanation: v.nullable(v.string()),
+  thinking: v.nullable(v.string()),
+  startedAt: Timestamp,
+  completedAt: v.nullable(Timestamp),
+});
+
+/** Session debug records: the workspace's sandbox, its backups and this session's sandbox commands. */
+export const PublicSandboxShape = v.strictObject({ id: Id, workspaceSessionId: Id, providerId: Id, snapshotId: Id, network: v.picklist(['none', 'restricted']), createdAt: Timestamp, lastUsedAt: Timestamp });
+export const PublicWorkspaceBackupShape = v.strictObject({
+  id: Id,
+  workspaceSessionId: Id,
+  runId: Id,
+  generation: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  storageProviderId: Id,
+  fileCount: TokenCount,
+  totalBytes: TokenCount,
+  archiveSizeBytes: TokenCount,
+  archiveSha256: v.string(),
+  createdAt: Timestamp,
+});
+/** Bounded and redacted: the kept tool answer never appears here. */
+export const PublicSandboxCommandShape = v.strictObject({
+  id: Id,
+  sandboxId: Id,
+  runId: Id,
+  toolCallId: Id,
+  toolName: v.string(),
+  safeCommand: v.record(v.string(), v.unknown()),
+  safeResult: v.nullable(v.record(v.string(), v.unknown())),
+  startedAt: Timestamp,
+  completedAt: v.nullable(Timestamp),
+});
+
+export const SessionDebugShape = v.strictObject({
+  productEvents: v.array(PublicProductEventShape),
+  modelInvocations: v.array(PublicModelInvocationShape),
+  toolCalls: v.array(PublicToolCallShape),
+  approvals: v.array(PublicApprovalShape),
+  sandboxes: v.array(PublicSandboxShape),
+  workspaceBackups: v.array(PublicWorkspaceBackupShape),
+  sandboxCommands: v.array(PublicSandboxCommandShape),
+});
+
+/** `GET /sessions/{id}`: everything about one session (spec 1 "Session detail"). */
+export const SessionDetailShape = v.strictObject({
+  ...PublicSessionListItemShape.entries,
+  runs: v.array(PublicRunShape),
+  transcript: v.array(PublicMessageShape),
+  timeline: v.array(TimelineEntryShape),
+  pendingWork: PendingWorkShape,
+  debug: SessionDebugShape,
+  skills: v.array(PublicSessionSkillShape),
+  tools: v.array(ToolSummaryShape),
+  delegations: v.array(PublicDelegationShape),
+});
+
+/** The regular files of the session's latest verified workspace backup, in path order. */
+export const WorkspaceFileListShape = v.strictObject({
+  data: v.array(v.strictObject({ name: v.string(), path: v.string(), sizeBytes: TokenCount })),
+  generation: v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  backedUpAt: v.nullable(Timestamp),
+  lastRunId: v.nullable(Id),
+});

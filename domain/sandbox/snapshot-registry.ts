@@ -21,7 +21,7 @@ const Label = (name: string) => v.pipe(v.string(`${name} must be a string`), v.m
 const Positive = (name: string) => v.pipe(v.number(`${name} must be a number`), v.integer(`${name} must be an integer`), v.minValue(1, `${name} must be at least 1`));
 const Timestamp = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 timestamp'));
 
-const SnapshotEntry = v.strictObject({
+export const SnapshotEntry = v.strictObject({
   id: Uuid,
   name: Label('name'),
   state: v.picklist(SNAPSHOT_STATES, `state must be one of ${SNAPSHOT_STATES.join(', ')}`),

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as v from 'valibot';
 import { apiKeys } from '../../db/schema/index.ts';
 import { CreateApiKeyInput } from '../../domain/api-keys.ts';
+import type { CreatedApiKeyShape } from '../../domain/public-shapes/access.ts';
 import { eq } from 'drizzle-orm';
 import { ForbiddenError, UnauthenticatedError } from '../../domain/errors.ts';
 import { ungrantableScopes } from '../../domain/scopes.ts';
@@ -14,9 +15,9 @@ import type { CredentialKeyring } from '../credentials/keyring.ts';
 import { assertOrganizationAdministrator } from '../projects/authorize.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
-import { toApiKeyResponse, type PublicApiKey } from './public.ts';
+import { toApiKeyResponse } from './public.ts';
 
-export type CreatedApiKey = PublicApiKey & { shown: true; secret: string };
+export type CreatedApiKey = v.InferOutput<typeof CreatedApiKeyShape>;
 
 /**
  * Issues an organization API key (spec 3 "API keys"): the creator must administer the

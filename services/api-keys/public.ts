@@ -1,19 +1,11 @@
+import type * as v from 'valibot';
+import type { PublicApiKeyShape } from '../../domain/public-shapes/access.ts';
 import type { apiKeys } from '../../db/schema/index.ts';
 
 type ApiKeyRow = typeof apiKeys.$inferSelect;
 
 /** API key metadata; the secret itself is never stored or shown after creation. */
-export type PublicApiKey = {
-  id: string;
-  organizationId: string;
-  name: string;
-  scopes: string[];
-  secretHint: string;
-  createdByPrincipalId: string | null;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-};
+export type PublicApiKey = v.InferOutput<typeof PublicApiKeyShape>;
 
 export const toApiKeyResponse = (row: ApiKeyRow): PublicApiKey => ({
   id: row.id,

@@ -1,11 +1,13 @@
+import type * as v from 'valibot';
+import type { RestorePreviewShape } from '../../domain/public-shapes/configuration-backup.ts';
 import { readBackupFile } from '../../domain/configuration-backup/check.ts';
 import { assertOrganizationAdministrator } from '../projects/authorize.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { assertOwnOrganization } from './authorize.ts';
-import { planRestore, type PlanDeps, type RestorePlan } from './plan.ts';
+import { planRestore, type PlanDeps } from './plan.ts';
 
-export type RestorePreview = Omit<RestorePlan, 'projects'> & { projects: Array<{ slug: string; name: string; action: RestorePlan['projects'][number]['action']; reason?: string }> };
+export type RestorePreview = v.InferOutput<typeof RestorePreviewShape>;
 
 /** `POST .../configuration-restore/preview`: what a restore would do; changes nothing (rule 5). */
 export async function previewRestore({ ctx, deps, input }: { ctx: ServiceContext; deps: PlanDeps; input: { organizationId: string; backup: unknown } }): Promise<RestorePreview> {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import * as v from 'valibot';
+import type { RestoreResultShape } from '../../domain/public-shapes/configuration-backup.ts';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import {
   agents,
@@ -53,10 +54,7 @@ import { planRestore, type CredentialKind, type PlanDeps, type RestorePlan } fro
 
 export type RestoreDeps = PlanDeps & { keyring: CredentialKeyring };
 
-export type RestoreResult = {
-  projects: Array<{ id: string; slug: string; name: string; action: 'create' | 'fill_empty_project' }>;
-  counts: Record<string, number>;
-};
+export type RestoreResult = v.InferOutput<typeof RestoreResultShape>;
 
 const CredentialsInput = v.strictObject({
   modelProviders: v.optional(v.record(v.string(), v.string()), {}),

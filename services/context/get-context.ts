@@ -1,24 +1,15 @@
+import type * as v from 'valibot';
+import type { ContextShape } from '../../domain/public-shapes/access.ts';
 import { asc, eq } from 'drizzle-orm';
 import { organizations, projects } from '../../db/schema/index.ts';
-import type { PublicPrincipal } from '../../domain/principals.ts';
 import type { ServiceContext } from '../service-context.ts';
 import type { DeploymentPreset } from '../model-presets/deployment.ts';
 import { listActiveModelPresetKeys } from '../model-presets/active-keys.ts';
-import { toOrganizationResponse, toProjectResponse, type PublicOrganization, type PublicProject } from '../projects/public.ts';
+import { toOrganizationResponse, toProjectResponse } from '../projects/public.ts';
 import { requireActor } from '../require-actor.ts';
 import { isDefaultProject } from '../auth/installation.ts';
 
-export type ContextResponse = {
-  principal: PublicPrincipal;
-  organization: PublicOrganization;
-  project: PublicProject;
-  organizations: PublicOrganization[];
-  projects: PublicProject[];
-  activeModelPresets: string[];
-  authProvider: string;
-  /** Edge-proxy mode only: whether the active project is the installation's default project. */
-  isIapDefaultProject?: boolean;
-};
+export type ContextResponse = v.InferOutput<typeof ContextShape>;
 
 /** The context object of spec 1 (`GET /context`): who is acting, where, and what is around. */
 export async function getContext(

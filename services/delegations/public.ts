@@ -1,7 +1,8 @@
+import type * as v from 'valibot';
+import type { PublicDelegationShape } from '../../domain/public-shapes/delegations.ts';
 import { desc, eq, inArray } from 'drizzle-orm';
 import { delegations, runs, sessions } from '../../db/schema/index.ts';
 import { NotFoundError } from '../../domain/errors.ts';
-import type { RunState } from '../../domain/runs/states.ts';
 import { requireActor } from '../require-actor.ts';
 import { workspaceOwnerOf } from '../sandboxes/ensure.ts';
 import type { ServiceContext } from '../service-context.ts';
@@ -9,21 +10,7 @@ import type { ServiceContext } from '../service-context.ts';
 export type DelegationRow = typeof delegations.$inferSelect;
 
 /** A delegation relation as the API shows it (spec 1 session detail `delegations`): never messages. */
-export type PublicDelegation = {
-  id: string;
-  coordinatorSessionId: string;
-  delegateKey: string;
-  childAgentVersionId: string;
-  childSessionId: string;
-  childThreadId: string;
-  /** The session whose sandbox workspace the relation shares (the root of the delegation chain). */
-  workspaceSessionId: string;
-  state: 'open' | 'closed';
-  latestChildRunId: string | null;
-  latestChildRunState: RunState | null;
-  createdAt: string;
-  closedAt: string | null;
-};
+export type PublicDelegation = v.InferOutput<typeof PublicDelegationShape>;
 
 /** The delegations of a coordinator session, oldest first, with each child's latest run. */
 export async function delegationsOfSession(ctx: ServiceContext, coordinatorSessionId: string): Promise<PublicDelegation[]> {

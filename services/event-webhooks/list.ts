@@ -1,3 +1,5 @@
+import type * as v from 'valibot';
+import type { EventWebhookListShape } from '../../domain/public-shapes/event-webhooks.ts';
 import { asc, eq } from 'drizzle-orm';
 import { eventWebhooks } from '../../db/schema/index.ts';
 import type { ServiceContext } from '../service-context.ts';
@@ -8,14 +10,7 @@ import { loadEventWebhook } from './load.ts';
 import { countPendingEvents } from './pending-events.ts';
 import { toEventWebhookResponse, type PublicEventWebhook } from './public.ts';
 
-export type EventWebhookList = {
-  data: PublicEventWebhook[];
-  pageInfo: { nextCursor: null };
-  /** Whether the server can seal signing secrets (spec 2); creation fails without it. */
-  credentialEncryptionConfigured: boolean;
-  /** Whether this server accepts `http://` and private-network endpoints (development only). */
-  privateNetworkEndpointsAllowed: boolean;
-};
+export type EventWebhookList = v.InferOutput<typeof EventWebhookListShape>;
 
 /**
  * The project's webhooks, oldest first, with live delivery status. A project has at most 20,

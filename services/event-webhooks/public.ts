@@ -1,3 +1,5 @@
+import type * as v from 'valibot';
+import type { PublicEventWebhookShape } from '../../domain/public-shapes/event-webhooks.ts';
 import type { eventWebhooks } from '../../db/schema/index.ts';
 import { encodeEventCursor } from '../../domain/event-cursor.ts';
 
@@ -14,34 +16,7 @@ export const EVENT_WEBHOOKS_CHANNEL = 'svc_event_webhooks';
  * fingerprint and version show. `cursor` is the event feed's cursor format at the delivered
  * position, so a receiver can switch to the SSE feed from exactly there.
  */
-export type PublicEventWebhook = {
-  id: string;
-  organizationId: string;
-  projectId: string;
-  displayName: string;
-  endpointUrl: string;
-  eventKinds: string[] | null;
-  includeMessageContent: boolean;
-  enabled: boolean;
-  status: 'active' | 'failing' | 'disabled';
-  disabledReason: 'user' | 'endpoint_gone' | null;
-  credentialConfigured: boolean;
-  credentialFingerprint: string | null;
-  credentialVersion: number;
-  previousCredentialExpiresAt: string | null;
-  deliveredPosition: string;
-  cursor: string;
-  pendingEvents: number;
-  consecutiveFailures: number;
-  nextAttemptAt: string | null;
-  lastAttemptAt: string | null;
-  lastSuccessAt: string | null;
-  lastFailureAt: string | null;
-  lastResponseStatus: number | null;
-  lastErrorCode: string | null;
-  createdAt: string;
-  updatedAt: string;
-};
+export type PublicEventWebhook = v.InferOutput<typeof PublicEventWebhookShape>;
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 

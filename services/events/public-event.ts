@@ -1,3 +1,5 @@
+import type * as v from 'valibot';
+import type { PublicProductEventShape } from '../../domain/public-shapes/events.ts';
 import type { productEvents } from '../../db/schema/product-events.ts';
 
 /** A stored `product_events` row, as drizzle reads it. */
@@ -10,19 +12,7 @@ export type PublicEventMessage = Record<string, unknown>;
  * The public product event (spec 3 "Product events"). `projectPosition` is a string because
  * positions are 64-bit; `message` appears only where the consumer opted in to message content.
  */
-export type PublicProductEvent = {
-  id: string;
-  organizationId: string;
-  projectId: string;
-  aggregateType: string;
-  aggregateId: string;
-  aggregateSequence: number;
-  projectPosition: string;
-  kind: string;
-  publicPayload: Record<string, unknown>;
-  occurredAt: string;
-  message?: PublicEventMessage;
-};
+export type PublicProductEvent = v.InferOutput<typeof PublicProductEventShape>;
 
 /**
  * Maps a stored event to its public shape. Message content is left out unless the consumer asked

@@ -1,3 +1,5 @@
+import type * as v from 'valibot';
+import type { PublicMcpCredentialPolicyVersionShape } from '../../domain/public-shapes/mcp.ts';
 import type { mcpCredentialPolicies, mcpCredentialPolicyVersions } from '../../db/schema/index.ts';
 import type { McpCredentialRow } from '../mcp-credentials/public.ts';
 
@@ -5,22 +7,7 @@ export type McpCredentialPolicyRow = typeof mcpCredentialPolicies.$inferSelect;
 export type McpCredentialPolicyVersionRow = typeof mcpCredentialPolicyVersions.$inferSelect;
 
 /** One immutable policy version. `active` while its credential is not revoked. */
-export type PublicMcpCredentialPolicyVersion = {
-  id: string;
-  policyId: string;
-  key: string;
-  version: number;
-  /** The policy's newest version number (this one or a later one). */
-  latestVersion: number;
-  displayName: string;
-  credentialId: string;
-  exactOrigin: string;
-  pathPrefix: string;
-  timeoutMs: number;
-  maximumResponseBytes: number;
-  active: boolean;
-  createdAt: string;
-};
+export type PublicMcpCredentialPolicyVersion = v.InferOutput<typeof PublicMcpCredentialPolicyVersionShape>;
 
 export const isPolicyActive = (credential: Pick<McpCredentialRow, 'revokedAt'>) => credential.revokedAt === null;
 

@@ -1,26 +1,11 @@
+import type * as v from 'valibot';
+import type { PublicMcpCredentialShape } from '../../domain/public-shapes/mcp.ts';
 import type { mcpCredentials } from '../../db/schema/index.ts';
-import type { McpCredentialKind } from '../../domain/mcp/types.ts';
 
 export type McpCredentialRow = typeof mcpCredentials.$inferSelect;
 
 /** Redacted credential metadata (spec 1): the secret is write-only; its fingerprint shows. */
-export type PublicMcpCredential = {
-  id: string;
-  organizationId: string;
-  key: string;
-  displayName: string;
-  kind: McpCredentialKind;
-  headerName: string | null;
-  /** `active` until revoked; revoked stays revoked. */
-  lifecycle: 'active' | 'revoked';
-  credentialConfigured: boolean;
-  credentialFingerprint: string | null;
-  /** 1 when created, +1 per rotation. */
-  credentialVersion: number;
-  revokedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-};
+export type PublicMcpCredential = v.InferOutput<typeof PublicMcpCredentialShape>;
 
 export const toMcpCredentialResponse = (row: McpCredentialRow): PublicMcpCredential => ({
   id: row.id,

@@ -1,33 +1,13 @@
+import type * as v from 'valibot';
+import type { PublicMcpServerShape, PublicMcpServerVersionShape } from '../../domain/public-shapes/mcp.ts';
 import type { mcpServers, mcpServerVersions } from '../../db/schema/index.ts';
-import type { McpToolSnapshotEntry, McpTransport } from '../../domain/mcp/types.ts';
 
 export type McpServerRow = typeof mcpServers.$inferSelect;
 export type McpServerVersionRow = typeof mcpServerVersions.$inferSelect;
 
-export type PublicMcpServerVersion = {
-  id: string;
-  serverId: string;
-  version: number;
-  /** The discovered tool snapshot: name, description and input schema as the server gave them. */
-  tools: McpToolSnapshotEntry[];
-  /** null until a discovery produced this snapshot (version 1 of a never-discovered server). */
-  discoveredAt: string | null;
-  createdAt: string;
-};
+export type PublicMcpServerVersion = v.InferOutput<typeof PublicMcpServerVersionShape>;
 
-export type PublicMcpServer = {
-  id: string;
-  organizationId: string;
-  key: string;
-  displayName: string;
-  endpointUrl: string;
-  transport: McpTransport;
-  latestVersion: number;
-  latestVersionId: string;
-  /** Every version, newest first. */
-  versions: PublicMcpServerVersion[];
-  createdAt: string;
-};
+export type PublicMcpServer = v.InferOutput<typeof PublicMcpServerShape>;
 
 export const toMcpServerVersionResponse = (row: McpServerVersionRow): PublicMcpServerVersion => ({
   id: row.id,

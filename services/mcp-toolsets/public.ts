@@ -1,30 +1,13 @@
+import type * as v from 'valibot';
+import type { PublicMcpToolsetShape, PublicMcpToolsetVersionShape } from '../../domain/public-shapes/mcp.ts';
 import type { mcpToolsets, mcpToolsetVersions } from '../../db/schema/index.ts';
-import type { McpToolApproval } from '../../domain/mcp/types.ts';
 
 export type McpToolsetRow = typeof mcpToolsets.$inferSelect;
 export type McpToolsetVersionRow = typeof mcpToolsetVersions.$inferSelect;
 
-export type PublicMcpToolsetVersion = {
-  id: string;
-  toolsetId: string;
-  version: number;
-  displayName: string;
-  /** The server version it is pinned to, for good. */
-  serverVersionId: string;
-  tools: Array<{ remoteToolName: string; approval: McpToolApproval }>;
-  createdAt: string;
-};
+export type PublicMcpToolsetVersion = v.InferOutput<typeof PublicMcpToolsetVersionShape>;
 
-export type PublicMcpToolset = {
-  id: string;
-  projectId: string;
-  key: string;
-  latestVersion: number;
-  latestVersionId: string;
-  /** Every version, newest first. */
-  versions: PublicMcpToolsetVersion[];
-  createdAt: string;
-};
+export type PublicMcpToolset = v.InferOutput<typeof PublicMcpToolsetShape>;
 
 export const toMcpToolsetVersionResponse = (row: McpToolsetVersionRow): PublicMcpToolsetVersion => ({
   id: row.id,

@@ -1,14 +1,8 @@
+import type * as v from 'valibot';
+import type { PublicMemberShape } from '../../domain/public-shapes/access.ts';
 import type { Role } from '../../domain/scopes.ts';
 
-export type PublicMember = {
-  id: string;
-  subject: string;
-  scopes: string[];
-  role: Role;
-  organizationRole: Role | null;
-  displayName?: string;
-  email?: string;
-};
+export type PublicMember = v.InferOutput<typeof PublicMemberShape>;
 
 export function toMemberResponse(row: {
   id: string;

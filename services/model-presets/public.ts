@@ -1,3 +1,5 @@
+import type * as v from 'valibot';
+import type { PublicModelPresetShape } from '../../domain/public-shapes/connections.ts';
 import type { modelPresets } from '../../db/schema/index.ts';
 import type { ModelProviderType } from '../../domain/model-catalog/types.ts';
 import type { ModelProviderRow } from '../model-providers/public.ts';
@@ -12,22 +14,7 @@ export type ModelPresetRow = typeof modelPresets.$inferSelect;
  * when the preset cannot run now: its provider is removed, has no credential, or (deployment)
  * is missing or of another type.
  */
-export type PublicModelPreset = {
-  id: string;
-  organizationId: string;
-  projectId: string | null;
-  key: string;
-  displayName: string;
-  origin: 'deployment' | 'project';
-  providerId: string | null;
-  providerKey: string;
-  providerType: ModelProviderType;
-  model: string;
-  routing: Record<string, unknown>;
-  settings: Record<string, unknown> | null;
-  available: boolean;
-  createdAt: string | null;
-};
+export type PublicModelPreset = v.InferOutput<typeof PublicModelPresetShape>;
 
 /** Whether a connection can serve calls now. */
 export const isProviderUsable = (provider: ModelProviderRow | null | undefined, providerType: ModelProviderType): boolean =>

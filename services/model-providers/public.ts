@@ -1,21 +1,11 @@
+import type * as v from 'valibot';
+import type { PublicModelProviderShape } from '../../domain/public-shapes/connections.ts';
 import type { modelProviders } from '../../db/schema/index.ts';
-import type { ModelProviderType } from '../../domain/model-catalog/types.ts';
 
 export type ModelProviderRow = typeof modelProviders.$inferSelect;
 
 /** Safe provider metadata (spec 1): the API key is write-only; only its fingerprint shows. */
-export type PublicModelProvider = {
-  id: string;
-  organizationId: string;
-  key: string;
-  displayName: string;
-  providerType: ModelProviderType;
-  credentialConfigured: boolean;
-  credentialFingerprint: string | null;
-  credentialVersion: number;
-  createdAt: string;
-  updatedAt: string;
-};
+export type PublicModelProvider = v.InferOutput<typeof PublicModelProviderShape>;
 
 export const toModelProviderResponse = (row: ModelProviderRow): PublicModelProvider => ({
   id: row.id,

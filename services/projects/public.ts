@@ -1,10 +1,12 @@
+import type * as v from 'valibot';
+import type { PublicOrganizationShape, PublicProjectShape } from '../../domain/public-shapes/access.ts';
 import type { organizations, projects } from '../../db/schema/index.ts';
 
 type ProjectRow = typeof projects.$inferSelect;
 type OrganizationRow = typeof organizations.$inferSelect;
 
-export type PublicProject = { id: string; organizationId: string; slug: string; name: string; createdAt: string };
-export type PublicOrganization = { id: string; slug: string; name: string; createdAt: string };
+export type PublicProject = v.InferOutput<typeof PublicProjectShape>;
+export type PublicOrganization = v.InferOutput<typeof PublicOrganizationShape>;
 
 export const toProjectResponse = (row: ProjectRow): PublicProject => ({
   id: row.id,

@@ -1,10 +1,12 @@
+import type * as v from 'valibot';
+import type { TimelinePageShape } from '../../domain/public-shapes/runs.ts';
 import { and, eq } from 'drizzle-orm';
 import { modelInvocations } from '../../db/schema/index.ts';
-import { buildRunTimeline, type TimelineEntry } from '../../domain/sessions/timeline.ts';
+import { buildRunTimeline } from '../../domain/sessions/timeline.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { findRun } from './load.ts';
 
-export type TimelinePage = { data: TimelineEntry[]; pageInfo: { nextCursor: string | null } };
+export type TimelinePage = v.InferOutput<typeof TimelinePageShape>;
 
 /**
  * A page of the run's timing waterfall (`GET /runs/{id}/timeline`), derived from the run and its

@@ -1,9 +1,8 @@
 import type * as v from 'valibot';
-import type { PublicRunShape } from '../../domain/public-shapes/runs.ts';
+import type { PublicMessageShape, PublicRunShape } from '../../domain/public-shapes/runs.ts';
 import type { messages, runs } from '../../db/schema/index.ts';
-import { toPublicMessageContent, type PublicToolCallSummary, type PublicToolResultSummary } from '../../domain/sessions/messages.ts';
+import { toPublicMessageContent } from '../../domain/sessions/messages.ts';
 import { defaultFailureOf, hasFailure } from '../../domain/sessions/run-failure.ts';
-import type { AttachmentMetadata } from '../../domain/attachments/metadata.ts';
 
 export type RunRow = typeof runs.$inferSelect;
 export type MessageRow = typeof messages.$inferSelect;
@@ -37,19 +36,7 @@ export const toRunResponse = (row: RunRow): PublicRun => ({
  * the assistant's final reply; tool calls and results only as summaries. `attachments` holds
  * attachment metadata once files land (always empty until then).
  */
-export type PublicMessage = {
-  id: string;
-  threadId: string;
-  runId: string;
-  sequence: number;
-  role: MessageRow['role'];
-  text: string | null;
-  toolCalls: PublicToolCallSummary[];
-  toolResult: PublicToolResultSummary | null;
-  /** Files attached to a user message: metadata only (id, filename, content type, size, SHA-256, created). */
-  attachments: AttachmentMetadata[];
-  createdAt: string;
-};
+export type PublicMessage = v.InferOutput<typeof PublicMessageShape>;
 
 export const toMessageResponse = (row: MessageRow): PublicMessage => {
   const content = toPublicMessageContent(row.role, row.content);

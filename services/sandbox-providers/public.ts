@@ -1,3 +1,5 @@
+import type * as v from 'valibot';
+import type { PublicSandboxProviderShape } from '../../domain/public-shapes/connections.ts';
 import type { sandboxProviders } from '../../db/schema/index.ts';
 
 export type SandboxProviderRow = typeof sandboxProviders.$inferSelect;
@@ -6,20 +8,7 @@ export type SandboxProviderRow = typeof sandboxProviders.$inferSelect;
 export const sandboxCredentialAad = (providerId: string) => `sandbox_provider:${providerId}`;
 
 /** Safe connection metadata (spec 1): the API key is write-only; only its fingerprint shows. */
-export type PublicSandboxProvider = {
-  id: string;
-  organizationId: string;
-  key: string;
-  displayName: string;
-  providerType: 'sandbox_vendor';
-  target: string | null;
-  restrictedEgress: { allowedDomains: string[]; allowedCidrs: string[] };
-  credentialConfigured: boolean;
-  credentialFingerprint: string | null;
-  credentialVersion: number;
-  createdAt: string;
-  updatedAt: string;
-};
+export type PublicSandboxProvider = v.InferOutput<typeof PublicSandboxProviderShape>;
 
 export const toSandboxProviderResponse = (row: SandboxProviderRow): PublicSandboxProvider => ({
   id: row.id,

@@ -1,30 +1,11 @@
+import type * as v from 'valibot';
+import type { PublicSandboxCommandShape, PublicSandboxShape, PublicWorkspaceBackupShape } from '../../domain/public-shapes/sessions.ts';
 import type { sandboxCommands, sandboxes, workspaceBackups } from '../../db/schema/index.ts';
 
 /** Session debug records (spec 1 "Session, run and attachments": `sandboxes`, `workspaceBackups`, `sandboxCommands`). */
-export type PublicSandbox = { id: string; workspaceSessionId: string; providerId: string; snapshotId: string; network: 'none' | 'restricted'; createdAt: string; lastUsedAt: string };
-export type PublicWorkspaceBackup = {
-  id: string;
-  workspaceSessionId: string;
-  runId: string;
-  generation: number;
-  storageProviderId: string;
-  fileCount: number;
-  totalBytes: number;
-  archiveSizeBytes: number;
-  archiveSha256: string;
-  createdAt: string;
-};
-export type PublicSandboxCommand = {
-  id: string;
-  sandboxId: string;
-  runId: string;
-  toolCallId: string;
-  toolName: string;
-  safeCommand: Record<string, unknown>;
-  safeResult: Record<string, unknown> | null;
-  startedAt: string;
-  completedAt: string | null;
-};
+export type PublicSandbox = v.InferOutput<typeof PublicSandboxShape>;
+export type PublicWorkspaceBackup = v.InferOutput<typeof PublicWorkspaceBackupShape>;
+export type PublicSandboxCommand = v.InferOutput<typeof PublicSandboxCommandShape>;
 
 export const toSandboxResponse = (row: typeof sandboxes.$inferSelect): PublicSandbox => ({
   id: row.id,

@@ -1,3 +1,5 @@
+import type * as v from 'valibot';
+import type { SessionDetailShape } from '../../domain/public-shapes/sessions.ts';
 import { and, asc, desc, eq, inArray, or } from 'drizzle-orm';
 import { agentVersions, approvals, messages, modelInvocations, productEvents, runs, sandboxCommands, sandboxes, toolCalls, workspaceBackups } from '../../db/schema/index.ts';
 import { toolsOf, type AgentConfig } from '../../domain/agent-config/index.ts';
@@ -7,21 +9,18 @@ import { loadSessionSkills } from '../skills/session-skills.ts';
 import { delegationsOfSession } from '../delegations/public.ts';
 import { toPublicEvent } from '../events/public-event.ts';
 import { toMessageResponse, toRunResponse } from '../runs/public.ts';
-import { toApprovalResponse, toToolCallResponse, type PublicApproval, type PublicPendingWork, type PublicToolCall } from '../tool-calls/public.ts';
+import { toApprovalResponse, toToolCallResponse } from '../tool-calls/public.ts';
 import { readPendingWork } from '../tool-calls/read-pending-work.ts';
 import { findSession } from './load.ts';
-import { toModelInvocationResponse, toSessionListItem, type PublicSessionDebug, type PublicSessionDetail, type PublicSessionSkill } from './public.ts';
+import { toModelInvocationResponse, toSessionListItem, type PublicSessionSkill } from './public.ts';
 import { workspaceOwnerOf } from '../sandboxes/ensure.ts';
 import { toSandboxCommandResponse, toSandboxResponse, toWorkspaceBackupResponse } from '../sandboxes/public.ts';
 
 /** The newest product events of a session shown in `debug` (older ones stay in the event feed). */
 export const SESSION_DEBUG_EVENT_LIMIT = 1000;
 
-/** The session detail with real tool work (sessions/public.ts still types these lists as empty). */
-export type SessionDetail = Omit<PublicSessionDetail, 'pendingWork' | 'debug'> & {
-  pendingWork: PublicPendingWork;
-  debug: Omit<PublicSessionDebug, 'toolCalls' | 'approvals'> & { toolCalls: PublicToolCall[]; approvals: PublicApproval[] };
-};
+/** The session detail (`SessionDetailShape`). */
+export type SessionDetail = v.InferOutput<typeof SessionDetailShape>;
 
 /**
  * Everything about one session (`GET /sessions/{id}`): its runs oldest first, the redacted

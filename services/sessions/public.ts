@@ -1,13 +1,6 @@
 import type * as v from 'valibot';
-import type { PublicSessionListItemShape, PublicSessionShape } from '../../domain/public-shapes/sessions.ts';
-import type { PublicDelegation } from '../delegations/public.ts';
+import type { PublicModelInvocationShape, PublicSessionListItemShape, PublicSessionShape, PublicSessionSkillShape } from '../../domain/public-shapes/sessions.ts';
 import type { modelInvocations, sessions } from '../../db/schema/index.ts';
-import type { SkillVersionStatus } from '../../domain/skills/lifecycle.ts';
-import type { ToolSummary } from '../../domain/agent-config/index.ts';
-import type { TimelineEntry } from '../../domain/sessions/timeline.ts';
-import type { PublicProductEvent } from '../events/public-event.ts';
-import type { PublicMessage, PublicRun } from '../runs/public.ts';
-import type { PublicSandbox, PublicSandboxCommand, PublicWorkspaceBackup } from '../sandboxes/public.ts';
 
 export type SessionRow = typeof sessions.$inferSelect;
 export type ModelInvocationRow = typeof modelInvocations.$inferSelect;
@@ -19,59 +12,10 @@ export type PublicSession = v.InferOutput<typeof PublicSessionShape>;
 export type PublicSessionListItem = v.InferOutput<typeof PublicSessionListItemShape>;
 
 /** A Skill version the session bound at creation: metadata only, never instructions or bytes. */
-export type PublicSessionSkill = {
-  skillId: string;
-  skillVersionId: string;
-  version: number;
-  name: string;
-  description: string;
-  contentHash: string;
-  status: SkillVersionStatus;
-};
-
-/** Unresolved work waiting on a caller (tool calls) or a human (approvals). */
-export type PublicPendingWork = { toolCalls: never[]; approvals: never[] };
+export type PublicSessionSkill = v.InferOutput<typeof PublicSessionSkillShape>;
 
 /** One provider attempt (debug `modelInvocations`). */
-export type PublicModelInvocation = {
-  id: string;
-  runId: string;
-  turnId: string;
-  attempt: number;
-  status: ModelInvocationRow['status'];
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  finishReason: string | null;
-  providerFinishReason: string | null;
-  errorCode: string | null;
-  errorExplanation: string | null;
-  thinking: string | null;
-  startedAt: string;
-  completedAt: string | null;
-};
-
-export type PublicSessionDebug = {
-  productEvents: PublicProductEvent[];
-  modelInvocations: PublicModelInvocation[];
-  toolCalls: never[];
-  approvals: never[];
-  sandboxes: PublicSandbox[];
-  workspaceBackups: PublicWorkspaceBackup[];
-  sandboxCommands: PublicSandboxCommand[];
-};
-
-export type PublicSessionDetail = PublicSessionListItem & {
-  runs: PublicRun[];
-  transcript: PublicMessage[];
-  timeline: TimelineEntry[];
-  pendingWork: PublicPendingWork;
-  debug: PublicSessionDebug;
-  skills: PublicSessionSkill[];
-  tools: ToolSummary[];
-  delegations: PublicDelegation[];
-};
+export type PublicModelInvocation = v.InferOutput<typeof PublicModelInvocationShape>;
 
 export const toSessionResponse = (row: SessionRow): PublicSession => ({
   organizationId: row.organizationId,
@@ -116,5 +60,3 @@ export const toModelInvocationResponse = (row: ModelInvocationRow): PublicModelI
   completedAt: row.completedAt ? row.completedAt.toISOString() : null,
 });
 
-/** The empty pending-work shape: tool calls and approvals arrive with the tool slice. */
-export const emptyPendingWork = (): PublicPendingWork => ({ toolCalls: [], approvals: [] });

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import type { CreatedDirectoryShape } from '../../domain/public-shapes/skills.ts';
 import { skillDraftEntries } from '../../db/schema/index.ts';
 import { ConflictError, ValidationError } from '../../domain/errors.ts';
 import { planPlacement } from '../../domain/skills/draft-tree.ts';
@@ -10,7 +11,7 @@ import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
 import { findDraft, listEntryIndex, touchDraft } from './load.ts';
 
-export type CreatedDirectory = { path: string; kind: 'directory'; created: boolean; createdPaths: string[] };
+export type CreatedDirectory = v.InferOutput<typeof CreatedDirectoryShape>;
 
 /**
  * Creates a folder in a draft with any missing parents. An existing folder is success with

@@ -1,17 +1,17 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import * as v from 'valibot';
+import type { DeletedEntryShape } from '../../domain/public-shapes/skills.ts';
 import { skillDraftEntries } from '../../db/schema/index.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.ts';
 import { entriesAt } from '../../domain/skills/draft-tree.ts';
 import { DeleteDraftEntryQuery } from '../../domain/skills/drafts.ts';
-import type { EntryKind } from '../../domain/skills/path.ts';
 import { packagePathProblem } from '../../domain/skills/path.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
 import { findDraft, listEntryIndex, touchDraft } from './load.ts';
 
-export type DeletedEntry = { path: string; kind: EntryKind; deleted: true; deletedPaths: string[] };
+export type DeletedEntry = v.InferOutput<typeof DeletedEntryShape>;
 
 /**
  * Deletes a file or folder of a draft (the path matches case-insensitively). A folder with

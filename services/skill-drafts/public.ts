@@ -1,3 +1,5 @@
+import type * as v from 'valibot';
+import type { PublicSkillDraftShape, PublicSkillDraftSummaryShape } from '../../domain/public-shapes/skills.ts';
 import type { skillDraftEntries, skillDrafts } from '../../db/schema/index.ts';
 import { base64ByteLength } from '../../domain/skills/file.ts';
 
@@ -5,31 +7,12 @@ type DraftRow = typeof skillDrafts.$inferSelect;
 type EntryRow = typeof skillDraftEntries.$inferSelect;
 
 /** A draft in lists: its manifest fields, without instructions, folders or files. */
-export type PublicSkillDraftSummary = {
-  organizationId: string;
-  projectId: string;
-  id: string;
-  /** The Skill a cloned draft publishes to; null for a blank draft (publishing creates a Skill). */
-  skillId: string | null;
-  sourceSkillVersionId: string | null;
-  name: string | null;
-  description: string | null;
-  license: string | null;
-  compatibility: string | null;
-  metadata: Record<string, string>;
-  allowedTools: string[];
-  createdAt: string;
-  updatedAt: string;
-};
+export type PublicSkillDraftSummary = v.InferOutput<typeof PublicSkillDraftSummaryShape>;
 
 export type PublicSkillDraftFile = { path: string; contentType: string; dataBase64: string; sizeBytes: number };
 
 /** The whole staged package: metadata, instructions, folders (sorted) and files with bytes (sorted). */
-export type PublicSkillDraft = PublicSkillDraftSummary & {
-  instructions: string | null;
-  directories: string[];
-  files: PublicSkillDraftFile[];
-};
+export type PublicSkillDraft = v.InferOutput<typeof PublicSkillDraftShape>;
 
 export const toSkillDraftSummary = (row: DraftRow): PublicSkillDraftSummary => ({
   organizationId: row.organizationId,

@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import * as v from 'valibot';
+import type { PublishedSkillDraftShape } from '../../domain/public-shapes/skills.ts';
 import { skillDrafts } from '../../db/schema/index.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { PublishSkillDraftInput } from '../../domain/skills/drafts.ts';
@@ -10,12 +11,12 @@ import { throwProblems } from '../skills/assert-content.ts';
 import { insertSkill } from '../skills/insert-skill.ts';
 import { insertSkillVersion } from '../skills/insert-version.ts';
 import { findLiveSkill, type SkillRow } from '../skills/load.ts';
-import { toSkillResponse, type PublicSkill, type PublicSkillVersion } from '../skills/public.ts';
+import { toSkillResponse } from '../skills/public.ts';
 import { withTransaction } from '../transaction.ts';
 import { findDraft, listEntries, type DraftRow } from './load.ts';
 import { stagedPackage } from './package.ts';
 
-export type PublishedSkillDraft = { draftId: string; skill: PublicSkill; version: PublicSkillVersion };
+export type PublishedSkillDraft = v.InferOutput<typeof PublishedSkillDraftShape>;
 
 /**
  * Publishes a draft atomically and consumes it (the draft is deleted on success). A cloned

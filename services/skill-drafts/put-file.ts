@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import type { PutFileResultShape } from '../../domain/public-shapes/skills.ts';
 import { skillDraftEntries } from '../../db/schema/index.ts';
 import { ConflictError, ValidationError } from '../../domain/errors.ts';
 import { planPlacement } from '../../domain/skills/draft-tree.ts';
@@ -12,7 +13,7 @@ import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
 import { findDraft, listEntryIndex, touchDraft } from './load.ts';
 
-export type PutFileResult = { path: string; kind: 'file'; contentType: string; sizeBytes: number; created: boolean; createdDirectories: string[] };
+export type PutFileResult = v.InferOutput<typeof PutFileResultShape>;
 
 /**
  * Writes one file into a draft: UTF-8 Markdown (`.md`, `text/markdown`, canonical base64).

@@ -1,11 +1,12 @@
-import type { SkillProblem } from '../../domain/skills/fields.ts';
+import type * as v from 'valibot';
+import type { SkillDraftValidationShape } from '../../domain/public-shapes/skills.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { skillContentHash } from '../skills/content-hash.ts';
 import { findDraft, listEntries } from './load.ts';
 import { stagedPackage } from './package.ts';
 
-export type SkillDraftValidation = { valid: boolean; problems: SkillProblem[]; contentHash: string | null };
+export type SkillDraftValidation = v.InferOutput<typeof SkillDraftValidationShape>;
 
 /**
  * Checks the staged package against the version rules without publishing. Always a 200: the

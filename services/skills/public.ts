@@ -1,66 +1,22 @@
+import type * as v from 'valibot';
+import type { PublicSkillShape, PublicSkillVersionShape, SkillDetailShape, SkillFileManifestShape, SkillVersionExportShape } from '../../domain/public-shapes/skills.ts';
 import { sql } from 'drizzle-orm';
 import { skills, skillVersions } from '../../db/schema/index.ts';
-import type { SkillPackageFile } from '../../domain/skills/file.ts';
-import type { SkillVersionStatus } from '../../domain/skills/lifecycle.ts';
 
 type SkillRow = typeof skills.$inferSelect;
 
 /** A file of a version manifest: everything but the bytes. */
-export type PublicSkillFileManifest = { path: string; contentType: string; sizeBytes: number; sha256: string };
+export type PublicSkillFileManifest = v.InferOutput<typeof SkillFileManifestShape>;
 
 /** A version's manifest: its content without instructions and file bytes (those come from export). */
-export type PublicSkillVersion = {
-  organizationId: string;
-  projectId: string;
-  id: string;
-  skillId: string;
-  version: number;
-  name: string;
-  description: string;
-  license: string | null;
-  compatibility: string | null;
-  metadata: Record<string, string>;
-  allowedTools: string[];
-  files: PublicSkillFileManifest[];
-  contentHash: string;
-  status: SkillVersionStatus;
-  createdByPrincipalId: string | null;
-  createdAt: string;
-};
+export type PublicSkillVersion = v.InferOutput<typeof PublicSkillVersionShape>;
 
-export type PublicSkill = {
-  organizationId: string;
-  projectId: string;
-  id: string;
-  key: string;
-  displayName: string;
-  enabled: boolean;
-  disabledAt: string | null;
-  /** The highest-numbered version, whatever its lifecycle status. */
-  latestVersion: PublicSkillVersion | null;
-  createdAt: string;
-  updatedAt: string;
-};
+export type PublicSkill = v.InferOutput<typeof PublicSkillShape>;
 
-export type PublicSkillDetail = PublicSkill & { versions: PublicSkillVersion[] };
+export type PublicSkillDetail = v.InferOutput<typeof SkillDetailShape>;
 
 /** `GET .../export`: the exact content of a version, plus its rendered SKILL.md. */
-export type PublicSkillVersionExport = {
-  skillId: string;
-  skillVersionId: string;
-  version: number;
-  contentHash: string;
-  status: SkillVersionStatus;
-  name: string;
-  description: string;
-  instructions: string;
-  license: string | null;
-  compatibility: string | null;
-  metadata: Record<string, string>;
-  allowedTools: string[];
-  files: SkillPackageFile[];
-  skillMd: string;
-};
+export type PublicSkillVersionExport = v.InferOutput<typeof SkillVersionExportShape>;
 
 /**
  * Version columns for manifests. The file list is computed in the database (size and SHA-256

@@ -1,3 +1,5 @@
+import type * as v from 'valibot';
+import type { StoredObjectListingShape } from '../../domain/public-shapes/connections.ts';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { ConflictError, ValidationError } from '../../domain/errors.ts';
 import { tenantRoot } from '../../domain/storage/paths.ts';
@@ -7,13 +9,7 @@ import { requireActor } from '../require-actor.ts';
 import { loadStorageProvider } from './load.ts';
 import { s3ClientFor } from './s3-client.ts';
 
-export type StoredObjectListing = {
-  prefix: string;
-  folders: string[];
-  objects: Array<{ key: string; sizeBytes: number; lastModifiedAt?: string }>;
-  truncated: boolean;
-  cursor?: string;
-};
+export type StoredObjectListing = v.InferOutput<typeof StoredObjectListingShape>;
 
 /**
  * One folder level of the project's objects on a connection (spec 1 "Stored object listing").

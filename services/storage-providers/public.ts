@@ -1,3 +1,5 @@
+import type * as v from 'valibot';
+import type { PublicStorageProviderShape } from '../../domain/public-shapes/connections.ts';
 import type { storageProviders } from '../../db/schema/index.ts';
 
 export type StorageProviderRow = typeof storageProviders.$inferSelect;
@@ -6,24 +8,7 @@ export type StorageProviderRow = typeof storageProviders.$inferSelect;
 export const storageCredentialAad = (providerId: string) => `storage_provider:${providerId}`;
 
 /** Safe connection metadata (spec 1): the access keys are write-only; only a fingerprint shows. */
-export type PublicStorageProvider = {
-  id: string;
-  organizationId: string;
-  key: string;
-  displayName: string;
-  providerType: 's3';
-  endpoint: string | null;
-  region: string;
-  bucket: string;
-  prefix: string | null;
-  forcePathStyle: boolean;
-  isDefault: boolean;
-  credentialConfigured: boolean;
-  credentialFingerprint: string | null;
-  credentialVersion: number;
-  createdAt: string;
-  updatedAt: string;
-};
+export type PublicStorageProvider = v.InferOutput<typeof PublicStorageProviderShape>;
 
 export const toStorageProviderResponse = (row: StorageProviderRow): PublicStorageProvider => ({
   id: row.id,

@@ -1,13 +1,10 @@
+import type * as v from 'valibot';
+import type { WorkspaceFileListShape } from '../../domain/public-shapes/sessions.ts';
 import type { ServiceContext } from '../service-context.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import { loadVerifiedBackup } from './latest-backup.ts';
 
-export type WorkspaceFileList = {
-  data: Array<{ name: string; path: string; sizeBytes: number }>;
-  generation: number | null;
-  backedUpAt: string | null;
-  lastRunId: string | null;
-};
+export type WorkspaceFileList = v.InferOutput<typeof WorkspaceFileListShape>;
 
 /**
  * `GET /sessions/{id}/files` (spec 2): the regular files of the latest verified backup

@@ -7,12 +7,12 @@ import { serveApp, type ServedApp } from '../support/http-server.ts';
 import { startRunApp } from '../support/run-app.ts';
 
 /**
- * The `svc` command line (client/bin/svc.ts) as a child process against the real service over
+ * The `svc` command line (client/bin/svc.js) as a child process against the real service over
  * HTTP (issue 17 point 3): log in (the key stored with mode 0600, never printed), create and
  * update an agent from a YAML file, start a session and stream it to completion, and a refusal
  * printed with its request id and a non-zero exit code.
  */
-const CLI = path.resolve('client/bin/svc.ts');
+const CLI = path.resolve('client/bin/svc.js');
 let f: Awaited<ReturnType<typeof startRunApp>>;
 let served: ServedApp;
 let configDir: string;

@@ -147,6 +147,23 @@ describe.each(modes)('the OpenAPI document in $name mode', (mode) => {
     expect(Object.keys(agentBody.properties)).toEqual(expect.arrayContaining(['name', 'key', 'description', 'initialConfig', 'config']));
     expect(agentBody.required).toEqual(['name']);
   });
+
+  it('describes every JSON answer by a named shape, and every reference resolves', () => {
+    const unshaped: string[] = [];
+    for (const { key, operation } of operations()) {
+      if (key === 'GET /v1/openapi.json') continue; // the document itself
+      for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
+        const schema = response.content?.['application/json']?.schema;
+        if (Number(status) < 400 && schema && !String(schema.$ref ?? '').startsWith('#/components/schemas/')) unshaped.push(`${key} ${status}`);
+      }
+    }
+    expect(unshaped).toEqual([]);
+    const references = [...JSON.stringify(document).matchAll(/"\$ref":"#\/components\/(schemas|responses)\/(\w+)"/g)];
+    expect(references.length).toBeGreaterThan(150);
+    expect(references.filter(([, kind, name]) => !document.components[kind!][name!]).map(([ref]) => ref)).toEqual([]);
+    // A shape inside another is a reference too: a session's runs are PublicRun components.
+    expect(document.components.schemas.SessionDetail.properties.runs.items).toEqual({ $ref: '#/components/schemas/PublicRun' });
+  });
 });
 
 describe('a route contract', () => {
