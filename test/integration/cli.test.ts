@@ -1,9 +1,11 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
 import { serveApp, type ServedApp } from '../support/http-server.ts';
+import { ORDER, tool } from '../support/tool-call-app.ts';
 import { startRunApp } from '../support/run-app.ts';
 
 /**
@@ -28,6 +30,26 @@ afterAll(async () => {
   await served?.close();
   await f?.close();
 });
+
+/** A long-running command (a followed session, a tail): its output so far, its exit, and a way to stop it. */
+function svcSpawn(args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, SVC_CONFIG_DIR: configDir, ...env } });
+  const output = { stdout: '', stderr: '' };
+  child.stdout.on('data', (chunk) => (output.stdout += chunk));
+  child.stderr.on('data', (chunk) => (output.stderr += chunk));
+  const exited = new Promise<number>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1))));
+  return { output, exited, stop: () => child.kill('SIGTERM') };
+}
+
+async function eventually<T>(read: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
 
 function svc(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -77,6 +99,87 @@ describe('svc, the command line', () => {
     expect(run.stdout).toMatch(/run\.\w+/); // the progress lines of the run's events
     expect(run.stdout).toContain('run completed');
     expect(run.stdout).toContain('Your order ships tomorrow.');
+  });
+
+  it('approves a gated caller tool and answers it while a followed session waits, with the progress shown', async () => {
+    const file = path.join(work, 'refunds.json');
+    const refund = tool('refund_order', 'caller', 'always', 'Refunds an order.');
+    await writeFile(file, JSON.stringify({ name: 'Refunds', key: 'refunds', config: { systemPrompt: 'You refund orders when asked, carefully.', modelPreset: 'fast', limits: { maxTurns: 4 }, tools: [refund] } }));
+    expect((await svc(['agents', 'apply', file])).code).toBe(0);
+    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'refund_order', arguments: { orderId: ORDER } }] }).reply({ text: 'Refunded order A1.' });
+    const followed = svcSpawn(['sessions', 'start', '--agent', 'refunds', '--message', 'Refund A1, please.', '--follow']);
+
+    type Pending = { toolCalls: Array<{ id: string; status: string }>; approvals: Array<{ id: string; status: string }> };
+    const pending = async () => JSON.parse((await svc(['tools', 'pending', '--json'])).stdout) as Pending;
+    const approval = await eventually(async () => (await pending()).approvals.find((entry) => entry.status === 'pending'), 'the approval');
+    const listed = await svc(['tools', 'pending']);
+    expect(listed.stdout).toContain(`approval  ${approval.id}  refund_order`);
+    const decided = await svc(['approvals', 'decide', approval.id, 'approve', '--note', 'Within policy']);
+    expect(decided.code, decided.stderr).toBe(0);
+    expect(decided.stdout).toContain(`Approval ${approval.id} approved`);
+
+    const call = await eventually(async () => (await pending()).toolCalls.find((entry) => entry.status === 'pending'), 'the tool call');
+    const answered = await svc(['tools', 'answer', call.id, '--value', '{"total":12.5}']);
+    expect(answered.code, answered.stderr).toBe(0);
+    expect(answered.stdout).toContain(`Answered ${call.id}`);
+    expect((await svc(['tools', 'answer', call.id, '--value', '{"total":12.5}'])).code).toBe(1); // answered already
+
+    expect(await followed.exited, followed.output.stderr).toBe(0);
+    const out = followed.output.stdout;
+    // Each event line, with the command that resolves the waiting ones, then the summary line.
+    expect(out).toContain(`approval.requested  (svc approvals decide ${approval.id} approve|deny)`);
+    expect(out).toContain(`tool_call.pending  refund_order  (svc tools answer ${call.id} --value <json>)`);
+    expect(out).toMatch(/^run completed · 2 model calls · 1 tool call · 1 approval · \d+\.\d s$/m);
+    expect(out).toContain('Refunded order A1.');
+  });
+
+  it('tails the event feed from the start until stopped', async () => {
+    const tail = svcSpawn(['events', 'tail', '--from', 'start']);
+    await eventually(async () => (tail.output.stdout.includes('run.completed') ? true : undefined), 'the feed');
+    tail.stop();
+    await tail.exited;
+    const lines = tail.output.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^1  \S+Z  [a-z_]+\.[a-z_.]+  [a-z_]+\/[0-9a-f-]{36}$/);
+    const positions = lines.map((line) => Number(line.split('  ')[0]));
+    expect(positions).toEqual(positions.map((_, index) => index + 1)); // from the start, gap-free, in order
+  });
+
+  it('downloads the configuration backup and restores it into another installation, credentials supplied', async () => {
+    const backupFile = path.join(work, 'backup.json');
+    const downloaded = await svc(['backup', 'download', '--out', backupFile]);
+    expect(downloaded.code, downloaded.stderr).toBe(0);
+    const backup = JSON.parse(await readFile(backupFile, 'utf8'));
+    expect(backup.format).toBe('svc.organization-configuration');
+    expect(await readFile(backupFile, 'utf8')).not.toContain(FAKE_KEYS.vendor_a); // never a secret
+
+    const target = await startRunApp({ seed: false, runtime: 'later' });
+    const targetServed = await serveApp(target.t.app.fetch);
+    const targetConfig = await mkdtemp(path.join(tmpdir(), 'svc-cli-target-'));
+    const onTarget = (args: string[]) => svc(args, { SVC_CONFIG_DIR: targetConfig });
+    try {
+      expect((await svc(['login', '--url', targetServed.baseUrl], { SVC_CONFIG_DIR: targetConfig, SVC_API_KEY: target.apiKey })).code).toBe(0);
+      const preview = await onTarget(['backup', 'restore', backupFile, '--preview']);
+      expect(preview.code, preview.stderr).toBe(0);
+      expect(preview.stdout).toMatch(/^project default \(.+\): fill empty project$/m);
+      expect(preview.stdout).toMatch(/^needs --credentials: modelProviders\.\S+ \(OpenAI, string\)$/m);
+      const { requiredCredentials } = JSON.parse((await onTarget(['backup', 'restore', backupFile, '--preview', '--json'])).stdout) as { requiredCredentials: Array<{ kind: string; id: string }> };
+      const credentials: Record<string, Record<string, string>> = {};
+      for (const needed of requiredCredentials) (credentials[needed.kind] ??= {})[needed.id] = FAKE_KEYS.vendor_a;
+      const credentialsFile = path.join(work, 'credentials.json');
+      await writeFile(credentialsFile, JSON.stringify(credentials));
+
+      const missing = await onTarget(['backup', 'restore', backupFile]);
+      expect(missing.code).toBe(1); // the secrets are required
+      expect(missing.stderr).toMatch(/request [0-9a-f-]{36}/);
+      const restored = await onTarget(['backup', 'restore', backupFile, '--credentials', credentialsFile]);
+      expect(restored.code, restored.stderr).toBe(0);
+      expect(restored.stdout).toMatch(/^Restored project default \([0-9a-f-]{36}\): fill empty project$/m);
+      const agents = JSON.parse((await onTarget(['agents', 'list', '--json'])).stdout) as Array<{ key: string }>;
+      expect(agents.map((agent) => agent.key)).toEqual(expect.arrayContaining(['support-desk', 'refunds']));
+    } finally {
+      await targetServed.close();
+      await target.close();
+    }
   });
 
   it('reaches any route with svc request and prints its JSON', async () => {

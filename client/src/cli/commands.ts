@@ -1,9 +1,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { ApiError } from '../errors.ts';
-import { createClient, runToolCall, SETTLED_RUN_STATES, type ProjectClient, type Run } from '../index.ts';
+import type { Context, PendingWork, PublicAgent, PublicApproval, PublicSessionListItem, RestorePreview, RestoreResult } from '../api-types.ts';
+import { createClient, runToolCall, SETTLED_RUN_STATES, type ProductEvent, type ProjectClient, type Run } from '../index.ts';
 import { Transport } from '../transport.ts';
 import { saveCredentials, type Credentials } from './credentials.ts';
+import { RunProgress } from './progress.ts';
 import type { CliIo } from './main.ts';
 
 export type CommandContext = {
@@ -32,7 +34,6 @@ const option = (context: CommandContext, name: string) => {
   return value;
 };
 
-type Context = { principal: { kind: string; subject: string; displayName?: string | null; scopes: string[] }; organization: { id: string; name: string }; project: { id: string; name: string } };
 const describePrincipal = (context: Context) => `${context.principal.displayName ?? context.principal.subject} (${context.principal.kind})`;
 
 async function agentIdOf(client: ProjectClient, reference: string): Promise<string> {
@@ -41,9 +42,20 @@ async function agentIdOf(client: ProjectClient, reference: string): Promise<stri
   throw new UsageError(`No agent with key ${reference}`);
 }
 
+/** What an event line adds to its kind: the tool, and the id to answer or decide with. */
+function describeEvent(event: ProductEvent): string {
+  const payload = event.publicPayload;
+  const tool = typeof payload.toolName === 'string' ? `  ${payload.toolName}` : '';
+  const answerable = event.kind === 'tool_call.created' || event.kind === 'tool_call.pending';
+  if (answerable && payload.owner === 'caller' && payload.status === 'pending') return `${tool}  (svc tools answer ${event.aggregateId} --value <json>)`;
+  if (event.kind === 'approval.requested') return `${tool}  (svc approvals decide ${event.aggregateId} approve|deny)`;
+  return tool;
+}
+
 /** Follows a run on the event feed, printing its progress, until it settles; returns it. */
 async function followRun(context: CommandContext, client: ProjectClient, start: () => Promise<{ runId: string; sessionId: string }>): Promise<Run> {
   const done = new AbortController();
+  const progress = context.options.json ? null : new RunProgress(context.io.stdout);
   let ids = null as { runId: string; sessionId: string } | null;
   let run: Run | null = null;
   const check = async () => {
@@ -64,13 +76,26 @@ async function followRun(context: CommandContext, client: ProjectClient, start: 
       const event = frame.event;
       const ours = event.aggregateId === ids?.runId || event.aggregateId === ids?.sessionId || event.publicPayload.runId === ids?.runId;
       if (!ours) continue;
-      context.io.stdout.write(context.options.json ? `${JSON.stringify(event)}\n` : `  ${event.occurredAt.slice(11, 23)}  ${event.kind}\n`);
+      if (progress) progress.event(event, `  ${event.occurredAt.slice(11, 23)}  ${event.kind}${describeEvent(event)}`);
+      else context.io.stdout.write(`${JSON.stringify(event)}\n`);
       if (event.kind.startsWith('run.')) await check();
     }
   } catch (error) {
     if (!done.signal.aborted) throw error;
+  } finally {
+    progress?.finish();
   }
   return run!;
+}
+
+/** A restore preview for people: each project's action, what blocks it, and the secrets the restore needs. */
+function describePreview(preview: RestorePreview): string {
+  const lines = preview.projects.map((project) => `project ${project.slug} (${project.name}): ${project.action.replaceAll('_', ' ')}${project.reason ? ` (${project.reason})` : ''}`);
+  for (const conflict of preview.conflicts) lines.push(`conflict: ${conflict.resource} ${conflict.key ?? conflict.id}: ${conflict.message}`);
+  for (const warning of preview.warnings) lines.push(`warning: ${warning.message}`);
+  for (const needed of preview.requiredCredentials) lines.push(`needs --credentials: ${needed.kind}.${needed.id} (${needed.displayName}, ${needed.value})`);
+  lines.push(preview.ready ? 'ready to restore' : 'not ready: resolve the conflicts above');
+  return lines.join('\n');
 }
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
@@ -119,8 +144,8 @@ export const COMMANDS: Record<string, Command> = {
   },
   'agents list': {
     async run(context) {
-      const agents: Array<{ id: string; key: string; name: string; version: number }> = [];
-      for await (const agent of clientOf(context).list<(typeof agents)[number]>('/agents', { limit: 100 })) agents.push(agent);
+      const agents: PublicAgent[] = [];
+      for await (const agent of clientOf(context).list<PublicAgent>('/agents', { limit: 100 })) agents.push(agent);
       print(context, agents, () => agents.map((agent) => `${agent.id}  ${agent.key}  v${agent.version}  ${agent.name}`).join('\n') || '(no agents)');
       return 0;
     },
@@ -150,8 +175,8 @@ export const COMMANDS: Record<string, Command> = {
   },
   'sessions list': {
     async run(context) {
-      const sessions: Array<{ id: string; status: string; createdAt: string }> = [];
-      for await (const session of clientOf(context).list<(typeof sessions)[number]>('/sessions', { limit: 100 })) sessions.push(session);
+      const sessions: PublicSessionListItem[] = [];
+      for await (const session of clientOf(context).list<PublicSessionListItem>('/sessions', { limit: 100 })) sessions.push(session);
       print(context, sessions, () => sessions.map((session) => `${session.id}  ${session.status}  ${session.createdAt}`).join('\n') || '(no sessions)');
       return 0;
     },
@@ -173,7 +198,7 @@ export const COMMANDS: Record<string, Command> = {
       const run = await followRun(context, client, create);
       const messages = await client.request<{ data: Array<{ role: string; text: string | null }> }>('GET', `/runs/${run.id}/messages`, { query: { limit: 100 } });
       const reply = messages.data.filter((entry) => entry.role === 'assistant' && entry.text).at(-1)?.text;
-      if (!context.options.json) context.io.stdout.write(`run ${run.state}${reply ? `\n\n${reply}` : ''}\n`);
+      if (!context.options.json && reply) context.io.stdout.write(`\n${reply}\n`);
       return run.state === 'completed' ? 0 : 3;
     },
   },
@@ -197,7 +222,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   'tools pending': {
     async run(context) {
-      const work = await clientOf(context).request<{ toolCalls: Array<{ id: string; toolName: string; status: string; runId: string }>; approvals: Array<{ id: string; toolName: string; runId: string }> }>('GET', '/pending-work');
+      const work = await clientOf(context).request<PendingWork>('GET', '/pending-work');
       print(context, work, () =>
         [...work.toolCalls.map((call) => `tool call ${call.id}  ${call.toolName}  ${call.status}  run ${call.runId}`), ...work.approvals.map((approval) => `approval  ${approval.id}  ${approval.toolName}  run ${approval.runId}`)].join('\n') || '(nothing pending)',
       );
@@ -225,7 +250,7 @@ export const COMMANDS: Record<string, Command> = {
       const decision = argument(context, 1, 'approve|deny');
       if (decision !== 'approve' && decision !== 'deny') throw new UsageError('Decide approve or deny');
       const note = context.options.note as string | undefined;
-      const decided = await clientOf(context).request<{ status: string }>('POST', `/approvals/${approvalId}/decision`, { body: { status: decision === 'approve' ? 'approved' : 'denied', ...(note ? { note } : {}) } });
+      const decided = await clientOf(context).request<PublicApproval>('POST', `/approvals/${approvalId}/decision`, { body: { status: decision === 'approve' ? 'approved' : 'denied', ...(note ? { note } : {}) } });
       print(context, decided, () => `Approval ${approvalId} ${decided.status}`);
       return 0;
     },
@@ -247,11 +272,26 @@ export const COMMANDS: Record<string, Command> = {
   'backup restore': {
     async run(context) {
       const backup = JSON.parse(await readFile(argument(context, 0, 'backup file'), 'utf8'));
+      const credentialsFile = context.options.credentials as string | undefined;
+      const credentials = credentialsFile ? JSON.parse(await readFile(credentialsFile, 'utf8')) : undefined;
       const transport = new Transport(context.credentials!);
       const who = await transport.json<Context>('GET', '/context');
-      const path = `/organizations/${who.organization.id}/configuration-restore${context.options.preview ? '/preview' : ''}`;
-      const answer = await transport.json<unknown>('POST', path, { body: { backup } });
-      context.io.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
+      const base = `/organizations/${who.organization.id}/configuration-restore`;
+      if (context.options.preview) {
+        const preview = await transport.json<RestorePreview>('POST', `${base}/preview`, { body: { backup } });
+        print(context, preview, () => describePreview(preview));
+        return 0;
+      }
+      const restored = await transport.json<RestoreResult>('POST', base, { body: { backup, ...(credentials ? { credentials } : {}) } });
+      print(context, restored, () =>
+        [
+          ...restored.projects.map((project) => `Restored project ${project.slug} (${project.id}): ${project.action.replaceAll('_', ' ')}`),
+          Object.entries(restored.counts)
+            .filter(([, count]) => count > 0)
+            .map(([resource, count]) => `${resource} ${count}`)
+            .join(', '),
+        ].join('\n'),
+      );
       return 0;
     },
   },

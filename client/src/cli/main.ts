@@ -22,7 +22,8 @@ const HELP = `svc — command line for the agent runtime service
   svc tools answer <toolCallId> --value <json>      claim, then submit the value
   svc approvals decide <approvalId> approve|deny [--note <text>]
   svc backup download [--out <file>]
-  svc backup restore <file> [--preview]
+  svc backup restore <file> [--preview] [--credentials <file.json>]
+                                                    the secrets by kind and id, as the preview lists them
   svc request <METHOD> <path> [--data <json>]       any route: a project path (/agents) or /v1/...
 
   --json prints the service's JSON answer instead of a summary.
@@ -48,6 +49,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         note: { type: 'string' },
         out: { type: 'string' },
         preview: { type: 'boolean' },
+        credentials: { type: 'string' },
         data: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
