@@ -20,6 +20,13 @@ export type TypedCall<O> = (O extends { path: infer P } ? { path?: Partial<P> } 
   (O extends { body: infer B } ? { body: B } : O extends { body?: infer B } ? { body?: B } : { body?: undefined }) &
   Pick<CallOptions, 'idempotencyKey' | 'signal'>;
 
+/** The item type of a project list route (`/agents` → `PublicAgent`); `unknown` for a path the document does not list. */
+export type ListItem<P extends string> = `/v1/projects/{projectId}${P}` extends infer Full extends keyof Paths
+  ? Paths[Full] extends { get: { responses: { 200: { data: Array<infer Item> } } } }
+    ? Item
+    : unknown
+  : unknown;
+
 /** Run states after which a run changes no more (spec 1 "Run states"). */
 export const SETTLED_RUN_STATES = ['completed', 'failed', 'cancelled', 'timed_out'] as const;
 /** A run as the service's document describes it (generated types). */
@@ -79,9 +86,9 @@ export class ProjectClient {
     });
   }
 
-  /** Every item of a list route of the project, page after page. */
-  list<T>(path: string, query: Query = {}): AsyncGenerator<T> {
-    return paginate<T>((cursor) => this.request<Page<T>>('GET', path, { query: { ...query, ...(cursor ? { cursor } : {}) } }));
+  /** Every item of a list route of the project (`/agents`), page after page, typed by the document. */
+  list<P extends string>(path: P, query: Query = {}): AsyncGenerator<ListItem<P>> {
+    return paginate<ListItem<P>>((cursor) => this.request<Page<ListItem<P>>>('GET', path, { query: { ...query, ...(cursor ? { cursor } : {}) } }));
   }
 
   /** The project's event feed, resumed after a dropped connection without gaps or repeats. */

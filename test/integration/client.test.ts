@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { ApiError, createClient, RunWaitTimeoutError, runToolCall, workPendingToolCalls, type FeedFrame } from '../../client/src/index.ts';
+import { ApiError, createClient, RunWaitTimeoutError, runToolCall, workPendingToolCalls, type FeedFrame, type PublicAgent } from '../../client/src/index.ts';
 import { recordToolCalls } from '../../services/tool-calls/record.ts';
 import { TOOL_LEASE_MS } from '../../domain/tool-calls/states.ts';
 import { manualClock } from '../support/app.ts';
@@ -53,7 +53,7 @@ describe('the typed client', () => {
     expect(keys).toHaveLength(2);
     expect(keys[1]).toBe(keys[0]);
     const named: string[] = [];
-    for await (const item of client.list<{ id: string; name: string }>('/agents', { limit: 100 })) if (item.name === name) named.push(item.id);
+    for await (const item of client.list('/agents', { limit: 100 })) if (item.name === name) named.push(item.id);
     expect(named).toEqual([agent.id]);
   });
 
@@ -70,6 +70,12 @@ describe('the typed client', () => {
     const page = await client.call('get', '/v1/projects/{projectId}/sessions', { query: { limit: '5' } });
     expectTypeOf(page.pageInfo.nextCursor).toEqualTypeOf<string | null>();
     expect(page.data.length).toBeGreaterThan(0);
+    // List iterators take the item type of the route's page.
+    for await (const listed of client.list('/agents', { limit: 1 })) {
+      expectTypeOf(listed).toEqualTypeOf<PublicAgent>();
+      expect(listed.id).toMatch(/^[0-9a-f-]{36}$/);
+      break;
+    }
     // What the document does not allow does not compile (checked by test/typecheck.test.ts).
     // @ts-expect-error: `name` is required by the agent creation body
     await client.call('post', '/v1/projects/{projectId}/agents', { body: { initialConfig: config } }).catch(() => undefined);

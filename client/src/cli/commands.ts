@@ -38,7 +38,7 @@ const describePrincipal = (context: Context) => `${context.principal.displayName
 
 async function agentIdOf(client: ProjectClient, reference: string): Promise<string> {
   if (UUID.test(reference)) return reference;
-  for await (const agent of client.list<{ id: string; key: string }>('/agents', { limit: 100 })) if (agent.key === reference) return agent.id;
+  for await (const agent of client.list('/agents', { limit: 100 })) if (agent.key === reference) return agent.id;
   throw new UsageError(`No agent with key ${reference}`);
 }
 
@@ -145,7 +145,7 @@ export const COMMANDS: Record<string, Command> = {
   'agents list': {
     async run(context) {
       const agents: PublicAgent[] = [];
-      for await (const agent of clientOf(context).list<PublicAgent>('/agents', { limit: 100 })) agents.push(agent);
+      for await (const agent of clientOf(context).list('/agents', { limit: 100 })) agents.push(agent);
       print(context, agents, () => agents.map((agent) => `${agent.id}  ${agent.key}  v${agent.version}  ${agent.name}`).join('\n') || '(no agents)');
       return 0;
     },
@@ -176,7 +176,7 @@ export const COMMANDS: Record<string, Command> = {
   'sessions list': {
     async run(context) {
       const sessions: PublicSessionListItem[] = [];
-      for await (const session of clientOf(context).list<PublicSessionListItem>('/sessions', { limit: 100 })) sessions.push(session);
+      for await (const session of clientOf(context).list('/sessions', { limit: 100 })) sessions.push(session);
       print(context, sessions, () => sessions.map((session) => `${session.id}  ${session.status}  ${session.createdAt}`).join('\n') || '(no sessions)');
       return 0;
     },
