@@ -11,6 +11,17 @@ COPY client/package.json ./client/package.json
 COPY patches ./patches
 RUN npm ci --omit=dev --no-audit --no-fund
 
+# The browser console's bundle (console/dist): built with the development dependencies (Vite,
+# React), which the running image does not carry.
+FROM node:24-bookworm-slim AS console
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY client/package.json ./client/package.json
+COPY patches ./patches
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN node scripts/build-console.ts
+
 FROM node:24-bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends bubblewrap socat chromium ca-certificates tini \
@@ -19,6 +30,7 @@ RUN apt-get update \
 WORKDIR /app
 COPY --from=dependencies /app/node_modules ./node_modules
 COPY --chown=root:root . .
+COPY --from=console --chown=root:root /app/console/dist ./console/dist
 USER svc
 ENV NODE_ENV=production \
     SVC_ENVIRONMENT=production \

@@ -10,6 +10,7 @@ import { startDevServer, type DevServer } from '../temporal/dev-server.ts';
 import { runtimeTaskQueue } from '../temporal/task-queues.ts';
 import { installWorkerRuntime } from '../temporal/worker.ts';
 import { ensureSandboxPackages } from './system-packages.ts';
+import { ensureConsoleBundle } from '../console/build.ts';
 import { createRuntime } from './runtime.ts';
 
 /**
@@ -26,6 +27,11 @@ const logger = createLogger({ level: settings.logLevel, base: { process: 'start'
 installWorkerRuntime(logger);
 // Sandboxed runs need bubblewrap and socat: installed beside start-up when missing (never blocks it).
 void ensureSandboxPackages(logger);
+
+// The browser console is built (Vite, about a second) when missing or stale, beside the rest of start-up.
+const consoleBundle = ensureConsoleBundle((message) => logger.info(message)).catch((error: unknown) => {
+  logger.warn('the console could not be built; the API works without it', { err: error });
+});
 
 let devServer: DevServer | undefined;
 try {
@@ -48,6 +54,7 @@ try {
   });
   const api = await startApiServer(await createAppDeps({ settings, logger, database, runStarter: runtime.runStarter, dependencies, eventTail: runtime.eventTail }));
   const workerRunning = runtime.run();
+  await consoleBundle;
 
   const lines = [
     '',

@@ -21,7 +21,8 @@ const allowed: Record<(typeof LAYERS)[number], { runtime: Layer[]; typeOnly: Lay
   activities: { runtime: ['services', 'domain'], typeOnly: ['config', 'db'] },
   temporal: { runtime: ['config', 'domain'], typeOnly: [] },
   config: { runtime: [], typeOnly: [] },
-  console: { runtime: [], typeOnly: [] },
+  // The browser console talks to the service through the typed client, and shares the domain's pure rules (the config parser).
+  console: { runtime: ['client', 'domain'], typeOnly: [] },
   client: { runtime: ['domain'], typeOnly: [] },
 };
 
@@ -30,8 +31,8 @@ type Import = { file: string; from: Layer; to: string; typeOnly: boolean };
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) return name === 'node_modules' || name === 'migrations' ? [] : sourceFiles(full);
-    return name.endsWith('.ts') && !name.endsWith('.test.ts') ? [full] : [];
+    if (statSync(full).isDirectory()) return name === 'node_modules' || name === 'migrations' || name === 'dist' ? [] : sourceFiles(full);
+    return /\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name) ? [full] : [];
   });
 }
 

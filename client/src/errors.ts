@@ -12,6 +12,8 @@ export class ApiError extends Error {
   readonly details: Record<string, unknown> | undefined;
   /** Seconds the service asked to wait (`Retry-After`), for 429 and 503. */
   readonly retryAfterSeconds: number | null;
+  /** The envelope's `message` alone (`message` adds the code and request id). */
+  readonly envelopeMessage: string;
 
   constructor(input: { status: number; code: string; message: string; requestId: string | null; details?: Record<string, unknown>; retryAfterSeconds?: number | null }) {
     super(input.requestId ? `${input.message} (${input.code}, request ${input.requestId})` : `${input.message} (${input.code})`);
@@ -21,6 +23,7 @@ export class ApiError extends Error {
     this.requestId = input.requestId;
     this.details = input.details;
     this.retryAfterSeconds = input.retryAfterSeconds ?? null;
+    this.envelopeMessage = input.message;
   }
 }
 

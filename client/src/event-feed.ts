@@ -15,6 +15,8 @@ export type FollowOptions = {
   signal?: AbortSignal;
   /** Called each time a connection is open (the first and every reconnection). */
   onConnect?: () => void | Promise<void>;
+  /** Called when an open stream ends or fails, before reconnecting (a live indicator). */
+  onDisconnect?: () => void;
   /** Delay before reconnecting after a dropped stream; doubles up to 5 s (default 250 ms). */
   reconnectDelayMs?: number;
 };
@@ -58,6 +60,7 @@ export async function* followEvents(transport: Transport, projectId: string, opt
         }
       } finally {
         reader.cancel().catch(() => {});
+        options.onDisconnect?.();
       }
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;

@@ -41,7 +41,8 @@ export class Transport {
 
   constructor(options: ClientOptions) {
     this.options = { maxAttempts: 4, retryDelayMs: 250, ...options, baseUrl: options.baseUrl.replace(/\/+$/, '') };
-    this.fetchImpl = options.fetch ?? globalThis.fetch;
+    // Bound: a browser's fetch called as a method of another object throws ("Illegal invocation").
+    this.fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
   }
 
   /** A JSON call: the parsed answer, or an `ApiError`. */

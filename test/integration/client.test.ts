@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
 import { ApiError, createClient, RunWaitTimeoutError, runToolCall, workPendingToolCalls, type FeedFrame, type PublicAgent } from '../../client/src/index.ts';
 import { recordToolCalls } from '../../services/tool-calls/record.ts';
 import { TOOL_LEASE_MS } from '../../domain/tool-calls/states.ts';
-import { manualClock } from '../support/app.ts';
+import { manualClock, TEST_ORIGIN } from '../support/app.ts';
 import { ORDER, startToolCallApp, tool } from '../support/tool-call-app.ts';
 import { appendProductEvents } from '../../services/events/append.ts';
 import { systemContext } from '../../services/service-context.ts';
@@ -82,6 +82,21 @@ describe('the typed client', () => {
     // @ts-expect-error: no such path in the document
     await client.call('get', '/v1/projects/{projectId}/nothing', {}).catch(() => undefined);
     await f.waitForRun(session.run.id);
+  });
+
+  it('signs in with a browser session cookie: reads, and mutations with the allowed Origin only', async () => {
+    const { cookie } = await f.t.login();
+    const browser = createClient({ baseUrl, cookie, origin: TEST_ORIGIN });
+    const context = await browser.call('get', '/v1/context', {});
+    expect(context.principal.kind).toBe('human');
+    const agent = await browser.call('post', '/v1/projects/{projectId}/agents', { body: { name: 'From a browser session', initialConfig: config } });
+    expect(agent.version).toBe(1);
+    // Without the Origin the cookie session may read but not change anything (spec 3 "Browser sessions" 2).
+    const noOrigin = createClient({ baseUrl, cookie, projectId: f.projectId });
+    expect((await noOrigin.call('get', '/v1/projects/{projectId}/agents/{agentId}', { path: { agentId: agent.id } })).id).toBe(agent.id);
+    const refused = await noOrigin.call('post', '/v1/projects/{projectId}/agents', { body: { name: 'Refused', initialConfig: config } }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused).toMatchObject({ status: 403, code: 'forbidden', envelopeMessage: 'Request origin is not allowed' });
   });
 
   it('throws typed errors with the code and request id, and does not retry a refusal', async () => {

@@ -107,7 +107,7 @@ export async function createTestApp(options: { clock?: Clock; env?: Record<strin
     for (const [name, value] of Object.entries(opts.headers ?? {})) if (value !== undefined) headers[name] = value;
     if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
     if (opts.cookie) headers.cookie = opts.cookie;
-    if (opts.origin !== null && (opts.origin !== undefined || opts.cookie)) headers.origin = opts.origin ?? TEST_ORIGIN;
+    if (opts.origin !== null && (opts.origin !== undefined || opts.cookie)) headers.origin = opts.origin ?? settings.appOrigin;
     const mutation = isMutation(method);
     if (mutation && opts.idempotencyKey !== null) headers['idempotency-key'] = opts.idempotencyKey ?? randomBytes(8).toString('hex');
     let body: string | undefined = opts.rawBody;
@@ -119,7 +119,7 @@ export async function createTestApp(options: { clock?: Clock; env?: Record<strin
   };
 
   const login: TestApp['login'] = async () => {
-    const response = await request('POST', '/v1/auth/development/login', { origin: TEST_ORIGIN });
+    const response = await request('POST', '/v1/auth/development/login', { origin: settings.appOrigin });
     if (response.status !== 200) throw new Error(`development login failed: ${response.status} ${await response.text()}`);
     const setCookie = response.headers.get('set-cookie') ?? '';
     const cookie = setCookie.split(';')[0]!;

@@ -9,10 +9,10 @@ export type ServedApp = {
   close(): Promise<void>;
 };
 
-/** Serves an in-process app over real HTTP on a free local port. */
-export async function serveApp(fetch: (request: Request) => Response | Promise<Response>): Promise<ServedApp> {
+/** Serves an in-process app over real HTTP on a free local port (or `port`). */
+export async function serveApp(fetch: (request: Request) => Response | Promise<Response>, options: { port?: number } = {}): Promise<ServedApp> {
   const server = await new Promise<ServerType>((resolve) => {
-    const started = serve({ fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(started));
+    const started = serve({ fetch, port: options.port ?? 0, hostname: '127.0.0.1' }, () => resolve(started));
   });
   const node = server as unknown as { closeAllConnections(): void };
   return {
@@ -23,4 +23,16 @@ export async function serveApp(fetch: (request: Request) => Response | Promise<R
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A port that was free a moment ago (for a server whose own settings must name its address). */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+    probe.on('error', reject);
+  });
 }

@@ -1,0 +1,37 @@
+import { useId, useState } from 'react';
+import type { PublicApproval } from '../../../client/src/index.ts';
+import { useSigned } from '../session.tsx';
+import { ErrorNotice } from './ErrorNotice.tsx';
+
+/** The note is optional and at most 2,000 characters (spec 3 "Limits"). */
+export const APPROVAL_NOTE_MAX = 2_000;
+
+/** Approve or deny one pending approval, with an optional note. */
+export function ApprovalActions({ approval, onDecided }: { approval: PublicApproval; onDecided: () => void }) {
+  const { client } = useSigned();
+  const id = useId();
+  const [note, setNote] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const decide = async (status: 'approved' | 'denied') => {
+    setBusy(true);
+    setError(null);
+    try {
+      await client.call('post', '/v1/projects/{projectId}/approvals/{approvalId}/decision', { path: { approvalId: approval.id }, body: { status, ...(note.trim() ? { note: note.trim() } : {}) } });
+      onDecided();
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="approval" role="group" aria-label={`Approval for ${approval.toolName}`}>
+      <label htmlFor={`${id}-note`}>Note <span className="muted small">(optional, {note.length}/{APPROVAL_NOTE_MAX})</span></label>
+      <input id={`${id}-note`} value={note} maxLength={APPROVAL_NOTE_MAX} onChange={(event) => setNote(event.target.value)} />
+      <button type="button" onClick={() => void decide('approved')} disabled={busy}>Approve</button>
+      <button type="button" className="danger" onClick={() => void decide('denied')} disabled={busy}>Deny</button>
+      <ErrorNotice error={error} />
+    </div>
+  );
+}

@@ -1,0 +1,95 @@
+import { useId, useState, type FormEvent, type ReactNode } from 'react';
+import { ErrorNotice } from './ErrorNotice.tsx';
+
+export type Field = {
+  name: string;
+  label: string;
+  type?: 'text' | 'password' | 'number' | 'select' | 'checkbox' | 'json' | 'textarea' | 'list';
+  options?: Array<{ value: string; label: string }>;
+  required?: boolean;
+  initial?: string | boolean;
+  hint?: string;
+  /** Leave the field out of the body when it is empty. */
+  optional?: boolean;
+};
+
+type Body = Record<string, unknown>;
+
+/**
+ * A create/change form for a configuration resource: labelled fields, the body built from them
+ * (JSON fields parsed, `list` fields split on commas), the service's refusal shown with its
+ * request id and the field path it names.
+ */
+export function SimpleForm({ title, fields, submitLabel, onSubmit, children }: { title: string; fields: Field[]; submitLabel: string; onSubmit: (body: Body) => Promise<unknown>; children?: ReactNode }) {
+  const id = useId();
+  const initial = () => Object.fromEntries(fields.map((field) => [field.name, field.initial ?? (field.type === 'checkbox' ? false : field.type === 'select' ? (field.options?.[0]?.value ?? '') : '')]));
+  const [values, setValues] = useState<Record<string, string | boolean>>(initial);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const [done, setDone] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setError(null);
+    setDone(false);
+    const body: Body = {};
+    for (const field of fields) {
+      const value = values[field.name];
+      if (field.optional && (value === '' || value === undefined)) continue;
+      if (field.type === 'checkbox') body[field.name] = Boolean(value);
+      else if (field.type === 'number') body[field.name] = Number(value);
+      else if (field.type === 'list') body[field.name] = String(value).split(',').map((item) => item.trim()).filter(Boolean);
+      else if (field.type === 'json') {
+        try {
+          body[field.name] = JSON.parse(String(value) || 'null');
+        } catch {
+          setError(new Error(`${field.label} must be JSON`));
+          return;
+        }
+      } else body[field.name] = value;
+    }
+    setBusy(true);
+    try {
+      await onSubmit(body);
+      setValues(initial());
+      setDone(true);
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const set = (name: string, value: string | boolean) => setValues((previous) => ({ ...previous, [name]: value }));
+  return (
+    <form className="card" onSubmit={(event) => void submit(event)} aria-label={title}>
+      <h3>{title}</h3>
+      {fields.map((field) => {
+        const inputId = `${id}-${field.name}`;
+        const value = values[field.name];
+        const common = { id: inputId, name: field.name, required: field.required };
+        return (
+          <div className={`field ${field.type === 'checkbox' ? 'check' : ''}`} key={field.name}>
+            <label htmlFor={inputId}>
+              {field.label}
+              {field.hint ? <span className="muted small"> ({field.hint})</span> : null}
+            </label>
+            {field.type === 'select' ? (
+              <select {...common} value={String(value)} onChange={(event) => set(field.name, event.target.value)}>
+                {field.options?.map((option) => <option key={option.value} value={option.value}>{option.label}</option>)}
+              </select>
+            ) : field.type === 'checkbox' ? (
+              <input {...common} type="checkbox" checked={Boolean(value)} onChange={(event) => set(field.name, event.target.checked)} />
+            ) : field.type === 'json' || field.type === 'textarea' ? (
+              <textarea {...common} className={field.type === 'json' ? 'code' : ''} rows={4} value={String(value)} onChange={(event) => set(field.name, event.target.value)} spellCheck={field.type !== 'json'} />
+            ) : (
+              <input {...common} type={field.type === 'password' ? 'password' : field.type === 'number' ? 'number' : 'text'} autoComplete={field.type === 'password' ? 'new-password' : 'off'} value={String(value)} onChange={(event) => set(field.name, event.target.value)} />
+            )}
+          </div>
+        );
+      })}
+      {children}
+      <ErrorNotice error={error} />
+      {done ? <p className="notice good" role="status">Saved.</p> : null}
+      <button type="submit" disabled={busy} aria-busy={busy}>{busy ? 'Working…' : submitLabel}</button>
+    </form>
+  );
+}

@@ -1,0 +1,11 @@
+/** A run or session state, tool call or approval status, as a labelled badge. */
+export function StatusBadge({ status }: { status: string }) {
+  const tone = ['completed', 'succeeded', 'approved', 'active'].includes(status)
+    ? 'good'
+    : ['failed', 'timed_out', 'denied', 'expired', 'cancelled', 'revoked'].includes(status)
+      ? 'bad'
+      : ['waiting_for_tool', 'waiting_for_approval', 'pending', 'pending_approval', 'retry_scheduled'].includes(status)
+        ? 'wait'
+        : 'busy';
+  return <span className={`badge ${tone}`}>{status.replaceAll('_', ' ')}</span>;
+}

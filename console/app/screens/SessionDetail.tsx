@@ -1,0 +1,232 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import type { SessionDetail } from '../../../client/src/index.ts';
+import { ApprovalActions } from '../components/ApprovalActions.tsx';
+import { ErrorNotice } from '../components/ErrorNotice.tsx';
+import { toAttachments } from '../components/files.ts';
+import { StatusBadge } from '../components/StatusBadge.tsx';
+import { useLiveEvents } from '../components/useLiveEvents.ts';
+import { useResource } from '../components/useResource.ts';
+import { Waterfall } from '../components/Waterfall.tsx';
+import { Link } from '../router.tsx';
+import { useSigned } from '../session.tsx';
+
+const SETTLED = ['completed', 'failed', 'cancelled', 'timed_out'];
+
+/**
+ * Everything about one session, kept current from the event feed: transcript, runs, the
+ * timing waterfall, pending tool calls and approvals, workspace files, debug records; a
+ * follow-up message once idle, cancel while a run is going.
+ */
+export function SessionDetailScreen({ sessionId }: { sessionId: string }) {
+  const { client } = useSigned();
+  const session = useResource(() => client.call('get', '/v1/projects/{projectId}/sessions/{sessionId}', { path: { sessionId } }), [client, sessionId]);
+  const files = useResource(() => client.call('get', '/v1/projects/{projectId}/sessions/{sessionId}/files', { path: { sessionId } }), [client, sessionId]);
+  const [now, setNow] = useState(Date.now());
+  const data = session.data;
+  const runIds = new Set(data?.runs.map((run) => run.id) ?? []);
+  const live = useLiveEvents(
+    client,
+    (event) => event.aggregateId === sessionId || event.publicPayload.sessionId === sessionId || runIds.has(String(event.publicPayload.runId ?? event.aggregateId)),
+    (event) => {
+      void session.reload();
+      if (event.kind === 'run.completed' || event.kind === 'run.failed') void files.reload();
+    },
+  );
+  const running = data ? !SETTLED.includes(data.status) : false;
+  useEffect(() => {
+    if (!running) return;
+    const timer = setInterval(() => setNow(Date.now()), 500);
+    return () => clearInterval(timer);
+  }, [running]);
+
+  if (!data) return session.error ? <ErrorNotice error={session.error} /> : <p aria-busy="true">Loading the session…</p>;
+  const latest = data.runs.at(-1);
+  return (
+    <section>
+      <p className="crumbs"><Link to="/sessions">Sessions</Link> /</p>
+      <div className="heading">
+        <h1>{data.title ?? `Session ${data.id.slice(0, 8)}`}</h1>
+        <StatusBadge status={data.status} />
+        <span className={`live ${live ? 'on' : ''}`} aria-live="polite">{live ? 'Live' : 'Reconnecting…'}</span>
+        {latest && running ? <CancelRun runId={latest.id} onCancelled={() => void session.reload()} /> : null}
+      </div>
+      <dl className="facts">
+        <dt>Agent version</dt><dd><Link to={`/agents/${data.agentId}`}><code>{data.agentVersionId.slice(0, 8)}</code></Link></dd>
+        <dt>Tokens</dt><dd>in {data.inputTokens.toLocaleString('en')} · out {data.outputTokens.toLocaleString('en')} · cache read {data.cacheReadTokens.toLocaleString('en')} · cache write {data.cacheWriteTokens.toLocaleString('en')}</dd>
+        {latest?.failure ? (<><dt>Failure</dt><dd><code>{latest.failure.errorCode}</code> {latest.failure.errorExplanation}</dd></>) : null}
+      </dl>
+
+      <PendingWork session={data} onChanged={() => void session.reload()} />
+
+      <h2>Transcript</h2>
+      <ol className="transcript" aria-live="polite">
+        {data.transcript.map((message) => (
+          <li key={message.id} className={`message ${message.role}`}>
+            <span className="role">{message.role}</span>
+            {message.text ? <p>{message.text}</p> : null}
+            {message.toolCalls.map((call) => <p key={call.toolCallId} className="muted">calls <code>{call.toolName}</code></p>)}
+            {message.toolResult ? <p className="muted">result of <code>{message.toolResult.toolName}</code>{message.toolResult.isError ? ' (error)' : ''}</p> : null}
+            {message.attachments.map((file) => <p key={file.id} className="muted">attached {file.filename} ({file.sizeBytes.toLocaleString('en')} bytes)</p>)}
+          </li>
+        ))}
+      </ol>
+      {!running ? <FollowUp sessionId={sessionId} onSent={() => void session.reload()} /> : <p className="muted" aria-busy="true">The agent is working; follow-up messages open when the run settles.</p>}
+
+      <h2>Timeline</h2>
+      <Waterfall session={data} now={now} />
+
+      <h2>Runs</h2>
+      <table>
+        <thead><tr><th scope="col">Run</th><th scope="col">State</th><th scope="col">Message</th><th scope="col">Created</th><th scope="col">Settled</th></tr></thead>
+        <tbody>
+          {data.runs.map((run) => (
+            <tr key={run.id}>
+              <td><code>{run.id.slice(0, 8)}</code></td>
+              <td><StatusBadge status={run.state} />{run.failure ? <span className="muted small"> {run.failure.errorCode}</span> : null}</td>
+              <td>{run.inputPublic.message}</td>
+              <td>{new Date(run.createdAt).toLocaleTimeString()}</td>
+              <td>{run.settledAt ? new Date(run.settledAt).toLocaleTimeString() : '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+
+      <h2>Workspace files</h2>
+      <ErrorNotice error={files.error} />
+      {files.data && files.data.data.length > 0 ? (
+        <>
+          <p className="muted">Backup generation {files.data.generation} of run <code>{files.data.lastRunId?.slice(0, 8)}</code>, {files.data.backedUpAt ? new Date(files.data.backedUpAt).toLocaleString() : ''}</p>
+          <ul className="files">
+            {files.data.data.map((file) => (
+              <li key={file.path}>
+                <a href={`/v1/projects/${data.projectId}/sessions/${data.id}/files/${file.path.split('/').map(encodeURIComponent).join('/')}`} download={file.name}>{file.path}</a>
+                <span className="muted small"> {file.sizeBytes.toLocaleString('en')} bytes</span>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : (
+        <p className="muted">No workspace files: a session gets them when its agent has a sandbox and a run has finished.</p>
+      )}
+
+      <h2>Agent</h2>
+      <p>Tools: {data.tools.length ? data.tools.map((tool) => <code key={tool.name} title={tool.description}>{tool.name}{tool.approval === 'always' ? ' (approval)' : ''}</code>) : <span className="muted">none</span>}</p>
+      <p>Skills: {data.skills.length ? data.skills.map((skill) => <code key={skill.skillVersionId}>{skill.name} v{skill.version}</code>) : <span className="muted">none</span>}</p>
+      {data.delegations.length ? (
+        <p>Delegations: {data.delegations.map((delegation) => <Link key={delegation.id} to={`/sessions/${delegation.childSessionId}`}>{delegation.delegateKey} ({delegation.state})</Link>)}</p>
+      ) : null}
+
+      <Debug session={data} />
+    </section>
+  );
+}
+
+function PendingWork({ session, onChanged }: { session: SessionDetail; onChanged: () => void }) {
+  const { toolCalls, approvals } = session.pendingWork;
+  if (toolCalls.length === 0 && approvals.length === 0) return null;
+  return (
+    <div className="card pending" role="region" aria-label="Waiting for you">
+      <h2>Waiting for a decision or a caller</h2>
+      {approvals.map((approval) => (
+        <div key={approval.id}>
+          <p><strong>{approval.toolName}</strong> needs approval (expires {new Date(approval.expiresAt).toLocaleString()})</p>
+          <ApprovalActions approval={approval} onDecided={onChanged} />
+        </div>
+      ))}
+      {toolCalls.map((call) => (
+        <p key={call.id}>
+          Caller tool <strong>{call.toolName}</strong> is {call.status.replaceAll('_', ' ')}: your integration answers it (claim, then submit the result). <code>{call.id}</code>
+        </p>
+      ))}
+    </div>
+  );
+}
+
+function CancelRun({ runId, onCancelled }: { runId: string; onCancelled: () => void }) {
+  const { client } = useSigned();
+  const [error, setError] = useState<unknown>(null);
+  const cancel = async () => {
+    try {
+      await client.call('post', '/v1/projects/{projectId}/runs/{runId}/cancel', { path: { runId } });
+      onCancelled();
+    } catch (caught) {
+      setError(caught);
+    }
+  };
+  return (
+    <>
+      <button type="button" className="danger" onClick={() => void cancel()}>Cancel run</button>
+      <ErrorNotice error={error} />
+    </>
+  );
+}
+
+function FollowUp({ sessionId, onSent }: { sessionId: string; onSent: () => void }) {
+  const { client } = useSigned();
+  const [message, setMessage] = useState('');
+  const [files, setFiles] = useState<FileList | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    setBusy(true);
+    setError(null);
+    try {
+      const attachments = await toAttachments(files);
+      await client.call('post', '/v1/projects/{projectId}/sessions/{sessionId}/runs', { path: { sessionId }, body: { ...(message ? { message } : {}), ...(attachments.length ? { files: attachments } : {}) } });
+      setMessage('');
+      form.reset();
+      onSent();
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="follow-up" onSubmit={(event) => void submit(event)} aria-label="Follow-up message">
+      <label>
+        Follow-up message
+        <textarea name="message" rows={2} value={message} onChange={(event) => setMessage(event.target.value)} />
+      </label>
+      <label>
+        Attach files
+        <input type="file" multiple onChange={(event) => setFiles(event.target.files)} />
+      </label>
+      <ErrorNotice error={error} />
+      <button type="submit" disabled={busy || (!message && !files?.length)}>{busy ? 'Sending…' : 'Send'}</button>
+    </form>
+  );
+}
+
+function Debug({ session }: { session: SessionDetail }) {
+  const { debug } = session;
+  return (
+    <details className="debug">
+      <summary>Debug records</summary>
+      <h3>Model invocations</h3>
+      <table>
+        <thead><tr><th scope="col">Turn</th><th scope="col">Attempt</th><th scope="col">Status</th><th scope="col">Tokens in / out</th><th scope="col">Finish</th><th scope="col">Error</th></tr></thead>
+        <tbody>
+          {debug.modelInvocations.map((invocation) => (
+            <tr key={invocation.id}>
+              <td><code>{invocation.turnId.slice(0, 8)}</code></td>
+              <td>{invocation.attempt}</td>
+              <td>{invocation.status}</td>
+              <td>{invocation.inputTokens} / {invocation.outputTokens}</td>
+              <td>{invocation.finishReason ?? '—'}</td>
+              <td>{invocation.errorCode ? `${invocation.errorCode}: ${invocation.errorExplanation ?? ''}` : '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <h3>Tool calls</h3>
+      <ul>{debug.toolCalls.map((call) => <li key={call.id}><code>{call.toolName}</code> {call.status}{call.failure ? ` (${call.failure.code})` : ''}</li>)}</ul>
+      <h3>Sandbox commands</h3>
+      <ul>{debug.sandboxCommands.map((command) => <li key={command.id}><code>{command.toolName}</code> <code>{JSON.stringify(command.safeCommand)}</code></li>)}</ul>
+      <h3>Events ({debug.productEvents.length})</h3>
+      <ol className="events">{debug.productEvents.map((event) => <li key={event.id}><code>{event.projectPosition}</code> {event.kind} <span className="muted small">{event.occurredAt}</span></li>)}</ol>
+    </details>
+  );
+}

@@ -1,0 +1,106 @@
+import { useState, type FormEvent } from 'react';
+import { ErrorNotice } from '../components/ErrorNotice.tsx';
+import { toAttachments } from '../components/files.ts';
+import { FilteredTable } from '../components/Pager.tsx';
+import { useLiveEvents } from '../components/useLiveEvents.ts';
+import { useResource } from '../components/useResource.ts';
+import { Link, navigate } from '../router.tsx';
+import { useSigned } from '../session.tsx';
+import { StatusBadge } from '../components/StatusBadge.tsx';
+
+const tokens = (count: number) => count.toLocaleString('en');
+
+/** Sessions: the newest 100 with status and token counters, live; and a new session. */
+export function SessionsScreen() {
+  const { client } = useSigned();
+  const sessions = useResource(() => client.call('get', '/v1/projects/{projectId}/sessions', { query: { limit: '100' } }), [client]);
+  const live = useLiveEvents(client, (event) => event.kind === 'session.created' || event.kind.startsWith('run.'), () => void sessions.reload());
+  const preselected = new URLSearchParams(window.location.search).get('agent');
+  return (
+    <section>
+      <div className="heading">
+        <h1>Sessions</h1>
+        <span className={`live ${live ? 'on' : ''}`} aria-live="polite">{live ? 'Live' : 'Connecting…'}</span>
+      </div>
+      <NewSession preselected={preselected} />
+      <ErrorNotice error={sessions.error} />
+      {sessions.data ? (
+        <FilteredTable
+          label="sessions"
+          items={sessions.data.data}
+          filterText={(session) => `${session.title ?? ''} ${session.id} ${session.status} ${session.agentId}`}
+          columns={['Session', 'Status', 'Tokens in / out', 'Cache read / write', 'Last activity']}
+          empty={<p>No sessions yet. Start one above with an agent and a first message.</p>}
+          row={(session) => (
+            <tr key={session.id}>
+              <td><Link to={`/sessions/${session.id}`}>{session.title ?? session.id.slice(0, 8)}</Link>{session.delegateKey ? <span className="muted small"> · delegate {session.delegateKey}</span> : null}</td>
+              <td><StatusBadge status={session.status} /></td>
+              <td>{tokens(session.inputTokens)} / {tokens(session.outputTokens)}</td>
+              <td>{tokens(session.cacheReadTokens)} / {tokens(session.cacheWriteTokens)}</td>
+              <td>{new Date(session.lastActivityAt).toLocaleString()}</td>
+            </tr>
+          )}
+        />
+      ) : sessions.loading ? (
+        <p aria-busy="true">Loading sessions…</p>
+      ) : null}
+    </section>
+  );
+}
+
+function NewSession({ preselected }: { preselected: string | null }) {
+  const { client } = useSigned();
+  const agents = useResource(() => client.call('get', '/v1/projects/{projectId}/agents', { query: { limit: '100' } }), [client]);
+  const [agentId, setAgentId] = useState(preselected ?? '');
+  const [message, setMessage] = useState('');
+  const [title, setTitle] = useState('');
+  const [files, setFiles] = useState<FileList | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const chosen = agentId || agents.data?.data[0]?.id || '';
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const attachments = await toAttachments(files);
+      const session = await client.call('post', '/v1/projects/{projectId}/sessions', {
+        body: { agentId: chosen, ...(message ? { initialMessage: message } : {}), ...(title ? { title } : {}), ...(attachments.length ? { files: attachments } : {}) },
+      });
+      navigate(`/sessions/${session.id}`);
+    } catch (caught) {
+      setError(caught);
+      setBusy(false);
+    }
+  };
+  if (agents.data && agents.data.data.length === 0) return <p className="empty">Create an <Link to="/agents">agent</Link> first; then start sessions with it here.</p>;
+  return (
+    <form className="card" onSubmit={(event) => void submit(event)} aria-label="New session">
+      <h2>New session</h2>
+      <div className="row">
+        <label>
+          Agent
+          <select name="agent" value={chosen} onChange={(event) => setAgentId(event.target.value)}>
+            {(agents.data?.data ?? []).map((agent) => (
+              <option key={agent.id} value={agent.id}>{agent.name} (v{agent.version})</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Title <span className="muted small">(optional)</span>
+          <input name="title" value={title} onChange={(event) => setTitle(event.target.value)} />
+        </label>
+      </div>
+      <label>
+        Message
+        <textarea name="message" rows={3} value={message} onChange={(event) => setMessage(event.target.value)} />
+      </label>
+      <label>
+        Attach files <span className="muted small">(optional)</span>
+        <input name="files" type="file" multiple onChange={(event) => setFiles(event.target.files)} />
+      </label>
+      <ErrorNotice error={error} />
+      <button type="submit" disabled={busy || !chosen} aria-busy={busy}>{busy ? 'Starting…' : 'Start session'}</button>
+    </form>
+  );
+}

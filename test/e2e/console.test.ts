@@ -1,0 +1,251 @@
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createClient, runToolCall } from '../../client/src/index.ts';
+import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
+import { freePort, serveApp, type ServedApp } from '../support/http-server.ts';
+import { startRunApp } from '../support/run-app.ts';
+import { ORDER, tool } from '../support/tool-call-app.ts';
+
+/**
+ * The console in a real browser (Debian's Chromium through playwright-core) against the whole
+ * service — API, worker, Temporal, the fake vendors — started as `npm start` would, with the
+ * console's origin as the allowed one. Each test leaves a screenshot of its last screen in
+ * test/e2e/.screenshots/ (git-ignored) for a reviewer.
+ */
+const SCREENSHOTS = path.resolve('test/e2e/.screenshots');
+let f: Awaited<ReturnType<typeof startRunApp>>;
+let served: ServedApp;
+let origin: string;
+let browser: Browser;
+let page: Page;
+let projectId: string;
+
+const shot = (name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+const form = (name: string) => page.getByRole('form', { name });
+const nav = (name: string) => page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name });
+
+beforeAll(async () => {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const port = await freePort();
+  origin = `http://127.0.0.1:${port}`;
+  // A fresh installation: the browser creates the provider, the preset and the agents.
+  f = await startRunApp({ seed: false, env: { SVC_APP_ORIGIN: origin, SVC_RATE_LIMIT_API_KEY_PER_SECOND: '0', SVC_RATE_LIMIT_PROJECT_PER_SECOND: '0' } });
+  projectId = f.projectId;
+  served = await serveApp(f.t.app.fetch, { port });
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+  const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1360, height: 900 } });
+  page = await context.newPage();
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await served?.close();
+  await f?.close();
+});
+
+describe('the console', () => {
+  it('signs in (development mode) and shows who is signed in, where', async () => {
+    await page.goto(origin);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Overview' }).isVisible()).toBe(true);
+    const facts = await page.locator('dl.facts').innerText();
+    expect(facts).toContain('Signed in as');
+    expect(facts).toContain('development');
+    expect(await page.getByLabel('Project').inputValue()).toBe(projectId);
+    await shot('01-overview');
+  });
+
+  it('creates a model provider and a preset; the key never comes back', async () => {
+    await nav('Models & connections').click();
+    const provider = form('Add a model provider');
+    await provider.getByLabel('Name', { exact: true }).fill('OpenAI');
+    await provider.getByLabel(/^Key/).fill('openai');
+    await provider.getByLabel('Type').selectOption('vendor_a');
+    await provider.getByLabel('API key').fill(FAKE_KEYS.vendor_a);
+    await provider.getByRole('button', { name: 'Add provider' }).click();
+    await expect.poll(() => page.getByRole('cell', { name: 'OpenAI' }).count()).toBeGreaterThan(0);
+    expect(await page.content()).not.toContain(FAKE_KEYS.vendor_a);
+
+    const preset = form('Create a preset');
+    await preset.getByLabel('Name', { exact: true }).fill('Fast');
+    await preset.getByLabel(/^Key/).fill('fast');
+    await preset.getByLabel(/^Model/).fill('vendor_a/gpt-5.1');
+    await preset.getByRole('button', { name: 'Create preset' }).click();
+    await expect.poll(() => page.getByRole('cell', { name: 'vendor_a/gpt-5.1' }).count()).toBe(1);
+    await shot('02-connections');
+  });
+
+  it("refuses what the console's rules refuse, at the field, before anything is sent", async () => {
+    await nav('Agents').click();
+    await expect.poll(() => page.getByText('No agents yet').isVisible()).toBe(true);
+    await page.getByRole('button', { name: 'New agent' }).click();
+    const agent = form('New agent');
+    await agent.getByLabel('Name', { exact: true }).fill('Refunds desk');
+    const problem = () => agent.getByRole('alert').innerText();
+    const create = () => agent.getByRole('button', { name: 'Create agent' }).click();
+
+    await agent.getByLabel('System prompt').fill('You help customers.'); // 19 characters
+    await create();
+    expect(await problem()).toContain('initialConfig.systemPrompt must be at least 20 characters');
+    expect(await agent.getByLabel('System prompt').getAttribute('aria-invalid')).toBe('true');
+
+    await agent.getByLabel('System prompt').fill('You help customers with refunds, politely.');
+    for (const maxTurns of ['31', '257']) {
+      await agent.getByLabel('Max turns').fill(maxTurns);
+      await create();
+      expect(await problem()).toContain('initialConfig.limits.maxTurns must be 32 in the console');
+    }
+    await agent.getByLabel('Max turns').fill('32');
+    for (const timeoutMs of ['999', '3600001']) {
+      await agent.getByLabel('Timeout (ms)').fill(timeoutMs);
+      await create();
+      expect(await problem()).toContain('initialConfig.limits.timeoutMs must be an integer from 1,000 to 3,600,000');
+    }
+    await shot('03-console-rules');
+    // Nothing reached the service.
+    expect((await f.call('GET', '/agents')).body.data).toEqual([]);
+  });
+
+  it('creates an agent, publishes a second version and shows the two side by side', async () => {
+    const agent = form('New agent');
+    await agent.getByLabel('Timeout (ms)').fill('60000');
+    await agent.getByLabel(/Other settings/).fill(JSON.stringify({ tools: [tool('refund_order', 'caller', 'always', 'Refunds an order.')] }, null, 2));
+    await agent.getByRole('button', { name: 'Create agent' }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Refunds desk' }).isVisible()).toBe(true);
+
+    await page.getByRole('button', { name: 'Publish a new version' }).click();
+    const version = form('New version');
+    await version.getByLabel('System prompt').fill('You help customers with refunds, politely and briefly.');
+    await version.getByRole('button', { name: 'Publish v2' }).click();
+    const diff = page.getByRole('table', { name: 'Side-by-side diff' });
+    await expect.poll(() => diff.isVisible()).toBe(true);
+    const changed = await diff.locator('tr.changed').innerText();
+    expect(changed).toContain('"systemPrompt": "You help customers with refunds, politely."');
+    expect(changed).toContain('"systemPrompt": "You help customers with refunds, politely and briefly."');
+    expect(await page.getByText('1 changed line').isVisible()).toBe(true);
+    await shot('04-agent-diff');
+  });
+
+  it('starts a session and watches it complete live, through a dropped connection', async () => {
+    f.fakes.vendor_a.reply({ text: 'Your refund is on its way.', delayMs: 1_500 });
+    await page.getByRole('link', { name: 'Start a session' }).click();
+    const start = form('New session');
+    await start.getByLabel('Message').fill('Where is my refund?');
+    await start.getByRole('button', { name: 'Start session' }).click();
+    await expect.poll(() => page.getByText('Live', { exact: true }).isVisible(), { timeout: 10_000 }).toBe(true);
+    // The event feed is cut mid-run; the page resumes it (Last-Event-ID) and still sees the end.
+    served.cutConnections();
+    await expect.poll(() => page.locator('.heading .badge').innerText(), { timeout: 30_000 }).toBe('completed');
+    expect(await page.locator('ol.transcript').innerText()).toContain('Your refund is on its way.');
+    expect((await page.getByRole('table', { name: 'Timeline' }).innerText()).toLowerCase()).toContain('model call');
+    await shot('05-session-live');
+  });
+
+  it('approves a gated tool from the session; the run finishes once the caller answers', async () => {
+    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'refund_order', arguments: { orderId: ORDER } }] }).reply({ text: 'Refund issued.' });
+    await page.getByRole('textbox', { name: 'Follow-up message' }).fill('Refund order A1, please.');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const approval = page.getByRole('group', { name: 'Approval for refund_order' });
+    await expect.poll(() => approval.isVisible(), { timeout: 30_000 }).toBe(true);
+    await approval.getByLabel(/Note/).fill('Within the refund policy');
+    await shot('06-approval');
+    await approval.getByRole('button', { name: 'Approve' }).click();
+
+    // The integration answers the caller tool through the API (the typed client's helper).
+    const client = createClient({ baseUrl: origin, apiKey: f.apiKey, projectId });
+    let toolCallId: string | undefined;
+    await expect.poll(async () => (toolCallId = (await client.call('get', '/v1/projects/{projectId}/pending-work', {})).toolCalls.find((call) => call.status === 'pending')?.id), { timeout: 20_000 }).toBeTruthy();
+    await runToolCall(client, toolCallId!, async () => ({ total: 12.5 }));
+    await expect.poll(() => page.locator('ol.transcript').innerText(), { timeout: 30_000 }).toContain('Refund issued.');
+    const sessionId = new URL(page.url()).pathname.split('/').at(-1)!;
+    const [decided] = (await client.call('get', '/v1/projects/{projectId}/sessions/{sessionId}', { path: { sessionId } })).debug.approvals;
+    expect(decided).toMatchObject({ toolName: 'refund_order', status: 'approved', note: 'Within the refund policy' });
+    await shot('07-approved');
+  });
+
+  it('downloads a file the agent wrote in its sandbox', async () => {
+    const s3 = inject('s3');
+    const bucket = `svc-console-${crypto.randomUUID().slice(0, 8)}`;
+    const s3Client = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+    await s3Client.send(new CreateBucketCommand({ Bucket: bucket }));
+    s3Client.destroy();
+    expect((await f.call('POST', '/storage-providers', { key: 'files', displayName: 'Files', providerType: 's3', endpoint: s3.endpoint, region: s3.region, bucket, forcePathStyle: true, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey })).status).toBe(201);
+    const provider = await f.call('POST', '/sandbox-providers', { key: 'local', displayName: 'Local', providerType: 'sandbox_vendor', apiKey: 'local' });
+    const snapshotId = (await f.call('GET', `/sandbox-providers/${provider.body.id}/snapshots`)).body.data[0].id;
+    const agent = await f.call('POST', '/agents', {
+      name: 'Note taker',
+      initialConfig: { systemPrompt: 'You take notes in the workspace.', modelPreset: 'fast', limits: { maxTurns: 32 }, sandbox: { enabled: true, provider: 'local', snapshotId, network: 'none', capabilities: ['filesystem_read', 'filesystem_write'] } },
+    });
+    expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'write', arguments: { path: 'notes/summary.md', content: '# Summary\nAll refunds issued.\n' } }] }).reply({ text: 'Notes written.' });
+    const session = await f.call('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'Write the summary.' });
+    await f.waitForRun(session.body.latestRunId, undefined, 90_000);
+
+    await page.goto(`${origin}/sessions/${session.body.id}`);
+    const link = page.getByRole('link', { name: 'notes/summary.md' });
+    await expect.poll(() => link.isVisible(), { timeout: 20_000 }).toBe(true);
+    const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+    expect(readFileSync(await download.path(), 'utf8')).toBe('# Summary\nAll refunds issued.\n');
+    await shot('08-workspace-files');
+  });
+
+  it('creates an API key and shows its secret exactly once', async () => {
+    await nav('Members & API keys').click();
+    const create = form('Create an API key');
+    await create.getByLabel('Name', { exact: true }).fill('billing integration');
+    await create.getByRole('button', { name: 'Create key' }).click();
+    const shown = page.getByRole('alert', { name: 'New API key secret' });
+    await expect.poll(() => shown.isVisible()).toBe(true);
+    const secret = await shown.locator('.secret-value').innerText();
+    expect(secret).toMatch(/^svc_/);
+    expect(await shown.getByRole('button', { name: 'Copy secret' }).isVisible()).toBe(true);
+    await shot('09-api-key-secret');
+    // The key works; after a reload the secret is nowhere on the page.
+    expect((await f.t.request('GET', '/v1/context', { apiKey: secret })).status).toBe(200);
+    await page.reload();
+    await expect.poll(() => page.getByRole('cell', { name: 'billing integration' }).isVisible()).toBe(true);
+    expect(await page.content()).not.toContain(secret);
+  });
+
+  it('downloads the configuration backup and previews its restore', async () => {
+    await nav('Backup & restore').click();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download backup' }).click()]);
+    const file = await download.path();
+    const backup = JSON.parse(readFileSync(file, 'utf8'));
+    expect(backup.format).toBe('svc.organization-configuration');
+    expect(readFileSync(file, 'utf8')).not.toContain(FAKE_KEYS.vendor_a);
+    await page.getByLabel('Backup file').setInputFiles(file);
+    const preview = form('Restore preview');
+    await expect.poll(() => preview.isVisible(), { timeout: 10_000 }).toBe(true);
+    const text = await preview.innerText();
+    // Restoring into the organization it came from: its project is not empty, so it is blocked.
+    expect(text).toMatch(/Default project\s+default\s+blocked/);
+    expect(await preview.getByRole('button', { name: /Blocked/ }).isDisabled()).toBe(true);
+    await shot('10-restore-preview');
+  });
+
+  it("refuses a cross-origin form post made with the person's cookies", async () => {
+    const agentsBefore = (await f.call('GET', '/agents')).body.data.length;
+    const attacker: Server = createServer((_request, response) => {
+      response.setHeader('content-type', 'text/html');
+      response.end(`<!doctype html><form id="f" method="post" action="${origin}/v1/projects/${projectId}/agents"><input name="name" value="Planted"></form><script>document.getElementById('f').submit()</script>`);
+    });
+    await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
+    try {
+      const answer = page.waitForResponse((response) => response.url().endsWith(`/v1/projects/${projectId}/agents`) && response.request().method() === 'POST');
+      await page.goto(`http://127.0.0.1:${(attacker.address() as AddressInfo).port}/`);
+      const response = await answer;
+      expect(response.status()).toBe(403);
+      expect((await response.json()).error.message).toBe('Request origin is not allowed');
+    } finally {
+      await new Promise<void>((resolve) => attacker.close(() => resolve()));
+    }
+    expect((await f.call('GET', '/agents')).body.data.length).toBe(agentsBefore);
+    await shot('11-cross-origin-refused');
+  });
+});
