@@ -84,7 +84,6 @@ export function App() {
   useEffect(() => {
     void reloadContext();
     // Once, on load: later reloads come from sign-in, project switches and sign-out.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   if (state.loading) return <p className="loading" aria-busy="true">Loading the console…</p>;

@@ -2,6 +2,7 @@ import { useId, useState } from 'react';
 import type { PublicApproval } from '../../../client/src/index.ts';
 import { useSigned } from '../session.tsx';
 import { ErrorNotice } from './ErrorNotice.tsx';
+import { useAction } from './useAction.ts';
 
 /** The note is optional and at most 2,000 characters (spec 3 "Limits"). */
 export const APPROVAL_NOTE_MAX = 2_000;
@@ -11,20 +12,12 @@ export function ApprovalActions({ approval, onDecided }: { approval: PublicAppro
   const { client } = useSigned();
   const id = useId();
   const [note, setNote] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const decide = async (status: 'approved' | 'denied') => {
-    setBusy(true);
-    setError(null);
-    try {
+  const { busy, error, run } = useAction();
+  const decide = (status: 'approved' | 'denied') =>
+    run(async () => {
       await client.call('post', '/v1/projects/{projectId}/approvals/{approvalId}/decision', { path: { approvalId: approval.id }, body: { status, ...(note.trim() ? { note: note.trim() } : {}) } });
       onDecided();
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return (
     <div className="approval" role="group" aria-label={`Approval for ${approval.toolName}`}>
       <label htmlFor={`${id}-note`}>Note <span className="muted small">(optional, {note.length}/{APPROVAL_NOTE_MAX})</span></label>

@@ -13,7 +13,6 @@ export function useResource<T>(load: () => Promise<T>, deps: unknown[]) {
     } catch (error) {
       if (mine === generation.current) setState((previous) => ({ data: previous.data, error, loading: false }));
     }
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, deps);
   useEffect(() => {
     void reload();

@@ -3,6 +3,7 @@ import type { PublicAgentVersion } from '../../../client/src/index.ts';
 import { ConfigFields, useConfigEditor } from '../components/ConfigEditor.tsx';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { presetKeys } from '../components/presets.ts';
+import { useAction } from '../components/useAction.ts';
 import { useResource } from '../components/useResource.ts';
 import { sideBySideDiff, stableJson } from '../diff.ts';
 import { Link, navigate } from '../router.tsx';
@@ -68,25 +69,14 @@ export function AgentDetailScreen({ agentId }: { agentId: string }) {
 function PublishVersion({ agentId, latest, presets, onPublished }: { agentId: string; latest: PublicAgentVersion; presets: string[]; onPublished: () => void }) {
   const { client } = useSigned();
   const editor = useConfigEditor(latest.config, 'config');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent) => {
+  const { busy, error, run } = useAction();
+  const submit = (event: FormEvent) => {
     event.preventDefault();
     const config = editor.check();
-    if (!config) return;
-    setBusy(true);
-    setError(null);
-    try {
-      await client.call('post', '/v1/projects/{projectId}/agents/{agentId}/versions', { path: { agentId }, body: { config } });
-      onPublished();
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    if (config) void run(async () => (await client.call('post', '/v1/projects/{projectId}/agents/{agentId}/versions', { path: { agentId }, body: { config } }), onPublished()));
   };
   return (
-    <form className="card" onSubmit={(event) => void submit(event)} aria-label="New version">
+    <form className="card" onSubmit={submit} aria-label="New version">
       <h2>New version (from v{latest.version})</h2>
       <ConfigFields editor={editor} presets={presets} root="config" />
       <ErrorNotice error={error} />
@@ -99,7 +89,7 @@ function VersionDiff({ versions }: { versions: PublicAgentVersion[] }) {
   const [left, setLeft] = useState(versions[1]!.id);
   const [right, setRight] = useState(versions[0]!.id);
   const byId = new Map(versions.map((version) => [version.id, version]));
-  const rows = useMemo(() => sideBySideDiff(stableJson(byId.get(left)?.config ?? {}), stableJson(byId.get(right)?.config ?? {})), [left, right]); // eslint-disable-line react-hooks/exhaustive-deps
+  const rows = useMemo(() => sideBySideDiff(stableJson(byId.get(left)?.config ?? {}), stableJson(byId.get(right)?.config ?? {})), [left, right]);
   const changes = rows.filter((row) => row.kind !== 'same').length;
   const picker = (label: string, value: string, set: (id: string) => void) => (
     <label>

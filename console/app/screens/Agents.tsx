@@ -3,6 +3,7 @@ import { ConfigFields, DEFAULT_CONFIG, useConfigEditor } from '../components/Con
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { FilteredTable } from '../components/Pager.tsx';
 import { presetKeys } from '../components/presets.ts';
+import { useAction } from '../components/useAction.ts';
 import { useResource } from '../components/useResource.ts';
 import { Link, navigate } from '../router.tsx';
 import { useSigned } from '../session.tsx';
@@ -52,24 +53,14 @@ function NewAgent({ presets }: { presets: string[] }) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const editor = useConfigEditor({ ...DEFAULT_CONFIG, modelPreset: presets[0] ?? '' }, 'initialConfig');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent) => {
+  const { busy, error, run } = useAction();
+  const submit = (event: FormEvent) => {
     event.preventDefault();
     const config = editor.check();
-    if (!config) return;
-    setBusy(true);
-    setError(null);
-    try {
-      const agent = await client.call('post', '/v1/projects/{projectId}/agents', { body: { name, description, initialConfig: config } });
-      navigate(`/agents/${agent.id}`);
-    } catch (caught) {
-      setError(caught);
-      setBusy(false);
-    }
+    if (config) void run(async () => navigate(`/agents/${(await client.call('post', '/v1/projects/{projectId}/agents', { body: { name, description, initialConfig: config } })).id}`));
   };
   return (
-    <form className="card" onSubmit={(event) => void submit(event)} aria-label="New agent">
+    <form className="card" onSubmit={submit} aria-label="New agent">
       <h2>New agent</h2>
       <label>
         Name

@@ -5,6 +5,7 @@ import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { toAttachments } from '../components/files.ts';
 import { StatusBadge } from '../components/StatusBadge.tsx';
 import { useLiveEvents } from '../components/useLiveEvents.ts';
+import { useAction } from '../components/useAction.ts';
 import { useResource } from '../components/useResource.ts';
 import { Waterfall } from '../components/Waterfall.tsx';
 import { Link } from '../router.tsx';
@@ -144,18 +145,11 @@ function PendingWork({ session, onChanged }: { session: SessionDetail; onChanged
 
 function CancelRun({ runId, onCancelled }: { runId: string; onCancelled: () => void }) {
   const { client } = useSigned();
-  const [error, setError] = useState<unknown>(null);
-  const cancel = async () => {
-    try {
-      await client.call('post', '/v1/projects/{projectId}/runs/{runId}/cancel', { path: { runId } });
-      onCancelled();
-    } catch (caught) {
-      setError(caught);
-    }
-  };
+  const { busy, error, run } = useAction();
+  const cancel = () => run(async () => (await client.call('post', '/v1/projects/{projectId}/runs/{runId}/cancel', { path: { runId } }), onCancelled()));
   return (
     <>
-      <button type="button" className="danger" onClick={() => void cancel()}>Cancel run</button>
+      <button type="button" className="danger" onClick={() => void cancel()} disabled={busy}>Cancel run</button>
       <ErrorNotice error={error} />
     </>
   );
@@ -165,27 +159,20 @@ function FollowUp({ sessionId, onSent }: { sessionId: string; onSent: () => void
   const { client } = useSigned();
   const [message, setMessage] = useState('');
   const [files, setFiles] = useState<FileList | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
+  const { busy, error, run } = useAction();
+  const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = event.currentTarget;
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       const attachments = await toAttachments(files);
       await client.call('post', '/v1/projects/{projectId}/sessions/{sessionId}/runs', { path: { sessionId }, body: { ...(message ? { message } : {}), ...(attachments.length ? { files: attachments } : {}) } });
       setMessage('');
       form.reset();
       onSent();
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
-    <form className="follow-up" onSubmit={(event) => void submit(event)} aria-label="Follow-up message">
+    <form className="follow-up" onSubmit={submit} aria-label="Follow-up message">
       <label>
         Follow-up message
         <textarea name="message" rows={2} value={message} onChange={(event) => setMessage(event.target.value)} />

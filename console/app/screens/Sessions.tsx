@@ -3,6 +3,7 @@ import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { toAttachments } from '../components/files.ts';
 import { FilteredTable } from '../components/Pager.tsx';
 import { useLiveEvents } from '../components/useLiveEvents.ts';
+import { useAction } from '../components/useAction.ts';
 import { useResource } from '../components/useResource.ts';
 import { Link, navigate } from '../router.tsx';
 import { useSigned } from '../session.tsx';
@@ -55,27 +56,21 @@ function NewSession({ preselected }: { preselected: string | null }) {
   const [message, setMessage] = useState('');
   const [title, setTitle] = useState('');
   const [files, setFiles] = useState<FileList | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const chosen = agentId || agents.data?.data[0]?.id || '';
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       const attachments = await toAttachments(files);
       const session = await client.call('post', '/v1/projects/{projectId}/sessions', {
         body: { agentId: chosen, ...(message ? { initialMessage: message } : {}), ...(title ? { title } : {}), ...(attachments.length ? { files: attachments } : {}) },
       });
       navigate(`/sessions/${session.id}`);
-    } catch (caught) {
-      setError(caught);
-      setBusy(false);
-    }
+    });
   };
   if (agents.data && agents.data.data.length === 0) return <p className="empty">Create an <Link to="/agents">agent</Link> first; then start sessions with it here.</p>;
   return (
-    <form className="card" onSubmit={(event) => void submit(event)} aria-label="New session">
+    <form className="card" onSubmit={submit} aria-label="New session">
       <h2>New session</h2>
       <div className="row">
         <label>
