@@ -70,6 +70,7 @@ function Screen({ path }: { path: string }) {
 
 export function App() {
   const path = usePath();
+  const [headerError, setHeaderError] = useState<unknown>(null);
   const [state, setState] = useState<{ provider: Provider | null; context: Context | null; error: unknown; loading: boolean }>({ provider: null, context: null, error: null, loading: true });
 
   const reloadContext = useCallback(async () => {
@@ -92,16 +93,23 @@ export function App() {
 
   const context = state.context;
   const signed: Signed = { provider: state.provider, context, client: clientFor(context.project.id), reloadContext };
-  const switchProject = async (projectId: string) => {
-    await apiCall('POST', '/auth/switch-project', { projectId });
-    navigate('/');
-    await reloadContext();
+  // A refused switch or sign-out (say, no membership in that project) shows above the screen.
+  const headerAction = (work: () => Promise<void>) => {
+    setHeaderError(null);
+    work().catch(setHeaderError);
   };
-  const signOut = async () => {
-    const answer = await apiCall<{ redirectUrl?: string }>('POST', '/auth/logout');
-    if (answer.redirectUrl) window.location.assign(answer.redirectUrl);
-    else await reloadContext();
-  };
+  const switchProject = (projectId: string) =>
+    headerAction(async () => {
+      await apiCall('POST', '/auth/switch-project', { projectId });
+      navigate('/');
+      await reloadContext();
+    });
+  const signOut = () =>
+    headerAction(async () => {
+      const answer = await apiCall<{ redirectUrl?: string }>('POST', '/auth/logout');
+      if (answer.redirectUrl) window.location.assign(answer.redirectUrl);
+      else await reloadContext();
+    });
 
   return (
     <SignedContext.Provider value={signed}>
@@ -111,7 +119,7 @@ export function App() {
         <span className="muted">{context.organization.name}</span>
         <label className="switcher">
           Project
-          <select value={context.project.id} onChange={(event) => void switchProject(event.target.value)} disabled={state.provider.mode !== 'development' && context.projects.length < 2}>
+          <select value={context.project.id} onChange={(event) => switchProject(event.target.value)} disabled={state.provider.mode !== 'development' && context.projects.length < 2}>
             {context.projects.map((project) => (
               <option key={project.id} value={project.id}>{project.name}</option>
             ))}
@@ -120,7 +128,7 @@ export function App() {
         <span className="who" title={context.principal.scopes.join(' ')}>
           {context.principal.displayName ?? context.principal.subject} · {context.principal.projectRole ?? context.principal.kind}
         </span>
-        {state.provider.logoutSupported ? <button type="button" className="link" onClick={() => void signOut()}>Sign out</button> : null}
+        {state.provider.logoutSupported ? <button type="button" className="link" onClick={signOut}>Sign out</button> : null}
       </header>
       <div className="layout">
         <nav className="side" aria-label="Console">
@@ -139,6 +147,7 @@ export function App() {
           </p>
         </nav>
         <main id="main" tabIndex={-1}>
+          <ErrorNotice error={headerError} />
           <Screen key={`${context.project.id}${path.split('?')[0]}`} path={path} />
         </main>
       </div>

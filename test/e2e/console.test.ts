@@ -6,7 +6,9 @@ import * as path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createClient, runToolCall } from '../../client/src/index.ts';
+import { startMcpFixtureServer, type McpFixtureServer } from '../fixtures/mcp/server.ts';
 import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
+import { newSigningSecret, startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver/receiver.ts';
 import { freePort, serveApp, type ServedApp } from '../support/http-server.ts';
 import { startRunApp } from '../support/run-app.ts';
 import { ORDER, tool } from '../support/tool-call-app.ts';
@@ -24,6 +26,8 @@ let origin: string;
 let browser: Browser;
 let page: Page;
 let projectId: string;
+let mcp: McpFixtureServer;
+let receiver: WebhookReceiver;
 
 const shot = (name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 const form = (name: string) => page.getByRole('form', { name });
@@ -34,7 +38,9 @@ beforeAll(async () => {
   const port = await freePort();
   origin = `http://127.0.0.1:${port}`;
   // A fresh installation: the browser creates the provider, the preset and the agents.
-  f = await startRunApp({ seed: false, env: { SVC_APP_ORIGIN: origin, SVC_RATE_LIMIT_API_KEY_PER_SECOND: '0', SVC_RATE_LIMIT_PROJECT_PER_SECOND: '0' } });
+  f = await startRunApp({ seed: false, env: { SVC_APP_ORIGIN: origin, SVC_RATE_LIMIT_API_KEY_PER_SECOND: '0', SVC_RATE_LIMIT_PROJECT_PER_SECOND: '0', SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
+  mcp = await startMcpFixtureServer();
+  receiver = await startWebhookReceiver();
   projectId = f.projectId;
   served = await serveApp(f.t.app.fetch, { port });
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
@@ -46,6 +52,8 @@ afterAll(async () => {
   await browser?.close();
   await served?.close();
   await f?.close();
+  await mcp?.close();
+  await receiver?.close();
 });
 
 describe('the console', () => {
@@ -194,6 +202,65 @@ describe('the console', () => {
     await shot('08-workspace-files');
   });
 
+  it('writes a Skill in a draft — instructions with a live preview, a folder and a file — and publishes it', async () => {
+    await nav('Skills').click();
+    await expect.poll(() => page.getByText('No Skills yet').isVisible()).toBe(true);
+    await page.getByRole('button', { name: 'New blank draft' }).click();
+    const editor = page.getByRole('region', { name: 'Draft editor' });
+    await expect.poll(() => editor.isVisible()).toBe(true);
+    await editor.getByLabel(/^Name/).fill('refund-policy');
+    await editor.getByLabel('Description').fill('How refunds are decided and issued.');
+    await editor.getByLabel('Instructions (Markdown)').fill('# Refunds\n\nRefund **within 30 days**; check `orderId` first.\n\n- Look up the order\n- Refund it');
+    const preview = editor.getByRole('region', { name: 'Preview' });
+    expect(await preview.getByRole('heading', { name: 'Refunds' }).isVisible()).toBe(true);
+    expect(await preview.locator('strong').innerText()).toBe('within 30 days');
+    expect(await preview.getByRole('listitem').count()).toBe(2);
+    await editor.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(() => editor.getByRole('status').innerText()).toBe('Saved');
+    await editor.getByLabel('New folder').fill('references');
+    await editor.getByRole('button', { name: 'Add folder' }).click();
+    await expect.poll(() => editor.getByText('📁 references/').isVisible()).toBe(true);
+    await editor.getByLabel('File path').fill('references/policy.md');
+    await editor.getByLabel('File text (Markdown)').fill('# Policy\n\nThirty days.\n');
+    await editor.getByRole('button', { name: 'Save file' }).click();
+    await expect.poll(() => editor.getByText('📄 references/policy.md').isVisible()).toBe(true);
+    await editor.getByRole('button', { name: 'Validate' }).click();
+    await expect.poll(() => editor.getByText('Ready to publish.').isVisible()).toBe(true);
+    await editor.getByLabel('Skill key').fill('refund-policy');
+    await editor.getByLabel('Display name').fill('Refund policy');
+    await editor.getByRole('button', { name: 'Publish' }).click();
+    await expect.poll(() => page.getByRole('cell', { name: /Refund policy/ }).isVisible()).toBe(true);
+    const skills = (await f.call('GET', '/skills')).body.data;
+    expect(skills).toHaveLength(1);
+    expect(skills[0].latestVersion.files.map((file: { path: string }) => file.path)).toEqual(['references/policy.md']);
+    await shot('09-skill-published');
+  });
+
+  it("shows the service's refusal with its request id, then starts a session with an attached file and cancels its run", async () => {
+    f.fakes.vendor_a.reply({ text: 'Still thinking…', delayMs: 5_000 });
+    await nav('Sessions').click();
+    const start = form('New session');
+    await start.getByLabel('Agent').selectOption({ label: 'Refunds desk (v2)' });
+    await start.getByLabel('Message').fill('Please read the attached order.');
+    await start.getByLabel(/Attach files/).setInputFiles({ name: 'order.csv', mimeType: 'text/csv', buffer: Buffer.from('id,total\nA1,12.50\n') });
+    await start.getByRole('button', { name: 'Start session' }).click();
+    // An agent without a sandbox cannot take a text file: the envelope's message, its path and request id.
+    const refusal = start.getByRole('alert');
+    await expect.poll(() => refusal.isVisible()).toBe(true);
+    expect(await refusal.innerText()).toMatch(/text files need a sandbox[\s\S]*at body\.files[\s\S]*bad_request · request [0-9a-f-]{36}/);
+    await shot('10-refusal');
+
+    await start.getByLabel('Agent').selectOption({ label: 'Note taker (v1)' });
+    await start.getByRole('button', { name: 'Start session' }).click();
+    try {
+      await expect.poll(() => page.locator('ol.transcript').innerText(), { timeout: 15_000 }).toContain('attached order.csv');
+      await page.getByRole('button', { name: 'Cancel run' }).click();
+      await expect.poll(() => page.locator('.heading .badge').innerText(), { timeout: 30_000 }).toBe('cancelled');
+    } finally {
+      await shot('11-cancelled');
+    }
+  }, 90_000);
+
   it('creates an API key and shows its secret exactly once', async () => {
     await nav('Members & API keys').click();
     const create = form('Create an API key');
@@ -204,7 +271,7 @@ describe('the console', () => {
     const secret = await shown.locator('.secret-value').innerText();
     expect(secret).toMatch(/^svc_/);
     expect(await shown.getByRole('button', { name: 'Copy secret' }).isVisible()).toBe(true);
-    await shot('09-api-key-secret');
+    await shot('12-api-key-secret');
     // The key works; after a reload the secret is nowhere on the page.
     expect((await f.t.request('GET', '/v1/context', { apiKey: secret })).status).toBe(200);
     await page.reload();
@@ -226,7 +293,85 @@ describe('the console', () => {
     // Restoring into the organization it came from: its project is not empty, so it is blocked.
     expect(text).toMatch(/Default project\s+default\s+blocked/);
     expect(await preview.getByRole('button', { name: /Blocked/ }).isDisabled()).toBe(true);
-    await shot('10-restore-preview');
+    await shot('13-restore-preview');
+  });
+
+  it('adds an MCP server and discovers its tools', async () => {
+    await nav('MCP').click();
+    const add = form('Add an MCP server');
+    await add.getByLabel('Name', { exact: true }).fill('Orders MCP');
+    await add.getByLabel('Key', { exact: true }).fill('orders');
+    await add.getByLabel('Endpoint URL').fill(mcp.streamableUrl);
+    await add.getByRole('button', { name: 'Add server' }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Orders MCP orders' }).isVisible()).toBe(true);
+    expect(await page.getByText('Not discovered yet.').isVisible()).toBe(true);
+    await form('Discover Orders MCP').getByRole('button', { name: 'Discover tools' }).click();
+    await expect.poll(() => page.getByText('Not discovered yet.').count(), { timeout: 15_000 }).toBe(0);
+    const tools = (await f.call('GET', '/mcp-servers')).body.data[0].versions[0].tools.map((tool: { name: string }) => tool.name);
+    expect(tools.length).toBeGreaterThan(0);
+    for (const name of tools) expect(await page.getByRole('listitem').filter({ hasText: name }).count()).toBeGreaterThan(0);
+    await shot('15-mcp-discovered');
+  });
+
+  it('adds a webhook that receives the events, with its delivery status', async () => {
+    await nav('Webhooks').click();
+    await expect.poll(() => page.getByText('No webhooks.').isVisible()).toBe(true);
+    const add = form('Add a webhook');
+    await add.getByLabel('Name', { exact: true }).fill('Billing receiver');
+    await add.getByLabel(/^Endpoint URL/).fill(receiver.url);
+    await add.getByLabel(/^Signing secret/).fill(newSigningSecret());
+    await add.getByRole('button', { name: 'Add webhook' }).click();
+    await expect.poll(() => page.getByRole('cell', { name: /Billing receiver/ }).isVisible()).toBe(true);
+    // Events after its creation (deliverFrom now): a new session and its run; the webhook delivers them.
+    const witness = await f.call('POST', '/agents', { name: 'Webhook witness', initialConfig: { systemPrompt: 'You witness webhook deliveries.', modelPreset: 'fast', limits: { maxTurns: 32 } } });
+    expect(witness.status).toBe(201);
+    f.fakes.vendor_a.reply({ text: 'Witnessed.' });
+    expect((await f.call('POST', '/sessions', { agentId: witness.body.id, initialMessage: 'Hello.' })).status).toBe(201);
+    await receiver.waitFor((requests) => requests.length > 0, 30_000);
+    await expect.poll(async () => {
+      await page.reload();
+      return page.getByRole('row', { name: /Billing receiver/ }).innerText();
+    }, { timeout: 30_000 }).toMatch(/active\s+0\s+\d/);
+    await shot('16-webhook-delivered');
+  });
+
+  it('switches projects, adds a member, archives an agent, and works from the keyboard', async () => {
+    // A project the signed-in person creates (so they are its member), through the same cookie session.
+    const created = await page.request.post(`${origin}/v1/projects`, { headers: { Origin: origin, 'Idempotency-Key': crypto.randomUUID() }, data: { slug: 'research', name: 'Research' } });
+    expect(created.status(), await created.text()).toBe(201);
+    await page.goto(origin);
+    await page.getByLabel('Project').selectOption({ label: 'Research' });
+    await expect.poll(() => page.locator('dl.facts').innerText()).toContain('Research');
+    await nav('Agents').click();
+    await expect.poll(() => page.getByText('No agents yet').isVisible()).toBe(true);
+    await page.getByLabel('Project').selectOption({ label: 'Default project' });
+    await expect.poll(() => page.locator('dl.facts').innerText()).toContain('Default project');
+
+    await nav('Members & API keys').click();
+    const member = form('Add or update a member');
+    await member.getByLabel(/^Subject/).fill('alice@example.com');
+    await member.getByLabel('Role', { exact: true }).selectOption('member');
+    await member.getByRole('button', { name: 'Save member' }).click();
+    await expect.poll(() => page.getByRole('cell', { name: 'alice@example.com' }).isVisible()).toBe(true);
+
+    await nav('Agents').click();
+    await page.getByRole('link', { name: 'Webhook witness' }).click();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Archive' }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Agents' }).isVisible()).toBe(true);
+    await expect.poll(() => page.getByRole('link', { name: 'Webhook witness' }).count()).toBe(0);
+
+    // Keyboard only: the first Tab reaches the skip link; Tab on to a navigation link, Enter follows it.
+    await page.goto(origin);
+    await expect.poll(() => nav('Overview').isVisible()).toBe(true);
+    await page.keyboard.press('Tab');
+    const focused = () => page.evaluate(() => (globalThis as unknown as { document: { activeElement: { textContent: string } | null } }).document.activeElement?.textContent);
+    expect(await focused()).toBe('Skip to content');
+    for (let presses = 0; presses < 30 && (await focused()) !== 'Pending work'; presses++) await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByRole('heading', { name: 'Pending work', level: 1 }).isVisible()).toBe(true);
+    expect(new URL(page.url()).pathname).toBe('/pending');
+    await shot('17-keyboard');
   });
 
   it("refuses a cross-origin form post made with the person's cookies", async () => {
@@ -246,6 +391,6 @@ describe('the console', () => {
       await new Promise<void>((resolve) => attacker.close(() => resolve()));
     }
     expect((await f.call('GET', '/agents')).body.data.length).toBe(agentsBefore);
-    await shot('11-cross-origin-refused');
+    await shot('14-cross-origin-refused');
   });
 });
