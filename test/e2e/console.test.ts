@@ -78,6 +78,9 @@ describe('the console', () => {
     await provider.getByRole('button', { name: 'Add provider' }).click();
     await expect.poll(() => page.getByRole('cell', { name: 'OpenAI' }).count()).toBeGreaterThan(0);
     expect(await page.content()).not.toContain(FAKE_KEYS.vendor_a);
+    // The vendor's live catalog, fetched with the stored key.
+    await page.getByText('Model catalog').click();
+    await expect.poll(() => page.getByRole('cell', { name: /^vendor_a\// }).count(), { timeout: 10_000 }).toBeGreaterThan(0);
 
     const preset = form('Create a preset');
     await preset.getByLabel('Name', { exact: true }).fill('Fast');
@@ -182,9 +185,28 @@ describe('the console', () => {
     const s3Client = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
     await s3Client.send(new CreateBucketCommand({ Bucket: bucket }));
     s3Client.destroy();
-    expect((await f.call('POST', '/storage-providers', { key: 'files', displayName: 'Files', providerType: 's3', endpoint: s3.endpoint, region: s3.region, bucket, forcePathStyle: true, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey })).status).toBe(201);
-    const provider = await f.call('POST', '/sandbox-providers', { key: 'local', displayName: 'Local', providerType: 'sandbox_vendor', apiKey: 'local' });
-    const snapshotId = (await f.call('GET', `/sandbox-providers/${provider.body.id}/snapshots`)).body.data[0].id;
+    // The storage and sandbox connections, made in the console.
+    await nav('Models & connections').click();
+    const storage = form('Add an S3 connection');
+    await storage.getByLabel('Name', { exact: true }).fill('Files');
+    await storage.getByLabel('Key', { exact: true }).fill('files');
+    await storage.getByLabel(/^Endpoint/).fill(s3.endpoint);
+    await storage.getByLabel('Region').fill(s3.region);
+    await storage.getByLabel('Bucket').fill(bucket);
+    await storage.getByLabel('Path-style addressing').check();
+    await storage.getByLabel('Access key id').fill(s3.accessKeyId);
+    await storage.getByLabel('Secret access key').fill(s3.secretAccessKey);
+    await storage.getByRole('button', { name: 'Add storage' }).click();
+    await expect.poll(() => page.getByRole('cell', { name: bucket }).isVisible()).toBe(true);
+    const sandbox = form('Add a sandbox connection');
+    await sandbox.getByLabel('Name', { exact: true }).fill('Local');
+    await sandbox.getByLabel('Key', { exact: true }).fill('local');
+    await sandbox.getByLabel('API key').fill('local');
+    await sandbox.getByRole('button', { name: 'Add connection' }).click();
+    await expect.poll(() => page.getByRole('cell', { name: 'Local', exact: true }).isVisible()).toBe(true);
+    expect(await page.content()).not.toContain(s3.secretAccessKey);
+    const [provider] = (await f.call('GET', '/sandbox-providers')).body.data;
+    const snapshotId = (await f.call('GET', `/sandbox-providers/${provider.id}/snapshots`)).body.data[0].id;
     const agent = await f.call('POST', '/agents', {
       name: 'Note taker',
       initialConfig: { systemPrompt: 'You take notes in the workspace.', modelPreset: 'fast', limits: { maxTurns: 32 }, sandbox: { enabled: true, provider: 'local', snapshotId, network: 'none', capabilities: ['filesystem_read', 'filesystem_write'] } },
