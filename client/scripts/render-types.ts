@@ -16,9 +16,11 @@ export function renderTypes(document: Schema): string {
     '',
   ];
   // Named shapes (the answers' `$ref`s) first, so operations read as `PublicRun`, `SessionDetail`...
-  for (const [name, schema] of Object.entries(document.components.schemas as Record<string, Schema>)) {
+  const components = document.components.schemas as Record<string, Schema>;
+  lines.push('/** A page of a list route: `nextCursor` is null on the last page. */', 'export type Page<T> = { data: Array<T>; pageInfo: { nextCursor: string | null } };', '');
+  for (const [name, schema] of Object.entries(components)) {
     if (schema.description) lines.push(`/** ${String(schema.description).replace(/\*\//g, '*\\/')} */`);
-    lines.push(`export type ${name} = ${typeOf(schema, 0)};`, '');
+    lines.push(`export type ${name} = ${pageType(schema) ?? extendedType(name, schema, components) ?? typeOf(schema, 0)};`, '');
   }
   lines.push('export type Paths = {');
   for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, Schema>>)) {
@@ -48,6 +50,35 @@ export function renderTypes(document: Schema): string {
   }
   lines.push('};', '');
   return lines.join('\n');
+}
+
+/** `{data: Array<X>, pageInfo: {nextCursor}}` with nothing else → `Page<X>`. */
+function pageType(schema: Schema): string | null {
+  const properties = schema.properties as Record<string, Schema> | undefined;
+  if (!properties || Object.keys(properties).join() !== 'data,pageInfo' || !properties.data?.items?.$ref) return null;
+  if (Object.keys(properties.pageInfo?.properties ?? {}).join() !== 'nextCursor') return null;
+  return `Page<${typeOf(properties.data.items, 0)}>`;
+}
+
+/**
+ * A shape made of another named shape's fields plus its own (the service spreads one valibot
+ * object into another) → `Base & { extra }`, with the largest such base: each field is written once.
+ */
+function extendedType(name: string, schema: Schema, components: Record<string, Schema>): string | null {
+  const properties = schema.properties as Record<string, Schema> | undefined;
+  if (!properties) return null;
+  const required = new Set<string>(schema.required ?? []);
+  let base: { name: string; size: number } | null = null;
+  for (const [other, candidate] of Object.entries(components)) {
+    const fields = Object.entries((candidate.properties ?? {}) as Record<string, Schema>);
+    if (other === name || fields.length === 0 || fields.length >= Object.keys(properties).length || (base && fields.length <= base.size)) continue;
+    const same = fields.every(([field, value]) => JSON.stringify(properties[field]) === JSON.stringify(value) && required.has(field) === ((candidate.required ?? []) as string[]).includes(field));
+    if (same) base = { name: other, size: fields.length };
+  }
+  if (!base) return null;
+  const inherited = new Set(Object.keys((components[base.name]!.properties ?? {}) as object));
+  const own = Object.fromEntries(Object.entries(properties).filter(([field]) => !inherited.has(field)));
+  return `${base.name} & ${objectType({ ...schema, properties: own, required: [...required].filter((field) => !inherited.has(field)) }, 0)}`;
 }
 
 function typeOf(schema: Schema | boolean, depth: number): string {

@@ -1,57 +1,32 @@
 // Generated from the service's OpenAPI document by client/scripts/render-types.ts. Do not edit:
 // regenerate with `UPDATE_CLIENT_TYPES=1 npx vitest run test/integration/client-types.test.ts`.
 
+/** A page of a list route: `nextCursor` is null on the last page. */
+export type Page<T> = { data: Array<T>; pageInfo: { nextCursor: string | null } };
+
 export type AgentDeleted = {
   id: string;
   deleted: true;
 };
 
-export type AgentPage = {
-  data: Array<PublicAgent>;
-  pageInfo: {
-    nextCursor: string | null;
-  };
-};
+export type AgentPage = Page<PublicAgent>;
 
 export type AgentVersionList = {
   data: Array<PublicAgentVersion>;
 };
 
-export type AgentWithVersions = {
-  organizationId: string;
-  projectId: string;
-  id: string;
-  key: string;
-  name: string;
-  description: string;
-  latestVersionId: string;
-  version: number;
-  model: string;
-  status: "published";
-  createdAt: string;
-  updatedAt: string;
-  sandbox: unknown;
+export type AgentWithVersions = PublicAgent & {
   versions: Array<PublicAgentVersion>;
 };
 
-export type ApiKeyPage = {
-  data: Array<PublicApiKey>;
-  pageInfo: {
-    nextCursor: string | null;
-  };
-};
+export type ApiKeyPage = Page<PublicApiKey>;
 
 export type ApiKeyRevoked = {
   id: string;
   revoked: true;
 };
 
-export type ApprovalPage = {
-  data: Array<PublicApproval>;
-  pageInfo: {
-    nextCursor: string | null;
-  };
-};
+export type ApprovalPage = Page<PublicApproval>;
 
 export type AttachmentMetadata = {
   id: string;
@@ -93,16 +68,7 @@ export type Context = {
   isIapDefaultProject?: boolean;
 };
 
-export type CreatedApiKey = {
-  id: string;
-  organizationId: string;
-  name: string;
-  scopes: Array<string>;
-  secretHint: string;
-  createdByPrincipalId: string | null;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
+export type CreatedApiKey = PublicApiKey & {
   shown: true;
   secret: string;
 };
@@ -114,18 +80,7 @@ export type CreatedDirectory = {
   createdPaths: Array<string>;
 };
 
-export type CreatedSession = {
-  organizationId: string;
-  projectId: string;
-  id: string;
-  threadId: string;
-  agentId: string;
-  agentVersionId: string;
-  title: string | null;
-  status: "queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out";
-  createdAt: string;
-  lastActivityAt: string;
-  latestRunId: string | null;
+export type CreatedSession = PublicSession & {
   run: PublicRun;
 };
 
@@ -170,19 +125,9 @@ export type Logout = {
   redirectUrl?: string;
 };
 
-export type McpCredentialPage = {
-  data: Array<PublicMcpCredential>;
-  pageInfo: {
-    nextCursor: string | null;
-  };
-};
+export type McpCredentialPage = Page<PublicMcpCredential>;
 
-export type McpCredentialPolicyVersionPage = {
-  data: Array<PublicMcpCredentialPolicyVersion>;
-  pageInfo: {
-    nextCursor: string | null;
-  };
-};
+export type McpCredentialPolicyVersionPage = Page<PublicMcpCredentialPolicyVersion>;
 
 export type McpDiscovery = {
   server: PublicMcpServer;
@@ -190,12 +135,7 @@ export type McpDiscovery = {
   changed: boolean;
 };
 
-export type McpServerPage = {
-  data: Array<PublicMcpServer>;
-  pageInfo: {
-    nextCursor: string | null;
-  };
-};
+export type McpServerPage = Page<PublicMcpServer>;
 
 export type McpToolSnapshotEntry = {
   name: string;
@@ -203,12 +143,7 @@ export type McpToolSnapshotEntry = {
   inputSchema: Record<string, unknown>;
 };
 
-export type McpToolsetPage = {
-  data: Array<PublicMcpToolset>;
-  pageInfo: {
-    nextCursor: string | null;
-  };
-};
+export type McpToolsetPage = Page<PublicMcpToolset>;
 
 export type MemberList = {
   data: Array<PublicMember>;
@@ -219,12 +154,7 @@ export type MemberRemoved = {
   removed: true;
 };
 
-export type MessagePage = {
-  data: Array<PublicMessage>;
-  pageInfo: {
-    nextCursor: string | null;
-  };
-};
+export type MessagePage = Page<PublicMessage>;
 
 export type ModelCatalog = {
   providerId: string;
@@ -239,31 +169,16 @@ export type ModelPresetArchived = {
   archived: true;
 };
 
-export type ModelPresetPage = {
-  data: Array<PublicModelPreset>;
-  pageInfo: {
-    nextCursor: string | null;
-  };
-};
+export type ModelPresetPage = Page<PublicModelPreset>;
 
-export type ModelProviderPage = {
-  data: Array<PublicModelProvider>;
-  pageInfo: {
-    nextCursor: string | null;
-  };
-};
+export type ModelProviderPage = Page<PublicModelProvider>;
 
 export type ModelProviderRemoved = {
   id: string;
   removed: true;
 };
 
-export type OrganizationPage = {
-  data: Array<PublicOrganization>;
-  pageInfo: {
-    nextCursor: string | null;
-  };
-};
+export type OrganizationPage = Page<PublicOrganization>;
 
 export type PendingWork = {
   toolCalls: Array<PublicToolCall>;
@@ -275,19 +190,9 @@ export type ProjectDeleted = {
   deleted: true;
 };
 
-export type ProjectPage = {
-  data: Array<PublicProject>;
-  pageInfo: {
-    nextCursor: string | null;
-  };
-};
+export type ProjectPage = Page<PublicProject>;
 
-export type ProjectWithOrganization = {
-  id: string;
-  organizationId: string;
-  slug: string;
-  name: string;
-  createdAt: string;
+export type ProjectWithOrganization = PublicProject & {
   organization: PublicOrganization;
 };
 
@@ -580,12 +485,8 @@ export type PublicProductEvent = {
   message?: Record<string, unknown>;
 };
 
-export type PublicProject = {
-  id: string;
+export type PublicProject = PublicOrganization & {
   organizationId: string;
-  slug: string;
-  name: string;
-  createdAt: string;
 };
 
 export type PublicRun = {
@@ -663,18 +564,7 @@ export type PublicSession = {
   latestRunId: string | null;
 };
 
-export type PublicSessionListItem = {
-  organizationId: string;
-  projectId: string;
-  id: string;
-  threadId: string;
-  agentId: string;
-  agentVersionId: string;
-  title: string | null;
-  status: "queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out";
-  createdAt: string;
-  lastActivityAt: string;
-  latestRunId: string | null;
+export type PublicSessionListItem = PublicSession & {
   parentSessionId: string | null;
   delegateKey: string | null;
   inputTokens: number;
@@ -693,33 +583,16 @@ export type PublicSessionSkill = {
   status: "active" | "deprecated" | "revoked";
 };
 
-export type PublicSkill = {
+export type PublicSkill = SkillEnablement & {
   organizationId: string;
   projectId: string;
-  id: string;
-  key: string;
   displayName: string;
-  enabled: boolean;
-  disabledAt: string | null;
   latestVersion: PublicSkillVersion | null;
   createdAt: string;
   updatedAt: string;
 };
 
-export type PublicSkillDraft = {
-  organizationId: string;
-  projectId: string;
-  id: string;
-  skillId: string | null;
-  sourceSkillVersionId: string | null;
-  name: string | null;
-  description: string | null;
-  license: string | null;
-  compatibility: string | null;
-  metadata: Record<string, string>;
-  allowedTools: Array<string>;
-  createdAt: string;
-  updatedAt: string;
+export type PublicSkillDraft = PublicSkillDraftSummary & {
   instructions: string | null;
   directories: Array<string>;
   files: Array<{
@@ -899,41 +772,17 @@ export type RunFailure = {
   errorExplanation: string;
 };
 
-export type SandboxProviderPage = {
-  data: Array<PublicSandboxProvider>;
-  pageInfo: {
-    nextCursor: string | null;
-  };
-};
+export type SandboxProviderPage = Page<PublicSandboxProvider>;
 
-export type SessionDebug = {
+export type SessionDebug = PendingWork & {
   productEvents: Array<PublicProductEvent>;
   modelInvocations: Array<PublicModelInvocation>;
-  toolCalls: Array<PublicToolCall>;
-  approvals: Array<PublicApproval>;
   sandboxes: Array<PublicSandbox>;
   workspaceBackups: Array<PublicWorkspaceBackup>;
   sandboxCommands: Array<PublicSandboxCommand>;
 };
 
-export type SessionDetail = {
-  organizationId: string;
-  projectId: string;
-  id: string;
-  threadId: string;
-  agentId: string;
-  agentVersionId: string;
-  title: string | null;
-  status: "queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out";
-  createdAt: string;
-  lastActivityAt: string;
-  latestRunId: string | null;
-  parentSessionId: string | null;
-  delegateKey: string | null;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
+export type SessionDetail = PublicSessionListItem & {
   runs: Array<PublicRun>;
   transcript: Array<PublicMessage>;
   timeline: Array<TimelineEntry>;
@@ -944,12 +793,7 @@ export type SessionDetail = {
   delegations: Array<PublicDelegation>;
 };
 
-export type SessionPage = {
-  data: Array<PublicSessionListItem>;
-  pageInfo: {
-    nextCursor: string | null;
-  };
-};
+export type SessionPage = Page<PublicSessionListItem>;
 
 export type SessionRefreshed = {
   refreshed: true;
@@ -960,23 +804,11 @@ export type SignInRedirect = {
   redirectUrl: string;
 };
 
-export type SkillDeleted = {
-  id: string;
+export type SkillDeleted = AgentDeleted & {
   key: string;
-  deleted: true;
 };
 
-export type SkillDetail = {
-  organizationId: string;
-  projectId: string;
-  id: string;
-  key: string;
-  displayName: string;
-  enabled: boolean;
-  disabledAt: string | null;
-  latestVersion: PublicSkillVersion | null;
-  createdAt: string;
-  updatedAt: string;
+export type SkillDetail = PublicSkill & {
   versions: Array<PublicSkillVersion>;
 };
 
@@ -985,12 +817,7 @@ export type SkillDraftDiscarded = {
   deleted: true;
 };
 
-export type SkillDraftPage = {
-  data: Array<PublicSkillDraftSummary>;
-  pageInfo: {
-    nextCursor: string | null;
-  };
-};
+export type SkillDraftPage = Page<PublicSkillDraftSummary>;
 
 export type SkillDraftValidation = {
   valid: boolean;
@@ -1021,12 +848,7 @@ export type SkillPackageFile = {
   dataBase64: string;
 };
 
-export type SkillPage = {
-  data: Array<PublicSkill>;
-  pageInfo: {
-    nextCursor: string | null;
-  };
-};
+export type SkillPage = Page<PublicSkill>;
 
 export type SkillVersionExport = {
   skillId: string;
@@ -1045,19 +867,9 @@ export type SkillVersionExport = {
   skillMd: string;
 };
 
-export type SnapshotList = {
-  data: Array<PublicSnapshot>;
-  pageInfo: {
-    nextCursor: null;
-  };
-};
+export type SnapshotList = Page<PublicSnapshot>;
 
-export type StorageProviderPage = {
-  data: Array<PublicStorageProvider>;
-  pageInfo: {
-    nextCursor: string | null;
-  };
-};
+export type StorageProviderPage = Page<PublicStorageProvider>;
 
 export type StoredObjectListing = {
   prefix: string;
@@ -1086,12 +898,7 @@ export type TimelineEntry = {
   durationMs: number | null;
 };
 
-export type TimelinePage = {
-  data: Array<TimelineEntry>;
-  pageInfo: {
-    nextCursor: string | null;
-  };
-};
+export type TimelinePage = Page<TimelineEntry>;
 
 export type ToolCallClaim = {
   organizationId: string;
@@ -1126,12 +933,7 @@ export type ToolCallFailure = {
   reason?: string;
 };
 
-export type ToolCallPage = {
-  data: Array<PublicToolCall>;
-  pageInfo: {
-    nextCursor: string | null;
-  };
-};
+export type ToolCallPage = Page<PublicToolCall>;
 
 export type ToolResultSubmission = {
   outcome: "submitted";
