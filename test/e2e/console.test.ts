@@ -255,6 +255,13 @@ describe('the console', () => {
     const skills = (await f.call('GET', '/skills')).body.data;
     expect(skills).toHaveLength(1);
     expect(skills[0].latestVersion.files.map((file: { path: string }) => file.path)).toEqual(['references/policy.md']);
+    // Its lifecycle from the list: deprecate the version, disable the Skill.
+    const row = page.getByRole('row', { name: /Refund policy/ });
+    await row.getByRole('button', { name: 'Deprecate' }).click();
+    await expect.poll(() => row.innerText()).toContain('deprecated');
+    await row.getByRole('button', { name: 'Disable' }).click();
+    await expect.poll(() => row.getByRole('button', { name: 'Enable' }).isVisible()).toBe(true);
+    expect((await f.call('GET', '/skills')).body.data[0]).toMatchObject({ enabled: false, latestVersion: { status: 'deprecated' } });
     await shot('09-skill-published');
   });
 
@@ -299,6 +306,11 @@ describe('the console', () => {
     await page.reload();
     await expect.poll(() => page.getByRole('cell', { name: 'billing integration' }).isVisible()).toBe(true);
     expect(await page.content()).not.toContain(secret);
+    // Revoking it (confirmed) ends it at once.
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('row', { name: /billing integration/ }).getByRole('button', { name: 'Revoke' }).click();
+    await expect.poll(() => page.getByRole('row', { name: /billing integration/ }).innerText()).toContain('revoked');
+    expect((await f.t.request('GET', '/v1/context', { apiKey: secret })).status).toBe(401);
   });
 
   it('downloads the configuration backup and previews its restore', async () => {

@@ -14,7 +14,7 @@ import { registeredRoutes, routeParameters, type Route } from '../support/routes
  * id — within a second, and a refusal must write no row (row triggers on every table record
  * writes; API-key `lastUsedAt` bookkeeping excepted).
  */
-const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 /** Tables whose writes are bookkeeping of authentication itself, not the request's effect. */
 const UNLOGGED_TABLES = ['api_keys', 'browser_sessions'];
