@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, normalize } from 'node:path';
 import { Hono } from 'hono';
 import { CONSOLE_DIST } from './build.ts';
@@ -30,7 +30,7 @@ export function consoleRoutes(openApiDocument: () => Parameters<typeof renderRef
     .get('/assets/*', (c) => {
       const path = normalize(c.req.path).replace(/^\/+/, '');
       const file = join(dist, path);
-      if (!path.startsWith('assets/') || !file.startsWith(dist) || !existsSync(file)) return c.text('Not found', 404);
+      if (!path.startsWith('assets/') || !file.startsWith(dist) || !existsSync(file) || !statSync(file).isFile()) return c.text('Not found', 404);
       c.header('Content-Type', TYPES[extname(file)] ?? 'application/octet-stream');
       c.header('Cache-Control', 'public, max-age=31536000, immutable');
       c.header('X-Content-Type-Options', 'nosniff');

@@ -1,7 +1,8 @@
-import { ApiError, createClient, type Context, type ProjectClient } from '../../client/src/index.ts';
+import { ApiError, createClient, type AuthProvider, type Context, type ProjectClient } from '../../client/src/index.ts';
+import { Transport } from '../../client/src/transport.ts';
 
 export { ApiError };
-export type Provider = { mode: 'development' | 'hosted' | 'edge_proxy'; loginPath: string | null; logoutSupported: boolean };
+export type Provider = AuthProvider;
 
 const origin = window.location.origin;
 
@@ -25,20 +26,10 @@ let currentProvider: Provider | null = null;
 /** A client of the signed-in project: every screen's calls go through the public `/v1` API. */
 export const clientFor = (projectId: string): ProjectClient => createClient({ baseUrl: origin, projectId, fetch: consoleFetch });
 
-/** Calls outside a project (sign-in, context, organizations). */
-export async function apiCall<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = {};
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (method !== 'GET') headers['Idempotency-Key'] = crypto.randomUUID();
-  const response = await consoleFetch(`${origin}/v1${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-  const text = await response.text();
-  const data = text ? JSON.parse(text) : null;
-  if (!response.ok) {
-    const error = data?.error ?? {};
-    throw new ApiError({ status: response.status, code: error.code ?? 'internal_error', message: error.message ?? response.statusText, requestId: error.requestId ?? null, details: error.details });
-  }
-  return data as T;
-}
+const transport = new Transport({ baseUrl: origin, fetch: consoleFetch });
+
+/** Calls outside a project (sign-in, context, organizations), through the client's transport. */
+export const apiCall = <T>(method: string, path: string, body?: unknown): Promise<T> => transport.json<T>(method, path, body === undefined ? {} : { body });
 
 export async function loadProvider(): Promise<Provider> {
   currentProvider = await apiCall<Provider>('GET', '/auth/provider');
