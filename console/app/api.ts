@@ -9,19 +9,43 @@ const origin = window.location.origin;
 /**
  * fetch for the console: cookie credentials of this origin only. In hosted mode an expired
  * access session is refreshed once (`POST /auth/refresh`) and the request retried (spec 3
- * "Browser sessions" 4); a refused refresh leaves the 401 for the app to show the sign-in.
+ * "Browser sessions" 4). A rejected refresh (401) starts a fresh hosted login once this page
+ * has been signed in (a first visit shows the sign-in screen instead); a transient
+ * failure (the provider unreachable: 5xx) is answered as it came, so the screen shows it and
+ * the person can retry.
  */
-let refreshing: Promise<boolean> | null = null;
+type RefreshOutcome = 'refreshed' | 'rejected' | Response;
+let refreshing: Promise<RefreshOutcome> | null = null;
 async function consoleFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
   const response = await fetch(input, { ...init, credentials: 'same-origin' });
-  if (response.status !== 401 || String(input).endsWith('/auth/refresh') || currentProvider?.mode !== 'hosted') return response;
+  if (response.status !== 401 || String(input).includes('/v1/auth/') || currentProvider?.mode !== 'hosted') return response;
   refreshing ??= fetch(`${origin}/v1/auth/refresh`, { method: 'POST', credentials: 'same-origin', headers: { 'Idempotency-Key': crypto.randomUUID() } })
-    .then((answer) => answer.ok)
+    .then((answer): RefreshOutcome => (answer.ok ? 'refreshed' : answer.status === 401 ? 'rejected' : answer))
     .finally(() => setTimeout(() => (refreshing = null), 0));
-  return (await refreshing) ? fetch(input, { ...init, credentials: 'same-origin' }) : response;
+  const outcome = await refreshing;
+  if (outcome === 'refreshed') return fetch(input, { ...init, credentials: 'same-origin' });
+  // A first visit without a session sees the sign-in screen; a session that ends under a working page goes to the provider again.
+  if (outcome === 'rejected') {
+    if (signedInThisPage) void startHostedLogin();
+    return response;
+  }
+  return outcome.clone();
+}
+
+/** Sends the browser to the identity provider (hosted mode); it comes back to the console signed in. */
+let loginStarted: Promise<void> | null = null;
+export function startHostedLogin(): Promise<void> {
+  loginStarted ??= apiCall<{ redirectUrl: string }>('POST', '/auth/login')
+    .then(({ redirectUrl }) => window.location.assign(redirectUrl))
+    .catch((error: unknown) => {
+      loginStarted = null;
+      throw error;
+    });
+  return loginStarted;
 }
 
 let currentProvider: Provider | null = null;
+let signedInThisPage = false;
 
 /** A client of the signed-in project: every screen's calls go through the public `/v1` API. */
 export const clientFor = (projectId: string): ProjectClient => createClient({ baseUrl: origin, projectId, fetch: consoleFetch });
@@ -39,7 +63,9 @@ export async function loadProvider(): Promise<Provider> {
 /** The signed-in context, or null when there is no session. */
 export async function loadContext(): Promise<Context | null> {
   try {
-    return await apiCall<Context>('GET', '/context');
+    const context = await apiCall<Context>('GET', '/context');
+    signedInThisPage = true;
+    return context;
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) return null;
     throw error;

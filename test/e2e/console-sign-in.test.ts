@@ -35,12 +35,15 @@ describe('hosted sign-in in the browser', () => {
   const OWNER: OidcAccount = { sub: 'owner-sub', email: 'owner@example.com', name: 'Olivia Owner' };
   let idp: OidcFixture;
   let app: Awaited<ReturnType<typeof serveConsole>>;
+  // The service's clock runs ahead by this much: how the tests let an hour pass.
+  let aheadMs = 0;
 
   beforeAll(async () => {
     const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;
     idp = await startOidcProvider({ redirectUris: [`${origin}/v1/auth/callback`], postLogoutRedirectUris: [`${origin}/`] });
     const t = await createTestApp({
+      clock: { now: () => new Date(Date.now() + aheadMs) },
       env: { SVC_APP_ORIGIN: origin, SVC_AUTH_MODE: 'hosted', SVC_OIDC_ISSUER: idp.issuer, SVC_OIDC_CLIENT_ID: idp.clientId, SVC_OIDC_CLIENT_SECRET: idp.clientSecret, SVC_OIDC_CA_FILE: idp.caFile, SVC_INITIAL_OWNER_SUBJECT: OWNER.sub },
     });
     app = { t, served: await serveApp(t.app.fetch, { port }), origin };
@@ -66,6 +69,44 @@ describe('hosted sign-in in the browser', () => {
     await page.screenshot({ path: path.join(SCREENSHOTS, 'sign-in-hosted.png') });
     await page.getByRole('button', { name: 'Sign out' }).click();
     await expect.poll(() => page.url(), { timeout: 10_000 }).toMatch(new RegExp(`^${idp.issuer.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
+    await context.close();
+  });
+
+  it('refreshes an expired session once and carries on; when the refresh is refused, goes through the provider again', async () => {
+    const context = await browser.newContext({ ignoreHTTPSErrors: true });
+    const page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    const sessionCookie = async () => (await context.cookies()).find((cookie) => cookie.name === 'svc_session')?.value;
+    const nav = (name: string) => page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name });
+    await page.goto(app.origin);
+    idp.nextLogin(OWNER);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Overview' }).isVisible(), { timeout: 20_000 }).toBe(true);
+    const first = await sessionCookie();
+
+    // An hour later the access session has expired: the next call is refreshed (the provider's refresh grant included) and retried.
+    aheadMs += 61 * 60_000;
+    const refreshes: number[] = [];
+    page.on('response', (response) => void (response.url().endsWith('/v1/auth/refresh') && refreshes.push(response.status())));
+    await nav('Agents').click();
+    await expect.poll(() => page.getByText('No agents yet').isVisible()).toBe(true);
+    expect(refreshes).toEqual([200]);
+    expect(await sessionCookie()).not.toBe(first);
+    expect(await page.getByRole('button', { name: 'Sign in' }).count()).toBe(0);
+
+    // Another hour, and the provider no longer honours the refresh token: the console starts a fresh hosted login.
+    aheadMs += 61 * 60_000;
+    idp.forgetRefreshTokens();
+    idp.nextLogin(OWNER);
+    const authorizations: string[] = [];
+    page.on('request', (request) => void (request.url().startsWith(idp.issuer) && request.isNavigationRequest() && authorizations.push(request.url())));
+    await nav('Skills').click();
+    await expect.poll(() => authorizations.length, { timeout: 20_000 }).toBeGreaterThan(0);
+    expect(refreshes).toEqual([200, 401]);
+    await expect.poll(() => page.getByRole('heading', { name: 'Overview' }).isVisible(), { timeout: 20_000 }).toBe(true);
+    expect(new URL(page.url()).origin).toBe(app.origin);
+    expect(await page.locator('dl.facts').innerText()).toContain('owner-sub (human)');
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'sign-in-hosted-refreshed.png') });
     await context.close();
   });
 });

@@ -10,6 +10,8 @@ import { startMcpFixtureServer, type McpFixtureServer } from '../fixtures/mcp/se
 import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
 import { newSigningSecret, startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver/receiver.ts';
 import { freePort, serveApp, type ServedApp } from '../support/http-server.ts';
+import { auditAccessibility, type AccessibilityViolation } from '../support/accessibility-audit.ts';
+import { createTestApp } from '../support/app.ts';
 import { startRunApp } from '../support/run-app.ts';
 import { ORDER, tool } from '../support/tool-call-app.ts';
 
@@ -28,6 +30,7 @@ let page: Page;
 let projectId: string;
 let mcp: McpFixtureServer;
 let receiver: WebhookReceiver;
+let backupFile: string;
 
 const shot = (name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 const form = (name: string) => page.getByRole('form', { name });
@@ -46,6 +49,8 @@ beforeAll(async () => {
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
   const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1360, height: 900 } });
   page = await context.newPage();
+  // A step that cannot happen fails with Playwright's own account of why, well inside the test's timeout.
+  page.setDefaultTimeout(10_000);
 }, 180_000);
 
 afterAll(async () => {
@@ -117,6 +122,7 @@ describe('the console', () => {
       await create();
       expect(await problem()).toContain('initialConfig.limits.timeoutMs must be an integer from 1,000 to 3,600,000');
     }
+    expect(await auditAccessibility(page)).toEqual([]);
     await shot('03-console-rules');
     // Nothing reached the service.
     expect((await f.call('GET', '/agents')).body.data).toEqual([]);
@@ -248,6 +254,7 @@ describe('the console', () => {
     await expect.poll(() => editor.getByText('📄 references/policy.md').isVisible()).toBe(true);
     await editor.getByRole('button', { name: 'Validate' }).click();
     await expect.poll(() => editor.getByText('Ready to publish.').isVisible()).toBe(true);
+    expect(await auditAccessibility(page)).toEqual([]);
     await editor.getByLabel('Skill key').fill('refund-policy');
     await editor.getByLabel('Display name').fill('Refund policy');
     await editor.getByRole('button', { name: 'Publish' }).click();
@@ -255,13 +262,24 @@ describe('the console', () => {
     const skills = (await f.call('GET', '/skills')).body.data;
     expect(skills).toHaveLength(1);
     expect(skills[0].latestVersion.files.map((file: { path: string }) => file.path)).toEqual(['references/policy.md']);
-    // Its lifecycle from the list: deprecate the version, disable the Skill.
+    // Its lifecycle: deprecate the version, disable the Skill and enable it again, then revoke the version (confirmed).
     const row = page.getByRole('row', { name: /Refund policy/ });
-    await row.getByRole('button', { name: 'Deprecate' }).click();
+    await row.getByRole('button', { name: 'Versions' }).click();
+    const versions = page.getByRole('region', { name: 'Versions of Refund policy' });
+    const v1 = versions.getByRole('row', { name: /v1 refund-policy/ });
+    await v1.getByRole('button', { name: 'Deprecate' }).click();
     await expect.poll(() => row.innerText()).toContain('deprecated');
     await row.getByRole('button', { name: 'Disable' }).click();
     await expect.poll(() => row.getByRole('button', { name: 'Enable' }).isVisible()).toBe(true);
     expect((await f.call('GET', '/skills')).body.data[0]).toMatchObject({ enabled: false, latestVersion: { status: 'deprecated' } });
+    await row.getByRole('button', { name: 'Enable' }).click();
+    await expect.poll(() => row.getByRole('button', { name: 'Disable' }).isVisible()).toBe(true);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await v1.getByRole('button', { name: 'Revoke' }).click();
+    await expect.poll(() => v1.innerText()).toContain('revoked');
+    expect(await v1.getByRole('button').count()).toBe(0);
+    expect((await f.call('GET', '/skills')).body.data[0]).toMatchObject({ enabled: true, latestVersion: { status: 'revoked' } });
+    expect(await auditAccessibility(page)).toEqual([]);
     await shot('09-skill-published');
   });
 
@@ -300,6 +318,7 @@ describe('the console', () => {
     const secret = await shown.locator('.secret-value').innerText();
     expect(secret).toMatch(/^svc_/);
     expect(await shown.getByRole('button', { name: 'Copy secret' }).isVisible()).toBe(true);
+    expect(await auditAccessibility(page)).toEqual([]);
     await shot('12-api-key-secret');
     // The key works; after a reload the secret is nowhere on the page.
     expect((await f.t.request('GET', '/v1/context', { apiKey: secret })).status).toBe(200);
@@ -317,6 +336,7 @@ describe('the console', () => {
     await nav('Backup & restore').click();
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download backup' }).click()]);
     const file = await download.path();
+    backupFile = file;
     const backup = JSON.parse(readFileSync(file, 'utf8'));
     expect(backup.format).toBe('svc.organization-configuration');
     expect(readFileSync(file, 'utf8')).not.toContain(FAKE_KEYS.vendor_a);
@@ -327,8 +347,45 @@ describe('the console', () => {
     // Restoring into the organization it came from: its project is not empty, so it is blocked.
     expect(text).toMatch(/Default project\s+default\s+blocked/);
     expect(await preview.getByRole('button', { name: /Blocked/ }).isDisabled()).toBe(true);
+    expect(await auditAccessibility(page)).toEqual([]);
     await shot('13-restore-preview');
   });
+
+  it('restores that backup into another installation, asking for each secret, and its agents are there', async () => {
+    const port = await freePort();
+    const otherOrigin = `http://127.0.0.1:${port}`;
+    const other = await createTestApp({ env: { SVC_APP_ORIGIN: otherOrigin } });
+    const otherServed = await serveApp(other.app.fetch, { port });
+    const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+    try {
+      const otherPage = await context.newPage();
+      otherPage.setDefaultTimeout(10_000);
+      await otherPage.goto(otherOrigin);
+      await otherPage.getByRole('button', { name: 'Sign in' }).click();
+      await otherPage.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Backup & restore' }).click();
+      await otherPage.getByLabel('Backup file').setInputFiles(backupFile);
+      const preview = otherPage.getByRole('form', { name: 'Restore preview' });
+      await expect.poll(() => preview.isVisible(), { timeout: 10_000 }).toBe(true);
+      expect(await preview.innerText()).toMatch(/Default project\s+default\s+fill empty project/);
+      const s3 = inject('s3');
+      await preview.getByLabel(/^Secret for OpenAI/).fill(FAKE_KEYS.vendor_a);
+      await preview.getByLabel(/^Secret for Files/).fill(JSON.stringify({ accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }));
+      await preview.getByLabel(/^Secret for Local/).fill('local');
+      await preview.getByRole('button', { name: 'Restore' }).click();
+      await expect.poll(() => otherPage.getByRole('status').innerText(), { timeout: 15_000 }).toContain('Restored Default project (fill empty project)');
+      await otherPage.screenshot({ path: path.join(SCREENSHOTS, '13b-restored.png'), fullPage: true });
+      expect(await otherPage.content()).not.toContain(FAKE_KEYS.vendor_a);
+      // The other installation now holds the agents, with both versions of the one published twice.
+      const key = (await other.createApiKey(['*'])).secret;
+      const agents = await (await other.request('GET', `/v1/projects/${(await other.login()).context.project.id}/agents`, { apiKey: key })).json();
+      const refunds = agents.data.find((agent: { name: string }) => agent.name === 'Refunds desk');
+      expect(refunds?.version).toBe(2);
+    } finally {
+      await context.close();
+      await otherServed.close();
+      await other.close();
+    }
+  }, 60_000);
 
   it('adds an MCP server and discovers its tools', async () => {
     await nav('MCP').click();
@@ -345,6 +402,39 @@ describe('the console', () => {
     expect(tools.length).toBeGreaterThan(0);
     for (const name of tools) expect(await page.getByRole('listitem').filter({ hasText: name }).count()).toBeGreaterThan(0);
     await shot('15-mcp-discovered');
+  });
+
+  it('adds an MCP credential, publishes its policy and a toolset; the secret never comes back', async () => {
+    const secret = `mcp-bearer-${crypto.randomUUID()}`;
+    const credential = form('Add a credential');
+    await credential.getByLabel('Name', { exact: true }).fill('Orders token');
+    await credential.getByLabel('Key', { exact: true }).fill('orders-token');
+    await credential.getByLabel('Secret').fill(secret);
+    await credential.getByRole('button', { name: 'Add credential' }).click();
+    await expect.poll(() => page.getByRole('cell', { name: /Orders token/ }).isVisible()).toBe(true);
+    expect(await page.getByRole('row', { name: /Orders token/ }).innerText()).toContain('static_bearer');
+
+    const policy = form('Publish a credential policy');
+    await policy.getByLabel('Name', { exact: true }).fill('Orders only');
+    await policy.getByLabel('Key', { exact: true }).fill('orders-only');
+    await policy.getByLabel('Credential', { exact: true }).selectOption({ label: 'Orders token' });
+    await policy.getByLabel(/^Exact origin/).fill(mcp.url);
+    await policy.getByRole('button', { name: 'Publish policy' }).click();
+    await expect.poll(() => page.getByRole('listitem').filter({ hasText: 'Orders only' }).innerText()).toContain(`${mcp.url}/`);
+
+    const toolset = form('Publish a toolset');
+    await toolset.getByLabel('Name', { exact: true }).fill('Orders echo');
+    await toolset.getByLabel('Key', { exact: true }).fill('orders-echo');
+    await toolset.getByLabel('Tools').fill(JSON.stringify([{ remoteToolName: 'echo', approval: 'always' }]));
+    await toolset.getByRole('button', { name: 'Publish toolset' }).click();
+    await expect.poll(() => page.getByRole('listitem').filter({ hasText: 'orders-echo' }).innerText()).toContain('echo (approval)');
+
+    // What the service holds is what the browser sent; the secret is in neither the page nor the answers.
+    const [stored] = (await f.call('GET', '/mcp-toolsets')).body.data;
+    expect(stored.versions[0].tools).toEqual([{ remoteToolName: 'echo', approval: 'always' }]);
+    expect((await f.call('GET', '/mcp-credential-policies')).body.data[0]).toMatchObject({ key: 'orders-only', exactOrigin: mcp.url, pathPrefix: '/' });
+    expect(await page.content()).not.toContain(secret);
+    await shot('15b-mcp-credential-policy-toolset');
   });
 
   it('adds a webhook that receives the events, with its delivery status', async () => {
@@ -367,6 +457,23 @@ describe('the console', () => {
       return page.getByRole('row', { name: /Billing receiver/ }).innerText();
     }, { timeout: 30_000 }).toMatch(/active\s+0\s+\d/);
     await shot('16-webhook-delivered');
+
+    // The receiver starts failing: the next delivery's failure shows as the last error, with a retry time.
+    receiver.setDefaultAnswer({ status: 500 });
+    try {
+      const delivered = receiver.requests.length;
+      f.fakes.vendor_a.reply({ text: 'Witnessed again.' });
+      expect((await f.call('POST', '/sessions', { agentId: witness.body.id, initialMessage: 'Hello again.' })).status).toBe(201);
+      await receiver.waitFor((requests) => requests.slice(delivered).some((request) => request.answeredStatus === 500), 30_000);
+      await expect.poll(async () => {
+        await page.reload();
+        return page.getByRole('row', { name: /Billing receiver/ }).innerText();
+      }, { timeout: 15_000 }).toMatch(/HTTP 500/);
+      expect(await page.getByRole('row', { name: /Billing receiver/ }).innerText()).toMatch(/\d+ failures?[\s\S]*retry/);
+      await shot('16b-webhook-failing');
+    } finally {
+      receiver.setDefaultAnswer({ status: 204 });
+    }
   });
 
   it('switches projects, adds a member, archives an agent, and works from the keyboard', async () => {
@@ -406,6 +513,28 @@ describe('the console', () => {
     await expect.poll(() => page.getByRole('heading', { name: 'Pending work', level: 1 }).isVisible()).toBe(true);
     expect(new URL(page.url()).pathname).toBe('/pending');
     await shot('17-keyboard');
+  });
+
+  it("passes an automated accessibility audit (axe: WCAG 2.1 A and AA, and axe's best practices) on every screen", async () => {
+    const agentId = (await f.call('GET', '/agents')).body.data[0].id;
+    const sessionId = (await f.call('GET', '/sessions')).body.data[0].id;
+    const found: Record<string, AccessibilityViolation[]> = {};
+    for (const where of ['/', '/agents', `/agents/${agentId}`, '/sessions', `/sessions/${sessionId}`, '/pending', '/connections', '/skills', '/mcp', '/webhooks', '/access', '/backup', '/no-such-page']) {
+      await page.goto(`${origin}${where}`);
+      await expect.poll(() => page.locator('main h1').count()).toBeGreaterThan(0);
+      // Loaded: nothing still marked busy (the live pages keep their event feed open, so the network never idles).
+      await expect.poll(() => page.locator('[aria-busy="true"]').count()).toBe(0);
+      const violations = await auditAccessibility(page);
+      if (violations.length > 0) found[where] = violations;
+    }
+    // The sign-in screen, as a browser without a session sees it.
+    const signedOut = await browser.newPage();
+    await signedOut.goto(origin);
+    await expect.poll(() => signedOut.getByRole('button', { name: 'Sign in' }).isVisible()).toBe(true);
+    const signIn = await auditAccessibility(signedOut);
+    if (signIn.length > 0) found['sign-in'] = signIn;
+    await signedOut.close();
+    expect(found).toEqual({});
   });
 
   it("refuses a cross-origin form post made with the person's cookies", async () => {

@@ -27,13 +27,19 @@ export function SimpleForm({ title, fields, submitLabel, onSubmit, children }: {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [done, setDone] = useState(false);
+  // A select whose options changed since the form was drawn (a server discovered into a new version) offers its first option.
+  const valueOf = (field: Field) => {
+    const value = values[field.name];
+    if (field.type !== 'select' || field.options?.some((option) => option.value === value)) return value;
+    return field.options?.[0]?.value ?? '';
+  };
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setError(null);
     setDone(false);
     const body: Body = {};
     for (const field of fields) {
-      const value = values[field.name];
+      const value = valueOf(field);
       if (field.optional && (value === '' || value === undefined)) continue;
       if (field.type === 'checkbox') body[field.name] = Boolean(value);
       else if (field.type === 'number') body[field.name] = Number(value);
@@ -64,7 +70,7 @@ export function SimpleForm({ title, fields, submitLabel, onSubmit, children }: {
       <h3>{title}</h3>
       {fields.map((field) => {
         const inputId = `${id}-${field.name}`;
-        const value = values[field.name];
+        const value = valueOf(field);
         const common = { id: inputId, name: field.name, required: field.required };
         return (
           <div className={`field ${field.type === 'checkbox' ? 'check' : ''}`} key={field.name}>

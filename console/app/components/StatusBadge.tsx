@@ -2,9 +2,9 @@
 export function StatusBadge({ status }: { status: string }) {
   const tone = ['completed', 'succeeded', 'approved', 'active'].includes(status)
     ? 'good'
-    : ['failed', 'timed_out', 'denied', 'expired', 'cancelled', 'revoked'].includes(status)
+    : ['failed', 'failing', 'timed_out', 'denied', 'expired', 'cancelled', 'revoked'].includes(status)
       ? 'bad'
-      : ['waiting_for_tool', 'waiting_for_approval', 'pending', 'pending_approval', 'retry_scheduled'].includes(status)
+      : ['waiting_for_tool', 'waiting_for_approval', 'pending', 'pending_approval', 'retry_scheduled', 'deprecated', 'disabled'].includes(status)
         ? 'wait'
         : 'busy';
   return <span className={`badge ${tone}`}>{status.replaceAll('_', ' ')}</span>;

@@ -1,6 +1,10 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { coalesce } from './coalesce.ts';
 
-/** Loads data for a screen; `reload()` fetches again (after a change, or on a live event). */
+/**
+ * Loads data for a screen; `reload()` fetches again (after a change); `refresh()` is the same,
+ * coalesced, for live events (a burst of them is at most two fetches).
+ */
 export function useResource<T>(load: () => Promise<T>, deps: unknown[]) {
   const [state, setState] = useState<{ data: T | null; error: unknown; loading: boolean }>({ data: null, error: null, loading: true });
   const generation = useRef(0);
@@ -17,5 +21,6 @@ export function useResource<T>(load: () => Promise<T>, deps: unknown[]) {
   useEffect(() => {
     void reload();
   }, [reload]);
-  return { ...state, reload };
+  const refresh = useMemo(() => coalesce(reload), [reload]);
+  return { ...state, reload, refresh };
 }

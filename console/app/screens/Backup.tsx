@@ -44,6 +44,10 @@ export function BackupScreen() {
         (credentials[needed.kind] ??= {})[needed.id] = needed.value === 'accessKeyPair' ? JSON.parse(value || '{}') : value;
       }
       setResult(await apiCall<RestoreResult>('POST', `/organizations/${organizationId}/configuration-restore`, { backup, credentials }));
+      // Done: the secrets typed for it leave the page with the preview.
+      setSecrets({});
+      setPreview(null);
+      setBackup(null);
     } catch (caught) {
       setError(caught);
     } finally {

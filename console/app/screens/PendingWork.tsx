@@ -10,7 +10,7 @@ import { useSigned } from '../session.tsx';
 export function PendingWorkScreen() {
   const { client } = useSigned();
   const work = useResource(() => client.call('get', '/v1/projects/{projectId}/pending-work', {}), [client]);
-  useLiveEvents(client, (event) => event.kind.startsWith('approval.') || event.kind.startsWith('tool_call.'), () => void work.reload());
+  useLiveEvents(client, (event) => event.kind.startsWith('approval.') || event.kind.startsWith('tool_call.'), () => void work.refresh());
   return (
     <section>
       <h1>Pending work</h1>

@@ -29,8 +29,8 @@ export function SessionDetailScreen({ sessionId }: { sessionId: string }) {
     client,
     (event) => event.aggregateId === sessionId || event.publicPayload.sessionId === sessionId || runIds.has(String(event.publicPayload.runId ?? event.aggregateId)),
     (event) => {
-      void session.reload();
-      if (event.kind === 'run.completed' || event.kind === 'run.failed') void files.reload();
+      void session.refresh();
+      if (event.kind === 'run.completed' || event.kind === 'run.failed') void files.refresh();
     },
   );
   const running = data ? !SETTLED.includes(data.status) : false;

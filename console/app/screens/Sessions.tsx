@@ -15,7 +15,7 @@ const tokens = (count: number) => count.toLocaleString('en');
 export function SessionsScreen() {
   const { client } = useSigned();
   const sessions = useResource(() => client.call('get', '/v1/projects/{projectId}/sessions', { query: { limit: '100' } }), [client]);
-  const live = useLiveEvents(client, (event) => event.kind === 'session.created' || event.kind.startsWith('run.'), () => void sessions.reload());
+  const live = useLiveEvents(client, (event) => event.kind === 'session.created' || event.kind.startsWith('run.'), () => void sessions.refresh());
   const preselected = new URLSearchParams(window.location.search).get('agent');
   return (
     <section>

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { apiCall, type Provider } from '../api.ts';
+import { apiCall, startHostedLogin, type Provider } from '../api.ts';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 
 /**
@@ -15,8 +15,7 @@ export function SignInScreen({ provider, onSignedIn, error }: { provider: Provid
     setFailure(null);
     try {
       if (provider.mode === 'hosted') {
-        const { redirectUrl } = await apiCall<{ redirectUrl: string }>('POST', '/auth/login');
-        window.location.assign(redirectUrl);
+        await startHostedLogin();
         return;
       }
       await apiCall('POST', '/auth/development/login');

@@ -12,6 +12,7 @@ export function SkillsScreen() {
   const skills = useResource(() => client.call('get', '/v1/projects/{projectId}/skills', { query: { limit: '100' } }), [client]);
   const drafts = useResource(() => client.call('get', '/v1/projects/{projectId}/skill-drafts', { query: { limit: '100' } }), [client]);
   const [open, setOpen] = useState<string | null>(null);
+  const [versionsOf, setVersionsOf] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const act = async (work: () => Promise<unknown>) => {
     setError(null);
@@ -26,6 +27,7 @@ export function SkillsScreen() {
     <section>
       <h1>Skills</h1>
       <ErrorNotice error={skills.error ?? drafts.error ?? error} />
+      <h2>Published</h2>
       {skills.data && skills.data.data.length > 0 ? (
         <table>
           <thead><tr><th scope="col">Skill</th><th scope="col">Latest version</th><th scope="col">Status</th><th scope="col">Enabled</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
@@ -38,14 +40,16 @@ export function SkillsScreen() {
                 <td>{skill.enabled ? 'yes' : 'no'}</td>
                 <td className="actions">
                   <button type="button" className="small" onClick={() => void act(() => client.call('patch', '/v1/projects/{projectId}/skills/{skillId}', { path: { skillId: skill.id }, body: { enabled: !skill.enabled } }))}>{skill.enabled ? 'Disable' : 'Enable'}</button>
-                  {skill.latestVersion?.status === 'active' ? <button type="button" className="small" onClick={() => void act(() => client.call('patch', '/v1/projects/{projectId}/skills/{skillId}/versions/{versionId}/lifecycle', { path: { skillId: skill.id, versionId: skill.latestVersion!.id }, body: { status: 'deprecated' } }))}>Deprecate</button> : null}
+                  <button type="button" className="small" aria-expanded={versionsOf === skill.id} onClick={() => setVersionsOf(versionsOf === skill.id ? null : skill.id)}>Versions</button>
                   {skill.latestVersion ? <button type="button" className="small" onClick={() => void act(async () => setOpen((await client.call('post', '/v1/projects/{projectId}/skill-drafts', { body: { skillId: skill.id, sourceSkillVersionId: skill.latestVersion!.id } })).id))}>Edit as draft</button> : null}
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
-      ) : (
+      ) : null}
+      {versionsOf ? <SkillVersions key={versionsOf} skillId={versionsOf} onChange={() => void act(async () => undefined)} /> : null}
+      {skills.data && skills.data.data.length > 0 ? null : (
         <p className="empty">No Skills yet. Start a blank draft, write its SKILL instructions and files, then publish it.</p>
       )}
       <h2>Drafts</h2>
@@ -58,6 +62,51 @@ export function SkillsScreen() {
         ))}
       </ul>
       {open ? <DraftEditor key={open} draftId={open} onDone={() => (setOpen(null), void act(async () => undefined))} /> : null}
+    </section>
+  );
+}
+
+/**
+ * Every version of one Skill with its lifecycle (spec 1): an active version may be deprecated
+ * (still resolvable, flagged) or revoked; a deprecated one revoked. Revoking is final, so it asks first.
+ */
+function SkillVersions({ skillId, onChange }: { skillId: string; onChange: () => void }) {
+  const { client } = useSigned();
+  const skill = useResource(() => client.call('get', '/v1/projects/{projectId}/skills/{skillId}', { path: { skillId } }), [client, skillId]);
+  const [error, setError] = useState<unknown>(null);
+  const move = async (versionId: string, status: 'deprecated' | 'revoked') => {
+    if (status === 'revoked' && !globalThis.confirm('Revoke this version? Runs can no longer load it, and it cannot be undone.')) return;
+    setError(null);
+    try {
+      await client.call('patch', '/v1/projects/{projectId}/skills/{skillId}/versions/{versionId}/lifecycle', { path: { skillId, versionId }, body: { status } });
+      await skill.reload();
+      onChange();
+    } catch (caught) {
+      setError(caught);
+    }
+  };
+  if (!skill.data) return skill.error ? <ErrorNotice error={skill.error} /> : <p aria-busy="true">Loading versions…</p>;
+  return (
+    <section className="card" aria-label={`Versions of ${skill.data.displayName}`}>
+      <h3>Versions of {skill.data.displayName}</h3>
+      <ErrorNotice error={error} />
+      <table>
+        <thead><tr><th scope="col">Version</th><th scope="col">Files</th><th scope="col">Published</th><th scope="col">Status</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+        <tbody>
+          {skill.data.versions.map((version) => (
+            <tr key={version.id}>
+              <td>v{version.version} {version.name}</td>
+              <td>{version.files.length}</td>
+              <td>{new Date(version.createdAt).toLocaleString()}</td>
+              <td><StatusBadge status={version.status} /></td>
+              <td className="actions">
+                {version.status === 'active' ? <button type="button" className="small" onClick={() => void move(version.id, 'deprecated')}>Deprecate</button> : null}
+                {version.status !== 'revoked' ? <button type="button" className="small danger" onClick={() => void move(version.id, 'revoked')}>Revoke</button> : null}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
     </section>
   );
 }

@@ -24,6 +24,7 @@ export function WebhooksScreen() {
     <section>
       <h1>Webhooks</h1>
       <ErrorNotice error={webhooks.error ?? error} />
+      <h2>Endpoints</h2>
       {data && !data.credentialEncryptionConfigured ? <p className="notice error">This server has no credential encryption key, so it cannot store signing secrets: webhooks cannot be created.</p> : null}
       {data && data.data.length > 0 ? (
         <table>
@@ -32,7 +33,7 @@ export function WebhooksScreen() {
             {data.data.map((webhook) => (
               <tr key={webhook.id}>
                 <td>{webhook.displayName}<br /><code className="small">{webhook.endpointUrl}</code></td>
-                <td><StatusBadge status={webhook.status} />{webhook.consecutiveFailures ? <span className="small"> {webhook.consecutiveFailures} failures</span> : null}</td>
+                <td><StatusBadge status={webhook.status} />{webhook.consecutiveFailures ? <span className="small"> {webhook.consecutiveFailures} {webhook.consecutiveFailures === 1 ? 'failure' : 'failures'}</span> : null}</td>
                 <td>{webhook.pendingEvents}</td>
                 <td>{webhook.lastSuccessAt ? new Date(webhook.lastSuccessAt).toLocaleString() : '—'}</td>
                 <td>{webhook.lastErrorCode ? `${webhook.lastErrorCode}${webhook.lastResponseStatus ? ` (HTTP ${webhook.lastResponseStatus})` : ''}` : '—'}{webhook.nextAttemptAt ? <div className="small muted">retry {new Date(webhook.nextAttemptAt).toLocaleTimeString()}</div> : null}</td>
