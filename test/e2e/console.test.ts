@@ -182,6 +182,11 @@ describe('the console', () => {
     const sessionId = new URL(page.url()).pathname.split('/').at(-1)!;
     const [decided] = (await client.call('get', '/v1/projects/{projectId}/sessions/{sessionId}', { path: { sessionId } })).debug.approvals;
     expect(decided).toMatchObject({ toolName: 'refund_order', status: 'approved', note: 'Within the refund policy' });
+    // The debug records say the same, with the model-progress events under the names spec 3 gives them.
+    await page.getByText('Debug records').click();
+    const debug = page.locator('details.debug');
+    await expect.poll(() => debug.innerText()).toMatch(/refund_order\s+approved[\s\S]*— Within the refund policy/);
+    expect(await debug.innerText()).toContain('Model call started');
     await shot('07-approved');
   });
 
@@ -227,6 +232,11 @@ describe('the console', () => {
     await expect.poll(() => link.isVisible(), { timeout: 20_000 }).toBe(true);
     const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
     expect(readFileSync(await download.path(), 'utf8')).toBe('# Summary\nAll refunds issued.\n');
+    await page.getByText('Debug records').click();
+    const debug = await page.locator('details.debug').innerText();
+    expect(debug).toMatch(/Sandboxes\s+\S+ snapshot \S+, network none/);
+    expect(debug).toMatch(/Workspace backups\s+generation 1: 1 file,/);
+    expect(debug).toContain('notes/summary.md');
     await shot('08-workspace-files');
   });
 

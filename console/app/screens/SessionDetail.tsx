@@ -2,6 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import type { SessionDetail } from '../../../client/src/index.ts';
 import { ApprovalActions } from '../components/ApprovalActions.tsx';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
+import { eventLabel } from '../components/eventLabel.ts';
 import { toAttachments } from '../components/files.ts';
 import { StatusBadge } from '../components/StatusBadge.tsx';
 import { useLiveEvents } from '../components/useLiveEvents.ts';
@@ -209,11 +210,17 @@ function Debug({ session }: { session: SessionDetail }) {
         </tbody>
       </table>
       <h3>Tool calls</h3>
-      <ul>{debug.toolCalls.map((call) => <li key={call.id}><code>{call.toolName}</code> {call.status}{call.failure ? ` (${call.failure.code})` : ''}</li>)}</ul>
+      {debug.toolCalls.length ? <ul>{debug.toolCalls.map((call) => <li key={call.id}><code>{call.toolName}</code> {call.status}{call.failure ? ` (${call.failure.code})` : ''}</li>)}</ul> : <p className="muted">None.</p>}
+      <h3>Approvals</h3>
+      {debug.approvals.length ? <ul>{debug.approvals.map((approval) => <li key={approval.id}><code>{approval.toolName}</code> <StatusBadge status={approval.status} />{approval.decidedAt ? ` ${new Date(approval.decidedAt).toLocaleString()}` : ''}{approval.note ? ` — ${approval.note}` : ''}</li>)}</ul> : <p className="muted">None.</p>}
+      <h3>Sandboxes</h3>
+      {debug.sandboxes.length ? <ul>{debug.sandboxes.map((sandbox) => <li key={sandbox.id}><code>{sandbox.id.slice(0, 8)}</code> snapshot <code>{sandbox.snapshotId.slice(0, 8)}</code>, network {sandbox.network}, last used {new Date(sandbox.lastUsedAt).toLocaleString()}</li>)}</ul> : <p className="muted">None.</p>}
+      <h3>Workspace backups</h3>
+      {debug.workspaceBackups.length ? <ul>{debug.workspaceBackups.map((backup) => <li key={backup.id}>generation {backup.generation}: {backup.fileCount} {backup.fileCount === 1 ? 'file' : 'files'}, {backup.totalBytes.toLocaleString('en')} bytes (archive {backup.archiveSizeBytes.toLocaleString('en')} bytes) <span className="muted small">{new Date(backup.createdAt).toLocaleString()}</span></li>)}</ul> : <p className="muted">None.</p>}
       <h3>Sandbox commands</h3>
-      <ul>{debug.sandboxCommands.map((command) => <li key={command.id}><code>{command.toolName}</code> <code>{JSON.stringify(command.safeCommand)}</code></li>)}</ul>
+      {debug.sandboxCommands.length ? <ul>{debug.sandboxCommands.map((command) => <li key={command.id}><code>{command.toolName}</code> <code>{JSON.stringify(command.safeCommand)}</code></li>)}</ul> : <p className="muted">None.</p>}
       <h3>Events ({debug.productEvents.length})</h3>
-      <ol className="events">{debug.productEvents.map((event) => <li key={event.id}><code>{event.projectPosition}</code> {event.kind} <span className="muted small">{event.occurredAt}</span></li>)}</ol>
+      <ol className="events">{debug.productEvents.map((event) => <li key={event.id}><code>{event.projectPosition}</code> {eventLabel(event.kind)} <code className="muted small">{event.kind}</code> <span className="muted small">{event.occurredAt}</span></li>)}</ol>
     </details>
   );
 }
