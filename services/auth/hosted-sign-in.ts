@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, gt, isNull, lt } from 'drizzle-orm';
+import { and, eq, gt, isNull, lt, ne } from 'drizzle-orm';
 import * as client from 'openid-client';
-import { browserSessions, identities, loginStates } from '../../db/schema/index.ts';
+import { browserSessions, identities, loginStates, principals } from '../../db/schema/index.ts';
 import { ForbiddenError, ServiceUnavailableError, UnauthenticatedError } from '../../domain/errors.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import type { ServiceContext } from '../service-context.ts';
@@ -89,8 +89,11 @@ export async function completeHostedSignIn(
   if (!installation || !projectId) {
     throw new ForbiddenError(`This identity has no access here; an organization owner or admin adds subject "${subject}" as a member first`);
   }
-  const email = typeof claims.email === 'string' ? claims.email.toLowerCase() : null;
-  const displayName = typeof claims.name === 'string' ? claims.name.slice(0, 200) : null;
+  // A conforming provider may leave profile claims out of the ID token and serve them from userinfo.
+  const profile: Record<string, unknown> = { ...claims };
+  if (typeof claims.name !== 'string' || typeof claims.email !== 'string') Object.assign(profile, await userInfo(config, tokens.access_token, subject), claims);
+  const email = typeof profile.email === 'string' ? profile.email.toLowerCase() : null;
+  const displayName = typeof profile.name === 'string' ? profile.name.slice(0, 200) : null;
   const sessionToken = randomBytes(32).toString('base64url');
   const refreshToken = randomBytes(32).toString('base64url');
   const sessionMaxAgeSeconds = deps.oidc.settings.sessionMinutes * 60;
@@ -99,6 +102,13 @@ export async function completeHostedSignIn(
       .insert(identities)
       .values({ organizationId: installation.organizationId, subject, kind: 'human', email, displayName, lastSignInAt: now, createdAt: now })
       .onConflictDoUpdate({ target: [identities.organizationId, identities.subject], set: { email, displayName, lastSignInAt: now } });
+    // The provider's name for the person is what the console and member lists show (presentation only, spec 3).
+    if (displayName) {
+      await tx.db
+        .update(principals)
+        .set({ displayName })
+        .where(and(eq(principals.organizationId, installation.organizationId), eq(principals.subject, subject), ne(principals.kind, 'api_key')));
+    }
     await tx.db.insert(browserSessions).values({
       organizationId: installation.organizationId,
       subject,
@@ -112,6 +122,16 @@ export async function completeHostedSignIn(
     });
   });
   return { sessionToken, refreshToken, sessionMaxAgeSeconds, projectId };
+}
+
+/** The userinfo claims, or none: names are presentation only, so a failing userinfo never blocks a sign-in. */
+async function userInfo(config: client.Configuration, accessToken: string, subject: string): Promise<Record<string, unknown>> {
+  if (!config.serverMetadata().userinfo_endpoint) return {};
+  try {
+    return { ...(await client.fetchUserInfo(config, accessToken, subject)) };
+  } catch {
+    return {};
+  }
 }
 
 /**

@@ -64,7 +64,7 @@ describe('hosted sign-in in the browser', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.getByRole('heading', { name: 'Overview' }).isVisible(), { timeout: 20_000 }).toBe(true);
     expect(new URL(page.url()).origin).toBe(app.origin);
-    expect(await page.locator('dl.facts').innerText()).toContain('owner-sub (human)');
+    expect(await page.locator('dl.facts').innerText()).toContain('Olivia Owner (human)');
     expect(await page.locator('dl.facts').innerText()).toContain('hosted');
     await page.screenshot({ path: path.join(SCREENSHOTS, 'sign-in-hosted.png') });
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -105,7 +105,7 @@ describe('hosted sign-in in the browser', () => {
     expect(refreshes).toEqual([200, 401]);
     await expect.poll(() => page.getByRole('heading', { name: 'Overview' }).isVisible(), { timeout: 20_000 }).toBe(true);
     expect(new URL(page.url()).origin).toBe(app.origin);
-    expect(await page.locator('dl.facts').innerText()).toContain('owner-sub (human)');
+    expect(await page.locator('dl.facts').innerText()).toContain('Olivia Owner (human)');
     await page.screenshot({ path: path.join(SCREENSHOTS, 'sign-in-hosted-refreshed.png') });
     await context.close();
   });

@@ -128,7 +128,8 @@ describe('hosted sign-in', () => {
     expect(jar.cookies.has('svc_active_project')).toBe(true);
 
     const context = await (await send(jar, 'GET', '/v1/context')).json();
-    expect(context.principal).toMatchObject({ subject: OWNER.sub, kind: 'human', organizationRole: 'owner', scopes: ['*'] });
+    // The provider's `name` claim is the display name (the owner was provisioned by subject alone).
+    expect(context.principal).toMatchObject({ subject: OWNER.sub, displayName: 'Olivia Owner', kind: 'human', organizationRole: 'owner', scopes: ['*'] });
     expect(context.authProvider).toBe('hosted');
   });
 
