@@ -444,6 +444,35 @@ describe('the console', () => {
     expect(stored.versions[0].tools).toEqual([{ remoteToolName: 'echo', approval: 'always' }]);
     expect((await f.call('GET', '/mcp-credential-policies')).body.data[0]).toMatchObject({ key: 'orders-only', exactOrigin: mcp.url, pathPrefix: '/' });
     expect(await page.content()).not.toContain(secret);
+
+    // The server now demands the token: discovery through the policy sends it; after a rotation, the new one.
+    const discover = form('Discover Orders MCP');
+    const discoverWith = async (token: string) => {
+      mcp.requireHeader('authorization', `Bearer ${token}`);
+      const before = mcp.requests.length;
+      await discover.getByLabel('Credential policy').selectOption({ label: `Orders only v1 (${mcp.url})` });
+      await discover.getByRole('button', { name: 'Discover tools' }).click();
+      await expect.poll(() => discover.getByRole('status').isVisible(), { timeout: 15_000 }).toBe(true);
+      expect(await discover.getByRole('alert').count()).toBe(0);
+      expect(mcp.requests.length).toBeGreaterThan(before);
+      expect(mcp.requests.slice(before).every((request) => request.headers.authorization === `Bearer ${token}`)).toBe(true);
+    };
+    try {
+      await discoverWith(secret);
+      const rotated = `mcp-bearer-${crypto.randomUUID()}`;
+      const rotate = form("Rotate a credential's secret");
+      await rotate.getByLabel('New secret').fill(rotated);
+      await rotate.getByRole('button', { name: 'Rotate' }).click();
+      await expect.poll(() => page.getByRole('row', { name: /Orders token/ }).innerText()).toMatch(/static_bearer\s+\S+\s+2\s+active/);
+      await discoverWith(rotated);
+      expect(await page.content()).not.toContain(rotated);
+    } finally {
+      mcp.requireHeader('authorization', null);
+    }
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('row', { name: /Orders token/ }).getByRole('button', { name: 'Revoke' }).click();
+    await expect.poll(() => page.getByRole('row', { name: /Orders token/ }).innerText()).toContain('revoked');
+    expect(await form("Rotate a credential's secret").count()).toBe(0);
     await shot('15b-mcp-credential-policy-toolset');
   });
 

@@ -20,7 +20,7 @@ type Body = Record<string, unknown>;
  * (JSON fields parsed, `list` fields split on commas), the service's refusal shown with its
  * request id and the field path it names.
  */
-export function SimpleForm({ title, fields, submitLabel, onSubmit, children }: { title: string; fields: Field[]; submitLabel: string; onSubmit: (body: Body) => Promise<unknown>; children?: ReactNode }) {
+export function SimpleForm({ title, fields, submitLabel, doneLabel = 'Saved.', onSubmit, children }: { title: string; fields: Field[]; submitLabel: string; doneLabel?: string; onSubmit: (body: Body) => Promise<unknown>; children?: ReactNode }) {
   const id = useId();
   const initial = () => Object.fromEntries(fields.map((field) => [field.name, field.initial ?? (field.type === 'checkbox' ? false : field.type === 'select' ? (field.options?.[0]?.value ?? '') : '')]));
   const [values, setValues] = useState<Record<string, string | boolean>>(initial);
@@ -94,7 +94,7 @@ export function SimpleForm({ title, fields, submitLabel, onSubmit, children }: {
       })}
       {children}
       <ErrorNotice error={error} />
-      {done ? <p className="notice good" role="status">Saved.</p> : null}
+      {done ? <p className="notice good" role="status">{doneLabel}</p> : null}
       <button type="submit" disabled={busy} aria-busy={busy}>{busy ? 'Working…' : submitLabel}</button>
     </form>
   );
