@@ -119,7 +119,7 @@ export function App() {
         <span className="muted">{context.organization.name}</span>
         <label className="switcher">
           Project
-          <select value={context.project.id} onChange={(event) => switchProject(event.target.value)} disabled={state.provider.mode !== 'development' && context.projects.length < 2}>
+          <select aria-label="Project" value={context.project.id} onChange={(event) => switchProject(event.target.value)} disabled={state.provider.mode !== 'development' && context.projects.length < 2}>
             {context.projects.map((project) => (
               <option key={project.id} value={project.id}>{project.name}</option>
             ))}

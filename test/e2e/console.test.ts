@@ -69,7 +69,7 @@ describe('the console', () => {
     const facts = await page.locator('dl.facts').innerText();
     expect(facts).toContain('Signed in as');
     expect(facts).toContain('development');
-    expect(await page.getByLabel('Project').inputValue()).toBe(projectId);
+    expect(await page.getByLabel('Project', { exact: true }).inputValue()).toBe(projectId);
     await shot('01-overview');
   });
 
@@ -93,6 +93,22 @@ describe('the console', () => {
     await preset.getByLabel(/^Model/).fill('vendor_a/gpt-5.1');
     await preset.getByRole('button', { name: 'Create preset' }).click();
     await expect.poll(() => page.getByRole('cell', { name: 'vendor_a/gpt-5.1' }).count()).toBe(1);
+
+    // The key replaced (the fingerprint and credential version move; the key still never shows), a spare preset archived.
+    const replace = form("Replace a provider's API key");
+    await replace.getByLabel('New API key').fill(FAKE_KEYS.vendor_a);
+    await replace.getByRole('button', { name: 'Replace key' }).click();
+    await expect.poll(() => page.getByRole('row', { name: /OpenAI/ }).first().innerText()).toMatch(/\s2\s*Remove$/);
+    expect(await page.content()).not.toContain(FAKE_KEYS.vendor_a);
+    await preset.getByLabel('Name', { exact: true }).fill('Spare');
+    await preset.getByLabel(/^Key/).fill('spare');
+    await preset.getByLabel(/^Model/).fill('vendor_a/gpt-5.1');
+    await preset.getByRole('button', { name: 'Create preset' }).click();
+    await expect.poll(() => page.getByRole('cell', { name: 'spare', exact: true }).count()).toBe(1);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('row', { name: /Spare/ }).getByRole('button', { name: 'Archive' }).click();
+    await expect.poll(() => page.getByRole('cell', { name: 'spare', exact: true }).count()).toBe(0);
+    expect((await f.call('GET', '/model-presets')).body.data.map((p: { key: string }) => p.key)).not.toContain('spare');
     await shot('02-connections');
   });
 
@@ -513,18 +529,33 @@ describe('the console', () => {
     } finally {
       receiver.setDefaultAnswer({ status: 204 });
     }
+
+    // Its signing secret rotated (never shown again), then the webhook deleted.
+    const rotated = newSigningSecret();
+    const rotate = form('Rotate a signing secret');
+    await rotate.getByLabel(/^New signing secret/).fill(rotated);
+    await rotate.getByRole('button', { name: 'Rotate secret' }).click();
+    await expect.poll(() => rotate.getByRole('status').isVisible()).toBe(true);
+    expect(await page.content()).not.toContain(rotated);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('row', { name: /Billing receiver/ }).getByRole('button', { name: 'Delete' }).click();
+    await expect.poll(() => page.getByText('No webhooks.').isVisible()).toBe(true);
+    expect((await f.call('GET', '/event-webhooks')).body.data).toEqual([]);
   });
 
   it('switches projects, adds a member, archives an agent, and works from the keyboard', async () => {
-    // A project the signed-in person creates (so they are its member), through the same cookie session.
-    const created = await page.request.post(`${origin}/v1/projects`, { headers: { Origin: origin, 'Idempotency-Key': crypto.randomUUID() }, data: { slug: 'research', name: 'Research' } });
-    expect(created.status(), await created.text()).toBe(201);
+    // A project the signed-in person creates on the overview (so they are its member); the switcher offers it at once.
     await page.goto(origin);
-    await page.getByLabel('Project').selectOption({ label: 'Research' });
+    const project = form('Create a project');
+    await project.getByLabel('Name', { exact: true }).fill('Research');
+    await project.getByLabel(/^Slug/).fill('research');
+    await project.getByRole('button', { name: 'Create project' }).click();
+    await expect.poll(() => project.getByRole('status').isVisible()).toBe(true);
+    await page.getByLabel('Project', { exact: true }).selectOption({ label: 'Research' });
     await expect.poll(() => page.locator('dl.facts').innerText()).toContain('Research');
     await nav('Agents').click();
     await expect.poll(() => page.getByText('No agents yet').isVisible()).toBe(true);
-    await page.getByLabel('Project').selectOption({ label: 'Default project' });
+    await page.getByLabel('Project', { exact: true }).selectOption({ label: 'Default project' });
     await expect.poll(() => page.locator('dl.facts').innerText()).toContain('Default project');
 
     await nav('Members & API keys').click();
@@ -533,6 +564,12 @@ describe('the console', () => {
     await member.getByLabel('Role', { exact: true }).selectOption('member');
     await member.getByRole('button', { name: 'Save member' }).click();
     await expect.poll(() => page.getByRole('cell', { name: 'alice@example.com' }).isVisible()).toBe(true);
+    await page.getByLabel('Role of alice@example.com').selectOption('viewer');
+    await expect.poll(async () => (await f.call('GET', '/members')).body.data.find((m: { subject: string }) => m.subject === 'alice@example.com')?.role).toBe('viewer');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('row', { name: /alice@example\.com/ }).getByRole('button', { name: 'Remove' }).click();
+    await expect.poll(() => page.getByRole('cell', { name: 'alice@example.com' }).count()).toBe(0);
+    expect((await f.call('GET', '/members')).body.data.some((m: { subject: string }) => m.subject === 'alice@example.com')).toBe(false);
 
     await nav('Agents').click();
     await page.getByRole('link', { name: 'Webhook witness' }).click();

@@ -3,6 +3,7 @@ import type { CreatedApiKey } from '../../../client/src/index.ts';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { SimpleForm } from '../components/SimpleForm.tsx';
 import { useResource } from '../components/useResource.ts';
+import { useRowAction } from '../components/useRowAction.ts';
 import { useSigned } from '../session.tsx';
 
 const ROLES = ['viewer', 'member', 'admin', 'owner'].map((value) => ({ value, label: value }));
@@ -13,26 +14,35 @@ export function AccessScreen() {
   const members = useResource(() => client.call('get', '/v1/projects/{projectId}/members', {}), [client]);
   const keys = useResource(() => client.call('get', '/v1/projects/{projectId}/api-keys', { query: { limit: '100' } }), [client]);
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
-  const [revokeError, setRevokeError] = useState<unknown>(null);
   const edge = provider.mode === 'edge_proxy';
-  const revoke = async (apiKeyId: string, name: string) => {
-    if (!window.confirm(`Revoke the key ${name}? Integrations using it stop working at once.`)) return;
-    try {
-      await client.call('delete', '/v1/projects/{projectId}/api-keys/{apiKeyId}', { path: { apiKeyId } });
-      await keys.reload();
-    } catch (error) {
-      setRevokeError(error);
-    }
-  };
+  const keyAction = useRowAction(keys.reload);
+  const memberAction = useRowAction(members.reload);
   return (
     <section>
       <h1>Members &amp; API keys</h1>
       <h2>Members of {context.project.name}</h2>
-      <ErrorNotice error={members.error} />
+      <ErrorNotice error={members.error ?? memberAction.error} />
       {members.data ? (
         <table>
-          <thead><tr><th scope="col">Who</th><th scope="col">Project role</th><th scope="col">Organization role</th><th scope="col">Scopes</th></tr></thead>
-          <tbody>{members.data.data.map((member) => <tr key={member.id}><td>{member.displayName ?? member.email ?? member.subject}</td><td>{member.role}</td><td>{member.organizationRole ?? '—'}</td><td className="small">{member.scopes.join(' ')}</td></tr>)}</tbody>
+          <thead><tr><th scope="col">Who</th><th scope="col">Project role</th><th scope="col">Organization role</th><th scope="col">Scopes</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+          <tbody>
+            {members.data.data.map((member) => {
+              const who = member.displayName ?? member.email ?? member.subject;
+              return (
+                <tr key={member.id}>
+                  <td>{who}</td>
+                  <td>
+                    <select aria-label={`Role of ${who}`} value={member.role} onChange={(event) => void memberAction.act(() => client.call('patch', '/v1/projects/{projectId}/members/{memberId}', { path: { memberId: member.id }, body: { role: event.target.value as never } }))}>
+                      {ROLES.map((role) => <option key={role.value} value={role.value}>{role.label}</option>)}
+                    </select>
+                  </td>
+                  <td>{member.organizationRole ?? '—'}</td>
+                  <td className="small">{member.scopes.join(' ')}</td>
+                  <td>{member.subject === context.principal.subject ? null : <button type="button" className="danger small" onClick={() => void memberAction.act(() => client.call('delete', '/v1/projects/{projectId}/members/{memberId}', { path: { memberId: member.id } }), `Remove ${who} from the organization? Their project memberships go and their API keys are revoked.`)}>Remove</button>}</td>
+                </tr>
+              );
+            })}
+          </tbody>
         </table>
       ) : null}
       <SimpleForm
@@ -48,7 +58,7 @@ export function AccessScreen() {
       <h2>API keys</h2>
       <p className="muted">Keys belong to the organization and act with the scopes they were given; the secret is shown once, when the key is created.</p>
       {created ? <NewSecret created={created} onDismiss={() => setCreated(null)} /> : null}
-      <ErrorNotice error={keys.error ?? revokeError} />
+      <ErrorNotice error={keys.error ?? keyAction.error} />
       {keys.data && keys.data.data.length > 0 ? (
         <table>
           <thead><tr><th scope="col">Name</th><th scope="col">Secret</th><th scope="col">Scopes</th><th scope="col">Last used</th><th scope="col">State</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
@@ -60,7 +70,7 @@ export function AccessScreen() {
                 <td className="small">{key.scopes.join(' ')}</td>
                 <td>{key.lastUsedAt ? new Date(key.lastUsedAt).toLocaleString() : 'never'}</td>
                 <td>{key.revokedAt ? 'revoked' : 'active'}</td>
-                <td>{key.revokedAt ? null : <button type="button" className="danger small" onClick={() => void revoke(key.id, key.name)}>Revoke</button>}</td>
+                <td>{key.revokedAt ? null : <button type="button" className="danger small" onClick={() => void keyAction.act(() => client.call('delete', '/v1/projects/{projectId}/api-keys/{apiKeyId}', { path: { apiKeyId: key.id } }), `Revoke the key ${key.name}? Integrations using it stop working at once.`)}>Revoke</button>}</td>
               </tr>
             ))}
           </tbody>

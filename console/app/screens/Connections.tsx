@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { SimpleForm } from '../components/SimpleForm.tsx';
 import { useResource } from '../components/useResource.ts';
+import { useRowAction } from '../components/useRowAction.ts';
 import { useSigned } from '../session.tsx';
 
 const PROVIDER_TYPES = ['vendor_a', 'vendor_b', 'vendor_c', 'gateway'].map((value) => ({ value, label: value }));
@@ -14,18 +15,37 @@ export function ConnectionsScreen() {
   const sandboxes = useResource(() => client.call('get', '/v1/projects/{projectId}/sandbox-providers', { query: { limit: '100' } }), [client]);
   const storage = useResource(() => client.call('get', '/v1/projects/{projectId}/storage-providers', { query: { limit: '100' } }), [client]);
   const liveProviders = (providers.data?.data ?? []);
+  const storageList = storage.data?.data ?? [];
+  const providerAction = useRowAction(providers.reload);
+  const presetAction = useRowAction(presets.reload);
+  const storageAction = useRowAction(storage.reload);
   return (
     <section>
       <h1>Models &amp; connections</h1>
 
       <h2>Model providers</h2>
-      <ErrorNotice error={providers.error} />
+      <ErrorNotice error={providers.error ?? providerAction.error} />
       {liveProviders.length === 0 ? <p className="empty">No model provider yet: add one with its API key, then create a preset that agents name.</p> : (
         <table>
-          <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Type</th><th scope="col">Key fingerprint</th><th scope="col">Credential version</th></tr></thead>
-          <tbody>{liveProviders.map((provider) => <tr key={provider.id}><td>{provider.displayName}</td><td><code>{provider.key}</code></td><td>{provider.providerType}</td><td><code>{provider.credentialFingerprint ?? 'none'}</code></td><td>{provider.credentialVersion}</td></tr>)}</tbody>
+          <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Type</th><th scope="col">Key fingerprint</th><th scope="col">Credential version</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+          <tbody>{liveProviders.map((provider) => <tr key={provider.id}><td>{provider.displayName}</td><td><code>{provider.key}</code></td><td>{provider.providerType}</td><td><code>{provider.credentialFingerprint ?? 'none'}</code></td><td>{provider.credentialVersion}</td><td><button type="button" className="danger small" onClick={() => void providerAction.act(() => client.call('delete', '/v1/projects/{projectId}/model-providers/{providerId}', { path: { providerId: provider.id } }), `Remove ${provider.displayName}? Its key is wiped. (Refused while a live preset routes through it: archive those first.)`)}>Remove</button></td></tr>)}</tbody>
         </table>
       )}
+      {liveProviders.length > 0 ? (
+        <SimpleForm
+          title="Replace a provider's API key"
+          submitLabel="Replace key"
+          doneLabel="Replaced: the next model calls use the new key."
+          fields={[
+            { name: 'providerId', label: 'Provider', type: 'select', options: liveProviders.map((provider) => ({ value: provider.id, label: provider.displayName })) },
+            { name: 'apiKey', label: 'New API key', type: 'password', required: true },
+          ]}
+          onSubmit={async ({ providerId, apiKey }) => {
+            await client.call('put', '/v1/projects/{projectId}/model-providers/{providerId}/credential', { path: { providerId: String(providerId) }, body: { apiKey: String(apiKey) } });
+            await providers.reload();
+          }}
+        />
+      ) : null}
       <SimpleForm
         title="Add a model provider"
         submitLabel="Add provider"
@@ -43,11 +63,11 @@ export function ConnectionsScreen() {
       {liveProviders.length > 0 ? <Catalog providers={liveProviders.map((provider) => ({ id: provider.id, label: provider.displayName }))} /> : null}
 
       <h2>Model presets</h2>
-      <ErrorNotice error={presets.error} />
+      <ErrorNotice error={presets.error ?? presetAction.error} />
       {(presets.data?.data ?? []).length === 0 ? <p className="empty">No presets yet. A preset pins a provider and a model; agents choose a preset by key.</p> : (
         <table>
-          <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Model</th><th scope="col">Origin</th><th scope="col">Available</th></tr></thead>
-          <tbody>{presets.data!.data.map((preset) => <tr key={preset.id}><td>{preset.displayName}</td><td><code>{preset.key}</code></td><td>{preset.model}</td><td>{preset.origin}</td><td>{preset.available ? 'yes' : 'no'}</td></tr>)}</tbody>
+          <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Model</th><th scope="col">Origin</th><th scope="col">Available</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+          <tbody>{presets.data!.data.map((preset) => <tr key={preset.id}><td>{preset.displayName}</td><td><code>{preset.key}</code></td><td>{preset.model}</td><td>{preset.origin}</td><td>{preset.available ? 'yes' : 'no'}</td><td>{preset.origin === 'project' ? <button type="button" className="danger small" onClick={() => void presetAction.act(() => client.call('delete', '/v1/projects/{projectId}/model-presets/{presetId}', { path: { presetId: preset.id } }), `Archive the preset ${preset.key}? New agent versions cannot name it; published versions keep resolving it.`)}>Archive</button> : null}</td></tr>)}</tbody>
         </table>
       )}
       {liveProviders.length > 0 ? (
@@ -90,13 +110,29 @@ export function ConnectionsScreen() {
       />
 
       <h2>Object storage</h2>
-      <ErrorNotice error={storage.error} />
-      {(storage.data?.data ?? []).length === 0 ? <p className="empty">No storage connection: sandboxed sessions keep their workspace backups in the default one.</p> : (
+      <ErrorNotice error={storage.error ?? storageAction.error} />
+      {storageList.length === 0 ? <p className="empty">No storage connection: sandboxed sessions keep their workspace backups in the default one.</p> : (
         <table>
-          <thead><tr><th scope="col">Name</th><th scope="col">Bucket</th><th scope="col">Region</th><th scope="col">Default</th><th scope="col">Key fingerprint</th></tr></thead>
-          <tbody>{storage.data!.data.map((provider) => <tr key={provider.id}><td>{provider.displayName}</td><td>{provider.bucket}{provider.prefix ? `/${provider.prefix}` : ''}</td><td>{provider.region}</td><td>{provider.isDefault ? 'yes' : 'no'}</td><td><code>{provider.credentialFingerprint ?? 'none'}</code></td></tr>)}</tbody>
+          <thead><tr><th scope="col">Name</th><th scope="col">Bucket</th><th scope="col">Region</th><th scope="col">Default</th><th scope="col">Key fingerprint</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+          <tbody>{storageList.map((provider) => <tr key={provider.id}><td>{provider.displayName}</td><td>{provider.bucket}{provider.prefix ? `/${provider.prefix}` : ''}</td><td>{provider.region}</td><td>{provider.isDefault ? 'yes' : 'no'}</td><td><code>{provider.credentialFingerprint ?? 'none'}</code></td><td>{provider.isDefault ? null : <button type="button" className="small" onClick={() => void storageAction.act(() => client.call('put', '/v1/projects/{projectId}/storage-providers/{providerId}/default', { path: { providerId: provider.id } }))}>Make default</button>}</td></tr>)}</tbody>
         </table>
       )}
+      {storageList.length > 0 ? (
+        <SimpleForm
+          title="Replace storage keys"
+          submitLabel="Replace keys"
+          doneLabel="Replaced: the next transfers use the new keys."
+          fields={[
+            { name: 'providerId', label: 'Connection', type: 'select', options: storageList.map((provider) => ({ value: provider.id, label: provider.displayName })) },
+            { name: 'accessKeyId', label: 'Access key id', required: true },
+            { name: 'secretAccessKey', label: 'Secret access key', type: 'password', required: true },
+          ]}
+          onSubmit={async ({ providerId, accessKeyId, secretAccessKey }) => {
+            await client.call('put', '/v1/projects/{projectId}/storage-providers/{providerId}/credential', { path: { providerId: String(providerId) }, body: { accessKeyId: String(accessKeyId), secretAccessKey: String(secretAccessKey) } });
+            await storage.reload();
+          }}
+        />
+      ) : null}
       <SimpleForm
         title="Add an S3 connection"
         submitLabel="Add storage"

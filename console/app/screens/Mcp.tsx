@@ -1,8 +1,8 @@
-import { useState } from 'react';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { SimpleForm } from '../components/SimpleForm.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
 import { useResource } from '../components/useResource.ts';
+import { useRowAction } from '../components/useRowAction.ts';
 import { useSigned } from '../session.tsx';
 
 /** Remote MCP servers with their discovered tools, credentials (write-only secrets), credential policies and toolsets. */
@@ -15,21 +15,11 @@ export function McpScreen() {
   const serverList = servers.data?.data ?? [];
   const credentialList = credentials.data?.data ?? [];
   const policyList = policies.data?.data ?? [];
-  const [error, setError] = useState<unknown>(null);
-  const revoke = async (credentialId: string, name: string) => {
-    if (!globalThis.confirm(`Revoke ${name}? Servers that need it stop working until a new credential and policy are published.`)) return;
-    setError(null);
-    try {
-      await client.call('delete', '/v1/projects/{projectId}/mcp-credentials/{credentialId}', { path: { credentialId } });
-      await credentials.reload();
-    } catch (caught) {
-      setError(caught);
-    }
-  };
+  const credentialAction = useRowAction(credentials.reload);
   return (
     <section>
       <h1>MCP</h1>
-      <ErrorNotice error={servers.error ?? credentials.error ?? policies.error ?? toolsets.error ?? error} />
+      <ErrorNotice error={servers.error ?? credentials.error ?? policies.error ?? toolsets.error ?? credentialAction.error} />
       <h2>Servers</h2>
       {serverList.length === 0 ? <p className="empty">No MCP servers. Add one, discover its tools, then publish a toolset that agents bind.</p> : serverList.map((server) => (
         <div className="card" key={server.id}>
@@ -56,7 +46,7 @@ export function McpScreen() {
       {credentialList.length === 0 ? <p className="empty">No credentials. A credential holds the secret an MCP server needs; policies say where it may be sent.</p> : (
         <table>
           <thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Fingerprint</th><th scope="col">Version</th><th scope="col">State</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
-          <tbody>{credentialList.map((credential) => <tr key={credential.id}><td>{credential.displayName} <code>{credential.key}</code></td><td>{credential.kind}{credential.headerName ? ` (${credential.headerName})` : ''}</td><td><code>{credential.credentialFingerprint ?? '—'}</code></td><td>{credential.credentialVersion}</td><td><StatusBadge status={credential.lifecycle} /></td><td>{credential.lifecycle === 'active' ? <button type="button" className="small danger" onClick={() => void revoke(credential.id, credential.displayName)}>Revoke</button> : null}</td></tr>)}</tbody>
+          <tbody>{credentialList.map((credential) => <tr key={credential.id}><td>{credential.displayName} <code>{credential.key}</code></td><td>{credential.kind}{credential.headerName ? ` (${credential.headerName})` : ''}</td><td><code>{credential.credentialFingerprint ?? '—'}</code></td><td>{credential.credentialVersion}</td><td><StatusBadge status={credential.lifecycle} /></td><td>{credential.lifecycle === 'active' ? <button type="button" className="small danger" onClick={() => void credentialAction.act(() => client.call('delete', '/v1/projects/{projectId}/mcp-credentials/{credentialId}', { path: { credentialId: credential.id } }), `Revoke ${credential.displayName}? Servers that need it stop working until a new credential and policy are published.`)}>Revoke</button> : null}</td></tr>)}</tbody>
         </table>
       )}
       {credentialList.some((credential) => credential.lifecycle === 'active') ? (

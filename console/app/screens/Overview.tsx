@@ -1,9 +1,10 @@
+import { SimpleForm } from '../components/SimpleForm.tsx';
 import { Link } from '../router.tsx';
 import { useSigned } from '../session.tsx';
 
 /** Who am I, where, with what (`GET /context`), and where to start. */
 export function OverviewScreen() {
-  const { context } = useSigned();
+  const { context, client, reloadContext } = useSigned();
   const { principal } = context;
   return (
     <section>
@@ -44,6 +45,21 @@ export function OverviewScreen() {
           <Link to="/sessions">Start a session</Link> and watch its run live; answer tools and approvals under <Link to="/pending">Pending work</Link>.
         </li>
       </ol>
+      <h2>Projects</h2>
+      <p>Each project keeps its own agents, sessions, connections and keys; switch between them at the top of the page.</p>
+      <SimpleForm
+        title="Create a project"
+        submitLabel="Create project"
+        doneLabel="Created: choose it in the project switcher."
+        fields={[
+          { name: 'name', label: 'Name', required: true },
+          { name: 'slug', label: 'Slug', required: true, hint: 'lowercase, e.g. research' },
+        ]}
+        onSubmit={async (body) => {
+          await client.call('post', '/v1/projects', { body: body as never });
+          await reloadContext();
+        }}
+      />
     </section>
   );
 }
