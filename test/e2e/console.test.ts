@@ -256,6 +256,33 @@ describe('the console', () => {
     await shot('08-workspace-files');
   });
 
+  it("shows a coordinator's delegation, opens the child session, and cancels the delegation", async () => {
+    const helper = await f.call('POST', '/agents', { name: 'Capital finder', initialConfig: { systemPrompt: 'You find capitals of countries.', modelPreset: 'fast', limits: { maxTurns: 32 } } });
+    const coordinator = await f.call('POST', '/agents', {
+      name: 'Coordinator',
+      initialConfig: { systemPrompt: 'You coordinate helpers for questions.', modelPreset: 'fast', limits: { maxTurns: 32 }, delegates: [{ key: 'finder', description: 'Finds capitals.', agentVersionId: helper.body.latestVersionId, maxParallel: 1 }] },
+    });
+    expect(coordinator.status, JSON.stringify(coordinator.body)).toBe(201);
+    f.fakes.vendor_a
+      .reply({ toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'finder', message: 'The capital of Norway?' } }] })
+      .reply({ text: 'Oslo.' })
+      .reply({ text: 'Norway: Oslo.' });
+    const session = await f.call('POST', '/sessions', { agentId: coordinator.body.id, initialMessage: 'Capitals, please.' });
+    expect((await f.waitForRun(session.body.latestRunId)).state).toBe('completed');
+
+    await page.goto(`${origin}/sessions/${session.body.id}`);
+    const row = page.getByRole('row', { name: /finder/ });
+    await expect.poll(() => row.innerText()).toMatch(/finder\s+open\s+completed/);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await row.getByRole('button', { name: 'Cancel delegation' }).click();
+    await expect.poll(() => row.innerText()).toMatch(/finder\s+closed/);
+    expect(await row.getByRole('button').count()).toBe(0);
+    await row.getByRole('link', { name: 'finder' }).click();
+    await expect.poll(() => page.locator('ol.transcript').innerText()).toContain('Oslo.');
+    expect(await page.locator('ol.transcript').innerText()).toContain('The capital of Norway?');
+    await shot('08b-delegation');
+  });
+
   it('writes a Skill in a draft — instructions with a live preview, a folder and a file — and publishes it', async () => {
     await nav('Skills').click();
     await expect.poll(() => page.getByText('No Skills yet').isVisible()).toBe(true);
@@ -293,6 +320,10 @@ describe('the console', () => {
     await row.getByRole('button', { name: 'Versions' }).click();
     const versions = page.getByRole('region', { name: 'Versions of Refund policy' });
     const v1 = versions.getByRole('row', { name: /v1 refund-policy/ });
+    // Its exact content, exported as a file.
+    const [exported] = await Promise.all([page.waitForEvent('download'), v1.getByRole('link', { name: 'Export' }).click()]);
+    expect(exported.suggestedFilename()).toBe('refund-policy-v1.json');
+    expect(readFileSync(await exported.path(), 'utf8')).toContain('Refund **within 30 days**');
     await v1.getByRole('button', { name: 'Deprecate' }).click();
     await expect.poll(() => row.innerText()).toContain('deprecated');
     await row.getByRole('button', { name: 'Disable' }).click();
@@ -305,6 +336,11 @@ describe('the console', () => {
     await expect.poll(() => v1.innerText()).toContain('revoked');
     expect(await v1.getByRole('button').count()).toBe(0);
     expect((await f.call('GET', '/skills')).body.data[0]).toMatchObject({ enabled: true, latestVersion: { status: 'revoked' } });
+    // A Skill no agent should load any more is deleted.
+    page.once('dialog', (dialog) => void dialog.accept());
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await expect.poll(() => page.getByText('No Skills yet').isVisible()).toBe(true);
+    expect((await f.call('GET', '/skills')).body.data).toEqual([]);
     expect(await auditAccessibility(page)).toEqual([]);
     await shot('09-skill-published');
   });

@@ -8,6 +8,7 @@ import { StatusBadge } from '../components/StatusBadge.tsx';
 import { useLiveEvents } from '../components/useLiveEvents.ts';
 import { useAction } from '../components/useAction.ts';
 import { useResource } from '../components/useResource.ts';
+import { useRowAction } from '../components/useRowAction.ts';
 import { Waterfall } from '../components/Waterfall.tsx';
 import { Link } from '../router.tsx';
 import { useSigned } from '../session.tsx';
@@ -114,12 +115,35 @@ export function SessionDetailScreen({ sessionId }: { sessionId: string }) {
       <h2>Agent</h2>
       <p>Tools: {data.tools.length ? data.tools.map((tool) => <code key={tool.name} title={tool.description}>{tool.name}{tool.approval === 'always' ? ' (approval)' : ''}</code>) : <span className="muted">none</span>}</p>
       <p>Skills: {data.skills.length ? data.skills.map((skill) => <code key={skill.skillVersionId}>{skill.name} v{skill.version}</code>) : <span className="muted">none</span>}</p>
-      {data.delegations.length ? (
-        <p>Delegations: {data.delegations.map((delegation) => <Link key={delegation.id} to={`/sessions/${delegation.childSessionId}`}>{delegation.delegateKey} ({delegation.state})</Link>)}</p>
-      ) : null}
+      {data.delegations.length ? <Delegations session={data} onChanged={() => void session.reload()} /> : null}
 
       <Debug session={data} />
     </section>
+  );
+}
+
+/** The child sessions this session delegated to: open one, cancel an open delegation. */
+function Delegations({ session, onChanged }: { session: SessionDetail; onChanged: () => void }) {
+  const { client } = useSigned();
+  const action = useRowAction(async () => onChanged());
+  return (
+    <>
+      <h3>Delegations</h3>
+      <ErrorNotice error={action.error} />
+      <table>
+        <thead><tr><th scope="col">Delegate</th><th scope="col">Relation</th><th scope="col">Latest child run</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+        <tbody>
+          {session.delegations.map((delegation) => (
+            <tr key={delegation.id}>
+              <td><Link to={`/sessions/${delegation.childSessionId}`}>{delegation.delegateKey}</Link></td>
+              <td>{delegation.state}</td>
+              <td>{delegation.latestChildRunState ? <StatusBadge status={delegation.latestChildRunState} /> : '—'}</td>
+              <td>{delegation.state === 'open' ? <button type="button" className="small danger" onClick={() => void action.act(() => client.call('post', '/v1/projects/{projectId}/sessions/{sessionId}/delegations/{delegationId}/cancel', { path: { sessionId: session.id, delegationId: delegation.id } }), `Cancel the delegation to ${delegation.delegateKey}? Its child run is cancelled and the relation closes.`)}>Cancel delegation</button> : null}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
   );
 }
 

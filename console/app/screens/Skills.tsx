@@ -41,6 +41,11 @@ export function SkillsScreen() {
                 <td className="actions">
                   <button type="button" className="small" onClick={() => void act(() => client.call('patch', '/v1/projects/{projectId}/skills/{skillId}', { path: { skillId: skill.id }, body: { enabled: !skill.enabled } }))}>{skill.enabled ? 'Disable' : 'Enable'}</button>
                   <button type="button" className="small" aria-expanded={versionsOf === skill.id} onClick={() => setVersionsOf(versionsOf === skill.id ? null : skill.id)}>Versions</button>
+                  <button type="button" className="small danger" onClick={() => void act(async () => {
+                    if (!globalThis.confirm(`Delete the Skill ${skill.displayName}? Agents that name it can no longer load it.`)) return;
+                    await client.call('delete', '/v1/projects/{projectId}/skills/{skillId}', { path: { skillId: skill.id } });
+                    if (versionsOf === skill.id) setVersionsOf(null);
+                  })}>Delete</button>
                   {skill.latestVersion ? <button type="button" className="small" onClick={() => void act(async () => setOpen((await client.call('post', '/v1/projects/{projectId}/skill-drafts', { body: { skillId: skill.id, sourceSkillVersionId: skill.latestVersion!.id } })).id))}>Edit as draft</button> : null}
                 </td>
               </tr>
@@ -101,7 +106,12 @@ function SkillVersions({ skillId, onChange }: { skillId: string; onChange: () =>
               <td><StatusBadge status={version.status} /></td>
               <td className="actions">
                 {version.status === 'active' ? <button type="button" className="small" onClick={() => void move(version.id, 'deprecated')}>Deprecate</button> : null}
-                {version.status !== 'revoked' ? <button type="button" className="small danger" onClick={() => void move(version.id, 'revoked')}>Revoke</button> : null}
+                {version.status !== 'revoked' ? (
+                  <>
+                    <button type="button" className="small danger" onClick={() => void move(version.id, 'revoked')}>Revoke</button>
+                    <a className="small" href={`/v1/projects/${skill.data!.projectId}/skills/${skillId}/versions/${version.id}/export`} download={`${skill.data!.key}-v${version.version}.json`}>Export</a>
+                  </>
+                ) : null}
               </td>
             </tr>
           ))}
