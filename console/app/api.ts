@@ -16,12 +16,20 @@ const origin = window.location.origin;
  */
 type RefreshOutcome = 'refreshed' | 'rejected' | Response;
 let refreshing: Promise<RefreshOutcome> | null = null;
+// Counts successful refreshes: a request that went out before one finished was refused for the
+// old cookie and only needs sending again (a second refresh would rotate the new cookie away).
+let refreshes = 0;
 async function consoleFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  const sentAfter = refreshes;
   const response = await fetch(input, { ...init, credentials: 'same-origin' });
   if (response.status !== 401 || String(input).includes('/v1/auth/') || currentProvider?.mode !== 'hosted') return response;
+  if (refreshes !== sentAfter) return fetch(input, { ...init, credentials: 'same-origin' });
   refreshing ??= fetch(`${origin}/v1/auth/refresh`, { method: 'POST', credentials: 'same-origin', headers: { 'Idempotency-Key': crypto.randomUUID() } })
-    .then((answer): RefreshOutcome => (answer.ok ? 'refreshed' : answer.status === 401 ? 'rejected' : answer))
-    .finally(() => setTimeout(() => (refreshing = null), 0));
+    .then((answer): RefreshOutcome => {
+      if (answer.ok) refreshes++;
+      return answer.ok ? 'refreshed' : answer.status === 401 ? 'rejected' : answer;
+    })
+    .finally(() => (refreshing = null));
   const outcome = await refreshing;
   if (outcome === 'refreshed') return fetch(input, { ...init, credentials: 'same-origin' });
   // A first visit without a session sees the sign-in screen; a session that ends under a working page goes to the provider again.
