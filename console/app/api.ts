@@ -19,14 +19,18 @@ let refreshing: Promise<RefreshOutcome> | null = null;
 // Counts successful refreshes: a request that went out before one finished was refused for the
 // old cookie and only needs sending again (a second refresh would rotate the new cookie away).
 let refreshes = 0;
+let refreshRefused = false;
 async function consoleFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
   const sentAfter = refreshes;
   const response = await fetch(input, { ...init, credentials: 'same-origin' });
   if (response.status !== 401 || String(input).includes('/v1/auth/') || currentProvider?.mode !== 'hosted') return response;
   if (refreshes !== sentAfter) return fetch(input, { ...init, credentials: 'same-origin' });
+  // Refused once: the session is over for this page (a fresh login is on its way, or the sign-in screen shows).
+  if (refreshRefused) return response;
   refreshing ??= fetch(`${origin}/v1/auth/refresh`, { method: 'POST', credentials: 'same-origin', headers: { 'Idempotency-Key': crypto.randomUUID() } })
     .then((answer): RefreshOutcome => {
       if (answer.ok) refreshes++;
+      else if (answer.status === 401) refreshRefused = true;
       return answer.ok ? 'refreshed' : answer.status === 401 ? 'rejected' : answer;
     })
     .finally(() => (refreshing = null));
@@ -73,6 +77,7 @@ export async function loadContext(): Promise<Context | null> {
   try {
     const context = await apiCall<Context>('GET', '/context');
     signedInThisPage = true;
+    refreshRefused = false;
     return context;
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) return null;

@@ -130,6 +130,7 @@ describe('edge-proxy sign-in in the browser', () => {
     await page.goto(app.origin);
     await expect.poll(() => page.getByText(/signed in by your organization's access proxy/).isVisible()).toBe(true);
     expect(await page.getByRole('button', { name: 'Sign in' }).count()).toBe(0);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'sign-in-edge-proxy-refused.png') });
     await page.close();
   });
 

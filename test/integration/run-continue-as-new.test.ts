@@ -63,8 +63,11 @@ describe('continue-as-new', () => {
     const session = await f.call('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'Add two hundred times.' });
     const runId = session.body.latestRunId as string;
     expect((await f.waitForRun(runId, undefined, 300_000)).state).toBe('completed');
+    // Visibility lists the executions; their sizes come from describe() (visibility's copy of them can lag the close).
     const executions = [];
-    for await (const execution of f.runtime.client.client.workflow.list({ query: `WorkflowId = '${runWorkflowId(runId)}'` })) executions.push(execution);
+    for await (const listed of f.runtime.client.client.workflow.list({ query: `WorkflowId = '${runWorkflowId(runId)}'` })) {
+      executions.push(await f.runtime.client.client.workflow.getHandle(listed.workflowId, listed.runId).describe());
+    }
     const largest = { events: Math.max(...executions.map((execution) => execution.historyLength ?? 0)), bytes: Math.max(...executions.map((execution) => execution.historySize ?? 0)) };
     console.log(`200-turn run: ${executions.length} execution(s), largest history ${largest.events} events, ${(largest.bytes / 1024).toFixed(0)} KiB`);
     expect(largest.events).toBeGreaterThan(0);

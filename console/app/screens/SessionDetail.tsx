@@ -4,6 +4,7 @@ import { ApprovalActions } from '../components/ApprovalActions.tsx';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { eventLabel } from '../components/eventLabel.ts';
 import { toAttachments } from '../components/files.ts';
+import { SimpleForm } from '../components/SimpleForm.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
 import { useLiveEvents } from '../components/useLiveEvents.ts';
 import { useAction } from '../components/useAction.ts';
@@ -122,10 +123,11 @@ export function SessionDetailScreen({ sessionId }: { sessionId: string }) {
   );
 }
 
-/** The child sessions this session delegated to: open one, cancel an open delegation. */
+/** The child sessions this session delegated to: open one, message or cancel an open delegation. */
 function Delegations({ session, onChanged }: { session: SessionDetail; onChanged: () => void }) {
   const { client } = useSigned();
   const action = useRowAction(async () => onChanged());
+  const open = session.delegations.filter((delegation) => delegation.state === 'open');
   return (
     <>
       <h3>Delegations</h3>
@@ -143,6 +145,21 @@ function Delegations({ session, onChanged }: { session: SessionDetail; onChanged
           ))}
         </tbody>
       </table>
+      {open.length > 0 ? (
+        <SimpleForm
+          title="Message a delegate"
+          submitLabel="Send to the delegate"
+          doneLabel="Sent: the child session runs it."
+          fields={[
+            { name: 'delegationId', label: 'Delegate', type: 'select', options: open.map((delegation) => ({ value: delegation.id, label: delegation.delegateKey })) },
+            { name: 'message', label: 'Message to the delegate', type: 'textarea', required: true },
+          ]}
+          onSubmit={async ({ delegationId, message }) => {
+            await client.call('post', '/v1/projects/{projectId}/sessions/{sessionId}/delegations/{delegationId}/messages', { path: { sessionId: session.id, delegationId: String(delegationId) }, body: { message: String(message) } });
+            onChanged();
+          }}
+        />
+      ) : null}
     </>
   );
 }

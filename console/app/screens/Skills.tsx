@@ -4,6 +4,7 @@ import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { Markdown } from '../components/Markdown.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
 import { useResource } from '../components/useResource.ts';
+import { useRowAction } from '../components/useRowAction.ts';
 import { useSigned } from '../session.tsx';
 
 /** Skills with their versions and lifecycle, and drafts edited as a package of folders and Markdown files. */
@@ -78,23 +79,20 @@ export function SkillsScreen() {
 function SkillVersions({ skillId, onChange }: { skillId: string; onChange: () => void }) {
   const { client } = useSigned();
   const skill = useResource(() => client.call('get', '/v1/projects/{projectId}/skills/{skillId}', { path: { skillId } }), [client, skillId]);
-  const [error, setError] = useState<unknown>(null);
-  const move = async (versionId: string, status: 'deprecated' | 'revoked') => {
-    if (status === 'revoked' && !globalThis.confirm('Revoke this version? Runs can no longer load it, and it cannot be undone.')) return;
-    setError(null);
-    try {
-      await client.call('patch', '/v1/projects/{projectId}/skills/{skillId}/versions/{versionId}/lifecycle', { path: { skillId, versionId }, body: { status } });
-      await skill.reload();
-      onChange();
-    } catch (caught) {
-      setError(caught);
-    }
-  };
+  const action = useRowAction(async () => {
+    await skill.reload();
+    onChange();
+  });
+  const move = (versionId: string, status: 'deprecated' | 'revoked') =>
+    action.act(
+      () => client.call('patch', '/v1/projects/{projectId}/skills/{skillId}/versions/{versionId}/lifecycle', { path: { skillId, versionId }, body: { status } }),
+      status === 'revoked' ? 'Revoke this version? Runs can no longer load it, and it cannot be undone.' : undefined,
+    );
   if (!skill.data) return skill.error ? <ErrorNotice error={skill.error} /> : <p aria-busy="true">Loading versions…</p>;
   return (
     <section className="card" aria-label={`Versions of ${skill.data.displayName}`}>
       <h3>Versions of {skill.data.displayName}</h3>
-      <ErrorNotice error={error} />
+      <ErrorNotice error={action.error} />
       <table>
         <thead><tr><th scope="col">Version</th><th scope="col">Files</th><th scope="col">Published</th><th scope="col">Status</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
         <tbody>
