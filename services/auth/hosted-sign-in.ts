@@ -90,8 +90,7 @@ export async function completeHostedSignIn(
     throw new ForbiddenError(`This identity has no access here; an organization owner or admin adds subject "${subject}" as a member first`);
   }
   // A conforming provider may leave profile claims out of the ID token and serve them from userinfo.
-  const profile: Record<string, unknown> = { ...claims };
-  if (typeof claims.name !== 'string' || typeof claims.email !== 'string') Object.assign(profile, await userInfo(config, tokens.access_token, subject), claims);
+  const profile: Record<string, unknown> = typeof claims.name === 'string' && typeof claims.email === 'string' ? claims : { ...(await userInfo(config, tokens.access_token, subject)), ...claims };
   const email = typeof profile.email === 'string' ? profile.email.toLowerCase() : null;
   const displayName = typeof profile.name === 'string' ? profile.name.slice(0, 200) : null;
   const sessionToken = randomBytes(32).toString('base64url');

@@ -1,5 +1,6 @@
 import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import { ErrorNotice } from './ErrorNotice.tsx';
+import { useAction } from './useAction.ts';
 
 export type Field = {
   name: string;
@@ -24,8 +25,7 @@ export function SimpleForm({ title, fields, submitLabel, doneLabel = 'Saved.', o
   const id = useId();
   const initial = () => Object.fromEntries(fields.map((field) => [field.name, field.initial ?? (field.type === 'checkbox' ? false : field.type === 'select' ? (field.options?.[0]?.value ?? '') : '')]));
   const [values, setValues] = useState<Record<string, string | boolean>>(initial);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const [done, setDone] = useState(false);
   // A select whose options changed since the form was drawn (a server discovered into a new version) offers its first option.
   const valueOf = (field: Field) => {
@@ -33,10 +33,7 @@ export function SimpleForm({ title, fields, submitLabel, doneLabel = 'Saved.', o
     if (field.type !== 'select' || field.options?.some((option) => option.value === value)) return value;
     return field.options?.[0]?.value ?? '';
   };
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setError(null);
-    setDone(false);
+  const bodyOf = (): Body => {
     const body: Body = {};
     for (const field of fields) {
       const value = valueOf(field);
@@ -48,25 +45,24 @@ export function SimpleForm({ title, fields, submitLabel, doneLabel = 'Saved.', o
         try {
           body[field.name] = JSON.parse(String(value) || 'null');
         } catch {
-          setError(new Error(`${field.label} must be JSON`));
-          return;
+          throw new Error(`${field.label} must be JSON`);
         }
       } else body[field.name] = value;
     }
-    setBusy(true);
-    try {
-      await onSubmit(body);
+    return body;
+  };
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setDone(false);
+    void run(async () => {
+      await onSubmit(bodyOf());
       setValues(initial());
       setDone(true);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const set = (name: string, value: string | boolean) => setValues((previous) => ({ ...previous, [name]: value }));
   return (
-    <form className="card" onSubmit={(event) => void submit(event)} aria-label={title}>
+    <form className="card" onSubmit={submit} aria-label={title}>
       <h3>{title}</h3>
       {fields.map((field) => {
         const inputId = `${id}-${field.name}`;

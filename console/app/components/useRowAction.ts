@@ -1,20 +1,17 @@
-import { useState } from 'react';
+import { useAction } from './useAction.ts';
 
 /**
  * A list's row actions (revoke, remove, archive, set default): asks first when the action cannot
- * be undone, runs it, reloads the list, and keeps the service's refusal to show above the list.
+ * be undone, runs it as a `useAction`, then reloads the list.
  */
 export function useRowAction(reload: () => Promise<unknown>) {
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   const act = async (work: () => Promise<unknown>, confirmQuestion?: string) => {
     if (confirmQuestion && !globalThis.confirm(confirmQuestion)) return;
-    setError(null);
-    try {
+    await run(async () => {
       await work();
       await reload();
-    } catch (caught) {
-      setError(caught);
-    }
+    });
   };
-  return { error, act };
+  return { busy, error, act };
 }

@@ -3,6 +3,7 @@ import type { PublicSkillDraft } from '../../../client/src/index.ts';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { Markdown } from '../components/Markdown.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
+import { useAction } from '../components/useAction.ts';
 import { useResource } from '../components/useResource.ts';
 import { useRowAction } from '../components/useRowAction.ts';
 import { useSigned } from '../session.tsx';
@@ -14,16 +15,7 @@ export function SkillsScreen() {
   const drafts = useResource(() => client.call('get', '/v1/projects/{projectId}/skill-drafts', { query: { limit: '100' } }), [client]);
   const [open, setOpen] = useState<string | null>(null);
   const [versionsOf, setVersionsOf] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const act = async (work: () => Promise<unknown>) => {
-    setError(null);
-    try {
-      await work();
-      await Promise.all([skills.reload(), drafts.reload()]);
-    } catch (caught) {
-      setError(caught);
-    }
-  };
+  const { error, act } = useRowAction(() => Promise.all([skills.reload(), drafts.reload()]));
   return (
     <section>
       <h1>Skills</h1>
@@ -43,10 +35,9 @@ export function SkillsScreen() {
                   <button type="button" className="small" onClick={() => void act(() => client.call('patch', '/v1/projects/{projectId}/skills/{skillId}', { path: { skillId: skill.id }, body: { enabled: !skill.enabled } }))}>{skill.enabled ? 'Disable' : 'Enable'}</button>
                   <button type="button" className="small" aria-expanded={versionsOf === skill.id} onClick={() => setVersionsOf(versionsOf === skill.id ? null : skill.id)}>Versions</button>
                   <button type="button" className="small danger" onClick={() => void act(async () => {
-                    if (!globalThis.confirm(`Delete the Skill ${skill.displayName}? Agents that name it can no longer load it.`)) return;
                     await client.call('delete', '/v1/projects/{projectId}/skills/{skillId}', { path: { skillId: skill.id } });
                     if (versionsOf === skill.id) setVersionsOf(null);
-                  })}>Delete</button>
+                  }, `Delete the Skill ${skill.displayName}? Agents that name it can no longer load it.`)}>Delete</button>
                   {skill.latestVersion ? <button type="button" className="small" onClick={() => void act(async () => setOpen((await client.call('post', '/v1/projects/{projectId}/skill-drafts', { body: { skillId: skill.id, sourceSkillVersionId: skill.latestVersion!.id } })).id))}>Edit as draft</button> : null}
                 </td>
               </tr>
@@ -138,18 +129,16 @@ function DraftForm({ draft, reload, onDone }: { draft: PublicSkillDraft; reload:
   const [filePath, setFilePath] = useState('');
   const [fileText, setFileText] = useState('');
   const [report, setReport] = useState<{ valid: boolean; problems: Array<{ path: string; message: string }> } | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const action = useAction();
+  const error = action.error;
   const [note, setNote] = useState('');
-  const run = async (label: string, work: () => Promise<unknown>) => {
-    setError(null);
+  const run = (label: string, work: () => Promise<unknown>) => {
     setNote('');
-    try {
+    return action.run(async () => {
       await work();
       setNote(label);
       reload();
-    } catch (caught) {
-      setError(caught);
-    }
+    });
   };
   const save = () => run('Saved', () => client.call('patch', '/v1/projects/{projectId}/skill-drafts/{draftId}', { path: { draftId }, body: { name: name || null, description: description || null, instructions: instructions || null } }));
   const utf8Base64 = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text)));
