@@ -73,9 +73,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { settings, logger, database, temporal } = options;
   const clock = options.clock ?? systemClock;
   const eventTail = options.eventTail ?? createProjectEventTail({ database, logger });
+  // Sandbox egress passes the address policy webhooks and MCP pass, and never reaches this
+  // service's own ports (activities/sandbox/local/egress-guard.ts).
+  const egressGuard = { allowPrivateNetwork: settings.webhooksAllowPrivateNetwork, protectedPorts: servicePorts(settings, temporal.address) };
   // Workspaces live under the data dir, which the sandbox user must be able to traverse.
-  const sandboxDriver = createLocalSandboxDriver({ dataDir: settings.dataDir });
-  const sandboxBrowsers = createSandboxBrowsers({ logger: logger.child({ component: 'sandbox-browser' }) });
+  const sandboxDriver = createLocalSandboxDriver({ dataDir: settings.dataDir, egressGuard });
+  const sandboxBrowsers = createSandboxBrowsers({ logger: logger.child({ component: 'sandbox-browser' }), egressGuard });
   // An operator's platform tools (SVC_PLATFORM_TOOL_MODULES); any problem stops the start.
   const modules = await loadPlatformToolModules(settings.platformToolModules, {
     cwd: process.cwd(),
@@ -145,4 +148,20 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       await client.close();
     },
   };
+}
+
+/** The ports this service listens or connects on: the API, Temporal's frontend, PostgreSQL. */
+function servicePorts(settings: Settings, temporalAddress: string): number[] {
+  const ports = [settings.port, portOf(`tcp://${temporalAddress}`, 7233)];
+  if (settings.databaseUrl) ports.push(portOf(settings.databaseUrl, 5432));
+  return [...new Set(ports.filter((port) => port > 0))];
+}
+
+function portOf(url: string, fallback: number): number {
+  try {
+    const port = new URL(url).port;
+    return port === '' ? fallback : Number(port);
+  } catch {
+    return fallback;
+  }
 }

@@ -1,6 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import * as v from 'valibot';
 import { ConfigurationKey, DisplayName, ProviderApiKey } from '../model-catalog/provider-input.ts';
+import { allowedCidrProblem } from '../webhooks/address-ranges.ts';
 
 /** Request bodies of the sandbox provider routes (spec 2 "Sandbox providers"). */
 
@@ -27,7 +28,7 @@ const AllowedCidr = v.pipe(
     } catch {
       return false;
     }
-  }, 'allowedCidrs entries must be CIDR blocks such as "203.0.113.0/24" or "2001:db8::/32"'),
+  }, 'allowedCidrs entries must be CIDR blocks such as "198.41.0.0/24" or "2606:4700::/32"'),
   // One spelling per block, so lists compare and display predictably.
   v.transform((text) => {
     const [address, bits] = ipaddr.parseCIDR(text);
@@ -39,6 +40,21 @@ export const RestrictedEgressInput = v.strictObject({
   allowedDomains: v.pipe(v.array(AllowedDomain, 'allowedDomains must be an array'), v.maxLength(MAX_EGRESS_ENTRIES, `allowedDomains may hold at most ${MAX_EGRESS_ENTRIES} entries`), v.transform((list) => [...new Set(list)])),
   allowedCidrs: v.pipe(v.array(AllowedCidr, 'allowedCidrs must be an array'), v.maxLength(MAX_EGRESS_ENTRIES, `allowedCidrs may hold at most ${MAX_EGRESS_ENTRIES} entries`), v.transform((list) => [...new Set(list)])),
 });
+
+/**
+ * The server's address policy over an allowlist (issue 28): the first `allowedCidrs` entry that
+ * holds no address a sandbox may reach, with its path; null when every entry may be saved.
+ * Checked where a connection is created, configured or restored; the egress proxy applies the
+ * same policy to every address it dials, so a wide block such as `0.0.0.0/0` opens only the
+ * public internet.
+ */
+export function restrictedEgressProblem(egress: { allowedCidrs: readonly string[] }, options: { allowPrivateNetwork: boolean }): { path: string; message: string } | null {
+  for (const [index, cidr] of egress.allowedCidrs.entries()) {
+    const message = allowedCidrProblem(cidr, options);
+    if (message) return { path: `restrictedEgress.allowedCidrs.${index}`, message };
+  }
+  return null;
+}
 
 const Target = v.nullable(v.pipe(v.string('target must be a string or null'), v.trim(), v.minLength(1, 'target must not be empty (use null)'), v.maxLength(200, 'target must be at most 200 characters')));
 

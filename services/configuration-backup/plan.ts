@@ -15,6 +15,7 @@ import {
   storageProviders,
 } from '../../db/schema/index.ts';
 import type { BackupFile, BackupProject } from '../../domain/configuration-backup/format.ts';
+import { restrictedEgressProblem } from '../../domain/sandbox/provider-input.ts';
 import { endpointUrlProblem } from '../../domain/webhooks/endpoint-url.ts';
 
 export type CredentialKind = 'modelProviders' | 'sandboxProviders' | 'storageProviders' | 'mcpCredentials' | 'eventWebhooks';
@@ -88,6 +89,10 @@ export async function planRestore(db: Executor, organizationId: string, file: Ba
   for (const server of file.mcpServers) {
     const problem = endpointUrlProblem(server.endpointUrl, policy);
     if (problem) conflicts.push({ resource: 'MCP server', id: server.id, key: server.key, message: `MCP server "${server.key}": ${problem.replace('endpointUrl', 'its endpoint')}` });
+  }
+  for (const provider of file.sandboxProviders) {
+    const problem = restrictedEgressProblem(provider.restrictedEgress, policy);
+    if (problem) conflicts.push({ resource: 'sandbox provider', id: provider.id, key: provider.key, message: `Sandbox provider "${provider.key}": ${problem.message}` });
   }
   for (const project of file.projects) {
     for (const webhook of project.eventWebhooks) {

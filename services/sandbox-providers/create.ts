@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
 import { sandboxProviders } from '../../db/schema/index.ts';
-import { ConflictError } from '../../domain/errors.ts';
-import { CreateSandboxProviderInput } from '../../domain/sandbox/provider-input.ts';
+import { ConflictError, ValidationError } from '../../domain/errors.ts';
+import { CreateSandboxProviderInput, restrictedEgressProblem } from '../../domain/sandbox/provider-input.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { sealCredential, type CredentialKeyring } from '../credentials/keyring.ts';
@@ -12,6 +12,9 @@ import { withTransaction } from '../transaction.ts';
 import { isUniqueViolation } from '../unique-violation.ts';
 import { sandboxCredentialAad, toSandboxProviderResponse, type PublicSandboxProvider } from './public.ts';
 
+/** SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: the address policy egress allowlists are held to. */
+export type SandboxEgressPolicy = { allowPrivateNetwork: boolean };
+
 /**
  * Connects a sandbox provider for the whole organization. The API key is sealed under the server
  * key bound to the new row's id; `target` and the egress allowlist are mutable configuration.
@@ -19,15 +22,18 @@ import { sandboxCredentialAad, toSandboxProviderResponse, type PublicSandboxProv
 export async function createSandboxProvider({
   ctx,
   keyring,
+  policy,
   input,
 }: {
   ctx: ServiceContext;
   keyring: CredentialKeyring;
+  policy: SandboxEgressPolicy;
   input: v.InferInput<typeof CreateSandboxProviderInput>;
 }): Promise<PublicSandboxProvider> {
   const actor = requireActor(ctx);
   assertOrganizationAdministrator(actor);
   const parsed = v.parse(CreateSandboxProviderInput, input);
+  assertEgressWithinPolicy(parsed.restrictedEgress, policy);
   const id = randomUUID();
   const sealed = sealCredential(keyring, { plaintext: parsed.apiKey, associatedData: sandboxCredentialAad(id) });
   return withTransaction(ctx, async (tx) => {
@@ -56,4 +62,10 @@ export async function createSandboxProvider({
     await recordAudit(tx, { action: 'sandbox_provider.created', targetType: 'sandbox_provider', targetId: id, details: { key: parsed.key } });
     return toSandboxProviderResponse(row!);
   });
+}
+
+/** 400 naming the first `allowedCidrs` entry the address policy leaves nothing of. */
+export function assertEgressWithinPolicy(egress: { allowedCidrs: readonly string[] }, policy: SandboxEgressPolicy): void {
+  const problem = restrictedEgressProblem(egress, policy);
+  if (problem) throw new ValidationError(problem.message, { path: problem.path });
 }

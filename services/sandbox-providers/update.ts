@@ -8,6 +8,7 @@ import { sealCredential, type CredentialKeyring } from '../credentials/keyring.t
 import { assertOrganizationAdministrator } from '../projects/authorize.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
+import { assertEgressWithinPolicy, type SandboxEgressPolicy } from './create.ts';
 import { loadSandboxProvider } from './load.ts';
 import { sandboxCredentialAad, toSandboxProviderResponse, type PublicSandboxProvider } from './public.ts';
 
@@ -44,15 +45,18 @@ export async function rotateSandboxProviderCredential({
  */
 export async function updateSandboxProviderConfiguration({
   ctx,
+  policy,
   input,
 }: {
   ctx: ServiceContext;
+  policy: SandboxEgressPolicy;
   input: { providerId: string } & v.InferInput<typeof UpdateSandboxProviderConfigurationInput>;
 }): Promise<PublicSandboxProvider> {
   const actor = requireActor(ctx);
   assertOrganizationAdministrator(actor);
   const { providerId, ...body } = input;
   const { target, restrictedEgress } = v.parse(UpdateSandboxProviderConfigurationInput, body);
+  assertEgressWithinPolicy(restrictedEgress, policy);
   return withTransaction(ctx, async (tx) => {
     const current = await loadSandboxProvider(tx, { organizationId: actor.organizationId, providerId, lock: true });
     const [row] = await tx.db.update(sandboxProviders).set({ target, restrictedEgress, updatedAt: tx.clock.now() }).where(eq(sandboxProviders.id, current.id)).returning();

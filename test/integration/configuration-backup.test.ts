@@ -316,6 +316,23 @@ describe('restore refusals', () => {
     }
   });
 
+  it('a sandbox allowlist that names the worker host itself blocks the restore, even where private networks are allowed (issue 28)', async () => {
+    const lenient = await createTestApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
+    try {
+      const lenientKey = (await lenient.createApiKey(['*'])).secret;
+      const lenientOrg = (await (await lenient.request('GET', '/v1/context', { apiKey: lenientKey })).json()).organization.id;
+      const edited = structuredClone(backup);
+      edited.sandboxProviders[0].restrictedEgress.allowedCidrs = ['10.0.0.0/8', '127.0.0.1/32'];
+      const plan = await preview(edited, lenient, lenientKey, lenientOrg);
+      expect(plan.ready).toBe(false);
+      expect(plan.conflicts).toEqual([expect.objectContaining({ resource: 'sandbox provider', key: 'sandbox', message: expect.stringContaining('"127.0.0.1/32"') })]);
+      // The file as it was (a public domain allowlist) is ready on the same server.
+      expect((await preview(backup, lenient, lenientKey, lenientOrg)).ready).toBe(true);
+    } finally {
+      await lenient.close();
+    }
+  });
+
   it('a restore that fails at its last table leaves nothing behind', async () => {
     await fresh.database.db.execute(sql.raw(`
       create function refuse_restored_webhook() returns trigger language plpgsql as $$ begin raise exception 'injected failure'; end $$;

@@ -59,7 +59,7 @@ describe('sandbox provider connections', () => {
   let providerId: string;
 
   it('creates a connection with safe metadata only', async () => {
-    const created = await create({ restrictedEgress: { allowedDomains: ['API.Example.com', '*.example.org'], allowedCidrs: ['203.0.113.7/32', '2001:db8::/32'] } });
+    const created = await create({ restrictedEgress: { allowedDomains: ['API.Example.com', '*.example.org'], allowedCidrs: ['8.8.8.0/24', '2606:4700::/32'] } });
     expect(created.status).toBe(201);
     providerId = created.body.id;
     expect(created.body).toMatchObject({
@@ -67,7 +67,7 @@ describe('sandbox provider connections', () => {
       displayName: 'Local sandboxes',
       providerType: 'sandbox_vendor',
       target: null,
-      restrictedEgress: { allowedDomains: ['api.example.com', '*.example.org'], allowedCidrs: ['203.0.113.7/32', '2001:db8::/32'] },
+      restrictedEgress: { allowedDomains: ['api.example.com', '*.example.org'], allowedCidrs: ['8.8.8.0/24', '2606:4700::/32'] },
       credentialConfigured: true,
       credentialVersion: 1,
     });
@@ -95,6 +95,26 @@ describe('sandbox provider connections', () => {
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(String(response.body.error.details?.path), JSON.stringify(body)).toContain(field);
     }
+  });
+
+  it('refuses allowlist blocks that hold no public address, naming the entry, when created or configured (issue 28)', async () => {
+    // This server does not allow private networks: only blocks with public addresses may be saved.
+    const refused = ['127.0.0.1/32', '127.0.0.0/8', '::1/128', '0.0.0.0/8', '10.0.0.0/8', '192.168.0.0/16', '169.254.169.254/32', 'fd00::/8', 'fe80::/10', '::ffff:127.0.0.1/128', '203.0.113.0/24'];
+    for (const cidr of refused) {
+      const response = await create({ key: 'other', restrictedEgress: { allowedDomains: [], allowedCidrs: ['8.8.8.0/24', cidr] } });
+      expect(response.status, cidr).toBe(400);
+      expect(response.body.error, cidr).toMatchObject({ code: 'bad_request', details: { path: 'restrictedEgress.allowedCidrs.1' }, message: expect.stringContaining(`"${ipaddrCanonical(cidr)}"`) });
+      const configured = await call('PUT', `${base()}/${providerId}/configuration`, { target: null, restrictedEgress: { allowedDomains: [], allowedCidrs: [cidr] } });
+      expect(configured.status, cidr).toBe(400);
+      expect(configured.body.error.details.path).toBe('restrictedEgress.allowedCidrs.0');
+    }
+    // Nothing was written by the refusals.
+    expect((await call('GET', base())).body.data.map((p: any) => p.key)).toEqual(['local']);
+    expect((await call('GET', base())).body.data[0].restrictedEgress.allowedCidrs).toEqual(['8.8.8.0/24', '2606:4700::/32']);
+    // A wide block holds public addresses: accepted (the proxy still refuses every non-public one).
+    const wide = await call('PUT', `${base()}/${providerId}/configuration`, { target: null, restrictedEgress: { allowedDomains: [], allowedCidrs: ['0.0.0.0/0', '::/0'] } });
+    expect(wide.status).toBe(200);
+    expect(wide.body.restrictedEgress.allowedCidrs).toEqual(['0.0.0.0/0', '::/0']);
   });
 
   it('rotates the credential and replaces the configuration', async () => {
@@ -170,3 +190,8 @@ describe('snapshot registry setting', () => {
     expect(() => parseSettings({ SVC_SANDBOX_DRIVER: 'firecracker' })).toThrow(/SVC_SANDBOX_DRIVER/);
   });
 });
+
+/** The spelling the API stores a block in (it normalizes entries). */
+function ipaddrCanonical(cidr: string): string {
+  return cidr === '::ffff:127.0.0.1/128' ? '::ffff:7f00:1/128' : cidr;
+}

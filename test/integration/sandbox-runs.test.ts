@@ -5,6 +5,7 @@ import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { workspaceBackups } from '../../db/schema/index.ts';
+import { canStartEgressTestHost, startEgressTestHost, type EgressTestHost } from '../support/egress-test-host.ts';
 import { startRunApp } from '../support/run-app.ts';
 
 /**
@@ -16,8 +17,12 @@ import { startRunApp } from '../support/run-app.ts';
 
 let f: Awaited<ReturnType<typeof startRunApp>>;
 let s3: S3Client;
+// Listens on every address of this host; the egress test host forwards to it.
 let hostServer: Server;
 let hostPort: number;
+let testHost: EgressTestHost | null = null;
+// Connections that reached this host other than through the test host: sandboxes must make none.
+let directConnections = 0;
 const bucket = `svc-runs-${crypto.randomUUID().slice(0, 8)}`;
 let agentId: string;
 const CSV = Buffer.from('id,name\n1,Ada\n2,Grace\n\u00e9t\u00e9\n', 'utf8');
@@ -35,9 +40,17 @@ beforeAll(async () => {
       res.end('<!doctype html><title>Second page</title><p>Thanks</p>');
     } else res.end('host secret page');
   });
-  await new Promise<void>((resolve) => hostServer.listen(0, '127.0.0.1', resolve));
+  hostServer.on('connection', (socket) => {
+    if (socket.remoteAddress?.replace(/^::ffff:/, '') !== testHost?.address) directConnections += 1;
+  });
+  await new Promise<void>((resolve) => hostServer.listen(0, '::', resolve));
   hostPort = (hostServer.address() as AddressInfo).port;
-  f = await startRunApp();
+  if (canStartEgressTestHost) {
+    testHost = await startEgressTestHost();
+    await testHost.expose(hostPort);
+  }
+  // The egress test host sits at a private address: development's private-network setting.
+  f = await startRunApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
   const storage = await f.call('POST', '/storage-providers', {
     key: 'files', displayName: 'Files', providerType: 's3', endpoint: server.endpoint, region: server.region, bucket, prefix: 'svc', forcePathStyle: true,
     accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey,
@@ -61,7 +74,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await f?.close();
   s3?.destroy();
+  hostServer?.closeAllConnections();
   await new Promise<void>((resolve) => hostServer?.close(() => resolve()));
+  await testHost?.close();
 });
 
 /** The tool results the model received in its last request (vendor_a function_call_output items). */
@@ -183,10 +198,10 @@ describe('sandboxed runs', () => {
     expect(run.failure ?? (await f.call('GET', `/sessions/${session.body.id}`)).body.runs[0].failure).toMatchObject({ errorCode: 'attachment_integrity_failed' });
   }, 90_000);
 
-  it('drives a browser inside the sandbox under the restricted network policy', async () => {
+  it.skipIf(!canStartEgressTestHost)('drives a browser inside the sandbox under the restricted network policy', async () => {
     const provider = await f.call('POST', '/sandbox-providers', {
       key: 'web', displayName: 'Web', providerType: 'sandbox_vendor', apiKey: 'local',
-      restrictedEgress: { allowedDomains: [], allowedCidrs: ['127.0.0.1/32'] },
+      restrictedEgress: { allowedDomains: [], allowedCidrs: [`${testHost!.address}/32`] },
     });
     const snapshotId = (await f.call('GET', `/sandbox-providers/${provider.body.id}/snapshots`)).body.data[0].id;
     const browserAgent = await f.call('POST', '/agents', {
@@ -195,7 +210,7 @@ describe('sandboxed runs', () => {
     });
     expect(browserAgent.status, JSON.stringify(browserAgent.body)).toBe(201);
     f.fakes.vendor_a
-      .reply({ toolCalls: [{ name: 'browser_navigate', arguments: { url: `http://127.0.0.1:${hostPort}/page` } }] })
+      .reply({ toolCalls: [{ name: 'browser_navigate', arguments: { url: `http://${testHost!.address}:${hostPort}/page` } }] })
       .reply({ toolCalls: [{ name: 'browser_snapshot', arguments: {} }] })
       .reply({ toolCalls: [{ name: 'browser_interact', arguments: { action: 'click', ref: 'e1' } }] })
       .reply({ toolCalls: [{ name: 'browser_navigate', arguments: { url: `http://127.0.0.2:${hostPort}/page` } }] })
@@ -214,6 +229,37 @@ describe('sandboxed runs', () => {
     const detail = await f.call('GET', `/sessions/${session.body.id}`);
     expect(detail.body.debug.sandboxCommands.map((c: any) => c.toolName)).toEqual(['browser_navigate', 'browser_snapshot', 'browser_interact', 'browser_navigate']);
   }, 180_000);
+
+  it.skipIf(!canStartEgressTestHost)('keeps a model-driven bash call off the worker host, even under an allowlist of everything (issue 28)', async () => {
+    // The allowlist refuses the worker host itself when it is saved ...
+    for (const cidr of ['127.0.0.1/32', '127.0.0.0/8', '::1/128', '0.0.0.0/8']) {
+      const refused = await f.call('POST', '/sandbox-providers', { key: 'loop', displayName: 'Loop', providerType: 'sandbox_vendor', apiKey: 'local', restrictedEgress: { allowedDomains: [], allowedCidrs: ['8.8.8.0/24', cidr] } });
+      expect(refused.status, cidr).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'bad_request', message: expect.stringContaining(`"${cidr}"`), details: { path: 'restrictedEgress.allowedCidrs.1' } });
+    }
+    // ... and a wide block is accepted, but opens only what the address policy allows.
+    const provider = await f.call('POST', '/sandbox-providers', {
+      key: 'open', displayName: 'Open', providerType: 'sandbox_vendor', apiKey: 'local',
+      restrictedEgress: { allowedDomains: [], allowedCidrs: ['0.0.0.0/0', '::/0'] },
+    });
+    expect(provider.status, JSON.stringify(provider.body)).toBe(201);
+    const snapshotId = (await f.call('GET', `/sandbox-providers/${provider.body.id}/snapshots`)).body.data[0].id;
+    const agent = await f.call('POST', '/agents', {
+      name: 'Curious',
+      initialConfig: { systemPrompt: 'Look around.', modelPreset: 'fast', limits: { maxTurns: 4 }, sandbox: { enabled: true, provider: 'open', snapshotId, network: 'restricted', capabilities: ['shell'] } },
+    });
+    expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+    const hostItself = ['127.0.0.1', '[::1]', '0.0.0.0', testHost!.hostSideAddress].map((target) => `http://${target}:${hostPort}/`);
+    const command = [...hostItself, `http://${testHost!.address}:${hostPort}/page`].map((url) => `curl -sS -m 5 -o /dev/null -w '%{http_code} ' ${url}`).join('; ');
+    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'bash', arguments: { command } }] }).reply({ text: 'Looked.' });
+    directConnections = 0;
+    const session = await f.call('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'Find the admin page.' });
+    const run = await f.waitForRun(session.body.latestRunId, undefined, 90_000);
+    expect(run.state, JSON.stringify(run.failure)).toBe('completed');
+    // Four refusals by the proxy, then the test host (a private address the setting allows) answers.
+    expect(toolOutputs().at(-1)!).toMatchObject({ stdout: '403 403 403 403 200 ' });
+    expect(directConnections).toBe(0);
+  }, 120_000);
 
   it('answers 409 without bytes when the backup is corrupted', async () => {
     const rows = await f.t.database.db.select().from(workspaceBackups).where(eq(workspaceBackups.workspaceSessionId, sessionId));

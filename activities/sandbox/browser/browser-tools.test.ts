@@ -3,12 +3,14 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxNetwork } from '../local/exec-request.ts';
 import { BUILT_IN_SNAPSHOT } from '../../../domain/sandbox/snapshot-registry.ts';
+import { canStartEgressTestHost, startEgressTestHost, type EgressTestHost } from '../../../test/support/egress-test-host.ts';
 import { createSandboxBrowsers, type BrowserToolInput, type SandboxBrowsers } from './browser-tools.ts';
 import { descendants } from './test-support.ts';
 
 /**
- * The browser tools end to end: real Chromium in real bwrap, pages from HTTP servers on the
- * host's loopback (127.0.0.1 allowed by the test policy, 127.0.0.2 not).
+ * The browser tools end to end: real Chromium in real bwrap, pages from an HTTP server exposed on
+ * a test host (a network namespace at a private address, allowed by the test policy with the
+ * development private-network setting) and one on this host's loopback (127.0.0.2: never).
  */
 const escape = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
@@ -23,7 +25,8 @@ const HOME = `<!doctype html><html><head><title>Shop home</title></head><body>
 <div hidden><button>Invisible</button></div>
 </body></html>`;
 
-async function startSite(host: string): Promise<{ origin: string; close(): Promise<void> }> {
+/** Listens on `host`; `origin` names `advertised` (the test host that forwards to it) when given. */
+async function startSite(host: string, advertised = host): Promise<{ origin: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://site');
     res.setHeader('content-type', 'text/html; charset=utf-8');
@@ -48,7 +51,7 @@ async function startSite(host: string): Promise<{ origin: string; close(): Promi
   const address = server.address();
   if (!address || typeof address === 'string') throw new Error('no port');
   return {
-    origin: `http://${host}:${address.port}`,
+    origin: `http://${advertised}:${address.port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -57,18 +60,26 @@ async function startSite(host: string): Promise<{ origin: string; close(): Promi
   };
 }
 
-const restricted: SandboxNetwork = { mode: 'restricted', allowedDomains: [], allowedCidrs: ['127.0.0.1/32'] };
+// The test host is private: reachable only where the server allows private networks.
+const egressGuard = { allowPrivateNetwork: true };
+let restricted: SandboxNetwork;
 let browsers: SandboxBrowsers;
+let host: EgressTestHost;
 let site: Awaited<ReturnType<typeof startSite>>;
 let other: Awaited<ReturnType<typeof startSite>>;
 
 beforeAll(async () => {
-  browsers = createSandboxBrowsers({ idleMs: 60_000 });
-  [site, other] = await Promise.all([startSite('127.0.0.1'), startSite('127.0.0.2')]);
+  browsers = createSandboxBrowsers({ idleMs: 60_000, egressGuard });
+  if (!canStartEgressTestHost) return;
+  host = await startEgressTestHost();
+  restricted = { mode: 'restricted', allowedDomains: [], allowedCidrs: [`${host.address}/32`] };
+  [site, other] = await Promise.all([startSite(host.hostSideAddress, host.address), startSite('127.0.0.2')]);
+  await host.expose(Number(new URL(site.origin).port));
 });
 afterAll(async () => {
   await browsers.close();
-  await Promise.all([site.close(), other.close()]);
+  await Promise.all([site?.close(), other?.close()]);
+  await host?.close();
 });
 
 const call = (sandboxId: string, network: SandboxNetwork, toolName: BrowserToolInput['toolName'], args: Record<string, unknown> = {}) =>
@@ -80,7 +91,7 @@ const valueOf = (outcome: Awaited<ReturnType<typeof call>>) => {
   return outcome.value;
 };
 
-describe('browser tools under restricted network', () => {
+describe.skipIf(!canStartEgressTestHost)('browser tools under restricted network', () => {
   const sandboxId = randomUUID();
 
   it('navigates, snapshots with references, fills a form and follows it to the next page', async () => {
@@ -151,14 +162,27 @@ describe('browser tools under restricted network', () => {
   });
 });
 
-describe('browser tools under network none', () => {
+describe.skipIf(!canStartEgressTestHost)('browser tools under network none', () => {
   it('cannot reach the host loopback', async () => {
-    const outcome = await call(randomUUID(), { mode: 'none' }, 'browser_navigate', { url: `${site.origin}/` });
-    expect(outcome).toEqual({ ok: false, message: expect.stringMatching(/^Cannot open 127\.0\.0\.1:\d+ \(ERR_CONNECTION_REFUSED\): this sandbox has no network access$/) });
+    const outcome = await call(randomUUID(), { mode: 'none' }, 'browser_navigate', { url: `${other.origin}/` });
+    expect(outcome).toEqual({ ok: false, message: expect.stringMatching(/^Cannot open 127\.0\.0\.2:\d+ \(ERR_CONNECTION_REFUSED\): this sandbox has no network access$/) });
   });
 });
 
-describe('browser lifetime', () => {
+describe.skipIf(!canStartEgressTestHost)('browser tools and the address policy (issue 28)', () => {
+  it('never open the worker host itself, even under an allowlist of everything', async () => {
+    const everything: SandboxNetwork = { mode: 'restricted', allowedDomains: [], allowedCidrs: ['0.0.0.0/0', '::/0'] };
+    const sandboxId = randomUUID();
+    const sitePort = new URL(site.origin).port;
+    for (const target of [new URL(other.origin).host, `127.0.0.1:${sitePort}`, `${host.hostSideAddress}:${sitePort}`, `[::1]:${sitePort}`]) {
+      expect(await call(sandboxId, everything, 'browser_navigate', { url: `http://${target}/` }), target).toEqual({ ok: false, message: `The sandbox network policy does not allow ${target}` });
+    }
+    // The same browser opens the test host: the refusals are the policy's.
+    expect(valueOf(await call(sandboxId, everything, 'browser_navigate', { url: `${site.origin}/` }))).toMatchObject({ title: 'Shop home' });
+  });
+});
+
+describe.skipIf(!canStartEgressTestHost)('browser lifetime', () => {
   it('a cancelled call ends the browser; the next call starts a fresh one', async () => {
     const sandboxId = randomUUID();
     valueOf(await call(sandboxId, restricted, 'browser_navigate', { url: `${site.origin}/` }));
@@ -172,7 +196,7 @@ describe('browser lifetime', () => {
   });
 
   it('closes a browser whose page stops answering, and recovers from a killed browser', async () => {
-    const strict = createSandboxBrowsers({ callTimeoutMs: 1_500 });
+    const strict = createSandboxBrowsers({ callTimeoutMs: 1_500, egressGuard });
     const run = (sandboxId: string, toolName: BrowserToolInput['toolName'], args: Record<string, unknown> = {}) =>
       strict.run({ sandboxId, snapshot: BUILT_IN_SNAPSHOT, network: restricted, toolName, args });
     try {
@@ -196,7 +220,7 @@ describe('browser lifetime', () => {
   });
 
   it('closes an idle browser; the next call starts a fresh one', async () => {
-    const short = createSandboxBrowsers({ idleMs: 300 });
+    const short = createSandboxBrowsers({ idleMs: 300, egressGuard });
     try {
       const sandboxId = randomUUID();
       valueOf(await short.run({ sandboxId, snapshot: BUILT_IN_SNAPSHOT, network: restricted, toolName: 'browser_navigate', args: { url: `${site.origin}/` } }));

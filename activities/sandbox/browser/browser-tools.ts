@@ -2,6 +2,7 @@ import { errors, type BrowserContext, type Locator, type Page } from 'playwright
 import { InternalConfigurationError } from '../../../domain/errors.ts';
 import type { Snapshot } from '../../../domain/sandbox/snapshot-registry.ts';
 import type { SandboxToolName } from '../../../domain/sandbox/tools.ts';
+import type { EgressGuard } from '../local/egress-guard.ts';
 import { EGRESS_ANSWER_HEADER, type HostLookup } from '../local/egress-proxy.ts';
 import type { SandboxNetwork } from '../local/exec-request.ts';
 import { DEFAULT_ADDRESS_SPACE_FLOOR_MB } from '../local/limits.ts';
@@ -42,6 +43,8 @@ export type SandboxBrowsersOptions = {
   addressSpaceFloorMb?: number;
   /** DNS for the egress proxy; the system resolver by default. */
   lookup?: HostLookup;
+  /** The server's address policy over `restricted` egress; public addresses only by default. */
+  egressGuard?: EgressGuard;
   /** Close a sandbox's browser after this long without a call (default 5 minutes). */
   idleMs?: number;
   /** Restart a browser this old (default 30 minutes); with the snapshot's cpu, its CPU budget. */
@@ -89,6 +92,7 @@ export function createSandboxBrowsers(options: SandboxBrowsersOptions = {}): San
     chromiumPath: options.chromiumPath ?? '/usr/lib/chromium/chromium',
     addressSpaceFloorMb: options.addressSpaceFloorMb ?? DEFAULT_ADDRESS_SPACE_FLOOR_MB,
     ...(options.lookup ? { lookup: options.lookup } : {}),
+    ...(options.egressGuard ? { egressGuard: options.egressGuard } : {}),
   };
   const idleMs = options.idleMs ?? 5 * 60_000;
   const maxLifetimeMs = options.maxLifetimeMs ?? 30 * 60_000;

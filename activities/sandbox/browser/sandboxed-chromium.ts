@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { InternalConfigurationError } from '../../../domain/errors.ts';
 import { buildBwrapArgs, PROXY_PORT } from '../local/bwrap-args.ts';
+import { PUBLIC_ONLY, type EgressGuard } from '../local/egress-guard.ts';
 import { compileEgressPolicy } from '../local/egress-policy.ts';
 import type { HostLookup } from '../local/egress-proxy.ts';
 import { openEgressSocket, type EgressSocket } from '../local/egress-socket.ts';
@@ -37,6 +38,8 @@ export type SandboxedChromiumOptions = {
   /** Raised to at least BROWSER_ADDRESS_SPACE_FLOOR_MB. */
   addressSpaceFloorMb: number;
   lookup?: HostLookup;
+  /** The server's address policy over `restricted` egress; public addresses only by default. */
+  egressGuard?: EgressGuard;
 };
 
 const SETPRIV = '/usr/bin/setpriv';
@@ -67,7 +70,7 @@ export async function launchSandboxedChromium(
     if (scriptDir) await rm(scriptDir, { recursive: true, force: true });
   };
   try {
-    egress = policy ? await openEgressSocket({ policy, user: options.user, ...(options.lookup ? { lookup: options.lookup } : {}) }) : null;
+    egress = policy ? await openEgressSocket({ policy, guard: options.egressGuard ?? PUBLIC_ONLY, user: options.user, ...(options.lookup ? { lookup: options.lookup } : {}) }) : null;
     const invocation = buildBwrapArgs({
       rootfs,
       cwd: '/tmp',

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { InternalConfigurationError } from '../../../domain/errors.ts';
 import { buildBwrapArgs } from './bwrap-args.ts';
+import { PUBLIC_ONLY, type EgressGuard } from './egress-guard.ts';
 import { compileEgressPolicy } from './egress-policy.ts';
 import type { HostLookup } from './egress-proxy.ts';
 import { openEgressSocket } from './egress-socket.ts';
@@ -17,6 +18,7 @@ import { assertSandboxId, ensureWorkspaceDir, removeSandboxDir, resolveSandboxUs
  * runs in a fresh bubblewrap sandbox over a read-only snapshot root (see README.md).
  */
 export type { ExecRequest, ExecResult, SandboxNetwork } from './exec-request.ts';
+export type { EgressGuard } from './egress-guard.ts';
 export type { HostLookup } from './egress-proxy.ts';
 export type { LimitOverrides } from './limits.ts';
 export type { SandboxUser } from './workspace.ts';
@@ -30,6 +32,8 @@ export type LocalSandboxDriverOptions = {
   addressSpaceFloorMb?: number;
   /** DNS for the egress proxy; the system resolver by default. */
   lookup?: HostLookup;
+  /** The server's address policy over `restricted` egress; public addresses only by default. */
+  egressGuard?: EgressGuard;
 };
 
 export type LocalSandboxDriver = {
@@ -60,7 +64,7 @@ export function createLocalSandboxDriver(options: LocalSandboxDriverOptions): Lo
     const workspace = await ensureWorkspaceDir(dataDir, request.sandboxId, user);
     const rootfs = await rootfsMounts(request.snapshot);
 
-    const egress = policy ? await openEgressSocket({ policy, user, ...(options.lookup ? { lookup: options.lookup } : {}) }) : null;
+    const egress = policy ? await openEgressSocket({ policy, guard: options.egressGuard ?? PUBLIC_ONLY, user, ...(options.lookup ? { lookup: options.lookup } : {}) }) : null;
     try {
       const invocation = buildBwrapArgs({ rootfs, workspace, cwd, limits, argv: request.argv, ...(egress ? { proxySocket: egress.socketPath } : {}) });
       const raw = await runSandboxed({

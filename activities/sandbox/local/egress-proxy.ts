@@ -2,14 +2,17 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect, isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { egressRefusal, type EgressGuard } from './egress-guard.ts';
 import { addressAllowed, domainAllowed, normalizeTargetHost, type EgressPolicy } from './egress-policy.ts';
 
 /**
  * The filtering HTTP proxy behind `restricted` egress. It runs in the worker, listens on a Unix
  * socket that is bind-mounted into one sandbox (socat inside relays 127.0.0.1:3128 to it), and
  * handles CONNECT (https and any TCP) and absolute-URI plain-http requests. Each target is
- * resolved once and judged; the connection goes to a checked address, never to a second DNS
- * answer. Refusals are 403, upstream trouble 502.
+ * resolved once per connection and judged twice: by the connection's allowlist, then every
+ * address by the server's address policy (`egress-guard.ts`), so an allowed name that resolves to
+ * a private or host address is refused (DNS rebinding included). The connection goes to a
+ * checked address, never to a second DNS answer. Refusals are 403, upstream trouble 502.
  */
 export type HostLookup = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
 
@@ -27,11 +30,15 @@ const systemLookup: HostLookup = (hostname) => dnsLookup(hostname, { all: true, 
 
 type Decision = { ok: true; addresses: string[] } | { ok: false; status: 400 | 403 | 502; reason: string };
 
-export async function decideEgress(policy: EgressPolicy, rawHost: string, lookup: HostLookup): Promise<Decision> {
-  const host = normalizeTargetHost(rawHost);
+export async function decideEgress(policy: EgressPolicy, guard: EgressGuard, target: { host: string; port: number }, lookup: HostLookup): Promise<Decision> {
+  const host = normalizeTargetHost(target.host);
   if (!host) return { ok: false, status: 400, reason: 'invalid target host' };
   // A literal address is only ever judged by the CIDR list.
-  if (isIP(host)) return addressAllowed(policy, host) ? { ok: true, addresses: [host] } : { ok: false, status: 403, reason: `${host} is not in allowedCidrs` };
+  if (isIP(host)) {
+    if (!addressAllowed(policy, host)) return { ok: false, status: 403, reason: `${host} is not in allowedCidrs` };
+    const refusal = egressRefusal(guard, host, target.port);
+    return refusal ? { ok: false, status: 403, reason: `${host} ${refusal}` } : { ok: true, addresses: [host] };
+  }
   const byName = domainAllowed(policy, host);
   if (!byName && policy.cidrs.length === 0) return { ok: false, status: 403, reason: `${host} is not in allowedDomains` };
   let addresses: string[];
@@ -41,12 +48,20 @@ export async function decideEgress(policy: EgressPolicy, rawHost: string, lookup
     return { ok: false, status: 502, reason: `${host} could not be resolved` };
   }
   if (addresses.length === 0) return { ok: false, status: 502, reason: `${host} could not be resolved` };
-  if (byName || addresses.every((address) => addressAllowed(policy, address))) return { ok: true, addresses };
-  return { ok: false, status: 403, reason: `${host} is not in allowedDomains and resolves outside allowedCidrs` };
+  if (!byName && !addresses.every((address) => addressAllowed(policy, address))) {
+    return { ok: false, status: 403, reason: `${host} is not in allowedDomains and resolves outside allowedCidrs` };
+  }
+  // Every answer, not only the first: the proxy may dial any of them.
+  for (const address of addresses) {
+    const refusal = egressRefusal(guard, address, target.port);
+    if (refusal) return { ok: false, status: 403, reason: `${host} resolves to ${address}, which ${refusal}` };
+  }
+  return { ok: true, addresses };
 }
 
-export async function startEgressProxy(options: { socketPath: string; policy: EgressPolicy; lookup?: HostLookup }): Promise<EgressProxy> {
+export async function startEgressProxy(options: { socketPath: string; policy: EgressPolicy; guard: EgressGuard; lookup?: HostLookup }): Promise<EgressProxy> {
   const lookup = options.lookup ?? systemLookup;
+  const judge = (target: { host: string; port: number }) => decideEgress(options.policy, options.guard, target, lookup);
   const open = new Set<Duplex>();
   const track = (socket: Duplex) => {
     open.add(socket);
@@ -54,11 +69,11 @@ export async function startEgressProxy(options: { socketPath: string; policy: Eg
   };
 
   const server = createServer((req, res) => {
-    forwardPlainHttp(req, res, options.policy, lookup, track).catch(() => res.destroy());
+    forwardPlainHttp(req, res, judge, track).catch(() => res.destroy());
   });
   server.on('connection', track);
   server.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => {
-    tunnel(req, client, head, options.policy, lookup, track).catch(() => client.destroy());
+    tunnel(req, client, head, judge, track).catch(() => client.destroy());
   });
   server.on('clientError', (_error, socket) => socket.destroy());
 
@@ -79,11 +94,13 @@ export async function startEgressProxy(options: { socketPath: string; policy: Eg
   };
 }
 
-async function tunnel(req: IncomingMessage, client: Duplex, head: Buffer, policy: EgressPolicy, lookup: HostLookup, track: (socket: Duplex) => void) {
+type Judge = (target: { host: string; port: number }) => Promise<Decision>;
+
+async function tunnel(req: IncomingMessage, client: Duplex, head: Buffer, judge: Judge, track: (socket: Duplex) => void) {
   client.on('error', () => {});
   const target = parseAuthority(req.url ?? '');
   if (!target) return refuse(client, 400, 'CONNECT needs host:port');
-  const decision = await decideEgress(policy, target.host, lookup);
+  const decision = await judge(target);
   if (!decision.ok) return refuse(client, decision.status, decision.reason);
   let upstream: Socket;
   try {
@@ -102,7 +119,7 @@ async function tunnel(req: IncomingMessage, client: Duplex, head: Buffer, policy
   upstream.on('close', () => client.destroy());
 }
 
-async function forwardPlainHttp(req: IncomingMessage, res: ServerResponse, policy: EgressPolicy, lookup: HostLookup, track: (socket: Duplex) => void) {
+async function forwardPlainHttp(req: IncomingMessage, res: ServerResponse, judge: Judge, track: (socket: Duplex) => void) {
   let url: URL;
   try {
     url = new URL(req.url ?? '');
@@ -111,7 +128,7 @@ async function forwardPlainHttp(req: IncomingMessage, res: ServerResponse, polic
   }
   if (url.protocol !== 'http:') return reply(res, 400, 'only http:// URLs are proxied without CONNECT');
   const port = url.port ? Number(url.port) : 80;
-  const decision = await decideEgress(policy, url.hostname, lookup);
+  const decision = await judge({ host: url.hostname, port });
   if (!decision.ok) return reply(res, decision.status, decision.reason);
   let upstream: Socket;
   try {
