@@ -8,18 +8,26 @@ import { assertOrganizationAdministrator } from '../projects/authorize.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
 
-/** Revokes one key of the organization; later requests with it are 401. Revoking twice is 404. */
+/**
+ * Revokes one key of the organization and, in the same transaction, every key made with it and
+ * with those, transitively (issue 28: a leaked key must not leave survivors it planted). Later
+ * requests with any of them are 401. Revoking twice is 404. A key being made with this key at the
+ * same moment either waits for the revocation and is refused (`createApiKey` locks its creator's
+ * row) or commits first and is found by the chain.
+ */
 export async function revokeApiKey({ ctx, input }: { ctx: ServiceContext; input: { apiKeyId: string } }): Promise<{ id: string; revoked: true }> {
   const actor = requireActor(ctx);
   assertOrganizationAdministrator(actor);
   return withTransaction(ctx, async (tx) => {
+    const at = tx.clock.now();
     const revoked = await tx.db
       .update(apiKeys)
-      .set({ revokedAt: tx.clock.now() })
+      .set({ revokedAt: at })
       .where(and(eq(apiKeys.id, input.apiKeyId), eq(apiKeys.organizationId, actor.organizationId), isNull(apiKeys.revokedAt)))
       .returning({ id: apiKeys.id });
     if (revoked.length === 0) throw new NotFoundError('No active API key with that id in this organization');
-    await recordAudit(tx, { action: 'api_key.revoked', targetType: 'api_key', targetId: input.apiKeyId });
+    const derived = await revokeKeysIssuedBy(tx, { organizationId: actor.organizationId, subject: apiKeySubject(input.apiKeyId), at });
+    await recordAudit(tx, { action: 'api_key.revoked', targetType: 'api_key', targetId: input.apiKeyId, details: { derivedKeysRevoked: derived.length } });
     return { id: input.apiKeyId, revoked: true as const };
   });
 }
@@ -28,13 +36,14 @@ export async function revokeApiKey({ ctx, input }: { ctx: ServiceContext; input:
  * Revokes every key issued by `subject` in the organization, and keys derived from those keys
  * (issued by their mirror principals), transitively (spec 3 "API keys" rule 6).
  */
-export async function revokeKeysIssuedBy(ctx: ServiceContext, input: { organizationId: string; subject: string }): Promise<string[]> {
+export async function revokeKeysIssuedBy(ctx: ServiceContext, input: { organizationId: string; subject: string; at?: Date }): Promise<string[]> {
   const revokedIds: string[] = [];
+  const at = input.at ?? ctx.clock.now();
   let issuers = [input.subject];
   while (issuers.length > 0) {
     const rows = await ctx.db
       .update(apiKeys)
-      .set({ revokedAt: ctx.clock.now() })
+      .set({ revokedAt: at })
       .where(and(eq(apiKeys.organizationId, input.organizationId), inArray(apiKeys.createdBySubject, issuers), isNull(apiKeys.revokedAt)))
       .returning({ id: apiKeys.id });
     revokedIds.push(...rows.map((row) => row.id));

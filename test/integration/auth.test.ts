@@ -165,4 +165,45 @@ describe('API keys', () => {
     expect((await t.request('GET', '/v1/context', { apiKey: secret })).status).toBe(401);
     expect((await t.request('DELETE', `/v1/projects/${projectId}/api-keys/${id}`, { cookie })).status).toBe(404);
   });
+
+  // Issue 28: revoking a key revokes the keys it made, and theirs, in the same transaction.
+  const keyMadeBy = async (creator: string, scopes: string[], name: string) => {
+    const response = await t.request('POST', `/v1/projects/${projectId}/api-keys`, { apiKey: creator, body: { name, scopes } });
+    return { status: response.status, body: await response.json() };
+  };
+
+  it('revoking a key revokes the keys it created, transitively; keys made otherwise keep working', async () => {
+    const parent = await t.createApiKey(['project:admin', 'agent:read'], 'parent');
+    const child = await keyMadeBy(parent.secret, ['project:admin', 'agent:read'], 'child');
+    expect(child.status).toBe(201);
+    const grandchild = await keyMadeBy(child.body.secret, ['agent:read'], 'grandchild');
+    expect(grandchild.status).toBe(201);
+    const bystander = await t.createApiKey(['agent:read'], 'bystander');
+    for (const secret of [parent.secret, child.body.secret, grandchild.body.secret]) expect((await t.request('GET', '/v1/context', { apiKey: secret })).status).toBe(200);
+
+    const revoke = await t.request('DELETE', `/v1/projects/${projectId}/api-keys/${parent.id}`, { cookie });
+    expect(await revoke.json()).toEqual({ id: parent.id, revoked: true });
+    for (const secret of [parent.secret, child.body.secret, grandchild.body.secret]) expect((await t.request('GET', '/v1/context', { apiKey: secret })).status).toBe(401);
+    expect((await keyMadeBy(child.body.secret, ['agent:read'], 'survivor')).status).toBe(401);
+    expect((await t.request('GET', '/v1/context', { apiKey: bystander.secret })).status).toBe(200);
+    const rows = await t.database.db.select({ id: apiKeys.id, revokedAt: apiKeys.revokedAt }).from(apiKeys);
+    const revokedAt = new Map(rows.map((row) => [row.id, row.revokedAt?.getTime() ?? null]));
+    // One transaction: one moment for the whole chain.
+    expect(new Set([parent.id, child.body.id, grandchild.body.id].map((id) => revokedAt.get(id))).size).toBe(1);
+    expect(revokedAt.get(parent.id)).not.toBeNull();
+    expect(revokedAt.get(bystander.id)).toBeNull();
+  });
+
+  it('a key created by a key while that key is revoked does not survive the revocation', async () => {
+    for (let round = 0; round < 8; round += 1) {
+      const parent = await t.createApiKey(['project:admin', 'agent:read'], `racer-${round}`);
+      const [made] = await Promise.all([
+        keyMadeBy(parent.secret, ['agent:read'], `racer-${round}-child`),
+        t.request('DELETE', `/v1/projects/${projectId}/api-keys/${parent.id}`, { cookie }),
+      ]);
+      // Either the creation lost the race (401) or its key was revoked with its creator.
+      if (made.status === 201) expect((await t.request('GET', '/v1/context', { apiKey: made.body.secret })).status, `round ${round}`).toBe(401);
+      else expect(made.status, `round ${round}`).toBe(401);
+    }
+  });
 });
