@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fullBucket, isFull, refilled, takeToken } from './token-bucket.ts';
+import { fullBucket, isFull, refilled, returnToken, takeToken } from './token-bucket.ts';
 
 const rule = { perSecond: 2, burst: 3 };
 
@@ -31,5 +31,11 @@ describe('token buckets', () => {
     expect(refilled({ tokens: 1, atMs: 1_000 }, rule, 0)).toEqual({ tokens: 1, atMs: 1_000 });
     expect(isFull({ tokens: 2, atMs: 0 }, rule, 499)).toBe(false);
     expect(isFull({ tokens: 2, atMs: 0 }, rule, 500)).toBe(true);
+  });
+
+  it('returns a token to a bucket, refilled first, never past the burst', () => {
+    const rule = { perSecond: 2, burst: 3 };
+    expect(returnToken({ tokens: 0, atMs: 0 }, rule, 250)).toEqual({ tokens: 1.5, atMs: 250 });
+    expect(returnToken({ tokens: 2.5, atMs: 0 }, rule, 0)).toEqual({ tokens: 3, atMs: 0 });
   });
 });

@@ -39,3 +39,9 @@ export function takeToken(charges: readonly Charge[], nowMs: number): TakeResult
 export function isFull(state: BucketState, rule: BucketRule, nowMs: number): boolean {
   return refilled(state, rule, nowMs).tokens >= rule.burst;
 }
+
+/** Gives back a token taken for a request that turned out to be refused (never past `burst`). */
+export function returnToken(state: BucketState, rule: BucketRule, nowMs: number): BucketState {
+  const current = refilled(state, rule, nowMs);
+  return { tokens: Math.min(rule.burst, current.tokens + 1), atMs: current.atMs };
+}

@@ -78,11 +78,50 @@ describe('request limits', () => {
     expect((await get(second)).status).toBe(200);
   });
 
-  it('counts browser sessions against their project too', async () => {
+  it('gives a browser session its own bucket, like a key, and counts it against its project too', async () => {
     clock.advance(10_000);
     const { cookie } = await t.login();
-    for (let i = 0; i < 6; i++) expect((await t.request('GET', `/v1/projects/${projectId}/agents`, { cookie })).status).toBe(200);
-    expect((await t.request('GET', `/v1/projects/${projectId}/agents`, { cookie })).status).toBe(429);
+    const browse = () => t.request('GET', `/v1/projects/${projectId}/agents`, { cookie });
+    for (let i = 0; i < 4; i++) expect((await browse()).status).toBe(200);
+    const refused = await browse();
+    expect(refused.status).toBe(429);
+    expect((await refused.json()).error).toMatchObject({ code: 'rate_limited', details: { limit: 'principal_requests' } });
+    // Another session of the same person shares the bucket; a key still has its own.
+    expect((await t.request('GET', `/v1/projects/${projectId}/agents`, { cookie: (await t.login()).cookie })).status).toBe(429);
+    expect((await get(first)).status).toBe(200);
+    // The four session requests and the key's came from the project's six.
+    expect((await get(second)).status).toBe(200);
+    expect((await get(second)).status).toBe(429);
+  });
+
+  it("one project's refused requests do not starve its other callers (issue 28)", async () => {
+    clock.advance(10_000);
+    // Keys that may read agents but not sessions flood the sessions list with 403s.
+    const flooders: string[] = [];
+    for (const n of [1, 2, 3, 4]) {
+      flooders.push((await t.createApiKey(['agent:read'], `flooder-${n}`)).secret);
+      clock.advance(10_000); // the person's own bucket refills between set-up requests
+    }
+    // A key that may read sessions, but asks malformed questions (400).
+    const clumsy = (await t.createApiKey(['session:read'], 'clumsy')).secret;
+    clock.advance(10_000);
+    const poller = (await t.createApiKey(['session:read'], 'poller')).secret;
+    clock.advance(10_000);
+    const sessionsList = (apiKey: string) => t.request('GET', `/v1/projects/${projectId}/sessions`, { apiKey });
+    const polls: number[] = [];
+    const flood: number[] = [];
+    for (let round = 0; round < 4; round++) {
+      for (const flooder of flooders) for (let i = 0; i < 2; i++) flood.push((await sessionsList(flooder)).status);
+      // Malformed input is a refusal too.
+      for (let i = 0; i < 2; i++) flood.push((await t.request('GET', `/v1/projects/${projectId}/sessions?limit=0`, { apiKey: clumsy })).status);
+      polls.push((await sessionsList(poller)).status);
+    }
+    expect(polls).toEqual([200, 200, 200, 200]);
+    // Each paid from its own bucket (four tokens) and was then limited there: 40 refusals in all,
+    // ten times the project's burst, and the poller never noticed.
+    expect(flood.filter((status) => status === 403)).toHaveLength(16);
+    expect(flood.filter((status) => status === 400)).toHaveLength(4);
+    expect(flood.filter((status) => status === 429)).toHaveLength(20);
   });
 
   it('writes nothing for a refused mutation, and the same Idempotency-Key succeeds later', async () => {
