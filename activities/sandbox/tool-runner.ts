@@ -85,7 +85,15 @@ export function createSandboxToolRunner(deps: { system: () => ServiceContext; dr
       const command = String(args.command ?? '');
       const timeoutMs = typeof args.timeoutMs === 'number' ? args.timeoutMs : DEFAULT_BASH_TIMEOUT_MS;
       const result = await exec(target, ['bash', '-c', command], { timeoutMs });
-      const value = { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr, truncated: result.stdoutTruncated || result.stderrTruncated, timedOut: result.timedOut };
+      const value = {
+        exitCode: result.exitCode,
+        stdout: result.stdout,
+        stderr: result.stderr,
+        truncated: result.stdoutTruncated || result.stderrTruncated,
+        timedOut: result.timedOut,
+        // The agent can recover by deleting files; the limit itself never moves.
+        ...(result.workspaceFullMb !== null ? { note: `The workspace is full: its disk limit is ${result.workspaceFullMb} MiB. Delete files you no longer need to free space.` } : {}),
+      };
       return { value, safeCommand: { tool: 'bash', command: cut(command) }, safeResult: safeProcessResult(result) };
     },
     async grep(target, args) {

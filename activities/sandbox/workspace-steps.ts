@@ -19,7 +19,7 @@ import { verifyArchiveBytes } from '../../services/workspace-files/archive-reade
 import type { BackupWorkspaceResult, PrepareWorkspaceResult } from '../run-activity-types.ts';
 import { createWorkspaceArchive } from './backup/archive-writer.ts';
 import type { LocalSandboxDriver } from './local/driver.ts';
-import { execInTarget } from './run-target.ts';
+import { execInTarget, snapshotOf } from './run-target.ts';
 
 const COPY_TIMEOUT_MS = 60_000;
 
@@ -51,7 +51,7 @@ export function createWorkspaceSteps(deps: { system: () => ServiceContext; drive
   /** Unpacks the latest backup into an empty workspace (a new worker, or a wiped data disk). */
   const restoreIfEmpty = async (ctx: ServiceContext, inputs: RunWorkspaceInputs) => {
     const { target, latestBackup } = inputs;
-    const workspace = await driver.ensureWorkspace(target.sandbox.id);
+    const workspace = await driver.ensureWorkspace(target.sandbox.id, snapshotOf(deps.snapshots, target).resource.diskMb);
     if (!latestBackup || (await readdir(workspace)).length > 0) return;
     const { backup, provider } = latestBackup;
     const archive = await readObject(provider, backup.archiveKey);

@@ -12,6 +12,7 @@ import { rootfsMounts } from './rootfs.ts';
 import { runSandboxed } from './run-sandboxed.ts';
 import { assertRunnableSnapshot } from './snapshots.ts';
 import { assertSandboxId, ensureWorkspaceDir, removeSandboxDir, resolveSandboxUser, type SandboxUser } from './workspace.ts';
+import { isWorkspaceFull, unmountWorkspace } from './workspace-quota.ts';
 
 /**
  * The local sandbox driver: each sandbox is a workspace directory on this host, and each command
@@ -37,12 +38,15 @@ export type LocalSandboxDriverOptions = {
 };
 
 export type LocalSandboxDriver = {
-  /** Creates the workspace (0700) if needed; returns its host path. */
-  ensureWorkspace(sandboxId: string): Promise<string>;
+  /**
+   * Creates the workspace (0700) if needed, a file system of `diskMb` where the host allows
+   * (workspace-quota.ts); returns its host path.
+   */
+  ensureWorkspace(sandboxId: string, diskMb?: number): Promise<string>;
   /** Runs one command; the workspace is created on first use. */
   exec(request: ExecRequest): Promise<ExecResult>;
   removeWorkspace(sandboxId: string): Promise<void>;
-  /** Kills running commands and stops their egress proxies. */
+  /** Kills running commands, stops their egress proxies and unmounts the workspaces it mounted. */
   close(): Promise<void>;
 };
 
@@ -53,7 +57,22 @@ export function createLocalSandboxDriver(options: LocalSandboxDriverOptions): Lo
   const addressSpaceFloorMb = options.addressSpaceFloorMb ?? DEFAULT_ADDRESS_SPACE_FLOOR_MB;
   const hardLimits = readHardLimits();
   const running = new Map<Promise<unknown>, AbortController>();
+  const mounted = new Set<string>();
   let closed = false;
+
+  // One set-up at a time per sandbox, so two commands never mount its image twice.
+  const settingUp = new Map<string, Promise<string>>();
+  const ensure = (sandboxId: string, diskMb: number | undefined): Promise<string> => {
+    const previous = settingUp.get(sandboxId) ?? Promise.resolve('');
+    const next = previous.catch(() => '').then(async () => {
+      const { workspace, sized } = await ensureWorkspaceDir(dataDir, sandboxId, user, diskMb);
+      if (sized) mounted.add(workspace);
+      return workspace;
+    });
+    settingUp.set(sandboxId, next);
+    void next.finally(() => settingUp.get(sandboxId) === next && settingUp.delete(sandboxId)).catch(() => {});
+    return next;
+  };
 
   async function exec(request: ExecRequest, controller: AbortController): Promise<ExecResult> {
     assertSandboxId(request.sandboxId);
@@ -61,7 +80,7 @@ export function createLocalSandboxDriver(options: LocalSandboxDriverOptions): Lo
     assertRunnableSnapshot(request.snapshot);
     const policy = request.network.mode === 'restricted' ? compileEgressPolicy(request.network) : null;
     const limits = clampToHard(limitsForSnapshot(request.snapshot, request.timeoutMs, { addressSpaceFloorMb }, request.limits), hardLimits);
-    const workspace = await ensureWorkspaceDir(dataDir, request.sandboxId, user);
+    const workspace = await ensure(request.sandboxId, request.snapshot.resource.diskMb);
     const rootfs = await rootfsMounts(request.snapshot);
 
     const egress = policy ? await openEgressSocket({ policy, guard: options.egressGuard ?? PUBLIC_ONLY, user, ...(options.lookup ? { lookup: options.lookup } : {}) }) : null;
@@ -81,6 +100,7 @@ export function createLocalSandboxDriver(options: LocalSandboxDriverOptions): Lo
         ...raw,
         stdout: raw.stdout.toString(request.stdoutEncoding ?? 'utf8'),
         stderr: raw.stderr.toString('utf8'),
+        workspaceFullMb: (await isWorkspaceFull(workspace)) ? request.snapshot.resource.diskMb : null,
       };
     } finally {
       await egress?.close();
@@ -88,8 +108,11 @@ export function createLocalSandboxDriver(options: LocalSandboxDriverOptions): Lo
   }
 
   return {
-    ensureWorkspace: (sandboxId) => ensureWorkspaceDir(dataDir, sandboxId, user),
-    removeWorkspace: (sandboxId) => removeSandboxDir(dataDir, sandboxId),
+    ensureWorkspace: (sandboxId, diskMb) => ensure(sandboxId, diskMb),
+    removeWorkspace: async (sandboxId) => {
+      await removeSandboxDir(dataDir, sandboxId);
+      for (const workspace of mounted) if (workspace.includes(sandboxId.toLowerCase())) mounted.delete(workspace);
+    },
     exec(request) {
       if (closed) return Promise.reject(new InternalConfigurationError('The local sandbox driver is closed'));
       const controller = new AbortController();
@@ -101,6 +124,9 @@ export function createLocalSandboxDriver(options: LocalSandboxDriverOptions): Lo
       closed = true;
       for (const controller of running.values()) controller.abort();
       await Promise.allSettled(running.keys());
+      // The images stay: the next command (in this worker or another) mounts them again.
+      await Promise.allSettled([...mounted].map((workspace) => unmountWorkspace(workspace)));
+      mounted.clear();
     },
   };
 }

@@ -35,6 +35,8 @@ export type ExecResult = {
   stderrTruncated: boolean;
   timedOut: boolean;
   durationMs: number;
+  /** The workspace's size in MiB when the command left it (nearly) full; null otherwise. */
+  workspaceFullMb: number | null;
 };
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024;

@@ -8,8 +8,9 @@ import { createLocalSandboxDriver, type LocalSandboxDriver, type LocalSandboxDri
 
 export type TestDriver = { driver: LocalSandboxDriver; dataDir: string; cleanup(): Promise<void> };
 
-export async function createTestDriver(options: Omit<LocalSandboxDriverOptions, 'dataDir'> = {}): Promise<TestDriver> {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'sandbox-driver-test-'));
+/** `reuseDataDir`: a second driver over the same workspaces (a restarted worker). */
+export async function createTestDriver(options: Omit<LocalSandboxDriverOptions, 'dataDir'> = {}, reuseDataDir?: string): Promise<TestDriver> {
+  const dataDir = reuseDataDir ?? (await mkdtemp(path.join(tmpdir(), 'sandbox-driver-test-')));
   // The sandbox user (nobody, when tests run as root) must be able to pass through.
   await chmod(dataDir, 0o711);
   const driver = createLocalSandboxDriver({ ...options, dataDir });

@@ -1,6 +1,7 @@
 import { chmod, chown, lstat, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { InternalConfigurationError, ValidationError } from '../../../domain/errors.ts';
+import { mountSizedWorkspace, unmountWorkspace } from './workspace-quota.ts';
 
 /**
  * Where a sandbox's files live on the host: `<dataDir>/sandboxes/<sandboxId>/workspace`, the only
@@ -41,8 +42,12 @@ export function workspaceDir(dataDir: string, sandboxId: string): string {
   return path.join(sandboxDir(dataDir, sandboxId), 'workspace');
 }
 
-/** Creates the workspace (0700, owned by the sandbox user); idempotent. Returns its host path. */
-export async function ensureWorkspaceDir(dataDir: string, sandboxId: string, user: SandboxUser): Promise<string> {
+/**
+ * Creates the workspace (0700, owned by the sandbox user); idempotent. Returns its host path and
+ * whether it is a file system of its own, `diskMb` in size (`workspace-quota.ts`; the size is
+ * needed only to create one).
+ */
+export async function ensureWorkspaceDir(dataDir: string, sandboxId: string, user: SandboxUser, diskMb?: number): Promise<{ workspace: string; sized: boolean }> {
   const owned = (process.getuid?.() ?? 0) === 0;
   const sandboxes = path.join(dataDir, 'sandboxes');
   const perSandbox = sandboxDir(dataDir, sandboxId);
@@ -53,15 +58,17 @@ export async function ensureWorkspaceDir(dataDir: string, sandboxId: string, use
   await mkdir(workspace, { recursive: true, mode: 0o700 });
   const info = await lstat(workspace);
   if (!info.isDirectory()) throw new InternalConfigurationError('A sandbox workspace path exists and is not a directory');
+  const sized = await mountSizedWorkspace({ workspace, diskMb, user });
   if (owned) await chown(workspace, user.uid, user.gid);
   await chmod(workspace, 0o700);
   await assertSearchable(sandboxes, user);
-  return workspace;
+  return { workspace, sized };
 }
 
 /** Deletes the sandbox's directory and everything in it; a missing one is fine. */
 export async function removeSandboxDir(dataDir: string, sandboxId: string): Promise<void> {
   const dir = sandboxDir(dataDir, sandboxId);
+  await unmountWorkspace(workspaceDir(dataDir, sandboxId));
   try {
     await rm(dir, { recursive: true, force: true });
   } catch (error) {
