@@ -5,8 +5,9 @@ import { createdAt, id, organizationId, projectId, timestampColumn, updatedAt } 
 import { runs } from './sessions.ts';
 
 /**
- * One row per tool call the model made. Caller tools are claimed under a fence (a positive
- * integer that increases on every claim); only the current fence may renew, release or submit.
+ * One row per tool call the model made. Caller tools are claimed under a fence (a random
+ * positive integer below 10^15, a new one on every claim) by `claimedByPrincipalId`; only that
+ * principal with the current fence may renew, release or submit.
  * `safeResult` is immutable once written. `attempt` counts calls of this tool in the run (three
  * per tool per run).
  */

@@ -23,7 +23,11 @@ export const SafeResultInput = v.variant(
 );
 export type SafeResultInput = v.InferOutput<typeof SafeResultInput>;
 
-/** Fences travel as positive-integer strings (spec 1 "Caller tool call"). */
+/**
+ * Fences travel as positive-integer strings (spec 1 "Caller tool call") of at most 15 digits:
+ * every fence is below `FENCE_LIMIT`, exact in a JavaScript number and a Postgres bigint.
+ */
+export const FENCE_LIMIT = 10 ** 15;
 export const Fence = v.pipe(v.string('fence must be a positive-integer string'), v.regex(/^[1-9][0-9]{0,14}$/, 'fence must be a positive-integer string'));
 
 /** What is stored in `tool_calls.safe_result`: only validated values, or a safe failure. */

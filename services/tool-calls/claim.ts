@@ -1,8 +1,10 @@
+import { randomInt } from 'node:crypto';
 import { RUN_SIGNALS } from '../../domain/runs/workflow.ts';
 import { eq } from 'drizzle-orm';
 import { runs, toolCalls } from '../../db/schema/index.ts';
 import { ConflictError } from '../../domain/errors.ts';
 import { isSettled } from '../../domain/runs/states.ts';
+import { FENCE_LIMIT } from '../../domain/tool-calls/result-envelope.ts';
 import { TOOL_LEASE_MS } from '../../domain/tool-calls/states.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvent } from '../events/append.ts';
@@ -15,10 +17,12 @@ import { toToolCallClaimResponse, type PublicToolCallClaim } from './public.ts';
 
 /**
  * Claims a `pending` caller tool call for the acting integration (`POST /tool-calls/{id}/claim`):
- * `claimed` under a new fence (the previous one plus one, so every earlier holder is stale) with a
- * lease of `TOOL_LEASE_MS`, answered with the arguments to run the tool with. Platform calls,
- * calls awaiting approval, calls claimed by someone else (a live lease), lapsed claims and final
- * calls are 409s. The runtime is woken after commit so it arms a timer for the new lease.
+ * `claimed` by the acting principal under a new fence (random and never the previous one, so every
+ * earlier holder is stale and no one can count or guess it) with a lease of `TOOL_LEASE_MS`,
+ * answered with the arguments to run the tool with. Only this principal can renew, release or
+ * submit under the claim (`assertLiveClaim`). Platform calls, calls awaiting approval, calls
+ * claimed by someone else (a live lease), lapsed claims and final calls are 409s. The runtime is
+ * woken after commit so it arms a timer for the new lease.
  */
 export async function claimToolCall({ ctx, deps, input }: { ctx: ServiceContext; deps: RunStarterDeps; input: { toolCallId: string } }): Promise<PublicToolCallClaim> {
   return withTransaction(ctx, async (tx) => {
@@ -37,7 +41,7 @@ export async function claimToolCall({ ctx, deps, input }: { ctx: ServiceContext;
 
     const [updated] = await tx.db
       .update(toolCalls)
-      .set({ status: 'claimed', fence: call.fence + 1, leaseExpiresAt: new Date(now.getTime() + TOOL_LEASE_MS), claimedByPrincipalId: actor.principalId, updatedAt: now })
+      .set({ status: 'claimed', fence: newFence(call.fence), leaseExpiresAt: new Date(now.getTime() + TOOL_LEASE_MS), claimedByPrincipalId: actor.principalId, updatedAt: now })
       .where(eq(toolCalls.id, call.id))
       .returning();
     await appendProductEvent(tx, { organizationId: call.organizationId, projectId: call.projectId, ...toolCallChangedEvent(updated!, call.status) });
@@ -46,4 +50,17 @@ export async function claimToolCall({ ctx, deps, input }: { ctx: ServiceContext;
     tx.afterCommit.push(() => deps.runStarter.notify(call.runId, RUN_SIGNALS.toolResultSubmitted));
     return toToolCallClaimResponse(updated!);
   });
+}
+
+/**
+ * A fence drawn uniformly from [1, FENCE_LIMIT) (about 50 bits; two draws because `randomInt`
+ * spans at most 2^48), never the previous fence. Not a counter: a counter's first fence is "1"
+ * on every call, there for any key to guess (issue 28).
+ */
+function newFence(previous: number): number {
+  const low = 10 ** 7;
+  for (;;) {
+    const fence = randomInt(FENCE_LIMIT / low) * low + randomInt(low);
+    if (fence !== 0 && fence !== previous) return fence;
+  }
 }

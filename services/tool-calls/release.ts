@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { toolCalls } from '../../db/schema/index.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvent } from '../events/append.ts';
+import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
 import { assertLiveClaim } from './assert-live-claim.ts';
 import { toolCallChangedEvent } from './events.ts';
@@ -11,13 +12,14 @@ import { toToolCallResponse, type PublicToolCall } from './public.ts';
 /**
  * Gives a live claim back (`POST /tool-calls/{id}/release`): the call is `pending` again with no
  * lease, ready for another claim. The fence stays, so the releasing holder's fence is stale from
- * now on (the next claim increments it).
+ * now on (the next claim draws a different one).
  */
 export async function releaseToolCall({ ctx, input }: { ctx: ServiceContext; input: { toolCallId: string; fence: string } }): Promise<PublicToolCall> {
+  const actor = requireActor(ctx);
   return withTransaction(ctx, async (tx) => {
     const call = await findToolCall(tx, input.toolCallId, { forUpdate: true });
     const now = tx.clock.now();
-    assertLiveClaim(call, input.fence, now);
+    assertLiveClaim(call, { fence: input.fence, principalId: actor.principalId }, now);
     const [updated] = await tx.db
       .update(toolCalls)
       .set({ status: 'pending', leaseExpiresAt: null, claimedByPrincipalId: null, updatedAt: now })

@@ -8,6 +8,7 @@ import { Fence, SafeResultInput, TOOL_RESULT_VERSION, type StoredSafeResult } fr
 import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvent } from '../events/append.ts';
 import type { RunStarterDeps } from '../runs/run-starter.ts';
+import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
 import { assertLiveClaim } from './assert-live-claim.ts';
 import { toolCallChangedEvent } from './events.ts';
@@ -20,8 +21,8 @@ export type ToolResultSubmission = { outcome: 'submitted'; normalizedFailure?: {
 
 /**
  * Stores the result of a claimed caller tool call (`POST /tool-calls/{id}/result`), for the
- * holder of the current fence and live lease only; a final call's `safeResult` never changes
- * (409). A success is checked against the pinned `outputSchema` in the same transaction: a
+ * claiming principal with the current fence and a live lease only; a final call's `safeResult`
+ * never changes (409). A success is checked against the pinned `outputSchema` in the same transaction: a
  * malformed one is stored as `failed` with `invalid_tool_result` and the first failing path, and
  * the raw value is neither stored nor returned. A failure becomes `failed` with `tool_failed`
  * and the caller's optional message. The run is woken after commit.
@@ -35,6 +36,7 @@ export async function submitToolResult({
   deps: RunStarterDeps;
   input: { toolCallId: string; fence: string; safeResult: SafeResultInput };
 }): Promise<ToolResultSubmission> {
+  const actor = requireActor(ctx);
   if (!v.is(Fence, input.fence)) throw new ValidationError('fence must be a positive-integer string', { path: 'body.fence' });
   const envelope = v.safeParse(SafeResultInput, input.safeResult);
   if (!envelope.success) throw new ValidationError(`Invalid safeResult: ${envelope.issues[0].message}`, { path: 'body.safeResult' });
@@ -43,7 +45,7 @@ export async function submitToolResult({
   return withTransaction(ctx, async (tx) => {
     const call = await findToolCall(tx, input.toolCallId, { forUpdate: true });
     const now = tx.clock.now();
-    assertLiveClaim(call, input.fence, now);
+    assertLiveClaim(call, { fence: input.fence, principalId: actor.principalId }, now);
 
     let status: 'succeeded' | 'failed';
     let safeResult: StoredSafeResult;

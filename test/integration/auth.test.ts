@@ -1,6 +1,11 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { apiKeys, idempotencyRecords, organizations, principals, projects } from '../../db/schema/index.ts';
+import { createApiKey } from '../../services/api-keys/create.ts';
+import { revokeApiKey } from '../../services/api-keys/revoke.ts';
+import { authenticateApiKey } from '../../services/auth/authenticate-api-key.ts';
+import { systemContext, type ServiceContext } from '../../services/service-context.ts';
 import { createTestApp, TEST_ORIGIN, type TestApp, type TestResponse } from '../support/app.ts';
 
 let t: TestApp;
@@ -205,5 +210,65 @@ describe('API keys', () => {
       if (made.status === 201) expect((await t.request('GET', '/v1/context', { apiKey: made.body.secret })).status, `round ${round}`).toBe(401);
       else expect(made.status, `round ${round}`).toBe(401);
     }
+  });
+
+  // The two orders of the race, made deterministic: one side runs in a transaction the test holds
+  // open (the real verb, as the key itself), the other is a request that must wait for its row
+  // lock. Needs a second connection, so PostgreSQL only (PGlite has one).
+  const asKey = async (secret: string): Promise<ServiceContext> => {
+    const ctx = systemContext({ db: t.database.db, logger: t.deps.logger });
+    return { ...ctx, actor: await authenticateApiKey(ctx, t.deps.keyring, { secret, projectId }) };
+  };
+  const waitForLockWaiter = async () => {
+    const sql = postgres(t.database.url!, { max: 1, onnotice: () => {} });
+    try {
+      for (let tries = 0; tries < 200; tries += 1) {
+        const [row] = await sql<{ waiting: number }[]>`select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
+        if (row!.waiting > 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      throw new Error('no request waited for the row lock');
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
+  };
+  /** Runs `fn` in a transaction that stays open, its row locks held, until `commit` is called. */
+  const heldTransaction = <T>(ctx: ServiceContext, fn: (tx: ServiceContext) => Promise<T>) =>
+    new Promise<{ result: T; commit: () => Promise<void> }>((resolve, reject) => {
+      let commit!: () => void;
+      const committed = new Promise<void>((release) => (commit = release));
+      const finished: Promise<void> = t.database.db.transaction(async (db) => {
+        const result = await fn({ ...ctx, db, inTransaction: true, afterCommit: [] });
+        resolve({ result, commit: () => (commit(), finished) });
+        await committed;
+      });
+      finished.catch(reject);
+    });
+  const onPostgres = inject('database').kind === 'postgres';
+
+  it.skipIf(!onPostgres)('a key being created when its creator is revoked commits first and is revoked with the chain', async () => {
+    const parent = await t.createApiKey(['project:admin', 'agent:read'], 'in-flight-parent');
+    const creation = await heldTransaction(await asKey(parent.secret), (tx) => createApiKey({ ctx: tx, keyring: t.deps.keyring, input: { name: 'in-flight-child', scopes: ['agent:read'] } }));
+    const revoking = t.request('DELETE', `/v1/projects/${projectId}/api-keys/${parent.id}`, { cookie });
+    await waitForLockWaiter();
+    await creation.commit();
+    expect((await revoking).status).toBe(200);
+    expect((await t.request('GET', '/v1/context', { apiKey: creation.result.secret })).status).toBe(401);
+    const [child] = await t.database.db.select({ revokedAt: apiKeys.revokedAt }).from(apiKeys).where(eq(apiKeys.id, creation.result.id));
+    const [revokedParent] = await t.database.db.select({ revokedAt: apiKeys.revokedAt }).from(apiKeys).where(eq(apiKeys.id, parent.id));
+    expect(child!.revokedAt).toEqual(revokedParent!.revokedAt);
+  });
+
+  it.skipIf(!onPostgres)('a key asked for while its creator is being revoked waits for the revocation and is refused', async () => {
+    const parent = await t.createApiKey(['project:admin', 'agent:read'], 'revoked-first-parent');
+    const revoker = await t.createApiKey(['project:admin'], 'revoker');
+    // Used once, so authenticating the creation below writes nothing and reaches the creator lock.
+    expect((await t.request('GET', '/v1/context', { apiKey: parent.secret })).status).toBe(200);
+    const revocation = await heldTransaction(await asKey(revoker.secret), (tx) => revokeApiKey({ ctx: tx, input: { apiKeyId: parent.id } }));
+    const creating = keyMadeBy(parent.secret, ['agent:read'], 'too-late');
+    await waitForLockWaiter();
+    await revocation.commit();
+    expect((await creating).status).toBe(401);
+    expect(await t.database.db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.name, 'too-late'))).toEqual([]);
   });
 });

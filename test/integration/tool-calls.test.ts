@@ -123,7 +123,9 @@ describe('claim, renew, release and result', () => {
     const first = await claim(id);
     expect(first.status).toBe(200);
     const claimed = await first.json();
-    expect(claimed).toMatchObject({ id, runId, toolName: 'lookup_order', status: 'claimed', fence: '1', arguments: { orderId: ORDER } });
+    expect(claimed).toMatchObject({ id, runId, toolName: 'lookup_order', status: 'claimed', fence: expect.stringMatching(/^[1-9][0-9]*$/), arguments: { orderId: ORDER } });
+    const fence: string = claimed.fence;
+    const otherFence = fence === '1' ? '2' : '1';
     expect(new Date(claimed.leaseExpiresAt).getTime()).toBe(clock.now().getTime() + 5 * 60 * 1000);
     expect(t.runStarter.notifications.at(-1)).toEqual({ runId, signal: 'toolResultSubmitted' });
 
@@ -132,26 +134,26 @@ describe('claim, renew, release and result', () => {
     expect((await errorOf(again)).code).toBe('conflict');
 
     clock.advance(60_000);
-    expect((await t.request('POST', p(`/tool-calls/${id}/renew`), { apiKey: admin, body: { fence: '2' } })).status).toBe(409);
-    const renewed = await t.request('POST', p(`/tool-calls/${id}/renew`), { apiKey: admin, body: { fence: '1' } });
+    expect((await t.request('POST', p(`/tool-calls/${id}/renew`), { apiKey: admin, body: { fence: otherFence } })).status).toBe(409);
+    const renewed = await t.request('POST', p(`/tool-calls/${id}/renew`), { apiKey: admin, body: { fence } });
     expect(renewed.status).toBe(200);
     expect(new Date((await renewed.json()).leaseExpiresAt).getTime()).toBe(clock.now().getTime() + 5 * 60 * 1000);
     expect((await t.request('POST', p(`/tool-calls/${id}/renew`), { apiKey: admin, body: { fence: 1 } })).status).toBe(400);
 
-    const released = await t.request('POST', p(`/tool-calls/${id}/release`), { apiKey: admin, body: { fence: '1' } });
+    const released = await t.request('POST', p(`/tool-calls/${id}/release`), { apiKey: admin, body: { fence } });
     expect(released.status).toBe(200);
-    expect(await released.json()).toMatchObject({ status: 'pending', leaseExpiresAt: null, fence: '1' });
-    expect((await submit(id, '1', { version: 1, status: 'success', value: { total: 3 } })).status).toBe(409);
+    expect(await released.json()).toMatchObject({ status: 'pending', leaseExpiresAt: null, fence });
+    expect((await submit(id, fence, { version: 1, status: 'success', value: { total: 3 } })).status).toBe(409);
 
     const second = await (await claim(id)).json();
-    expect(second.fence).toBe('2');
+    expect(second.fence).not.toBe(fence);
     const notificationsBefore = t.runStarter.notifications.length;
-    const stale = await submit(id, '1', { version: 1, status: 'success', value: { total: 3 } });
+    const stale = await submit(id, fence, { version: 1, status: 'success', value: { total: 3 } });
     expect(stale.status).toBe(409);
     expect((await errorOf(stale)).details).toMatchObject({ reason: 'stale_fence' });
     expect(t.runStarter.notifications.length).toBe(notificationsBefore);
 
-    const malformed = await submit(id, '2', { version: 1, status: 'success', value: { total: SECRET_MARKER } });
+    const malformed = await submit(id, second.fence, { version: 1, status: 'success', value: { total: SECRET_MARKER } });
     expect(malformed.status).toBe(202);
     expect(await malformed.json()).toEqual({ outcome: 'submitted', normalizedFailure: { code: 'invalid_tool_result', path: 'safeResult.value.total' } });
     expect(t.runStarter.notifications.slice(notificationsBefore)).toEqual([{ runId, signal: 'toolResultSubmitted' }]);
@@ -160,7 +162,7 @@ describe('claim, renew, release and result', () => {
     expect(row.failure).toMatchObject({ code: 'invalid_tool_result', path: 'safeResult.value.total' });
     expect(JSON.stringify(row)).not.toContain(SECRET_MARKER);
 
-    const immutable = await submit(id, '2', { version: 1, status: 'success', value: { total: 4 } });
+    const immutable = await submit(id, second.fence, { version: 1, status: 'success', value: { total: 4 } });
     expect(immutable.status).toBe(409);
     expect((await rowOf(id)).safeResult).toEqual({ version: 1, status: 'failure', value: null });
     expect((await eventsOf(id)).map((e) => e.kind)).toEqual(['tool_call.created', 'tool_call.claimed', 'tool_call.pending', 'tool_call.claimed', 'tool_call.failed']);
@@ -189,7 +191,7 @@ describe('claim, renew, release and result', () => {
     expect(listed.status).toBe(200);
     const body = await listed.json();
     expect(body.data.map((c: any) => c.id)).toEqual([a, b]);
-    expect(body.data[0]).toMatchObject({ status: 'succeeded', fence: '1', owner: 'caller', attempt: 1, safeArguments: { orderId: ORDER }, sessionId: expect.any(String), turnId: expect.any(String) });
+    expect(body.data[0]).toMatchObject({ status: 'succeeded', fence: fenceA, owner: 'caller', attempt: 1, safeArguments: { orderId: ORDER }, sessionId: expect.any(String), turnId: expect.any(String) });
     expect((await t.request('GET', p('/tool-calls'), { apiKey: admin })).status).toBe(400);
   });
 
@@ -214,6 +216,67 @@ describe('claim, renew, release and result', () => {
     await expireOverdue(sys(), { runId });
     expect(await rowOf(caller)).toMatchObject({ status: 'expired', failure: { code: 'tool_expired' } });
     expect((await eventsOf(caller)).at(-1)!.kind).toBe('tool_call.expired');
+  });
+});
+
+describe('the claim holder and its fence (issue 28)', () => {
+  const renew = (id: string, fence: string, apiKey: string) => t.request('POST', p(`/tool-calls/${id}/renew`), { apiKey, body: { fence } });
+  const release = (id: string, fence: string, apiKey: string) => t.request('POST', p(`/tool-calls/${id}/release`), { apiKey, body: { fence } });
+
+  it('refuses renew, release and result from another principal than the claimer, even with its fence (409, nothing written)', async () => {
+    const { runId } = await newRun();
+    const [pending] = (await record(runId, [call('lookup_order', { orderId: ORDER })])).calls;
+    const id = pending!.toolCallId;
+    const holder = (await t.createApiKey(['tool_call:claim', 'tool_call:submit'], 'holder')).secret;
+    const intruder = (await t.createApiKey(['tool_call:claim', 'tool_call:submit'], 'intruder')).secret;
+    const claimed = await claim(id, holder);
+    expect(claimed.status).toBe(200);
+    const { fence } = await claimed.json();
+    const before = await rowOf(id);
+    const eventsBefore = (await eventsOf(id)).length;
+    const notificationsBefore = t.runStarter.notifications.length;
+
+    for (const refused of [
+      await submit(id, fence, { version: 1, status: 'success', value: { total: 666 } }, { apiKey: intruder }),
+      await renew(id, fence, intruder),
+      await release(id, fence, intruder),
+    ]) {
+      expect(refused.status).toBe(409);
+      const error = await errorOf(refused);
+      expect(error.code).toBe('conflict');
+      expect(error.details).toMatchObject({ toolCallId: id, reason: 'not_claim_holder' });
+    }
+    // A wrong fence from the intruder says the same: the refusal is no oracle for fences.
+    const guessed = await submit(id, fence === '1' ? '2' : '1', { version: 1, status: 'success', value: { total: 666 } }, { apiKey: intruder });
+    expect((await errorOf(guessed)).details).toMatchObject({ reason: 'not_claim_holder' });
+    expect(await rowOf(id)).toEqual(before);
+    expect((await eventsOf(id)).length).toBe(eventsBefore);
+    expect(t.runStarter.notifications.length).toBe(notificationsBefore);
+
+    expect((await renew(id, fence, holder)).status).toBe(200);
+    expect((await submit(id, fence, { version: 1, status: 'success', value: { total: 1 } }, { apiKey: holder })).status).toBe(202);
+    expect(await rowOf(id)).toMatchObject({ status: 'succeeded', safeResult: { version: 1, status: 'success', value: { total: 1 } } });
+  });
+
+  it('gives unguessable fences, a different one on every claim, and the previous one is stale', async () => {
+    const { runId } = await newRun();
+    const recorded = (await record(runId, [1, 2, 3, 4, 5].map(() => call('lookup_order', { orderId: ORDER })))).calls;
+    const fences: string[] = [];
+    for (const { toolCallId } of recorded) fences.push((await (await claim(toolCallId)).json()).fence);
+    const id = recorded[0]!.toolCallId;
+    expect((await release(id, fences[0]!, admin)).status).toBe(200);
+    const reclaimed = (await (await claim(id)).json()).fence;
+    fences.push(reclaimed);
+    for (const fence of fences) {
+      expect(fence).toMatch(/^[1-9][0-9]{0,14}$/);
+      // Random over [1, 10^15): below 2^20 once in a billion; a counter would be 1, 2, ...
+      expect(BigInt(fence)).toBeGreaterThan(2n ** 20n);
+    }
+    expect(new Set(fences).size).toBe(fences.length);
+    const stale = await submit(id, fences[0]!, { version: 1, status: 'success', value: { total: 3 } });
+    expect(stale.status).toBe(409);
+    expect((await errorOf(stale)).details).toMatchObject({ reason: 'stale_fence' });
+    expect((await submit(id, reclaimed, { version: 1, status: 'success', value: { total: 3 } })).status).toBe(202);
   });
 });
 
