@@ -75,7 +75,9 @@ export function createActivities(deps: ActivityDeps) {
   const system = () => systemContext({ db: deps.database.db, logger: deps.logger, clock: deps.clock });
   const snapshots = new Map(deps.sandboxSnapshots.map((snapshot) => [snapshot.id.toLowerCase(), snapshot]));
   const sandbox = { system, driver: deps.sandboxDriver, snapshots };
-  const workspaceSteps = createWorkspaceSteps({ ...sandbox, keyring: deps.keyring });
+  // Storage endpoints follow the webhooks' address policy and DNS seam (services/storage-providers/s3-client.ts).
+  const storagePolicy = { allowPrivateNetwork: deps.webhooksAllowPrivateNetwork, ...(deps.webhookLookup ? { lookup: deps.webhookLookup } : {}) };
+  const workspaceSteps = createWorkspaceSteps({ ...sandbox, keyring: deps.keyring, storagePolicy });
   return classifyFailures({
     ...createRunActivities({ system, keyring: deps.keyring, modelBaseUrls: deps.modelBaseUrls, deploymentPresets: deps.deploymentPresets, gate: deps.admissionGate }),
     ...createToolActivities({ system, keyring: deps.keyring, gate: deps.admissionGate, platformTools: createPlatformToolRegistry({ handlers: deps.platformTools, builtIns: builtInPlatformTools(deps, sandbox) }) }),

@@ -7,6 +7,7 @@ import type { ProjectEventTail } from '../services/background/project-event-tail
 import type { Snapshot } from '../domain/sandbox/snapshot-registry.ts';
 import type { DeploymentPreset } from '../services/model-presets/deployment.ts';
 import type { RunStarter } from '../services/runs/run-starter.ts';
+import type { StorageEndpointPolicy } from '../services/storage-providers/s3-client.ts';
 
 /** Everything the API process wires once, in api/app.ts, and hands to route modules. */
 export type AppDeps = {
@@ -24,4 +25,6 @@ export type AppDeps = {
   runStarter: RunStarter;
   /** SVC_PROJECT_UNSETTLED_RUNS_LIMIT: the quota every run the API queues is checked against. */
   unsettledRunsLimit: number | null;
+  /** Storage endpoints follow the webhooks' address policy (SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK). */
+  storagePolicy: StorageEndpointPolicy;
 };

@@ -126,7 +126,9 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
       const database = await openDatabase({ driver: 'postgres', url, maxConnections: 10 });
       await migrateDatabase(database);
       const logger = createLogger({ level: 'error' });
-      const deps = await createAppDeps({ settings: parseSettings({ SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'error' }), logger, database });
+      // Limits off: 1,000 streams of one key, connected 50 at a time (limits: event-stream-limits.test.ts).
+      const limitsOff = { SVC_EVENT_STREAMS_PER_PRINCIPAL: '0', SVC_EVENT_STREAMS_PER_PROJECT: '0', SVC_RATE_LIMIT_API_KEY_PER_SECOND: '0', SVC_RATE_LIMIT_PROJECT_PER_SECOND: '0' };
+      const deps = await createAppDeps({ settings: parseSettings({ SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'error', ...limitsOff }), logger, database });
       const app = createApp(deps);
       const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
       const baselineClients = new Set<http.ServerResponse>();

@@ -18,6 +18,13 @@ describe('parseSettings', () => {
     expect(settings.dataDir).toMatch(/\.data$/);
   });
 
+  it('bounds concurrent event streams per caller and per project, 0 switching a bound off', () => {
+    expect(parseSettings({}).limits).toMatchObject({ eventStreamsPerPrincipal: 16, eventStreamsPerProject: 256 });
+    expect(parseSettings({ SVC_EVENT_STREAMS_PER_PRINCIPAL: '0', SVC_EVENT_STREAMS_PER_PROJECT: '4' }).limits).toMatchObject({ eventStreamsPerPrincipal: null, eventStreamsPerProject: 4 });
+    expect(() => parseSettings({ SVC_EVENT_STREAMS_PER_PRINCIPAL: '-1' })).toThrow(/SVC_EVENT_STREAMS_PER_PRINCIPAL/);
+    expect(() => parseSettings({ SVC_EVENT_STREAMS_PER_PROJECT: 'many' })).toThrow(/SVC_EVENT_STREAMS_PER_PROJECT/);
+  });
+
   it('names every bad variable', () => {
     expect(() => parseSettings({ PORT: 'eighty', SVC_ENVIRONMENT: 'staging' })).toThrow(/PORT[\s\S]*SVC_ENVIRONMENT|SVC_ENVIRONMENT[\s\S]*PORT/);
     expect(() => parseSettings({ SVC_APP_ORIGIN: 'http://localhost:8080/app' })).toThrow(/SVC_APP_ORIGIN/);
@@ -28,6 +35,22 @@ describe('parseSettings', () => {
     expect(() => parseSettings({ SVC_ENVIRONMENT: 'production', SVC_CREDENTIAL_ENCRYPTION_KEY: key, SVC_AUTH_MODE: 'development' })).toThrow(/SVC_AUTH_MODE/);
     expect(() => parseSettings({ SVC_ENVIRONMENT: 'production', SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' })).toThrow(/SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK/);
     expect(() => parseSettings({ SVC_ENVIRONMENT: 'production', SVC_AUTH_MODE: 'hosted' })).toThrow(/SVC_CREDENTIAL_ENCRYPTION_KEY/);
+  });
+
+  it('refuses development sign-in on a non-loopback address unless SVC_DEVELOPMENT_ALLOW_REMOTE says so', () => {
+    for (const host of ['0.0.0.0', '::', '192.168.1.20', '10.0.0.5', 'agents.example.com', '[::]']) {
+      expect(() => parseSettings({ HOST: host }), host).toThrow(/HOST=.*SVC_AUTH_MODE=development[\s\S]*SVC_DEVELOPMENT_ALLOW_REMOTE=true/);
+      expect(parseSettings({ HOST: host, SVC_DEVELOPMENT_ALLOW_REMOTE: 'true' }).developmentAllowRemote, host).toBe(true);
+    }
+    for (const host of ['127.0.0.1', '127.0.0.2', '::1', '[::1]', 'localhost', 'LOCALHOST', 'api.localhost', 'localhost.']) {
+      expect(parseSettings({ HOST: host }).host, host).toBe(host);
+    }
+    expect(parseSettings({}).developmentAllowRemote).toBe(false);
+    // Other sign-in modes may listen anywhere.
+    expect(parseSettings({ HOST: '0.0.0.0', SVC_AUTH_MODE: 'hosted', SVC_OIDC_ISSUER: 'https://login.example.com', SVC_OIDC_CLIENT_ID: 'a', SVC_INITIAL_OWNER_SUBJECT: 'b' }).host).toBe('0.0.0.0');
+    expect(() => parseSettings({ HOST: '0.0.0.0', SVC_DEVELOPMENT_ALLOW_REMOTE: 'yes' })).toThrow(/SVC_DEVELOPMENT_ALLOW_REMOTE/);
+    const production = { SVC_ENVIRONMENT: 'production', SVC_CREDENTIAL_ENCRYPTION_KEY: randomBytes(32).toString('base64'), SVC_APP_ORIGIN: 'https://agents.example.com', SVC_AUTH_MODE: 'hosted', SVC_OIDC_ISSUER: 'https://login.example.com', SVC_OIDC_CLIENT_ID: 'a', SVC_INITIAL_OWNER_SUBJECT: 'b' };
+    expect(() => parseSettings({ ...production, SVC_DEVELOPMENT_ALLOW_REMOTE: 'true' })).toThrow(/SVC_DEVELOPMENT_ALLOW_REMOTE is refused when SVC_ENVIRONMENT=production/);
   });
 
   it('refuses an incomplete production start with one line per missing item', () => {

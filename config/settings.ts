@@ -1,3 +1,4 @@
+import { BlockList, isIP } from 'node:net';
 import * as path from 'node:path';
 import * as v from 'valibot';
 
@@ -59,6 +60,8 @@ const EnvironmentSchema = v.object({
   ),
   SVC_CREDENTIAL_ENCRYPTION_KEY: optionalNonEmpty,
   SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: booleanString,
+  // Development sign-in on a HOST other than loopback (docs/decisions.md "Authentication and tenancy").
+  SVC_DEVELOPMENT_ALLOW_REMOTE: booleanString,
   SVC_CHECK_RESPONSES: booleanString,
   SVC_MODEL_BASE_URL_GATEWAY: optionalUrl,
   SVC_MODEL_BASE_URL_VENDOR_A: optionalUrl,
@@ -102,6 +105,8 @@ const EnvironmentSchema = v.object({
   SVC_RATE_LIMIT_PROJECT_BURST: limitString('200', 1_000_000),
   SVC_PROJECT_UNSETTLED_RUNS_LIMIT: limitString('1000', 10_000_000),
   SVC_PROJECT_RUNNING_RUNS_LIMIT: limitString('32', 100_000),
+  SVC_EVENT_STREAMS_PER_PRINCIPAL: limitString('16', 100_000),
+  SVC_EVENT_STREAMS_PER_PROJECT: limitString('256', 1_000_000),
   SVC_REFRESH_LIFETIME_DAYS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(1), v.maxValue(400)), '400'),
 });
 
@@ -160,6 +165,8 @@ export type Settings = {
   appOrigin: string;
   credentialEncryptionKey: string | undefined;
   webhooksAllowPrivateNetwork: boolean;
+  /** SVC_DEVELOPMENT_ALLOW_REMOTE: development sign-in may listen on a non-loopback HOST. */
+  developmentAllowRemote: boolean;
   /** Check every JSON success answer against its route's documented shape (tests; docs/decisions.md). */
   checkResponses: boolean;
   modelBaseUrls: {
@@ -203,6 +210,10 @@ export type LimitSettings = {
   projectUnsettledRuns: number | null;
   /** Runs of a project executing at once: further runs wait `queued` for a free place. */
   projectRunningRuns: number | null;
+  /** Event streams open at once per API key (or person), in each API process: one more answers 429. */
+  eventStreamsPerPrincipal: number | null;
+  /** Event streams open at once per project (all its callers), in each API process. */
+  eventStreamsPerProject: number | null;
 };
 
 export class SettingsError extends Error {
@@ -230,6 +241,14 @@ export function parseSettings(env: Record<string, string | undefined> = process.
     if (!e.SVC_CREDENTIAL_ENCRYPTION_KEY) problems.push('SVC_CREDENTIAL_ENCRYPTION_KEY is required when SVC_ENVIRONMENT=production');
     if (e.SVC_AUTH_MODE === 'development') problems.push('SVC_AUTH_MODE=development is refused when SVC_ENVIRONMENT=production (use edge_proxy or hosted)');
     if (!e.SVC_APP_ORIGIN.startsWith('https://')) problems.push('SVC_APP_ORIGIN must be an https:// origin when SVC_ENVIRONMENT=production');
+    if (e.SVC_DEVELOPMENT_ALLOW_REMOTE) problems.push('SVC_DEVELOPMENT_ALLOW_REMOTE is refused when SVC_ENVIRONMENT=production');
+  }
+  // Development sign-in makes anyone who reaches the port the owner: loopback only unless asked.
+  if (e.SVC_AUTH_MODE === 'development' && !e.SVC_DEVELOPMENT_ALLOW_REMOTE && !isLoopbackHost(e.HOST)) {
+    problems.push(
+      `HOST=${e.HOST} is not a loopback address, and with SVC_AUTH_MODE=development anyone who reaches the port signs in as the owner: ` +
+        'listen on 127.0.0.1 (the default) or ::1, use SVC_AUTH_MODE=edge_proxy or hosted, or set SVC_DEVELOPMENT_ALLOW_REMOTE=true if every client that can reach the port is trusted',
+    );
   }
   const security = temporalSecurity(e, problems);
   const edgeProxy = e.SVC_AUTH_MODE === 'edge_proxy' ? edgeProxySettings(e, problems) : null;
@@ -252,6 +271,7 @@ export function parseSettings(env: Record<string, string | undefined> = process.
     appOrigin: e.SVC_APP_ORIGIN,
     credentialEncryptionKey: e.SVC_CREDENTIAL_ENCRYPTION_KEY,
     webhooksAllowPrivateNetwork: e.SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK,
+    developmentAllowRemote: e.SVC_DEVELOPMENT_ALLOW_REMOTE,
     checkResponses: e.SVC_CHECK_RESPONSES,
     modelBaseUrls: {
       gateway: e.SVC_MODEL_BASE_URL_GATEWAY ?? 'https://openrouter.ai/api/v1',
@@ -274,6 +294,8 @@ export function parseSettings(env: Record<string, string | undefined> = process.
       projectRequests: requestRate(e.SVC_RATE_LIMIT_PROJECT_PER_SECOND, e.SVC_RATE_LIMIT_PROJECT_BURST),
       projectUnsettledRuns: e.SVC_PROJECT_UNSETTLED_RUNS_LIMIT || null,
       projectRunningRuns: e.SVC_PROJECT_RUNNING_RUNS_LIMIT || null,
+      eventStreamsPerPrincipal: e.SVC_EVENT_STREAMS_PER_PRINCIPAL || null,
+      eventStreamsPerProject: e.SVC_EVENT_STREAMS_PER_PROJECT || null,
     },
   };
 }
@@ -361,4 +383,17 @@ export function parseSettingsOrExit(env: Record<string, string | undefined> = pr
     process.stderr.write(`${error.message}\n`);
     process.exit(1);
   }
+}
+
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+LOOPBACK.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
+
+/** 127.0.0.0/8, ::1 (any spelling, bracketed or not) and `localhost` names (loopback by RFC 6761). */
+function isLoopbackHost(host: string): boolean {
+  const name = host.replace(/^\[(.*)\]$/, '$1').toLowerCase().replace(/\.$/, '');
+  if (name === 'localhost' || name.endsWith('.localhost')) return true;
+  const family = isIP(name);
+  return family !== 0 && LOOPBACK.check(name, family === 4 ? 'ipv4' : 'ipv6');
 }

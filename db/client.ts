@@ -88,10 +88,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   let dataDir: string | undefined;
   if (options.dataDir) {
     dataDir = path.resolve(options.dataDir);
-    fs.mkdirSync(dataDir, { recursive: true });
+    // The database is this user's alone (issue 28): new directories on the way are 0700 too.
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    fs.chmodSync(dataDir, 0o700);
   }
   const client = dataDir ? new PGlite(dataDir) : new PGlite();
   await client.waitReady;
+  if (dataDir) await restrictToOwner(dataDir);
   const db = drizzlePglite(client, { schema }) as unknown as Database;
   return {
     db,
@@ -113,4 +116,19 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
 export function rowsOf<T>(result: unknown): T[] {
   if (Array.isArray(result)) return result as T[];
   return ((result as { rows?: T[] }).rows ?? []) as T[];
+}
+
+/**
+ * PGlite (emscripten's NODEFS) writes the cluster it initializes with explicit modes, 0666 files
+ * and umask-derived directories whatever the process umask; Postgres itself creates later files
+ * 0600 and directories 0700. So after every open the tree loses its group and other bits: the
+ * files of a fresh cluster, and those an older version left open.
+ */
+async function restrictToOwner(dir: string): Promise<void> {
+  for (const entry of await fs.promises.readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isSymbolicLink()) continue;
+    const at = path.join(entry.parentPath, entry.name);
+    const { mode } = await fs.promises.lstat(at);
+    if ((mode & 0o077) !== 0) await fs.promises.chmod(at, mode & 0o700);
+  }
 }

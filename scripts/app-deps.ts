@@ -43,5 +43,6 @@ export async function createAppDeps(options: AppDepsOptions): Promise<AppDeps> {
     if (settings.hosted) await ensureInitialOwner(startup, settings.hosted.initialOwnerSubject);
   });
   const runStarter = options.runStarter ?? createLoggingRunStarter(logger);
-  return { settings, logger, database, clock, eventTail, runStarter, unsettledRunsLimit: settings.limits.projectUnsettledRuns, ...dependencies };
+  const storagePolicy = { allowPrivateNetwork: settings.webhooksAllowPrivateNetwork };
+  return { settings, logger, database, clock, eventTail, runStarter, unsettledRunsLimit: settings.limits.projectUnsettledRuns, storagePolicy, ...dependencies };
 }

@@ -130,7 +130,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     async run() {
       const ctx = systemContext({ db: database.db, logger, clock });
       reconciler = startRunReconciler(ctx, runStarter, options.reconcileIntervalMs);
-      uploadSweeper = startOrphanedUploadSweeper(ctx, { keyring: options.dependencies.keyring }, { intervalMs: options.orphanedUploadSweepIntervalMs });
+      // Storage endpoints follow the webhooks' address policy and DNS seam.
+      const storagePolicy = { allowPrivateNetwork: settings.webhooksAllowPrivateNetwork, ...(options.webhookLookup ? { lookup: options.webhookLookup } : {}) };
+      uploadSweeper = startOrphanedUploadSweeper(ctx, { keyring: options.dependencies.keyring, storagePolicy }, { intervalMs: options.orphanedUploadSweepIntervalMs });
       const running = worker.run();
       running.catch(() => {}); // observed by the caller; marked handled while we start the rest
       await eventTail.start();

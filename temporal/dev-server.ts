@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile } from 'node:fs/promises';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -81,25 +81,46 @@ export async function startDevServer(options: StartDevServerOptions): Promise<De
     if (existing) return existing;
   }
 
-  await mkdir(dataDir, { recursive: true });
-  const cli = await locateTemporalCli({ cliPath: options.cliPath, projectRoot, logger });
-  const uiUrl = listen.uiPort === null ? null : `http://${urlHost(config.ip)}:${listen.uiPort}`;
-  if (cli.kind === 'sdk-download') return startWithSdkDownload({ cli, config, listen, address, uiUrl, logger });
-  const spawn = (at: DevServerListen) => {
-    const host = urlHost(config.ip);
-    const atUi = at.uiPort === null ? null : `http://${host}:${at.uiPort}`;
-    return spawnCli({ cliPath: cli.path, cliSource: cli.source, config, configFile, listen: at, address: `${host}:${at.port}`, uiUrl: atUi, dataDir, logger });
-  };
-  if (overrides.port !== 0) return spawn(listen);
-  // Ports picked as free can be taken by another process before the server binds them (two
-  // test runs at once): pick again and retry a few times.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await spawn(attempt === 1 ? listen : await resolveListen(config, overrides, dataDir));
-    } catch (error) {
-      if (attempt >= 3 || !(error instanceof DevServerError)) throw error;
-      logger.warn('temporal dev server did not start on free ports; retrying with new ones', { attempt });
+  // The data dir is this user's alone (issue 28).
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const server = await launch();
+  await restrictDatabaseFiles(listen.databasePath);
+  return server;
+
+  async function launch(): Promise<DevServer> {
+    const cli = await locateTemporalCli({ cliPath: options.cliPath, projectRoot, logger });
+    const uiUrl = listen.uiPort === null ? null : `http://${urlHost(config.ip)}:${listen.uiPort}`;
+    if (cli.kind === 'sdk-download') return startWithSdkDownload({ cli, config, listen, address, uiUrl, logger });
+    const spawn = (at: DevServerListen) => {
+      const host = urlHost(config.ip);
+      const atUi = at.uiPort === null ? null : `http://${host}:${at.uiPort}`;
+      return spawnCli({ cliPath: cli.path, cliSource: cli.source, config, configFile, listen: at, address: `${host}:${at.port}`, uiUrl: atUi, dataDir, logger });
+    };
+    if (overrides.port !== 0) return spawn(listen);
+    // Ports picked as free can be taken by another process before the server binds them (two
+    // test runs at once): pick again and retry a few times.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await spawn(attempt === 1 ? listen : await resolveListen(config, overrides, dataDir));
+      } catch (error) {
+        if (attempt >= 3 || !(error instanceof DevServerError)) throw error;
+        logger.warn('temporal dev server did not start on free ports; retrying with new ones', { attempt });
+      }
     }
+  }
+}
+
+/**
+ * The server's SQLite files lose group and other access once it runs (issue 28). SQLite gives the
+ * -wal and -shm files it creates later the database file's mode. (The file is not made first:
+ * the CLI may decide from its existence whether to set up the schema.)
+ */
+async function restrictDatabaseFiles(databasePath: string | null): Promise<void> {
+  if (databasePath === null) return;
+  for (const file of [databasePath, `${databasePath}-wal`, `${databasePath}-shm`, `${databasePath}-journal`]) {
+    await chmod(file, 0o600).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
   }
 }
 
@@ -187,7 +208,7 @@ async function spawnCli(input: {
   const { cliPath, config, configFile, listen, address, uiUrl, logger } = input;
   const logFile = path.join(input.dataDir, 'temporal-dev.log');
   const args = devServerArgs(config, listen);
-  const logFd = openSync(logFile, 'a');
+  const logFd = openSync(logFile, 'a', 0o600);
   let child: ChildProcess;
   try {
     // Own process group: Ctrl-C reaches our process only, so the worker drains before the

@@ -92,7 +92,7 @@ export function createSandboxToolRunner(deps: { system: () => ServiceContext; dr
         truncated: result.stdoutTruncated || result.stderrTruncated,
         timedOut: result.timedOut,
         // The agent can recover by deleting files; the limit itself never moves.
-        ...(result.workspaceFullMb !== null ? { note: `The workspace is full: its disk limit is ${result.workspaceFullMb} MiB. Delete files you no longer need to free space.` } : {}),
+        ...(result.workspaceFullMb !== null ? { note: `The workspace is full: its disk limit is ${result.workspaceFullMb} MiB. Delete files you no longer need to free space, then run the command again.` } : {}),
       };
       return { value, safeCommand: { tool: 'bash', command: cut(command) }, safeResult: safeProcessResult(result) };
     },

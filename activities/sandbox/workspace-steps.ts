@@ -14,7 +14,7 @@ import { recordWorkspaceBackup } from '../../services/sandboxes/record-backup.ts
 import type { ServiceContext } from '../../services/service-context.ts';
 import { getObjectBytes, putObjectBytes } from '../../services/storage-providers/objects.ts';
 import type { StorageProviderRow } from '../../services/storage-providers/public.ts';
-import { s3ClientFor } from '../../services/storage-providers/s3-client.ts';
+import { s3ClientFor, type StorageEndpointPolicy } from '../../services/storage-providers/s3-client.ts';
 import { verifyArchiveBytes } from '../../services/workspace-files/archive-reader.ts';
 import type { BackupWorkspaceResult, PrepareWorkspaceResult } from '../run-activity-types.ts';
 import { createWorkspaceArchive } from './backup/archive-writer.ts';
@@ -34,13 +34,19 @@ const sha256Of = (bytes: Uint8Array) => createHash('sha256').update(bytes).diges
  * and record; these steps move the bytes (object storage, the sandbox). Both are idempotent
  * (keyed by run).
  */
-export function createWorkspaceSteps(deps: { system: () => ServiceContext; driver: LocalSandboxDriver; snapshots: ReadonlyMap<string, Snapshot>; keyring: CredentialKeyring }) {
-  const { driver, keyring } = deps;
+export function createWorkspaceSteps(deps: {
+  system: () => ServiceContext;
+  driver: LocalSandboxDriver;
+  snapshots: ReadonlyMap<string, Snapshot>;
+  keyring: CredentialKeyring;
+  storagePolicy: StorageEndpointPolicy;
+}) {
+  const { driver, keyring, storagePolicy } = deps;
 
   const exec = (target: RunSandbox, argv: string[], stdin?: Uint8Array) => execInTarget(deps, target, argv, { timeoutMs: COPY_TIMEOUT_MS, ...(stdin ? { stdin } : {}) });
 
   const readObject = async (provider: StorageProviderRow, key: string): Promise<Buffer> => {
-    const client = s3ClientFor(provider, keyring);
+    const client = s3ClientFor(provider, keyring, storagePolicy);
     try {
       return await getObjectBytes(client, { bucket: provider.bucket, key });
     } finally {
@@ -133,7 +139,7 @@ export function createWorkspaceSteps(deps: { system: () => ServiceContext; drive
         files: archived.files,
       };
       const manifestBytes = serializeManifest(manifest);
-      const client = s3ClientFor(plan.provider, keyring);
+      const client = s3ClientFor(plan.provider, keyring, storagePolicy);
       try {
         await putObjectBytes(client, { bucket: plan.provider.bucket, key: plan.archiveKey, bytes: archived.archive, contentType: 'application/x-tar' });
         await putObjectBytes(client, { bucket: plan.provider.bucket, key: plan.manifestKey, bytes: manifestBytes, contentType: 'application/json' });

@@ -2,7 +2,7 @@ import { createMiddleware } from 'hono/factory';
 import type { LimitSettings, RequestRate } from '../../config/settings.ts';
 import { RateLimitedError } from '../../domain/errors.ts';
 import { fullBucket, isFull, returnToken, takeToken, type BucketState, type Charge } from '../../domain/rate-limits/token-bucket.ts';
-import type { Clock } from '../../services/service-context.ts';
+import type { Actor, Clock } from '../../services/service-context.ts';
 import type { AppEnv } from '../env.ts';
 
 /** Buckets kept before full ones are swept out (a full bucket is the same as none). */
@@ -33,7 +33,7 @@ export const rateLimit = (limits: Pick<LimitSettings, 'apiKeyRequests' | 'projec
     const charged: Charged[] = [];
     if (limits.apiKeyRequests) {
       // A person's sessions share one bucket across their projects, as a key's requests do.
-      charged.push(actor.apiKeyId ? { name: 'api_key_requests', key: `key:${actor.apiKeyId}`, rule: limits.apiKeyRequests } : { name: 'principal_requests', key: `person:${actor.organizationId}:${actor.subject}`, rule: limits.apiKeyRequests });
+      charged.push({ name: actor.apiKeyId ? 'api_key_requests' : 'principal_requests', key: callerKey(actor), rule: limits.apiKeyRequests });
     }
     if (limits.projectRequests) charged.push({ name: 'project_requests', key: `project:${actor.projectId}`, rule: limits.projectRequests });
     if (charged.length === 0) return next();
@@ -56,6 +56,14 @@ export const rateLimit = (limits: Pick<LimitSettings, 'apiKeyRequests' | 'projec
     }
   });
 };
+
+/**
+ * Who a caller is for its limits: the API key, or for a browser session the person (organization
+ * and subject: all their sessions and projects together). Event streams are bounded by it too.
+ */
+export function callerKey(actor: Actor): string {
+  return actor.apiKeyId ? `key:${actor.apiKeyId}` : `person:${actor.organizationId}:${actor.subject}`;
+}
 
 function sweep(buckets: Map<string, BucketState>, nowMs: number, limits: Pick<LimitSettings, 'apiKeyRequests' | 'projectRequests'>) {
   for (const [key, state] of buckets) {

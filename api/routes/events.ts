@@ -1,11 +1,15 @@
 import { Hono, type Context } from 'hono';
 import * as v from 'valibot';
 import { decodeEventCursor, encodeEventCursor } from '../../domain/event-cursor.ts';
+import { RateLimitedError } from '../../domain/errors.ts';
+import { ConcurrentSlots, type SlotClaim } from '../../domain/rate-limits/concurrent-slots.ts';
 import type { EventSubscription } from '../../services/background/project-event-tail.ts';
+import type { Actor } from '../../services/service-context.ts';
 import { toPublicEvent, type ProductEventRow } from '../../services/events/public-event.ts';
 import { latestProjectPosition, readProductEvents } from '../../services/events/read.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
+import { callerKey } from '../middleware/rate-limit.ts';
 import { route } from '../openapi/route-doc.ts';
 import { validQuery } from '../validation.ts';
 
@@ -13,6 +17,8 @@ import { validQuery } from '../validation.ts';
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;
 export const DEFAULT_HEARTBEAT_MS = 15_000;
+/** A stream's place frees only when another stream ends: a refused client waits a little. */
+const STREAM_RETRY_AFTER_SECONDS = 5;
 
 const SSE_HEADERS = {
   'Content-Type': 'text/event-stream; charset=utf-8',
@@ -49,29 +55,61 @@ export type EventRoutesOptions = { heartbeatMs?: number };
  * feed starts at the beginning of the log, or with `from=now` after its newest event (the
  * subscription is in place before the answer starts, so nothing committed later is missed). `once=true` sends the available page and closes;
  * otherwise the stream follows the shared `ProjectEventTail` until the client leaves.
+ *
+ * Streams open at once are bounded per caller and per project in this process
+ * (SVC_EVENT_STREAMS_PER_*; issue 28): one more is refused with 429 `rate_limited`. A stream holds
+ * its place until it ends or its client leaves; a `once=true` page while it is read.
  */
 export function eventRoutes(deps: AppDeps, options: EventRoutesOptions = {}) {
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+  const takeStreamPlace = streamPlaces(deps.settings.limits);
 
   return new Hono<AppEnv>().get('/projects/:projectId/events', route({ summary: "The project's product events as server-sent events; resumes after `Last-Event-ID`", scopes: ['run:read'], query: EventFeedQuery, headers: { 'Last-Event-ID': 'The `id` of the last frame received: the feed resumes after it (wins over `cursor`)' }, responses: { 200: { description: 'Frames `id` (cursor), `event` (kind), `data` (the public product event); with `once=true` the available page, then the stream closes', content: 'event-stream' } } }), async (c) => {
     const query = validQuery(c, EventFeedQuery);
     // Auth has checked the path project against the caller; the actor holds its canonical id.
     const projectId = c.var.actor.projectId;
     // Decode before any byte is streamed, so a bad cursor is a normal 400 envelope.
-    const after = resumePosition(c, projectId, query.cursor) ?? (query.from === 'now' ? await latestProjectPosition(c.var.ctx.db, projectId) : 0n);
+    const resumeAfter = resumePosition(c, projectId, query.cursor);
+    // Hono answers HEAD with the GET handler's headers and drops its body uncancelled: a live
+    // stream would never end, holding its subscription and its place for good.
+    if (c.req.method === 'HEAD') return c.body(null, 200, SSE_HEADERS);
 
-    if (query.once === 'true') {
-      const rows = await readProductEvents(c.var.ctx.db, { projectId, afterPosition: after, limit: query.limit ?? DEFAULT_PAGE_SIZE });
-      const body = Buffer.concat(rows.map(renderEventFrame));
-      return c.body(body, 200, SSE_HEADERS);
+    const release = takeStreamPlace(c.var.actor);
+    // A page gives its place back once read; a live stream when it ends (liveStream).
+    let streaming = false;
+    try {
+      const after = resumeAfter ?? (query.from === 'now' ? await latestProjectPosition(c.var.ctx.db, projectId) : 0n);
+      if (query.once === 'true') {
+        const rows = await readProductEvents(c.var.ctx.db, { projectId, afterPosition: after, limit: query.limit ?? DEFAULT_PAGE_SIZE });
+        return c.body(Buffer.concat(rows.map(renderEventFrame)), 200, SSE_HEADERS);
+      }
+      const subscription = await deps.eventTail.subscribe(projectId, after);
+      const onError = (error: unknown) =>
+        // Never echo the error into the stream; the client reconnects with its Last-Event-ID.
+        c.var.logger.error('event feed failed', { err: error, projectId, requestId: c.var.requestId });
+      streaming = true;
+      return c.body(liveStream(subscription, heartbeatMs, onError, release), 200, SSE_HEADERS);
+    } finally {
+      if (!streaming) release();
     }
-
-    const subscription = await deps.eventTail.subscribe(projectId, after);
-    const onError = (error: unknown) =>
-      // Never echo the error into the stream; the client reconnects with its Last-Event-ID.
-      c.var.logger.error('event feed failed', { err: error, projectId, requestId: c.var.requestId });
-    return c.body(liveStream(subscription, heartbeatMs, onError), 200, SSE_HEADERS);
   });
+}
+
+/**
+ * The places of this process's open streams: one under the caller (its API key, or the person
+ * for browser sessions, as the request limits count them) and one under the project.
+ */
+function streamPlaces(limits: AppDeps['settings']['limits']) {
+  const slots = new ConcurrentSlots();
+  return (actor: Actor): (() => void) => {
+    const claims: Array<SlotClaim & { limit: string; what: string }> = [];
+    if (limits.eventStreamsPerPrincipal) claims.push({ key: callerKey(actor), max: limits.eventStreamsPerPrincipal, limit: 'principal_event_streams', what: actor.apiKeyId ? 'this API key' : 'you' });
+    if (limits.eventStreamsPerProject) claims.push({ key: `project:${actor.projectId}`, max: limits.eventStreamsPerProject, limit: 'project_event_streams', what: 'this project' });
+    const taken = slots.take(claims);
+    if (taken.taken) return taken.release;
+    const full = claims[taken.index]!;
+    throw new RateLimitedError(`Too many open event streams for ${full.what} (at most ${full.max} at once); close one or retry later`, { limit: full.limit }, STREAM_RETRY_AFTER_SECONDS);
+  };
 }
 
 /**
@@ -80,7 +118,7 @@ export function eventRoutes(deps: AppDeps, options: EventRoutesOptions = {}) {
  * database reads instead of buffering. One ReadableStream, not hono's `streamSSE` (a
  * TransformStream behind a second ReadableStream): with 1,000 clients that halved fan-out latency.
  */
-function liveStream(subscription: EventSubscription, heartbeatMs: number, onError: (error: unknown) => void) {
+function liveStream(subscription: EventSubscription, heartbeatMs: number, onError: (error: unknown) => void, release: () => void) {
   const batches = subscription[Symbol.asyncIterator]();
   let heartbeat: NodeJS.Timeout | undefined;
   let open = true;
@@ -88,6 +126,7 @@ function liveStream(subscription: EventSubscription, heartbeatMs: number, onErro
     open = false;
     clearInterval(heartbeat);
     subscription.close();
+    release();
   };
   return new ReadableStream<Uint8Array>({
     start(controller) {

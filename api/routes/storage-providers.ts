@@ -22,7 +22,7 @@ export function storageProviderRoutes(deps: AppDeps) {
     })
     .post('/projects/:projectId/storage-providers', route({ summary: 'Create an object-storage connection', scopes: ['project:admin'], body: CreateStorageProviderInput, responses: { 201: { description: 'The connection', schema: PublicStorageProviderShape } } }), async (c) => {
       const input = await validBody(c, CreateStorageProviderInput);
-      return c.json(await createStorageProvider({ ctx: c.var.ctx, keyring: deps.keyring, input }), 201);
+      return c.json(await createStorageProvider({ ctx: c.var.ctx, keyring: deps.keyring, policy: deps.storagePolicy, input }), 201);
     })
     .put('/projects/:projectId/storage-providers/:providerId/credential', route({ summary: 'Rotate write-only credentials', scopes: ['project:admin'], params: ProviderParams, body: StorageCredentialInput, responses: { 200: { description: 'The connection', schema: PublicStorageProviderShape } } }), async (c) => {
       const { providerId } = validParams(c, ProviderParams);
@@ -36,6 +36,6 @@ export function storageProviderRoutes(deps: AppDeps) {
     .get('/projects/:projectId/storage-providers/:providerId/objects', route({ summary: 'One folder level of stored objects', scopes: ['agent:read'], params: ProviderParams, query: ObjectListingQuery, responses: { 200: { description: 'The object listing', schema: StoredObjectListingShape } } }), async (c) => {
       const { providerId } = validParams(c, ProviderParams);
       const query = validQuery(c, ObjectListingQuery);
-      return c.json(await listStoredObjects({ ctx: c.var.ctx, keyring: deps.keyring, input: { providerId, ...query } }));
+      return c.json(await listStoredObjects({ ctx: c.var.ctx, keyring: deps.keyring, policy: deps.storagePolicy, input: { providerId, ...query } }));
     });
 }

@@ -12,7 +12,10 @@ import type { CredentialKeyring } from '../credentials/keyring.ts';
 import type { SessionRow } from '../sessions/public.ts';
 import { findDefaultStorageProvider } from '../storage-providers/load.ts';
 import { putObjectBytes } from '../storage-providers/objects.ts';
-import { s3ClientFor } from '../storage-providers/s3-client.ts';
+import { blockedEndpointReason, s3ClientFor, type StorageEndpointPolicy } from '../storage-providers/s3-client.ts';
+
+/** The storage policy where a caller passes none: public endpoints only. */
+export const PUBLIC_STORAGE_ONLY: StorageEndpointPolicy = { allowPrivateNetwork: false };
 
 /** Where a project's uploaded files live, below its tenant root; the sweep lists this folder. */
 export const RUN_FILES_FOLDER = 'run-files/';
@@ -53,7 +56,7 @@ export type StoredAttachment = AttachmentMetadata & { fileClass: FileClass; stor
  */
 export async function uploadAttachments(
   ctx: ServiceContext,
-  input: { files: readonly AcceptedFile[]; organizationId: string; projectId: string; agentVersionId: string; keyring: CredentialKeyring },
+  input: { files: readonly AcceptedFile[]; organizationId: string; projectId: string; agentVersionId: string; keyring: CredentialKeyring; storagePolicy: StorageEndpointPolicy },
 ): Promise<UploadedAttachments> {
   const problem = await versionSandboxProblem(ctx, input.agentVersionId, input.files);
   if (problem) throw new ValidationError(problem, { path: 'body.files' });
@@ -62,7 +65,7 @@ export async function uploadAttachments(
   if (!input.keyring.configured) throw new ValidationError('Files need platform credential encryption, which this server has not configured', { path: 'body.files' });
 
   const root = tenantRoot({ providerPrefix: provider.prefix, organizationId: input.organizationId, projectId: input.projectId });
-  const client = s3ClientFor(provider, input.keyring);
+  const client = s3ClientFor(provider, input.keyring, input.storagePolicy);
   try {
     const written = new Set<string>();
     const files: UploadedFile[] = [];
@@ -76,6 +79,8 @@ export async function uploadAttachments(
           await putObjectBytes(client, { bucket: provider.bucket, key: objectKey, bytes, contentType: 'application/octet-stream' });
         } catch (error) {
           ctx.logger.warn('attachment upload failed', { providerId: provider.id, errorName: (error as Error).name, requestId: ctx.requestId });
+          const blocked = blockedEndpointReason(error);
+          if (blocked) throw new ConflictError(`Storage provider "${provider.key}" cannot store files: ${blocked}; nothing was queued`);
           throw new ConflictError(`Storage provider "${provider.key}" cannot store files right now; nothing was queued`);
         }
         written.add(objectKey);

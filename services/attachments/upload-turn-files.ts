@@ -3,7 +3,7 @@ import { assertSessionIdle } from '../runs/assert-session-idle.ts';
 import type { RunStarterDeps } from '../runs/run-starter.ts';
 import type { ServiceContext } from '../service-context.ts';
 import type { SessionRow } from '../sessions/public.ts';
-import { uploadAttachments, type UploadedAttachments } from './store.ts';
+import { PUBLIC_STORAGE_ONLY, uploadAttachments, type UploadedAttachments } from './store.ts';
 
 /**
  * The step of a follow-up or resume that runs before its transaction: a session whose latest run
@@ -24,5 +24,6 @@ export async function uploadTurnFiles(
     projectId: session.projectId,
     agentVersionId: session.agentVersionId,
     keyring: deps.keyring,
+    storagePolicy: deps.storagePolicy ?? PUBLIC_STORAGE_ONLY,
   });
 }

@@ -6,7 +6,7 @@ import { RUN_FILES_FOLDER } from '../attachments/store.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import type { ServiceContext } from '../service-context.ts';
 import type { StorageProviderRow } from '../storage-providers/public.ts';
-import { s3ClientFor } from '../storage-providers/s3-client.ts';
+import { s3ClientFor, type StorageEndpointPolicy } from '../storage-providers/s3-client.ts';
 
 /** An unreferenced upload younger than this is left alone: its turn may still be committing. */
 export const ORPHANED_UPLOAD_GRACE_MS = 24 * 60 * 60 * 1000;
@@ -60,7 +60,7 @@ type Budget = { pages: number; deletes: number; shouldStop: () => boolean };
  * connection that cannot be opened, listed or written is logged (by id and error name) and
  * skipped. Reads and deletes are idempotent: several workers may sweep at once.
  */
-export async function sweepOrphanedUploads(ctx: ServiceContext, deps: { keyring: CredentialKeyring }, options: SweepOptions = {}): Promise<SweepResult> {
+export async function sweepOrphanedUploads(ctx: ServiceContext, deps: { keyring: CredentialKeyring; storagePolicy: StorageEndpointPolicy }, options: SweepOptions = {}): Promise<SweepResult> {
   const result: SweepResult = { listed: 0, deleted: 0, next: null };
   // Without the key no connection's credential opens (and none can have been created).
   if (!deps.keyring.configured) return result;
@@ -84,7 +84,7 @@ export async function sweepOrphanedUploads(ctx: ServiceContext, deps: { keyring:
       .orderBy(asc(projects.id));
     let client: S3Client | null = null;
     try {
-      client = s3ClientFor(provider, deps.keyring);
+      client = s3ClientFor(provider, deps.keyring, deps.storagePolicy);
       for (const { id: projectId } of projectIds) {
         const afterKey = resume && resume.projectId === projectId ? resume.afterKey : null;
         const stoppedAt = await sweepProject(ctx, { client, provider, projectId, afterKey, cutoff, pageSize, budget, result });
@@ -156,7 +156,7 @@ async function sweepProject(
  */
 export function startOrphanedUploadSweeper(
   ctx: ServiceContext,
-  deps: { keyring: CredentialKeyring },
+  deps: { keyring: CredentialKeyring; storagePolicy: StorageEndpointPolicy },
   options: { intervalMs?: number; graceMs?: number } = {},
 ): { stop(): Promise<void> } {
   const intervalMs = options.intervalMs ?? ORPHANED_UPLOAD_SWEEP_INTERVAL_MS;

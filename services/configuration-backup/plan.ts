@@ -16,7 +16,7 @@ import {
 } from '../../db/schema/index.ts';
 import type { BackupFile, BackupProject } from '../../domain/configuration-backup/format.ts';
 import { restrictedEgressProblem } from '../../domain/sandbox/provider-input.ts';
-import { endpointUrlProblem } from '../../domain/webhooks/endpoint-url.ts';
+import { endpointUrlProblem, nonPublicHost } from '../../domain/webhooks/endpoint-url.ts';
 
 export type CredentialKind = 'modelProviders' | 'sandboxProviders' | 'storageProviders' | 'mcpCredentials' | 'eventWebhooks';
 
@@ -89,6 +89,16 @@ export async function planRestore(db: Executor, organizationId: string, file: Ba
   for (const server of file.mcpServers) {
     const problem = endpointUrlProblem(server.endpointUrl, policy);
     if (problem) conflicts.push({ resource: 'MCP server', id: server.id, key: server.key, message: `MCP server "${server.key}": ${problem.replace('endpointUrl', 'its endpoint')}` });
+  }
+  for (const provider of file.storageProviders) {
+    const problem = provider.endpoint === null ? null : endpointUrlProblem(provider.endpoint, { ...policy, field: 'endpoint' });
+    if (problem) conflicts.push({ resource: 'storage provider', id: provider.id, key: provider.key, message: `Storage provider "${provider.key}": ${problem.replace(/^endpoint/, 'its endpoint')}` });
+  }
+  for (const credentialPolicy of file.mcpCredentialPolicies) {
+    for (const version of credentialPolicy.versions) {
+      const problem = exactOriginHostProblem(version.exactOrigin, policy);
+      if (problem) conflicts.push({ resource: 'MCP credential policy', id: credentialPolicy.id, key: credentialPolicy.key, message: `MCP credential policy "${credentialPolicy.key}" version ${version.version}: ${problem}` });
+    }
   }
   for (const provider of file.sandboxProviders) {
     const problem = restrictedEgressProblem(provider.restrictedEgress, policy);
@@ -200,4 +210,16 @@ function countEntries(file: BackupFile): Record<string, number> {
     agentVersions: sum((project) => project.agents.reduce((total, agent) => total + agent.versions.length, 0)),
     eventWebhooks: sum((project) => project.eventWebhooks.length),
   };
+}
+
+/** A credential policy's origin names a host the server refuses (as creation would), or null. */
+function exactOriginHostProblem(exactOrigin: string, policy: { allowPrivateNetwork: boolean }): string | null {
+  let hostname: string;
+  try {
+    hostname = new URL(exactOrigin).hostname;
+  } catch {
+    return 'its exactOrigin is not an origin';
+  }
+  const problem = nonPublicHost(hostname, policy);
+  return problem ? `its exactOrigin must name a public host, not ${problem}` : null;
 }

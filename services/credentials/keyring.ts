@@ -87,7 +87,8 @@ export function loadCredentialKey(options: {
   if (options.configuredKey) return decodeKey(options.configuredKey, 'SVC_CREDENTIAL_ENCRYPTION_KEY');
   if (options.environment === 'production') return null;
   const file = path.join(options.dataDir, CREDENTIAL_KEY_FILE);
-  fs.mkdirSync(options.dataDir, { recursive: true });
+  // The data dir is this user's alone (issue 28); the key file is 0600.
+  fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   try {
     fs.writeFileSync(file, randomBytes(32).toString('base64') + '\n', { flag: 'wx', mode: 0o600 });
   } catch (error) {

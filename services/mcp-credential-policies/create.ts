@@ -4,6 +4,7 @@ import { mcpCredentialPolicies, mcpCredentialPolicyVersions } from '../../db/sch
 import { ValidationError } from '../../domain/errors.ts';
 import { CreateMcpCredentialPolicyInput } from '../../domain/mcp/inputs.ts';
 import { exactOriginProblem } from '../../domain/mcp/policy-scope.ts';
+import { nonPublicHost } from '../../domain/webhooks/endpoint-url.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import { findMcpCredential } from '../mcp-credentials/load.ts';
 import type { McpEndpointPolicy } from '../mcp-servers/create.ts';
@@ -33,6 +34,9 @@ export async function createMcpCredentialPolicy({
   const parsed = v.parse(CreateMcpCredentialPolicyInput, input);
   const originProblem = exactOriginProblem(parsed.exactOrigin, { allowPlainHttp: endpointPolicy.allowPrivateNetwork });
   if (originProblem) throw new ValidationError(originProblem, { path: 'body.exactOrigin' });
+  // Like an MCP server's endpoint: no literal non-public address or `localhost` name unless allowed.
+  const hostProblem = nonPublicHost(new URL(parsed.exactOrigin).hostname, endpointPolicy);
+  if (hostProblem) throw new ValidationError(`exactOrigin must name a public host, not ${hostProblem}`, { path: 'body.exactOrigin' });
   return withTransaction(ctx, async (tx) => {
     const credential = await findMcpCredential(tx, parsed.credentialId, { forUpdate: true }).catch(() => null);
     if (!credential) throw new ValidationError('credentialId names no MCP credential of this organization', { path: 'body.credentialId' });

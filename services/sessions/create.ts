@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { sessions, threads } from '../../db/schema/index.ts';
 import { EVENT_KINDS } from '../../domain/runs/events.ts';
 import { acceptTurnFiles, CreateSessionInput, turnText } from '../../domain/sessions/inputs.ts';
-import { uploadAttachments } from '../attachments/store.ts';
+import { PUBLIC_STORAGE_ONLY, uploadAttachments } from '../attachments/store.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvents } from '../events/append.ts';
@@ -48,6 +48,7 @@ export async function createSession({
           projectId: actor.projectId,
           agentVersionId: (await resolveLatestAgentVersion(ctx, body)).version.id,
           keyring: deps.keyring,
+          storagePolicy: deps.storagePolicy ?? PUBLIC_STORAGE_ONLY,
         });
   return withTransaction(ctx, async (tx) => {
     const { agent, version } = await resolveLatestAgentVersion(tx, body);

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import * as v from 'valibot';
 import { organizations, storageProviders } from '../../db/schema/index.ts';
-import { ConflictError } from '../../domain/errors.ts';
+import { ConflictError, ValidationError } from '../../domain/errors.ts';
 import { CreateStorageProviderInput } from '../../domain/storage/provider-input.ts';
+import { endpointUrlProblem } from '../../domain/webhooks/endpoint-url.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import type { ServiceContext } from '../service-context.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
@@ -14,24 +15,32 @@ import { isUniqueViolation } from '../unique-violation.ts';
 import { sealStorageCredential } from './credential.ts';
 import { findDefaultStorageProvider } from './load.ts';
 import { toStorageProviderResponse, type PublicStorageProvider } from './public.ts';
+import type { StorageEndpointPolicy } from './s3-client.ts';
 
 /**
  * Connects an S3-compatible store for the whole organization. The organization's first
  * connection becomes its default even without `setDefault`; `setDefault: true` moves the default
- * here. Configuration never changes afterwards (only credentials and the default do).
+ * here. Configuration never changes afterwards (only credentials and the default do). The
+ * endpoint follows the webhooks' address rules: https and no literal non-public address or
+ * `localhost` name, unless the server allows private networks (its host name is checked again,
+ * resolved, at every use).
  */
 export async function createStorageProvider({
   ctx,
   keyring,
+  policy,
   input,
 }: {
   ctx: ServiceContext;
   keyring: CredentialKeyring;
+  policy: StorageEndpointPolicy;
   input: v.InferInput<typeof CreateStorageProviderInput>;
 }): Promise<PublicStorageProvider> {
   const actor = requireActor(ctx);
   assertOrganizationAdministrator(actor);
   const parsed = v.parse(CreateStorageProviderInput, input);
+  const endpointProblem = parsed.endpoint === null ? null : endpointUrlProblem(parsed.endpoint, { allowPrivateNetwork: policy.allowPrivateNetwork, field: 'endpoint' });
+  if (endpointProblem) throw new ValidationError(endpointProblem, { path: 'body.endpoint' });
   const id = randomUUID();
   const sealed = sealStorageCredential(keyring, { providerId: id, credential: parsed });
   return withTransaction(ctx, async (tx) => {

@@ -7,7 +7,7 @@ import type { ServiceContext } from '../service-context.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import { requireActor } from '../require-actor.ts';
 import { loadStorageProvider } from './load.ts';
-import { s3ClientFor } from './s3-client.ts';
+import { blockedEndpointReason, s3ClientFor, type StorageEndpointPolicy } from './s3-client.ts';
 
 export type StoredObjectListing = v.InferOutput<typeof StoredObjectListingShape>;
 
@@ -16,15 +16,18 @@ export type StoredObjectListing = v.InferOutput<typeof StoredObjectListingShape>
  * Keys are logical: relative to the connection's prefix and the tenant path, so neither the
  * bucket, the prefix nor another tenant's objects can be named or seen. The cursor wraps S3's
  * continuation token with the prefix it belongs to. A store that cannot be reached is a 409 with
- * a safe message; the provider's own error text is logged, never returned.
+ * a safe message; the provider's own error text is logged, never returned. An endpoint the
+ * address policy refuses is a 409 saying so, before any byte is sent to it.
  */
 export async function listStoredObjects({
   ctx,
   keyring,
+  policy,
   input,
 }: {
   ctx: ServiceContext;
   keyring: CredentialKeyring;
+  policy: StorageEndpointPolicy;
   input: { providerId: string; prefix: string; cursor?: string | undefined; limit: number };
 }): Promise<StoredObjectListing> {
   const actor = requireActor(ctx);
@@ -32,7 +35,7 @@ export async function listStoredObjects({
   const prefix = input.prefix === '' || input.prefix.endsWith('/') ? input.prefix : `${input.prefix}/`;
   const token = input.cursor === undefined ? undefined : decodeListingCursor(input.cursor, prefix);
   const root = tenantRoot({ providerPrefix: provider.prefix, organizationId: actor.organizationId, projectId: actor.projectId });
-  const client = s3ClientFor(provider, keyring);
+  const client = s3ClientFor(provider, keyring, policy);
   try {
     const page = await client.send(
       new ListObjectsV2Command({ Bucket: provider.bucket, Prefix: root + prefix, Delimiter: '/', MaxKeys: input.limit, ...(token ? { ContinuationToken: token } : {}) }),
@@ -52,6 +55,8 @@ export async function listStoredObjects({
     return listing;
   } catch (error) {
     ctx.logger.warn('storage listing failed', { providerId: provider.id, errorName: (error as Error).name, requestId: ctx.requestId });
+    const blocked = blockedEndpointReason(error);
+    if (blocked) throw new ConflictError(`Storage provider "${provider.key}" cannot be used: ${blocked}`);
     throw new ConflictError(`Storage provider "${provider.key}" cannot list objects right now (check its bucket, endpoint and credentials)`);
   } finally {
     client.destroy();

@@ -2,7 +2,7 @@ import { NotFoundError, ValidationError } from '../../domain/errors.ts';
 import type { ServiceContext } from '../service-context.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import { getObjectBytes } from '../storage-providers/objects.ts';
-import { s3ClientFor } from '../storage-providers/s3-client.ts';
+import { blockedEndpointReason, s3ClientFor, type StorageEndpointPolicy } from '../storage-providers/s3-client.ts';
 import { extractArchiveFile, normalizeRequestPath, verifyArchiveBytes } from './archive-reader.ts';
 import { loadVerifiedBackup, unavailable } from './latest-backup.ts';
 
@@ -16,25 +16,27 @@ import { loadVerifiedBackup, unavailable } from './latest-backup.ts';
 export async function downloadWorkspaceFile({
   ctx,
   keyring,
+  policy,
   input,
 }: {
   ctx: ServiceContext;
   keyring: CredentialKeyring;
+  policy: StorageEndpointPolicy;
   input: { sessionId: string; segments: string[] };
 }): Promise<{ path: string; name: string; bytes: Buffer }> {
   const request = normalizeRequestPath(input.segments);
   if (!request.ok) throw new ValidationError('The file path is not a safe workspace path', { path: 'path' });
-  const verified = await loadVerifiedBackup(ctx, { sessionId: input.sessionId, keyring });
+  const verified = await loadVerifiedBackup(ctx, { sessionId: input.sessionId, keyring, policy });
   const entry = verified?.manifest.files.find((file) => file.path === request.path);
   if (!verified || !entry) throw new NotFoundError('No file with that path in the latest workspace backup');
   const { backup, provider } = verified;
-  const client = s3ClientFor(provider, keyring);
+  const client = s3ClientFor(provider, keyring, policy);
   let archive: Buffer;
   try {
     archive = await getObjectBytes(client, { bucket: provider.bucket, key: backup.archiveKey });
   } catch (error) {
     ctx.logger.warn('workspace archive read failed', { backupId: backup.id, errorName: (error as Error).name, requestId: ctx.requestId });
-    throw unavailable('its archive cannot be read from storage');
+    throw unavailable(blockedEndpointReason(error) ?? 'its archive cannot be read from storage');
   } finally {
     client.destroy();
   }

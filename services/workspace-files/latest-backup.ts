@@ -9,7 +9,7 @@ import { workspaceOwnerOf } from '../sandboxes/ensure.ts';
 import { findSession } from '../sessions/load.ts';
 import { getObjectBytes } from '../storage-providers/objects.ts';
 import type { StorageProviderRow } from '../storage-providers/public.ts';
-import { s3ClientFor } from '../storage-providers/s3-client.ts';
+import { blockedEndpointReason, s3ClientFor, type StorageEndpointPolicy } from '../storage-providers/s3-client.ts';
 import { parseManifest, type WorkspaceManifest } from '../../domain/workspace-files/manifest.ts';
 
 export type VerifiedBackup = { backup: WorkspaceBackupRow; provider: StorageProviderRow; manifest: WorkspaceManifest };
@@ -23,20 +23,20 @@ export const unavailable = (what: string) => new ConflictError(`The workspace ba
  * generation, workspace and run. Null when the workspace has no backup yet (404 for the session
  * itself comes from `findSession`).
  */
-export async function loadVerifiedBackup(ctx: ServiceContext, input: { sessionId: string; keyring: CredentialKeyring }): Promise<VerifiedBackup | null> {
+export async function loadVerifiedBackup(ctx: ServiceContext, input: { sessionId: string; keyring: CredentialKeyring; policy: StorageEndpointPolicy }): Promise<VerifiedBackup | null> {
   const session = await findSession(ctx, input.sessionId);
   const workspaceSessionId = await workspaceOwnerOf(ctx, session.id);
   const backup = await latestWorkspaceBackup(ctx, { projectId: session.projectId, workspaceSessionId });
   if (!backup) return null;
   const [provider] = await ctx.db.select().from(storageProviders).where(eq(storageProviders.id, backup.storageProviderId));
   if (!provider || !input.keyring.configured) throw unavailable('its storage connection cannot be used');
-  const client = s3ClientFor(provider, input.keyring);
+  const client = s3ClientFor(provider, input.keyring, input.policy);
   let bytes: Buffer;
   try {
     bytes = await getObjectBytes(client, { bucket: provider.bucket, key: backup.manifestKey });
   } catch (error) {
     ctx.logger.warn('workspace manifest read failed', { backupId: backup.id, errorName: (error as Error).name, requestId: ctx.requestId });
-    throw unavailable('its manifest cannot be read from storage');
+    throw unavailable(blockedEndpointReason(error) ?? 'its manifest cannot be read from storage');
   } finally {
     client.destroy();
   }

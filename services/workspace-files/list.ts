@@ -2,6 +2,7 @@ import type * as v from 'valibot';
 import type { WorkspaceFileListShape } from '../../domain/public-shapes/sessions.ts';
 import type { ServiceContext } from '../service-context.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
+import type { StorageEndpointPolicy } from '../storage-providers/s3-client.ts';
 import { loadVerifiedBackup } from './latest-backup.ts';
 
 export type WorkspaceFileList = v.InferOutput<typeof WorkspaceFileListShape>;
@@ -10,8 +11,18 @@ export type WorkspaceFileList = v.InferOutput<typeof WorkspaceFileListShape>;
  * `GET /sessions/{id}/files` (spec 2): the regular files of the latest verified backup
  * generation, in path order. A session without a completed backup answers empty `data` and nulls.
  */
-export async function listWorkspaceFiles({ ctx, keyring, input }: { ctx: ServiceContext; keyring: CredentialKeyring; input: { sessionId: string } }): Promise<WorkspaceFileList> {
-  const verified = await loadVerifiedBackup(ctx, { sessionId: input.sessionId, keyring });
+export async function listWorkspaceFiles({
+  ctx,
+  keyring,
+  policy,
+  input,
+}: {
+  ctx: ServiceContext;
+  keyring: CredentialKeyring;
+  policy: StorageEndpointPolicy;
+  input: { sessionId: string };
+}): Promise<WorkspaceFileList> {
+  const verified = await loadVerifiedBackup(ctx, { sessionId: input.sessionId, keyring, policy });
   if (!verified) return { data: [], generation: null, backedUpAt: null, lastRunId: null };
   const { backup, manifest } = verified;
   return {

@@ -424,7 +424,8 @@ describe('the console', () => {
   it('restores that backup into another installation, asking for each secret, and its agents are there', async () => {
     const port = await freePort();
     const otherOrigin = `http://127.0.0.1:${port}`;
-    const other = await createTestApp({ env: { SVC_APP_ORIGIN: otherOrigin } });
+    // Its storage connection points at the local S3 server: private networks, as in the source.
+    const other = await createTestApp({ env: { SVC_APP_ORIGIN: otherOrigin, SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
     const otherServed = await serveApp(other.app.fetch, { port });
     const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
     try {

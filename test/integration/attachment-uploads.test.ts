@@ -43,15 +43,16 @@ const unique = (label: string) => `${label} ${randomBytes(8).toString('hex')}\n`
 const textFile = (name: string, text: string) => ({ name, contentType: 'text/plain', dataBase64: b64(text) });
 const runFilesKey = (name: string) => `${tenantRoot({ providerPrefix: null, organizationId, projectId })}run-files/${name}`;
 const systemCtx = () => systemContext({ db: t.database.db, logger: t.deps.logger, clock: t.deps.clock });
-const deps = () => ({ runStarter: t.runStarter, keyring: t.deps.keyring });
-const sweep = (options: Parameters<typeof sweepOrphanedUploads>[2]) => sweepOrphanedUploads(systemCtx(), { keyring: t.deps.keyring }, options);
+const deps = () => ({ runStarter: t.runStarter, keyring: t.deps.keyring, storagePolicy: t.deps.storagePolicy });
+const sweep = (options: Parameters<typeof sweepOrphanedUploads>[2]) => sweepOrphanedUploads(systemCtx(), { keyring: t.deps.keyring, storagePolicy: t.deps.storagePolicy }, options);
 
 beforeAll(async () => {
   const server = inject('s3');
   s3 = new S3Client({ endpoint: server.endpoint, region: server.region, forcePathStyle: true, credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey } });
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
   proxy = await startHoldingProxy(server.endpoint);
-  t = await createTestApp();
+  // moto and the proxy listen on 127.0.0.1: only a server that allows private networks may use them.
+  t = await createTestApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
   projectId = (await t.login()).context.project.id;
   admin = (await t.createApiKey(['*'])).secret;
   const provider = await call('POST', '/model-providers', { key: 'gw', displayName: 'Gateway', providerType: 'gateway', apiKey: 'sk-or-v1-test' });
@@ -374,7 +375,7 @@ describe('the orphaned-upload sweep', () => {
     // A tick against a closed database fails; the loop logs it and keeps its schedule.
     const closed = await createTestDatabase();
     await closed.drop();
-    const failing = startOrphanedUploadSweeper(systemContext({ db: closed.db, logger }), { keyring: t.deps.keyring }, { intervalMs: 20 });
+    const failing = startOrphanedUploadSweeper(systemContext({ db: closed.db, logger }), { keyring: t.deps.keyring, storagePolicy: t.deps.storagePolicy }, { intervalMs: 20 });
     const failures = () => lines.filter((line) => line.includes('orphaned-upload sweep failed')).length;
     await waitUntil(() => failures() >= 2);
     await failing.stop();
@@ -385,7 +386,7 @@ describe('the orphaned-upload sweep', () => {
     // The loop as the worker runs it, with a grace period of 0: an orphan goes on the next tick.
     const text = unique('looped');
     await s3.send(new PutObjectCommand({ Bucket: bucket, Key: runFilesKey(sha256(text)), Body: text }));
-    const sweeper = startOrphanedUploadSweeper(systemCtx(), { keyring: t.deps.keyring }, { intervalMs: 50, graceMs: 0 });
+    const sweeper = startOrphanedUploadSweeper(systemCtx(), { keyring: t.deps.keyring, storagePolicy: t.deps.storagePolicy }, { intervalMs: 50, graceMs: 0 });
     try {
       await waitUntil(async () => !(await objectExists(runFilesKey(sha256(text)))));
     } finally {

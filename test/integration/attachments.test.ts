@@ -28,7 +28,8 @@ beforeAll(async () => {
   const server = inject('s3');
   s3 = new S3Client({ endpoint: server.endpoint, region: server.region, forcePathStyle: true, credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey } });
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-  t = await createTestApp();
+  // moto listens on 127.0.0.1: only a server that allows private networks may use it.
+  t = await createTestApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
   projectId = (await t.login()).context.project.id;
   admin = (await t.createApiKey(['*'])).secret;
   const provider = await call('POST', '/model-providers', { key: 'gw', displayName: 'Gateway', providerType: 'gateway', apiKey: 'sk-or-v1-test' });
@@ -177,7 +178,7 @@ describe('attachments', () => {
     const ctx = systemContext({ db: t.database.db, logger: t.deps.logger, clock: t.deps.clock });
     const files = [{ name: 'a.txt', contentType: 'text/plain', fileClass: 'text' as const, sizeBytes: 1, dataBase64: b64('a') }];
     await expect(
-      uploadAttachments(ctx, { files, organizationId: run!.organizationId, projectId: run!.projectId, agentVersionId: run!.agentVersionId, keyring: createKeyring(null) }),
+      uploadAttachments(ctx, { files, organizationId: run!.organizationId, projectId: run!.projectId, agentVersionId: run!.agentVersionId, keyring: createKeyring(null), storagePolicy: t.deps.storagePolicy }),
     ).rejects.toMatchObject({ code: 'bad_request', message: expect.stringMatching(/credential encryption/) });
   });
 

@@ -299,7 +299,7 @@ describe('restore refusals', () => {
     }
   });
 
-  it('a server that refuses private networks blocks the webhook and MCP endpoints of the file', async () => {
+  it('a server that refuses private networks blocks the webhook, MCP, credential policy and storage endpoints of the file', async () => {
     const strict = await createTestApp();
     try {
       const strictKey = (await strict.createApiKey(['*'])).secret;
@@ -307,7 +307,12 @@ describe('restore refusals', () => {
       const counts = await rowCounts(strict);
       const plan = await preview(backup, strict, strictKey, strictOrg);
       expect(plan.ready).toBe(false);
-      expect(plan.conflicts.map((conflict: any) => conflict.resource).sort()).toEqual(['MCP server', 'event webhook', 'event webhook']);
+      // Storage endpoints and credential policy origins follow the same rule (issue 28).
+      expect(plan.conflicts.map((conflict: any) => conflict.resource).sort()).toEqual(['MCP credential policy', 'MCP credential policy', 'MCP server', 'event webhook', 'event webhook']);
+      const edited = structuredClone(backup);
+      edited.storageProviders[0].endpoint = 'https://10.0.0.5:9000';
+      const storagePlan = await preview(edited, strict, strictKey, strictOrg);
+      expect(storagePlan.conflicts.find((conflict: any) => conflict.resource === 'storage provider')?.message).toMatch(/its endpoint must name a public host, not a private address/);
       const refused = await restore({ backup, credentials: credentialsFor(backup) }, strict, strictKey, strictOrg);
       expect(refused.status).toBe(409);
       expect(await rowCounts(strict)).toEqual(counts);

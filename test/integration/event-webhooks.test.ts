@@ -121,6 +121,12 @@ describe('event webhook routes', () => {
       ['a literal link-local address', { endpointUrl: 'https://169.254.169.254/latest' }, 'endpointUrl'],
       ['an IPv4-mapped loopback', { endpointUrl: 'https://[::ffff:127.0.0.1]/' }, 'endpointUrl'],
       ['an IPv6 unique-local address', { endpointUrl: 'https://[fd00::1]/' }, 'endpointUrl'],
+      // `localhost` names are loopback (RFC 6761), in any case and with a trailing dot.
+      ['the localhost name', { endpointUrl: 'https://localhost/hooks' }, 'endpointUrl'],
+      ['LOCALHOST in capitals', { endpointUrl: 'https://LOCALHOST:8443/hooks' }, 'endpointUrl'],
+      ['a name under localhost', { endpointUrl: 'https://foo.localhost/hooks' }, 'endpointUrl'],
+      ['localhost with a trailing dot', { endpointUrl: 'https://localhost./hooks' }, 'endpointUrl'],
+      ['a hex loopback address', { endpointUrl: 'https://0x7f000001/hooks' }, 'endpointUrl'],
       ['credentials in the URL', { endpointUrl: 'https://user:pass@hooks.example.com/' }, 'endpointUrl'],
       ['not a URL', { endpointUrl: 'hooks.example.com' }, 'endpointUrl'],
       ['another scheme', { endpointUrl: 'ftp://hooks.example.com/' }, 'endpointUrl'],
@@ -154,6 +160,11 @@ describe('event webhook routes', () => {
       body: { displayName: 'Local', endpointUrl: 'http://127.0.0.1:9/hooks', signingSecret: secret },
     });
     expect(response.status).toBe(201);
+    const named = await dev.request('POST', `/v1/projects/${devProject}/event-webhooks`, {
+      apiKey: devKey,
+      body: { displayName: 'Local name', endpointUrl: 'http://localhost:9/hooks', signingSecret: secret },
+    });
+    expect(named.status).toBe(201);
   });
 
   it('keeps a filter as a set and accepts exactly 100 entries', async () => {

@@ -129,6 +129,11 @@ describe('MCP servers', () => {
       [{ key: 'x5', displayName: 'x', endpointUrl: 'https://mcp.example.com/', transport: 'websocket' }, 'body.transport'],
       [{ key: 'x6', displayName: 'x', endpointUrl: 'https://mcp.example.com/?token=abc', transport: 'streamable_http' }, 'body.endpointUrl'],
       [{ key: 'x7', displayName: 'x', transport: 'streamable_http' }, 'body.endpointUrl'],
+      [{ key: 'x8', displayName: 'x', endpointUrl: 'https://localhost/mcp', transport: 'streamable_http' }, 'body.endpointUrl'],
+      [{ key: 'x9', displayName: 'x', endpointUrl: 'https://LOCALHOST:8443/mcp', transport: 'streamable_http' }, 'body.endpointUrl'],
+      [{ key: 'x10', displayName: 'x', endpointUrl: 'https://foo.localhost/mcp', transport: 'legacy_sse' }, 'body.endpointUrl'],
+      [{ key: 'x11', displayName: 'x', endpointUrl: 'https://localhost./mcp', transport: 'streamable_http' }, 'body.endpointUrl'],
+      [{ key: 'x12', displayName: 'x', endpointUrl: 'https://[::1]/mcp', transport: 'streamable_http' }, 'body.endpointUrl'],
     ] as const) {
       const response = await call('POST', '/mcp-servers', body);
       expect(response.status, `${JSON.stringify(body)} → ${JSON.stringify(response.body)}`).toBe(400);
@@ -189,6 +194,10 @@ describe('credential policies', () => {
       [{ ...good, exactOrigin: 'https://mcp.example.com/mcp' }, 'body.exactOrigin'],
       [{ ...good, exactOrigin: 'http://mcp.example.com' }, 'body.exactOrigin'],
       [{ ...good, exactOrigin: 'mcp.example.com' }, 'body.exactOrigin'],
+      [{ ...good, exactOrigin: 'https://localhost' }, 'body.exactOrigin'],
+      [{ ...good, exactOrigin: 'https://api.localhost:8443' }, 'body.exactOrigin'],
+      [{ ...good, exactOrigin: 'https://127.0.0.1' }, 'body.exactOrigin'],
+      [{ ...good, exactOrigin: 'https://[fd00::1]' }, 'body.exactOrigin'],
       [{ ...good, pathPrefix: 'mcp' }, 'body.pathPrefix'],
       [{ ...good, pathPrefix: '/a/../b' }, 'body.pathPrefix'],
       [{ ...good, pathPrefix: '/a?b' }, 'body.pathPrefix'],

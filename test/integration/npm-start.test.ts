@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,13 +7,27 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const nodeBinary = path.join(projectRoot, 'node_modules', '.bin', 'node');
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-start-'));
+const parentDir = mkdtempSync(path.join(os.tmpdir(), 'svc-start-'));
+// A data dir that does not exist yet, so the service creates it (and chooses its mode).
+const dataDir = path.join(parentDir, 'data');
 let child: ChildProcess | undefined;
 
 afterAll(() => {
   if (child && child.exitCode === null) child.kill('SIGKILL');
-  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(parentDir, { recursive: true, force: true });
 });
+
+/** Every path under `root` (itself included) whose mode gives its group or others any access. */
+function openToOthers(root: string): string[] {
+  const found: string[] = [];
+  const walk = (at: string) => {
+    const info = lstatSync(at);
+    if (!info.isSymbolicLink() && (info.mode & 0o077) !== 0) found.push(`${path.relative(root, at) || '.'} ${(info.mode & 0o777).toString(8)}`);
+    if (info.isDirectory()) for (const name of readdirSync(at)) walk(path.join(at, name));
+  };
+  walk(root);
+  return found;
+}
 
 /**
  * `npm start` on a fresh data dir: embedded PGlite, the local Temporal dev server from
@@ -57,10 +71,16 @@ describe('npm start', () => {
     expect(consolePage.status).toBe(200);
     expect(await consolePage.text()).toContain('Agent Runtime Service');
 
+    // Issue 28 finding 6: the embedded database, the generated credential key and the dev
+    // server's files are readable and writable by this user only.
+    expect(readdirSync(path.join(dataDir, 'pglite')).length).toBeGreaterThan(0);
+    expect(openToOthers(dataDir)).toEqual([]);
+
     const exitCode = await new Promise<number | null>((resolve) => {
       child!.once('exit', (code) => resolve(code));
       child!.kill('SIGTERM');
     });
     expect(exitCode).toBe(0);
+    expect(openToOthers(dataDir)).toEqual([]);
   }, 200_000);
 });

@@ -4,6 +4,7 @@ import { runs, sessions } from '../../db/schema/index.ts';
 import { createProvider } from '../fixtures/model-providers/helpers.ts';
 import { startFakeModelProviders, type FakeModelProviders } from '../fixtures/model-providers/server.ts';
 import { createTestApp, manualClock, type TestApp } from '../support/app.ts';
+import { serveApp } from '../support/http-server.ts';
 
 // Request limits per API key and per project, and the unsettled-runs quota
 // (docs/decisions.md "Rate limits and quotas"). The clock is the test's, so refills are exact.
@@ -168,5 +169,48 @@ describe('unsettled runs quota', () => {
     expect((await create()).status).toBe(201);
     const followUp = await t.request('POST', `/v1/projects/${projectId}/sessions/${settledSession}/runs`, { apiKey: first, body: { message: 'And then?' } });
     expect(followUp.status).toBe(429);
+  });
+});
+
+describe('a concurrent flood of refusals over HTTP (issue 28)', () => {
+  it("leaves a project's poller answered while four keys without the scope flood its sessions list, with the default limits and the real clock", async () => {
+    const app = await createTestApp();
+    const served = await serveApp(app.app.fetch);
+    try {
+      const target = (await app.login()).context.project.id as string;
+      const flooders: string[] = [];
+      for (const n of [1, 2, 3, 4]) flooders.push((await app.createApiKey(['agent:read'], `flooder-${n}`)).secret);
+      const poller = (await app.createApiKey(['session:read'], 'poller')).secret;
+      const list = (apiKey: string) => fetch(`${served.baseUrl}/v1/projects/${target}/sessions`, { headers: { authorization: `Bearer ${apiKey}` } });
+      let polling = true;
+      const flood: number[] = [];
+      // Four connections per flooder, each sending as fast as it is answered.
+      const flooding = flooders.flatMap((flooder) =>
+        Array.from({ length: 4 }, async () => {
+          while (polling) {
+            const response = await list(flooder);
+            await response.arrayBuffer();
+            flood.push(response.status);
+          }
+        }),
+      );
+      const polls: number[] = [];
+      for (let i = 0; i < 42; i++) {
+        const response = await list(poller);
+        await response.arrayBuffer();
+        polls.push(response.status);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      polling = false;
+      await Promise.all(flooding);
+      // The flood was real: refused by scope, then by the flooders' own buckets.
+      expect(flood.filter((status) => status === 403).length).toBeGreaterThanOrEqual(400);
+      expect(flood.filter((status) => status === 429).length).toBeGreaterThan(0);
+      expect(flood.every((status) => status === 403 || status === 429)).toBe(true);
+      expect(polls.filter((status) => status === 200).length, `polls: ${polls.join(' ')}`).toBeGreaterThanOrEqual(40);
+    } finally {
+      await served.close();
+      await app.close();
+    }
   });
 });

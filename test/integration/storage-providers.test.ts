@@ -1,5 +1,10 @@
-import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CreateBucketCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { storageProviders } from '../../db/schema/index.ts';
+import { s3ClientFor } from '../../services/storage-providers/s3-client.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 
 /**
@@ -27,7 +32,8 @@ beforeAll(async () => {
     requestChecksumCalculation: 'WHEN_REQUIRED',
   });
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-  t = await createTestApp();
+  // moto listens on 127.0.0.1: only a server that allows private networks may use it.
+  t = await createTestApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
   const { context } = await t.login();
   projectId = context.project.id;
   organizationId = context.organization.id;
@@ -172,5 +178,105 @@ describe('storage provider connections', () => {
   it('never shows a secret', () => {
     const everything = [...responseTexts, ...t.logLines].join('\n');
     for (const secret of [SECRET, 'rotated-secret-value', 'session-token-value']) expect(everything).not.toContain(secret);
+  });
+});
+
+/**
+ * Issue 28 finding 5: storage endpoints follow the webhooks' address policy. Without the
+ * private-network setting a literal non-public address (in any spelling) or `http://` is refused
+ * when the connection is saved, and at every use the endpoint's host name is resolved, every
+ * answer checked and the socket pinned to the checked address, so a name that resolves to this
+ * machine is refused before any byte is sent. A local receiver counts what reaches it.
+ */
+describe('storage endpoints under the address policy', () => {
+  let strict: TestApp;
+  let strictKey: string;
+  let strictProject: string;
+  let receiver: Server;
+  let port: number;
+  let received = 0;
+
+  beforeAll(async () => {
+    receiver = createServer((_request, response) => {
+      received += 1;
+      response.writeHead(500).end();
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    port = (receiver.address() as AddressInfo).port;
+    strict = await createTestApp();
+    strictProject = (await strict.login()).context.project.id;
+    strictKey = (await strict.createApiKey(['*'])).secret;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => receiver?.close(() => resolve()));
+    await strict?.close();
+  });
+
+  const strictCall = async (method: string, urlPath: string, body?: unknown) => {
+    const response = await strict.request(method, `/v1/projects/${strictProject}/storage-providers${urlPath}`, { apiKey: strictKey, body });
+    return { status: response.status, body: await response.json() };
+  };
+
+  it('refuses literal non-public addresses, loopback names and http:// when the connection is saved', async () => {
+    const endpoints = [
+      `http://127.0.0.1:${port}/internal/admin/path`,
+      `https://127.0.0.1:${port}`,
+      'https://0x7f000001',
+      'https://2130706433',
+      'https://[::1]:9000',
+      'https://[::ffff:127.0.0.1]',
+      'https://10.1.2.3',
+      'https://169.254.169.254',
+      'https://localhost:9000',
+      'http://store.example.com',
+    ];
+    for (const endpoint of endpoints) {
+      const response = await strictCall('POST', '', connection(`blocked-${endpoints.indexOf(endpoint)}`, { endpoint }));
+      expect(response.status, endpoint).toBe(400);
+      expect(response.body.error.code).toBe('bad_request');
+      expect(String(response.body.error.details?.path), endpoint).toContain('endpoint');
+    }
+    expect((await strictCall('GET', '')).body.data).toEqual([]);
+    expect(received).toBe(0);
+    // A public name and AWS's own endpoint (null) are fine.
+    expect((await strictCall('POST', '', connection('public-name', { endpoint: 'https://store.example.com' }))).status).toBe(201);
+    expect((await strictCall('POST', '', connection('aws', { endpoint: null }))).status).toBe(201);
+  });
+
+  it('refuses, at use, an endpoint whose name or address is not public, before any byte is sent', async () => {
+    const created = await strictCall('POST', '', connection('drifted', { endpoint: 'https://store.example.com' }));
+    expect(created.status).toBe(201);
+    // A row saved before this rule (or a name whose answers changed) must still be refused when used.
+    for (const endpoint of [`http://localhost:${port}`, `http://127.0.0.1:${port}`, `http://[::1]:${port}`]) {
+      await strict.database.db.update(storageProviders).set({ endpoint }).where(eq(storageProviders.id, created.body.id));
+      const listing = await strictCall('GET', `/${created.body.id}/objects`);
+      expect(listing.status, endpoint).toBe(409);
+      expect(listing.body.error.message, endpoint).toMatch(/drifted.*(loopback address)/);
+      expect(JSON.stringify(listing.body)).not.toContain(SECRET);
+    }
+    expect(received).toBe(0);
+  });
+
+  it('checks every answer of the worker-side lookup and pins the socket to it', async () => {
+    const created = await strictCall('POST', '', connection('rebinding', { endpoint: 'https://store.example.com' }));
+    const [row] = await strict.database.db.select().from(storageProviders).where(eq(storageProviders.id, created.body.id));
+    const rebinding = { ...row!, endpoint: `http://storage.test:${port}`, forcePathStyle: true };
+    const lookup = async () => [{ address: '127.0.0.1', family: 4 as const }];
+    const refused = s3ClientFor(rebinding, strict.deps.keyring, { allowPrivateNetwork: false, lookup });
+    try {
+      const error = await refused.send(new ListObjectsV2Command({ Bucket: bucket })).then(() => null, (caught: unknown) => caught as Error);
+      expect(error?.message).toBe('The storage endpoint is not allowed (resolves to a loopback address)');
+    } finally {
+      refused.destroy();
+    }
+    expect(received).toBe(0);
+    // With private networks allowed the same name reaches the checked (pinned) address.
+    const allowed = s3ClientFor(rebinding, strict.deps.keyring, { allowPrivateNetwork: true, lookup });
+    try {
+      await allowed.send(new ListObjectsV2Command({ Bucket: bucket })).catch(() => undefined);
+    } finally {
+      allowed.destroy();
+    }
+    expect(received).toBeGreaterThan(0);
   });
 });

@@ -304,7 +304,9 @@ describe('webhook delivery with production rules', () => {
     // (config/settings.test.ts), so its webhook rules are the private-network-refusing ones.
     const settings: Settings = { ...prod.deps.settings, environment: 'production', webhooksAllowPrivateNetwork: false };
     expect(settings.webhooksAllowPrivateNetwork).toBe(false);
-    prodRuntime = await startTestRuntime(prod, starter, { settings });
+    // A name that resolves to loopback only when delivered (DNS rebinding), by the worker's DNS seam.
+    const webhookLookup = async (hostname: string) => (hostname === 'rebound.test' ? [{ address: '127.0.0.1', family: 4 as const }] : []);
+    prodRuntime = await startTestRuntime(prod, starter, { settings, webhookLookup });
   }, 120_000);
   afterAll(async () => {
     await prodRuntime?.shutdown();
@@ -318,7 +320,10 @@ describe('webhook delivery with production rules', () => {
     const path = `/v1/projects/${context.project.id}/event-webhooks`;
     const literal = await prod.request('POST', path, { apiKey: key, body: { displayName: 'x', endpointUrl: `https://127.0.0.1:${hooks.port}/hooks`, signingSecret: newSigningSecret() } });
     expect(literal.status).toBe(400);
-    const created = await prod.request('POST', path, { apiKey: key, body: { displayName: 'x', endpointUrl: `https://localhost:${hooks.port}/hooks`, signingSecret: newSigningSecret() } });
+    // `localhost` names are loopback by definition: refused when saved, like the literal (issue 28).
+    const named = await prod.request('POST', path, { apiKey: key, body: { displayName: 'x', endpointUrl: `https://localhost:${hooks.port}/hooks`, signingSecret: newSigningSecret() } });
+    expect(named.status).toBe(400);
+    const created = await prod.request('POST', path, { apiKey: key, body: { displayName: 'x', endpointUrl: `https://rebound.test:${hooks.port}/hooks`, signingSecret: newSigningSecret() } });
     expect(created.status).toBe(201);
     const webhook = await created.json();
     const ctx = systemContext({ db: prod.database.db, logger: prod.deps.logger, clock: prod.deps.clock });

@@ -113,3 +113,63 @@ describe.skipIf((process.getuid?.() ?? 1) !== 0)('local sandbox driver: the work
     expect(again.stdout).toBe('kept\nnote.txt\n');
   });
 });
+
+describe('local sandbox driver: the workspace disk limit without a file system of its own (issue 28)', () => {
+  // A worker that cannot mount (not root, no loop devices): the driver measures the workspace.
+  let plain: TestDriver;
+  beforeAll(async () => {
+    plain = await createTestDriver({ sizedWorkspaces: false });
+  });
+  afterAll(() => plain.cleanup());
+  const small = { ...BUILT_IN_SNAPSHOT, resource: { ...BUILT_IN_SNAPSHOT.resource, diskMb: 32 } };
+  const MIB = 1024 * 1024;
+  const exec = (sandboxId: string, script: string) =>
+    plain.driver.exec({ sandboxId, snapshot: small, argv: ['bash', '-c', script], network: { mode: 'none' }, timeoutMs: 30_000 });
+  // What the host holds for the workspace, as du counts it.
+  const hostBytes = async (sandboxId: string) => {
+    const workspace = await plain.driver.ensureWorkspace(sandboxId);
+    let bytes = 0;
+    for (const name of readdirSync(workspace)) bytes += (await stat(path.join(workspace, name))).blocks * 512;
+    return bytes;
+  };
+
+  it('stops one file at what is left of diskMb', async () => {
+    const sandboxId = randomUUID();
+    expect((await exec(sandboxId, 'head -c 8388608 /dev/zero > first')).exitCode).toBe(0);
+    const big = await exec(sandboxId, 'head -c 67108864 /dev/zero > big');
+    expect(big.signal).toBe('SIGXFSZ');
+    expect(big.workspaceFullMb).toBe(32);
+    expect(await hostBytes(sandboxId)).toBeLessThanOrEqual(32 * MIB);
+  });
+
+  it('stops a command writing many files past diskMb, refuses growth until files are deleted, then works again', async () => {
+    const sandboxId = randomUUID();
+    // Twelve 8 MiB files, each under the per-file limit: 96 MiB, three times the workspace.
+    const flood = await exec(sandboxId, 'for i in $(seq 1 12); do head -c 8388608 /dev/zero > big-$i || exit 3; done');
+    expect(flood).toMatchObject({ exitCode: null, signal: 'SIGKILL', timedOut: false, workspaceFullMb: 32 });
+    expect(flood.stderr).toMatch(/over its disk limit of 32 MiB/);
+    // Stopped near the limit, far from the 96 MiB the command meant to write.
+    expect(await hostBytes(sandboxId)).toBeLessThan(64 * MIB);
+
+    // Over the limit, a command still runs (the agent can look and delete) but nothing grows.
+    const look = await exec(sandboxId, 'ls | wc -l; echo more > note');
+    expect(look.stdout).toMatch(/^\d+\n$/);
+    expect(look.exitCode).not.toBe(0);
+    expect(look.workspaceFullMb).toBe(32);
+
+    // Deleting brings it under; the next command writes again.
+    expect(await exec(sandboxId, 'rm -f big-* note')).toMatchObject({ exitCode: 0, workspaceFullMb: null });
+    const recovered = await exec(sandboxId, 'head -c 1048576 /dev/zero > small && ls');
+    expect(recovered).toMatchObject({ exitCode: 0, stdout: 'small\n', workspaceFullMb: null });
+    expect(await hostBytes(sandboxId)).toBe(1024 * 1024);
+  }, 60_000);
+
+  it('counts files, not only bytes: a flood of empty files is stopped too', async () => {
+    const sandboxId = randomUUID();
+    // Each entry counts at least 4 KiB, so 32 MiB holds 8,192 of them; the stop comes one scan
+    // interval later (a few thousand entries on a busy host), far from the 40,000 asked for.
+    const flood = await exec(sandboxId, 'for i in $(seq 1 40000); do : > f$i; done');
+    expect(flood).toMatchObject({ signal: 'SIGKILL', workspaceFullMb: 32 });
+    expect(readdirSync(await plain.driver.ensureWorkspace(sandboxId)).length).toBeLessThan(20_000);
+  }, 60_000);
+});

@@ -12,7 +12,8 @@ import { rootfsMounts } from './rootfs.ts';
 import { runSandboxed } from './run-sandboxed.ts';
 import { assertRunnableSnapshot } from './snapshots.ts';
 import { assertSandboxId, ensureWorkspaceDir, removeSandboxDir, resolveSandboxUser, type SandboxUser } from './workspace.ts';
-import { isWorkspaceFull, unmountWorkspace } from './workspace-quota.ts';
+import { FULL_BELOW_BYTES, isWorkspaceFull, unmountWorkspace } from './workspace-quota.ts';
+import { guardWorkspaceUsage, type UsageGuard } from './workspace-usage.ts';
 
 /**
  * The local sandbox driver: each sandbox is a workspace directory on this host, and each command
@@ -31,6 +32,12 @@ export type LocalSandboxDriverOptions = {
   bwrapPath?: string;
   /** RLIMIT_AS floor in MiB (default 16384); a browser snapshot needs about 131072. */
   addressSpaceFloorMb?: number;
+  /**
+   * Give each workspace a file system of `diskMb` where the worker can (root, loop devices;
+   * default true). Otherwise, or when false, the workspace is a plain directory whose size the
+   * driver measures around and during each command (workspace-usage.ts).
+   */
+  sizedWorkspaces?: boolean;
   /** DNS for the egress proxy; the system resolver by default. */
   lookup?: HostLookup;
   /** The server's address policy over `restricted` egress; public addresses only by default. */
@@ -50,6 +57,8 @@ export type LocalSandboxDriver = {
   close(): Promise<void>;
 };
 
+const MIB = 1024 * 1024;
+
 export function createLocalSandboxDriver(options: LocalSandboxDriverOptions): LocalSandboxDriver {
   const dataDir = path.resolve(options.dataDir);
   const user = resolveSandboxUser(options.sandboxUser);
@@ -65,7 +74,7 @@ export function createLocalSandboxDriver(options: LocalSandboxDriverOptions): Lo
   const ensure = (sandboxId: string, diskMb: number | undefined): Promise<string> => {
     const previous = settingUp.get(sandboxId) ?? Promise.resolve('');
     const next = previous.catch(() => '').then(async () => {
-      const { workspace, sized } = await ensureWorkspaceDir(dataDir, sandboxId, user, diskMb);
+      const { workspace, sized } = await ensureWorkspaceDir(dataDir, sandboxId, user, diskMb, options.sizedWorkspaces !== false);
       if (sized) mounted.add(workspace);
       return workspace;
     });
@@ -80,11 +89,17 @@ export function createLocalSandboxDriver(options: LocalSandboxDriverOptions): Lo
     assertRunnableSnapshot(request.snapshot);
     const policy = request.network.mode === 'restricted' ? compileEgressPolicy(request.network) : null;
     const limits = clampToHard(limitsForSnapshot(request.snapshot, request.timeoutMs, { addressSpaceFloorMb }, request.limits), hardLimits);
-    const workspace = await ensure(request.sandboxId, request.snapshot.resource.diskMb);
+    const { diskMb } = request.snapshot.resource;
+    const workspace = await ensure(request.sandboxId, diskMb);
     const rootfs = await rootfsMounts(request.snapshot);
 
     const egress = policy ? await openEgressSocket({ policy, guard: options.egressGuard ?? PUBLIC_ONLY, user, ...(options.lookup ? { lookup: options.lookup } : {}) }) : null;
+    let usage: UsageGuard | null = null;
     try {
+      // A plain-directory workspace is measured before, during (stopping the sandbox when it
+      // goes over) and after the command, and no file may grow past what is left.
+      usage = mounted.has(workspace) ? null : await guardWorkspaceUsage(workspace, diskMb * MIB, FULL_BELOW_BYTES);
+      if (usage) limits.fileSizeBytes = Math.min(limits.fileSizeBytes, usage.fileSizeBytes);
       const invocation = buildBwrapArgs({ rootfs, workspace, cwd, limits, argv: request.argv, ...(egress ? { proxySocket: egress.socketPath } : {}) });
       const raw = await runSandboxed({
         bwrapPath,
@@ -94,15 +109,17 @@ export function createLocalSandboxDriver(options: LocalSandboxDriverOptions): Lo
         stdin: typeof request.stdin === 'string' ? Buffer.from(request.stdin, 'utf8') : request.stdin,
         timeoutMs: request.timeoutMs,
         maxOutputBytes,
-        signal: controller.signal,
+        signal: usage ? AbortSignal.any([controller.signal, usage.signal]) : controller.signal,
       });
+      const after = usage ? await usage.finish() : null;
       return {
         ...raw,
         stdout: raw.stdout.toString(request.stdoutEncoding ?? 'utf8'),
-        stderr: raw.stderr.toString('utf8'),
-        workspaceFullMb: (await isWorkspaceFull(workspace)) ? request.snapshot.resource.diskMb : null,
+        stderr: raw.stderr.toString('utf8') + (after?.stopped ? `\nsandbox: stopped: the workspace went over its disk limit of ${diskMb} MiB\n` : ''),
+        workspaceFullMb: (after ? after.full : await isWorkspaceFull(workspace)) ? diskMb : null,
       };
     } finally {
+      usage?.stop();
       await egress?.close();
     }
   }

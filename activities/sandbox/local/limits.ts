@@ -12,7 +12,8 @@ import type { SnapshotForExec } from './snapshots.ts';
  *   raise it to 131072 MiB for a browser snapshot). It stops runaway allocation, not a slow leak.
  * - `diskMb` sizes the private `/tmp` tmpfs and RLIMIT_FSIZE (the largest single file a command
  *   may write, in the workspace too); the workspace's total size is capped by its own file
- *   system of `diskMb` where the worker can mount one (workspace-quota.ts). tmpfs pages count
+ *   system of `diskMb` where the worker can mount one (workspace-quota.ts), elsewhere by measuring
+ *   it around and during each command (workspace-usage.ts). tmpfs pages count
  *   against host memory.
  * - RLIMIT_NPROC counts the processes and threads of the sandbox's own user namespace, so one
  *   sandbox's fork bomb does not starve another.

@@ -19,7 +19,7 @@ const run = promisify(execFile);
 const IMAGE = 'workspace.ext4';
 const MIB = 1024 * 1024;
 /** Below this many free bytes a command is told the workspace is full. */
-const FULL_BELOW_BYTES = 256 * 1024;
+export const FULL_BELOW_BYTES = 256 * 1024;
 
 const isRoot = () => (process.getuid?.() ?? 0) === 0;
 

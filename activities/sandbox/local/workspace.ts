@@ -45,23 +45,26 @@ export function workspaceDir(dataDir: string, sandboxId: string): string {
 /**
  * Creates the workspace (0700, owned by the sandbox user); idempotent. Returns its host path and
  * whether it is a file system of its own, `diskMb` in size (`workspace-quota.ts`; the size is
- * needed only to create one).
+ * needed only to create one; `mount: false` keeps a plain directory, measured instead).
  */
-export async function ensureWorkspaceDir(dataDir: string, sandboxId: string, user: SandboxUser, diskMb?: number): Promise<{ workspace: string; sized: boolean }> {
+export async function ensureWorkspaceDir(dataDir: string, sandboxId: string, user: SandboxUser, diskMb?: number, mount = true): Promise<{ workspace: string; sized: boolean }> {
   const owned = (process.getuid?.() ?? 0) === 0;
   const sandboxes = path.join(dataDir, 'sandboxes');
   const perSandbox = sandboxDir(dataDir, sandboxId);
   const workspace = workspaceDir(dataDir, sandboxId);
   // Search-only (0711) for the parents: the sandbox user may pass through but not list them.
   await mkdir(sandboxes, { recursive: true, mode: 0o711 });
+  // The data dir is private (0700, issue 28): a root worker's sandbox user passes through it, search only.
+  if (owned) await chmod(dataDir, ((await stat(dataDir)).mode & 0o7777) | 0o011);
   await mkdir(perSandbox, { recursive: true, mode: 0o711 });
   await mkdir(workspace, { recursive: true, mode: 0o700 });
   const info = await lstat(workspace);
   if (!info.isDirectory()) throw new InternalConfigurationError('A sandbox workspace path exists and is not a directory');
-  const sized = await mountSizedWorkspace({ workspace, diskMb, user });
+  // Checked before mounting: a mount made for a workspace that then fails is never unmounted.
+  await assertSearchable(sandboxes, user);
+  const sized = mount && (await mountSizedWorkspace({ workspace, diskMb, user }));
   if (owned) await chown(workspace, user.uid, user.gid);
   await chmod(workspace, 0o700);
-  await assertSearchable(sandboxes, user);
   return { workspace, sized };
 }
 
