@@ -79,13 +79,19 @@ export function blockHoldsPublicAddress(cidr: string): boolean {
   return publicRanges.some(([from, to]) => from <= last && to >= first);
 }
 
-// Loopback and unspecified: the worker host itself, refused even where private networks are allowed.
-const HOST_ITSELF = ['0.0.0.0/8', '127.0.0.0/8', '::/128', '::1/128', '::ffff:0.0.0.0/104', '::ffff:127.0.0.0/104'].map((cidr) => [ipaddr.parseCIDR(cidr)[0].kind(), block(cidr)] as const);
+// Loopback, unspecified and IPv4-compatible (`::a.b.c.d`, `::1` among them), also IPv4-mapped:
+// the worker host itself, refused even where private networks are allowed.
+const HOST_ITSELF = ['0.0.0.0/8', '127.0.0.0/8', '::/96', '::ffff:0.0.0.0/104', '::ffff:127.0.0.0/104'].map((cidr) => [ipaddr.parseCIDR(cidr)[0].kind(), block(cidr)] as const);
 
 function insideHostItself(cidr: string): boolean {
   const kind = ipaddr.parseCIDR(cidr)[0].kind();
   const [first, last] = block(cidr);
   return HOST_ITSELF.some(([rangeKind, [from, to]]) => rangeKind === kind && from <= first && last <= to);
+}
+
+/** Whether an address is always the worker host itself (not counting its interface addresses). */
+export function isHostItselfAddress(address: string): boolean {
+  return insideHostItself(`${address}/${ipaddr.parse(address).kind() === 'ipv4' ? 32 : 128}`);
 }
 
 /**

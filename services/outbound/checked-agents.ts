@@ -38,24 +38,24 @@ export function checkedAgents(policy: CheckedAgentPolicy, subject: string): { ht
     const verdict = checkDestinationAddress(host.replace(/^\[(.*)\]$/, '$1'));
     return verdict.allowed ? null : new DestinationBlockedError(subject, verdict.reason);
   };
-  class CheckedHttpAgent extends HttpAgent {
-    override createConnection(request: ClientRequestArgs, callback?: (err: Error | null, stream: Duplex) => void): Duplex | null | undefined {
-      const refusal = literalRefusal(request.host ?? request.hostname);
-      if (!refusal) return super.createConnection(request, callback);
-      process.nextTick(() => callback?.(refusal, undefined as unknown as Duplex));
-      return undefined;
-    }
-  }
-  class CheckedHttpsAgent extends HttpsAgent {
-    override createConnection(request: ClientRequestArgs, callback?: (err: Error | null, stream: Duplex) => void): Duplex | null | undefined {
-      const refusal = literalRefusal(request.host ?? request.hostname);
-      if (!refusal) return super.createConnection(request, callback);
-      process.nextTick(() => callback?.(refusal, undefined as unknown as Duplex));
-      return undefined;
-    }
-  }
-  return { httpAgent: new CheckedHttpAgent(options), httpsAgent: new CheckedHttpsAgent(options) };
+  return { httpAgent: refusingLiterals(new HttpAgent(options), literalRefusal), httpsAgent: refusingLiterals(new HttpsAgent(options), literalRefusal) };
 }
+
+type CreateConnection = (request: ClientRequestArgs, callback?: (err: Error | null, stream: Duplex) => void) => Duplex | null | undefined;
+
+/** The agent, with a literal address checked before each socket is made (Node never looks one up). */
+function refusingLiterals<T extends HttpAgent>(agent: T, refusalFor: (host: string | null | undefined) => Error | null): T {
+  const create = (agent as unknown as { createConnection: CreateConnection }).createConnection.bind(agent);
+  const checked: CreateConnection = (request, callback) => {
+    const refusal = refusalFor(request.host ?? request.hostname);
+    if (!refusal) return create(request, callback);
+    process.nextTick(() => callback?.(refusal, undefined as unknown as Duplex));
+    return undefined;
+  };
+  (agent as unknown as { createConnection: CreateConnection }).createConnection = checked;
+  return agent;
+}
+
 
 // net.connect asks for `all` when autoSelectFamily is on (Node's default) and for one address
 // otherwise; either way the only answer is the checked one.

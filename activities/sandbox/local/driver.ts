@@ -11,7 +11,7 @@ import { DEFAULT_ADDRESS_SPACE_FLOOR_MB, limitsForSnapshot } from './limits.ts';
 import { rootfsMounts } from './rootfs.ts';
 import { runSandboxed } from './run-sandboxed.ts';
 import { assertRunnableSnapshot } from './snapshots.ts';
-import { assertSandboxId, ensureWorkspaceDir, removeSandboxDir, resolveSandboxUser, type SandboxUser } from './workspace.ts';
+import { assertSandboxId, ensureWorkspaceDir, removeSandboxDir, resolveSandboxUser, workspaceDir, type SandboxUser } from './workspace.ts';
 import { FULL_BELOW_BYTES, isWorkspaceFull, unmountWorkspace } from './workspace-quota.ts';
 import { guardWorkspaceUsage, type UsageGuard } from './workspace-usage.ts';
 
@@ -128,7 +128,7 @@ export function createLocalSandboxDriver(options: LocalSandboxDriverOptions): Lo
     ensureWorkspace: (sandboxId, diskMb) => ensure(sandboxId, diskMb),
     removeWorkspace: async (sandboxId) => {
       await removeSandboxDir(dataDir, sandboxId);
-      for (const workspace of mounted) if (workspace.includes(sandboxId.toLowerCase())) mounted.delete(workspace);
+      mounted.delete(workspaceDir(dataDir, sandboxId));
     },
     exec(request) {
       if (closed) return Promise.reject(new InternalConfigurationError('The local sandbox driver is closed'));

@@ -1,6 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import { networkInterfaces } from 'node:os';
 import { checkDestinationAddress } from '../../../domain/webhooks/address-policy.ts';
+import { isHostItselfAddress } from '../../../domain/webhooks/address-ranges.ts';
 
 /**
  * The server's address policy, applied by the egress proxy to every address it is about to dial,
@@ -40,11 +41,8 @@ export function egressRefusal(guard: EgressGuard, address: string, port: number)
 }
 
 function isHostItself(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
-  const range = address.range();
-  if (range === 'loopback' || range === 'unspecified') return true;
-  // IPv4-compatible ::a.b.c.d: never dialled (checkDestinationAddress refuses it too).
-  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) return true;
   const text = address.toString();
+  if (isHostItselfAddress(text)) return true;
   for (const own of interfaceAddresses()) {
     try {
       if (ipaddr.process(own.split('%')[0]!).toString() === text) return true;
