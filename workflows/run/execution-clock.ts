@@ -32,3 +32,5 @@ export function executionClock(limitMs: number, onExpire: () => void) {
     },
   };
 }
+
+export type ExecutionClock = ReturnType<typeof executionClock>;

@@ -1,0 +1,44 @@
+import { CancellationScope, ChildWorkflowCancellationType, getExternalWorkflowHandle, isCancellation, log, ParentClosePolicy, startChild, workflowInfo } from '@temporalio/workflow';
+import { RUN_SEARCH_ATTRIBUTES, RUN_WORKFLOW_TYPE, runWorkflowId } from '../../domain/runs/workflow.ts';
+import type { RunContext } from './context.ts';
+import { failureType } from './failures.ts';
+import { store } from './proxies.ts';
+import { cancelRequested } from './signals.ts';
+
+/**
+ * A `delegate_agent`/`message_agent` call: the child run (its own session, run and budget) runs
+ * as a Temporal child workflow of this one, so cancelling this run cancels it; its answer, or
+ * how it ended, becomes the call's result (docs/decisions.md "Delegation").
+ */
+export async function runDelegation(run: RunContext, toolCallId: string) {
+  const { runId } = run;
+  const start = await store.startDelegation({ runId, toolCallId });
+  if (start.kind === 'started') {
+    // Cancellation travels as the run's own signal (it settles the child `cancelled` like an
+    // API cancel), not as a Temporal cancellation of the child.
+    const child = await startChild(RUN_WORKFLOW_TYPE, {
+      workflowId: runWorkflowId(start.childRunId),
+      args: [{ runId: start.childRunId }],
+      taskQueue: workflowInfo().taskQueue,
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      cancellationType: ChildWorkflowCancellationType.ABANDON,
+      typedSearchAttributes: [
+        { key: RUN_SEARCH_ATTRIBUTES.projectId, value: start.projectId },
+        { key: RUN_SEARCH_ATTRIBUTES.sessionId, value: start.childSessionId },
+        { key: RUN_SEARCH_ATTRIBUTES.agentId, value: start.agentId },
+        { key: RUN_SEARCH_ATTRIBUTES.runState, value: 'queued' },
+      ],
+    });
+    try {
+      await child.result();
+    } catch (error) {
+      if (isCancellation(error)) {
+        await CancellationScope.nonCancellable(() => getExternalWorkflowHandle(runWorkflowId(start.childRunId)).signal(cancelRequested));
+        throw error;
+      }
+      // The child's own end is read from Postgres below.
+      log.warn('a delegated run did not end cleanly', { runId, childRunId: start.childRunId, failure: failureType(error) });
+    }
+  }
+  await store.finishDelegation({ runId, toolCallId, start });
+}

@@ -1,0 +1,31 @@
+import { sleep } from '@temporalio/workflow';
+import { modelRetryDelayMs, shouldRetryModel } from '../../domain/runs/model-retry.ts';
+import { markState, type RunContext } from './context.ts';
+import { calls, store } from './proxies.ts';
+import { type OperationRunner, settleToolCalls } from './tool-calls.ts';
+
+export type TurnEnd = { kind: 'reply' } | { kind: 'tools_done' } | { kind: 'budget_exhausted'; maxTurns: number } | { kind: 'failed'; errorCode: string; errorExplanation: string };
+
+/**
+ * One model turn with its retries, and its tool calls when it asked for tools. `runOperation`
+ * runs the turn's Harness Operation calls; null for a turn of an operation's own sub-loop.
+ */
+export async function modelTurn(run: RunContext, turnId: string, runOperation: OperationRunner | null): Promise<TurnEnd> {
+  const { runId } = run;
+  for (let attempt = 1; ; attempt++) {
+    const result = await calls.callModel({ runId, turnId, attempt });
+    if (result.kind === 'reply') return { kind: 'reply' };
+    if (result.kind === 'budget_exhausted') return { kind: 'budget_exhausted', maxTurns: result.maxTurns };
+    if (result.kind === 'tool_calls') {
+      await settleToolCalls(run, turnId, runOperation);
+      return { kind: 'tools_done' };
+    }
+    if (!shouldRetryModel({ retryable: result.retryable, attempt })) return { kind: 'failed', errorCode: result.errorCode, errorExplanation: result.errorExplanation };
+    const delayMs = modelRetryDelayMs(attempt);
+    await store.scheduleModelRetry({ runId, turnId, attempt, errorCode: result.errorCode, delayMs });
+    markState('retry_scheduled');
+    await sleep(delayMs);
+    await store.resumeRun({ runId });
+    markState('running');
+  }
+}

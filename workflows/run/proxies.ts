@@ -1,0 +1,28 @@
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import type { RunActivities } from '../../activities/run-activity-types.ts';
+import { MODEL_ATTEMPT_DEADLINE_MS } from '../../domain/runs/model-retry.ts';
+
+// Database steps: short and idempotent, so they run as local activities inside the workflow
+// task (no extra task round trip per step). A transient failure (the database unreachable) is
+// retried with back-off for up to 15 minutes; a permanent one (a domain error: the run is gone,
+// a refused transition) is not retried at all (docs/decisions.md "Failure classification").
+export const store = proxyLocalActivities<RunActivities>({
+  startToCloseTimeout: '30 seconds',
+  scheduleToCloseTimeout: '15 minutes',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+// Model turns and platform tools: long calls with their own deadlines inside; they heartbeat,
+// so a dead worker is noticed in seconds and cancellation reaches the call.
+export const calls = proxyActivities<RunActivities>({
+  startToCloseTimeout: MODEL_ATTEMPT_DEADLINE_MS + 60_000,
+  heartbeatTimeout: '20 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
+});
+
+// Workspace preparation and backup: object-storage transfers of up to a few hundred MB. A store
+// that stays down fails the preparation (the run fails) or skips the backup, rather than
+// holding the run for long.
+export const workspace = proxyActivities<RunActivities>({
+  startToCloseTimeout: '10 minutes',
+  retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 3 },
+});

@@ -1,0 +1,53 @@
+import { condition } from '@temporalio/workflow';
+import { setOwnApprovalWait } from './approval-clock.ts';
+import { markState, type RunContext } from './context.ts';
+import { runDelegation } from './delegation.ts';
+import { calls, store } from './proxies.ts';
+
+/**
+ * Runs a Harness Operation call as a sub-loop of this run (operation.ts). Passed down from the
+ * turn loop rather than imported, so that the operation's own turns (which settle tool calls
+ * too) get none: inside a sub-loop, operations do not nest.
+ */
+export type OperationRunner = (toolCallId: string) => Promise<void>;
+
+/**
+ * Runs a turn's tool calls to completion and appends their results to the transcript: platform
+ * tools run as activities, delegations as child runs, Harness Operations as sub-loops; caller
+ * tools and approvals are awaited by signal (and their deadlines), never by polling.
+ */
+export async function settleToolCalls(run: RunContext, turnId: string, runOperation: OperationRunner | null) {
+  const { runId } = run;
+  await store.recordTurnToolCalls({ runId, turnId });
+  for (;;) {
+    // Cleared before each read of Postgres, so a signal that arrives during the read still wakes
+    // the wait that follows it.
+    run.woken = false;
+    const progress = await store.readToolProgress({ runId, turnId });
+    if (progress.platformCalls.length > 0) {
+      for (const call of progress.platformCalls) {
+        if (call.delegation) await runDelegation(run, call.toolCallId);
+        else if (!call.operation) await calls.executePlatformTool({ runId, toolCallId: call.toolCallId });
+        else if (!runOperation) await store.finishHarnessOperation({ runId, toolCallId: call.toolCallId, operationKey: call.toolName, end: { kind: 'nested' }, turns: 0, durationMs: 0 });
+        else await runOperation(call.toolCallId);
+      }
+      continue;
+    }
+    if (progress.allFinal) break;
+    const state = progress.waitingFor === 'approval' ? 'waiting_for_approval' : 'waiting_for_tool';
+    await store.enterWaitingState({ runId, state });
+    markState(state);
+    setOwnApprovalWait(run, state === 'waiting_for_approval');
+    await waitForWake(run, progress.nextDeadlineAtMs);
+  }
+  setOwnApprovalWait(run, false);
+  await store.appendToolResults({ runId, turnId });
+  await store.resumeRun({ runId });
+  markState('running');
+}
+
+/** Until a result or decision arrives (a hint), or a lease or approval deadline passes. */
+async function waitForWake(run: RunContext, deadlineAtMs: number | null) {
+  if (deadlineAtMs === null) await condition(() => run.woken);
+  else await condition(() => run.woken, Math.max(0, deadlineAtMs - Date.now()) + 100);
+}
