@@ -17,8 +17,10 @@ import {
 import type { BackupFile, BackupProject } from '../../domain/configuration-backup/format.ts';
 import { restrictedEgressProblem } from '../../domain/sandbox/provider-input.ts';
 import { endpointUrlProblem, nonPublicHost } from '../../domain/webhooks/endpoint-url.ts';
+import type { BackedUpName, CredentialKind } from './coverage.ts';
 
-export type CredentialKind = 'modelProviders' | 'sandboxProviders' | 'storageProviders' | 'mcpCredentials' | 'eventWebhooks';
+export type { CredentialKind };
+
 
 export type RestorePlan = {
   projects: Array<{ id: string; slug: string; name: string; action: 'create' | 'fill_empty_project' | 'blocked'; existingProjectId: string | null; reason?: string }>;
@@ -189,7 +191,8 @@ function requiredCredentials(file: BackupFile): RestorePlan['requiredCredentials
   return required;
 }
 
-function countEntries(file: BackupFile): Record<string, number> {
+/** One count per backed-up table, by its name in coverage.ts (a type error when one is missing). */
+function countEntries(file: BackupFile): Record<BackedUpName, number> {
   const sum = (pick: (project: BackupProject) => number) => file.projects.reduce((total, project) => total + pick(project), 0);
   return {
     projects: file.projects.length,

@@ -8,17 +8,10 @@ import {
   agents,
   agentVersions,
   eventWebhooks,
-  mcpCredentialPolicies,
-  mcpCredentialPolicyVersions,
-  mcpCredentials,
-  mcpServers,
-  mcpServerVersions,
   mcpToolsets,
   mcpToolsetVersions,
   modelPresets,
-  modelProviders,
   projects,
-  sandboxProviders,
   skills,
   skillVersions,
   storageProviders,
@@ -50,6 +43,7 @@ import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
 import { assertOwnOrganization } from './authorize.ts';
+import { BACKED_UP, BACKED_UP_NAMES } from './coverage.ts';
 import { planRestore, type CredentialKind, type PlanDeps, type RestorePlan } from './plan.ts';
 
 export type RestoreDeps = PlanDeps & { keyring: CredentialKeyring };
@@ -101,7 +95,7 @@ export async function restoreConfiguration({
     for (const project of plan.projects) {
       if (project.action === 'fill_empty_project') await tx.db.update(projects).set({ name: project.name }).where(eq(projects.id, project.existingProjectId!));
     }
-    await insertMany(tx, projects, rows.projects, 'projects');
+    await insertMany(tx, projects, rows.projects, BACKED_UP.projects.resource);
     // A person restoring gets into the projects they create, as with POST /projects.
     if (actor.kind !== 'api_key') {
       for (const project of rows.projects) {
@@ -112,22 +106,10 @@ export async function restoreConfiguration({
     const positions = await latestProjectPositions(tx.db, [...new Set(rows.eventWebhooks.map((row) => row.projectId))]);
     for (const row of rows.eventWebhooks) row.deliveredPosition = positions.get(row.projectId) ?? 0n;
 
-    await insertMany(tx, modelProviders, rows.modelProviders, 'model providers');
-    await insertMany(tx, sandboxProviders, rows.sandboxProviders, 'sandbox providers');
-    await insertMany(tx, storageProviders, rows.storageProviders, 'storage providers');
-    await insertMany(tx, mcpServers, rows.mcpServers, 'MCP servers');
-    await insertMany(tx, mcpServerVersions, rows.mcpServerVersions, 'MCP server versions');
-    await insertMany(tx, mcpCredentials, rows.mcpCredentials, 'MCP credentials');
-    await insertMany(tx, mcpCredentialPolicies, rows.mcpCredentialPolicies, 'MCP credential policies');
-    await insertMany(tx, mcpCredentialPolicyVersions, rows.mcpCredentialPolicyVersions, 'MCP credential policy versions');
-    await insertMany(tx, modelPresets, rows.modelPresets, 'model presets');
-    await insertMany(tx, skills, rows.skills, 'Skills');
-    await insertMany(tx, skillVersions, rows.skillVersions, 'Skill versions');
-    await insertMany(tx, mcpToolsets, rows.mcpToolsets, 'MCP toolsets');
-    await insertMany(tx, mcpToolsetVersions, rows.mcpToolsetVersions, 'MCP toolset versions');
-    await insertMany(tx, agents, rows.agents, 'agents');
-    await insertMany(tx, agentVersions, rows.agentVersions, 'agent versions');
-    await insertMany(tx, eventWebhooks, rows.eventWebhooks, 'event webhooks');
+    // Every other backed-up table, parents first, in coverage.ts order.
+    for (const name of BACKED_UP_NAMES) {
+      if (name !== 'projects') await insertMany(tx, BACKED_UP[name].table, rows[name], BACKED_UP[name].resource);
+    }
 
     const restored = plan.projects.map((project) => ({
       id: project.existingProjectId ?? rows.projectIds.get(project.id)!,
