@@ -5,8 +5,10 @@
 FROM node:24-bookworm-slim AS dependencies
 WORKDIR /app
 COPY package.json package-lock.json ./
-# The typed client is a workspace of the repository (npm ci links it): its manifest is enough here.
+# The typed client and the lint plugins are workspaces of the repository (npm ci links them):
+# their manifests are enough here (lint/'s packages are development ones, left out by --omit=dev).
 COPY client/package.json ./client/package.json
+COPY lint/package.json ./lint/package.json
 # patch-package applies patches/ on install (a driver fix: docs/decisions.md "Database outages").
 COPY patches ./patches
 RUN npm ci --omit=dev --no-audit --no-fund
@@ -17,6 +19,7 @@ FROM node:24-bookworm-slim AS console
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY client/package.json ./client/package.json
+COPY lint/package.json ./lint/package.json
 COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 COPY . .

@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['**/*.test.ts'],
-    exclude: ['node_modules/**', '.data/**', '.tools/**', '.peers/**'],
+    exclude: ['**/node_modules/**', '.data/**', '.tools/**', '.peers/**'],
     globalSetup: ['test/support/global-setup.ts'],
     // Integration suites share one Postgres server and one Temporal dev server; running files
     // one at a time keeps them deterministic on a 2-core machine.

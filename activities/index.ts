@@ -12,7 +12,7 @@ import { LOAD_SKILL_TOOL_NAME } from '../domain/skills/catalog.ts';
 import { callMcpTool } from '../services/mcp/call-tool.ts';
 import { answerLoadSkill } from '../services/skills/answer-load-skill.ts';
 import { createPlatformToolRegistry, fromAnswer, type BuiltInPlatformTool, type PlatformToolHandler } from './platform-tools/registry.ts';
-import type { ProviderType } from './providers/types.ts';
+import type { ProviderType } from '../adapters/models/types.ts';
 import { createRunActivities } from './run-activities.ts';
 import type { SandboxBrowsers } from './sandbox/browser/browser-tools.ts';
 import type { LocalSandboxDriver } from './sandbox/local/driver.ts';
@@ -20,7 +20,7 @@ import { createSandboxToolRunner } from './sandbox/tool-runner.ts';
 import { createWorkspaceSteps } from './sandbox/workspace-steps.ts';
 import { createToolActivities } from './tool-activities.ts';
 import { createWebhookActivities } from './webhooks/deliver-batch.ts';
-import type { DestinationLookup } from './webhooks/pinned-post.ts';
+import type { DestinationLookup } from '../adapters/outbound/pinned-post.ts';
 
 export type ActivityDeps = {
   database: DatabaseHandle;
@@ -56,11 +56,11 @@ function builtInPlatformTools(deps: ActivityDeps, sandbox: Omit<Parameters<typeo
   const mcp = { keyring: deps.keyring, allowPrivateNetwork: deps.webhooksAllowPrivateNetwork, ...(deps.webhookLookup ? { lookup: deps.webhookLookup } : {}) };
   return [
     { matches: sandboxTools.handles, run: async (call) => fromAnswer(await sandboxTools.run(call)) },
-    { matches: (name) => name === LOAD_SKILL_TOOL_NAME, run: (call) => answerLoadSkill(system(), call) },
+    { matches: (name) => name === LOAD_SKILL_TOOL_NAME, run: (call) => answerLoadSkill({ ctx: system(), input: call }) },
     {
       matches: (name) => name.startsWith(MCP_TOOL_PREFIX),
       run: async (call) => {
-        const { outcome, execution } = await callMcpTool(system(), mcp, call);
+        const { outcome, execution } = await callMcpTool({ ctx: system(), deps: mcp, input: call });
         return execution ? { outcome, execution } : { outcome };
       },
     },
@@ -75,7 +75,7 @@ export function createActivities(deps: ActivityDeps) {
   const system = () => systemContext({ db: deps.database.db, logger: deps.logger, clock: deps.clock });
   const snapshots = new Map(deps.sandboxSnapshots.map((snapshot) => [snapshot.id.toLowerCase(), snapshot]));
   const sandbox = { system, driver: deps.sandboxDriver, snapshots };
-  // Storage endpoints follow the webhooks' address policy and DNS seam (services/storage-providers/s3-client.ts).
+  // Storage endpoints follow the webhooks' address policy and DNS seam (adapters/storage/s3-client.ts).
   const storagePolicy = { allowPrivateNetwork: deps.webhooksAllowPrivateNetwork, ...(deps.webhookLookup ? { lookup: deps.webhookLookup } : {}) };
   const workspaceSteps = createWorkspaceSteps({ ...sandbox, keyring: deps.keyring, storagePolicy });
   return classifyFailures({

@@ -1,5 +1,5 @@
 import { attachmentsOf, describeAttachmentsForModel } from '../domain/attachments/metadata.ts';
-import type { ModelMessage, ModelReplay, ModelToolCall } from './providers/types.ts';
+import type { ModelMessage, ModelReplay, ModelToolCall } from '../adapters/models/types.ts';
 
 type StoredMessage = { role: string; runId: string; content: Record<string, unknown> };
 

@@ -11,8 +11,8 @@ import { settleRun } from '../services/runs/settle.ts';
 import { transitionRun } from '../services/runs/transition.ts';
 import type { ServiceContext } from '../services/service-context.ts';
 import { toModelMessages } from './model-messages.ts';
-import { invokeModel } from './providers/index.ts';
-import { ModelInvocationError, type ModelResult, type ProviderType } from './providers/types.ts';
+import { invokeModel } from '../adapters/models/index.ts';
+import { ModelInvocationError, type ModelResult, type ProviderType } from '../adapters/models/types.ts';
 import type { RunActivities } from './run-activity-types.ts';
 
 export type RunStepDeps = {
@@ -75,7 +75,7 @@ export function createRunActivities(deps: RunStepDeps): RunSteps {
     scheduleModelRetry: (input) => scheduleModelRetry({ ctx: system(), input }),
 
     async resumeRun({ runId }) {
-      await transitionRun(system(), { runId, to: 'running' });
+      await transitionRun({ ctx: system(), input: { runId, to: 'running' } });
     },
 
     settleRun: (input) => settleRun({ ctx: system(), gate: deps.gate, input }),

@@ -2,8 +2,8 @@ import { Context } from '@temporalio/activity';
 import type { AdmissionGate } from '../services/runs/admission-gate.ts';
 import { enterWaitingState } from '../services/runs/enter-waiting.ts';
 import type { ServiceContext } from '../services/service-context.ts';
-import { appendToolResultMessages } from '../services/tool-calls/append-results.ts';
-import { checkToolProgress } from '../services/tool-calls/check-progress.ts';
+import { appendToolResultMessages } from '../services/runs/append-tool-results.ts';
+import { checkToolProgress } from '../services/runs/check-tool-progress.ts';
 import { completePlatformToolCall } from '../services/tool-calls/complete-platform.ts';
 import { DELEGATION_TOOLS } from '../domain/runs/delegation.ts';
 import type { CredentialKeyring } from '../services/credentials/keyring.ts';
@@ -57,7 +57,7 @@ export function createToolActivities(deps: { system: () => ServiceContext; platf
       if (!call) return; // already completed by an earlier attempt
       const run = platformTools.resolve(call.toolName);
       if (!run) {
-        await completePlatformToolCall(ctx, { toolCallId, outcome: { status: 'failure', code: 'platform_tool_failed', message: `No platform handler is registered for "${call.toolName}".` } });
+        await completePlatformToolCall({ ctx, input: { toolCallId, outcome: { status: 'failure', code: 'platform_tool_failed', message: `No platform handler is registered for "${call.toolName}".` } } });
         return;
       }
       const activity = Context.current();
@@ -65,11 +65,11 @@ export function createToolActivities(deps: { system: () => ServiceContext; platf
       try {
         const result = await run({ toolName: call.toolName, arguments: call.arguments, runId, toolCallId, signal: activity.cancellationSignal });
         if (activity.cancellationSignal.aborted) throw activity.cancellationSignal.reason;
-        await completePlatformToolCall(ctx, { toolCallId, ...result });
+        await completePlatformToolCall({ ctx, input: { toolCallId, ...result } });
       } catch (error) {
         if (activity.cancellationSignal.aborted) throw error;
         // A runner that throws is a tool failure the model can react to, not a worker crash.
-        await completePlatformToolCall(ctx, { toolCallId, outcome: { status: 'failure', code: 'platform_tool_failed', message: 'The platform tool failed.' } });
+        await completePlatformToolCall({ ctx, input: { toolCallId, outcome: { status: 'failure', code: 'platform_tool_failed', message: 'The platform tool failed.' } } });
         ctx.logger.warn('platform tool failed', { runId, toolCallId, tool: call.toolName, err: error });
       } finally {
         clearInterval(heartbeat);
@@ -77,23 +77,23 @@ export function createToolActivities(deps: { system: () => ServiceContext; platf
     },
 
     async startDelegation(input) {
-      return startDelegationCall(system(), { keyring: deps.keyring }, input);
+      return startDelegationCall({ ctx: system(), deps: { keyring: deps.keyring }, input });
     },
 
     async finishDelegation(input) {
-      await finishDelegationCall(system(), input);
+      await finishDelegationCall({ ctx: system(), input });
     },
 
     async startHarnessOperation(input) {
-      return startHarnessOperation(system(), input);
+      return startHarnessOperation({ ctx: system(), input });
     },
 
     async finishHarnessOperation(input) {
-      await finishHarnessOperation(system(), input);
+      await finishHarnessOperation({ ctx: system(), input });
     },
 
     async appendToolResults(input) {
-      await appendToolResultMessages(system(), input);
+      await appendToolResultMessages({ ctx: system(), input });
     },
 
     async enterWaitingState(input) {

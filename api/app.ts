@@ -56,8 +56,8 @@ function authProviderFor(deps: AppDeps): AuthProvider {
 }
 
 /**
- * The API composition root. Middleware order is fixed: request id → request log → auth →
- * rate limits → idempotency → routes. Every resource is mounted in the one list below.
+ * The API composition root. Middleware order is fixed: request id → request log → body limit →
+ * auth → rate limits → idempotency → routes. Every resource is mounted in the one list below.
  */
 export function createApp(deps: AppDeps) {
   const provider = authProviderFor(deps);

@@ -6,7 +6,7 @@ import type { CredentialKeyring } from '../services/credentials/keyring.ts';
 import type { ProjectEventTail } from '../services/background/project-event-tail.ts';
 import type { Snapshot } from '../domain/sandbox/snapshot-registry.ts';
 import type { DeploymentPreset } from '../services/model-presets/deployment.ts';
-import type { RunStarter } from '../services/runs/run-starter.ts';
+import type { RunStarter } from '../services/run-starter.ts';
 import type { StorageEndpointPolicy } from '../services/storage-providers/s3-client.ts';
 
 /** Everything the API process wires once, in api/app.ts, and hands to route modules. */

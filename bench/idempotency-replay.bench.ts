@@ -43,12 +43,16 @@ export async function run(options: { operations?: number; rounds?: number } = {}
       const body = JSON.stringify({ slug: 'bench', name: 'Bench project' });
       const scope = { principalId: actor.principalId, route: `POST /v1/projects`, idempotencyKey: 'bench-key' };
       const requestHash = hashRequestBody(body);
-      const first = await executeIdempotently(ctx, { scope, requestHash }, async () => ({ status: 201, body: JSON.parse(body), headers: { 'content-type': 'application/json' } }));
+      const first = await executeIdempotently({ ctx, input: { scope, requestHash }, run: async () => ({ status: 201, body: JSON.parse(body), headers: { 'content-type': 'application/json' } }) });
       if (first.kind !== 'executed') throw new Error('setup failed');
 
       const replay = async () => {
-        const outcome = await executeIdempotently(ctx, { scope, requestHash: hashRequestBody(body) }, async () => {
-          throw new Error('a replay must not run the effect');
+        const outcome = await executeIdempotently({
+          ctx,
+          input: { scope, requestHash: hashRequestBody(body) },
+          run: async () => {
+            throw new Error('a replay must not run the effect');
+          },
         });
         if (outcome.kind !== 'replay') throw new Error('expected a replay');
       };

@@ -29,7 +29,7 @@ type Decision = { kind: 'call'; tool: string; arguments: string } | { kind: 'rep
  * arguments>]` is answered with a call of that tool, and a request carrying the tool's output
  * with a short text reply; anything else gets the text reply. A user message containing
  * `sleep <ms>` is answered after that long (a call in flight for the crash check). The test
- * suite's scriptable fakes (`test/fixtures/model-servers/`) stay with the tests.
+ * suite's scriptable fakes (`test/fixtures/model-vendors/`) stay with the tests.
  */
 export async function startInstantModelServer(): Promise<InstantModelServer> {
   let seq = 0;

@@ -45,12 +45,12 @@ import { migrateDatabase } from '../db/migrate.ts';
 import * as schema from '../db/schema/index.ts';
 import { runWorkflowId } from '../domain/runs/workflow.ts';
 import { createRuntime } from '../scripts/runtime.ts';
-import type { RunStarter } from '../services/runs/run-starter.ts';
+import type { RunStarter } from '../services/run-starter.ts';
 import { RUN_SEARCH_ATTRIBUTES as runSearchAttributeKeys } from '../domain/runs/workflow.ts';
 import { INSTANT_MODEL_API_KEY, startInstantModelServer, VENDOR_A_BASE_URL_ENV } from './instant-model-server.ts';
 import type { BareActivities } from './baseline/workflow.ts';
 import { startBenchTemporal } from './temporal.ts';
-import { apiFor, percentile, pool, printRecords, withBenchDatabase, type BenchRecord } from './support.ts';
+import { apiFor, percentile, pool, printRecords, REQUEST_LIMITS_OFF, withBenchDatabase, type BenchRecord } from './support.ts';
 
 type Options = {
   /** Sessions (and bare starts) per round of figure 1. */
@@ -85,7 +85,7 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
       const apiDatabase = countingDatabase(url, 10);
       const appDatabase = apiDatabase.handle;
       const workerDatabase = countingDatabase(url, 10);
-      const appSettings = parseSettings({ SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'error', [VENDOR_A_BASE_URL_ENV]: fake.baseUrl });
+      const appSettings = parseSettings({ SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'error', [VENDOR_A_BASE_URL_ENV]: fake.baseUrl, ...REQUEST_LIMITS_OFF });
       const starter = heldRunStarter();
       const deps = await createAppDeps({ settings: appSettings, logger, database: appDatabase, runStarter: starter });
       const app = createApp(deps);

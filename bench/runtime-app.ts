@@ -8,9 +8,9 @@ import { migrateDatabase } from '../db/migrate.ts';
 import { runWorkflowId } from '../domain/runs/workflow.ts';
 import { createAppDeps } from '../scripts/app-deps.ts';
 import { createRuntime, type Runtime } from '../scripts/runtime.ts';
-import type { RunStarter } from '../services/runs/run-starter.ts';
+import type { RunStarter } from '../services/run-starter.ts';
 import { INSTANT_MODEL_API_KEY, startInstantModelServer, VENDOR_A_BASE_URL_ENV } from './instant-model-server.ts';
-import { apiFor, withBenchDatabase } from './support.ts';
+import { apiFor, REQUEST_LIMITS_OFF, withBenchDatabase } from './support.ts';
 import { startBenchTemporal } from './temporal.ts';
 
 export type BenchRuntimeApp = {
@@ -21,7 +21,7 @@ export type BenchRuntimeApp = {
   /** The handle the API and the worker share. */
   database: DatabaseHandle;
   /** Creates a session and waits for its first run's workflow to end; the ms it took. */
-  timedSession(agentId: string, message: string): Promise<number>;
+  timedSession: (agentId: string, message: string) => Promise<number>;
 };
 
 /**
@@ -43,7 +43,7 @@ export async function withBenchRuntimeApp<T>(
       await migrateDatabase(migrations);
       await migrations.close();
       const database = await openDatabase({ driver: 'postgres', url, maxConnections: 10 });
-      const settings = parseSettings({ SVC_DATA_DIR: temporal.dataDir, SVC_LOG_LEVEL: 'error', [VENDOR_A_BASE_URL_ENV]: model.baseUrl, ...options.env });
+      const settings = parseSettings({ SVC_DATA_DIR: temporal.dataDir, SVC_LOG_LEVEL: 'error', [VENDOR_A_BASE_URL_ENV]: model.baseUrl, ...REQUEST_LIMITS_OFF, ...options.env });
       let target: RunStarter | null = null;
       const deps = await createAppDeps({
         settings,

@@ -26,7 +26,7 @@ import { decodeEventCursor, encodeEventCursor } from '../domain/event-cursor.ts'
 import { appendProductEvent } from '../services/events/append.ts';
 import type { PublicProductEvent } from '../services/events/public-event.ts';
 import { latestProjectPosition } from '../services/events/read.ts';
-import { benchContext, percentile, printRecords, withBenchDatabase, type BenchRecord } from './support.ts';
+import { benchContext, percentile, printRecords, REQUEST_LIMITS_OFF, withBenchDatabase, type BenchRecord } from './support.ts';
 
 type Options = { clients?: number; events?: number; warmup?: number };
 type Target = { port: number; path: string; headers: Record<string, string> };
@@ -127,7 +127,7 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
       await migrateDatabase(database);
       const logger = createLogger({ level: 'error' });
       // Limits off: 1,000 streams of one key, connected 50 at a time (limits: event-stream-limits.test.ts).
-      const limitsOff = { SVC_EVENT_STREAMS_PER_PRINCIPAL: '0', SVC_EVENT_STREAMS_PER_PROJECT: '0', SVC_RATE_LIMIT_API_KEY_PER_SECOND: '0', SVC_RATE_LIMIT_PROJECT_PER_SECOND: '0' };
+      const limitsOff = { SVC_EVENT_STREAMS_PER_PRINCIPAL: '0', SVC_EVENT_STREAMS_PER_PROJECT: '0', ...REQUEST_LIMITS_OFF };
       const deps = await createAppDeps({ settings: parseSettings({ SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'error', ...limitsOff }), logger, database });
       const app = createApp(deps);
       const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
@@ -159,7 +159,7 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
           async () => {
             while (deps.eventTail.stats().subscribers < settings.clients) await sleep(10);
           },
-          await latestProjectPosition(database.db, projectId),
+          await latestProjectPosition({ db: database.db, input: { projectId } }),
         );
         const basePort = (baseline.address() as AddressInfo).port;
         const raw = await measure(

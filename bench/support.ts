@@ -14,6 +14,13 @@ import { systemClock, type ServiceContext, systemContext } from '../services/ser
  */
 
 /** One measured quantity next to its in-run baseline; `ratio` = value / baseline. */
+/**
+ * The per-key and per-project request limits off: a bench drives the engine from one API key far
+ * faster than the default 50 requests/s, and measures the engine, not the limiter (whose cost
+ * with the limits on is a map lookup per request).
+ */
+export const REQUEST_LIMITS_OFF = { SVC_RATE_LIMIT_API_KEY_PER_SECOND: '0', SVC_RATE_LIMIT_PROJECT_PER_SECOND: '0' } as const;
+
 export type BenchRecord = {
   name: string;
   unit: string;

@@ -31,7 +31,7 @@ import { createRuntime } from '../scripts/runtime.ts';
 import { appendProductEvent } from '../services/events/append.ts';
 import { latestProjectPosition } from '../services/events/read.ts';
 import { startBenchTemporal } from './temporal.ts';
-import { apiFor, benchContext, percentile, pool, printRecords, throughput, withBenchDatabase, type BenchRecord } from './support.ts';
+import { apiFor, benchContext, percentile, pool, printRecords, REQUEST_LIMITS_OFF, throughput, withBenchDatabase, type BenchRecord } from './support.ts';
 
 type Options = { events?: number; writers?: number; lagEvents?: number; intervalMs?: number };
 
@@ -45,7 +45,7 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
     return await withBenchDatabase(async (url) => {
       const database = await openDatabase({ driver: 'postgres', url, maxConnections: settings.writers + 10 });
       await migrateDatabase(database);
-      const appSettings = parseSettings({ SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'error', SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' });
+      const appSettings = parseSettings({ SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'error', SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true', ...REQUEST_LIMITS_OFF });
       const deps = await createAppDeps({ settings: appSettings, logger, database });
       const runtime = await createRuntime({
         settings: appSettings,
@@ -72,14 +72,14 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
         // Warm up both paths: plans, connections, the delivery workflow and its first batches.
         await throughput(settings.writers, 500, (_writer, i) => append(other!.id, i));
         await pool(200, settings.writers, (i) => append(projectId, i));
-        await receiver.waitForPosition(await latestProjectPosition(database.db, projectId));
+        await receiver.waitForPosition(await latestProjectPosition({ db: database.db, input: { projectId } }));
 
         // ---- 1. throughput -------------------------------------------------------------------
         const raw = await throughput(settings.writers, 3_000, (_writer, i) => append(other!.id, i));
         const started = performance.now();
         await pool(settings.events, settings.writers, (i) => append(projectId, i));
         const appended = performance.now();
-        await receiver.waitForPosition(await latestProjectPosition(database.db, projectId));
+        await receiver.waitForPosition(await latestProjectPosition({ db: database.db, input: { projectId } }));
         const delivered = settings.events / ((receiver.lastReceiptAt - started) / 1000);
         const appendedInPhase = settings.events / ((appended - started) / 1000);
         const lastReceiptLagMs = receiver.lastReceiptAt - appended;
@@ -88,14 +88,14 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
         const webhookPath = `/v1/projects/${projectId}/event-webhooks/${webhook.id}`;
         await api.call('PATCH', webhookPath, { enabled: false });
         await pool(settings.events, settings.writers, (i) => append(projectId, i));
-        const backlogTail = await latestProjectPosition(database.db, projectId);
+        const backlogTail = await latestProjectPosition({ db: database.db, input: { projectId } });
         const enabledAt = performance.now();
         await api.call('PATCH', webhookPath, { enabled: true });
         await receiver.waitForPosition(backlogTail);
         const catchUp = settings.events / ((receiver.lastReceiptAt - enabledAt) / 1000);
 
         // ---- 2. lag --------------------------------------------------------------------------
-        const subscription = await runtime.eventTail.subscribe(projectId, await latestProjectPosition(database.db, projectId));
+        const subscription = await runtime.eventTail.subscribe(projectId, await latestProjectPosition({ db: database.db, input: { projectId } }));
         const tailReceipts = new Map<string, number>();
         const consuming = (async () => {
           for await (const batch of subscription) for (const row of batch) tailReceipts.set(row.id, performance.now());
@@ -106,7 +106,7 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
           commits.set(event.id, performance.now());
           await sleep(settings.intervalMs);
         }
-        await receiver.waitForPosition(await latestProjectPosition(database.db, projectId));
+        await receiver.waitForPosition(await latestProjectPosition({ db: database.db, input: { projectId } }));
         subscription.close();
         await consuming;
         const webhookLag = [...commits].map(([id, at]) => receiver.receipts.get(id)! - at).sort((a, b) => a - b);

@@ -7,7 +7,7 @@ import { ensureInitialOwner } from '../services/auth/initial-owner.ts';
 import { ensureInstallation } from '../services/auth/installation.ts';
 import { createProjectEventTail, type ProjectEventTail } from '../services/background/project-event-tail.ts';
 import { createLoggingRunStarter } from '../services/runs/logging-run-starter.ts';
-import type { RunStarter } from '../services/runs/run-starter.ts';
+import type { RunStarter } from '../services/run-starter.ts';
 import { systemClock, systemContext, type Clock } from '../services/service-context.ts';
 import { loadSettingsDependencies, type SettingsDependencies } from './dependencies.ts';
 
@@ -38,7 +38,7 @@ export async function createAppDeps(options: AppDepsOptions): Promise<AppDeps> {
   const startup = systemContext({ db: database.db, logger, clock });
   // One process at a time: API processes starting together would race to create the first rows.
   await database.exclusively(LOCKS.installation, async () => {
-    if (settings.authMode === 'development') await ensureDevelopmentTenant(startup);
+    if (settings.authMode === 'development') await ensureDevelopmentTenant({ ctx: startup });
     else await ensureInstallation(startup);
     if (settings.hosted) await ensureInitialOwner(startup, settings.hosted.initialOwnerSubject);
   });

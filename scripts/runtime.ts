@@ -1,7 +1,7 @@
 import { createActivities } from '../activities/index.ts';
 import { createSandboxBrowsers } from '../activities/sandbox/browser/browser-tools.ts';
 import { createLocalSandboxDriver } from '../activities/sandbox/local/driver.ts';
-import type { DestinationLookup } from '../activities/webhooks/pinned-post.ts';
+import type { DestinationLookup } from '../adapters/outbound/pinned-post.ts';
 import { loadPlatformToolModules } from '../activities/platform-tools/modules.ts';
 import type { PlatformToolHandler } from '../activities/platform-tools/registry.ts';
 import type { Logger } from '../config/logger.ts';

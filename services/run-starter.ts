@@ -1,6 +1,6 @@
-import type { RunWakeSignal } from '../../domain/runs/workflow.ts';
-import type { CredentialKeyring } from '../credentials/keyring.ts';
-import type { StorageEndpointPolicy } from '../storage-providers/s3-client.ts';
+import type { RunWakeSignal } from '../domain/runs/workflow.ts';
+import type { CredentialKeyring } from './credentials/keyring.ts';
+import type { StorageEndpointPolicy } from '../adapters/storage/s3-client.ts';
 
 /**
  * How committed runs reach the runtime. Verbs queue these calls with `afterCommit`, so the row
@@ -32,6 +32,6 @@ export type RunStarterDeps = {
    * through the API; absent or null: no quota (a delegated run counts through its coordinator).
    */
   unsettledRunsLimit?: number | null;
-  /** Where turn files may be uploaded (services/storage-providers/s3-client.ts); absent: public storage endpoints only. */
+  /** Where turn files may be uploaded (adapters/storage/s3-client.ts); absent: public storage endpoints only. */
   storagePolicy?: StorageEndpointPolicy;
 };

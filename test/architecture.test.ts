@@ -8,17 +8,19 @@ import { describe, expect, it } from 'vitest';
  * every source file. `import type` counts only where a rule says types are allowed.
  */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const LAYERS = ['api', 'services', 'domain', 'db', 'workflows', 'activities', 'temporal', 'config', 'console', 'client'] as const;
+const LAYERS = ['api', 'services', 'domain', 'db', 'adapters', 'workflows', 'activities', 'temporal', 'config', 'console', 'client'] as const;
 type Layer = (typeof LAYERS)[number] | 'test' | 'scripts' | 'bench';
 
 // Runtime imports each layer may make of our own code (its own layer is always allowed).
 const allowed: Record<(typeof LAYERS)[number], { runtime: Layer[]; typeOnly: Layer[] }> = {
   api: { runtime: ['services', 'domain', 'config', 'console'], typeOnly: ['db'] },
-  services: { runtime: ['db', 'domain', 'temporal'], typeOnly: ['config'] },
+  services: { runtime: ['db', 'domain', 'adapters', 'temporal'], typeOnly: ['config'] },
   domain: { runtime: [], typeOnly: [] },
   db: { runtime: [], typeOnly: ['domain', 'config'] },
+  // Outbound wire protocols (models, MCP, pinned HTTP, S3): they speak to other systems and keep no state of ours.
+  adapters: { runtime: ['domain'], typeOnly: [] },
   workflows: { runtime: ['domain'], typeOnly: ['activities'] },
-  activities: { runtime: ['services', 'domain'], typeOnly: ['config', 'db'] },
+  activities: { runtime: ['services', 'adapters', 'domain'], typeOnly: ['config', 'db'] },
   temporal: { runtime: ['config', 'domain'], typeOnly: [] },
   config: { runtime: [], typeOnly: [] },
   // The browser console talks to the service through the typed client, and shares the domain's pure rules (the config parser).
@@ -26,7 +28,7 @@ const allowed: Record<(typeof LAYERS)[number], { runtime: Layer[]; typeOnly: Lay
   client: { runtime: ['domain'], typeOnly: [] },
 };
 
-type Import = { file: string; from: Layer; to: string; typeOnly: boolean };
+type Import = { file: string; from: Layer; to: string; typeOnly: boolean; names: string[] };
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -40,10 +42,12 @@ function importsOf(file: string): Import[] {
   const text = readFileSync(file, 'utf8');
   const from = path.relative(root, file).split(path.sep)[0] as Layer;
   const found: Import[] = [];
-  for (const match of text.matchAll(/^\s*(import|export)\s+(type\s+)?[^'";]*?from\s+['"]([^'"]+)['"]/gm)) {
-    found.push({ file: path.relative(root, file), from, to: match[3]!, typeOnly: Boolean(match[2]) });
+  for (const match of text.matchAll(/^\s*(import|export)\s+(type\s+)?([^'";]*?)from\s+['"]([^'"]+)['"]/gm)) {
+    // The value names an import brings (`{ a, b as c, type D }` → a, b).
+    const names = [...(/\{([^}]*)\}/.exec(match[3]!)?.[1] ?? '').split(',')].map((name) => name.trim()).filter((name) => name && !name.startsWith('type ')).map((name) => name.split(/\s+as\s+/)[0]!.trim());
+    found.push({ file: path.relative(root, file), from, to: match[4]!, typeOnly: Boolean(match[2]), names });
   }
-  for (const match of text.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm)) found.push({ file: path.relative(root, file), from, to: match[1]!, typeOnly: false });
+  for (const match of text.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm)) found.push({ file: path.relative(root, file), from, to: match[1]!, typeOnly: false, names: [] });
   return found;
 }
 
@@ -80,8 +84,81 @@ describe('layer boundaries', () => {
     expect(violations.map((entry) => `${entry.file} imports ${entry.to}`)).toEqual([]);
   });
 
+  it('adapters/ touch no database and no Temporal: they speak other systems\' wire protocols and keep no state of ours', () => {
+    const adapters = imports.filter((entry) => entry.from === 'adapters');
+    expect(adapters.length).toBeGreaterThan(0);
+    const stateful = /^(drizzle-orm|postgres|@electric-sql\/pglite|@temporalio\/)/;
+    const violations = adapters.filter((entry) => stateful.test(entry.to) || ['db', 'services', 'activities', 'temporal'].includes(targetLayer(entry) ?? ''));
+    expect(violations.map((entry) => `${entry.file} imports ${entry.to}`)).toEqual([]);
+  });
+
+  it('inside services/, imports between folders point one way: no circle, type imports included', () => {
+    // A folder (or a file at the top of services/) is one unit; the run lifecycle is owned by
+    // services/runs, which the session, tool-call and delegation verbs build on, never the reverse.
+    const unitOf = (file: string) => path.relative(path.join(root, 'services'), file).split(path.sep)[0]!;
+    const edges = new Map<string, Set<string>>();
+    for (const entry of imports.filter((item) => item.from === 'services' && item.to.startsWith('.'))) {
+      const target = path.resolve(root, path.dirname(entry.file), entry.to);
+      if (!target.startsWith(path.join(root, 'services') + path.sep)) continue;
+      const from = unitOf(path.join(root, entry.file));
+      const to = unitOf(target);
+      if (from !== to) edges.set(from, (edges.get(from) ?? new Set()).add(to));
+    }
+    expect(edges.size).toBeGreaterThan(20);
+    expect(circles(edges)).toEqual([]);
+  });
+
+  it('verbs that routes and activities call take one object ({ ctx, input } or { db, ... }), never a positional context', () => {
+    // Pure helpers, factories and mappers (no context parameter) may take positional arguments.
+    const callers = imports.filter((entry) => (entry.from === 'api' || entry.from === 'activities') && !entry.typeOnly && targetLayer(entry) === 'services');
+    expect(callers.length).toBeGreaterThan(100);
+    const positional = new Set<string>();
+    for (const entry of callers) {
+      const file = path.resolve(root, path.dirname(entry.file), entry.to);
+      const text = readFileSync(file, 'utf8');
+      for (const name of entry.names) {
+        const declared = new RegExp(`export\\s+(?:async\\s+)?function\\s+${name}\\s*(?:<[^>]*>)?\\s*\\(\\s*([^,)]*)`).exec(text) ?? new RegExp(`export\\s+const\\s+${name}\\s*=\\s*(?:async\\s*)?\\(\\s*([^,)]*)`).exec(text);
+        const first = declared?.[1]?.trim() ?? '';
+        if (/^(ctx|tx|db)\??\s*:/.test(first)) positional.add(`${path.relative(root, file)}#${name}`);
+      }
+    }
+    expect([...positional].sort()).toEqual([]);
+  });
+
   it('domain and workflows stay free of Node built-ins (workflows bundle them)', () => {
     const violations = imports.filter((entry) => (entry.from === 'domain' || entry.from === 'workflows') && entry.to.startsWith('node:'));
     expect(violations.map((entry) => `${entry.file} imports ${entry.to}`)).toEqual([]);
   });
 });
+
+/** The strongly connected components of more than one node (Tarjan): each is a circle of imports. */
+function circles(edges: Map<string, Set<string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node)!);
+    stack.push(node);
+    onStack.add(node);
+    for (const next of edges.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node)!, index.get(next)!));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== node);
+    if (component.length > 1) found.push(component.sort());
+  };
+  for (const node of edges.keys()) if (!index.has(node)) visit(node);
+  return found;
+}

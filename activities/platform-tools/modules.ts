@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { MCP_TOOL_PREFIX, RESERVED_TOOL_NAMES, SANDBOX_TOOLS, TOOL_NAME_PATTERN } from '../../domain/agent-config/index.ts';
-import type { DestinationLookup } from '../../services/outbound/pinned-destination.ts';
+import type { DestinationLookup } from '../../adapters/outbound/pinned-destination.ts';
 import { httpGetTool } from './builtin/http-get.ts';
 import type { PlatformToolHandler } from './registry.ts';
 

@@ -129,7 +129,7 @@ export function createSandboxToolRunner(deps: { system: () => ServiceContext; dr
 
     async run(input: SandboxToolInput): Promise<PlatformToolAnswer> {
       const ctx = deps.system();
-      const target = await ensureRunSandbox(ctx, { runId: input.runId });
+      const target = await ensureRunSandbox({ ctx, input: { runId: input.runId } });
       if (!target) return { status: 'failure', message: 'This agent version has no sandbox.' };
       const args = (input.arguments ?? {}) as Record<string, unknown>;
       const tool = tools[input.toolName as SandboxToolName]!;
@@ -139,20 +139,23 @@ export function createSandboxToolRunner(deps: { system: () => ServiceContext; dr
       } catch (error) {
         return { status: 'failure', message: (error as Error).message };
       }
-      const recorded = await beginSandboxCommand(ctx, { sandbox: target.sandbox, runId: input.runId, toolCallId: input.toolCallId, toolName: input.toolName, safeCommand: safeCommandGuess });
+      const recorded = await beginSandboxCommand({ ctx, input: { sandbox: target.sandbox, runId: input.runId, toolCallId: input.toolCallId, toolName: input.toolName, safeCommand: safeCommandGuess } });
       // A retried step whose command finished: its side effects happened once; reuse the answer
       // (browser state is best effort, so those steps simply run again).
       if (recorded.completedAt && (recorded.failure !== null || recorded.resultValue !== null)) {
         return recorded.failure !== null ? { status: 'failure', message: recorded.failure } : { status: 'success', value: recorded.resultValue };
       }
       const run = await tool(target, args);
-      await completeSandboxCommand(ctx, {
-        toolCallId: input.toolCallId,
-        safeCommand: run.safeCommand,
-        safeResult: run.safeResult,
-        // Reads are repeatable, so their content is not kept.
-        resultValue: run.failure || input.toolName === 'read' || input.toolName.startsWith('browser_') ? null : run.value,
-        failure: run.failure ?? null,
+      await completeSandboxCommand({
+        ctx,
+        input: {
+          toolCallId: input.toolCallId,
+          safeCommand: run.safeCommand,
+          safeResult: run.safeResult,
+          // Reads are repeatable, so their content is not kept.
+          resultValue: run.failure || input.toolName === 'read' || input.toolName.startsWith('browser_') ? null : run.value,
+          failure: run.failure ?? null,
+        },
       });
       return run.failure ? { status: 'failure', message: run.failure } : { status: 'success', value: run.value };
     },

@@ -12,7 +12,7 @@ import { loadRunWorkspaceInputs, type RunWorkspaceInputs } from '../../services/
 import { planWorkspaceBackup } from '../../services/sandboxes/plan-backup.ts';
 import { recordWorkspaceBackup } from '../../services/sandboxes/record-backup.ts';
 import type { ServiceContext } from '../../services/service-context.ts';
-import { getObjectBytes, putObjectBytes } from '../../services/storage-providers/objects.ts';
+import { getObjectBytes, putObjectBytes } from '../../adapters/storage/objects.ts';
 import type { StorageProviderRow } from '../../services/storage-providers/public.ts';
 import { s3ClientFor, type StorageEndpointPolicy } from '../../services/storage-providers/s3-client.ts';
 import { verifyArchiveBytes } from '../../services/workspace-files/archive-reader.ts';
@@ -91,7 +91,7 @@ export function createWorkspaceSteps(deps: {
   };
 
   return {
-    async prepareRunWorkspace({ runId }: { runId: string }): Promise<PrepareWorkspaceResult> {
+    prepareRunWorkspace: async ({ runId }: { runId: string }): Promise<PrepareWorkspaceResult> => {
       const ctx = deps.system();
       const inputs = await loadRunWorkspaceInputs({ ctx, input: { runId } });
       if (!inputs) return { ok: true };
@@ -117,7 +117,7 @@ export function createWorkspaceSteps(deps: {
       return { ok: true };
     },
 
-    async backupWorkspace({ runId }: { runId: string }): Promise<BackupWorkspaceResult> {
+    backupWorkspace: async ({ runId }: { runId: string }): Promise<BackupWorkspaceResult> => {
       const ctx = deps.system();
       const plan = await planWorkspaceBackup({ ctx, deps: { keyring }, input: { runId } });
       if (plan.kind === 'skip') return { skipped: plan.reason };

@@ -8,7 +8,7 @@ import { prepareWebhookAttempt, type WebhookAttempt } from '../../services/event
 import { recordWebhookAttempt, type AttemptResult } from '../../services/event-webhooks/delivery/record-attempt.ts';
 import { webhookCredentialAad } from '../../services/event-webhooks/public.ts';
 import type { ProjectEventTail } from '../../services/background/project-event-tail.ts';
-import { pinnedPost, type DestinationLookup, type PostOutcome } from './pinned-post.ts';
+import { pinnedPost, type DestinationLookup, type PostOutcome } from '../../adapters/outbound/pinned-post.ts';
 import { webhookSignatureHeader } from './sign.ts';
 
 export type WebhookActivityDeps = {
@@ -54,7 +54,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
    */
   const deliverOneBatch = async (webhookId: string, prepared: WebhookAttempt | null): Promise<StepResult> => {
     const ctx = system();
-    const step = prepared ? { kind: 'attempt' as const, attempt: prepared } : await prepareWebhookAttempt(ctx, { webhookId });
+    const step = prepared ? { kind: 'attempt' as const, attempt: prepared } : await prepareWebhookAttempt({ ctx, input: { webhookId } });
     switch (step.kind) {
       case 'stopped':
       case 'advanced':
@@ -66,7 +66,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
     }
     const { attempt } = step;
     const record = async (result: AttemptResult, attemptedAt: Date): Promise<StepResult> => {
-      const { outcome, next } = await recordWebhookAttempt(ctx, { webhookId, changeSequence: attempt.changeSequence, batchId: attempt.batch.id, attemptedAt, result });
+      const { outcome, next } = await recordWebhookAttempt({ ctx, input: { webhookId, changeSequence: attempt.changeSequence, batchId: attempt.batch.id, attemptedAt, result } });
       const caughtUp = outcome.kind === 'delivered' && !outcome.more ? { projectId: attempt.webhook.projectId, position: attempt.batch.throughPosition } : null;
       return { outcome, caughtUp, next };
     };

@@ -1,5 +1,5 @@
-import { DomainError, ValidationError } from '../../../domain/errors.ts';
-import type { ModelProviderType } from '../../../domain/model-catalog/types.ts';
+import { DomainError, ValidationError } from '../../domain/errors.ts';
+import type { ModelProviderType } from '../../domain/model-catalog/types.ts';
 
 /** Per-request deadline for a vendor's model list; pagination makes a few of these at most. */
 export const CATALOG_REQUEST_TIMEOUT_MS = 15_000;

@@ -1,8 +1,8 @@
-import { gatewayAdapter } from './gateway.ts';
+import { gatewayAdapter } from './gateway/chat.ts';
 import type { ModelAdapter, ModelRequest, ModelResult, ProviderType } from './types.ts';
-import { vendorAAdapter } from './vendor-a.ts';
-import { vendorBAdapter } from './vendor-b.ts';
-import { vendorCAdapter } from './vendor-c.ts';
+import { vendorAAdapter } from './vendor-a/chat.ts';
+import { vendorBAdapter } from './vendor-b/chat.ts';
+import { vendorCAdapter } from './vendor-c/chat.ts';
 
 export * from './types.ts';
 export { MODEL_ERROR_CODES, type ModelErrorCode } from './errors.ts';

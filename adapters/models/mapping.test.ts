@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { buildGatewayRequest, parseGatewayResponse, providerObject } from './gateway.ts';
+import { buildGatewayRequest, parseGatewayResponse, providerObject } from './gateway/chat.ts';
 import { adapterFor } from './index.ts';
 import { ModelInvocationError, type ModelRequest, type ProviderType } from './types.ts';
-import { buildVendorARequest, parseVendorAResponse } from './vendor-a.ts';
-import { buildVendorBRequest } from './vendor-b.ts';
-import { buildVendorCRequest, parseVendorCResponse } from './vendor-c.ts';
+import { buildVendorARequest, parseVendorAResponse } from './vendor-a/chat.ts';
+import { buildVendorBRequest } from './vendor-b/chat.ts';
+import { buildVendorCRequest, parseVendorCResponse } from './vendor-c/chat.ts';
 
 // Pure request/response mapping; the wire round trips live in test/integration/model-adapters.
 

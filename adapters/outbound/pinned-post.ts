@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { failureOutcome, pinnedAgent, resolvePinnedTarget, type DestinationLookup, type OutboundFailure } from '../../services/outbound/pinned-destination.ts';
+import { failureOutcome, pinnedAgent, resolvePinnedTarget, type DestinationLookup, type OutboundFailure } from './pinned-destination.ts';
 
 export type { DestinationLookup };
 

@@ -29,20 +29,20 @@ export function developmentAuthProvider(deps: AppDeps): AuthProvider {
   // Spec 3 "Modes": development mode has no logout button, so the console is told not to show one.
   routes.get('/provider', route({ summary: 'The configured sign-in provider: `{mode, loginPath, logoutSupported}`', scopes: 'public', responses: { 200: { description: 'The provider', schema: AuthProviderShape } } }), (c) => c.json({ mode: 'development', loginPath: '/v1/auth/development/login', logoutSupported: false }));
 
-  routes.post('/development/login', route({ summary: 'Development mode: a cookie session for the development owner (needs the allowed Origin)', scopes: 'public', responses: { 200: { description: '`{authenticated: true, context}`', schema: DevelopmentLoginShape } } }), async (c) => {
+  routes.post('/development/login', route({ transaction: 'none', summary: 'Development mode: a cookie session for the development owner (needs the allowed Origin)', scopes: 'public', responses: { 200: { description: '`{authenticated: true, context}`', schema: DevelopmentLoginShape } } }), async (c) => {
     if (c.req.header('origin') !== deps.settings.appOrigin) throw new ForbiddenError(ORIGIN_NOT_ALLOWED);
     const ctx = c.var.ctx;
-    const tenant = await ensureDevelopmentTenant(ctx);
-    const session = await createBrowserSession(ctx, { organizationId: tenant.organizationId, subject: DEVELOPMENT_SUBJECT, projectId: tenant.projectId });
+    const tenant = await ensureDevelopmentTenant({ ctx });
+    const session = await createBrowserSession({ ctx, input: { organizationId: tenant.organizationId, subject: DEVELOPMENT_SUBJECT, projectId: tenant.projectId } });
     setSessionCookie(c, deps, session.token, Math.floor(SESSION_LIFETIME_MS / 1000));
-    const actor = await loadMemberActor(ctx.db, { organizationId: tenant.organizationId, projectId: tenant.projectId, subject: DEVELOPMENT_SUBJECT });
-    return c.json({ authenticated: true, context: await getContext({ ...ctx, actor }, deps) });
+    const actor = await loadMemberActor({ db: ctx.db, input: { organizationId: tenant.organizationId, projectId: tenant.projectId, subject: DEVELOPMENT_SUBJECT } });
+    return c.json({ authenticated: true, context: await getContext({ ctx: { ...ctx, actor }, deps }) });
   });
 
-  routes.post('/logout', route({ summary: 'End the browser session and clear its cookies', scopes: [], responses: { 200: { description: 'An empty object, or `{redirectUrl}` to end the provider session', schema: LogoutShape } } }), async (c) => {
+  routes.post('/logout', route({ transaction: 'none', summary: 'End the browser session and clear its cookies', scopes: [], responses: { 200: { description: 'An empty object, or `{redirectUrl}` to end the provider session', schema: LogoutShape } } }), async (c) => {
     const token = getCookie(c, SESSION_COOKIE);
     if (!token || c.var.authMethod !== 'cookie') throw new UnauthenticatedError('Logout needs the current cookie session');
-    await deleteBrowserSession(c.var.ctx, token);
+    await deleteBrowserSession({ ctx: c.var.ctx, input: { token } });
     clearBrowserCookies(c);
     return c.json({});
   });
@@ -61,7 +61,7 @@ export function developmentAuthProvider(deps: AppDeps): AuthProvider {
     async authenticate(c: Context<AppEnv>, ctx) {
       const token = getCookie(c, SESSION_COOKIE);
       if (!token) return null;
-      const { actor, sessionId } = await authenticateBrowserSession(ctx, { token, preferredProjectId: activeProjectCookie(c) });
+      const { actor, sessionId } = await authenticateBrowserSession({ ctx, input: { token, preferredProjectId: activeProjectCookie(c) } });
       return { actor, sessionId, method: 'cookie' };
     },
   };

@@ -26,7 +26,7 @@ export function edgeProxyAuthProvider(deps: AppDeps): AuthProvider {
   routes.get('/provider', route({ summary: 'The configured sign-in provider: `{mode, loginPath, logoutSupported}`', scopes: 'public', responses: { 200: { description: 'The provider', schema: AuthProviderShape } } }), (c) => c.json({ mode: 'edge_proxy', loginPath: null, logoutSupported: false }));
 
   // Forgets the browser's project choice; signing out is the edge's business.
-  routes.post('/logout', route({ summary: 'End the browser session and clear its cookies', scopes: [], responses: { 200: { description: 'An empty object, or `{redirectUrl}` to end the provider session', schema: LogoutShape } } }), async (c) => {
+  routes.post('/logout', route({ transaction: 'none', summary: 'End the browser session and clear its cookies', scopes: [], responses: { 200: { description: 'An empty object, or `{redirectUrl}` to end the provider session', schema: LogoutShape } } }), async (c) => {
     if (c.var.authMethod !== 'edge_assertion') throw new UnauthenticatedError('Logout needs a browser session');
     clearBrowserCookies(c);
     return c.json({});
@@ -52,7 +52,7 @@ export function edgeProxyAuthProvider(deps: AppDeps): AuthProvider {
       const token = assertionOf(c);
       if (!token) return null;
       const identity = await verify(token);
-      const actor = await resolveEdgeActor(ctx, identity, activeProjectCookie(c));
+      const actor = await resolveEdgeActor({ ctx, input: { identity, preferredProjectId: activeProjectCookie(c) } });
       return { actor, sessionId: null, method: 'edge_assertion' };
     },
     async checkBesideApiKey(c) {

@@ -39,9 +39,9 @@ export function hostedAuthProvider(deps: AppDeps): AuthProvider {
   routes.get('/provider', route({ summary: 'The configured sign-in provider: `{mode, loginPath, logoutSupported}`', scopes: 'public', responses: { 200: { description: 'The provider', schema: AuthProviderShape } } }), (c) => c.json({ mode: 'hosted', loginPath: '/v1/auth/login', logoutSupported: true }));
 
   // Accepted with stale cookies: a new sign-in never depends on the old session.
-  routes.post('/login', route({ summary: 'Start a hosted sign-in (needs the allowed Origin)', scopes: 'public', responses: { 200: { description: '`{redirectUrl}` of the identity provider', schema: SignInRedirectShape } } }), async (c) => {
+  routes.post('/login', route({ transaction: 'none', summary: 'Start a hosted sign-in (needs the allowed Origin)', scopes: 'public', responses: { 200: { description: '`{redirectUrl}` of the identity provider', schema: SignInRedirectShape } } }), async (c) => {
     requireAppOrigin(c.req.header('origin'));
-    const { redirectUrl, state } = await startHostedSignIn(c.var.ctx, hosted);
+    const { redirectUrl, state } = await startHostedSignIn({ ctx: c.var.ctx, deps: hosted });
     setLoginStateCookie(c, deps, state);
     return c.json({ redirectUrl });
   });
@@ -50,13 +50,13 @@ export function hostedAuthProvider(deps: AppDeps): AuthProvider {
     // The configured redirect URI with the provider's parameters: never the request's own host.
     const callbackUrl = new URL(oidc.settings.redirectUri);
     callbackUrl.search = new URL(c.req.url).search;
-    const session = await completeHostedSignIn(c.var.ctx, hosted, { callbackUrl, stateCookie: getCookie(c, LOGIN_STATE_COOKIE) ?? null }).catch((error: unknown) => {
+    const session = await completeHostedSignIn({ ctx: c.var.ctx, deps: hosted, input: { callbackUrl, stateCookie: getCookie(c, LOGIN_STATE_COOKIE) ?? null } }).catch((error: unknown) => {
       deleteCookie(c, LOGIN_STATE_COOKIE, { path: AUTH_COOKIE_PATH });
       throw error;
     });
     if (!session) {
       // Expired, reused, missing or mismatched state: a new state and a fresh sign-in.
-      const fresh = await startHostedSignIn(c.var.ctx, hosted);
+      const fresh = await startHostedSignIn({ ctx: c.var.ctx, deps: hosted });
       setLoginStateCookie(c, deps, fresh.state);
       return c.redirect(fresh.redirectUrl, 302);
     }
@@ -67,11 +67,11 @@ export function hostedAuthProvider(deps: AppDeps): AuthProvider {
     return c.redirect(`${deps.settings.appOrigin}/`, 302);
   });
 
-  routes.post('/refresh', route({ summary: 'Refresh the cookie session with the refresh cookie', scopes: 'public', responses: { 200: { description: '`{refreshed: true, expiresInSeconds}`', schema: SessionRefreshedShape } } }), async (c) => {
+  routes.post('/refresh', route({ transaction: 'none', summary: 'Refresh the cookie session with the refresh cookie', scopes: 'public', responses: { 200: { description: '`{refreshed: true, expiresInSeconds}`', schema: SessionRefreshedShape } } }), async (c) => {
     requireAppOrigin(c.req.header('origin'));
     const refreshToken = getCookie(c, REFRESH_COOKIE);
     if (!refreshToken) throw new UnauthenticatedError('There is no refresh credential; sign in again');
-    const session = await refreshHostedSession(c.var.ctx, hosted, { refreshToken }).catch((error: unknown) => {
+    const session = await refreshHostedSession({ ctx: c.var.ctx, deps: hosted, input: { refreshToken } }).catch((error: unknown) => {
       if (error instanceof UnauthenticatedError) clearBrowserCookies(c);
       throw error;
     });
@@ -80,9 +80,9 @@ export function hostedAuthProvider(deps: AppDeps): AuthProvider {
     return c.json({ refreshed: true, expiresInSeconds: session.sessionMaxAgeSeconds });
   });
 
-  routes.post('/logout', route({ summary: 'End the browser session and clear its cookies', scopes: [], responses: { 200: { description: 'An empty object, or `{redirectUrl}` to end the provider session', schema: LogoutShape } } }), async (c) => {
+  routes.post('/logout', route({ transaction: 'none', summary: 'End the browser session and clear its cookies', scopes: [], responses: { 200: { description: 'An empty object, or `{redirectUrl}` to end the provider session', schema: LogoutShape } } }), async (c) => {
     if (c.var.authMethod !== 'cookie' || !c.var.browserSessionId) throw new UnauthenticatedError('Logout needs the current cookie session');
-    const result = await endHostedSession(c.var.ctx, { ...hosted, appOrigin: deps.settings.appOrigin }, { sessionId: c.var.browserSessionId });
+    const result = await endHostedSession({ ctx: c.var.ctx, deps: { ...hosted, appOrigin: deps.settings.appOrigin }, input: { sessionId: c.var.browserSessionId } });
     clearBrowserCookies(c);
     return c.json(result);
   });
@@ -96,7 +96,7 @@ export function hostedAuthProvider(deps: AppDeps): AuthProvider {
     async authenticate(c, ctx) {
       const token = getCookie(c, SESSION_COOKIE);
       if (!token) return null;
-      const { actor, sessionId } = await authenticateBrowserSession(ctx, { token, preferredProjectId: activeProjectCookie(c) });
+      const { actor, sessionId } = await authenticateBrowserSession({ ctx, input: { token, preferredProjectId: activeProjectCookie(c) } });
       return { actor, sessionId, method: 'cookie' };
     },
   };

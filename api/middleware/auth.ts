@@ -50,7 +50,7 @@ export const authenticate = (deps: AppDeps, provider: AuthProvider) =>
       }
       if (pathProjectId) assertUuid(pathProjectId);
       await provider.checkBesideApiKey?.(c);
-      actor = await authenticateApiKey(base, deps.keyring, { secret, projectId: actsInPathProject ? pathProjectId : null });
+      actor = await authenticateApiKey({ ctx: base, deps: { keyring: deps.keyring }, input: { secret, projectId: actsInPathProject ? pathProjectId : null } });
       c.set('authMethod', 'api_key');
       c.set('browserSessionId', null);
     } else {
@@ -69,7 +69,7 @@ export const authenticate = (deps: AppDeps, provider: AuthProvider) =>
     }
 
     if (pathProjectId && !actsInPathProject) {
-      if ((await projectOrganizationId(base.db, pathProjectId)) !== actor.organizationId) {
+      if ((await projectOrganizationId({ db: base.db, input: { projectId: pathProjectId } })) !== actor.organizationId) {
         throw new ForbiddenError('The project is outside the principal organization');
       }
     }

@@ -2,9 +2,8 @@ import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig } from '@valibot/
 import type { RouterRoute } from 'hono/types';
 import { ERROR_CODES } from '../../domain/errors.ts';
 import { isMutation } from '../mutations.ts';
-import { isIdempotencyExempt } from '../middleware/idempotency.ts';
 import { NAMED_SHAPES } from './named-shapes.ts';
-import { routeDocOf, type RouteDoc, type Schema } from './route-doc.ts';
+import { routeDocOf, takesIdempotencyKey, type RouteDoc, type Schema } from './route-doc.ts';
 
 /** Served without authentication (api/middleware/auth.ts), so tools can fetch it as is. */
 export const OPENAPI_ROUTE = 'GET /v1/openapi.json';
@@ -128,7 +127,7 @@ function operation(method: string, path: string, doc: RouteDoc): Operation {
     }
   }
   for (const [name, header] of Object.entries(doc.headers ?? {})) parameters.push({ name, in: 'header', required: false, description: header, schema: { type: 'string' } });
-  const idempotent = isMutation(method) && !isIdempotencyExempt(path);
+  const idempotent = isMutation(method) && takesIdempotencyKey(doc);
   if (idempotent) {
     parameters.push({
       name: 'Idempotency-Key',

@@ -1,5 +1,6 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
+import { matchedRoutes } from 'hono/route';
 import * as v from 'valibot';
 import { assertHasScopes, type Scope } from '../../domain/scopes.ts';
 import type { AppEnv } from '../env.ts';
@@ -27,7 +28,22 @@ export type RouteDoc = {
   headers?: Record<string, string>;
   /** The success answers (error answers are the common envelope, added by the document). */
   responses: Record<number, ResponseDoc>;
+  /** When a mutation's idempotency transaction opens; `eager` when omitted (see `TransactionNeed`). */
+  transaction?: TransactionNeed | ((body: unknown) => TransactionNeed);
 };
+
+/**
+ * A mutation's transaction needs, which the idempotency middleware reads from the matched route
+ * (it knows no route itself):
+ * - `eager`: the handler runs inside the transaction that also stores its response, from the
+ *   start (the cheaper path for verbs that only touch the database).
+ * - `deferred`: the verb calls out first (uploads a turn's files, asks an MCP server for its
+ *   tools); the transaction opens when the verb's `withTransaction` first asks for it, so none is
+ *   held open while bytes travel. A function of the parsed JSON body chooses per request.
+ * - `none`: a mutation that changes no resource and takes no Idempotency-Key (sign-in plumbing,
+ *   the restore preview).
+ */
+export type TransactionNeed = 'eager' | 'deferred' | 'none';
 
 const ROUTE_DOC = Symbol.for('svc.routeDoc');
 
@@ -60,3 +76,26 @@ async function checkResponse(response: Response, doc: RouteDoc, route: string): 
 
 /** The contract a handler of `app.routes` carries, if it is a `route(...)` middleware. */
 export const routeDocOf = (handler: unknown): RouteDoc | undefined => (handler as { [ROUTE_DOC]?: RouteDoc } | null)?.[ROUTE_DOC];
+
+/** The contract of the route a request matched (from inside any middleware), if it has one. */
+export function matchedRouteDoc(c: Context): RouteDoc | undefined {
+  for (const entry of matchedRoutes(c)) {
+    const doc = routeDocOf(entry.handler);
+    if (doc && (entry.method === c.req.method || entry.method === 'ALL')) return doc;
+  }
+  return undefined;
+}
+
+/** A route's declared transaction need for one request body (unparseable bodies are `eager`: the route refuses them before any call). */
+export function transactionNeedOf(doc: RouteDoc | undefined, bodyText: string): TransactionNeed {
+  const declared = doc?.transaction ?? 'eager';
+  if (typeof declared !== 'function') return declared;
+  try {
+    return declared(bodyText.trim() === '' ? null : JSON.parse(bodyText));
+  } catch {
+    return 'eager';
+  }
+}
+
+/** Whether a mutation of this contract takes an Idempotency-Key (every one not declared `none`). */
+export const takesIdempotencyKey = (doc: RouteDoc): boolean => doc.transaction !== 'none';

@@ -32,7 +32,7 @@ export function configurationBackupRoutes(deps: AppDeps) {
       c.header('Content-Type', 'application/json; charset=utf-8');
       return c.body(`${JSON.stringify(file, null, 2)}\n`);
     })
-    .post('/organizations/:organizationId/configuration-restore/preview', route({ summary: 'Preview a restore; changes nothing', scopes: ['project:admin'], params: Params, body: PreviewBody, responses: { 200: { description: 'Projects with their action, conflicts and warnings', schema: RestorePreviewShape } } }), async (c) => {
+    .post('/organizations/:organizationId/configuration-restore/preview', route({ summary: 'Preview a restore; changes nothing', transaction: 'none', scopes: ['project:admin'], params: Params, body: PreviewBody, responses: { 200: { description: 'Projects with their action, conflicts and warnings', schema: RestorePreviewShape } } }), async (c) => {
       const { organizationId } = validParams(c, Params);
       // Before the (large) body is read: another organization is 403 whatever the body holds.
       assertOwnOrganization(c.var.actor, organizationId);

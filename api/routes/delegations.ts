@@ -4,7 +4,7 @@ import { DELEGATION_MESSAGE_MAX_LENGTH } from '../../domain/runs/delegation.ts';
 import { cancelDelegation } from '../../services/delegations/cancel.ts';
 import { messageDelegation } from '../../services/delegations/message.ts';
 import { delegationsOfSession, findDelegation, toPublicDelegations } from '../../services/delegations/public.ts';
-import { findSession } from '../../services/sessions/load.ts';
+import { findSession } from '../../services/runs/load-session.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';
@@ -26,12 +26,12 @@ export function delegationRoutes(deps: AppDeps) {
   return new Hono<AppEnv>()
     .get('/projects/:projectId/sessions/:sessionId/delegations', route({ summary: 'The delegations of a coordinator session', scopes: ['delegation:read'], params: SessionParams, responses: { 200: { description: 'The delegations', schema: DelegationListShape } } }), async (c) => {
       const { sessionId } = validParams(c, SessionParams);
-      const session = await findSession(c.var.ctx, sessionId);
-      return c.json({ data: await delegationsOfSession(c.var.ctx, session.id) });
+      const session = await findSession({ ctx: c.var.ctx, input: { sessionId } });
+      return c.json({ data: await delegationsOfSession({ ctx: c.var.ctx, input: { coordinatorSessionId: session.id } }) });
     })
     .get('/projects/:projectId/sessions/:sessionId/delegations/:delegationId', route({ summary: 'One delegation', scopes: ['delegation:read'], params: DelegationParams, responses: { 200: { description: 'The delegation', schema: PublicDelegationShape } } }), async (c) => {
       const { sessionId, delegationId } = validParams(c, DelegationParams);
-      const [delegation] = await toPublicDelegations(c.var.ctx, [await findDelegation(c.var.ctx, { sessionId, delegationId })]);
+      const [delegation] = await toPublicDelegations({ ctx: c.var.ctx, input: { rows: [await findDelegation({ ctx: c.var.ctx, input: { sessionId, delegationId } })] } });
       return c.json(delegation);
     })
     .post('/projects/:projectId/sessions/:sessionId/delegations/:delegationId/messages', route({ summary: "Send a message to a delegation's child session", scopes: ['delegation:message', 'run:create'], params: DelegationParams, body: MessageBody, responses: { 202: { description: 'The child run', schema: DelegationMessageAcceptedShape } } }), async (c) => {

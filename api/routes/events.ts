@@ -78,9 +78,9 @@ export function eventRoutes(deps: AppDeps, options: EventRoutesOptions = {}) {
     // A page gives its place back once read; a live stream when it ends (liveStream).
     let streaming = false;
     try {
-      const after = resumeAfter ?? (query.from === 'now' ? await latestProjectPosition(c.var.ctx.db, projectId) : 0n);
+      const after = resumeAfter ?? (query.from === 'now' ? await latestProjectPosition({ db: c.var.ctx.db, input: { projectId } }) : 0n);
       if (query.once === 'true') {
-        const rows = await readProductEvents(c.var.ctx.db, { projectId, afterPosition: after, limit: query.limit ?? DEFAULT_PAGE_SIZE });
+        const rows = await readProductEvents({ db: c.var.ctx.db, input: { projectId, afterPosition: after, limit: query.limit ?? DEFAULT_PAGE_SIZE } });
         return c.body(Buffer.concat(rows.map(renderEventFrame)), 200, SSE_HEADERS);
       }
       const subscription = await deps.eventTail.subscribe(projectId, after);

@@ -29,7 +29,7 @@ export function mcpServerRoutes(deps: AppDeps) {
       const input = await validBody(c, CreateMcpServerInput);
       return c.json(await createMcpServer({ ctx: c.var.ctx, policy, input }), 201);
     })
-    .post('/projects/:projectId/mcp-servers/:serverId/discover', route({ summary: "Discover the server's tools (a changed snapshot publishes a new version)", scopes: ['mcp:discover'], params: ServerParams, body: DiscoverBody, responses: { 200: { description: 'The discovery; nothing changed', schema: McpDiscoveryShape }, 201: { description: 'The discovery and the new version', schema: McpDiscoveryShape } } }), async (c) => {
+    .post('/projects/:projectId/mcp-servers/:serverId/discover', route({ summary: "Discover the server's tools (a changed snapshot publishes a new version)", scopes: ['mcp:discover'], params: ServerParams, body: DiscoverBody, responses: { 200: { description: 'The discovery; nothing changed', schema: McpDiscoveryShape }, 201: { description: 'The discovery and the new version', schema: McpDiscoveryShape } }, transaction: 'deferred' }), async (c) => {
       const { serverId } = validParams(c, ServerParams);
       const body = await validBody(c, DiscoverBody);
       const result = await discoverMcpServer({ ctx: c.var.ctx, deps: { keyring: deps.keyring, policy }, input: { serverId, ...body } });

@@ -11,6 +11,7 @@ import { resumeRun } from '../../services/runs/resume.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';
+import { turnTransaction } from './turn-transaction.ts';
 import { idempotencyKeyOf, Uuid, validBody, validParams, validQuery } from '../validation.ts';
 import { MAX_TURN_BODY_BYTES } from '../../domain/attachments/file-input.ts';
 import { MessagePageShape, PublicRunShape, TimelinePageShape } from '../../domain/public-shapes/runs.ts';
@@ -37,7 +38,7 @@ export function runRoutes(deps: AppDeps) {
       const { runId } = validParams(c, RunParams);
       return c.json(await getRun({ ctx: c.var.ctx, input: { runId } }));
     })
-    .post('/projects/:projectId/runs/:runId/resume', route({ summary: "Resume a settled run: a new run on that run's session", scopes: ['run:create'], params: RunParams, body: TurnInput, responses: { 202: { description: 'The new run', schema: PublicRunShape } } }), async (c) => {
+    .post('/projects/:projectId/runs/:runId/resume', route({ summary: "Resume a settled run: a new run on that run's session", scopes: ['run:create'], params: RunParams, body: TurnInput, responses: { 202: { description: 'The new run', schema: PublicRunShape } }, transaction: turnTransaction }), async (c) => {
       const { runId } = validParams(c, RunParams);
       const body = await validBody(c, TurnInput, { maxBytes: MAX_TURN_BODY_BYTES });
       const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));

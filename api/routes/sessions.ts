@@ -10,6 +10,7 @@ import { listSessions } from '../../services/sessions/list.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';
+import { turnTransaction } from './turn-transaction.ts';
 import { idempotencyKeyOf, Uuid, validBody, validParams, validQuery } from '../validation.ts';
 import { MAX_TURN_BODY_BYTES } from '../../domain/attachments/file-input.ts';
 import { PublicRunShape } from '../../domain/public-shapes/runs.ts';
@@ -43,7 +44,7 @@ export function sessionRoutes(deps: AppDeps) {
     .get('/projects/:projectId/sessions', route({ summary: 'List sessions with status and token counters', scopes: ['session:read'], query: ListSessionsQuery, responses: { 200: { description: 'A page of sessions', schema: SessionPageShape } } }), async (c) => {
       return c.json(await listSessions({ ctx: c.var.ctx, input: validQuery(c, ListSessionsQuery) }));
     })
-    .post('/projects/:projectId/sessions', route({ summary: 'Create a session and its first run', scopes: ['session:write', 'run:create'], body: CreateSessionInput, responses: { 201: { description: 'The session with its `run`', schema: CreatedSessionShape } } }), async (c) => {
+    .post('/projects/:projectId/sessions', route({ summary: 'Create a session and its first run', scopes: ['session:write', 'run:create'], body: CreateSessionInput, responses: { 201: { description: 'The session with its `run`', schema: CreatedSessionShape } }, transaction: turnTransaction }), async (c) => {
       const body = await validBody(c, CreateSessionInput, { maxBytes: MAX_TURN_BODY_BYTES });
       const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));
       return c.json(await createSession({ ctx: c.var.ctx, deps, input: { ...body, idempotencyKey } }), 201);
@@ -52,7 +53,7 @@ export function sessionRoutes(deps: AppDeps) {
       const { sessionId } = validParams(c, SessionParams);
       return c.json(await getSession({ ctx: c.var.ctx, input: { sessionId } }));
     })
-    .post('/projects/:projectId/sessions/:sessionId/runs', route({ summary: 'Queue a follow-up run', scopes: ['run:create'], params: SessionParams, body: TurnInput, responses: { 202: { description: 'The run', schema: PublicRunShape } } }), async (c) => {
+    .post('/projects/:projectId/sessions/:sessionId/runs', route({ summary: 'Queue a follow-up run', scopes: ['run:create'], params: SessionParams, body: TurnInput, responses: { 202: { description: 'The run', schema: PublicRunShape } }, transaction: turnTransaction }), async (c) => {
       const { sessionId } = validParams(c, SessionParams);
       const body = await validBody(c, TurnInput, { maxBytes: MAX_TURN_BODY_BYTES });
       const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));

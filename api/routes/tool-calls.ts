@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { RunListQuery } from '../../domain/tool-calls/queries.ts';
 import { Fence, SafeResultInput } from '../../domain/tool-calls/result-envelope.ts';
 import { claimToolCall } from '../../services/tool-calls/claim.ts';
-import { listToolCalls } from '../../services/tool-calls/list.ts';
+import { listToolCalls } from '../../services/runs/list-tool-calls.ts';
 import { releaseToolCall } from '../../services/tool-calls/release.ts';
 import { renewToolCallLease } from '../../services/tool-calls/renew-lease.ts';
 import { submitToolResult } from '../../services/tool-calls/submit-result.ts';

@@ -5,7 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { takeSseFrames } from '../../domain/sse-frames.ts';
 import { INSTANT_MODEL_API_KEY, VENDOR_A_BASE_URL_ENV, type InstantModelServer } from '../instant-model-server.ts';
-import { apiFor } from '../support.ts';
+import { apiFor, REQUEST_LIMITS_OFF } from '../support.ts';
 import type { Peer } from './peer.ts';
 import { answers, freeLocalPort, killByMarker, killHard, startProcess, stopProcess, waitUntil, type PeerProcess } from './processes.ts';
 
@@ -45,6 +45,7 @@ export function servicePeer(options: {
     DATABASE_URL: options.databaseUrl,
     [VENDOR_A_BASE_URL_ENV]: options.model.baseUrl,
     SVC_PLATFORM_TOOL_MODULES: 'bench/peers/apps/lookup-tool.ts',
+    ...REQUEST_LIMITS_OFF,
     ...options.env,
   });
   /** The process that executes runs: `npm start`, or the worker of the split topology. */

@@ -17,3 +17,6 @@ export type McpToolSnapshotEntry = {
   /** The tool's `inputSchema`, exactly as the server sent it. */
   inputSchema: Record<string, unknown>;
 };
+
+/** Where MCP endpoints may point: the webhooks' setting (https and public hosts unless development allows more). */
+export type McpEndpointPolicy = { allowPrivateNetwork: boolean };

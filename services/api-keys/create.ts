@@ -10,7 +10,7 @@ import { recordAudit } from '../audit/record-audit.ts';
 import { API_KEY_PREFIX } from '../auth/authenticate-api-key.ts';
 import type { Actor, ServiceContext } from '../service-context.ts';
 import { loadMemberActor } from '../auth/load-actor.ts';
-import { lockOrganizationRole } from '../members/authorize.ts';
+import { lockOrganizationRole } from '../auth/organization-role-lock.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import { assertOrganizationAdministrator } from '../projects/authorize.ts';
 import { requireActor } from '../require-actor.ts';
@@ -65,7 +65,7 @@ async function lockedCreator(tx: ServiceContext, actor: Actor): Promise<Actor> {
     return { ...actor, scopes: key.scopes };
   }
   const organizationRole = await lockOrganizationRole(tx, actor.organizationId, actor.subject);
-  const current = await loadMemberActor(tx.db, { organizationId: actor.organizationId, projectId: actor.projectId, subject: actor.subject });
+  const current = await loadMemberActor({ db: tx.db, input: { organizationId: actor.organizationId, projectId: actor.projectId, subject: actor.subject } });
   if (!current || !organizationRole) throw new ForbiddenError('An organization owner or admin role is required');
   return { ...current, organizationRole };
 }

@@ -9,7 +9,7 @@ import { recordAudit } from '../audit/record-audit.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvents } from '../events/append.ts';
 import { requireActor } from '../require-actor.ts';
-import type { RunStarterDeps } from '../runs/run-starter.ts';
+import type { RunStarterDeps } from '../run-starter.ts';
 import { approvalDecidedEvent, toolCallChangedEvent } from '../tool-calls/events.ts';
 import { toApprovalResponse, type PublicApproval } from '../tool-calls/public.ts';
 import { withTransaction } from '../transaction.ts';

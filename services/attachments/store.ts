@@ -9,10 +9,12 @@ import { ConflictError, ValidationError } from '../../domain/errors.ts';
 import { tenantRoot } from '../../domain/storage/paths.ts';
 import type { ServiceContext } from '../service-context.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
-import type { SessionRow } from '../sessions/public.ts';
 import { findDefaultStorageProvider } from '../storage-providers/load.ts';
-import { putObjectBytes } from '../storage-providers/objects.ts';
+import { putObjectBytes } from '../../adapters/storage/objects.ts';
 import { blockedEndpointReason, s3ClientFor, type StorageEndpointPolicy } from '../storage-providers/s3-client.ts';
+
+/** What confirming a turn's uploads needs of its session. */
+type TurnSession = { organizationId: string; projectId: string; agentVersionId: string };
 
 /** The storage policy where a caller passes none: public endpoints only. */
 export const PUBLIC_STORAGE_ONLY: StorageEndpointPolicy = { allowPrivateNetwork: false };
@@ -101,7 +103,7 @@ export async function uploadAttachments(
  * version, so its sandbox is checked again (no I/O besides the read). Returns the rows to record,
  * each with a new id and the run's time.
  */
-export async function confirmUploadedAttachments(tx: ServiceContext, input: { session: SessionRow; uploaded: UploadedAttachments | null; now: Date }): Promise<StoredAttachment[]> {
+export async function confirmUploadedAttachments(tx: ServiceContext, input: { session: TurnSession; uploaded: UploadedAttachments | null; now: Date }): Promise<StoredAttachment[]> {
   const { session, uploaded } = input;
   if (!uploaded || uploaded.files.length === 0) return [];
   if (uploaded.organizationId !== session.organizationId || uploaded.projectId !== session.projectId) {

@@ -17,7 +17,8 @@ import { provisionMember } from './provision-member.ts';
  * (active) project, else the default project, else any project they are a member of. Anyone
  * else is admitted under the owner and member policy of spec 3 "Roles" rule 1 (see `admit`).
  */
-export async function resolveEdgeActor(ctx: ServiceContext, identity: EdgeIdentity, preferredProjectId: string | null): Promise<Actor> {
+export async function resolveEdgeActor({ ctx, input }: { ctx: ServiceContext; input: { identity: EdgeIdentity; preferredProjectId: string | null } }): Promise<Actor> {
+  const { identity, preferredProjectId } = input;
   const current = await readInstallation(ctx.db);
   if (!current) throw new Error('The installation is not initialized');
   const actor = await findMemberActor(ctx.db, current.organizationId, identity.subject, [preferredProjectId, current.defaultProjectId]);
@@ -27,11 +28,11 @@ export async function resolveEdgeActor(ctx: ServiceContext, identity: EdgeIdenti
 async function findMemberActor(db: Executor, organizationId: string, subject: string, candidates: Array<string | null>): Promise<Actor | null> {
   for (const projectId of candidates) {
     if (!projectId) continue;
-    const actor = await loadMemberActor(db, { organizationId, projectId, subject });
+    const actor = await loadMemberActor({ db, input: { organizationId, projectId, subject } });
     if (actor) return actor;
   }
   const projectId = await firstMemberProject(db, organizationId, subject, null);
-  return projectId ? loadMemberActor(db, { organizationId, projectId, subject }) : null;
+  return projectId ? loadMemberActor({ db, input: { organizationId, projectId, subject } }) : null;
 }
 
 /**
@@ -79,7 +80,7 @@ async function admit(ctx: ServiceContext, identity: EdgeIdentity): Promise<Actor
       displayName: identity.displayName,
       email: identity.email,
     });
-    const actor = (await loadMemberActor(tx.db, { organizationId, projectId: defaultProjectId, subject: identity.subject }))!;
+    const actor = (await loadMemberActor({ db: tx.db, input: { organizationId, projectId: defaultProjectId, subject: identity.subject } }))!;
     await recordAudit({ ...tx, actor }, { action: role === 'owner' && !membership ? 'member.claimed_ownership' : 'member.joined', targetType: 'principal', targetId: actor.principalId, details: { subject: identity.subject, role } });
     return { actor, joined: role };
   });

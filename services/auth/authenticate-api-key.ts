@@ -16,13 +16,9 @@ const LAST_USED_RESOLUTION_MS = 60_000;
  * creating the mirror on first use. Unknown or revoked keys are 401; a project outside the
  * key's organization is 403.
  */
-export async function authenticateApiKey(
-  ctx: ServiceContext,
-  keyring: CredentialKeyring,
-  input: { secret: string; projectId: string | null },
-): Promise<Actor> {
+export async function authenticateApiKey({ ctx, deps, input }: { ctx: ServiceContext; deps: { keyring: CredentialKeyring }; input: { secret: string; projectId: string | null } }): Promise<Actor> {
   if (!input.secret.startsWith(API_KEY_PREFIX)) throw new UnauthenticatedError('The API key is not valid');
-  const secretHash = keyring.keyedHash(input.secret);
+  const secretHash = deps.keyring.keyedHash(input.secret);
   let key: typeof apiKeys.$inferSelect;
   let projectId = input.projectId;
   let principalId: string | null = null;

@@ -11,10 +11,7 @@ import { earliestProjectId, loadMemberActor } from './load-actor.ts';
  * membership there, else the session's own (home) project, else the organization's earliest
  * project where it has one. No membership anywhere is 401.
  */
-export async function authenticateBrowserSession(
-  ctx: ServiceContext,
-  input: { token: string; preferredProjectId: string | null },
-): Promise<{ actor: Actor; sessionId: string }> {
+export async function authenticateBrowserSession({ ctx, input }: { ctx: ServiceContext; input: { token: string; preferredProjectId: string | null } }): Promise<{ actor: Actor; sessionId: string }> {
   const [session] = await ctx.db
     .select()
     .from(browserSessions)
@@ -24,7 +21,7 @@ export async function authenticateBrowserSession(
   const candidates = [input.preferredProjectId, session.activeProjectId, session.homeProjectId, await earliestProjectId(ctx.db, session.organizationId)];
   for (const projectId of candidates) {
     if (!projectId) continue;
-    const actor = await loadMemberActor(ctx.db, { organizationId: session.organizationId, projectId, subject: session.subject });
+    const actor = await loadMemberActor({ db: ctx.db, input: { organizationId: session.organizationId, projectId, subject: session.subject } });
     if (actor) return { actor, sessionId: session.id };
   }
   throw new UnauthenticatedError('The session has no project membership');

@@ -3,11 +3,8 @@ import { browserSessions } from '../../db/schema/index.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { hashSessionToken, SESSION_LIFETIME_MS } from './browser-session-token.ts';
 
-/** Starts a cookie session for `subject`; returns the token for the cookie (stored hashed). */
-export async function createBrowserSession(
-  ctx: ServiceContext,
-  input: { organizationId: string; subject: string; projectId: string },
-): Promise<{ token: string; expiresAt: Date }> {
+/** Starts a cookie session for `input.subject`; returns the token for the cookie (stored hashed). */
+export async function createBrowserSession({ ctx, input }: { ctx: ServiceContext; input: { organizationId: string; subject: string; projectId: string } }): Promise<{ token: string; expiresAt: Date }> {
   const token = randomBytes(32).toString('base64url');
   const expiresAt = new Date(ctx.clock.now().getTime() + SESSION_LIFETIME_MS);
   await ctx.db.insert(browserSessions).values({

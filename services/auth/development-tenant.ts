@@ -9,7 +9,7 @@ import { provisionMember } from './provision-member.ts';
  * Development mode's fixed tenant: the installation's organization and default project, and the
  * development principal, owner with `*`. Idempotent; runs at every start of a development server.
  */
-export async function ensureDevelopmentTenant(ctx: ServiceContext): Promise<{ organizationId: string; projectId: string }> {
+export async function ensureDevelopmentTenant({ ctx }: { ctx: ServiceContext }): Promise<{ organizationId: string; projectId: string }> {
   return withTransaction(ctx, async (tx) => {
     const { organizationId, defaultProjectId } = await ensureInstallation(tx);
     // The development principal belongs to the default project (the earliest one once the

@@ -22,7 +22,7 @@ const hashState = (state: string) => createHash('sha256').update(state, 'utf8').
  * `POST /auth/login`: a fresh single-use state (ten minutes), PKCE verifier and nonce, stored
  * by the state's hash; returns the provider's authorization URL and the state for the cookie.
  */
-export async function startHostedSignIn(ctx: ServiceContext, deps: HostedDeps): Promise<{ redirectUrl: string; state: string }> {
+export async function startHostedSignIn({ ctx, deps }: { ctx: ServiceContext; deps: HostedDeps }): Promise<{ redirectUrl: string; state: string }> {
   const config = await deps.oidc.configuration();
   const state = client.randomState();
   const codeVerifier = client.randomPKCECodeVerifier();
@@ -55,11 +55,7 @@ export type HostedSession = { sessionToken: string; refreshToken: string; sessio
  * exchanged (PKCE, nonce, ID token checked by openid-client) and the subject must already have a
  * stored principal with a membership: a provider identity alone grants nothing.
  */
-export async function completeHostedSignIn(
-  ctx: ServiceContext,
-  deps: HostedDeps,
-  input: { callbackUrl: URL; stateCookie: string | null },
-): Promise<HostedSession | null> {
+export async function completeHostedSignIn({ ctx, deps, input }: { ctx: ServiceContext; deps: HostedDeps; input: { callbackUrl: URL; stateCookie: string | null } }): Promise<HostedSession | null> {
   const state = input.callbackUrl.searchParams.get('state');
   if (!state || !input.stateCookie || state !== input.stateCookie) return null;
   const now = ctx.clock.now();
@@ -139,7 +135,7 @@ async function userInfo(config: client.Configuration, accessToken: string, subje
  * (401: start a fresh sign-in) while a provider outage stays retryable (503). The subject must
  * still hold a membership. The old refresh cookie stops working (rotation).
  */
-export async function refreshHostedSession(ctx: ServiceContext, deps: HostedDeps, input: { refreshToken: string }): Promise<HostedSession> {
+export async function refreshHostedSession({ ctx, deps, input }: { ctx: ServiceContext; deps: HostedDeps; input: { refreshToken: string } }): Promise<HostedSession> {
   const now = ctx.clock.now();
   const oldHash = hashSessionToken(input.refreshToken);
   const [session] = await ctx.db
@@ -186,7 +182,7 @@ export async function refreshHostedSession(ctx: ServiceContext, deps: HostedDeps
  * `POST /auth/logout`: ends the cookie session; when the provider offers RP-initiated logout,
  * the URL that ends the provider session too (back to the application origin).
  */
-export async function endHostedSession(ctx: ServiceContext, deps: HostedDeps & { appOrigin: string }, input: { sessionId: string }): Promise<{ redirectUrl?: string }> {
+export async function endHostedSession({ ctx, deps, input }: { ctx: ServiceContext; deps: HostedDeps & { appOrigin: string }; input: { sessionId: string } }): Promise<{ redirectUrl?: string }> {
   const [session] = await ctx.db.delete(browserSessions).where(eq(browserSessions.id, input.sessionId)).returning();
   if (!session?.providerTokensCiphertext) return {};
   const { idToken } = JSON.parse(deps.keyring.decrypt(session.providerTokensCiphertext, TOKENS_AD)) as { idToken: string | null };

@@ -5,10 +5,10 @@ import { organizationMemberships, principals, projectMemberships, projects } fro
 import type { Actor } from '../service-context.ts';
 
 /**
- * The human (or service) actor for `subject` in `projectId`, or null when the subject has no
+ * The human (or service) actor for `input.subject` in `input.projectId`, or null when the subject has no
  * principal with a membership there. Roles come from stored memberships, never from scopes.
  */
-export async function loadMemberActor(db: Executor, input: { organizationId: string; projectId: string; subject: string }): Promise<Actor | null> {
+export async function loadMemberActor({ db, input }: { db: Executor; input: { organizationId: string; projectId: string; subject: string } }): Promise<Actor | null> {
   const [row] = await db
     .select({
       principal: principals,
@@ -61,7 +61,7 @@ export async function earliestProjectId(db: Executor, organizationId: string): P
   return row?.id ?? null;
 }
 
-export async function projectOrganizationId(db: Executor, projectId: string): Promise<string | null> {
+export async function projectOrganizationId({ db, input }: { db: Executor; input: { projectId: string } }): Promise<string | null> {
   const statement = prepared(db, 'project_organization_id', (db) =>
     db
       .select({ organizationId: projects.organizationId })
@@ -69,6 +69,6 @@ export async function projectOrganizationId(db: Executor, projectId: string): Pr
       .where(eq(projects.id, sql.placeholder('projectId')))
       .prepare('project_organization_id'),
   );
-  const [row] = await statement.execute({ projectId });
+  const [row] = await statement.execute({ projectId: input.projectId });
   return row?.organizationId ?? null;
 }

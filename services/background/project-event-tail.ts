@@ -129,11 +129,7 @@ export function createProjectEventTail(options: ProjectEventTailOptions): Projec
     try {
       do {
         feed.again = false;
-        const rows = await readProductEvents(database.db, {
-          projectId: feed.projectId,
-          afterPosition: feed.highWater,
-          limit: pageSize,
-        });
+        const rows = await readProductEvents({ db: database.db, input: { projectId: feed.projectId, afterPosition: feed.highWater, limit: pageSize } });
         if (rows.length === 0 || !isCurrent(feed)) continue;
         feed.highWater = rows.at(-1)!.projectPosition;
         for (const subscriber of feed.subscribers) offer(subscriber, rows);
@@ -193,7 +189,7 @@ export function createProjectEventTail(options: ProjectEventTailOptions): Projec
   /** A feed whose high-water mark starts at the committed tail; subscribers behind it catch up. */
   const createFeed = (projectId: string) => {
     const feed: ProjectFeed = { projectId, highWater: 0n, subscribers: new Set(), fetching: false, again: false };
-    const ready = latestProjectPosition(database.db, projectId).then((position) => {
+    const ready = latestProjectPosition({ db: database.db, input: { projectId } }).then((position) => {
       feed.highWater = position;
       // A commit between that read and the first notification would otherwise wait for the poll.
       void pump(feed);
@@ -227,11 +223,7 @@ export function createProjectEventTail(options: ProjectEventTailOptions): Projec
         return batch;
       }
       if (subscriber.behind) {
-        const rows = await readProductEvents(database.db, {
-          projectId: feed.projectId,
-          afterPosition: subscriber.delivered,
-          limit: pageSize,
-        });
+        const rows = await readProductEvents({ db: database.db, input: { projectId: feed.projectId, afterPosition: subscriber.delivered, limit: pageSize } });
         if (subscriber.closed) break;
         // Rejoin the shared feed once our own reads have reached what it fans out; `offer`
         // skips whatever we already hold, so overlap is harmless.

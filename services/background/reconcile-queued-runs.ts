@@ -1,7 +1,7 @@
 import { and, asc, eq, isNull, lt } from 'drizzle-orm';
 import { delegationCalls, runs, sessions } from '../../db/schema/index.ts';
 import type { ServiceContext } from '../service-context.ts';
-import type { RunStarter } from '../runs/run-starter.ts';
+import type { RunStarter } from '../run-starter.ts';
 
 /** A run is reconciled once it has been queued this long without its workflow starting. */
 export const RECONCILE_AFTER_MS = 5_000;
@@ -44,15 +44,17 @@ export async function reconcileQueuedRuns(ctx: ServiceContext, starter: RunStart
 export function startRunReconciler(ctx: ServiceContext, starter: RunStarter, intervalMs = RECONCILE_INTERVAL_MS): { stop(): void } {
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
+  // `tick` never rejects (it logs its own failure), so the timers may drop its promise.
+  const schedule = (delayMs: number) => setTimeout(() => void tick(), delayMs);
   const tick = async () => {
     try {
       await reconcileQueuedRuns(ctx, starter);
     } catch (error) {
       ctx.logger.error('run reconciler failed', { err: error });
     }
-    if (!stopped) timer = setTimeout(tick, intervalMs);
+    if (!stopped) timer = schedule(intervalMs);
   };
-  timer = setTimeout(tick, 0);
+  timer = schedule(0);
   return {
     stop() {
       stopped = true;

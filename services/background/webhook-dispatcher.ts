@@ -82,7 +82,7 @@ export function createWebhookDispatcher(options: {
   };
 
   const watch = async (projectId: string, webhookIds: Set<string>) => {
-    const subscription = await eventTail.subscribe(projectId, await latestProjectPosition(database.db, projectId));
+    const subscription = await eventTail.subscribe(projectId, await latestProjectPosition({ db: database.db, input: { projectId } }));
     const project = { subscription, webhookIds };
     watched.set(projectId, project);
     // Events committed before the subscription began are picked up by this first hint.

@@ -4,7 +4,7 @@ import { EVENT_KINDS } from '../../domain/runs/events.ts';
 import { isSettled } from '../../domain/runs/states.ts';
 import { appendProductEvent } from '../events/append.ts';
 import { cancelRun } from '../runs/cancel.ts';
-import type { RunStarterDeps } from '../runs/run-starter.ts';
+import type { RunStarterDeps } from '../run-starter.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
 import { findDelegation, toPublicDelegations, type PublicDelegation } from './public.ts';
@@ -16,7 +16,7 @@ import { findDelegation, toPublicDelegations, type PublicDelegation } from './pu
  */
 export async function cancelDelegation({ ctx, deps, input }: { ctx: ServiceContext; deps: RunStarterDeps; input: { sessionId: string; delegationId: string } }): Promise<PublicDelegation> {
   return withTransaction(ctx, async (tx) => {
-    let delegation = await findDelegation(tx, input, { forUpdate: true });
+    let delegation = await findDelegation({ ctx: tx, input, options: { forUpdate: true } });
     if (!delegation.closedAt) {
       const [closed] = await tx.db.update(delegations).set({ closedAt: tx.clock.now() }).where(eq(delegations.id, delegation.id)).returning();
       delegation = closed!;
@@ -34,7 +34,7 @@ export async function cancelDelegation({ ctx, deps, input }: { ctx: ServiceConte
       const [latest] = await tx.db.select({ state: runs.state }).from(runs).where(eq(runs.id, child.latestRunId));
       if (latest && !isSettled(latest.state)) await cancelRun({ ctx: tx, deps, input: { runId: child.latestRunId } });
     }
-    const [shown] = await toPublicDelegations(tx, [delegation]);
+    const [shown] = await toPublicDelegations({ ctx: tx, input: { rows: [delegation] } });
     return shown!;
   });
 }

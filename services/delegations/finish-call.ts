@@ -14,9 +14,9 @@ import type { DelegationStart } from './start-call.ts';
  * failure. Appends `delegation.run_settled` (ids and state only) with a child result.
  * Idempotent: a call already final is returned as it is.
  */
-export async function finishDelegationCall(ctx: ServiceContext, input: { runId: string; toolCallId: string; start: DelegationStart }): Promise<CompletedToolCall> {
+export async function finishDelegationCall({ ctx, input }: { ctx: ServiceContext; input: { runId: string; toolCallId: string; start: DelegationStart } }): Promise<CompletedToolCall> {
   if (input.start.kind === 'refused') {
-    return completePlatformToolCall(ctx, { toolCallId: input.toolCallId, outcome: { status: 'failure', code: 'platform_tool_failed', message: input.start.message, reason: 'refused' } });
+    return completePlatformToolCall({ ctx, input: { toolCallId: input.toolCallId, outcome: { status: 'failure', code: 'platform_tool_failed', message: input.start.message, reason: 'refused' } } });
   }
   const { run } = await loadRunVersion(ctx.db, input.runId);
   const [record] = await ctx.db
@@ -35,9 +35,12 @@ export async function finishDelegationCall(ctx: ServiceContext, input: { runId: 
   };
   if (childRun.state !== 'completed') {
     const why = childRun.failure ? `: ${childRun.failure.errorExplanation}` : '';
-    return completePlatformToolCall(ctx, {
-      toolCallId: input.toolCallId,
-      outcome: { status: 'failure', code: 'platform_tool_failed', message: `The run of "${delegation.delegateKey}" ended ${childRun.state}${why}`, reason: `child_${childRun.state}` },
+    return completePlatformToolCall({
+      ctx,
+      input: {
+        toolCallId: input.toolCallId,
+        outcome: { status: 'failure', code: 'platform_tool_failed', message: `The run of "${delegation.delegateKey}" ended ${childRun.state}${why}`, reason: `child_${childRun.state}` },
+      },
     });
   }
   const [answer] = await ctx.db
@@ -46,12 +49,15 @@ export async function finishDelegationCall(ctx: ServiceContext, input: { runId: 
     .where(and(eq(messages.runId, childRun.id), eq(messages.threadId, childRun.threadId), eq(messages.role, 'assistant')))
     .orderBy(desc(messages.sequence))
     .limit(1);
-  return completePlatformToolCall(ctx, {
-    toolCallId: input.toolCallId,
-    outcome: {
-      status: 'success',
-      value: { delegateKey: delegation.delegateKey, childSessionId: delegation.childSessionId, childRunId: childRun.id, state: childRun.state, answer: String(answer?.content.text ?? '') },
+  return completePlatformToolCall({
+    ctx,
+    input: {
+      toolCallId: input.toolCallId,
+      outcome: {
+        status: 'success',
+        value: { delegateKey: delegation.delegateKey, childSessionId: delegation.childSessionId, childRunId: childRun.id, state: childRun.state, answer: String(answer?.content.text ?? '') },
+      },
+      events: [settled],
     },
-    events: [settled],
   });
 }

@@ -2,7 +2,7 @@ import { ConflictError } from '../../domain/errors.ts';
 import { EVENT_KINDS } from '../../domain/runs/events.ts';
 import { appendProductEvent } from '../events/append.ts';
 import { createFollowUpRun } from '../runs/create-follow-up.ts';
-import type { RunStarterDeps } from '../runs/run-starter.ts';
+import type { RunStarterDeps } from '../run-starter.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
 import { findDelegation } from './public.ts';
@@ -23,7 +23,7 @@ export async function messageDelegation({
   input: { sessionId: string; delegationId: string; message: string; idempotencyKey: string | null };
 }): Promise<{ delegationId: string; childSessionId: string; childRunId: string; status: 'queued' }> {
   return withTransaction(ctx, async (tx) => {
-    const delegation = await findDelegation(tx, input, { forUpdate: true });
+    const delegation = await findDelegation({ ctx: tx, input, options: { forUpdate: true } });
     if (delegation.closedAt) throw new ConflictError('The delegation is closed', { delegationId: delegation.id });
     const run = await createFollowUpRun({ ctx: tx, deps, input: { sessionId: delegation.childSessionId, message: input.message, idempotencyKey: input.idempotencyKey } });
     await appendProductEvent(tx, {

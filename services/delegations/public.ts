@@ -13,13 +13,13 @@ export type DelegationRow = typeof delegations.$inferSelect;
 export type PublicDelegation = v.InferOutput<typeof PublicDelegationShape>;
 
 /** The delegations of a coordinator session, oldest first, with each child's latest run. */
-export async function delegationsOfSession(ctx: ServiceContext, coordinatorSessionId: string): Promise<PublicDelegation[]> {
-  const rows = await ctx.db.select().from(delegations).where(eq(delegations.coordinatorSessionId, coordinatorSessionId)).orderBy(delegations.createdAt, delegations.id);
-  return toPublicDelegations(ctx, rows);
+export async function delegationsOfSession({ ctx, input }: { ctx: ServiceContext; input: { coordinatorSessionId: string } }): Promise<PublicDelegation[]> {
+  const rows = await ctx.db.select().from(delegations).where(eq(delegations.coordinatorSessionId, input.coordinatorSessionId)).orderBy(delegations.createdAt, delegations.id);
+  return toPublicDelegations({ ctx, input: { rows } });
 }
 
 /** One delegation of the actor's project under the path's coordinator session (404 otherwise). */
-export async function findDelegation(ctx: ServiceContext, input: { sessionId: string; delegationId: string }, options: { forUpdate?: boolean } = {}): Promise<DelegationRow> {
+export async function findDelegation({ ctx, input, options = {} }: { ctx: ServiceContext; input: { sessionId: string; delegationId: string }; options?: { forUpdate?: boolean } }): Promise<DelegationRow> {
   const actor = requireActor(ctx);
   const query = ctx.db.select().from(delegations).where(eq(delegations.id, input.delegationId));
   const [row] = options.forUpdate ? await query.for('update') : await query;
@@ -27,7 +27,8 @@ export async function findDelegation(ctx: ServiceContext, input: { sessionId: st
   return row;
 }
 
-export async function toPublicDelegations(ctx: ServiceContext, rows: readonly DelegationRow[]): Promise<PublicDelegation[]> {
+export async function toPublicDelegations({ ctx, input }: { ctx: ServiceContext; input: { rows: readonly DelegationRow[] } }): Promise<PublicDelegation[]> {
+  const { rows } = input;
   if (rows.length === 0) return [];
   const children = await ctx.db.select().from(sessions).where(inArray(sessions.id, rows.map((row) => row.childSessionId)));
   const childById = new Map(children.map((child) => [child.id, child]));

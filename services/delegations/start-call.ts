@@ -10,9 +10,9 @@ import { appendProductEvents, type ProductEventDraft } from '../events/append.ts
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import { loadRunVersion } from '../runs/load-run-context.ts';
 import { queueRun } from '../runs/queue-run.ts';
-import type { RunStarter } from '../runs/run-starter.ts';
+import type { RunStarter } from '../run-starter.ts';
 import type { Actor, ServiceContext } from '../service-context.ts';
-import { copySkillBindings } from '../sessions/copy-skill-bindings.ts';
+import { copySkillBindings } from '../skills/copy-session-bindings.ts';
 import { withTransaction } from '../transaction.ts';
 
 const Arguments = v.object({ delegateKey: v.string(), message: v.pipe(v.string(), v.minLength(1)) });
@@ -36,7 +36,7 @@ const startedByCoordinator: RunStarter = { start: async () => {}, requestCancell
  * run's creator, each with its own budget. Idempotent per tool call; refusals (a key already
  * delegated, none yet, a child still working, a closed relation) are answers the model sees.
  */
-export async function startDelegationCall(ctx: ServiceContext, deps: { keyring: CredentialKeyring }, input: { runId: string; toolCallId: string }): Promise<DelegationStart> {
+export async function startDelegationCall({ ctx, deps, input }: { ctx: ServiceContext; deps: { keyring: CredentialKeyring }; input: { runId: string; toolCallId: string } }): Promise<DelegationStart> {
   const [done] = await ctx.db
     .select({ childRunId: delegationCalls.childRunId, childSessionId: delegations.childSessionId, projectId: delegations.projectId, agentId: sessions.agentId })
     .from(delegationCalls)

@@ -52,7 +52,7 @@ export async function createEventWebhook({
     if ((existing?.total ?? 0) >= MAX_WEBHOOKS_PER_PROJECT) {
       throw new ConflictError(`A project can have at most ${MAX_WEBHOOKS_PER_PROJECT} event webhooks`);
     }
-    const deliveredPosition = parsed.deliverFrom === 'beginning' ? 0n : await latestProjectPosition(tx.db, actor.projectId);
+    const deliveredPosition = parsed.deliverFrom === 'beginning' ? 0n : await latestProjectPosition({ db: tx.db, input: { projectId: actor.projectId } });
     const now = tx.clock.now();
     const [row] = await tx.db
       .insert(eventWebhooks)

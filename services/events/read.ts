@@ -8,10 +8,7 @@ import type { ProductEventRow } from './public-event.ts';
  * Reads up to `limit` committed events of a project after `afterPosition` (exclusive), in
  * position order. Positions are gap-free, so a page is complete up to its last position.
  */
-export async function readProductEvents(
-  db: Executor,
-  input: { projectId: string; afterPosition: bigint; limit: number },
-): Promise<ProductEventRow[]> {
+export async function readProductEvents({ db, input }: { db: Executor; input: { projectId: string; afterPosition: bigint; limit: number } }): Promise<ProductEventRow[]> {
   // Prepared once: the tail runs this on every wake-up.
   const statement = prepared(db, 'read_product_events', (db) =>
     db
@@ -26,7 +23,7 @@ export async function readProductEvents(
 }
 
 /** The highest committed position of a project; 0 before its first event. */
-export async function latestProjectPosition(db: Executor, projectId: string): Promise<bigint> {
+export async function latestProjectPosition({ db, input }: { db: Executor; input: { projectId: string } }): Promise<bigint> {
   const statement = prepared(db, 'latest_project_position', (db) =>
     db
       .select({ lastPosition: projectEventCounters.lastPosition })
@@ -34,7 +31,7 @@ export async function latestProjectPosition(db: Executor, projectId: string): Pr
       .where(eq(projectEventCounters.projectId, sql.placeholder('projectId')))
       .prepare('latest_project_position'),
   );
-  const [row] = await statement.execute({ projectId });
+  const [row] = await statement.execute({ projectId: input.projectId });
   return row?.lastPosition ?? 0n;
 }
 

@@ -3,7 +3,7 @@ import { messages } from '../../db/schema/index.ts';
 import { parseOperationResult, type HarnessOperationExecutionRecord } from '../../domain/runs/harness-operations.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { completePlatformToolCall, type CompletedToolCall, type PlatformToolOutcome } from '../tool-calls/complete-platform.ts';
-import { findOperationCall } from './load.ts';
+import { findOperationCall } from '../runs/operation-threads.ts';
 
 export type HarnessOperationEnd =
   | { kind: 'reply' }
@@ -19,10 +19,13 @@ export type HarnessOperationEnd =
  * `reason`. The parent model sees every one as a tool error; none fails the run by itself.
  * Idempotent: a call already final is returned as it is.
  */
-export async function finishHarnessOperation(
-  ctx: ServiceContext,
-  input: { runId: string; toolCallId: string; operationKey: string; end: HarnessOperationEnd; turns: number; durationMs: number },
-): Promise<CompletedToolCall> {
+export async function finishHarnessOperation({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { runId: string; toolCallId: string; operationKey: string; end: HarnessOperationEnd; turns: number; durationMs: number };
+}): Promise<CompletedToolCall> {
   const call = await findOperationCall(ctx.db, input.toolCallId);
   const execution = (failureReason: HarnessOperationExecutionRecord['failureReason']): HarnessOperationExecutionRecord => ({
     kind: 'harness_operation',
@@ -33,7 +36,7 @@ export async function finishHarnessOperation(
     failureReason,
   });
   const fail = (reason: NonNullable<HarnessOperationExecutionRecord['failureReason']>, message: string) =>
-    completePlatformToolCall(ctx, { toolCallId: input.toolCallId, outcome: { status: 'failure', code: 'platform_tool_failed', message, reason }, execution: execution(reason) });
+    completePlatformToolCall({ ctx, input: { toolCallId: input.toolCallId, outcome: { status: 'failure', code: 'platform_tool_failed', message, reason }, execution: execution(reason) } });
   const { end } = input;
   if (end.kind === 'nested') return fail('nested_operation', 'Harness Operations cannot be called from inside an operation.');
   if (end.kind === 'timed_out') return fail('timed_out', `The operation "${input.operationKey}" did not finish within its ${end.timeoutMs} ms.`);
@@ -50,7 +53,7 @@ export async function finishHarnessOperation(
   const result = parseOperationResult(String(answer?.content.text ?? ''));
   if (!result) return fail('invalid_result', `The operation "${input.operationKey}" answered something that is not a JSON object.`);
   const outcome: PlatformToolOutcome = { status: 'success', value: result };
-  const completed = await completePlatformToolCall(ctx, { toolCallId: input.toolCallId, outcome, execution: execution(null) });
+  const completed = await completePlatformToolCall({ ctx, input: { toolCallId: input.toolCallId, outcome, execution: execution(null) } });
   // A schema mismatch is recorded by the verb as invalid_tool_result; the record says so too.
   return completed;
 }

@@ -7,14 +7,14 @@ import { appendRunMessage } from '../runs/append-message.ts';
 import { loadRunVersion } from '../runs/load-run-context.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
-import { findOperationCall } from './load.ts';
+import { findOperationCall } from '../runs/operation-threads.ts';
 
 /**
  * Starts the sub-loop of a Harness Operation call (for the runtime; no actor): its own thread,
  * with the call's `task` as the first user message, recorded against the tool call. Idempotent:
  * a started call answers as it is. Returns the operation's key and `timeoutMs` for the workflow.
  */
-export async function startHarnessOperation(ctx: ServiceContext, input: { runId: string; toolCallId: string }): Promise<{ timeoutMs: number; operationKey: string }> {
+export async function startHarnessOperation({ ctx, input }: { ctx: ServiceContext; input: { runId: string; toolCallId: string } }): Promise<{ timeoutMs: number; operationKey: string }> {
   const { run, agentVersion } = await loadRunVersion(ctx.db, input.runId);
   const [call] = await ctx.db.select().from(toolCalls).where(eq(toolCalls.id, input.toolCallId));
   if (!call || call.runId !== run.id) throw new NotFoundError('No tool call with that id in this run');

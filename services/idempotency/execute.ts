@@ -30,11 +30,15 @@ export type IdempotentOutcome =
  * reject: the transaction rolls back and nothing is stored, so the key stays usable. A record
  * from the same scope with another request hash is an idempotency conflict.
  */
-export async function executeIdempotently(
-  ctx: ServiceContext,
-  input: { scope: IdempotencyScope; requestHash: string; transaction?: 'before_run' | 'when_asked' },
-  run: (ctx: ServiceContext) => Promise<ResponseToStore | null>,
-): Promise<IdempotentOutcome> {
+export async function executeIdempotently({
+  ctx,
+  input,
+  run,
+}: {
+  ctx: ServiceContext;
+  input: { scope: IdempotencyScope; requestHash: string; transaction?: 'before_run' | 'when_asked' };
+  run: (ctx: ServiceContext) => Promise<ResponseToStore | null>;
+}): Promise<IdempotentOutcome> {
   const actor = ctx.actor;
   if (!actor) throw new Error('executeIdempotently needs an actor');
   const now = ctx.clock.now();

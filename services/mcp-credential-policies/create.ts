@@ -7,7 +7,7 @@ import { exactOriginProblem } from '../../domain/mcp/policy-scope.ts';
 import { nonPublicHost } from '../../domain/webhooks/endpoint-url.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import { findMcpCredential } from '../mcp-credentials/load.ts';
-import type { McpEndpointPolicy } from '../mcp-servers/create.ts';
+import type { McpEndpointPolicy } from '../../domain/mcp/types.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';

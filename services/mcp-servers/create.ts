@@ -7,13 +7,13 @@ import { endpointOrigin, endpointUrlProblem } from '../../domain/webhooks/endpoi
 import { recordAudit } from '../audit/record-audit.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
+import type { McpEndpointPolicy } from '../../domain/mcp/types.ts';
 import { withTransaction } from '../transaction.ts';
+
+export type { McpEndpointPolicy };
 import { isUniqueViolation } from '../unique-violation.ts';
 import { toMcpServerResponse, type PublicMcpServer } from './public.ts';
 import { toolSnapshotHash } from './tool-snapshot-hash.ts';
-
-/** Where MCP endpoints may point: the webhooks' setting (https and public hosts unless development allows more). */
-export type McpEndpointPolicy = { allowPrivateNetwork: boolean };
 
 /**
  * Registers a remote MCP server for the organization with its immutable version 1, whose tool

@@ -1,5 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import * as v from 'valibot';
+import { describeMcpFailure, type McpAccess } from '../../adapters/mcp/connect.ts';
+import { listMcpTools } from '../../adapters/mcp/list-tools.ts';
+import type { DestinationLookup } from '../../adapters/outbound/pinned-destination.ts';
 import { mcpServers, mcpServerVersions } from '../../db/schema/index.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { DiscoverMcpServerInput } from '../../domain/mcp/inputs.ts';
@@ -12,8 +15,6 @@ import { recordAudit } from '../audit/record-audit.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import { findPolicyVersion } from '../mcp-credential-policies/load.ts';
 import { credentialHeaderOf } from '../mcp-credentials/header.ts';
-import { describeMcpFailure, withMcpSession, type McpAccess } from '../mcp/connect.ts';
-import type { DestinationLookup } from '../outbound/pinned-destination.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
 import type { McpEndpointPolicy } from './create.ts';
@@ -76,17 +77,7 @@ export async function discoverMcpServer({
     };
   }
 
-  const listed = await withMcpSession(access, async (client, options) => {
-    const tools: Array<{ name: unknown; description?: unknown; inputSchema?: unknown }> = [];
-    let cursor: string | undefined;
-    do {
-      const page = await client.listTools(cursor ? { cursor } : {}, options);
-      tools.push(...page.tools);
-      if (tools.length > MAX_DISCOVERED_TOOLS) return { tooMany: true as const };
-      cursor = page.nextCursor;
-    } while (cursor);
-    return { tools };
-  });
+  const listed = await listMcpTools(access, MAX_DISCOVERED_TOOLS);
   if (!listed.ok) throw new ValidationError(`Discovery failed: ${describeMcpFailure(listed.failure)}`, { reason: listed.failure.kind });
   if ('tooMany' in listed.value) throw new ValidationError(`Discovery failed: the server lists more than ${MAX_DISCOVERED_TOOLS} tools`, { reason: 'too_many_tools' });
   const snapshot = toToolSnapshot(listed.value.tools);

@@ -1,4 +1,6 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { callRemoteMcpTool, type CallToolResult } from '../../adapters/mcp/call-tool.ts';
+import { describeMcpFailure } from '../../adapters/mcp/connect.ts';
+import type { DestinationLookup } from '../../adapters/outbound/pinned-destination.ts';
 import { mcpToolName } from '../../domain/agent-config/index.ts';
 import type { McpCallFailureReason, McpExecutionRecord } from '../../domain/mcp/execution.ts';
 import { policyContains } from '../../domain/mcp/policy-scope.ts';
@@ -10,11 +12,9 @@ import type { CredentialKeyring } from '../credentials/keyring.ts';
 import { findPolicyVersion } from '../mcp-credential-policies/load.ts';
 import { credentialHeaderOf } from '../mcp-credentials/header.ts';
 import { loadMcpBindings } from '../mcp-toolsets/bindings.ts';
-import type { DestinationLookup } from '../outbound/pinned-destination.ts';
 import { loadRunVersion } from '../runs/load-run-context.ts';
 import type { ServiceContext } from '../service-context.ts';
 import type { PlatformToolOutcome } from '../tool-calls/complete-platform.ts';
-import { describeMcpFailure, withMcpSession } from './connect.ts';
 
 export type McpCallDeps = { keyring: CredentialKeyring; allowPrivateNetwork: boolean; lookup?: DestinationLookup };
 
@@ -25,18 +25,14 @@ export type McpCallResult = { outcome: PlatformToolOutcome; execution: McpExecut
  * order: the binding whose mounted name this is; a live check that the run's creator still holds
  * `mcp:execute`, before anything is decrypted; the pinned policy version, which must still be
  * active and contain the server endpoint; the endpoint against this installation's address
- * rules. Only then is the credential decrypted and the call made, through `withMcpSession` (the
+ * rules. Only then is the credential decrypted and the call made, through `callRemoteMcpTool` (the
  * policy's exact origin and path prefix, timeout and response limit; pinned, checked addresses).
  *
  * Every failure is an outcome the model sees (`platform_tool_failed` with a `reason`), never a
  * throw, so a run never sticks on a broken server. A remote tool error (`isError`) is
  * `tool_failed` with the tool's own text.
  */
-export async function callMcpTool(
-  ctx: ServiceContext,
-  deps: McpCallDeps,
-  input: { runId: string; toolName: string; arguments: unknown; signal?: AbortSignal },
-): Promise<McpCallResult> {
+export async function callMcpTool({ ctx, deps, input }: { ctx: ServiceContext; deps: McpCallDeps; input: { runId: string; toolName: string; arguments: unknown; signal?: AbortSignal } }): Promise<McpCallResult> {
   const started = Date.now();
   const { run, agentVersion } = await loadRunVersion(ctx.db, input.runId);
   const bindings = await loadMcpBindings(ctx.db, agentVersion.config as unknown as AgentConfig);
@@ -69,7 +65,7 @@ export async function callMcpTool(
   }
 
   const rules = policy.version;
-  const called = await withMcpSession(
+  const called = await callRemoteMcpTool(
     {
       endpointUrl: binding.server.endpointUrl,
       transport: binding.server.transport,
@@ -81,7 +77,7 @@ export async function callMcpTool(
       ...(deps.lookup ? { lookup: deps.lookup } : {}),
       ...(input.signal ? { signal: input.signal } : {}),
     },
-    (client, options) => client.callTool({ name: tool.remoteToolName, arguments: input.arguments as Record<string, unknown> }, undefined, options) as Promise<CallToolResult>,
+    { name: tool.remoteToolName, arguments: input.arguments as Record<string, unknown> },
   );
   const credentialVersion = policy.credential.credentialVersion;
   if (!called.ok) {

@@ -4,23 +4,12 @@ import { ConflictError, ForbiddenError } from '../../domain/errors.ts';
 import { refuseMembershipChange } from '../../domain/members.ts';
 import type { Role } from '../../domain/scopes.ts';
 import { ungrantableScopes } from '../../domain/scopes.ts';
+import { lockOrganizationRole } from '../auth/organization-role-lock.ts';
 import type { Actor, ServiceContext } from '../service-context.ts';
+
+export { lockOrganizationRole };
 import { NotFoundError } from '../../domain/errors.ts';
 import { findMember, type MemberRecord } from './read.ts';
-
-/**
- * Locks `subject`'s organization membership row and returns its role (null when it has none).
- * Role changes, removals and API key issuance all take this lock first, so key issuance is
- * serialized with role changes (spec 3 "API keys" rule 6).
- */
-export async function lockOrganizationRole(tx: ServiceContext, organizationId: string, subject: string): Promise<Role | null> {
-  const [row] = await tx.db
-    .select({ role: organizationMemberships.role })
-    .from(organizationMemberships)
-    .where(and(eq(organizationMemberships.organizationId, organizationId), eq(organizationMemberships.subject, subject)))
-    .for('update');
-  return row?.role ?? null;
-}
 
 /**
  * The member a change is about, with its organization role read under the lock (a project

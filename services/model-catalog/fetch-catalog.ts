@@ -1,9 +1,9 @@
 import type { CatalogEntry, ModelProviderType } from '../../domain/model-catalog/types.ts';
-import { fetchGatewayCatalog } from './adapters/gateway.ts';
-import type { VendorRequest } from './adapters/http.ts';
-import { fetchVendorACatalog } from './adapters/vendor-a.ts';
-import { fetchVendorBCatalog } from './adapters/vendor-b.ts';
-import { fetchVendorCCatalog } from './adapters/vendor-c.ts';
+import { fetchGatewayCatalog } from '../../adapters/models/gateway/catalog.ts';
+import type { VendorRequest } from '../../adapters/models/catalog-http.ts';
+import { fetchVendorACatalog } from '../../adapters/models/vendor-a/catalog.ts';
+import { fetchVendorBCatalog } from '../../adapters/models/vendor-b/catalog.ts';
+import { fetchVendorCCatalog } from '../../adapters/models/vendor-c/catalog.ts';
 
 /** Base URL per provider type (`settings.modelBaseUrls`). */
 export type ModelBaseUrls = Record<ModelProviderType, string>;

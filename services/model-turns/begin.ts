@@ -1,6 +1,6 @@
 import type { AgentConfig, ToolDefinition } from '../../domain/agent-config/index.ts';
 import { operationCallOfTurn, renderOperationInstructions } from '../../domain/runs/harness-operations.ts';
-import { findOperationCall, operationTranscript } from '../harness-operations/load.ts';
+import { findOperationCall, operationTranscript } from '../runs/operation-threads.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import { failModelInvocation, startModelInvocation } from '../model-invocations/record-invocation.ts';
 import { reserveModelTurn } from '../model-invocations/reserve-turn.ts';
@@ -12,7 +12,7 @@ import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
 import { mountedTools } from '../tool-calls/run-tools.ts';
 import { renderRunInstructions } from '../../domain/skills/catalog.ts';
-import { usableSkills } from '../skills/session-skills.ts';
+import { usableSkills } from '../runs/session-skills.ts';
 
 /** A tool as the model is offered it: the published definition without owner or approval. */
 export type OfferedTool = { name: string; description: string; inputSchema: Record<string, unknown> };

@@ -4,7 +4,7 @@ import { NotFoundError } from '../../domain/errors.ts';
 import type { ModelToolCall } from '../../domain/runs/transcript.ts';
 import { completeModelInvocation, failModelInvocation, type InvocationUsage } from '../model-invocations/record-invocation.ts';
 import { appendRunMessage } from '../runs/append-message.ts';
-import { threadOfTurn } from '../harness-operations/load.ts';
+import { threadOfTurn } from '../runs/operation-threads.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
 

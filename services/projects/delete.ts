@@ -5,7 +5,7 @@ import { recordAudit } from '../audit/record-audit.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
-import type { RunStarter } from '../runs/run-starter.ts';
+import type { RunStarter } from '../run-starter.ts';
 import { assertOrganizationAdministrator } from './authorize.ts';
 import { isDefaultProject } from '../auth/installation.ts';
 

@@ -5,10 +5,10 @@ import type { ToolCallFailure } from '../../domain/tool-calls/failures.ts';
 import type { StoredSafeResult } from '../../domain/tool-calls/result-envelope.ts';
 import { isToolCallFinal } from '../../domain/tool-calls/states.ts';
 import type { ServiceContext } from '../service-context.ts';
-import { appendRunMessage } from '../runs/append-message.ts';
-import { threadOfTurn } from '../harness-operations/load.ts';
+import { appendRunMessage } from './append-message.ts';
+import { threadOfTurn } from './operation-threads.ts';
 import { withTransaction } from '../transaction.ts';
-import type { ToolCallRow } from './public.ts';
+import type { ToolCallRow } from '../tool-calls/public.ts';
 
 /** The stable step key of a call's result message (idempotency of `appendRunMessage`). */
 export const toolResultStepKey = (toolCallId: string) => `tool:${toolCallId}`;
@@ -20,7 +20,7 @@ export const toolResultStepKey = (toolCallId: string) => `tool:${toolCallId}`;
  * what the model pairs results with. Idempotent per call (step `tool:<toolCallId>`). A turn with
  * an open call is a conflict: the workflow appends only after `readToolProgress` says `allFinal`.
  */
-export async function appendToolResultMessages(ctx: ServiceContext, input: { runId: string; turnId: string }): Promise<void> {
+export async function appendToolResultMessages({ ctx, input }: { ctx: ServiceContext; input: { runId: string; turnId: string } }): Promise<void> {
   await withTransaction(ctx, async (tx) => {
     const rows = await tx.db
       .select()

@@ -3,7 +3,7 @@ import { runs } from '../../db/schema/index.ts';
 import { ConflictError } from '../../domain/errors.ts';
 import { isSettled } from '../../domain/runs/states.ts';
 import type { ServiceContext } from '../service-context.ts';
-import type { SessionRow } from '../sessions/public.ts';
+import type { SessionRow } from './load-session.ts';
 
 /**
  * Only one unsettled run may exist per session (spec 1 "Run"): a new run is a 409 while the

@@ -8,7 +8,7 @@ import { appendProductEvent } from '../events/append.ts';
 import { withTransaction } from '../transaction.ts';
 import { findRun } from './load.ts';
 import { toRunResponse, type PublicRun } from './public.ts';
-import type { RunStarterDeps } from './run-starter.ts';
+import type { RunStarterDeps } from '../run-starter.ts';
 
 /**
  * Requests cancellation of a run (`POST /runs/{id}/cancel`) and answers with the run as it is:

@@ -1,15 +1,15 @@
 import * as v from 'valibot';
 import { acceptTurnFiles, TurnInput, turnText } from '../../domain/sessions/inputs.ts';
-import { uploadTurnFiles } from '../attachments/upload-turn-files.ts';
+import { uploadTurnFiles } from './upload-turn-files.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvents } from '../events/append.ts';
-import { findSession } from '../sessions/load.ts';
+import { findSession } from './load-session.ts';
 import { withTransaction } from '../transaction.ts';
 import { assertSessionIdle } from './assert-session-idle.ts';
 import { toRunResponse, type PublicRun } from './public.ts';
 import { queueRun } from './queue-run.ts';
-import type { RunStarterDeps } from './run-starter.ts';
+import type { RunStarterDeps } from '../run-starter.ts';
 
 /**
  * Queues the next run of a session with the caller's message (`POST /sessions/{id}/runs`).
@@ -32,9 +32,9 @@ export async function createFollowUpRun({
   const parsed = v.parse(TurnInput, turn);
   const text = turnText(parsed);
   const files = acceptTurnFiles(parsed.files);
-  const uploaded = files.length === 0 ? null : await uploadTurnFiles(ctx, deps, { session: await findSession(ctx, sessionId), files });
+  const uploaded = files.length === 0 ? null : await uploadTurnFiles(ctx, deps, { session: await findSession({ ctx, input: { sessionId } }), files });
   return withTransaction(ctx, async (tx) => {
-    const session = await findSession(tx, sessionId, { forUpdate: true });
+    const session = await findSession({ ctx: tx, input: { sessionId }, options: { forUpdate: true } });
     await assertSessionIdle(tx, session);
     const queued = await queueRun(tx, deps, { session, text, uploaded, idempotencyKey });
     await recordAudit(tx, { action: 'run.created', targetType: 'run', targetId: queued.run.id, details: { sessionId: session.id, via: 'follow_up' } });

@@ -10,7 +10,7 @@ import { transitionRun } from './transition.ts';
  */
 export async function enterWaitingState({ ctx, gate, input }: { ctx: ServiceContext; gate: AdmissionGate; input: { runId: string; state: 'waiting_for_tool' | 'waiting_for_approval' } }): Promise<void> {
   await withTransaction(ctx, async (tx) => {
-    const run = await transitionRun(tx, { runId: input.runId, to: input.state });
+    const run = await transitionRun({ ctx: tx, input: { runId: input.runId, to: input.state } });
     tx.afterCommit.push(() => wakeDeferredRuns(ctx, gate, run.projectId));
   });
 }

@@ -3,8 +3,8 @@ import { toolCalls } from '../../db/schema/index.ts';
 import { toPage, type Page } from '../../domain/pagination.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { keysetPage } from '../keyset.ts';
-import { findRun } from '../runs/load.ts';
-import { toToolCallResponse, type PublicToolCall } from './public.ts';
+import { findRun } from './load.ts';
+import { toToolCallResponse, type PublicToolCall } from '../tool-calls/public.ts';
 
 /**
  * The tool calls of one run of the actor's project (`GET /tool-calls?runId=`), in the order the

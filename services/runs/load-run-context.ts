@@ -1,9 +1,9 @@
 import { asc, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { agentVersions, messages, runs, sessions } from '../../db/schema/index.ts';
-import { loadSessionSkills, type SessionSkill } from '../skills/session-skills.ts';
+import { loadSessionSkills, type SessionSkill } from './session-skills.ts';
 import { NotFoundError } from '../../domain/errors.ts';
-import type { SessionRow } from '../sessions/public.ts';
+import type { SessionRow } from './load-session.ts';
 import type { MessageRow, RunRow } from './public.ts';
 
 type AgentVersionRow = typeof agentVersions.$inferSelect;

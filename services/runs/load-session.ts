@@ -1,21 +1,22 @@
 import { and, eq } from 'drizzle-orm';
 import { sessions } from '../../db/schema/index.ts';
 import { NotFoundError } from '../../domain/errors.ts';
-import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
-import type { SessionRow } from './public.ts';
+import type { ServiceContext } from '../service-context.ts';
+
+export type SessionRow = typeof sessions.$inferSelect;
 
 /**
- * A session of the actor's project, or 404. `forUpdate` locks the row to the end of the
+ * A session of the actor's project, or 404. `options.forUpdate` locks the row to the end of the
  * transaction: every verb that queues a run takes this lock first, so two concurrent turns
  * cannot both see a settled latest run.
  */
-export async function findSession(ctx: ServiceContext, sessionId: string, options: { forUpdate?: boolean } = {}): Promise<SessionRow> {
+export async function findSession({ ctx, input, options = {} }: { ctx: ServiceContext; input: { sessionId: string }; options?: { forUpdate?: boolean } }): Promise<SessionRow> {
   const actor = requireActor(ctx);
   const query = ctx.db
     .select()
     .from(sessions)
-    .where(and(eq(sessions.id, sessionId), eq(sessions.projectId, actor.projectId)));
+    .where(and(eq(sessions.id, input.sessionId), eq(sessions.projectId, actor.projectId)));
   const [session] = options.forUpdate ? await query.for('update') : await query;
   if (!session) throw new NotFoundError('No session with that id in this project');
   return session;

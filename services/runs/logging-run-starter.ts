@@ -1,5 +1,5 @@
 import type { Logger } from '../../config/logger.ts';
-import type { RunStarter } from './run-starter.ts';
+import type { RunStarter } from '../run-starter.ts';
 
 /**
  * The API's starter when no Temporal starter is wired: it only logs. Nothing is lost, because

@@ -2,7 +2,7 @@ import { asc, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { harnessOperationCalls, messages } from '../../db/schema/index.ts';
 import { operationCallOfTurn } from '../../domain/runs/harness-operations.ts';
-import type { MessageRow } from '../runs/public.ts';
+import type { MessageRow } from './public.ts';
 
 export type HarnessOperationCallRow = typeof harnessOperationCalls.$inferSelect;
 

@@ -5,10 +5,10 @@ import { INPUT_STEP_KEY, wallDeadlineOf } from '../../domain/sessions/limits.ts'
 import type { ServiceContext } from '../service-context.ts';
 import type { ProductEventDraft } from '../events/append.ts';
 import { requireActor } from '../require-actor.ts';
-import type { SessionRow } from '../sessions/public.ts';
+import type { SessionRow } from './load-session.ts';
 import { insertThreadMessage, messageCreatedEvent } from './insert-message.ts';
 import type { MessageRow, RunRow } from './public.ts';
-import type { RunStarterDeps } from './run-starter.ts';
+import type { RunStarterDeps } from '../run-starter.ts';
 import { assertRunQuota } from './run-quota.ts';
 import { attachmentMetadataOf, confirmUploadedAttachments, recordAttachments, type UploadedAttachments } from '../attachments/store.ts';
 

@@ -4,17 +4,17 @@ import { ConflictError } from '../../domain/errors.ts';
 import { isSettled } from '../../domain/runs/states.ts';
 import { acceptTurnFiles, TurnInput, turnText } from '../../domain/sessions/inputs.ts';
 import type { UploadedAttachments } from '../attachments/store.ts';
-import { uploadTurnFiles } from '../attachments/upload-turn-files.ts';
+import { uploadTurnFiles } from './upload-turn-files.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvents } from '../events/append.ts';
-import { findSession } from '../sessions/load.ts';
+import { findSession } from './load-session.ts';
 import { withTransaction } from '../transaction.ts';
 import { assertSessionIdle } from './assert-session-idle.ts';
 import { findRun } from './load.ts';
 import { toRunResponse, type PublicRun } from './public.ts';
 import { queueRun } from './queue-run.ts';
-import type { RunStarterDeps } from './run-starter.ts';
+import type { RunStarterDeps } from '../run-starter.ts';
 
 /**
  * Queues a new run on a settled run's session with the caller's message
@@ -41,7 +41,7 @@ export async function resumeRun({
     const named = await findRun(tx, runId);
     // Lock the session before reading states again: a run only settles through transitionRun,
     // which also updates this session row, so the checks below hold until commit.
-    const session = await findSession(tx, named.sessionId, { forUpdate: true });
+    const session = await findSession({ ctx: tx, input: { sessionId: named.sessionId }, options: { forUpdate: true } });
     const run = await findRun(tx, runId);
     if (!isSettled(run.state)) throw new ConflictError('Only a settled run can be resumed', { runId: run.id, state: run.state });
     await assertSessionIdle(tx, session);
@@ -56,5 +56,5 @@ export async function resumeRun({
 async function uploadResumeFiles(ctx: ServiceContext, deps: RunStarterDeps, input: { runId: string; files: readonly AcceptedFile[] }): Promise<UploadedAttachments> {
   const run = await findRun(ctx, input.runId);
   if (!isSettled(run.state)) throw new ConflictError('Only a settled run can be resumed', { runId: run.id, state: run.state });
-  return uploadTurnFiles(ctx, deps, { session: await findSession(ctx, run.sessionId), files: input.files });
+  return uploadTurnFiles(ctx, deps, { session: await findSession({ ctx, input: { sessionId: run.sessionId } }), files: input.files });
 }

@@ -24,7 +24,7 @@ export async function scheduleModelRetry({
     const [run] = await tx.db.select().from(runs).where(eq(runs.id, input.runId)).for('update');
     if (!run) throw new NotFoundError('No run with that id');
     if (run.state !== 'running') return;
-    await transitionRun(tx, { runId: run.id, to: 'retry_scheduled' });
+    await transitionRun({ ctx: tx, input: { runId: run.id, to: 'retry_scheduled' } });
     await appendProductEvent(tx, {
       organizationId: run.organizationId,
       projectId: run.projectId,

@@ -25,7 +25,7 @@ const TransitionInput = v.object({
 export type TransitionRunInput = { runId: string; to: RunState; failure?: RunFailure | null };
 
 /**
- * Moves a run to `to` for the runtime (worker activities; no actor needed), in one transaction
+ * Moves a run to `input.to` for the runtime (worker activities; no actor needed), in one transaction
  * with its consequences: `admittedAt` on the first `running`, `settledAt` (and `failure` for
  * failed, cancelled and timed-out runs — given, or a default per state) on settling, the
  * session's `status` and `lastActivityAt` when this is its latest run, and the `run.<state>`
@@ -35,7 +35,7 @@ export type TransitionRunInput = { runId: string; to: RunState; failure?: RunFai
  * and returns the run. Any other move `canTransition` refuses (for example, out of a settled
  * state) is a `ConflictError` carrying the current `state`; retrying it cannot succeed.
  */
-export async function transitionRun(ctx: ServiceContext, input: TransitionRunInput): Promise<RunRow> {
+export async function transitionRun({ ctx, input }: { ctx: ServiceContext; input: TransitionRunInput }): Promise<RunRow> {
   const change = checkTransitionInput(input);
   return withTransaction(ctx, async (tx) => {
     const [run] = await tx.db.select().from(runs).where(eq(runs.id, input.runId)).for('update');

@@ -1,9 +1,9 @@
 import type { AcceptedFile } from '../../domain/attachments/file-input.ts';
-import { assertSessionIdle } from '../runs/assert-session-idle.ts';
-import type { RunStarterDeps } from '../runs/run-starter.ts';
+import { assertSessionIdle } from './assert-session-idle.ts';
+import type { RunStarterDeps } from '../run-starter.ts';
 import type { ServiceContext } from '../service-context.ts';
-import type { SessionRow } from '../sessions/public.ts';
-import { PUBLIC_STORAGE_ONLY, uploadAttachments, type UploadedAttachments } from './store.ts';
+import type { SessionRow } from './load-session.ts';
+import { PUBLIC_STORAGE_ONLY, uploadAttachments, type UploadedAttachments } from '../attachments/store.ts';
 
 /**
  * The step of a follow-up or resume that runs before its transaction: a session whose latest run

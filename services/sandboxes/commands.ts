@@ -10,10 +10,13 @@ export type SandboxCommandRow = typeof sandboxCommands.$inferSelect;
  * a retried activity gets the existing row back and, when it completed, reuses its result
  * instead of running the command again.
  */
-export async function beginSandboxCommand(
-  ctx: ServiceContext,
-  input: { sandbox: SandboxRow; runId: string; toolCallId: string; toolName: string; safeCommand: Record<string, unknown> },
-): Promise<SandboxCommandRow> {
+export async function beginSandboxCommand({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { sandbox: SandboxRow; runId: string; toolCallId: string; toolName: string; safeCommand: Record<string, unknown> };
+}): Promise<SandboxCommandRow> {
   await ctx.db
     .insert(sandboxCommands)
     .values({
@@ -31,10 +34,13 @@ export async function beginSandboxCommand(
   return row!;
 }
 
-export async function completeSandboxCommand(
-  ctx: ServiceContext,
-  input: { toolCallId: string; safeCommand: Record<string, unknown>; safeResult: Record<string, unknown>; resultValue: Record<string, unknown> | null; failure: string | null },
-): Promise<void> {
+export async function completeSandboxCommand({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { toolCallId: string; safeCommand: Record<string, unknown>; safeResult: Record<string, unknown>; resultValue: Record<string, unknown> | null; failure: string | null };
+}): Promise<void> {
   await ctx.db
     .update(sandboxCommands)
     .set({ safeCommand: input.safeCommand, safeResult: input.safeResult, resultValue: input.resultValue, failure: input.failure, completedAt: ctx.clock.now() })

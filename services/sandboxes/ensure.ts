@@ -31,7 +31,7 @@ export async function workspaceOwnerOf(ctx: ServiceContext, sessionId: string): 
  * session (and of sessions delegated from it). Null when the pinned version has no sandbox.
  * Idempotent: a concurrent creator's row wins and is returned.
  */
-export async function ensureRunSandbox(ctx: ServiceContext, input: { runId: string }): Promise<RunSandbox | null> {
+export async function ensureRunSandbox({ ctx, input }: { ctx: ServiceContext; input: { runId: string } }): Promise<RunSandbox | null> {
   const [run] = await ctx.db.select({ sessionId: runs.sessionId, agentVersionId: runs.agentVersionId, organizationId: runs.organizationId, projectId: runs.projectId }).from(runs).where(eq(runs.id, input.runId));
   if (!run) throw new NotFoundError('No run with that id');
   const [version] = await ctx.db.select({ config: agentVersions.config }).from(agentVersions).where(eq(agentVersions.id, run.agentVersionId));

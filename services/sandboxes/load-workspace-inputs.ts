@@ -1,6 +1,6 @@
 import { asc, eq, inArray } from 'drizzle-orm';
 import { attachments, runs, storageProviders } from '../../db/schema/index.ts';
-import { loadSessionSkills, usableSkills, type SessionSkill } from '../skills/session-skills.ts';
+import { loadSessionSkills, usableSkills, type SessionSkill } from '../runs/session-skills.ts';
 import type { ServiceContext } from '../service-context.ts';
 import type { StorageProviderRow } from '../storage-providers/public.ts';
 import { latestWorkspaceBackup, type WorkspaceBackupRow } from './backups.ts';
@@ -25,7 +25,7 @@ export type RunWorkspaceInputs = {
  * Reads only (besides the sandbox row); the transfers are the caller's.
  */
 export async function loadRunWorkspaceInputs({ ctx, input }: { ctx: ServiceContext; input: { runId: string } }): Promise<RunWorkspaceInputs | null> {
-  const target = await ensureRunSandbox(ctx, { runId: input.runId });
+  const target = await ensureRunSandbox({ ctx, input: { runId: input.runId } });
   if (!target) return null;
   const backup = await latestWorkspaceBackup(ctx, { projectId: target.sandbox.projectId, workspaceSessionId: target.sandbox.workspaceSessionId });
   const files = await ctx.db.select().from(attachments).where(eq(attachments.runId, input.runId)).orderBy(asc(attachments.position));

@@ -9,10 +9,10 @@ import { appendProductEvents } from '../events/append.ts';
 import { requireActor } from '../require-actor.ts';
 import { toRunResponse, type PublicRun } from '../runs/public.ts';
 import { queueRun } from '../runs/queue-run.ts';
-import type { RunStarterDeps } from '../runs/run-starter.ts';
+import type { RunStarterDeps } from '../run-starter.ts';
 import { withTransaction } from '../transaction.ts';
 import { toSessionResponse, type PublicSession } from './public.ts';
-import { copySkillBindings } from './copy-skill-bindings.ts';
+import { copySkillBindings } from '../skills/copy-session-bindings.ts';
 import { resolveLatestAgentVersion } from './resolve-agent-version.ts';
 
 /**

@@ -5,13 +5,13 @@ import { agentVersions, approvals, messages, modelInvocations, productEvents, ru
 import { toolsOf, type AgentConfig } from '../../domain/agent-config/index.ts';
 import { buildRunTimeline } from '../../domain/sessions/timeline.ts';
 import type { ServiceContext } from '../service-context.ts';
-import { loadSessionSkills } from '../skills/session-skills.ts';
+import { loadSessionSkills } from '../runs/session-skills.ts';
 import { delegationsOfSession } from '../delegations/public.ts';
 import { toPublicEvent } from '../events/public-event.ts';
 import { toMessageResponse, toRunResponse } from '../runs/public.ts';
 import { toApprovalResponse, toToolCallResponse } from '../tool-calls/public.ts';
 import { readPendingWork } from '../tool-calls/read-pending-work.ts';
-import { findSession } from './load.ts';
+import { findSession } from '../runs/load-session.ts';
 import { toModelInvocationResponse, toSessionListItem, type PublicSessionSkill } from './public.ts';
 import { workspaceOwnerOf } from '../sandboxes/ensure.ts';
 import { toSandboxCommandResponse, toSandboxResponse, toWorkspaceBackupResponse } from '../sandboxes/public.ts';
@@ -30,7 +30,7 @@ export type SessionDetail = v.InferOutput<typeof SessionDetailShape>;
  * sandbox, backups and this session's sandbox commands. Delegations are empty until they exist.
  */
 export async function getSession({ ctx, input }: { ctx: ServiceContext; input: { sessionId: string } }): Promise<SessionDetail> {
-  const session = await findSession(ctx, input.sessionId);
+  const session = await findSession({ ctx, input: { sessionId: input.sessionId } });
   const scope = { projectId: session.projectId };
   const runRows = await ctx.db
     .select()
@@ -90,7 +90,7 @@ export async function getSession({ ctx, input }: { ctx: ServiceContext; input: {
     skills: await sessionSkills(ctx, session.id),
     // Stored configs are the parsed, defaulted form (agent_versions.config), so the cast holds.
     tools: version ? toolsOf(version.config as unknown as AgentConfig) : [],
-    delegations: await delegationsOfSession(ctx, session.id),
+    delegations: await delegationsOfSession({ ctx, input: { coordinatorSessionId: session.id } }),
   };
 }
 

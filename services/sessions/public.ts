@@ -1,8 +1,9 @@
 import type * as v from 'valibot';
 import type { PublicModelInvocationShape, PublicSessionListItemShape, PublicSessionShape, PublicSessionSkillShape } from '../../domain/public-shapes/sessions.ts';
-import type { modelInvocations, sessions } from '../../db/schema/index.ts';
+import type { modelInvocations } from '../../db/schema/index.ts';
+import type { SessionRow } from '../runs/load-session.ts';
 
-export type SessionRow = typeof sessions.$inferSelect;
+export type { SessionRow };
 export type ModelInvocationRow = typeof modelInvocations.$inferSelect;
 
 /** The session object of spec 1, plus `agentId` and `title` (the create body accepts a title). */

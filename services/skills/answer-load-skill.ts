@@ -4,7 +4,7 @@ import type { ProductEventDraft } from '../events/append.ts';
 import { loadRunVersion } from '../runs/load-run-context.ts';
 import type { ServiceContext } from '../service-context.ts';
 import type { PlatformToolOutcome } from '../tool-calls/complete-platform.ts';
-import { loadSessionSkills } from './session-skills.ts';
+import { loadSessionSkills } from '../runs/session-skills.ts';
 
 const LoadArguments = v.object({ name: v.string(), path: v.optional(v.string()) });
 
@@ -19,7 +19,7 @@ const isText = (contentType: string) => /^text\/|^application\/(json|x-yaml|yaml
  * tool error, as is a name the session does not bind or a path the version does not have.
  * Reads only: the tool-call verb records the outcome.
  */
-export async function answerLoadSkill(ctx: ServiceContext, input: { runId: string; toolCallId: string; arguments: unknown }): Promise<{ outcome: PlatformToolOutcome; events?: ProductEventDraft[] }> {
+export async function answerLoadSkill({ ctx, input }: { ctx: ServiceContext; input: { runId: string; toolCallId: string; arguments: unknown } }): Promise<{ outcome: PlatformToolOutcome; events?: ProductEventDraft[] }> {
   const { run, session } = await loadRunVersion(ctx.db, input.runId);
   const parsed = v.safeParse(LoadArguments, input.arguments);
   const fail = (message: string) => ({ outcome: { status: 'failure' as const, code: 'tool_failed' as const, message } });

@@ -9,7 +9,7 @@ import { TOOL_LEASE_MS } from '../../domain/tool-calls/states.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvent } from '../events/append.ts';
 import { requireActor } from '../require-actor.ts';
-import type { RunStarterDeps } from '../runs/run-starter.ts';
+import type { RunStarterDeps } from '../run-starter.ts';
 import { withTransaction } from '../transaction.ts';
 import { toolCallChangedEvent } from './events.ts';
 import { findToolCall } from './load.ts';

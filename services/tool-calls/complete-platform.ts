@@ -38,10 +38,13 @@ export type CompletedToolCall = { toolCallId: string; status: ToolCallStatus; fa
  * succeeded. Idempotent for activity retries: a call that is already final is returned as it is
  * (the first outcome wins). A call that is not `running` (still awaiting approval) is a conflict.
  */
-export async function completePlatformToolCall(
-  ctx: ServiceContext,
-  input: { toolCallId: string; outcome: PlatformToolOutcome; execution?: ToolExecutionRecord; events?: ProductEventDraft[] },
-): Promise<CompletedToolCall> {
+export async function completePlatformToolCall({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { toolCallId: string; outcome: PlatformToolOutcome; execution?: ToolExecutionRecord; events?: ProductEventDraft[] };
+}): Promise<CompletedToolCall> {
   if (!v.is(v.pipe(v.string(), v.uuid()), input.toolCallId)) throw new ValidationError('toolCallId must be a UUID');
   const parsed = v.safeParse(Outcome, input.outcome);
   if (!parsed.success) throw new ValidationError(`Invalid platform tool outcome: ${parsed.issues[0].message}`);

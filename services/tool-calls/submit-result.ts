@@ -7,7 +7,7 @@ import { toolFailure, type ToolCallFailure } from '../../domain/tool-calls/failu
 import { Fence, SafeResultInput, TOOL_RESULT_VERSION, type StoredSafeResult } from '../../domain/tool-calls/result-envelope.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvent } from '../events/append.ts';
-import type { RunStarterDeps } from '../runs/run-starter.ts';
+import type { RunStarterDeps } from '../run-starter.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
 import { assertLiveClaim } from './assert-live-claim.ts';

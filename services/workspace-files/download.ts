@@ -1,7 +1,7 @@
 import { NotFoundError, ValidationError } from '../../domain/errors.ts';
 import type { ServiceContext } from '../service-context.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
-import { getObjectBytes } from '../storage-providers/objects.ts';
+import { getObjectBytes } from '../../adapters/storage/objects.ts';
 import { blockedEndpointReason, s3ClientFor, type StorageEndpointPolicy } from '../storage-providers/s3-client.ts';
 import { extractArchiveFile, normalizeRequestPath, verifyArchiveBytes } from './archive-reader.ts';
 import { loadVerifiedBackup, unavailable } from './latest-backup.ts';

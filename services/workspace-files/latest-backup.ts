@@ -6,8 +6,8 @@ import type { ServiceContext } from '../service-context.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import { latestWorkspaceBackup, type WorkspaceBackupRow } from '../sandboxes/backups.ts';
 import { workspaceOwnerOf } from '../sandboxes/ensure.ts';
-import { findSession } from '../sessions/load.ts';
-import { getObjectBytes } from '../storage-providers/objects.ts';
+import { findSession } from '../runs/load-session.ts';
+import { getObjectBytes } from '../../adapters/storage/objects.ts';
 import type { StorageProviderRow } from '../storage-providers/public.ts';
 import { blockedEndpointReason, s3ClientFor, type StorageEndpointPolicy } from '../storage-providers/s3-client.ts';
 import { parseManifest, type WorkspaceManifest } from '../../domain/workspace-files/manifest.ts';
@@ -24,7 +24,7 @@ export const unavailable = (what: string) => new ConflictError(`The workspace ba
  * itself comes from `findSession`).
  */
 export async function loadVerifiedBackup(ctx: ServiceContext, input: { sessionId: string; keyring: CredentialKeyring; policy: StorageEndpointPolicy }): Promise<VerifiedBackup | null> {
-  const session = await findSession(ctx, input.sessionId);
+  const session = await findSession({ ctx, input: { sessionId: input.sessionId } });
   const workspaceSessionId = await workspaceOwnerOf(ctx, session.id);
   const backup = await latestWorkspaceBackup(ctx, { projectId: session.projectId, workspaceSessionId });
   if (!backup) return null;

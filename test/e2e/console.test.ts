@@ -7,7 +7,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createClient, runToolCall } from '../../client/src/index.ts';
 import { startMcpFixtureServer, type McpFixtureServer } from '../fixtures/mcp/server.ts';
-import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
+import { FAKE_KEYS } from '../fixtures/model-vendors/catalog-server.ts';
 import { newSigningSecret, startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver/receiver.ts';
 import { freePort, serveApp, type ServedApp } from '../support/http-server.ts';
 import { auditAccessibility, type AccessibilityViolation } from '../support/accessibility-audit.ts';

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
 import proto from '@temporalio/proto';
-import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
+import { FAKE_KEYS } from '../fixtures/model-vendors/catalog-server.ts';
 
 /**
  * The golden histories of this folder and what the replay test and the recorder both check on
@@ -59,7 +59,7 @@ function searchableText(json: unknown): string {
 }
 
 /**
- * What looks like a secret in a history: a fake vendor key (test/fixtures/model-providers), a
+ * What looks like a secret in a history: a fake vendor key (test/fixtures/model-vendors), a
  * webhook signing secret (`whsec_`), an API key (`svc_` and 43 base64url characters), or one of
  * `known` (secrets the recorder used). Returns labels, never the secret itself.
  */

@@ -9,7 +9,7 @@ import { webhookWorkflowId } from '../../domain/webhooks/workflow.ts';
 import { appendProductEvents } from '../../services/events/append.ts';
 import { systemContext } from '../../services/service-context.ts';
 import { startMcpFixtureServer } from '../fixtures/mcp/server.ts';
-import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
+import { FAKE_KEYS } from '../fixtures/model-vendors/catalog-server.ts';
 import { newSigningSecret, startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver/receiver.ts';
 import { addNumbersHandler, addNumbersTool } from '../support/platform-tools.ts';
 import { startRunApp } from '../support/run-app.ts';

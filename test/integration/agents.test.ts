@@ -3,8 +3,8 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agents, auditEntries } from '../../db/schema/index.ts';
 import { canonicalAgentConfig, parseAgentConfig } from '../../domain/agent-config/index.ts';
-import { createProvider, errorOf } from '../fixtures/model-providers/helpers.ts';
-import { startFakeModelProviders, type FakeModelProviders } from '../fixtures/model-providers/server.ts';
+import { createProvider, errorOf } from '../fixtures/model-vendors/helpers.ts';
+import { startFakeModelProviders, type FakeModelProviders } from '../fixtures/model-vendors/catalog-server.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 
 let t: TestApp;

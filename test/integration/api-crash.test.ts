@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runWorkflowId } from '../../domain/runs/workflow.ts';
-import { FAKE_KEYS, startFakeModelServers, type FakeModelServers } from '../fixtures/model-servers/server.ts';
+import { FAKE_KEYS, startFakeModelServers, type FakeModelServers } from '../fixtures/model-vendors/chat-server.ts';
 import { createProcessDatabase, developmentApiKey } from '../support/process-bootstrap.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 import { killProcess, startApiProcess, startWorkerProcess, waitFor } from '../support/worker-process.ts';

@@ -5,8 +5,8 @@ import type { ServiceContext } from '../../services/service-context.ts';
 import { expireOverdue } from '../../services/tool-calls/expire-overdue.ts';
 import { readToolProgress } from '../../services/tool-calls/progress.ts';
 import { recordToolCalls } from '../../services/tool-calls/record.ts';
-import { errorOf } from '../fixtures/model-providers/helpers.ts';
-import type { FakeModelProviders } from '../fixtures/model-providers/server.ts';
+import { errorOf } from '../fixtures/model-vendors/helpers.ts';
+import type { FakeModelProviders } from '../fixtures/model-vendors/catalog-server.ts';
 import { manualClock, type TestApp } from '../support/app.ts';
 import { ORDER, startToolCallApp, tool } from '../support/tool-call-app.ts';
 

@@ -1,7 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { CreateBucketCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { count, eq } from 'drizzle-orm';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { attachments, runs, sessions } from '../../db/schema/index.ts';
 import { tenantRoot } from '../../domain/storage/paths.ts';
@@ -14,6 +13,7 @@ import { createLogger } from '../../config/logger.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { startHoldingProxy, type HoldingProxy } from '../support/holding-proxy.ts';
+import { idleInTransaction } from '../support/idle-in-transaction.ts';
 
 /**
  * Files are uploaded before the transaction that records them (docs/decisions.md "Attachments"):
@@ -72,7 +72,7 @@ beforeAll(async () => {
   });
   expect(storage.status, JSON.stringify(storage.body)).toBe(201);
   storageProviderId = storage.body.id;
-  const actor = await authenticateApiKey(systemCtx(), t.deps.keyring, { secret: admin, projectId });
+  const actor = await authenticateApiKey({ ctx: systemCtx(), deps: { keyring: t.deps.keyring }, input: { secret: admin, projectId } });
   organizationId = actor.organizationId;
   requestCtx = () => ({ ...systemCtx(), actor, requestId: randomUUID() });
 });
@@ -121,19 +121,6 @@ async function attachmentKeys(): Promise<string[]> {
   return (await t.database.db.select({ key: attachments.objectKey }).from(attachments)).map((row) => row.key);
 }
 
-/** Connections of this test's database that hold a transaction open without running a statement. */
-async function idleInTransaction(): Promise<string[]> {
-  const sql = postgres(t.database.url!, { max: 1, onnotice: () => {} });
-  try {
-    const rows = await sql<{ query: string }[]>`
-      select query from pg_stat_activity
-      where datname = current_database() and state = 'idle in transaction' and pid <> pg_backend_pid()`;
-    return rows.map((row) => row.query);
-  } finally {
-    await sql.end({ timeout: 5 });
-  }
-}
-
 /** Settles to the verb's outcome, so a held call can be awaited after the test moved on. */
 const outcomeOf = <T>(promise: Promise<T>) => promise.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
 
@@ -148,7 +135,7 @@ describe('uploads before the transaction', () => {
       await proxy.waitForHeld(2);
       // (b) While the bytes travel, no connection of this database sits in an open transaction
       // (PGlite has a single connection: there, (a) below is the check).
-      if (t.database.url) expect(await idleInTransaction()).toEqual([]);
+      if (t.database.url) expect(await idleInTransaction(t.database.url)).toEqual([]);
       // (a) Another session's turn and a new session are answered while both uploads are held.
       const turnB = await call('POST', `/sessions/${sessionB}/runs`, { message: 'No files' });
       expect(turnB.status, JSON.stringify(turnB.body)).toBe(202);

@@ -217,7 +217,7 @@ describe('API keys', () => {
   // lock. Needs a second connection, so PostgreSQL only (PGlite has one).
   const asKey = async (secret: string): Promise<ServiceContext> => {
     const ctx = systemContext({ db: t.database.db, logger: t.deps.logger });
-    return { ...ctx, actor: await authenticateApiKey(ctx, t.deps.keyring, { secret, projectId }) };
+    return { ...ctx, actor: await authenticateApiKey({ ctx, deps: { keyring: t.deps.keyring }, input: { secret, projectId } }) };
   };
   const waitForLockWaiter = async () => {
     const sql = postgres(t.database.url!, { max: 1, onnotice: () => {} });

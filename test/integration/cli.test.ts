@@ -3,7 +3,7 @@ import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
+import { FAKE_KEYS } from '../fixtures/model-vendors/catalog-server.ts';
 import { serveApp, type ServedApp } from '../support/http-server.ts';
 import { ORDER, tool } from '../support/tool-call-app.ts';
 import { startRunApp } from '../support/run-app.ts';

@@ -8,7 +8,7 @@ import { appendProductEvent } from '../../services/events/append.ts';
 import { createBrowserSession } from '../../services/auth/create-browser-session.ts';
 import { systemContext } from '../../services/service-context.ts';
 import { startMcpFixtureServer, type McpFixtureServer } from '../fixtures/mcp/server.ts';
-import { startFakeModelServers, type FakeModelServers } from '../fixtures/model-servers/server.ts';
+import { startFakeModelServers, type FakeModelServers } from '../fixtures/model-vendors/chat-server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver/receiver.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { buildRichOrganization, RICH_SECRETS, type RichOrganization } from '../support/rich-organization.ts';
@@ -364,7 +364,7 @@ describe('restore refusals', () => {
     expect(member.status).toBe(201);
     expect((await preview(backup, fresh, reader)).error.code).toBe('forbidden');
     // A person with the member role (signed in with a cookie session) is refused too.
-    const session = await createBrowserSession(systemContext({ db: fresh.database.db, logger: fresh.deps.logger }), { organizationId: org, subject: 'member-sub', projectId: context.project.id });
+    const session = await createBrowserSession({ ctx: systemContext({ db: fresh.database.db, logger: fresh.deps.logger }), input: { organizationId: org, subject: 'member-sub', projectId: context.project.id } });
     const asMember = await fresh.request('GET', route, { cookie: `svc_session=${session.token}` });
     expect(asMember.status).toBe(403);
     expect((await asMember.json()).error.message).toMatch(/owner or admin|scope/);

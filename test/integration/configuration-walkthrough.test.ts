@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeModelProviders, type FakeModelProviders } from '../fixtures/model-providers/server.ts';
-import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
+import { startFakeModelProviders, type FakeModelProviders } from '../fixtures/model-vendors/catalog-server.ts';
+import { FAKE_KEYS } from '../fixtures/model-vendors/catalog-server.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 
 /**

@@ -78,7 +78,7 @@ describe('product event log', () => {
 
     const rows = await allEvents(projectId);
     expect(rows.map((row) => Number(row.projectPosition))).toEqual(range(1, 1000));
-    expect(await latestProjectPosition(database.db, projectId)).toBe(1000n);
+    expect(await latestProjectPosition({ db: database.db, input: { projectId } })).toBe(1000n);
 
     const sequences = new Map<string, number[]>();
     for (const row of rows) sequences.set(row.aggregateId, [...(sequences.get(row.aggregateId) ?? []), row.aggregateSequence]);
@@ -130,7 +130,7 @@ describe('product event log', () => {
     ]);
     // Message content is stored but not part of the returned public event.
     expect(batch[0]).not.toHaveProperty('message');
-    const rows = await readProductEvents(database.db, { projectId, afterPosition: 2n, limit: 10 });
+    const rows = await readProductEvents({ db: database.db, input: { projectId, afterPosition: 2n, limit: 10 } });
     expect(rows.map((row) => row.message?.content)).toEqual(['hello', 'hello', 'hello', 'hello', 'hello']);
   });
 
@@ -163,7 +163,7 @@ describe('product event log', () => {
     await expect(
       appendProductEvent(serviceContext(), { organizationId, projectId, aggregateType: 'run', aggregateId: 'nope', kind: 'run.created', publicPayload: {} }),
     ).rejects.toThrow(/Invalid product event: events.0.aggregateId/);
-    expect(await latestProjectPosition(database.db, projectId)).toBe(0n);
+    expect(await latestProjectPosition({ db: database.db, input: { projectId } })).toBe(0n);
   });
 });
 
@@ -196,7 +196,7 @@ describe('project event tail', () => {
       // One slow consumer from the beginning: it must overflow its 40-event buffer and re-read.
       await join(0, 30);
       for (let i = 0; i < 36; i++) {
-        const latest = Number(await latestProjectPosition(database.db, projectId));
+        const latest = Number(await latestProjectPosition({ db: database.db, input: { projectId } }));
         // Anywhere from the beginning to slightly past the committed tail.
         await join(Math.min(Math.floor(Math.random() * (latest + 5)), total - 1));
         await sleep(Math.random() * 15);

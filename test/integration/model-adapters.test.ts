@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { invokeModel, ModelInvocationError, type ModelRequest, type ModelResult, type ProviderType } from '../../activities/providers/index.ts';
-import { closedPortUrl } from '../fixtures/model-providers/server.ts';
-import { startFakeModelServers, type FakeModelServer, type FakeModelServers } from '../fixtures/model-servers/server.ts';
+import { invokeModel, ModelInvocationError, type ModelRequest, type ModelResult, type ProviderType } from '../../adapters/models/index.ts';
+import { closedPortUrl } from '../fixtures/model-vendors/catalog-server.ts';
+import { startFakeModelServers, type FakeModelServer, type FakeModelServers } from '../fixtures/model-vendors/chat-server.ts';
 
 // Model adapters against the fake servers speaking each vendor's wire protocol.
 

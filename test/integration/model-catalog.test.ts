@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProvider, errorOf } from '../fixtures/model-providers/helpers.ts';
-import { closedPortUrl, FAKE_KEYS, startFakeModelProviders, type FakeModelProviders } from '../fixtures/model-providers/server.ts';
+import { createProvider, errorOf } from '../fixtures/model-vendors/helpers.ts';
+import { closedPortUrl, FAKE_KEYS, startFakeModelProviders, type FakeModelProviders } from '../fixtures/model-vendors/catalog-server.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 
 let t: TestApp;

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEntries, idempotencyRecords, modelPresets, modelProviders, organizations } from '../../db/schema/index.ts';
-import { createProvider, errorOf } from '../fixtures/model-providers/helpers.ts';
-import { FAKE_KEYS, startFakeModelProviders, type FakeModelProviders } from '../fixtures/model-providers/server.ts';
+import { createProvider, errorOf } from '../fixtures/model-vendors/helpers.ts';
+import { FAKE_KEYS, startFakeModelProviders, type FakeModelProviders } from '../fixtures/model-vendors/catalog-server.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 
 let t: TestApp;

@@ -4,7 +4,6 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isIdempotencyExempt } from '../../api/middleware/idempotency.ts';
 import { isMutation } from '../../api/mutations.ts';
 import { documentedRoutes, openApiPath } from '../../api/openapi/document.ts';
 import { route } from '../../api/openapi/route-doc.ts';
@@ -13,6 +12,7 @@ import type { AppEnv } from '../../api/env.ts';
 import { ERROR_CODES } from '../../domain/errors.ts';
 import { edgeProxyEnvironment, startEdgeSigner, type EdgeSigner } from '../fixtures/edge-proxy/edge-signer.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
+import { takesNoIdempotencyKeyBySpec } from '../support/routes.ts';
 
 /**
  * The OpenAPI contract (issue 17 point 1): the document served at `GET /v1/openapi.json` is
@@ -103,7 +103,7 @@ describe.each(modes)('the OpenAPI document in $name mode', (mode) => {
       const pathParameters = [...path.matchAll(/:(\w+)/g)].map((match) => match[1]).concat(path.endsWith('/*') ? ['path'] : []);
       const documentedPath = (operation.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => p.name);
       if (JSON.stringify(documentedPath) !== JSON.stringify(pathParameters)) failures.push(`${key}: path parameters ${documentedPath} ≠ ${pathParameters}`);
-      const expectsKey = isMutation(method) && !isIdempotencyExempt(path);
+      const expectsKey = isMutation(method) && !takesNoIdempotencyKeyBySpec(path);
       const keyHeader = (operation.parameters ?? []).find((p: any) => p.in === 'header' && p.name === 'Idempotency-Key');
       if (expectsKey !== Boolean(keyHeader?.required)) failures.push(`${key}: Idempotency-Key ${keyHeader ? 'documented' : 'missing'}`);
       const isPublic = doc.scopes === 'public';

@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runs, sessions } from '../../db/schema/index.ts';
-import { createProvider } from '../fixtures/model-providers/helpers.ts';
-import { startFakeModelProviders, type FakeModelProviders } from '../fixtures/model-providers/server.ts';
+import { createProvider } from '../fixtures/model-vendors/helpers.ts';
+import { startFakeModelProviders, type FakeModelProviders } from '../fixtures/model-vendors/catalog-server.ts';
 import { createTestApp, manualClock, type TestApp } from '../support/app.ts';
 import { serveApp } from '../support/http-server.ts';
 

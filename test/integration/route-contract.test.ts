@@ -7,8 +7,7 @@ import { systemContext } from '../../services/service-context.ts';
 import { edgeProxyEnvironment, startEdgeSigner, type EdgeSigner } from '../fixtures/edge-proxy/edge-signer.ts';
 import { createTestApp, TEST_ORIGIN, type RequestOptions, type TestApp } from '../support/app.ts';
 import { isMutation } from '../../api/mutations.ts';
-import { isIdempotencyExempt } from '../../api/middleware/idempotency.ts';
-import { concretePath, registeredRoutes, type Route } from '../support/routes.ts';
+import { concretePath, registeredRoutes, takesNoIdempotencyKeyBySpec, type Route } from '../support/routes.ts';
 
 /**
  * The shared checks every route gets (STYLE.md "Tests"), over every route the app registers —
@@ -57,10 +56,9 @@ const modes: Mode[] = [
         env: { SVC_AUTH_MODE: 'hosted', SVC_OIDC_ISSUER: 'https://idp.invalid', SVC_OIDC_CLIENT_ID: 'svc', SVC_INITIAL_OWNER_SUBJECT: 'owner-sub' },
       });
       const installation = (await readInstallation(t.database.db))!;
-      const session = await createBrowserSession(systemContext({ db: t.database.db, logger: t.deps.logger }), {
-        organizationId: installation.organizationId,
-        subject: 'owner-sub',
-        projectId: installation.defaultProjectId!,
+      const session = await createBrowserSession({
+        ctx: systemContext({ db: t.database.db, logger: t.deps.logger }),
+        input: { organizationId: installation.organizationId, subject: 'owner-sub', projectId: installation.defaultProjectId! },
       });
       const cookie = `svc_session=${session.token}`;
       const created = await t.request('POST', `/v1/projects/${installation.defaultProjectId}/api-keys`, { cookie, body: { name: 'k', scopes: ['*'] } });
@@ -139,7 +137,7 @@ describe.each(modes)('every route in $name mode', (mode) => {
 
   it('answers 400 to a mutation without an Idempotency-Key', async () => {
     const failures: string[] = [];
-    for (const route of routes.filter((r) => isMutation(r.method) && !isIdempotencyExempt(r.path.replace(/:\w+/g, 'x')))) {
+    for (const route of routes.filter((r) => isMutation(r.method) && !takesNoIdempotencyKeyBySpec(r.path.replace(/:\w+/g, 'x')))) {
       const response = await t.request(route.method, concrete(route.path, ownProject), { apiKey: key, body: {}, idempotencyKey: null });
       const body = await response.json();
       if (response.status !== 400 || !/Idempotency-Key/.test(body.error?.message ?? '')) failures.push(`${route.method} ${route.path} → ${response.status}`);

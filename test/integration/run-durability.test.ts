@@ -6,8 +6,8 @@ import { harnessOperationCalls, messages, modelInvocations, productEvents, runs,
 import { connectTemporal, type TemporalClientHandle } from '../../temporal/client.ts';
 import { createTemporalRunStarter } from '../../temporal/run-starter.ts';
 import { startMcpFixtureServer } from '../fixtures/mcp/server.ts';
-import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
-import { startFakeModelServers, type FakeModelServers } from '../fixtures/model-servers/server.ts';
+import { FAKE_KEYS } from '../fixtures/model-vendors/catalog-server.ts';
+import { startFakeModelServers, type FakeModelServers } from '../fixtures/model-vendors/chat-server.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { deferredRunStarter } from '../support/runtime.ts';
 import { killWorkerProcess, startWorkerProcess, waitFor } from '../support/worker-process.ts';

@@ -2,8 +2,8 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages, modelInvocations, productEvents } from '../../db/schema/index.ts';
 import { RUN_SEARCH_ATTRIBUTES as runSearchAttributeKeys } from '../../domain/runs/workflow.ts';
-import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
-import type { FakeModelServers } from '../fixtures/model-servers/server.ts';
+import { FAKE_KEYS } from '../fixtures/model-vendors/catalog-server.ts';
+import type { FakeModelServers } from '../fixtures/model-vendors/chat-server.ts';
 import type { TestApp } from '../support/app.ts';
 import { startRunApp } from '../support/run-app.ts';
 

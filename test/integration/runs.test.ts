@@ -6,8 +6,8 @@ import { systemClock, type ServiceContext, systemContext } from '../../services/
 import { appendRunMessage } from '../../services/runs/append-message.ts';
 import { loadRunContext } from '../../services/runs/load-run-context.ts';
 import { transitionRun } from '../../services/runs/transition.ts';
-import { createProvider, errorOf } from '../fixtures/model-providers/helpers.ts';
-import { startFakeModelProviders, type FakeModelProviders } from '../fixtures/model-providers/server.ts';
+import { createProvider, errorOf } from '../fixtures/model-vendors/helpers.ts';
+import { startFakeModelProviders, type FakeModelProviders } from '../fixtures/model-vendors/catalog-server.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 
 let t: TestApp;
@@ -54,8 +54,8 @@ async function newSession(text = 'Hello') {
 }
 const followUp = (sessionId: string, body: unknown, apiKey = admin) => t.request('POST', p(`/sessions/${sessionId}/runs`), { apiKey, body });
 const settle = async (runId: string, to: 'completed' | 'failed' | 'cancelled' = 'completed') => {
-  await transitionRun(systemCtx(), { runId, to: 'running' });
-  return transitionRun(systemCtx(), { runId, to });
+  await transitionRun({ ctx: systemCtx(), input: { runId, to: 'running' } });
+  return transitionRun({ ctx: systemCtx(), input: { runId, to } });
 };
 const runEvents = async (runId: string) =>
   (await t.database.db.select().from(productEvents).where(and(eq(productEvents.aggregateType, 'run'), eq(productEvents.aggregateId, runId)))).sort((a, b) => a.aggregateSequence - b.aggregateSequence);
@@ -66,9 +66,9 @@ describe('follow-up runs', () => {
     const early = await followUp(session.id, { message: 'More' });
     expect(early.status).toBe(409);
     expect((await errorOf(early)).code).toBe('conflict');
-    await transitionRun(systemCtx(), { runId: session.run.id, to: 'running' });
+    await transitionRun({ ctx: systemCtx(), input: { runId: session.run.id, to: 'running' } });
     expect((await followUp(session.id, { message: 'More' })).status).toBe(409);
-    await transitionRun(systemCtx(), { runId: session.run.id, to: 'completed' });
+    await transitionRun({ ctx: systemCtx(), input: { runId: session.run.id, to: 'completed' } });
 
     // A newer agent version never upgrades the session.
     const v2 = await t.request('POST', p(`/agents/${agent.id}/versions`), { apiKey: admin, body: { config: config({ systemPrompt: `Newer prompt ${Date.now()}` }) } });
@@ -163,7 +163,7 @@ describe('cancel', () => {
     expect(kinds).toEqual(['run.queued', 'run.cancellation_requested']);
 
     // The runtime settles it; the public object then carries the default failure.
-    await transitionRun(systemCtx(), { runId: session.run.id, to: 'cancelled' });
+    await transitionRun({ ctx: systemCtx(), input: { runId: session.run.id, to: 'cancelled' } });
     const settled = await (await t.request('GET', p(`/runs/${session.run.id}`), { apiKey: admin })).json();
     expect(settled).toMatchObject({ state: 'cancelled', settledAt: expect.any(String), admittedAt: null, failure: { errorCode: 'run_cancelled', errorExplanation: expect.any(String) } });
     const later = await cancel(session.run.id);
@@ -192,17 +192,17 @@ describe('cancel', () => {
 describe('runtime verbs', () => {
   it('transitionRun sets admittedAt once and settledAt, mirrors the session, and is idempotent on repeats', async () => {
     const session = await newSession();
-    const running = await transitionRun(systemCtx(), { runId: session.run.id, to: 'running' });
+    const running = await transitionRun({ ctx: systemCtx(), input: { runId: session.run.id, to: 'running' } });
     expect(running.admittedAt).toBeInstanceOf(Date);
-    const repeat = await transitionRun(systemCtx(), { runId: session.run.id, to: 'running' });
+    const repeat = await transitionRun({ ctx: systemCtx(), input: { runId: session.run.id, to: 'running' } });
     expect(repeat.updatedAt).toEqual(running.updatedAt);
-    await transitionRun(systemCtx(), { runId: session.run.id, to: 'waiting_for_tool' });
-    const back = await transitionRun(systemCtx(), { runId: session.run.id, to: 'running' });
+    await transitionRun({ ctx: systemCtx(), input: { runId: session.run.id, to: 'waiting_for_tool' } });
+    const back = await transitionRun({ ctx: systemCtx(), input: { runId: session.run.id, to: 'running' } });
     expect(back.admittedAt).toEqual(running.admittedAt);
-    const failed = await transitionRun(systemCtx(), { runId: session.run.id, to: 'failed', failure: { errorCode: 'model_turn_limit_exceeded', errorExplanation: 'The run used all 8 model turns.' } });
+    const failed = await transitionRun({ ctx: systemCtx(), input: { runId: session.run.id, to: 'failed', failure: { errorCode: 'model_turn_limit_exceeded', errorExplanation: 'The run used all 8 model turns.' } } });
     expect(failed.settledAt).toBeInstanceOf(Date);
-    await expect(transitionRun(systemCtx(), { runId: session.run.id, to: 'completed' })).rejects.toBeInstanceOf(ConflictError);
-    await expect(transitionRun(systemCtx(), { runId: session.run.id, to: 'failed' })).resolves.toMatchObject({ state: 'failed' });
+    await expect(transitionRun({ ctx: systemCtx(), input: { runId: session.run.id, to: 'completed' } })).rejects.toBeInstanceOf(ConflictError);
+    await expect(transitionRun({ ctx: systemCtx(), input: { runId: session.run.id, to: 'failed' } })).resolves.toMatchObject({ state: 'failed' });
 
     const kinds = (await runEvents(session.run.id)).map((event) => event.kind);
     expect(kinds).toEqual(['run.queued', 'run.running', 'run.waiting_for_tool', 'run.running', 'run.failed']);
@@ -215,7 +215,7 @@ describe('runtime verbs', () => {
   it('appendRunMessage is idempotent per step; run messages page by sequence with tool details redacted', async () => {
     const session = await newSession('Look up order 9');
     const runId = session.run.id;
-    await transitionRun(systemCtx(), { runId, to: 'running' });
+    await transitionRun({ ctx: systemCtx(), input: { runId, to: 'running' } });
     const call = await appendRunMessage(systemCtx(), {
       runId,
       stepKey: 'turn-1',
@@ -258,7 +258,7 @@ describe('runtime verbs', () => {
   it('the run timeline pages by entrySequence over the run phases and model invocations', async () => {
     const session = await newSession();
     const runId = session.run.id;
-    await transitionRun(systemCtx(), { runId, to: 'running' });
+    await transitionRun({ ctx: systemCtx(), input: { runId, to: 'running' } });
     const start = Date.now();
     const attempt = (n: number, status: 'failed' | 'succeeded') => ({
       organizationId: session.organizationId,

@@ -5,8 +5,8 @@ import { systemClock, type Actor, type ServiceContext, systemContext } from '../
 import { transitionRun } from '../../services/runs/transition.ts';
 import { createSession } from '../../services/sessions/create.ts';
 import { withTransaction } from '../../services/transaction.ts';
-import { createProvider, errorOf } from '../fixtures/model-providers/helpers.ts';
-import { startFakeModelProviders, type FakeModelProviders } from '../fixtures/model-providers/server.ts';
+import { createProvider, errorOf } from '../fixtures/model-vendors/helpers.ts';
+import { startFakeModelProviders, type FakeModelProviders } from '../fixtures/model-vendors/catalog-server.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 
 let t: TestApp;
@@ -318,7 +318,7 @@ describe('GET /sessions', () => {
     expect(page2.pageInfo.nextCursor).toBeNull();
 
     // New activity moves a session to the front.
-    await transitionRun(systemCtx(), { runId: created[0].run.id, to: 'running' });
+    await transitionRun({ ctx: systemCtx(), input: { runId: created[0].run.id, to: 'running' } });
     const moved = await (await list(`agentId=${agent.id}&limit=1`)).json();
     expect(moved.data[0]).toMatchObject({ id: created[0].id, status: 'running' });
     const running = await (await list(`agentId=${agent.id}&status=running`)).json();
@@ -341,7 +341,7 @@ describe('GET /sessions/{id}', () => {
     const agent = await createAgent({ skillVersionIds: [skill.versions[0].id] });
     const created = await (await postSession({ agentId: agent.id, initialMessage: 'Find order 7' })).json();
     // A model call with usage, as the runtime records it (services/model-invocations).
-    await transitionRun(systemCtx(), { runId: created.run.id, to: 'running' });
+    await transitionRun({ ctx: systemCtx(), input: { runId: created.run.id, to: 'running' } });
     const startedAt = new Date();
     const [invocation] = await t.database.db
       .insert(modelInvocations)

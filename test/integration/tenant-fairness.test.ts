@@ -2,7 +2,7 @@ import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runs } from '../../db/schema/index.ts';
 import { runWorkflowId } from '../../domain/runs/workflow.ts';
-import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
+import { FAKE_KEYS } from '../fixtures/model-vendors/catalog-server.ts';
 import { startRunApp } from '../support/run-app.ts';
 
 // One tenant's backlog must not hold up another tenant's run (docs/decisions.md "Rate limits and

@@ -8,8 +8,8 @@ import { SCOPES } from '../../domain/scopes.ts';
 import { createBrowserSession } from '../../services/auth/create-browser-session.ts';
 import { systemContext } from '../../services/service-context.ts';
 import { recordToolCalls } from '../../services/tool-calls/record.ts';
-import { createProvider } from '../fixtures/model-providers/helpers.ts';
-import { startFakeModelProviders, type FakeModelProviders } from '../fixtures/model-providers/server.ts';
+import { createProvider } from '../fixtures/model-vendors/helpers.ts';
+import { startFakeModelProviders, type FakeModelProviders } from '../fixtures/model-vendors/catalog-server.ts';
 import { createTestApp, type RequestOptions, type TestApp, type TestResponse } from '../support/app.ts';
 import { registeredRoutes, routeParameters, type Route } from '../support/routes.ts';
 import { ORDER, tool } from '../support/tool-call-app.ts';
@@ -60,7 +60,7 @@ beforeAll(async () => {
   const neighbourProject = await t.request('POST', '/v1/projects', { cookie: ownerCookie, body: { slug: 'neighbour', name: 'Neighbour' } });
   expect(neighbourProject.status).toBe(201);
   const neighbourProjectId = (await neighbourProject.json()).id as string;
-  const ownerInNeighbour = await createBrowserSession(sys(), { organizationId, subject: login.context.principal.subject, projectId: neighbourProjectId });
+  const ownerInNeighbour = await createBrowserSession({ ctx: sys(), input: { organizationId, subject: login.context.principal.subject, projectId: neighbourProjectId } });
   neighbour = await seedTenant('neighbour', organizationId, neighbourProjectId, ownerKey, { cookie: `svc_session=${ownerInNeighbour.token}` });
   const scopes = await t.request('POST', '/v1/projects', { apiKey: ownerKey, body: { slug: 'scope-matrix', name: 'Scope matrix' } });
   scopeProject = (await scopes.json()).id;
@@ -74,7 +74,7 @@ beforeAll(async () => {
     .values({ organizationId: org!.id, projectId: project!.id, kind: 'human', subject: 'foreign-owner', scopes: ['*'] })
     .returning();
   await t.database.db.insert(projectMemberships).values({ organizationId: org!.id, projectId: project!.id, principalId: principal!.id, role: 'owner' });
-  const session = await createBrowserSession(sys(), { organizationId: org!.id, subject: 'foreign-owner', projectId: project!.id });
+  const session = await createBrowserSession({ ctx: sys(), input: { organizationId: org!.id, subject: 'foreign-owner', projectId: project!.id } });
   const foreignCookie = `svc_session=${session.token}`;
   const key = await t.request('POST', `/v1/projects/${project!.id}/api-keys`, { cookie: foreignCookie, body: { name: 'foreign key', scopes: ['*'] } });
   expect(key.status).toBe(201);
@@ -86,7 +86,7 @@ beforeAll(async () => {
   // every project of the organization by design: spec 2 "Organizations, projects, members").
   const carol = await t.request('POST', `/v1/projects/${own.projectId}/members`, { cookie: ownerCookie, body: { subject: 'carol', role: 'member' } });
   expect(carol.status, await carol.clone().text()).toBe(201);
-  carolCookie = `svc_session=${(await createBrowserSession(sys(), { organizationId, subject: 'carol', projectId: own.projectId })).token}`;
+  carolCookie = `svc_session=${(await createBrowserSession({ ctx: sys(), input: { organizationId, subject: 'carol', projectId: own.projectId } })).token}`;
 }, 120_000);
 
 afterAll(async () => {

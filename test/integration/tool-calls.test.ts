@@ -2,14 +2,14 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages, productEvents, toolCalls } from '../../db/schema/index.ts';
 import type { ServiceContext } from '../../services/service-context.ts';
-import { appendToolResultMessages } from '../../services/tool-calls/append-results.ts';
+import { appendToolResultMessages } from '../../services/runs/append-tool-results.ts';
 import { cancelOpenToolCalls } from '../../services/tool-calls/cancel-open.ts';
 import { completePlatformToolCall } from '../../services/tool-calls/complete-platform.ts';
 import { expireOverdue } from '../../services/tool-calls/expire-overdue.ts';
 import { readToolProgress } from '../../services/tool-calls/progress.ts';
 import { recordToolCalls } from '../../services/tool-calls/record.ts';
-import { errorOf } from '../fixtures/model-providers/helpers.ts';
-import type { FakeModelProviders } from '../fixtures/model-providers/server.ts';
+import { errorOf } from '../fixtures/model-vendors/helpers.ts';
+import type { FakeModelProviders } from '../fixtures/model-vendors/catalog-server.ts';
 import { manualClock, type TestApp } from '../support/app.ts';
 import { ORDER, startToolCallApp, tool } from '../support/tool-call-app.ts';
 
@@ -286,11 +286,11 @@ describe('platform calls, results in the transcript, cancellation', () => {
     const turnId = 'turn-results';
     const recorded = (await record(runId, [call('compute_tax', { orderId: ORDER }, 'p1'), call('lookup_order', { orderId: ORDER }, 'c1'), call('compute_tax', { orderId: ORDER }, 'p2'), call('nope', {}, 'x1')], turnId)).calls;
     const [p1, c1, p2] = recorded.map((c) => c.toolCallId) as [string, string, string];
-    await expect(appendToolResultMessages(sys(), { runId, turnId })).rejects.toThrow(/open tool calls/);
+    await expect(appendToolResultMessages({ ctx: sys(), input: { runId, turnId } })).rejects.toThrow(/open tool calls/);
 
-    expect(await completePlatformToolCall(sys(), { toolCallId: p1, outcome: { status: 'success', value: { total: 2 } } })).toMatchObject({ status: 'succeeded' });
-    expect(await completePlatformToolCall(sys(), { toolCallId: p1, outcome: { status: 'failure', code: 'tool_failed', message: 'late' } })).toMatchObject({ status: 'succeeded' });
-    const bad = await completePlatformToolCall(sys(), { toolCallId: p2, outcome: { status: 'success', value: { total: SECRET_MARKER } } });
+    expect(await completePlatformToolCall({ ctx: sys(), input: { toolCallId: p1, outcome: { status: 'success', value: { total: 2 } } } })).toMatchObject({ status: 'succeeded' });
+    expect(await completePlatformToolCall({ ctx: sys(), input: { toolCallId: p1, outcome: { status: 'failure', code: 'tool_failed', message: 'late' } } })).toMatchObject({ status: 'succeeded' });
+    const bad = await completePlatformToolCall({ ctx: sys(), input: { toolCallId: p2, outcome: { status: 'success', value: { total: SECRET_MARKER } } } });
     expect(bad).toMatchObject({ status: 'failed', failure: { code: 'invalid_tool_result', path: 'safeResult.value.total' } });
     expect(JSON.stringify(await rowOf(p2))).not.toContain(SECRET_MARKER);
     expect((await readToolProgress(t.database.db, { runId, turnId })).waitingFor).toBe('tool');
@@ -299,8 +299,8 @@ describe('platform calls, results in the transcript, cancellation', () => {
     await submit(c1, fence, { version: 1, status: 'success', value: { total: 7 } });
     expect(await readToolProgress(t.database.db, { runId, turnId })).toMatchObject({ allFinal: true, waitingFor: null, nextDeadlineAtMs: null, platformCalls: [] });
 
-    await appendToolResultMessages(sys(), { runId, turnId });
-    await appendToolResultMessages(sys(), { runId, turnId });
+    await appendToolResultMessages({ ctx: sys(), input: { runId, turnId } });
+    await appendToolResultMessages({ ctx: sys(), input: { runId, turnId } });
     const toolMessages = (await t.database.db.select().from(messages).where(and(eq(messages.runId, runId), eq(messages.role, 'tool')))).sort((x, y) => x.sequence - y.sequence);
     expect(toolMessages.map((m) => m.content)).toEqual([
       { toolCallId: 'p1', toolName: 'compute_tax', result: { total: 2 }, isError: false },

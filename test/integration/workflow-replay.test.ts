@@ -4,7 +4,7 @@ import { DeterminismViolationError } from '@temporalio/workflow';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { workflowsPath } from '../../temporal/worker.ts';
 import * as workflows from '../../workflows/index.ts';
-import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
+import { FAKE_KEYS } from '../fixtures/model-vendors/catalog-server.ts';
 import { findSecrets, goldenHistories, HISTORIES_DIR, historyFromJson } from '../histories/histories.ts';
 
 /**

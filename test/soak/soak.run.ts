@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { answerToolRequests, FAKE_KEYS, startFakeModelServers, type FakeModelServers } from '../fixtures/model-servers/server.ts';
+import { answerToolRequests, FAKE_KEYS, startFakeModelServers, type FakeModelServers } from '../fixtures/model-vendors/chat-server.ts';
 import { createProcessDatabase, developmentApiKey } from '../support/process-bootstrap.ts';
 import { killProcess, startApiProcess, startWorkerProcess, waitFor } from '../support/worker-process.ts';
 

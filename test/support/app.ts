@@ -8,7 +8,7 @@ import { isMutation } from '../../api/mutations.ts';
 import { createAppDeps } from '../../scripts/app-deps.ts';
 import type { AppDeps } from '../../api/deps.ts';
 import { systemClock, type Clock } from '../../services/service-context.ts';
-import type { RunStarter } from '../../services/runs/run-starter.ts';
+import type { RunStarter } from '../../services/run-starter.ts';
 import type { RunWakeSignal } from '../../domain/runs/workflow.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 
@@ -33,7 +33,7 @@ export type TestApp = {
   database: TestDatabase;
   logLines: string[];
   /** In-process request; mutations get a fresh Idempotency-Key unless one is given. */
-  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  request: (method: string, path: string, options?: RequestOptions) => Promise<TestResponse>;
   /** A development cookie session (`svc_session=...`). */
   login(): Promise<{ cookie: string; context: any }>;
   /** An API key issued by the development owner with the given scopes. */

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { FAKE_KEYS } from '../fixtures/model-providers/server.ts';
+import { FAKE_KEYS } from '../fixtures/model-vendors/catalog-server.ts';
 import type { TestApp } from './app.ts';
 
 /**

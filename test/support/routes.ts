@@ -23,3 +23,10 @@ export const routeParameters = (path: string) => [...path.matchAll(/:(\w+)(\{[^}
 /** A concrete path: the project parameter as given, every other parameter a fresh UUID. */
 export const concretePath = (path: string, projectId: string) =>
   path.replace(/:projectId/g, projectId).replace(/:(\w+)(\{[^}]*\})?/g, (_, name: string) => (name === 'path' ? 'notes.md' : randomUUID()));
+
+/**
+ * Mutations that take no Idempotency-Key, as spec 2 lists them: browser sign-in plumbing under
+ * `/v1/auth/` and the configuration-restore preview (it changes nothing). Held here, apart from
+ * the routes' own declarations (`transaction: 'none'`), so tests check those against the spec.
+ */
+export const takesNoIdempotencyKeyBySpec = (path: string) => path.startsWith('/v1/auth/') || /^\/v1\/organizations\/[^/]+\/configuration-restore\/preview$/.test(path);

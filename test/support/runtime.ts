@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import type { PlatformToolHandler } from '../../activities/platform-tools/registry.ts';
-import type { DestinationLookup } from '../../activities/webhooks/pinned-post.ts';
+import type { DestinationLookup } from '../../adapters/outbound/pinned-post.ts';
 import type { Settings } from '../../config/settings.ts';
 import type { CredentialKeyring } from '../../services/credentials/keyring.ts';
 import { createRuntime, type Runtime } from '../../scripts/runtime.ts';
-import type { RunStarter } from '../../services/runs/run-starter.ts';
+import type { RunStarter } from '../../services/run-starter.ts';
 import type { RunWakeSignal } from '../../domain/runs/workflow.ts';
 import type { TestApp } from './app.ts';
 

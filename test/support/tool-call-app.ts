@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { type Clock, type ServiceContext, systemContext } from '../../services/service-context.ts';
-import { createProvider } from '../fixtures/model-providers/helpers.ts';
-import { startFakeModelProviders } from '../fixtures/model-providers/server.ts';
+import { createProvider } from '../fixtures/model-vendors/helpers.ts';
+import { startFakeModelProviders } from '../fixtures/model-vendors/catalog-server.ts';
 import { createTestApp } from './app.ts';
 
 /** Tool schemas as a published version pins them, for tool-call and approval service tests. */

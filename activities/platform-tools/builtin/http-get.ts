@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { failureOutcome, pinnedAgent, resolvePinnedTarget, type DestinationLookup } from '../../../services/outbound/pinned-destination.ts';
+import { failureOutcome, pinnedAgent, resolvePinnedTarget, type DestinationLookup } from '../../../adapters/outbound/pinned-destination.ts';
 import type { PlatformToolModuleTool } from '../modules.ts';
 
 const TIMEOUT_MS = 15_000;

@@ -240,7 +240,9 @@ export function createSandboxBrowsers(options: SandboxBrowsersOptions = {}): San
     // Cancellation, or a page that never answers (a busy loop stalls even page.title()), ends
     // this browser; in-flight Playwright calls then fail and the next call starts a new one.
     const stop = new AbortController();
-    let stopping: Promise<void> | null = null;
+    // Set by onStop; declared by a cast so that TypeScript does not narrow it to `null` (it cannot
+    // see the assignment inside the callback) where the catch below awaits it.
+    let stopping = null as Promise<void> | null;
     const stopped = new Promise<never>((_resolve, reject) => {
       const onStop = () => {
         stopping = endSession(input.sandboxId, session);

@@ -1,6 +1,6 @@
 import { toGatewayEntry, type GatewayModel } from '../../../domain/model-catalog/gateway.ts';
 import type { CatalogEntry } from '../../../domain/model-catalog/types.ts';
-import { arrayField, getVendorJson, vendorUrl, withStringField, type VendorRequest } from './http.ts';
+import { arrayField, getVendorJson, vendorUrl, withStringField, type VendorRequest } from '../catalog-http.ts';
 
 /**
  * OpenRouter: `GET {base}/models` with `Authorization: Bearer`; one unpaginated page. The list

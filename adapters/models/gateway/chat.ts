@@ -1,8 +1,8 @@
-import { GatewayRouting } from '../../domain/model-presets/routing.ts';
-import { modelError, safeVendorText, type VendorErrorDetail } from './errors.ts';
-import { joinUrl, postJson } from './http.ts';
-import { finishText, list, parseStored, record, text, tokens, toolCall, toolResultText, usage } from './shared.ts';
-import type { FinishReason, ModelAdapter, ModelRequest, ModelResult, ModelToolCall } from './types.ts';
+import { GatewayRouting } from '../../../domain/model-presets/routing.ts';
+import { modelError, safeVendorText, type VendorErrorDetail } from '../errors.ts';
+import { joinUrl, postJson } from '../chat-http.ts';
+import { finishText, list, parseStored, record, text, tokens, toolCall, toolResultText, usage } from '../shared.ts';
+import type { FinishReason, ModelAdapter, ModelRequest, ModelResult, ModelToolCall } from '../types.ts';
 
 /**
  * gateway = OpenRouter chat completions: `POST {base}/chat/completions` with

@@ -1,9 +1,9 @@
-import { curatedCapabilities } from '../../domain/model-catalog/capabilities.ts';
-import { VendorASettings } from '../../domain/model-presets/settings.ts';
-import { modelError, type VendorErrorDetail } from './errors.ts';
-import { joinUrl, postJson } from './http.ts';
-import { finishText, joinThinking, list, parseStored, record, replayItems, replayOf, text, tokens, toolCall, toolResultText, usage } from './shared.ts';
-import type { FinishReason, ModelAdapter, ModelRequest, ModelResult, ModelToolCall } from './types.ts';
+import { curatedCapabilities } from '../../../domain/model-catalog/capabilities.ts';
+import { VendorASettings } from '../../../domain/model-presets/settings.ts';
+import { modelError, type VendorErrorDetail } from '../errors.ts';
+import { joinUrl, postJson } from '../chat-http.ts';
+import { finishText, joinThinking, list, parseStored, record, replayItems, replayOf, text, tokens, toolCall, toolResultText, usage } from '../shared.ts';
+import type { FinishReason, ModelAdapter, ModelRequest, ModelResult, ModelToolCall } from '../types.ts';
 
 /**
  * vendor_a = OpenAI Responses API: `POST {base}/responses`, `Authorization: Bearer`, stateless

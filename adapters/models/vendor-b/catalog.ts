@@ -1,6 +1,6 @@
 import { toVendorBEntry, type VendorBModel } from '../../../domain/model-catalog/vendor-b.ts';
 import type { CatalogEntry } from '../../../domain/model-catalog/types.ts';
-import { arrayField, getVendorJson, MAX_CATALOG_PAGES, vendorUrl, withStringField, type VendorRequest } from './http.ts';
+import { arrayField, getVendorJson, MAX_CATALOG_PAGES, vendorUrl, withStringField, type VendorRequest } from '../catalog-http.ts';
 
 const ANTHROPIC_VERSION = '2023-06-01';
 

@@ -1,8 +1,8 @@
-import { VendorBSettings } from '../../domain/model-presets/settings.ts';
-import { modelError, type VendorErrorDetail } from './errors.ts';
-import { joinUrl, postJson } from './http.ts';
-import { finishText, joinThinking, parseStored, record, replayItems, replayOf, text, tokens, usage } from './shared.ts';
-import type { FinishReason, ModelAdapter, ModelRequest, ModelResult, ModelToolCall } from './types.ts';
+import { VendorBSettings } from '../../../domain/model-presets/settings.ts';
+import { modelError, type VendorErrorDetail } from '../errors.ts';
+import { joinUrl, postJson } from '../chat-http.ts';
+import { finishText, joinThinking, parseStored, record, replayItems, replayOf, text, tokens, usage } from '../shared.ts';
+import type { FinishReason, ModelAdapter, ModelRequest, ModelResult, ModelToolCall } from '../types.ts';
 
 /** The Messages API version header every request carries. */
 export const ANTHROPIC_VERSION = '2023-06-01';

@@ -1,6 +1,6 @@
 import { toVendorCEntry, type VendorCModel } from '../../../domain/model-catalog/vendor-c.ts';
 import type { CatalogEntry } from '../../../domain/model-catalog/types.ts';
-import { arrayField, getVendorJson, MAX_CATALOG_PAGES, vendorUrl, withStringField, type VendorRequest } from './http.ts';
+import { arrayField, getVendorJson, MAX_CATALOG_PAGES, vendorUrl, withStringField, type VendorRequest } from '../catalog-http.ts';
 
 /**
  * Gemini: `GET {base}/models?pageSize=1000` with `x-goog-api-key` (never the `?key=` query

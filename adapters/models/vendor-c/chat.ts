@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { VendorCSettings } from '../../domain/model-presets/settings.ts';
-import { modelError, type VendorErrorDetail } from './errors.ts';
-import { joinUrl, postJson } from './http.ts';
-import { finishText, joinThinking, list, parseStored, record, replayItems, replayOf, text, tokens, usage } from './shared.ts';
-import type { FinishReason, ModelAdapter, ModelMessage, ModelRequest, ModelResult, ModelToolCall } from './types.ts';
+import { VendorCSettings } from '../../../domain/model-presets/settings.ts';
+import { modelError, type VendorErrorDetail } from '../errors.ts';
+import { joinUrl, postJson } from '../chat-http.ts';
+import { finishText, joinThinking, list, parseStored, record, replayItems, replayOf, text, tokens, usage } from '../shared.ts';
+import type { FinishReason, ModelAdapter, ModelMessage, ModelRequest, ModelResult, ModelToolCall } from '../types.ts';
 
 /** Prefix of tool-call ids we make up because Gemini returned none; never sent back as `id`. */
 export const SYNTHESIZED_ID_PREFIX = 'gcall_';

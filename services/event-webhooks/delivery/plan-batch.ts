@@ -33,7 +33,7 @@ export async function planWebhookBatch(
   let scanned = 0;
   while (scanned < MAX_SCANNED) {
     const limit = scanned === 0 ? FIRST_PAGE_SIZE : PAGE_SIZE;
-    const rows = await readProductEvents(db, { projectId: input.projectId, afterPosition: cursor, limit });
+    const rows = await readProductEvents({ db, input: { projectId: input.projectId, afterPosition: cursor, limit } });
     for (const row of rows) {
       if (matchesEventKind(filter, row.kind)) {
         const event = toPublicEvent(row, { includeMessage: input.includeMessageContent });

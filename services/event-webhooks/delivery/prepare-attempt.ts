@@ -30,7 +30,7 @@ export type PreparedStep =
  * next one and store it before anything is sent, so a worker that dies mid-request resends the
  * same batch. Filtered-out events advance the cursor here without a request.
  */
-export async function prepareWebhookAttempt(ctx: ServiceContext, input: { webhookId: string }): Promise<PreparedStep> {
+export async function prepareWebhookAttempt({ ctx, input }: { ctx: ServiceContext; input: { webhookId: string } }): Promise<PreparedStep> {
   return withTransaction(ctx, async (tx) => {
     const [webhook] = await tx.db.select().from(eventWebhooks).where(eq(eventWebhooks.id, input.webhookId)).for('update');
     if (!webhook || !webhook.enabled) return { kind: 'stopped' };

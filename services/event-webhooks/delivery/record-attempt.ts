@@ -23,10 +23,13 @@ export type AttemptResult =
  * (spec 3 rule 8). 2xx advances the cursor and stores the next batch, returned as `next`; 410 disables with the cursor and batch kept;
  * anything else backs off 2 s doubling to 5 min, `Retry-After` honoured within that range.
  */
-export async function recordWebhookAttempt(
-  ctx: ServiceContext,
-  input: { webhookId: string; changeSequence: number; batchId: string; attemptedAt: Date; result: AttemptResult },
-): Promise<{ outcome: WebhookStepOutcome; next: WebhookAttempt | null }> {
+export async function recordWebhookAttempt({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { webhookId: string; changeSequence: number; batchId: string; attemptedAt: Date; result: AttemptResult };
+}): Promise<{ outcome: WebhookStepOutcome; next: WebhookAttempt | null }> {
   return withTransaction(ctx, async (tx) => {
     const [webhook] = await tx.db.select().from(eventWebhooks).where(eq(eventWebhooks.id, input.webhookId)).for('update');
     if (!webhook || !webhook.enabled || webhook.changeSequence !== input.changeSequence || webhook.pendingBatchId !== input.batchId) {

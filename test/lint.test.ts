@@ -1,0 +1,22 @@
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ESLint } from 'eslint';
+import { expect, it } from 'vitest';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * The whole repository lints clean: `eslint .` with eslint.config.js (type-aware typescript-eslint
+ * rules, among them no-floating-promises and no-misused-promises, and import-x/no-cycle), so CI
+ * fails on a finding anywhere. Warnings count too: the config has none to give.
+ */
+it('lints clean: eslint .', async () => {
+  const results = await new ESLint({ cwd: root }).lintFiles(['.']);
+  const findings = results.flatMap((result) =>
+    result.messages.map((message) => `${path.relative(root, result.filePath)}:${message.line}:${message.column} ${message.ruleId ?? 'parse'} ${message.message.split('\n')[0]}`),
+  );
+  expect(findings).toEqual([]);
+  // Nothing silently skipped: the service, the client and the browser console were all linted.
+  const linted = new Set(results.map((result) => path.relative(root, result.filePath).split(path.sep)[0]));
+  expect([...linted]).toEqual(expect.arrayContaining(['api', 'services', 'adapters', 'workflows', 'activities', 'client', 'console', 'test']));
+}, 300_000);
