@@ -21,6 +21,7 @@ import { createWorkspaceSteps } from './sandbox/workspace-steps.ts';
 import { createToolActivities } from './tool-activities.ts';
 import { createWebhookActivities } from './webhooks/deliver-batch.ts';
 import type { DestinationLookup } from '../adapters/outbound/pinned-post.ts';
+import type { MessageDeltaBus } from '../services/background/message-delta-bus.ts';
 
 export type ActivityDeps = {
   database: DatabaseHandle;
@@ -41,6 +42,8 @@ export type ActivityDeps = {
   webhookLookup?: DestinationLookup;
   /** The worker's shared event tail (webhook activities linger on it for new events). */
   eventTail?: ProjectEventTail;
+  /** Where model calls publish their live output. */
+  messageDeltas: MessageDeltaBus;
   /** SVC_PROJECT_RUNNING_RUNS_LIMIT and how a run waiting under it is woken. */
   admissionGate: AdmissionGate;
 };
@@ -79,7 +82,7 @@ export function createActivities(deps: ActivityDeps) {
   const storagePolicy = { allowPrivateNetwork: deps.webhooksAllowPrivateNetwork, ...(deps.webhookLookup ? { lookup: deps.webhookLookup } : {}) };
   const workspaceSteps = createWorkspaceSteps({ ...sandbox, keyring: deps.keyring, storagePolicy });
   return classifyFailures({
-    ...createRunActivities({ system, keyring: deps.keyring, modelBaseUrls: deps.modelBaseUrls, deploymentPresets: deps.deploymentPresets, gate: deps.admissionGate }),
+    ...createRunActivities({ system, keyring: deps.keyring, modelBaseUrls: deps.modelBaseUrls, deploymentPresets: deps.deploymentPresets, gate: deps.admissionGate, messageDeltas: deps.messageDeltas }),
     ...createToolActivities({ system, keyring: deps.keyring, gate: deps.admissionGate, platformTools: createPlatformToolRegistry({ handlers: deps.platformTools, builtIns: builtInPlatformTools(deps, sandbox) }) }),
     prepareRunWorkspace: workspaceSteps.prepareRunWorkspace,
     backupWorkspace: workspaceSteps.backupWorkspace,

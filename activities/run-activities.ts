@@ -1,5 +1,7 @@
 import { CancelledFailure, Context } from '@temporalio/activity';
+import { mainTurnNumber } from '../domain/runs/message-deltas.ts';
 import { MODEL_ATTEMPT_DEADLINE_MS } from '../domain/runs/model-retry.ts';
+import type { MessageDeltaBus, TurnPublisher } from '../services/background/message-delta-bus.ts';
 import type { CredentialKeyring } from '../services/credentials/keyring.ts';
 import type { DeploymentPreset } from '../services/model-presets/deployment.ts';
 import { beginModelTurn } from '../services/model-turns/begin.ts';
@@ -22,9 +24,16 @@ export type RunStepDeps = {
   deploymentPresets: readonly DeploymentPreset[];
   /** The project running-runs limit admission applies, and how a waiting run is woken. */
   gate: AdmissionGate;
+  /** Where the model's text goes as it is written (session streams with `deltas=true`). */
+  messageDeltas: MessageDeltaBus;
 };
 
-const HEARTBEAT_MS = 5_000;
+/**
+ * A model call heartbeats at least this often (and on every stream chunk, which the SDK throttles),
+ * well inside the workflow's model heartbeat timeout, so a worker killed mid-stream is noticed in
+ * seconds rather than at the attempt deadline.
+ */
+const HEARTBEAT_MS = 1_000;
 
 type RunSteps = Pick<RunActivities, 'admitRun' | 'callModel' | 'scheduleModelRetry' | 'resumeRun' | 'settleRun'>;
 
@@ -34,6 +43,19 @@ type RunSteps = Pick<RunActivities, 'admitRun' | 'callModel' | 'scheduleModelRet
  * go through `transitionRun` (a repeat is a no-op), model attempts are keyed by run, turn and
  * attempt, and the assistant message of a turn is keyed by the turn id.
  */
+/**
+ * The live-output publisher of a main-thread turn (a Harness Operation's sub-turns are not a reply
+ * to the user, so they do not stream). A retried activity (a worker died mid-call) first voids
+ * what the dead attempt streamed.
+ */
+function livePublisher(bus: MessageDeltaBus, run: { projectId: string; sessionId: string }, runId: string, turnId: string, attempt: number, activityAttempt: number): TurnPublisher | null {
+  const turn = mainTurnNumber(turnId);
+  if (turn === null) return null;
+  const publisher = bus.turn({ projectId: run.projectId, sessionId: run.sessionId, runId, turn, attempt });
+  if (activityAttempt > 1) publisher.reset();
+  return publisher;
+}
+
 export function createRunActivities(deps: RunStepDeps): RunSteps {
   const { system } = deps;
   return {
@@ -47,6 +69,7 @@ export function createRunActivities(deps: RunStepDeps): RunSteps {
 
       const activity = Context.current();
       const heartbeat = setInterval(() => activity.heartbeat(), HEARTBEAT_MS);
+      const live = livePublisher(deps.messageDeltas, plan.run, runId, turnId, attempt, activity.info.attempt);
       let result: ModelResult;
       try {
         result = await invokeModel({
@@ -56,8 +79,14 @@ export function createRunActivities(deps: RunStepDeps): RunSteps {
           messages: toModelMessages(plan.transcript),
           tools: plan.tools,
           signal: AbortSignal.any([activity.cancellationSignal, AbortSignal.timeout(MODEL_ATTEMPT_DEADLINE_MS)]),
+          onStream: (event) => {
+            activity.heartbeat();
+            if (event.kind === 'text') live?.text(event.text);
+          },
         });
       } catch (error) {
+        // What was streamed of this attempt is void (a retry, or the run ending, follows).
+        live?.reset();
         // Cancellation of the activity (the run was cancelled or timed out) is not a provider failure.
         if (activity.cancellationSignal.aborted) throw new CancelledFailure('model call cancelled');
         if (!(error instanceof ModelInvocationError)) throw error;
@@ -68,7 +97,10 @@ export function createRunActivities(deps: RunStepDeps): RunSteps {
         clearInterval(heartbeat);
       }
 
+      // Every delta leaves before `message.created` commits, so readers see the text first.
+      await live?.flush();
       await finishModelTurn({ ctx, input: { runId, turnId, attempt, outcome: { kind: 'succeeded', ...result, replay: result.replay ?? null } } });
+      live?.end();
       return result.toolCalls.length > 0 ? { kind: 'tool_calls', toolNames: result.toolCalls.map((call) => call.name) } : { kind: 'reply' };
     },
 

@@ -3,6 +3,7 @@ import type { Logger } from '../config/logger.ts';
 import type { DatabaseHandle } from '../db/client.ts';
 import type { Clock } from '../services/service-context.ts';
 import type { CredentialKeyring } from '../services/credentials/keyring.ts';
+import type { MessageDeltaBus } from '../services/background/message-delta-bus.ts';
 import type { ProjectEventTail } from '../services/background/project-event-tail.ts';
 import type { Snapshot } from '../domain/sandbox/snapshot-registry.ts';
 import type { DeploymentPreset } from '../services/model-presets/deployment.ts';
@@ -17,6 +18,8 @@ export type AppDeps = {
   clock: Clock;
   keyring: CredentialKeyring;
   eventTail: ProjectEventTail;
+  /** Live model output of the turns being streamed, for the session streams' `deltas=true`. */
+  messageDeltas: MessageDeltaBus;
   /** SVC_DEPLOYMENT_PRESETS_FILE, validated once at start. */
   deploymentPresets: readonly DeploymentPreset[];
   /** SVC_SANDBOX_SNAPSHOTS_FILE (or the built-in snapshot), validated once at start. */

@@ -26,6 +26,7 @@ export async function startApiServer(deps: AppDeps): Promise<ApiServer> {
     server,
     async close() {
       await deps.eventTail.stop();
+      await deps.messageDeltas.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         // Open SSE streams would keep close() waiting forever.

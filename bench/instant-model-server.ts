@@ -11,6 +11,21 @@ const USAGE = { input_tokens: 12, input_tokens_details: { cached_tokens: 0 }, ou
 const CHAT_USAGE = { prompt_tokens: 12, completion_tokens: 2, total_tokens: 14 };
 const REPLY = 'Done.';
 
+export type InstantModelServerOptions = {
+  /** The text reply (default `Done.`). */
+  replyText?: string;
+  /** Streamed answers: characters per text delta (default: the whole text in one delta). */
+  chunkSize?: number;
+  /** Streamed answers: wait this long before each text delta after the first (default 0: instant). */
+  chunkDelayMs?: number;
+  /**
+   * Called just before each text delta is written to a streamed answer (latency measurements), with
+   * the request's last user message and where the delta sits in the reply (`offset`: characters
+   * before it).
+   */
+  onTextChunk?: (text: string, at: { userText: string | null; index: number; offset: number }) => void;
+};
+
 export type InstantModelServer = {
   baseUrl: string;
   /** Requests whose last user message contains `text`, so far (the peer benchmark's crash check). */
@@ -24,14 +39,16 @@ type Decision = { kind: 'call'; tool: string; arguments: string } | { kind: 'rep
 /**
  * The benchmarks' model: an OpenAI-compatible endpoint on 127.0.0.1 that answers at once, so a
  * measured turn is the runtime's own time. It speaks the Responses API (`POST /v1/responses`,
- * what vendor_a uses) and Chat Completions (`POST /v1/chat/completions`, streamed or not, what
- * the peers' OpenAI clients use), and `GET /v1/models`. A last user message `call <tool> [<JSON
+ * streamed as vendor_a asks, or not) and Chat Completions (`POST /v1/chat/completions`, streamed
+ * or not, what the peers' OpenAI clients use), and `GET /v1/models`. Options can split a
+ * streamed text reply into deltas with a delay between them (`chunkSize`, `chunkDelayMs`; none
+ * by default). A last user message `call <tool> [<JSON
  * arguments>]` is answered with a call of that tool, and a request carrying the tool's output
  * with a short text reply; anything else gets the text reply. A user message containing
  * `sleep <ms>` is answered after that long (a call in flight for the crash check). The test
  * suite's scriptable fakes (`test/fixtures/model-vendors/`) stay with the tests.
  */
-export async function startInstantModelServer(): Promise<InstantModelServer> {
+export async function startInstantModelServer(options: InstantModelServerOptions = {}): Promise<InstantModelServer> {
   let seq = 0;
   const seen: string[] = [];
   const server = createServer((req, res) => {
@@ -44,8 +61,8 @@ export async function startInstantModelServer(): Promise<InstantModelServer> {
       }
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
       seq += 1;
-      if (req.method === 'POST' && path === '/v1/responses') return void answerResponses(body, seq, seen, res);
-      if (req.method === 'POST' && path === '/v1/chat/completions') return void answerChat(body, seq, seen, res);
+      if (req.method === 'POST' && path === '/v1/responses') return void answerResponses(body, seq, seen, res, options);
+      if (req.method === 'POST' && path === '/v1/chat/completions') return void answerChat(body, seq, seen, res, options);
       send(res, 404, { error: { message: `No route for ${req.method} ${path}`, type: 'invalid_request_error', param: null, code: null } });
     });
   });
@@ -72,30 +89,76 @@ async function holdIfAsked(userText: string | null): Promise<void> {
   if (sleep) await delay(Number(sleep[1]));
 }
 
-async function answerResponses(body: Record<string, unknown>, seq: number, seen: string[], res: ServerResponse): Promise<void> {
+async function answerResponses(body: Record<string, unknown>, seq: number, seen: string[], res: ServerResponse, options: InstantModelServerOptions): Promise<void> {
   const input = (body.input ?? []) as Array<{ type?: string; role?: string; content?: unknown }>;
   const lastUser = input.findLastIndex((item) => item.role === 'user');
   const userText = typeof input[lastUser]?.content === 'string' ? (input[lastUser].content as string) : null;
   seen.push(userText ?? '');
   await holdIfAsked(userText);
+  if (res.destroyed) return;
   const decision = decide(userText, input.slice(lastUser + 1).some((item) => item.type === 'function_call_output'));
-  const output =
+  const reply = options.replyText ?? REPLY;
+  const item =
     decision.kind === 'call'
-      ? [{ type: 'function_call', id: `fc_${seq}`, call_id: `call_${seq}`, name: decision.tool, arguments: decision.arguments, status: 'completed' }]
-      : [{ type: 'message', id: `msg_${seq}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: REPLY, annotations: [] }] }];
-  send(res, 200, {
+      ? { type: 'function_call', id: `fc_${seq}`, call_id: `call_${seq}`, name: decision.tool, arguments: decision.arguments, status: 'completed' }
+      : { type: 'message', id: `msg_${seq}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: reply, annotations: [] }] };
+  const response = {
     id: `resp_${seq}`,
     object: 'response',
     created_at: Math.floor(Date.now() / 1000),
     status: 'completed',
     model: body.model ?? 'gpt-5.1',
-    output,
+    output: [item],
     incomplete_details: null,
     usage: USAGE,
-  });
+  };
+  if (body.stream !== true) return send(res, 200, response);
+  // The Responses stream (what vendor_a asks for): the item's events, then the completed response.
+  let sequence = 0;
+  const event = (type: string, fields: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`;
+  const at = { item_id: item.id, output_index: 0 };
+  const pending = { ...response, status: 'in_progress', output: [], usage: null };
+  const head = [event('response.created', { response: pending }), event('response.in_progress', { response: pending })];
+  const deltas: string[] = [];
+  const tail: string[] = [];
+  if (decision.kind === 'call') {
+    head.push(event('response.output_item.added', { output_index: 0, item: { ...item, arguments: '', status: 'in_progress' } }));
+    head.push(event('response.function_call_arguments.delta', { ...at, delta: decision.arguments }));
+    tail.push(event('response.function_call_arguments.done', { ...at, arguments: decision.arguments }));
+  } else {
+    const part = { type: 'output_text', text: reply, annotations: [] };
+    head.push(event('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', content: [] } }));
+    head.push(event('response.content_part.added', { ...at, content_index: 0, part: { ...part, text: '' } }));
+    deltas.push(...pieces(reply, options.chunkSize));
+    tail.push(event('response.output_text.done', { ...at, content_index: 0, text: reply, logprobs: [] }), event('response.content_part.done', { ...at, content_index: 0, part }));
+  }
+  tail.push(event('response.output_item.done', { output_index: 0, item }), event('response.completed', { response }));
+  const offsets = deltas.map((_, index) => deltas.slice(0, index).reduce((sum, text) => sum + text.length, 0));
+  const delta = (text: string, index: number) => {
+    options.onTextChunk?.(text, { userText, index, offset: offsets[index]! });
+    return event('response.output_text.delta', { ...at, content_index: 0, delta: text, logprobs: [] });
+  };
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  if (!options.chunkDelayMs) return void res.end([...head, ...deltas.map(delta), ...tail].join(''));
+  res.write(head.join(''));
+  for (const [index, text] of deltas.entries()) {
+    if (index > 0) await delay(options.chunkDelayMs);
+    if (res.destroyed) return;
+    res.write(delta(text, index));
+  }
+  res.end(tail.join(''));
 }
 
-async function answerChat(body: Record<string, unknown>, seq: number, seen: string[], res: ServerResponse): Promise<void> {
+/** `text` in deltas of `size` characters (code points), or whole. */
+function pieces(text: string, size: number | undefined): string[] {
+  if (!size || size <= 0) return text === '' ? [] : [text];
+  const chars = Array.from(text);
+  const out: string[] = [];
+  for (let index = 0; index < chars.length; index += size) out.push(chars.slice(index, index + size).join(''));
+  return out;
+}
+
+async function answerChat(body: Record<string, unknown>, seq: number, seen: string[], res: ServerResponse, options: InstantModelServerOptions): Promise<void> {
   const messages = (body.messages ?? []) as Array<{ role?: string; content?: unknown }>;
   const lastUser = messages.findLastIndex((message) => message.role === 'user');
   const content = messages[lastUser]?.content;
@@ -110,14 +173,15 @@ async function answerChat(body: Record<string, unknown>, seq: number, seen: stri
   const model = (body.model as string | undefined) ?? 'gpt-5.1';
   const toolCall = decision.kind === 'call' ? { index: 0, id: `call_${seq}`, type: 'function', function: { name: decision.tool, arguments: decision.arguments } } : null;
   const finish = toolCall ? 'tool_calls' : 'stop';
+  const reply = options.replyText ?? REPLY;
   if (body.stream !== true) {
-    const message = toolCall ? { role: 'assistant', content: null, tool_calls: [{ id: toolCall.id, type: 'function', function: toolCall.function }] } : { role: 'assistant', content: REPLY };
+    const message = toolCall ? { role: 'assistant', content: null, tool_calls: [{ id: toolCall.id, type: 'function', function: toolCall.function }] } : { role: 'assistant', content: reply };
     return send(res, 200, { id, object: 'chat.completion', created, model, choices: [{ index: 0, message, finish_reason: finish, logprobs: null }], usage: CHAT_USAGE });
   }
   const chunk = (delta: Record<string, unknown>, finishReason: string | null, usage?: unknown) =>
     `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }], ...(usage ? { usage } : {}) })}\n\n`;
   const frames = [
-    chunk(toolCall ? { role: 'assistant', content: null, tool_calls: [toolCall] } : { role: 'assistant', content: REPLY }, null),
+    chunk(toolCall ? { role: 'assistant', content: null, tool_calls: [toolCall] } : { role: 'assistant', content: reply }, null),
     chunk({}, finish),
     `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: CHAT_USAGE })}\n\n`,
     'data: [DONE]\n\n',

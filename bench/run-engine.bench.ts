@@ -324,6 +324,9 @@ function countingDatabase(url: string, maxConnections: number) {
       const subscription = await client.listen(channel, (payload) => handler(payload));
       return async () => subscription.unlisten();
     },
+    async notify(channel, payload) {
+      await client`select pg_notify(${channel}, ${payload})`;
+    },
     exclusively: (key, fn) => exclusivelyOn(url, key, fn),
     close: () => client.end({ timeout: 5 }),
   };

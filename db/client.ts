@@ -25,6 +25,12 @@ export type DatabaseHandle = {
   driver: 'postgres' | 'pglite';
   listen(channel: string, handler: NotificationHandler): Promise<() => Promise<void>>;
   /**
+   * Sends a NOTIFY outside any transaction, in call order: on a PostgreSQL server over one
+   * connection of its own (so a busy pool never delays it and order holds), on PGlite through the
+   * embedded instance.
+   */
+  notify(channel: string, payload: string): Promise<void>;
+  /**
    * Runs `fn` while this process holds the server-wide advisory lock `key`, so start-up steps
    * (migrations, the installation's first rows) run one process at a time when several API and
    * worker processes start together. PGlite has one process: `fn` just runs.
@@ -69,6 +75,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       types: {},
     });
     const db = drizzlePostgres(client, { schema }) as unknown as Database;
+    let notifier: postgres.Sql | null = null;
     return {
       db,
       driver: 'postgres',
@@ -78,8 +85,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
           await subscription.unlisten();
         };
       },
+      async notify(channel, payload) {
+        notifier ??= postgres(options.url, { max: 1, onnotice: () => {} });
+        await notifier`select pg_notify(${channel}, ${payload})`;
+      },
       exclusively: (key, fn) => exclusivelyOn(options.url, key, fn),
       async close() {
+        await notifier?.end({ timeout: 5 });
         await client.end({ timeout: 5 });
       },
     };
@@ -104,6 +116,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       return async () => {
         await unsubscribe();
       };
+    },
+    async notify(channel, payload) {
+      await client.query('select pg_notify($1, $2)', [channel, payload]);
     },
     exclusively: (_key, fn) => fn(),
     async close() {

@@ -5,6 +5,7 @@ import { LOCKS, type DatabaseHandle } from '../db/client.ts';
 import { ensureDevelopmentTenant } from '../services/auth/development-tenant.ts';
 import { ensureInitialOwner } from '../services/auth/initial-owner.ts';
 import { ensureInstallation } from '../services/auth/installation.ts';
+import { createMessageDeltaBus, type MessageDeltaBus } from '../services/background/message-delta-bus.ts';
 import { createProjectEventTail, type ProjectEventTail } from '../services/background/project-event-tail.ts';
 import { createLoggingRunStarter } from '../services/runs/logging-run-starter.ts';
 import type { RunStarter } from '../services/run-starter.ts';
@@ -22,6 +23,8 @@ export type AppDepsOptions = {
   dependencies?: SettingsDependencies;
   /** The process's shared event tail when the worker runs in the same process (`npm start`). */
   eventTail?: ProjectEventTail;
+  /** The process's live-output bus when the worker runs in the same process (`npm start`). */
+  messageDeltas?: MessageDeltaBus;
 };
 
 /**
@@ -35,6 +38,8 @@ export async function createAppDeps(options: AppDepsOptions): Promise<AppDeps> {
   const dependencies = options.dependencies ?? loadSettingsDependencies(settings);
   const eventTail = options.eventTail ?? createProjectEventTail({ database, logger });
   await eventTail.start();
+  const messageDeltas = options.messageDeltas ?? createMessageDeltaBus({ database, logger });
+  await messageDeltas.start();
   const startup = systemContext({ db: database.db, logger, clock });
   // One process at a time: API processes starting together would race to create the first rows.
   await database.exclusively(LOCKS.installation, async () => {
@@ -44,5 +49,5 @@ export async function createAppDeps(options: AppDepsOptions): Promise<AppDeps> {
   });
   const runStarter = options.runStarter ?? createLoggingRunStarter(logger);
   const storagePolicy = { allowPrivateNetwork: settings.webhooksAllowPrivateNetwork };
-  return { settings, logger, database, clock, eventTail, runStarter, unsettledRunsLimit: settings.limits.projectUnsettledRuns, storagePolicy, ...dependencies };
+  return { settings, logger, database, clock, eventTail, messageDeltas, runStarter, unsettledRunsLimit: settings.limits.projectUnsettledRuns, storagePolicy, ...dependencies };
 }

@@ -8,6 +8,7 @@ import type { Logger } from '../config/logger.ts';
 import type { Settings } from '../config/settings.ts';
 import type { DatabaseHandle } from '../db/client.ts';
 import { systemClock, type Clock, systemContext } from '../services/service-context.ts';
+import { createMessageDeltaBus, type MessageDeltaBus } from '../services/background/message-delta-bus.ts';
 import { createProjectEventTail, type ProjectEventTail } from '../services/background/project-event-tail.ts';
 import { createWebhookDispatcher } from '../services/background/webhook-dispatcher.ts';
 import { startRunReconciler } from '../services/background/reconcile-queued-runs.ts';
@@ -36,6 +37,8 @@ export type RuntimeOptions = {
   platformTools?: Record<string, PlatformToolHandler>;
   /** The process's shared event tail (`npm start` shares it with the API); else one is created. */
   eventTail?: ProjectEventTail;
+  /** The process's live-output bus (`npm start` shares it with the API); else one that only publishes. */
+  messageDeltas?: MessageDeltaBus;
   /** DNS for webhook destinations (tests map names to local receivers); the system resolver by default. */
   webhookLookup?: DestinationLookup;
   /** How often the webhook dispatcher re-reads the webhooks table besides its NOTIFY wake-ups. */
@@ -47,6 +50,7 @@ export type Runtime = {
   client: TemporalClientHandle;
   runStarter: ReturnType<typeof createTemporalRunStarter>;
   eventTail: ProjectEventTail;
+  messageDeltas: MessageDeltaBus;
   /** Polls until `shutdown()`. */
   run(): Promise<void>;
   /** Stops the reconciler and the upload sweeper, drains the worker, closes the client. */
@@ -73,6 +77,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { settings, logger, database, temporal } = options;
   const clock = options.clock ?? systemClock;
   const eventTail = options.eventTail ?? createProjectEventTail({ database, logger });
+  // The worker only publishes: it needs no LISTEN of its own (API processes keep the turns' text).
+  const messageDeltas = options.messageDeltas ?? createMessageDeltaBus({ database, logger });
   // Sandbox egress passes the address policy webhooks and MCP pass, and never reaches this
   // service's own ports (activities/sandbox/local/egress-guard.ts).
   const egressGuard = { allowPrivateNetwork: settings.webhooksAllowPrivateNetwork, protectedPorts: servicePorts(settings, temporal.address) };
@@ -103,6 +109,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     clock,
     webhooksAllowPrivateNetwork: settings.webhooksAllowPrivateNetwork,
     eventTail,
+    messageDeltas,
     sandboxDriver,
     sandboxBrowsers,
     sandboxSnapshots: options.dependencies.sandboxSnapshots,
@@ -127,6 +134,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     client,
     runStarter,
     eventTail,
+    messageDeltas,
     async run() {
       const ctx = systemContext({ db: database.db, logger, clock });
       reconciler = startRunReconciler(ctx, runStarter, options.reconcileIntervalMs);

@@ -52,7 +52,7 @@ try {
     dependencies,
     temporal: { address: temporalAddress, namespace: settings.temporal.namespace, taskQueue },
   });
-  const api = await startApiServer(await createAppDeps({ settings, logger, database, runStarter: runtime.runStarter, dependencies, eventTail: runtime.eventTail }));
+  const api = await startApiServer(await createAppDeps({ settings, logger, database, runStarter: runtime.runStarter, dependencies, eventTail: runtime.eventTail, messageDeltas: runtime.messageDeltas }));
   const workerRunning = runtime.run();
   await consoleBundle;
 

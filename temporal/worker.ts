@@ -56,7 +56,17 @@ export async function createRuntimeWorker(options: RuntimeWorkerOptions): Promis
   const connection = await NativeConnection.connect({ address, ...temporalConnectionOptions(options.security) });
   let worker: Worker;
   try {
-    worker = await Worker.create({ connection, namespace, taskQueue, workflowBundle, activities: options.activities });
+    worker = await Worker.create({
+      connection,
+      namespace,
+      taskQueue,
+      workflowBundle,
+      activities: options.activities,
+      // A workflow task waits this long on the sticky queue of the worker that last ran the
+      // workflow before it goes to any worker: a worker that died (SIGKILL) holds up its runs for
+      // this long instead of the SDK's 10 s default.
+      stickyQueueScheduleToStartTimeout: '3 seconds',
+    });
   } catch (error) {
     await connection.close();
     throw error;

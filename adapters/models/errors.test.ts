@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { httpError, MODEL_ERROR_CODES, modelError, safeVendorText } from './errors.ts';
+import { httpError, MODEL_ERROR_CODES, modelError, safeVendorText, streamError } from './errors.ts';
 import { toolCall, toolResultText } from './shared.ts';
 
 describe('safeVendorText', () => {
@@ -42,6 +42,38 @@ describe('httpError', () => {
     expect(modelError('provider_unreachable', 'x').retryable).toBe(true);
     expect(modelError('provider_rejected_request', 'x').retryable).toBe(false);
     expect(modelError('provider_refused_content', 'x').retryable).toBe(false);
+  });
+});
+
+describe('streamError (an error event inside a 200 stream)', () => {
+  const cases: Array<[string, string | undefined, number | null, string]> = [
+    ['vendor_b', 'overloaded_error', null, 'provider_server_error'],
+    ['vendor_b', 'api_error', null, 'provider_server_error'],
+    ['vendor_b', 'rate_limit_error', null, 'provider_rate_limited'],
+    ['vendor_b', 'billing_error', null, 'provider_quota_exhausted'],
+    ['vendor_b', 'authentication_error', null, 'provider_rejected_credential'],
+    ['vendor_b', 'invalid_request_error', null, 'provider_rejected_request'],
+    ['vendor_a', 'rate_limit_exceeded', null, 'provider_rate_limited'],
+    ['vendor_a', 'insufficient_quota', null, 'provider_quota_exhausted'],
+    ['vendor_a', 'server_error', null, 'provider_server_error'],
+    ['vendor_a', undefined, null, 'provider_server_error'],
+    ['vendor_a', 'something_new', null, 'provider_server_error'],
+    ['vendor_c', 'UNAVAILABLE', 503, 'provider_server_error'],
+    ['vendor_c', 'RESOURCE_EXHAUSTED', 429, 'provider_rate_limited'],
+  ];
+  it.each(cases)('%s %s (%s) → %s', (providerType, code, status, expected) => {
+    const error = streamError(providerType as 'vendor_a', { message: 'vendor says no', code, status }, 'secret-key');
+    expect({ code: error.errorCode, retryable: error.retryable, status: error.httpStatus }).toEqual({ code: expected, retryable: MODEL_ERROR_CODES[expected as keyof typeof MODEL_ERROR_CODES], status });
+  });
+
+  it('redacts the key, bounds the vendor text and drops it for a rejected credential', () => {
+    const error = streamError('vendor_b', { message: `overloaded for key sk-ant-secret ${'x'.repeat(900)}`, code: 'overloaded_error' }, 'sk-ant-secret');
+    expect(error.message).not.toContain('sk-ant-secret');
+    expect(error.message).toContain('[redacted]');
+    expect(error.message.length).toBeLessThan(600);
+    expect(streamError('vendor_b', { message: 'bad key sk-ant-secret', code: 'authentication_error' }, 'sk-ant-secret').message).toBe(
+      'The vendor_b provider reported an error in its stream (authentication_error)',
+    );
   });
 });
 

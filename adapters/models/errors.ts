@@ -8,13 +8,19 @@ import { ModelInvocationError, type ModelUsage, type ProviderType } from './type
 export const MODEL_ERROR_CODES = {
   /** The attempt deadline passed (our AbortSignal timeout, or the vendor's 408). */
   provider_timeout: true,
-  /** DNS, connection refused or reset: no HTTP answer. */
+  /** DNS, connection refused or reset: no HTTP answer, or an answer (stream) that broke off. */
   provider_unreachable: true,
   /** 429 (except an exhausted quota). */
   provider_rate_limited: true,
-  /** 5xx, Anthropic 529 overloaded, or a response that reports a server-side failure. */
+  /**
+   * 5xx, Anthropic 529 overloaded (also as an error event inside the stream), or a response that
+   * reports a server-side failure.
+   */
   provider_server_error: true,
-  /** Not JSON, too large, or missing the fields the protocol promises. */
+  /**
+   * Not JSON, too large, or missing the fields the protocol promises; a stream that ended
+   * (cleanly) before its final event.
+   */
   provider_invalid_response: true,
   /** 401/403, or Gemini's 400 API_KEY_INVALID: the stored key is wrong. */
   provider_rejected_credential: false,
@@ -67,6 +73,41 @@ export function httpError(providerType: ProviderType, status: number, detail: Ve
   const label = detail.code ? ` (${safeVendorText(detail.code, apiKey).slice(0, 80)})` : '';
   const text = errorCode === 'provider_rejected_credential' || !detail.message ? '' : `: ${safeVendorText(detail.message, apiKey)}`;
   return modelError(errorCode, `The ${providerType} provider answered HTTP ${status}${label}${text}`, { httpStatus: status });
+}
+
+/**
+ * Maps an error the vendor reported inside a 200 stream (Anthropic `event: error`, OpenAI's
+ * `error` event, a Gemini or OpenRouter chunk carrying `error`) like the HTTP answer it stands
+ * for: `status` when the vendor gives one, otherwise the status its code names (overloaded →
+ * 529, rate limit → 429, ...; an unknown code is a server error, retryable). Same redaction
+ * and bounds as `httpError`; `httpStatus` is the vendor's numeric code or null.
+ */
+export function streamError(
+  providerType: ProviderType,
+  detail: VendorErrorDetail & { status?: number | null },
+  apiKey: string,
+  extra: { providerFinishReason?: string | null; usage?: ModelUsage | null } = {},
+): ModelInvocationError {
+  const status = detail.status ?? statusForCode(detail.code ?? '');
+  const errorCode = codeForStatus(providerType, status, detail.code);
+  const label = detail.code ? ` (${safeVendorText(detail.code, apiKey).slice(0, 80)})` : '';
+  const text = errorCode === 'provider_rejected_credential' || !detail.message ? '' : `: ${safeVendorText(detail.message, apiKey)}`;
+  return modelError(errorCode, `The ${providerType} provider reported an error in its stream${label}${text}`, { httpStatus: detail.status ?? null, ...extra });
+}
+
+const STATUS_OF_CODE: Array<[RegExp, number]> = [
+  [/overloaded/i, 529],
+  [/rate.?limit|too.?many|exhausted/i, 429],
+  [/billing|credit/i, 402],
+  [/authentication|invalid_api_key|unauthenticated/i, 401],
+  [/permission/i, 403],
+  [/not.?found/i, 404],
+  [/too.?large/i, 413],
+  [/invalid|bad.?request|context_length/i, 400],
+];
+
+function statusForCode(code: string): number {
+  return STATUS_OF_CODE.find(([pattern]) => pattern.test(code))?.[1] ?? 500;
 }
 
 function codeForStatus(providerType: ProviderType, status: number, code: string | undefined): ModelErrorCode {

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { modelError } from './errors.ts';
-import type { ModelMessage, ModelReplay, ModelRequest, ModelToolCall, ModelUsage } from './types.ts';
+import type { ModelMessage, ModelReplay, ModelRequest, ModelResult, ModelToolCall, ModelUsage } from './types.ts';
 
 /**
  * Tool-call arguments as the workflow wants them: parsed JSON when the text parses, otherwise
@@ -76,4 +76,37 @@ export function list(value: unknown): unknown[] {
 
 export function text(value: unknown): string {
   return typeof value === 'string' ? value : '';
+}
+
+/**
+ * The visible text an adapter reports through `request.onStream`, kept so that the pieces always
+ * concatenate to the result's `text`: `settle` reports what the final answer holds beyond the
+ * pieces already sent (a vendor that sent a part whole, without deltas) and refuses a final
+ * answer that contradicts them (a retryable invalid response; the caller drops the pieces).
+ */
+export class StreamText {
+  readonly #onStream: ModelRequest['onStream'];
+  readonly #providerType: ModelRequest['providerType'];
+  #sent = '';
+
+  constructor(request: ModelRequest) {
+    this.#onStream = request.onStream;
+    this.#providerType = request.providerType;
+  }
+
+  /** One piece of visible text, in answer order. */
+  add(piece: string): void {
+    if (piece === '' || !this.#onStream) return;
+    this.#sent += piece;
+    this.#onStream({ kind: 'text', text: piece });
+  }
+
+  settle(result: ModelResult): ModelResult {
+    if (!this.#onStream || result.text === this.#sent) return result;
+    if (!result.text.startsWith(this.#sent)) {
+      throw modelError('provider_invalid_response', `The ${this.#providerType} provider's final answer does not match the text it streamed`);
+    }
+    this.add(result.text.slice(this.#sent.length));
+    return result;
+  }
 }

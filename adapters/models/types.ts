@@ -47,7 +47,23 @@ export type ModelRequest = {
   tools: ModelTool[];
   /** Aborts the HTTP request (activity cancellation, attempt deadline). */
   signal?: AbortSignal;
+  /**
+   * Called synchronously while the provider's stream arrives (every adapter streams).
+   * `{kind: 'text'}` carries each piece of the answer's visible text, in order: their
+   * concatenation is exactly the result's `text` (thinking/reasoning text and tool-call
+   * arguments are never text). `{kind: 'chunk'}` comes at least once for every stream event
+   * received, keep-alive comments and pings included (for heartbeats; cheap to call). Nothing is
+   * reported after the call settles. When the call fails, the text reported so far belongs to no
+   * result (a retried attempt reports again from the start). A provider that answers one JSON
+   * body instead of a stream yields one chunk, then its text. If `onStream`
+   * throws, the request is aborted and the call rejects with that very exception (not a
+   * `ModelInvocationError`): it means the caller gave up.
+   */
+  onStream?: (event: ModelStreamEvent) => void;
 };
+
+/** What an adapter reports while the provider's stream arrives (see `ModelRequest.onStream`). */
+export type ModelStreamEvent = { kind: 'text'; text: string } | { kind: 'chunk' };
 
 export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'error' | 'other';
 

@@ -2,16 +2,19 @@ import { Hono, type Context } from 'hono';
 import * as v from 'valibot';
 import { decodeEventCursor, encodeEventCursor } from '../../domain/event-cursor.ts';
 import { RateLimitedError } from '../../domain/errors.ts';
+import { MESSAGE_DELTA_EVENT, MESSAGE_DELTA_RESET_EVENT } from '../../domain/runs/message-deltas.ts';
 import { ConcurrentSlots, type SlotClaim } from '../../domain/rate-limits/concurrent-slots.ts';
+import type { DeltaFrame, DeltaSubscription } from '../../services/background/message-delta-bus.ts';
 import type { EventSubscription } from '../../services/background/project-event-tail.ts';
 import type { Actor } from '../../services/service-context.ts';
 import { toPublicEvent, type ProductEventRow } from '../../services/events/public-event.ts';
-import { latestProjectPosition, readProductEvents } from '../../services/events/read.ts';
+import { latestProjectPosition, readProductEvents, readSessionEvents } from '../../services/events/read.ts';
+import { findSession } from '../../services/runs/load-session.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { callerKey } from '../middleware/rate-limit.ts';
 import { route } from '../openapi/route-doc.ts';
-import { validQuery } from '../validation.ts';
+import { Uuid, validParams, validQuery } from '../validation.ts';
 
 /** Default and ceiling of the `once=true` page (decision: 100, at most 1,000). */
 export const DEFAULT_PAGE_SIZE = 100;
@@ -47,11 +50,22 @@ const EventFeedQuery = v.object({
   from: v.optional(v.picklist(['start', 'now'], 'must be start or now')),
 });
 
+const SessionParams = v.object({ projectId: v.string(), sessionId: Uuid });
+
+const SessionFeedQuery = v.object({
+  ...EventFeedQuery.entries,
+  /** Also stream the model's text as it is written (ephemeral `message.delta` frames without an `id`). */
+  deltas: v.optional(v.picklist(['true', 'false'], 'must be true or false')),
+});
+
 export type EventRoutesOptions = { heartbeatMs?: number };
+
+const FEED_HEADERS = { 'Last-Event-ID': 'The `id` of the last frame received: the feed resumes after it (wins over `cursor`)' };
 
 /**
  * `GET /projects/{projectId}/events` (spec 2 "Event feed"): server-sent events of the project's
- * product log. `Last-Event-ID` (or `?cursor=`) resumes after that frame; without either the
+ * product log; `GET /projects/{projectId}/sessions/{sessionId}/events` the same for one session's
+ * events only (read through the session index, never the rest of the log). `Last-Event-ID` (or `?cursor=`) resumes after that frame; without either the
  * feed starts at the beginning of the log, or with `from=now` after its newest event (the
  * subscription is in place before the answer starts, so nothing committed later is missed). `once=true` sends the available page and closes;
  * otherwise the stream follows the shared `ProjectEventTail` until the client leaves.
@@ -64,8 +78,12 @@ export function eventRoutes(deps: AppDeps, options: EventRoutesOptions = {}) {
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   const takeStreamPlace = streamPlaces(deps.settings.limits);
 
-  return new Hono<AppEnv>().get('/projects/:projectId/events', route({ summary: "The project's product events as server-sent events; resumes after `Last-Event-ID`", scopes: ['run:read'], query: EventFeedQuery, headers: { 'Last-Event-ID': 'The `id` of the last frame received: the feed resumes after it (wins over `cursor`)' }, responses: { 200: { description: 'Frames `id` (cursor), `event` (kind), `data` (the public product event); with `once=true` the available page, then the stream closes', content: 'event-stream' } } }), async (c) => {
-    const query = validQuery(c, EventFeedQuery);
+  /**
+   * One feed: the project's whole log, or one session's events (`sessionId`). Both speak the same
+   * frames and cursors (a cursor is a project position), so a cursor taken from one resumes the other.
+   */
+  const feed = async (c: Context<AppEnv>, query: v.InferOutput<typeof EventFeedQuery>, session: { id: string; deltas: boolean } | null) => {
+    const sessionId = session?.id ?? null;
     // Auth has checked the path project against the caller; the actor holds its canonical id.
     const projectId = c.var.actor.projectId;
     // Decode before any byte is streamed, so a bad cursor is a normal 400 envelope.
@@ -80,19 +98,40 @@ export function eventRoutes(deps: AppDeps, options: EventRoutesOptions = {}) {
     try {
       const after = resumeAfter ?? (query.from === 'now' ? await latestProjectPosition({ db: c.var.ctx.db, input: { projectId } }) : 0n);
       if (query.once === 'true') {
-        const rows = await readProductEvents({ db: c.var.ctx.db, input: { projectId, afterPosition: after, limit: query.limit ?? DEFAULT_PAGE_SIZE } });
+        const page = { projectId, afterPosition: after, limit: query.limit ?? DEFAULT_PAGE_SIZE };
+        const rows = sessionId ? await readSessionEvents({ db: c.var.ctx.db, input: { ...page, sessionId } }) : await readProductEvents({ db: c.var.ctx.db, input: page });
         return c.body(Buffer.concat(rows.map(renderEventFrame)), 200, SSE_HEADERS);
       }
-      const subscription = await deps.eventTail.subscribe(projectId, after);
+      // Live output first: its catch-up then holds whatever was written before the durable read.
+      const deltas = session?.deltas ? deps.messageDeltas.subscribe(session.id) : null;
+      let subscription: EventSubscription;
+      try {
+        subscription = await deps.eventTail.subscribe(projectId, after, sessionId ? { sessionId } : {});
+      } catch (error) {
+        deltas?.close();
+        throw error;
+      }
       const onError = (error: unknown) =>
         // Never echo the error into the stream; the client reconnects with its Last-Event-ID.
-        c.var.logger.error('event feed failed', { err: error, projectId, requestId: c.var.requestId });
+        c.var.logger.error('event feed failed', { err: error, projectId, sessionId, requestId: c.var.requestId });
       streaming = true;
-      return c.body(liveStream(subscription, heartbeatMs, onError, release), 200, SSE_HEADERS);
+      return c.body(liveStream(subscription, deltas, heartbeatMs, onError, release), 200, SSE_HEADERS);
     } finally {
       if (!streaming) release();
     }
-  });
+  };
+
+  return new Hono<AppEnv>()
+    .get('/projects/:projectId/events', route({ summary: "The project's product events as server-sent events; resumes after `Last-Event-ID`", scopes: ['run:read'], query: EventFeedQuery, headers: FEED_HEADERS, responses: { 200: { description: 'Frames `id` (cursor), `event` (kind), `data` (the public product event); with `once=true` the available page, then the stream closes', content: 'event-stream' } } }), async (c) => {
+      return feed(c, validQuery(c, EventFeedQuery), null);
+    })
+    .get('/projects/:projectId/sessions/:sessionId/events', route({ summary: "One session's product events as server-sent events (its runs, messages, tool calls, approvals, delegations), with `deltas=true` also the model's text as it is written; resumes after `Last-Event-ID`", scopes: ['run:read'], params: SessionParams, query: SessionFeedQuery, headers: FEED_HEADERS, responses: { 200: { description: "The project feed's frames (`id` cursor, `event` kind, `data`), only this session's events; with `deltas=true` also `message.delta` and `message.delta_reset` frames without an `id`; with `once=true` the available page, then the stream closes", content: 'event-stream' } } }), async (c) => {
+      const { sessionId } = validParams(c, SessionParams);
+      const query = validQuery(c, SessionFeedQuery);
+      // 404 for a session of another project (auth has already refused another organization's).
+      await findSession({ ctx: c.var.ctx, input: { sessionId } });
+      return feed(c, query, { id: sessionId, deltas: query.deltas === 'true' });
+    });
 }
 
 /**
@@ -118,14 +157,17 @@ function streamPlaces(limits: AppDeps['settings']['limits']) {
  * database reads instead of buffering. One ReadableStream, not hono's `streamSSE` (a
  * TransformStream behind a second ReadableStream): with 1,000 clients that halved fan-out latency.
  */
-function liveStream(subscription: EventSubscription, heartbeatMs: number, onError: (error: unknown) => void, release: () => void) {
+function liveStream(subscription: EventSubscription, deltas: DeltaSubscription | null, heartbeatMs: number, onError: (error: unknown) => void, release: () => void) {
   const batches = subscription[Symbol.asyncIterator]();
   let heartbeat: NodeJS.Timeout | undefined;
   let open = true;
+  // The durable read in flight: kept across pulls while live output is sent in between.
+  let durable: Promise<IteratorResult<ProductEventRow[]>> | null = null;
   const finish = () => {
     open = false;
     clearInterval(heartbeat);
     subscription.close();
+    deltas?.close();
     release();
   };
   return new ReadableStream<Uint8Array>({
@@ -134,15 +176,26 @@ function liveStream(subscription: EventSubscription, heartbeatMs: number, onErro
     },
     async pull(controller) {
       try {
-        const next = await batches.next();
-        if (!open) return;
-        if (next.done) {
-          finish();
-          controller.close();
+        for (;;) {
+          const live = deltas?.take() ?? [];
+          if (live.length > 0) {
+            controller.enqueue(renderDeltaFrames(live));
+            return;
+          }
+          durable ??= batches.next();
+          const next = deltas ? await Promise.race([durable, deltas.ready().then(() => null)]) : await durable;
+          if (!open) return;
+          if (next === null) continue; // live output is ready
+          durable = null;
+          if (next.done) {
+            finish();
+            controller.close();
+            return;
+          }
+          const frames = next.value.map(renderEventFrame);
+          controller.enqueue(frames.length === 1 ? frames[0]! : Buffer.concat(frames));
           return;
         }
-        const frames = next.value.map(renderEventFrame);
-        controller.enqueue(frames.length === 1 ? frames[0]! : Buffer.concat(frames));
       } catch (error) {
         if (!open) return;
         onError(error);
@@ -153,6 +206,18 @@ function liveStream(subscription: EventSubscription, heartbeatMs: number, onErro
     // The client went away (the server cancels the body when the socket closes).
     cancel: finish,
   });
+}
+
+/**
+ * Ephemeral frames of live output: no `id` line (they never move the cursor), `event` the frame's
+ * kind, `data` the delta or reset.
+ */
+function renderDeltaFrames(frames: DeltaFrame[]): Uint8Array {
+  let text = '';
+  for (const frame of frames) {
+    text += frame.kind === 'delta' ? `event: ${MESSAGE_DELTA_EVENT}\ndata: ${JSON.stringify(frame.delta)}\n\n` : `event: ${MESSAGE_DELTA_RESET_EVENT}\ndata: ${JSON.stringify(frame.reset)}\n\n`;
+  }
+  return encoder.encode(text);
 }
 
 /** The position to resume after, from `Last-Event-ID` or `cursor`; null when neither is given. */

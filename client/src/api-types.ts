@@ -1814,6 +1814,17 @@ export type Paths = {
       };
     };
   };
+  "/v1/projects/{projectId}/sessions/{sessionId}/events": {
+    /** One session's product events as server-sent events (its runs, messages, tool calls, approvals, delegations), with `deltas=true` also the model's text as it is written; resumes after `Last-Event-ID` */
+    get: {
+      path: { projectId: string; sessionId: string };
+      query: { once?: "true" | "false"; limit?: string; cursor?: string; from?: "start" | "now"; deltas?: "true" | "false" };
+      header: { "Last-Event-ID"?: string };
+      responses: {
+        200: ReadableStream<Uint8Array>;
+      };
+    };
+  };
   "/v1/projects/{projectId}/sessions/{sessionId}/files": {
     /** List the files of the session's latest workspace backup */
     get: {

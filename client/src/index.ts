@@ -1,11 +1,12 @@
 import type { Paths, PublicRun, ToolCallClaim } from './api-types.ts';
 import { RunWaitTimeoutError } from './errors.ts';
-import { followEvents, type FollowOptions } from './event-feed.ts';
+import { followEvents, followSession, type FollowOptions, type SessionFollowOptions } from './event-feed.ts';
 import { paginate, type Page } from './pages.ts';
 import { Transport, type CallOptions, type ClientOptions, type Query } from './transport.ts';
 
 export { ApiError, RunWaitTimeoutError } from './errors.ts';
-export type { FeedFrame, ProductEvent, FollowOptions } from './event-feed.ts';
+export type { FeedFrame, ProductEvent, FollowOptions, MessageDelta, MessageDeltaReset, SessionFrame, SessionFollowOptions } from './event-feed.ts';
+export { LiveText } from './event-feed.ts';
 export type { Page } from './pages.ts';
 export type { ClientOptions, CallOptions } from './transport.ts';
 export type * from './api-types.ts';
@@ -94,6 +95,14 @@ export class ProjectClient {
   /** The project's event feed, resumed after a dropped connection without gaps or repeats. */
   async *events(options: FollowOptions = {}) {
     yield* followEvents(this.transport, await this.projectId(), options);
+  }
+
+  /**
+   * One session's stream: its durable events (resumed like `events`) and, with `deltas: true`,
+   * the model's text as it is written (`message.delta`, `message.delta_reset`; assemble with `LiveText`).
+   */
+  async *sessionEvents(sessionId: string, options: SessionFollowOptions = {}) {
+    yield* followSession(this.transport, await this.projectId(), sessionId, options);
   }
 
   getRun(runId: string, options?: CallOptions): Promise<Run> {

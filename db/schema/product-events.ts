@@ -1,4 +1,5 @@
-import { bigint, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { bigint, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { id, organizationId, projectId, timestampColumn } from './columns.ts';
 import { projects } from './projects.ts';
 
@@ -21,10 +22,14 @@ export const productEvents = pgTable(
     publicPayload: jsonb('public_payload').$type<Record<string, unknown>>().notNull(),
     // Message content for `message.created`; only sent where a consumer opted in.
     message: jsonb('message').$type<Record<string, unknown>>(),
+    // The session the event belongs to (its payload's `sessionId`), null for project-level events
+    // (agents, Skills, ...): the session stream reads its events by it, never the whole log.
+    sessionId: uuid('session_id'),
     occurredAt: timestampColumn('occurred_at').notNull().defaultNow(),
   },
   (table) => [
     uniqueIndex('product_events_project_position_key').on(table.projectId, table.projectPosition),
+    index('product_events_session_position_idx').on(table.projectId, table.sessionId, table.projectPosition).where(sql`${table.sessionId} is not null`),
     uniqueIndex('product_events_aggregate_sequence_key').on(
       table.projectId,
       table.aggregateType,

@@ -56,6 +56,8 @@ export const approvals = pgTable(
     runId: uuid('run_id')
       .notNull()
       .references(() => runs.id, { onDelete: 'cascade' }),
+    // The run's session, so the approval's events name it like every other session event.
+    sessionId: uuid('session_id').notNull(),
     toolCallId: uuid('tool_call_id')
       .notNull()
       .references(() => toolCalls.id, { onDelete: 'cascade' }),

@@ -2,7 +2,7 @@ import type { Logger } from '../../config/logger.ts';
 import type { DatabaseHandle } from '../../db/client.ts';
 import { PRODUCT_EVENTS_CHANNEL } from '../events/append.ts';
 import type { ProductEventRow } from '../events/public-event.ts';
-import { latestProjectPosition, latestProjectPositions, readProductEvents } from '../events/read.ts';
+import { latestProjectPosition, latestProjectPositions, readProductEvents, readSessionEvents } from '../events/read.ts';
 
 /**
  * A live, resumable read of one project's event log: yields batches of events after the
@@ -21,8 +21,12 @@ export type ProjectEventTail = {
   start(): Promise<void>;
   /** Stops listening and ends every open subscription. */
   stop(): Promise<void>;
-  /** Subscribes to a project's events after `afterPosition` (exclusive; 0 = from the beginning). */
-  subscribe(projectId: string, afterPosition: bigint): Promise<EventSubscription>;
+  /**
+   * Subscribes to a project's events after `afterPosition` (exclusive; 0 = from the beginning),
+   * or to one session's: then only its events are handed out, and catching up reads through the
+   * session index, never the rest of the project's log.
+   */
+  subscribe(projectId: string, afterPosition: bigint, options?: { sessionId?: string }): Promise<EventSubscription>;
   /** Counters for metrics and tests. */
   stats(): ProjectEventTailStats;
 };
@@ -59,9 +63,13 @@ type ProjectFeed = {
 
 type Subscriber = {
   feed: ProjectFeed;
-  /** Last position handed to the consumer. */
+  /** Only this session's events, when set. */
+  sessionId: string | null;
+  /** The consumer has every (matching) event up to this position. */
   delivered: bigint;
-  /** Shared events not yet consumed, contiguous after `delivered` (empty while behind). */
+  /** Last position the shared feed offered, matching or not (`delivered` while behind). */
+  seen: bigint;
+  /** Shared (matching) events not yet consumed: all of those after `delivered` up to `seen` (empty while behind). */
   buffer: ProductEventRow[];
   /** Reading pages from the database on its own until it reaches the feed's high-water mark. */
   behind: boolean;
@@ -99,21 +107,30 @@ export function createProjectEventTail(options: ProjectEventTailOptions): Projec
     droppedToDatabase += 1;
     subscriber.behind = true;
     subscriber.buffer = [];
+    subscriber.seen = subscriber.delivered;
     wakeSubscriber(subscriber);
   };
 
-  /** Appends the part of a contiguous batch the subscriber does not hold yet. */
+  /** Appends the (matching) part of a contiguous batch the subscriber has not seen yet. */
   const offer = (subscriber: Subscriber, rows: ProductEventRow[]) => {
     if (subscriber.behind || subscriber.closed || rows.length === 0) return;
-    const held = subscriber.buffer.at(-1)?.projectPosition ?? subscriber.delivered;
+    const held = subscriber.seen;
     const skip = held - rows[0]!.projectPosition + 1n;
     const start = skip <= 0n ? 0 : skip >= BigInt(rows.length) ? rows.length : Number(skip);
     if (start === rows.length) return;
-    if (rows[start]!.projectPosition !== held + 1n || subscriber.buffer.length + rows.length - start > maxBufferedEvents) {
+    const fresh = rows.slice(start);
+    const matching = subscriber.sessionId === null ? fresh : fresh.filter((row) => row.sessionId === subscriber.sessionId);
+    if (fresh[0]!.projectPosition !== held + 1n || subscriber.buffer.length + matching.length > maxBufferedEvents) {
       dropToDatabase(subscriber);
       return;
     }
-    for (let i = start; i < rows.length; i++) subscriber.buffer.push(rows[i]!);
+    subscriber.seen = fresh.at(-1)!.projectPosition;
+    if (matching.length === 0) {
+      // Nothing of its session: it has everything up to here already.
+      if (subscriber.buffer.length === 0) subscriber.delivered = subscriber.seen;
+      return;
+    }
+    for (const row of matching) subscriber.buffer.push(row);
     wakeSubscriber(subscriber);
   };
 
@@ -165,7 +182,7 @@ export function createProjectEventTail(options: ProjectEventTailOptions): Projec
   };
 
   /** Adds a subscriber to the project's feed, creating the feed on first use. */
-  const join = async (projectId: string, afterPosition: bigint): Promise<Subscriber> => {
+  const join = async (projectId: string, afterPosition: bigint, sessionId: string | null): Promise<Subscriber> => {
     for (;;) {
       const entry = feeds.get(projectId) ?? createFeed(projectId);
       await entry.ready;
@@ -175,7 +192,9 @@ export function createProjectEventTail(options: ProjectEventTailOptions): Projec
       const { feed } = entry;
       const subscriber: Subscriber = {
         feed,
+        sessionId,
         delivered: afterPosition,
+        seen: afterPosition,
         buffer: [],
         behind: afterPosition < feed.highWater,
         closed: false,
@@ -212,6 +231,27 @@ export function createProjectEventTail(options: ProjectEventTailOptions): Projec
     wakeSubscriber(subscriber);
   };
 
+  /**
+   * One page of a subscriber's own catch-up read, advancing `delivered`. A session subscriber
+   * reads through the session index; a page shorter than full holds every matching event up to
+   * the feed's high-water mark as it was before the read (those positions had committed, and
+   * positions commit in order), so it may skip ahead to that mark.
+   */
+  const readBehind = async (subscriber: Subscriber): Promise<ProductEventRow[]> => {
+    const { feed } = subscriber;
+    const input = { projectId: feed.projectId, afterPosition: subscriber.delivered, limit: pageSize };
+    if (subscriber.sessionId === null) {
+      const rows = await readProductEvents({ db: database.db, input });
+      if (rows.length > 0) subscriber.delivered = rows.at(-1)!.projectPosition;
+      return rows;
+    }
+    const highWater = feed.highWater;
+    const rows = await readSessionEvents({ db: database.db, input: { ...input, sessionId: subscriber.sessionId } });
+    const last = rows.at(-1)?.projectPosition ?? subscriber.delivered;
+    subscriber.delivered = rows.length === pageSize || last > highWater ? last : highWater;
+    return rows;
+  };
+
   /** The next batch for the consumer, or null once closed. */
   const nextBatch = async (subscriber: Subscriber): Promise<ProductEventRow[] | null> => {
     const { feed } = subscriber;
@@ -219,15 +259,15 @@ export function createProjectEventTail(options: ProjectEventTailOptions): Projec
       if (subscriber.buffer.length > 0) {
         const batch = subscriber.buffer;
         subscriber.buffer = [];
-        subscriber.delivered = batch.at(-1)!.projectPosition;
+        subscriber.delivered = subscriber.seen;
         return batch;
       }
       if (subscriber.behind) {
-        const rows = await readProductEvents({ db: database.db, input: { projectId: feed.projectId, afterPosition: subscriber.delivered, limit: pageSize } });
+        const rows = await readBehind(subscriber);
         if (subscriber.closed) break;
         // Rejoin the shared feed once our own reads have reached what it fans out; `offer`
-        // skips whatever we already hold, so overlap is harmless.
-        if (rows.length > 0) subscriber.delivered = rows.at(-1)!.projectPosition;
+        // skips whatever we have already seen, so overlap is harmless.
+        subscriber.seen = subscriber.delivered;
         if (subscriber.delivered >= feed.highWater) subscriber.behind = false;
         if (rows.length > 0) return rows;
         continue;
@@ -267,10 +307,10 @@ export function createProjectEventTail(options: ProjectEventTailOptions): Projec
       return { projects: feeds.size, subscribers, droppedToDatabase };
     },
 
-    async subscribe(projectId, afterPosition) {
+    async subscribe(projectId, afterPosition, options = {}) {
       if (!running) throw new Error('The project event tail is not started');
       if (afterPosition < 0n) throw new RangeError('An event position is never negative');
-      const subscriber = await join(projectId, afterPosition);
+      const subscriber = await join(projectId, afterPosition, options.sessionId ?? null);
       return {
         get position() {
           return subscriber.delivered;

@@ -26,7 +26,7 @@ export async function cancelDelegation({ ctx, deps, input }: { ctx: ServiceConte
         aggregateType: 'session',
         aggregateId: delegation.coordinatorSessionId,
         kind: EVENT_KINDS.delegationClosed,
-        publicPayload: { delegationId: delegation.id, coordinatorSessionId: delegation.coordinatorSessionId, delegateKey: delegation.delegateKey, childSessionId: delegation.childSessionId },
+        publicPayload: { delegationId: delegation.id, sessionId: delegation.coordinatorSessionId, coordinatorSessionId: delegation.coordinatorSessionId, delegateKey: delegation.delegateKey, childSessionId: delegation.childSessionId },
       });
     }
     const [child] = await tx.db.select({ latestRunId: sessions.latestRunId }).from(sessions).where(eq(sessions.id, delegation.childSessionId));

@@ -31,7 +31,7 @@ export async function finishDelegationCall({ ctx, input }: { ctx: ServiceContext
     aggregateType: 'session',
     aggregateId: delegation.coordinatorSessionId,
     kind: EVENT_KINDS.delegationRunSettled,
-    publicPayload: { delegationId: delegation.id, coordinatorRunId: run.id, toolCallId: input.toolCallId, delegateKey: delegation.delegateKey, childSessionId: delegation.childSessionId, childRunId: childRun.id, state: childRun.state },
+    publicPayload: { delegationId: delegation.id, sessionId: run.sessionId, coordinatorRunId: run.id, toolCallId: input.toolCallId, delegateKey: delegation.delegateKey, childSessionId: delegation.childSessionId, childRunId: childRun.id, state: childRun.state },
   };
   if (childRun.state !== 'completed') {
     const why = childRun.failure ? `: ${childRun.failure.errorExplanation}` : '';

@@ -32,7 +32,7 @@ export async function messageDelegation({
       aggregateType: 'session',
       aggregateId: delegation.coordinatorSessionId,
       kind: EVENT_KINDS.delegationRunQueued,
-      publicPayload: { delegationId: delegation.id, coordinatorSessionId: delegation.coordinatorSessionId, delegateKey: delegation.delegateKey, childSessionId: delegation.childSessionId, childRunId: run.id, via: 'api' },
+      publicPayload: { delegationId: delegation.id, sessionId: delegation.coordinatorSessionId, coordinatorSessionId: delegation.coordinatorSessionId, delegateKey: delegation.delegateKey, childSessionId: delegation.childSessionId, childRunId: run.id, via: 'api' },
     });
     return { delegationId: delegation.id, childSessionId: delegation.childSessionId, childRunId: run.id, status: 'queued' as const };
   });

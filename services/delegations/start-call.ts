@@ -112,7 +112,7 @@ export async function startDelegationCall({ ctx, deps, input }: { ctx: ServiceCo
       aggregateType: 'session',
       aggregateId: coordinator.id,
       kind: EVENT_KINDS.delegationRunQueued,
-      publicPayload: { delegationId, coordinatorSessionId: coordinator.id, coordinatorRunId: run.id, toolCallId: call.id, delegateKey, childSessionId: child!.id, childRunId: queued.run.id },
+      publicPayload: { delegationId, sessionId: coordinator.id, coordinatorSessionId: coordinator.id, coordinatorRunId: run.id, toolCallId: call.id, delegateKey, childSessionId: child!.id, childRunId: queued.run.id },
     });
     await appendProductEvents(tx, { organizationId: run.organizationId, projectId: run.projectId, events });
     return { kind: 'started', childRunId: queued.run.id, childSessionId: child!.id, projectId: run.projectId, agentId: child!.agentId };

@@ -63,8 +63,8 @@ export async function appendProductEvents(ctx: ServiceContext, input: AppendProd
   const { organizationId, projectId, events } = parsed.output;
   // The JSON round trip gives back exactly what readers will see (jsonb drops `undefined`, turns
   // dates into strings); the batch statement reads the string as one jsonb parameter.
-  const json = JSON.stringify(events.map((event) => ({ ...event, message: event.message ?? null })));
-  const stored = JSON.parse(json) as Array<Required<ProductEventDraft>>;
+  const json = JSON.stringify(events.map((event) => ({ ...event, message: event.message ?? null, sessionId: sessionOf(event) })));
+  const stored = JSON.parse(json) as StoredDraft[];
   const occurredAt = ctx.clock.now();
 
   return withTransaction(ctx, async (tx) => {
@@ -94,6 +94,7 @@ export async function appendProductEvents(ctx: ServiceContext, input: AppendProd
         kind: event.kind,
         publicPayload: event.publicPayload,
         message: event.message,
+        sessionId: event.sessionId,
         occurredAt,
       };
       return toPublicEvent(storedRow, { includeMessage: false });
@@ -102,6 +103,21 @@ export async function appendProductEvents(ctx: ServiceContext, input: AppendProd
 }
 
 type AppendedRow = { id: string; project_position: string; aggregate_id: string; aggregate_sequence: number };
+
+/** A draft as stored: message content made explicit, and the session it belongs to. */
+type StoredDraft = Required<ProductEventDraft> & { sessionId: string | null };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The session an event belongs to: its payload's `sessionId` (every session-scoped event names
+ * its session so; delegation events name the coordinator's), else none (agents, Skills, ...).
+ * Stored beside the event and indexed, so a session's stream reads only its own events.
+ */
+function sessionOf(event: ProductEventDraft): string | null {
+  const sessionId = event.publicPayload.sessionId;
+  return typeof sessionId === 'string' && UUID.test(sessionId) ? sessionId : null;
+}
 
 /*
  * Why positions are gap-free and commit-ordered under READ COMMITTED:
@@ -120,7 +136,7 @@ type AppendedRow = { id: string; project_position: string; aggregate_id: string;
  *   the outer query reads it, hence the cross join. NOTIFY is transactional: the hint is sent
  *   at commit (once per transaction and project), never for a rollback.
  */
-function appendOneStatement(organizationId: string, projectId: string, event: Required<ProductEventDraft>, occurredAt: Date) {
+function appendOneStatement(organizationId: string, projectId: string, event: StoredDraft, occurredAt: Date) {
   return sql`
     with position as (
       insert into project_event_counters as c (project_id, organization_id, last_position)
@@ -136,10 +152,10 @@ function appendOneStatement(organizationId: string, projectId: string, event: Re
     ),
     inserted as (
       insert into product_events (organization_id, project_id, project_position, aggregate_type, aggregate_id,
-                                  aggregate_sequence, kind, public_payload, message, occurred_at)
+                                  aggregate_sequence, kind, public_payload, message, session_id, occurred_at)
       select ${organizationId}::uuid, ${projectId}::uuid, p.last_position, ${event.aggregateType}::text,
              ${event.aggregateId}::uuid, s.last_sequence, ${event.kind}::text, ${JSON.stringify(event.publicPayload)}::jsonb,
-             ${event.message === null ? null : JSON.stringify(event.message)}::jsonb, ${occurredAt.toISOString()}::timestamptz
+             ${event.message === null ? null : JSON.stringify(event.message)}::jsonb, ${event.sessionId}::uuid, ${occurredAt.toISOString()}::timestamptz
       from position p cross join sequence s
       returning id, project_position, aggregate_id, aggregate_sequence
     ),
@@ -158,7 +174,8 @@ function appendManyStatement(organizationId: string, projectId: string, json: st
              (e.value ->> 'aggregateId')::uuid as aggregate_id,
              e.value ->> 'kind' as kind,
              e.value -> 'publicPayload' as public_payload,
-             nullif(e.value -> 'message', 'null'::jsonb) as message
+             nullif(e.value -> 'message', 'null'::jsonb) as message,
+             (e.value ->> 'sessionId')::uuid as session_id
       from jsonb_array_elements(${json}::jsonb) with ordinality as e(value, ord)
     ),
     position as (
@@ -188,9 +205,9 @@ function appendManyStatement(organizationId: string, projectId: string, json: st
     ),
     inserted as (
       insert into product_events (organization_id, project_id, project_position, aggregate_type, aggregate_id,
-                                  aggregate_sequence, kind, public_payload, message, occurred_at)
+                                  aggregate_sequence, kind, public_payload, message, session_id, occurred_at)
       select ${organizationId}::uuid, ${projectId}::uuid, n.project_position, n.aggregate_type, n.aggregate_id,
-             n.aggregate_sequence, n.kind, n.public_payload, n.message, ${occurredAt.toISOString()}::timestamptz
+             n.aggregate_sequence, n.kind, n.public_payload, n.message, n.session_id, ${occurredAt.toISOString()}::timestamptz
       from numbered n
       returning id, project_position, aggregate_id, aggregate_sequence
     ),

@@ -22,6 +22,30 @@ export async function readProductEvents({ db, input }: { db: Executor; input: { 
   return statement.execute({ projectId: input.projectId, afterPosition: input.afterPosition, limit: input.limit });
 }
 
+/**
+ * Reads up to `limit` committed events of one session after `afterPosition` (exclusive), in
+ * position order, through the session index: never the rest of the project's log. The caller has
+ * checked that the session belongs to the project.
+ */
+export async function readSessionEvents({ db, input }: { db: Executor; input: { projectId: string; sessionId: string; afterPosition: bigint; limit: number } }): Promise<ProductEventRow[]> {
+  const statement = prepared(db, 'read_session_events', (db) =>
+    db
+      .select()
+      .from(productEvents)
+      .where(
+        and(
+          eq(productEvents.projectId, sql.placeholder('projectId')),
+          eq(productEvents.sessionId, sql.placeholder('sessionId')),
+          gt(productEvents.projectPosition, sql.placeholder('afterPosition')),
+        ),
+      )
+      .orderBy(asc(productEvents.projectPosition))
+      .limit(sql.placeholder('limit'))
+      .prepare('read_session_events'),
+  );
+  return statement.execute({ projectId: input.projectId, sessionId: input.sessionId, afterPosition: input.afterPosition, limit: input.limit });
+}
+
 /** The highest committed position of a project; 0 before its first event. */
 export async function latestProjectPosition({ db, input }: { db: Executor; input: { projectId: string } }): Promise<bigint> {
   const statement = prepared(db, 'latest_project_position', (db) =>

@@ -23,7 +23,7 @@ export type ModelTurnPlan =
   /** The preset or provider cannot be used (recorded as a failed invocation): not retryable. */
   | { kind: 'unavailable'; errorCode: string; errorExplanation: string }
   /** Call the model with this: the resolved model and key, the instructions, transcript and tools. */
-  | { kind: 'ready'; model: RunModel; systemPrompt: string; transcript: MessageRow[]; tools: OfferedTool[] };
+  | { kind: 'ready'; model: RunModel; systemPrompt: string; transcript: MessageRow[]; tools: OfferedTool[]; run: { projectId: string; sessionId: string } };
 
 /**
  * The first half of one model attempt (for the runtime): reserves the turn in the run's durable
@@ -61,7 +61,8 @@ export async function beginModelTurn({
     const offered = (tools: ToolDefinition[]) => tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema as Record<string, unknown> }));
     const systemPrompt = renderRunInstructions(config.systemPrompt, usableSkills(context.skills), { sandboxed: config.sandbox.enabled });
     const operationCallId = operationCallOfTurn(input.turnId);
-    if (!operationCallId) return { kind: 'ready', model, systemPrompt, transcript: context.messages, tools: offered(await mountedTools(tx, config)) };
+    const run = { projectId: context.run.projectId, sessionId: context.run.sessionId };
+    if (!operationCallId) return { kind: 'ready', model, systemPrompt, transcript: context.messages, tools: offered(await mountedTools(tx, config)), run };
     // A Harness Operation's sub-loop: its own thread, the operation's instructions, and the
     // parent's tools without the operations (they do not nest).
     const call = await findOperationCall(tx.db, operationCallId);
@@ -69,6 +70,6 @@ export async function beginModelTurn({
     if (!call || !operation) throw new Error(`turn ${input.turnId} belongs to no started operation of this version`);
     const operationKeys = new Set(config.harnessOperations.map((entry) => entry.key));
     const tools = (await mountedTools(tx, config)).filter((tool) => !operationKeys.has(tool.name));
-    return { kind: 'ready', model, systemPrompt: renderOperationInstructions(systemPrompt, operation), transcript: await operationTranscript(tx.db, call.threadId), tools: offered(tools) };
+    return { kind: 'ready', model, systemPrompt: renderOperationInstructions(systemPrompt, operation), transcript: await operationTranscript(tx.db, call.threadId), tools: offered(tools), run };
   });
 }

@@ -37,14 +37,14 @@ export const approvalRequestedEvent = (row: ApprovalRow): ProductEventDraft => (
   aggregateType: 'approval',
   aggregateId: row.id,
   kind: APPROVAL_EVENT_KINDS.requested,
-  publicPayload: { approvalId: row.id, toolCallId: row.toolCallId, runId: row.runId, expiresAt: row.expiresAt.toISOString() },
+  publicPayload: { approvalId: row.id, toolCallId: row.toolCallId, runId: row.runId, sessionId: row.sessionId, expiresAt: row.expiresAt.toISOString() },
 });
 
 export const approvalDecidedEvent = (row: ApprovalRow): ProductEventDraft => ({
   aggregateType: 'approval',
   aggregateId: row.id,
   kind: APPROVAL_EVENT_KINDS.decided,
-  publicPayload: { approvalId: row.id, toolCallId: row.toolCallId, runId: row.runId, status: row.status, decidedByPrincipalId: row.decidedByPrincipalId },
+  publicPayload: { approvalId: row.id, toolCallId: row.toolCallId, runId: row.runId, sessionId: row.sessionId, status: row.status, decidedByPrincipalId: row.decidedByPrincipalId },
 });
 
 /** `reason`: `deadline` (24 h passed) or `run_ended` (the run settled first). */
@@ -52,5 +52,5 @@ export const approvalExpiredEvent = (row: ApprovalRow, reason: 'deadline' | 'run
   aggregateType: 'approval',
   aggregateId: row.id,
   kind: APPROVAL_EVENT_KINDS.expired,
-  publicPayload: { approvalId: row.id, toolCallId: row.toolCallId, runId: row.runId, expiresAt: row.expiresAt.toISOString(), reason },
+  publicPayload: { approvalId: row.id, toolCallId: row.toolCallId, runId: row.runId, sessionId: row.sessionId, expiresAt: row.expiresAt.toISOString(), reason },
 });

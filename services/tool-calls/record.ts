@@ -132,6 +132,7 @@ export async function recordToolCalls(ctx: ServiceContext, input: RecordToolCall
             organizationId: run.organizationId,
             projectId: run.projectId,
             runId: run.id,
+            sessionId: row!.sessionId,
             toolCallId: row!.id,
             status: 'pending',
             expiresAt: new Date(createdAt.getTime() + APPROVAL_TTL_MS),

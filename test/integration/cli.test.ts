@@ -101,6 +101,25 @@ describe('svc, the command line', () => {
     expect(run.stdout).toContain('Your order ships tomorrow.');
   });
 
+  it('prints the answer as the model writes it, once', async () => {
+    const answer = 'Your parcel left the warehouse this morning and should reach you by Friday afternoon.';
+    f.fakes.vendor_a.reply({ text: answer, chunkSize: 4, chunkDelayMs: 60 });
+    const followed = svcSpawn(['sessions', 'start', '--agent', 'support-desk', '--message', 'Where is my parcel?', '--follow']);
+    // Part of the answer is on the terminal while the model is still writing it.
+    const partial = await eventually(async () => {
+      const at = followed.output.stdout.indexOf('Your parcel');
+      if (at === -1) return undefined;
+      const shown = followed.output.stdout.slice(at).split('\n')[0]!;
+      return shown.length < answer.length ? shown : undefined;
+    }, 'part of the answer', 20_000);
+    expect(answer.startsWith(partial)).toBe(true);
+    expect(await followed.exited, followed.output.stderr).toBe(0);
+    const out = followed.output.stdout;
+    expect(out).toContain(answer);
+    expect(out.split(answer).length - 1).toBe(1);
+    expect(out).toContain('run completed');
+  });
+
   it('approves a gated caller tool and answers it while a followed session waits, with the progress shown', async () => {
     const file = path.join(work, 'refunds.json');
     const refund = tool('refund_order', 'caller', 'always', 'Refunds an order.');

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { ApiError, createClient, RunWaitTimeoutError, runToolCall, workPendingToolCalls, type FeedFrame, type PublicAgent } from '../../client/src/index.ts';
+import { ApiError, createClient, LiveText, RunWaitTimeoutError, runToolCall, workPendingToolCalls, type FeedFrame, type PublicAgent, type SessionFrame } from '../../client/src/index.ts';
 import { recordToolCalls } from '../../services/tool-calls/record.ts';
 import { TOOL_LEASE_MS } from '../../domain/tool-calls/states.ts';
 import { manualClock, TEST_ORIGIN } from '../support/app.ts';
@@ -148,6 +148,39 @@ describe('the typed client', () => {
     const positions = frames.map((frame) => BigInt(frame.event.projectPosition));
     expect(positions.every((position, index) => index === 0 || position === positions[index - 1]! + 1n)).toBe(true);
     expect(frames.map((frame) => frame.event.publicPayload.tag)).toEqual([...Array(50).fill('before'), ...Array(50).fill('after')]);
+  });
+
+  it('follows a session live across a server-side cut: every event once, and the exact text assembled from the deltas', async () => {
+    const client = createClient({ baseUrl, apiKey: f.apiKey, projectId: f.projectId });
+    const answer = 'A reply written slowly enough to be cut in the middle of it, then finished.';
+    f.fakes.vendor_a.reply({ text: answer, chunkSize: 3, chunkDelayMs: 40 });
+    const agent = await client.request<{ id: string }>('POST', '/agents', { body: { name: 'Live', initialConfig: config } });
+    const session = await client.request<{ id: string; latestRunId: string }>('POST', '/sessions', { body: { agentId: agent.id, initialMessage: 'Write.' } });
+    const controller = new AbortController();
+    const live = new LiveText();
+    const frames: SessionFrame[] = [];
+    let connections = 0;
+    let cut = false;
+    const reading = (async () => {
+      for await (const frame of client.sessionEvents(session.id, { deltas: true, signal: controller.signal, reconnectDelayMs: 50, onConnect: () => void (connections += 1) })) {
+        frames.push(frame);
+        live.apply(frame);
+        if (!cut && frame.type === 'message.delta' && frame.delta.offset > 10) {
+          cut = true;
+          served.cutConnections();
+        }
+        if (frame.type === 'event' && frame.kind === 'message.created' && frame.event.publicPayload.role === 'assistant') controller.abort();
+      }
+    })().catch((error: unknown) => {
+      if (!controller.signal.aborted) throw error;
+    });
+    await Promise.race([reading, new Promise((_, reject) => setTimeout(() => reject(new Error(`only ${frames.length} frames`)), 30_000))]);
+    expect(connections).toBeGreaterThanOrEqual(2);
+    expect(live.textOf(session.latestRunId, 1)).toBe(answer);
+    const ids = frames.flatMap((frame) => (frame.type === 'event' ? [frame.id] : []));
+    expect(new Set(ids).size).toBe(ids.length);
+    const positions = frames.flatMap((frame) => (frame.type === 'event' ? [BigInt(frame.event.projectPosition)] : []));
+    expect(positions.every((position, index) => index === 0 || position > positions[index - 1]!)).toBe(true);
   });
 
   it('waitForRunSettled returns the settled run, following the feed', async () => {

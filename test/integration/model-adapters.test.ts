@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { invokeModel, ModelInvocationError, type ModelRequest, type ModelResult, type ProviderType } from '../../adapters/models/index.ts';
+import { parseGatewayResponse } from '../../adapters/models/gateway/chat.ts';
+import { invokeModel, ModelInvocationError, type ModelRequest, type ModelResult, type ModelStreamEvent, type ProviderType } from '../../adapters/models/index.ts';
+import { parseVendorAResponse } from '../../adapters/models/vendor-a/chat.ts';
+import { parseVendorBResponse } from '../../adapters/models/vendor-b/chat.ts';
+import { parseVendorCResponse } from '../../adapters/models/vendor-c/chat.ts';
 import { closedPortUrl } from '../fixtures/model-vendors/catalog-server.ts';
-import { startFakeModelServers, type FakeModelServer, type FakeModelServers } from '../fixtures/model-vendors/chat-server.ts';
+import type { Protocol } from '../fixtures/model-vendors/chat-protocol.ts';
+import { startFakeModelServers, type FakeModelServer, type FakeModelServers, type ScriptedReply } from '../fixtures/model-vendors/chat-server.ts';
+import { gatewayProtocol } from '../fixtures/model-vendors/gateway/chat.ts';
+import { vendorAProtocol } from '../fixtures/model-vendors/vendor-a/chat.ts';
+import { vendorBProtocol } from '../fixtures/model-vendors/vendor-b/chat.ts';
+import { vendorCProtocol } from '../fixtures/model-vendors/vendor-c/chat.ts';
 
 // Model adapters against the fake servers speaking each vendor's wire protocol.
 
@@ -156,6 +165,7 @@ describe('vendor_a (OpenAI Responses)', () => {
     expect(sent?.headers.authorization).toBe(`Bearer ${fake().apiKey}`);
     expect(sent?.body).toEqual({
       model: 'gpt-5.2',
+      stream: true,
       instructions: 'You are terse.',
       input: [{ type: 'message', role: 'user', content: 'Weather in Oslo?' }],
       tools: [{ type: 'function', name: 'get_weather', description: 'Weather for a city', parameters: TOOL.inputSchema, strict: false }],
@@ -229,6 +239,7 @@ describe('vendor_b (Anthropic Messages)', () => {
     expect(sent?.body).toEqual({
       model: 'claude-opus-4-6',
       max_tokens: 32000,
+      stream: true,
       system: 'You are terse.',
       messages: [{ role: 'user', content: [{ type: 'text', text: 'Weather in Oslo?' }] }],
       tools: [{ name: 'get_weather', description: 'Weather for a city', input_schema: TOOL.inputSchema }],
@@ -309,13 +320,14 @@ describe('vendor_b (Anthropic Messages)', () => {
   });
 });
 
-describe('vendor_c (Gemini generateContent)', () => {
+describe('vendor_c (Gemini streamGenerateContent)', () => {
   const fake = () => fakes.vendor_c;
 
   it('sends the request shape, settings and key header the Gemini API expects', async () => {
     await invokeModel(request('vendor_c'));
     const sent = fake().requests[0];
-    expect(sent?.path).toBe('/v1beta/models/gemini-3-pro-preview:generateContent');
+    expect(sent?.path).toBe('/v1beta/models/gemini-3-pro-preview:streamGenerateContent');
+    expect(sent?.query).toBe('?alt=sse');
     expect(sent?.headers['x-goog-api-key']).toBe(fake().apiKey);
     expect(sent?.body).toEqual({
       systemInstruction: { parts: [{ text: 'You are terse.' }] },
@@ -383,14 +395,26 @@ describe('vendor_c (Gemini generateContent)', () => {
     ]);
   });
 
+  it('reads a JSON array of chunks (streamGenerateContent without alt=sse) like the stream', async () => {
+    const chunk = (parts: unknown[], extra: Record<string, unknown> = {}) => ({ candidates: [{ content: { role: 'model', parts }, index: 0, ...extra }], responseId: 'r1' });
+    fake().raw({ body: JSON.stringify([chunk([{ text: 'Sun' }]), chunk([{ text: 'ny.' }], { finishReason: 'STOP' })]) });
+    const { result, texts } = await streamed('vendor_c');
+    expect(result).toMatchObject({ text: 'Sunny.', finishReason: 'stop' });
+    expect(texts).toEqual(['Sun', 'ny.']);
+  });
+
   it('maps finish reasons and a blocked prompt', async () => {
     fake().reply({ text: 'x', finishReason: 'MAX_TOKENS' });
     expect((await invokeModel(request('vendor_c'))).finishReason).toBe('length');
     fake().reply({ text: '', finishReason: 'SAFETY' });
     expect((await invokeModel(request('vendor_c'))).finishReason).toBe('content_filter');
-    fake().raw({ body: JSON.stringify({ promptFeedback: { blockReason: 'PROHIBITED_CONTENT' }, usageMetadata: { promptTokenCount: 9 } }) });
-    const error = await failure(invokeModel(request('vendor_c')));
-    expect({ code: error.errorCode, retryable: error.retryable, finish: error.providerFinishReason }).toEqual({ code: 'provider_refused_content', retryable: false, finish: 'PROHIBITED_CONTENT' });
+    const blocked = JSON.stringify({ promptFeedback: { blockReason: 'PROHIBITED_CONTENT' }, usageMetadata: { promptTokenCount: 9 } });
+    // As the stream's only chunk, and as a plain JSON answer (a proxy that does not stream).
+    for (const raw of [{ body: `data: ${blocked}\r\n\r\n`, contentType: 'text/event-stream' }, { body: blocked }]) {
+      fake().raw(raw);
+      const error = await failure(invokeModel(request('vendor_c')));
+      expect({ code: error.errorCode, retryable: error.retryable, finish: error.providerFinishReason }).toEqual({ code: 'provider_refused_content', retryable: false, finish: 'PROHIBITED_CONTENT' });
+    }
   });
 });
 
@@ -416,6 +440,8 @@ describe('gateway (OpenRouter chat completions)', () => {
     expect(sent?.headers.authorization).toBe(`Bearer ${fake().apiKey}`);
     expect(sent?.body).toEqual({
       model: 'anthropic/claude-sonnet-4.6',
+      stream: true,
+      stream_options: { include_usage: true },
       messages: [
         { role: 'system', content: 'You are terse.' },
         { role: 'user', content: 'Weather in Oslo?' },
@@ -486,5 +512,142 @@ describe('fake servers', () => {
     const list = await fetch(`${fakes.vendor_b.baseUrl}/v1/models`, { headers: { 'x-api-key': fakes.vendor_b.apiKey, 'anthropic-version': '2023-06-01' } });
     expect(list.status).toBe(200);
     expect(fakes.env).toMatchObject({ SVC_MODEL_BASE_URL_VENDOR_A: expect.stringMatching(/\/v1$/), SVC_MODEL_BASE_URL_VENDOR_C: expect.stringMatching(/\/v1beta$/) });
+  });
+});
+
+// Every adapter streams: the fakes answer in each protocol's stream framing.
+
+const PROTOCOLS: Record<ProviderType, Protocol> = { vendor_a: vendorAProtocol, vendor_b: vendorBProtocol, vendor_c: vendorCProtocol, gateway: gatewayProtocol };
+const PARSERS: Record<ProviderType, (request: ModelRequest, body: unknown) => ModelResult> = {
+  vendor_a: parseVendorAResponse,
+  vendor_b: parseVendorBResponse,
+  vendor_c: parseVendorCResponse,
+  gateway: (request, body) => parseGatewayResponse(body, request),
+};
+
+/** Runs one call, recording what `onStream` reported. */
+async function streamed(type: ProviderType, overrides: Partial<ModelRequest> = {}) {
+  const texts: string[] = [];
+  let chunks = 0;
+  const onStream = (event: ModelStreamEvent) => (event.kind === 'text' ? texts.push(event.text) : (chunks += 1));
+  const outcome = await invokeModel(request(type, { ...overrides, onStream })).then(
+    (result) => ({ result, error: null }),
+    (error: unknown) => ({ result: null, error: error as ModelInvocationError }),
+  );
+  return { ...outcome, texts, chunks };
+}
+
+describe.each(TYPES)('%s streaming', (type) => {
+  const fake = () => fakes[type];
+
+  it('asks for a stream, reports the text in several pieces that make the result text, and a chunk per event', async () => {
+    fake().reply({ thinking: 'Think first.', text: 'The weather in Oslo is sunny and mild today.', chunkSize: 6 });
+    const { result, texts, chunks } = await streamed(type);
+    expect(result?.text).toBe('The weather in Oslo is sunny and mild today.');
+    expect(texts.length).toBeGreaterThanOrEqual(5);
+    expect(texts.join('')).toBe(result?.text);
+    expect(chunks).toBeGreaterThan(texts.length);
+    const sent = fake().requests[0]!;
+    if (type === 'vendor_c') expect(`${sent.path}${sent.query}`).toMatch(/:streamGenerateContent\?alt=sse$/);
+    else expect((sent.body as { stream?: unknown }).stream).toBe(true);
+  });
+
+  it('the streamed answer is exactly the non-streamed answer for the same reply', async () => {
+    const replies: ScriptedReply[] = [
+      { text: 'Sunny.' },
+      { thinking: 'Two cities, two calls.', text: 'Checking both.', toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }, { name: 'get_weather', arguments: { city: 'Bergen', days: [1, 2] } }] },
+      { toolCalls: [{ id: 'my_call', name: 'get_weather', arguments: { city: 'Tromsø' } }], usage: { inputTokens: 900, outputTokens: 30, cacheReadTokens: 800, cacheWriteTokens: 50, reasoningTokens: 9 } },
+      { text: 'Emoji 🌞🌧️ and ünïcödé, split by code points: 日本語のテキスト。', chunkSize: 1 },
+      { text: '', usage: null },
+      { text: 'cut off', finishReason: type === 'vendor_a' ? 'incomplete:max_output_tokens' : type === 'vendor_b' ? 'max_tokens' : type === 'vendor_c' ? 'MAX_TOKENS' : 'length' },
+      { text: 'x'.repeat(5000), chunkSize: 7 },
+    ];
+    for (const [index, reply] of replies.entries()) {
+      fake().reply(reply);
+      const { result, texts, error } = await streamed(type);
+      expect(error).toBeNull();
+      const expected = PARSERS[type](request(type), PROTOCOLS[type].reply(reply, { seq: index + 1, model: MODELS[type] }));
+      expect(result).toEqual(expected);
+      expect(texts.join('')).toBe(expected.text);
+    }
+  });
+
+  it('an error event after some text → a retryable server error, and the retried attempt streams again from the start', async () => {
+    fake().failMidStream({ text: 'The first attempt is cut off here.', afterChunks: 2 }).reply({ text: 'The second attempt.' });
+    const first = await streamed(type);
+    expect({ code: first.error?.errorCode, retryable: first.error?.retryable }).toEqual({ code: 'provider_server_error', retryable: true });
+    expect(first.texts).toEqual(['The ', 'firs']);
+    const second = await streamed(type);
+    expect(second.result?.text).toBe('The second attempt.');
+    expect(second.texts.join('')).toBe('The second attempt.');
+  });
+
+  it('an in-stream rate limit is retryable as provider_rate_limited', async () => {
+    const streamError = { vendor_a: { code: 'rate_limit_exceeded' }, vendor_b: { code: 'rate_limit_error' }, vendor_c: { code: 'RESOURCE_EXHAUSTED', status: 429 }, gateway: { status: 429 } }[type];
+    fake().failMidStream({ text: 'partial', afterChunks: 1, streamError: { ...streamError, message: 'Slow down' } });
+    const { error } = await streamed(type);
+    expect({ code: error?.errorCode, retryable: error?.retryable }).toEqual({ code: 'provider_rate_limited', retryable: true });
+  });
+
+  it('a dropped connection is provider_unreachable; a stream that ends without its final event is provider_invalid_response', async () => {
+    fake().failMidStream({ text: 'dropped mid-answer', afterChunks: 1, failHow: 'drop' }).failMidStream({ text: 'ended mid-answer', afterChunks: 1, failHow: 'end' });
+    const dropped = await streamed(type);
+    expect({ code: dropped.error?.errorCode, retryable: dropped.error?.retryable }).toEqual({ code: 'provider_unreachable', retryable: true });
+    const ended = await streamed(type);
+    expect({ code: ended.error?.errorCode, retryable: ended.error?.retryable }).toEqual({ code: 'provider_invalid_response', retryable: true });
+    expect(ended.texts).toEqual(['ende']);
+  });
+
+  it('a slow stream: chunkDelayMs spaces the chunks, and the signal aborts it mid-answer', async () => {
+    fake().reply({ text: 'abcdefgh', chunkSize: 2, chunkDelayMs: 40 });
+    const times: number[] = [];
+    const started = Date.now();
+    await invokeModel(request(type, { onStream: (event) => void (event.kind === 'text' && times.push(Date.now() - started)) }));
+    expect(times).toHaveLength(4);
+    expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(100);
+
+    fake().reply({ text: 'A long answer that streams slowly.', chunkDelayMs: 100 });
+    const controller = new AbortController();
+    const texts: string[] = [];
+    const cancelled = failure(invokeModel(request(type, { signal: controller.signal, onStream: (event) => void (event.kind === 'text' && texts.push(event.text) && controller.abort()) })));
+    const error = await cancelled;
+    expect({ code: error.errorCode, retryable: error.retryable }).toEqual({ code: 'provider_call_cancelled', retryable: false });
+    expect(texts).toEqual(['A lo']);
+
+    fake().chunkDelayMs = 100;
+    const timedOut = await failure(invokeModel(request(type, { signal: AbortSignal.timeout(250), messages: [{ role: 'user', text: 'a question long enough to take a while' }] })));
+    expect({ code: timedOut.errorCode, retryable: timedOut.retryable }).toEqual({ code: 'provider_timeout', retryable: true });
+  });
+
+  it('an onStream that throws aborts the call with its own exception', async () => {
+    const gaveUp = new Error('the caller gave up');
+    for (const kind of ['chunk', 'text'] as const) {
+      fake().reply({ text: 'A long answer that streams slowly, in many chunks.', chunkDelayMs: 100 });
+      const started = Date.now();
+      const caught = await invokeModel(
+        request(type, {
+          onStream: (event) => {
+            if (event.kind === kind) throw gaveUp;
+          },
+        }),
+      ).catch((error: unknown) => error);
+      expect(caught).toBe(gaveUp);
+      // The whole stream would take over two seconds.
+      expect(Date.now() - started).toBeLessThan(1500);
+    }
+  });
+});
+
+describe('fake servers stream only when asked', () => {
+  it('a request without stream still gets one JSON answer', async () => {
+    for (const type of TYPES) {
+      const fake = fakes[type];
+      fake.reply({ text: 'Plain.' });
+      const path = { vendor_a: '/responses', vendor_b: '/v1/messages', vendor_c: '/models/gemini-3-pro-preview:generateContent', gateway: '/chat/completions' }[type];
+      const headers = { vendor_a: { authorization: `Bearer ${fake.apiKey}` }, vendor_b: { 'x-api-key': fake.apiKey, 'anthropic-version': '2023-06-01' }, vendor_c: { 'x-goog-api-key': fake.apiKey }, gateway: { authorization: `Bearer ${fake.apiKey}` } }[type];
+      const response = await fetch(`${fake.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ model: MODELS[type] }) });
+      expect(response.headers.get('content-type')).toBe('application/json');
+      expect(PARSERS[type](request(type), await response.json()).text).toBe('Plain.');
+    }
   });
 });

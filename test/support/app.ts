@@ -156,6 +156,7 @@ export async function createTestApp(options: { clock?: Clock; env?: Record<strin
     },
     async close() {
       await deps.eventTail.stop();
+      await deps.messageDeltas.stop();
       await database.drop();
     },
   };

@@ -48,6 +48,8 @@ export async function startTestRuntime(
     reconcileIntervalMs: 500,
     platformTools: options.platformTools ?? {},
     webhookRefreshIntervalMs: 1_000,
+    // One bus with the app's: in-process on PGlite, and the API's view of the turns either way.
+    messageDeltas: t.deps.messageDeltas,
     ...(options.webhookLookup ? { webhookLookup: options.webhookLookup } : {}),
   });
   starter.target = runtime.runStarter;

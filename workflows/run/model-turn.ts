@@ -1,7 +1,7 @@
 import { sleep } from '@temporalio/workflow';
 import { modelRetryDelayMs, shouldRetryModel } from '../../domain/runs/model-retry.ts';
 import { markState, type RunContext } from './context.ts';
-import { calls, store } from './proxies.ts';
+import { models, store } from './proxies.ts';
 import { type OperationRunner, settleToolCalls } from './tool-calls.ts';
 
 export type TurnEnd = { kind: 'reply' } | { kind: 'tools_done' } | { kind: 'budget_exhausted'; maxTurns: number } | { kind: 'failed'; errorCode: string; errorExplanation: string };
@@ -13,7 +13,7 @@ export type TurnEnd = { kind: 'reply' } | { kind: 'tools_done' } | { kind: 'budg
 export async function modelTurn(run: RunContext, turnId: string, runOperation: OperationRunner | null): Promise<TurnEnd> {
   const { runId } = run;
   for (let attempt = 1; ; attempt++) {
-    const result = await calls.callModel({ runId, turnId, attempt });
+    const result = await models.callModel({ runId, turnId, attempt });
     if (result.kind === 'reply') return { kind: 'reply' };
     if (result.kind === 'budget_exhausted') return { kind: 'budget_exhausted', maxTurns: result.maxTurns };
     if (result.kind === 'tool_calls') {

@@ -11,11 +11,19 @@ export const store = proxyLocalActivities<RunActivities>({
   scheduleToCloseTimeout: '15 minutes',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
-// Model turns and platform tools: long calls with their own deadlines inside; they heartbeat,
-// so a dead worker is noticed in seconds and cancellation reaches the call.
+// Platform tools: long calls with their own deadlines inside; they heartbeat, so a dead worker
+// is noticed in seconds and cancellation reaches the call.
 export const calls = proxyActivities<RunActivities>({
   startToCloseTimeout: MODEL_ATTEMPT_DEADLINE_MS + 60_000,
   heartbeatTimeout: '20 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
+});
+// Model calls: the same, with a tighter heartbeat timeout. A model call streams and heartbeats
+// every second and on every chunk, so a worker killed mid-stream is noticed within 5 s and the
+// attempt starts over (streaming again from the start) on a live worker.
+export const models = proxyActivities<RunActivities>({
+  startToCloseTimeout: MODEL_ATTEMPT_DEADLINE_MS + 60_000,
+  heartbeatTimeout: '5 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
 });
 

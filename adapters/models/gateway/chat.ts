@@ -1,17 +1,106 @@
 import { GatewayRouting } from '../../../domain/model-presets/routing.ts';
 import { modelError, safeVendorText, type VendorErrorDetail } from '../errors.ts';
-import { joinUrl, postJson } from '../chat-http.ts';
-import { finishText, list, parseStored, record, text, tokens, toolCall, toolResultText, usage } from '../shared.ts';
+import { eventJson, joinUrl, postStream, streamEndedEarly, type StreamEvent } from '../chat-http.ts';
+import { finishText, list, parseStored, record, StreamText, text, tokens, toolCall, toolResultText, usage } from '../shared.ts';
 import type { FinishReason, ModelAdapter, ModelRequest, ModelResult, ModelToolCall } from '../types.ts';
 
 /**
- * gateway = OpenRouter chat completions: `POST {base}/chat/completions` with
+ * gateway = OpenRouter chat completions: `POST {base}/chat/completions` with `stream: true` and
  * `Authorization: Bearer`. `model` is the vendor model id or a saved `@preset/<slug>`.
  */
 export const gatewayAdapter: ModelAdapter = async (request) => {
-  const answer = await postJson(request, joinUrl(request.baseUrl, '/chat/completions'), { authorization: `Bearer ${request.apiKey}` }, buildGatewayRequest(request), readGatewayError);
-  return parseGatewayResponse(answer, request);
+  const body = buildGatewayRequest(request);
+  const stream = new GatewayStream(request);
+  const answer = await postStream(request, joinUrl(request.baseUrl, '/chat/completions'), { authorization: `Bearer ${request.apiKey}` }, body, readGatewayError, (event) =>
+    stream.push(event),
+  );
+  return answer.kind === 'json' ? stream.whole(answer.body) : stream.finish();
 };
+
+/**
+ * Rebuilds the chat.completion from its `chat.completion.chunk`s, as the OpenAI SDK's
+ * ChatCompletionStream does, and reads it with `parseGatewayResponse`: choice 0's
+ * `delta.content` (the visible text) and `delta.reasoning` append, `delta.tool_calls` merge by
+ * `index` (id, name; `function.arguments` append), the last `finish_reason`,
+ * `native_finish_reason` and choice `error` win, and `usage` comes with the last chunk
+ * (`stream_options.include_usage`). `data: [DONE]` ends it; comments (`: OPENROUTER
+ * PROCESSING`) only keep it alive. A chunk carrying a top-level `error` (OpenRouter's failure
+ * after tokens were sent) fails like an error body on a 200 answer; a stream without
+ * `[DONE]` is incomplete.
+ */
+export class GatewayStream {
+  readonly #request: ModelRequest;
+  readonly #text: StreamText;
+  readonly #completion: Record<string, unknown> = {};
+  readonly #choice: Record<string, unknown> = { index: 0 };
+  readonly #message: { role: string; content: string | null; reasoning: string | null; tool_calls: Array<Record<string, unknown> & { function: { name: string; arguments: string } }> } = {
+    role: 'assistant',
+    content: null,
+    reasoning: null,
+    tool_calls: [],
+  };
+  #sawChoice = false;
+  #done = false;
+
+  constructor(request: ModelRequest) {
+    this.#request = request;
+    this.#text = new StreamText(request);
+  }
+
+  /** One event; true at `[DONE]`. */
+  push(event: StreamEvent): boolean {
+    if (event.data.trim() === '[DONE]') {
+      this.#done = true;
+      return true;
+    }
+    const chunk = eventJson(this.#request, event.data);
+    if (chunk.usage !== undefined && chunk.usage !== null) this.#completion.usage = chunk.usage;
+    if (Object.keys(record(chunk.error)).length > 0) throw upstreamError(this.#request, record(chunk.error), this.#usage());
+    for (const key of ['id', 'model', 'provider', 'created'] as const) if (chunk[key] !== undefined) this.#completion[key] = chunk[key];
+    for (const raw of list(chunk.choices).map(record)) {
+      if ((typeof raw.index === 'number' ? raw.index : 0) !== 0) continue;
+      this.#sawChoice = true;
+      for (const key of ['finish_reason', 'native_finish_reason', 'error'] as const) if (raw[key] !== undefined && raw[key] !== null) this.#choice[key] = raw[key];
+      this.#delta(record(raw.delta));
+    }
+    return false;
+  }
+
+  #delta(delta: Record<string, unknown>): void {
+    if (typeof delta.content === 'string' && delta.content !== '') {
+      this.#message.content = (this.#message.content ?? '') + delta.content;
+      this.#text.add(delta.content);
+    }
+    if (typeof delta.reasoning === 'string' && delta.reasoning !== '') this.#message.reasoning = (this.#message.reasoning ?? '') + delta.reasoning;
+    for (const [position, raw] of list(delta.tool_calls).map(record).entries()) {
+      const index = typeof raw.index === 'number' ? raw.index : position;
+      const call = (this.#message.tool_calls[index] ??= { type: 'function', function: { name: '', arguments: '' } });
+      const fn = record(raw.function);
+      if (typeof raw.id === 'string' && raw.id !== '') call.id = raw.id;
+      if (typeof fn.name === 'string' && fn.name !== '') call.function.name = fn.name;
+      if (typeof fn.arguments === 'string') call.function.arguments += fn.arguments;
+    }
+  }
+
+  #usage(): ModelResult['usage'] {
+    const raw = record(this.#completion.usage);
+    const details = record(raw.prompt_tokens_details);
+    return usage(tokens(raw.prompt_tokens), tokens(raw.completion_tokens), tokens(details.cached_tokens), tokens(details.cache_write_tokens));
+  }
+
+  finish(): ModelResult {
+    if (!this.#done) throw streamEndedEarly(this.#request, 'data: [DONE]');
+    const calls = this.#message.tool_calls.filter((call) => call !== undefined);
+    const message = { ...this.#message, tool_calls: calls.length > 0 ? calls : undefined };
+    const answer = { ...this.#completion, object: 'chat.completion', choices: this.#sawChoice ? [{ ...this.#choice, message }] : [] };
+    return this.#text.settle(parseGatewayResponse(answer, this.#request));
+  }
+
+  /** A non-streamed answer: the whole text as one piece. */
+  whole(body: unknown): ModelResult {
+    return this.#text.settle(parseGatewayResponse(body, this.#request));
+  }
+}
 
 /**
  * Routing policy → OpenRouter's `provider` object: allowFallbacks → allow_fallbacks,
@@ -46,6 +135,9 @@ export function buildGatewayRequest(request: ModelRequest): Record<string, unkno
   const provider = providerObject(parseStored(GatewayRouting, request.routing, 'routing'));
   return {
     model: request.model,
+    stream: true,
+    // The last chunk carries usage (OpenRouter always sends it; this asks OpenAI-compatible peers too).
+    stream_options: { include_usage: true },
     messages: messages(request),
     ...(request.tools.length > 0
       ? { tools: request.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } })) }

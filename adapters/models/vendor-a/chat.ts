@@ -1,20 +1,80 @@
 import { curatedCapabilities } from '../../../domain/model-catalog/capabilities.ts';
 import { VendorASettings } from '../../../domain/model-presets/settings.ts';
-import { modelError, type VendorErrorDetail } from '../errors.ts';
-import { joinUrl, postJson } from '../chat-http.ts';
-import { finishText, joinThinking, list, parseStored, record, replayItems, replayOf, text, tokens, toolCall, toolResultText, usage } from '../shared.ts';
+import { modelError, streamError, type VendorErrorDetail } from '../errors.ts';
+import { eventJson, joinUrl, postStream, streamEndedEarly, type StreamEvent } from '../chat-http.ts';
+import { finishText, joinThinking, list, parseStored, record, replayItems, replayOf, StreamText, text, tokens, toolCall, toolResultText, usage } from '../shared.ts';
 import type { FinishReason, ModelAdapter, ModelRequest, ModelResult, ModelToolCall } from '../types.ts';
 
 /**
- * vendor_a = OpenAI Responses API: `POST {base}/responses`, `Authorization: Bearer`, stateless
- * (`store: false`), so the whole transcript is sent each turn and reasoning is carried forward
- * as encrypted reasoning items (`include: ["reasoning.encrypted_content"]`).
+ * vendor_a = OpenAI Responses API: `POST {base}/responses` with `stream: true`,
+ * `Authorization: Bearer`, stateless (`store: false`), so the whole transcript is sent each turn
+ * and reasoning is carried forward as encrypted reasoning items
+ * (`include: ["reasoning.encrypted_content"]`).
  */
 export const vendorAAdapter: ModelAdapter = async (request) => {
   const body = buildVendorARequest(request);
-  const answer = await postJson(request, joinUrl(request.baseUrl, '/responses'), { authorization: `Bearer ${request.apiKey}` }, body, readVendorAError);
-  return parseVendorAResponse(request, answer);
+  const stream = new VendorAStream(request);
+  const answer = await postStream(request, joinUrl(request.baseUrl, '/responses'), { authorization: `Bearer ${request.apiKey}` }, body, readVendorAError, (event) =>
+    stream.push(event),
+  );
+  return answer.kind === 'json' ? stream.whole(answer.body) : stream.finish();
 };
+
+/**
+ * Reads the Responses stream: `response.output_text.delta` and `response.refusal.delta` are the
+ * visible text (a refusal is part of `text`, as in the parsed answer); the terminal event
+ * (`response.completed`, `response.incomplete` or `response.failed`) carries the whole response
+ * object, which `parseVendorAResponse` reads exactly as a non-streamed answer (so a failed
+ * response fails the same way). An `error` event is the vendor's error (its `code` mapped like
+ * the HTTP status it stands for); a stream without a terminal event is incomplete. Everything
+ * else (output items, reasoning summaries, argument deltas) is in the final response too.
+ */
+export class VendorAStream {
+  readonly #request: ModelRequest;
+  readonly #text: StreamText;
+  #final: unknown = null;
+
+  constructor(request: ModelRequest) {
+    this.#request = request;
+    this.#text = new StreamText(request);
+  }
+
+  /** One event; true at the terminal event. */
+  push(event: StreamEvent): boolean {
+    if (event.data === '[DONE]') return false;
+    const data = eventJson(this.#request, event.data);
+    // OpenAI-compatible servers may also send a bare `{error: {...}}` (the chat completions shape).
+    const type = text(data.type) || event.event || (Object.keys(record(data.error)).length > 0 ? 'error' : '');
+    switch (type) {
+      case 'response.output_text.delta':
+      case 'response.refusal.delta':
+        this.#text.add(text(data.delta));
+        return false;
+      case 'response.completed':
+      case 'response.incomplete':
+      case 'response.failed':
+        this.#final = data.response ?? null;
+        return true;
+      case 'error': {
+        // `{type: "error", code, message, param}`; some deployments nest it under `error`.
+        const error = Object.keys(record(data.error)).length > 0 ? record(data.error) : data;
+        throw streamError('vendor_a', { message: text(error.message) || undefined, code: text(error.code) || (error === data ? '' : text(error.type)) || undefined }, this.#request.apiKey);
+      }
+      default:
+        return false;
+    }
+  }
+
+  finish(): ModelResult {
+    if (this.#final === null) throw streamEndedEarly(this.#request, 'response.completed');
+    return this.#text.settle(parseVendorAResponse(this.#request, this.#final));
+  }
+
+  /** A non-streamed answer: the whole text as one piece. */
+  whole(body: unknown): ModelResult {
+    return this.#text.settle(parseVendorAResponse(this.#request, body));
+  }
+}
 
 /**
  * Settings → parameters. `effort` is sent verbatim (the API's values are the spec's: none, low,
@@ -30,6 +90,7 @@ export function buildVendorARequest(request: ModelRequest): Record<string, unkno
   const reasoning = curatedCapabilities('vendor_a', request.model).reasoning !== false;
   return {
     model,
+    stream: true,
     instructions: request.systemPrompt,
     input: inputItems(request),
     tools: request.tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, parameters: tool.inputSchema, strict: false })),

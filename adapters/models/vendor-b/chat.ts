@@ -1,18 +1,132 @@
 import { VendorBSettings } from '../../../domain/model-presets/settings.ts';
-import { modelError, type VendorErrorDetail } from '../errors.ts';
-import { joinUrl, postJson } from '../chat-http.ts';
-import { finishText, joinThinking, parseStored, record, replayItems, replayOf, text, tokens, usage } from '../shared.ts';
+import { modelError, streamError, type VendorErrorDetail } from '../errors.ts';
+import { eventJson, joinUrl, postStream, streamEndedEarly, type StreamEvent } from '../chat-http.ts';
+import { finishText, joinThinking, list, parseStored, record, replayItems, replayOf, StreamText, text, tokens, usage } from '../shared.ts';
 import type { FinishReason, ModelAdapter, ModelRequest, ModelResult, ModelToolCall } from '../types.ts';
 
 /** The Messages API version header every request carries. */
 export const ANTHROPIC_VERSION = '2023-06-01';
 
-/** vendor_b = Anthropic Messages API: `POST {base}/v1/messages` with `x-api-key`. */
+/** vendor_b = Anthropic Messages API: `POST {base}/v1/messages` with `stream: true` and `x-api-key`. */
 export const vendorBAdapter: ModelAdapter = async (request) => {
   const headers = { 'x-api-key': request.apiKey, 'anthropic-version': ANTHROPIC_VERSION };
-  const answer = await postJson(request, joinUrl(request.baseUrl, '/v1/messages'), headers, buildVendorBRequest(request), readVendorBError);
-  return parseVendorBResponse(request, answer);
+  const body = buildVendorBRequest(request);
+  const stream = new VendorBStream(request);
+  const answer = await postStream(request, joinUrl(request.baseUrl, '/v1/messages'), headers, body, readVendorBError, (event) => stream.push(event));
+  return answer.kind === 'json' ? stream.whole(answer.body) : stream.finish();
 };
+
+/**
+ * Rebuilds the Message object from the stream, as the official SDK's MessageStream does, and
+ * reads it with `parseVendorBResponse`: `message_start` (the message, its input usage),
+ * `content_block_start` (a block at `index`), `content_block_delta` (`text_delta` → the block's
+ * text and the visible text, `input_json_delta` → the tool input's JSON, parsed at
+ * `content_block_stop`, `thinking_delta`, `signature_delta`), `message_delta` (stop reason;
+ * usage counts present there replace the earlier ones), `message_stop` (the end). `ping` is
+ * ignored; `event: error` is the vendor's error (`overloaded_error` like a 529, `api_error` like
+ * a 500, ...). A stream without `message_stop` is incomplete.
+ */
+export class VendorBStream {
+  readonly #request: ModelRequest;
+  readonly #text: StreamText;
+  #message: Record<string, unknown> | null = null;
+  readonly #content: Array<Record<string, unknown> | undefined> = [];
+  /** Tool-input JSON received so far, by block index, until the block stops. */
+  readonly #json = new Map<number, string>();
+  #stopped = false;
+
+  constructor(request: ModelRequest) {
+    this.#request = request;
+    this.#text = new StreamText(request);
+  }
+
+  /** One event; true at `message_stop`. */
+  push(event: StreamEvent): boolean {
+    const data = eventJson(this.#request, event.data);
+    const type = text(data.type) || event.event;
+    if (type === 'error') {
+      const error = record(data.error);
+      throw streamError('vendor_b', { message: text(error.message) || undefined, code: text(error.type) || undefined }, this.#request.apiKey);
+    }
+    if (type === 'message_start') {
+      this.#message = { ...record(data.message) };
+      this.#content.push(...list(this.#message.content).map((block) => ({ ...record(block) })));
+      return false;
+    }
+    if (!this.#message) return false;
+    const index = typeof data.index === 'number' ? data.index : -1;
+    switch (type) {
+      case 'content_block_start': {
+        const block = { ...record(data.content_block) };
+        const at = index >= 0 ? index : this.#content.length;
+        this.#content[at] = block;
+        if (block.type === 'text') this.#text.add(text(block.text));
+        if (block.type === 'tool_use' || block.type === 'server_tool_use') this.#json.set(at, '');
+        return false;
+      }
+      case 'content_block_delta':
+        this.#delta(index, record(data.delta));
+        return false;
+      case 'content_block_stop':
+        this.#closeInput(index);
+        return false;
+      case 'message_delta': {
+        const delta = record(data.delta);
+        if ('stop_reason' in delta) this.#message.stop_reason = delta.stop_reason;
+        if ('stop_sequence' in delta) this.#message.stop_sequence = delta.stop_sequence;
+        const counts = Object.entries(record(data.usage)).filter(([, value]) => value !== null && value !== undefined);
+        if (counts.length > 0) this.#message.usage = { ...record(this.#message.usage), ...Object.fromEntries(counts) };
+        return false;
+      }
+      case 'message_stop':
+        this.#stopped = true;
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  #delta(index: number, delta: Record<string, unknown>): void {
+    const block = this.#content[index];
+    if (!block) return;
+    if (delta.type === 'text_delta' && block.type === 'text') {
+      block.text = text(block.text) + text(delta.text);
+      this.#text.add(text(delta.text));
+    } else if (delta.type === 'input_json_delta' && this.#json.has(index)) {
+      this.#json.set(index, (this.#json.get(index) ?? '') + text(delta.partial_json));
+    } else if (delta.type === 'thinking_delta' && block.type === 'thinking') {
+      block.thinking = text(block.thinking) + text(delta.thinking);
+    } else if (delta.type === 'signature_delta' && block.type === 'thinking') {
+      block.signature = text(delta.signature);
+    }
+  }
+
+  // The tool input is the JSON its deltas spelled (none: the start block's own input). JSON
+  // that does not parse (cut off by max_tokens) stays raw text, as the other protocols keep it.
+  #closeInput(index: number): void {
+    const json = this.#json.get(index);
+    const block = this.#content[index];
+    this.#json.delete(index);
+    if (json === undefined || json === '' || !block) return;
+    try {
+      block.input = JSON.parse(json) as unknown;
+    } catch {
+      block.input = json;
+    }
+  }
+
+  finish(): ModelResult {
+    if (!this.#message || !this.#stopped) throw streamEndedEarly(this.#request, 'message_stop');
+    for (const index of [...this.#json.keys()]) this.#closeInput(index);
+    const message = { ...this.#message, content: this.#content.filter((block) => block !== undefined) };
+    return this.#text.settle(parseVendorBResponse(this.#request, message));
+  }
+
+  /** A non-streamed answer: the whole text as one piece. */
+  whole(body: unknown): ModelResult {
+    return this.#text.settle(parseVendorBResponse(this.#request, body));
+  }
+}
 
 /**
  * Settings → parameters: `maxTokens` → `max_tokens` (the ceiling for thinking and text
@@ -25,6 +139,7 @@ export function buildVendorBRequest(request: ModelRequest): Record<string, unkno
   return {
     model: request.model,
     max_tokens: settings.maxTokens,
+    stream: true,
     ...(request.systemPrompt !== '' ? { system: request.systemPrompt } : {}),
     messages: messages(request),
     ...(request.tools.length > 0 ? { tools: request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.inputSchema })) } : {}),

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { VendorCSettings } from '../../../domain/model-presets/settings.ts';
-import { modelError, type VendorErrorDetail } from '../errors.ts';
-import { joinUrl, postJson } from '../chat-http.ts';
-import { finishText, joinThinking, list, parseStored, record, replayItems, replayOf, text, tokens, usage } from '../shared.ts';
+import { modelError, streamError, type VendorErrorDetail } from '../errors.ts';
+import { eventJson, joinUrl, postStream, streamEndedEarly, type StreamEvent } from '../chat-http.ts';
+import { finishText, joinThinking, list, parseStored, record, replayItems, replayOf, StreamText, text, tokens, usage } from '../shared.ts';
 import type { FinishReason, ModelAdapter, ModelMessage, ModelRequest, ModelResult, ModelToolCall } from '../types.ts';
 
 /** Prefix of tool-call ids we make up because Gemini returned none; never sent back as `id`. */
@@ -13,12 +13,97 @@ export const SYNTHESIZED_ID_PREFIX = 'gcall_';
  */
 export const SKIP_SIGNATURE = 'skip_thought_signature_validator';
 
-/** vendor_c = Gemini API: `POST {base}/models/{model}:generateContent` with `x-goog-api-key`. */
+/**
+ * vendor_c = Gemini API: `POST {base}/models/{model}:streamGenerateContent?alt=sse` with
+ * `x-goog-api-key`.
+ */
 export const vendorCAdapter: ModelAdapter = async (request) => {
-  const url = joinUrl(request.baseUrl, `/models/${encodeURIComponent(modelId(request.model))}:generateContent`);
-  const answer = await postJson(request, url, { 'x-goog-api-key': request.apiKey }, buildVendorCRequest(request), readVendorCError);
-  return parseVendorCResponse(request, answer);
+  const url = joinUrl(request.baseUrl, `/models/${encodeURIComponent(modelId(request.model))}:streamGenerateContent?alt=sse`);
+  const body = buildVendorCRequest(request);
+  const stream = new VendorCStream(request);
+  const answer = await postStream(request, url, { 'x-goog-api-key': request.apiKey }, body, readVendorCError, (event) => stream.push(event));
+  if (answer.kind === 'stream') return stream.finish();
+  // Without `alt=sse` Gemini streams a JSON array of the same chunks; a plain object is a
+  // non-streamed answer.
+  if (!Array.isArray(answer.body)) return stream.whole(answer.body);
+  for (const chunk of answer.body) stream.chunk(record(chunk));
+  return stream.finish();
 };
+
+/**
+ * Merges the streamed GenerateContentResponse chunks (each SSE `data:` one) into the one
+ * response `parseVendorCResponse` reads: `candidates[0].content.parts` accumulate, a text part
+ * joining the previous one when both are text of the same kind (thought or not) and the
+ * previous carries no thought signature yet (a signature, which Gemini may send on a last empty
+ * part, closes the part it lands on), other parts (function calls) kept whole; the last
+ * `finishReason`, `usageMetadata` (a running total), `promptFeedback`, `responseId` and
+ * `modelVersion` win. Non-thought text is the visible text. A chunk carrying `error` is the
+ * vendor's error (its `code` as the HTTP status). A stream without a `finishReason` (or a
+ * blocked prompt) is incomplete.
+ */
+export class VendorCStream {
+  readonly #request: ModelRequest;
+  readonly #text: StreamText;
+  readonly #merged: Record<string, unknown> = {};
+  readonly #parts: Record<string, unknown>[] = [];
+  #candidate: Record<string, unknown> | null = null;
+  #finished = false;
+
+  constructor(request: ModelRequest) {
+    this.#request = request;
+    this.#text = new StreamText(request);
+  }
+
+  /** One SSE event (Gemini's stream has no final event: it ends). */
+  push(event: StreamEvent): boolean {
+    this.chunk(eventJson(this.#request, event.data));
+    return false;
+  }
+
+  /** One GenerateContentResponse chunk. */
+  chunk(chunk: Record<string, unknown>): void {
+    const error = record(chunk.error);
+    if (Object.keys(error).length > 0) {
+      const detail = readVendorCError(chunk);
+      throw streamError('vendor_c', { ...detail, status: typeof error.code === 'number' ? error.code : null }, this.#request.apiKey);
+    }
+    for (const key of ['responseId', 'modelVersion', 'usageMetadata', 'promptFeedback'] as const) {
+      if (chunk[key] !== undefined && chunk[key] !== null) this.#merged[key] = chunk[key];
+    }
+    if (record(chunk.promptFeedback).blockReason) this.#finished = true;
+    const candidate = list(chunk.candidates)[0];
+    if (candidate === undefined) return;
+    const { content, ...rest } = record(candidate);
+    this.#candidate = { ...this.#candidate, ...rest };
+    if (typeof rest.finishReason === 'string' && rest.finishReason !== '') this.#finished = true;
+    for (const part of list(record(content).parts).map(record)) this.#part(part);
+  }
+
+  #part(part: Record<string, unknown>): void {
+    if (typeof part.text === 'string' && part.thought !== true) this.#text.add(part.text);
+    const last = this.#parts.at(-1);
+    if (last && isTextPart(last) && isTextPart(part) && (last.thought === true) === (part.thought === true) && last.thoughtSignature === undefined) {
+      last.text = text(last.text) + text(part.text);
+      if (part.thoughtSignature !== undefined) last.thoughtSignature = part.thoughtSignature;
+      return;
+    }
+    this.#parts.push({ ...part });
+  }
+
+  finish(): ModelResult {
+    if (!this.#finished) throw streamEndedEarly(this.#request, 'a finishReason');
+    const candidates = this.#candidate ? [{ ...this.#candidate, content: { role: 'model', parts: this.#parts } }] : [];
+    return this.#text.settle(parseVendorCResponse(this.#request, { ...this.#merged, candidates }));
+  }
+
+  /** A non-streamed answer: the whole text as one piece. */
+  whole(body: unknown): ModelResult {
+    return this.#text.settle(parseVendorCResponse(this.#request, body));
+  }
+}
+
+// A part that is only text (and its thought flag and signature): the kind that streams in pieces.
+const isTextPart = (part: Record<string, unknown>) => typeof part.text === 'string' && Object.keys(part).every((key) => key === 'text' || key === 'thought' || key === 'thoughtSignature');
 
 const modelId = (model: string) => model.replace(/^models\//, '');
 // Gemini 1.x/2.x take a token budget; Gemini 3 and later take a named level.

@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { ApiError } from '../errors.ts';
 import type { Context, PendingWork, PublicAgent, PublicApproval, PublicSessionListItem, RestorePreview, RestoreResult } from '../api-types.ts';
-import { createClient, runToolCall, SETTLED_RUN_STATES, type ProductEvent, type ProjectClient, type Run } from '../index.ts';
+import { createClient, LiveText, runToolCall, SETTLED_RUN_STATES, type ProductEvent, type ProjectClient, type Run } from '../index.ts';
 import { Transport } from '../transport.ts';
 import { saveCredentials, type Credentials } from './credentials.ts';
 import { RunProgress } from './progress.ts';
@@ -52,29 +52,46 @@ function describeEvent(event: ProductEvent): string {
   return tool;
 }
 
-/** Follows a run on the event feed, printing its progress, until it settles; returns it. */
-async function followRun(context: CommandContext, client: ProjectClient, start: () => Promise<{ runId: string; sessionId: string }>): Promise<Run> {
+/**
+ * Starts a run and follows its session's stream until the run settles, printing its progress
+ * and, as the model writes it, the answer's text (with `--json`, the durable events only, one per
+ * line). Returns the settled run and the text that was shown live.
+ */
+async function followRun(context: CommandContext, client: ProjectClient, start: () => Promise<{ runId: string; sessionId: string }>): Promise<{ run: Run; shown: string }> {
   const done = new AbortController();
   const progress = context.options.json ? null : new RunProgress(context.io.stdout);
-  let ids = null as { runId: string; sessionId: string } | null;
+  const ids = await start();
+  context.io.stdout.write(`session ${ids.sessionId}, run ${ids.runId}\n`);
+  const live = new LiveText();
+  // What of each turn's text has been printed: a retried attempt starts it over.
+  const printed = new Map<number, string>();
+  let shown = '';
   let run: Run | null = null;
   const check = async () => {
-    run = await client.getRun(ids!.runId);
+    run = await client.getRun(ids.runId);
     if ((SETTLED_RUN_STATES as readonly string[]).includes(run.state)) done.abort();
   };
   try {
-    // The feed is open before the session exists, so no event of its run is missed.
-    for await (const frame of client.events({
-      from: 'now',
-      signal: done.signal,
-      onConnect: async () => {
-        if (ids) return check();
-        ids = await start();
-        context.io.stdout.write(`session ${ids.sessionId}, run ${ids.runId}\n`);
-      },
-    })) {
+    // From the session's first event: nothing of the run can be missed, and a reconnection
+    // resumes after the last event shown (the text of a turn being written comes again whole).
+    for await (const frame of client.sessionEvents(ids.sessionId, { deltas: !context.options.json, signal: done.signal, onConnect: check })) {
+      if (frame.type !== 'event') {
+        live.apply(frame);
+        const turn = frame.type === 'message.delta' ? frame.delta.turn : frame.reset.turn;
+        if ((frame.type === 'message.delta' ? frame.delta.runId : frame.reset.runId) !== ids.runId || !progress) continue;
+        const text = live.textOf(ids.runId, turn);
+        const before = printed.get(turn) ?? '';
+        if (text.startsWith(before)) progress.text(text.slice(before.length));
+        else {
+          progress.endText();
+          progress.text(`(the model's answer started over)\n${text}`);
+        }
+        printed.set(turn, text);
+        shown = text;
+        continue;
+      }
       const event = frame.event;
-      const ours = event.aggregateId === ids?.runId || event.aggregateId === ids?.sessionId || event.publicPayload.runId === ids?.runId;
+      const ours = event.aggregateId === ids.runId || event.aggregateId === ids.sessionId || event.publicPayload.runId === ids.runId;
       if (!ours) continue;
       if (progress) progress.event(event, `  ${event.occurredAt.slice(11, 23)}  ${event.kind}${describeEvent(event)}`);
       else context.io.stdout.write(`${JSON.stringify(event)}\n`);
@@ -85,7 +102,7 @@ async function followRun(context: CommandContext, client: ProjectClient, start: 
   } finally {
     progress?.finish();
   }
-  return run!;
+  return { run: run!, shown };
 }
 
 /** A restore preview for people: each project's action, what blocks it, and the secrets the restore needs. */
@@ -195,10 +212,11 @@ export const COMMANDS: Record<string, Command> = {
         print(context, ids, () => `session ${ids.sessionId}, run ${ids.runId}`);
         return 0;
       }
-      const run = await followRun(context, client, create);
+      const { run, shown } = await followRun(context, client, create);
       const messages = await client.request<{ data: Array<{ role: string; text: string | null }> }>('GET', `/runs/${run.id}/messages`, { query: { limit: 100 } });
       const reply = messages.data.filter((entry) => entry.role === 'assistant' && entry.text).at(-1)?.text;
-      if (!context.options.json && reply) context.io.stdout.write(`\n${reply}\n`);
+      // The answer was shown as it was written; printed again only when what was shown differs.
+      if (!context.options.json && reply && reply !== shown) context.io.stdout.write(`\n${reply}\n`);
       return run.state === 'completed' ? 0 : 3;
     },
   },

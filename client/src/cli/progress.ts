@@ -16,6 +16,8 @@ export class RunProgress {
   private toolCalls = 0;
   private approvals = 0;
   private frame = 0;
+  /** Mid-way through a line of live answer text: the status line waits until it ends. */
+  private inText = false;
   private readonly out: Output;
   private readonly now: () => number;
   private readonly began: number;
@@ -45,14 +47,33 @@ export class RunProgress {
     return parts.join(' · ');
   }
 
+  /** Writes the answer's text as the model writes it, under the event lines. */
+  text(piece: string): void {
+    if (!this.inText) {
+      this.clear();
+      this.inText = true;
+    }
+    this.out.write(piece);
+  }
+
+  /** Ends the live text's line; the status line comes back. */
+  endText(): void {
+    if (!this.inText) return;
+    this.inText = false;
+    this.out.write('\n');
+    this.redraw();
+  }
+
   /** Stops the status line and prints the final summary. */
   finish(): void {
     if (this.timer) clearInterval(this.timer);
+    this.endText();
     this.clear();
     this.out.write(`run ${this.status()}\n`);
   }
 
   private print(line: string): void {
+    this.endText();
     this.clear();
     this.out.write(`${line}\n`);
     this.redraw();
@@ -63,7 +84,7 @@ export class RunProgress {
   }
 
   private redraw(): void {
-    if (!this.out.isTTY) return;
+    if (!this.out.isTTY || this.inText) return;
     this.frame = (this.frame + 1) % SPINNER.length;
     this.out.write(`\r\x1b[2K${SPINNER[this.frame]} ${this.status()}`);
   }

@@ -1,0 +1,175 @@
+import { count, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { messages, productEvents } from '../../db/schema/index.ts';
+import { FAKE_KEYS } from '../fixtures/model-vendors/catalog-server.ts';
+import type { ProviderType } from '../fixtures/model-vendors/chat-server.ts';
+import { startRunApp } from '../support/run-app.ts';
+
+/**
+ * Live model output (issue 30): a session stream with `deltas=true` carries `message.delta`
+ * frames (no `id:`) while the fake vendor streams, for each of the four wire protocols; their
+ * concatenation by offset is exactly the committed message; a reconnect catches up at offset 0; a
+ * retried attempt is announced by `message.delta_reset`. Real worker, real streams, real HTTP.
+ */
+type Frame = { id?: string; event?: string; data?: string };
+
+let app: Awaited<ReturnType<typeof startRunApp>>;
+let readKey: string;
+const agents = {} as Record<ProviderType, string>;
+const MODELS: Record<ProviderType, string> = { vendor_a: 'vendor_a/gpt-5.1', vendor_b: 'vendor_b/claude-opus-4-6', vendor_c: 'vendor_c/gemini-2.5-pro', gateway: 'gateway/anthropic/claude-sonnet-4.5' };
+const LONG = 'Streams arrive piece by piece; the reader sees the answer grow before it is committed. '.repeat(3).trim();
+
+beforeAll(async () => {
+  app = await startRunApp();
+  readKey = (await app.t.createApiKey(['run:read'])).secret;
+  for (const type of Object.keys(MODELS) as ProviderType[]) {
+    let providerId: string;
+    if (type === 'vendor_a') providerId = (await app.call('GET', '/model-providers')).body.data.find((provider: { key: string }) => provider.key === 'openai').id;
+    else {
+      const provider = await app.call('POST', '/model-providers', { key: `live-${type}`, displayName: type, providerType: type, apiKey: FAKE_KEYS[type] });
+      expect(provider.status, JSON.stringify(provider.body)).toBe(201);
+      providerId = provider.body.id;
+    }
+    const preset = await app.call('POST', '/model-presets', { key: `live-${type.replace('_', '-')}`, displayName: type, providerId, model: MODELS[type], routing: {} });
+    expect(preset.status, JSON.stringify(preset.body)).toBe(201);
+    const agent = await app.call('POST', '/agents', { name: `Live ${type}`, initialConfig: { systemPrompt: 'Answer.', modelPreset: preset.body.key, limits: { maxTurns: 4 } } });
+    expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+    agents[type] = agent.body.id;
+  }
+});
+afterAll(() => app?.close());
+
+/** An open session stream: frames as they arrive, until `stop()`. */
+async function openStream(sessionId: string, headers: Record<string, string> = {}) {
+  const response = await app.t.request('GET', `/v1/projects/${app.projectId}/sessions/${sessionId}/events?deltas=true`, { apiKey: readKey, headers: { accept: 'text/event-stream', ...headers } });
+  expect(response.status).toBe(200);
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  const frames: Frame[] = [];
+  let buffered = '';
+  return {
+    frames,
+    /** Reads until `done(frames)` holds. */
+    async until(done: (frames: Frame[]) => boolean, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!done(frames)) {
+        if (Date.now() > deadline) throw new Error(`timed out with ${JSON.stringify(frames.map((frame) => frame.event))}`);
+        const { value, done: ended } = await reader.read();
+        if (ended) throw new Error('the stream ended');
+        buffered += decoder.decode(value, { stream: true });
+        const blocks = buffered.split('\n\n');
+        buffered = blocks.pop()!;
+        for (const block of blocks) {
+          if (block.startsWith(':')) continue;
+          const frame: Frame = {};
+          for (const line of block.split('\n')) {
+            const [field, ...value] = line.split(': ');
+            frame[field as keyof Frame] = value.join(': ');
+          }
+          frames.push(frame);
+        }
+      }
+      return frames;
+    },
+    stop: () => reader.cancel(),
+  };
+}
+
+const deltasOf = (frames: Frame[]) => frames.filter((frame) => frame.event === 'message.delta').map((frame) => JSON.parse(frame.data!) as { runId: string; turn: number; attempt: number; offset: number; text: string });
+/** The text a client assembles: each delta lands at its offset; a reset drops the turn's text. */
+function assembled(frames: Frame[]): string {
+  let text = '';
+  for (const frame of frames) {
+    if (frame.event === 'message.delta_reset') text = '';
+    if (frame.event !== 'message.delta') continue;
+    const delta = JSON.parse(frame.data!) as { offset: number; text: string };
+    text = text.slice(0, delta.offset) + delta.text;
+  }
+  return text;
+}
+const assistantCommitted = (frames: Frame[]) => frames.some((frame) => frame.event === 'message.created' && JSON.parse(frame.data!).publicPayload.role === 'assistant');
+
+async function committedText(runId: string): Promise<string> {
+  const listed = await app.call('GET', `/runs/${runId}/messages`);
+  return listed.body.data.filter((message: { role: string }) => message.role === 'assistant').at(-1).text;
+}
+
+describe('live output on the session stream', () => {
+  it.each(['vendor_a', 'vendor_b', 'vendor_c', 'gateway'] as const)('%s: deltas arrive before message.created and add up to the committed text', async (type) => {
+    app.fakes[type].reply({ text: LONG, chunkSize: 12, chunkDelayMs: 15 });
+    const created = await app.call('POST', '/sessions', { agentId: agents[type], initialMessage: 'Tell me.' });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const stream = await openStream(created.body.id);
+    const frames = await stream.until(assistantCommitted);
+    await stream.stop();
+    const beforeCommit = frames.slice(0, frames.findIndex((frame) => frame.event === 'message.created' && JSON.parse(frame.data!).publicPayload.role === 'assistant'));
+    expect(deltasOf(beforeCommit).length).toBeGreaterThan(2);
+    for (const frame of frames.filter((entry) => entry.event?.startsWith('message.delta'))) expect(frame.id).toBeUndefined();
+    expect(deltasOf(frames).every((delta) => delta.runId === created.body.latestRunId && delta.turn === 1 && delta.attempt === 1)).toBe(true);
+    expect(assembled(frames)).toBe(LONG);
+    expect(await committedText(created.body.latestRunId)).toBe(LONG);
+  });
+
+  it('a reconnect mid-message starts with the text so far at offset 0, and the final text is exact', async () => {
+    app.fakes.vendor_a.reply({ text: LONG, chunkSize: 6, chunkDelayMs: 25 });
+    const created = await app.call('POST', '/sessions', { agentId: agents.vendor_a, initialMessage: 'Again.' });
+    const first = await openStream(created.body.id);
+    const before = await first.until((frames) => deltasOf(frames).length >= 3);
+    await first.stop();
+    const lastDurable = before.filter((frame) => frame.id).at(-1)!;
+    const second = await openStream(created.body.id, { 'last-event-id': lastDurable.id! });
+    const after = await second.until(assistantCommitted);
+    await second.stop();
+    const firstDelta = deltasOf(after)[0]!;
+    expect(firstDelta.offset).toBe(0);
+    expect(firstDelta.text.length).toBeGreaterThanOrEqual(assembled(before).length);
+    expect(LONG.startsWith(firstDelta.text)).toBe(true);
+    expect(assembled(after)).toBe(LONG);
+    // The resumed stream repeats no durable frame the first one had.
+    const seen = new Set(before.filter((frame) => frame.id).map((frame) => frame.id));
+    expect(after.filter((frame) => frame.id && seen.has(frame.id))).toEqual([]);
+  });
+
+  it('a model call that fails after sending text is reset; the retry streams from offset 0 and is what commits', async () => {
+    app.fakes.vendor_b.failMidStream({ text: 'This first attempt breaks off halfway', chunkSize: 5, chunkDelayMs: 10, afterChunks: 3 });
+    app.fakes.vendor_b.reply({ text: 'The second attempt is whole.', chunkSize: 5, chunkDelayMs: 10 });
+    const created = await app.call('POST', '/sessions', { agentId: agents.vendor_b, initialMessage: 'Try.' });
+    const stream = await openStream(created.body.id);
+    const frames = await stream.until(assistantCommitted, 60_000);
+    await stream.stop();
+    const resetAt = frames.findIndex((frame) => frame.event === 'message.delta_reset');
+    expect(resetAt, JSON.stringify(frames.map((frame) => frame.event))).toBeGreaterThan(0);
+    expect(JSON.parse(frames[resetAt]!.data!)).toEqual({ runId: created.body.latestRunId, turn: 1, attempt: 1 });
+    expect(deltasOf(frames.slice(0, resetAt)).length).toBeGreaterThan(0);
+    const retried = deltasOf(frames.slice(resetAt + 1));
+    expect(retried[0]).toMatchObject({ attempt: 2, offset: 0 });
+    expect(assembled(frames)).toBe('The second attempt is whole.');
+    expect(await committedText(created.body.latestRunId)).toBe('The second attempt is whole.');
+  });
+
+  it('stores nothing per delta', async () => {
+    const rowsOf = async (sessionId: string, runId: string) => ({
+      events: (await app.t.database.db.select({ n: count() }).from(productEvents).where(eq(productEvents.sessionId, sessionId)))[0]!.n,
+      messages: (await app.t.database.db.select({ n: count() }).from(messages).where(eq(messages.runId, runId)))[0]!.n,
+    });
+    const run = async (chunkSize: number) => {
+      app.fakes.vendor_a.reply({ text: LONG, chunkSize, chunkDelayMs: 0 });
+      const created = await app.call('POST', '/sessions', { agentId: agents.vendor_a, initialMessage: 'Count.' });
+      const stream = await openStream(created.body.id);
+      const frames = await stream.until(assistantCommitted);
+      await stream.stop();
+      return { deltas: deltasOf(frames).length, rows: await rowsOf(created.body.id, created.body.latestRunId) };
+    };
+    const many = await run(2);
+    const one = await run(10_000);
+    expect(many.deltas).toBeGreaterThan(one.deltas);
+    expect(many.rows).toEqual(one.rows);
+  });
+
+  it('refuses deltas=maybe', async () => {
+    const created = await app.call('POST', '/sessions', { agentId: agents.vendor_a, initialMessage: 'Hi.' });
+    const response = await app.t.request('GET', `/v1/projects/${app.projectId}/sessions/${created.body.id}/events?deltas=maybe`, { apiKey: readKey });
+    expect(response.status).toBe(400);
+    expect((await response.json()).error.details).toMatchObject({ path: 'query.deltas' });
+  });
+});
