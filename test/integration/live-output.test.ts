@@ -2,6 +2,7 @@ import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages, productEvents } from '../../db/schema/index.ts';
 import { FAKE_KEYS } from '../fixtures/model-vendors/catalog-server.ts';
+import { newSigningSecret, startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver/receiver.ts';
 import type { ProviderType } from '../fixtures/model-vendors/chat-server.ts';
 import { startRunApp } from '../support/run-app.ts';
 
@@ -15,12 +16,16 @@ type Frame = { id?: string; event?: string; data?: string };
 
 let app: Awaited<ReturnType<typeof startRunApp>>;
 let readKey: string;
+let withContent: WebhookReceiver;
+let without: WebhookReceiver;
 const agents = {} as Record<ProviderType, string>;
 const MODELS: Record<ProviderType, string> = { vendor_a: 'vendor_a/gpt-5.1', vendor_b: 'vendor_b/claude-opus-4-6', vendor_c: 'vendor_c/gemini-2.5-pro', gateway: 'gateway/anthropic/claude-sonnet-4.5' };
 const LONG = 'Streams arrive piece by piece; the reader sees the answer grow before it is committed. '.repeat(3).trim();
 
 beforeAll(async () => {
-  app = await startRunApp();
+  app = await startRunApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
+  withContent = await startWebhookReceiver();
+  without = await startWebhookReceiver();
   readKey = (await app.t.createApiKey(['run:read'])).secret;
   for (const type of Object.keys(MODELS) as ProviderType[]) {
     let providerId: string;
@@ -37,7 +42,11 @@ beforeAll(async () => {
     agents[type] = agent.body.id;
   }
 });
-afterAll(() => app?.close());
+afterAll(async () => {
+  await app?.close();
+  await withContent?.close();
+  await without?.close();
+});
 
 /** An open session stream: frames as they arrive, until `stop()`. */
 async function openStream(sessionId: string, headers: Record<string, string> = {}) {
@@ -164,6 +173,31 @@ describe('live output on the session stream', () => {
     const one = await run(10_000);
     expect(many.deltas).toBeGreaterThan(one.deltas);
     expect(many.rows).toEqual(one.rows);
+  });
+
+  it('never sends a delta to a webhook, with or without message content', async () => {
+    for (const [receiver, includeMessageContent] of [[withContent, true], [without, false]] as const) {
+      const webhook = await app.call('POST', '/event-webhooks', { displayName: `Live ${includeMessageContent}`, endpointUrl: receiver.url, signingSecret: newSigningSecret(), includeMessageContent });
+      expect(webhook.status, JSON.stringify(webhook.body)).toBe(201);
+    }
+    app.fakes.vendor_c.reply({ text: LONG, chunkSize: 4, chunkDelayMs: 5 });
+    const created = await app.call('POST', '/sessions', { agentId: agents.vendor_c, initialMessage: 'Hook.' });
+    const stream = await openStream(created.body.id);
+    const frames = await stream.until(assistantCommitted);
+    await stream.stop();
+    expect(deltasOf(frames).length).toBeGreaterThan(2);
+    const delivered = (receiver: WebhookReceiver) =>
+      receiver.requests.flatMap((request) => (request.body?.data?.events ?? []) as Array<{ kind: string; publicPayload: { runId?: string; role?: string }; message?: { text?: string } }>);
+    for (const receiver of [withContent, without]) {
+      await receiver.waitFor(() => delivered(receiver).some((event) => event.kind === 'message.created' && event.publicPayload.runId === created.body.latestRunId && event.publicPayload.role === 'assistant'), 30_000);
+      const kinds = delivered(receiver).map((event) => event.kind);
+      expect(kinds.filter((kind) => kind.startsWith('message.delta'))).toEqual([]);
+      // Every delivered event is a durable one: it has a position in the log.
+      for (const event of delivered(receiver)) expect((event as { projectPosition?: string }).projectPosition).toMatch(/^[0-9]+$/);
+    }
+    // Message content reaches the opted-in webhook only through the durable message.created.
+    const opted = delivered(withContent).find((event) => event.kind === 'message.created' && event.publicPayload.runId === created.body.latestRunId && event.publicPayload.role === 'assistant')!;
+    expect(JSON.stringify(opted.message)).toContain(LONG.slice(0, 40));
   });
 
   it('refuses deltas=maybe', async () => {
