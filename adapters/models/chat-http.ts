@@ -80,13 +80,8 @@ export async function postStream(
   let ended = false;
   try {
     for (;;) {
-      let chunk: ReadResult;
-      try {
-        chunk = await reader.read();
-      } catch (error) {
-        throw transportError(request, signal, error, true);
-      }
-      const text = chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true });
+      const chunk = await readText(request, signal, reader, decoder);
+      const text = chunk.text;
       size += text.length;
       if (size > MAX_BODY_CHARS) throw tooLarge(request, status);
       const events = chunk.done ? [...sse.push(text), ...sse.end()] : sse.push(text);
@@ -131,20 +126,26 @@ async function readWhole(request: ModelRequest, signal: AbortSignal, response: R
   let ended = false;
   try {
     for (;;) {
-      let chunk: ReadResult;
-      try {
-        chunk = await reader.read();
-      } catch (error) {
-        throw transportError(request, signal, error, true);
-      }
+      const chunk = await readText(request, signal, reader, decoder);
       ended = chunk.done;
-      text += chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true });
+      text += chunk.text;
       if (text.length > MAX_BODY_CHARS) return null;
       if (chunk.done) return text;
     }
   } finally {
     if (!ended) reader.cancel().catch(() => {});
   }
+}
+
+/** The next piece of a body as text (the decoder's rest at its end); a broken connection is `provider_unreachable`. */
+async function readText(request: ModelRequest, signal: AbortSignal, reader: ReadableStreamDefaultReader<Uint8Array>, decoder: InstanceType<typeof TextDecoder>): Promise<{ text: string; done: boolean }> {
+  let chunk: ReadResult;
+  try {
+    chunk = await reader.read();
+  } catch (error) {
+    throw transportError(request, signal, error, true);
+  }
+  return { text: chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true }), done: chunk.done };
 }
 
 function tooLarge(request: ModelRequest, status: number) {

@@ -179,6 +179,33 @@ describe('the console', () => {
     await shot('05-session-live');
   });
 
+  it('shows the reply growing as the model writes it, then the committed message once', async () => {
+    const answer = 'Your refund of 12.50 was issued this morning. It reaches your card within three to five working days; your bank may show it as pending first. Nothing else is needed from you.';
+    f.fakes.vendor_a.reply({ text: answer, chunkSize: 4, chunkDelayMs: 80 });
+    await page.getByRole('textbox', { name: 'Follow-up message' }).fill('When will the money arrive?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const writing = page.getByRole('region', { name: 'Reply being written' });
+    const transcript = page.locator('ol.transcript');
+    // Part of the reply, before the run completes: a prefix of the answer, shorter than the whole.
+    let partial = '';
+    await expect
+      .poll(async () => (partial = (await writing.locator('p').textContent({ timeout: 1_000 }).catch(() => null)) ?? ''), { timeout: 20_000, interval: 50 })
+      .toMatch(/^.{8,}$/);
+    expect(answer.startsWith(partial)).toBe(true);
+    expect(partial.length).toBeLessThan(answer.length);
+    expect(await transcript.innerText()).not.toContain(answer);
+    expect(await writing.innerText()).toMatch(/writing…/);
+    await shot('05b-reply-being-written');
+    // The reply being written passes the accessibility audit too (the stream runs for seconds more).
+    expect(await auditAccessibility(page)).toEqual([]);
+    // Then the committed message in the transcript, exactly once, and no live text left.
+    await expect.poll(() => page.locator('.heading .badge').innerText(), { timeout: 30_000 }).toBe('completed');
+    await expect.poll(() => writing.count()).toBe(0);
+    expect((await transcript.innerText()).split(answer).length - 1).toBe(1);
+    expect((await page.locator('main').innerText()).split(answer).length - 1).toBe(1);
+    await shot('05c-reply-committed');
+  });
+
   it('approves a gated tool from the session; the run finishes once the caller answers', async () => {
     f.fakes.vendor_a.reply({ toolCalls: [{ name: 'refund_order', arguments: { orderId: ORDER } }] }).reply({ text: 'Refund issued.' });
     await page.getByRole('textbox', { name: 'Follow-up message' }).fill('Refund order A1, please.');

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { FAKE_KEYS, startFakeModelServers, type FakeModelServers } from '../fixtures/model-vendors/chat-server.ts';
 import { createProcessDatabase, developmentApiKey } from '../support/process-bootstrap.ts';
+import { assembledText, assistantMessagesCreated, deltasOf, parseSseFrames, type SseFrame } from '../support/sse-frames.ts';
 import { killProcess, startApiProcess, startWorkerProcess } from '../support/worker-process.ts';
 
 /**
@@ -17,7 +18,7 @@ import { killProcess, startApiProcess, startWorkerProcess } from '../support/wor
  */
 const provided = inject('database');
 type Api = { url: string; child: ChildProcess };
-type Frame = { id?: string; event?: string; data?: string };
+type Frame = SseFrame;
 
 let fakes: FakeModelServers;
 let database: Awaited<ReturnType<typeof createProcessDatabase>>;
@@ -56,17 +57,9 @@ function readSession(api: Api, sessionId: string) {
     for (;;) {
       const { value, done: ended } = await reader.read();
       if (ended) return;
-      buffered += decoder.decode(value, { stream: true });
-      const blocks = buffered.split('\n\n');
-      buffered = blocks.pop()!;
-      for (const block of blocks.filter((entry) => !entry.startsWith(':'))) {
-        const frame: Frame = {};
-        for (const line of block.split('\n')) {
-          const [field, ...rest] = line.split(': ');
-          frame[field as keyof Frame] = rest.join(': ');
-        }
-        frames.push(frame);
-      }
+      const parsed = parseSseFrames(buffered + decoder.decode(value, { stream: true }));
+      buffered = parsed.rest;
+      frames.push(...parsed.frames);
     }
   })().catch(() => {});
   return {
@@ -84,19 +77,6 @@ function readSession(api: Api, sessionId: string) {
       await done;
     },
   };
-}
-
-const deltas = (frames: Frame[]) => frames.filter((frame) => frame.event === 'message.delta').map((frame) => JSON.parse(frame.data!) as { attempt: number; offset: number; text: string });
-const assistantCreated = (frames: Frame[]) => frames.filter((frame) => frame.event === 'message.created' && JSON.parse(frame.data!).publicPayload.role === 'assistant');
-function assembled(frames: Frame[]): string {
-  let text = '';
-  for (const frame of frames) {
-    if (frame.event === 'message.delta_reset') text = '';
-    if (frame.event !== 'message.delta') continue;
-    const delta = JSON.parse(frame.data!) as { offset: number; text: string };
-    text = text.slice(0, delta.offset) + delta.text;
-  }
-  return text;
 }
 
 describe.skipIf(provided.kind !== 'postgres')('live output across processes', () => {
@@ -134,11 +114,11 @@ describe.skipIf(provided.kind !== 'postgres')('live output across processes', ()
     const created = await request(api1, 'POST', '/sessions', { agentId, initialMessage: 'Go.' });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const readers = [readSession(api1, created.body.id), readSession(api2, created.body.id)];
-    const seen = await Promise.all(readers.map((reader) => reader.until((frames) => assistantCreated(frames).length === 1)));
+    const seen = await Promise.all(readers.map((reader) => reader.until((frames) => assistantMessagesCreated(frames).length === 1)));
     await Promise.all(readers.map((reader) => reader.stop()));
     for (const frames of seen) {
-      expect(deltas(frames).length).toBeGreaterThan(2);
-      expect(assembled(frames)).toBe(text);
+      expect(deltasOf(frames).length).toBeGreaterThan(2);
+      expect(assembledText(frames)).toBe(text);
     }
     // The same durable frames on both, in the same order.
     expect(seen[0]!.filter((frame) => frame.id)).toEqual(seen[1]!.filter((frame) => frame.id));
@@ -152,7 +132,7 @@ describe.skipIf(provided.kind !== 'postgres')('live output across processes', ()
     const created = await request(api1, 'POST', '/sessions', { agentId, initialMessage: 'Survive.' });
     const runId = created.body.latestRunId as string;
     const reader = readSession(api2, created.body.id);
-    await reader.until((frames) => deltas(frames).length >= 3);
+    await reader.until((frames) => deltasOf(frames).length >= 3);
     await killProcess(worker!);
     worker = await startWorkerProcess({ databaseUrl: database.url, taskQueue, dataDir: dataDir(), env });
     const available = Date.now();
@@ -164,7 +144,7 @@ describe.skipIf(provided.kind !== 'postgres')('live output across processes', ()
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const settledAfterMs = Date.now() - available;
-    const frames = await reader.until((all) => assistantCreated(all).length === 1);
+    const frames = await reader.until((all) => assistantMessagesCreated(all).length === 1);
     await new Promise((resolve) => setTimeout(resolve, 300));
     await reader.stop();
     expect(run.state).toBe('completed');
@@ -172,9 +152,9 @@ describe.skipIf(provided.kind !== 'postgres')('live output across processes', ()
     expect(settledAfterMs).toBeLessThanOrEqual(10_000);
     const resetAt = frames.findIndex((frame) => frame.event === 'message.delta_reset');
     expect(resetAt, JSON.stringify(frames.map((frame) => frame.event))).toBeGreaterThan(0);
-    expect(deltas(frames.slice(resetAt + 1))[0]).toMatchObject({ offset: 0 });
-    expect(assembled(frames)).toBe('Recovered on a new worker.');
-    expect(assistantCreated(frames)).toHaveLength(1);
+    expect(deltasOf(frames.slice(resetAt + 1))[0]).toMatchObject({ offset: 0 });
+    expect(assembledText(frames)).toBe('Recovered on a new worker.');
+    expect(assistantMessagesCreated(frames)).toHaveLength(1);
     const listed = await request(api1, 'GET', `/runs/${runId}/messages`);
     expect(listed.body.data.filter((message: { role: string }) => message.role === 'assistant').map((message: { text: string }) => message.text)).toEqual(['Recovered on a new worker.']);
   }, 120_000);

@@ -5,6 +5,7 @@ import { FAKE_KEYS } from '../fixtures/model-vendors/catalog-server.ts';
 import { newSigningSecret, startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver/receiver.ts';
 import type { ProviderType } from '../fixtures/model-vendors/chat-server.ts';
 import { startRunApp } from '../support/run-app.ts';
+import { assembledText, assistantMessagesCreated, deltasOf, parseSseFrames, type SseFrame } from '../support/sse-frames.ts';
 
 /**
  * Live model output (issue 30): a session stream with `deltas=true` carries `message.delta`
@@ -12,7 +13,7 @@ import { startRunApp } from '../support/run-app.ts';
  * concatenation by offset is exactly the committed message; a reconnect catches up at offset 0; a
  * retried attempt is announced by `message.delta_reset`. Real worker, real streams, real HTTP.
  */
-type Frame = { id?: string; event?: string; data?: string };
+type Frame = SseFrame;
 
 let app: Awaited<ReturnType<typeof startRunApp>>;
 let readKey: string;
@@ -65,18 +66,9 @@ async function openStream(sessionId: string, headers: Record<string, string> = {
         if (Date.now() > deadline) throw new Error(`timed out with ${JSON.stringify(frames.map((frame) => frame.event))}`);
         const { value, done: ended } = await reader.read();
         if (ended) throw new Error('the stream ended');
-        buffered += decoder.decode(value, { stream: true });
-        const blocks = buffered.split('\n\n');
-        buffered = blocks.pop()!;
-        for (const block of blocks) {
-          if (block.startsWith(':')) continue;
-          const frame: Frame = {};
-          for (const line of block.split('\n')) {
-            const [field, ...value] = line.split(': ');
-            frame[field as keyof Frame] = value.join(': ');
-          }
-          frames.push(frame);
-        }
+        const parsed = parseSseFrames(buffered + decoder.decode(value, { stream: true }));
+        buffered = parsed.rest;
+        frames.push(...parsed.frames);
       }
       return frames;
     },
@@ -84,19 +76,7 @@ async function openStream(sessionId: string, headers: Record<string, string> = {
   };
 }
 
-const deltasOf = (frames: Frame[]) => frames.filter((frame) => frame.event === 'message.delta').map((frame) => JSON.parse(frame.data!) as { runId: string; turn: number; attempt: number; offset: number; text: string });
-/** The text a client assembles: each delta lands at its offset; a reset drops the turn's text. */
-function assembled(frames: Frame[]): string {
-  let text = '';
-  for (const frame of frames) {
-    if (frame.event === 'message.delta_reset') text = '';
-    if (frame.event !== 'message.delta') continue;
-    const delta = JSON.parse(frame.data!) as { offset: number; text: string };
-    text = text.slice(0, delta.offset) + delta.text;
-  }
-  return text;
-}
-const assistantCommitted = (frames: Frame[]) => frames.some((frame) => frame.event === 'message.created' && JSON.parse(frame.data!).publicPayload.role === 'assistant');
+const assistantCommitted = (frames: Frame[]) => assistantMessagesCreated(frames).length > 0;
 
 async function committedText(runId: string): Promise<string> {
   const listed = await app.call('GET', `/runs/${runId}/messages`);
@@ -115,7 +95,7 @@ describe('live output on the session stream', () => {
     expect(deltasOf(beforeCommit).length).toBeGreaterThan(2);
     for (const frame of frames.filter((entry) => entry.event?.startsWith('message.delta'))) expect(frame.id).toBeUndefined();
     expect(deltasOf(frames).every((delta) => delta.runId === created.body.latestRunId && delta.turn === 1 && delta.attempt === 1)).toBe(true);
-    expect(assembled(frames)).toBe(LONG);
+    expect(assembledText(frames)).toBe(LONG);
     expect(await committedText(created.body.latestRunId)).toBe(LONG);
   });
 
@@ -131,9 +111,9 @@ describe('live output on the session stream', () => {
     await second.stop();
     const firstDelta = deltasOf(after)[0]!;
     expect(firstDelta.offset).toBe(0);
-    expect(firstDelta.text.length).toBeGreaterThanOrEqual(assembled(before).length);
+    expect(firstDelta.text.length).toBeGreaterThanOrEqual(assembledText(before).length);
     expect(LONG.startsWith(firstDelta.text)).toBe(true);
-    expect(assembled(after)).toBe(LONG);
+    expect(assembledText(after)).toBe(LONG);
     // The resumed stream repeats no durable frame the first one had.
     const seen = new Set(before.filter((frame) => frame.id).map((frame) => frame.id));
     expect(after.filter((frame) => frame.id && seen.has(frame.id))).toEqual([]);
@@ -152,7 +132,7 @@ describe('live output on the session stream', () => {
     expect(deltasOf(frames.slice(0, resetAt)).length).toBeGreaterThan(0);
     const retried = deltasOf(frames.slice(resetAt + 1));
     expect(retried[0]).toMatchObject({ attempt: 2, offset: 0 });
-    expect(assembled(frames)).toBe('The second attempt is whole.');
+    expect(assembledText(frames)).toBe('The second attempt is whole.');
     expect(await committedText(created.body.latestRunId)).toBe('The second attempt is whole.');
   });
 

@@ -4,13 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { productEvents } from '../../db/schema/index.ts';
 import { decodeEventCursor } from '../../domain/event-cursor.ts';
 import { startRunApp } from '../support/run-app.ts';
+import { parseSseFrames, type SseFrame } from '../support/sse-frames.ts';
 
 /**
  * `GET /projects/{projectId}/sessions/{sessionId}/events` (issue 30, part 3): one session's
  * durable events with the project feed's frames and cursors, `Last-Event-ID` resume and
  * `once=true`, read through the session index. Real sessions and runs (worker, fake vendor).
  */
-type Frame = { id?: string; event?: string; data?: string };
+type Frame = SseFrame;
 
 let app: Awaited<ReturnType<typeof startRunApp>>;
 let readKey: string;
@@ -25,19 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => app?.close());
 
-function parseFrames(text: string): Frame[] {
-  return text
-    .split('\n\n')
-    .filter((block) => block.trim() !== '' && !block.startsWith(':'))
-    .map((block) => {
-      const frame: Frame = {};
-      for (const line of block.split('\n')) {
-        const [field, ...value] = line.split(': ');
-        frame[field as keyof Frame] = value.join(': ');
-      }
-      return frame;
-    });
-}
+const parseFrames = (text: string): Frame[] => parseSseFrames(text.endsWith('\n\n') ? text : `${text}\n\n`).frames;
 
 const stream = (path: string, headers: Record<string, string> = {}, apiKey = readKey) =>
   app.t.request('GET', `/v1/projects/${app.projectId}${path}`, { apiKey, headers: { accept: 'text/event-stream', ...headers } });

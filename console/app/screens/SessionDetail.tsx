@@ -4,12 +4,13 @@ import { ApprovalActions } from '../components/ApprovalActions.tsx';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { eventLabel } from '../components/eventLabel.ts';
 import { toAttachments } from '../components/files.ts';
+import { liveReplies, type LiveReply } from '../components/liveReplies.ts';
 import { SimpleForm } from '../components/SimpleForm.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
-import { useLiveEvents } from '../components/useLiveEvents.ts';
 import { useAction } from '../components/useAction.ts';
 import { useResource } from '../components/useResource.ts';
 import { useRowAction } from '../components/useRowAction.ts';
+import { useSessionStream } from '../components/useSessionStream.ts';
 import { Waterfall } from '../components/Waterfall.tsx';
 import { Link } from '../router.tsx';
 import { useSigned } from '../session.tsx';
@@ -17,9 +18,10 @@ import { useSigned } from '../session.tsx';
 const SETTLED = ['completed', 'failed', 'cancelled', 'timed_out'];
 
 /**
- * Everything about one session, kept current from the event feed: transcript, runs, the
- * timing waterfall, pending tool calls and approvals, workspace files, debug records; a
- * follow-up message once idle, cancel while a run is going.
+ * Everything about one session, kept current from the session's own stream: transcript (with
+ * the reply being written below it, growing as the model writes, until the committed message
+ * replaces it), runs, the timing waterfall, pending tool calls and approvals, workspace files,
+ * debug records; a follow-up message once idle, cancel while a run is going.
  */
 export function SessionDetailScreen({ sessionId }: { sessionId: string }) {
   const { client } = useSigned();
@@ -27,15 +29,24 @@ export function SessionDetailScreen({ sessionId }: { sessionId: string }) {
   const files = useResource(() => client.call('get', '/v1/projects/{projectId}/sessions/{sessionId}/files', { path: { sessionId } }), [client, sessionId]);
   const [now, setNow] = useState(Date.now());
   const data = session.data;
-  const runIds = new Set(data?.runs.map((run) => run.id) ?? []);
-  const live = useLiveEvents(
-    client,
-    (event) => event.aggregateId === sessionId || event.publicPayload.sessionId === sessionId || runIds.has(String(event.publicPayload.runId ?? event.aggregateId)),
-    (event) => {
+  // Every event of the stream is this session's (its runs, messages, tool calls, approvals,
+  // delegations): each one re-reads the session, a settled run also its workspace files.
+  const stream = useSessionStream(client, sessionId, {
+    onEvent: (event) => {
       void session.refresh();
       if (event.kind === 'run.completed' || event.kind === 'run.failed') void files.refresh();
     },
-  );
+    // Read again once the stream is open: nothing committed between the first read and then is missed.
+    onConnect: () => void session.refresh(),
+  });
+  const live = stream.connected;
+  // A turn's live text gives way to its message in the same render the re-read transcript shows
+  // it (`message.created` re-reads the session); then the run's live text is forgotten.
+  const { replies, forget } = stream;
+  const transcript = data?.transcript;
+  useEffect(() => {
+    for (const runId of liveReplies(replies, transcript ?? []).done) forget(runId);
+  }, [replies, transcript, forget]);
   const running = data ? !SETTLED.includes(data.status) : false;
   useEffect(() => {
     if (!running) return;
@@ -74,6 +85,7 @@ export function SessionDetailScreen({ sessionId }: { sessionId: string }) {
           </li>
         ))}
       </ol>
+      <LiveReplies replies={liveReplies(replies, data.transcript).writing} />
       {!running ? <FollowUp sessionId={sessionId} onSent={() => void session.reload()} /> : <p className="muted" aria-busy="true">The agent is working; follow-up messages open when the run settles.</p>}
 
       <h2>Timeline</h2>
@@ -120,6 +132,24 @@ export function SessionDetailScreen({ sessionId }: { sessionId: string }) {
 
       <Debug session={data} />
     </section>
+  );
+}
+
+/**
+ * The assistant's replies being written, below the transcript: marked as in progress, and busy
+ * for assistive technology until the committed message arrives in the transcript (itself a
+ * polite live region), so a screen reader reads the reply once, whole, rather than every chunk.
+ */
+function LiveReplies({ replies }: { replies: LiveReply[] }) {
+  return (
+    <div className="live-replies" aria-live="polite">
+      {replies.map((reply) => (
+        <section key={`${reply.runId}:${reply.turn}`} className="message assistant writing" aria-label="Reply being written" aria-busy="true">
+          <span className="role">assistant <span className="writing-note">· writing…</span></span>
+          <p>{reply.text}</p>
+        </section>
+      ))}
+    </div>
   );
 }
 
