@@ -6,6 +6,7 @@ import { run as configurationBackup } from './configuration-backup.bench.ts';
 import { run as delegation } from './delegation.bench.ts';
 import { run as eventAppend } from './event-append.bench.ts';
 import { run as idempotencyReplay } from './idempotency-replay.bench.ts';
+import { run as liveOutput } from './live-output.bench.ts';
 import { run as mcpCall } from './mcp-call.bench.ts';
 import { run as runEngine } from './run-engine.bench.ts';
 import { run as runPath } from './run-path.bench.ts';
@@ -23,6 +24,7 @@ const benches: Array<[string, () => Promise<BenchRecord[]>]> = [
   ['MCP tool calls', () => mcpCall()],
   ['delegation', () => delegation()],
   ['configuration backup and restore', () => configurationBackup()],
+  ['live output', () => liveOutput()],
 ];
 
 let missed = 0;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PlatformToolHandler } from '../activities/platform-tools/registry.ts';
 import { createApp } from '../api/app.ts';
+import type { AppDeps } from '../api/deps.ts';
 import { createLogger } from '../config/logger.ts';
 import { parseSettings } from '../config/settings.ts';
 import { openDatabase, type DatabaseHandle } from '../db/client.ts';
@@ -9,7 +10,7 @@ import { runWorkflowId } from '../domain/runs/workflow.ts';
 import { createAppDeps } from '../scripts/app-deps.ts';
 import { createRuntime, type Runtime } from '../scripts/runtime.ts';
 import type { RunStarter } from '../services/run-starter.ts';
-import { INSTANT_MODEL_API_KEY, startInstantModelServer, VENDOR_A_BASE_URL_ENV } from './instant-model-server.ts';
+import { INSTANT_MODEL_API_KEY, startInstantModelServer, VENDOR_A_BASE_URL_ENV, type InstantModelServer, type InstantModelServerOptions } from './instant-model-server.ts';
 import { apiFor, REQUEST_LIMITS_OFF, withBenchDatabase } from './support.ts';
 import { startBenchTemporal } from './temporal.ts';
 
@@ -22,6 +23,13 @@ export type BenchRuntimeApp = {
   database: DatabaseHandle;
   /** Creates a session and waits for its first run's workflow to end; the ms it took. */
   timedSession: (agentId: string, message: string) => Promise<number>;
+  /** The app `api` drives (to serve it over HTTP) and its dependencies (event tail, live-output bus). */
+  app: ReturnType<typeof createApp>;
+  deps: AppDeps;
+  /** The instant model the runtime calls. */
+  model: InstantModelServer;
+  /** The bench database's URL. */
+  databaseUrl: string;
 };
 
 /**
@@ -31,12 +39,12 @@ export type BenchRuntimeApp = {
  */
 export async function withBenchRuntimeApp<T>(
   name: string,
-  options: { env?: Record<string, string>; platformTools?: Record<string, PlatformToolHandler> },
+  options: { env?: Record<string, string>; platformTools?: Record<string, PlatformToolHandler>; model?: InstantModelServerOptions },
   body: (app: BenchRuntimeApp) => Promise<T>,
 ): Promise<T> {
   const logger = createLogger({ level: 'error' });
   const temporal = await startBenchTemporal(name, logger);
-  const model = await startInstantModelServer();
+  const model = await startInstantModelServer(options.model);
   try {
     return await withBenchDatabase(async (url) => {
       const migrations = await openDatabase({ driver: 'postgres', url, maxConnections: 1 });
@@ -66,7 +74,8 @@ export async function withBenchRuntimeApp<T>(
       target = runtime.runStarter;
       const running = runtime.run();
       try {
-        const api = await apiFor(createApp(deps), `${name} bench`);
+        const app = createApp(deps);
+        const api = await apiFor(app, `${name} bench`);
         const projectPath = `/v1/projects/${api.projectId}`;
         const provider = await api.call('POST', `${projectPath}/model-providers`, { key: 'p-a', displayName: 'vendor_a', providerType: 'vendor_a', apiKey: INSTANT_MODEL_API_KEY });
         await api.call('POST', `${projectPath}/model-presets`, { key: 'm-a', displayName: 'vendor_a', providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {} });
@@ -77,7 +86,7 @@ export async function withBenchRuntimeApp<T>(
           if (state !== 'completed') throw new Error(`run ${session.latestRunId} settled ${String(state)}`);
           return performance.now() - began;
         };
-        return await body({ api, projectPath, runtime, database, timedSession });
+        return await body({ api, projectPath, runtime, database, timedSession, app, deps, model, databaseUrl: url });
       } finally {
         await runtime.shutdown();
         await running.catch(() => {});

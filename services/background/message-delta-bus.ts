@@ -73,9 +73,10 @@ export function createMessageDeltaBus(options: { database: DatabaseHandle; logge
   const sessions = new Map<string, Set<Subscriber>>();
   let unlisten: (() => Promise<void>) | null = null;
   let sweep: NodeJS.Timeout | null = null;
-  // Signals waiting for the transport, in order; one NOTIFY at a time keeps them ordered.
-  const outbox: DeltaSignal[] = [];
-  let sending: Promise<void> | null = null;
+  // NOTIFYs sent and not yet acknowledged. They are pipelined on the notifier's one connection
+  // (sent in call order without waiting for each answer), so order holds and no signal waits
+  // behind another run's round trip.
+  const inFlight = new Set<Promise<void>>();
 
   const wake = (subscriber: Subscriber) => {
     const resolve = subscriber.wake;
@@ -143,33 +144,23 @@ export function createMessageDeltaBus(options: { database: DatabaseHandle; logge
     fanOut(turn.sessionId, { kind: 'delta', delta: { runId: turn.runId, turn: turn.turn, attempt: turn.attempt, offset, text: fresh } });
   };
 
-  const pump = async () => {
-    while (outbox.length > 0) {
-      const signal = coalesce(outbox);
-      for (const piece of signal.kind === 'delta' ? splitDelta(signal, MAX_SIGNAL_BYTES) : [signal]) {
-        try {
-          await database.notify(MESSAGE_DELTAS_CHANNEL, JSON.stringify(piece));
-        } catch (error) {
-          // Live output is best effort; the durable message still commits.
-          logger.warn('a live output signal could not be sent', { err: error, runId: signal.runId });
-        }
-      }
-    }
-  };
-
   const send = (signal: DeltaSignal) => {
     if (inProcess) {
       receive(signal);
       return;
     }
-    outbox.push(signal);
-    sending ??= pump().finally(() => {
-      sending = null;
-    });
+    for (const piece of signal.kind === 'delta' ? splitDelta(signal, MAX_SIGNAL_BYTES) : [signal]) {
+      const sent = database.notify(MESSAGE_DELTAS_CHANNEL, JSON.stringify(piece)).catch((error: unknown) => {
+        // Live output is best effort; the durable message still commits.
+        logger.warn('a live output signal could not be sent', { err: error, runId: signal.runId });
+      });
+      inFlight.add(sent);
+      void sent.finally(() => inFlight.delete(sent));
+    }
   };
 
   const flush = async () => {
-    while (sending) await sending;
+    while (inFlight.size > 0) await Promise.all([...inFlight]);
   };
 
   return {
@@ -264,21 +255,4 @@ export function createMessageDeltaBus(options: { database: DatabaseHandle; logge
       return { streamingTurns: turns.size, sessions: sessions.size, subscribers };
     },
   };
-}
-
-/**
- * Takes the next signal off the outbox, merged with the deltas right behind it of the same attempt
- * (contiguous offsets), so a busy transport sends fewer, larger notifications.
- */
-function coalesce(outbox: DeltaSignal[]): DeltaSignal {
-  const first = outbox.shift()!;
-  if (first.kind !== 'delta') return first;
-  let merged = first;
-  while (outbox.length > 0) {
-    const next = outbox[0]!;
-    if (next.kind !== 'delta' || next.runId !== merged.runId || next.turn !== merged.turn || next.attempt !== merged.attempt || next.offset !== merged.offset + merged.text.length) break;
-    outbox.shift();
-    merged = { ...merged, text: merged.text + next.text };
-  }
-  return merged;
 }
