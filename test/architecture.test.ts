@@ -92,6 +92,13 @@ describe('layer boundaries', () => {
     expect(violations.map((entry) => `${entry.file} imports ${entry.to}`)).toEqual([]);
   });
 
+  it('only adapters/ speak other systems\' wire protocols: no S3, MCP, OpenID or raw HTTP client library elsewhere', () => {
+    const wire = /^(@aws-sdk\/|@modelcontextprotocol\/sdk|openid-client$|undici$)/;
+    const violations = imports.filter((entry) => entry.from !== 'adapters' && wire.test(entry.to));
+    expect(imports.filter((entry) => entry.from === 'adapters' && wire.test(entry.to)).length).toBeGreaterThan(3);
+    expect(violations.map((entry) => `${entry.file} imports ${entry.to}`)).toEqual([]);
+  });
+
   it('inside services/, imports between folders point one way: no circle, type imports included', () => {
     // A folder (or a file at the top of services/) is one unit; the run lifecycle is owned by
     // services/runs, which the session, tool-call and delegation verbs build on, never the reverse.

@@ -1,4 +1,4 @@
-import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 
 /** Reads a whole object (backups and attachments are bounded in size). */
 export async function getObjectBytes(client: S3Client, input: { bucket: string; key: string }): Promise<Buffer> {
@@ -9,4 +9,44 @@ export async function getObjectBytes(client: S3Client, input: { bucket: string; 
 
 export async function putObjectBytes(client: S3Client, input: { bucket: string; key: string; bytes: Uint8Array; contentType: string }): Promise<void> {
   await client.send(new PutObjectCommand({ Bucket: input.bucket, Key: input.key, Body: input.bytes, ContentLength: input.bytes.length, ContentType: input.contentType }));
+}
+
+/** One page of a bucket listing, in the store's own terms (keys whole, as stored). */
+export type ObjectPage = {
+  objects: Array<{ key: string; sizeBytes: number; lastModified: Date | null }>;
+  /** Common prefixes (with a delimiter): the "folders" at this level. */
+  folders: string[];
+  truncated: boolean;
+  /** Where the next page starts (ListObjectsV2's continuation token), when truncated. */
+  continuationToken: string | null;
+};
+
+/**
+ * Lists one page of keys under `prefix` (ListObjectsV2): after `startAfter` or from a
+ * `continuationToken`, grouped at `delimiter` when given.
+ */
+export async function listObjectPage(
+  client: S3Client,
+  input: { bucket: string; prefix: string; maxKeys: number; delimiter?: string; startAfter?: string | null; continuationToken?: string | null },
+): Promise<ObjectPage> {
+  const page = await client.send(
+    new ListObjectsV2Command({
+      Bucket: input.bucket,
+      Prefix: input.prefix,
+      MaxKeys: input.maxKeys,
+      ...(input.delimiter ? { Delimiter: input.delimiter } : {}),
+      ...(input.startAfter ? { StartAfter: input.startAfter } : {}),
+      ...(input.continuationToken ? { ContinuationToken: input.continuationToken } : {}),
+    }),
+  );
+  return {
+    objects: (page.Contents ?? []).flatMap((entry) => (entry.Key ? [{ key: entry.Key, sizeBytes: entry.Size ?? 0, lastModified: entry.LastModified ?? null }] : [])),
+    folders: (page.CommonPrefixes ?? []).flatMap((entry) => (entry.Prefix ? [entry.Prefix] : [])),
+    truncated: page.IsTruncated === true,
+    continuationToken: page.NextContinuationToken ?? null,
+  };
+}
+
+export async function deleteObject(client: S3Client, input: { bucket: string; key: string }): Promise<void> {
+  await client.send(new DeleteObjectCommand({ Bucket: input.bucket, Key: input.key }));
 }

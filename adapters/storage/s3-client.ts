@@ -3,6 +3,8 @@ import { checkedAgents, DestinationBlockedError } from '../outbound/checked-agen
 import type { StorageCredential } from '../../domain/storage/provider-input.ts';
 import type { DestinationLookup } from '../outbound/pinned-destination.ts';
 
+export type { S3Client };
+
 /**
  * The server's rule for storage endpoints, the webhooks' one (SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK,
  * development only): `lookup` replaces the system resolver where the worker is given one.

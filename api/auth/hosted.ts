@@ -2,8 +2,7 @@ import { Hono } from 'hono';
 import { deleteCookie, getCookie } from 'hono/cookie';
 import { ForbiddenError, UnauthenticatedError } from '../../domain/errors.ts';
 import { authenticateBrowserSession } from '../../services/auth/authenticate-browser-session.ts';
-import { completeHostedSignIn, endHostedSession, refreshHostedSession, startHostedSignIn, type HostedDeps } from '../../services/auth/hosted-sign-in.ts';
-import { createOidcClient } from '../../services/auth/oidc-client.ts';
+import { completeHostedSignIn, endHostedSession, hostedDeps, refreshHostedSession, startHostedSignIn } from '../../services/auth/hosted-sign-in.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { ORIGIN_NOT_ALLOWED } from '../middleware/auth.ts';
@@ -29,8 +28,7 @@ import { AuthProviderShape, LogoutShape, SessionRefreshedShape, SignInRedirectSh
  * code flow with PKCE. The callback URL and the application origin come only from settings.
  */
 export function hostedAuthProvider(deps: AppDeps): AuthProvider {
-  const oidc = createOidcClient(deps.settings.hosted!, { allowHttp: deps.settings.environment === 'development' });
-  const hosted: HostedDeps = { oidc, keyring: deps.keyring, refreshLifetimeDays: deps.settings.refreshLifetimeDays };
+  const hosted = hostedDeps(deps.settings.hosted!, { allowHttp: deps.settings.environment === 'development', keyring: deps.keyring, refreshLifetimeDays: deps.settings.refreshLifetimeDays });
   const routes = new Hono<AppEnv>();
   const requireAppOrigin = (origin: string | undefined) => {
     if (origin !== deps.settings.appOrigin) throw new ForbiddenError(ORIGIN_NOT_ALLOWED);
@@ -48,7 +46,7 @@ export function hostedAuthProvider(deps: AppDeps): AuthProvider {
 
   routes.get('/callback', route({ summary: 'Finish a hosted sign-in: sets the session cookies and redirects to the application', scopes: 'public', responses: { 302: { description: 'To the application, or to a fresh sign-in when the state is stale' } } }), async (c) => {
     // The configured redirect URI with the provider's parameters: never the request's own host.
-    const callbackUrl = new URL(oidc.settings.redirectUri);
+    const callbackUrl = new URL(hosted.oidc.settings.redirectUri);
     callbackUrl.search = new URL(c.req.url).search;
     const session = await completeHostedSignIn({ ctx: c.var.ctx, deps: hosted, input: { callbackUrl, stateCookie: getCookie(c, LOGIN_STATE_COOKIE) ?? null } }).catch((error: unknown) => {
       deleteCookie(c, LOGIN_STATE_COOKIE, { path: AUTH_COOKIE_PATH });

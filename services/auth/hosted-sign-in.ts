@@ -1,17 +1,24 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, gt, isNull, lt, ne } from 'drizzle-orm';
-import * as client from 'openid-client';
 import { browserSessions, identities, loginStates, principals } from '../../db/schema/index.ts';
-import { ForbiddenError, ServiceUnavailableError, UnauthenticatedError } from '../../domain/errors.ts';
+import { createRelyingParty, type RelyingParty } from '../../adapters/oidc/relying-party.ts';
+import type { HostedSettings } from '../../config/settings.ts';
+import { ForbiddenError, UnauthenticatedError } from '../../domain/errors.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
 import { hashSessionToken } from './browser-session-token.ts';
 import { readInstallation } from './installation.ts';
-import { describe, type OidcClient } from './oidc-client.ts';
 import { firstMemberProject } from './member-projects.ts';
 
-export type HostedDeps = { oidc: OidcClient; keyring: CredentialKeyring; refreshLifetimeDays: number };
+/** The provider as settings name it, and our relying party there (adapters/oidc). */
+export type HostedDeps = { oidc: { settings: HostedSettings; party: RelyingParty }; keyring: CredentialKeyring; refreshLifetimeDays: number };
+
+/** Hosted sign-in wired from the settings: the relying party at the configured provider. */
+export function hostedDeps(settings: HostedSettings, options: { allowHttp: boolean; keyring: CredentialKeyring; refreshLifetimeDays: number }): HostedDeps {
+  const party = createRelyingParty({ issuer: settings.issuer, clientId: settings.clientId, clientSecret: settings.clientSecret, caFile: settings.caFile, allowHttp: options.allowHttp });
+  return { oidc: { settings, party }, keyring: options.keyring, refreshLifetimeDays: options.refreshLifetimeDays };
+}
 
 const LOGIN_STATE_MS = 10 * 60 * 1000;
 const STATE_AD = 'svc login state v1';
@@ -23,10 +30,7 @@ const hashState = (state: string) => createHash('sha256').update(state, 'utf8').
  * by the state's hash; returns the provider's authorization URL and the state for the cookie.
  */
 export async function startHostedSignIn({ ctx, deps }: { ctx: ServiceContext; deps: HostedDeps }): Promise<{ redirectUrl: string; state: string }> {
-  const config = await deps.oidc.configuration();
-  const state = client.randomState();
-  const codeVerifier = client.randomPKCECodeVerifier();
-  const nonce = client.randomNonce();
+  const { url, state, codeVerifier, nonce } = await deps.oidc.party.authorizationRequest({ redirectUri: deps.oidc.settings.redirectUri, scope: deps.oidc.settings.scopes });
   const now = ctx.clock.now();
   await ctx.db.delete(loginStates).where(lt(loginStates.expiresAt, new Date(now.getTime() - LOGIN_STATE_MS)));
   await ctx.db.insert(loginStates).values({
@@ -36,15 +40,7 @@ export async function startHostedSignIn({ ctx, deps }: { ctx: ServiceContext; de
     createdAt: now,
     expiresAt: new Date(now.getTime() + LOGIN_STATE_MS),
   });
-  const url = client.buildAuthorizationUrl(config, {
-    redirect_uri: deps.oidc.settings.redirectUri,
-    scope: deps.oidc.settings.scopes,
-    code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
-    code_challenge_method: 'S256',
-    state,
-    nonce,
-  });
-  return { redirectUrl: url.href, state };
+  return { redirectUrl: url, state };
 }
 
 export type HostedSession = { sessionToken: string; refreshToken: string; sessionMaxAgeSeconds: number; projectId: string };
@@ -66,19 +62,12 @@ export async function completeHostedSignIn({ ctx, deps, input }: { ctx: ServiceC
     .returning();
   if (!consumed) return null;
 
-  const config = await deps.oidc.configuration();
-  let tokens;
-  try {
-    tokens = await client.authorizationCodeGrant(config, input.callbackUrl, {
-      pkceCodeVerifier: deps.keyring.decrypt(consumed.codeVerifierCiphertext, STATE_AD),
-      expectedState: state,
-      expectedNonce: consumed.nonce,
-      idTokenExpected: true,
-    });
-  } catch (error) {
-    throw providerFailure(error, 'sign-in');
-  }
-  const claims = tokens.claims()!;
+  const { claims, accessToken, tokens } = await deps.oidc.party.exchangeCode({
+    callbackUrl: input.callbackUrl,
+    codeVerifier: deps.keyring.decrypt(consumed.codeVerifierCiphertext, STATE_AD),
+    state,
+    nonce: consumed.nonce,
+  });
   const subject = claims.sub;
   const installation = await readInstallation(ctx.db);
   const projectId = installation && (await firstMemberProject(ctx.db, installation.organizationId, subject, installation.defaultProjectId));
@@ -86,7 +75,7 @@ export async function completeHostedSignIn({ ctx, deps, input }: { ctx: ServiceC
     throw new ForbiddenError(`This identity has no access here; an organization owner or admin adds subject "${subject}" as a member first`);
   }
   // A conforming provider may leave profile claims out of the ID token and serve them from userinfo.
-  const profile: Record<string, unknown> = typeof claims.name === 'string' && typeof claims.email === 'string' ? claims : { ...(await userInfo(config, tokens.access_token, subject)), ...claims };
+  const profile: Record<string, unknown> = typeof claims.name === 'string' && typeof claims.email === 'string' ? claims : { ...(await deps.oidc.party.userInfo(accessToken, subject)), ...claims };
   const email = typeof profile.email === 'string' ? profile.email.toLowerCase() : null;
   const displayName = typeof profile.name === 'string' ? profile.name.slice(0, 200) : null;
   const sessionToken = randomBytes(32).toString('base64url');
@@ -113,20 +102,10 @@ export async function completeHostedSignIn({ ctx, deps, input }: { ctx: ServiceC
       expiresAt: new Date(now.getTime() + sessionMaxAgeSeconds * 1000),
       refreshTokenHash: hashSessionToken(refreshToken),
       refreshExpiresAt: new Date(now.getTime() + deps.refreshLifetimeDays * 24 * 60 * 60 * 1000),
-      providerTokensCiphertext: deps.keyring.encrypt(JSON.stringify({ refreshToken: tokens.refresh_token ?? null, idToken: tokens.id_token ?? null }), TOKENS_AD),
+      providerTokensCiphertext: deps.keyring.encrypt(JSON.stringify(tokens), TOKENS_AD),
     });
   });
   return { sessionToken, refreshToken, sessionMaxAgeSeconds, projectId };
-}
-
-/** The userinfo claims, or none: names are presentation only, so a failing userinfo never blocks a sign-in. */
-async function userInfo(config: client.Configuration, accessToken: string, subject: string): Promise<Record<string, unknown>> {
-  if (!config.serverMetadata().userinfo_endpoint) return {};
-  try {
-    return { ...(await client.fetchUserInfo(config, accessToken, subject)) };
-  } catch {
-    return {};
-  }
 }
 
 /**
@@ -146,14 +125,11 @@ export async function refreshHostedSession({ ctx, deps, input }: { ctx: ServiceC
   const stored = JSON.parse(deps.keyring.decrypt(session.providerTokensCiphertext!, TOKENS_AD)) as { refreshToken: string | null; idToken: string | null };
   let providerTokens = stored;
   if (stored.refreshToken) {
-    const config = await deps.oidc.configuration();
     try {
-      const renewed = await client.refreshTokenGrant(config, stored.refreshToken);
-      providerTokens = { refreshToken: renewed.refresh_token ?? stored.refreshToken, idToken: renewed.id_token ?? stored.idToken };
+      providerTokens = await deps.oidc.party.refresh({ ...stored, refreshToken: stored.refreshToken });
     } catch (error) {
-      const failure = providerFailure(error, 'refresh');
-      if (failure instanceof UnauthenticatedError) await ctx.db.delete(browserSessions).where(eq(browserSessions.id, session.id));
-      throw failure;
+      if (error instanceof UnauthenticatedError) await ctx.db.delete(browserSessions).where(eq(browserSessions.id, session.id));
+      throw error;
     }
   }
   const projectId = await firstMemberProject(ctx.db, session.organizationId, session.subject, session.activeProjectId ?? session.homeProjectId);
@@ -186,22 +162,7 @@ export async function endHostedSession({ ctx, deps, input }: { ctx: ServiceConte
   const [session] = await ctx.db.delete(browserSessions).where(eq(browserSessions.id, input.sessionId)).returning();
   if (!session?.providerTokensCiphertext) return {};
   const { idToken } = JSON.parse(deps.keyring.decrypt(session.providerTokensCiphertext, TOKENS_AD)) as { idToken: string | null };
-  try {
-    const config = await deps.oidc.configuration();
-    if (!config.serverMetadata().end_session_endpoint) return {};
-    const url = client.buildEndSessionUrl(config, { post_logout_redirect_uri: `${deps.appOrigin}/`, ...(idToken ? { id_token_hint: idToken } : {}) });
-    return { redirectUrl: url.href };
-  } catch {
-    // The local session is gone either way; the provider session simply stays.
-    return {};
-  }
-}
-
-/** A provider that says no (invalid_grant, access_denied, bad ID token) is 401; one that fails is 503. */
-function providerFailure(error: unknown, what: string): Error {
-  if (error instanceof ServiceUnavailableError) return error;
-  if (error instanceof client.ResponseBodyError && error.status < 500) return new UnauthenticatedError(`The identity provider rejected the ${what} (${error.error})`);
-  if (error instanceof client.AuthorizationResponseError) return new UnauthenticatedError(`The identity provider rejected the ${what} (${error.error})`);
-  if (error instanceof client.ClientError) return new UnauthenticatedError(`The identity provider's answer to the ${what} did not validate`);
-  return new ServiceUnavailableError(`The identity provider could not complete the ${what} (${describe(error)}); retry shortly`);
+  // The local session is gone either way; without an end-session URL the provider session stays.
+  const redirectUrl = await deps.oidc.party.endSessionUrl({ postLogoutRedirectUri: `${deps.appOrigin}/`, idToken });
+  return redirectUrl ? { redirectUrl } : {};
 }

@@ -1,5 +1,6 @@
-import { DeleteObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { and, asc, eq, gte, inArray } from 'drizzle-orm';
+import { deleteObject, listObjectPage } from '../../adapters/storage/objects.ts';
+import type { S3Client } from '../../adapters/storage/s3-client.ts';
 import { attachments, projects, storageProviders } from '../../db/schema/index.ts';
 import { tenantRoot } from '../../domain/storage/paths.ts';
 import { RUN_FILES_FOLDER } from '../attachments/store.ts';
@@ -116,13 +117,11 @@ async function sweepProject(
   for (;;) {
     if (budget.pages <= 0 || budget.shouldStop()) return stopHere();
     budget.pages -= 1;
-    const page = await client.send(
-      new ListObjectsV2Command({ Bucket: provider.bucket, Prefix: folder, MaxKeys: input.pageSize, ...(handled ? { StartAfter: handled } : {}) }),
-    );
-    const entries = (page.Contents ?? []).flatMap((entry) => (entry.Key?.startsWith(folder) ? [{ key: entry.Key, lastModified: entry.LastModified }] : []));
+    const page = await listObjectPage(client, { bucket: provider.bucket, prefix: folder, maxKeys: input.pageSize, startAfter: handled });
+    const entries = page.objects.filter((entry) => entry.key.startsWith(folder));
     result.listed += entries.length;
     const candidates = entries
-      .filter((entry) => UPLOAD_NAME.test(entry.key.slice(folder.length)) && entry.lastModified !== undefined && entry.lastModified.getTime() <= input.cutoff)
+      .filter((entry) => UPLOAD_NAME.test(entry.key.slice(folder.length)) && entry.lastModified !== null && entry.lastModified.getTime() <= input.cutoff)
       .map((entry) => entry.key);
     const referenced = new Set(
       candidates.length === 0
@@ -139,13 +138,13 @@ async function sweepProject(
       if (orphaned.has(key)) {
         if (budget.deletes <= 0 || budget.shouldStop()) return stopHere();
         budget.deletes -= 1;
-        await client.send(new DeleteObjectCommand({ Bucket: provider.bucket, Key: key }));
+        await deleteObject(client, { bucket: provider.bucket, key });
         result.deleted += 1;
         ctx.logger.debug('orphaned upload deleted', { providerId: provider.id, projectId, key: key.slice(folder.length) });
       }
       handled = key;
     }
-    if (!page.IsTruncated || entries.length === 0) return null;
+    if (!page.truncated || entries.length === 0) return null;
   }
 }
 

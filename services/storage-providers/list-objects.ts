@@ -1,6 +1,6 @@
 import type * as v from 'valibot';
+import { listObjectPage } from '../../adapters/storage/objects.ts';
 import type { StoredObjectListingShape } from '../../domain/public-shapes/connections.ts';
-import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { ConflictError, ValidationError } from '../../domain/errors.ts';
 import { tenantRoot } from '../../domain/storage/paths.ts';
 import type { ServiceContext } from '../service-context.ts';
@@ -37,21 +37,17 @@ export async function listStoredObjects({
   const root = tenantRoot({ providerPrefix: provider.prefix, organizationId: actor.organizationId, projectId: actor.projectId });
   const client = s3ClientFor(provider, keyring, policy);
   try {
-    const page = await client.send(
-      new ListObjectsV2Command({ Bucket: provider.bucket, Prefix: root + prefix, Delimiter: '/', MaxKeys: input.limit, ...(token ? { ContinuationToken: token } : {}) }),
-    );
+    const page = await listObjectPage(client, { bucket: provider.bucket, prefix: root + prefix, delimiter: '/', maxKeys: input.limit, continuationToken: token ?? null });
     const logical = (key: string) => key.slice(root.length);
     const listing: StoredObjectListing = {
       prefix,
-      folders: (page.CommonPrefixes ?? []).flatMap((entry) => (entry.Prefix?.startsWith(root) ? [logical(entry.Prefix)] : [])),
-      objects: (page.Contents ?? []).flatMap((entry) =>
-        entry.Key?.startsWith(root)
-          ? [{ key: logical(entry.Key), sizeBytes: entry.Size ?? 0, ...(entry.LastModified ? { lastModifiedAt: entry.LastModified.toISOString() } : {}) }]
-          : [],
+      folders: page.folders.flatMap((folder) => (folder.startsWith(root) ? [logical(folder)] : [])),
+      objects: page.objects.flatMap((entry) =>
+        entry.key.startsWith(root) ? [{ key: logical(entry.key), sizeBytes: entry.sizeBytes, ...(entry.lastModified ? { lastModifiedAt: entry.lastModified.toISOString() } : {}) }] : [],
       ),
-      truncated: page.IsTruncated === true,
+      truncated: page.truncated,
     };
-    if (listing.truncated && page.NextContinuationToken) listing.cursor = encodeListingCursor(prefix, page.NextContinuationToken);
+    if (listing.truncated && page.continuationToken) listing.cursor = encodeListingCursor(prefix, page.continuationToken);
     return listing;
   } catch (error) {
     ctx.logger.warn('storage listing failed', { providerId: provider.id, errorName: (error as Error).name, requestId: ctx.requestId });

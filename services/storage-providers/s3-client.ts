@@ -1,5 +1,4 @@
-import type { S3Client } from '@aws-sdk/client-s3';
-import { checkedS3Client, type StorageEndpointPolicy } from '../../adapters/storage/s3-client.ts';
+import { checkedS3Client, type S3Client, type StorageEndpointPolicy } from '../../adapters/storage/s3-client.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import { openStorageCredential } from './credential.ts';
 import type { StorageProviderRow } from './public.ts';

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { FAKE_KEYS, startFakeModelServers, type FakeModelServers } from '../fixtures/model-vendors/chat-server.ts';
 import { createProcessDatabase, developmentApiKey } from '../support/process-bootstrap.ts';
-import { assembledText, assistantMessagesCreated, deltasOf, parseSseFrames, type SseFrame } from '../support/sse-frames.ts';
+import { assembledText, assistantMessagesCreated, deltasOf, takeSseFrames, type SseFrame } from '../support/sse-frames.ts';
 import { killProcess, startApiProcess, startWorkerProcess } from '../support/worker-process.ts';
 
 /**
@@ -57,7 +57,7 @@ function readSession(api: Api, sessionId: string) {
     for (;;) {
       const { value, done: ended } = await reader.read();
       if (ended) return;
-      const parsed = parseSseFrames(buffered + decoder.decode(value, { stream: true }));
+      const parsed = takeSseFrames(buffered + decoder.decode(value, { stream: true }));
       buffered = parsed.rest;
       frames.push(...parsed.frames);
     }

@@ -5,7 +5,7 @@ import { FAKE_KEYS } from '../fixtures/model-vendors/catalog-server.ts';
 import { newSigningSecret, startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver/receiver.ts';
 import type { ProviderType } from '../fixtures/model-vendors/chat-server.ts';
 import { startRunApp } from '../support/run-app.ts';
-import { assembledText, assistantMessagesCreated, deltasOf, parseSseFrames, type SseFrame } from '../support/sse-frames.ts';
+import { assembledText, assistantMessagesCreated, deltasOf, takeSseFrames, type SseFrame } from '../support/sse-frames.ts';
 
 /**
  * Live model output (issue 30): a session stream with `deltas=true` carries `message.delta`
@@ -66,7 +66,7 @@ async function openStream(sessionId: string, headers: Record<string, string> = {
         if (Date.now() > deadline) throw new Error(`timed out with ${JSON.stringify(frames.map((frame) => frame.event))}`);
         const { value, done: ended } = await reader.read();
         if (ended) throw new Error('the stream ended');
-        const parsed = parseSseFrames(buffered + decoder.decode(value, { stream: true }));
+        const parsed = takeSseFrames(buffered + decoder.decode(value, { stream: true }));
         buffered = parsed.rest;
         frames.push(...parsed.frames);
       }
@@ -93,7 +93,7 @@ describe('live output on the session stream', () => {
     await stream.stop();
     const beforeCommit = frames.slice(0, frames.findIndex((frame) => frame.event === 'message.created' && JSON.parse(frame.data!).publicPayload.role === 'assistant'));
     expect(deltasOf(beforeCommit).length).toBeGreaterThan(2);
-    for (const frame of frames.filter((entry) => entry.event?.startsWith('message.delta'))) expect(frame.id).toBeUndefined();
+    for (const frame of frames.filter((entry) => entry.event?.startsWith('message.delta'))) expect(frame.id).toBeNull();
     expect(deltasOf(frames).every((delta) => delta.runId === created.body.latestRunId && delta.turn === 1 && delta.attempt === 1)).toBe(true);
     expect(assembledText(frames)).toBe(LONG);
     expect(await committedText(created.body.latestRunId)).toBe(LONG);

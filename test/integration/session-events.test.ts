@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { productEvents } from '../../db/schema/index.ts';
 import { decodeEventCursor } from '../../domain/event-cursor.ts';
 import { startRunApp } from '../support/run-app.ts';
-import { parseSseFrames, type SseFrame } from '../support/sse-frames.ts';
+import { takeSseFrames, type SseFrame } from '../support/sse-frames.ts';
 
 /**
  * `GET /projects/{projectId}/sessions/{sessionId}/events` (issue 30, part 3): one session's
@@ -26,7 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => app?.close());
 
-const parseFrames = (text: string): Frame[] => parseSseFrames(text.endsWith('\n\n') ? text : `${text}\n\n`).frames;
+const parseFrames = (text: string): Frame[] => takeSseFrames(text.endsWith('\n\n') ? text : `${text}\n\n`).frames;
 
 const stream = (path: string, headers: Record<string, string> = {}, apiKey = readKey) =>
   app.t.request('GET', `/v1/projects/${app.projectId}${path}`, { apiKey, headers: { accept: 'text/event-stream', ...headers } });

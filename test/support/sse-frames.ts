@@ -1,22 +1,6 @@
-/** One server-sent event frame as a test reads it off the wire (`id` absent on live output). */
-export type SseFrame = { id?: string; event?: string; data?: string };
+import type { SseFrame } from '../../domain/sse-frames.ts';
 
-/** Parses the complete frames of `text` (heartbeat comments skipped); returns them and the unparsed rest. */
-export function parseSseFrames(text: string): { frames: SseFrame[]; rest: string } {
-  const blocks = text.split('\n\n');
-  const rest = blocks.pop()!;
-  const frames = blocks
-    .filter((block) => block.trim() !== '' && !block.startsWith(':'))
-    .map((block) => {
-      const frame: SseFrame = {};
-      for (const line of block.split('\n')) {
-        const [field, ...value] = line.split(': ');
-        frame[field as keyof SseFrame] = value.join(': ');
-      }
-      return frame;
-    });
-  return { frames, rest };
-}
+export { takeSseFrames, type SseFrame } from '../../domain/sse-frames.ts';
 
 export type DeltaData = { runId: string; turn: number; attempt: number; offset: number; text: string };
 

@@ -1,5 +1,5 @@
-import { request } from 'undici';
-import { failureOutcome, pinnedAgent, resolvePinnedTarget, type DestinationLookup } from '../../../adapters/outbound/pinned-destination.ts';
+import type { DestinationLookup, OutboundFailure } from '../../../adapters/outbound/pinned-destination.ts';
+import { pinnedGet } from '../../../adapters/outbound/pinned-get.ts';
 import type { PlatformToolModuleTool } from '../modules.ts';
 
 const TIMEOUT_MS = 15_000;
@@ -26,35 +26,16 @@ export function httpGetTool(options: { allowPrivateNetwork: boolean; lookup?: De
       }
       if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('url must use http or https');
       if (url.username !== '' || url.password !== '') throw new Error('url must not contain a user name or password');
-      const deadline = AbortSignal.any([AbortSignal.timeout(TIMEOUT_MS), signal]);
-      const target = await resolvePinnedTarget(url.hostname, options, deadline);
-      if ('kind' in target) throw new Error(target.kind === 'destination_blocked' ? `the address is not allowed: ${target.reason}` : target.kind === 'timeout' ? 'timed out' : target.reason);
-      const agent = pinnedAgent(target, TIMEOUT_MS);
-      try {
-        const response = await request(url, { dispatcher: agent, method: 'GET', signal: deadline, headersTimeout: TIMEOUT_MS, headers: { accept: '*/*', 'user-agent': 'agent-runtime-service http_get' } });
-        const chunks: Buffer[] = [];
-        let size = 0;
-        let truncated = false;
-        for await (const chunk of response.body) {
-          const buffer = chunk as Buffer;
-          if (size + buffer.length > MAX_BODY_BYTES) {
-            chunks.push(buffer.subarray(0, MAX_BODY_BYTES - size));
-            truncated = true;
-            break;
-          }
-          chunks.push(buffer);
-          size += buffer.length;
-        }
-        response.body.destroy();
-        const contentType = response.headers['content-type'];
-        return { status: response.statusCode, contentType: Array.isArray(contentType) ? contentType[0] ?? null : contentType ?? null, text: Buffer.concat(chunks).toString('utf8'), truncated };
-      } catch (error) {
-        if (signal.aborted) throw error;
-        const outcome = failureOutcome(error);
-        throw new Error(outcome.kind === 'timeout' ? 'timed out' : outcome.kind === 'connection_failed' ? outcome.reason : 'the request failed');
-      } finally {
-        agent.destroy().catch(() => {});
-      }
+      const answer = await pinnedGet({ url, headers: { accept: '*/*', 'user-agent': 'agent-runtime-service http_get' }, timeoutMs: TIMEOUT_MS, maxBodyBytes: MAX_BODY_BYTES, ...options, signal });
+      if (answer.kind !== 'response') throw new Error(describeFailure(answer));
+      return { status: answer.status, contentType: answer.contentType, text: answer.body.toString('utf8'), truncated: answer.truncated };
     },
   };
+}
+
+/** What the model is told when the request did not get an answer: fixed phrases, never raw errors. */
+function describeFailure(failure: OutboundFailure): string {
+  if (failure.kind === 'destination_blocked') return `the address is not allowed: ${failure.reason}`;
+  if (failure.kind === 'timeout') return 'timed out';
+  return failure.reason;
 }
