@@ -23,6 +23,7 @@
  *    app's live-output bus and event tail (must be 0; a separate process does not expose them).
  *
  *   node_modules/.bin/node bench/live-output.bench.ts
+ *   LIVE_OUTPUT_PART=two-process node_modules/.bin/node bench/live-output.bench.ts   (part 1, two processes only)
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -72,6 +73,9 @@ const SHORT_REPLY = { replyText: 'Streamed in a few chunks here', chunkSize: 7, 
 type Target = { port: number; path: string; headers: Record<string, string> };
 /** Where each streamed chunk ended (offset + length) and when it arrived (performance.now()). */
 type Arrival = { runId: string; end: number; at: number };
+
+/** One latency sample: milliseconds from a chunk's write to its arrival, and which chunk of its reply. */
+type Sample = { ms: number; chunk: number };
 
 /** One SSE client: the `message.delta` frames it received and the runs it saw settle. */
 type Reader = { arrivals: Arrival[]; settled: Map<string, string>; close(): void };
@@ -155,17 +159,17 @@ function chunkClock() {
  * Latency samples of one round: for every chunk of each stream's reply and every reader of that
  * stream, the time from the chunk's write to the arrival of the first frame covering its end.
  */
-function collect(clock: ReturnType<typeof chunkClock>, streams: Array<{ runId: string; userText: string; readers: Reader[] }>, chunks: number, into: number[]): void {
+function collect(clock: ReturnType<typeof chunkClock>, streams: Array<{ runId: string; userText: string; readers: Reader[] }>, chunks: number, into: Sample[]): void {
   for (const stream of streams) {
     const written = clock.written.get(stream.userText);
     if (!written || written.length !== chunks) throw new Error(`the model wrote ${written?.length ?? 0} chunks for "${stream.userText}", not ${chunks} (a retried call?)`);
     for (const reader of stream.readers) {
       const arrivals = reader.arrivals.filter((arrival) => arrival.runId === stream.runId);
       let i = 0;
-      for (const chunk of written) {
+      for (const [index, chunk] of written.entries()) {
         while (i < arrivals.length && arrivals[i]!.end < chunk.end) i++;
         if (i === arrivals.length) throw new Error(`a chunk of run ${stream.runId} never reached a reader`);
-        into.push(arrivals[i]!.at - chunk.at);
+        into.push({ ms: arrivals[i]!.at - chunk.at, chunk: index });
       }
     }
   }
@@ -179,8 +183,11 @@ async function notifyListener(databaseUrl: string): Promise<{ reader: Reader; st
   const reader: Reader = { arrivals, settled: new Map(), close: () => {} };
   const listening = await sql.listen(MESSAGE_DELTAS_CHANNEL, (payload) => {
     const at = performance.now();
-    const signal = JSON.parse(payload) as { kind: string; runId: string; offset: number; text: string };
-    if (signal.kind === 'delta') arrivals.push({ runId: signal.runId, end: signal.offset + signal.text.length, at });
+    type Signal = { kind: string; runId: string; offset: number; text: string };
+    const signals = JSON.parse(payload) as Signal[] | Signal;
+    for (const signal of Array.isArray(signals) ? signals : [signals]) {
+      if (signal.kind === 'delta') arrivals.push({ runId: signal.runId, end: signal.offset + signal.text.length, at });
+    }
   });
   return {
     reader,
@@ -299,7 +306,7 @@ async function measureLatency(
       baseReaders.push(await openReaders(Array.from({ length: readersPerSession }, () => ({ port: passThrough.port, path: `/relay/${stream}`, headers: {} }))));
     }
     await until('the pass-through clients', () => passThrough.clientCount() === sessionCount * readersPerSession);
-    const samples = { ours: [] as number[], base: [] as number[], notify: [] as number[], sent: [] as number[] };
+    const samples = { ours: [] as Sample[], base: [] as Sample[], notify: [] as Sample[], sent: [] as Sample[] };
     const full = (readers: Reader[], runId: string) => readers.every((reader) => reader.arrivals.some((arrival) => arrival.runId === runId && arrival.end === reply.length));
     for (let round = 0; round < settings.warmupRounds + settings.rounds; round++) {
       const keep = round >= settings.warmupRounds;
@@ -338,9 +345,20 @@ async function measureLatency(
       }
       listener.reader.arrivals.length = 0;
     }
-    const stats = (values: number[]) => {
-      const sorted = [...values].sort((a, b) => a - b);
-      return { p50: percentile(sorted, 50), p90: percentile(sorted, 90), p99: percentile(sorted, 99), max: sorted.at(-1) ?? NaN, n: sorted.length };
+    // Where the tail lies: a reply's first and last fifth overlap the other sessions' runs starting
+    // and settling (their transactions, workflow tasks and durable events); the middle does not.
+    const stats = (values: Sample[]) => {
+      const sorted = values.map((sample) => sample.ms).sort((a, b) => a - b);
+      const phase = (keep: (chunk: number) => boolean) => percentile(values.filter((sample) => keep(sample.chunk)).map((sample) => sample.ms).sort((a, b) => a - b), 99);
+      const fifth = Math.ceil(chunks / 5);
+      return {
+        p50: percentile(sorted, 50),
+        p90: percentile(sorted, 90),
+        p99: percentile(sorted, 99),
+        max: sorted.at(-1) ?? NaN,
+        n: sorted.length,
+        p99ByPhase: { first: phase((chunk) => chunk < fifth), middle: phase((chunk) => chunk >= fifth && chunk < chunks - fifth), last: phase((chunk) => chunk >= chunks - fifth) },
+      };
     };
     return { ours: stats(samples.ours), base: stats(samples.base), notify: stats(samples.notify), sent: notifySent ? stats(samples.sent) : null };
   } finally {
@@ -359,6 +377,11 @@ function latencyRecords(where: string, settings: Settings, measured: Awaited<Ret
   );
   if (sent) console.log(`  ${where}: model write → the worker calling pg_notify p50 ${f(sent.p50)} / p90 ${f(sent.p90)} / p99 ${f(sent.p99)} ms (the worker's part)`);
   console.log(`  ${where}: model write → the deltas' NOTIFY at a listening process p50 ${f(notify.p50)} / p90 ${f(notify.p90)} / p99 ${f(notify.p99)} ms (the worker's part and the transport)`);
+  const phases = (of: typeof ours) => `${f(of.p99ByPhase.first)} / ${f(of.p99ByPhase.middle)} / ${f(of.p99ByPhase.last)}`;
+  console.log(
+    `  ${where}: p99 in a reply's first fifth / middle / last fifth (the first and last overlap other sessions' runs starting and settling):` +
+      ` service ${phases(ours)}, NOTIFY listener ${phases(notify)}, pass-through ${phases(base)} ms`,
+  );
   const name = (what: string) => `delta latency ${what}, ${settings.sessions * settings.readersPerSession} readers on ${settings.sessions} streaming sessions, ${where}`;
   return [
     { name: name('p50 vs node:http pass-through'), unit: 'ms', value: ours.p50, baseline: base.p50, ratio: ours.p50 / base.p50, target: 2, better: 'lower' },
@@ -388,8 +411,12 @@ async function inProcess(settings: Settings): Promise<BenchRecord[]> {
       const notify = database.notify.bind(database);
       database.notify = async (channel, payload) => {
         if (channel === MESSAGE_DELTAS_CHANNEL) {
-          const signal = JSON.parse(payload) as { kind: string; runId: string; offset: number; text: string };
-          if (signal.kind === 'delta') notifySent.arrivals.push({ runId: signal.runId, end: signal.offset + signal.text.length, at: performance.now() });
+          const at = performance.now();
+          type Signal = { kind: string; runId: string; offset: number; text: string };
+          const signals = JSON.parse(payload) as Signal[] | Signal;
+          for (const signal of Array.isArray(signals) ? signals : [signals]) {
+            if (signal.kind === 'delta') notifySent.arrivals.push({ runId: signal.runId, end: signal.offset + signal.text.length, at });
+          }
         }
         return notify(channel, payload);
       };
@@ -629,6 +656,8 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
     idleStreams: 1000,
     ...options,
   };
+  // `LIVE_OUTPUT_PART=two-process` measures only the two-process latency (with 20 idle streams).
+  if (process.env.LIVE_OUTPUT_PART === 'two-process') return splitProcesses({ ...settings, idleStreams: 20 });
   return [...(await inProcess(settings)), ...(await splitProcesses(settings))];
 }
 
