@@ -1,3 +1,4 @@
+import type { AdmissionGate } from '../services/runs/admission-gate.ts';
 import { createActivities } from '../activities/index.ts';
 import { createSandboxBrowsers } from '../activities/sandbox/browser/browser-tools.ts';
 import { createLocalSandboxDriver } from '../activities/sandbox/local/driver.ts';
@@ -97,7 +98,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const client = await connectTemporal({ address: temporal.address, namespace: temporal.namespace, security: settings.temporal.security });
   // Runs waiting for a place in their project's running-runs limit are woken by signal.
   const waker = createTemporalRunStarter({ client: client.client, taskQueue: temporal.taskQueue, logger });
-  const admissionGate = { runningRunsLimit: settings.limits.projectRunningRuns, wake: (runId: string) => waker.notify(runId, RUN_SIGNALS.capacityFreed) };
+  const admissionGate: AdmissionGate = {
+    runningRunsLimit: settings.limits.projectRunningRuns,
+    wake: (runId) => waker.notify(runId, RUN_SIGNALS.capacityFreed),
+    start: (run) => waker.start(run),
+  };
   const activities = createActivities({
     admissionGate,
     database,

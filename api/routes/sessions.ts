@@ -1,10 +1,12 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import { ListLimit } from '../../domain/pagination.ts';
-import { RUN_STATES } from '../../domain/runs/states.ts';
-import { CreateSessionInput, TurnInput } from '../../domain/sessions/inputs.ts';
+import { SESSION_STATUSES } from '../../domain/runs/states.ts';
+import { CreateSessionInput, FollowUpInput, ForkSessionInput } from '../../domain/sessions/inputs.ts';
 import { createFollowUpRun } from '../../services/runs/create-follow-up.ts';
+import { withdrawPendingTurn } from '../../services/runs/withdraw-pending-turn.ts';
 import { createSession } from '../../services/sessions/create.ts';
+import { forkSession } from '../../services/sessions/fork.ts';
 import { getSession } from '../../services/sessions/get.ts';
 import { listSessions } from '../../services/sessions/list.ts';
 import type { AppDeps } from '../deps.ts';
@@ -13,10 +15,10 @@ import { route } from '../openapi/route-doc.ts';
 import { turnTransaction } from './turn-transaction.ts';
 import { idempotencyKeyOf, Uuid, validBody, validParams, validQuery } from '../validation.ts';
 import { MAX_TURN_BODY_BYTES } from '../../domain/attachments/file-input.ts';
-import { PublicRunShape } from '../../domain/public-shapes/runs.ts';
-import { CreatedSessionShape, SessionDetailShape, SessionPageShape } from '../../domain/public-shapes/sessions.ts';
+import { CreatedSessionShape, FollowUpAnswerShape, ForkedSessionShape, PendingTurnWithdrawnShape, SessionDetailShape, SessionPageShape } from '../../domain/public-shapes/sessions.ts';
 
 const SessionParams = v.object({ projectId: Uuid, sessionId: Uuid });
+const PendingTurnParams = v.object({ projectId: Uuid, sessionId: Uuid, turnId: Uuid });
 
 /**
  * `GET /sessions` query: paging plus filters. `root=true` keeps only root sessions (no parent);
@@ -27,7 +29,7 @@ const ListSessionsQuery = v.pipe(
     limit: ListLimit,
     cursor: v.optional(v.pipe(v.string(), v.maxLength(512, 'cursor is too long'))),
     agentId: v.optional(Uuid),
-    status: v.optional(v.picklist(RUN_STATES, `status must be one of ${RUN_STATES.join(', ')}`)),
+    status: v.optional(v.picklist(SESSION_STATUSES, `status must be one of ${SESSION_STATUSES.join(', ')}`)),
     parentSessionId: v.optional(Uuid),
     root: v.optional(v.pipe(v.picklist(['true', 'false'], 'root must be true or false'), v.transform((value) => value === 'true'))),
   }),
@@ -36,15 +38,16 @@ const ListSessionsQuery = v.pipe(
 
 /**
  * Sessions (spec 2 "Sessions, runs, files"): creating one needs `session:write` and
- * `run:create` (it queues the first run); a follow-up turn needs `run:create`; reads need
- * `session:read`. Session files come with attachments.
+ * `run:create` (it may queue the first run); a follow-up turn, or withdrawing a pending one,
+ * needs `run:create`; a fork needs all three; reads need `session:read`. Session files come with
+ * attachments. Idle sessions, `ifBusy` and forks: docs/decisions.md "Conversation control".
  */
 export function sessionRoutes(deps: AppDeps) {
   return new Hono<AppEnv>()
     .get('/projects/:projectId/sessions', route({ summary: 'List sessions with status and token counters', scopes: ['session:read'], query: ListSessionsQuery, responses: { 200: { description: 'A page of sessions', schema: SessionPageShape } } }), async (c) => {
       return c.json(await listSessions({ ctx: c.var.ctx, input: validQuery(c, ListSessionsQuery) }));
     })
-    .post('/projects/:projectId/sessions', route({ summary: 'Create a session and its first run', scopes: ['session:write', 'run:create'], body: CreateSessionInput, responses: { 201: { description: 'The session with its `run`', schema: CreatedSessionShape } }, transaction: turnTransaction }), async (c) => {
+    .post('/projects/:projectId/sessions', route({ summary: 'Create a session, with its first run when a message or files are given (else idle)', scopes: ['session:write', 'run:create'], body: CreateSessionInput, responses: { 201: { description: 'The session with its `run` (`null` while idle)', schema: CreatedSessionShape } }, transaction: turnTransaction }), async (c) => {
       const body = await validBody(c, CreateSessionInput, { maxBytes: MAX_TURN_BODY_BYTES });
       const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));
       return c.json(await createSession({ ctx: c.var.ctx, deps, input: { ...body, idempotencyKey } }), 201);
@@ -53,10 +56,48 @@ export function sessionRoutes(deps: AppDeps) {
       const { sessionId } = validParams(c, SessionParams);
       return c.json(await getSession({ ctx: c.var.ctx, input: { sessionId } }));
     })
-    .post('/projects/:projectId/sessions/:sessionId/runs', route({ summary: 'Queue a follow-up run', scopes: ['run:create'], params: SessionParams, body: TurnInput, responses: { 202: { description: 'The run', schema: PublicRunShape } }, transaction: turnTransaction }), async (c) => {
-      const { sessionId } = validParams(c, SessionParams);
-      const body = await validBody(c, TurnInput, { maxBytes: MAX_TURN_BODY_BYTES });
-      const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));
-      return c.json(await createFollowUpRun({ ctx: c.var.ctx, deps, input: { ...body, sessionId, idempotencyKey } }), 202);
-    });
+    .post(
+      '/projects/:projectId/sessions/:sessionId/runs',
+      route({
+        summary: 'Queue a follow-up run (or, with `ifBusy` on a busy session, a pending turn)',
+        scopes: ['run:create'],
+        params: SessionParams,
+        body: FollowUpInput,
+        responses: { 202: { description: 'The run, or `{queued: true, pendingTurn}` when the turn waits for the active run', schema: FollowUpAnswerShape } },
+        transaction: turnTransaction,
+      }),
+      async (c) => {
+        const { sessionId } = validParams(c, SessionParams);
+        const body = await validBody(c, FollowUpInput, { maxBytes: MAX_TURN_BODY_BYTES });
+        const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));
+        return c.json(await createFollowUpRun({ ctx: c.var.ctx, deps, input: { ...body, sessionId, idempotencyKey } }), 202);
+      },
+    )
+    .delete(
+      '/projects/:projectId/sessions/:sessionId/pending-turns/:turnId',
+      route({ summary: 'Withdraw a pending turn that has not become a run', scopes: ['run:create'], params: PendingTurnParams, responses: { 200: { description: '`{id, withdrawn: true}`', schema: PendingTurnWithdrawnShape } } }),
+      async (c) => {
+        const { sessionId, turnId } = validParams(c, PendingTurnParams);
+        await withdrawPendingTurn({ ctx: c.var.ctx, input: { sessionId, turnId } });
+        return c.json({ id: turnId, withdrawn: true as const });
+      },
+    )
+    .post(
+      '/projects/:projectId/sessions/:sessionId/fork',
+      route({
+        summary: "Fork a session from one of its settled runs (a new session with that transcript; idle unless a message or files are given)",
+        scopes: ['session:read', 'session:write', 'run:create'],
+        params: SessionParams,
+        body: ForkSessionInput,
+        responses: { 201: { description: 'The new session, `forkedFrom`, `workspace` and its `run` (`null` while idle)', schema: ForkedSessionShape } },
+        // The workspace copy and any uploads happen before the transaction opens.
+        transaction: 'deferred',
+      }),
+      async (c) => {
+        const { sessionId } = validParams(c, SessionParams);
+        const body = await validBody(c, ForkSessionInput, { maxBytes: MAX_TURN_BODY_BYTES });
+        const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));
+        return c.json(await forkSession({ ctx: c.var.ctx, deps, input: { ...body, sessionId, idempotencyKey } }), 201);
+      },
+    );
 }

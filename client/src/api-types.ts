@@ -81,7 +81,7 @@ export type CreatedDirectory = {
 };
 
 export type CreatedSession = PublicSession & {
-  run: PublicRun;
+  run: PublicRun | null;
 };
 
 export type DelegationList = {
@@ -119,6 +119,18 @@ export type EventWebhookList = {
   };
   credentialEncryptionConfigured: boolean;
   privateNetworkEndpointsAllowed: boolean;
+};
+
+export type FollowUpAnswer = PublicRun | QueuedTurn;
+
+export type ForkedFrom = {
+  sessionId: string;
+  runId: string;
+};
+
+export type ForkedSession = CreatedSession & {
+  forkedFrom: ForkedFrom;
+  workspace: "copied" | "empty";
 };
 
 export type Logout = {
@@ -180,6 +192,28 @@ export type ModelProviderRemoved = {
 
 export type OrganizationPage = Page<PublicOrganization>;
 
+export type PendingTurn = {
+  id: string;
+  sessionId: string;
+  position: number;
+  ifBusy: "enqueue" | "interrupt";
+  message: string;
+  attachments: Array<{
+    id: string;
+    filename: string;
+    contentType: string;
+    sizeBytes: number;
+    sha256: string;
+    createdAt: string;
+  }>;
+  createdAt: string;
+};
+
+export type PendingTurnWithdrawn = {
+  id: string;
+  withdrawn: true;
+};
+
 export type PendingWork = {
   toolCalls: Array<PublicToolCall>;
   approvals: Array<PublicApproval>;
@@ -236,12 +270,10 @@ export type PublicApiKey = {
   revokedAt: string | null;
 };
 
-export type PublicApproval = {
+export type PublicApproval = ForkedFrom & {
   organizationId: string;
   projectId: string;
   id: string;
-  runId: string;
-  sessionId: string;
   toolCallId: string;
   toolName: string;
   status: "pending" | "approved" | "denied" | "expired";
@@ -558,7 +590,7 @@ export type PublicSession = {
   agentId: string;
   agentVersionId: string;
   title: string | null;
-  status: "queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out";
+  status: "queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out" | "idle";
   createdAt: string;
   lastActivityAt: string;
   latestRunId: string | null;
@@ -571,6 +603,7 @@ export type PublicSessionListItem = PublicSession & {
   outputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  forkedFrom: ForkedFrom | null;
 };
 
 export type PublicSessionSkill = {
@@ -674,12 +707,10 @@ export type PublicStorageProvider = {
   updatedAt: string;
 };
 
-export type PublicToolCall = {
+export type PublicToolCall = ForkedFrom & {
   organizationId: string;
   projectId: string;
   id: string;
-  runId: string;
-  sessionId: string;
   turnId: string;
   providerCallId: string;
   toolName: string;
@@ -725,6 +756,11 @@ export type PutFileResult = {
   sizeBytes: number;
   created: boolean;
   createdDirectories: Array<string>;
+};
+
+export type QueuedTurn = {
+  queued: true;
+  pendingTurn: PendingTurn;
 };
 
 export type RestorePreview = {
@@ -787,6 +823,7 @@ export type SessionDetail = PublicSessionListItem & {
   transcript: Array<PublicMessage>;
   timeline: Array<TimelineEntry>;
   pendingWork: PendingWork;
+  pendingTurns: Array<PendingTurn>;
   debug: SessionDebug;
   skills: Array<PublicSessionSkill>;
   tools: Array<ToolSummary>;
@@ -900,12 +937,10 @@ export type TimelineEntry = {
 
 export type TimelinePage = Page<TimelineEntry>;
 
-export type ToolCallClaim = {
+export type ToolCallClaim = ForkedFrom & {
   organizationId: string;
   projectId: string;
   id: string;
-  runId: string;
-  sessionId: string;
   turnId: string;
   providerCallId: string;
   toolName: string;
@@ -1743,12 +1778,12 @@ export type Paths = {
     /** List sessions with status and token counters */
     get: {
       path: { projectId: string };
-      query: { limit?: string; cursor?: string; agentId?: string; status?: "queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out"; parentSessionId?: string; root?: "true" | "false" };
+      query: { limit?: string; cursor?: string; agentId?: string; status?: "queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out" | "idle"; parentSessionId?: string; root?: "true" | "false" };
       responses: {
         200: SessionPage;
       };
     };
-    /** Create a session and its first run */
+    /** Create a session, with its first run when a message or files are given (else idle) */
     post: {
       path: { projectId: string };
       header: { "Idempotency-Key": string };
@@ -1843,8 +1878,35 @@ export type Paths = {
       };
     };
   };
+  "/v1/projects/{projectId}/sessions/{sessionId}/fork": {
+    /** Fork a session from one of its settled runs (a new session with that transcript; idle unless a message or files are given) */
+    post: {
+      path: { projectId: string; sessionId: string };
+      header: { "Idempotency-Key": string };
+      body: {
+        fromRunId: string;
+        agentVersionId?: string;
+        title?: string | null;
+        initialMessage?: string;
+        files?: Array<unknown>;
+      };
+      responses: {
+        201: ForkedSession;
+      };
+    };
+  };
+  "/v1/projects/{projectId}/sessions/{sessionId}/pending-turns/{turnId}": {
+    /** Withdraw a pending turn that has not become a run */
+    delete: {
+      path: { projectId: string; sessionId: string; turnId: string };
+      header: { "Idempotency-Key": string };
+      responses: {
+        200: PendingTurnWithdrawn;
+      };
+    };
+  };
   "/v1/projects/{projectId}/sessions/{sessionId}/runs": {
-    /** Queue a follow-up run */
+    /** Queue a follow-up run (or, with `ifBusy` on a busy session, a pending turn) */
     post: {
       path: { projectId: string; sessionId: string };
       header: { "Idempotency-Key": string };
@@ -1852,9 +1914,10 @@ export type Paths = {
         message?: string;
         redactedInput?: string;
         files?: Array<unknown>;
+        ifBusy?: "reject" | "enqueue" | "interrupt";
       };
       responses: {
-        202: PublicRun;
+        202: FollowUpAnswer;
       };
     };
   };

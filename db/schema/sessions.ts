@@ -1,5 +1,5 @@
 import { bigint, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import type { RunState } from '../../domain/runs/states.ts';
+import type { RunState, SessionStatus } from '../../domain/runs/states.ts';
 import { agents, agentVersions } from './agents.ts';
 import { createdAt, id, organizationId, projectId, timestampColumn, updatedAt } from './columns.ts';
 
@@ -15,7 +15,8 @@ export const threads = pgTable('threads', {
 
 /**
  * A session pins one agent version and one thread for life; its `status` mirrors the latest
- * run's state. Token counters accumulate over every run (unreported = 0).
+ * run's state (`idle` before its first run). Token counters accumulate over every run
+ * (unreported = 0). A fork names the session and run its transcript was copied from.
  */
 export const sessions = pgTable(
   'sessions',
@@ -33,7 +34,7 @@ export const sessions = pgTable(
       .notNull()
       .references(() => agentVersions.id, { onDelete: 'cascade' }),
     title: text('title'),
-    status: text('status').$type<RunState>().notNull(),
+    status: text('status').$type<SessionStatus>().notNull(),
     latestRunId: uuid('latest_run_id'),
     parentSessionId: uuid('parent_session_id'),
     delegateKey: text('delegate_key'),
@@ -42,10 +43,42 @@ export const sessions = pgTable(
     cacheReadTokens: bigint('cache_read_tokens', { mode: 'number' }).notNull().default(0),
     cacheWriteTokens: bigint('cache_write_tokens', { mode: 'number' }).notNull().default(0),
     createdByPrincipalId: uuid('created_by_principal_id'),
+    forkedFromSessionId: uuid('forked_from_session_id'),
+    forkedFromRunId: uuid('forked_from_run_id'),
     createdAt: createdAt(),
     lastActivityAt: timestampColumn('last_activity_at').notNull().defaultNow(),
   },
   (table) => [index('sessions_project_activity_idx').on(table.projectId, table.lastActivityAt)],
+);
+
+/**
+ * A turn sent with `ifBusy: enqueue | interrupt` while the session's latest run was unsettled:
+ * kept in order (`sequence`) until that run settles, when the oldest `pending` one becomes the
+ * next run in the settlement's transaction (`started`, with its `runId`), or until it is
+ * withdrawn. Its files were uploaded and confirmed when it was accepted (`attachments`).
+ */
+export const pendingTurns = pgTable(
+  'pending_turns',
+  {
+    id: id(),
+    organizationId: organizationId(),
+    projectId: projectId(),
+    sessionId: uuid('session_id')
+      .notNull()
+      .references(() => sessions.id, { onDelete: 'cascade' }),
+    sequence: bigint('sequence', { mode: 'number' }).generatedAlwaysAsIdentity(),
+    ifBusy: text('if_busy').$type<'enqueue' | 'interrupt'>().notNull(),
+    state: text('state').$type<'pending' | 'started' | 'withdrawn'>().notNull(),
+    message: text('message').notNull(),
+    attachments: jsonb('attachments').$type<Array<Record<string, unknown>>>().notNull(),
+    idempotencyKey: text('idempotency_key'),
+    createdByPrincipalId: uuid('created_by_principal_id'),
+    runId: uuid('run_id'),
+    withdrawnReason: text('withdrawn_reason').$type<'withdrawn' | 'interrupted'>(),
+    createdAt: createdAt(),
+    settledAt: timestampColumn('settled_at'),
+  },
+  (table) => [index('pending_turns_session_idx').on(table.sessionId, table.state, table.sequence)],
 );
 
 /** Skill versions copied from the agent version at session creation; never change afterwards. */
@@ -89,7 +122,8 @@ export const messages = pgTable(
   },
   (table) => [
     uniqueIndex('messages_thread_sequence').on(table.threadId, table.sequence),
-    uniqueIndex('messages_run_step').on(table.runId, table.stepKey),
+    // Per thread: a fork's thread holds copies of its source's messages, with their run and step.
+    uniqueIndex('messages_thread_run_step').on(table.threadId, table.runId, table.stepKey),
     index('messages_run_idx').on(table.runId, table.sequence),
   ],
 );

@@ -117,6 +117,7 @@ export const workspaceBackups = pgTable(
   },
   (table) => [
     uniqueIndex('workspace_backups_generation_key').on(table.workspaceSessionId, table.generation),
-    uniqueIndex('workspace_backups_run_key').on(table.runId),
+    // Per workspace: a fork's first backup is a copy of its source's, made after the same run.
+    uniqueIndex('workspace_backups_workspace_run_key').on(table.workspaceSessionId, table.runId),
   ],
 );

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { SKILL_VERSION_STATUSES } from '../skills/lifecycle.ts';
-import { RUN_STATES } from '../runs/states.ts';
+import { SESSION_STATUSES } from '../runs/states.ts';
 import { Id, page, Timestamp } from './common.ts';
 import { PublicDelegationShape } from './delegations.ts';
 import { PublicProductEventShape } from './events.ts';
@@ -16,11 +16,14 @@ export const PublicSessionShape = v.strictObject({
   agentId: Id,
   agentVersionId: Id,
   title: v.nullable(v.string()),
-  status: v.picklist(RUN_STATES),
+  status: v.picklist(SESSION_STATUSES),
   createdAt: Timestamp,
   lastActivityAt: Timestamp,
   latestRunId: v.nullable(Id),
 });
+
+/** Where a fork's transcript came from. */
+export const ForkedFromShape = v.strictObject({ sessionId: Id, runId: Id });
 
 const TokenCount = v.pipe(v.number(), v.integer(), v.minValue(0));
 
@@ -33,10 +36,40 @@ export const PublicSessionListItemShape = v.strictObject({
   outputTokens: TokenCount,
   cacheReadTokens: TokenCount,
   cacheWriteTokens: TokenCount,
+  forkedFrom: v.nullable(ForkedFromShape),
 });
 
-/** `POST /sessions`: the session with its first run. */
-export const CreatedSessionShape = v.strictObject({ ...PublicSessionShape.entries, run: PublicRunShape });
+/** `POST /sessions`: the session with its first run (`null` for an idle session). */
+export const CreatedSessionShape = v.strictObject({ ...PublicSessionShape.entries, run: v.nullable(PublicRunShape) });
+
+/** `POST /sessions/{id}/fork`: the new session, where it came from, and how its workspace began. */
+export const ForkedSessionShape = v.strictObject({
+  ...PublicSessionShape.entries,
+  run: v.nullable(PublicRunShape),
+  forkedFrom: ForkedFromShape,
+  workspace: v.picklist(['copied', 'empty']),
+});
+
+/** A turn waiting for the session's active run to settle (`ifBusy: enqueue | interrupt`). */
+export const PendingTurnShape = v.strictObject({
+  id: Id,
+  sessionId: Id,
+  /** 1-based place among the session's pending turns, oldest first. */
+  position: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  ifBusy: v.picklist(['enqueue', 'interrupt']),
+  message: v.string(),
+  attachments: v.array(v.strictObject({ id: Id, filename: v.string(), contentType: v.string(), sizeBytes: TokenCount, sha256: v.string(), createdAt: Timestamp })),
+  createdAt: Timestamp,
+});
+
+/** `DELETE /sessions/{id}/pending-turns/{turnId}`. */
+export const PendingTurnWithdrawnShape = v.strictObject({ id: Id, withdrawn: v.literal(true) });
+
+/** A follow-up accepted while the session was busy: it waits as a pending turn. */
+export const QueuedTurnShape = v.strictObject({ queued: v.literal(true), pendingTurn: PendingTurnShape });
+
+/** `POST /sessions/{id}/runs`: the new run, or the pending turn the follow-up waits as. */
+export const FollowUpAnswerShape = v.union([PublicRunShape, QueuedTurnShape]);
 export const SessionPageShape = page(PublicSessionListItemShape);
 
 /** A Skill version the session bound at creation: metadata only, never instructions or bytes. */
@@ -117,6 +150,8 @@ export const SessionDetailShape = v.strictObject({
   transcript: v.array(PublicMessageShape),
   timeline: v.array(TimelineEntryShape),
   pendingWork: PendingWorkShape,
+  /** Turns waiting for the active run to settle, oldest first. */
+  pendingTurns: v.array(PendingTurnShape),
   debug: SessionDebugShape,
   skills: v.array(PublicSessionSkillShape),
   tools: v.array(ToolSummaryShape),

@@ -9,6 +9,8 @@ export const runStateEventKind = (state: RunState) => `run.${state}` as const;
 
 export const EVENT_KINDS = {
   sessionCreated: 'session.created',
+  sessionInputQueued: 'session.input_queued',
+  sessionInputWithdrawn: 'session.input_withdrawn',
   runCancellationRequested: 'run.cancellation_requested',
   messageCreated: 'message.created',
   modelCallStarted: 'model.call_started',

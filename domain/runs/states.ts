@@ -14,6 +14,10 @@ export const RUN_STATES = [
 ] as const;
 export type RunState = (typeof RUN_STATES)[number];
 
+/** A session's `status`: its latest run's state, or `idle` before its first run. */
+export const SESSION_STATUSES = [...RUN_STATES, 'idle'] as const;
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
+
 export const SETTLED_STATES = ['completed', 'failed', 'cancelled', 'timed_out'] as const;
 export type SettledRunState = (typeof SETTLED_STATES)[number];
 

@@ -20,43 +20,73 @@ const Files = v.array(v.unknown(), 'must be an array of files');
 
 const hasFiles = (files: unknown[] | undefined) => (files?.length ?? 0) > 0;
 
+const Title = v.optional(v.nullable(v.pipe(v.string(), v.maxLength(SESSION_TITLE_MAX_LENGTH, `must be at most ${SESSION_TITLE_MAX_LENGTH} characters`))));
+
 /**
  * `POST /sessions` body (spec 2 "Sessions, runs, files"). One of `agentId` or
- * `agentVersionId` is required; `initialMessage` may be left out only when files are attached.
+ * `agentVersionId` is required. With neither `initialMessage` nor files the session is created
+ * idle (no run until its first turn, docs/decisions.md "Conversation control").
  */
 export const CreateSessionInput = v.pipe(
   v.strictObject({
     agentId: v.optional(Uuid),
     agentVersionId: v.optional(Uuid),
-    title: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(SESSION_TITLE_MAX_LENGTH, `must be at most ${SESSION_TITLE_MAX_LENGTH} characters`)))),
+    title: Title,
     initialMessage: v.optional(MessageText),
     files: v.optional(Files),
   }),
   v.check((input) => input.agentId !== undefined || input.agentVersionId !== undefined, 'give agentId or agentVersionId'),
-  v.forward(
-    v.check((input) => input.initialMessage !== undefined || hasFiles(input.files), 'initialMessage is required unless files are attached'),
-    ['initialMessage'],
-  ),
 );
 export type CreateSessionInput = v.InferOutput<typeof CreateSessionInput>;
 
+/** Whether a creation body carries a first turn (a message or files); without one the session is idle. */
+export const hasFirstTurn = (input: { initialMessage?: string | undefined; files?: unknown[] | undefined }) => input.initialMessage !== undefined || hasFiles(input.files);
+
 /**
- * The turn body of follow-up and resume runs: `message` or its alias `redactedInput` (exactly
- * one), optional `files`. Text may be left out only when files are attached.
+ * `POST /sessions/{id}/fork` body: the settled run of the source session whose transcript the
+ * fork copies (through that run), optionally another version of an agent of the project, a
+ * title, and a first turn (without one the fork is idle).
  */
-export const TurnInput = v.pipe(
-  v.strictObject({
-    message: v.optional(MessageText),
-    redactedInput: v.optional(MessageText),
-    files: v.optional(Files),
-  }),
-  v.check((input) => !(input.message !== undefined && input.redactedInput !== undefined), 'give message or redactedInput, not both'),
-  v.forward(
-    v.check((input) => input.message !== undefined || input.redactedInput !== undefined || hasFiles(input.files), 'message is required unless files are attached'),
-    ['message'],
-  ),
-);
+export const ForkSessionInput = v.strictObject({
+  fromRunId: Uuid,
+  agentVersionId: v.optional(Uuid),
+  title: Title,
+  initialMessage: v.optional(MessageText),
+  files: v.optional(Files),
+});
+export type ForkSessionInput = v.InferOutput<typeof ForkSessionInput>;
+
+/** What a turn does when the session's latest run is unsettled (docs/decisions.md "Conversation control"). */
+export const IF_BUSY = ['reject', 'enqueue', 'interrupt'] as const;
+export type IfBusy = (typeof IF_BUSY)[number];
+/** Pending turns a session may hold behind its active run. */
+export const MAX_PENDING_TURNS = 16;
+
+const TurnEntries = {
+  message: v.optional(MessageText),
+  redactedInput: v.optional(MessageText),
+  files: v.optional(Files),
+};
+type TurnFields = { message?: string | undefined; redactedInput?: string | undefined; files?: unknown[] | undefined };
+const oneText = <T extends TurnFields>() => v.check<T, string>((input) => !(input.message !== undefined && input.redactedInput !== undefined), 'give message or redactedInput, not both');
+const someContent = <T extends TurnFields>() =>
+  v.forward<T, v.CheckIssue<T>, ['message']>(
+    v.check<T, string>((input) => input.message !== undefined || input.redactedInput !== undefined || hasFiles(input.files), 'message is required unless files are attached'),
+    ['message'] as never,
+  );
+
+/**
+ * The turn body of resume runs: `message` or its alias `redactedInput` (exactly one), optional
+ * `files`. Text may be left out only when files are attached.
+ */
+const TurnObject = v.strictObject(TurnEntries);
+export const TurnInput = v.pipe(TurnObject, oneText<v.InferOutput<typeof TurnObject>>(), someContent<v.InferOutput<typeof TurnObject>>());
 export type TurnInput = v.InferOutput<typeof TurnInput>;
+
+/** The follow-up turn body (`POST /sessions/{id}/runs`): a turn plus `ifBusy` (default `reject`). */
+const FollowUpObject = v.strictObject({ ...TurnEntries, ifBusy: v.optional(v.picklist(IF_BUSY, `must be one of ${IF_BUSY.join(', ')}`)) });
+export const FollowUpInput = v.pipe(FollowUpObject, oneText<v.InferOutput<typeof FollowUpObject>>(), someContent<v.InferOutput<typeof FollowUpObject>>());
+export type FollowUpInput = v.InferOutput<typeof FollowUpInput>;
 
 /**
  * The text a turn records: `message`, else its alias `redactedInput`, else (a files-only turn,

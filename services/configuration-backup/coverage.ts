@@ -87,6 +87,7 @@ export const NOT_BACKED_UP: Readonly<Record<string, string>> = {
   // Conversations and their runs.
   threads: 'conversation state of sessions',
   sessions: 'sessions (runtime data)',
+  pending_turns: 'turns waiting for a busy session (runtime data)',
   session_skill_bindings: 'the Skill versions a session pinned at creation (session state)',
   messages: 'transcripts',
   runs: 'runs (runtime data)',

@@ -106,7 +106,7 @@ export async function startDelegationCall({ ctx, deps, input }: { ctx: ServiceCo
       if (latest && !isSettled(latest.state)) return { kind: 'refused', message: `"${delegateKey}" is still working on its previous message.` };
       delegationId = existing.id;
     }
-    const queued = await queueRun(tx, { runStarter: startedByCoordinator, keyring: deps.keyring }, { session: child!, text: message, idempotencyKey: null });
+    const queued = await queueRun(tx, { runStarter: startedByCoordinator }, { session: child!, text: message, idempotencyKey: null });
     await tx.db.insert(delegationCalls).values({ toolCallId: call.id, delegationId, childRunId: queued.run.id });
     events.push(...queued.events, {
       aggregateType: 'session',

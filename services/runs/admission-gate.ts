@@ -2,15 +2,18 @@ import { and, asc, eq, isNotNull, sql } from 'drizzle-orm';
 import { RUN_ADMISSION_LOCK } from '../../db/client.ts';
 import { delegationCalls, runs } from '../../db/schema/index.ts';
 import type { ServiceContext } from '../service-context.ts';
+import type { RunStarter } from '../run-starter.ts';
 import { countProjectRuns } from './count-project-runs.ts';
 import type { RunRow } from './public.ts';
 
 /**
  * The per-project limit on runs executing at once (SVC_PROJECT_RUNNING_RUNS_LIMIT), so one
  * tenant's backlog cannot take every worker slot (docs/decisions.md "Rate limits and quotas").
- * `wake` tells a run waiting for a place to try again (the run workflow's `capacityFreed` signal).
+ * `wake` tells a run waiting for a place to try again (the run workflow's `capacityFreed` signal);
+ * `start` starts a run the runtime queued itself (a pending turn handed off when its session's
+ * run settled).
  */
-export type AdmissionGate = { runningRunsLimit: number | null; wake(runId: string): Promise<void> };
+export type AdmissionGate = { runningRunsLimit: number | null; wake(runId: string): Promise<void>; start: RunStarter['start'] };
 
 /**
  * Whether a queued run may start now, inside admission's transaction (the run row locked): yes

@@ -5,7 +5,8 @@ import { NotFoundError } from '../../domain/errors.ts';
 import { isSettled, type SettledRunState } from '../../domain/runs/states.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
-import { mayStartRun } from './admission-gate.ts';
+import { mayStartRun, type AdmissionGate } from './admission-gate.ts';
+import { handOffPendingTurn } from './hand-off-pending-turn.ts';
 import { transitionLockedRun } from './transition.ts';
 
 /** What the run workflow learns when it admits its run. */
@@ -34,19 +35,21 @@ export type Admission =
  * limits the workflow enforces. Idempotent: a run already running is admitted again unchanged; a settled run reports its state. 404 when
  * the run is gone (its project was deleted): a permanent failure for the workflow.
  */
-export async function admitRun({ ctx, input, limits }: { ctx: ServiceContext; input: { runId: string }; limits: { runningRunsLimit: number | null } }): Promise<Admission> {
+export async function admitRun({ ctx, input, limits }: { ctx: ServiceContext; input: { runId: string }; limits: Pick<AdmissionGate, 'runningRunsLimit' | 'start'> }): Promise<Admission> {
   return withTransaction(ctx, async (tx) => {
     const [run] = await tx.db.select().from(runs).where(eq(runs.id, input.runId)).for('update');
     if (!run) throw new NotFoundError('No run with that id');
     if (isSettled(run.state)) return { kind: 'settled', state: run.state as SettledRunState };
     if (run.state === 'queued' && run.cancellationRequestedAt) {
-      await transitionLockedRun(tx, run, { to: 'cancelled', failure: { errorCode: 'cancelled', errorExplanation: 'The run was cancelled before it started.' } });
+      const settled = await transitionLockedRun(tx, run, { to: 'cancelled', failure: { errorCode: 'cancelled', errorExplanation: 'The run was cancelled before it started.' } });
+      await handOffPendingTurn(tx, limits, settled);
       return { kind: 'settled', state: 'cancelled' };
     }
     if (run.state === 'queued') {
       if (limits.runningRunsLimit && !(await mayStartRun(tx, run, limits.runningRunsLimit))) {
         if (tx.clock.now() < run.wallDeadlineAt) return { kind: 'waiting' };
-        await transitionLockedRun(tx, run, { to: 'timed_out', failure: { errorCode: 'run_timed_out', errorExplanation: 'The run waited for a free place past its 48-hour wall-time ceiling.' } });
+        const settled = await transitionLockedRun(tx, run, { to: 'timed_out', failure: { errorCode: 'run_timed_out', errorExplanation: 'The run waited for a free place past its 48-hour wall-time ceiling.' } });
+        await handOffPendingTurn(tx, limits, settled);
         return { kind: 'settled', state: 'timed_out' };
       }
       await transitionLockedRun(tx, run, { to: 'running' });

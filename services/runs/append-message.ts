@@ -46,7 +46,7 @@ export async function appendRunMessage(ctx: ServiceContext, input: AppendRunMess
     const threadId = input.threadId ?? run.threadId;
     const [thread] = await tx.db.select({ id: threads.id, projectId: threads.projectId }).from(threads).where(eq(threads.id, threadId)).for('update');
     if (!thread || thread.projectId !== run.projectId) throw new NotFoundError('No thread with that id in the run\'s project');
-    const existing = await findStep(tx, input.runId, input.stepKey);
+    const existing = await findStep(tx, threadId, input.runId, input.stepKey);
     if (existing) return existing;
 
     const message = await insertThreadMessage(tx, {
@@ -67,10 +67,10 @@ export async function appendRunMessage(ctx: ServiceContext, input: AppendRunMess
 /** The run's ids a message and its event carry; `known` saves reading the run again. */
 export type MessageRun = Pick<RunRow, 'id' | 'organizationId' | 'projectId' | 'sessionId' | 'threadId'>;
 
-async function findStep(tx: ServiceContext, runId: string, stepKey: string): Promise<MessageRow | undefined> {
+async function findStep(tx: ServiceContext, threadId: string, runId: string, stepKey: string): Promise<MessageRow | undefined> {
   const [row] = await tx.db
     .select()
     .from(messages)
-    .where(and(eq(messages.runId, runId), eq(messages.stepKey, stepKey)));
+    .where(and(eq(messages.threadId, threadId), eq(messages.runId, runId), eq(messages.stepKey, stepKey)));
   return row;
 }

@@ -1,44 +1,82 @@
+import { eq } from 'drizzle-orm';
 import * as v from 'valibot';
-import { acceptTurnFiles, TurnInput, turnText } from '../../domain/sessions/inputs.ts';
+import { runs } from '../../db/schema/index.ts';
+import { ConflictError, ValidationError } from '../../domain/errors.ts';
+import { isSettled } from '../../domain/runs/states.ts';
+import { acceptTurnFiles, FollowUpInput, turnText, type IfBusy } from '../../domain/sessions/inputs.ts';
 import { uploadTurnFiles } from './upload-turn-files.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvents } from '../events/append.ts';
-import { findSession } from './load-session.ts';
+import { findSession, type SessionRow } from './load-session.ts';
 import { withTransaction } from '../transaction.ts';
-import { assertSessionIdle } from './assert-session-idle.ts';
-import { toRunResponse, type PublicRun } from './public.ts';
+import { toRunResponse, type PublicRun, type RunRow } from './public.ts';
 import { queueRun } from './queue-run.ts';
 import type { RunStarterDeps } from '../run-starter.ts';
+import { enqueueTurn, type QueuedTurn } from './enqueue-turn.ts';
+import type { UploadedAttachments } from '../attachments/store.ts';
+
+/** What a follow-up answers: the new run, or the pending turn it waits as (`ifBusy` on a busy session). */
+export type FollowUpAnswer = PublicRun | QueuedTurn;
 
 /**
  * Queues the next run of a session with the caller's message (`POST /sessions/{id}/runs`).
  * Files are checked against the session's pinned agent version and uploaded first, before the
- * transaction opens (a busy session is refused before any upload); the transaction then locks
- * the session row, so of two concurrent turns one queues and the other gets the 409 for an
- * unsettled latest run, and records the run, message and attachments without network I/O. The
- * run keeps the session's pinned agent version.
+ * transaction opens; the transaction then locks the session row, so of two concurrent turns one
+ * queues and the other sees it. While the latest run is unsettled the turn is refused with 409
+ * (`ifBusy: reject`, the default), kept as a pending turn (`enqueue`), or kept while the active
+ * run is cancelled (`interrupt`; enqueue-turn.ts). The run keeps the session's pinned version.
  */
-export async function createFollowUpRun({
-  ctx,
-  deps,
-  input,
-}: {
-  ctx: ServiceContext;
-  deps: RunStarterDeps;
-  input: { sessionId: string; idempotencyKey: string | null } & TurnInput;
-}): Promise<PublicRun> {
+type FollowUpArgs = { ctx: ServiceContext; deps: RunStarterDeps; input: { sessionId: string; idempotencyKey: string | null } & FollowUpInput };
+export async function createFollowUpRun(args: FollowUpArgs & { input: { ifBusy?: 'reject' } }): Promise<PublicRun>;
+export async function createFollowUpRun(args: FollowUpArgs): Promise<FollowUpAnswer>;
+export async function createFollowUpRun({ ctx, deps, input }: FollowUpArgs): Promise<FollowUpAnswer> {
   const { sessionId, idempotencyKey, ...turn } = input;
-  const parsed = v.parse(TurnInput, turn);
+  const parsed = v.parse(FollowUpInput, turn);
+  const ifBusy: IfBusy = parsed.ifBusy ?? 'reject';
   const text = turnText(parsed);
   const files = acceptTurnFiles(parsed.files);
-  const uploaded = files.length === 0 ? null : await uploadTurnFiles(ctx, deps, { session: await findSession({ ctx, input: { sessionId } }), files });
+  const source = files.length === 0 && ifBusy === 'reject' ? null : await findSession({ ctx, input: { sessionId } });
+  if (source?.parentSessionId && ifBusy !== 'reject') {
+    throw new ValidationError("A delegated session's turns are driven by its coordinator: ifBusy must be reject", { path: 'body.ifBusy' });
+  }
+  const uploaded = files.length === 0 ? null : await uploadTurnFiles(ctx, deps, { session: source!, files, mayWait: ifBusy !== 'reject' });
   return withTransaction(ctx, async (tx) => {
-    const session = await findSession({ ctx: tx, input: { sessionId }, options: { forUpdate: true } });
-    await assertSessionIdle(tx, session);
-    const queued = await queueRun(tx, deps, { session, text, uploaded, idempotencyKey });
-    await recordAudit(tx, { action: 'run.created', targetType: 'run', targetId: queued.run.id, details: { sessionId: session.id, via: 'follow_up' } });
-    await appendProductEvents(tx, { organizationId: session.organizationId, projectId: session.projectId, events: queued.events });
-    return toRunResponse(queued.run);
+    const { session, latest } = await lockSessionForTurn(tx, sessionId, ifBusy);
+    if (latest && !isSettled(latest.state)) {
+      if (ifBusy === 'reject') throw new ConflictError("The session's latest run has not settled yet", { latestRunId: latest.id, state: latest.state });
+      return enqueueTurn(tx, deps, { session, active: latest, ifBusy, text, uploaded, idempotencyKey });
+    }
+    return queueFollowUp(tx, deps, { session, text, uploaded, idempotencyKey });
   });
+}
+
+async function queueFollowUp(tx: ServiceContext, deps: RunStarterDeps, input: { session: SessionRow; text: string; uploaded: UploadedAttachments | null; idempotencyKey: string | null }): Promise<PublicRun> {
+  const queued = await queueRun(tx, deps, input);
+  await recordAudit(tx, { action: 'run.created', targetType: 'run', targetId: queued.run.id, details: { sessionId: input.session.id, via: 'follow_up' } });
+  await appendProductEvents(tx, { organizationId: input.session.organizationId, projectId: input.session.projectId, events: queued.events });
+  return toRunResponse(queued.run);
+}
+
+/**
+ * Locks the session row and reads its latest run. An interrupt cancels that run, which locks the
+ * run row; settlement locks the run before the session, so an interrupt takes the run's lock
+ * first too (the same order: no deadlock), then checks the latest run did not change meanwhile.
+ */
+async function lockSessionForTurn(tx: ServiceContext, sessionId: string, ifBusy: IfBusy): Promise<{ session: SessionRow; latest: Pick<RunRow, 'id' | 'state'> | null }> {
+  for (let attempt = 0; ; attempt++) {
+    let lockedRunId: string | null = null;
+    if (ifBusy === 'interrupt') {
+      const peek = await findSession({ ctx: tx, input: { sessionId } });
+      if (peek.latestRunId) {
+        await tx.db.select({ id: runs.id }).from(runs).where(eq(runs.id, peek.latestRunId)).for('update');
+        lockedRunId = peek.latestRunId;
+      }
+    }
+    const session = await findSession({ ctx: tx, input: { sessionId }, options: { forUpdate: true } });
+    if (ifBusy === 'interrupt' && session.latestRunId !== lockedRunId && attempt < 5) continue;
+    if (!session.latestRunId) return { session, latest: null };
+    const [latest] = await tx.db.select({ id: runs.id, state: runs.state }).from(runs).where(eq(runs.id, session.latestRunId));
+    return { session, latest: latest ?? null };
+  }
 }

@@ -8,9 +8,9 @@ import { requireActor } from '../require-actor.ts';
 import type { SessionRow } from './load-session.ts';
 import { insertThreadMessage, messageCreatedEvent } from './insert-message.ts';
 import type { MessageRow, RunRow } from './public.ts';
-import type { RunStarterDeps } from '../run-starter.ts';
+import type { RunStarter, RunStarterDeps } from '../run-starter.ts';
 import { assertRunQuota } from './run-quota.ts';
-import { attachmentMetadataOf, confirmUploadedAttachments, recordAttachments, type UploadedAttachments } from '../attachments/store.ts';
+import { attachmentMetadataOf, confirmUploadedAttachments, recordAttachments, type StoredAttachment, type UploadedAttachments } from '../attachments/store.ts';
 
 export type QueuedRun = { run: RunRow; session: SessionRow; message: MessageRow; events: ProductEventDraft[] };
 
@@ -25,17 +25,30 @@ export type QueuedRun = { run: RunRow; session: SessionRow; message: MessageRow;
  */
 export async function queueRun(
   tx: ServiceContext,
-  deps: RunStarterDeps,
-  input: { session: SessionRow; text: string; uploaded?: UploadedAttachments | null; idempotencyKey: string | null; resumedFromRunId?: string; now?: Date },
+  deps: { runStarter: Pick<RunStarter, 'start'>; unsettledRunsLimit?: RunStarterDeps['unsettledRunsLimit'] },
+  input: {
+    session: SessionRow;
+    text: string;
+    uploaded?: UploadedAttachments | null;
+    idempotencyKey: string | null;
+    resumedFromRunId?: string;
+    now?: Date;
+    /**
+     * A pending turn becoming its run at the settlement of the run before it (hand-off.ts): its
+     * files were confirmed when it was accepted, its creator is the run's, and it takes the place
+     * the settled run just freed (no quota check).
+     */
+    pendingTurn?: { id: string; createdByPrincipalId: string | null; stored: StoredAttachment[] };
+  },
 ): Promise<QueuedRun> {
   if (!tx.inTransaction) throw new Error('queueRun must run inside a transaction');
-  const actor = requireActor(tx);
-  const { session } = input;
+  const { session, pendingTurn } = input;
+  const createdByPrincipalId = pendingTurn ? pendingTurn.createdByPrincipalId : requireActor(tx).principalId;
   // Session creation passes its own time, so a new session and its first run share one instant.
   const now = input.now ?? tx.clock.now();
-  if (deps.unsettledRunsLimit) await assertRunQuota(tx, session.projectId, deps.unsettledRunsLimit);
+  if (deps.unsettledRunsLimit && !pendingTurn) await assertRunQuota(tx, session.projectId, deps.unsettledRunsLimit);
   // Uploaded files are confirmed first: a turn whose uploads no longer fit queues nothing.
-  const stored = await confirmUploadedAttachments(tx, { session, uploaded: input.uploaded ?? null, now });
+  const stored = pendingTurn ? pendingTurn.stored : await confirmUploadedAttachments(tx, { session, uploaded: input.uploaded ?? null, now });
   const [run] = await tx.db
     .insert(runs)
     .values({
@@ -45,7 +58,7 @@ export async function queueRun(
       sessionId: session.id,
       // A session keeps its pinned version for life: a newer agent version never upgrades it.
       agentVersionId: session.agentVersionId,
-      createdByPrincipalId: actor.principalId,
+      createdByPrincipalId,
       state: 'queued',
       inputPublic: { message: input.text },
       idempotencyKey: input.idempotencyKey,
@@ -73,6 +86,7 @@ export async function queueRun(
 
   const runPayload: Record<string, unknown> = { runId: run!.id, sessionId: session.id, agentVersionId: session.agentVersionId, state: 'queued' };
   if (input.resumedFromRunId) runPayload.resumedFromRunId = input.resumedFromRunId;
+  if (pendingTurn) runPayload.pendingTurnId = pendingTurn.id;
   const events: ProductEventDraft[] = [
     { aggregateType: 'run', aggregateId: run!.id, kind: runStateEventKind('queued'), publicPayload: runPayload },
     messageCreatedEvent(message, session.id),

@@ -9,6 +9,7 @@ import type { ServiceContext } from '../service-context.ts';
 import { cancelOpenToolCalls } from '../tool-calls/cancel-open.ts';
 import { withTransaction } from '../transaction.ts';
 import { wakeDeferredRuns, type AdmissionGate } from './admission-gate.ts';
+import { handOffPendingTurn } from './hand-off-pending-turn.ts';
 import { transitionLockedRun } from './transition.ts';
 
 export type SettleRunInput = {
@@ -22,8 +23,9 @@ export type SettleRunInput = {
 /**
  * Settles a run exactly once (for the runtime): its open tool calls are cancelled, the run moves
  * to `state` with its failure, and a failed model invocation gets its `model.invocation_failed`
- * event, all in one transaction; a run that was executing then wakes runs waiting for its place
- * in the project's running-runs limit. Idempotent: a settled run keeps the state it settled in, which
+ * event, all in one transaction, with the hand-off of the session's oldest pending turn (it
+ * becomes the next run); a run that was executing then wakes runs waiting for its place in the
+ * project's running-runs limit. Idempotent: a settled run keeps the state it settled in, which
  * is returned. 404 when the run is gone.
  */
 export async function settleRun({ ctx, gate, input }: { ctx: ServiceContext; gate: AdmissionGate; input: SettleRunInput }): Promise<RunState> {
@@ -45,6 +47,8 @@ export async function settleRun({ ctx, gate, input }: { ctx: ServiceContext; gat
     // Its place in the project's running-runs limit is free once this commits.
     if (run.state === 'running') tx.afterCommit.push(() => wakeDeferredRuns(ctx, gate, run.projectId));
     const settled = await transitionLockedRun(tx, run, { to: input.state, failure: input.failure });
+    // The session's oldest pending turn becomes its next run in this same transaction.
+    await handOffPendingTurn(tx, gate, settled);
     return settled.state;
   });
 }

@@ -14,10 +14,11 @@ import { PUBLIC_STORAGE_ONLY, uploadAttachments, type UploadedAttachments } from
 export async function uploadTurnFiles(
   ctx: ServiceContext,
   deps: RunStarterDeps,
-  input: { session: SessionRow; files: readonly AcceptedFile[] },
+  input: { session: SessionRow; files: readonly AcceptedFile[]; mayWait?: boolean },
 ): Promise<UploadedAttachments> {
   const { session } = input;
-  await assertSessionIdle(ctx, session);
+  // A turn that may wait as a pending turn (`ifBusy: enqueue | interrupt`) uploads either way.
+  if (!input.mayWait) await assertSessionIdle(ctx, session);
   return uploadAttachments(ctx, {
     files: input.files,
     organizationId: session.organizationId,

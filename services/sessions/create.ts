@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { sessions, threads } from '../../db/schema/index.ts';
 import { EVENT_KINDS } from '../../domain/runs/events.ts';
-import { acceptTurnFiles, CreateSessionInput, turnText } from '../../domain/sessions/inputs.ts';
+import { acceptTurnFiles, CreateSessionInput, hasFirstTurn, turnText } from '../../domain/sessions/inputs.ts';
 import { PUBLIC_STORAGE_ONLY, uploadAttachments } from '../attachments/store.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import type { ServiceContext } from '../service-context.ts';
@@ -21,7 +21,8 @@ import { resolveLatestAgentVersion } from './resolve-agent-version.ts';
  * the initial user message, the `queued` run, the product events and the audit entry. Files are
  * checked against the agent's latest version and uploaded before the transaction opens, so it
  * makes no network call. The runtime is woken only after the commit, so a rolled-back request
- * starts nothing.
+ * starts nothing. Without a message or files the session is created idle: no run, no workflow,
+ * until its first `POST /sessions/{id}/runs`.
  */
 export async function createSession({
   ctx,
@@ -31,10 +32,11 @@ export async function createSession({
   ctx: ServiceContext;
   deps: RunStarterDeps;
   input: CreateSessionInput & { idempotencyKey: string | null };
-}): Promise<PublicSession & { run: PublicRun }> {
+}): Promise<PublicSession & { run: PublicRun | null }> {
   const actor = requireActor(ctx);
   const { idempotencyKey, ...fields } = input;
   const body = v.parse(CreateSessionInput, fields);
+  const firstTurn = hasFirstTurn(body);
   const text = turnText({ message: body.initialMessage });
   const files = acceptTurnFiles(body.files);
   // The version is resolved again inside the transaction; a newer one published in between is
@@ -63,7 +65,7 @@ export async function createSession({
         agentId: agent.id,
         agentVersionId: version.id,
         title: body.title ? body.title : null,
-        status: 'queued',
+        status: firstTurn ? 'queued' : 'idle',
         createdByPrincipalId: actor.principalId,
         createdAt: now,
         lastActivityAt: now,
@@ -71,12 +73,12 @@ export async function createSession({
       .returning();
     await copySkillBindings(tx, { sessionId: session!.id, organizationId: actor.organizationId, projectId: actor.projectId, config: version.config });
 
-    const queued = await queueRun(tx, deps, { session: session!, text, uploaded, idempotencyKey, now });
+    const queued = firstTurn ? await queueRun(tx, deps, { session: session!, text, uploaded, idempotencyKey, now }) : null;
     await recordAudit(tx, {
       action: 'session.created',
       targetType: 'session',
       targetId: session!.id,
-      details: { agentId: agent.id, agentVersionId: version.id, runId: queued.run.id },
+      details: { agentId: agent.id, agentVersionId: version.id, runId: queued?.run.id ?? null },
     });
     await appendProductEvents(tx, {
       organizationId: actor.organizationId,
@@ -86,11 +88,11 @@ export async function createSession({
           aggregateType: 'session',
           aggregateId: session!.id,
           kind: EVENT_KINDS.sessionCreated,
-          publicPayload: { sessionId: session!.id, threadId: thread!.id, agentId: agent.id, agentVersionId: version.id, status: 'queued', runId: queued.run.id },
+          publicPayload: { sessionId: session!.id, threadId: thread!.id, agentId: agent.id, agentVersionId: version.id, status: session!.status, runId: queued?.run.id ?? null },
         },
-        ...queued.events,
+        ...(queued?.events ?? []),
       ],
     });
-    return { ...toSessionResponse(queued.session), run: toRunResponse(queued.run) };
+    return queued ? { ...toSessionResponse(queued.session), run: toRunResponse(queued.run) } : { ...toSessionResponse(session!), run: null };
   });
 }

@@ -12,6 +12,7 @@ import { toMessageResponse, toRunResponse } from '../runs/public.ts';
 import { toApprovalResponse, toToolCallResponse } from '../tool-calls/public.ts';
 import { readPendingWork } from '../tool-calls/read-pending-work.ts';
 import { findSession } from '../runs/load-session.ts';
+import { listPendingTurns } from '../runs/pending-turns.ts';
 import { toModelInvocationResponse, toSessionListItem, type PublicSessionSkill } from './public.ts';
 import { workspaceOwnerOf } from '../sandboxes/ensure.ts';
 import { toSandboxCommandResponse, toSandboxResponse, toWorkspaceBackupResponse } from '../sandboxes/public.ts';
@@ -73,6 +74,7 @@ export async function getSession({ ctx, input }: { ctx: ServiceContext; input: {
     transcript: messageRows.map(toMessageResponse),
     timeline: runRows.flatMap((run) => buildRunTimeline(run, invocationRows)),
     pendingWork: await readPendingWork(ctx, { projectId: scope.projectId, runIds }),
+    pendingTurns: await listPendingTurns(ctx.db, session.id),
     debug: {
       productEvents: await sessionEvents(ctx, {
         projectId: scope.projectId,

@@ -1,6 +1,6 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { sessions } from '../../db/schema/index.ts';
-import type { RunState } from '../../domain/runs/states.ts';
+import type { SessionStatus } from '../../domain/runs/states.ts';
 import { toPage, type Page } from '../../domain/pagination.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { keysetPage } from '../keyset.ts';
@@ -11,7 +11,7 @@ export type ListSessionsInput = {
   limit: number;
   cursor?: string | undefined;
   agentId?: string | undefined;
-  status?: RunState | undefined;
+  status?: SessionStatus | undefined;
   parentSessionId?: string | undefined;
   /** Only root sessions (no parent): what a human started, not delegated children. */
   root?: boolean | undefined;

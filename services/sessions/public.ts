@@ -40,6 +40,7 @@ export const toSessionListItem = (row: SessionRow): PublicSessionListItem => ({
   outputTokens: row.outputTokens,
   cacheReadTokens: row.cacheReadTokens,
   cacheWriteTokens: row.cacheWriteTokens,
+  forkedFrom: row.forkedFromSessionId && row.forkedFromRunId ? { sessionId: row.forkedFromSessionId, runId: row.forkedFromRunId } : null,
 });
 
 export const toModelInvocationResponse = (row: ModelInvocationRow): PublicModelInvocation => ({

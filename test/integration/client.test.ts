@@ -64,6 +64,8 @@ describe('the typed client', () => {
     expect(agent.versions[0]!.version).toBe(1);
     f.fakes.vendor_a.reply({ text: 'Typed reply.' });
     const session = await client.call('post', '/v1/projects/{projectId}/sessions', { body: { agentId: agent.id, initialMessage: 'Hello' } });
+    // `run` is null only for an idle session (created without a message or files).
+    if (!session.run) throw new Error('a session created with a message has its first run');
     expectTypeOf(session.run.state).toEqualTypeOf<'queued' | 'running' | 'waiting_for_tool' | 'waiting_for_approval' | 'retry_scheduled' | 'completed' | 'failed' | 'cancelled' | 'timed_out'>();
     const run = await client.call('get', '/v1/projects/{projectId}/runs/{runId}', { path: { runId: session.run.id } });
     expect(run).toMatchObject({ id: session.run.id, sessionId: session.id });

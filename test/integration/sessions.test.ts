@@ -240,7 +240,6 @@ describe('POST /sessions', () => {
     const before = await counts();
     const cases: Array<[unknown, string]> = [
       [{ initialMessage: 'Hi' }, 'body'],
-      [{ agentId: agent.id }, 'body.initialMessage'],
       [{ agentId: agent.id, initialMessage: '' }, 'body.initialMessage'],
       [{ agentId: agent.id, initialMessage: '   ' }, 'body.initialMessage'],
       [{ agentId: agent.id, initialMessage: 'x'.repeat(100_001) }, 'body.initialMessage'],
@@ -311,6 +310,7 @@ describe('GET /sessions', () => {
       outputTokens: 0,
       cacheReadTokens: 0,
       cacheWriteTokens: 0,
+      forkedFrom: null,
     });
     expect(page1.data[0]).not.toHaveProperty('run');
     const page2 = await (await list(`agentId=${agent.id}&limit=2&cursor=${page1.pageInfo.nextCursor}`)).json();

@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import * as v from 'valibot';
+import { rowsOf } from '../../db/client.ts';
+import { agents, agentVersions, runs, sessions, threads, workspaceBackups } from '../../db/schema/index.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.ts';
+import { EVENT_KINDS } from '../../domain/runs/events.ts';
+import { isSettled } from '../../domain/runs/states.ts';
+import { acceptTurnFiles, ForkSessionInput, hasFirstTurn, turnText } from '../../domain/sessions/inputs.ts';
+import { PUBLIC_STORAGE_ONLY, uploadAttachments } from '../attachments/store.ts';
+import { recordAudit } from '../audit/record-audit.ts';
+import { appendProductEvents } from '../events/append.ts';
+import { requireActor } from '../require-actor.ts';
+import type { RunStarterDeps } from '../run-starter.ts';
+import { findSession, type SessionRow } from '../runs/load-session.ts';
+import { toRunResponse, type PublicRun } from '../runs/public.ts';
+import { queueRun } from '../runs/queue-run.ts';
+import type { ServiceContext } from '../service-context.ts';
+import { copySkillBindings } from '../skills/copy-session-bindings.ts';
+import { withTransaction } from '../transaction.ts';
+import { copyBackupForFork, type CopiedBackup } from '../workspace-files/copy-backup.ts';
+import { toSessionResponse, type PublicSession } from './public.ts';
+
+export type ForkedSession = PublicSession & { run: PublicRun | null; forkedFrom: { sessionId: string; runId: string }; workspace: 'copied' | 'empty' };
+
+/**
+ * Forks a session (`POST /sessions/{id}/fork`): a new session whose thread starts with a copy of
+ * the source's transcript through `fromRunId` (a settled run of the source), pinned to
+ * `agentVersionId` (any version of a live agent of the project) or else the source's version,
+ * with that version's Skill bindings copied as at creation. With a message or files its first
+ * run is queued as at creation; without, it is idle. The source is only read. Its workspace is
+ * a verified copy of the source's latest backup when `fromRunId` is the source's latest run, else
+ * empty; the copy and any uploads happen before the transaction.
+ */
+export async function forkSession({ ctx, deps, input }: { ctx: ServiceContext; deps: RunStarterDeps; input: ForkSessionInput & { sessionId: string; idempotencyKey: string | null } }): Promise<ForkedSession> {
+  const actor = requireActor(ctx);
+  const { sessionId, idempotencyKey, ...fields } = input;
+  const body = v.parse(ForkSessionInput, fields);
+  const files = acceptTurnFiles(body.files);
+  const source = await findSession({ ctx, input: { sessionId } });
+  const fromRun = await settledRunOf(ctx, source, body.fromRunId);
+  const versionId = (await forkVersion(ctx, body.agentVersionId ?? source.agentVersionId)).id;
+  const forkId = randomUUID();
+  const uploaded =
+    files.length === 0
+      ? null
+      : await uploadAttachments(ctx, { files, organizationId: actor.organizationId, projectId: actor.projectId, agentVersionId: versionId, keyring: deps.keyring, storagePolicy: deps.storagePolicy ?? PUBLIC_STORAGE_ONLY });
+  const backup: CopiedBackup | null =
+    source.latestRunId === fromRun.id && !source.parentSessionId
+      ? await copyBackupForFork(ctx, { sourceSessionId: source.id, targetWorkspaceSessionId: forkId, keyring: deps.keyring, policy: deps.storagePolicy ?? PUBLIC_STORAGE_ONLY })
+      : null;
+
+  return withTransaction(ctx, async (tx) => {
+    const version = await forkVersion(tx, versionId, { lock: true });
+    const now = tx.clock.now();
+    const [thread] = await tx.db.insert(threads).values({ organizationId: actor.organizationId, projectId: actor.projectId, createdAt: now }).returning();
+    const copied = await copyTranscript(tx, { sourceThreadId: source.threadId, throughRunId: fromRun.id, threadId: thread!.id });
+    const firstTurn = hasFirstTurn(body);
+    const [session] = await tx.db
+      .insert(sessions)
+      .values({
+        id: forkId,
+        organizationId: actor.organizationId,
+        projectId: actor.projectId,
+        threadId: thread!.id,
+        agentId: version.agentId,
+        agentVersionId: version.id,
+        title: body.title ? body.title : null,
+        status: firstTurn ? 'queued' : 'idle',
+        createdByPrincipalId: actor.principalId,
+        forkedFromSessionId: source.id,
+        forkedFromRunId: fromRun.id,
+        createdAt: now,
+        lastActivityAt: now,
+      })
+      .returning();
+    await copySkillBindings(tx, { sessionId: forkId, organizationId: actor.organizationId, projectId: actor.projectId, config: version.config });
+    if (backup) await tx.db.insert(workspaceBackups).values({ ...backup, createdAt: now });
+    const queued = firstTurn ? await queueRun(tx, deps, { session: session!, text: turnText({ message: body.initialMessage }), uploaded, idempotencyKey, now }) : null;
+    const forkedFrom = { sessionId: source.id, runId: fromRun.id };
+    const workspace = backup ? ('copied' as const) : ('empty' as const);
+    await recordAudit(tx, {
+      action: 'session.created',
+      targetType: 'session',
+      targetId: forkId,
+      details: { agentId: version.agentId, agentVersionId: version.id, runId: queued?.run.id ?? null, forkedFrom, copiedMessages: copied, workspace },
+    });
+    await appendProductEvents(tx, {
+      organizationId: actor.organizationId,
+      projectId: actor.projectId,
+      events: [
+        {
+          aggregateType: 'session',
+          aggregateId: forkId,
+          kind: EVENT_KINDS.sessionCreated,
+          publicPayload: { sessionId: forkId, threadId: thread!.id, agentId: version.agentId, agentVersionId: version.id, status: session!.status, runId: queued?.run.id ?? null, forkedFrom, workspace },
+        },
+        ...(queued?.events ?? []),
+      ],
+    });
+    return { ...toSessionResponse(queued?.session ?? session!), run: queued ? toRunResponse(queued.run) : null, forkedFrom, workspace };
+  });
+}
+
+/** `fromRunId` must be a settled run of the source session: 400 when it is not one of its runs, 409 while unsettled. */
+async function settledRunOf(ctx: ServiceContext, source: SessionRow, runId: string) {
+  const [run] = await ctx.db
+    .select({ id: runs.id, state: runs.state })
+    .from(runs)
+    .where(and(eq(runs.id, runId), eq(runs.sessionId, source.id), eq(runs.projectId, source.projectId)));
+  if (!run) throw new ValidationError('fromRunId must be a run of this session', { path: 'body.fromRunId' });
+  if (!isSettled(run.state)) throw new ConflictError('A session can be forked only from a settled run', { runId: run.id, state: run.state });
+  return run;
+}
+
+/**
+ * The version a fork pins: any version of a live (not archived) agent of the project. The agent
+ * row is share-locked in the transaction, as creation does, so it cannot be archived meanwhile.
+ */
+async function forkVersion(ctx: ServiceContext, versionId: string, options: { lock?: boolean } = {}) {
+  const actor = requireActor(ctx);
+  const [version] = await ctx.db
+    .select()
+    .from(agentVersions)
+    .where(and(eq(agentVersions.id, versionId), eq(agentVersions.projectId, actor.projectId)));
+  const query = version ? ctx.db.select({ id: agents.id }).from(agents).where(and(eq(agents.id, version.agentId), eq(agents.projectId, actor.projectId), isNull(agents.deletedAt))) : null;
+  const [agent] = query ? (options.lock ? await query.for('share') : await query) : [];
+  if (!version || !agent) throw new NotFoundError('No agent version with that id in this project (of an agent that is not archived)');
+  return version;
+}
+
+/**
+ * Copies the source thread's messages through the last one of `throughRunId` into `threadId`, in
+ * one statement, keeping their sequence, role, content, run and step (runs of one session are
+ * sequential, so these are exactly the messages of that run and the runs before it); the new
+ * thread continues after them. Returns how many were copied.
+ */
+async function copyTranscript(tx: ServiceContext, input: { sourceThreadId: string; throughRunId: string; threadId: string }): Promise<number> {
+  const result = await tx.db.execute(sql`
+    with last as (
+      select max(sequence) as sequence from messages where thread_id = ${input.sourceThreadId}::uuid and run_id = ${input.throughRunId}::uuid
+    ),
+    copied as (
+      insert into messages (organization_id, project_id, thread_id, run_id, sequence, role, content, step_key, created_at)
+      select m.organization_id, m.project_id, ${input.threadId}::uuid, m.run_id, m.sequence, m.role, m.content, m.step_key, m.created_at
+      from messages m, last
+      where m.thread_id = ${input.sourceThreadId}::uuid and m.sequence <= last.sequence
+      returning sequence
+    )
+    update threads set last_message_sequence = coalesce((select max(sequence) from copied), 0)
+    where id = ${input.threadId}::uuid
+    returning (select count(*) from copied)::int as copied
+  `);
+  return Number(rowsOf<{ copied: number }>(result)[0]?.copied ?? 0);
+}
