@@ -163,4 +163,27 @@ describe.skipIf(provided.kind !== 'postgres')('faults around a commit', () => {
     expect(counts!.n).toBe(created.length);
     await killProcess(api.child);
   }, 120_000);
+  it('an API killed with SIGKILL after accepting three pending turns: every turn becomes a run and settles once, in order', async () => {
+    const doomed = await startApi({ direct: true });
+    fakes.vendor_a.reply({ text: 'Slow active answer.', delayMs: 3_000 }).reply({ text: 'one' }).reply({ text: 'two' }).reply({ text: 'three' });
+    const created = await post(doomed.url, '/sessions', { agentId, initialMessage: 'The active turn' }, `pending-${randomUUID()}`);
+    const session = (await created.json()) as { id: string; latestRunId: string };
+    for (const message of ['p1', 'p2', 'p3']) {
+      const queued = await post(doomed.url, `/sessions/${session.id}/runs`, { message, ifBusy: 'enqueue' }, `pending-${randomUUID()}`);
+      expect(queued.status).toBe(202);
+      expect(((await queued.json()) as { queued: boolean }).queued).toBe(true);
+    }
+    await killProcess(doomed.child);
+
+    const settled = await waitFor('four completed runs', async () => {
+      const rows = await sql`select id, state, input_public, created_at, settled_at from runs where session_id = ${session.id} order by created_at, id`;
+      return rows.length === 4 && rows.every((row) => row.state === 'completed') ? rows : null;
+    }, 60_000);
+    expect(settled.map((row) => (row.input_public as { message: string }).message)).toEqual(['The active turn', 'p1', 'p2', 'p3']);
+    for (let i = 1; i < settled.length; i++) expect((settled[i]!.created_at as Date).getTime()).toBeGreaterThanOrEqual((settled[i - 1]!.settled_at as Date).getTime());
+    const [events] = await sql`select count(*)::int as n from product_events where kind = 'run.completed' and aggregate_id in ${sql(settled.map((row) => row.id as string))}`;
+    expect(events!.n).toBe(4);
+    const [pending] = await sql`select count(*)::int as n from pending_turns where session_id = ${session.id} and state = 'started'`;
+    expect(pending!.n).toBe(3);
+  }, 120_000);
 });

@@ -69,6 +69,15 @@ describe('delegation routes', () => {
     expect((await f.t.database.db.select().from(runs).where(eq(runs.sessionId, childSessionId))).map((row) => row.state)).toEqual(['completed', 'completed']);
   }, 60_000);
 
+  it("a child session's turns keep the coordinator's rules: ifBusy enqueue or interrupt there is a 400", async () => {
+    for (const ifBusy of ['enqueue', 'interrupt']) {
+      const refused = await f.call('POST', `/sessions/${childSessionId}/runs`, { message: 'Queue me', ifBusy });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.details.path).toBe('body.ifBusy');
+    }
+    expect((await f.t.database.db.select().from(runs).where(eq(runs.sessionId, childSessionId))).map((row) => row.state)).toEqual(['completed', 'completed']);
+  });
+
   it('refuses bad input with 400 and its path, and each route needs its scopes', async () => {
     for (const [body, path] of [
       [{ message: '' }, 'body.message'],

@@ -236,4 +236,36 @@ describe('run durability', () => {
     const childMessages = await t.database.db.select().from(messages).where(and(eq(messages.runId, childRuns[0]!.id), eq(messages.role, 'assistant')));
     expect(childMessages.map((row) => row.content.text)).toEqual(['Answered.']);
   }, 180_000);
+  it('a worker killed with SIGKILL with three turns pending behind the active run: every turn becomes a run and settles once, in order', async (context) => {
+    if (!t.database.url) context.skip();
+    for (const worker of workers) await killWorkerProcess(worker);
+    const requestsBefore = fakes.vendor_a.requests.length;
+    fakes.vendor_a.reply({ text: 'Lost with the first worker.', delayMs: 60_000 }).reply({ text: 'Active done.' }).reply({ text: 'one' }).reply({ text: 'two' }).reply({ text: 'three' });
+    const first = await startWorker();
+    const agent = await call('POST', '/agents', { name: 'Queued', initialConfig: { systemPrompt: 'Be brief.', modelPreset: 'fast', limits: { maxTurns: 4 } } });
+    const session = await call('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'The active turn' });
+    const sessionId = session.body.id as string;
+    await waitFor('the model call to reach the vendor', async () => fakes.vendor_a.requests.length > requestsBefore);
+    for (const message of ['p1', 'p2', 'p3']) {
+      const queued = await call('POST', `/sessions/${sessionId}/runs`, { message, ifBusy: 'enqueue' });
+      expect(queued.status).toBe(202);
+      expect(queued.body.queued).toBe(true);
+    }
+    await killWorkerProcess(first);
+    await startWorker();
+
+    const all = await waitFor('four settled runs', async () => {
+      const rows = await t.database.db.select().from(runs).where(eq(runs.sessionId, sessionId)).orderBy(runs.createdAt);
+      return rows.length === 4 && rows.every((run) => run.state === 'completed') ? rows : null;
+    });
+    expect(all.map((run) => run.inputPublic.message)).toEqual(['The active turn', 'p1', 'p2', 'p3']);
+    for (let i = 1; i < all.length; i++) expect(all[i]!.createdAt.getTime()).toBeGreaterThanOrEqual(all[i - 1]!.settledAt!.getTime());
+    for (const [i, run] of all.entries()) {
+      const assistant = await t.database.db.select().from(messages).where(and(eq(messages.runId, run.id), eq(messages.role, 'assistant')));
+      expect(assistant.map((row) => row.content.text)).toEqual([['Active done.', 'one', 'two', 'three'][i]]);
+      const settledEvents = await t.database.db.select().from(productEvents).where(and(eq(productEvents.aggregateId, run.id), eq(productEvents.kind, 'run.completed')));
+      expect(settledEvents).toHaveLength(1);
+    }
+    expect(fakes.vendor_a.requests.length - requestsBefore).toBe(5);
+  }, 180_000);
 });

@@ -153,6 +153,38 @@ describe('sandboxed runs', () => {
     expect((await download('notes/back%5Cslash.md')).status).toBe(400);
   });
 
+  it('forks from the latest run with a copy of the workspace, which the fork’s run then works in', async () => {
+    const fork = await f.call('POST', `/sessions/${sessionId}/fork`, { fromRunId: runId, title: 'Forked workspace' });
+    expect(fork.status, JSON.stringify(fork.body)).toBe(201);
+    expect(fork.body).toMatchObject({ status: 'idle', run: null, workspace: 'copied', forkedFrom: { sessionId, runId } });
+    const forkId = fork.body.id as string;
+    const copied = await f.t.database.db.select().from(workspaceBackups).where(eq(workspaceBackups.workspaceSessionId, forkId));
+    expect(copied.map((row) => [row.generation, row.runId])).toEqual([[1, runId]]);
+    const files = await f.call('GET', `/sessions/${forkId}/files`);
+    expect(files.status).toBe(200);
+    expect(files.body.data).toEqual((await f.call('GET', `/sessions/${sessionId}/files`)).body.data);
+    const project = `/v1/projects/${f.projectId}`;
+    const note = await f.t.request('GET', `${project}/sessions/${forkId}/files/notes/hello.md`, { apiKey: f.apiKey });
+    expect(await note.text()).toBe('# Hello, sandbox\n');
+
+    // The fork's first run restores the copy: the agent reads the note and appends to it.
+    f.fakes.vendor_a
+      .reply({ toolCalls: [{ name: 'read', arguments: { path: 'notes/hello.md' } }, { name: 'write', arguments: { path: 'notes/fork.md', content: 'fork only\n' } }] })
+      .reply({ text: 'Read it.' });
+    const turn = await f.call('POST', `/sessions/${forkId}/runs`, { message: 'Read your notes.' });
+    expect(turn.status).toBe(202);
+    expect((await f.waitForRun(turn.body.id, undefined, 90_000)).state).toBe('completed');
+    const [read] = toolOutputs().slice(-2);
+    expect(read).toMatchObject({ path: 'notes/hello.md', content: '# Hello, sandbox\n' });
+    const forkFiles = (await f.call('GET', `/sessions/${forkId}/files`)).body.data.map((file: { path: string }) => file.path);
+    expect(forkFiles).toContain('notes/fork.md');
+    const sourceFiles = (await f.call('GET', `/sessions/${sessionId}/files`)).body.data.map((file: { path: string }) => file.path);
+    expect(sourceFiles).not.toContain('notes/fork.md');
+    // A run of another session (here: the source’s, named on the fork) is refused.
+    const older = await f.call('POST', `/sessions/${forkId}/fork`, { fromRunId: runId });
+    expect(older.status).toBe(400);
+  }, 120_000);
+
   it('keeps the agent inside its sandbox', async () => {
     f.fakes.vendor_a
       .reply({ toolCalls: [{ name: 'read', arguments: { path: '../../etc/shadow' } }, { name: 'write', arguments: { path: '/etc/owned', content: 'x' } }] })
