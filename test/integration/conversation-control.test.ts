@@ -4,6 +4,7 @@ import { messages, pendingTurns, productEvents, runs, workspaceBackups } from '.
 import { createBrowserSession } from '../../services/auth/create-browser-session.ts';
 import { systemContext } from '../../services/service-context.ts';
 import { startRunApp } from '../support/run-app.ts';
+import { takeSseFrames } from '../support/sse-frames.ts';
 
 /**
  * Conversation control (issue 31): idle sessions, `ifBusy` (reject, enqueue, interrupt) with
@@ -101,6 +102,12 @@ describe('idle sessions', () => {
     expect(idle.body.data.map((s: { id: string }) => s.id)).toEqual([sessionId]);
     const [createdEvent] = await f.t.database.db.select().from(productEvents).where(and(eq(productEvents.aggregateId, sessionId), eq(productEvents.kind, 'session.created')));
     expect(createdEvent!.publicPayload).toMatchObject({ status: 'idle', runId: null });
+    // The session stream shows it idle: one `session.created` frame.
+    const streamed = await f.t.request('GET', `${project()}/sessions/${sessionId}/events?once=true`, { apiKey: f.apiKey, headers: { accept: 'text/event-stream' } });
+    expect(streamed.status).toBe(200);
+    const frames = takeSseFrames(`${await streamed.text()}\n\n`).frames.filter((frame) => frame.data !== undefined);
+    expect(frames.map((frame) => frame.event)).toEqual(['session.created']);
+    expect(JSON.parse(frames[0]!.data!).publicPayload).toMatchObject({ sessionId, status: 'idle', runId: null });
 
     f.fakes.vendor_a.reply({ text: 'Hello there.' });
     const first = await f.call('POST', `/sessions/${sessionId}/runs`, { message: 'Hi', ifBusy: 'enqueue' });
