@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import { sessions, threads } from '../../db/schema/index.ts';
 import { EVENT_KINDS } from '../../domain/runs/events.ts';
 import { acceptTurnFiles, CreateSessionInput, hasFirstTurn, turnText } from '../../domain/sessions/inputs.ts';
 import { PUBLIC_STORAGE_ONLY, uploadAttachments } from '../attachments/store.ts';
@@ -12,7 +11,7 @@ import { queueRun } from '../runs/queue-run.ts';
 import type { RunStarterDeps } from '../run-starter.ts';
 import { withTransaction } from '../transaction.ts';
 import { toSessionResponse, type PublicSession } from './public.ts';
-import { copySkillBindings } from '../skills/copy-session-bindings.ts';
+import { openSession } from './open-session.ts';
 import { resolveLatestAgentVersion } from './resolve-agent-version.ts';
 
 /**
@@ -55,29 +54,12 @@ export async function createSession({
   return withTransaction(ctx, async (tx) => {
     const { agent, version } = await resolveLatestAgentVersion(tx, body);
     const now = tx.clock.now();
-    const [thread] = await tx.db.insert(threads).values({ organizationId: actor.organizationId, projectId: actor.projectId, createdAt: now }).returning();
-    const [session] = await tx.db
-      .insert(sessions)
-      .values({
-        organizationId: actor.organizationId,
-        projectId: actor.projectId,
-        threadId: thread!.id,
-        agentId: agent.id,
-        agentVersionId: version.id,
-        title: body.title ? body.title : null,
-        status: firstTurn ? 'queued' : 'idle',
-        createdByPrincipalId: actor.principalId,
-        createdAt: now,
-        lastActivityAt: now,
-      })
-      .returning();
-    await copySkillBindings(tx, { sessionId: session!.id, organizationId: actor.organizationId, projectId: actor.projectId, config: version.config });
-
-    const queued = firstTurn ? await queueRun(tx, deps, { session: session!, text, uploaded, idempotencyKey, now }) : null;
+    const session = await openSession(tx, { actor, version, title: body.title, firstTurn, now });
+    const queued = firstTurn ? await queueRun(tx, deps, { session, text, uploaded, idempotencyKey, now }) : null;
     await recordAudit(tx, {
       action: 'session.created',
       targetType: 'session',
-      targetId: session!.id,
+      targetId: session.id,
       details: { agentId: agent.id, agentVersionId: version.id, runId: queued?.run.id ?? null },
     });
     await appendProductEvents(tx, {
@@ -86,13 +68,13 @@ export async function createSession({
       events: [
         {
           aggregateType: 'session',
-          aggregateId: session!.id,
+          aggregateId: session.id,
           kind: EVENT_KINDS.sessionCreated,
-          publicPayload: { sessionId: session!.id, threadId: thread!.id, agentId: agent.id, agentVersionId: version.id, status: session!.status, runId: queued?.run.id ?? null },
+          publicPayload: { sessionId: session.id, threadId: session.threadId, agentId: agent.id, agentVersionId: version.id, status: session.status, runId: queued?.run.id ?? null },
         },
         ...(queued?.events ?? []),
       ],
     });
-    return queued ? { ...toSessionResponse(queued.session), run: toRunResponse(queued.run) } : { ...toSessionResponse(session!), run: null };
+    return queued ? { ...toSessionResponse(queued.session), run: toRunResponse(queued.run) } : { ...toSessionResponse(session), run: null };
   });
 }

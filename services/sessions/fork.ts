@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import { rowsOf } from '../../db/client.ts';
-import { agents, agentVersions, runs, sessions, threads, workspaceBackups } from '../../db/schema/index.ts';
+import { agents, agentVersions, runs, workspaceBackups } from '../../db/schema/index.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.ts';
 import { EVENT_KINDS } from '../../domain/runs/events.ts';
 import { isSettled } from '../../domain/runs/states.ts';
@@ -16,9 +16,9 @@ import { findSession, type SessionRow } from '../runs/load-session.ts';
 import { toRunResponse, type PublicRun } from '../runs/public.ts';
 import { queueRun } from '../runs/queue-run.ts';
 import type { ServiceContext } from '../service-context.ts';
-import { copySkillBindings } from '../skills/copy-session-bindings.ts';
 import { withTransaction } from '../transaction.ts';
 import { copyBackupForFork, type CopiedBackup } from '../workspace-files/copy-backup.ts';
+import { openSession } from './open-session.ts';
 import { toSessionResponse, type PublicSession } from './public.ts';
 
 export type ForkedSession = PublicSession & { run: PublicRun | null; forkedFrom: { sessionId: string; runId: string }; workspace: 'copied' | 'empty' };
@@ -53,31 +53,23 @@ export async function forkSession({ ctx, deps, input }: { ctx: ServiceContext; d
   return withTransaction(ctx, async (tx) => {
     const version = await forkVersion(tx, versionId, { lock: true });
     const now = tx.clock.now();
-    const [thread] = await tx.db.insert(threads).values({ organizationId: actor.organizationId, projectId: actor.projectId, createdAt: now }).returning();
-    const copied = await copyTranscript(tx, { sourceThreadId: source.threadId, throughRunId: fromRun.id, threadId: thread!.id });
     const firstTurn = hasFirstTurn(body);
-    const [session] = await tx.db
-      .insert(sessions)
-      .values({
-        id: forkId,
-        organizationId: actor.organizationId,
-        projectId: actor.projectId,
-        threadId: thread!.id,
-        agentId: version.agentId,
-        agentVersionId: version.id,
-        title: body.title ? body.title : null,
-        status: firstTurn ? 'queued' : 'idle',
-        createdByPrincipalId: actor.principalId,
-        forkedFromSessionId: source.id,
-        forkedFromRunId: fromRun.id,
-        createdAt: now,
-        lastActivityAt: now,
-      })
-      .returning();
-    await copySkillBindings(tx, { sessionId: forkId, organizationId: actor.organizationId, projectId: actor.projectId, config: version.config });
-    if (backup) await tx.db.insert(workspaceBackups).values({ ...backup, createdAt: now });
-    const queued = firstTurn ? await queueRun(tx, deps, { session: session!, text: turnText({ message: body.initialMessage }), uploaded, idempotencyKey, now }) : null;
     const forkedFrom = { sessionId: source.id, runId: fromRun.id };
+    let copied = 0;
+    const session = await openSession(tx, {
+      actor,
+      version,
+      title: body.title,
+      firstTurn,
+      now,
+      id: forkId,
+      forkedFrom,
+      beforeSession: async (threadId) => {
+        copied = await copyTranscript(tx, { sourceThreadId: source.threadId, throughRunId: fromRun.id, threadId });
+      },
+    });
+    if (backup) await tx.db.insert(workspaceBackups).values({ ...backup, createdAt: now });
+    const queued = firstTurn ? await queueRun(tx, deps, { session, text: turnText({ message: body.initialMessage }), uploaded, idempotencyKey, now }) : null;
     const workspace = backup ? ('copied' as const) : ('empty' as const);
     await recordAudit(tx, {
       action: 'session.created',
@@ -93,12 +85,12 @@ export async function forkSession({ ctx, deps, input }: { ctx: ServiceContext; d
           aggregateType: 'session',
           aggregateId: forkId,
           kind: EVENT_KINDS.sessionCreated,
-          publicPayload: { sessionId: forkId, threadId: thread!.id, agentId: version.agentId, agentVersionId: version.id, status: session!.status, runId: queued?.run.id ?? null, forkedFrom, workspace },
+          publicPayload: { sessionId: forkId, threadId: session.threadId, agentId: version.agentId, agentVersionId: version.id, status: session.status, runId: queued?.run.id ?? null, forkedFrom, workspace },
         },
         ...(queued?.events ?? []),
       ],
     });
-    return { ...toSessionResponse(queued?.session ?? session!), run: queued ? toRunResponse(queued.run) : null, forkedFrom, workspace };
+    return { ...toSessionResponse(queued?.session ?? session), run: queued ? toRunResponse(queued.run) : null, forkedFrom, workspace };
   });
 }
 
