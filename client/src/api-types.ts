@@ -123,13 +123,11 @@ export type EventWebhookList = {
 
 export type FollowUpAnswer = PublicRun | QueuedTurn;
 
-export type ForkedFrom = {
-  sessionId: string;
-  runId: string;
-};
-
 export type ForkedSession = CreatedSession & {
-  forkedFrom: ForkedFrom;
+  forkedFrom: {
+    sessionId: string;
+    runId: string;
+  };
   workspace: "copied" | "empty";
 };
 
@@ -270,10 +268,12 @@ export type PublicApiKey = {
   revokedAt: string | null;
 };
 
-export type PublicApproval = ForkedFrom & {
+export type PublicApproval = {
   organizationId: string;
   projectId: string;
   id: string;
+  runId: string;
+  sessionId: string;
   toolCallId: string;
   toolName: string;
   status: "pending" | "approved" | "denied" | "expired";
@@ -603,7 +603,10 @@ export type PublicSessionListItem = PublicSession & {
   outputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
-  forkedFrom: ForkedFrom | null;
+  forkedFrom: {
+    sessionId: string;
+    runId: string;
+  } | null;
 };
 
 export type PublicSessionSkill = {
@@ -707,10 +710,12 @@ export type PublicStorageProvider = {
   updatedAt: string;
 };
 
-export type PublicToolCall = ForkedFrom & {
+export type PublicToolCall = {
   organizationId: string;
   projectId: string;
   id: string;
+  runId: string;
+  sessionId: string;
   turnId: string;
   providerCallId: string;
   toolName: string;
@@ -937,10 +942,12 @@ export type TimelineEntry = {
 
 export type TimelinePage = Page<TimelineEntry>;
 
-export type ToolCallClaim = ForkedFrom & {
+export type ToolCallClaim = {
   organizationId: string;
   projectId: string;
   id: string;
+  runId: string;
+  sessionId: string;
   turnId: string;
   providerCallId: string;
   toolName: string;

@@ -22,8 +22,11 @@ export const PublicSessionShape = v.strictObject({
   latestRunId: v.nullable(Id),
 });
 
-/** Where a fork's transcript came from. */
-export const ForkedFromShape = v.strictObject({ sessionId: Id, runId: Id });
+/**
+ * Where a fork's transcript came from. Not a named component: its two ids would make the client
+ * generator describe unrelated shapes (approvals, tool calls) as extensions of it.
+ */
+const ForkedFrom = v.strictObject({ sessionId: Id, runId: Id });
 
 const TokenCount = v.pipe(v.number(), v.integer(), v.minValue(0));
 
@@ -36,7 +39,7 @@ export const PublicSessionListItemShape = v.strictObject({
   outputTokens: TokenCount,
   cacheReadTokens: TokenCount,
   cacheWriteTokens: TokenCount,
-  forkedFrom: v.nullable(ForkedFromShape),
+  forkedFrom: v.nullable(ForkedFrom),
 });
 
 /** `POST /sessions`: the session with its first run (`null` for an idle session). */
@@ -46,7 +49,7 @@ export const CreatedSessionShape = v.strictObject({ ...PublicSessionShape.entrie
 export const ForkedSessionShape = v.strictObject({
   ...PublicSessionShape.entries,
   run: v.nullable(PublicRunShape),
-  forkedFrom: ForkedFromShape,
+  forkedFrom: ForkedFrom,
   workspace: v.picklist(['copied', 'empty']),
 });
 

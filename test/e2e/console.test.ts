@@ -233,6 +233,150 @@ describe('the console', () => {
     await shot('07-approved');
   });
 
+  it('queues a message behind a busy run and withdraws another; the queued one runs next', async () => {
+    const refunds = (await f.call('GET', '/agents')).body.data.find((agent: { name: string }) => agent.name === 'Refunds desk');
+    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'refund_order', arguments: { orderId: ORDER } }] });
+    const session = await f.call('POST', '/sessions', { agentId: refunds.id, title: 'Busy desk', initialMessage: 'Refund order A1, please.' });
+    expect(session.status).toBe(201);
+    await page.goto(`${origin}/sessions/${session.body.id}`);
+    const approval = page.getByRole('group', { name: 'Approval for refund_order' });
+    await expect.poll(() => approval.isVisible(), { timeout: 30_000 }).toBe(true);
+
+    // Busy: the message box offers Queue and Interrupt instead of Send.
+    const followUp = form('Follow-up message');
+    expect(await followUp.getByRole('button', { name: 'Send' }).count()).toBe(0);
+    const queue = async (message: string) => {
+      await followUp.getByRole('textbox', { name: 'Follow-up message' }).fill(message);
+      await followUp.getByRole('button', { name: 'Queue' }).click();
+      await expect.poll(() => page.locator('tr.pending-turn').filter({ hasText: message }).count()).toBe(1);
+    };
+    await queue('Also check order B2.');
+    expect(await followUp.getByRole('status').innerText()).toContain('Queued at position 1');
+    await queue('And order C3.');
+    // Under the active run, in order, each with Withdraw.
+    const pending = page.locator('tr.pending-turn');
+    expect(await pending.allInnerTexts()).toEqual([expect.stringMatching(/^waiting #1\s+pending\s+queued\s+Also check order B2\./), expect.stringMatching(/^waiting #2\s+pending\s+queued\s+And order C3\./)]);
+    const rows = await page.getByRole('table', { name: 'Runs' }).locator('tbody tr').allInnerTexts();
+    expect(rows[0]).toContain('Refund order A1, please.');
+    expect(rows.slice(1)).toEqual(await pending.allInnerTexts());
+    await shot('07b-queued');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await pending.filter({ hasText: 'And order C3.' }).getByRole('button', { name: 'Withdraw' }).click();
+    await expect.poll(() => pending.count()).toBe(1);
+    expect(await pending.innerText()).toMatch(/^waiting #1/);
+
+    // The run settles: the queued message becomes the next run.
+    f.fakes.vendor_a.reply({ text: 'Refund issued.' }).reply({ text: 'B2 ships on Monday.' });
+    await approval.getByRole('button', { name: 'Approve' }).click();
+    const client = createClient({ baseUrl: origin, apiKey: f.apiKey, projectId });
+    const runId = session.body.run.id;
+    let toolCallId: string | undefined;
+    await expect.poll(async () => (toolCallId = (await client.call('get', '/v1/projects/{projectId}/pending-work', {})).toolCalls.find((call) => call.runId === runId && call.status === 'pending')?.id), { timeout: 20_000 }).toBeTruthy();
+    await runToolCall(client, toolCallId!, async () => ({ total: 12.5 }));
+    await expect.poll(() => page.locator('ol.transcript').innerText(), { timeout: 30_000 }).toContain('B2 ships on Monday.');
+    await expect.poll(() => page.locator('.heading .badge').innerText(), { timeout: 30_000 }).toBe('completed');
+    expect(await pending.count()).toBe(0);
+    expect(await followUp.getByRole('status').count()).toBe(0); // no longer "queued"
+    const detail = (await f.call('GET', `/sessions/${session.body.id}`)).body;
+    expect(detail.runs.map((run: { state: string; inputPublic: { message: string } }) => [run.state, run.inputPublic.message])).toEqual([
+      ['completed', 'Refund order A1, please.'],
+      ['completed', 'Also check order B2.'],
+    ]);
+    expect(detail.pendingTurns).toEqual([]);
+    expect(await page.locator('ol.transcript').innerText()).not.toContain('And order C3.');
+    expect(await auditAccessibility(page)).toEqual([]);
+    await shot('07c-queued-ran');
+  }, 90_000);
+
+  it('interrupts a busy run: it is cancelled, the queued message is dropped, and the new one runs', async () => {
+    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'refund_order', arguments: { orderId: ORDER } }] });
+    const followUp = form('Follow-up message');
+    await followUp.getByRole('textbox', { name: 'Follow-up message' }).fill('Refund order A1 again.');
+    await followUp.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.getByRole('group', { name: 'Approval for refund_order' }).isVisible(), { timeout: 30_000 }).toBe(true);
+    await followUp.getByRole('textbox', { name: 'Follow-up message' }).fill('Something else entirely.');
+    await followUp.getByRole('button', { name: 'Queue' }).click();
+    await expect.poll(() => page.locator('tr.pending-turn').count()).toBe(1);
+
+    f.fakes.vendor_a.reply({ text: 'Hello again.' });
+    await followUp.getByRole('textbox', { name: 'Follow-up message' }).fill('Never mind; just say hello.');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await followUp.getByRole('button', { name: 'Interrupt' }).click();
+    await expect.poll(() => page.locator('ol.transcript').innerText(), { timeout: 30_000 }).toContain('Hello again.');
+    await expect.poll(() => page.locator('.heading .badge').innerText(), { timeout: 30_000 }).toBe('completed');
+    const sessionId = new URL(page.url()).pathname.split('/').at(-1)!;
+    const detail = (await f.call('GET', `/sessions/${sessionId}`)).body;
+    expect(detail.runs.slice(2).map((run: { state: string; inputPublic: { message: string } }) => [run.state, run.inputPublic.message])).toEqual([
+      ['cancelled', 'Refund order A1 again.'],
+      ['completed', 'Never mind; just say hello.'],
+    ]);
+    // The interrupted run's approval closed with it.
+    await expect.poll(async () => (await f.call('GET', `/sessions/${sessionId}`)).body.pendingWork.approvals).toEqual([]);
+    expect(detail.pendingTurns).toEqual([]);
+    expect(await page.locator('ol.transcript').innerText()).not.toContain('Something else entirely.');
+    expect(await page.getByRole('table', { name: 'Runs' }).innerText()).toMatch(/cancelled\s+Refund order A1 again\.[\s\S]*completed\s+Never mind; just say hello\./);
+    await shot('07d-interrupted');
+  }, 90_000);
+
+  it('forks a settled run onto another version: the fork opens idle, with the transcript through that run', async () => {
+    const sourceId = new URL(page.url()).pathname.split('/').at(-1)!;
+    const source = (await f.call('GET', `/sessions/${sourceId}`)).body;
+    const fromRun = source.runs[1];
+    const v1 = (await f.call('GET', `/agents/${source.agentId}/versions`)).body.data.find((version: { version: number }) => version.version === 1);
+    await page.getByRole('table', { name: 'Runs' }).getByRole('row', { name: /Also check order B2/ }).getByRole('button', { name: 'Fork' }).click();
+    const fork = form(`Fork from run ${fromRun.id.slice(0, 8)}`);
+    await fork.getByLabel('Agent version').selectOption({ label: 'Refunds desk v1' });
+    await fork.getByLabel(/^Title/).fill('B2 on v1');
+    expect(await auditAccessibility(page)).toEqual([]);
+    await fork.getByRole('button', { name: 'Create fork' }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'B2 on v1' }).isVisible(), { timeout: 15_000 }).toBe(true);
+    const forkId = new URL(page.url()).pathname.split('/').at(-1)!;
+    expect(forkId).not.toBe(sourceId);
+    expect(await page.locator('.heading .badge').innerText()).toBe('idle');
+    expect(await page.locator('dl.facts').innerText()).toMatch(new RegExp(`Forked from\\s+session ${sourceId.slice(0, 8)} at run ${fromRun.id.slice(0, 8)}`));
+    expect(await page.getByText('No runs yet.').isVisible()).toBe(true);
+    const transcript = await page.locator('ol.transcript').innerText();
+    expect(transcript).toMatch(/Refund order A1, please\.[\s\S]*Refund issued\.[\s\S]*Also check order B2\.[\s\S]*B2 ships on Monday\./);
+    expect(transcript).not.toContain('Refund order A1 again.');
+    expect(transcript).not.toContain('Hello again.');
+    await shot('07e-fork-idle');
+
+    // Its first message runs on the version picked.
+    f.fakes.vendor_a.reply({ text: 'B2 is still due on Monday.' });
+    await page.getByRole('textbox', { name: 'First message' }).fill('Is B2 still on time?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.locator('.heading .badge').innerText(), { timeout: 30_000 }).toBe('completed');
+    await expect.poll(() => page.locator('ol.transcript').innerText()).toContain('B2 is still due on Monday.');
+    const request = JSON.stringify(f.fakes.vendor_a.requests.at(-1)!.body);
+    expect(request).toContain('You help customers with refunds, politely.');
+    expect(request).not.toContain('politely and briefly');
+    const forked = (await f.call('GET', `/sessions/${forkId}`)).body;
+    expect(forked).toMatchObject({ agentVersionId: v1.id, forkedFrom: { sessionId: sourceId, runId: fromRun.id } });
+    // The source is only read.
+    expect((await f.call('GET', `/sessions/${sourceId}`)).body.runs).toHaveLength(source.runs.length);
+    await page.getByRole('link', { name: `session ${sourceId.slice(0, 8)}` }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Busy desk' }).isVisible()).toBe(true);
+    await shot('07f-fork-ran');
+  }, 90_000);
+
+  it('starts a session without a first message: it shows as idle until one is sent', async () => {
+    await nav('Sessions').click();
+    const start = form('New session');
+    await start.getByLabel('Agent').selectOption({ label: 'Refunds desk (v2)' });
+    await start.getByLabel(/^Title/).fill('Opened before typing');
+    await start.getByRole('button', { name: 'Start session' }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Opened before typing' }).isVisible(), { timeout: 15_000 }).toBe(true);
+    expect(await page.locator('.heading .badge').innerText()).toBe('idle');
+    expect(await page.getByText('No runs yet.').isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Cancel run' }).count()).toBe(0);
+    const sessionId = new URL(page.url()).pathname.split('/').at(-1)!;
+    expect((await f.call('GET', `/sessions/${sessionId}`)).body).toMatchObject({ status: 'idle', latestRunId: null, runs: [] });
+    await nav('Sessions').click();
+    await expect.poll(() => page.getByRole('row', { name: /Opened before typing/ }).innerText()).toMatch(/Opened before typing\s+idle/);
+    expect(await auditAccessibility(page)).toEqual([]);
+    await shot('07g-idle-session');
+  });
+
   it('downloads a file the agent wrote in its sandbox', async () => {
     const s3 = inject('s3');
     const bucket = `svc-console-${crypto.randomUUID().slice(0, 8)}`;

@@ -152,6 +152,102 @@ describe('svc, the command line', () => {
     expect(out).toContain('Refunded order A1.');
   });
 
+  it('sends a turn while a run is busy: refused by default, queued with --if-busy enqueue, withdrawn, then followed until it runs', async () => {
+    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'refund_order', arguments: { orderId: ORDER } }] });
+    const started = await svc(['sessions', 'start', '--agent', 'refunds', '--message', 'Refund A1, please.']);
+    expect(started.code, started.stderr).toBe(0);
+    const [, sessionId, runId] = /^session ([0-9a-f-]{36}), run ([0-9a-f-]{36})$/m.exec(started.stdout)!;
+    await f.waitForRun(runId!, (run) => run.state === 'waiting_for_approval');
+
+    // The spec's default: refused, with how to send it anyway.
+    const refused = await svc(['sessions', 'send', sessionId!, '--message', 'And B2?']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^error: .+ \(conflict, request [0-9a-f-]{36}\)$/m);
+    expect(refused.stderr).toContain(`run ${runId} is waiting_for_approval: send with --if-busy enqueue`);
+    const wrong = await svc(['sessions', 'send', sessionId!, '--message', 'And B2?', '--if-busy', 'later']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('--if-busy is enqueue, interrupt or reject (not "later")');
+
+    const queued = await svc(['sessions', 'send', sessionId!, '--message', 'And B2?', '--if-busy', 'enqueue']);
+    expect(queued.code, queued.stderr).toBe(0);
+    const [, b2] = new RegExp(`^session ${sessionId}, pending turn ([0-9a-f-]{36}) at position 1 \\(enqueue\\): it runs after the active run$`, 'm').exec(queued.stdout)!;
+    expect(queued.stdout).toContain(`withdraw it with: svc sessions withdraw ${sessionId} ${b2}`);
+    const second = await svc(['sessions', 'send', sessionId!, '--message', 'And C3?', '--if-busy', 'enqueue', '--json']);
+    const c3 = JSON.parse(second.stdout) as { queued: true; pendingTurn: { id: string; position: number; ifBusy: string; message: string } };
+    expect(c3).toMatchObject({ queued: true, pendingTurn: { position: 2, ifBusy: 'enqueue', message: 'And C3?' } });
+    const withdrawn = await svc(['sessions', 'withdraw', sessionId!, c3.pendingTurn.id]);
+    expect(withdrawn.code, withdrawn.stderr).toBe(0);
+    expect(withdrawn.stdout).toContain(`Withdrew pending turn ${c3.pendingTurn.id}`);
+    expect((await svc(['sessions', 'withdraw', sessionId!, c3.pendingTurn.id])).code).toBe(0); // the same answer again
+
+    // Followed: shown as pending, then followed as the run it becomes (after B2's).
+    f.fakes.vendor_a.reply({ text: 'Refunded A1.' }).reply({ text: 'B2 ships on Monday.' }).reply({ text: 'D4 ships on Tuesday.' });
+    const followed = svcSpawn(['sessions', 'send', sessionId!, '--message', 'And D4?', '--if-busy', 'enqueue', '--follow']);
+    await eventually(async () => (followed.output.stdout.includes('waiting for the active run to settle') ? true : undefined), 'the pending turn');
+    expect(followed.output.stdout).toMatch(/pending turn [0-9a-f-]{36} at position 2 \(enqueue\): it runs after the active run and the 1 pending turn before it/);
+    const pending = JSON.parse((await svc(['tools', 'pending', '--json'])).stdout) as { approvals: Array<{ id: string; runId: string }> };
+    expect((await svc(['approvals', 'decide', pending.approvals.find((approval) => approval.runId === runId)!.id, 'approve'])).code).toBe(0);
+    const call = await eventually(async () => (JSON.parse((await svc(['tools', 'pending', '--json'])).stdout) as { toolCalls: Array<{ id: string; runId: string; status: string }> }).toolCalls.find((entry) => entry.runId === runId && entry.status === 'pending'), 'the tool call');
+    expect((await svc(['tools', 'answer', call.id, '--value', '{"total":12.5}'])).code).toBe(0);
+
+    expect(await followed.exited, followed.output.stderr).toBe(0);
+    const out = followed.output.stdout;
+    const [, d4Run] = new RegExp(`^session ${sessionId}, run ([0-9a-f-]{36})$`, 'm').exec(out)!;
+    expect(out).toContain('run completed');
+    expect(out).toContain('D4 ships on Tuesday.');
+    expect(out).not.toContain('B2 ships on Monday.'); // the run before it is not the one followed
+    const detail = (await f.call('GET', `/sessions/${sessionId}`)).body;
+    expect(detail.runs.map((run: { state: string; inputPublic: { message: string } }) => [run.state, run.inputPublic.message])).toEqual([
+      ['completed', 'Refund A1, please.'],
+      ['completed', 'And B2?'],
+      ['completed', 'And D4?'],
+    ]);
+    expect(detail.runs[2].id).toBe(d4Run);
+    expect(detail.pendingTurns).toEqual([]);
+  });
+
+  it('forks a session from a settled run, idle or followed, and starts an idle session', async () => {
+    // A session of support-desk (on its version 2), forked onto version 1.
+    const supportDesk = (await f.call('GET', '/agents')).body.data.find((agent: { key: string }) => agent.key === 'support-desk');
+    const source = (await f.call('GET', '/sessions')).body.data.find((session: { agentId: string; status: string }) => session.agentId === supportDesk.id && session.status === 'completed');
+    const detail = (await f.call('GET', `/sessions/${source.id}`)).body;
+    const fromRun = detail.runs[0];
+    const v1 = (await f.call('GET', `/agents/${supportDesk.id}/versions`)).body.data.find((version: { version: number }) => version.version === 1);
+
+    const idle = await svc(['sessions', 'fork', source.id, '--from-run', fromRun.id, '--agent-version', v1.id, '--title', 'Tried on v1']);
+    expect(idle.code, idle.stderr).toBe(0);
+    const [, forkId] = new RegExp(`^session ([0-9a-f-]{36}), forked from session ${source.id} at run ${fromRun.id}$`, 'm').exec(idle.stdout)!;
+    expect(idle.stdout).toContain(`agent version ${v1.id}, workspace empty`);
+    expect(idle.stdout).toContain(`idle (send its first message: svc sessions send ${forkId} --message <text>)`);
+    expect((await f.call('GET', `/sessions/${forkId}`)).body).toMatchObject({ status: 'idle', title: 'Tried on v1', agentVersionId: v1.id, forkedFrom: { sessionId: source.id, runId: fromRun.id }, runs: [] });
+
+    f.fakes.vendor_a.reply({ text: 'Forked and answered.' });
+    const followed = await svc(['sessions', 'fork', source.id, '--from-run', fromRun.id, '--message', 'And now?', '--follow']);
+    expect(followed.code, followed.stderr).toBe(0);
+    expect(followed.stdout).toMatch(new RegExp(`^session [0-9a-f-]{36}, forked from session ${source.id} at run ${fromRun.id}$`, 'm'));
+    expect(followed.stdout).toMatch(/^session [0-9a-f-]{36}, run [0-9a-f-]{36}$/m);
+    expect(followed.stdout).toContain('run completed');
+    expect(followed.stdout).toContain('Forked and answered.');
+    const json = JSON.parse((await svc(['sessions', 'fork', source.id, '--from-run', fromRun.id, '--json'])).stdout);
+    expect(json).toMatchObject({ forkedFrom: { sessionId: source.id, runId: fromRun.id }, workspace: 'empty', run: null, status: 'idle' });
+    expect((await f.call('GET', `/sessions/${source.id}`)).body.runs).toHaveLength(detail.runs.length); // the source is only read
+
+    expect((await svc(['sessions', 'fork', source.id])).stderr).toContain('Missing --from-run');
+    const noMessage = await svc(['sessions', 'fork', source.id, '--from-run', fromRun.id, '--follow']);
+    expect(noMessage.code).toBe(2);
+    expect(noMessage.stderr).toContain('--follow needs --message');
+
+    // A session opened before the first message: idle, until `send` starts its first run.
+    const opened = await svc(['sessions', 'start', '--agent', 'support-desk', '--title', 'Opened early']);
+    expect(opened.code, opened.stderr).toBe(0);
+    const [, openedId] = /^session ([0-9a-f-]{36}), idle \(send its first message: svc sessions send \1 --message <text>\)$/m.exec(opened.stdout)!;
+    expect((await svc(['sessions', 'list'])).stdout).toMatch(new RegExp(`^${openedId}  idle  `, 'm'));
+    f.fakes.vendor_a.reply({ text: 'First answer.' });
+    const first = await svc(['sessions', 'send', openedId!, '--message', 'Hello?', '--follow']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('First answer.');
+  });
+
   it('tails the event feed from the start until stopped', async () => {
     const tail = svcSpawn(['events', 'tail', '--from', 'start']);
     await eventually(async () => (tail.output.stdout.includes('run.completed') ? true : undefined), 'the feed');

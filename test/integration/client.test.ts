@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { ApiError, createClient, LiveText, RunWaitTimeoutError, runToolCall, workPendingToolCalls, type FeedFrame, type PublicAgent, type SessionFrame } from '../../client/src/index.ts';
+import { ApiError, createClient, LiveText, RunWaitTimeoutError, runToolCall, workPendingToolCalls, type FeedFrame, type PublicAgent, type PublicRun, type SessionFrame } from '../../client/src/index.ts';
 import { recordToolCalls } from '../../services/tool-calls/record.ts';
 import { TOOL_LEASE_MS } from '../../domain/tool-calls/states.ts';
 import { manualClock, TEST_ORIGIN } from '../support/app.ts';
@@ -220,6 +220,42 @@ describe('the typed client', () => {
     expect(Date.now() - began).toBeLessThan(3_000);
     const run = await client.getRun(session.latestRunId);
     expect(run).toMatchObject({ state: 'waiting_for_tool', cancellationRequestedAt: null });
+  });
+
+  it('types conversation control: an idle session, a turn queued while busy (told apart by `queued`), interrupt, withdraw, fork', async () => {
+    const client = createClient({ baseUrl, apiKey: f.apiKey, projectId: f.projectId });
+    const lookup = tool('lookup_order', 'caller', 'never', 'Looks up an order.');
+    const agent = await client.call('post', '/v1/projects/{projectId}/agents', { body: { name: 'Conversation control', initialConfig: { ...config, tools: [lookup] } } });
+    const session = await client.call('post', '/v1/projects/{projectId}/sessions', { body: { agentId: agent.id } });
+    expect(session).toMatchObject({ status: 'idle', latestRunId: null, run: null });
+    const turn = (message: string, ifBusy?: 'enqueue' | 'interrupt') => client.call('post', '/v1/projects/{projectId}/sessions/{sessionId}/runs', { path: { sessionId: session.id }, body: { message, ...(ifBusy ? { ifBusy } : {}) } });
+
+    f.fakes.vendor_a.reset(); // the run left waiting above did not use its second reply
+    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'lookup_order', arguments: { orderId: ORDER } }] });
+    const first = await turn('Look up A1.');
+    if ('queued' in first) throw new Error('an idle session is not busy: its first turn is a run');
+    expectTypeOf(first.state).toEqualTypeOf<PublicRun['state']>();
+    await f.waitForRun(first.id, (run) => run.state === 'waiting_for_tool');
+    const queued = await turn('And B2?', 'enqueue');
+    if (!('queued' in queued)) throw new Error('a busy session queues the turn');
+    expectTypeOf(queued.pendingTurn.ifBusy).toEqualTypeOf<'enqueue' | 'interrupt'>();
+    expect(queued.pendingTurn).toMatchObject({ sessionId: session.id, position: 1, ifBusy: 'enqueue', message: 'And B2?', attachments: [] });
+    expect((await client.call('get', '/v1/projects/{projectId}/sessions/{sessionId}', { path: { sessionId: session.id } })).pendingTurns).toEqual([queued.pendingTurn]);
+
+    // Interrupt: the active run is cancelled, the queued turn dropped, and this one runs next.
+    f.fakes.vendor_a.reply({ text: 'Interrupted, then answered.' });
+    const interrupting = await turn('Never mind; hello.', 'interrupt');
+    expect(interrupting).toMatchObject({ queued: true, pendingTurn: { position: 1, ifBusy: 'interrupt' } });
+    expect((await client.waitForRunSettled(first.id, { timeoutMs: 30_000 })).state).toBe('cancelled');
+    const withdrawn = await client.call('delete', '/v1/projects/{projectId}/sessions/{sessionId}/pending-turns/{turnId}', { path: { sessionId: session.id, turnId: queued.pendingTurn.id } });
+    expect(withdrawn).toEqual({ id: queued.pendingTurn.id, withdrawn: true }); // dropped by the interrupt already: the same answer
+    const detail = await client.call('get', '/v1/projects/{projectId}/sessions/{sessionId}', { path: { sessionId: session.id } });
+    const next = await client.waitForRunSettled(detail.latestRunId!, { timeoutMs: 30_000 });
+    expect(next).toMatchObject({ state: 'completed', inputPublic: { message: 'Never mind; hello.' } });
+
+    const fork = await client.call('post', '/v1/projects/{projectId}/sessions/{sessionId}/fork', { path: { sessionId: session.id }, body: { fromRunId: next.id, title: 'Forked' } });
+    expectTypeOf(fork.workspace).toEqualTypeOf<'copied' | 'empty'>();
+    expect(fork).toMatchObject({ title: 'Forked', status: 'idle', run: null, forkedFrom: { sessionId: session.id, runId: next.id }, workspace: 'empty', agentVersionId: session.agentVersionId });
   });
 });
 

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { ApiError } from '../errors.ts';
-import type { Context, PendingWork, PublicAgent, PublicApproval, PublicSessionListItem, RestorePreview, RestoreResult } from '../api-types.ts';
+import type { Context, ForkedSession, PendingTurn, PendingWork, PublicAgent, PublicApproval, PublicSessionListItem, RestorePreview, RestoreResult } from '../api-types.ts';
 import { createClient, LiveText, runToolCall, SETTLED_RUN_STATES, type ProductEvent, type ProjectClient, type Run } from '../index.ts';
 import { Transport } from '../transport.ts';
 import { saveCredentials, type Credentials } from './credentials.ts';
@@ -32,6 +32,24 @@ const option = (context: CommandContext, name: string) => {
   const value = context.options[name];
   if (typeof value !== 'string' || value === '') throw new UsageError(`Missing --${name}`);
   return value;
+};
+
+/** A string option that may be left out (`--title`); given empty, it is a mistake. */
+const optionalOption = (context: CommandContext, name: string) => {
+  const value = context.options[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} needs a value`);
+  return value;
+};
+
+const IF_BUSY = ['reject', 'enqueue', 'interrupt'] as const;
+type IfBusy = (typeof IF_BUSY)[number];
+/** `--if-busy`: what a turn sent while the session's run is still going does (the service's default is reject). */
+const ifBusyOf = (context: CommandContext): IfBusy | undefined => {
+  const value = context.options['if-busy'];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !(IF_BUSY as readonly string[]).includes(value)) throw new UsageError(`--if-busy is enqueue, interrupt or reject (not ${JSON.stringify(value)})`);
+  return value as IfBusy;
 };
 
 const describePrincipal = (context: Context) => `${context.principal.displayName ?? context.principal.subject} (${context.principal.kind})`;
@@ -103,6 +121,72 @@ async function followRun(context: CommandContext, client: ProjectClient, start: 
     progress?.finish();
   }
   return { run: run!, shown };
+}
+
+/** The ids of a started run; a session or fork created without a message has none to follow. */
+function started(ids: { sessionId: string; runId: string | null }): { sessionId: string; runId: string } {
+  if (!ids.runId) throw new UsageError(`session ${ids.sessionId} is idle: there is no run to follow`);
+  return { sessionId: ids.sessionId, runId: ids.runId };
+}
+
+/** After a followed run: the reply, when it differs from what was shown live; exit 0 when the run completed, else 3. */
+async function replyOf(context: CommandContext, client: ProjectClient, { run, shown }: { run: Run; shown: string }): Promise<number> {
+  const messages = await client.request<{ data: Array<{ role: string; text: string | null }> }>('GET', `/runs/${run.id}/messages`, { query: { limit: 100 } });
+  const reply = messages.data.filter((entry) => entry.role === 'assistant' && entry.text).at(-1)?.text;
+  // The answer was shown as it was written; printed again only when what was shown differs.
+  if (!context.options.json && reply && reply !== shown) context.io.stdout.write(`\n${reply}\n`);
+  return run.state === 'completed' ? 0 : 3;
+}
+
+function describePendingTurn(turn: PendingTurn): string {
+  const ahead = turn.position - 1;
+  const after = turn.ifBusy === 'interrupt' ? 'the active run is being cancelled; this turn runs once it has settled' : `it runs after the active run${ahead > 0 ? ` and the ${ahead} pending ${ahead === 1 ? 'turn' : 'turns'} before it` : ''}`;
+  return `session ${turn.sessionId}, pending turn ${turn.id} at position ${turn.position} (${turn.ifBusy}): ${after}\n  withdraw it with: svc sessions withdraw ${turn.sessionId} ${turn.id}`;
+}
+
+function describeFork(forked: ForkedSession): string {
+  return [
+    `session ${forked.id}, forked from session ${forked.forkedFrom.sessionId} at run ${forked.forkedFrom.runId}`,
+    `agent version ${forked.agentVersionId}, workspace ${forked.workspace}`,
+    forked.run ? `run ${forked.run.id}` : `idle (send its first message: svc sessions send ${forked.id} --message <text>)`,
+  ].join('\n');
+}
+
+/**
+ * Waits for a pending turn to become a run: reads the session's stream from its start (so a
+ * hand-off before the stream opened is not missed) until `run.queued` names the turn, or
+ * `session.input_withdrawn` says it will never run.
+ */
+async function handOffOf(client: ProjectClient, turn: PendingTurn): Promise<{ runId: string } | { withdrawn: string }> {
+  for await (const frame of client.sessionEvents(turn.sessionId)) {
+    if (frame.type !== 'event' || frame.event.publicPayload.pendingTurnId !== turn.id) continue;
+    const payload = frame.event.publicPayload;
+    if (frame.event.kind === 'run.queued' && typeof payload.runId === 'string') return { runId: payload.runId };
+    if (frame.event.kind === 'session.input_withdrawn') return { withdrawn: typeof payload.reason === 'string' ? payload.reason : 'withdrawn' };
+  }
+  throw new Error('the session stream ended');
+}
+
+/** `svc sessions send`: one turn, answered with its run or, while the session is busy and `--if-busy` says so, a pending turn. */
+async function sendTurn(context: CommandContext): Promise<number> {
+  const client = clientOf(context);
+  const sessionId = argument(context, 0, 'sessionId');
+  const message = option(context, 'message');
+  const ifBusy = ifBusyOf(context);
+  const answer = await client.call('post', '/v1/projects/{projectId}/sessions/{sessionId}/runs', { path: { sessionId }, body: { message, ...(ifBusy ? { ifBusy } : {}) } });
+  if (!context.options.follow) {
+    print(context, answer, () => ('queued' in answer ? describePendingTurn(answer.pendingTurn) : `session ${sessionId}, run ${answer.id}`));
+    return 0;
+  }
+  if (!('queued' in answer)) return replyOf(context, client, await followRun(context, client, async () => ({ sessionId, runId: answer.id })));
+  // A pending turn: shown now, followed once it becomes a run (or reported if it is withdrawn).
+  print(context, answer, () => `${describePendingTurn(answer.pendingTurn)}\nwaiting for the active run to settle…`);
+  const handedOff = await handOffOf(client, answer.pendingTurn);
+  if ('withdrawn' in handedOff) {
+    context.io.stdout.write(`pending turn ${answer.pendingTurn.id} was withdrawn (${handedOff.withdrawn}): it will not run\n`);
+    return 3;
+  }
+  return replyOf(context, client, await followRun(context, client, async () => ({ sessionId, runId: handedOff.runId })));
 }
 
 /** A restore preview for people: each project's action, what blocks it, and the secrets the restore needs. */
@@ -202,22 +286,68 @@ export const COMMANDS: Record<string, Command> = {
     async run(context) {
       const client = clientOf(context);
       const agentId = await agentIdOf(client, option(context, 'agent'));
-      const message = option(context, 'message');
+      const message = optionalOption(context, 'message');
+      const title = optionalOption(context, 'title');
+      // Without a message the session is idle: it waits for its first turn (svc sessions send).
+      if (message === undefined && context.options.follow) throw new UsageError('--follow needs --message: a session without one is idle, with no run to follow');
       const create = async () => {
-        const session = await client.request<{ id: string; latestRunId: string }>('POST', '/sessions', { body: { agentId, initialMessage: message } });
-        return { sessionId: session.id, runId: session.latestRunId };
+        const session = await client.call('post', '/v1/projects/{projectId}/sessions', { body: { agentId, ...(title ? { title } : {}), ...(message !== undefined ? { initialMessage: message } : {}) } });
+        return { sessionId: session.id, runId: session.run?.id ?? null };
       };
       if (!context.options.follow) {
         const ids = await create();
-        print(context, ids, () => `session ${ids.sessionId}, run ${ids.runId}`);
+        print(context, ids, () => (ids.runId ? `session ${ids.sessionId}, run ${ids.runId}` : `session ${ids.sessionId}, idle (send its first message: svc sessions send ${ids.sessionId} --message <text>)`));
         return 0;
       }
-      const { run, shown } = await followRun(context, client, create);
-      const messages = await client.request<{ data: Array<{ role: string; text: string | null }> }>('GET', `/runs/${run.id}/messages`, { query: { limit: 100 } });
-      const reply = messages.data.filter((entry) => entry.role === 'assistant' && entry.text).at(-1)?.text;
-      // The answer was shown as it was written; printed again only when what was shown differs.
-      if (!context.options.json && reply && reply !== shown) context.io.stdout.write(`\n${reply}\n`);
-      return run.state === 'completed' ? 0 : 3;
+      return replyOf(context, client, await followRun(context, client, async () => started(await create())));
+    },
+  },
+  'sessions send': {
+    async run(context) {
+      try {
+        return await sendTurn(context);
+      } catch (error) {
+        // The spec's default: a turn while a run is going is refused; say how to send it anyway.
+        if (!(error instanceof ApiError && error.code === 'conflict' && error.details?.latestRunId)) throw error;
+        context.io.stderr.write(`error: ${error.message}\n  run ${String(error.details.latestRunId)} is ${String(error.details.state)}: send with --if-busy enqueue (after it) or --if-busy interrupt (instead of it)\n`);
+        return 1;
+      }
+    },
+  },
+  'sessions withdraw': {
+    async run(context) {
+      const sessionId = argument(context, 0, 'sessionId');
+      const turnId = argument(context, 1, 'turnId');
+      const withdrawn = await clientOf(context).call('delete', '/v1/projects/{projectId}/sessions/{sessionId}/pending-turns/{turnId}', { path: { sessionId, turnId } });
+      print(context, withdrawn, () => `Withdrew pending turn ${withdrawn.id}: it will not run`);
+      return 0;
+    },
+  },
+  'sessions fork': {
+    async run(context) {
+      const client = clientOf(context);
+      const sessionId = argument(context, 0, 'sessionId');
+      const fromRunId = option(context, 'from-run');
+      const agentVersionId = optionalOption(context, 'agent-version');
+      const title = optionalOption(context, 'title');
+      const message = optionalOption(context, 'message');
+      if (message === undefined && context.options.follow) throw new UsageError('--follow needs --message: a fork without one is idle, with no run to follow');
+      const fork = () =>
+        client.call('post', '/v1/projects/{projectId}/sessions/{sessionId}/fork', {
+          path: { sessionId },
+          body: { fromRunId, ...(agentVersionId ? { agentVersionId } : {}), ...(title ? { title } : {}), ...(message !== undefined ? { initialMessage: message } : {}) },
+        });
+      if (!context.options.follow) {
+        const forked = await fork();
+        print(context, forked, () => describeFork(forked));
+        return 0;
+      }
+      const followed = await followRun(context, client, async () => {
+        const forked = await fork();
+        context.io.stdout.write(`${describeFork(forked).split('\n')[0]}\n`);
+        return started({ sessionId: forked.id, runId: forked.run?.id ?? null });
+      });
+      return replyOf(context, client, followed);
     },
   },
   'runs get': {

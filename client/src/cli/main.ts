@@ -15,7 +15,18 @@ const HELP = `svc — command line for the agent runtime service
   svc agents list
   svc agents apply <agent.yaml|agent.json>          create the agent, or publish its changed config
   svc sessions list
-  svc sessions start --agent <id|key> --message <text> [--follow]
+  svc sessions start --agent <id|key> [--message <text>] [--title <text>] [--follow]
+                                                    without --message the session is idle until its first turn
+  svc sessions send <sessionId> --message <text> [--if-busy enqueue|interrupt|reject] [--follow]
+                                                    while a run is going: reject (the default, a conflict),
+                                                    enqueue (a pending turn that runs after it) or
+                                                    interrupt (cancel it; this turn runs next)
+  svc sessions withdraw <sessionId> <turnId>        a pending turn that has not started
+  svc sessions fork <sessionId> --from-run <runId> [--agent-version <id>]
+                    [--title <text>] [--message <text>] [--follow]
+                                                    a new session with the transcript through a settled
+                                                    run, on this or another agent version; idle without
+                                                    --message
   svc runs get <runId>
   svc events tail [--from start|now]
   svc tools pending
@@ -28,7 +39,8 @@ const HELP = `svc — command line for the agent runtime service
 
   --json prints the service's JSON answer instead of a summary.
 Exit codes: 0 ok, 1 the service refused or failed (message and request id on stderr),
-2 usage, 3 a followed run settled other than completed, 4 not logged in.`;
+2 usage, 3 a followed run settled other than completed (or a followed pending turn was
+withdrawn), 4 not logged in.`;
 
 /** Runs one command line; resolves with the exit code. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
@@ -43,6 +55,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         'api-key': { type: 'string' },
         agent: { type: 'string' },
         message: { type: 'string' },
+        title: { type: 'string' },
+        'if-busy': { type: 'string' },
+        'from-run': { type: 'string' },
+        'agent-version': { type: 'string' },
         follow: { type: 'boolean' },
         from: { type: 'string' },
         value: { type: 'string' },

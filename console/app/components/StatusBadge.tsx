@@ -6,6 +6,9 @@ export function StatusBadge({ status }: { status: string }) {
       ? 'bad'
       : ['waiting_for_tool', 'waiting_for_approval', 'pending', 'pending_approval', 'retry_scheduled', 'deprecated', 'disabled'].includes(status)
         ? 'wait'
-        : 'busy';
+        : // A session before its first run is neither progress nor trouble: the plain badge.
+          status === 'idle'
+          ? 'idle'
+          : 'busy';
   return <span className={`badge ${tone}`}>{status.replaceAll('_', ' ')}</span>;
 }

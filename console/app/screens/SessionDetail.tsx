@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import type { SessionDetail } from '../../../client/src/index.ts';
+import type { PendingTurn, ProjectClient, PublicAgent, PublicRun, SessionDetail } from '../../../client/src/index.ts';
 import { ApprovalActions } from '../components/ApprovalActions.tsx';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { eventLabel } from '../components/eventLabel.ts';
@@ -12,7 +12,7 @@ import { useResource } from '../components/useResource.ts';
 import { useRowAction } from '../components/useRowAction.ts';
 import { useSessionStream } from '../components/useSessionStream.ts';
 import { Waterfall } from '../components/Waterfall.tsx';
-import { Link } from '../router.tsx';
+import { Link, navigate } from '../router.tsx';
 import { useSigned } from '../session.tsx';
 
 const SETTLED = ['completed', 'failed', 'cancelled', 'timed_out'];
@@ -20,8 +20,10 @@ const SETTLED = ['completed', 'failed', 'cancelled', 'timed_out'];
 /**
  * Everything about one session, kept current from the session's own stream: transcript (with
  * the reply being written below it, growing as the model writes, until the committed message
- * replaces it), runs, the timing waterfall, pending tool calls and approvals, workspace files,
- * debug records; a follow-up message once idle, cancel while a run is going.
+ * replaces it), runs with the turns waiting behind the active one, the timing waterfall, pending
+ * tool calls and approvals, workspace files, debug records. A message is sent at once when no
+ * run is going; while one is, it is queued behind it or interrupts it (docs/decisions.md
+ * "Conversation control"). A settled run can be forked into a new session, on any version.
  */
 export function SessionDetailScreen({ sessionId }: { sessionId: string }) {
   const { client } = useSigned();
@@ -47,7 +49,8 @@ export function SessionDetailScreen({ sessionId }: { sessionId: string }) {
   useEffect(() => {
     for (const runId of liveReplies(replies, transcript ?? []).done) forget(runId);
   }, [replies, transcript, forget]);
-  const running = data ? !SETTLED.includes(data.status) : false;
+  // Idle (no run yet) and settled sessions take a message at once; otherwise a run is going.
+  const running = data ? !SETTLED.includes(data.status) && data.status !== 'idle' : false;
   useEffect(() => {
     if (!running) return;
     const timer = setInterval(() => setNow(Date.now()), 500);
@@ -69,6 +72,7 @@ export function SessionDetailScreen({ sessionId }: { sessionId: string }) {
         <dt>Agent version</dt><dd><Link to={`/agents/${data.agentId}`}><code>{data.agentVersionId.slice(0, 8)}</code></Link></dd>
         <dt>Tokens</dt><dd>in {data.inputTokens.toLocaleString('en')} · out {data.outputTokens.toLocaleString('en')} · cache read {data.cacheReadTokens.toLocaleString('en')} · cache write {data.cacheWriteTokens.toLocaleString('en')}</dd>
         {latest?.failure ? (<><dt>Failure</dt><dd><code>{latest.failure.errorCode}</code> {latest.failure.errorExplanation}</dd></>) : null}
+        {data.forkedFrom ? (<><dt>Forked from</dt><dd><Link to={`/sessions/${data.forkedFrom.sessionId}`}>session <code>{data.forkedFrom.sessionId.slice(0, 8)}</code></Link> at run <code>{data.forkedFrom.runId.slice(0, 8)}</code></dd></>) : null}
       </dl>
 
       <PendingWork session={data} onChanged={() => void session.reload()} />
@@ -86,26 +90,19 @@ export function SessionDetailScreen({ sessionId }: { sessionId: string }) {
         ))}
       </ol>
       <LiveReplies replies={liveReplies(replies, data.transcript).writing} />
-      {!running ? <FollowUp sessionId={sessionId} onSent={() => void session.reload()} /> : <p className="muted" aria-busy="true">The agent is working; follow-up messages open when the run settles.</p>}
+      {data.status === 'idle' ? <p className="muted">Idle: the session has no run yet. Its first message starts one.</p> : null}
+      {!running || !data.parentSessionId ? (
+        <FollowUp sessionId={sessionId} busy={running} first={data.status === 'idle'} pendingTurns={data.pendingTurns} onSent={() => void session.reload()} />
+      ) : (
+        // A delegated session's turns are its coordinator's to drive: no queue or interrupt here.
+        <p className="muted" aria-busy="true">The agent is working; follow-up messages open when the run settles.</p>
+      )}
 
       <h2>Timeline</h2>
       <Waterfall session={data} now={now} />
 
       <h2>Runs</h2>
-      <table>
-        <thead><tr><th scope="col">Run</th><th scope="col">State</th><th scope="col">Message</th><th scope="col">Created</th><th scope="col">Settled</th></tr></thead>
-        <tbody>
-          {data.runs.map((run) => (
-            <tr key={run.id}>
-              <td><code>{run.id.slice(0, 8)}</code></td>
-              <td><StatusBadge status={run.state} />{run.failure ? <span className="muted small"> {run.failure.errorCode}</span> : null}</td>
-              <td>{run.inputPublic.message}</td>
-              <td>{new Date(run.createdAt).toLocaleTimeString()}</td>
-              <td>{run.settledAt ? new Date(run.settledAt).toLocaleTimeString() : '—'}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Runs session={data} onChanged={() => void session.reload()} />
 
       <h2>Workspace files</h2>
       <ErrorNotice error={files.error} />
@@ -227,26 +224,45 @@ function CancelRun({ runId, onCancelled }: { runId: string; onCancelled: () => v
   );
 }
 
-function FollowUp({ sessionId, onSent }: { sessionId: string; onSent: () => void }) {
+/**
+ * The message box. With no run going it sends at once ("Send"); while a run is going it offers
+ * "Queue" (the message waits as a pending turn and runs after that run and the turns before it)
+ * and "Interrupt" (the run is cancelled, the queued turns are dropped, and this message runs
+ * next), sent as the follow-up's `ifBusy`.
+ */
+function FollowUp({ sessionId, busy, first, pendingTurns, onSent }: { sessionId: string; busy: boolean; first: boolean; pendingTurns: PendingTurn[]; onSent: () => void }) {
   const { client } = useSigned();
   const [message, setMessage] = useState('');
   const [files, setFiles] = useState<FileList | null>(null);
-  const { busy, error, run } = useAction();
+  const [queued, setQueued] = useState<PendingTurn | null>(null);
+  const { busy: sending, error, run } = useAction();
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = event.currentTarget;
+    // Which button sent the form: Send (no run going), Queue or Interrupt.
+    const submitter = (event.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
+    const ifBusy = submitter?.value === 'interrupt' ? 'interrupt' : submitter?.value === 'enqueue' ? 'enqueue' : undefined;
+    if (ifBusy === 'interrupt' && !globalThis.confirm('Interrupt the run? It is cancelled, the queued messages are dropped, and this message runs next.')) return;
+    setQueued(null);
     void run(async () => {
       const attachments = await toAttachments(files);
-      await client.call('post', '/v1/projects/{projectId}/sessions/{sessionId}/runs', { path: { sessionId }, body: { ...(message ? { message } : {}), ...(attachments.length ? { files: attachments } : {}) } });
+      const answer = await client.call('post', '/v1/projects/{projectId}/sessions/{sessionId}/runs', {
+        path: { sessionId },
+        body: { ...(message ? { message } : {}), ...(attachments.length ? { files: attachments } : {}), ...(ifBusy ? { ifBusy } : {}) },
+      });
+      if ('queued' in answer) setQueued(answer.pendingTurn);
       setMessage('');
       form.reset();
       onSent();
     });
   };
+  const label = first ? 'First message' : 'Follow-up message';
+  const waiting = queued ? pendingTurns.find((turn) => turn.id === queued.id) : undefined;
+  const empty = !message && !files?.length;
   return (
-    <form className="follow-up" onSubmit={submit} aria-label="Follow-up message">
+    <form className="follow-up" onSubmit={submit} aria-label={label}>
       <label>
-        Follow-up message
+        {label}
         <textarea name="message" rows={2} value={message} onChange={(event) => setMessage(event.target.value)} />
       </label>
       <label>
@@ -254,7 +270,147 @@ function FollowUp({ sessionId, onSent }: { sessionId: string; onSent: () => void
         <input type="file" multiple onChange={(event) => setFiles(event.target.files)} />
       </label>
       <ErrorNotice error={error} />
-      <button type="submit" disabled={busy || (!message && !files?.length)}>{busy ? 'Sending…' : 'Send'}</button>
+      {/* Said while the message still waits: once it has become a run (or was withdrawn) the Runs table tells. */}
+      {waiting ? <p className="notice good" role="status">Queued at position {waiting.position}: it runs {waiting.ifBusy === 'interrupt' ? 'once the interrupted run has settled' : 'after the active run and the messages queued before it'}.</p> : null}
+      {busy ? (
+        <>
+          <p className="muted small">The agent is working. Queue the message to run after it, or interrupt the run and send this message instead.</p>
+          <div className="actions-row">
+            <button type="submit" name="ifBusy" value="enqueue" disabled={sending || empty}>Queue</button>
+            <button type="submit" name="ifBusy" value="interrupt" className="danger" disabled={sending || empty}>Interrupt</button>
+          </div>
+        </>
+      ) : (
+        <button type="submit" disabled={sending || empty}>{sending ? 'Sending…' : 'Send'}</button>
+      )}
+    </form>
+  );
+}
+
+/**
+ * The session's runs, oldest first, with the turns waiting behind the active run right under it
+ * (each can be withdrawn until it starts), and Fork on every settled run.
+ */
+function Runs({ session, onChanged }: { session: SessionDetail; onChanged: () => void }) {
+  const { client } = useSigned();
+  const [forking, setForking] = useState<PublicRun | null>(null);
+  const withdraw = useRowAction(async () => onChanged());
+  if (session.runs.length === 0) return <p className="muted">No runs yet.</p>;
+  return (
+    <>
+      <ErrorNotice error={withdraw.error} />
+      <table aria-label="Runs">
+        <thead><tr><th scope="col">Run</th><th scope="col">State</th><th scope="col">Message</th><th scope="col">Created</th><th scope="col">Settled</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+        <tbody>
+          {session.runs.map((run) => (
+            <tr key={run.id}>
+              <td><code>{run.id.slice(0, 8)}</code></td>
+              <td><StatusBadge status={run.state} />{run.failure ? <span className="muted small"> {run.failure.errorCode}</span> : null}</td>
+              <td>{run.inputPublic.message}</td>
+              <td>{new Date(run.createdAt).toLocaleTimeString()}</td>
+              <td>{run.settledAt ? new Date(run.settledAt).toLocaleTimeString() : '—'}</td>
+              <td>{SETTLED.includes(run.state) ? <button type="button" className="small" aria-expanded={forking?.id === run.id} onClick={() => setForking(forking?.id === run.id ? null : run)}>Fork</button> : null}</td>
+            </tr>
+          ))}
+          {session.pendingTurns.map((turn) => (
+            <tr key={turn.id} className="pending-turn">
+              <td><span className="muted">waiting #{turn.position}</span></td>
+              <td><StatusBadge status="pending" /> <span className="muted small">{turn.ifBusy === 'interrupt' ? 'after the interrupted run' : 'queued'}</span></td>
+              <td>{turn.message}{turn.attachments.length ? <span className="muted small"> · {turn.attachments.map((file) => file.filename).join(', ')}</span> : null}</td>
+              <td>{new Date(turn.createdAt).toLocaleTimeString()}</td>
+              <td>—</td>
+              <td>
+                <button
+                  type="button"
+                  className="small danger"
+                  disabled={withdraw.busy}
+                  onClick={() => void withdraw.act(() => client.call('delete', '/v1/projects/{projectId}/sessions/{sessionId}/pending-turns/{turnId}', { path: { sessionId: session.id, turnId: turn.id } }), 'Withdraw this queued message? It will not run.')}
+                >
+                  Withdraw
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {forking ? <ForkForm session={session} run={forking} onClose={() => setForking(null)} /> : null}
+    </>
+  );
+}
+
+/** The versions a fork may run on: every version of every agent of the project, newest first per agent. */
+async function loadVersionChoices(client: ProjectClient) {
+  const agents: PublicAgent[] = [];
+  for await (const agent of client.list('/agents', { limit: 100 })) agents.push(agent);
+  return Promise.all(
+    agents.map(async (agent) => {
+      const { data } = await client.call('get', '/v1/projects/{projectId}/agents/{agentId}/versions', { path: { agentId: agent.id } });
+      return { agent, versions: [...data].sort((a, b) => b.version - a.version) };
+    }),
+  );
+}
+
+/**
+ * Fork from one settled run: a new session whose transcript is this session's through that run,
+ * on the version picked (this session's by default), idle unless a first message is given; then
+ * the console opens it. Its workspace is copied when the run is the session's latest (and its
+ * backup verifies), else it starts empty.
+ */
+function ForkForm({ session, run, onClose }: { session: SessionDetail; run: PublicRun; onClose: () => void }) {
+  const { client } = useSigned();
+  const choices = useResource(() => loadVersionChoices(client), [client]);
+  const [versionId, setVersionId] = useState(session.agentVersionId);
+  const [title, setTitle] = useState('');
+  const [message, setMessage] = useState('');
+  const { busy, error, run: act } = useAction();
+  const latest = session.runs.at(-1)?.id === run.id;
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    void act(async () => {
+      const forked = await client.call('post', '/v1/projects/{projectId}/sessions/{sessionId}/fork', {
+        path: { sessionId: session.id },
+        body: { fromRunId: run.id, agentVersionId: versionId, ...(title ? { title } : {}), ...(message ? { initialMessage: message } : {}) },
+      });
+      navigate(`/sessions/${forked.id}`);
+    });
+  };
+  return (
+    <form className="card" onSubmit={submit} aria-label={`Fork from run ${run.id.slice(0, 8)}`}>
+      <h3>Fork from run <code>{run.id.slice(0, 8)}</code></h3>
+      <p className="muted small">
+        A new session with this conversation through this run. {latest ? "It starts from a copy of this session's workspace files, when they have a backup." : 'Its workspace starts empty: this is not the latest run.'}
+      </p>
+      <ErrorNotice error={choices.error} />
+      <div className="row">
+        <label>
+          Agent version
+          <select name="agentVersionId" value={versionId} onChange={(event) => setVersionId(event.target.value)} disabled={!choices.data}>
+            {choices.data ? null : <option value={session.agentVersionId}>This session's version</option>}
+            {choices.data?.map(({ agent, versions }) => (
+              <optgroup key={agent.id} label={agent.name}>
+                {versions.map((version) => (
+                  <option key={version.id} value={version.id}>
+                    {agent.name} v{version.version}{version.id === session.agentVersionId ? " (this session's)" : ''}
+                  </option>
+                ))}
+              </optgroup>
+            ))}
+          </select>
+        </label>
+        <label>
+          Title <span className="muted small">(optional)</span>
+          <input name="title" value={title} onChange={(event) => setTitle(event.target.value)} />
+        </label>
+      </div>
+      <label>
+        First message <span className="muted small">(optional: without one the fork waits, idle)</span>
+        <textarea name="message" rows={2} value={message} onChange={(event) => setMessage(event.target.value)} />
+      </label>
+      <ErrorNotice error={error} />
+      <div className="actions-row">
+        <button type="submit" disabled={busy || !choices.data} aria-busy={busy}>{busy ? 'Forking…' : 'Create fork'}</button>
+        <button type="button" className="link" onClick={onClose}>Close</button>
+      </div>
     </form>
   );
 }

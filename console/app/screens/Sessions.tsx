@@ -11,7 +11,7 @@ import { StatusBadge } from '../components/StatusBadge.tsx';
 
 const tokens = (count: number) => count.toLocaleString('en');
 
-/** Sessions: the newest 100 with status and token counters, live; and a new session. */
+/** Sessions: the newest 100 with status and token counters, live; and a new session (idle when started without a message). */
 export function SessionsScreen() {
   const { client } = useSigned();
   const sessions = useResource(() => client.call('get', '/v1/projects/{projectId}/sessions', { query: { limit: '100' } }), [client]);
@@ -31,10 +31,10 @@ export function SessionsScreen() {
           items={sessions.data.data}
           filterText={(session) => `${session.title ?? ''} ${session.id} ${session.status} ${session.agentId}`}
           columns={['Session', 'Status', 'Tokens in / out', 'Cache read / write', 'Last activity']}
-          empty={<p>No sessions yet. Start one above with an agent and a first message.</p>}
+          empty={<p>No sessions yet. Start one above with an agent and, if you like, a first message.</p>}
           row={(session) => (
             <tr key={session.id}>
-              <td><Link to={`/sessions/${session.id}`}>{session.title ?? session.id.slice(0, 8)}</Link>{session.delegateKey ? <span className="muted small"> · delegate {session.delegateKey}</span> : null}</td>
+              <td><Link to={`/sessions/${session.id}`}>{session.title ?? session.id.slice(0, 8)}</Link>{session.delegateKey ? <span className="muted small"> · delegate {session.delegateKey}</span> : null}{session.forkedFrom ? <span className="muted small"> · fork</span> : null}</td>
               <td><StatusBadge status={session.status} /></td>
               <td>{tokens(session.inputTokens)} / {tokens(session.outputTokens)}</td>
               <td>{tokens(session.cacheReadTokens)} / {tokens(session.cacheWriteTokens)}</td>
@@ -87,7 +87,7 @@ function NewSession({ preselected }: { preselected: string | null }) {
         </label>
       </div>
       <label>
-        Message
+        Message <span className="muted small">(optional: without one the session waits, idle, for its first message)</span>
         <textarea name="message" rows={3} value={message} onChange={(event) => setMessage(event.target.value)} />
       </label>
       <label>
