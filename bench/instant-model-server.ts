@@ -24,6 +24,12 @@ export type InstantModelServerOptions = {
    * before it).
    */
   onTextChunk?: (text: string, at: { userText: string | null; index: number; offset: number }) => void;
+  /**
+   * Called when a chat request has arrived (`received`, before any `sleep` hold) and once its
+   * answer has been handed to the socket in full (`answered`), with the request's last user
+   * message and `performance.now()` (hand-off measurements).
+   */
+  onExchange?: (phase: 'received' | 'answered', userText: string | null, at: number) => void;
 };
 
 export type InstantModelServer = {
@@ -84,6 +90,14 @@ function decide(userText: string | null, answered: boolean): Decision {
   return asked && !answered ? { kind: 'call', tool: asked[1]!, arguments: asked[2] ?? '{}' } : { kind: 'reply' };
 }
 
+/** `onExchange`: the request's arrival now, its answer's end when the response finishes. */
+function reportExchange(res: ServerResponse, userText: string | null, options: InstantModelServerOptions): void {
+  const report = options.onExchange;
+  if (!report) return;
+  report('received', userText, performance.now());
+  res.once('finish', () => report('answered', userText, performance.now()));
+}
+
 async function holdIfAsked(userText: string | null): Promise<void> {
   const sleep = userText === null ? null : /\bsleep (\d+)\b/.exec(userText);
   if (sleep) await delay(Number(sleep[1]));
@@ -94,6 +108,7 @@ async function answerResponses(body: Record<string, unknown>, seq: number, seen:
   const lastUser = input.findLastIndex((item) => item.role === 'user');
   const userText = typeof input[lastUser]?.content === 'string' ? (input[lastUser].content as string) : null;
   seen.push(userText ?? '');
+  reportExchange(res, userText, options);
   await holdIfAsked(userText);
   if (res.destroyed) return;
   const decision = decide(userText, input.slice(lastUser + 1).some((item) => item.type === 'function_call_output'));
@@ -165,6 +180,7 @@ async function answerChat(body: Record<string, unknown>, seq: number, seen: stri
   const userText =
     typeof content === 'string' ? content : Array.isArray(content) ? content.map((part: { text?: string }) => part.text ?? '').join('') : null;
   seen.push(userText ?? '');
+  reportExchange(res, userText, options);
   await holdIfAsked(userText);
   if (res.destroyed) return; // the caller hung up (killed) while the call was held
   const decision = decide(userText, messages.slice(lastUser + 1).some((message) => message.role === 'tool'));

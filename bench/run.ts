@@ -3,6 +3,7 @@
  * run, with the ratio and its target. Exits 1 when a target is missed, so a regression is loud.
  */
 import { run as configurationBackup } from './configuration-backup.bench.ts';
+import { run as conversationControl } from './conversation-control.bench.ts';
 import { run as delegation } from './delegation.bench.ts';
 import { run as eventAppend } from './event-append.bench.ts';
 import { run as idempotencyReplay } from './idempotency-replay.bench.ts';
@@ -25,6 +26,7 @@ const benches: Array<[string, () => Promise<BenchRecord[]>]> = [
   ['delegation', () => delegation()],
   ['configuration backup and restore', () => configurationBackup()],
   ['live output', () => liveOutput()],
+  ['conversation control', () => conversationControl()],
 ];
 
 let missed = 0;

@@ -19,6 +19,7 @@ import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
 import { copyBackupForFork, type CopiedBackup } from '../workspace-files/copy-backup.ts';
 import { openSession } from './open-session.ts';
+import { latestWorkspaceBackup } from '../sandboxes/backups.ts';
 import { toSessionResponse, type PublicSession } from './public.ts';
 
 export type ForkedSession = PublicSession & { run: PublicRun | null; forkedFrom: { sessionId: string; runId: string }; workspace: 'copied' | 'empty' };
@@ -39,16 +40,19 @@ export async function forkSession({ ctx, deps, input }: { ctx: ServiceContext; d
   const files = acceptTurnFiles(body.files);
   const source = await findSession({ ctx, input: { sessionId } });
   const fromRun = await settledRunOf(ctx, source, body.fromRunId);
-  const versionId = (await forkVersion(ctx, body.agentVersionId ?? source.agentVersionId)).id;
+  const versionId = body.agentVersionId ?? source.agentVersionId;
   const forkId = randomUUID();
+  // A root session is its own workspace; a backup exists only after a sandboxed run.
+  const hasBackup = source.latestRunId === fromRun.id && !source.parentSessionId && (await latestWorkspaceBackup(ctx, { projectId: source.projectId, workspaceSessionId: source.id })) !== null;
+  // Before any upload or copy, the version is checked (the transaction checks it again, locked).
+  if (files.length > 0 || hasBackup) await forkVersion(ctx, versionId);
   const uploaded =
     files.length === 0
       ? null
       : await uploadAttachments(ctx, { files, organizationId: actor.organizationId, projectId: actor.projectId, agentVersionId: versionId, keyring: deps.keyring, storagePolicy: deps.storagePolicy ?? PUBLIC_STORAGE_ONLY });
-  const backup: CopiedBackup | null =
-    source.latestRunId === fromRun.id && !source.parentSessionId
-      ? await copyBackupForFork(ctx, { sourceSessionId: source.id, targetWorkspaceSessionId: forkId, keyring: deps.keyring, policy: deps.storagePolicy ?? PUBLIC_STORAGE_ONLY })
-      : null;
+  const backup: CopiedBackup | null = hasBackup
+    ? await copyBackupForFork(ctx, { sourceSessionId: source.id, targetWorkspaceSessionId: forkId, keyring: deps.keyring, policy: deps.storagePolicy ?? PUBLIC_STORAGE_ONLY })
+    : null;
 
   return withTransaction(ctx, async (tx) => {
     const version = await forkVersion(tx, versionId, { lock: true });
@@ -111,14 +115,14 @@ async function settledRunOf(ctx: ServiceContext, source: SessionRow, runId: stri
  */
 async function forkVersion(ctx: ServiceContext, versionId: string, options: { lock?: boolean } = {}) {
   const actor = requireActor(ctx);
-  const [version] = await ctx.db
-    .select()
+  const query = ctx.db
+    .select({ version: agentVersions })
     .from(agentVersions)
+    .innerJoin(agents, and(eq(agents.id, agentVersions.agentId), eq(agents.projectId, actor.projectId), isNull(agents.deletedAt)))
     .where(and(eq(agentVersions.id, versionId), eq(agentVersions.projectId, actor.projectId)));
-  const query = version ? ctx.db.select({ id: agents.id }).from(agents).where(and(eq(agents.id, version.agentId), eq(agents.projectId, actor.projectId), isNull(agents.deletedAt))) : null;
-  const [agent] = query ? (options.lock ? await query.for('share') : await query) : [];
-  if (!version || !agent) throw new NotFoundError('No agent version with that id in this project (of an agent that is not archived)');
-  return version;
+  const [found] = options.lock ? await query.for('share', { of: agents }) : await query;
+  if (!found) throw new NotFoundError('No agent version with that id in this project (of an agent that is not archived)');
+  return found.version;
 }
 
 /**

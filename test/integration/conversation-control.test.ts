@@ -225,6 +225,12 @@ describe('ifBusy', () => {
     const all = await waitForRuns(sessionId, 2);
     expect(all.map((run) => run.state)).toEqual(['cancelled', 'completed']);
     expect(all[1]!.inputPublic.message).toBe('Stop, do this instead');
+    // The new run's model request answers the interrupted call (vendors refuse a call without one).
+    const input = (f.fakes.vendor_a.requests.at(-1)!.body as { input: Array<{ type?: string; call_id?: string; output?: string }> }).input;
+    const calls = input.filter((item) => item.type === 'function_call').map((item) => item.call_id);
+    const outputs = input.filter((item) => item.type === 'function_call_output');
+    expect(outputs.map((item) => item.call_id)).toEqual(calls);
+    expect(outputs.at(-1)!.output).toContain('tool_cancelled');
     const late = await f.call('POST', `/tool-calls/${call.id}/result`, { fence: claim.body.fence, safeResult: { version: 1, status: 'success', value: { status: 'late' } } });
     expect(late.status).toBe(409);
     const turns = await f.t.database.db.select().from(pendingTurns).where(eq(pendingTurns.sessionId, sessionId)).orderBy(asc(pendingTurns.sequence));
