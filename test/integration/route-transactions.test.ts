@@ -88,11 +88,14 @@ describe('routes that declare their own transaction', () => {
       expect(need('POST', turn, { message: 'No files', files: [] }), turn).toBe('eager');
     }
     expect(need('POST', '/v1/projects/:projectId/mcp-servers/:serverId/discover', undefined)).toBe('deferred');
+    // A fork may copy a workspace backup before it writes.
+    expect(need('POST', '/v1/projects/:projectId/sessions/:sessionId/fork', { fromRunId: 'x' })).toBe('deferred');
     const deferred = documentedRoutes(t.app.routes).documented.filter(({ doc }) => doc.transaction !== undefined && doc.transaction !== 'eager' && doc.transaction !== 'none');
     expect(deferred.map(({ method, path }) => `${method} ${path}`).sort()).toEqual([
       'POST /v1/projects/:projectId/mcp-servers/:serverId/discover',
       'POST /v1/projects/:projectId/runs/:runId/resume',
       'POST /v1/projects/:projectId/sessions',
+      'POST /v1/projects/:projectId/sessions/:sessionId/fork',
       'POST /v1/projects/:projectId/sessions/:sessionId/runs',
     ]);
   });

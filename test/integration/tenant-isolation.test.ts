@@ -118,6 +118,9 @@ async function seedTenant(name: string, organizationId: string, projectId: strin
   const session = await call('POST', '/sessions', { agentId: agent.id, initialMessage: `Hello from ${marker}` });
   ids.sessionId = session.id;
   ids.runId = session.run.id;
+  // No engine runs here, so the session stays busy and a turn sent with ifBusy waits as a pending turn.
+  const pending = await call('POST', `/sessions/${session.id}/runs`, { message: `Queued ${marker}`, ifBusy: 'enqueue' });
+  ids.turnId = pending.pendingTurn.id;
   const recorded = await recordToolCalls(sys(), {
     runId: session.run.id,
     turnId: 'turn-1',
@@ -209,6 +212,7 @@ const VALID_REQUESTS: Record<string, { body: unknown; query?: string }> = {
   'POST /v1/projects/:projectId/mcp-credentials/:credentialId/rotate': { body: { secret: 'a-rotated-bearer-token-0001' } },
   'POST /v1/projects/:projectId/runs/:runId/resume': { body: { message: 'Go on' } },
   'POST /v1/projects/:projectId/sessions/:sessionId/delegations/:delegationId/messages': { body: { message: 'Go on' } },
+  'POST /v1/projects/:projectId/sessions/:sessionId/fork': { body: { fromRunId: randomUUID() } },
   'POST /v1/projects/:projectId/sessions/:sessionId/runs': { body: { message: 'Go on' } },
   'POST /v1/projects/:projectId/skill-drafts/:draftId/directories': { body: { path: 'docs' } },
   'POST /v1/projects/:projectId/skills/:skillId/versions': { body: { name: 'renamed', description: 'A skill', instructions: '# Skill' } },
