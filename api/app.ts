@@ -40,6 +40,7 @@ import { skillRoutes } from './routes/skills.ts';
 import { toolCallRoutes } from './routes/tool-calls.ts';
 import { lazyOpenApiDocument, openApiRoutes } from './routes/openapi.ts';
 import { consoleRoutes } from '../console/routes.ts';
+import { anthropicCompatApp } from './compat/anthropic/app.ts';
 
 // Hard ceiling for any request body; routes apply their own smaller limits when they parse.
 const MAX_REQUEST_BYTES = 40 * 1024 * 1024;
@@ -57,7 +58,8 @@ function authProviderFor(deps: AppDeps): AuthProvider {
 
 /**
  * The API composition root. Middleware order is fixed: request id → request log → body limit →
- * auth → rate limits → idempotency → routes. Every resource is mounted in the one list below.
+ * auth → rate limits → idempotency → routes. Every resource is mounted in the one list below;
+ * the Anthropic-compatible API has its own auth and errors (api/compat/anthropic/app.ts).
  */
 export function createApp(deps: AppDeps) {
   const provider = authProviderFor(deps);
@@ -67,6 +69,7 @@ export function createApp(deps: AppDeps) {
   app.onError(handleError);
   app.notFound(handleNotFound);
 
+  app.route('/compat/anthropic/v1', anthropicCompatApp(deps));
   const openApiDocument = lazyOpenApiDocument(() => app.routes);
   app.route('/', consoleRoutes(openApiDocument));
 

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { DomainError, RateLimitedError, ServiceUnavailableError, ValidationError, type ErrorCode, type ErrorDetails } from '../domain/errors.ts';
+import { DomainError, RateLimitedError, ServiceUnavailableError, UnauthenticatedError, ValidationError, type ErrorCode, type ErrorDetails } from '../domain/errors.ts';
 import { errorCodes, isDatabaseUnavailable, isUnstorableText } from '../services/database-errors.ts';
 import type { AppEnv } from './env.ts';
 
@@ -34,25 +34,36 @@ export type ErrorEnvelope = {
 
 export function renderError(c: Context<AppEnv>, code: ErrorCode, message: string, details?: ErrorDetails): Response {
   const requestId = c.get('requestId');
-  const safeDetails = details ? withoutReceivedValues(details) : undefined;
-  const body: ErrorEnvelope = { error: { code, message: withoutReceivedValue(message), requestId, ...(safeDetails ? { details: safeDetails } : {}) } };
+  const safe = safeError(message, details);
+  const body: ErrorEnvelope = { error: { code, message: safe.message, requestId, ...(safe.details ? { details: safe.details } : {}) } };
   return c.json(body, statusForCode(code));
+}
+
+/** What any thrown error amounts to publicly (logged when it is a failure of ours). */
+export function domainErrorOf(error: Error, c: Context<AppEnv>): DomainError {
+  const domain = error instanceof DomainError ? error : fromDatabaseError(c, error);
+  if (domain) {
+    if (domain.code === 'internal_error') logFailure(c, domain);
+    return domain;
+  }
+  if (error instanceof HTTPException && error.status < 500) {
+    // Hono's own 4xx (for example a body over the size limit) keep the envelope.
+    return error.status === 401 ? new UnauthenticatedError(error.message || 'Unauthenticated') : new ValidationError(error.message || 'Bad request');
+  }
+  logFailure(c, error);
+  return new DomainError('internal_error', 'An internal error occurred');
 }
 
 /** `app.onError`: domain errors render as themselves; anything else is a generic 500. */
 export function handleError(error: Error, c: Context<AppEnv>): Response {
-  const domain = error instanceof DomainError ? error : fromDatabaseError(c, error);
-  if (domain) {
-    if (domain.code === 'internal_error') logFailure(c, domain);
-    if (domain instanceof ServiceUnavailableError || domain instanceof RateLimitedError) c.header('Retry-After', String(domain.retryAfterSeconds));
-    return renderError(c, domain.code, domain.message, domain.details);
-  }
-  if (error instanceof HTTPException && error.status < 500) {
-    // Hono's own 4xx (for example a body over the size limit) keep the envelope.
-    return renderError(c, error.status === 401 ? 'unauthenticated' : 'bad_request', error.message || 'Bad request');
-  }
-  logFailure(c, error);
-  return renderError(c, 'internal_error', 'An internal error occurred');
+  const domain = domainErrorOf(error, c);
+  if (domain instanceof ServiceUnavailableError || domain instanceof RateLimitedError) c.header('Retry-After', String(domain.retryAfterSeconds));
+  return renderError(c, domain.code, domain.message, domain.details);
+}
+
+/** An error's message and details as they may leave: without the input valibot echoes. */
+export function safeError(message: string, details?: ErrorDetails): { message: string; details?: ErrorDetails } {
+  return { message: withoutReceivedValue(message), ...(details ? { details: withoutReceivedValues(details) } : {}) };
 }
 
 /**

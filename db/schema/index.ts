@@ -19,3 +19,4 @@ export * from './mcp.ts';
 export * from './harness-operations.ts';
 export * from './delegations.ts';
 export * from './identities.ts';
+export * from './compat-anthropic.ts';

@@ -1,0 +1,38 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { NotFoundError } from '../../../domain/errors.ts';
+import type { AppDeps } from '../../deps.ts';
+import type { AppEnv } from '../../env.ts';
+import { rateLimit } from '../../middleware/rate-limit.ts';
+import { compatAgentRoutes } from './agents.ts';
+import { compatAuthenticate } from './auth.ts';
+import { compatEnvironmentRoutes } from './environments.ts';
+import { handleCompatError } from './errors.ts';
+
+const MAX_REQUEST_BYTES = 40 * 1024 * 1024;
+
+/**
+ * The Claude Managed Agents–compatible API, mounted at `/compat/anthropic/v1` so the official
+ * Anthropic SDK's `baseURL` is `http://host:port/compat/anthropic` (docs/decisions.md
+ * "Anthropic-compatible API"). It calls our services in-process: the same rules, scopes and rate
+ * limits as the native routes, in the SDK's shapes, errors and headers. Any `anthropic-version`
+ * and `anthropic-beta` is accepted.
+ */
+export function anthropicCompatApp(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+  app.onError(handleCompatError);
+  app.use(async (c, next) => {
+    c.header('request-id', c.get('requestId'));
+    await next();
+    c.res.headers.set('request-id', c.get('requestId'));
+  });
+  app.use(bodyLimit({ maxSize: MAX_REQUEST_BYTES }));
+  app.use(compatAuthenticate(deps));
+  app.use(rateLimit(deps.settings.limits, deps.clock));
+  app.route('/', compatAgentRoutes(deps));
+  app.route('/', compatEnvironmentRoutes());
+  app.all('*', (c) => {
+    throw new NotFoundError(`No route for ${c.req.method} ${c.req.path} on this server`);
+  });
+  return app;
+}

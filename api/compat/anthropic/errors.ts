@@ -1,0 +1,30 @@
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { compatErrorBody, compatErrorOf } from '../../../domain/compat/anthropic/errors.ts';
+import { RateLimitedError, ServiceUnavailableError } from '../../../domain/errors.ts';
+import type { AppEnv } from '../../env.ts';
+import { domainErrorOf, safeError } from '../../errors.ts';
+
+/**
+ * Any error as the Anthropic SDK expects it: its envelope, status and `request-id` header,
+ * `x-should-retry: false` on semantic conflicts, `retry-after` (and `retry-after-ms`) on 429 and
+ * 503. `details.error_code` selects the SDK's specific error classes.
+ */
+export function handleCompatError(error: Error, c: Context<AppEnv>): Response {
+  if (error instanceof HTTPException && error.status === 413) return renderCompat(c, 413, 'request_too_large', 'The request body is too large');
+  const domain = domainErrorOf(error, c);
+  const mapped = compatErrorOf(domain.code);
+  const safe = safeError(domain.message, domain.details);
+  if (mapped.shouldRetry === false) c.header('x-should-retry', 'false');
+  if (domain instanceof ServiceUnavailableError || domain instanceof RateLimitedError) {
+    c.header('retry-after', String(domain.retryAfterSeconds));
+    c.header('retry-after-ms', String(domain.retryAfterSeconds * 1000));
+  }
+  return renderCompat(c, mapped.status, mapped.type, safe.message, safe.details);
+}
+
+export function renderCompat(c: Context<AppEnv>, status: number, type: Parameters<typeof compatErrorBody>[0], message: string, details?: Record<string, unknown>): Response {
+  const requestId = c.get('requestId');
+  c.header('request-id', requestId);
+  return c.json(compatErrorBody(type, message, requestId, details), status as 400);
+}

@@ -1,0 +1,54 @@
+import type { Context } from 'hono';
+import * as v from 'valibot';
+import { ValidationError } from '../../../domain/errors.ts';
+import type { AppEnv } from '../../env.ts';
+
+/** The largest JSON body a facade route reads (the core's turn bodies are 20 MiB of files at most). */
+const MAX_JSON_BYTES = 30 * 1024 * 1024;
+
+/** The JSON body checked by `schema` (an absent body is `{}`: the SDK's bodiless POSTs send none). */
+export async function jsonBody<T extends v.GenericSchema>(c: Context<AppEnv>, schema: T): Promise<v.InferOutput<T>> {
+  const text = await c.req.text();
+  if (Buffer.byteLength(text) > MAX_JSON_BYTES) throw new ValidationError('The request body is too large');
+  let body: unknown = {};
+  if (text.trim() !== '') {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new ValidationError('The request body is not valid JSON');
+    }
+  }
+  return parsed(schema, body, 'body');
+}
+
+/** A value checked by `schema`; a 400 naming the first failing path under `root`. */
+export function parsed<T extends v.GenericSchema>(schema: T, value: unknown, root: string): v.InferOutput<T> {
+  const result = v.safeParse(schema, value);
+  if (result.success) return result.output;
+  const issue = result.issues[0];
+  const path = [root, ...(issue.path?.map((item) => String(item.key)) ?? [])].join('.');
+  throw new ValidationError(`${path.replace(/^(body|query)\.?/, '') || root}: ${issue.message}`, { path });
+}
+
+/** `limit` (default 20; up to 1,000 accepted, as the SDK's tool runner asks) and `page` (empty = absent). */
+export function paging(c: Context<AppEnv>): { limit: number; page: string | undefined } {
+  const raw = c.req.query('limit');
+  const limit = raw === undefined || raw === '' ? 20 : Number(raw);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new ValidationError('limit must be an integer from 1 to 1000', { path: 'query.limit' });
+  const page = c.req.query('page');
+  return { limit, page: page === undefined || page === '' ? undefined : page };
+}
+
+/** A boolean query flag (`true` / `false`, absent = false). */
+export function flag(c: Context<AppEnv>, name: string): boolean {
+  const value = c.req.query(name);
+  if (value === undefined || value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  throw new ValidationError(`${name} must be true or false`, { path: `query.${name}` });
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A path id that cannot be one of ours is simply not found (CMA ids are opaque to the SDK). */
+export function isOurId(id: string): boolean {
+  return UUID.test(id);
+}

@@ -1,0 +1,36 @@
+import { jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { agentVersions } from './agents.ts';
+import { createdAt, id, organizationId, projectId, timestampColumn, updatedAt } from './columns.ts';
+
+/**
+ * The Anthropic-compatible API's own state (docs/decisions.md "Anthropic-compatible API"): what
+ * a Claude Managed Agents agent version carries that ours does not (its name and description as
+ * of that version, the model object, a `null` system prompt, metadata, Skill references), kept
+ * beside the version it was published as.
+ */
+export const compatAnthropicAgentVersions = pgTable('compat_anthropic_agent_versions', {
+  agentVersionId: uuid('agent_version_id')
+    .primaryKey()
+    .references(() => agentVersions.id, { onDelete: 'cascade' }),
+  organizationId: organizationId(),
+  projectId: projectId(),
+  view: jsonb('view').$type<Record<string, unknown>>().notNull(),
+  createdAt: createdAt(),
+});
+
+/**
+ * Claude Managed Agents environments: metadata only (a session's sandbox comes from its agent
+ * version); `env_default` exists without a row.
+ */
+export const compatAnthropicEnvironments = pgTable('compat_anthropic_environments', {
+  id: id(),
+  organizationId: organizationId(),
+  projectId: projectId(),
+  name: text('name').notNull(),
+  description: text('description'),
+  config: jsonb('config').$type<Record<string, unknown>>().notNull(),
+  metadata: jsonb('metadata').$type<Record<string, string>>().notNull(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+  archivedAt: timestampColumn('archived_at'),
+});

@@ -1,0 +1,188 @@
+import * as v from 'valibot';
+import { ValidationError } from '../../errors.ts';
+
+/**
+ * Claude Managed Agents agents over ours (docs/decisions.md "Anthropic-compatible API"): the
+ * request bodies the SDK sends, the config they become, and the agent object rendered back. What
+ * cannot be honoured is a 400 naming the field, never ignored.
+ */
+
+/** The system prompt of an agent created without one (ours needs 1+ characters); rendered back as `null`. */
+export const DEFAULT_SYSTEM_PROMPT = 'You are a helpful assistant.';
+/** Turn and execution-time limits of agents created here (a caller-tool wait spends execution time). */
+export const COMPAT_LIMITS = { maxTurns: 64, timeoutMs: 6 * 60 * 60 * 1000 } as const;
+
+const Model = v.union([
+  v.pipe(v.string(), v.minLength(1)),
+  v.strictObject({ id: v.pipe(v.string(), v.minLength(1)), effort: v.optional(v.unknown()), speed: v.optional(v.unknown()), inference_geo: v.optional(v.unknown()) }),
+]);
+const CustomTool = v.strictObject({
+  type: v.literal('custom'),
+  name: v.string(),
+  description: v.optional(v.string()),
+  input_schema: v.record(v.string(), v.unknown()),
+  // An extension the SDK passes through: `always_ask` makes the call wait for a tool confirmation.
+  permission_policy: v.optional(v.strictObject({ type: v.picklist(['always_ask', 'always_allow']) })),
+});
+const SkillRef = v.strictObject({ type: v.string(), skill_id: v.string(), version: v.optional(v.nullable(v.union([v.string(), v.number()]))) });
+
+const Fields = {
+  name: v.pipe(v.string(), v.minLength(1)),
+  description: v.optional(v.nullable(v.string())),
+  model: Model,
+  system: v.optional(v.nullable(v.string())),
+  tools: v.optional(v.nullable(v.array(v.record(v.string(), v.unknown())))),
+  mcp_servers: v.optional(v.nullable(v.array(v.unknown()))),
+  skills: v.optional(v.nullable(v.array(v.unknown()))),
+  metadata: v.optional(v.nullable(v.record(v.string(), v.nullable(v.string())))),
+  multiagent: v.optional(v.unknown()),
+  execution_identity: v.optional(v.unknown()),
+};
+
+/** `POST /v1/agents`. */
+export const CreateAgentParams = v.strictObject(Fields);
+export type CreateAgentParams = v.InferOutput<typeof CreateAgentParams>;
+
+/** `POST /v1/agents/{id}`: every field optional, `version` the expected current version. */
+export const UpdateAgentParams = v.strictObject({
+  name: v.optional(Fields.name),
+  description: Fields.description,
+  model: v.optional(Fields.model),
+  system: Fields.system,
+  tools: Fields.tools,
+  mcp_servers: Fields.mcp_servers,
+  skills: Fields.skills,
+  metadata: Fields.metadata,
+  multiagent: Fields.multiagent,
+  execution_identity: Fields.execution_identity,
+  version: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+});
+export type UpdateAgentParams = v.InferOutput<typeof UpdateAgentParams>;
+
+/** The CMA view of an agent version: what the SDK sent, merged, before it becomes our config. */
+export type CmaAgentView = {
+  name: string;
+  description: string | null;
+  model: { id: string; [key: string]: unknown };
+  system: string | null;
+  tools: Array<v.InferOutput<typeof CustomTool>>;
+  skills: Array<{ type: 'custom'; skill_id: string; version: string | null }>;
+  metadata: Record<string, string>;
+};
+
+/** What our agent version rows do not hold, stored beside each version published here. */
+export type CmaAgentExtras = Pick<CmaAgentView, 'name' | 'description' | 'model' | 'system' | 'metadata'> & { skills: CmaAgentView['skills'] };
+
+const fail = (field: string, message: string): never => {
+  throw new ValidationError(`${field}: ${message}`, { path: `body.${field}` });
+};
+
+/** Checks the fields this server cannot honour, then normalizes the CMA view (create, or an update merged over `base`). */
+export function cmaViewOf(params: Partial<CreateAgentParams>, base: CmaAgentView | null): CmaAgentView {
+  if (params.mcp_servers && params.mcp_servers.length > 0) fail('mcp_servers', 'MCP servers by URL are not supported by this server; bind MCP toolsets through the native API');
+  if (params.multiagent !== undefined && params.multiagent !== null) fail('multiagent', 'multi-agent sessions are not supported by this server');
+  if (params.execution_identity !== undefined && params.execution_identity !== null) {
+    const identity = params.execution_identity as { type?: unknown };
+    if (identity?.type !== 'service_account') fail('execution_identity', 'only {"type": "service_account"} is supported');
+  }
+  const tools = params.tools === undefined ? (base?.tools ?? []) : (params.tools ?? []).map((tool, index) => toolOf(tool, index));
+  const skills = params.skills === undefined ? (base?.skills ?? []) : (params.skills ?? []).map((skill, index) => skillOf(skill, index));
+  const metadata = { ...(base?.metadata ?? {}) };
+  for (const [key, value] of Object.entries(params.metadata ?? {})) {
+    if (value === null) delete metadata[key];
+    else metadata[key] = value;
+  }
+  if (Object.keys(metadata).length > 16) fail('metadata', 'holds at most 16 pairs');
+  const model = params.model === undefined ? base?.model : typeof params.model === 'string' ? { id: params.model } : { ...params.model };
+  if (!model) return fail('model', 'is required');
+  const name = params.name ?? base?.name;
+  if (!name) return fail('name', 'is required');
+  return {
+    name,
+    description: params.description === undefined ? (base?.description ?? null) : params.description,
+    model: model as CmaAgentView['model'],
+    system: params.system === undefined ? (base?.system ?? null) : params.system === '' ? null : params.system,
+    tools,
+    skills,
+    metadata,
+  };
+}
+
+function toolOf(tool: Record<string, unknown>, index: number) {
+  const field = `tools.${index}`;
+  if (tool.type === 'agent_toolset_20260401') fail(field, 'agent_toolset_20260401 is not supported by this server yet; use custom tools');
+  if (tool.type === 'mcp_toolset') fail(field, 'mcp_toolset is not supported by this server (MCP servers by URL)');
+  if (tool.type !== 'custom') fail(`${field}.type`, 'must be "custom"');
+  const parsed = v.safeParse(CustomTool, tool);
+  if (!parsed.success) {
+    const issue = parsed.issues[0];
+    const at = issue.path?.map((item) => String(item.key)).join('.');
+    fail(at ? `${field}.${at}` : field, issue.message);
+  }
+  return (parsed as v.SafeParseResult<typeof CustomTool> & { success: true }).output;
+}
+
+function skillOf(skill: unknown, index: number): CmaAgentView['skills'][number] {
+  const parsed = v.safeParse(SkillRef, skill);
+  if (!parsed.success) return fail(`skills.${index}`, 'must be {type: "custom", skill_id, version?}');
+  if (parsed.output.type !== 'custom') fail(`skills.${index}.type`, 'only custom Skills are supported by this server');
+  const version = parsed.output.version;
+  return { type: 'custom', skill_id: parsed.output.skill_id, version: version === undefined || version === null ? null : String(version) };
+}
+
+/** Our agent version config for a CMA view; `skillVersionIds` resolved by the caller (the latest version when none is named). */
+export function agentConfigOf(view: CmaAgentView, skillVersionIds: string[]): Record<string, unknown> {
+  return {
+    systemPrompt: view.system ?? DEFAULT_SYSTEM_PROMPT,
+    modelPreset: view.model.id,
+    tools: view.tools.map((tool) => ({
+      schemaVersion: 1,
+      name: tool.name,
+      description: tool.description && tool.description.length > 0 ? tool.description : tool.name,
+      owner: 'caller',
+      approval: tool.permission_policy?.type === 'always_ask' ? 'always' : 'never',
+      inputSchema: tool.input_schema,
+      outputSchema: { type: 'object' },
+    })),
+    skillVersionIds,
+    limits: { ...COMPAT_LIMITS },
+  };
+}
+
+/** The CMA view of a version published through our native API (best effort: caller tools only). */
+export function viewOfNativeVersion(agent: { name: string; description: string | null }, config: Record<string, unknown>): CmaAgentView {
+  const tools = ((config.tools as Array<Record<string, unknown>> | undefined) ?? [])
+    .filter((tool) => tool.owner === 'caller')
+    .map((tool) => ({
+      type: 'custom' as const,
+      name: String(tool.name),
+      description: String(tool.description ?? ''),
+      input_schema: (tool.inputSchema as Record<string, unknown>) ?? { type: 'object' },
+      ...(tool.approval === 'always' ? { permission_policy: { type: 'always_ask' as const } } : {}),
+    }));
+  return { name: agent.name, description: agent.description, model: { id: String(config.modelPreset) }, system: String(config.systemPrompt), tools, skills: [], metadata: {} };
+}
+
+/** `BetaManagedAgentsAgent`: every required field, times from our rows. */
+export function renderAgent(input: { id: string; view: CmaAgentView; version: number; createdAt: Date; updatedAt: Date; archivedAt?: Date | null }) {
+  const { view } = input;
+  return {
+    id: input.id,
+    type: 'agent' as const,
+    name: view.name,
+    description: view.description,
+    system: view.system,
+    model: view.model,
+    tools: view.tools.map((tool) => ({ type: 'custom', name: tool.name, description: tool.description ?? '', input_schema: tool.input_schema, ...(tool.permission_policy ? { permission_policy: tool.permission_policy } : {}) })),
+    mcp_servers: [],
+    skills: view.skills,
+    multiagent: null,
+    execution_identity: { type: 'service_account' },
+    metadata: view.metadata,
+    version: input.version,
+    created_at: input.createdAt.toISOString(),
+    updated_at: input.updatedAt.toISOString(),
+    archived_at: input.archivedAt ? input.archivedAt.toISOString() : null,
+  };
+}
+export type CmaAgent = ReturnType<typeof renderAgent>;

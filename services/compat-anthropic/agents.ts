@@ -1,0 +1,138 @@
+import { and, desc, eq, inArray } from 'drizzle-orm';
+import { compatAnthropicAgentVersions, skillVersions } from '../../db/schema/index.ts';
+import { agentConfigOf, cmaViewOf, renderAgent, viewOfNativeVersion, type CmaAgent, type CmaAgentView, type CreateAgentParams, type UpdateAgentParams } from '../../domain/compat/anthropic/agents.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.ts';
+import { createAgent } from '../agents/create.ts';
+import { deleteAgent } from '../agents/delete.ts';
+import { getAgent } from '../agents/get.ts';
+import { listAgents } from '../agents/list.ts';
+import type { PublicationDeps } from '../agents/prepare-version.ts';
+import type { PublicAgent, PublicAgentVersion } from '../agents/public.ts';
+import { publishAgentVersion } from '../agents/publish-version.ts';
+import { requireActor } from '../require-actor.ts';
+import type { ServiceContext } from '../service-context.ts';
+import { withTransaction } from '../transaction.ts';
+
+/**
+ * Claude Managed Agents agents (`/compat/anthropic/v1/agents`) over our agent verbs: every rule
+ * is theirs; this adds only the CMA view each version was published with
+ * (`compat_anthropic_agent_versions`) and renders it back.
+ */
+
+type AgentWithVersions = PublicAgent & { versions: PublicAgentVersion[] };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export async function createCompatAgent({ ctx, deps, input }: { ctx: ServiceContext; deps: PublicationDeps; input: CreateAgentParams }): Promise<CmaAgent> {
+  const view = cmaViewOf(input, null);
+  return withTransaction(ctx, async (tx) => {
+    const config = agentConfigOf(view, await skillVersionIdsOf(tx, view));
+    const created = await createAgent({ ctx: tx, deps, input: { name: view.name, ...(view.description ? { description: view.description } : {}), initialConfig: config } });
+    const version = created.versions[0]!;
+    await storeView(tx, version.id, view);
+    return render(created, version, view);
+  });
+}
+
+/** The agent as of `version` (its number), else as of its latest version. */
+export async function getCompatAgent({ ctx, input }: { ctx: ServiceContext; input: { agentId: string; version?: number } }): Promise<CmaAgent> {
+  const agent = await getAgent({ ctx, input: { agentId: input.agentId } });
+  const version = input.version === undefined ? agent.versions[0]! : agent.versions.find((candidate) => candidate.version === input.version);
+  if (!version) throw new NotFoundError(`The agent has no version ${input.version}`);
+  return render(agent, version, (await viewsOf(ctx, agent, [version])).get(version.id)!);
+}
+
+/**
+ * An update publishes the next version with the patch merged over the latest one. `version`, when
+ * given, must be the latest (409 otherwise). A patch that changes only what our versions do not
+ * hold (name, description, metadata) is kept on the latest version, whose number stays.
+ */
+export async function updateCompatAgent({ ctx, deps, input }: { ctx: ServiceContext; deps: PublicationDeps; input: { agentId: string; params: UpdateAgentParams } }): Promise<CmaAgent> {
+  const { version: expected, ...patch } = input.params;
+  return withTransaction(ctx, async (tx) => {
+    const agent = await getAgent({ ctx: tx, input: { agentId: input.agentId } });
+    const latest = agent.versions[0]!;
+    if (expected !== undefined && expected !== latest.version) {
+      throw new ConflictError(`The agent is at version ${latest.version}, not ${expected}`, { version: latest.version });
+    }
+    const base = (await viewsOf(tx, agent, [latest])).get(latest.id)!;
+    const view = cmaViewOf(patch, base);
+    const config = agentConfigOf(view, await skillVersionIdsOf(tx, view));
+    try {
+      const published = await publishAgentVersion({ ctx: tx, deps, input: { agentId: agent.id, config } });
+      await storeView(tx, published.id, view);
+      return render(agent, published, view);
+    } catch (error) {
+      const same = error instanceof ConflictError ? (error.details?.version as number | undefined) : undefined;
+      if (same !== latest.version) {
+        if (same !== undefined) throw new ConflictError(`This configuration was published as version ${same}; a version cannot be published twice`, { version: same });
+        throw error;
+      }
+      await storeView(tx, latest.id, view);
+      return render(agent, latest, view);
+    }
+  });
+}
+
+export async function listCompatAgents({ ctx, input }: { ctx: ServiceContext; input: { limit: number; page: string | undefined } }): Promise<{ data: CmaAgent[]; next_page: string | null }> {
+  const page = await listAgents({ ctx, input: { limit: Math.min(input.limit, 200), ...(input.page ? { cursor: input.page } : {}) } });
+  const data: CmaAgent[] = [];
+  for (const agent of page.data) data.push(await getCompatAgent({ ctx, input: { agentId: agent.id } }));
+  return { data, next_page: page.pageInfo.nextCursor };
+}
+
+/** Every version, newest first. */
+export async function listCompatAgentVersions({ ctx, input }: { ctx: ServiceContext; input: { agentId: string } }): Promise<CmaAgent[]> {
+  const agent = await getAgent({ ctx, input: { agentId: input.agentId } });
+  const views = await viewsOf(ctx, agent, agent.versions);
+  return agent.versions.map((version) => render(agent, version, views.get(version.id)!));
+}
+
+/** Archives the agent (ours: deleted, so later reads are 404) and answers it as it was, with `archived_at`. */
+export async function archiveCompatAgent({ ctx, input }: { ctx: ServiceContext; input: { agentId: string } }): Promise<CmaAgent> {
+  return withTransaction(ctx, async (tx) => {
+    const agent = await getCompatAgent({ ctx: tx, input });
+    await deleteAgent({ ctx: tx, input });
+    return { ...agent, archived_at: tx.clock.now().toISOString() };
+  });
+}
+
+function render(agent: AgentWithVersions, version: PublicAgentVersion, view: CmaAgentView): CmaAgent {
+  return renderAgent({ id: agent.id, view, version: version.version, createdAt: new Date(agent.createdAt), updatedAt: new Date(version.createdAt) });
+}
+
+async function storeView(tx: ServiceContext, agentVersionId: string, view: CmaAgentView) {
+  const actor = requireActor(tx);
+  await tx.db
+    .insert(compatAnthropicAgentVersions)
+    .values({ agentVersionId, organizationId: actor.organizationId, projectId: actor.projectId, view: view as unknown as Record<string, unknown> })
+    .onConflictDoUpdate({ target: compatAnthropicAgentVersions.agentVersionId, set: { view: view as unknown as Record<string, unknown> } });
+}
+
+/** The CMA view of each version: as stored when published here, else derived from the version itself. */
+async function viewsOf(ctx: ServiceContext, agent: AgentWithVersions, versions: PublicAgentVersion[]): Promise<Map<string, CmaAgentView>> {
+  const rows = versions.length === 0 ? [] : await ctx.db.select().from(compatAnthropicAgentVersions).where(inArray(compatAnthropicAgentVersions.agentVersionId, versions.map((version) => version.id)));
+  const stored = new Map(rows.map((row) => [row.agentVersionId, row.view as unknown as CmaAgentView]));
+  return new Map(versions.map((version) => [version.id, stored.get(version.id) ?? viewOfNativeVersion({ name: agent.name, description: agent.description || null }, version.config)]));
+}
+
+/** `skills[]` as our version ids: the one named, else the Skill's newest version now (ours pin exact versions). */
+async function skillVersionIdsOf(ctx: ServiceContext, view: CmaAgentView): Promise<string[]> {
+  const actor = requireActor(ctx);
+  const ids: string[] = [];
+  for (const [index, skill] of view.skills.entries()) {
+    // An id that is not a UUID cannot name one of ours (and must not reach PostgreSQL as one).
+    const named = UUID.test(skill.skill_id) && (!skill.version || UUID.test(skill.version));
+    const [row] = named
+      ? await ctx.db
+          .select({ id: skillVersions.id })
+          .from(skillVersions)
+          .where(and(eq(skillVersions.skillId, skill.skill_id), eq(skillVersions.projectId, actor.projectId), ...(skill.version ? [eq(skillVersions.id, skill.version)] : [])))
+          .orderBy(desc(skillVersions.version))
+          .limit(1)
+      : [];
+    if (!row) throw new ValidationError(`skills.${index}: no Skill ${skill.skill_id}${skill.version ? ` with version ${skill.version}` : ''} in this project`, { path: `body.skills.${index}` });
+    ids.push(row.id);
+  }
+  return ids;
+}

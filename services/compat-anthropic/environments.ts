@@ -1,0 +1,138 @@
+import { and, asc, eq, gt, isNull, or } from 'drizzle-orm';
+import { compatAnthropicEnvironments, projects } from '../../db/schema/index.ts';
+import {
+  DEFAULT_ENVIRONMENT_ID,
+  defaultEnvironment,
+  environmentConfigOf,
+  patchedMetadata,
+  renderEnvironment,
+  type CmaEnvironment,
+  type CreateEnvironmentParams,
+  type EnvironmentConfig,
+  type EnvironmentRecord,
+  type UpdateEnvironmentParams,
+} from '../../domain/compat/anthropic/environments.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.ts';
+import { recordAudit } from '../audit/record-audit.ts';
+import { requireActor } from '../require-actor.ts';
+import type { ServiceContext } from '../service-context.ts';
+import { withTransaction } from '../transaction.ts';
+
+/** Claude Managed Agents environments of the actor's project (`/compat/anthropic/v1/environments`). */
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+type Row = typeof compatAnthropicEnvironments.$inferSelect;
+
+const recordOf = (row: Row): EnvironmentRecord => ({ ...row, config: row.config as unknown as EnvironmentConfig });
+
+/** 404 with the SDK's `environment_not_found` code (`BetaEnvironmentNotFoundError`). */
+export const environmentNotFound = () => new NotFoundError('No environment with that id in this project', { error_code: 'environment_not_found' });
+
+export async function createCompatEnvironment({ ctx, input }: { ctx: ServiceContext; input: CreateEnvironmentParams }): Promise<CmaEnvironment> {
+  const actor = requireActor(ctx);
+  if (input.scope && input.scope !== 'organization') throw new ValidationError('scope: only "organization" is supported by this server', { path: 'body.scope' });
+  const config = environmentConfigOf(input.config);
+  const metadata = patchedMetadata({}, input.metadata);
+  return withTransaction(ctx, async (tx) => {
+    const now = tx.clock.now();
+    const [row] = await tx.db
+      .insert(compatAnthropicEnvironments)
+      .values({ organizationId: actor.organizationId, projectId: actor.projectId, name: input.name, description: input.description ?? null, config: config as unknown as Record<string, unknown>, metadata, createdAt: now, updatedAt: now })
+      .returning();
+    await recordAudit(tx, { action: 'compat.environment_created', targetType: 'environment', targetId: row!.id });
+    return renderEnvironment(recordOf(row!));
+  });
+}
+
+/** One environment: `env_default` or a stored one (archived ones too); 404 `environment_not_found` otherwise. */
+export async function findCompatEnvironment(ctx: ServiceContext, id: string, options: { forUpdate?: boolean } = {}): Promise<EnvironmentRecord> {
+  const actor = requireActor(ctx);
+  if (id === DEFAULT_ENVIRONMENT_ID) return defaultEnvironment(await projectCreatedAt(ctx));
+  if (!UUID.test(id)) throw environmentNotFound();
+  const query = ctx.db.select().from(compatAnthropicEnvironments).where(and(eq(compatAnthropicEnvironments.id, id), eq(compatAnthropicEnvironments.projectId, actor.projectId)));
+  const [row] = options.forUpdate ? await query.for('update') : await query;
+  if (!row) throw environmentNotFound();
+  return recordOf(row);
+}
+
+export async function getCompatEnvironment({ ctx, input }: { ctx: ServiceContext; input: { id: string } }): Promise<CmaEnvironment> {
+  return renderEnvironment(await findCompatEnvironment(ctx, input.id));
+}
+
+export async function updateCompatEnvironment({ ctx, input }: { ctx: ServiceContext; input: { id: string; params: UpdateEnvironmentParams } }): Promise<CmaEnvironment> {
+  if (input.id === DEFAULT_ENVIRONMENT_ID) throw new ValidationError('env_default cannot be changed', { path: 'path.environment_id' });
+  return withTransaction(ctx, async (tx) => {
+    const current = await findCompatEnvironment(tx, input.id, { forUpdate: true });
+    if (current.archivedAt) throw new ConflictError('The environment is archived', { error_code: 'environment_archived' });
+    const { params } = input;
+    const [row] = await tx.db
+      .update(compatAnthropicEnvironments)
+      .set({
+        ...(params.name !== undefined ? { name: params.name } : {}),
+        ...(params.description !== undefined ? { description: params.description } : {}),
+        ...(params.config !== undefined ? { config: environmentConfigOf(params.config) as unknown as Record<string, unknown> } : {}),
+        metadata: patchedMetadata(current.metadata, params.metadata),
+        updatedAt: tx.clock.now(),
+      })
+      .where(eq(compatAnthropicEnvironments.id, current.id))
+      .returning();
+    return renderEnvironment(recordOf(row!));
+  });
+}
+
+/** `env_default` first, then the project's environments oldest first; archived ones only when asked. */
+export async function listCompatEnvironments({ ctx, input }: { ctx: ServiceContext; input: { limit: number; page: string | undefined; includeArchived: boolean } }): Promise<{ data: CmaEnvironment[]; next_page: string | null }> {
+  const actor = requireActor(ctx);
+  const after = input.page ? decodePage(input.page) : null;
+  const data: CmaEnvironment[] = [];
+  if (!after) data.push(renderEnvironment(defaultEnvironment(await projectCreatedAt(ctx))));
+  const rows = await ctx.db
+    .select()
+    .from(compatAnthropicEnvironments)
+    .where(
+      and(
+        eq(compatAnthropicEnvironments.projectId, actor.projectId),
+        input.includeArchived ? undefined : isNull(compatAnthropicEnvironments.archivedAt),
+        after ? or(gt(compatAnthropicEnvironments.createdAt, after.createdAt), and(eq(compatAnthropicEnvironments.createdAt, after.createdAt), gt(compatAnthropicEnvironments.id, after.id))) : undefined,
+      ),
+    )
+    .orderBy(asc(compatAnthropicEnvironments.createdAt), asc(compatAnthropicEnvironments.id))
+    .limit(input.limit);
+  data.push(...rows.map((row) => renderEnvironment(recordOf(row))));
+  const last = rows.at(-1);
+  const full = rows.length === input.limit;
+  return { data, next_page: full && last ? Buffer.from(`${last.createdAt.toISOString()}|${last.id}`).toString('base64url') : null };
+}
+
+export async function archiveCompatEnvironment({ ctx, input }: { ctx: ServiceContext; input: { id: string } }): Promise<CmaEnvironment> {
+  if (input.id === DEFAULT_ENVIRONMENT_ID) throw new ValidationError('env_default cannot be archived', { path: 'path.environment_id' });
+  return withTransaction(ctx, async (tx) => {
+    const current = await findCompatEnvironment(tx, input.id, { forUpdate: true });
+    if (current.archivedAt) return renderEnvironment(current);
+    const now = tx.clock.now();
+    const [row] = await tx.db.update(compatAnthropicEnvironments).set({ archivedAt: now, updatedAt: now }).where(eq(compatAnthropicEnvironments.id, current.id)).returning();
+    return renderEnvironment(recordOf(row!));
+  });
+}
+
+export async function deleteCompatEnvironment({ ctx, input }: { ctx: ServiceContext; input: { id: string } }): Promise<{ id: string; type: 'environment_deleted' }> {
+  if (input.id === DEFAULT_ENVIRONMENT_ID) throw new ValidationError('env_default cannot be deleted', { path: 'path.environment_id' });
+  return withTransaction(ctx, async (tx) => {
+    const current = await findCompatEnvironment(tx, input.id, { forUpdate: true });
+    await tx.db.delete(compatAnthropicEnvironments).where(eq(compatAnthropicEnvironments.id, current.id));
+    await recordAudit(tx, { action: 'compat.environment_deleted', targetType: 'environment', targetId: current.id });
+    return { id: current.id, type: 'environment_deleted' as const };
+  });
+}
+
+async function projectCreatedAt(ctx: ServiceContext): Promise<Date> {
+  const [project] = await ctx.db.select({ createdAt: projects.createdAt }).from(projects).where(eq(projects.id, requireActor(ctx).projectId));
+  return project!.createdAt;
+}
+
+function decodePage(page: string): { createdAt: Date; id: string } {
+  const [at, id] = Buffer.from(page, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(at ?? '');
+  if (Number.isNaN(createdAt.getTime()) || !id || !UUID.test(id)) throw new ValidationError('page is not a cursor this server gave', { path: 'query.page' });
+  return { createdAt, id };
+}

@@ -1,0 +1,158 @@
+import Anthropic, { AuthenticationError, BadRequestError, ConflictError, NotFoundError, PermissionDeniedError } from '@anthropic-ai/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRunApp } from '../support/run-app.ts';
+import { serveApp, type ServedApp } from '../support/http-server.ts';
+
+/**
+ * The Claude Managed Agents–compatible API (issue 32) driven by the official `@anthropic-ai/sdk`,
+ * unmodified, its `baseURL` pointed at `/compat/anthropic` of a served app. Every request the
+ * SDK makes is recorded, so retries are counted.
+ */
+let f: Awaited<ReturnType<typeof startRunApp>>;
+let served: ServedApp;
+const sent: Array<{ method: string; url: string; retry: string | null }> = [];
+
+const recordingFetch: typeof fetch = async (input, init) => {
+  const request = new Request(input, init);
+  sent.push({ method: request.method, url: request.url, retry: request.headers.get('x-stainless-retry-count') });
+  return fetch(request);
+};
+
+const sdk = (options: { apiKey?: string; headers?: Record<string, string>; maxRetries?: number } = {}) =>
+  new Anthropic({ baseURL: `${served.baseUrl}/compat/anthropic`, apiKey: options.apiKey ?? f.apiKey, fetch: recordingFetch, maxRetries: options.maxRetries ?? 2, defaultHeaders: options.headers ?? {} });
+
+const weather = { type: 'custom' as const, name: 'get_weather', description: 'The weather in a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] } };
+
+beforeAll(async () => {
+  f = await startRunApp();
+  served = await serveApp(f.t.app.fetch);
+}, 120_000);
+afterAll(async () => {
+  await served?.close();
+  await f?.close();
+});
+
+/** The requests the SDK made for `run` (retries included). */
+async function counted<T>(run: () => Promise<T>): Promise<{ result: T | undefined; error: unknown; attempts: number }> {
+  const before = sent.length;
+  try {
+    const result = await run();
+    return { result, error: undefined, attempts: sent.length - before };
+  } catch (error) {
+    return { result: undefined, error, attempts: sent.length - before };
+  }
+}
+
+describe('agents through the SDK', () => {
+  it('creates, retrieves by version, updates with the version precondition, lists, pages versions and archives', async () => {
+    const client = sdk();
+    const agent = await client.beta.agents.create({ name: 'Weather', model: 'fast', system: 'You report the weather.', tools: [weather], metadata: { team: 'ops' } });
+    expect(agent).toMatchObject({ type: 'agent', name: 'Weather', system: 'You report the weather.', model: { id: 'fast' }, version: 1, metadata: { team: 'ops' }, archived_at: null, mcp_servers: [], multiagent: null });
+    expect(agent.tools).toEqual([{ type: 'custom', name: 'get_weather', description: 'The weather in a city', input_schema: weather.input_schema }]);
+    // The same agent through the native API: one definition, version 1, a caller tool.
+    const native = await f.call('GET', `/agents/${agent.id}`);
+    expect(native.body.versions[0].config.tools[0]).toMatchObject({ name: 'get_weather', owner: 'caller', approval: 'never' });
+
+    const updated = await client.beta.agents.update(agent.id, { version: 1, system: 'You report the weather briefly.', metadata: { team: null, tier: 'gold' } });
+    expect(updated).toMatchObject({ id: agent.id, version: 2, system: 'You report the weather briefly.', metadata: { tier: 'gold' } });
+    expect((await client.beta.agents.retrieve(agent.id, { version: 1 })).system).toBe('You report the weather.');
+    expect((await client.beta.agents.retrieve(agent.id)).version).toBe(2);
+
+    // A stale version: a ConflictError at once (x-should-retry: false stops the SDK's retries).
+    const stale = await counted(() => client.beta.agents.update(agent.id, { version: 1, system: 'Too late.' }));
+    expect(stale.error).toBeInstanceOf(ConflictError);
+    expect(stale.attempts).toBe(1);
+    // Only metadata: kept on the latest version, whose number stays.
+    expect(await client.beta.agents.update(agent.id, { metadata: { tier: 'silver' } })).toMatchObject({ version: 2, metadata: { tier: 'silver' } });
+
+    const versions = [];
+    for await (const version of client.beta.agents.versions.list(agent.id, { limit: 1 })) versions.push(version.version);
+    expect(versions).toEqual([2, 1]);
+    const listed = [];
+    for await (const item of client.beta.agents.list({ limit: 1000 })) listed.push(item.id);
+    expect(listed).toContain(agent.id);
+
+    const archived = await client.beta.agents.archive(agent.id);
+    expect(archived.archived_at).not.toBeNull();
+    const gone = await counted(() => client.beta.agents.retrieve(agent.id));
+    expect(gone.error).toBeInstanceOf(NotFoundError);
+    expect(gone.attempts).toBe(1);
+  });
+
+  it('refuses what it cannot honour with a 400 naming the field, and writes nothing', async () => {
+    const client = sdk();
+    const before = (await f.call('GET', '/agents?limit=100')).body.data.length;
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ mcp_servers: [{ type: 'url', name: 'docs', url: 'https://mcp.example.com' }] }, 'mcp_servers'],
+      [{ tools: [{ type: 'agent_toolset_20260401' }] }, 'tools.0'],
+      [{ multiagent: { type: 'coordinator', agents: [] } }, 'multiagent'],
+      [{ skills: [{ type: 'anthropic', skill_id: 'pdf' }] }, 'skills.0.type'],
+      [{ model: 'no-such-preset' }, 'model'],
+    ];
+    for (const [extra, field] of cases) {
+      const refused = await counted(() => client.beta.agents.create({ name: 'Refused', model: 'fast', ...extra } as never));
+      expect(refused.error, field).toBeInstanceOf(BadRequestError);
+      expect(refused.attempts).toBe(1);
+      const body = (refused.error as BadRequestError).error as { error: { type: string; message: string } };
+      expect(body.error.type).toBe('invalid_request_error');
+      if (field !== 'model') expect(body.error.message).toContain(field);
+    }
+    expect((await f.call('GET', '/agents?limit=100')).body.data.length).toBe(before);
+  });
+});
+
+describe('authentication, projects and errors', () => {
+  it('takes our API key as Bearer or x-api-key, the project from anthropic-workspace-id, and enforces scopes', async () => {
+    expect((await sdk().beta.agents.list()).data).toBeInstanceOf(Array);
+    const viaHeader = new Anthropic({ baseURL: `${served.baseUrl}/compat/anthropic`, apiKey: null, authToken: null, defaultHeaders: { 'x-api-key': f.apiKey }, fetch: recordingFetch });
+    expect((await viaHeader.beta.environments.list()).data[0]!.id).toBe('env_default');
+    expect((await sdk({ headers: { 'anthropic-workspace-id': f.projectId } }).beta.environments.retrieve('env_default')).id).toBe('env_default');
+
+    const wrongKey = await counted(() => sdk({ apiKey: 'svc_not-a-real-key' }).beta.agents.list());
+    expect(wrongKey.error).toBeInstanceOf(AuthenticationError);
+    expect(wrongKey.attempts).toBe(1);
+    const otherProject = await counted(() => sdk({ headers: { 'anthropic-workspace-id': '00000000-0000-4000-8000-000000000000' } }).beta.agents.list());
+    expect(otherProject.error).toBeInstanceOf(PermissionDeniedError);
+    const reader = (await f.t.createApiKey(['agent:read'])).secret;
+    const denied = await counted(() => sdk({ apiKey: reader }).beta.agents.create({ name: 'Nope', model: 'fast' }));
+    expect(denied.error).toBeInstanceOf(PermissionDeniedError);
+    expect(denied.attempts).toBe(1);
+  });
+
+  it('answers in the SDK envelope with request-id, and 404 for what this server does not serve', async () => {
+    const response = await fetch(`${served.baseUrl}/compat/anthropic/v1/vaults`, { headers: { authorization: `Bearer ${f.apiKey}`, 'anthropic-version': '2026-10-21' } });
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-type')).toContain('application/json');
+    const requestId = response.headers.get('request-id');
+    expect(requestId).toBeTruthy();
+    expect(await response.json()).toEqual({ type: 'error', error: { type: 'not_found_error', message: expect.stringContaining('/vaults') }, request_id: requestId });
+    const error = await counted(() => sdk().beta.agents.retrieve('agent_that_is_no_uuid'));
+    expect(error.error).toBeInstanceOf(NotFoundError);
+    expect((error.error as NotFoundError).requestID).toBeTruthy();
+  });
+});
+
+describe('environments through the SDK', () => {
+  it('has env_default; creates, updates, lists, archives and deletes; unknown ids are environment_not_found', async () => {
+    const client = sdk();
+    const created = await client.beta.environments.create({ name: 'Build', description: 'CI', config: { type: 'cloud', networking: { type: 'unrestricted' } }, metadata: { owner: 'ci' } });
+    expect(created).toMatchObject({ type: 'environment', name: 'Build', description: 'CI', metadata: { owner: 'ci' }, archived_at: null, config: { type: 'cloud', networking: { type: 'unrestricted' } } });
+    expect(await client.beta.environments.update(created.id, { name: 'Builds', metadata: { owner: null } })).toMatchObject({ id: created.id, name: 'Builds', metadata: {} });
+    expect(await client.beta.environments.retrieve(created.id)).toMatchObject({ name: 'Builds', metadata: {} });
+    const ids = [];
+    for await (const environment of client.beta.environments.list({ limit: 1 })) ids.push(environment.id);
+    expect(ids[0]).toBe('env_default');
+    expect(ids).toContain(created.id);
+    expect((await client.beta.environments.archive(created.id)).archived_at).not.toBeNull();
+    const active = [];
+    for await (const environment of client.beta.environments.list()) active.push(environment.id);
+    expect(active).not.toContain(created.id);
+    expect(await client.beta.environments.delete(created.id)).toEqual({ id: created.id, type: 'environment_deleted' });
+    const missing = await counted(() => client.beta.environments.retrieve(created.id));
+    expect(missing.error).toBeInstanceOf(NotFoundError);
+    expect((missing.error as Error).constructor.name).toBe('BetaEnvironmentNotFoundError');
+    const packages = await counted(() => client.beta.environments.create({ name: 'Pkgs', config: { type: 'cloud', packages: { pip: ['numpy'] } } }));
+    expect(packages.error).toBeInstanceOf(BadRequestError);
+    expect(JSON.stringify((packages.error as BadRequestError).error)).toContain('config.packages.pip');
+  });
+});
