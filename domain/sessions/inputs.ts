@@ -34,8 +34,14 @@ export const CreateSessionInput = v.pipe(
     title: Title,
     initialMessage: v.optional(MessageText),
     files: v.optional(Files),
+    /** With `agentVersionId`: pin that version even when it is not the agent's latest. */
+    anyVersion: v.optional(v.boolean('must be true or false')),
   }),
   v.check((input) => input.agentId !== undefined || input.agentVersionId !== undefined, 'give agentId or agentVersionId'),
+  v.forward(
+    v.check((input) => !input.anyVersion || input.agentVersionId !== undefined, 'anyVersion needs agentVersionId'),
+    ['anyVersion'],
+  ),
 );
 export type CreateSessionInput = v.InferOutput<typeof CreateSessionInput>;
 

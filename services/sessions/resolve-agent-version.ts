@@ -8,15 +8,16 @@ type AgentRow = typeof agents.$inferSelect;
 type AgentVersionRow = typeof agentVersions.$inferSelect;
 
 /**
- * The version a new session pins: always the live agent's latest. `agentVersionId`, alone or
- * with `agentId`, asserts which version the caller expects; naming an older version is a 400
- * rather than a silent upgrade. The agent row is share-locked to the end of the transaction, so
+ * The version a new session pins: the live agent's latest. `agentVersionId`, alone or with
+ * `agentId`, asserts which version the caller expects; naming an older version is a 400 rather
+ * than a silent upgrade, unless the caller opted in with `anyVersion` (then any version of the
+ * live agent is pinned as named). The agent row is share-locked to the end of the transaction, so
  * neither an archive nor a new version can commit between this check and the session insert,
  * while concurrent session creations do not wait on each other.
  */
 export async function resolveLatestAgentVersion(
   tx: ServiceContext,
-  input: { agentId?: string | undefined; agentVersionId?: string | undefined },
+  input: { agentId?: string | undefined; agentVersionId?: string | undefined; anyVersion?: boolean | undefined },
 ): Promise<{ agent: AgentRow; version: AgentVersionRow }> {
   const actor = requireActor(tx);
   let agentId = input.agentId;
@@ -35,6 +36,12 @@ export async function resolveLatestAgentVersion(
     .where(and(eq(agents.id, agentId), eq(agents.projectId, actor.projectId), isNull(agents.deletedAt)))
     .for('share');
   if (!agent || !agent.latestVersionId) throw new NotFoundError('No agent with that id in this project');
+  if (input.anyVersion && input.agentVersionId !== undefined) {
+    // Opted in: any version of this live agent (a session to try or keep an older version).
+    const [named] = await tx.db.select().from(agentVersions).where(and(eq(agentVersions.id, input.agentVersionId), eq(agentVersions.agentId, agent.id)));
+    if (!named) throw new NotFoundError('No version with that id of this agent', { path: 'body.agentVersionId' });
+    return { agent, version: named };
+  }
   if (input.agentVersionId !== undefined && input.agentVersionId !== agent.latestVersionId) {
     throw new ValidationError("agentVersionId must be the agent's latest published version", {
       path: 'body.agentVersionId',

@@ -235,6 +235,25 @@ describe('POST /sessions', () => {
     expect(await counts()).toEqual(before);
   });
 
+  it('pins an older version when asked with anyVersion: true', async () => {
+    const agent = await createAgent();
+    const v1 = agent.latestVersionId as string;
+    await publishVersion(agent.id, { systemPrompt: 'Second prompt for the support team.' });
+    const pinned = await postSession({ agentVersionId: v1, anyVersion: true });
+    expect(pinned.status).toBe(201);
+    expect(await pinned.json()).toMatchObject({ agentVersionId: v1, status: 'idle', run: null });
+    const withAgent = await postSession({ agentId: agent.id, agentVersionId: v1, anyVersion: true, initialMessage: 'Hi' });
+    expect(withAgent.status).toBe(201);
+    expect((await withAgent.json()).run.agentVersionId).toBe(v1);
+    const before = await counts();
+    const noVersion = await postSession({ agentId: agent.id, anyVersion: true });
+    expect(noVersion.status).toBe(400);
+    expect((await errorOf(noVersion)).details).toMatchObject({ path: 'body.anyVersion' });
+    const other = await createAgent();
+    expect((await postSession({ agentId: agent.id, agentVersionId: other.latestVersionId, anyVersion: true })).status).toBe(404);
+    expect(await counts()).toEqual(before);
+  });
+
   it('refuses bad bodies with 400 and writes nothing', async () => {
     const agent = await createAgent();
     const before = await counts();
