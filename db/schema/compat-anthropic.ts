@@ -1,5 +1,6 @@
 import { jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { agentVersions } from './agents.ts';
+import { sessions } from './sessions.ts';
 import { createdAt, id, organizationId, projectId, timestampColumn, updatedAt } from './columns.ts';
 
 /**
@@ -33,4 +34,19 @@ export const compatAnthropicEnvironments = pgTable('compat_anthropic_environment
   createdAt: createdAt(),
   updatedAt: updatedAt(),
   archivedAt: timestampColumn('archived_at'),
+});
+
+/**
+ * What a Claude Managed Agents session carries that ours does not: the environment it named and
+ * its metadata.
+ */
+export const compatAnthropicSessions = pgTable('compat_anthropic_sessions', {
+  sessionId: uuid('session_id')
+    .primaryKey()
+    .references(() => sessions.id, { onDelete: 'cascade' }),
+  organizationId: organizationId(),
+  projectId: projectId(),
+  environmentId: text('environment_id').notNull(),
+  metadata: jsonb('metadata').$type<Record<string, string>>().notNull(),
+  createdAt: createdAt(),
 });

@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray } from 'drizzle-orm';
-import { compatAnthropicAgentVersions, skillVersions } from '../../db/schema/index.ts';
+import { agents, agentVersions, compatAnthropicAgentVersions, skillVersions } from '../../db/schema/index.ts';
 import { agentConfigOf, cmaViewOf, renderAgent, viewOfNativeVersion, type CmaAgent, type CmaAgentView, type CreateAgentParams, type UpdateAgentParams } from '../../domain/compat/anthropic/agents.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.ts';
 import { createAgent } from '../agents/create.ts';
@@ -135,4 +135,31 @@ async function skillVersionIdsOf(ctx: ServiceContext, view: CmaAgentView): Promi
     ids.push(row.id);
   }
   return ids;
+}
+
+/**
+ * The agent as of one version, for a session's `agent` snapshot: read from the version row even
+ * when the agent has since been archived (a session keeps its pinned version for life).
+ */
+export async function agentSnapshotOf(ctx: ServiceContext, agentVersionId: string): Promise<CmaAgent> {
+  const [row] = await ctx.db
+    .select({ version: agentVersions, agent: { id: agents.id, name: agents.name, description: agents.description, createdAt: agents.createdAt }, stored: compatAnthropicAgentVersions.view })
+    .from(agentVersions)
+    .innerJoin(agents, eq(agents.id, agentVersions.agentId))
+    .leftJoin(compatAnthropicAgentVersions, eq(compatAnthropicAgentVersions.agentVersionId, agentVersions.id))
+    .where(eq(agentVersions.id, agentVersionId));
+  if (!row) throw new NotFoundError('No agent version with that id');
+  const view = (row.stored as unknown as CmaAgentView | null) ?? viewOfNativeVersion({ name: row.agent.name, description: row.agent.description }, row.version.config);
+  return renderAgent({ id: row.agent.id, view, version: row.version.version, createdAt: row.agent.createdAt, updatedAt: row.version.createdAt });
+}
+
+/** Our id of an agent's version numbered `version` (404 when there is none). */
+export async function agentVersionIdOf(ctx: ServiceContext, agentId: string, version: number): Promise<string> {
+  const actor = requireActor(ctx);
+  const [row] = await ctx.db
+    .select({ id: agentVersions.id })
+    .from(agentVersions)
+    .where(and(eq(agentVersions.agentId, agentId), eq(agentVersions.version, version), eq(agentVersions.projectId, actor.projectId)));
+  if (!row) throw new NotFoundError(`The agent has no version ${version}`);
+  return row.id;
 }

@@ -90,6 +90,7 @@ export const NOT_BACKED_UP: Readonly<Record<string, string>> = {
   pending_turns: 'turns waiting for a busy session (runtime data)',
   compat_anthropic_agent_versions: 'what the Anthropic-compatible API shows of its agent versions (metadata, model object); not restored yet (issue 32)',
   compat_anthropic_environments: 'Anthropic-compatible API environments (metadata only); not restored yet (issue 32)',
+  compat_anthropic_sessions: 'what the Anthropic-compatible API shows of its sessions (environment, metadata; runtime data)',
   session_skill_bindings: 'the Skill versions a session pinned at creation (session state)',
   messages: 'transcripts',
   runs: 'runs (runtime data)',

@@ -156,3 +156,75 @@ describe('environments through the SDK', () => {
     expect(JSON.stringify((packages.error as BadRequestError).error)).toContain('config.packages.pip');
   });
 });
+
+describe('sessions through the SDK', () => {
+  it('creates idle sessions pinned to the latest or a named version, and sessions whose initial events run in order', async () => {
+    const client = sdk();
+    const agent = await client.beta.agents.create({ name: 'Sessions', model: 'fast', system: 'Version one.' });
+    await client.beta.agents.update(agent.id, { version: 1, system: 'Version two.' });
+
+    const idle = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default', title: 'Waiting', metadata: { ticket: 'T-1' } });
+    expect(idle).toMatchObject({ type: 'session', status: 'idle', title: 'Waiting', environment_id: 'env_default', metadata: { ticket: 'T-1' }, archived_at: null, budget: null, resources: [], vault_ids: [] });
+    expect(idle.agent).toMatchObject({ id: agent.id, type: 'agent', version: 2, system: 'Version two.' });
+    expect((await f.call('GET', `/sessions/${idle.id}`)).body).toMatchObject({ status: 'idle', latestRunId: null, runs: [] });
+
+    const pinned = await client.beta.sessions.create({ agent: { type: 'agent', id: agent.id, version: 1 }, environment_id: 'env_default' });
+    expect(pinned.agent).toMatchObject({ version: 1, system: 'Version one.' });
+    expect((await client.beta.sessions.retrieve(pinned.id)).agent.version).toBe(1);
+
+    f.fakes.vendor_a.reply({ text: 'First answer.', delayMs: 300 }).reply({ text: 'Second answer.' });
+    const busy = await client.beta.sessions.create({
+      agent: agent.id,
+      environment_id: 'env_default',
+      initial_events: [
+        { type: 'user.message', content: [{ type: 'text', text: 'First question' }] },
+        { type: 'user.message', content: [{ type: 'text', text: 'Second' }, { type: 'text', text: 'question' }] },
+      ],
+    });
+    expect(busy.status).toBe('running');
+    const detail = (await f.call('GET', `/sessions/${busy.id}`)).body;
+    expect(detail.runs).toHaveLength(1);
+    expect(detail.pendingTurns.map((turn: { message: string }) => turn.message)).toEqual(['Second\n\nquestion']);
+    const deadline = Date.now() + 30_000;
+    let settled = await client.beta.sessions.retrieve(busy.id);
+    while (Date.now() < deadline && !(settled.status === 'idle' && (await f.call('GET', `/sessions/${busy.id}`)).body.runs.length === 2)) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      settled = await client.beta.sessions.retrieve(busy.id);
+    }
+    const runs = (await f.call('GET', `/sessions/${busy.id}`)).body.runs as Array<{ state: string; inputPublic?: unknown }>;
+    expect(runs.map((run) => run.state)).toEqual(['completed', 'completed']);
+    expect(settled.status).toBe('idle');
+    expect(settled.usage.output_tokens).toBeGreaterThan(0);
+
+    const idleOnes = [];
+    for await (const session of client.beta.sessions.list({ agent_id: agent.id, statuses: ['idle'] })) idleOnes.push(session.id);
+    expect(idleOnes.sort()).toEqual([idle.id, pinned.id, busy.id].sort());
+    const none = [];
+    for await (const session of client.beta.sessions.list({ agent_id: agent.id, statuses: ['rescheduling'] })) none.push(session.id);
+    expect(none).toEqual([]);
+  }, 60_000);
+
+  it('refuses what it cannot honour, names the field, and writes nothing', async () => {
+    const client = sdk();
+    const agent = await client.beta.agents.create({ name: 'Refusals', model: 'fast' });
+    const before = (await f.call('GET', `/sessions?agentId=${agent.id}`)).body.data.length;
+    const missingEnvironment = await counted(() => client.beta.sessions.create({ agent: agent.id, environment_id: 'env_missing' }));
+    expect((missingEnvironment.error as Error).constructor.name).toBe('BetaEnvironmentNotFoundError');
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ agent: { type: 'agent_with_overrides', id: agent.id, system: 'x' } }, 'agent'],
+      [{ budget: { type: 'usd', limit: 5 } }, 'budget'],
+      [{ vault_ids: ['vlt_1'] }, 'vault_ids'],
+      [{ initial_events: [{ type: 'user.define_outcome', description: 'x', rubric: 'y' }] }, 'initial_events.0.type'],
+      [{ initial_events: [{ type: 'user.message', content: [{ type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } }] }] }, 'initial_events.0.content.0.type'],
+    ];
+    for (const [extra, field] of cases) {
+      const refused = await counted(() => client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default', ...extra } as never));
+      expect(refused.error, field).toBeInstanceOf(BadRequestError);
+      expect(JSON.stringify((refused.error as BadRequestError).error), field).toContain(field);
+    }
+    const unknownVersion = await counted(() => client.beta.sessions.create({ agent: { type: 'agent', id: agent.id, version: 9 }, environment_id: 'env_default' }));
+    expect(unknownVersion.error).toBeInstanceOf(NotFoundError);
+    expect((await f.call('GET', `/sessions?agentId=${agent.id}`)).body.data.length).toBe(before);
+    expect((await counted(() => client.beta.sessions.retrieve('00000000-0000-4000-8000-000000000000'))).error).toBeInstanceOf(NotFoundError);
+  });
+});

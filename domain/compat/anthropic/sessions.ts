@@ -1,0 +1,120 @@
+import * as v from 'valibot';
+import { ValidationError } from '../../errors.ts';
+import type { SessionStatus } from '../../runs/states.ts';
+import type { CmaAgent } from './agents.ts';
+
+/**
+ * Claude Managed Agents sessions over ours (docs/decisions.md "Anthropic-compatible API"): the
+ * create body, the status mapping and the session object.
+ */
+
+const TextBlock = v.strictObject({ type: v.literal('text'), text: v.string(), cache_control: v.optional(v.unknown()), citations: v.optional(v.unknown()) });
+const UserMessage = v.strictObject({ type: v.literal('user.message'), content: v.pipe(v.array(v.record(v.string(), v.unknown())), v.minLength(1)) });
+
+export const CreateSessionParams = v.strictObject({
+  agent: v.union([
+    v.pipe(v.string(), v.minLength(1)),
+    v.strictObject({ type: v.string(), id: v.string(), version: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1)))) }, 'must be an agent id or {type: "agent", id, version?}'),
+  ]),
+  environment_id: v.pipe(v.string(), v.minLength(1)),
+  initial_events: v.optional(v.nullable(v.pipe(v.array(v.record(v.string(), v.unknown())), v.maxLength(50, 'holds at most 50 events')))),
+  metadata: v.optional(v.nullable(v.record(v.string(), v.string()))),
+  resources: v.optional(v.nullable(v.array(v.unknown()))),
+  title: v.optional(v.nullable(v.string())),
+  vault_ids: v.optional(v.nullable(v.array(v.string()))),
+  budget: v.optional(v.unknown()),
+});
+export type CreateSessionParams = v.InferOutput<typeof CreateSessionParams>;
+
+const fail = (field: string, message: string): never => {
+  throw new ValidationError(`${field}: ${message}`, { path: `body.${field}` });
+};
+
+/** The agent a session pins: its id and, when given, its version number (else the latest). */
+export function agentRefOf(agent: CreateSessionParams['agent']): { agentId: string; version: number | null } {
+  if (typeof agent === 'string') return { agentId: agent, version: null };
+  if (agent.type === 'agent_with_overrides') fail('agent', 'agent_with_overrides is not supported by this server; publish a version with the overrides');
+  if (agent.type !== 'agent') fail('agent.type', 'must be "agent"');
+  return { agentId: agent.id, version: agent.version ?? null };
+}
+
+/** Checks what a session create cannot honour, each a 400 naming the field. */
+export function checkSessionExtras(params: CreateSessionParams): void {
+  if (params.resources && params.resources.length > 0) fail('resources', 'session resources are not supported by this server yet; send files with a user.message');
+  if (params.vault_ids && params.vault_ids.length > 0) fail('vault_ids', 'vaults are not supported by this server');
+  if (params.budget !== undefined && params.budget !== null) fail('budget', 'budgets are not supported by this server yet');
+  if (params.metadata && Object.keys(params.metadata).length > 16) fail('metadata', 'holds at most 16 pairs');
+}
+
+/** The text of a `user.message` (text blocks joined by a blank line); other blocks are refused for now. */
+export function userMessageText(event: Record<string, unknown>, field: string): string {
+  const parsed = v.safeParse(UserMessage, event);
+  if (!parsed.success) return fail(field, 'must be {type: "user.message", content: [blocks]}');
+  const texts = parsed.output.content.map((block, index) => {
+    if (block.type !== 'text') fail(`${field}.content.${index}.type`, `${String(block.type)} blocks are not supported by this server yet; send text`);
+    const text = v.safeParse(TextBlock, block);
+    if (!text.success) return fail(`${field}.content.${index}`, 'must be {type: "text", text}');
+    return text.output.text;
+  });
+  const joined = texts.join('\n\n');
+  if (joined.trim() === '') fail(`${field}.content`, 'must hold some text');
+  return joined;
+}
+
+/** Initial events: `user.message` only (outcomes are not supported). */
+export function initialMessagesOf(params: CreateSessionParams): string[] {
+  return (params.initial_events ?? []).map((event, index) => {
+    if (event.type !== 'user.message') fail(`initial_events.${index}.type`, `${String(event.type)} is not supported as an initial event by this server`);
+    return userMessageText(event, `initial_events.${index}`);
+  });
+}
+
+/** A session's CMA status from ours: anything settled or waiting for the caller is idle. */
+export function statusOf(status: SessionStatus): 'idle' | 'running' | 'rescheduling' {
+  switch (status) {
+    case 'queued':
+    case 'running':
+      return 'running';
+    case 'retry_scheduled':
+      return 'rescheduling';
+    default:
+      return 'idle';
+  }
+}
+
+export type SessionRecord = {
+  id: string;
+  title: string | null;
+  status: SessionStatus;
+  createdAt: Date;
+  lastActivityAt: Date;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+};
+
+/** `BetaManagedAgentsSession`. */
+export function renderSession(input: { session: SessionRecord; agent: CmaAgent; environmentId: string; metadata: Record<string, string>; now: Date }) {
+  const { session, agent } = input;
+  const { created_at: _created, updated_at: _updated, archived_at: _archived, metadata: _metadata, ...snapshot } = agent;
+  return {
+    id: session.id,
+    type: 'session' as const,
+    agent: snapshot,
+    environment_id: input.environmentId,
+    status: statusOf(session.status),
+    title: session.title,
+    metadata: input.metadata,
+    resources: [],
+    vault_ids: [],
+    outcome_evaluations: [],
+    budget: null,
+    usage: { input_tokens: session.inputTokens, output_tokens: session.outputTokens, cache_read_input_tokens: session.cacheReadTokens, cache_creation_input_tokens: session.cacheWriteTokens },
+    stats: { duration_seconds: Math.max(0, (input.now.getTime() - session.createdAt.getTime()) / 1000) },
+    created_at: session.createdAt.toISOString(),
+    updated_at: session.lastActivityAt.toISOString(),
+    archived_at: null,
+  };
+}
+export type CmaSession = ReturnType<typeof renderSession>;

@@ -1,0 +1,99 @@
+import { eq, inArray } from 'drizzle-orm';
+import { compatAnthropicSessions } from '../../db/schema/index.ts';
+import { DEFAULT_ENVIRONMENT_ID } from '../../domain/compat/anthropic/environments.ts';
+import { agentRefOf, checkSessionExtras, initialMessagesOf, renderSession, statusOf, type CmaSession, type CreateSessionParams } from '../../domain/compat/anthropic/sessions.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.ts';
+import { requireActor } from '../require-actor.ts';
+import type { RunStarterDeps } from '../run-starter.ts';
+import { createFollowUpRun } from '../runs/create-follow-up.ts';
+import { findSession, type SessionRow } from '../runs/load-session.ts';
+import type { ServiceContext } from '../service-context.ts';
+import { createSession } from '../sessions/create.ts';
+import { listSessions } from '../sessions/list.ts';
+import { withTransaction } from '../transaction.ts';
+import { agentSnapshotOf, agentVersionIdOf } from './agents.ts';
+import { findCompatEnvironment } from './environments.ts';
+
+/** Claude Managed Agents sessions (`/compat/anthropic/v1/sessions`) over our session verbs. */
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A session pinned to the agent's latest version or the version named, idle, or with its first
+ * `user.message` as its first run and any further ones as pending turns (`ifBusy: enqueue`), all
+ * in one transaction.
+ */
+export async function createCompatSession({ ctx, deps, input }: { ctx: ServiceContext; deps: RunStarterDeps; input: CreateSessionParams }): Promise<CmaSession> {
+  const actor = requireActor(ctx);
+  checkSessionExtras(input);
+  const { agentId, version } = agentRefOf(input.agent);
+  if (!UUID.test(agentId)) throw new NotFoundError('No agent with that id in this project');
+  const messages = initialMessagesOf(input);
+  return withTransaction(ctx, async (tx) => {
+    const environment = await findCompatEnvironment(tx, input.environment_id);
+    if (environment.archivedAt) throw new ConflictError('The environment is archived', { error_code: 'environment_archived' });
+    const agentVersionId = version === null ? undefined : await agentVersionIdOf(tx, agentId, version);
+    const created = await createSession({
+      ctx: tx,
+      deps,
+      input: {
+        agentId,
+        ...(agentVersionId ? { agentVersionId, anyVersion: true } : {}),
+        ...(input.title ? { title: input.title } : {}),
+        ...(messages[0] !== undefined ? { initialMessage: messages[0] } : {}),
+        idempotencyKey: null,
+      },
+    });
+    for (const message of messages.slice(1)) await createFollowUpRun({ ctx: tx, deps, input: { sessionId: created.id, message, ifBusy: 'enqueue', idempotencyKey: null } });
+    await tx.db.insert(compatAnthropicSessions).values({ sessionId: created.id, organizationId: actor.organizationId, projectId: actor.projectId, environmentId: environment.id, metadata: input.metadata ?? {} });
+    return render(tx, await findSession({ ctx: tx, input: { sessionId: created.id } }), { environmentId: environment.id, metadata: input.metadata ?? {} });
+  });
+}
+
+export async function getCompatSession({ ctx, input }: { ctx: ServiceContext; input: { sessionId: string } }): Promise<CmaSession> {
+  if (!UUID.test(input.sessionId)) throw new NotFoundError('No session with that id in this project');
+  const session = await findSession({ ctx, input });
+  const [extra] = await ctx.db.select().from(compatAnthropicSessions).where(eq(compatAnthropicSessions.sessionId, session.id));
+  return render(ctx, session, extra ?? null);
+}
+
+const SESSION_STATUSES = ['idle', 'running', 'rescheduling', 'terminated'] as const;
+
+/**
+ * Root sessions (a delegated child is its coordinator's business), newest activity first, with
+ * the SDK's `agent_id` and `statuses[]` filters; a page may come back short after filtering, its
+ * `next_page` still right.
+ */
+export async function listCompatSessions({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { limit: number; page: string | undefined; agentId: string | undefined; statuses: string[] };
+}): Promise<{ data: CmaSession[]; next_page: string | null; prev_page: null }> {
+  for (const status of input.statuses) {
+    if (!(SESSION_STATUSES as readonly string[]).includes(status)) throw new ValidationError(`statuses: unknown status ${status}`, { path: 'query.statuses' });
+  }
+  if (input.agentId !== undefined && !UUID.test(input.agentId)) return { data: [], next_page: null, prev_page: null };
+  const page = await listSessions({ ctx, input: { limit: Math.min(input.limit, 200), root: true, ...(input.page ? { cursor: input.page } : {}), ...(input.agentId ? { agentId: input.agentId } : {}) } });
+  const ids = page.data.map((session) => session.id);
+  const extras = ids.length === 0 ? [] : await ctx.db.select().from(compatAnthropicSessions).where(inArray(compatAnthropicSessions.sessionId, ids));
+  const extraOf = new Map(extras.map((row) => [row.sessionId, row]));
+  const data: CmaSession[] = [];
+  for (const item of page.data) {
+    if (input.statuses.length > 0 && !input.statuses.includes(statusOf(item.status))) continue;
+    const session = await findSession({ ctx, input: { sessionId: item.id } });
+    data.push(await render(ctx, session, extraOf.get(item.id) ?? null));
+  }
+  return { data, next_page: page.pageInfo.nextCursor, prev_page: null };
+}
+
+async function render(ctx: ServiceContext, session: SessionRow, extra: { environmentId: string; metadata: Record<string, string> } | null): Promise<CmaSession> {
+  return renderSession({
+    session,
+    agent: await agentSnapshotOf(ctx, session.agentVersionId),
+    environmentId: extra?.environmentId ?? DEFAULT_ENVIRONMENT_ID,
+    metadata: extra?.metadata ?? {},
+    now: ctx.clock.now(),
+  });
+}
