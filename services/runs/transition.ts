@@ -35,12 +35,22 @@ export type TransitionRunInput = { runId: string; to: RunState; failure?: RunFai
  * and returns the run. Any other move `canTransition` refuses (for example, out of a settled
  * state) is a `ConflictError` carrying the current `state`; retrying it cannot succeed.
  */
-export async function transitionRun({ ctx, input }: { ctx: ServiceContext; input: TransitionRunInput }): Promise<RunRow> {
+export async function transitionRun({
+  ctx,
+  input,
+  options = {},
+}: {
+  ctx: ServiceContext;
+  input: TransitionRunInput;
+  /** `payload`: fields added to the `run.<state>` event (ids only; computed under the run's lock). */
+  options?: { payload?: (tx: ServiceContext, run: RunRow) => Promise<Record<string, unknown>> };
+}): Promise<RunRow> {
   const change = checkTransitionInput(input);
   return withTransaction(ctx, async (tx) => {
     const [run] = await tx.db.select().from(runs).where(eq(runs.id, input.runId)).for('update');
     if (!run) throw new NotFoundError('No run with that id');
-    return moveRun(tx, run, change);
+    const extra = options.payload && run.state !== change.to ? await options.payload(tx, run) : {};
+    return moveRun(tx, run, change, extra);
   });
 }
 
@@ -52,7 +62,7 @@ export async function transitionLockedRun(tx: ServiceContext, run: RunRow, chang
   return moveRun(tx, run, checkTransitionInput({ runId: run.id, ...change }));
 }
 
-async function moveRun(tx: ServiceContext, run: RunRow, { to, failure }: { to: RunState; failure?: RunFailure | null }): Promise<RunRow> {
+async function moveRun(tx: ServiceContext, run: RunRow, { to, failure }: { to: RunState; failure?: RunFailure | null }, extra: Record<string, unknown> = {}): Promise<RunRow> {
   if (run.state === to) return run;
   if (!canTransition(run.state, to)) throw new ConflictError(`A ${run.state} run cannot become ${to}`, { runId: run.id, state: run.state });
 
@@ -72,7 +82,7 @@ async function moveRun(tx: ServiceContext, run: RunRow, { to, failure }: { to: R
   // The session mirrors its latest run only; an older run never overwrites a newer status.
   await tx.db.update(sessions).set({ status: to, lastActivityAt: now }).where(eq(sessions.latestRunId, run.id));
 
-  const payload: Record<string, unknown> = { runId: run.id, sessionId: run.sessionId, state: to, previousState: run.state };
+  const payload: Record<string, unknown> = { ...extra, runId: run.id, sessionId: run.sessionId, state: to, previousState: run.state };
   if (recordedFailure) payload.failure = recordedFailure;
   await appendProductEvent(tx, {
     organizationId: run.organizationId,

@@ -214,6 +214,9 @@ describe('ifBusy', () => {
     const { sessionId, runId } = await busySession();
     const list = await f.call('GET', `/tool-calls?runId=${runId}`);
     const call = list.body.data[0];
+    // The waiting event names what the run waits on.
+    const [waiting] = await f.t.database.db.select().from(productEvents).where(and(eq(productEvents.aggregateId, runId), eq(productEvents.kind, 'run.waiting_for_tool')));
+    expect(waiting!.publicPayload).toMatchObject({ waitingOn: { toolCallIds: [call.id] } });
     const claim = await f.call('POST', `/tool-calls/${call.id}/claim`);
     expect(claim.status).toBe(200);
     const queued = await f.call('POST', `/sessions/${sessionId}/runs`, { message: 'queued before the interrupt', ifBusy: 'enqueue' });
@@ -249,6 +252,8 @@ describe('ifBusy', () => {
     const approvals = await f.call('GET', `/approvals?runId=${runId}`);
     const approval = approvals.body.data[0];
     expect(approval.status).toBe('pending');
+    const [waiting] = await f.t.database.db.select().from(productEvents).where(and(eq(productEvents.aggregateId, runId), eq(productEvents.kind, 'run.waiting_for_approval')));
+    expect(waiting!.publicPayload).toMatchObject({ waitingOn: { toolCallIds: [approval.toolCallId] } });
     f.fakes.vendor_a.reply({ text: 'Doing something else.' });
     const interrupt = await f.call('POST', `/sessions/${session.body.id}/runs`, { message: 'Never mind', ifBusy: 'interrupt' });
     expect(interrupt.status).toBe(202);
