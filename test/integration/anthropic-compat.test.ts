@@ -228,3 +228,93 @@ describe('sessions through the SDK', () => {
     expect((await counted(() => client.beta.sessions.retrieve('00000000-0000-4000-8000-000000000000'))).error).toBeInstanceOf(NotFoundError);
   });
 });
+
+describe('session events through the SDK', () => {
+  async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = await probe();
+      if (value) return value;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  const allEvents = async (client: Anthropic, sessionId: string, limit = 1000) => {
+    const events = [];
+    for await (const event of client.beta.sessions.events.list(sessionId, { limit })) events.push(event);
+    return events;
+  };
+
+  it('a custom tool round trip: the use, requires_action, one result (a repeat is the same, another a 400), the reply; a message sent meanwhile waits', async () => {
+    const client = sdk();
+    const agent = await client.beta.agents.create({ name: 'Tools', model: 'fast', tools: [weather] });
+    const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default' });
+    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] }).reply({ text: 'It is sunny in Paris.' }).reply({ text: 'You are welcome.' });
+    const sent = await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Weather in Paris?' }] }] });
+    expect(sent.data).toEqual([{ id: expect.stringMatching(/^sevt_/), type: 'user.message', content: [{ type: 'text', text: 'Weather in Paris?' }], processed_at: expect.any(String) }]);
+
+    const use = await until('the tool use', async () => (await allEvents(client, session.id)).find((event) => event.type === 'agent.custom_tool_use'));
+    expect(use).toMatchObject({ type: 'agent.custom_tool_use', name: 'get_weather', input: { city: 'Paris' }, evaluated_permission: 'allow' });
+    const idle = await until('requires_action', async () => (await allEvents(client, session.id)).find((event) => event.type === 'session.status_idle'));
+    expect(idle).toMatchObject({ stop_reason: { type: 'requires_action', event_ids: [use.id] } });
+    expect((await client.beta.sessions.retrieve(session.id)).status).toBe('idle');
+
+    // A message while the tool is pending waits (processed_at null) and runs after the turn.
+    const queued = await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Thanks!' }] }] });
+    expect(queued.data![0]).toMatchObject({ type: 'user.message', processed_at: null });
+
+    const result = { type: 'user.custom_tool_result' as const, custom_tool_use_id: use.id, content: [{ type: 'text' as const, text: '{"forecast":"sunny"}' }] };
+    const first = await client.beta.sessions.events.send(session.id, { events: [result] });
+    expect(first.data![0]).toMatchObject({ type: 'user.custom_tool_result', custom_tool_use_id: use.id, is_error: false });
+    const again = await client.beta.sessions.events.send(session.id, { events: [result] });
+    expect(again.data![0]!.id).toBe(first.data![0]!.id);
+    const different = await counted(() => client.beta.sessions.events.send(session.id, { events: [{ ...result, content: [{ type: 'text', text: 'rainy' }] }] }));
+    expect(different.error).toBeInstanceOf(BadRequestError);
+    expect(different.attempts).toBe(1);
+
+    const events = await until('both turns to end', async () => {
+      const all = await allEvents(client, session.id);
+      return all.filter((event) => event.type === 'session.status_idle' && (event as { stop_reason: { type: string } }).stop_reason.type === 'end_turn').length === 2 ? all : null;
+    });
+    expect(events.map((event) => event.type)).toEqual([
+      'user.message',
+      'session.status_running',
+      'agent.custom_tool_use',
+      'session.status_idle',
+      'user.custom_tool_result',
+      'session.status_running',
+      'agent.message',
+      'session.status_idle',
+      'user.message',
+      'session.status_running',
+      'agent.message',
+      'session.status_idle',
+    ]);
+    // The queued message keeps the id its send answered with; the echo of the result is the same event.
+    expect(events[8]!.id).toBe(queued.data![0]!.id);
+    expect(events[4]!.id).toBe(first.data![0]!.id);
+    expect(events[6]).toMatchObject({ content: [{ type: 'text', text: 'It is sunny in Paris.' }] });
+    expect(JSON.stringify(f.fakes.vendor_a.requests.at(-2)!.body)).toContain('sunny');
+    // Pages of one event give the same events, ids and order.
+    expect((await allEvents(client, session.id, 1)).map((event) => event.id)).toEqual(events.map((event) => event.id));
+    const filtered = [];
+    for await (const event of client.beta.sessions.events.list(session.id, { types: ['agent.message'] })) filtered.push(event.type);
+    expect(filtered).toEqual(['agent.message', 'agent.message']);
+  }, 60_000);
+
+  it('applies a send all or nothing, and refuses what it cannot honour', async () => {
+    const client = sdk();
+    const agent = await client.beta.agents.create({ name: 'Atomic', model: 'fast' });
+    const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default' });
+    const mixed = await counted(() =>
+      client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Hi' }] }, { type: 'user.define_outcome', description: 'x', rubric: 'y' } as never] }),
+    );
+    expect(mixed.error).toBeInstanceOf(BadRequestError);
+    expect(JSON.stringify((mixed.error as BadRequestError).error)).toContain('events.1.type');
+    const badResult = await counted(() => client.beta.sessions.events.send(session.id, { events: [{ type: 'user.custom_tool_result', custom_tool_use_id: 'sevt_nope', content: [] }] }));
+    expect(badResult.error).toBeInstanceOf(BadRequestError);
+    expect((await f.call('GET', `/sessions/${session.id}`)).body).toMatchObject({ status: 'idle', runs: [] });
+    expect(await allEvents(client, session.id)).toEqual([]);
+    expect((await counted(() => client.beta.sessions.events.list('not-a-session').then((page) => page.data))).error).toBeInstanceOf(NotFoundError);
+  });
+});

@@ -8,6 +8,7 @@ import { compatAgentRoutes } from './agents.ts';
 import { compatAuthenticate } from './auth.ts';
 import { compatEnvironmentRoutes } from './environments.ts';
 import { handleCompatError } from './errors.ts';
+import { compatEventRoutes } from './events.ts';
 import { compatSessionRoutes } from './sessions.ts';
 
 const MAX_REQUEST_BYTES = 40 * 1024 * 1024;
@@ -33,6 +34,7 @@ export function anthropicCompatApp(deps: AppDeps) {
   app.route('/', compatAgentRoutes(deps));
   app.route('/', compatEnvironmentRoutes());
   app.route('/', compatSessionRoutes(deps));
+  app.route('/', compatEventRoutes(deps));
   app.all('*', (c) => {
     throw new NotFoundError(`No route for ${c.req.method} ${c.req.path} on this server`);
   });

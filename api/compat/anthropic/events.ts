@@ -1,0 +1,43 @@
+import { Hono } from 'hono';
+import * as v from 'valibot';
+import { ValidationError } from '../../../domain/errors.ts';
+import { assertHasScopes, type Scope } from '../../../domain/scopes.ts';
+import { listCompatEvents, sendCompatEvents } from '../../../services/compat-anthropic/events.ts';
+import type { AppDeps } from '../../deps.ts';
+import type { AppEnv } from '../../env.ts';
+import { needs } from './auth.ts';
+import { isOurId, jsonBody, paging } from './requests.ts';
+import { NotFoundError } from '../../../domain/errors.ts';
+
+const sessionIdOf = (id: string) => {
+  if (!isOurId(id)) throw new NotFoundError('No session with that id in this project');
+  return id;
+};
+
+const SendBody = v.strictObject({ events: v.array(v.record(v.string(), v.unknown())) });
+
+/** Each event type needs the scopes of the native route doing the same. */
+const SCOPES_OF: Record<string, Scope[]> = {
+  'user.message': ['run:create'],
+  'user.interrupt': ['run:cancel'],
+  'user.custom_tool_result': ['tool_call:claim', 'tool_call:submit'],
+  'user.tool_confirmation': ['approval:resolve'],
+};
+
+/** `client.beta.sessions.events`: send and list (the stream is still to come). */
+export function compatEventRoutes(deps: AppDeps) {
+  return new Hono<AppEnv>()
+    .post('/sessions/:sessionId/events', async (c) => {
+      const { events } = await jsonBody(c, SendBody);
+      assertHasScopes(c.var.actor.scopes, [...new Set(events.flatMap((event) => SCOPES_OF[String(event.type)] ?? []))]);
+      return c.json(await sendCompatEvents({ ctx: c.var.ctx, deps, input: { sessionId: sessionIdOf(c.req.param('sessionId')), events } }));
+    })
+    .get('/sessions/:sessionId/events', needs('session:read', 'run:read'), async (c) => {
+      const order = c.req.query('order');
+      if (order !== undefined && order !== '' && order !== 'asc') throw new ValidationError('order: only asc is supported by this server yet', { path: 'query.order' });
+      for (const name of ['created_at[gt]', 'created_at[gte]', 'created_at[lt]', 'created_at[lte]']) {
+        if (c.req.query(name) !== undefined) throw new ValidationError(`${name}: this filter is not supported by this server yet`, { path: `query.${name}` });
+      }
+      return c.json(await listCompatEvents({ ctx: c.var.ctx, input: { sessionId: sessionIdOf(c.req.param('sessionId')), ...paging(c), types: c.req.queries('types[]') ?? [] } }));
+    });
+}

@@ -1,0 +1,269 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { rowsOf } from '../../db/client.ts';
+import { canonicalJson } from '../../domain/canonical-json.ts';
+import { approvals, productEvents, toolCalls } from '../../db/schema/index.ts';
+import { cmaEventId, cmaEventsOf, productEventIdOf, toolCallIdsOf, type CmaEvent, type EventFacts, type EventSource, type ToolCallFacts } from '../../domain/compat/anthropic/events.ts';
+import { userMessageText } from '../../domain/compat/anthropic/sessions.ts';
+import { ValidationError } from '../../domain/errors.ts';
+import { isSettled } from '../../domain/runs/states.ts';
+import { decideApproval } from '../approvals/decide.ts';
+import { readSessionEvents } from '../events/read.ts';
+import type { RunStarterDeps } from '../run-starter.ts';
+import { cancelRun } from '../runs/cancel.ts';
+import { createFollowUpRun } from '../runs/create-follow-up.ts';
+import { findSession } from '../runs/load-session.ts';
+import type { ServiceContext } from '../service-context.ts';
+import { claimToolCall } from '../tool-calls/claim.ts';
+import { submitToolResult } from '../tool-calls/submit-result.ts';
+import { withTransaction } from '../transaction.ts';
+import { runs } from '../../db/schema/index.ts';
+
+/**
+ * Session events of the Anthropic-compatible API (`/v1/sessions/{id}/events`): the session's
+ * product events rendered as CMA events (`domain/compat/anthropic/events.ts`), and events sent by
+ * the client applied through our verbs, all of one send in one transaction.
+ */
+
+/** What the mapping needs about the calls and pending turns the rows name. */
+export async function factsFor(ctx: ServiceContext, rows: EventSource[]): Promise<EventFacts> {
+  const callIds = [...new Set(rows.flatMap(toolCallIdsOf))];
+  const toolCallsById = new Map<string, ToolCallFacts>();
+  if (callIds.length > 0) {
+    const calls = await ctx.db.select().from(toolCalls).where(inArray(toolCalls.id, callIds));
+    const created = await ctx.db
+      .select({ id: productEvents.id, aggregateId: productEvents.aggregateId })
+      .from(productEvents)
+      .where(and(eq(productEvents.aggregateType, 'tool_call'), eq(productEvents.kind, 'tool_call.created'), inArray(productEvents.aggregateId, callIds)));
+    const createdOf = new Map(created.map((row) => [row.aggregateId, row.id]));
+    for (const call of calls) {
+      const createdEventId = createdOf.get(call.id);
+      if (!createdEventId) continue;
+      const result = call.safeResult as { status?: string; value?: unknown } | null;
+      toolCallsById.set(call.id, {
+        createdEventId,
+        toolName: call.toolName,
+        owner: call.owner,
+        arguments: call.safeArguments,
+        approvalRequired: call.approvalRequired,
+        resultBlocks: result?.status === 'success' ? blocksOfValue(result.value) : null,
+        failureMessage: call.failure?.message ?? null,
+      });
+    }
+  }
+  const userMessageRuns = rows.filter((row) => row.kind === 'message.created' && row.publicPayload.role === 'user').map((row) => String(row.publicPayload.runId));
+  const queuedMessageEventOfRun = new Map<string, string>();
+  if (userMessageRuns.length > 0) {
+    const result = await ctx.db.execute(sql`
+      select pt.run_id::text as run_id, pe.id::text as event_id
+      from pending_turns pt
+      join product_events pe on pe.project_id = pt.project_id and pe.session_id = pt.session_id
+        and pe.kind = 'session.input_queued' and pe.public_payload->>'pendingTurnId' = pt.id::text
+      where pt.run_id in (${sql.join(userMessageRuns.map((id) => sql`${id}::uuid`), sql`, `)})
+    `);
+    for (const row of rowsOf<{ run_id: string; event_id: string }>(result)) queuedMessageEventOfRun.set(row.run_id, row.event_id);
+  }
+  return { toolCalls: toolCallsById, queuedMessageEventOfRun };
+}
+
+/** A tool's result value as content blocks: the blocks a CMA client sent, else the value as JSON text. */
+function blocksOfValue(value: unknown): Array<Record<string, unknown>> {
+  const blocks = (value as { content?: unknown } | null)?.content;
+  if (Array.isArray(blocks) && blocks.every((block) => typeof block === 'object' && block !== null && typeof (block as { type?: unknown }).type === 'string')) return blocks as Array<Record<string, unknown>>;
+  return [{ type: 'text', text: JSON.stringify(value) }];
+}
+
+const sourceOf = (row: { id: string; kind: string; publicPayload: unknown; message: unknown; occurredAt: Date }): EventSource => ({
+  id: row.id,
+  kind: row.kind,
+  publicPayload: row.publicPayload as Record<string, unknown>,
+  message: (row.message as Record<string, unknown> | null) ?? null,
+  occurredAt: row.occurredAt,
+});
+
+/**
+ * A page of the session's events, oldest first. The cursor is the project position of the last
+ * product event read; a page ends at a product event's boundary (so it may hold a few more than
+ * `limit`). `types` filters after mapping.
+ */
+export async function listCompatEvents({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { sessionId: string; limit: number; page: string | undefined; types: string[] };
+}): Promise<{ data: CmaEvent[]; next_page: string | null }> {
+  const session = await findSession({ ctx, input: { sessionId: input.sessionId } });
+  let after = input.page === undefined ? 0n : positionOf(input.page);
+  const data: CmaEvent[] = [];
+  for (;;) {
+    const rows = await readSessionEvents({ db: ctx.db, input: { projectId: session.projectId, sessionId: session.id, afterPosition: after, limit: Math.min(input.limit, 500) } });
+    const sources = rows.map(sourceOf);
+    const facts = await factsFor(ctx, sources);
+    for (const [index, source] of sources.entries()) {
+      const mapped = cmaEventsOf(source, facts).filter((event) => input.types.length === 0 || input.types.includes(event.type));
+      data.push(...mapped);
+      after = rows[index]!.projectPosition;
+      if (data.length >= input.limit) {
+        const more = index < rows.length - 1 || rows.length === Math.min(input.limit, 500);
+        return { data, next_page: more ? Buffer.from(after.toString()).toString('base64url') : null };
+      }
+    }
+    if (rows.length < Math.min(input.limit, 500)) return { data, next_page: null };
+  }
+}
+
+function positionOf(page: string): bigint {
+  const text = Buffer.from(page, 'base64url').toString('utf8');
+  if (!/^[0-9]{1,19}$/.test(text)) throw new ValidationError('page is not a cursor this server gave', { path: 'query.page' });
+  return BigInt(text);
+}
+
+type SendInput = { sessionId: string; events: Array<Record<string, unknown>> };
+
+/**
+ * Applies the events of one send, in order, in one transaction (all or none), and echoes each
+ * with the id it has (or will have) in the session's events: a message that starts a run is its
+ * `message.created`; one queued behind a busy run is its `session.input_queued` (`processed_at`
+ * null until it runs); a tool result is the call's final `tool_call.*`; a confirmation is
+ * `approval.decided`; an interrupt is `run.cancellation_requested`.
+ */
+export async function sendCompatEvents({ ctx, deps, input }: { ctx: ServiceContext; deps: RunStarterDeps; input: SendInput }): Promise<{ data: CmaEvent[] }> {
+  if (input.events.length === 0) throw new ValidationError('events: send at least one event', { path: 'body.events' });
+  // Everything checkable without the database first, so a bad event refuses the whole send.
+  input.events.forEach((event, index) => checkEvent(event, index));
+  return withTransaction(ctx, async (tx) => {
+    // No session lock here: an interrupt locks the run first (settlement's order), then the session.
+    const session = await findSession({ ctx: tx, input: { sessionId: input.sessionId } });
+    const echoes: CmaEvent[] = [];
+    for (const [index, event] of input.events.entries()) echoes.push(await applyEvent(tx, deps, session.id, event, index));
+    return { data: echoes };
+  });
+}
+
+const SENDABLE = new Set(['user.message', 'user.interrupt', 'user.custom_tool_result', 'user.tool_confirmation']);
+
+function checkEvent(event: Record<string, unknown>, index: number) {
+  const field = `events.${index}`;
+  if (!SENDABLE.has(String(event.type))) {
+    const why = event.type === 'user.tool_result' ? 'tools run by the client are custom tools here; send user.custom_tool_result' : `${String(event.type)} is not supported by this server`;
+    throw new ValidationError(`${field}.type: ${why}`, { path: `body.${field}.type` });
+  }
+  if (event.session_thread_id !== undefined && event.session_thread_id !== null) throw new ValidationError(`${field}.session_thread_id: multi-agent threads are not supported by this server`, { path: `body.${field}.session_thread_id` });
+  if (event.type === 'user.message') userMessageText(event, field);
+}
+
+async function applyEvent(tx: ServiceContext, deps: RunStarterDeps, sessionId: string, event: Record<string, unknown>, index: number): Promise<CmaEvent> {
+  const field = `events.${index}`;
+  switch (event.type) {
+    case 'user.message': {
+      const text = userMessageText(event, field);
+      const answer = await createFollowUpRun({ ctx: tx, deps, input: { sessionId, message: text, ifBusy: 'enqueue', idempotencyKey: null } });
+      const content = [{ type: 'text', text }];
+      if ('queued' in answer) {
+        const [queued] = await tx.db
+          .select({ id: productEvents.id })
+          .from(productEvents)
+          .where(and(eq(productEvents.kind, 'session.input_queued'), eq(productEvents.sessionId, sessionId), sql`${productEvents.publicPayload}->>'pendingTurnId' = ${answer.pendingTurn.id}`));
+        return { id: cmaEventId(queued!.id), type: 'user.message', content, processed_at: null };
+      }
+      const [created] = await tx.db
+        .select({ id: productEvents.id, occurredAt: productEvents.occurredAt })
+        .from(productEvents)
+        .where(and(eq(productEvents.kind, 'message.created'), eq(productEvents.sessionId, sessionId), sql`${productEvents.publicPayload}->>'runId' = ${answer.id}`, sql`${productEvents.publicPayload}->>'role' = 'user'`));
+      return { id: cmaEventId(created!.id), type: 'user.message', content, processed_at: created!.occurredAt.toISOString() };
+    }
+    case 'user.interrupt': {
+      const [latest] = await tx.db.select({ id: runs.id, state: runs.state }).from(runs).where(eq(runs.sessionId, sessionId)).orderBy(sql`${runs.createdAt} desc`).limit(1);
+      if (!latest || isSettled(latest.state)) throw new ValidationError(`${field}: nothing is running to interrupt`, { path: `body.${field}` });
+      await cancelRun({ ctx: tx, deps, input: { runId: latest.id } });
+      const [requested] = await tx.db
+        .select({ id: productEvents.id, occurredAt: productEvents.occurredAt })
+        .from(productEvents)
+        .where(and(eq(productEvents.aggregateId, latest.id), eq(productEvents.kind, 'run.cancellation_requested')));
+      return { id: cmaEventId(requested!.id), type: 'user.interrupt', processed_at: requested!.occurredAt.toISOString() };
+    }
+    case 'user.custom_tool_result':
+      return applyToolResult(tx, deps, sessionId, event, field);
+    default:
+      return applyConfirmation(tx, deps, sessionId, event, field);
+  }
+}
+
+/** The tool call a CMA tool-use id names (its `tool_call.created` event), in this session. */
+async function callOfUseId(tx: ServiceContext, sessionId: string, useId: unknown, field: string) {
+  const eventId = typeof useId === 'string' ? productEventIdOf(useId) : null;
+  const [created] = eventId
+    ? await tx.db
+        .select({ toolCallId: productEvents.aggregateId })
+        .from(productEvents)
+        .where(and(eq(productEvents.id, eventId), eq(productEvents.kind, 'tool_call.created'), eq(productEvents.sessionId, sessionId)))
+    : [];
+  if (!created) throw new ValidationError(`${field}: no tool use with that id in this session`, { path: `body.${field}` });
+  const [call] = await tx.db.select().from(toolCalls).where(eq(toolCalls.id, created.toolCallId)).for('update');
+  return { call: call!, useEventId: eventId! };
+}
+
+/**
+ * A custom tool's result: claimed and submitted in one step (the SDK never sees a fence). The
+ * same result again is answered as the first (a runner retrying); any other result for a call
+ * that has ended is a 400, which the runner does not retry.
+ */
+async function applyToolResult(tx: ServiceContext, deps: RunStarterDeps, sessionId: string, event: Record<string, unknown>, field: string): Promise<CmaEvent> {
+  const { call } = await callOfUseId(tx, sessionId, event.custom_tool_use_id, `${field}.custom_tool_use_id`);
+  if (call.owner !== 'caller') throw new ValidationError(`${field}.custom_tool_use_id: that tool is run by this server`, { path: `body.${field}.custom_tool_use_id` });
+  const content = contentBlocksOf(event.content, field);
+  const isError = event.is_error === true;
+  const safeResult = isError
+    ? { version: 1 as const, status: 'failure' as const, value: { message: textOf(content).slice(0, 2000) || 'The tool failed' } }
+    : { version: 1 as const, status: 'success' as const, value: valueOf(content) };
+  if (call.status === 'succeeded' || call.status === 'failed') {
+    if (canonicalJson(call.safeResult) !== canonicalJson(safeResult)) throw new ValidationError(`${field}: that tool use already has a result`, { path: `body.${field}` });
+  } else if (call.status === 'pending' || call.status === 'claimed') {
+    const claim = await claimToolCall({ ctx: tx, deps, input: { toolCallId: call.id } });
+    await submitToolResult({ ctx: tx, deps, input: { toolCallId: call.id, fence: claim.fence, safeResult } });
+  } else {
+    throw new ValidationError(`${field}: that tool use is ${call.status === 'pending_approval' ? 'waiting for a tool confirmation' : `over (${call.status})`}`, { path: `body.${field}` });
+  }
+  const [ended] = await tx.db
+    .select({ id: productEvents.id, occurredAt: productEvents.occurredAt })
+    .from(productEvents)
+    .where(and(eq(productEvents.aggregateId, call.id), inArray(productEvents.kind, ['tool_call.succeeded', 'tool_call.failed'])));
+  return { id: cmaEventId(ended!.id), type: 'user.custom_tool_result', custom_tool_use_id: event.custom_tool_use_id as string, content, is_error: isError, processed_at: ended!.occurredAt.toISOString() };
+}
+
+async function applyConfirmation(tx: ServiceContext, deps: RunStarterDeps, sessionId: string, event: Record<string, unknown>, field: string): Promise<CmaEvent> {
+  const { call } = await callOfUseId(tx, sessionId, event.tool_use_id, `${field}.tool_use_id`);
+  if (event.result !== 'allow' && event.result !== 'deny') throw new ValidationError(`${field}.result: must be allow or deny`, { path: `body.${field}.result` });
+  const [approval] = await tx.db.select({ id: approvals.id }).from(approvals).where(eq(approvals.toolCallId, call.id));
+  if (!approval) throw new ValidationError(`${field}.tool_use_id: that tool use needs no confirmation`, { path: `body.${field}.tool_use_id` });
+  const note = typeof event.deny_message === 'string' ? event.deny_message : undefined;
+  await decideApproval({ ctx: tx, deps, input: { approvalId: approval.id, status: event.result === 'allow' ? 'approved' : 'denied', ...(note ? { note } : {}) } });
+  const [decided] = await tx.db
+    .select({ id: productEvents.id, occurredAt: productEvents.occurredAt })
+    .from(productEvents)
+    .where(and(eq(productEvents.aggregateId, approval.id), eq(productEvents.kind, 'approval.decided')));
+  return { id: cmaEventId(decided!.id), type: 'user.tool_confirmation', tool_use_id: event.tool_use_id as string, result: event.result, ...(note ? { deny_message: note } : {}), processed_at: decided!.occurredAt.toISOString() };
+}
+
+function contentBlocksOf(content: unknown, field: string): Array<Record<string, unknown>> {
+  if (content === undefined || content === null) return [];
+  if (!Array.isArray(content) || !content.every((block) => typeof block === 'object' && block !== null && typeof (block as { type?: unknown }).type === 'string')) {
+    throw new ValidationError(`${field}.content: must be an array of content blocks`, { path: `body.${field}.content` });
+  }
+  return content as Array<Record<string, unknown>>;
+}
+
+const textOf = (blocks: Array<Record<string, unknown>>) => blocks.flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : [])).join('\n');
+
+/** A success's value: the JSON object the text blocks spell, else the blocks themselves. */
+function valueOf(blocks: Array<Record<string, unknown>>): Record<string, unknown> {
+  if (blocks.length > 0 && blocks.every((block) => block.type === 'text')) {
+    try {
+      const parsed = JSON.parse(textOf(blocks)) as unknown;
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    } catch {
+      // not JSON: kept as blocks
+    }
+  }
+  return { content: blocks };
+}
