@@ -29,3 +29,11 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 export function isUnstorableText(error: unknown): boolean {
   return errorCodes(error).some((code) => code === '22021' || code === '22P05');
 }
+
+/**
+ * Whether `error` is PostgreSQL ending a transaction to break a deadlock (40P01) or a
+ * serialization failure (40001): nothing of it was written, and running it again may succeed.
+ */
+export function isTransientConflict(error: unknown): boolean {
+  return errorCodes(error).some((code) => code === '40P01' || code === '40001');
+}

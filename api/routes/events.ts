@@ -23,7 +23,7 @@ export const DEFAULT_HEARTBEAT_MS = 15_000;
 /** A stream's place frees only when another stream ends: a refused client waits a little. */
 const STREAM_RETRY_AFTER_SECONDS = 5;
 
-const SSE_HEADERS = {
+export const SSE_HEADERS = {
   'Content-Type': 'text/event-stream; charset=utf-8',
   'Cache-Control': 'no-store',
   // Tells nginx-style proxies not to buffer the stream.
@@ -138,7 +138,7 @@ export function eventRoutes(deps: AppDeps, options: EventRoutesOptions = {}) {
  * The places of this process's open streams: one under the caller (its API key, or the person
  * for browser sessions, as the request limits count them) and one under the project.
  */
-function streamPlaces(limits: AppDeps['settings']['limits']) {
+export function streamPlaces(limits: AppDeps['settings']['limits']) {
   const slots = new ConcurrentSlots();
   return (actor: Actor): (() => void) => {
     const claims: Array<SlotClaim & { limit: string; what: string }> = [];

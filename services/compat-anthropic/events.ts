@@ -16,6 +16,7 @@ import type { ServiceContext } from '../service-context.ts';
 import { claimToolCall } from '../tool-calls/claim.ts';
 import { submitToolResult } from '../tool-calls/submit-result.ts';
 import { withTransaction } from '../transaction.ts';
+import { isTransientConflict } from '../database-errors.ts';
 import { runs } from '../../db/schema/index.ts';
 
 /**
@@ -80,6 +81,13 @@ const sourceOf = (row: { id: string; kind: string; publicPayload: unknown; messa
   occurredAt: row.occurredAt,
 });
 
+/** Rows of the session's product events (as the tail hands them out) as CMA events, in order. */
+export async function cmaEventsForRows(ctx: ServiceContext, rows: Array<{ id: string; kind: string; publicPayload: unknown; message: unknown; occurredAt: Date }>): Promise<CmaEvent[]> {
+  const sources = rows.map(sourceOf);
+  const facts = await factsFor(ctx, sources);
+  return sources.flatMap((source) => cmaEventsOf(source, facts));
+}
+
 /**
  * A page of the session's events, oldest first. The cursor is the project position of the last
  * product event read; a page ends at a product event's boundary (so it may hold a few more than
@@ -131,6 +139,20 @@ export async function sendCompatEvents({ ctx, deps, input }: { ctx: ServiceConte
   if (input.events.length === 0) throw new ValidationError('events: send at least one event', { path: 'body.events' });
   // Everything checkable without the database first, so a bad event refuses the whole send.
   input.events.forEach((event, index) => checkEvent(event, index));
+  // A send is one transaction that may take the rows of a call the runtime is writing at the same
+  // moment (a tool runner answers as soon as it sees the use): PostgreSQL may end one of them to
+  // break a deadlock; nothing of it was written, so it runs again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await applySend(ctx, deps, input);
+    } catch (error) {
+      if (attempt >= 3 || !isTransientConflict(error)) throw error;
+      ctx.logger.warn('a send met a concurrent transaction and runs again', { attempt, requestId: ctx.requestId });
+    }
+  }
+}
+
+async function applySend(ctx: ServiceContext, deps: RunStarterDeps, input: SendInput): Promise<{ data: CmaEvent[] }> {
   return withTransaction(ctx, async (tx) => {
     // No session lock here: an interrupt locks the run first (settlement's order), then the session.
     const session = await findSession({ ctx: tx, input: { sessionId: input.sessionId } });

@@ -318,3 +318,90 @@ describe('session events through the SDK', () => {
     expect((await counted(() => client.beta.sessions.events.list('not-a-session').then((page) => page.data))).error).toBeInstanceOf(NotFoundError);
   });
 });
+
+describe('the SessionToolRunner against this server', () => {
+  // Runners started while the tool use waits (a runner that reconnects, or starts late). A runner
+  // already streaming when the use is recorded answers while the runtime still writes that turn; a
+  // deadlock there is retried by the send, but the SDK's runner then sometimes fails to stop after
+  // the turn ends (seen 3 times in 8 runs, 2026-11-27): investigated in issue 32's next part.
+  it('runs a custom tool once; a second runner on the session executes nothing; both stop after the turn ends', async () => {
+    const { betaTool } = await import('@anthropic-ai/sdk/helpers/beta/json-schema');
+    const client = sdk();
+    const agent = await client.beta.agents.create({ name: 'Runner', model: 'fast', tools: [weather] });
+    const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default' });
+    const cities: string[] = [];
+    const getWeather = betaTool({
+      name: 'get_weather',
+      description: 'The weather in a city',
+      inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      run: async (input) => {
+        cities.push(String((input as { city: string }).city));
+        return JSON.stringify({ forecast: 'sunny' });
+      },
+    });
+    const drain = async (runner: AsyncIterable<{ name: string; posted: boolean; isError: boolean }>) => {
+      const items = [];
+      for await (const item of runner) items.push({ name: item.name, posted: item.posted, isError: item.isError });
+      return items;
+    };
+    // The turn reaches its tool use first; the runners then find it in the history they read on start.
+    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Rome' } }] }).reply({ text: 'Sunny in Rome.' });
+    await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Weather in Rome?' }] }] });
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const page = await client.beta.sessions.events.list(session.id, { types: ['session.status_idle'] });
+      if (page.data.length > 0) break;
+      if (Date.now() > deadline) throw new Error('the turn never asked for its tool');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const working = drain(client.beta.sessions.events.toolRunner(session.id, { tools: [getWeather], maxIdleMs: 1_500 }));
+    const bystander = drain(client.beta.sessions.events.toolRunner(session.id, { tools: [], maxIdleMs: 1_500 }));
+    expect(await working).toEqual([{ name: 'get_weather', posted: true, isError: false }]);
+    expect(await bystander).toEqual([{ name: 'get_weather', posted: false, isError: false }]);
+    expect(cities).toEqual(['Rome']);
+    const types = [];
+    for await (const event of client.beta.sessions.events.list(session.id)) types.push(event.type);
+    expect(types.filter((type) => type === 'user.custom_tool_result')).toHaveLength(1);
+    expect(types.at(-2)).toBe('agent.message');
+    // A new runner on the finished session finds nothing to run and stops on its own.
+    expect(await drain(client.beta.sessions.events.toolRunner(session.id, { tools: [getWeather], maxIdleMs: 500 }))).toEqual([]);
+    expect(cities).toEqual(['Rome']);
+  }, 60_000);
+});
+
+describe('the raw event stream', () => {
+  it('flushes headers at once, then frames whose event name is the data type; live only', async () => {
+    const client = sdk();
+    const agent = await client.beta.agents.create({ name: 'Raw', model: 'fast' });
+    const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default' });
+    const abort = new AbortController();
+    const response = await fetch(`${served.baseUrl}/compat/anthropic/v1/sessions/${session.id}/events/stream`, { headers: { authorization: `Bearer ${f.apiKey}`, accept: 'application/json' }, signal: abort.signal });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    expect(response.headers.get('request-id')).toBeTruthy();
+    f.fakes.vendor_a.reply({ text: 'Hello raw.' });
+    await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Hi' }] }] });
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('event: session.status_idle')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    abort.abort();
+    expect(text.startsWith(': connected\n\n')).toBe(true);
+    const frames = text.split('\n\n').filter((frame) => frame.includes('data: '));
+    const parsed = frames.map((frame) => {
+      const lines = Object.fromEntries(frame.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]));
+      const data = JSON.parse(lines.data!) as { id: string; type: string };
+      expect(lines.event).toBe(data.type);
+      expect(lines.id).toBe(data.id);
+      return data;
+    });
+    expect(parsed.map((event) => event.type)).toEqual(['user.message', 'session.status_running', 'agent.message', 'session.status_idle']);
+    const listed = [];
+    for await (const event of client.beta.sessions.events.list(session.id)) listed.push(event.id);
+    expect(parsed.map((event) => event.id)).toEqual(listed);
+  });
+});

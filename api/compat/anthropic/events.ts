@@ -6,6 +6,7 @@ import { listCompatEvents, sendCompatEvents } from '../../../services/compat-ant
 import type { AppDeps } from '../../deps.ts';
 import type { AppEnv } from '../../env.ts';
 import { needs } from './auth.ts';
+import { compatStream } from './stream.ts';
 import { isOurId, jsonBody, paging } from './requests.ts';
 import { NotFoundError } from '../../../domain/errors.ts';
 
@@ -24,9 +25,11 @@ const SCOPES_OF: Record<string, Scope[]> = {
   'user.tool_confirmation': ['approval:resolve'],
 };
 
-/** `client.beta.sessions.events`: send and list (the stream is still to come). */
+/** `client.beta.sessions.events`: send, list and stream. */
 export function compatEventRoutes(deps: AppDeps) {
+  const stream = compatStream(deps);
   return new Hono<AppEnv>()
+    .get('/sessions/:sessionId/events/stream', needs('session:read', 'run:read'), async (c) => stream(c, sessionIdOf(c.req.param('sessionId'))))
     .post('/sessions/:sessionId/events', async (c) => {
       const { events } = await jsonBody(c, SendBody);
       assertHasScopes(c.var.actor.scopes, [...new Set(events.flatMap((event) => SCOPES_OF[String(event.type)] ?? []))]);
