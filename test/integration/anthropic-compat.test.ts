@@ -1,5 +1,9 @@
 import Anthropic, { AuthenticationError, BadRequestError, ConflictError, NotFoundError, PermissionDeniedError } from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { organizationMemberships, organizations, principals, projectMemberships, projects } from '../../db/schema/index.ts';
+import { createBrowserSession } from '../../services/auth/create-browser-session.ts';
+import { systemContext } from '../../services/service-context.ts';
 import { startRunApp } from '../support/run-app.ts';
 import { serveApp, type ServedApp } from '../support/http-server.ts';
 
@@ -403,5 +407,92 @@ describe('the raw event stream', () => {
     const listed = [];
     for await (const event of client.beta.sessions.events.list(session.id)) listed.push(event.id);
     expect(parsed.map((event) => event.id)).toEqual(listed);
+  });
+});
+
+describe('confirmations, interrupts and tenancy through the SDK', () => {
+  const gated = { ...weather, name: 'refund', description: 'Refunds an order', permission_policy: { type: 'always_ask' as const } };
+  async function untilEvent(client: Anthropic, sessionId: string, type: string, count = 1) {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const events = [];
+      for await (const event of client.beta.sessions.events.list(sessionId)) events.push(event);
+      if (events.filter((event) => event.type === type).length >= count) return events;
+      if (Date.now() > deadline) throw new Error(`no ${type} in ${JSON.stringify(events.map((event) => event.type))}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  it('a gated custom tool asks; allow lets the client run it, deny tells the model', async () => {
+    const client = sdk();
+    const agent = await client.beta.agents.create({ name: 'Gated', model: 'fast', tools: [gated as never] });
+    expect(agent.tools[0]).toMatchObject({ name: 'refund', permission_policy: { type: 'always_ask' } });
+    for (const verdict of ['allow', 'deny'] as const) {
+      const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default' });
+      f.fakes.vendor_a.reply({ toolCalls: [{ name: 'refund', arguments: { city: 'A1' } }] }).reply({ text: `Refund ${verdict}.` });
+      await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Refund A1' }] }] });
+      const asked = await untilEvent(client, session.id, 'session.status_idle');
+      const use = asked.find((event) => event.type === 'agent.custom_tool_use')!;
+      expect(use).toMatchObject({ name: 'refund', evaluated_permission: 'ask' });
+      expect(asked.at(-1)).toMatchObject({ stop_reason: { type: 'requires_action', event_ids: [use.id] } });
+      const confirmed = await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.tool_confirmation', tool_use_id: use.id, result: verdict, ...(verdict === 'deny' ? { deny_message: 'Not today' } : {}) }] });
+      expect(confirmed.data![0]).toMatchObject({ type: 'user.tool_confirmation', tool_use_id: use.id, result: verdict });
+      if (verdict === 'allow') {
+        await untilEvent(client, session.id, 'session.status_idle', 2);
+        await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.custom_tool_result', custom_tool_use_id: use.id, content: [{ type: 'text', text: '{"refunded":true}' }] }] });
+      }
+      const events = await untilEvent(client, session.id, 'agent.message');
+      const types = events.map((event) => event.type);
+      expect(types).toContain('user.tool_confirmation');
+      const result = events.find((event) => event.type === 'user.custom_tool_result');
+      // A denied call is echoed as an error result, so no runner ever executes it.
+      expect(result).toMatchObject({ custom_tool_use_id: use.id, is_error: verdict === 'deny' });
+      expect(JSON.stringify(f.fakes.vendor_a.requests.at(-1)!.body)).toContain(verdict === 'allow' ? 'refunded' : 'approval_denied');
+    }
+  }, 60_000);
+
+  it('user.interrupt cancels the running turn; the session is idle again and takes the next message', async () => {
+    const client = sdk();
+    const agent = await client.beta.agents.create({ name: 'Interrupted', model: 'fast', tools: [weather] });
+    const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default' });
+    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] });
+    await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Oslo?' }] }] });
+    const asked = await untilEvent(client, session.id, 'session.status_idle');
+    const use = asked.find((event) => event.type === 'agent.custom_tool_use')!;
+    const interrupt = await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.interrupt' }] });
+    expect(interrupt.data![0]).toMatchObject({ type: 'user.interrupt' });
+    const after = await untilEvent(client, session.id, 'session.status_idle', 2);
+    expect(after.map((event) => event.type).slice(-3)).toEqual(['user.interrupt', 'user.custom_tool_result', 'session.status_idle']);
+    expect(after.at(-2)).toMatchObject({ custom_tool_use_id: use.id, is_error: true });
+    expect(after.at(-1)).toMatchObject({ stop_reason: { type: 'end_turn' } });
+    const late = await counted(() => client.beta.sessions.events.send(session.id, { events: [{ type: 'user.custom_tool_result', custom_tool_use_id: use.id, content: [{ type: 'text', text: '{}' }] }] }));
+    expect(late.error).toBeInstanceOf(BadRequestError);
+    expect((await counted(() => client.beta.sessions.events.send(session.id, { events: [{ type: 'user.interrupt' }] }))).error).toBeInstanceOf(BadRequestError);
+  }, 60_000);
+
+  it("another organization's key sees none of it", async () => {
+    const client = sdk();
+    const agent = await client.beta.agents.create({ name: 'Private', model: 'fast' });
+    const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default' });
+    // Another organization with its owner (rows as a completed sign-in leaves them) and a key of theirs.
+    const db = f.t.database.db;
+    const [org] = await db.insert(organizations).values({ slug: `stranger-${randomUUID().slice(0, 8)}`, name: 'Stranger' }).returning();
+    const [project] = await db.insert(projects).values({ organizationId: org!.id, slug: 'stranger', name: 'Stranger' }).returning();
+    await db.insert(organizationMemberships).values({ organizationId: org!.id, subject: 'stranger-owner', role: 'owner' });
+    const [principal] = await db.insert(principals).values({ organizationId: org!.id, projectId: project!.id, kind: 'human', subject: 'stranger-owner', scopes: ['*'] }).returning();
+    await db.insert(projectMemberships).values({ organizationId: org!.id, projectId: project!.id, principalId: principal!.id, role: 'owner' });
+    const browser = await createBrowserSession({ ctx: systemContext({ db, logger: f.t.deps.logger, clock: f.t.deps.clock }), input: { organizationId: org!.id, subject: 'stranger-owner', projectId: project!.id } });
+    const key = await f.t.request('POST', `/v1/projects/${project!.id}/api-keys`, { cookie: `svc_session=${browser.token}`, body: { name: 'stranger key', scopes: ['*'] } });
+    expect(key.status).toBe(201);
+    const secret = ((await key.json()) as { secret: string }).secret;
+    const stranger = sdk({ apiKey: secret });
+    // Naming our project as their workspace is refused.
+    expect((await counted(() => sdk({ apiKey: secret, headers: { 'anthropic-workspace-id': f.projectId } }).beta.agents.list())).error).toBeInstanceOf(PermissionDeniedError);
+    expect((await counted(() => stranger.beta.agents.retrieve(agent.id))).error).toBeInstanceOf(NotFoundError);
+    expect((await counted(() => stranger.beta.sessions.retrieve(session.id))).error).toBeInstanceOf(NotFoundError);
+    expect((await counted(() => stranger.beta.sessions.events.list(session.id).then((page) => page.data))).error).toBeInstanceOf(NotFoundError);
+    const theirs = [];
+    for await (const item of stranger.beta.agents.list()) theirs.push(item.id);
+    expect(theirs).not.toContain(agent.id);
   });
 });
