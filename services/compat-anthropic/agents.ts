@@ -1,4 +1,5 @@
 import { and, desc, eq, inArray } from 'drizzle-orm';
+import { isOurId } from '../../domain/compat/anthropic/ids.ts';
 import { agents, agentVersions, compatAnthropicAgentVersions, skillVersions } from '../../db/schema/index.ts';
 import { agentConfigOf, cmaViewOf, renderAgent, viewOfNativeVersion, type CmaAgent, type CmaAgentView, type CreateAgentParams, type UpdateAgentParams } from '../../domain/compat/anthropic/agents.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.ts';
@@ -21,7 +22,6 @@ import { withTransaction } from '../transaction.ts';
 
 type AgentWithVersions = PublicAgent & { versions: PublicAgentVersion[] };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function createCompatAgent({ ctx, deps, input }: { ctx: ServiceContext; deps: PublicationDeps; input: CreateAgentParams }): Promise<CmaAgent> {
   const view = cmaViewOf(input, null);
@@ -122,7 +122,7 @@ async function skillVersionIdsOf(ctx: ServiceContext, view: CmaAgentView): Promi
   const ids: string[] = [];
   for (const [index, skill] of view.skills.entries()) {
     // An id that is not a UUID cannot name one of ours (and must not reach PostgreSQL as one).
-    const named = UUID.test(skill.skill_id) && (!skill.version || UUID.test(skill.version));
+    const named = isOurId(skill.skill_id) && (!skill.version || isOurId(skill.version));
     const [row] = named
       ? await ctx.db
           .select({ id: skillVersions.id })

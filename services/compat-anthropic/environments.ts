@@ -1,4 +1,5 @@
 import { and, asc, eq, gt, isNull, or } from 'drizzle-orm';
+import { isOurId } from '../../domain/compat/anthropic/ids.ts';
 import { compatAnthropicEnvironments, projects } from '../../db/schema/index.ts';
 import {
   DEFAULT_ENVIRONMENT_ID,
@@ -20,7 +21,6 @@ import { withTransaction } from '../transaction.ts';
 
 /** Claude Managed Agents environments of the actor's project (`/compat/anthropic/v1/environments`). */
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 type Row = typeof compatAnthropicEnvironments.$inferSelect;
 
 const recordOf = (row: Row): EnvironmentRecord => ({ ...row, config: row.config as unknown as EnvironmentConfig });
@@ -48,7 +48,7 @@ export async function createCompatEnvironment({ ctx, input }: { ctx: ServiceCont
 export async function findCompatEnvironment(ctx: ServiceContext, id: string, options: { forUpdate?: boolean } = {}): Promise<EnvironmentRecord> {
   const actor = requireActor(ctx);
   if (id === DEFAULT_ENVIRONMENT_ID) return defaultEnvironment(await projectCreatedAt(ctx));
-  if (!UUID.test(id)) throw environmentNotFound();
+  if (!isOurId(id)) throw environmentNotFound();
   const query = ctx.db.select().from(compatAnthropicEnvironments).where(and(eq(compatAnthropicEnvironments.id, id), eq(compatAnthropicEnvironments.projectId, actor.projectId)));
   const [row] = options.forUpdate ? await query.for('update') : await query;
   if (!row) throw environmentNotFound();
@@ -133,6 +133,6 @@ async function projectCreatedAt(ctx: ServiceContext): Promise<Date> {
 function decodePage(page: string): { createdAt: Date; id: string } {
   const [at, id] = Buffer.from(page, 'base64url').toString('utf8').split('|');
   const createdAt = new Date(at ?? '');
-  if (Number.isNaN(createdAt.getTime()) || !id || !UUID.test(id)) throw new ValidationError('page is not a cursor this server gave', { path: 'query.page' });
+  if (Number.isNaN(createdAt.getTime()) || !id || !isOurId(id)) throw new ValidationError('page is not a cursor this server gave', { path: 'query.page' });
   return { createdAt, id };
 }

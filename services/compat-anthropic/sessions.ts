@@ -1,4 +1,5 @@
 import { eq, inArray } from 'drizzle-orm';
+import { isOurId } from '../../domain/compat/anthropic/ids.ts';
 import { compatAnthropicSessions } from '../../db/schema/index.ts';
 import { DEFAULT_ENVIRONMENT_ID } from '../../domain/compat/anthropic/environments.ts';
 import { agentRefOf, checkSessionExtras, initialMessagesOf, renderSession, statusOf, type CmaSession, type CreateSessionParams } from '../../domain/compat/anthropic/sessions.ts';
@@ -16,7 +17,6 @@ import { findCompatEnvironment } from './environments.ts';
 
 /** Claude Managed Agents sessions (`/compat/anthropic/v1/sessions`) over our session verbs. */
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * A session pinned to the agent's latest version or the version named, idle, or with its first
@@ -27,7 +27,7 @@ export async function createCompatSession({ ctx, deps, input }: { ctx: ServiceCo
   const actor = requireActor(ctx);
   checkSessionExtras(input);
   const { agentId, version } = agentRefOf(input.agent);
-  if (!UUID.test(agentId)) throw new NotFoundError('No agent with that id in this project');
+  if (!isOurId(agentId)) throw new NotFoundError('No agent with that id in this project');
   const messages = initialMessagesOf(input);
   return withTransaction(ctx, async (tx) => {
     const environment = await findCompatEnvironment(tx, input.environment_id);
@@ -51,7 +51,7 @@ export async function createCompatSession({ ctx, deps, input }: { ctx: ServiceCo
 }
 
 export async function getCompatSession({ ctx, input }: { ctx: ServiceContext; input: { sessionId: string } }): Promise<CmaSession> {
-  if (!UUID.test(input.sessionId)) throw new NotFoundError('No session with that id in this project');
+  if (!isOurId(input.sessionId)) throw new NotFoundError('No session with that id in this project');
   const session = await findSession({ ctx, input });
   const [extra] = await ctx.db.select().from(compatAnthropicSessions).where(eq(compatAnthropicSessions.sessionId, session.id));
   return render(ctx, session, extra ?? null);
@@ -74,7 +74,7 @@ export async function listCompatSessions({
   for (const status of input.statuses) {
     if (!(SESSION_STATUSES as readonly string[]).includes(status)) throw new ValidationError(`statuses: unknown status ${status}`, { path: 'query.statuses' });
   }
-  if (input.agentId !== undefined && !UUID.test(input.agentId)) return { data: [], next_page: null, prev_page: null };
+  if (input.agentId !== undefined && !isOurId(input.agentId)) return { data: [], next_page: null, prev_page: null };
   const page = await listSessions({ ctx, input: { limit: Math.min(input.limit, 200), root: true, ...(input.page ? { cursor: input.page } : {}), ...(input.agentId ? { agentId: input.agentId } : {}) } });
   const ids = page.data.map((session) => session.id);
   const extras = ids.length === 0 ? [] : await ctx.db.select().from(compatAnthropicSessions).where(inArray(compatAnthropicSessions.sessionId, ids));

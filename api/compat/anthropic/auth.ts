@@ -1,7 +1,7 @@
 import { createMiddleware } from 'hono/factory';
+import { isOurId } from '../../../domain/compat/anthropic/ids.ts';
 import { ForbiddenError, UnauthenticatedError } from '../../../domain/errors.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 import { assertHasScopes, type Scope } from '../../../domain/scopes.ts';
 import { authenticateApiKey } from '../../../services/auth/authenticate-api-key.ts';
 import type { ServiceContext } from '../../../services/service-context.ts';
@@ -23,7 +23,7 @@ export const compatAuthenticate = (deps: AppDeps) =>
     let actor = await authenticateApiKey({ ctx: base, deps: { keyring: deps.keyring }, input: { secret, projectId: null } });
     if (workspace && workspace !== actor.projectId) {
       // The key is valid; a workspace that is not a project of its organization is a 403.
-      if (!UUID.test(workspace)) throw new ForbiddenError('anthropic-workspace-id must be the id of a project of the API key organization');
+      if (!isOurId(workspace)) throw new ForbiddenError('anthropic-workspace-id must be the id of a project of the API key organization');
       try {
         actor = await authenticateApiKey({ ctx: base, deps: { keyring: deps.keyring }, input: { secret, projectId: workspace } });
       } catch (error) {

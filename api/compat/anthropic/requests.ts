@@ -47,8 +47,4 @@ export function flag(c: Context<AppEnv>, name: string): boolean {
   throw new ValidationError(`${name} must be true or false`, { path: `query.${name}` });
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** A path id that cannot be one of ours is simply not found (CMA ids are opaque to the SDK). */
-export function isOurId(id: string): boolean {
-  return UUID.test(id);
-}
+export { isOurId } from '../../../domain/compat/anthropic/ids.ts';
