@@ -1800,6 +1800,7 @@ export type Paths = {
         title?: string | null;
         initialMessage?: string;
         files?: Array<unknown>;
+        anyVersion?: boolean;
       };
       responses: {
         201: CreatedSession;

@@ -82,8 +82,8 @@ const sourceOf = (row: { id: string; kind: string; publicPayload: unknown; messa
 });
 
 /** Rows of the session's product events (as the tail hands them out) as CMA events, in order. */
-export async function cmaEventsForRows(ctx: ServiceContext, rows: Array<{ id: string; kind: string; publicPayload: unknown; message: unknown; occurredAt: Date }>): Promise<CmaEvent[]> {
-  const sources = rows.map(sourceOf);
+export async function cmaEventsForRows({ ctx, input }: { ctx: ServiceContext; input: { rows: Array<{ id: string; kind: string; publicPayload: unknown; message: unknown; occurredAt: Date }> } }): Promise<CmaEvent[]> {
+  const sources = input.rows.map(sourceOf);
   const facts = await factsFor(ctx, sources);
   return sources.flatMap((source) => cmaEventsOf(source, facts));
 }

@@ -64,7 +64,7 @@ export function compatStream(deps: AppDeps, options: { heartbeatMs?: number } = 
               controller.close();
               return;
             }
-            const events = await cmaEventsForRows(ctx, next.value);
+            const events = await cmaEventsForRows({ ctx, input: { rows: next.value } });
             if (events.length === 0) continue;
             controller.enqueue(encoder.encode(events.map(frameOf).join('')));
             return;
