@@ -2,11 +2,12 @@ import { Hono } from 'hono';
 import * as v from 'valibot';
 import { ListLimit } from '../../domain/pagination.ts';
 import { SESSION_STATUSES } from '../../domain/runs/states.ts';
-import { CreateSessionInput, FollowUpInput, ForkSessionInput } from '../../domain/sessions/inputs.ts';
+import { CreateSessionInput, FollowUpInput, ForkSessionInput, UpdateSessionInput } from '../../domain/sessions/inputs.ts';
 import { createFollowUpRun } from '../../services/runs/create-follow-up.ts';
 import { withdrawPendingTurn } from '../../services/runs/withdraw-pending-turn.ts';
 import { createSession } from '../../services/sessions/create.ts';
 import { forkSession } from '../../services/sessions/fork.ts';
+import { updateSession } from '../../services/sessions/update.ts';
 import { getSession } from '../../services/sessions/get.ts';
 import { listSessions } from '../../services/sessions/list.ts';
 import type { AppDeps } from '../deps.ts';
@@ -15,7 +16,7 @@ import { route } from '../openapi/route-doc.ts';
 import { turnTransaction } from './turn-transaction.ts';
 import { idempotencyKeyOf, Uuid, validBody, validParams, validQuery } from '../validation.ts';
 import { MAX_TURN_BODY_BYTES } from '../../domain/attachments/file-input.ts';
-import { CreatedSessionShape, FollowUpAnswerShape, ForkedSessionShape, PendingTurnWithdrawnShape, SessionDetailShape, SessionPageShape } from '../../domain/public-shapes/sessions.ts';
+import { CreatedSessionShape, FollowUpAnswerShape, ForkedSessionShape, PendingTurnWithdrawnShape, PublicSessionListItemShape, SessionDetailShape, SessionPageShape } from '../../domain/public-shapes/sessions.ts';
 
 const SessionParams = v.object({ projectId: Uuid, sessionId: Uuid });
 const PendingTurnParams = v.object({ projectId: Uuid, sessionId: Uuid, turnId: Uuid });
@@ -39,7 +40,8 @@ const ListSessionsQuery = v.pipe(
 /**
  * Sessions (spec 2 "Sessions, runs, files"): creating one needs `session:write` and
  * `run:create` (it may queue the first run); a follow-up turn, or withdrawing a pending one,
- * needs `run:create`; a fork needs all three; reads need `session:read`. Session files come with
+ * needs `run:create`; a fork needs all three; changing a title needs `session:write`; reads need
+ * `session:read`. Session files come with
  * attachments. Idle sessions, `ifBusy` and forks: docs/decisions.md "Conversation control".
  */
 export function sessionRoutes(deps: AppDeps) {
@@ -56,6 +58,15 @@ export function sessionRoutes(deps: AppDeps) {
       const { sessionId } = validParams(c, SessionParams);
       return c.json(await getSession({ ctx: c.var.ctx, input: { sessionId } }));
     })
+    .patch(
+      '/projects/:projectId/sessions/:sessionId',
+      route({ summary: "Change a session's title", scopes: ['session:write'], params: SessionParams, body: UpdateSessionInput, responses: { 200: { description: 'The session', schema: PublicSessionListItemShape } } }),
+      async (c) => {
+        const { sessionId } = validParams(c, SessionParams);
+        const body = await validBody(c, UpdateSessionInput);
+        return c.json(await updateSession({ ctx: c.var.ctx, input: { ...body, sessionId } }));
+      },
+    )
     .post(
       '/projects/:projectId/sessions/:sessionId/runs',
       route({

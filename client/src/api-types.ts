@@ -1815,6 +1815,17 @@ export type Paths = {
         200: SessionDetail;
       };
     };
+    /** Change a session's title */
+    patch: {
+      path: { projectId: string; sessionId: string };
+      header: { "Idempotency-Key": string };
+      body: {
+        title?: string | null;
+      };
+      responses: {
+        200: PublicSessionListItem;
+      };
+    };
   };
   "/v1/projects/{projectId}/sessions/{sessionId}/delegations": {
     /** The delegations of a coordinator session */

@@ -45,6 +45,10 @@ export const CreateSessionInput = v.pipe(
 );
 export type CreateSessionInput = v.InferOutput<typeof CreateSessionInput>;
 
+/** `PATCH /sessions/{id}`: the session's own fields (`title`; `null` or empty clears it). */
+export const UpdateSessionInput = v.strictObject({ title: Title });
+export type UpdateSessionInput = v.InferOutput<typeof UpdateSessionInput>;
+
 /** Whether a creation body carries a first turn (a message or files); without one the session is idle. */
 export const hasFirstTurn = (input: { initialMessage?: string | undefined; files?: unknown[] | undefined }) => input.initialMessage !== undefined || hasFiles(input.files);
 

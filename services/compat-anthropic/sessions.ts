@@ -1,8 +1,8 @@
 import { eq, inArray } from 'drizzle-orm';
 import { isOurId } from '../../domain/compat/anthropic/ids.ts';
 import { compatAnthropicSessions } from '../../db/schema/index.ts';
-import { DEFAULT_ENVIRONMENT_ID } from '../../domain/compat/anthropic/environments.ts';
-import { agentRefOf, checkSessionExtras, initialMessagesOf, renderSession, statusOf, type CmaSession, type CreateSessionParams } from '../../domain/compat/anthropic/sessions.ts';
+import { DEFAULT_ENVIRONMENT_ID, patchedMetadata } from '../../domain/compat/anthropic/environments.ts';
+import { agentRefOf, checkSessionExtras, checkSessionUpdate, initialMessagesOf, renderSession, statusOf, type CmaSession, type CreateSessionParams, type UpdateSessionParams } from '../../domain/compat/anthropic/sessions.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.ts';
 import { requireActor } from '../require-actor.ts';
 import type { RunStarterDeps } from '../run-starter.ts';
@@ -11,6 +11,7 @@ import { findSession, type SessionRow } from '../runs/load-session.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { createSession } from '../sessions/create.ts';
 import { listSessions } from '../sessions/list.ts';
+import { updateSession } from '../sessions/update.ts';
 import { withTransaction } from '../transaction.ts';
 import { agentSnapshotOf, agentVersionIdOf } from './agents.ts';
 import { findCompatEnvironment } from './environments.ts';
@@ -55,6 +56,24 @@ export async function getCompatSession({ ctx, input }: { ctx: ServiceContext; in
   const session = await findSession({ ctx, input });
   const [extra] = await ctx.db.select().from(compatAnthropicSessions).where(eq(compatAnthropicSessions.sessionId, session.id));
   return render(ctx, session, extra ?? null);
+}
+
+/** Title (the session's own, through `updateSession`) and metadata (a patch: `null` deletes a key), in one transaction. */
+export async function updateCompatSession({ ctx, input }: { ctx: ServiceContext; input: { sessionId: string; params: UpdateSessionParams } }): Promise<CmaSession> {
+  if (!isOurId(input.sessionId)) throw new NotFoundError('No session with that id in this project');
+  checkSessionUpdate(input.params);
+  const actor = requireActor(ctx);
+  return withTransaction(ctx, async (tx) => {
+    const session = await findSession({ ctx: tx, input: { sessionId: input.sessionId } });
+    if (input.params.title !== undefined) await updateSession({ ctx: tx, input: { sessionId: session.id, title: input.params.title } });
+    const [extra] = await tx.db.select().from(compatAnthropicSessions).where(eq(compatAnthropicSessions.sessionId, session.id)).for('update');
+    const metadata = patchedMetadata(extra?.metadata ?? {}, input.params.metadata);
+    await tx.db
+      .insert(compatAnthropicSessions)
+      .values({ sessionId: session.id, organizationId: actor.organizationId, projectId: actor.projectId, environmentId: extra?.environmentId ?? DEFAULT_ENVIRONMENT_ID, metadata })
+      .onConflictDoUpdate({ target: compatAnthropicSessions.sessionId, set: { metadata } });
+    return getCompatSession({ ctx: tx, input: { sessionId: session.id } });
+  });
 }
 
 const SESSION_STATUSES = ['idle', 'running', 'rescheduling', 'terminated'] as const;

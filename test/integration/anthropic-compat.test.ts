@@ -172,6 +172,13 @@ describe('sessions through the SDK', () => {
     expect(idle.agent).toMatchObject({ id: agent.id, type: 'agent', version: 2, system: 'Version two.' });
     expect((await f.call('GET', `/sessions/${idle.id}`)).body).toMatchObject({ status: 'idle', latestRunId: null, runs: [] });
 
+    const updated = await client.beta.sessions.update(idle.id, { title: 'Renamed', metadata: { ticket: null, owner: 'ops' } });
+    expect(updated).toMatchObject({ id: idle.id, title: 'Renamed', metadata: { owner: 'ops' } });
+    expect((await client.beta.sessions.retrieve(idle.id)).metadata).toEqual({ owner: 'ops' });
+    const budget = await counted(() => client.beta.sessions.update(idle.id, { budget: { type: 'usd', limit: 5 } } as never));
+    expect(budget.error).toBeInstanceOf(BadRequestError);
+    expect((await client.beta.sessions.retrieve(idle.id)).title).toBe('Renamed');
+
     const pinned = await client.beta.sessions.create({ agent: { type: 'agent', id: agent.id, version: 1 }, environment_id: 'env_default' });
     expect(pinned.agent).toMatchObject({ version: 1, system: 'Version one.' });
     expect((await client.beta.sessions.retrieve(pinned.id)).agent.version).toBe(1);

@@ -235,6 +235,25 @@ describe('POST /sessions', () => {
     expect(await counts()).toEqual(before);
   });
 
+  it("changes a session's title: PATCH answers the session, session.updated names what changed, the same title writes nothing", async () => {
+    const agent = await createAgent();
+    const created = await (await postSession({ agentId: agent.id, title: 'Before' })).json();
+    const patch = (body: unknown, apiKey = admin) => t.request('PATCH', `/v1/projects/${projectId}/sessions/${created.id}`, { apiKey, body });
+    const renamed = await patch({ title: 'After' });
+    expect(renamed.status).toBe(200);
+    expect(await renamed.json()).toMatchObject({ id: created.id, title: 'After', status: 'idle', forkedFrom: null });
+    const events = await t.database.db.select().from(productEvents).where(and(eq(productEvents.aggregateId, created.id), eq(productEvents.kind, 'session.updated')));
+    expect(events.map((event) => event.publicPayload)).toEqual([{ sessionId: created.id, changed: ['title'] }]);
+    expect((await patch({ title: 'After' })).status).toBe(200);
+    expect((await patch({ title: null })).status).toBe(200);
+    expect((await t.request('GET', `/v1/projects/${projectId}/sessions/${created.id}`, { apiKey: admin }).then((response) => response.json())).title).toBeNull();
+    expect(await t.database.db.select().from(productEvents).where(and(eq(productEvents.aggregateId, created.id), eq(productEvents.kind, 'session.updated')))).toHaveLength(2);
+    expect((await patch({ title: 'x'.repeat(201) })).status).toBe(400);
+    expect((await patch({ agentId: agent.id })).status).toBe(400);
+    const reader = (await t.createApiKey(['session:read'])).secret;
+    expect((await patch({ title: 'Nope' }, reader)).status).toBe(403);
+  });
+
   it('pins an older version when asked with anyVersion: true', async () => {
     const agent = await createAgent();
     const v1 = agent.latestVersionId as string;

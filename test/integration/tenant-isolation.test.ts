@@ -212,6 +212,7 @@ const VALID_REQUESTS: Record<string, { body: unknown; query?: string }> = {
   'POST /v1/projects/:projectId/mcp-credentials/:credentialId/rotate': { body: { secret: 'a-rotated-bearer-token-0001' } },
   'POST /v1/projects/:projectId/runs/:runId/resume': { body: { message: 'Go on' } },
   'POST /v1/projects/:projectId/sessions/:sessionId/delegations/:delegationId/messages': { body: { message: 'Go on' } },
+  'PATCH /v1/projects/:projectId/sessions/:sessionId': { body: { title: 'Renamed' } },
   'POST /v1/projects/:projectId/sessions/:sessionId/fork': { body: { fromRunId: randomUUID() } },
   'POST /v1/projects/:projectId/sessions/:sessionId/runs': { body: { message: 'Go on' } },
   'POST /v1/projects/:projectId/skill-drafts/:draftId/directories': { body: { path: 'docs' } },

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
-import { CreateSessionParams } from '../../../domain/compat/anthropic/sessions.ts';
+import { CreateSessionParams, UpdateSessionParams } from '../../../domain/compat/anthropic/sessions.ts';
 import { ValidationError } from '../../../domain/errors.ts';
-import { createCompatSession, getCompatSession, listCompatSessions } from '../../../services/compat-anthropic/sessions.ts';
+import { createCompatSession, getCompatSession, listCompatSessions, updateCompatSession } from '../../../services/compat-anthropic/sessions.ts';
 import type { AppDeps } from '../../deps.ts';
 import type { AppEnv } from '../../env.ts';
 import { needs } from './auth.ts';
@@ -10,7 +10,7 @@ import { flag, jsonBody, paging } from './requests.ts';
 /** Query parameters of the sessions list this server cannot honour yet (a 400 naming each, never ignored). */
 const UNSUPPORTED_LIST_QUERY = ['agent_version', 'created_at[gt]', 'created_at[gte]', 'created_at[lt]', 'created_at[lte]'];
 
-/** `client.beta.sessions`: create (idle or with initial events), retrieve, list. Scopes as the native routes'. */
+/** `client.beta.sessions`: create (idle or with initial events), retrieve, update (title, metadata), list. Scopes as the native routes'. */
 export function compatSessionRoutes(deps: AppDeps) {
   return new Hono<AppEnv>()
     .post('/sessions', needs('session:write', 'run:create'), async (c) => c.json(await createCompatSession({ ctx: c.var.ctx, deps, input: await jsonBody(c, CreateSessionParams) })))
@@ -26,5 +26,8 @@ export function compatSessionRoutes(deps: AppDeps) {
       const agentId = c.req.query('agent_id');
       return c.json(await listCompatSessions({ ctx: c.var.ctx, input: { ...paging(c), agentId: agentId === '' ? undefined : agentId, statuses: c.req.queries('statuses[]') ?? [] } }));
     })
-    .get('/sessions/:sessionId', needs('session:read'), async (c) => c.json(await getCompatSession({ ctx: c.var.ctx, input: { sessionId: c.req.param('sessionId') } })));
+    .get('/sessions/:sessionId', needs('session:read'), async (c) => c.json(await getCompatSession({ ctx: c.var.ctx, input: { sessionId: c.req.param('sessionId') } })))
+    .post('/sessions/:sessionId', needs('session:write', 'session:read'), async (c) =>
+      c.json(await updateCompatSession({ ctx: c.var.ctx, input: { sessionId: c.req.param('sessionId'), params: await jsonBody(c, UpdateSessionParams) } })),
+    );
 }

@@ -26,6 +26,22 @@ export const CreateSessionParams = v.strictObject({
 });
 export type CreateSessionParams = v.InferOutput<typeof CreateSessionParams>;
 
+/** `POST /v1/sessions/{id}`: title and metadata; session-local agent changes, budgets and vaults are refused. */
+export const UpdateSessionParams = v.strictObject({
+  title: v.optional(v.nullable(v.string())),
+  metadata: v.optional(v.nullable(v.record(v.string(), v.nullable(v.string())))),
+  agent: v.optional(v.unknown()),
+  budget: v.optional(v.unknown()),
+  vault_ids: v.optional(v.nullable(v.array(v.string()))),
+});
+export type UpdateSessionParams = v.InferOutput<typeof UpdateSessionParams>;
+
+export function checkSessionUpdate(params: UpdateSessionParams): void {
+  if (params.agent !== undefined && params.agent !== null) fail('agent', "a session's own tools and MCP servers are not supported by this server; publish an agent version");
+  if (params.budget !== undefined && params.budget !== null) fail('budget', 'budgets are not supported by this server yet');
+  if (params.vault_ids && params.vault_ids.length > 0) fail('vault_ids', 'vaults are not supported by this server');
+}
+
 const fail = (field: string, message: string): never => {
   throw new ValidationError(`${field}: ${message}`, { path: `body.${field}` });
 };

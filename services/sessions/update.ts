@@ -1,0 +1,33 @@
+import { eq } from 'drizzle-orm';
+import * as v from 'valibot';
+import { sessions } from '../../db/schema/index.ts';
+import { UpdateSessionInput } from '../../domain/sessions/inputs.ts';
+import { recordAudit } from '../audit/record-audit.ts';
+import { appendProductEvents } from '../events/append.ts';
+import { findSession } from '../runs/load-session.ts';
+import type { ServiceContext } from '../service-context.ts';
+import { withTransaction } from '../transaction.ts';
+import { toSessionListItem, type PublicSessionListItem } from './public.ts';
+
+/**
+ * Changes a session's own fields (`PATCH /sessions/{id}`): its `title` (`null` clears it). The
+ * pinned version, thread and runs never change. Appends `session.updated` naming what changed
+ * (never the new text) and an audit entry; a change to the same value writes nothing.
+ */
+export async function updateSession({ ctx, input }: { ctx: ServiceContext; input: { sessionId: string } & UpdateSessionInput }): Promise<PublicSessionListItem> {
+  const { sessionId, ...fields } = input;
+  const body = v.parse(UpdateSessionInput, fields);
+  return withTransaction(ctx, async (tx) => {
+    const session = await findSession({ ctx: tx, input: { sessionId }, options: { forUpdate: true } });
+    const title = body.title === undefined ? session.title : body.title ? body.title : null;
+    if (title === session.title) return toSessionListItem(session);
+    const [updated] = await tx.db.update(sessions).set({ title }).where(eq(sessions.id, session.id)).returning();
+    await recordAudit(tx, { action: 'session.updated', targetType: 'session', targetId: session.id, details: { changed: ['title'] } });
+    await appendProductEvents(tx, {
+      organizationId: session.organizationId,
+      projectId: session.projectId,
+      events: [{ aggregateType: 'session', aggregateId: session.id, kind: 'session.updated', publicPayload: { sessionId: session.id, changed: ['title'] } }],
+    });
+    return toSessionListItem(updated!);
+  });
+}
