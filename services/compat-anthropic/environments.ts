@@ -1,11 +1,11 @@
-import { and, asc, eq, gt, isNull, or } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
+import { patchedMetadata } from '../../domain/compat/anthropic/metadata.ts';
 import { isOurId } from '../../domain/compat/anthropic/ids.ts';
 import { compatAnthropicEnvironments, projects } from '../../db/schema/index.ts';
 import {
   DEFAULT_ENVIRONMENT_ID,
   defaultEnvironment,
   environmentConfigOf,
-  patchedMetadata,
   renderEnvironment,
   type CmaEnvironment,
   type CreateEnvironmentParams,
@@ -14,7 +14,9 @@ import {
   type UpdateEnvironmentParams,
 } from '../../domain/compat/anthropic/environments.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.ts';
+import { toPage } from '../../domain/pagination.ts';
 import { recordAudit } from '../audit/record-audit.ts';
+import { keysetPage } from '../keyset.ts';
 import { requireActor } from '../require-actor.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
@@ -76,6 +78,7 @@ export async function updateCompatEnvironment({ ctx, input }: { ctx: ServiceCont
       })
       .where(eq(compatAnthropicEnvironments.id, current.id))
       .returning();
+    await recordAudit(tx, { action: 'compat.environment_updated', targetType: 'environment', targetId: current.id });
     return renderEnvironment(recordOf(row!));
   });
 }
@@ -83,25 +86,17 @@ export async function updateCompatEnvironment({ ctx, input }: { ctx: ServiceCont
 /** `env_default` first, then the project's environments oldest first; archived ones only when asked. */
 export async function listCompatEnvironments({ ctx, input }: { ctx: ServiceContext; input: { limit: number; page: string | undefined; includeArchived: boolean } }): Promise<{ data: CmaEnvironment[]; next_page: string | null }> {
   const actor = requireActor(ctx);
-  const after = input.page ? decodePage(input.page) : null;
-  const data: CmaEnvironment[] = [];
-  if (!after) data.push(renderEnvironment(defaultEnvironment(await projectCreatedAt(ctx))));
+  const limit = Math.min(input.limit, 200);
+  const keyset = keysetPage({ createdAt: compatAnthropicEnvironments.createdAt, id: compatAnthropicEnvironments.id }, input.page, 'asc');
   const rows = await ctx.db
     .select()
     .from(compatAnthropicEnvironments)
-    .where(
-      and(
-        eq(compatAnthropicEnvironments.projectId, actor.projectId),
-        input.includeArchived ? undefined : isNull(compatAnthropicEnvironments.archivedAt),
-        after ? or(gt(compatAnthropicEnvironments.createdAt, after.createdAt), and(eq(compatAnthropicEnvironments.createdAt, after.createdAt), gt(compatAnthropicEnvironments.id, after.id))) : undefined,
-      ),
-    )
-    .orderBy(asc(compatAnthropicEnvironments.createdAt), asc(compatAnthropicEnvironments.id))
-    .limit(input.limit);
-  data.push(...rows.map((row) => renderEnvironment(recordOf(row))));
-  const last = rows.at(-1);
-  const full = rows.length === input.limit;
-  return { data, next_page: full && last ? Buffer.from(`${last.createdAt.toISOString()}|${last.id}`).toString('base64url') : null };
+    .where(and(eq(compatAnthropicEnvironments.projectId, actor.projectId), input.includeArchived ? undefined : isNull(compatAnthropicEnvironments.archivedAt), keyset.after))
+    .orderBy(...keyset.orderBy)
+    .limit(limit + 1);
+  const page = toPage(rows, limit, (row) => renderEnvironment(recordOf(row)));
+  const first = input.page === undefined ? [renderEnvironment(defaultEnvironment(await projectCreatedAt(ctx)))] : [];
+  return { data: [...first, ...page.data], next_page: page.pageInfo.nextCursor };
 }
 
 export async function archiveCompatEnvironment({ ctx, input }: { ctx: ServiceContext; input: { id: string } }): Promise<CmaEnvironment> {
@@ -111,6 +106,7 @@ export async function archiveCompatEnvironment({ ctx, input }: { ctx: ServiceCon
     if (current.archivedAt) return renderEnvironment(current);
     const now = tx.clock.now();
     const [row] = await tx.db.update(compatAnthropicEnvironments).set({ archivedAt: now, updatedAt: now }).where(eq(compatAnthropicEnvironments.id, current.id)).returning();
+    await recordAudit(tx, { action: 'compat.environment_archived', targetType: 'environment', targetId: current.id });
     return renderEnvironment(recordOf(row!));
   });
 }
@@ -128,11 +124,4 @@ export async function deleteCompatEnvironment({ ctx, input }: { ctx: ServiceCont
 async function projectCreatedAt(ctx: ServiceContext): Promise<Date> {
   const [project] = await ctx.db.select({ createdAt: projects.createdAt }).from(projects).where(eq(projects.id, requireActor(ctx).projectId));
   return project!.createdAt;
-}
-
-function decodePage(page: string): { createdAt: Date; id: string } {
-  const [at, id] = Buffer.from(page, 'base64url').toString('utf8').split('|');
-  const createdAt = new Date(at ?? '');
-  if (Number.isNaN(createdAt.getTime()) || !id || !isOurId(id)) throw new ValidationError('page is not a cursor this server gave', { path: 'query.page' });
-  return { createdAt, id };
 }

@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { rowsOf } from '../../db/client.ts';
 import { canonicalJson } from '../../domain/canonical-json.ts';
-import { approvals, productEvents, toolCalls } from '../../db/schema/index.ts';
+import { approvals, productEvents, runs, toolCalls } from '../../db/schema/index.ts';
 import { cmaEventId, cmaEventsOf, productEventIdOf, toolCallIdsOf, type CmaEvent, type EventFacts, type EventSource, type ToolCallFacts } from '../../domain/compat/anthropic/events.ts';
 import { userMessageText } from '../../domain/compat/anthropic/sessions.ts';
 import { ValidationError } from '../../domain/errors.ts';
@@ -17,7 +17,6 @@ import { claimToolCall } from '../tool-calls/claim.ts';
 import { submitToolResult } from '../tool-calls/submit-result.ts';
 import { withTransaction } from '../transaction.ts';
 import { isTransientConflict } from '../database-errors.ts';
-import { runs } from '../../db/schema/index.ts';
 
 /**
  * Session events of the Anthropic-compatible API (`/v1/sessions/{id}/events`): the session's

@@ -1,7 +1,8 @@
 import { eq, inArray } from 'drizzle-orm';
+import { patchedMetadata } from '../../domain/compat/anthropic/metadata.ts';
 import { isOurId } from '../../domain/compat/anthropic/ids.ts';
 import { compatAnthropicSessions } from '../../db/schema/index.ts';
-import { DEFAULT_ENVIRONMENT_ID, patchedMetadata } from '../../domain/compat/anthropic/environments.ts';
+import { DEFAULT_ENVIRONMENT_ID } from '../../domain/compat/anthropic/environments.ts';
 import { agentRefOf, checkSessionExtras, checkSessionUpdate, initialMessagesOf, renderSession, statusOf, type CmaSession, type CreateSessionParams, type UpdateSessionParams } from '../../domain/compat/anthropic/sessions.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.ts';
 import { requireActor } from '../require-actor.ts';

@@ -36,13 +36,18 @@ export async function createFollowUpRun({ ctx, deps, input }: FollowUpArgs): Pro
   const ifBusy: IfBusy = parsed.ifBusy ?? 'reject';
   const text = turnText(parsed);
   const files = acceptTurnFiles(parsed.files);
-  const source = files.length === 0 && ifBusy === 'reject' ? null : await findSession({ ctx, input: { sessionId } });
-  if (source?.parentSessionId && ifBusy !== 'reject') {
-    throw new ValidationError("A delegated session's turns are driven by its coordinator: ifBusy must be reject", { path: 'body.ifBusy' });
+  const childRule = (session: SessionRow) => {
+    if (session.parentSessionId && ifBusy !== 'reject') throw new ValidationError("A delegated session's turns are driven by its coordinator: ifBusy must be reject", { path: 'body.ifBusy' });
+  };
+  let uploaded: UploadedAttachments | null = null;
+  if (files.length > 0) {
+    const source = await findSession({ ctx, input: { sessionId } });
+    childRule(source);
+    uploaded = await uploadTurnFiles(ctx, deps, { session: source, files, mayWait: ifBusy !== 'reject' });
   }
-  const uploaded = files.length === 0 ? null : await uploadTurnFiles(ctx, deps, { session: source!, files, mayWait: ifBusy !== 'reject' });
   return withTransaction(ctx, async (tx) => {
     const { session, latest } = await lockSessionForTurn(tx, sessionId, ifBusy);
+    childRule(session);
     if (latest && !isSettled(latest.state)) {
       if (ifBusy === 'reject') throw new ConflictError("The session's latest run has not settled yet", { latestRunId: latest.id, state: latest.state });
       return enqueueTurn(tx, deps, { session, active: latest, ifBusy, text, uploaded, idempotencyKey });

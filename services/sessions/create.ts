@@ -12,7 +12,7 @@ import type { RunStarterDeps } from '../run-starter.ts';
 import { withTransaction } from '../transaction.ts';
 import { toSessionResponse, type PublicSession } from './public.ts';
 import { openSession } from './open-session.ts';
-import { resolveLatestAgentVersion } from './resolve-agent-version.ts';
+import { resolveAgentVersion } from './resolve-agent-version.ts';
 
 /**
  * Creates a session and its first run in one transaction (spec 1 "Run", first row): thread,
@@ -47,12 +47,12 @@ export async function createSession({
           files,
           organizationId: actor.organizationId,
           projectId: actor.projectId,
-          agentVersionId: (await resolveLatestAgentVersion(ctx, body)).version.id,
+          agentVersionId: (await resolveAgentVersion(ctx, body)).version.id,
           keyring: deps.keyring,
           storagePolicy: deps.storagePolicy ?? PUBLIC_STORAGE_ONLY,
         });
   return withTransaction(ctx, async (tx) => {
-    const { agent, version } = await resolveLatestAgentVersion(tx, body);
+    const { agent, version } = await resolveAgentVersion(tx, body);
     const now = tx.clock.now();
     const session = await openSession(tx, { actor, version, title: body.title, firstTurn, now });
     const queued = firstTurn ? await queueRun(tx, deps, { session, text, uploaded, idempotencyKey, now }) : null;

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import { rowsOf } from '../../db/client.ts';
-import { agents, agentVersions, runs, workspaceBackups } from '../../db/schema/index.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.ts';
+import { runs, workspaceBackups } from '../../db/schema/index.ts';
+import { ConflictError, ValidationError } from '../../domain/errors.ts';
 import { EVENT_KINDS } from '../../domain/runs/events.ts';
 import { isSettled } from '../../domain/runs/states.ts';
 import { acceptTurnFiles, ForkSessionInput, hasFirstTurn, turnText } from '../../domain/sessions/inputs.ts';
@@ -19,6 +19,7 @@ import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
 import { copyBackupForFork, type CopiedBackup } from '../workspace-files/copy-backup.ts';
 import { openSession } from './open-session.ts';
+import { resolveAgentVersion } from './resolve-agent-version.ts';
 import { latestWorkspaceBackup } from '../sandboxes/backups.ts';
 import { toSessionResponse, type PublicSession } from './public.ts';
 
@@ -45,7 +46,7 @@ export async function forkSession({ ctx, deps, input }: { ctx: ServiceContext; d
   // A root session is its own workspace; a backup exists only after a sandboxed run.
   const hasBackup = source.latestRunId === fromRun.id && !source.parentSessionId && (await latestWorkspaceBackup(ctx, { projectId: source.projectId, workspaceSessionId: source.id })) !== null;
   // Before any upload or copy, the version is checked (the transaction checks it again, locked).
-  if (files.length > 0 || hasBackup) await forkVersion(ctx, versionId);
+  if (files.length > 0 || hasBackup) await resolveAgentVersion(ctx, { agentVersionId: versionId, anyVersion: true });
   const uploaded =
     files.length === 0
       ? null
@@ -55,7 +56,7 @@ export async function forkSession({ ctx, deps, input }: { ctx: ServiceContext; d
     : null;
 
   return withTransaction(ctx, async (tx) => {
-    const version = await forkVersion(tx, versionId, { lock: true });
+    const { version } = await resolveAgentVersion(tx, { agentVersionId: versionId, anyVersion: true });
     const now = tx.clock.now();
     const firstTurn = hasFirstTurn(body);
     const forkedFrom = { sessionId: source.id, runId: fromRun.id };
@@ -107,22 +108,6 @@ async function settledRunOf(ctx: ServiceContext, source: SessionRow, runId: stri
   if (!run) throw new ValidationError('fromRunId must be a run of this session', { path: 'body.fromRunId' });
   if (!isSettled(run.state)) throw new ConflictError('A session can be forked only from a settled run', { runId: run.id, state: run.state });
   return run;
-}
-
-/**
- * The version a fork pins: any version of a live (not archived) agent of the project. The agent
- * row is share-locked in the transaction, as creation does, so it cannot be archived meanwhile.
- */
-async function forkVersion(ctx: ServiceContext, versionId: string, options: { lock?: boolean } = {}) {
-  const actor = requireActor(ctx);
-  const query = ctx.db
-    .select({ version: agentVersions })
-    .from(agentVersions)
-    .innerJoin(agents, and(eq(agents.id, agentVersions.agentId), eq(agents.projectId, actor.projectId), isNull(agents.deletedAt)))
-    .where(and(eq(agentVersions.id, versionId), eq(agentVersions.projectId, actor.projectId)));
-  const [found] = options.lock ? await query.for('share', { of: agents }) : await query;
-  if (!found) throw new NotFoundError('No agent version with that id in this project (of an agent that is not archived)');
-  return found.version;
 }
 
 /**

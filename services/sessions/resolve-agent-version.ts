@@ -15,7 +15,7 @@ type AgentVersionRow = typeof agentVersions.$inferSelect;
  * neither an archive nor a new version can commit between this check and the session insert,
  * while concurrent session creations do not wait on each other.
  */
-export async function resolveLatestAgentVersion(
+export async function resolveAgentVersion(
   tx: ServiceContext,
   input: { agentId?: string | undefined; agentVersionId?: string | undefined; anyVersion?: boolean | undefined },
 ): Promise<{ agent: AgentRow; version: AgentVersionRow }> {

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
-import { ValidationError } from '../../../domain/errors.ts';
+import { NotFoundError, ValidationError } from '../../../domain/errors.ts';
 import { assertHasScopes, type Scope } from '../../../domain/scopes.ts';
 import { listCompatEvents, sendCompatEvents } from '../../../services/compat-anthropic/events.ts';
 import type { AppDeps } from '../../deps.ts';
@@ -8,7 +8,6 @@ import type { AppEnv } from '../../env.ts';
 import { needs } from './auth.ts';
 import { compatStream } from './stream.ts';
 import { isOurId, jsonBody, paging } from './requests.ts';
-import { NotFoundError } from '../../../domain/errors.ts';
 
 const sessionIdOf = (id: string) => {
   if (!isOurId(id)) throw new NotFoundError('No session with that id in this project');

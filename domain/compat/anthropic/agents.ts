@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { ValidationError } from '../../errors.ts';
+import { patchedMetadata } from './metadata.ts';
 
 /**
  * Claude Managed Agents agents over ours (docs/decisions.md "Anthropic-compatible API"): the
@@ -70,8 +71,6 @@ export type CmaAgentView = {
   metadata: Record<string, string>;
 };
 
-/** What our agent version rows do not hold, stored beside each version published here. */
-export type CmaAgentExtras = Pick<CmaAgentView, 'name' | 'description' | 'model' | 'system' | 'metadata'> & { skills: CmaAgentView['skills'] };
 
 const fail = (field: string, message: string): never => {
   throw new ValidationError(`${field}: ${message}`, { path: `body.${field}` });
@@ -87,12 +86,7 @@ export function cmaViewOf(params: Partial<CreateAgentParams>, base: CmaAgentView
   }
   const tools = params.tools === undefined ? (base?.tools ?? []) : (params.tools ?? []).map((tool, index) => toolOf(tool, index));
   const skills = params.skills === undefined ? (base?.skills ?? []) : (params.skills ?? []).map((skill, index) => skillOf(skill, index));
-  const metadata = { ...(base?.metadata ?? {}) };
-  for (const [key, value] of Object.entries(params.metadata ?? {})) {
-    if (value === null) delete metadata[key];
-    else metadata[key] = value;
-  }
-  if (Object.keys(metadata).length > 16) fail('metadata', 'holds at most 16 pairs');
+  const metadata = patchedMetadata(base?.metadata ?? {}, params.metadata);
   const model = params.model === undefined ? base?.model : typeof params.model === 'string' ? { id: params.model } : { ...params.model };
   if (!model) return fail('model', 'is required');
   const name = params.name ?? base?.name;
