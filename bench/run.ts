@@ -2,6 +2,7 @@
  * `npm run bench`: every benchmark, each figure printed beside its baseline measured in the same
  * run, with the ratio and its target. Exits 1 when a target is missed, so a regression is loud.
  */
+import { run as anthropicCompat } from './anthropic-compat.bench.ts';
 import { run as configurationBackup } from './configuration-backup.bench.ts';
 import { run as conversationControl } from './conversation-control.bench.ts';
 import { run as delegation } from './delegation.bench.ts';
@@ -27,6 +28,7 @@ const benches: Array<[string, () => Promise<BenchRecord[]>]> = [
   ['configuration backup and restore', () => configurationBackup()],
   ['live output', () => liveOutput()],
   ['conversation control', () => conversationControl()],
+  ['Anthropic-compatible API', () => anthropicCompat()],
 ];
 
 let missed = 0;

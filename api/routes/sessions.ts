@@ -8,6 +8,7 @@ import { withdrawPendingTurn } from '../../services/runs/withdraw-pending-turn.t
 import { createSession } from '../../services/sessions/create.ts';
 import { forkSession } from '../../services/sessions/fork.ts';
 import { updateSession } from '../../services/sessions/update.ts';
+import { archiveSession, deleteSession } from '../../services/sessions/end.ts';
 import { getSession } from '../../services/sessions/get.ts';
 import { listSessions } from '../../services/sessions/list.ts';
 import type { AppDeps } from '../deps.ts';
@@ -16,7 +17,7 @@ import { route } from '../openapi/route-doc.ts';
 import { turnTransaction } from './turn-transaction.ts';
 import { idempotencyKeyOf, Uuid, validBody, validParams, validQuery } from '../validation.ts';
 import { MAX_TURN_BODY_BYTES } from '../../domain/attachments/file-input.ts';
-import { CreatedSessionShape, FollowUpAnswerShape, ForkedSessionShape, PendingTurnWithdrawnShape, PublicSessionListItemShape, SessionDetailShape, SessionPageShape } from '../../domain/public-shapes/sessions.ts';
+import { CreatedSessionShape, FollowUpAnswerShape, ForkedSessionShape, PendingTurnWithdrawnShape, PublicSessionListItemShape, SessionDeletedShape, SessionDetailShape, SessionPageShape } from '../../domain/public-shapes/sessions.ts';
 
 const SessionParams = v.object({ projectId: Uuid, sessionId: Uuid });
 const PendingTurnParams = v.object({ projectId: Uuid, sessionId: Uuid, turnId: Uuid });
@@ -33,6 +34,7 @@ const ListSessionsQuery = v.pipe(
     status: v.optional(v.picklist(SESSION_STATUSES, `status must be one of ${SESSION_STATUSES.join(', ')}`)),
     parentSessionId: v.optional(Uuid),
     root: v.optional(v.pipe(v.picklist(['true', 'false'], 'root must be true or false'), v.transform((value) => value === 'true'))),
+    archived: v.optional(v.pipe(v.picklist(['true', 'false'], 'archived must be true or false'), v.transform((value) => value === 'true'))),
   }),
   v.check((query) => !(query.root === true && query.parentSessionId !== undefined), 'root=true cannot be combined with parentSessionId'),
 );
@@ -40,7 +42,8 @@ const ListSessionsQuery = v.pipe(
 /**
  * Sessions (spec 2 "Sessions, runs, files"): creating one needs `session:write` and
  * `run:create` (it may queue the first run); a follow-up turn, or withdrawing a pending one,
- * needs `run:create`; a fork needs all three; changing a title needs `session:write`; reads need
+ * needs `run:create`; a fork needs all three; changing a title needs `session:write`, archiving or
+ * deleting `session:write` and `run:cancel` (either cancels the active run); reads need
  * `session:read`. Session files come with
  * attachments. Idle sessions, `ifBusy` and forks: docs/decisions.md "Conversation control".
  */
@@ -65,6 +68,22 @@ export function sessionRoutes(deps: AppDeps) {
         const { sessionId } = validParams(c, SessionParams);
         const body = await validBody(c, UpdateSessionInput);
         return c.json(await updateSession({ ctx: c.var.ctx, input: { ...body, sessionId } }));
+      },
+    )
+    .post(
+      '/projects/:projectId/sessions/:sessionId/archive',
+      route({ summary: 'Archive a session: its active run is cancelled, its pending turns withdrawn; it stays readable and takes no new turns', scopes: ['session:write', 'run:cancel'], params: SessionParams, responses: { 200: { description: 'The session, with `archivedAt`', schema: PublicSessionListItemShape } } }),
+      async (c) => {
+        const { sessionId } = validParams(c, SessionParams);
+        return c.json(await archiveSession({ ctx: c.var.ctx, deps, input: { sessionId } }));
+      },
+    )
+    .delete(
+      '/projects/:projectId/sessions/:sessionId',
+      route({ summary: 'Delete a session: its active run is cancelled, its pending turns withdrawn; every read of it is a 404 from then on', scopes: ['session:write', 'run:cancel'], params: SessionParams, responses: { 200: { description: '`{id, deleted: true}`', schema: SessionDeletedShape } } }),
+      async (c) => {
+        const { sessionId } = validParams(c, SessionParams);
+        return c.json(await deleteSession({ ctx: c.var.ctx, deps, input: { sessionId } }));
       },
     )
     .post(

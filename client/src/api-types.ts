@@ -594,6 +594,7 @@ export type PublicSession = {
   createdAt: string;
   lastActivityAt: string;
   latestRunId: string | null;
+  archivedAt: string | null;
 };
 
 export type PublicSessionListItem = PublicSession & {
@@ -821,6 +822,11 @@ export type SessionDebug = PendingWork & {
   sandboxes: Array<PublicSandbox>;
   workspaceBackups: Array<PublicWorkspaceBackup>;
   sandboxCommands: Array<PublicSandboxCommand>;
+};
+
+export type SessionDeleted = {
+  id: string;
+  deleted: true;
 };
 
 export type SessionDetail = PublicSessionListItem & {
@@ -1785,7 +1791,7 @@ export type Paths = {
     /** List sessions with status and token counters */
     get: {
       path: { projectId: string };
-      query: { limit?: string; cursor?: string; agentId?: string; status?: "queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out" | "idle"; parentSessionId?: string; root?: "true" | "false" };
+      query: { limit?: string; cursor?: string; agentId?: string; status?: "queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out" | "idle"; parentSessionId?: string; root?: "true" | "false"; archived?: "true" | "false" };
       responses: {
         200: SessionPage;
       };
@@ -1822,6 +1828,24 @@ export type Paths = {
       body: {
         title?: string | null;
       };
+      responses: {
+        200: PublicSessionListItem;
+      };
+    };
+    /** Delete a session: its active run is cancelled, its pending turns withdrawn; every read of it is a 404 from then on */
+    delete: {
+      path: { projectId: string; sessionId: string };
+      header: { "Idempotency-Key": string };
+      responses: {
+        200: SessionDeleted;
+      };
+    };
+  };
+  "/v1/projects/{projectId}/sessions/{sessionId}/archive": {
+    /** Archive a session: its active run is cancelled, its pending turns withdrawn; it stays readable and takes no new turns */
+    post: {
+      path: { projectId: string; sessionId: string };
+      header: { "Idempotency-Key": string };
       responses: {
         200: PublicSessionListItem;
       };

@@ -47,6 +47,10 @@ export const sessions = pgTable(
     forkedFromRunId: uuid('forked_from_run_id'),
     createdAt: createdAt(),
     lastActivityAt: timestampColumn('last_activity_at').notNull().defaultNow(),
+    /** Archived: read-only (no new turns), still listed and readable. */
+    archivedAt: timestampColumn('archived_at'),
+    /** Deleted: gone from every read (404); the rows stay until retention removes them. */
+    deletedAt: timestampColumn('deleted_at'),
   },
   (table) => [index('sessions_project_activity_idx').on(table.projectId, table.lastActivityAt)],
 );
@@ -74,7 +78,7 @@ export const pendingTurns = pgTable(
     idempotencyKey: text('idempotency_key'),
     createdByPrincipalId: uuid('created_by_principal_id'),
     runId: uuid('run_id'),
-    withdrawnReason: text('withdrawn_reason').$type<'withdrawn' | 'interrupted'>(),
+    withdrawnReason: text('withdrawn_reason').$type<'withdrawn' | 'interrupted' | 'session_archived' | 'session_deleted'>(),
     createdAt: createdAt(),
     settledAt: timestampColumn('settled_at'),
   },

@@ -20,6 +20,8 @@ export const PublicSessionShape = v.strictObject({
   createdAt: Timestamp,
   lastActivityAt: Timestamp,
   latestRunId: v.nullable(Id),
+  /** When the session was archived (read-only from then on), else `null`. */
+  archivedAt: v.nullable(Timestamp),
 });
 
 /**
@@ -66,6 +68,9 @@ export const PendingTurnShape = v.strictObject({
 });
 
 /** `DELETE /sessions/{id}/pending-turns/{turnId}`. */
+/** `DELETE /sessions/{id}`. */
+export const SessionDeletedShape = v.strictObject({ id: Id, deleted: v.literal(true) });
+
 export const PendingTurnWithdrawnShape = v.strictObject({ id: Id, withdrawn: v.literal(true) });
 
 /** A follow-up accepted while the session was busy: it waits as a pending turn. */

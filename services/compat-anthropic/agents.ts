@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray } from 'drizzle-orm';
+import { and, desc, eq, inArray, ne } from 'drizzle-orm';
 import { isOurId } from '../../domain/compat/anthropic/ids.ts';
 import { agents, agentVersions, compatAnthropicAgentVersions, skillVersions } from '../../db/schema/index.ts';
 import { agentConfigOf, cmaViewOf, renderAgent, viewOfNativeVersion, type CmaAgent, type CmaAgentView, type CreateAgentParams, type UpdateAgentParams } from '../../domain/compat/anthropic/agents.ts';
@@ -98,7 +98,7 @@ export async function archiveCompatAgent({ ctx, input }: { ctx: ServiceContext; 
 }
 
 function render(agent: AgentWithVersions, version: PublicAgentVersion, view: CmaAgentView): CmaAgent {
-  return renderAgent({ id: agent.id, view, version: version.version, createdAt: new Date(agent.createdAt), updatedAt: new Date(version.createdAt) });
+  return renderAgent({ id: agent.id, view, skillVersionIds: version.config.skillVersionIds, version: version.version, createdAt: new Date(agent.createdAt), updatedAt: new Date(version.createdAt) });
 }
 
 async function storeView(tx: ServiceContext, agentVersionId: string, view: CmaAgentView) {
@@ -116,7 +116,7 @@ async function viewsOf(ctx: ServiceContext, agent: AgentWithVersions, versions: 
   return new Map(versions.map((version) => [version.id, stored.get(version.id) ?? viewOfNativeVersion({ name: agent.name, description: agent.description || null }, version.config)]));
 }
 
-/** `skills[]` as our version ids: the one named, else the Skill's newest version now (ours pin exact versions). */
+/** `skills[]` as our version ids: the one named, else the Skill's newest version now that is not revoked (ours pin exact versions). */
 async function skillVersionIdsOf(ctx: ServiceContext, view: CmaAgentView): Promise<string[]> {
   const actor = requireActor(ctx);
   const ids: string[] = [];
@@ -127,7 +127,7 @@ async function skillVersionIdsOf(ctx: ServiceContext, view: CmaAgentView): Promi
       ? await ctx.db
           .select({ id: skillVersions.id })
           .from(skillVersions)
-          .where(and(eq(skillVersions.skillId, skill.skill_id), eq(skillVersions.projectId, actor.projectId), ...(skill.version ? [eq(skillVersions.id, skill.version)] : [])))
+          .where(and(eq(skillVersions.skillId, skill.skill_id), eq(skillVersions.projectId, actor.projectId), ...(skill.version ? [eq(skillVersions.id, skill.version)] : [ne(skillVersions.status, 'revoked')])))
           .orderBy(desc(skillVersions.version))
           .limit(1)
       : [];
@@ -150,7 +150,7 @@ export async function agentSnapshotOf(ctx: ServiceContext, agentVersionId: strin
     .where(eq(agentVersions.id, agentVersionId));
   if (!row) throw new NotFoundError('No agent version with that id');
   const view = (row.stored as unknown as CmaAgentView | null) ?? viewOfNativeVersion({ name: row.agent.name, description: row.agent.description }, row.version.config);
-  return renderAgent({ id: row.agent.id, view, version: row.version.version, createdAt: row.agent.createdAt, updatedAt: row.version.createdAt });
+  return renderAgent({ id: row.agent.id, view, skillVersionIds: row.version.config.skillVersionIds, version: row.version.version, createdAt: row.agent.createdAt, updatedAt: row.version.createdAt });
 }
 
 /** Our id of an agent's version numbered `version` (404 when there is none). */

@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import { rowsOf } from '../../db/client.ts';
 import { canonicalJson } from '../../domain/canonical-json.ts';
 import { approvals, productEvents, runs, toolCalls } from '../../db/schema/index.ts';
@@ -16,7 +16,6 @@ import type { ServiceContext } from '../service-context.ts';
 import { claimToolCall } from '../tool-calls/claim.ts';
 import { submitToolResult } from '../tool-calls/submit-result.ts';
 import { withTransaction } from '../transaction.ts';
-import { isTransientConflict } from '../database-errors.ts';
 
 /**
  * Session events of the Anthropic-compatible API (`/v1/sessions/{id}/events`): the session's
@@ -87,6 +86,17 @@ export async function cmaEventsForRows({ ctx, input }: { ctx: ServiceContext; in
   return sources.flatMap((source) => cmaEventsOf(source, facts));
 }
 
+/** The CMA events of a session's latest `session.archived` (its `session.status_terminated`). */
+export async function archivedEventsOf({ ctx, input }: { ctx: ServiceContext; input: { sessionId: string } }): Promise<CmaEvent[]> {
+  const [archived] = await ctx.db
+    .select()
+    .from(productEvents)
+    .where(and(eq(productEvents.sessionId, input.sessionId), eq(productEvents.kind, 'session.archived')))
+    .orderBy(desc(productEvents.projectPosition))
+    .limit(1);
+  return archived ? cmaEventsForRows({ ctx, input: { rows: [archived] } }) : [];
+}
+
 /**
  * A page of the session's events, oldest first. The cursor is the project position of the last
  * product event read; a page ends at a product event's boundary (so it may hold a few more than
@@ -138,17 +148,7 @@ export async function sendCompatEvents({ ctx, deps, input }: { ctx: ServiceConte
   if (input.events.length === 0) throw new ValidationError('events: send at least one event', { path: 'body.events' });
   // Everything checkable without the database first, so a bad event refuses the whole send.
   input.events.forEach((event, index) => checkEvent(event, index));
-  // A send is one transaction that may take the rows of a call the runtime is writing at the same
-  // moment (a tool runner answers as soon as it sees the use): PostgreSQL may end one of them to
-  // break a deadlock; nothing of it was written, so it runs again.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await applySend(ctx, deps, input);
-    } catch (error) {
-      if (attempt >= 3 || !isTransientConflict(error)) throw error;
-      ctx.logger.warn('a send met a concurrent transaction and runs again', { attempt, requestId: ctx.requestId });
-    }
-  }
+  return applySend(ctx, deps, input);
 }
 
 async function applySend(ctx: ServiceContext, deps: RunStarterDeps, input: SendInput): Promise<{ data: CmaEvent[] }> {

@@ -13,6 +13,7 @@ import type { ServiceContext } from '../service-context.ts';
 import { createSession } from '../sessions/create.ts';
 import { listSessions } from '../sessions/list.ts';
 import { updateSession } from '../sessions/update.ts';
+import { archiveSession, deleteSession } from '../sessions/end.ts';
 import { withTransaction } from '../transaction.ts';
 import { agentSnapshotOf, agentVersionIdOf } from './agents.ts';
 import { findCompatEnvironment } from './environments.ts';
@@ -77,10 +78,26 @@ export async function updateCompatSession({ ctx, input }: { ctx: ServiceContext;
   });
 }
 
+/** Archive (`POST /v1/sessions/{id}/archive`): the core's archive; the session is `terminated` from then on. */
+export async function archiveCompatSession({ ctx, deps, input }: { ctx: ServiceContext; deps: RunStarterDeps; input: { sessionId: string } }): Promise<CmaSession> {
+  if (!isOurId(input.sessionId)) throw new NotFoundError('No session with that id in this project');
+  return withTransaction(ctx, async (tx) => {
+    await archiveSession({ ctx: tx, deps, input });
+    return getCompatSession({ ctx: tx, input });
+  });
+}
+
+/** Delete (`DELETE /v1/sessions/{id}`): the core's delete; every read of it is a 404 from then on. */
+export async function deleteCompatSession({ ctx, deps, input }: { ctx: ServiceContext; deps: RunStarterDeps; input: { sessionId: string } }): Promise<{ id: string; type: 'session_deleted' }> {
+  if (!isOurId(input.sessionId)) throw new NotFoundError('No session with that id in this project');
+  const deleted = await deleteSession({ ctx, deps, input });
+  return { id: deleted.id, type: 'session_deleted' };
+}
+
 const SESSION_STATUSES = ['idle', 'running', 'rescheduling', 'terminated'] as const;
 
 /**
- * Root sessions (a delegated child is its coordinator's business), newest activity first, with
+ * Root sessions (archived ones only with `include_archived`) (a delegated child is its coordinator's business), newest activity first, with
  * the SDK's `agent_id` and `statuses[]` filters; a page may come back short after filtering, its
  * `next_page` still right.
  */
@@ -89,19 +106,19 @@ export async function listCompatSessions({
   input,
 }: {
   ctx: ServiceContext;
-  input: { limit: number; page: string | undefined; agentId: string | undefined; statuses: string[] };
+  input: { limit: number; page: string | undefined; agentId: string | undefined; statuses: string[]; includeArchived: boolean };
 }): Promise<{ data: CmaSession[]; next_page: string | null; prev_page: null }> {
   for (const status of input.statuses) {
     if (!(SESSION_STATUSES as readonly string[]).includes(status)) throw new ValidationError(`statuses: unknown status ${status}`, { path: 'query.statuses' });
   }
   if (input.agentId !== undefined && !isOurId(input.agentId)) return { data: [], next_page: null, prev_page: null };
-  const page = await listSessions({ ctx, input: { limit: Math.min(input.limit, 200), root: true, ...(input.page ? { cursor: input.page } : {}), ...(input.agentId ? { agentId: input.agentId } : {}) } });
+  const page = await listSessions({ ctx, input: { limit: Math.min(input.limit, 200), root: true, ...(input.includeArchived ? {} : { archived: false }), ...(input.page ? { cursor: input.page } : {}), ...(input.agentId ? { agentId: input.agentId } : {}) } });
   const ids = page.data.map((session) => session.id);
   const extras = ids.length === 0 ? [] : await ctx.db.select().from(compatAnthropicSessions).where(inArray(compatAnthropicSessions.sessionId, ids));
   const extraOf = new Map(extras.map((row) => [row.sessionId, row]));
   const data: CmaSession[] = [];
   for (const item of page.data) {
-    if (input.statuses.length > 0 && !input.statuses.includes(statusOf(item.status))) continue;
+    if (input.statuses.length > 0 && !input.statuses.includes(statusOf({ status: item.status, archivedAt: item.archivedAt ? new Date(item.archivedAt) : null }))) continue;
     const session = await findSession({ ctx, input: { sessionId: item.id } });
     data.push(await render(ctx, session, extraOf.get(item.id) ?? null));
   }

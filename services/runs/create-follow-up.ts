@@ -1,6 +1,4 @@
-import { eq } from 'drizzle-orm';
 import * as v from 'valibot';
-import { runs } from '../../db/schema/index.ts';
 import { ConflictError, ValidationError } from '../../domain/errors.ts';
 import { isSettled } from '../../domain/runs/states.ts';
 import { acceptTurnFiles, FollowUpInput, turnText, type IfBusy } from '../../domain/sessions/inputs.ts';
@@ -9,8 +7,9 @@ import { recordAudit } from '../audit/record-audit.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvents } from '../events/append.ts';
 import { findSession, type SessionRow } from './load-session.ts';
+import { lockSessionAndLatestRun } from './lock-session.ts';
 import { withTransaction } from '../transaction.ts';
-import { toRunResponse, type PublicRun, type RunRow } from './public.ts';
+import { toRunResponse, type PublicRun } from './public.ts';
 import { queueRun } from './queue-run.ts';
 import type { RunStarterDeps } from '../run-starter.ts';
 import { enqueueTurn, type QueuedTurn } from './enqueue-turn.ts';
@@ -46,7 +45,8 @@ export async function createFollowUpRun({ ctx, deps, input }: FollowUpArgs): Pro
     uploaded = await uploadTurnFiles(ctx, deps, { session: source, files, mayWait: ifBusy !== 'reject' });
   }
   return withTransaction(ctx, async (tx) => {
-    const { session, latest } = await lockSessionForTurn(tx, sessionId, ifBusy);
+    const { session, latest } = await lockSessionAndLatestRun(tx, sessionId, { lockRunFirst: ifBusy === 'interrupt' });
+    if (session.archivedAt) throw new ConflictError('The session is archived: it takes no new turns (fork it to continue)', { sessionId: session.id, archivedAt: session.archivedAt.toISOString() });
     childRule(session);
     if (latest && !isSettled(latest.state)) {
       if (ifBusy === 'reject') throw new ConflictError("The session's latest run has not settled yet", { latestRunId: latest.id, state: latest.state });
@@ -61,27 +61,4 @@ async function queueFollowUp(tx: ServiceContext, deps: RunStarterDeps, input: { 
   await recordAudit(tx, { action: 'run.created', targetType: 'run', targetId: queued.run.id, details: { sessionId: input.session.id, via: 'follow_up' } });
   await appendProductEvents(tx, { organizationId: input.session.organizationId, projectId: input.session.projectId, events: queued.events });
   return toRunResponse(queued.run);
-}
-
-/**
- * Locks the session row and reads its latest run. An interrupt cancels that run, which locks the
- * run row; settlement locks the run before the session, so an interrupt takes the run's lock
- * first too (the same order: no deadlock), then checks the latest run did not change meanwhile.
- */
-async function lockSessionForTurn(tx: ServiceContext, sessionId: string, ifBusy: IfBusy): Promise<{ session: SessionRow; latest: Pick<RunRow, 'id' | 'state'> | null }> {
-  for (let attempt = 0; ; attempt++) {
-    let lockedRunId: string | null = null;
-    if (ifBusy === 'interrupt') {
-      const peek = await findSession({ ctx: tx, input: { sessionId } });
-      if (peek.latestRunId) {
-        await tx.db.select({ id: runs.id }).from(runs).where(eq(runs.id, peek.latestRunId)).for('update');
-        lockedRunId = peek.latestRunId;
-      }
-    }
-    const session = await findSession({ ctx: tx, input: { sessionId }, options: { forUpdate: true } });
-    if (ifBusy === 'interrupt' && session.latestRunId !== lockedRunId && attempt < 5) continue;
-    if (!session.latestRunId) return { session, latest: null };
-    const [latest] = await tx.db.select({ id: runs.id, state: runs.state }).from(runs).where(eq(runs.id, session.latestRunId));
-    return { session, latest: latest ?? null };
-  }
 }

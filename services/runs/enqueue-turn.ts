@@ -78,7 +78,7 @@ export async function enqueueTurn(
 }
 
 /** `session.input_withdrawn`: a pending turn that will never become a run. */
-export function withdrawnEvent(turn: PendingTurnRow, reason: 'withdrawn' | 'interrupted'): ProductEventDraft {
+export function withdrawnEvent(turn: PendingTurnRow, reason: NonNullable<PendingTurnRow['withdrawnReason']>): ProductEventDraft {
   return {
     aggregateType: 'session',
     aggregateId: turn.sessionId,

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import { sessions } from '../../db/schema/index.ts';
 import { NotFoundError } from '../../domain/errors.ts';
 import { requireActor } from '../require-actor.ts';
@@ -7,7 +7,7 @@ import type { ServiceContext } from '../service-context.ts';
 export type SessionRow = typeof sessions.$inferSelect;
 
 /**
- * A session of the actor's project, or 404. `options.forUpdate` locks the row to the end of the
+ * A session of the actor's project, or 404 (a deleted session is gone). `options.forUpdate` locks the row to the end of the
  * transaction: every verb that queues a run takes this lock first, so two concurrent turns
  * cannot both see a settled latest run.
  */
@@ -16,7 +16,7 @@ export async function findSession({ ctx, input, options = {} }: { ctx: ServiceCo
   const query = ctx.db
     .select()
     .from(sessions)
-    .where(and(eq(sessions.id, input.sessionId), eq(sessions.projectId, actor.projectId)));
+    .where(and(eq(sessions.id, input.sessionId), eq(sessions.projectId, actor.projectId), isNull(sessions.deletedAt)));
   const [session] = options.forUpdate ? await query.for('update') : await query;
   if (!session) throw new NotFoundError('No session with that id in this project');
   return session;

@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull } from 'drizzle-orm';
 import { sessions } from '../../db/schema/index.ts';
 import type { SessionStatus } from '../../domain/runs/states.ts';
 import { toPage, type Page } from '../../domain/pagination.ts';
@@ -15,6 +15,8 @@ export type ListSessionsInput = {
   parentSessionId?: string | undefined;
   /** Only root sessions (no parent): what a human started, not delegated children. */
   root?: boolean | undefined;
+  /** `true`: only archived sessions; `false`: none of them; absent: both. */
+  archived?: boolean | undefined;
 };
 
 /**
@@ -36,6 +38,8 @@ export async function listSessions({ ctx, input }: { ctx: ServiceContext; input:
         input.status ? eq(sessions.status, input.status) : undefined,
         input.parentSessionId ? eq(sessions.parentSessionId, input.parentSessionId) : undefined,
         input.root ? isNull(sessions.parentSessionId) : undefined,
+        input.archived === undefined ? undefined : input.archived ? isNotNull(sessions.archivedAt) : isNull(sessions.archivedAt),
+        isNull(sessions.deletedAt),
         page.after,
       ),
     )

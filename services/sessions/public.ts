@@ -30,6 +30,7 @@ export const toSessionResponse = (row: SessionRow): PublicSession => ({
   createdAt: row.createdAt.toISOString(),
   lastActivityAt: row.lastActivityAt.toISOString(),
   latestRunId: row.latestRunId,
+  archivedAt: row.archivedAt ? row.archivedAt.toISOString() : null,
 });
 
 export const toSessionListItem = (row: SessionRow): PublicSessionListItem => ({

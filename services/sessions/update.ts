@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import * as v from 'valibot';
 import { sessions } from '../../db/schema/index.ts';
 import { UpdateSessionInput } from '../../domain/sessions/inputs.ts';
+import { EVENT_KINDS } from '../../domain/runs/events.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import { appendProductEvents } from '../events/append.ts';
 import { findSession } from '../runs/load-session.ts';
@@ -26,7 +27,7 @@ export async function updateSession({ ctx, input }: { ctx: ServiceContext; input
     await appendProductEvents(tx, {
       organizationId: session.organizationId,
       projectId: session.projectId,
-      events: [{ aggregateType: 'session', aggregateId: session.id, kind: 'session.updated', publicPayload: { sessionId: session.id, changed: ['title'] } }],
+      events: [{ aggregateType: 'session', aggregateId: session.id, kind: EVENT_KINDS.sessionUpdated, publicPayload: { sessionId: session.id, changed: ['title'] } }],
     });
     return toSessionListItem(updated!);
   });

@@ -16,9 +16,16 @@ let f: Awaited<ReturnType<typeof startRunApp>>;
 let served: ServedApp;
 const sent: Array<{ method: string; url: string; retry: string | null }> = [];
 
+/** Set to lose the response of the next request it matches: the request is served, then the connection "fails". */
+let loseResponseOf: ((request: Request) => boolean) | null = null;
 const recordingFetch: typeof fetch = async (input, init) => {
   const request = new Request(input, init);
   sent.push({ method: request.method, url: request.url, retry: request.headers.get('x-stainless-retry-count') });
+  if (loseResponseOf?.(request)) {
+    loseResponseOf = null;
+    await (await fetch(request)).text();
+    throw new TypeError('fetch failed: the connection was reset');
+  }
   return fetch(request);
 };
 
@@ -32,6 +39,7 @@ beforeAll(async () => {
   served = await serveApp(f.t.app.fetch);
 }, 120_000);
 afterAll(async () => {
+  if (process.env.DEBUG_COMPAT) console.log(f.t.logLines.filter((line) => line.includes('"error"')).join('\n'));
   await served?.close();
   await f?.close();
 });
@@ -503,3 +511,104 @@ describe('confirmations, interrupts and tenancy through the SDK', () => {
     expect(theirs).not.toContain(agent.id);
   });
 });
+
+describe('retries, archive and delete through the SDK', () => {
+  async function untilEvent(client: Anthropic, sessionId: string, type: string, count = 1) {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const events = [];
+      for await (const event of client.beta.sessions.events.list(sessionId)) events.push(event);
+      if (events.filter((event) => event.type === type).length >= count) return events;
+      if (Date.now() > deadline) throw new Error(`no ${type} in ${JSON.stringify(events.map((event) => event.type))}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  const isSend = (sessionId: string) => (request: Request) => request.method === 'POST' && request.url.endsWith(`/sessions/${sessionId}/events`);
+
+  it('a send whose response is lost is retried by the SDK and applied once; the same send on purpose is a new one', async () => {
+    const client = sdk();
+    const agent = await client.beta.agents.create({ name: 'Lossy', model: 'fast', tools: [weather] });
+    const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default' });
+    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Rome' } }] }).reply({ text: 'Warm in Rome.' }).reply({ text: 'Again: warm.' });
+    const message = { events: [{ type: 'user.message' as const, content: [{ type: 'text' as const, text: 'Rome?' }] }] };
+    loseResponseOf = isSend(session.id);
+    const before = sent.length;
+    const echoed = await client.beta.sessions.events.send(session.id, message);
+    expect(sent.slice(before).map((request) => request.retry)).toEqual(['0', '1']);
+    expect(echoed.data![0]).toMatchObject({ type: 'user.message', processed_at: expect.any(String) });
+    const asked = await untilEvent(client, session.id, 'session.status_idle');
+    expect(asked.filter((event) => event.type === 'user.message')).toHaveLength(1);
+    expect((await f.call('GET', `/sessions/${session.id}`)).body.runs).toHaveLength(1);
+
+    const use = asked.find((event) => event.type === 'agent.custom_tool_use')!;
+    loseResponseOf = isSend(session.id);
+    const result = await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.custom_tool_result', custom_tool_use_id: use.id, content: [{ type: 'text', text: '{"celsius":24}' }] }] });
+    expect(result.data![0]).toMatchObject({ type: 'user.custom_tool_result', custom_tool_use_id: use.id, is_error: false });
+    const done = await untilEvent(client, session.id, 'agent.message');
+    expect(done.filter((event) => event.type === 'user.custom_tool_result')).toHaveLength(1);
+    const detail = (await f.call('GET', `/sessions/${session.id}`)).body as { debug: { toolCalls: Array<{ status: string }> } };
+    expect(detail.debug.toolCalls.map((call) => call.status)).toEqual(['succeeded']);
+
+    // The same message again, on purpose (a first attempt), is a new turn.
+    await untilEvent(client, session.id, 'session.status_idle', 2);
+    await client.beta.sessions.events.send(session.id, message);
+    const twice = await untilEvent(client, session.id, 'session.status_idle', 3);
+    expect(twice.filter((event) => event.type === 'user.message')).toHaveLength(2);
+  }, 60_000);
+
+  it('archive ends the turn and the session (terminated, read-only, listed on request); delete makes it gone', async () => {
+    const client = sdk();
+    const agent = await client.beta.agents.create({ name: 'Ending', model: 'fast', tools: [weather] });
+    const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default' });
+    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Lima' } }] });
+    await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Lima?' }] }] });
+    const asked = await untilEvent(client, session.id, 'session.status_idle');
+    const use = asked.find((event) => event.type === 'agent.custom_tool_use')!;
+    const queued = await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'And Quito?' }] }] });
+    expect(queued.data![0]).toMatchObject({ processed_at: null });
+
+    const live = await client.beta.sessions.events.stream(session.id);
+    const seen: string[] = [];
+    const reading = (async () => {
+      for await (const event of live) seen.push(event.type);
+    })();
+    const archived = await client.beta.sessions.archive(session.id);
+    expect(archived).toMatchObject({ id: session.id, status: 'terminated', archived_at: expect.any(String) });
+    await reading; // the stream ends after session.status_terminated
+    expect(seen.at(-1)).toBe('session.status_terminated');
+    const events = await untilEvent(client, session.id, 'session.status_idle', 2);
+    expect(events.find((event) => event.type === 'user.custom_tool_result')).toMatchObject({ custom_tool_use_id: use.id, is_error: true });
+    expect(events.filter((event) => event.type === 'user.message')).toHaveLength(1); // the queued turn was withdrawn
+    expect((await client.beta.sessions.retrieve(session.id)).status).toBe('terminated');
+
+    const refused = await counted(() => client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Hello?' }] }] }));
+    expect(refused.error).toBeInstanceOf(ConflictError);
+    expect(refused.attempts).toBe(1);
+    const listed = async (params: { include_archived?: boolean }) => {
+      const ids = [];
+      for await (const item of client.beta.sessions.list(params)) ids.push(item.id);
+      return ids;
+    };
+    expect(await listed({})).not.toContain(session.id);
+    expect(await listed({ include_archived: true })).toContain(session.id);
+    // A stream opened on an archived session sends its terminated event and ends.
+    const after: string[] = [];
+    for await (const event of await client.beta.sessions.events.stream(session.id)) after.push(event.type);
+    expect(after).toEqual(['session.status_terminated']);
+
+    const other = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default' });
+    const watching = await client.beta.sessions.events.stream(other.id);
+    const watched: string[] = [];
+    const watchingDone = (async () => {
+      for await (const event of watching) watched.push(event.type);
+    })();
+    expect(await client.beta.sessions.delete(other.id)).toEqual({ id: other.id, type: 'session_deleted' });
+    await watchingDone;
+    expect(watched).toEqual(['session.deleted']);
+    expect((await counted(() => client.beta.sessions.retrieve(other.id))).error).toBeInstanceOf(NotFoundError);
+    expect((await counted(() => client.beta.sessions.delete(other.id))).error).toBeInstanceOf(NotFoundError);
+    expect((await f.call('GET', `/sessions/${other.id}`)).status).toBe(404);
+    expect(await listed({ include_archived: true })).not.toContain(other.id);
+  }, 60_000);
+});
+

@@ -376,3 +376,51 @@ describe('fork', () => {
     expect(await sessionRuns(sessionId)).toHaveLength(1);
   }, 90_000);
 });
+
+describe('archive and delete', () => {
+  it('archive cancels the active run and withdraws pending turns; the session stays readable, takes no turns, and lists by archived', async () => {
+    const { sessionId, runId } = await busySession();
+    const pending = await f.call('POST', `/sessions/${sessionId}/runs`, { message: 'And then?', ifBusy: 'enqueue' });
+    expect(pending.status).toBe(202);
+    const archived = await f.call('POST', `/sessions/${sessionId}/archive`);
+    expect(archived.status).toBe(200);
+    expect(archived.body).toMatchObject({ id: sessionId, archivedAt: expect.any(String) });
+    // A second archive changes nothing (the same time, no second event).
+    expect((await f.call('POST', `/sessions/${sessionId}/archive`)).body.archivedAt).toBe(archived.body.archivedAt);
+    const settled = await f.waitForRun(runId, (run) => run.state === 'cancelled');
+    expect(settled.state).toBe('cancelled');
+    const turns = await f.t.database.db.select().from(pendingTurns).where(eq(pendingTurns.sessionId, sessionId));
+    expect(turns.map((turn) => [turn.state, turn.withdrawnReason])).toEqual([['withdrawn', 'session_archived']]);
+    const kinds = (await f.t.database.db.select().from(productEvents).where(eq(productEvents.sessionId, sessionId)).orderBy(asc(productEvents.projectPosition))).map((event) => event.kind);
+    expect(kinds.filter((kind) => kind === 'session.archived')).toHaveLength(1);
+    expect(kinds).toContain('session.input_withdrawn');
+
+    const detail = await f.call('GET', `/sessions/${sessionId}`);
+    expect(detail.body).toMatchObject({ archivedAt: archived.body.archivedAt, runs: [{ id: runId }] });
+    const refused = await f.call('POST', `/sessions/${sessionId}/runs`, { message: 'Hello?', ifBusy: 'enqueue' });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.message).toContain('archived');
+    const archivedOnly = await f.call('GET', '/sessions?archived=true&limit=200');
+    expect(archivedOnly.body.data.map((item: { id: string }) => item.id)).toContain(sessionId);
+    const live = await f.call('GET', '/sessions?archived=false&limit=200');
+    expect(live.body.data.map((item: { id: string }) => item.id)).not.toContain(sessionId);
+    // A fork of an archived session is a new, open conversation.
+    const fork = await f.call('POST', `/sessions/${sessionId}/fork`, { fromRunId: runId });
+    expect(fork.status, JSON.stringify(fork.body)).toBe(201);
+    expect(fork.body).toMatchObject({ archivedAt: null, forkedFrom: { sessionId, runId } });
+  }, 60_000);
+
+  it('delete cancels the active run; the session and its runs are 404 from then on', async () => {
+    const { sessionId, runId } = await busySession();
+    const deleted = await f.call('DELETE', `/sessions/${sessionId}`);
+    expect(deleted).toMatchObject({ status: 200, body: { id: sessionId, deleted: true } });
+    await expect.poll(async () => (await f.t.database.db.select({ state: runs.state }).from(runs).where(eq(runs.id, runId)))[0]!.state, { timeout: 30_000 }).toBe('cancelled');
+    expect((await f.call('GET', `/sessions/${sessionId}`)).status).toBe(404);
+    expect((await f.call('GET', `/runs/${runId}`)).status).toBe(404);
+    expect((await f.call('DELETE', `/sessions/${sessionId}`)).status).toBe(404);
+    expect((await f.call('POST', `/sessions/${sessionId}/runs`, { message: 'Hi' })).status).toBe(404);
+    expect((await f.call('GET', '/sessions?limit=200')).body.data.map((item: { id: string }) => item.id)).not.toContain(sessionId);
+    const events = await f.t.database.db.select().from(productEvents).where(and(eq(productEvents.sessionId, sessionId), eq(productEvents.kind, 'session.deleted')));
+    expect(events).toHaveLength(1);
+  }, 60_000);
+});

@@ -130,6 +130,7 @@ describe('POST /sessions', () => {
       createdAt: expect.any(String),
       lastActivityAt: session.createdAt,
       latestRunId: session.run.id,
+      archivedAt: null,
       run: {
         organizationId,
         projectId,

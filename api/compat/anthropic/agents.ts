@@ -5,6 +5,7 @@ import { archiveCompatAgent, createCompatAgent, getCompatAgent, listCompatAgents
 import type { AppDeps } from '../../deps.ts';
 import type { AppEnv } from '../../env.ts';
 import { needs } from './auth.ts';
+import { deduped } from './retries.ts';
 import { isOurId, jsonBody, paging } from './requests.ts';
 
 const agentId = (id: string) => {
@@ -15,7 +16,10 @@ const agentId = (id: string) => {
 /** `client.beta.agents`: create, retrieve (`?version=`), update (the next version), list, archive, versions. */
 export function compatAgentRoutes(deps: AppDeps) {
   return new Hono<AppEnv>()
-    .post('/agents', needs('agent:write'), async (c) => c.json(await createCompatAgent({ ctx: c.var.ctx, deps, input: await jsonBody(c, CreateAgentParams) })))
+    .post('/agents', needs('agent:write'), async (c) => {
+      const input = await jsonBody(c, CreateAgentParams);
+      return deduped(c, (ctx) => createCompatAgent({ ctx, deps, input }));
+    })
     .get('/agents', needs('agent:read'), async (c) => {
       if (c.req.query('include_archived') === 'true') throw new ValidationError('include_archived: archived agents are not readable on this server', { path: 'query.include_archived' });
       return c.json(await listCompatAgents({ ctx: c.var.ctx, input: paging(c) }));
@@ -28,9 +32,10 @@ export function compatAgentRoutes(deps: AppDeps) {
     })
     .post('/agents/:agentId', needs('agent:write'), async (c) => {
       const params = await jsonBody(c, UpdateAgentParams);
-      return c.json(await updateCompatAgent({ ctx: c.var.ctx, deps, input: { agentId: agentId(c.req.param('agentId')), params } }));
+      const id = agentId(c.req.param('agentId'));
+      return deduped(c, (ctx) => updateCompatAgent({ ctx, deps, input: { agentId: id, params } }));
     })
-    .post('/agents/:agentId/archive', needs('agent:write'), async (c) => c.json(await archiveCompatAgent({ ctx: c.var.ctx, input: { agentId: agentId(c.req.param('agentId')) } })))
+    .post('/agents/:agentId/archive', needs('agent:write'), async (c) => deduped(c, (ctx) => archiveCompatAgent({ ctx, input: { agentId: agentId(c.req.param('agentId')) } })))
     .get('/agents/:agentId/versions', needs('agent:read'), async (c) => {
       const { limit, page } = paging(c);
       const all = await listCompatAgentVersions({ ctx: c.var.ctx, input: { agentId: agentId(c.req.param('agentId')) } });

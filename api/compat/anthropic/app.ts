@@ -10,6 +10,7 @@ import { compatEnvironmentRoutes } from './environments.ts';
 import { handleCompatError } from './errors.ts';
 import { compatEventRoutes } from './events.ts';
 import { compatSessionRoutes } from './sessions.ts';
+import { compatSkillRoutes } from './skills.ts';
 
 const MAX_REQUEST_BYTES = 40 * 1024 * 1024;
 
@@ -35,6 +36,7 @@ export function anthropicCompatApp(deps: AppDeps) {
   app.route('/', compatEnvironmentRoutes());
   app.route('/', compatSessionRoutes(deps));
   app.route('/', compatEventRoutes(deps));
+  app.route('/', compatSkillRoutes());
   app.all('*', (c) => {
     throw new NotFoundError(`No route for ${c.req.method} ${c.req.path} on this server`);
   });

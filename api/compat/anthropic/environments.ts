@@ -11,6 +11,7 @@ import {
 } from '../../../services/compat-anthropic/environments.ts';
 import type { AppEnv } from '../../env.ts';
 import { needs } from './auth.ts';
+import { deduped } from './retries.ts';
 import { flag, jsonBody, paging } from './requests.ts';
 
 /**
@@ -19,12 +20,18 @@ import { flag, jsonBody, paging } from './requests.ts';
  */
 export function compatEnvironmentRoutes() {
   return new Hono<AppEnv>()
-    .post('/environments', needs('agent:write'), async (c) => c.json(await createCompatEnvironment({ ctx: c.var.ctx, input: await jsonBody(c, CreateEnvironmentParams) })))
+    .post('/environments', needs('agent:write'), async (c) => {
+      const input = await jsonBody(c, CreateEnvironmentParams);
+      return deduped(c, (ctx) => createCompatEnvironment({ ctx, input }));
+    })
     .get('/environments', needs('agent:read'), async (c) => c.json(await listCompatEnvironments({ ctx: c.var.ctx, input: { ...paging(c), includeArchived: flag(c, 'include_archived') } })))
     .get('/environments/:id', needs('agent:read'), async (c) => c.json(await getCompatEnvironment({ ctx: c.var.ctx, input: { id: c.req.param('id') } })))
-    .post('/environments/:id', needs('agent:write'), async (c) => c.json(await updateCompatEnvironment({ ctx: c.var.ctx, input: { id: c.req.param('id'), params: await jsonBody(c, UpdateEnvironmentParams) } })))
-    .post('/environments/:id/archive', needs('agent:write'), async (c) => c.json(await archiveCompatEnvironment({ ctx: c.var.ctx, input: { id: c.req.param('id') } })))
-    .delete('/environments/:id', needs('agent:write'), async (c) => c.json(await deleteCompatEnvironment({ ctx: c.var.ctx, input: { id: c.req.param('id') } })))
+    .post('/environments/:id', needs('agent:write'), async (c) => {
+      const params = await jsonBody(c, UpdateEnvironmentParams);
+      return deduped(c, (ctx) => updateCompatEnvironment({ ctx, input: { id: c.req.param('id'), params } }));
+    })
+    .post('/environments/:id/archive', needs('agent:write'), async (c) => deduped(c, (ctx) => archiveCompatEnvironment({ ctx, input: { id: c.req.param('id') } })))
+    .delete('/environments/:id', needs('agent:write'), async (c) => deduped(c, (ctx) => deleteCompatEnvironment({ ctx, input: { id: c.req.param('id') } })))
     .all('/environments/:id/work/*', () => {
       throw new NotFoundError('Self-hosted environment work queues are not supported by this server');
     });

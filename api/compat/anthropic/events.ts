@@ -6,6 +6,7 @@ import { listCompatEvents, sendCompatEvents } from '../../../services/compat-ant
 import type { AppDeps } from '../../deps.ts';
 import type { AppEnv } from '../../env.ts';
 import { needs } from './auth.ts';
+import { deduped } from './retries.ts';
 import { compatStream } from './stream.ts';
 import { isOurId, jsonBody, paging } from './requests.ts';
 
@@ -32,7 +33,8 @@ export function compatEventRoutes(deps: AppDeps) {
     .post('/sessions/:sessionId/events', async (c) => {
       const { events } = await jsonBody(c, SendBody);
       assertHasScopes(c.var.actor.scopes, [...new Set(events.flatMap((event) => SCOPES_OF[String(event.type)] ?? []))]);
-      return c.json(await sendCompatEvents({ ctx: c.var.ctx, deps, input: { sessionId: sessionIdOf(c.req.param('sessionId')), events } }));
+      const sessionId = sessionIdOf(c.req.param('sessionId'));
+      return deduped(c, (ctx) => sendCompatEvents({ ctx, deps, input: { sessionId, events } }));
     })
     .get('/sessions/:sessionId/events', needs('session:read', 'run:read'), async (c) => {
       const order = c.req.query('order');

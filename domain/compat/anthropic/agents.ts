@@ -157,8 +157,8 @@ export function viewOfNativeVersion(agent: { name: string; description: string |
   return { name: agent.name, description: agent.description, model: { id: String(config.modelPreset) }, system: String(config.systemPrompt), tools, skills: [], metadata: {} };
 }
 
-/** `BetaManagedAgentsAgent`: every required field, times from our rows. */
-export function renderAgent(input: { id: string; view: CmaAgentView; version: number; createdAt: Date; updatedAt: Date; archivedAt?: Date | null }) {
+/** `BetaManagedAgentsAgent`: every required field, times from our rows; a Skill named without a version shows the version it pinned (`skillVersionIds`, in order). */
+export function renderAgent(input: { id: string; view: CmaAgentView; skillVersionIds: unknown; version: number; createdAt: Date; updatedAt: Date; archivedAt?: Date | null }) {
   const { view } = input;
   return {
     id: input.id,
@@ -169,7 +169,7 @@ export function renderAgent(input: { id: string; view: CmaAgentView; version: nu
     model: view.model,
     tools: view.tools.map((tool) => ({ type: 'custom', name: tool.name, description: tool.description ?? '', input_schema: tool.input_schema, ...(tool.permission_policy ? { permission_policy: tool.permission_policy } : {}) })),
     mcp_servers: [],
-    skills: view.skills,
+    skills: view.skills.map((skill, index) => ({ ...skill, version: skill.version ?? (Array.isArray(input.skillVersionIds) ? (input.skillVersionIds[index] as string | undefined) ?? null : null) })),
     multiagent: null,
     execution_identity: { type: 'service_account' },
     metadata: view.metadata,

@@ -102,6 +102,10 @@ export function cmaEventsOf(event: EventSource, facts: EventFacts): CmaEvent[] {
     }
     case 'run.cancellation_requested':
       return one({ type: 'user.interrupt' });
+    case 'session.archived':
+      return one({ type: 'session.status_terminated' });
+    case 'session.deleted':
+      return one({ type: 'session.deleted' });
     case 'tool_call.created': {
       if (!call || (call.owner === 'platform' && INTERNAL_TOOLS.has(call.toolName))) return [];
       const input = typeof call.arguments === 'object' && call.arguments !== null && !Array.isArray(call.arguments) ? call.arguments : {};

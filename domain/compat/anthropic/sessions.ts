@@ -85,9 +85,10 @@ export function initialMessagesOf(params: CreateSessionParams): string[] {
   });
 }
 
-/** A session's CMA status from ours: anything settled or waiting for the caller is idle. */
-export function statusOf(status: SessionStatus): 'idle' | 'running' | 'rescheduling' {
-  switch (status) {
+/** A session's CMA status from ours: archived is terminated; anything settled or waiting for the caller is idle. */
+export function statusOf(session: { status: SessionStatus; archivedAt: Date | null }): 'idle' | 'running' | 'rescheduling' | 'terminated' {
+  if (session.archivedAt) return 'terminated';
+  switch (session.status) {
     case 'queued':
     case 'running':
       return 'running';
@@ -102,6 +103,7 @@ export type SessionRecord = {
   id: string;
   title: string | null;
   status: SessionStatus;
+  archivedAt: Date | null;
   createdAt: Date;
   lastActivityAt: Date;
   inputTokens: number;
@@ -119,7 +121,7 @@ export function renderSession(input: { session: SessionRecord; agent: CmaAgent; 
     type: 'session' as const,
     agent: snapshot,
     environment_id: input.environmentId,
-    status: statusOf(session.status),
+    status: statusOf(session),
     title: session.title,
     metadata: input.metadata,
     resources: [],
@@ -130,7 +132,7 @@ export function renderSession(input: { session: SessionRecord; agent: CmaAgent; 
     stats: { duration_seconds: Math.max(0, (input.now.getTime() - session.createdAt.getTime()) / 1000) },
     created_at: session.createdAt.toISOString(),
     updated_at: session.lastActivityAt.toISOString(),
-    archived_at: null,
+    archived_at: session.archivedAt ? session.archivedAt.toISOString() : null,
   };
 }
 export type CmaSession = ReturnType<typeof renderSession>;

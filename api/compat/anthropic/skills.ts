@@ -1,0 +1,105 @@
+import { createHash } from 'node:crypto';
+import type { Context } from 'hono';
+import { Hono } from 'hono';
+import type { SkillUpload } from '../../../domain/compat/anthropic/skills.ts';
+import { NotFoundError, ValidationError } from '../../../domain/errors.ts';
+import {
+  createCompatSkill,
+  createCompatSkillVersion,
+  deleteCompatSkill,
+  deleteCompatSkillVersion,
+  downloadCompatSkillVersion,
+  getCompatSkill,
+  getCompatSkillVersion,
+  listCompatSkills,
+  listCompatSkillVersions,
+} from '../../../services/compat-anthropic/skills.ts';
+import type { AppEnv } from '../../env.ts';
+import { needs } from './auth.ts';
+import { deduped } from './retries.ts';
+import { isOurId, paging } from './requests.ts';
+
+const skillId = (c: Context<AppEnv>) => {
+  const id = c.req.param('skillId') ?? '';
+  if (!isOurId(id)) throw new NotFoundError('No Skill with that id in this project');
+  return id;
+};
+const versionIds = (c: Context<AppEnv>) => {
+  const versionId = c.req.param('versionId') ?? '';
+  const skill = skillId(c);
+  if (!isOurId(versionId)) throw new NotFoundError('No version with that id for this Skill');
+  return { skillId: skill, versionId };
+};
+
+const SOURCES = ['custom', 'anthropic', 'anthropic_example', 'plugin'];
+
+/**
+ * `client.beta.skills` (and the GA `client.skills`, same paths): create and versions.create
+ * upload multipart `files[]` parts; scopes as the native Skill routes (reads `skill:read`,
+ * uploads `skill:write`, deletes `skill:revoke`).
+ */
+export function compatSkillRoutes() {
+  return new Hono<AppEnv>()
+    .post('/skills', needs('skill:write'), async (c) => {
+      const upload = await uploadOf(c, { displayName: true });
+      return deduped(c, (ctx) => createCompatSkill({ ctx, input: upload }), { requestHash: uploadHash(upload) });
+    })
+    .get('/skills', needs('skill:read'), async (c) => {
+      const raw = c.req.query('source');
+      const source = raw === undefined || raw === '' ? undefined : raw;
+      if (source !== undefined && !SOURCES.includes(source)) throw new ValidationError(`source must be one of ${SOURCES.join(', ')}`, { path: 'query.source' });
+      return c.json(await listCompatSkills({ ctx: c.var.ctx, input: { ...paging(c), source } }));
+    })
+    .get('/skills/:skillId', needs('skill:read'), async (c) => c.json(await getCompatSkill({ ctx: c.var.ctx, input: { skillId: skillId(c) } })))
+    .delete('/skills/:skillId', needs('skill:revoke'), async (c) => deduped(c, (ctx) => deleteCompatSkill({ ctx, input: { skillId: skillId(c) } })))
+    .post('/skills/:skillId/versions', needs('skill:write'), async (c) => {
+      const id = skillId(c);
+      const upload = await uploadOf(c, { displayName: false });
+      return deduped(c, (ctx) => createCompatSkillVersion({ ctx, input: { skillId: id, files: upload.files } }), { requestHash: uploadHash(upload) });
+    })
+    .get('/skills/:skillId/versions', needs('skill:read'), async (c) => c.json(await listCompatSkillVersions({ ctx: c.var.ctx, input: { skillId: skillId(c), ...paging(c) } })))
+    .get('/skills/:skillId/versions/:versionId', needs('skill:read'), async (c) => c.json(await getCompatSkillVersion({ ctx: c.var.ctx, input: versionIds(c) })))
+    .delete('/skills/:skillId/versions/:versionId', needs('skill:revoke'), async (c) => deduped(c, (ctx) => deleteCompatSkillVersion({ ctx, input: versionIds(c) })))
+    .get('/skills/:skillId/versions/:versionId/content', needs('skill:read'), async (c) => {
+      const { filename, zip } = await downloadCompatSkillVersion({ ctx: c.var.ctx, input: versionIds(c) });
+      return c.body(zip as Uint8Array<ArrayBuffer>, 200, { 'content-type': 'application/zip', 'content-disposition': `attachment; filename="${filename}"` });
+    });
+}
+
+/** A hash of an upload's parts (a retry's multipart boundary differs; its parts do not). */
+function uploadHash(upload: { files: SkillUpload[]; displayName?: string }): string {
+  const digest = createHash('sha256').update(`display_name:${upload.displayName ?? ''}\n`);
+  for (const file of upload.files) digest.update(`${file.filename}\n${createHash('sha256').update(file.bytes).digest('hex')}\n`);
+  return digest.digest('hex');
+}
+
+/**
+ * The parts of a Skill upload: every `files[]` part (the SDK's name; `files` is accepted too)
+ * with its filename, and `display_name` where the call takes one. Any other part is a 400 naming
+ * it, never ignored.
+ */
+async function uploadOf(c: Context<AppEnv>, options: { displayName: boolean }): Promise<{ files: SkillUpload[]; displayName?: string }> {
+  if (!/^multipart\/form-data\b/i.test(c.req.header('content-type') ?? '')) {
+    throw new ValidationError('The body must be multipart/form-data with the Skill files as files[] parts', { path: 'body' });
+  }
+  let form: FormData;
+  try {
+    form = await c.req.formData();
+  } catch {
+    throw new ValidationError('The multipart body could not be read', { path: 'body' });
+  }
+  const files: SkillUpload[] = [];
+  let displayName: string | undefined;
+  for (const [name, value] of form.entries()) {
+    if (name === 'files[]' || name === 'files') {
+      if (typeof value === 'string') throw new ValidationError('files[]: every part must be a file whose filename is its path, like "my-skill/SKILL.md"', { path: 'body.files[]' });
+      files.push({ filename: value.name, bytes: new Uint8Array(await value.arrayBuffer()) });
+    } else if (name === 'display_name' && options.displayName) {
+      if (typeof value !== 'string' || displayName !== undefined) throw new ValidationError('display_name must be one text part', { path: 'body.display_name' });
+      displayName = value;
+    } else {
+      throw new ValidationError(`${name}: not a field of this upload`, { path: `body.${name}` });
+    }
+  }
+  return { files, ...(displayName !== undefined ? { displayName } : {}) };
+}

@@ -1,0 +1,57 @@
+import { and, eq } from 'drizzle-orm';
+import { idempotencyRecords } from '../../db/schema/index.ts';
+import { isWithinReplayWindow } from '../../domain/idempotency.ts';
+import { isTransientConflict } from '../database-errors.ts';
+import { claimIdempotencyKey, completeIdempotencyRecord, findIdempotencyRecord, type IdempotencyScope } from '../idempotency/records.ts';
+import { requireActor } from '../require-actor.ts';
+import type { ServiceContext } from '../service-context.ts';
+import { withTransaction } from '../transaction.ts';
+
+/**
+ * Dedupe of the Anthropic SDK's automatic retries (it sends no idempotency key; docs/decisions.md
+ * "Anthropic-compatible API"). Each mutation's answer is stored in the core's idempotency records,
+ * in the transaction of the mutation, under the key `sdk-retry:<request hash>` of its route and
+ * principal. A retry (`x-stainless-retry-count` ≥ 1) of a request whose first attempt committed
+ * gets that answer again; a first attempt always runs (it replaces an older answer to the same
+ * request), so a client sending the same thing twice on purpose is never swallowed. A caller's
+ * own `Idempotency-Key` is used instead of the hash when given. The transaction runs again (up to
+ * three times) when PostgreSQL ends it to break a deadlock: nothing of it was written.
+ */
+export type Dedupe = { route: string; requestHash: string; attempt: number; idempotencyKey: string | null };
+
+export type DedupedAnswer<T> = { replayed: false; body: T } | { replayed: true; bodyText: string };
+
+export async function runDeduped<T>({ ctx, input, run }: { ctx: ServiceContext; input: Dedupe; run: (tx: ServiceContext) => Promise<T> }): Promise<DedupedAnswer<T>> {
+  const actor = requireActor(ctx);
+  const scope: IdempotencyScope = { principalId: actor.principalId, route: `CMA ${input.route}`, idempotencyKey: input.idempotencyKey ?? `sdk-retry:${input.requestHash}` };
+  const replayable = input.idempotencyKey !== null || input.attempt > 0;
+  const stored = async () => {
+    const record = await findIdempotencyRecord(ctx.db, scope);
+    return record && record.status !== 0 && record.requestHash === input.requestHash && isWithinReplayWindow(record.createdAt, ctx.clock.now()) ? record : null;
+  };
+  if (replayable) {
+    const earlier = await stored();
+    if (earlier) return { replayed: true, bodyText: earlier.bodyText ?? 'null' };
+  }
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const outcome = await withTransaction(ctx, async (tx) => {
+        const now = tx.clock.now();
+        // A first attempt is a new request: an older answer to the same body is not its answer.
+        if (!replayable) await tx.db.delete(idempotencyRecords).where(and(eq(idempotencyRecords.principalId, scope.principalId), eq(idempotencyRecords.route, scope.route), eq(idempotencyRecords.idempotencyKey, scope.idempotencyKey)));
+        const claimed = await claimIdempotencyKey(tx.db, { ...scope, organizationId: actor.organizationId, projectId: actor.projectId, requestHash: input.requestHash, now });
+        if (!claimed) return null; // the first attempt committed while this one waited
+        const body = await run(tx);
+        await completeIdempotencyRecord(tx.db, scope, { status: 200, body, headers: { 'content-type': 'application/json' } });
+        return { body };
+      });
+      if (outcome) return { replayed: false, body: outcome.body };
+      const winner = await stored();
+      if (winner) return { replayed: true, bodyText: winner.bodyText ?? 'null' };
+      throw new Error('a request claimed by another attempt left no answer');
+    } catch (error) {
+      if (attempt >= 3 || !isTransientConflict(error)) throw error;
+      ctx.logger.warn('a request met a concurrent transaction and runs again', { attempt, requestId: ctx.requestId });
+    }
+  }
+}
