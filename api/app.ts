@@ -33,6 +33,7 @@ import { projectRoutes } from './routes/projects.ts';
 import { runRoutes } from './routes/runs.ts';
 import { sandboxProviderRoutes } from './routes/sandbox-providers.ts';
 import { sessionFileRoutes } from './routes/session-files.ts';
+import { uploadRoutes } from './routes/uploads.ts';
 import { sessionRoutes } from './routes/sessions.ts';
 import { skillDraftRoutes } from './routes/skill-drafts.ts';
 import { storageProviderRoutes } from './routes/storage-providers.ts';
@@ -107,6 +108,7 @@ export function createApp(deps: AppDeps) {
   v1.route('/', agentRoutes(deps));
   v1.route('/', sessionRoutes(deps));
   v1.route('/', sessionFileRoutes(deps));
+  v1.route('/', uploadRoutes(deps));
   v1.route('/', runRoutes(deps));
   v1.route('/', toolCallRoutes(deps));
   v1.route('/', approvalRoutes(deps));

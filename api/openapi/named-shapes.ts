@@ -11,6 +11,7 @@ import * as runs from '../../domain/public-shapes/runs.ts';
 import * as sessions from '../../domain/public-shapes/sessions.ts';
 import * as skills from '../../domain/public-shapes/skills.ts';
 import * as toolCalls from '../../domain/public-shapes/tool-calls.ts';
+import * as uploads from '../../domain/public-shapes/uploads.ts';
 
 /**
  * Every exported response shape of domain/public-shapes, by its name without `Shape`
@@ -18,7 +19,7 @@ import * as toolCalls from '../../domain/public-shapes/tool-calls.ts';
  * other shapes reference with `$ref`, so each shape has one definition and one generated type.
  */
 export const NAMED_SHAPES: Readonly<Record<string, Schema>> = Object.fromEntries(
-  [access, agents, configurationBackup, connections, delegations, eventWebhooks, events, mcp, runs, sessions, skills, toolCalls]
+  [access, agents, configurationBackup, connections, delegations, eventWebhooks, events, mcp, runs, sessions, skills, toolCalls, uploads]
     .flatMap((module) => Object.entries(module))
     .filter(([name]) => name.endsWith('Shape'))
     .map(([name, schema]) => [name.slice(0, -'Shape'.length), schema as Schema])

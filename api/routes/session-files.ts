@@ -47,7 +47,7 @@ function pathSegments(pathname: string, sessionId: string): string[] {
 }
 
 /** `attachment` with an ASCII fallback and the exact UTF-8 name (RFC 6266 / 8187). */
-function contentDisposition(name: string): string {
+export function contentDisposition(name: string): string {
   const fallback = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
   return `attachment; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }

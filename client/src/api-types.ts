@@ -736,6 +736,18 @@ export type PublicToolCall = {
   completedAt: string | null;
 };
 
+export type PublicUpload = {
+  id: string;
+  organizationId: string;
+  projectId: string;
+  name: string;
+  contentType: string;
+  sizeBytes: number;
+  sha256: string;
+  createdAt: string;
+  expiresAt: string | null;
+};
+
 export type PublicWorkspaceBackup = {
   id: string;
   workspaceSessionId: string;
@@ -997,6 +1009,13 @@ export type ToolSummary = {
   owner: "caller" | "platform";
   approval: "never" | "always";
 };
+
+export type UploadDeleted = {
+  id: string;
+  deleted: true;
+};
+
+export type UploadPage = Page<PublicUpload>;
 
 export type WorkspaceFileList = {
   data: Array<{
@@ -2329,6 +2348,56 @@ export type Paths = {
       };
       responses: {
         202: ToolResultSubmission;
+      };
+    };
+  };
+  "/v1/projects/{projectId}/uploads": {
+    /** Upload a file for later turns (one file input item) */
+    post: {
+      path: { projectId: string };
+      header: { "Idempotency-Key": string };
+      body: {
+        name: string;
+        contentType: string;
+        dataBase64: string;
+        expiresInSeconds?: number;
+      };
+      responses: {
+        201: PublicUpload;
+      };
+    };
+    /** List the project's uploads, newest first */
+    get: {
+      path: { projectId: string };
+      query: { limit?: string; cursor?: string };
+      responses: {
+        200: UploadPage;
+      };
+    };
+  };
+  "/v1/projects/{projectId}/uploads/{uploadId}": {
+    /** An upload's metadata */
+    get: {
+      path: { projectId: string; uploadId: string };
+      responses: {
+        200: PublicUpload;
+      };
+    };
+    /** Delete an upload (turns that attached it keep their copy) */
+    delete: {
+      path: { projectId: string; uploadId: string };
+      header: { "Idempotency-Key": string };
+      responses: {
+        200: UploadDeleted;
+      };
+    };
+  };
+  "/v1/projects/{projectId}/uploads/{uploadId}/content": {
+    /** Download an upload's bytes (checked against its SHA-256 first) */
+    get: {
+      path: { projectId: string; uploadId: string };
+      responses: {
+        200: ReadableStream<Uint8Array>;
       };
     };
   };

@@ -88,6 +88,35 @@ export const attachments = pgTable(
 );
 
 /**
+ * Standalone uploads (`POST /uploads`): a file stored before any turn names it, referenced later
+ * by id in a turn's `files` (`{uploadId}`). The bytes live in object storage under the project's
+ * `run-files/<sha256>` like a turn's attachments (shared when equal); the row holds only safe
+ * metadata. The orphaned-upload sweep counts a row that has not expired as a reference.
+ */
+export const uploads = pgTable(
+  'uploads',
+  {
+    id: id(),
+    organizationId: organizationId(),
+    projectId: projectId(),
+    filename: text('filename').notNull(),
+    contentType: text('content_type').notNull(),
+    fileClass: text('file_class').$type<'text' | 'binary'>().notNull(),
+    sizeBytes: bigint('size_bytes', { mode: 'number' }).notNull(),
+    sha256: text('sha256').notNull(),
+    storageProviderId: uuid('storage_provider_id')
+      .notNull()
+      .references(() => storageProviders.id),
+    objectKey: text('object_key').notNull(),
+    createdByPrincipalId: uuid('created_by_principal_id'),
+    createdAt: createdAt(),
+    /** After this the upload is gone for every read and turn (and its bytes are the sweep's). */
+    expiresAt: timestampColumn('expires_at'),
+  },
+  (table) => [index('uploads_project_created_idx').on(table.projectId, table.createdAt), index('uploads_object_key_idx').on(table.projectId, table.objectKey)],
+);
+
+/**
  * Workspace backups: after each run the workspace is archived (tar) with a manifest, both in the
  * thread's storage connection (the one its first backup used). Only completed rows exist; the
  * latest generation is what `GET .../files` serves, after checking length and SHA-256.

@@ -8,6 +8,8 @@ import {
   requiredSandboxCapabilities,
   sandboxCapabilityProblem,
   storedTypeProblem,
+  isUploadRef,
+  turnFileSetProblem,
   type AcceptedFile,
 } from './file-input.ts';
 import { FILE_KINDS } from './file-kinds.ts';
@@ -17,7 +19,7 @@ const item = (overrides: Record<string, unknown> = {}) => ({ name: 'notes.txt', 
 function acceptedFiles(files: unknown): AcceptedFile[] {
   const result = checkFileInputs(files);
   if (!result.ok) throw new Error(`expected acceptance, got ${result.violation.path}: ${result.violation.message}`);
-  return result.files;
+  return result.files.filter((file): file is AcceptedFile => !isUploadRef(file));
 }
 
 function violationOf(files: unknown, options: { pathPrefix?: string } = {}) {
@@ -429,3 +431,21 @@ describe('storedTypeProblem', () => {
     expect(storedTypeProblem({ filename: 'a.zip', contentType: 'application/zip', fileClass: 'binary' })).toMatch(/no longer matches/);
   });
 });
+
+describe('upload references', () => {
+  const id = '0b0a0a0a-1111-4222-8333-444455556666';
+  it('accepts {uploadId} items beside inline files, in order, and refuses anything else on them', () => {
+    const result = checkFileInputs([item(), { uploadId: id.toUpperCase() }]);
+    expect(result).toMatchObject({ ok: true, files: [{ name: 'notes.txt' }, { uploadId: id }] });
+    expect(violationOf([{ uploadId: id, name: 'x.txt' }])).toEqual({ path: 'files.0.name', message: 'is not a field of an upload reference (allowed: uploadId alone)' });
+    expect(violationOf([{ uploadId: 'nope' }])).toEqual({ path: 'files.0.uploadId', message: 'must be the id of an upload' });
+  });
+
+  it('checks names and the total across resolved files', () => {
+    const path = (index: number) => `files.${index}`;
+    expect(turnFileSetProblem([{ name: 'a.txt', sizeBytes: 1 }, { name: 'b.txt', sizeBytes: 1 }], path)).toBeNull();
+    expect(turnFileSetProblem([{ name: 'a.txt', sizeBytes: 1 }, { name: 'A.TXT', sizeBytes: 1 }], path)?.path).toBe('files.1');
+    expect(turnFileSetProblem([{ name: 'a.txt', sizeBytes: 15 * 1024 * 1024 }, { name: 'b.txt', sizeBytes: 6 * 1024 * 1024 }], path)?.message).toContain('20 MiB');
+  });
+});
+

@@ -11,7 +11,9 @@ import { quote, truncated } from './quote.ts';
  *
  * Choices (docs/decisions.md "Attachments"):
  * - `files` is an array of 0-8 items; an empty array means no files.
- * - Items are strict objects of exactly `name`, `contentType`, `dataBase64`, all strings.
+ * - Items are strict objects of exactly `name`, `contentType`, `dataBase64`, all strings, or of
+ *   exactly `uploadId` (a standalone upload, resolved by the service, which then checks names and
+ *   the total across every file with `turnFileSetProblem`).
  * - The first violation wins, in order: the array, then each item (unknown fields, `name`
  *   including uniqueness, `contentType`, `dataBase64`), then the running total after that item.
  * - Empty files (0 bytes) are accepted, whatever the kind: nothing here reads content.
@@ -42,9 +44,19 @@ export type AcceptedFile = {
   dataBase64: string;
 };
 
+/** A turn file given by the id of a standalone upload (`POST /uploads`). */
+export type UploadRef = { uploadId: string };
+
+/** One item of a turn's `files`: bytes inline, or an upload named by id. */
+export type TurnFileInput = AcceptedFile | UploadRef;
+
+export const isUploadRef = (file: TurnFileInput): file is UploadRef => 'uploadId' in file;
+
 export type FileRuleViolation = { path: string; message: string };
 
-export type FileInputsCheck = { ok: true; files: AcceptedFile[] } | { ok: false; violation: FileRuleViolation };
+export type FileInputsCheck = { ok: true; files: TurnFileInput[] } | { ok: false; violation: FileRuleViolation };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const FIELDS = ['name', 'contentType', 'dataBase64'] as const;
 
@@ -53,11 +65,18 @@ export function checkFileInputs(files: unknown, options: { pathPrefix?: string }
   const prefix = options.pathPrefix ?? 'files';
   if (!Array.isArray(files)) return violation(prefix, 'must be an array');
   if (files.length > MAX_FILES_PER_TURN) return violation(prefix, `must hold at most ${MAX_FILES_PER_TURN} files (${grouped(files.length)} given)`);
-  const accepted: AcceptedFile[] = [];
+  const accepted: TurnFileInput[] = [];
   const earlierNames = new Map<string, number>();
   let totalBytes = 0;
   for (let index = 0; index < files.length; index++) {
-    const checked = checkItem(files[index], `${prefix}.${index}`, earlierNames, prefix);
+    const item: unknown = files[index];
+    if (typeof item === 'object' && item !== null && Object.hasOwn(item, 'uploadId')) {
+      const ref = checkUploadRef(item as Record<string, unknown>, `${prefix}.${index}`);
+      if (!ref.ok) return ref;
+      accepted.push(ref.ref);
+      continue;
+    }
+    const checked = checkItem(item, `${prefix}.${index}`, earlierNames, prefix);
     if (!checked.ok) return checked;
     earlierNames.set(fileNameKey(checked.file.name), index);
     totalBytes += checked.file.sizeBytes;
@@ -70,6 +89,30 @@ export function checkFileInputs(files: unknown, options: { pathPrefix?: string }
 }
 
 type Refusal = { ok: false; violation: FileRuleViolation };
+
+function checkUploadRef(item: Record<string, unknown>, path: string): { ok: true; ref: UploadRef } | Refusal {
+  const other = Object.keys(item).find((key) => key !== 'uploadId');
+  if (other !== undefined) return violation(`${path}.${truncated(other)}`, 'is not a field of an upload reference (allowed: uploadId alone)');
+  if (typeof item.uploadId !== 'string' || !UUID.test(item.uploadId)) return violation(`${path}.uploadId`, 'must be the id of an upload');
+  return { ok: true, ref: { uploadId: item.uploadId.toLowerCase() } };
+}
+
+/**
+ * Rules across a turn's files once uploads are resolved (names unique ignoring case, 20 MiB in
+ * all), for the files in their body order; `pathOf(index)` names a file's item.
+ */
+export function turnFileSetProblem(files: ReadonlyArray<{ name: string; sizeBytes: number }>, pathOf: (index: number) => string): FileRuleViolation | null {
+  const earlier = new Map<string, number>();
+  let total = 0;
+  for (const [index, file] of files.entries()) {
+    const seen = earlier.get(fileNameKey(file.name));
+    if (seen !== undefined) return { path: pathOf(index), message: `${quote(file.name)} is already the name of another file of this turn (names are compared ignoring case)` };
+    earlier.set(fileNameKey(file.name), index);
+    total += file.sizeBytes;
+    if (total > MAX_TURN_FILE_BYTES) return { path: pathOf(index), message: `the files must total at most ${grouped(MAX_TURN_FILE_BYTES)} bytes (20 MiB); files 0-${index} hold ${grouped(total)} bytes` };
+  }
+  return null;
+}
 
 function checkItem(item: unknown, path: string, earlierNames: ReadonlyMap<string, number>, prefix: string): { ok: true; file: AcceptedFile } | Refusal {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return violation(path, 'must be an object with name, contentType and dataBase64');

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { checkFileInputs, NEUTRAL_FILES_MESSAGE, type AcceptedFile } from '../attachments/file-input.ts';
+import { checkFileInputs, NEUTRAL_FILES_MESSAGE, type TurnFileInput } from '../attachments/file-input.ts';
 import { ValidationError } from '../errors.ts';
 import { MESSAGE_TEXT_MAX_LENGTH, SESSION_TITLE_MAX_LENGTH } from './limits.ts';
 
@@ -107,7 +107,7 @@ export function turnText(input: TurnInput): string {
 }
 
 /** Runs every file rule on a turn's `files`; a 400 naming the failing path (`body.files.N.field`). */
-export function acceptTurnFiles(files: unknown[] | undefined): AcceptedFile[] {
+export function acceptTurnFiles(files: unknown[] | undefined): TurnFileInput[] {
   if (files === undefined) return [];
   const check = checkFileInputs(files, { pathPrefix: 'files' });
   if (!check.ok) throw new ValidationError(`Invalid body: ${check.violation.path}: ${check.violation.message}`, { path: `body.${check.violation.path}` });

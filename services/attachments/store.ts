@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { agentVersions, attachments } from '../../db/schema/index.ts';
 import type { AgentConfig } from '../../domain/agent-config/index.ts';
-import { sandboxCapabilityProblem, type AcceptedFile } from '../../domain/attachments/file-input.ts';
+import { isUploadRef, sandboxCapabilityProblem, turnFileSetProblem, type AcceptedFile, type TurnFileInput } from '../../domain/attachments/file-input.ts';
 import type { FileClass } from '../../domain/attachments/file-kinds.ts';
 import type { AttachmentMetadata } from '../../domain/attachments/metadata.ts';
 import { ConflictError, ValidationError } from '../../domain/errors.ts';
@@ -12,6 +12,9 @@ import type { CredentialKeyring } from '../credentials/keyring.ts';
 import { findDefaultStorageProvider } from '../storage-providers/load.ts';
 import { putObjectBytes } from '../../adapters/storage/objects.ts';
 import { blockedEndpointReason, s3ClientFor, type StorageEndpointPolicy } from '../storage-providers/s3-client.ts';
+import type { S3Client } from '../../adapters/storage/s3-client.ts';
+import type { StorageProviderRow } from '../storage-providers/public.ts';
+import { findTurnUploads } from './find-uploads.ts';
 
 /** What confirming a turn's uploads needs of its session. */
 type TurnSession = { organizationId: string; projectId: string; agentVersionId: string };
@@ -45,26 +48,36 @@ export type StoredAttachment = AttachmentMetadata & { fileClass: FileClass; stor
 
 /**
  * Checks a turn's files and puts their bytes into object storage (spec 2 "File input item"
- * rules 2-3), before the transaction that queues the run opens: the agent version's sandbox must
- * be able to open them, a default storage connection and credential encryption must exist (all
- * 400 otherwise); then each file goes to `run-files/<sha256>` under the project's tenant path
- * with a SHA-256 we compute. A store that refuses a file is a 409. Every file is written again
- * even when its object exists, which renews the object's last-modified time: the orphaned-upload
- * sweep only deletes unreferenced objects older than its grace period, so it leaves alone an
- * object this turn is about to reference (but for the race in docs/decisions.md "Attachments").
- * Bytes never touch the database. Call it outside any transaction (no row is locked while the
- * bytes travel); if the rows are never committed, the objects stay unreferenced until the sweep
- * (`services/background/sweep-orphaned-uploads.ts`) removes them.
+ * rules 2-3), before the transaction that queues the run opens: uploads named by id are resolved
+ * (a project's, not expired; 400 otherwise) and the names and total are checked across every
+ * file; the agent version's sandbox must be able to open them, a default storage connection and
+ * credential encryption must exist (all 400 otherwise); then each inline file goes to
+ * `run-files/<sha256>` under the project's tenant path with a SHA-256 we compute, and an upload
+ * is referenced where it already is (its connection must still be the default: 409 otherwise).
+ * A store that refuses a file is a 409. Every inline file is written again even when its object
+ * exists, which renews the object's last-modified time: the orphaned-upload sweep only deletes
+ * unreferenced objects older than its grace period, so it leaves alone an object this turn is
+ * about to reference (but for the race in docs/decisions.md "Attachments"); an upload's row is a
+ * reference of its own. Bytes never touch the database. Call it outside any transaction (no row
+ * is locked while the bytes travel); if the rows are never committed, the objects stay
+ * unreferenced until the sweep (`services/background/sweep-orphaned-uploads.ts`) removes them.
  */
 export async function uploadAttachments(
   ctx: ServiceContext,
-  input: { files: readonly AcceptedFile[]; organizationId: string; projectId: string; agentVersionId: string; keyring: CredentialKeyring; storagePolicy: StorageEndpointPolicy },
+  input: { files: readonly TurnFileInput[]; organizationId: string; projectId: string; agentVersionId: string; keyring: CredentialKeyring; storagePolicy: StorageEndpointPolicy },
 ): Promise<UploadedAttachments> {
-  const problem = await versionSandboxProblem(ctx, input.agentVersionId, input.files);
+  const referenced = await findTurnUploads(ctx, { projectId: input.projectId, files: input.files });
+  const described = input.files.map((file) => (isUploadRef(file) ? { name: referenced.get(file.uploadId)!.filename, fileClass: referenced.get(file.uploadId)!.fileClass, sizeBytes: referenced.get(file.uploadId)!.sizeBytes } : { name: file.name, fileClass: file.fileClass, sizeBytes: file.sizeBytes }));
+  const setProblem = turnFileSetProblem(described, (index) => `files.${index}`);
+  if (setProblem) throw new ValidationError(`Invalid body: ${setProblem.path}: ${setProblem.message}`, { path: `body.${setProblem.path}` });
+  const problem = await versionSandboxProblem(ctx, input.agentVersionId, described);
   if (problem) throw new ValidationError(problem, { path: 'body.files' });
   const provider = await findDefaultStorageProvider(ctx, input.organizationId);
   if (!provider) throw new ValidationError('Files need a default storage provider in this organization; connect one first', { path: 'body.files' });
   if (!input.keyring.configured) throw new ValidationError('Files need platform credential encryption, which this server has not configured', { path: 'body.files' });
+  for (const upload of referenced.values()) {
+    if (upload.storageProviderId !== provider.id) throw new ConflictError(`Upload ${upload.id} is stored on a storage provider that is no longer the organization's default; upload it again`, { uploadId: upload.id });
+  }
 
   const root = tenantRoot({ providerPrefix: provider.prefix, organizationId: input.organizationId, projectId: input.projectId });
   const client = s3ClientFor(provider, input.keyring, input.storagePolicy);
@@ -72,27 +85,44 @@ export async function uploadAttachments(
     const written = new Set<string>();
     const files: UploadedFile[] = [];
     for (const file of input.files) {
-      const bytes = Buffer.from(file.dataBase64, 'base64');
-      const sha256 = createHash('sha256').update(bytes).digest('hex');
-      const objectKey = runFileObjectKey(root, sha256);
-      if (!written.has(objectKey)) {
-        try {
-          // The object may be shared by files of other names and types: its type is the row's business.
-          await putObjectBytes(client, { bucket: provider.bucket, key: objectKey, bytes, contentType: 'application/octet-stream' });
-        } catch (error) {
-          ctx.logger.warn('attachment upload failed', { providerId: provider.id, errorName: (error as Error).name, requestId: ctx.requestId });
-          const blocked = blockedEndpointReason(error);
-          if (blocked) throw new ConflictError(`Storage provider "${provider.key}" cannot store files: ${blocked}; nothing was queued`);
-          throw new ConflictError(`Storage provider "${provider.key}" cannot store files right now; nothing was queued`);
-        }
-        written.add(objectKey);
+      if (isUploadRef(file)) {
+        const upload = referenced.get(file.uploadId)!;
+        files.push({ filename: upload.filename, contentType: upload.contentType, fileClass: upload.fileClass, sizeBytes: upload.sizeBytes, sha256: upload.sha256, objectKey: upload.objectKey });
+        continue;
       }
-      files.push({ filename: file.name, contentType: file.contentType, fileClass: file.fileClass, sizeBytes: bytes.length, sha256, objectKey });
+      const stored = await putFileBytes(ctx, { client, provider, root, dataBase64: file.dataBase64, written });
+      files.push({ filename: file.name, contentType: file.contentType, fileClass: file.fileClass, ...stored });
     }
     return { organizationId: input.organizationId, projectId: input.projectId, agentVersionId: input.agentVersionId, storageProviderId: provider.id, files };
   } finally {
     client.destroy();
   }
+}
+
+/**
+ * Writes one file's bytes to `run-files/<sha256>` under `root` (once per key in `written`) and
+ * answers what its row records; a store that refuses it is a 409. Shared by turns and uploads.
+ */
+export async function putFileBytes(
+  ctx: ServiceContext,
+  input: { client: S3Client; provider: StorageProviderRow; root: string; dataBase64: string; written?: Set<string> },
+): Promise<{ sizeBytes: number; sha256: string; objectKey: string }> {
+  const bytes = Buffer.from(input.dataBase64, 'base64');
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const objectKey = runFileObjectKey(input.root, sha256);
+  if (!input.written?.has(objectKey)) {
+    try {
+      // The object may be shared by files of other names and types: its type is the row's business.
+      await putObjectBytes(input.client, { bucket: input.provider.bucket, key: objectKey, bytes, contentType: 'application/octet-stream' });
+    } catch (error) {
+      ctx.logger.warn('attachment upload failed', { providerId: input.provider.id, errorName: (error as Error).name, requestId: ctx.requestId });
+      const blocked = blockedEndpointReason(error);
+      if (blocked) throw new ConflictError(`Storage provider "${input.provider.key}" cannot store files: ${blocked}; nothing was queued`);
+      throw new ConflictError(`Storage provider "${input.provider.key}" cannot store files right now; nothing was queued`);
+    }
+    input.written?.add(objectKey);
+  }
+  return { sizeBytes: bytes.length, sha256, objectKey };
 }
 
 /**

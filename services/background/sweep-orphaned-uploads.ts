@@ -1,7 +1,8 @@
 import { and, asc, eq, gte, inArray } from 'drizzle-orm';
 import { deleteObject, listObjectPage } from '../../adapters/storage/objects.ts';
 import type { S3Client } from '../../adapters/storage/s3-client.ts';
-import { attachments, projects, storageProviders } from '../../db/schema/index.ts';
+import { attachments, projects, storageProviders, uploads } from '../../db/schema/index.ts';
+import { uploadIsLive } from '../attachments/find-uploads.ts';
 import { tenantRoot } from '../../domain/storage/paths.ts';
 import { RUN_FILES_FOLDER } from '../attachments/store.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
@@ -50,7 +51,7 @@ export type SweepResult = {
 type Budget = { pages: number; deletes: number; shouldStop: () => boolean };
 
 /**
- * Deletes uploads no attachment row references (docs/decisions.md "Attachments"). Files are
+ * Deletes uploads no attachment row (nor standalone upload that has not expired) references (docs/decisions.md "Attachments"). Files are
  * uploaded before the transaction that records them, so a transaction that rolls back (a 409, a
  * crash, a lost race) leaves its objects behind. Per storage connection (all organizations) and
  * per project of its organization, the objects under the project's `run-files/` are listed in key
@@ -126,12 +127,17 @@ async function sweepProject(
     const referenced = new Set(
       candidates.length === 0
         ? []
-        : (
-            await ctx.db
+        : [
+            ...(await ctx.db
               .select({ objectKey: attachments.objectKey })
               .from(attachments)
-              .where(and(eq(attachments.organizationId, provider.organizationId), eq(attachments.projectId, projectId), inArray(attachments.objectKey, candidates)))
-          ).map((row) => row.objectKey),
+              .where(and(eq(attachments.organizationId, provider.organizationId), eq(attachments.projectId, projectId), inArray(attachments.objectKey, candidates)))),
+            // A standalone upload that has not expired holds its object too.
+            ...(await ctx.db
+              .select({ objectKey: uploads.objectKey })
+              .from(uploads)
+              .where(and(eq(uploads.projectId, projectId), inArray(uploads.objectKey, candidates), uploadIsLive(ctx.clock.now())))),
+          ].map((row) => row.objectKey),
     );
     const orphaned = new Set(candidates.filter((key) => !referenced.has(key)));
     for (const { key } of entries) {

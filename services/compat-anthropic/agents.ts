@@ -1,7 +1,7 @@
-import { and, desc, eq, inArray, ne } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, ne } from 'drizzle-orm';
 import { isOurId } from '../../domain/compat/anthropic/ids.ts';
-import { agents, agentVersions, compatAnthropicAgentVersions, skillVersions } from '../../db/schema/index.ts';
-import { agentConfigOf, cmaViewOf, renderAgent, viewOfNativeVersion, type CmaAgent, type CmaAgentView, type CreateAgentParams, type UpdateAgentParams } from '../../domain/compat/anthropic/agents.ts';
+import { agents, agentVersions, compatAnthropicAgentVersions, sandboxProviders, skillVersions } from '../../db/schema/index.ts';
+import { agentConfigOf, cmaViewOf, needsSandbox, renderAgent, viewOfNativeVersion, type CmaAgent, type CmaAgentView, type CreateAgentParams, type SandboxPlacement, type UpdateAgentParams } from '../../domain/compat/anthropic/agents.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.ts';
 import { createAgent } from '../agents/create.ts';
 import { deleteAgent } from '../agents/delete.ts';
@@ -26,7 +26,7 @@ type AgentWithVersions = PublicAgent & { versions: PublicAgentVersion[] };
 export async function createCompatAgent({ ctx, deps, input }: { ctx: ServiceContext; deps: PublicationDeps; input: CreateAgentParams }): Promise<CmaAgent> {
   const view = cmaViewOf(input, null);
   return withTransaction(ctx, async (tx) => {
-    const config = agentConfigOf(view, await skillVersionIdsOf(tx, view));
+    const config = agentConfigOf(view, await skillVersionIdsOf(tx, view), await sandboxPlacementOf(tx, deps, view));
     const created = await createAgent({ ctx: tx, deps, input: { name: view.name, ...(view.description ? { description: view.description } : {}), initialConfig: config } });
     const version = created.versions[0]!;
     await storeView(tx, version.id, view);
@@ -57,7 +57,7 @@ export async function updateCompatAgent({ ctx, deps, input }: { ctx: ServiceCont
     }
     const base = (await viewsOf(tx, agent, [latest])).get(latest.id)!;
     const view = cmaViewOf(patch, base);
-    const config = agentConfigOf(view, await skillVersionIdsOf(tx, view));
+    const config = agentConfigOf(view, await skillVersionIdsOf(tx, view), await sandboxPlacementOf(tx, deps, view));
     try {
       const published = await publishAgentVersion({ ctx: tx, deps, input: { agentId: agent.id, config } });
       await storeView(tx, published.id, view);
@@ -114,6 +114,25 @@ async function viewsOf(ctx: ServiceContext, agent: AgentWithVersions, versions: 
   const rows = versions.length === 0 ? [] : await ctx.db.select().from(compatAnthropicAgentVersions).where(inArray(compatAnthropicAgentVersions.agentVersionId, versions.map((version) => version.id)));
   const stored = new Map(rows.map((row) => [row.agentVersionId, row.view as unknown as CmaAgentView]));
   return new Map(versions.map((version) => [version.id, stored.get(version.id) ?? viewOfNativeVersion({ name: agent.name, description: agent.description || null }, version.config)]));
+}
+
+/**
+ * Where an `agent_toolset_20260401` sandbox runs: the organization's sandbox connection keyed
+ * `default`, else its oldest; the first active snapshot of the registry. A 400 when there is none.
+ */
+async function sandboxPlacementOf(ctx: ServiceContext, deps: PublicationDeps, view: CmaAgentView): Promise<SandboxPlacement | null> {
+  if (!needsSandbox(view)) return null;
+  const actor = requireActor(ctx);
+  const connections = await ctx.db
+    .select({ key: sandboxProviders.key })
+    .from(sandboxProviders)
+    .where(eq(sandboxProviders.organizationId, actor.organizationId))
+    .orderBy(asc(sandboxProviders.createdAt), asc(sandboxProviders.id));
+  const connection = connections.find((row) => row.key === 'default') ?? connections[0];
+  if (!connection) throw new ValidationError('tools: agent_toolset_20260401 needs a sandbox connection in this organization; connect one first', { path: 'body.tools' });
+  const snapshot = deps.sandboxSnapshots.find((candidate) => candidate.state === 'active');
+  if (!snapshot) throw new ValidationError('tools: agent_toolset_20260401 needs an active sandbox snapshot on this server', { path: 'body.tools' });
+  return { provider: connection.key, snapshotId: snapshot.id };
 }
 
 /** `skills[]` as our version ids: the one named, else the Skill's newest version now that is not revoked (ours pin exact versions). */

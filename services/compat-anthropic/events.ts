@@ -1,9 +1,10 @@
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import { rowsOf } from '../../db/client.ts';
 import { canonicalJson } from '../../domain/canonical-json.ts';
-import { approvals, productEvents, runs, toolCalls } from '../../db/schema/index.ts';
+import { approvals, attachments, pendingTurns, productEvents, runs, toolCalls } from '../../db/schema/index.ts';
 import { cmaEventId, cmaEventsOf, productEventIdOf, toolCallIdsOf, type CmaEvent, type EventFacts, type EventSource, type ToolCallFacts } from '../../domain/compat/anthropic/events.ts';
-import { userMessageText } from '../../domain/compat/anthropic/sessions.ts';
+import { turnFields, userMessageContent, userMessageTurn } from '../../domain/compat/anthropic/content.ts';
+import { attachmentsOf, type AttachmentMetadata } from '../../domain/attachments/metadata.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { isSettled } from '../../domain/runs/states.ts';
 import { decideApproval } from '../approvals/decide.ts';
@@ -61,7 +62,16 @@ export async function factsFor(ctx: ServiceContext, rows: EventSource[]): Promis
     `);
     for (const row of rowsOf<{ run_id: string; event_id: string }>(result)) queuedMessageEventOfRun.set(row.run_id, row.event_id);
   }
-  return { toolCalls: toolCallsById, queuedMessageEventOfRun };
+  const attachmentsOfRun = new Map<string, AttachmentMetadata[]>();
+  if (userMessageRuns.length > 0) {
+    const files = await ctx.db.select().from(attachments).where(inArray(attachments.runId, userMessageRuns)).orderBy(asc(attachments.runId), asc(attachments.position));
+    for (const file of files) {
+      const list = attachmentsOfRun.get(file.runId) ?? [];
+      list.push({ id: file.id, filename: file.filename, contentType: file.contentType, sizeBytes: file.sizeBytes, sha256: file.sha256, createdAt: file.createdAt.toISOString() });
+      attachmentsOfRun.set(file.runId, list);
+    }
+  }
+  return { toolCalls: toolCallsById, queuedMessageEventOfRun, attachmentsOfRun };
 }
 
 /** A tool's result value as content blocks: the blocks a CMA client sent, else the value as JSON text. */
@@ -170,28 +180,30 @@ function checkEvent(event: Record<string, unknown>, index: number) {
     throw new ValidationError(`${field}.type: ${why}`, { path: `body.${field}.type` });
   }
   if (event.session_thread_id !== undefined && event.session_thread_id !== null) throw new ValidationError(`${field}.session_thread_id: multi-agent threads are not supported by this server`, { path: `body.${field}.session_thread_id` });
-  if (event.type === 'user.message') userMessageText(event, field);
+  if (event.type === 'user.message') userMessageTurn(event, field);
 }
 
 async function applyEvent(tx: ServiceContext, deps: RunStarterDeps, sessionId: string, event: Record<string, unknown>, index: number): Promise<CmaEvent> {
   const field = `events.${index}`;
   switch (event.type) {
     case 'user.message': {
-      const text = userMessageText(event, field);
-      const answer = await createFollowUpRun({ ctx: tx, deps, input: { sessionId, message: text, ifBusy: 'enqueue', idempotencyKey: null } });
-      const content = [{ type: 'text', text }];
+      const answer = await createFollowUpRun({ ctx: tx, deps, input: { sessionId, ...turnFields(userMessageTurn(event, field), 'message'), ifBusy: 'enqueue', idempotencyKey: null } });
       if ('queued' in answer) {
+        // Rendered from what was stored, as the list will render it once the turn runs.
+        const [turn] = await tx.db.select().from(pendingTurns).where(eq(pendingTurns.id, answer.pendingTurn.id));
         const [queued] = await tx.db
           .select({ id: productEvents.id })
           .from(productEvents)
           .where(and(eq(productEvents.kind, 'session.input_queued'), eq(productEvents.sessionId, sessionId), sql`${productEvents.publicPayload}->>'pendingTurnId' = ${answer.pendingTurn.id}`));
-        return { id: cmaEventId(queued!.id), type: 'user.message', content, processed_at: null };
+        return { id: cmaEventId(queued!.id), type: 'user.message', content: userMessageContent(turn!.message, attachmentsOf({ attachments: turn!.attachments })), processed_at: null };
       }
       const [created] = await tx.db
-        .select({ id: productEvents.id, occurredAt: productEvents.occurredAt })
+        .select()
         .from(productEvents)
         .where(and(eq(productEvents.kind, 'message.created'), eq(productEvents.sessionId, sessionId), sql`${productEvents.publicPayload}->>'runId' = ${answer.id}`, sql`${productEvents.publicPayload}->>'role' = 'user'`));
-      return { id: cmaEventId(created!.id), type: 'user.message', content, processed_at: created!.occurredAt.toISOString() };
+      const source = sourceOf(created!);
+      const [echo] = cmaEventsOf(source, await factsFor(tx, [source]));
+      return echo!;
     }
     case 'user.interrupt': {
       const [latest] = await tx.db.select({ id: runs.id, state: runs.state }).from(runs).where(eq(runs.sessionId, sessionId)).orderBy(sql`${runs.createdAt} desc`).limit(1);

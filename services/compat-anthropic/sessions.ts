@@ -1,6 +1,7 @@
 import { eq, inArray } from 'drizzle-orm';
 import { patchedMetadata } from '../../domain/compat/anthropic/metadata.ts';
 import { isOurId } from '../../domain/compat/anthropic/ids.ts';
+import { turnFields } from '../../domain/compat/anthropic/content.ts';
 import { compatAnthropicSessions } from '../../db/schema/index.ts';
 import { DEFAULT_ENVIRONMENT_ID } from '../../domain/compat/anthropic/environments.ts';
 import { agentRefOf, checkSessionExtras, checkSessionUpdate, initialMessagesOf, renderSession, statusOf, type CmaSession, type CreateSessionParams, type UpdateSessionParams } from '../../domain/compat/anthropic/sessions.ts';
@@ -19,6 +20,7 @@ import { agentSnapshotOf, agentVersionIdOf } from './agents.ts';
 import { findCompatEnvironment } from './environments.ts';
 
 /** Claude Managed Agents sessions (`/compat/anthropic/v1/sessions`) over our session verbs. */
+
 
 
 /**
@@ -43,11 +45,11 @@ export async function createCompatSession({ ctx, deps, input }: { ctx: ServiceCo
         agentId,
         ...(agentVersionId ? { agentVersionId, anyVersion: true } : {}),
         ...(input.title ? { title: input.title } : {}),
-        ...(messages[0] !== undefined ? { initialMessage: messages[0] } : {}),
+        ...(messages[0] !== undefined ? turnFields(messages[0], 'initialMessage') : {}),
         idempotencyKey: null,
       },
     });
-    for (const message of messages.slice(1)) await createFollowUpRun({ ctx: tx, deps, input: { sessionId: created.id, message, ifBusy: 'enqueue', idempotencyKey: null } });
+    for (const message of messages.slice(1)) await createFollowUpRun({ ctx: tx, deps, input: { sessionId: created.id, ...turnFields(message, 'message'), ifBusy: 'enqueue', idempotencyKey: null } });
     await tx.db.insert(compatAnthropicSessions).values({ sessionId: created.id, organizationId: actor.organizationId, projectId: actor.projectId, environmentId: environment.id, metadata: input.metadata ?? {} });
     return render(tx, await findSession({ ctx: tx, input: { sessionId: created.id } }), { environmentId: environment.id, metadata: input.metadata ?? {} });
   });

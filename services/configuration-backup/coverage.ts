@@ -105,6 +105,7 @@ export const NOT_BACKED_UP: Readonly<Record<string, string>> = {
   sandboxes: "sessions' workspace sandboxes (runtime data)",
   sandbox_commands: 'commands run in sandboxes (run debug data)',
   attachments: 'files attached to sessions and turns (object-storage contents)',
+  uploads: 'standalone uploads for later turns (object-storage contents)',
   workspace_backups: 'workspace archives of sessions (object-storage contents)',
   // Events, audit and request bookkeeping.
   product_events: 'the product event log (restored webhooks start at the current end of the log)',

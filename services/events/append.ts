@@ -17,6 +17,12 @@ const Uuid = v.pipe(v.string(), v.uuid());
 const Name = v.pipe(v.string(), v.maxLength(200), v.regex(/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$/, 'must be a dotted lowercase name'));
 
 export const ProductEventDraft = v.object({
+  /**
+   * The event's id when it must be known before it commits (a main-thread model turn's
+   * `message.created`: `turnMessageEventId`); a fresh random UUID otherwise. An id already stored
+   * fails the append (the primary key): callers give one only where the event is written once.
+   */
+  id: v.optional(Uuid),
   aggregateType: Name,
   aggregateId: Uuid,
   kind: Name,
@@ -63,7 +69,7 @@ export async function appendProductEvents(ctx: ServiceContext, input: AppendProd
   const { organizationId, projectId, events } = parsed.output;
   // The JSON round trip gives back exactly what readers will see (jsonb drops `undefined`, turns
   // dates into strings); the batch statement reads the string as one jsonb parameter.
-  const json = JSON.stringify(events.map((event) => ({ ...event, message: event.message ?? null, sessionId: sessionOf(event) })));
+  const json = JSON.stringify(events.map((event) => ({ ...event, id: event.id ?? null, message: event.message ?? null, sessionId: sessionOf(event) })));
   const stored = JSON.parse(json) as StoredDraft[];
   const occurredAt = ctx.clock.now();
 
@@ -105,7 +111,7 @@ export async function appendProductEvents(ctx: ServiceContext, input: AppendProd
 type AppendedRow = { id: string; project_position: string; aggregate_id: string; aggregate_sequence: number };
 
 /** A draft as stored: message content made explicit, and the session it belongs to. */
-type StoredDraft = Required<ProductEventDraft> & { sessionId: string | null };
+type StoredDraft = Required<Omit<ProductEventDraft, 'id'>> & { id: string | null; sessionId: string | null };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -151,9 +157,9 @@ function appendOneStatement(organizationId: string, projectId: string, event: St
       returning a.last_sequence
     ),
     inserted as (
-      insert into product_events (organization_id, project_id, project_position, aggregate_type, aggregate_id,
+      insert into product_events (id, organization_id, project_id, project_position, aggregate_type, aggregate_id,
                                   aggregate_sequence, kind, public_payload, message, session_id, occurred_at)
-      select ${organizationId}::uuid, ${projectId}::uuid, p.last_position, ${event.aggregateType}::text,
+      select coalesce(${event.id}::uuid, gen_random_uuid()), ${organizationId}::uuid, ${projectId}::uuid, p.last_position, ${event.aggregateType}::text,
              ${event.aggregateId}::uuid, s.last_sequence, ${event.kind}::text, ${JSON.stringify(event.publicPayload)}::jsonb,
              ${event.message === null ? null : JSON.stringify(event.message)}::jsonb, ${event.sessionId}::uuid, ${occurredAt.toISOString()}::timestamptz
       from position p cross join sequence s
@@ -170,6 +176,7 @@ function appendManyStatement(organizationId: string, projectId: string, json: st
   return sql`
     with input as (
       select e.ord,
+             (e.value ->> 'id')::uuid as id,
              e.value ->> 'aggregateType' as aggregate_type,
              (e.value ->> 'aggregateId')::uuid as aggregate_id,
              e.value ->> 'kind' as kind,
@@ -204,9 +211,9 @@ function appendManyStatement(organizationId: string, projectId: string, json: st
       join aggregates a on a.aggregate_type = i.aggregate_type and a.aggregate_id = i.aggregate_id
     ),
     inserted as (
-      insert into product_events (organization_id, project_id, project_position, aggregate_type, aggregate_id,
+      insert into product_events (id, organization_id, project_id, project_position, aggregate_type, aggregate_id,
                                   aggregate_sequence, kind, public_payload, message, session_id, occurred_at)
-      select ${organizationId}::uuid, ${projectId}::uuid, n.project_position, n.aggregate_type, n.aggregate_id,
+      select coalesce(n.id, gen_random_uuid()), ${organizationId}::uuid, ${projectId}::uuid, n.project_position, n.aggregate_type, n.aggregate_id,
              n.aggregate_sequence, n.kind, n.public_payload, n.message, n.session_id, ${occurredAt.toISOString()}::timestamptz
       from numbered n
       returning id, project_position, aggregate_id, aggregate_sequence

@@ -1,7 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { runs } from '../../db/schema/index.ts';
 import { NotFoundError } from '../../domain/errors.ts';
+import { mainTurnNumber } from '../../domain/runs/message-deltas.ts';
 import type { ModelToolCall } from '../../domain/runs/transcript.ts';
+import { turnMessageEventId } from '../../domain/runs/turn-message-event-id.ts';
 import { completeModelInvocation, failModelInvocation, type InvocationUsage } from '../model-invocations/record-invocation.ts';
 import { appendRunMessage } from '../runs/append-message.ts';
 import { threadOfTurn } from '../runs/operation-threads.ts';
@@ -26,8 +28,9 @@ export type ModelTurnOutcome =
  * The second half of one model attempt (for the runtime): a success completes the attempt
  * (its usage added to the session's counters) and appends the turn's assistant message, keyed
  * by the turn id, in one transaction; a failure is recorded on the attempt with a bounded, safe
- * explanation. Idempotent: a replay completes nothing twice and appends no second message. 404
- * when the run is gone.
+ * explanation. A main-thread turn's `message.created` carries the id `turnMessageEventId` derives
+ * from run and turn, so live output can name it before the message commits. Idempotent: a replay
+ * completes nothing twice and appends no second message (nor event). 404 when the run is gone.
  */
 export async function finishModelTurn({ ctx, input }: { ctx: ServiceContext; input: { runId: string; turnId: string; attempt: number; outcome: ModelTurnOutcome } }): Promise<void> {
   const { runId, turnId, attempt, outcome } = input;
@@ -49,6 +52,8 @@ export async function finishModelTurn({ ctx, input }: { ctx: ServiceContext; inp
       thinking: outcome.thinking,
     }, run);
     const threadId = await threadOfTurn(tx.db, turnId);
-    await appendRunMessage(tx, { runId, stepKey: turnId, role: 'assistant', content: { text: outcome.text, toolCalls: outcome.toolCalls, replay: outcome.replay ?? null }, ...(threadId ? { threadId } : {}) }, run);
+    const turn = threadId ? null : mainTurnNumber(turnId);
+    const content = { text: outcome.text, toolCalls: outcome.toolCalls, replay: outcome.replay ?? null };
+    await appendRunMessage(tx, { runId, stepKey: turnId, role: 'assistant', content, ...(threadId ? { threadId } : {}), ...(turn === null ? {} : { eventId: turnMessageEventId(runId, turn) }) }, run);
   });
 }

@@ -20,15 +20,20 @@ const ContentByRole = {
 
 const StepKey = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
 
-/** `threadId`: another thread of the run's project (a Harness Operation's); the session's thread by default. */
-export type AppendRunMessageInput = { runId: string; stepKey: string; role: MessageRole; content: Record<string, unknown>; threadId?: string };
+/**
+ * `threadId`: another thread of the run's project (a Harness Operation's); the session's thread by
+ * default. `eventId`: the id its `message.created` must carry (a main-thread model turn's, known to
+ * live output before the message commits); random by default.
+ */
+export type AppendRunMessageInput = { runId: string; stepKey: string; role: MessageRole; content: Record<string, unknown>; threadId?: string; eventId?: string };
 
 /**
  * Appends a message of a run to its session's thread for the runtime (no actor needed),
  * idempotent on `(runId, stepKey)`: a repeat returns the message written first, unchanged, so
  * activity retries are safe. The sequence is allocated under the thread row's lock; the same
  * transaction appends `message.created` (ids, role, sequence — no text) and bumps the
- * session's `lastActivityAt`.
+ * session's `lastActivityAt`. The event is appended only with a new message, so a repeat never
+ * writes a given `eventId` twice.
  */
 export async function appendRunMessage(ctx: ServiceContext, input: AppendRunMessageInput, known?: MessageRun): Promise<MessageRow> {
   if (!v.is(StepKey, input.stepKey)) throw new ValidationError('stepKey must be 1-200 characters');
@@ -59,7 +64,7 @@ export async function appendRunMessage(ctx: ServiceContext, input: AppendRunMess
       content: input.content,
     });
     await tx.db.update(sessions).set({ lastActivityAt: message.createdAt }).where(eq(sessions.id, run.sessionId));
-    await appendProductEvent(tx, { organizationId: run.organizationId, projectId: run.projectId, ...messageCreatedEvent(message, run.sessionId) });
+    await appendProductEvent(tx, { organizationId: run.organizationId, projectId: run.projectId, ...messageCreatedEvent(message, run.sessionId), ...(input.eventId ? { id: input.eventId } : {}) });
     return message;
   });
 }

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { AcceptedFile } from '../../domain/attachments/file-input.ts';
+import type { TurnFileInput } from '../../domain/attachments/file-input.ts';
 import { ConflictError } from '../../domain/errors.ts';
 import { isSettled } from '../../domain/runs/states.ts';
 import { acceptTurnFiles, TurnInput, turnText } from '../../domain/sessions/inputs.ts';
@@ -53,7 +53,7 @@ export async function resumeRun({
 }
 
 /** Before the transaction: the same 404 and 409 answers it gives, then the upload (no lock held). */
-async function uploadResumeFiles(ctx: ServiceContext, deps: RunStarterDeps, input: { runId: string; files: readonly AcceptedFile[] }): Promise<UploadedAttachments> {
+async function uploadResumeFiles(ctx: ServiceContext, deps: RunStarterDeps, input: { runId: string; files: readonly TurnFileInput[] }): Promise<UploadedAttachments> {
   const run = await findRun(ctx, input.runId);
   if (!isSettled(run.state)) throw new ConflictError('Only a settled run can be resumed', { runId: run.id, state: run.state });
   return uploadTurnFiles(ctx, deps, { session: await findSession({ ctx, input: { sessionId: run.sessionId } }), files: input.files });

@@ -1,4 +1,4 @@
-import type { AcceptedFile } from '../../domain/attachments/file-input.ts';
+import type { TurnFileInput } from '../../domain/attachments/file-input.ts';
 import { assertSessionIdle } from './assert-session-idle.ts';
 import type { RunStarterDeps } from '../run-starter.ts';
 import type { ServiceContext } from '../service-context.ts';
@@ -14,7 +14,7 @@ import { PUBLIC_STORAGE_ONLY, uploadAttachments, type UploadedAttachments } from
 export async function uploadTurnFiles(
   ctx: ServiceContext,
   deps: RunStarterDeps,
-  input: { session: SessionRow; files: readonly AcceptedFile[]; mayWait?: boolean },
+  input: { session: SessionRow; files: readonly TurnFileInput[]; mayWait?: boolean },
 ): Promise<UploadedAttachments> {
   const { session } = input;
   // A turn that may wait as a pending turn (`ifBusy: enqueue | interrupt`) uploads either way.

@@ -96,7 +96,10 @@ describe('agents through the SDK', () => {
     const before = (await f.call('GET', '/agents?limit=100')).body.data.length;
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ mcp_servers: [{ type: 'url', name: 'docs', url: 'https://mcp.example.com' }] }, 'mcp_servers'],
-      [{ tools: [{ type: 'agent_toolset_20260401' }] }, 'tools.0'],
+      [{ tools: [{ type: 'agent_toolset_20260401', configs: [{ name: 'web_search', enabled: true }] }] }, 'tools.0.configs.0.enabled'],
+      [{ tools: [{ type: 'agent_toolset_20260401', default_config: { permission_policy: { type: 'always_ask' } } }] }, 'tools.0.default_config.permission_policy'],
+      [{ tools: [{ type: 'agent_toolset_20260401', configs: [{ name: 'bash', enabled: false }] }] }, 'tools.0.configs'],
+      [{ tools: [{ type: 'mcp_toolset', mcp_server_name: 'docs' }] }, 'tools.0'],
       [{ multiagent: { type: 'coordinator', agents: [] } }, 'multiagent'],
       [{ skills: [{ type: 'anthropic', skill_id: 'pdf' }] }, 'skills.0.type'],
       [{ model: 'no-such-preset' }, 'model'],
@@ -234,7 +237,10 @@ describe('sessions through the SDK', () => {
       [{ budget: { type: 'usd', limit: 5 } }, 'budget'],
       [{ vault_ids: ['vlt_1'] }, 'vault_ids'],
       [{ initial_events: [{ type: 'user.define_outcome', description: 'x', rubric: 'y' }] }, 'initial_events.0.type'],
-      [{ initial_events: [{ type: 'user.message', content: [{ type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } }] }] }, 'initial_events.0.content.0.type'],
+      [{ initial_events: [{ type: 'user.message', content: [{ type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } }] }] }, 'initial_events.0.content.0.source'],
+      [{ initial_events: [{ type: 'user.message', content: [{ type: 'tool_result' }] }] }, 'initial_events.0.content.0.type'],
+      [{ resources: [{ type: 'github_repository', url: 'https://github.com/a/b' }] }, 'resources.0'],
+      [{ resources: [{ type: 'file', file_id: '00000000-0000-4000-8000-000000000000' }] }, 'resources'],
     ];
     for (const [extra, field] of cases) {
       const refused = await counted(() => client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default', ...extra } as never));

@@ -336,6 +336,22 @@ describe('the orphaned-upload sweep', () => {
     for (const key of await attachmentKeys()) expect(await objectExists(key), key).toBe(true);
   });
 
+  it('keeps the object of a standalone upload until it is deleted or expires', async () => {
+    const kept = unique('kept upload');
+    const upload = await call('POST', '/uploads', { name: 'kept.txt', contentType: 'text/plain', dataBase64: Buffer.from(kept).toString('base64') });
+    expect(upload.status, JSON.stringify(upload.body)).toBe(201);
+    const expiring = unique('expiring upload');
+    const soon = await call('POST', '/uploads', { name: 'soon.txt', contentType: 'text/plain', dataBase64: Buffer.from(expiring).toString('base64'), expiresInSeconds: 3600 });
+    const { uploads } = await import('../../db/schema/index.ts');
+    await t.database.db.update(uploads).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(uploads.id, soon.body.id));
+    await sweep({ graceMs: 0 });
+    expect(await objectExists(runFilesKey(sha256(kept)))).toBe(true);
+    expect(await objectExists(runFilesKey(sha256(expiring)))).toBe(false);
+    expect((await call('DELETE', `/uploads/${upload.body.id}`)).status).toBe(200);
+    await sweep({ graceMs: 0 });
+    expect(await objectExists(runFilesKey(sha256(kept)))).toBe(false);
+  });
+
   it('skips a storage provider it cannot reach and sweeps the others', async () => {
     const unreachable = await startHoldingProxy(inject('s3').endpoint);
     const endpoint = unreachable.endpoint;

@@ -195,3 +195,62 @@ describe('attachments', () => {
     expect(rows.map((row) => row.filename)).toEqual(['more.md']);
   });
 });
+
+describe('standalone uploads', () => {
+  it('stores a file once; turns name it by id beside inline files; reads, downloads and deletes it', async () => {
+    const text = 'uploaded once\n';
+    const created = await call('POST', '/uploads', { name: 'report.txt', contentType: 'text/plain', dataBase64: b64(text) });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body).toEqual({
+      id: expect.any(String),
+      organizationId: expect.any(String),
+      projectId,
+      name: 'report.txt',
+      contentType: 'text/plain',
+      sizeBytes: text.length,
+      sha256: createHash('sha256').update(text).digest('hex'),
+      createdAt: expect.any(String),
+      expiresAt: null,
+    });
+    const uploadId = created.body.id as string;
+    expect((await call('GET', `/uploads/${uploadId}`)).body).toEqual(created.body);
+    expect((await call('GET', '/uploads')).body.data.map((item: { id: string }) => item.id)).toContain(uploadId);
+    const download = await t.request('GET', `/v1/projects/${projectId}/uploads/${uploadId}/content`, { apiKey: admin });
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-disposition')).toContain('report.txt');
+    expect(await download.text()).toBe(text);
+
+    const turn = await call('POST', '/sessions', { agentId: readerAgent, initialMessage: 'Read both', files: [{ uploadId }, { name: 'inline.md', contentType: 'text/markdown', dataBase64: b64('# Inline') }] });
+    expect(turn.status, JSON.stringify(turn.body)).toBe(201);
+    const rows = await t.database.db.select().from(attachments).where(eq(attachments.runId, turn.body.latestRunId));
+    expect(rows.map((row) => [row.position, row.filename, row.sha256])).toEqual([
+      [0, 'report.txt', created.body.sha256],
+      [1, 'inline.md', createHash('sha256').update('# Inline').digest('hex')],
+    ]);
+
+    // Rules across the resolved files, and the sandbox rule of the version that receives them.
+    const clash = await call('POST', '/sessions', { agentId: readerAgent, initialMessage: 'x', files: [{ name: 'REPORT.txt', contentType: 'text/plain', dataBase64: b64('x') }, { uploadId }] });
+    expect(clash).toMatchObject({ status: 400, body: { error: { details: { path: 'body.files.1' } } } });
+    const png = await call('POST', '/uploads', { name: 'pixel.png', contentType: 'image/png', dataBase64: b64(PNG) });
+    expect((await call('POST', '/sessions', { agentId: readerAgent, initialMessage: 'x', files: [{ uploadId: png.body.id }] })).status).toBe(400);
+    expect((await call('POST', '/sessions', { agentId: plainAgent, initialMessage: 'x', files: [{ uploadId }] })).status).toBe(400);
+    const unknown = await call('POST', '/sessions', { agentId: readerAgent, initialMessage: 'x', files: [{ uploadId: crypto.randomUUID() }] });
+    expect(unknown).toMatchObject({ status: 400, body: { error: { details: { path: 'body.files.0.uploadId' } } } });
+    expect((await call('POST', '/sessions', { agentId: readerAgent, initialMessage: 'x', files: [{ uploadId, name: 'x.txt' }] })).status).toBe(400);
+
+    // Bad uploads: the file rules, and lifetimes outside one hour to 90 days.
+    expect((await call('POST', '/uploads', { name: 'tool.exe', contentType: 'application/octet-stream', dataBase64: b64('MZ') })).status).toBe(400);
+    expect((await call('POST', '/uploads', { name: 'a.txt', contentType: 'text/plain', dataBase64: b64('a'), expiresInSeconds: 60 })).status).toBe(400);
+    const expiring = await call('POST', '/uploads', { name: 'soon.txt', contentType: 'text/plain', dataBase64: b64('soon'), expiresInSeconds: 3600 });
+    expect(Date.parse(expiring.body.expiresAt) - Date.parse(expiring.body.createdAt)).toBe(3_600_000);
+    const { uploads } = await import('../../db/schema/index.ts');
+    await t.database.db.update(uploads).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(uploads.id, expiring.body.id));
+    expect((await call('GET', `/uploads/${expiring.body.id}`)).status).toBe(404);
+
+    expect(await call('DELETE', `/uploads/${uploadId}`)).toEqual({ status: 200, body: { id: uploadId, deleted: true } });
+    expect((await call('GET', `/uploads/${uploadId}`)).status).toBe(404);
+    expect((await call('POST', '/sessions', { agentId: readerAgent, initialMessage: 'x', files: [{ uploadId }] })).status).toBe(400);
+    // The turn that attached it keeps its copy.
+    expect(await t.database.db.select().from(attachments).where(eq(attachments.runId, turn.body.latestRunId))).toHaveLength(2);
+  });
+});

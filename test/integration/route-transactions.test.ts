@@ -97,6 +97,7 @@ describe('routes that declare their own transaction', () => {
       'POST /v1/projects/:projectId/sessions',
       'POST /v1/projects/:projectId/sessions/:sessionId/fork',
       'POST /v1/projects/:projectId/sessions/:sessionId/runs',
+      'POST /v1/projects/:projectId/uploads',
     ]);
   });
 });

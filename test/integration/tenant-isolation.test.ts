@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isMutation } from '../../api/mutations.ts';
 import { rowsOf } from '../../db/client.ts';
-import { organizationMemberships, organizations, principals, projectMemberships, projects } from '../../db/schema/index.ts';
+import { organizationMemberships, organizations, principals, projectMemberships, projects, uploads } from '../../db/schema/index.ts';
 import { SCOPES } from '../../domain/scopes.ts';
 import { createBrowserSession } from '../../services/auth/create-browser-session.ts';
 import { systemContext } from '../../services/service-context.ts';
@@ -150,6 +150,12 @@ async function seedTenant(name: string, organizationId: string, projectId: strin
     secretAccessKey: `${name}-storage-secret-access-key-0001`,
   });
   ids.storageProviderId = storage.id;
+  // An upload's row as `POST /uploads` leaves it (this storage endpoint is not reachable here).
+  const [upload] = await t.database.db
+    .insert(uploads)
+    .values({ organizationId, projectId, filename: `${name}.txt`, contentType: 'text/plain', fileClass: 'text', sizeBytes: 4, sha256: 'a'.repeat(64), storageProviderId: storage.id, objectKey: `run-files/${'a'.repeat(64)}` })
+    .returning();
+  ids.uploadId = upload!.id;
   const server = await call('POST', '/mcp-servers', { key: `tools-${name}`, displayName: `Tools ${marker}`, endpointUrl: `https://mcp-${name}.example.com/mcp`, transport: 'streamable_http' });
   ids.serverId = server.id;
   const credential = await call('POST', '/mcp-credentials', { key: `token-${name}`, displayName: `Token ${marker}`, kind: 'static_bearer', secret: `mcp-${name}-bearer-0001` });
@@ -215,6 +221,7 @@ const VALID_REQUESTS: Record<string, { body: unknown; query?: string }> = {
   'PATCH /v1/projects/:projectId/sessions/:sessionId': { body: { title: 'Renamed' } },
   'POST /v1/projects/:projectId/sessions/:sessionId/fork': { body: { fromRunId: randomUUID() } },
   'POST /v1/projects/:projectId/sessions/:sessionId/runs': { body: { message: 'Go on' } },
+  'POST /v1/projects/:projectId/uploads': { body: { name: 'notes.txt', contentType: 'text/plain', dataBase64: 'aGk=' } },
   'POST /v1/projects/:projectId/skill-drafts/:draftId/directories': { body: { path: 'docs' } },
   'POST /v1/projects/:projectId/skills/:skillId/versions': { body: { name: 'renamed', description: 'A skill', instructions: '# Skill' } },
   'POST /v1/projects/:projectId/tool-calls/:toolCallId/release': { body: { fence: '1' } },

@@ -9,6 +9,7 @@ import { compatAuthenticate } from './auth.ts';
 import { compatEnvironmentRoutes } from './environments.ts';
 import { handleCompatError } from './errors.ts';
 import { compatEventRoutes } from './events.ts';
+import { compatFileRoutes } from './files.ts';
 import { compatSessionRoutes } from './sessions.ts';
 import { compatSkillRoutes } from './skills.ts';
 
@@ -36,6 +37,7 @@ export function anthropicCompatApp(deps: AppDeps) {
   app.route('/', compatEnvironmentRoutes());
   app.route('/', compatSessionRoutes(deps));
   app.route('/', compatEventRoutes(deps));
+  app.route('/', compatFileRoutes(deps));
   app.route('/', compatSkillRoutes());
   app.all('*', (c) => {
     throw new NotFoundError(`No route for ${c.req.method} ${c.req.path} on this server`);

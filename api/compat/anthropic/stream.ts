@@ -1,7 +1,10 @@
 import type { Context } from 'hono';
-import type { CmaEvent } from '../../../domain/compat/anthropic/events.ts';
+import { cmaEventId, type CmaEvent } from '../../../domain/compat/anthropic/events.ts';
 import { ValidationError } from '../../../domain/errors.ts';
+import { turnMessageEventId } from '../../../domain/runs/turn-message-event-id.ts';
+import type { DeltaSubscription } from '../../../services/background/message-delta-bus.ts';
 import type { EventSubscription } from '../../../services/background/project-event-tail.ts';
+import type { ProductEventRow } from '../../../services/events/public-event.ts';
 import { archivedEventsOf, cmaEventsForRows } from '../../../services/compat-anthropic/events.ts';
 import { latestProjectPosition } from '../../../services/events/read.ts';
 import { findSession } from '../../../services/runs/load-session.ts';
@@ -14,10 +17,10 @@ const encoder = new TextEncoder();
 const HEARTBEAT = encoder.encode(': heartbeat\n\n');
 const CONNECTED = encoder.encode(': connected\n\n');
 
-/** One CMA event as an SSE frame: `event:` is its type (the SDK drops frames without one). */
 /** After these the session takes nothing more: the stream closes (the SDK's runner stops on them). */
 const ENDING = new Set(['session.status_terminated', 'session.deleted']);
 
+/** One CMA event as an SSE frame: `event:` is its type (the SDK drops frames without one). */
 const frameOf = (event: CmaEvent) => `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 
 /**
@@ -25,35 +28,49 @@ const frameOf = (event: CmaEvent) => `id: ${event.id}\nevent: ${event.type}\ndat
  * place; history is the list), as the SDK's tool runner expects: it opens the stream, then lists.
  * It closes after the session's `session.status_terminated` or `session.deleted`; on an archived
  * session it sends that one terminated event and closes.
- * Headers and a comment go out at once (the SDK resolves `stream()` on headers). `event_deltas[]`
- * is accepted; deltas are not sent yet.
+ * Headers and a comment go out at once (the SDK resolves `stream()` on headers).
+ *
+ * With `event_deltas[]=agent.message` the reply being written is previewed from live output
+ * (issue 30): `event_start` naming the id its `agent.message` will carry, then `event_delta`
+ * fragments, interleaved with the durable events as the native session stream does; neither has an
+ * `id:` line and neither is ever listed. `agent.thinking` is accepted and previews nothing (our
+ * events carry no reasoning).
  */
 export function compatStream(deps: AppDeps, options: { heartbeatMs?: number } = {}) {
   const takeStreamPlace = streamPlaces(deps.settings.limits);
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   return async (c: Context<AppEnv>, sessionId: string) => {
-    for (const kind of c.req.queries('event_deltas[]') ?? []) {
+    const kinds = c.req.queries('event_deltas[]') ?? [];
+    for (const kind of kinds) {
       if (kind !== 'agent.message' && kind !== 'agent.thinking') throw new ValidationError(`event_deltas: unknown event type ${kind}`, { path: 'query.event_deltas' });
     }
     const ctx = c.var.ctx;
     const session = await findSession({ ctx, input: { sessionId } });
     if (session.archivedAt) return c.body(await terminatedFrame(ctx, session.id), 200, { ...SSE_HEADERS, 'request-id': c.var.requestId });
     const release = takeStreamPlace(c.var.actor);
+    let deltas: DeltaSubscription | null = null;
     let subscription: EventSubscription;
     try {
+      // Live output first: its catch-up then holds whatever was written before the durable read.
+      deltas = kinds.includes('agent.message') ? deps.messageDeltas.subscribe(session.id) : null;
       const after = await latestProjectPosition({ db: ctx.db, input: { projectId: session.projectId } });
       subscription = await deps.eventTail.subscribe(session.projectId, after, { sessionId: session.id });
     } catch (error) {
+      deltas?.close();
       release();
       throw error;
     }
     const batches = subscription[Symbol.asyncIterator]();
+    const previews = deltas ? replyPreviews(deltas) : null;
+    // The durable read in flight: kept across pulls while previews are sent in between.
+    let durable: Promise<IteratorResult<ProductEventRow[]>> | null = null;
     let heartbeat: NodeJS.Timeout | undefined;
     let open = true;
     const finish = () => {
       open = false;
       clearInterval(heartbeat);
       subscription.close();
+      deltas?.close();
       release();
     };
     const body = new ReadableStream<Uint8Array>({
@@ -64,17 +81,29 @@ export function compatStream(deps: AppDeps, options: { heartbeatMs?: number } = 
       async pull(controller) {
         try {
           for (;;) {
-            const next = await batches.next();
+            const live = previews?.take() ?? '';
+            if (live !== '') {
+              controller.enqueue(encoder.encode(live));
+              return;
+            }
+            durable ??= batches.next();
+            const next = previews ? await Promise.race([durable, previews.ready().then(() => null)]) : await durable;
             if (!open) return;
+            if (next === null) continue; // live output is ready
+            durable = null;
             if (next.done) {
               finish();
               controller.close();
               return;
             }
+            // Text heard before this batch was read goes first: a reply's deltas precede its message.
+            const before = previews?.take() ?? '';
+            previews?.concluded(next.value);
             const events = await cmaEventsForRows({ ctx, input: { rows: next.value } });
-            if (events.length === 0) continue;
             const end = events.findIndex((event) => ENDING.has(event.type));
-            controller.enqueue(encoder.encode((end === -1 ? events : events.slice(0, end + 1)).map(frameOf).join('')));
+            const frames = before + (end === -1 ? events : events.slice(0, end + 1)).map(frameOf).join('');
+            if (frames === '') continue;
+            controller.enqueue(encoder.encode(frames));
             if (end !== -1) {
               // The session is over: nothing follows its terminated or deleted event.
               finish();
@@ -94,6 +123,56 @@ export function compatStream(deps: AppDeps, options: { heartbeatMs?: number } = 
       cancel: finish,
     });
     return c.body(body, 200, { ...SSE_HEADERS, 'request-id': c.var.requestId });
+  };
+}
+
+/**
+ * What one stream has previewed of the replies being written, by their CMA id (`sevt_` and the
+ * `message.created` id of the run's turn: `turnMessageEventId`, so the `agent.message` that
+ * concludes a preview carries its id). Live output names a turn by run and number; its text
+ * arrives at offsets, and the bus restarts a turn at offset 0 (a new attempt, a catch-up).
+ * - A delta at offset 0 opens the preview with `event_start` (again, when text was shown: the SDK's
+ *   accumulator starts the message afresh), then its text as one `event_delta`.
+ * - A reset (an abandoned attempt; CMA has none) is a fresh `event_start` with the same id, so the
+ *   preview is empty until the retry's text arrives.
+ * - Once the turn's message is committed its preview is over: later catch-up text is not sent.
+ * - A turn that ends in tool calls renders no `agent.message`: its preview is never concluded
+ *   (CMA's previews are best-effort; the SDK types say the buffered message comes "if it is emitted").
+ */
+function replyPreviews(deltas: DeltaSubscription) {
+  /** Characters shown per preview; null once its message committed. */
+  const shown = new Map<string, number | null>();
+  const start = (id: string) => `event: event_start\ndata: ${JSON.stringify({ type: 'event_start', event: { id, type: 'agent.message' } })}\n\n`;
+  const delta = (id: string, text: string) => `event: event_delta\ndata: ${JSON.stringify({ type: 'event_delta', event_id: id, delta: { type: 'content_delta', content: { type: 'text', text }, index: 0 } })}\n\n`;
+  return {
+    /** The SSE frames of the live output ready now (empty when there is nothing to show). */
+    take(): string {
+      let text = '';
+      for (const frame of deltas.take()) {
+        const { runId, turn } = frame.kind === 'delta' ? frame.delta : frame.reset;
+        const id = cmaEventId(turnMessageEventId(runId, turn));
+        const length = shown.get(id);
+        if (length === null) continue; // its message has committed
+        if (frame.kind === 'reset') {
+          if (length === undefined || length === 0) continue;
+          text += start(id);
+          shown.set(id, 0);
+          continue;
+        }
+        const { offset, text: piece } = frame.delta;
+        if (offset === 0) {
+          if (length !== 0) text += start(id);
+        } else if (offset !== length) continue; // not contiguous: wait for the bus's catch-up at offset 0
+        text += delta(id, piece);
+        shown.set(id, offset + piece.length);
+      }
+      return text;
+    },
+    ready: () => deltas.ready(),
+    /** Durable rows read: a preview whose message is among them is over. */
+    concluded(rows: ProductEventRow[]) {
+      for (const row of rows) if (row.kind === 'message.created' && row.publicPayload.role === 'assistant') shown.set(cmaEventId(row.id), null);
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { ValidationError } from '../../errors.ts';
 import { patchedMetadata } from './metadata.ts';
+import { renderToolset, TOOLSET_TYPE, toolsetOf, toolsetOfCapabilities, type ToolsetView } from './toolset.ts';
 
 /**
  * Claude Managed Agents agents over ours (docs/decisions.md "Anthropic-compatible API"): the
@@ -67,6 +68,8 @@ export type CmaAgentView = {
   model: { id: string; [key: string]: unknown };
   system: string | null;
   tools: Array<v.InferOutput<typeof CustomTool>>;
+  /** The `agent_toolset_20260401` entry (absent in views stored before it existed: none). */
+  toolset?: ToolsetView | null;
   skills: Array<{ type: 'custom'; skill_id: string; version: string | null }>;
   metadata: Record<string, string>;
 };
@@ -84,7 +87,11 @@ export function cmaViewOf(params: Partial<CreateAgentParams>, base: CmaAgentView
     const identity = params.execution_identity as { type?: unknown };
     if (identity?.type !== 'service_account') fail('execution_identity', 'only {"type": "service_account"} is supported');
   }
-  const tools = params.tools === undefined ? (base?.tools ?? []) : (params.tools ?? []).map((tool, index) => toolOf(tool, index));
+  const given = params.tools === undefined ? null : (params.tools ?? []);
+  const tools = given === null ? (base?.tools ?? []) : given.flatMap((tool, index) => (tool.type === TOOLSET_TYPE ? [] : [toolOf(tool, index)]));
+  const toolsets = given === null ? [] : given.flatMap((tool, index) => (tool.type === TOOLSET_TYPE ? [toolsetOf(tool, `tools.${index}`)] : []));
+  if (toolsets.length > 1) fail('tools', `at most one ${TOOLSET_TYPE}`);
+  const toolset = given === null ? (base?.toolset ?? null) : (toolsets[0] ?? null);
   const skills = params.skills === undefined ? (base?.skills ?? []) : (params.skills ?? []).map((skill, index) => skillOf(skill, index));
   const metadata = patchedMetadata(base?.metadata ?? {}, params.metadata);
   const model = params.model === undefined ? base?.model : typeof params.model === 'string' ? { id: params.model } : { ...params.model };
@@ -97,6 +104,7 @@ export function cmaViewOf(params: Partial<CreateAgentParams>, base: CmaAgentView
     model: model as CmaAgentView['model'],
     system: params.system === undefined ? (base?.system ?? null) : params.system === '' ? null : params.system,
     tools,
+    toolset,
     skills,
     metadata,
   };
@@ -104,7 +112,6 @@ export function cmaViewOf(params: Partial<CreateAgentParams>, base: CmaAgentView
 
 function toolOf(tool: Record<string, unknown>, index: number) {
   const field = `tools.${index}`;
-  if (tool.type === 'agent_toolset_20260401') fail(field, 'agent_toolset_20260401 is not supported by this server yet; use custom tools');
   if (tool.type === 'mcp_toolset') fail(field, 'mcp_toolset is not supported by this server (MCP servers by URL)');
   if (tool.type !== 'custom') fail(`${field}.type`, 'must be "custom"');
   const parsed = v.safeParse(CustomTool, tool);
@@ -124,9 +131,20 @@ function skillOf(skill: unknown, index: number): CmaAgentView['skills'][number] 
   return { type: 'custom', skill_id: parsed.output.skill_id, version: version === undefined || version === null ? null : String(version) };
 }
 
-/** Our agent version config for a CMA view; `skillVersionIds` resolved by the caller (the latest version when none is named). */
-export function agentConfigOf(view: CmaAgentView, skillVersionIds: string[]): Record<string, unknown> {
+/** Whether the view's toolset needs a sandbox (what the caller must then choose: `SandboxPlacement`). */
+export const needsSandbox = (view: CmaAgentView) => (view.toolset?.capabilities.length ?? 0) > 0;
+
+/** Where a toolset's sandbox runs: a sandbox connection's key and a snapshot. */
+export type SandboxPlacement = { provider: string; snapshotId: string };
+
+/**
+ * Our agent version config for a CMA view; `skillVersionIds` resolved by the caller (the latest
+ * version when none is named), `sandbox` chosen by the caller when the toolset needs one. The
+ * sandbox has no network: web tools do not exist here.
+ */
+export function agentConfigOf(view: CmaAgentView, skillVersionIds: string[], sandbox: SandboxPlacement | null = null): Record<string, unknown> {
   return {
+    ...(needsSandbox(view) && sandbox ? { sandbox: { enabled: true, provider: sandbox.provider, snapshotId: sandbox.snapshotId, network: 'none', capabilities: view.toolset!.capabilities } } : {}),
     systemPrompt: view.system ?? DEFAULT_SYSTEM_PROMPT,
     modelPreset: view.model.id,
     tools: view.tools.map((tool) => ({
@@ -143,7 +161,7 @@ export function agentConfigOf(view: CmaAgentView, skillVersionIds: string[]): Re
   };
 }
 
-/** The CMA view of a version published through our native API (best effort: caller tools only). */
+/** The CMA view of a version published through our native API (best effort: caller tools, and its sandbox as the toolset). */
 export function viewOfNativeVersion(agent: { name: string; description: string | null }, config: Record<string, unknown>): CmaAgentView {
   const tools = ((config.tools as Array<Record<string, unknown>> | undefined) ?? [])
     .filter((tool) => tool.owner === 'caller')
@@ -154,7 +172,9 @@ export function viewOfNativeVersion(agent: { name: string; description: string |
       input_schema: (tool.inputSchema as Record<string, unknown>) ?? { type: 'object' },
       ...(tool.approval === 'always' ? { permission_policy: { type: 'always_ask' as const } } : {}),
     }));
-  return { name: agent.name, description: agent.description, model: { id: String(config.modelPreset) }, system: String(config.systemPrompt), tools, skills: [], metadata: {} };
+  const sandbox = config.sandbox as { enabled?: boolean; capabilities?: string[] } | undefined;
+  const toolset = sandbox?.enabled ? toolsetOfCapabilities(sandbox.capabilities ?? []) : null;
+  return { name: agent.name, description: agent.description, model: { id: String(config.modelPreset) }, system: String(config.systemPrompt), tools, toolset, skills: [], metadata: {} };
 }
 
 /** `BetaManagedAgentsAgent`: every required field, times from our rows; a Skill named without a version shows the version it pinned (`skillVersionIds`, in order). */
@@ -167,7 +187,10 @@ export function renderAgent(input: { id: string; view: CmaAgentView; skillVersio
     description: view.description,
     system: view.system,
     model: view.model,
-    tools: view.tools.map((tool) => ({ type: 'custom', name: tool.name, description: tool.description ?? '', input_schema: tool.input_schema, ...(tool.permission_policy ? { permission_policy: tool.permission_policy } : {}) })),
+    tools: [
+      ...(view.toolset ? [renderToolset(view.toolset)] : []),
+      ...view.tools.map((tool) => ({ type: 'custom', name: tool.name, description: tool.description ?? '', input_schema: tool.input_schema, ...(tool.permission_policy ? { permission_policy: tool.permission_policy } : {}) })),
+    ],
     mcp_servers: [],
     skills: view.skills.map((skill, index) => ({ ...skill, version: skill.version ?? (Array.isArray(input.skillVersionIds) ? (input.skillVersionIds[index] as string | undefined) ?? null : null) })),
     multiagent: null,

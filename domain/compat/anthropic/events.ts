@@ -1,3 +1,6 @@
+import type { AttachmentMetadata } from '../../attachments/metadata.ts';
+import { userMessageContent } from './content.ts';
+
 /**
  * Our product events as Claude Managed Agents session events (docs/decisions.md
  * "Anthropic-compatible API"). One product event yields zero or more CMA events with ids
@@ -26,6 +29,8 @@ export type EventFacts = {
   toolCalls: Map<string, ToolCallFacts>;
   /** A run that was a pending turn: the id of its `session.input_queued` event (its `user.message` keeps that id). */
   queuedMessageEventOfRun: Map<string, string>;
+  /** The files of a run's user turn (its attachments, in order): event messages carry text only. */
+  attachmentsOfRun: Map<string, AttachmentMetadata[]>;
 };
 
 export type CmaEvent = { id: string; type: string; processed_at: string | null; [field: string]: unknown };
@@ -70,7 +75,7 @@ export function cmaEventsOf(event: EventSource, facts: EventFacts): CmaEvent[] {
       if (typeof content?.text !== 'string') return [];
       if (payload.role === 'user') {
         const queued = facts.queuedMessageEventOfRun.get(String(payload.runId));
-        return [{ id: queued ? cmaEventId(queued) : cmaEventId(event.id), type: 'user.message', content: text(content.text), processed_at: at }];
+        return [{ id: queued ? cmaEventId(queued) : cmaEventId(event.id), type: 'user.message', content: userMessageContent(content.text, facts.attachmentsOfRun.get(String(payload.runId)) ?? []), processed_at: at }];
       }
       return payload.role === 'assistant' ? one({ type: 'agent.message', content: text(content.text) }) : [];
     }

@@ -1,5 +1,8 @@
 import * as v from 'valibot';
 import { ValidationError } from '../../errors.ts';
+import type { UploadRef } from '../../attachments/file-input.ts';
+import { userMessageTurn, type TurnFromMessage } from './content.ts';
+import { isOurId } from './ids.ts';
 import type { SessionStatus } from '../../runs/states.ts';
 import type { CmaAgent } from './agents.ts';
 
@@ -8,8 +11,6 @@ import type { CmaAgent } from './agents.ts';
  * create body, the status mapping and the session object.
  */
 
-const TextBlock = v.strictObject({ type: v.literal('text'), text: v.string(), cache_control: v.optional(v.unknown()), citations: v.optional(v.unknown()) });
-const UserMessage = v.strictObject({ type: v.literal('user.message'), content: v.pipe(v.array(v.record(v.string(), v.unknown())), v.minLength(1)) });
 
 export const CreateSessionParams = v.strictObject({
   agent: v.union([
@@ -56,32 +57,34 @@ export function agentRefOf(agent: CreateSessionParams['agent']): { agentId: stri
 
 /** Checks what a session create cannot honour, each a 400 naming the field. */
 export function checkSessionExtras(params: CreateSessionParams): void {
-  if (params.resources && params.resources.length > 0) fail('resources', 'session resources are not supported by this server yet; send files with a user.message');
   if (params.vault_ids && params.vault_ids.length > 0) fail('vault_ids', 'vaults are not supported by this server');
   if (params.budget !== undefined && params.budget !== null) fail('budget', 'budgets are not supported by this server yet');
   if (params.metadata && Object.keys(params.metadata).length > 16) fail('metadata', 'holds at most 16 pairs');
 }
 
-/** The text of a `user.message` (text blocks joined by a blank line); other blocks are refused for now. */
-export function userMessageText(event: Record<string, unknown>, field: string): string {
-  const parsed = v.safeParse(UserMessage, event);
-  if (!parsed.success) return fail(field, 'must be {type: "user.message", content: [blocks]}');
-  const texts = parsed.output.content.map((block, index) => {
-    if (block.type !== 'text') fail(`${field}.content.${index}.type`, `${String(block.type)} blocks are not supported by this server yet; send text`);
-    const text = v.safeParse(TextBlock, block);
-    if (!text.success) return fail(`${field}.content.${index}`, 'must be {type: "text", text}');
-    return text.output.text;
+/** Initial events: `user.message` only (outcomes are not supported). */
+export function initialMessagesOf(params: CreateSessionParams): TurnFromMessage[] {
+  const messages = (params.initial_events ?? []).map((event, index) => {
+    if (event.type !== 'user.message') fail(`initial_events.${index}.type`, `${String(event.type)} is not supported as an initial event by this server`);
+    return userMessageTurn(event, `initial_events.${index}`);
   });
-  const joined = texts.join('\n\n');
-  if (joined.trim() === '') fail(`${field}.content`, 'must hold some text');
-  return joined;
+  const files = fileResourcesOf(params.resources ?? []);
+  if (files.length === 0) return messages;
+  // Our files arrive with a turn: the session's file resources are the first turn's files.
+  if (messages.length === 0) fail('resources', 'file resources arrive with the first turn here: send them with an initial user.message');
+  return [{ text: messages[0]!.text, files: [...files, ...messages[0]!.files] }, ...messages.slice(1)];
 }
 
-/** Initial events: `user.message` only (outcomes are not supported). */
-export function initialMessagesOf(params: CreateSessionParams): string[] {
-  return (params.initial_events ?? []).map((event, index) => {
-    if (event.type !== 'user.message') fail(`initial_events.${index}.type`, `${String(event.type)} is not supported as an initial event by this server`);
-    return userMessageText(event, `initial_events.${index}`);
+const FileResource = v.strictObject({ type: v.literal('file'), file_id: v.string(), mount_path: v.optional(v.nullable(v.string())) });
+
+/** `resources[]` of type `file` as upload references; other kinds and mount paths are refused. */
+function fileResourcesOf(resources: unknown[]): UploadRef[] {
+  return resources.map((resource, index) => {
+    const parsed = v.safeParse(FileResource, resource);
+    if (!parsed.success) return fail(`resources.${index}`, 'only {type: "file", file_id} resources are supported by this server');
+    if (parsed.output.mount_path) fail(`resources.${index}.mount_path`, "files are placed at the turn's attachment path here; mount paths are not supported");
+    if (!isOurId(parsed.output.file_id)) fail(`resources.${index}.file_id`, 'no uploaded file with that id');
+    return { uploadId: parsed.output.file_id.toLowerCase() };
   });
 }
 
