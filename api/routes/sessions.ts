@@ -35,6 +35,8 @@ const ListSessionsQuery = v.pipe(
     parentSessionId: v.optional(Uuid),
     root: v.optional(v.pipe(v.picklist(['true', 'false'], 'root must be true or false'), v.transform((value) => value === 'true'))),
     archived: v.optional(v.pipe(v.picklist(['true', 'false'], 'archived must be true or false'), v.transform((value) => value === 'true'))),
+    agentVersionId: v.optional(Uuid),
+    order: v.optional(v.picklist(['asc', 'desc'], 'order must be asc or desc')),
   }),
   v.check((query) => !(query.root === true && query.parentSessionId !== undefined), 'root=true cannot be combined with parentSessionId'),
 );

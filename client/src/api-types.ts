@@ -1810,7 +1810,7 @@ export type Paths = {
     /** List sessions with status and token counters */
     get: {
       path: { projectId: string };
-      query: { limit?: string; cursor?: string; agentId?: string; status?: "queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out" | "idle"; parentSessionId?: string; root?: "true" | "false"; archived?: "true" | "false" };
+      query: { limit?: string; cursor?: string; agentId?: string; status?: "queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out" | "idle"; parentSessionId?: string; root?: "true" | "false"; archived?: "true" | "false"; agentVersionId?: string; order?: "asc" | "desc" };
       responses: {
         200: SessionPage;
       };

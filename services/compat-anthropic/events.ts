@@ -8,7 +8,7 @@ import { attachmentsOf, type AttachmentMetadata } from '../../domain/attachments
 import { ValidationError } from '../../domain/errors.ts';
 import { isSettled } from '../../domain/runs/states.ts';
 import { decideApproval } from '../approvals/decide.ts';
-import { readSessionEvents } from '../events/read.ts';
+import { readSessionEventsPage } from '../events/read.ts';
 import type { RunStarterDeps } from '../run-starter.ts';
 import { cancelRun } from '../runs/cancel.ts';
 import { createFollowUpRun } from '../runs/create-follow-up.ts';
@@ -108,34 +108,36 @@ export async function archivedEventsOf({ ctx, input }: { ctx: ServiceContext; in
 }
 
 /**
- * A page of the session's events, oldest first. The cursor is the project position of the last
- * product event read; a page ends at a product event's boundary (so it may hold a few more than
- * `limit`). `types` filters after mapping.
+ * A page of the session's events, oldest first (`order: desc`: newest first), optionally bounded
+ * by `created_at` (the events' `processed_at`, their product events' time). The cursor is the
+ * project position of the last product event read; a page ends at a product event's boundary (so
+ * it may hold a few more than `limit`). `types` filters after mapping.
  */
 export async function listCompatEvents({
   ctx,
   input,
 }: {
   ctx: ServiceContext;
-  input: { sessionId: string; limit: number; page: string | undefined; types: string[] };
+  input: { sessionId: string; limit: number; page: string | undefined; types: string[]; order: 'asc' | 'desc'; created: { gt?: Date; gte?: Date; lt?: Date; lte?: Date } };
 }): Promise<{ data: CmaEvent[]; next_page: string | null }> {
   const session = await findSession({ ctx, input: { sessionId: input.sessionId } });
-  let after = input.page === undefined ? 0n : positionOf(input.page);
+  let from = input.page === undefined ? null : positionOf(input.page);
+  const batch = Math.min(input.limit, 500);
   const data: CmaEvent[] = [];
   for (;;) {
-    const rows = await readSessionEvents({ db: ctx.db, input: { projectId: session.projectId, sessionId: session.id, afterPosition: after, limit: Math.min(input.limit, 500) } });
+    const rows = await readSessionEventsPage({ db: ctx.db, input: { projectId: session.projectId, sessionId: session.id, from, order: input.order, limit: batch, occurred: input.created } });
     const sources = rows.map(sourceOf);
     const facts = await factsFor(ctx, sources);
     for (const [index, source] of sources.entries()) {
       const mapped = cmaEventsOf(source, facts).filter((event) => input.types.length === 0 || input.types.includes(event.type));
-      data.push(...mapped);
-      after = rows[index]!.projectPosition;
+      data.push(...(input.order === 'asc' ? mapped : mapped.reverse()));
+      from = rows[index]!.projectPosition;
       if (data.length >= input.limit) {
-        const more = index < rows.length - 1 || rows.length === Math.min(input.limit, 500);
-        return { data, next_page: more ? Buffer.from(after.toString()).toString('base64url') : null };
+        const more = index < rows.length - 1 || rows.length === batch;
+        return { data, next_page: more ? Buffer.from(from.toString()).toString('base64url') : null };
       }
     }
-    if (rows.length < Math.min(input.limit, 500)) return { data, next_page: null };
+    if (rows.length < batch) return { data, next_page: null };
   }
 }
 

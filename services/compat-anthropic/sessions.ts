@@ -99,22 +99,46 @@ export async function deleteCompatSession({ ctx, deps, input }: { ctx: ServiceCo
 const SESSION_STATUSES = ['idle', 'running', 'rescheduling', 'terminated'] as const;
 
 /**
- * Root sessions (archived ones only with `include_archived`) (a delegated child is its coordinator's business), newest activity first, with
- * the SDK's `agent_id` and `statuses[]` filters; a page may come back short after filtering, its
- * `next_page` still right.
+ * Root sessions (a delegated child is its coordinator's business; archived ones only with
+ * `include_archived`), newest activity first (`order=asc`: oldest), with the SDK's `agent_id`,
+ * `agent_version`, `created_at[…]` and `statuses[]` filters; a page may come back short after the
+ * status filter, its `next_page` still right.
  */
 export async function listCompatSessions({
   ctx,
   input,
 }: {
   ctx: ServiceContext;
-  input: { limit: number; page: string | undefined; agentId: string | undefined; statuses: string[]; includeArchived: boolean };
+  input: {
+    limit: number;
+    page: string | undefined;
+    agentId: string | undefined;
+    agentVersion: number | undefined;
+    statuses: string[];
+    includeArchived: boolean;
+    created: { gt?: Date; gte?: Date; lt?: Date; lte?: Date };
+    order: 'asc' | 'desc';
+  };
 }): Promise<{ data: CmaSession[]; next_page: string | null; prev_page: null }> {
   for (const status of input.statuses) {
     if (!(SESSION_STATUSES as readonly string[]).includes(status)) throw new ValidationError(`statuses: unknown status ${status}`, { path: 'query.statuses' });
   }
   if (input.agentId !== undefined && !isOurId(input.agentId)) return { data: [], next_page: null, prev_page: null };
-  const page = await listSessions({ ctx, input: { limit: Math.min(input.limit, 200), root: true, ...(input.includeArchived ? {} : { archived: false }), ...(input.page ? { cursor: input.page } : {}), ...(input.agentId ? { agentId: input.agentId } : {}) } });
+  const agentVersionId = input.agentId !== undefined && input.agentVersion !== undefined ? await agentVersionIdOrNull(ctx, input.agentId, input.agentVersion) : undefined;
+  if (agentVersionId === null) return { data: [], next_page: null, prev_page: null };
+  const page = await listSessions({
+    ctx,
+    input: {
+      limit: Math.min(input.limit, 200),
+      root: true,
+      order: input.order,
+      created: input.created,
+      ...(input.includeArchived ? {} : { archived: false }),
+      ...(input.page ? { cursor: input.page } : {}),
+      ...(input.agentId ? { agentId: input.agentId } : {}),
+      ...(agentVersionId ? { agentVersionId } : {}),
+    },
+  });
   const ids = page.data.map((session) => session.id);
   const extras = ids.length === 0 ? [] : await ctx.db.select().from(compatAnthropicSessions).where(inArray(compatAnthropicSessions.sessionId, ids));
   const extraOf = new Map(extras.map((row) => [row.sessionId, row]));
@@ -125,6 +149,16 @@ export async function listCompatSessions({
     data.push(await render(ctx, session, extraOf.get(item.id) ?? null));
   }
   return { data, next_page: page.pageInfo.nextCursor, prev_page: null };
+}
+
+/** The id of an agent's version `version`, or null when it has none (a filter that matches nothing). */
+async function agentVersionIdOrNull(ctx: ServiceContext, agentId: string, version: number): Promise<string | null> {
+  try {
+    return await agentVersionIdOf(ctx, agentId, version);
+  } catch (error) {
+    if (error instanceof NotFoundError) return null;
+    throw error;
+  }
 }
 
 async function render(ctx: ServiceContext, session: SessionRow, extra: { environmentId: string; metadata: Record<string, string> } | null): Promise<CmaSession> {

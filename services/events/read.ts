@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, lt, lte, sql } from 'drizzle-orm';
 import { prepared } from '../../db/prepared.ts';
 import type { Executor } from '../../db/client.ts';
 import { productEvents, projectEventCounters } from '../../db/schema/product-events.ts';
@@ -44,6 +44,37 @@ export async function readSessionEvents({ db, input }: { db: Executor; input: { 
       .prepare('read_session_events'),
   );
   return statement.execute({ projectId: input.projectId, sessionId: input.sessionId, afterPosition: input.afterPosition, limit: input.limit });
+}
+
+/**
+ * A page of one session's product events in either order, after (`asc`) or before (`desc`) the
+ * position `from` (null: from the start or the end), optionally bounded by occurrence time.
+ * `readSessionEvents` is the prepared, ascending form the live paths use.
+ */
+export async function readSessionEventsPage({
+  db,
+  input,
+}: {
+  db: Executor;
+  input: { projectId: string; sessionId: string; from: bigint | null; order: 'asc' | 'desc'; limit: number; occurred?: { gt?: Date; gte?: Date; lt?: Date; lte?: Date } };
+}): Promise<ProductEventRow[]> {
+  const occurred = input.occurred ?? {};
+  return db
+    .select()
+    .from(productEvents)
+    .where(
+      and(
+        eq(productEvents.projectId, input.projectId),
+        eq(productEvents.sessionId, input.sessionId),
+        input.from === null ? undefined : input.order === 'asc' ? gt(productEvents.projectPosition, input.from) : lt(productEvents.projectPosition, input.from),
+        occurred.gt ? gt(productEvents.occurredAt, occurred.gt) : undefined,
+        occurred.gte ? gte(productEvents.occurredAt, occurred.gte) : undefined,
+        occurred.lt ? lt(productEvents.occurredAt, occurred.lt) : undefined,
+        occurred.lte ? lte(productEvents.occurredAt, occurred.lte) : undefined,
+      ),
+    )
+    .orderBy(input.order === 'asc' ? asc(productEvents.projectPosition) : desc(productEvents.projectPosition))
+    .limit(input.limit);
 }
 
 /** The highest committed position of a project; 0 before its first event. */

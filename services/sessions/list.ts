@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, isNull } from 'drizzle-orm';
+import { and, eq, gt, gte, isNotNull, isNull, lt, lte } from 'drizzle-orm';
 import { sessions } from '../../db/schema/index.ts';
 import type { SessionStatus } from '../../domain/runs/states.ts';
 import { toPage, type Page } from '../../domain/pagination.ts';
@@ -17,17 +17,25 @@ export type ListSessionsInput = {
   root?: boolean | undefined;
   /** `true`: only archived sessions; `false`: none of them; absent: both. */
   archived?: boolean | undefined;
+  /** Only sessions pinned to this agent version. */
+  agentVersionId?: string | undefined;
+  /** Bounds on the creation time (the Anthropic-compatible list's `created_at[…]`). */
+  created?: { gt?: Date | undefined; gte?: Date | undefined; lt?: Date | undefined; lte?: Date | undefined } | undefined;
+  /** Most recent activity first (default) or oldest activity first. */
+  order?: 'asc' | 'desc' | undefined;
 };
 
 /**
- * The project's sessions, most recent activity first (`GET /sessions`), filtered by agent,
- * status, parent session or root-ness. Keyset paging over `(lastActivityAt, id)`: a session
+ * The project's sessions, most recent activity first (or oldest first: `order`) (`GET
+ * /sessions`), filtered by agent, agent version, status, parent session, root-ness, archived or
+ * creation time. Keyset paging over `(lastActivityAt, id)`: a session
  * that gets new activity while a client pages moves to the front, so it is not repeated.
  */
 export async function listSessions({ ctx, input }: { ctx: ServiceContext; input: ListSessionsInput }): Promise<Page<PublicSessionListItem>> {
   const actor = requireActor(ctx);
   // keysetPage names its timestamp `createdAt`; here the sort key is the activity time.
-  const page = keysetPage({ createdAt: sessions.lastActivityAt, id: sessions.id }, input.cursor, 'desc');
+  const page = keysetPage({ createdAt: sessions.lastActivityAt, id: sessions.id }, input.cursor, input.order ?? 'desc');
+  const created = input.created ?? {};
   const rows = await ctx.db
     .select()
     .from(sessions)
@@ -40,6 +48,11 @@ export async function listSessions({ ctx, input }: { ctx: ServiceContext; input:
         input.root ? isNull(sessions.parentSessionId) : undefined,
         input.archived === undefined ? undefined : input.archived ? isNotNull(sessions.archivedAt) : isNull(sessions.archivedAt),
         isNull(sessions.deletedAt),
+        input.agentVersionId ? eq(sessions.agentVersionId, input.agentVersionId) : undefined,
+        created.gt ? gt(sessions.createdAt, created.gt) : undefined,
+        created.gte ? gte(sessions.createdAt, created.gte) : undefined,
+        created.lt ? lt(sessions.createdAt, created.lt) : undefined,
+        created.lte ? lte(sessions.createdAt, created.lte) : undefined,
         page.after,
       ),
     )

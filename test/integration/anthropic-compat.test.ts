@@ -1,4 +1,4 @@
-import Anthropic, { AuthenticationError, BadRequestError, ConflictError, NotFoundError, PermissionDeniedError } from '@anthropic-ai/sdk';
+import Anthropic, { AuthenticationError, BadRequestError, ConflictError, NotFoundError, PermissionDeniedError, RateLimitError } from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { organizationMemberships, organizations, principals, projectMemberships, projects } from '../../db/schema/index.ts';
@@ -6,6 +6,7 @@ import { createBrowserSession } from '../../services/auth/create-browser-session
 import { systemContext } from '../../services/service-context.ts';
 import { startRunApp } from '../support/run-app.ts';
 import { serveApp, type ServedApp } from '../support/http-server.ts';
+import { createTestApp } from '../support/app.ts';
 
 /**
  * The Claude Managed Agents–compatible API (issue 32) driven by the official `@anthropic-ai/sdk`,
@@ -132,6 +133,27 @@ describe('authentication, projects and errors', () => {
     const denied = await counted(() => sdk({ apiKey: reader }).beta.agents.create({ name: 'Nope', model: 'fast' }));
     expect(denied.error).toBeInstanceOf(PermissionDeniedError);
     expect(denied.attempts).toBe(1);
+  });
+
+  it('a 429 carries retry-after: the SDK waits and retries it; with retries off it is a RateLimitError', async () => {
+    const limited = await createTestApp({ env: { SVC_RATE_LIMIT_API_KEY_PER_SECOND: '1', SVC_RATE_LIMIT_API_KEY_BURST: '1' } });
+    const server = await serveApp(limited.app.fetch);
+    try {
+      await limited.login();
+      const key = (await limited.createApiKey(['*'])).secret;
+      const client = (maxRetries: number) => new Anthropic({ baseURL: `${server.baseUrl}/compat/anthropic`, apiKey: key, fetch: recordingFetch, maxRetries });
+      await client(0).beta.agents.list();
+      const refused = await counted(() => client(0).beta.agents.list());
+      expect(refused.error).toBeInstanceOf(RateLimitError);
+      expect(refused.attempts).toBe(1);
+      expect(Number((refused.error as RateLimitError).headers?.get('retry-after'))).toBeGreaterThan(0);
+      const retried = await counted(() => client(2).beta.agents.list());
+      expect(retried.error).toBeUndefined();
+      expect(retried.attempts).toBe(2);
+    } finally {
+      await server.close();
+      await limited.close();
+    }
   });
 
   it('answers in the SDK envelope with request-id, and 404 for what this server does not serve', async () => {
@@ -325,6 +347,45 @@ describe('session events through the SDK', () => {
     const filtered = [];
     for await (const event of client.beta.sessions.events.list(session.id, { types: ['agent.message'] })) filtered.push(event.type);
     expect(filtered).toEqual(['agent.message', 'agent.message']);
+  }, 60_000);
+
+  it("lists with the SDK's filters: sessions by agent version, creation time and order; events newest first and by time", async () => {
+    const client = sdk();
+    const agent = await client.beta.agents.create({ name: 'Filtered', model: 'fast' });
+    const first = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default' });
+    await client.beta.agents.update(agent.id, { version: 1, system: 'Second version.' });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default' });
+    const ids = async (params: Record<string, unknown>) => {
+      const found = [];
+      for await (const item of client.beta.sessions.list({ agent_id: agent.id, ...params })) found.push(item.id);
+      return found;
+    };
+    expect(await ids({ agent_version: 1 })).toEqual([first.id]);
+    expect(await ids({ agent_version: 2 })).toEqual([second.id]);
+    expect(await ids({ agent_version: 9 })).toEqual([]);
+    expect(await ids({})).toEqual([second.id, first.id]);
+    expect(await ids({ order: 'asc' })).toEqual([first.id, second.id]);
+    expect(await ids({ 'created_at[gte]': second.created_at })).toEqual([second.id]);
+    expect(await ids({ 'created_at[lt]': second.created_at })).toEqual([first.id]);
+    expect((await counted(() => client.beta.sessions.list({ agent_version: 1 }).then((page) => page.data))).error).toBeInstanceOf(BadRequestError);
+    expect((await counted(() => client.beta.sessions.list({ 'created_at[gt]': 'yesterday' }).then((page) => page.data))).error).toBeInstanceOf(BadRequestError);
+
+    f.fakes.vendor_a.reply({ text: 'Filtered answer.' });
+    await client.beta.sessions.events.send(first.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Hello' }] }] });
+    const ascending = await until('the turn to end', async () => {
+      const all = await allEvents(client, first.id);
+      return all.some((event) => event.type === 'session.status_idle') ? all : null;
+    });
+    const descending = [];
+    for await (const event of client.beta.sessions.events.list(first.id, { order: 'desc', limit: 2 })) descending.push(event.id);
+    expect(descending).toEqual(ascending.map((event) => event.id).reverse());
+    const reply = ascending.find((event) => event.type === 'agent.message')!;
+    const later = [];
+    for await (const event of client.beta.sessions.events.list(first.id, { 'created_at[gte]': reply.processed_at! })) later.push(event);
+    expect(later.map((event) => event.id)).toEqual(ascending.filter((event) => event.processed_at! >= reply.processed_at!).map((event) => event.id));
+    expect(later.map((event) => event.type)).toContain('agent.message');
+    expect(later.map((event) => event.type)).not.toContain('user.message');
   }, 60_000);
 
   it('applies a send all or nothing, and refuses what it cannot honour', async () => {

@@ -379,7 +379,7 @@ describe('fork', () => {
 
 describe('archive and delete', () => {
   it('archive cancels the active run and withdraws pending turns; the session stays readable, takes no turns, and lists by archived', async () => {
-    const { sessionId, runId } = await busySession();
+    const { agent, sessionId, runId } = await busySession();
     const pending = await f.call('POST', `/sessions/${sessionId}/runs`, { message: 'And then?', ifBusy: 'enqueue' });
     expect(pending.status).toBe(202);
     const archived = await f.call('POST', `/sessions/${sessionId}/archive`);
@@ -408,6 +408,10 @@ describe('archive and delete', () => {
     const fork = await f.call('POST', `/sessions/${sessionId}/fork`, { fromRunId: runId });
     expect(fork.status, JSON.stringify(fork.body)).toBe(201);
     expect(fork.body).toMatchObject({ archivedAt: null, forkedFrom: { sessionId, runId } });
+    // Both are pinned to the agent's version: listed by it, oldest activity first on request.
+    const byVersion = async (order: string) => (await f.call('GET', `/sessions?agentVersionId=${agent.latestVersionId}&order=${order}`)).body.data.map((item: { id: string }) => item.id);
+    expect(await byVersion('asc')).toEqual([sessionId, fork.body.id]);
+    expect(await byVersion('desc')).toEqual([fork.body.id, sessionId]);
   }, 60_000);
 
   it('delete cancels the active run; the session and its runs are 404 from then on', async () => {

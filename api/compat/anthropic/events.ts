@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
-import { NotFoundError, ValidationError } from '../../../domain/errors.ts';
+import { NotFoundError } from '../../../domain/errors.ts';
 import { assertHasScopes, type Scope } from '../../../domain/scopes.ts';
 import { listCompatEvents, sendCompatEvents } from '../../../services/compat-anthropic/events.ts';
 import type { AppDeps } from '../../deps.ts';
@@ -8,7 +8,7 @@ import type { AppEnv } from '../../env.ts';
 import { needs } from './auth.ts';
 import { deduped } from './retries.ts';
 import { compatStream } from './stream.ts';
-import { isOurId, jsonBody, paging } from './requests.ts';
+import { createdAtBounds, isOurId, jsonBody, orderOf, paging } from './requests.ts';
 
 const sessionIdOf = (id: string) => {
   if (!isOurId(id)) throw new NotFoundError('No session with that id in this project');
@@ -36,12 +36,12 @@ export function compatEventRoutes(deps: AppDeps) {
       const sessionId = sessionIdOf(c.req.param('sessionId'));
       return deduped(c, (ctx) => sendCompatEvents({ ctx, deps, input: { sessionId, events } }));
     })
-    .get('/sessions/:sessionId/events', needs('session:read', 'run:read'), async (c) => {
-      const order = c.req.query('order');
-      if (order !== undefined && order !== '' && order !== 'asc') throw new ValidationError('order: only asc is supported by this server yet', { path: 'query.order' });
-      for (const name of ['created_at[gt]', 'created_at[gte]', 'created_at[lt]', 'created_at[lte]']) {
-        if (c.req.query(name) !== undefined) throw new ValidationError(`${name}: this filter is not supported by this server yet`, { path: `query.${name}` });
-      }
-      return c.json(await listCompatEvents({ ctx: c.var.ctx, input: { sessionId: sessionIdOf(c.req.param('sessionId')), ...paging(c), types: c.req.queries('types[]') ?? [] } }));
-    });
+    .get('/sessions/:sessionId/events', needs('session:read', 'run:read'), async (c) =>
+      c.json(
+        await listCompatEvents({
+          ctx: c.var.ctx,
+          input: { sessionId: sessionIdOf(c.req.param('sessionId')), ...paging(c), types: c.req.queries('types[]') ?? [], order: orderOf(c, 'asc'), created: createdAtBounds(c) },
+        }),
+      ),
+    );
 }

@@ -48,3 +48,24 @@ export function flag(c: Context<AppEnv>, name: string): boolean {
 }
 
 export { isOurId } from '../../../domain/compat/anthropic/ids.ts';
+
+/** `created_at[gt|gte|lt|lte]` query bounds (RFC 3339 times); a bad time is a 400 naming it. */
+export function createdAtBounds(c: Context<AppEnv>): { gt?: Date; gte?: Date; lt?: Date; lte?: Date } {
+  const bounds: { gt?: Date; gte?: Date; lt?: Date; lte?: Date } = {};
+  for (const key of ['gt', 'gte', 'lt', 'lte'] as const) {
+    const raw = c.req.query(`created_at[${key}]`);
+    if (raw === undefined || raw === '') continue;
+    const at = new Date(raw);
+    if (!/^\d{4}-\d{2}-\d{2}T/.test(raw) || Number.isNaN(at.getTime())) throw new ValidationError(`created_at[${key}] must be an RFC 3339 time`, { path: `query.created_at[${key}]` });
+    bounds[key] = at;
+  }
+  return bounds;
+}
+
+/** `order`: `asc` or `desc` (absent or empty: `fallback`). */
+export function orderOf(c: Context<AppEnv>, fallback: 'asc' | 'desc'): 'asc' | 'desc' {
+  const order = c.req.query('order');
+  if (order === undefined || order === '') return fallback;
+  if (order !== 'asc' && order !== 'desc') throw new ValidationError('order must be asc or desc', { path: 'query.order' });
+  return order;
+}

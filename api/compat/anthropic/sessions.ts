@@ -6,10 +6,7 @@ import type { AppDeps } from '../../deps.ts';
 import type { AppEnv } from '../../env.ts';
 import { needs } from './auth.ts';
 import { deduped } from './retries.ts';
-import { flag, jsonBody, paging } from './requests.ts';
-
-/** Query parameters of the sessions list this server cannot honour yet (a 400 naming each, never ignored). */
-const UNSUPPORTED_LIST_QUERY = ['agent_version', 'created_at[gt]', 'created_at[gte]', 'created_at[lt]', 'created_at[lte]'];
+import { createdAtBounds, flag, jsonBody, orderOf, paging } from './requests.ts';
 
 /** `client.beta.sessions`: create (idle or with initial events), retrieve, update (title, metadata), list, archive, delete. Scopes as the native routes'. */
 export function compatSessionRoutes(deps: AppDeps) {
@@ -19,16 +16,20 @@ export function compatSessionRoutes(deps: AppDeps) {
       return deduped(c, (ctx) => createCompatSession({ ctx, deps, input }));
     })
     .get('/sessions', needs('session:read'), async (c) => {
-      for (const name of UNSUPPORTED_LIST_QUERY) {
-        if (c.req.query(name) !== undefined) throw new ValidationError(`${name}: this filter is not supported by this server yet`, { path: `query.${name}` });
-      }
-      const order = c.req.query('order');
-      if (order !== undefined && order !== '' && order !== 'desc') throw new ValidationError('order: only desc is supported by this server', { path: 'query.order' });
       const includeArchived = flag(c, 'include_archived');
       // Deployments and memory stores do not exist here: nothing matches them.
       if (c.req.query('deployment_id') || c.req.query('memory_store_id')) return c.json({ data: [], next_page: null, prev_page: null });
-      const agentId = c.req.query('agent_id');
-      return c.json(await listCompatSessions({ ctx: c.var.ctx, input: { ...paging(c), agentId: agentId === '' ? undefined : agentId, statuses: c.req.queries('statuses[]') ?? [], includeArchived } }));
+      const agentId = c.req.query('agent_id') || undefined;
+      const rawVersion = c.req.query('agent_version');
+      const agentVersion = rawVersion === undefined || rawVersion === '' ? undefined : Number(rawVersion);
+      if (agentVersion !== undefined && (!Number.isInteger(agentVersion) || agentVersion < 1)) throw new ValidationError('agent_version must be a positive integer', { path: 'query.agent_version' });
+      if (agentVersion !== undefined && agentId === undefined) throw new ValidationError('agent_version needs agent_id', { path: 'query.agent_version' });
+      return c.json(
+        await listCompatSessions({
+          ctx: c.var.ctx,
+          input: { ...paging(c), agentId, agentVersion, statuses: c.req.queries('statuses[]') ?? [], includeArchived, created: createdAtBounds(c), order: orderOf(c, 'desc') },
+        }),
+      );
     })
     .get('/sessions/:sessionId', needs('session:read'), async (c) => c.json(await getCompatSession({ ctx: c.var.ctx, input: { sessionId: c.req.param('sessionId') } })))
     .post('/sessions/:sessionId', needs('session:write', 'session:read'), async (c) => {
