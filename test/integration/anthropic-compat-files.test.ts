@@ -42,6 +42,8 @@ beforeAll(async () => {
     accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey,
   });
   expect(storage.status).toBe(201);
+  const sandbox = await f.call('POST', '/sandbox-providers', { key: 'local', displayName: 'Local', providerType: 'sandbox_vendor', apiKey: 'local' });
+  expect(sandbox.status).toBe(201);
 }, 120_000);
 afterAll(async () => {
   await served?.close();
@@ -104,8 +106,6 @@ describe('files through the SDK', () => {
 describe('files in messages, with the agent toolset', () => {
   it('image and document blocks become turn files of a toolset agent; attachments and workspace files read as files', async () => {
     const client = sdk();
-    const sandbox = await f.call('POST', '/sandbox-providers', { key: 'local', displayName: 'Local', providerType: 'sandbox_vendor', apiKey: 'local' });
-    expect(sandbox.status).toBe(201);
     const refused = await counted(() => client.beta.agents.create({ name: 'Web', model: 'fast', tools: [{ type: 'agent_toolset_20260401', configs: [{ name: 'web_fetch', enabled: true }] }] }));
     expect(refused.error).toBeInstanceOf(BadRequestError);
     const agent = await client.beta.agents.create({ name: 'Reader', model: 'fast', tools: [{ type: 'agent_toolset_20260401' }] });
@@ -172,6 +172,33 @@ describe('files in messages, with the agent toolset', () => {
     const badSource = await counted(() => client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } }] }] }));
     expect(badSource.error).toBeInstanceOf(BadRequestError);
     expect(JSON.stringify((badSource.error as BadRequestError).error)).toContain('events.0.content.0.source');
+  }, 90_000);
+});
+
+describe('sandbox tools through the SDK', () => {
+  it('a toolset agent runs its sandbox tools itself: agent.tool_use and agent.tool_result, which a SessionToolRunner of custom tools leaves alone', async () => {
+    const { betaTool } = await import('@anthropic-ai/sdk/helpers/beta/json-schema');
+    const client = sdk();
+    const agent = await client.beta.agents.create({ name: 'Shell', model: 'fast', tools: [{ type: 'agent_toolset_20260401' }] });
+    const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default' });
+    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'bash', arguments: { command: 'echo from-the-sandbox' } }] }).reply({ text: 'Ran it.' });
+    await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Run echo' }] }] });
+    let ran = 0;
+    // A runner with only custom tools (as the README says) leaves the sandbox call to the server.
+    const lookup = betaTool({ name: 'lookup', description: 'Looks up', inputSchema: { type: 'object', properties: {} }, run: async () => {
+      ran += 1;
+      return 'looked up';
+    } });
+    const yielded: Array<{ name: string; posted: boolean }> = [];
+    for await (const call of client.beta.sessions.events.toolRunner(session.id, { tools: [lookup], maxIdleMs: 1_500 })) yielded.push({ name: call.name, posted: call.posted });
+    expect(yielded.every((call) => call.name === 'bash' && !call.posted)).toBe(true);
+    const events = await untilEvent(client, session.id, 'agent.message');
+    expect(ran).toBe(0);
+    expect(sent.filter((request) => request.method === 'POST' && request.url.endsWith(`/sessions/${session.id}/events`))).toHaveLength(1);
+    const use = events.find((event) => event.type === 'agent.tool_use') as { id: string; name: string; input: unknown; evaluated_permission: string };
+    expect(use).toMatchObject({ name: 'bash', input: { command: 'echo from-the-sandbox' }, evaluated_permission: 'allow' });
+    expect(events.find((event) => event.type === 'agent.tool_result')).toMatchObject({ tool_use_id: use.id, is_error: false });
+    expect(JSON.stringify(f.fakes.vendor_a.requests.at(-1)!.body)).toContain('from-the-sandbox');
   }, 90_000);
 });
 

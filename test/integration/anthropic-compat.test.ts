@@ -1,7 +1,8 @@
-import Anthropic, { AuthenticationError, BadRequestError, ConflictError, NotFoundError, PermissionDeniedError, RateLimitError } from '@anthropic-ai/sdk';
+import Anthropic, { AuthenticationError, BadRequestError, ConflictError, NotFoundError, PermissionDeniedError, RateLimitError, toFile } from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { organizationMemberships, organizations, principals, projectMemberships, projects } from '../../db/schema/index.ts';
+import { organizationMemberships, organizations, principals, projectMemberships, projects, uploads } from '../../db/schema/index.ts';
+import { eq } from 'drizzle-orm';
 import { createBrowserSession } from '../../services/auth/create-browser-session.ts';
 import { systemContext } from '../../services/service-context.ts';
 import { startRunApp } from '../support/run-app.ts';
@@ -388,6 +389,35 @@ describe('session events through the SDK', () => {
     expect(later.map((event) => event.type)).not.toContain('user.message');
   }, 60_000);
 
+  it('model failures: a retried one is a session.error (retrying) before the reply; a refused one ends the turn with retries_exhausted', async () => {
+    const client = sdk();
+    const agent = await client.beta.agents.create({ name: 'Flaky', model: 'fast' });
+    const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default' });
+    const idles = (events: Array<{ type: string }>) => events.filter((event) => event.type === 'session.status_idle');
+    f.fakes.vendor_a.fail({ status: 500, message: 'boom' }).reply({ text: 'Recovered.' });
+    await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Hi' }] }] });
+    const recovered = await until('the turn to end', async () => {
+      const all = await allEvents(client, session.id);
+      return idles(all).length === 1 ? all : null;
+    });
+    // The run is rescheduled (our run.retry_scheduled), the error says why, then it runs again.
+    expect(recovered.map((event) => event.type)).toEqual(['user.message', 'session.status_running', 'session.status_rescheduled', 'session.error', 'session.status_running', 'agent.message', 'session.status_idle']);
+    expect(recovered[3]).toMatchObject({ error: { type: 'model_request_failed_error', retry_status: { type: 'retrying' } } });
+    expect(recovered[6]).toMatchObject({ stop_reason: { type: 'end_turn' } });
+
+    f.fakes.vendor_a.fail({ status: 400, message: 'Invalid schema' });
+    await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Again' }] }] });
+    const failed = await until('the second turn to end', async () => {
+      const all = await allEvents(client, session.id);
+      return idles(all).length === 2 ? all : null;
+    });
+    expect(failed.slice(-2)).toMatchObject([
+      { type: 'session.error', error: { type: 'model_request_failed_error', retry_status: { type: 'exhausted' } } },
+      { type: 'session.status_idle', stop_reason: { type: 'retries_exhausted' } },
+    ]);
+    expect((await client.beta.sessions.retrieve(session.id)).status).toBe('idle');
+  }, 60_000);
+
   it('applies a send all or nothing, and refuses what it cannot honour', async () => {
     const client = sdk();
     const agent = await client.beta.agents.create({ name: 'Atomic', model: 'fast' });
@@ -556,6 +586,18 @@ describe('confirmations, interrupts and tenancy through the SDK', () => {
     const client = sdk();
     const agent = await client.beta.agents.create({ name: 'Private', model: 'fast' });
     const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default' });
+    const skill = await client.beta.skills.create({ files: [await toFile(Buffer.from('---\nname: private-skill\ndescription: Ours only.\n---\nSecret steps.\n'), 'private-skill/SKILL.md')] });
+    // An upload's row as `POST /v1/files` leaves it (this storage endpoint is not reachable here).
+    const storage = await f.call('POST', '/storage-providers', {
+      key: `files-${randomUUID().slice(0, 8)}`, displayName: 'Files', providerType: 's3', endpoint: 'https://s3.example.com', region: 'eu-west-1', bucket: 'files', prefix: null, forcePathStyle: true,
+      accessKeyId: 'AKIAOURS000000000001', secretAccessKey: 'ours-storage-secret-access-key-0001',
+    });
+    expect(storage.status, JSON.stringify(storage.body)).toBe(201);
+    const [ours] = await f.t.database.db.select().from(projects).where(eq(projects.id, f.projectId));
+    const [upload] = await f.t.database.db
+      .insert(uploads)
+      .values({ organizationId: ours!.organizationId, projectId: f.projectId, filename: 'private.txt', contentType: 'text/plain', fileClass: 'text', sizeBytes: 1, sha256: 'b'.repeat(64), storageProviderId: storage.body.id, objectKey: `run-files/${'b'.repeat(64)}` })
+      .returning();
     // Another organization with its owner (rows as a completed sign-in leaves them) and a key of theirs.
     const db = f.t.database.db;
     const [org] = await db.insert(organizations).values({ slug: `stranger-${randomUUID().slice(0, 8)}`, name: 'Stranger' }).returning();
@@ -576,6 +618,24 @@ describe('confirmations, interrupts and tenancy through the SDK', () => {
     const theirs = [];
     for await (const item of stranger.beta.agents.list()) theirs.push(item.id);
     expect(theirs).not.toContain(agent.id);
+    // Sessions, files and Skills: nothing of ours is readable or writable with their key.
+    const attempts: Array<() => Promise<unknown>> = [
+      () => stranger.beta.sessions.archive(session.id),
+      () => stranger.beta.sessions.delete(session.id),
+      () => stranger.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'hi' }] }] }),
+      () => stranger.beta.files.retrieveMetadata(upload!.id),
+      () => stranger.beta.files.download(upload!.id),
+      () => stranger.beta.files.delete(upload!.id),
+      () => stranger.beta.skills.retrieve(skill.id),
+    ];
+    for (const attempt of attempts) {
+      expect((await counted(attempt)).error).toBeInstanceOf(NotFoundError);
+    }
+    const theirFiles = [];
+    for await (const item of stranger.beta.files.list()) theirFiles.push(item.id);
+    expect(theirFiles).not.toContain(upload!.id);
+    expect((await client.beta.files.retrieveMetadata(upload!.id)).id).toBe(upload!.id);
+    expect((await client.beta.sessions.retrieve(session.id)).status).toBe('idle');
   });
 });
 

@@ -51,6 +51,7 @@ const ERROR_TYPES: Record<string, string> = {
   provider_unreachable: 'model_request_failed_error',
   provider_timeout: 'model_request_failed_error',
   provider_invalid_response: 'model_request_failed_error',
+  provider_rejected_request: 'model_request_failed_error',
   provider_quota_exhausted: 'billing_error',
   model_turn_limit_exceeded: 'tool_use_limit_reached_error',
 };
