@@ -234,6 +234,11 @@ async function callOfUseId(tx: ServiceContext, sessionId: string, useId: unknown
         .where(and(eq(productEvents.id, eventId), eq(productEvents.kind, 'tool_call.created'), eq(productEvents.sessionId, sessionId)))
     : [];
   if (!created) throw new ValidationError(`${field}: no tool use with that id in this session`, { path: `body.${field}` });
+  // The run's row first, then the call's: the runtime's transitions lock the run before they write
+  // (and append), so a send answering a use the moment it appears queues behind the run's move into
+  // waiting instead of crossing it in a deadlock.
+  const [owner] = await tx.db.select({ runId: toolCalls.runId }).from(toolCalls).where(eq(toolCalls.id, created.toolCallId));
+  await tx.db.select({ id: runs.id }).from(runs).where(eq(runs.id, owner!.runId)).for('update');
   const [call] = await tx.db.select().from(toolCalls).where(eq(toolCalls.id, created.toolCallId)).for('update');
   return { call: call!, useEventId: eventId! };
 }

@@ -22,10 +22,13 @@ const recordingFetch: typeof fetch = async (input, init) => {
   sent.push({ method: request.method, url: request.url, retry: request.headers.get('x-stainless-retry-count') });
   if (loseResponseOf?.(request)) {
     loseResponseOf = null;
-    await (await fetch(request)).text();
+    await (await fetch(input, init)).text();
     throw new TypeError('fetch failed: the connection was reset');
   }
-  return fetch(request);
+  // The SDK's own arguments: a Request built from them carries a copy of the abort signal that
+  // Node's fetch can lose to garbage collection (nodejs/node#55428), and an aborted stream read
+  // then never ends (a runner that never stops).
+  return fetch(input, init);
 };
 const sdk = () => new Anthropic({ baseURL: `${served.baseUrl}/compat/anthropic`, apiKey: f.apiKey, fetch: recordingFetch, maxRetries: 2 });
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a2d6e26f0000000049454e44ae426082', 'hex');

@@ -16,7 +16,7 @@ const sent: Array<{ method: string; url: string }> = [];
 const recordingFetch: typeof fetch = async (input, init) => {
   const request = new Request(input, init);
   sent.push({ method: request.method, url: request.url });
-  return fetch(request);
+  return fetch(input, init); // not the Request: Node can lose its abort signal copy (nodejs/node#55428)
 };
 
 const sdk = (options: { apiKey?: string } = {}) => new Anthropic({ baseURL: `${served.baseUrl}/compat/anthropic`, apiKey: options.apiKey ?? f.apiKey, fetch: recordingFetch });

@@ -25,10 +25,13 @@ const recordingFetch: typeof fetch = async (input, init) => {
   sent.push({ method: request.method, url: request.url, retry: request.headers.get('x-stainless-retry-count') });
   if (loseResponseOf?.(request)) {
     loseResponseOf = null;
-    await (await fetch(request)).text();
+    await (await fetch(input, init)).text();
     throw new TypeError('fetch failed: the connection was reset');
   }
-  return fetch(request);
+  // The SDK's own arguments: a Request built from them carries a copy of the abort signal that
+  // Node's fetch can lose to garbage collection (nodejs/node#55428), and an aborted stream read
+  // then never ends (a runner that never stops).
+  return fetch(input, init);
 };
 
 const sdk = (options: { apiKey?: string; headers?: Record<string, string>; maxRetries?: number } = {}) =>
@@ -436,10 +439,6 @@ describe('session events through the SDK', () => {
 });
 
 describe('the SessionToolRunner against this server', () => {
-  // Runners started while the tool use waits (a runner that reconnects, or starts late). A runner
-  // already streaming when the use is recorded answers while the runtime still writes that turn; a
-  // deadlock there is retried by the send, but the SDK's runner then sometimes fails to stop after
-  // the turn ends (seen 3 times in 8 runs, 2026-11-27): investigated in issue 32's next part.
   it('runs a custom tool once; a second runner on the session executes nothing; both stop after the turn ends', async () => {
     const { betaTool } = await import('@anthropic-ai/sdk/helpers/beta/json-schema');
     const client = sdk();
@@ -460,20 +459,24 @@ describe('the SessionToolRunner against this server', () => {
       for await (const item of runner) items.push({ name: item.name, posted: item.posted, isError: item.isError });
       return items;
     };
-    // The turn reaches its tool use first; the runners then find it in the history they read on start.
+    // The working runner listens before the message is sent (it answers the use the moment it is
+    // recorded, while the runtime still writes that turn); the bystander starts once the use is
+    // recorded and reads it in its history, answered or not.
+    const working = drain(client.beta.sessions.events.toolRunner(session.id, { tools: [getWeather], maxIdleMs: 1_500 }));
+    await new Promise((resolve) => setTimeout(resolve, 200));
     f.fakes.vendor_a.reply({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Rome' } }] }).reply({ text: 'Sunny in Rome.' });
     await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Weather in Rome?' }] }] });
     const deadline = Date.now() + 30_000;
     for (;;) {
-      const page = await client.beta.sessions.events.list(session.id, { types: ['session.status_idle'] });
+      const page = await client.beta.sessions.events.list(session.id, { types: ['agent.custom_tool_use'] });
       if (page.data.length > 0) break;
       if (Date.now() > deadline) throw new Error('the turn never asked for its tool');
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    const working = drain(client.beta.sessions.events.toolRunner(session.id, { tools: [getWeather], maxIdleMs: 1_500 }));
     const bystander = drain(client.beta.sessions.events.toolRunner(session.id, { tools: [], maxIdleMs: 1_500 }));
     expect(await working).toEqual([{ name: 'get_weather', posted: true, isError: false }]);
-    expect(await bystander).toEqual([{ name: 'get_weather', posted: false, isError: false }]);
+    // It saw the use unanswered (and posted nothing: it has no such tool) or already answered.
+    expect((await bystander).filter((item) => item.posted)).toEqual([]);
     expect(cities).toEqual(['Rome']);
     const types = [];
     for await (const event of client.beta.sessions.events.list(session.id)) types.push(event.type);
