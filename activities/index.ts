@@ -23,6 +23,9 @@ import { createWebhookActivities } from './webhooks/deliver-batch.ts';
 import type { DestinationLookup } from '../adapters/outbound/pinned-post.ts';
 import type { MessageDeltaBus } from '../services/background/message-delta-bus.ts';
 
+/** Frees a run whose step is being retried from the sticky queue of the worker that ran it before. */
+export type RunRecovery = { releaseStickiness(runId: string): Promise<void> };
+
 export type ActivityDeps = {
   database: DatabaseHandle;
   logger: Logger;
@@ -46,6 +49,8 @@ export type ActivityDeps = {
   messageDeltas: MessageDeltaBus;
   /** SVC_PROJECT_RUNNING_RUNS_LIMIT and how a run waiting under it is woken. */
   admissionGate: AdmissionGate;
+  /** How a retried step frees its run from a dead worker's sticky queue (temporal/run-recovery.ts). */
+  runRecovery?: RunRecovery;
 };
 
 /**
@@ -82,8 +87,8 @@ export function createActivities(deps: ActivityDeps) {
   const storagePolicy = { allowPrivateNetwork: deps.webhooksAllowPrivateNetwork, ...(deps.webhookLookup ? { lookup: deps.webhookLookup } : {}) };
   const workspaceSteps = createWorkspaceSteps({ ...sandbox, keyring: deps.keyring, storagePolicy });
   return classifyFailures({
-    ...createRunActivities({ system, keyring: deps.keyring, modelBaseUrls: deps.modelBaseUrls, deploymentPresets: deps.deploymentPresets, gate: deps.admissionGate, messageDeltas: deps.messageDeltas }),
-    ...createToolActivities({ system, keyring: deps.keyring, gate: deps.admissionGate, platformTools: createPlatformToolRegistry({ handlers: deps.platformTools, builtIns: builtInPlatformTools(deps, sandbox) }) }),
+    ...createRunActivities({ system, keyring: deps.keyring, modelBaseUrls: deps.modelBaseUrls, deploymentPresets: deps.deploymentPresets, gate: deps.admissionGate, messageDeltas: deps.messageDeltas, ...(deps.runRecovery ? { recovery: deps.runRecovery } : {}) }),
+    ...createToolActivities({ system, keyring: deps.keyring, gate: deps.admissionGate, ...(deps.runRecovery ? { recovery: deps.runRecovery } : {}), platformTools: createPlatformToolRegistry({ handlers: deps.platformTools, builtIns: builtInPlatformTools(deps, sandbox) }) }),
     prepareRunWorkspace: workspaceSteps.prepareRunWorkspace,
     backupWorkspace: workspaceSteps.backupWorkspace,
     ...createWebhookActivities({

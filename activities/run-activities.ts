@@ -26,6 +26,8 @@ export type RunStepDeps = {
   gate: AdmissionGate;
   /** Where the model's text goes as it is written (session streams with `deltas=true`). */
   messageDeltas: MessageDeltaBus;
+  /** A retried call first frees its run from the last worker's sticky queue (a dead worker's, usually). */
+  recovery?: { releaseStickiness(runId: string): Promise<void> };
 };
 
 /**
@@ -68,6 +70,9 @@ export function createRunActivities(deps: RunStepDeps): RunSteps {
       if (plan.kind === 'unavailable') return { kind: 'provider_error', retryable: false, errorCode: plan.errorCode, errorExplanation: plan.errorExplanation };
 
       const activity = Context.current();
+      // A retry is usually a worker that died mid-call: the run's next workflow task must not wait
+      // out the dead worker's sticky queue once this call is done.
+      if (activity.info.attempt > 1) await deps.recovery?.releaseStickiness(runId);
       const heartbeat = setInterval(() => activity.heartbeat(), HEARTBEAT_MS);
       const live = livePublisher(deps.messageDeltas, plan.run, runId, turnId, attempt, activity.info.attempt);
       let result: ModelResult;

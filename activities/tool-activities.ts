@@ -16,7 +16,8 @@ import { recordTurnToolCalls } from '../services/tool-calls/record-turn.ts';
 import type { PlatformToolRegistry } from './platform-tools/registry.ts';
 import type { RunActivities } from './run-activity-types.ts';
 
-const HEARTBEAT_MS = 5_000;
+/** A platform call heartbeats this often, well inside its 5 s heartbeat timeout (workflows/run/proxies.ts). */
+const HEARTBEAT_MS = 1_000;
 
 type ToolActivities = Pick<
   RunActivities,
@@ -29,7 +30,14 @@ type ToolActivities = Pick<
  * the registry's runner (a built-in: the session's sandbox, `load_skill`, a remote MCP server;
  * or an operator's handler), so each step is idempotent.
  */
-export function createToolActivities(deps: { system: () => ServiceContext; platformTools: PlatformToolRegistry; keyring: CredentialKeyring; gate: AdmissionGate }): ToolActivities {
+export function createToolActivities(deps: {
+  system: () => ServiceContext;
+  platformTools: PlatformToolRegistry;
+  keyring: CredentialKeyring;
+  gate: AdmissionGate;
+  /** A retried call first frees its run from the last worker's sticky queue (activities/run-activities.ts). */
+  recovery?: { releaseStickiness(runId: string): Promise<void> };
+}): ToolActivities {
   const { system, platformTools } = deps;
   return {
     async recordTurnToolCalls(input) {
@@ -61,6 +69,7 @@ export function createToolActivities(deps: { system: () => ServiceContext; platf
         return;
       }
       const activity = Context.current();
+      if (activity.info.attempt > 1) await deps.recovery?.releaseStickiness(runId);
       const heartbeat = setInterval(() => activity.heartbeat(), HEARTBEAT_MS);
       try {
         const result = await run({ toolName: call.toolName, arguments: call.arguments, runId, toolCallId, signal: activity.cancellationSignal });

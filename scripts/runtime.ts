@@ -17,6 +17,7 @@ import { startOrphanedUploadSweeper } from '../services/background/sweep-orphane
 import { Client } from '@temporalio/client';
 import { connectTemporal, type TemporalClientHandle } from '../temporal/client.ts';
 import { RUN_SIGNALS } from '../domain/runs/workflow.ts';
+import { createTemporalRunRecovery } from '../temporal/run-recovery.ts';
 import { createTemporalRunStarter } from '../temporal/run-starter.ts';
 import { createTemporalWebhookWaker } from '../temporal/webhook-waker.ts';
 import { createRuntimeWorker, type RuntimeWorker } from '../temporal/worker.ts';
@@ -105,6 +106,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   };
   const activities = createActivities({
     admissionGate,
+    runRecovery: createTemporalRunRecovery({ client: client.client, logger }),
     database,
     platformTools,
     keyring: options.dependencies.keyring,

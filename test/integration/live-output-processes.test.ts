@@ -3,7 +3,9 @@ import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runWorkflowId } from '../../domain/runs/workflow.ts';
 import { FAKE_KEYS, startFakeModelServers, type FakeModelServers } from '../fixtures/model-vendors/chat-server.ts';
 import { createProcessDatabase, developmentApiKey } from '../support/process-bootstrap.ts';
 import { assembledText, assistantMessagesCreated, deltasOf, takeSseFrames, type SseFrame } from '../support/sse-frames.ts';
@@ -154,6 +156,16 @@ describe.skipIf(provided.kind !== 'postgres')('live output across processes', ()
     await reader.stop();
     expect(run.state).toBe('completed');
     console.log(`settled ${settledAfterMs} ms after the new worker was ready`);
+    // The retried call freed the run from the dead worker's sticky queue: no workflow task waited
+    // there until it timed out (docs/decisions.md "Cost per run and recovery").
+    const connection = await Connection.connect({ address: inject('temporal').address });
+    try {
+      const history = await new Client({ connection, namespace: inject('temporal').namespace }).workflow.getHandle(runWorkflowId(runId)).fetchHistory();
+      const timedOut = (history.events ?? []).filter((event) => event.workflowTaskTimedOutEventAttributes);
+      expect(timedOut).toEqual([]);
+    } finally {
+      await connection.close();
+    }
     expect(settledAfterMs).toBeLessThanOrEqual(10_000);
     const resetAt = frames.findIndex((frame) => frame.event === 'message.delta_reset');
     expect(resetAt, JSON.stringify(frames.map((frame) => frame.event))).toBeGreaterThan(0);

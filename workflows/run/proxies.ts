@@ -11,20 +11,23 @@ export const store = proxyLocalActivities<RunActivities>({
   scheduleToCloseTimeout: '15 minutes',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
-// Platform tools: long calls with their own deadlines inside; they heartbeat, so a dead worker
-// is noticed in seconds and cancellation reaches the call.
+// Platform tools: long calls with their own deadlines inside; they heartbeat every second (their
+// work runs in other processes or awaits I/O, so the event loop is free), so a dead worker is
+// noticed within 5 s and cancellation reaches the call.
 export const calls = proxyActivities<RunActivities>({
   startToCloseTimeout: MODEL_ATTEMPT_DEADLINE_MS + 60_000,
-  heartbeatTimeout: '20 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
+  heartbeatTimeout: '5 seconds',
+  retry: { initialInterval: '250 milliseconds', maximumInterval: '30 seconds', maximumAttempts: 10 },
 });
 // Model calls: the same, with a tighter heartbeat timeout. A model call streams and heartbeats
 // every second and on every chunk, so a worker killed mid-stream is noticed within 5 s and the
-// attempt starts over (streaming again from the start) on a live worker.
+// attempt starts over (streaming again from the start) on a live worker, a quarter second later:
+// a provider's failures are answers the workflow retries itself, so what reaches this retry is a
+// dead or broken worker.
 export const models = proxyActivities<RunActivities>({
   startToCloseTimeout: MODEL_ATTEMPT_DEADLINE_MS + 60_000,
   heartbeatTimeout: '5 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
+  retry: { initialInterval: '250 milliseconds', maximumInterval: '30 seconds', maximumAttempts: 10 },
 });
 
 // Workspace preparation and backup: object-storage transfers of up to a few hundred MB. A store
