@@ -4,7 +4,7 @@ import { decodeEventCursor, encodeEventCursor } from '../../domain/event-cursor.
 import { RateLimitedError } from '../../domain/errors.ts';
 import { MESSAGE_DELTA_EVENT, MESSAGE_DELTA_RESET_EVENT } from '../../domain/runs/message-deltas.ts';
 import { ConcurrentSlots, type SlotClaim } from '../../domain/rate-limits/concurrent-slots.ts';
-import type { DeltaFrame, DeltaSubscription } from '../../services/background/message-delta-bus.ts';
+import type { DeltaFrame } from '../../services/background/message-delta-bus.ts';
 import type { EventSubscription } from '../../services/background/project-event-tail.ts';
 import type { Actor } from '../../services/service-context.ts';
 import { toPublicEvent, type ProductEventRow } from '../../services/events/public-event.ts';
@@ -12,6 +12,7 @@ import { latestProjectPosition, readProductEvents, readSessionEvents } from '../
 import { findSession } from '../../services/runs/load-session.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
+import { liveSseBody } from '../live-sse-body.ts';
 import { callerKey } from '../middleware/rate-limit.ts';
 import { route } from '../openapi/route-doc.ts';
 import { Uuid, validParams, validQuery } from '../validation.ts';
@@ -31,7 +32,6 @@ export const SSE_HEADERS = {
 };
 
 /** An SSE comment line: keeps proxies from closing an idle stream, ignored by clients. */
-const HEARTBEAT = new TextEncoder().encode(': heartbeat\n\n');
 
 const EventFeedQuery = v.object({
   once: v.optional(v.picklist(['true', 'false'], 'must be true or false')),
@@ -115,7 +115,18 @@ export function eventRoutes(deps: AppDeps, options: EventRoutesOptions = {}) {
         // Never echo the error into the stream; the client reconnects with its Last-Event-ID.
         c.var.logger.error('event feed failed', { err: error, projectId, sessionId, requestId: c.var.requestId });
       streaming = true;
-      return c.body(liveStream(subscription, deltas, heartbeatMs, onError, release), 200, SSE_HEADERS);
+      const body = liveSseBody({
+        subscription,
+        live: deltas ? { take: () => renderDeltaFrames(deltas.take()), ready: () => deltas.ready() } : null,
+        heartbeatMs,
+        render: async (rows) => ({ bytes: rows.length === 1 ? renderEventFrame(rows[0]!) : Buffer.concat(rows.map(renderEventFrame)), end: false }),
+        onError,
+        finish: () => {
+          deltas?.close();
+          release();
+        },
+      });
+      return c.body(body, 200, SSE_HEADERS);
     } finally {
       if (!streaming) release();
     }
@@ -152,67 +163,11 @@ export function streamPlaces(limits: AppDeps['settings']['limits']) {
 }
 
 /**
- * The live response body, pulled by the HTTP server as the socket drains: each pull takes the
- * next batch from the subscription, so a slow client stops pulling and the tail drops it to
- * database reads instead of buffering. One ReadableStream, not hono's `streamSSE` (a
- * TransformStream behind a second ReadableStream): with 1,000 clients that halved fan-out latency.
- */
-function liveStream(subscription: EventSubscription, deltas: DeltaSubscription | null, heartbeatMs: number, onError: (error: unknown) => void, release: () => void) {
-  const batches = subscription[Symbol.asyncIterator]();
-  let heartbeat: NodeJS.Timeout | undefined;
-  let open = true;
-  // The durable read in flight: kept across pulls while live output is sent in between.
-  let durable: Promise<IteratorResult<ProductEventRow[]>> | null = null;
-  const finish = () => {
-    open = false;
-    clearInterval(heartbeat);
-    subscription.close();
-    deltas?.close();
-    release();
-  };
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      heartbeat = setInterval(() => open && controller.enqueue(HEARTBEAT), heartbeatMs);
-    },
-    async pull(controller) {
-      try {
-        for (;;) {
-          const live = deltas?.take() ?? [];
-          if (live.length > 0) {
-            controller.enqueue(renderDeltaFrames(live));
-            return;
-          }
-          durable ??= batches.next();
-          const next = deltas ? await Promise.race([durable, deltas.ready().then(() => null)]) : await durable;
-          if (!open) return;
-          if (next === null) continue; // live output is ready
-          durable = null;
-          if (next.done) {
-            finish();
-            controller.close();
-            return;
-          }
-          const frames = next.value.map(renderEventFrame);
-          controller.enqueue(frames.length === 1 ? frames[0]! : Buffer.concat(frames));
-          return;
-        }
-      } catch (error) {
-        if (!open) return;
-        onError(error);
-        finish();
-        controller.close();
-      }
-    },
-    // The client went away (the server cancels the body when the socket closes).
-    cancel: finish,
-  });
-}
-
-/**
  * Ephemeral frames of live output: no `id` line (they never move the cursor), `event` the frame's
  * kind, `data` the delta or reset.
  */
-function renderDeltaFrames(frames: DeltaFrame[]): Uint8Array {
+function renderDeltaFrames(frames: DeltaFrame[]): Uint8Array | null {
+  if (frames.length === 0) return null;
   let text = '';
   for (const frame of frames) {
     text += frame.kind === 'delta' ? `event: ${MESSAGE_DELTA_EVENT}\ndata: ${JSON.stringify(frame.delta)}\n\n` : `event: ${MESSAGE_DELTA_RESET_EVENT}\ndata: ${JSON.stringify(frame.reset)}\n\n`;

@@ -3,6 +3,7 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { serveApp, type ServedApp } from '../support/http-server.ts';
 import { startRunApp } from '../support/run-app.ts';
+import { recordSdkRequests, untilEvent } from '../support/anthropic-sdk.ts';
 
 /**
  * The Anthropic-compatible Files API and file content in messages (issue 32), driven by the
@@ -14,23 +15,10 @@ let f: Awaited<ReturnType<typeof startRunApp>>;
 let served: ServedApp;
 let s3: S3Client;
 const bucket = `svc-cma-files-${crypto.randomUUID().slice(0, 8)}`;
-const sent: Array<{ method: string; url: string; retry: string | null }> = [];
-let loseResponseOf: ((request: Request) => boolean) | null = null;
-
-const recordingFetch: typeof fetch = async (input, init) => {
-  const request = new Request(input, init);
-  sent.push({ method: request.method, url: request.url, retry: request.headers.get('x-stainless-retry-count') });
-  if (loseResponseOf?.(request)) {
-    loseResponseOf = null;
-    await (await fetch(input, init)).text();
-    throw new TypeError('fetch failed: the connection was reset');
-  }
-  // The SDK's own arguments: a Request built from them carries a copy of the abort signal that
-  // Node's fetch can lose to garbage collection (nodejs/node#55428), and an aborted stream read
-  // then never ends (a runner that never stops).
-  return fetch(input, init);
-};
-const sdk = () => new Anthropic({ baseURL: `${served.baseUrl}/compat/anthropic`, apiKey: f.apiKey, fetch: recordingFetch, maxRetries: 2 });
+const requests = recordSdkRequests();
+const { sent } = requests;
+const counted = requests.counted;
+const sdk = () => new Anthropic({ baseURL: `${served.baseUrl}/compat/anthropic`, apiKey: f.apiKey, fetch: requests.fetch, maxRetries: 2 });
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a2d6e26f0000000049454e44ae426082', 'hex');
 
 beforeAll(async () => {
@@ -54,32 +42,13 @@ afterAll(async () => {
   s3?.destroy();
 });
 
-async function counted<T>(run: () => Promise<T>): Promise<{ error: unknown; attempts: number }> {
-  const before = sent.length;
-  try {
-    await run();
-    return { error: undefined, attempts: sent.length - before };
-  } catch (error) {
-    return { error, attempts: sent.length - before };
-  }
-}
 
-async function untilEvent(client: Anthropic, sessionId: string, type: string, count = 1) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const events = [];
-    for await (const event of client.beta.sessions.events.list(sessionId)) events.push(event);
-    if (events.filter((event) => event.type === type).length >= count) return events;
-    if (Date.now() > deadline) throw new Error(`no ${type} in ${JSON.stringify(events.map((event) => event.type))}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('files through the SDK', () => {
   it('uploads, reads, downloads, lists and deletes; a retried upload is stored once; bad files are a 400', async () => {
     const client = sdk();
     const text = 'quarterly numbers\n';
-    loseResponseOf = (request) => request.method === 'POST' && request.url.endsWith('/v1/files');
+    requests.loseResponseOf((request) => request.method === 'POST' && request.url.endsWith('/v1/files'));
     const before = sent.length;
     const uploaded = await client.beta.files.upload({ file: await toFile(Buffer.from(text), 'numbers.txt', { type: 'text/plain' }) });
     // (The SDK probes FormData support with a `data:` request of its own first.)

@@ -3,6 +3,7 @@ import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRunApp } from '../support/run-app.ts';
 import { serveApp, type ServedApp } from '../support/http-server.ts';
+import { recordSdkRequests } from '../support/anthropic-sdk.ts';
 
 /**
  * Skills of the Claude Managed Agents–compatible API (issue 32) driven by the official
@@ -11,15 +12,11 @@ import { serveApp, type ServedApp } from '../support/http-server.ts';
  */
 let f: Awaited<ReturnType<typeof startRunApp>>;
 let served: ServedApp;
-const sent: Array<{ method: string; url: string }> = [];
 
-const recordingFetch: typeof fetch = async (input, init) => {
-  const request = new Request(input, init);
-  sent.push({ method: request.method, url: request.url });
-  return fetch(input, init); // not the Request: Node can lose its abort signal copy (nodejs/node#55428)
-};
+const requests = recordSdkRequests();
+const counted = requests.counted;
 
-const sdk = (options: { apiKey?: string } = {}) => new Anthropic({ baseURL: `${served.baseUrl}/compat/anthropic`, apiKey: options.apiKey ?? f.apiKey, fetch: recordingFetch });
+const sdk = (options: { apiKey?: string } = {}) => new Anthropic({ baseURL: `${served.baseUrl}/compat/anthropic`, apiKey: options.apiKey ?? f.apiKey, fetch: requests.fetch });
 
 beforeAll(async () => {
   // No runs here: no worker, but the `fast` preset agents need.
@@ -30,16 +27,6 @@ afterAll(async () => {
   await served?.close();
   await f?.close();
 });
-
-async function counted<T>(run: () => Promise<T>): Promise<{ result: T | undefined; error: unknown; attempts: number }> {
-  const before = sent.length;
-  try {
-    const result = await run();
-    return { result, error: undefined, attempts: sent.length - before };
-  } catch (error) {
-    return { result: undefined, error, attempts: sent.length - before };
-  }
-}
 
 const skillMd = (name: string, description: string, body = `# ${name}\n\nFollow the steps.\n`) => `---\nname: ${name}\ndescription: ${description}\nlicense: MIT\nmetadata:\n  version: "1.0"\n---\n${body}`;
 

@@ -8,6 +8,7 @@ import { systemContext } from '../../services/service-context.ts';
 import { startRunApp } from '../support/run-app.ts';
 import { serveApp, type ServedApp } from '../support/http-server.ts';
 import { createTestApp } from '../support/app.ts';
+import { recordSdkRequests, untilEvent } from '../support/anthropic-sdk.ts';
 
 /**
  * The Claude Managed Agents–compatible API (issue 32) driven by the official `@anthropic-ai/sdk`,
@@ -16,26 +17,12 @@ import { createTestApp } from '../support/app.ts';
  */
 let f: Awaited<ReturnType<typeof startRunApp>>;
 let served: ServedApp;
-const sent: Array<{ method: string; url: string; retry: string | null }> = [];
-
-/** Set to lose the response of the next request it matches: the request is served, then the connection "fails". */
-let loseResponseOf: ((request: Request) => boolean) | null = null;
-const recordingFetch: typeof fetch = async (input, init) => {
-  const request = new Request(input, init);
-  sent.push({ method: request.method, url: request.url, retry: request.headers.get('x-stainless-retry-count') });
-  if (loseResponseOf?.(request)) {
-    loseResponseOf = null;
-    await (await fetch(input, init)).text();
-    throw new TypeError('fetch failed: the connection was reset');
-  }
-  // The SDK's own arguments: a Request built from them carries a copy of the abort signal that
-  // Node's fetch can lose to garbage collection (nodejs/node#55428), and an aborted stream read
-  // then never ends (a runner that never stops).
-  return fetch(input, init);
-};
+const requests = recordSdkRequests();
+const { sent } = requests;
+const counted = requests.counted;
 
 const sdk = (options: { apiKey?: string; headers?: Record<string, string>; maxRetries?: number } = {}) =>
-  new Anthropic({ baseURL: `${served.baseUrl}/compat/anthropic`, apiKey: options.apiKey ?? f.apiKey, fetch: recordingFetch, maxRetries: options.maxRetries ?? 2, defaultHeaders: options.headers ?? {} });
+  new Anthropic({ baseURL: `${served.baseUrl}/compat/anthropic`, apiKey: options.apiKey ?? f.apiKey, fetch: requests.fetch, maxRetries: options.maxRetries ?? 2, defaultHeaders: options.headers ?? {} });
 
 const weather = { type: 'custom' as const, name: 'get_weather', description: 'The weather in a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] } };
 
@@ -49,16 +36,6 @@ afterAll(async () => {
   await f?.close();
 });
 
-/** The requests the SDK made for `run` (retries included). */
-async function counted<T>(run: () => Promise<T>): Promise<{ result: T | undefined; error: unknown; attempts: number }> {
-  const before = sent.length;
-  try {
-    const result = await run();
-    return { result, error: undefined, attempts: sent.length - before };
-  } catch (error) {
-    return { result: undefined, error, attempts: sent.length - before };
-  }
-}
 
 describe('agents through the SDK', () => {
   it('creates, retrieves by version, updates with the version precondition, lists, pages versions and archives', async () => {
@@ -124,7 +101,7 @@ describe('agents through the SDK', () => {
 describe('authentication, projects and errors', () => {
   it('takes our API key as Bearer or x-api-key, the project from anthropic-workspace-id, and enforces scopes', async () => {
     expect((await sdk().beta.agents.list()).data).toBeInstanceOf(Array);
-    const viaHeader = new Anthropic({ baseURL: `${served.baseUrl}/compat/anthropic`, apiKey: null, authToken: null, defaultHeaders: { 'x-api-key': f.apiKey }, fetch: recordingFetch });
+    const viaHeader = new Anthropic({ baseURL: `${served.baseUrl}/compat/anthropic`, apiKey: null, authToken: null, defaultHeaders: { 'x-api-key': f.apiKey }, fetch: requests.fetch });
     expect((await viaHeader.beta.environments.list()).data[0]!.id).toBe('env_default');
     expect((await sdk({ headers: { 'anthropic-workspace-id': f.projectId } }).beta.environments.retrieve('env_default')).id).toBe('env_default');
 
@@ -145,7 +122,7 @@ describe('authentication, projects and errors', () => {
     try {
       await limited.login();
       const key = (await limited.createApiKey(['*'])).secret;
-      const client = (maxRetries: number) => new Anthropic({ baseURL: `${server.baseUrl}/compat/anthropic`, apiKey: key, fetch: recordingFetch, maxRetries });
+      const client = (maxRetries: number) => new Anthropic({ baseURL: `${server.baseUrl}/compat/anthropic`, apiKey: key, fetch: requests.fetch, maxRetries });
       await client(0).beta.agents.list();
       const refused = await counted(() => client(0).beta.agents.list());
       expect(refused.error).toBeInstanceOf(RateLimitError);
@@ -527,16 +504,6 @@ describe('the raw event stream', () => {
 
 describe('confirmations, interrupts and tenancy through the SDK', () => {
   const gated = { ...weather, name: 'refund', description: 'Refunds an order', permission_policy: { type: 'always_ask' as const } };
-  async function untilEvent(client: Anthropic, sessionId: string, type: string, count = 1) {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const events = [];
-      for await (const event of client.beta.sessions.events.list(sessionId)) events.push(event);
-      if (events.filter((event) => event.type === type).length >= count) return events;
-      if (Date.now() > deadline) throw new Error(`no ${type} in ${JSON.stringify(events.map((event) => event.type))}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
 
   it('a gated custom tool asks; allow lets the client run it, deny tells the model', async () => {
     const client = sdk();
@@ -643,16 +610,6 @@ describe('confirmations, interrupts and tenancy through the SDK', () => {
 });
 
 describe('retries, archive and delete through the SDK', () => {
-  async function untilEvent(client: Anthropic, sessionId: string, type: string, count = 1) {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const events = [];
-      for await (const event of client.beta.sessions.events.list(sessionId)) events.push(event);
-      if (events.filter((event) => event.type === type).length >= count) return events;
-      if (Date.now() > deadline) throw new Error(`no ${type} in ${JSON.stringify(events.map((event) => event.type))}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
   const isSend = (sessionId: string) => (request: Request) => request.method === 'POST' && request.url.endsWith(`/sessions/${sessionId}/events`);
 
   it('a send whose response is lost is retried by the SDK and applied once; the same send on purpose is a new one', async () => {
@@ -661,7 +618,7 @@ describe('retries, archive and delete through the SDK', () => {
     const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default' });
     f.fakes.vendor_a.reply({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Rome' } }] }).reply({ text: 'Warm in Rome.' }).reply({ text: 'Again: warm.' });
     const message = { events: [{ type: 'user.message' as const, content: [{ type: 'text' as const, text: 'Rome?' }] }] };
-    loseResponseOf = isSend(session.id);
+    requests.loseResponseOf(isSend(session.id));
     const before = sent.length;
     const echoed = await client.beta.sessions.events.send(session.id, message);
     expect(sent.slice(before).map((request) => request.retry)).toEqual(['0', '1']);
@@ -671,7 +628,7 @@ describe('retries, archive and delete through the SDK', () => {
     expect((await f.call('GET', `/sessions/${session.id}`)).body.runs).toHaveLength(1);
 
     const use = asked.find((event) => event.type === 'agent.custom_tool_use')!;
-    loseResponseOf = isSend(session.id);
+    requests.loseResponseOf(isSend(session.id));
     const result = await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.custom_tool_result', custom_tool_use_id: use.id, content: [{ type: 'text', text: '{"celsius":24}' }] }] });
     expect(result.data![0]).toMatchObject({ type: 'user.custom_tool_result', custom_tool_use_id: use.id, is_error: false });
     const done = await untilEvent(client, session.id, 'agent.message');

@@ -11,11 +11,12 @@ import { findSession } from '../../../services/runs/load-session.ts';
 import type { ServiceContext } from '../../../services/service-context.ts';
 import type { AppDeps } from '../../deps.ts';
 import type { AppEnv } from '../../env.ts';
+import { liveSseBody } from '../../live-sse-body.ts';
 import { DEFAULT_HEARTBEAT_MS, SSE_HEADERS, streamPlaces } from '../../routes/events.ts';
 
 const encoder = new TextEncoder();
-const HEARTBEAT = encoder.encode(': heartbeat\n\n');
 const CONNECTED = encoder.encode(': connected\n\n');
+const encoded = (text: string) => (text === '' ? null : encoder.encode(text));
 
 /** After these the session takes nothing more: the stream closes (the SDK's runner stops on them). */
 const ENDING = new Set(['session.status_terminated', 'session.deleted']);
@@ -60,67 +61,30 @@ export function compatStream(deps: AppDeps, options: { heartbeatMs?: number } = 
       release();
       throw error;
     }
-    const batches = subscription[Symbol.asyncIterator]();
     const previews = deltas ? replyPreviews(deltas) : null;
-    // The durable read in flight: kept across pulls while previews are sent in between.
-    let durable: Promise<IteratorResult<ProductEventRow[]>> | null = null;
-    let heartbeat: NodeJS.Timeout | undefined;
-    let open = true;
-    const finish = () => {
-      open = false;
-      clearInterval(heartbeat);
-      subscription.close();
-      deltas?.close();
-      release();
-    };
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(CONNECTED);
-        heartbeat = setInterval(() => open && controller.enqueue(HEARTBEAT), heartbeatMs);
+    const body = liveSseBody({
+      subscription,
+      live: previews ? { take: () => encoded(previews.take()), ready: () => previews.ready() } : null,
+      heartbeatMs,
+      first: CONNECTED,
+      async render(rows) {
+        // Text heard before this batch was read goes first: a reply's deltas precede its message.
+        const before = previews?.take() ?? '';
+        previews?.concluded(rows);
+        const events = await cmaEventsForRows({ ctx, input: { rows } });
+        // The session is over after its terminated or deleted event: nothing follows it.
+        const end = events.findIndex((event) => ENDING.has(event.type));
+        return { bytes: encoded(before + (end === -1 ? events : events.slice(0, end + 1)).map(frameOf).join('')), end: end !== -1 };
       },
-      async pull(controller) {
-        try {
-          for (;;) {
-            const live = previews?.take() ?? '';
-            if (live !== '') {
-              controller.enqueue(encoder.encode(live));
-              return;
-            }
-            durable ??= batches.next();
-            const next = previews ? await Promise.race([durable, previews.ready().then(() => null)]) : await durable;
-            if (!open) return;
-            if (next === null) continue; // live output is ready
-            durable = null;
-            if (next.done) {
-              finish();
-              controller.close();
-              return;
-            }
-            // Text heard before this batch was read goes first: a reply's deltas precede its message.
-            const before = previews?.take() ?? '';
-            previews?.concluded(next.value);
-            const events = await cmaEventsForRows({ ctx, input: { rows: next.value } });
-            const end = events.findIndex((event) => ENDING.has(event.type));
-            const frames = before + (end === -1 ? events : events.slice(0, end + 1)).map(frameOf).join('');
-            if (frames === '') continue;
-            controller.enqueue(encoder.encode(frames));
-            if (end !== -1) {
-              // The session is over: nothing follows its terminated or deleted event.
-              finish();
-              controller.close();
-            }
-            return;
-          }
-        } catch (error) {
-          if (!open) return;
-          c.var.logger.error('anthropic event stream failed', { err: error, sessionId, requestId: c.var.requestId });
-          // A stream failure, not a business one: the SDK throws and the runner reconnects.
-          controller.enqueue(encoder.encode(`event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'The event stream failed; reconnect' }, request_id: c.var.requestId })}\n\n`));
-          finish();
-          controller.close();
-        }
+      onError(error, enqueue) {
+        c.var.logger.error('anthropic event stream failed', { err: error, sessionId, requestId: c.var.requestId });
+        // A stream failure, not a business one: the SDK throws and the runner reconnects.
+        enqueue(encoded(`event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'The event stream failed; reconnect' }, request_id: c.var.requestId })}\n\n`)!);
       },
-      cancel: finish,
+      finish() {
+        deltas?.close();
+        release();
+      },
     });
     return c.body(body, 200, { ...SSE_HEADERS, 'request-id': c.var.requestId });
   };
