@@ -3,6 +3,8 @@ import type { ProductEventRow } from '../services/events/public-event.ts';
 
 const HEARTBEAT = new TextEncoder().encode(': heartbeat\n\n');
 
+type Rendered = { bytes: Uint8Array | null; end: boolean };
+
 /** Ephemeral frames between durable batches (live model output), already rendered. */
 export type LiveFrames = { take(): Uint8Array | null; ready(): Promise<void> };
 
@@ -21,7 +23,8 @@ export function liveSseBody(options: {
   live: LiveFrames | null;
   heartbeatMs: number;
   first?: Uint8Array;
-  render(rows: ProductEventRow[]): Promise<{ bytes: Uint8Array | null; end: boolean }>;
+  /** Synchronous where it can be: an await per batch per client shows at 1,000 clients. */
+  render(rows: ProductEventRow[]): Rendered | Promise<Rendered>;
   onError(error: unknown, enqueue: (bytes: Uint8Array) => void): void;
   finish(): void;
 }): ReadableStream<Uint8Array> {
@@ -61,7 +64,8 @@ export function liveSseBody(options: {
             controller.close();
             return;
           }
-          const rendered = await options.render(next.value);
+          const pending = options.render(next.value);
+          const rendered = pending instanceof Promise ? await pending : pending;
           if (!open) return;
           if (rendered.bytes) controller.enqueue(rendered.bytes);
           if (rendered.end) {

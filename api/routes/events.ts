@@ -119,7 +119,7 @@ export function eventRoutes(deps: AppDeps, options: EventRoutesOptions = {}) {
         subscription,
         live: deltas ? { take: () => renderDeltaFrames(deltas.take()), ready: () => deltas.ready() } : null,
         heartbeatMs,
-        render: async (rows) => ({ bytes: rows.length === 1 ? renderEventFrame(rows[0]!) : Buffer.concat(rows.map(renderEventFrame)), end: false }),
+        render: (rows) => ({ bytes: rows.length === 1 ? renderEventFrame(rows[0]!) : Buffer.concat(rows.map(renderEventFrame)), end: false }),
         onError,
         finish: () => {
           deltas?.close();
