@@ -1,7 +1,6 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  bundleWorkflowCode,
   NativeConnection,
   Runtime,
   Worker,
@@ -12,6 +11,7 @@ import {
 import type { Logger } from '../config/logger.ts';
 import type { TemporalSecurity } from '../config/settings.ts';
 import { temporalConnectionOptions } from './connection-options.ts';
+import { loadWorkflowBundle } from './workflow-bundle.ts';
 
 /**
  * The runtime worker: polls one task queue for the workflows exported by workflows/index.ts and
@@ -47,12 +47,14 @@ export type RuntimeWorker = {
   shutdown(): Promise<void>;
 };
 
-/** Connects to Temporal and builds (but does not start) the worker; bundling the workflows happens here. */
+/** Connects to Temporal and builds (but does not start) the worker; the workflow bundle is built (or reused) here. */
 export async function createRuntimeWorker(options: RuntimeWorkerOptions): Promise<RuntimeWorker> {
   const { address, namespace, taskQueue, logger } = options;
   // Bundled here rather than by Worker.create so webpack's multi-line build report lands at
   // debug level; its errors still log at error.
-  const workflowBundle = await bundleWorkflowCode({ workflowsPath, logger: toTemporalLogger(logger.child({ component: 'workflow-bundler' }), 'debug') });
+  const bundleStarted = performance.now();
+  const { fromCache, ...workflowBundle } = await loadWorkflowBundle({ workflowsPath, logger: toTemporalLogger(logger.child({ component: 'workflow-bundler' }), 'debug') });
+  logger.debug('workflow bundle loaded', { fromCache, ms: Math.round(performance.now() - bundleStarted) });
   const connection = await NativeConnection.connect({ address, ...temporalConnectionOptions(options.security) });
   let worker: Worker;
   try {

@@ -108,6 +108,17 @@ export function cpuSeconds(set: ProcessSet): number {
   return readProcesses().filter((p) => member(set, p)).reduce((sum, p) => sum + p.cpuSeconds, 0);
 }
 
+/** The same CPU seconds split by kind of process: PostgreSQL, the Temporal server, and the rest (Node). */
+export function cpuSecondsByKind(set: ProcessSet): Record<'postgres' | 'temporal' | 'node', number> {
+  const split = { postgres: 0, temporal: 0, node: 0 };
+  for (const p of readProcesses()) {
+    if (!member(set, p)) continue;
+    const kind = p.cmdline.startsWith('postgres') ? 'postgres' : /(^|\/)temporal /.test(p.cmdline) ? 'temporal' : 'node';
+    split[kind] += p.cpuSeconds;
+  }
+  return split;
+}
+
 /** SIGKILL every process whose command line contains `marker` (a detached server left behind). */
 export function killByMarker(marker: string): void {
   for (const p of readProcesses()) {

@@ -17,7 +17,7 @@ import { killProcess, startApiProcess, startWorkerProcess, waitFor } from '../su
  * OS process whose connection to Temporal runs through a TCP proxy the test can hang or cut:
  * - the API killed with SIGKILL after `POST /sessions` committed and before it answered (its
  *   workflow start hanging): a retry with the same Idempotency-Key on another API process gets
- *   the stored answer, byte for byte; the worker's reconciler starts the run within 10 s of the
+ *   the stored answer, byte for byte; the worker's reconciler starts the run within 5 s of the
  *   commit; one run, one workflow execution, settled once;
  * - Temporal unreachable for 10 s (from the API and the worker alike): sessions are still created (the API answers within its start
  *   deadline) and their runs start and settle once Temporal is back.
@@ -131,7 +131,8 @@ describe.skipIf(provided.kind !== 'postgres')('faults around a commit', () => {
 
     await waitFor('the reconciler to start and settle the run', async () => ((await runState(session.latestRunId)) === 'completed' ? true : null), 20_000);
     const [started] = await sql`select admitted_at from runs where id = ${session.latestRunId}`;
-    expect((started!.admitted_at as Date).getTime() - committedAt).toBeLessThan(10_000);
+    // The reconciler picks up a run queued 2 s, every second (issue 33: "Recovery").
+    expect((started!.admitted_at as Date).getTime() - committedAt).toBeLessThan(5_000);
     const executions = [];
     for await (const execution of client.workflow.list({ query: `WorkflowId = "${runWorkflowId(session.latestRunId)}"` })) executions.push(execution);
     expect(executions).toHaveLength(1);

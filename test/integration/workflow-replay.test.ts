@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { IllegalStateError } from '@temporalio/common';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -17,9 +18,14 @@ const logger = new DefaultLogger('WARN');
 let bundle: WorkflowBundle;
 
 beforeAll(async () => {
-  // Quiet replay workers (this file runs in its own process): the expected nondeterminism of the
-  // last test would log a Core warning; a real failure's message is in the thrown error.
-  Runtime.install({ logger, shutdownSignals: [], telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
+  // Quiet replay workers: the expected nondeterminism of the last test would log a Core warning;
+  // a real failure's message is in the thrown error. Test files share processes (vitest.config.ts):
+  // where an earlier file already created the process's one Runtime, that one serves.
+  try {
+    Runtime.install({ logger, shutdownSignals: [], telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
+  } catch (error) {
+    if (!(error instanceof IllegalStateError)) throw error;
+  }
   bundle = await bundleWorkflowCode({ workflowsPath, logger });
 }, 120_000);
 
