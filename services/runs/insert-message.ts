@@ -13,13 +13,27 @@ import type { MessageRow } from './public.ts';
  */
 export async function insertThreadMessage(
   tx: ServiceContext,
-  input: { organizationId: string; projectId: string; threadId: string; runId: string; stepKey: string; role: MessageRole; content: Record<string, unknown>; at?: Date },
+  input: {
+    organizationId: string;
+    projectId: string;
+    threadId: string;
+    runId: string;
+    stepKey: string;
+    role: MessageRole;
+    content: Record<string, unknown>;
+    at?: Date;
+    /** A sequence the thread already allocated to this message (a new thread created with it). */
+    reservedSequence?: number;
+  },
 ): Promise<MessageRow> {
-  const [thread] = await tx.db
-    .update(threads)
-    .set({ lastMessageSequence: sql`${threads.lastMessageSequence} + 1` })
-    .where(eq(threads.id, input.threadId))
-    .returning({ sequence: threads.lastMessageSequence });
+  const [thread] =
+    input.reservedSequence !== undefined
+      ? [{ sequence: input.reservedSequence }]
+      : await tx.db
+          .update(threads)
+          .set({ lastMessageSequence: sql`${threads.lastMessageSequence} + 1` })
+          .where(eq(threads.id, input.threadId))
+          .returning({ sequence: threads.lastMessageSequence });
   if (!thread) throw new Error(`thread ${input.threadId} does not exist`);
   const [message] = await tx.db
     .insert(messages)

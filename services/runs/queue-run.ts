@@ -39,6 +39,12 @@ export async function queueRun(
      * the settled run just freed (no quota check).
      */
     pendingTurn?: { id: string; createdByPrincipalId: string | null; stored: StoredAttachment[] };
+    /**
+     * The session was opened in this transaction with this run's id as its latest run and an
+     * empty thread that kept sequence 1 (`openSession`'s `firstRunId`): the run takes that id,
+     * its message that sequence, and the session row is already as it must be.
+     */
+    firstRunOf?: { runId: string };
   },
 ): Promise<QueuedRun> {
   if (!tx.inTransaction) throw new Error('queueRun must run inside a transaction');
@@ -49,9 +55,11 @@ export async function queueRun(
   if (deps.unsettledRunsLimit && !pendingTurn) await assertRunQuota(tx, session.projectId, deps.unsettledRunsLimit);
   // Uploaded files are confirmed first: a turn whose uploads no longer fit queues nothing.
   const stored = pendingTurn ? pendingTurn.stored : await confirmUploadedAttachments(tx, { session, uploaded: input.uploaded ?? null, now });
+  const firstRunId = input.firstRunOf?.runId;
   const [run] = await tx.db
     .insert(runs)
     .values({
+      ...(firstRunId === undefined ? {} : { id: firstRunId }),
       organizationId: session.organizationId,
       projectId: session.projectId,
       threadId: session.threadId,
@@ -76,13 +84,13 @@ export async function queueRun(
     role: 'user',
     content: stored.length > 0 ? { text: input.text, attachments: stored.map(attachmentMetadataOf) } : { text: input.text },
     at: now,
+    ...(firstRunId === undefined ? {} : { reservedSequence: 1 }),
   });
   await recordAttachments(tx, { organizationId: session.organizationId, projectId: session.projectId, sessionId: session.id, runId: run!.id, stored });
-  const [updated] = await tx.db
-    .update(sessions)
-    .set({ status: 'queued', latestRunId: run!.id, lastActivityAt: now })
-    .where(eq(sessions.id, session.id))
-    .returning();
+  const [updated] =
+    firstRunId === undefined
+      ? await tx.db.update(sessions).set({ status: 'queued', latestRunId: run!.id, lastActivityAt: now }).where(eq(sessions.id, session.id)).returning()
+      : [session];
 
   const runPayload: Record<string, unknown> = { runId: run!.id, sessionId: session.id, agentVersionId: session.agentVersionId, state: 'queued' };
   if (input.resumedFromRunId) runPayload.resumedFromRunId = input.resumedFromRunId;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
 import { EVENT_KINDS } from '../../domain/runs/events.ts';
 import { acceptTurnFiles, CreateSessionInput, hasFirstTurn, turnText } from '../../domain/sessions/inputs.ts';
@@ -54,8 +55,10 @@ export async function createSession({
   return withTransaction(ctx, async (tx) => {
     const { agent, version } = await resolveAgentVersion(tx, body);
     const now = tx.clock.now();
-    const session = await openSession(tx, { actor, version, title: body.title, firstTurn, now });
-    const queued = firstTurn ? await queueRun(tx, deps, { session, text, uploaded, idempotencyKey, now }) : null;
+    // The first run's id is chosen here, so the session and its thread are written once.
+    const firstRunId = firstTurn ? randomUUID() : undefined;
+    const session = await openSession(tx, { actor, version, title: body.title, firstTurn, now, ...(firstRunId ? { firstRunId } : {}) });
+    const queued = firstRunId ? await queueRun(tx, deps, { session, text, uploaded, idempotencyKey, now, firstRunOf: { runId: firstRunId } }) : null;
     await recordAudit(tx, {
       action: 'session.created',
       targetType: 'session',

@@ -20,10 +20,20 @@ export async function openSession(
     id?: string;
     forkedFrom?: { sessionId: string; runId: string };
     beforeSession?: (threadId: string) => Promise<void>;
+    /**
+     * The id of the first run, queued next in the same transaction (`queueRun`'s `firstRunOf`):
+     * the session names it as its latest run, and the new thread keeps sequence 1 for its input
+     * message, so neither row is written twice.
+     */
+    firstRunId?: string;
   },
 ): Promise<SessionRow> {
-  const { actor, version, now } = input;
-  const [thread] = await tx.db.insert(threads).values({ organizationId: actor.organizationId, projectId: actor.projectId, createdAt: now }).returning();
+  const { actor, version, now, firstRunId } = input;
+  if (firstRunId !== undefined && (!input.firstTurn || input.beforeSession)) throw new Error('a first run needs a first turn and an empty thread');
+  const [thread] = await tx.db
+    .insert(threads)
+    .values({ organizationId: actor.organizationId, projectId: actor.projectId, createdAt: now, ...(firstRunId === undefined ? {} : { lastMessageSequence: 1 }) })
+    .returning();
   await input.beforeSession?.(thread!.id);
   const [session] = await tx.db
     .insert(sessions)
@@ -36,6 +46,7 @@ export async function openSession(
       agentVersionId: version.id,
       title: input.title ? input.title : null,
       status: input.firstTurn ? 'queued' : 'idle',
+      latestRunId: firstRunId ?? null,
       createdByPrincipalId: actor.principalId,
       forkedFromSessionId: input.forkedFrom?.sessionId ?? null,
       forkedFromRunId: input.forkedFrom?.runId ?? null,

@@ -30,12 +30,16 @@ export async function resolveAgentVersion(
     if (!named) throw new NotFoundError('No agent version with that id in this project');
     agentId = named.agentId;
   }
-  const [agent] = await tx.db
-    .select()
+  // The agent with its latest version in one statement (the common case needs nothing else); the
+  // share lock is on the agent row only.
+  const [found] = await tx.db
+    .select({ agent: agents, latest: agentVersions })
     .from(agents)
+    .leftJoin(agentVersions, eq(agentVersions.id, agents.latestVersionId))
     .where(and(eq(agents.id, agentId), eq(agents.projectId, actor.projectId), isNull(agents.deletedAt)))
-    .for('share');
-  if (!agent || !agent.latestVersionId) throw new NotFoundError('No agent with that id in this project');
+    .for('share', { of: agents });
+  const agent = found?.agent;
+  if (!agent || !agent.latestVersionId || !found.latest) throw new NotFoundError('No agent with that id in this project');
   if (input.anyVersion && input.agentVersionId !== undefined) {
     // Opted in: any version of this live agent (a session to try or keep an older version).
     const [named] = await tx.db.select().from(agentVersions).where(and(eq(agentVersions.id, input.agentVersionId), eq(agentVersions.agentId, agent.id)));
@@ -48,6 +52,5 @@ export async function resolveAgentVersion(
       latestVersionId: agent.latestVersionId,
     });
   }
-  const [version] = await tx.db.select().from(agentVersions).where(eq(agentVersions.id, agent.latestVersionId));
-  return { agent, version: version! };
+  return { agent, version: found.latest };
 }
