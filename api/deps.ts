@@ -2,6 +2,7 @@ import type { Settings } from '../config/settings.ts';
 import type { Logger } from '../config/logger.ts';
 import type { DatabaseHandle } from '../db/client.ts';
 import type { Clock } from '../services/service-context.ts';
+import type { ApiKeyCache } from '../services/auth/api-key-cache.ts';
 import type { CredentialKeyring } from '../services/credentials/keyring.ts';
 import type { MessageDeltaBus } from '../services/background/message-delta-bus.ts';
 import type { ProjectEventTail } from '../services/background/project-event-tail.ts';
@@ -17,6 +18,8 @@ export type AppDeps = {
   database: DatabaseHandle;
   clock: Clock;
   keyring: CredentialKeyring;
+  /** API keys authenticated in the last second (services/auth/api-key-cache.ts). */
+  apiKeyCache: ApiKeyCache;
   eventTail: ProjectEventTail;
   /** Live model output of the turns being streamed, for the session streams' `deltas=true`. */
   messageDeltas: MessageDeltaBus;

@@ -1,6 +1,7 @@
 import type { AppDeps } from '../api/deps.ts';
 import type { Logger } from '../config/logger.ts';
 import type { Settings } from '../config/settings.ts';
+import { createApiKeyCache } from '../services/auth/api-key-cache.ts';
 import { LOCKS, type DatabaseHandle } from '../db/client.ts';
 import { ensureDevelopmentTenant } from '../services/auth/development-tenant.ts';
 import { ensureInitialOwner } from '../services/auth/initial-owner.ts';
@@ -49,5 +50,6 @@ export async function createAppDeps(options: AppDepsOptions): Promise<AppDeps> {
   });
   const runStarter = options.runStarter ?? createLoggingRunStarter(logger);
   const storagePolicy = { allowPrivateNetwork: settings.webhooksAllowPrivateNetwork };
-  return { settings, logger, database, clock, eventTail, messageDeltas, runStarter, unsettledRunsLimit: settings.limits.projectUnsettledRuns, storagePolicy, ...dependencies };
+  const apiKeyCache = createApiKeyCache(clock);
+  return { settings, logger, database, clock, eventTail, messageDeltas, runStarter, apiKeyCache, unsettledRunsLimit: settings.limits.projectUnsettledRuns, storagePolicy, ...dependencies };
 }

@@ -3,6 +3,7 @@ import { apiKeys } from '../../db/schema/index.ts';
 import { NotFoundError } from '../../domain/errors.ts';
 import { apiKeySubject } from '../../domain/principals.ts';
 import { recordAudit } from '../audit/record-audit.ts';
+import { forgetCachedApiKeysAfterCommit } from '../auth/api-key-cache.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { assertOrganizationAdministrator } from '../projects/authorize.ts';
 import { requireActor } from '../require-actor.ts';
@@ -39,6 +40,7 @@ export async function revokeApiKey({ ctx, input }: { ctx: ServiceContext; input:
 export async function revokeKeysIssuedBy(ctx: ServiceContext, input: { organizationId: string; subject: string; at?: Date }): Promise<string[]> {
   const revokedIds: string[] = [];
   const at = input.at ?? ctx.clock.now();
+  forgetCachedApiKeysAfterCommit(ctx);
   let issuers = [input.subject];
   while (issuers.length > 0) {
     const rows = await ctx.db

@@ -5,6 +5,7 @@ import { ForbiddenError, UnauthenticatedError } from '../../domain/errors.ts';
 import { API_KEY_SUBJECT_PREFIX, apiKeySubject } from '../../domain/principals.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import type { Actor, ServiceContext } from '../service-context.ts';
+import type { ApiKeyCache } from './api-key-cache.ts';
 import { earliestProjectId } from './load-actor.ts';
 
 export const API_KEY_PREFIX = 'svc_';
@@ -14,13 +15,30 @@ const LAST_USED_RESOLUTION_MS = 60_000;
  * Resolves `Authorization: Bearer svc_...` to the key's project-local mirror principal in the
  * project the request addresses (the path project, else the organization's earliest project),
  * creating the mirror on first use. Unknown or revoked keys are 401; a project outside the
- * key's organization is 403.
+ * key's organization is 403. With `apiKeyCache`, a key authenticated for the same project in the
+ * last second is not read again (api-key-cache.ts).
  */
-export async function authenticateApiKey({ ctx, deps, input }: { ctx: ServiceContext; deps: { keyring: CredentialKeyring }; input: { secret: string; projectId: string | null } }): Promise<Actor> {
+export async function authenticateApiKey({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: { keyring: CredentialKeyring; apiKeyCache?: ApiKeyCache };
+  input: { secret: string; projectId: string | null };
+}): Promise<Actor> {
   if (!input.secret.startsWith(API_KEY_PREFIX)) throw new UnauthenticatedError('The API key is not valid');
   const secretHash = deps.keyring.keyedHash(input.secret);
+  const cached = deps.apiKeyCache?.get(secretHash, input.projectId);
+  if (cached) return cached;
+  const actor = await lookUpApiKey(ctx, secretHash, input.projectId);
+  deps.apiKeyCache?.set(secretHash, input.projectId, actor);
+  return actor;
+}
+
+async function lookUpApiKey(ctx: ServiceContext, secretHash: string, requestedProjectId: string | null): Promise<Actor> {
   let key: typeof apiKeys.$inferSelect;
-  let projectId = input.projectId;
+  let projectId = requestedProjectId;
   let principalId: string | null = null;
   if (projectId) {
     // The common case, a project in the path: the key, that project's organization and the key's
@@ -48,6 +66,7 @@ export async function authenticateApiKey({ ctx, deps, input }: { ctx: ServiceCon
   const subject = apiKeySubject(key.id);
   principalId ??= await mirrorPrincipalId(ctx, { organizationId: key.organizationId, projectId, subject, scopes: key.scopes, name: key.name });
 
+  // A cached key skips this too: an entry lives 1 s, far below the minute `lastUsedAt` resolves to.
   const now = ctx.clock.now();
   if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
     await ctx.db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, key.id));

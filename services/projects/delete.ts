@@ -2,6 +2,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { projects, runs } from '../../db/schema/index.ts';
 import { ConflictError, ForbiddenError } from '../../domain/errors.ts';
 import { recordAudit } from '../audit/record-audit.ts';
+import { forgetCachedApiKeysAfterCommit } from '../auth/api-key-cache.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
@@ -41,6 +42,7 @@ export async function deleteProject({
     }
     const unsettled = await tx.db.select({ id: runs.id }).from(runs).where(and(eq(runs.projectId, input.projectId), isNull(runs.settledAt)));
     await tx.db.delete(projects).where(and(eq(projects.id, input.projectId), eq(projects.organizationId, actor.organizationId)));
+    forgetCachedApiKeysAfterCommit(tx);
     for (const run of unsettled) tx.afterCommit.push(() => deps.runStarter.requestCancellation(run.id));
     await recordAudit(tx, { action: 'project.deleted', targetType: 'project', targetId: input.projectId });
     return { id: input.projectId, deleted: true as const };

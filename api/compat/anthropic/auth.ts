@@ -20,12 +20,12 @@ export const compatAuthenticate = (deps: AppDeps) =>
     const secret = bearerOf(c.req.header('authorization')) ?? c.req.header('x-api-key')?.trim();
     if (!secret) throw new UnauthenticatedError('Send an API key of this server as "Authorization: Bearer svc_…" or "x-api-key"');
     const workspace = c.req.header('anthropic-workspace-id')?.trim() || null;
-    let actor = await authenticateApiKey({ ctx: base, deps: { keyring: deps.keyring }, input: { secret, projectId: null } });
+    let actor = await authenticateApiKey({ ctx: base, deps: { keyring: deps.keyring, apiKeyCache: deps.apiKeyCache }, input: { secret, projectId: null } });
     if (workspace && workspace !== actor.projectId) {
       // The key is valid; a workspace that is not a project of its organization is a 403.
       if (!isOurId(workspace)) throw new ForbiddenError('anthropic-workspace-id must be the id of a project of the API key organization');
       try {
-        actor = await authenticateApiKey({ ctx: base, deps: { keyring: deps.keyring }, input: { secret, projectId: workspace } });
+        actor = await authenticateApiKey({ ctx: base, deps: { keyring: deps.keyring, apiKeyCache: deps.apiKeyCache }, input: { secret, projectId: workspace } });
       } catch (error) {
         if (error instanceof UnauthenticatedError) throw new ForbiddenError('anthropic-workspace-id must be the id of a project of the API key organization');
         throw error;
