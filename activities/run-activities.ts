@@ -6,6 +6,7 @@ import type { CredentialKeyring } from '../services/credentials/keyring.ts';
 import type { DeploymentPreset } from '../services/model-presets/deployment.ts';
 import { beginModelTurn } from '../services/model-turns/begin.ts';
 import { finishModelTurn } from '../services/model-turns/finish.ts';
+import { finishFinalTurn } from '../services/model-turns/finish-final.ts';
 import type { AdmissionGate } from '../services/runs/admission-gate.ts';
 import { admitRun } from '../services/runs/admit.ts';
 import { scheduleModelRetry } from '../services/runs/schedule-retry.ts';
@@ -63,7 +64,7 @@ export function createRunActivities(deps: RunStepDeps): RunSteps {
   return {
     admitRun: ({ runId }) => admitRun({ ctx: system(), input: { runId }, limits: deps.gate }),
 
-    async callModel({ runId, turnId, attempt }) {
+    async callModel({ runId, turnId, attempt, settleOnReply }) {
       const ctx = system();
       const plan = await beginModelTurn({ ctx, deps, input: { runId, turnId, attempt } });
       if (plan.kind === 'budget_exhausted') return { kind: 'budget_exhausted', maxTurns: plan.maxTurns };
@@ -104,7 +105,13 @@ export function createRunActivities(deps: RunStepDeps): RunSteps {
 
       // Every delta leaves before `message.created` commits, so readers see the text first.
       await live?.flush();
-      await finishModelTurn({ ctx, input: { runId, turnId, attempt, outcome: { kind: 'succeeded', ...result, replay: result.replay ?? null } } });
+      const finished = { runId, turnId, attempt, outcome: { kind: 'succeeded' as const, ...result, replay: result.replay ?? null } };
+      if (settleOnReply && result.toolCalls.length === 0) {
+        const settled = await finishFinalTurn({ ctx, gate: deps.gate, input: finished });
+        live?.end();
+        return { kind: 'reply', settled };
+      }
+      await finishModelTurn({ ctx, input: finished });
       live?.end();
       return result.toolCalls.length > 0 ? { kind: 'tool_calls', toolNames: result.toolCalls.map((call) => call.name) } : { kind: 'reply' };
     },

@@ -7,7 +7,8 @@ import type { DelegationStart } from '../services/delegations/start-call.ts';
 export type { Admission, DelegationStart, HarnessOperationEnd, RunFailure };
 
 export type ModelTurnResult =
-  | { kind: 'reply' }
+  /** `settled`: the run's state, when the call was asked to settle the run with a final reply. */
+  | { kind: 'reply'; settled?: RunState }
   | { kind: 'tool_calls'; toolNames: string[] }
   | { kind: 'provider_error'; retryable: boolean; errorCode: string; errorExplanation: string }
   | { kind: 'budget_exhausted'; maxTurns: number };
@@ -34,7 +35,12 @@ export type BackupWorkspaceResult = { generation: number } | { skipped: 'no_sand
  */
 export type RunActivities = {
   admitRun(input: { runId: string }): Promise<Admission>;
-  callModel(input: { runId: string; turnId: string; attempt: number }): Promise<ModelTurnResult>;
+  /**
+   * `settleOnReply`: a final reply (no tool calls) also settles the run `completed`, in the
+   * transaction that records the reply (a main-thread turn of a run without a sandbox workspace
+   * to back up; absent in histories from before issue 33).
+   */
+  callModel(input: { runId: string; turnId: string; attempt: number; settleOnReply?: boolean }): Promise<ModelTurnResult>;
   scheduleModelRetry(input: { runId: string; turnId: string; attempt: number; errorCode: string; delayMs: number }): Promise<void>;
   resumeRun(input: { runId: string }): Promise<void>;
   /** Records the tool calls of a turn's assistant message (validation, approvals, retry counts). */

@@ -1,20 +1,27 @@
 import { sleep } from '@temporalio/workflow';
 import { modelRetryDelayMs, shouldRetryModel } from '../../domain/runs/model-retry.ts';
+import type { RunState } from '../../domain/runs/states.ts';
 import { markState, type RunContext } from './context.ts';
 import { models, store } from './proxies.ts';
 import { type OperationRunner, settleToolCalls } from './tool-calls.ts';
 
-export type TurnEnd = { kind: 'reply' } | { kind: 'tools_done' } | { kind: 'budget_exhausted'; maxTurns: number } | { kind: 'failed'; errorCode: string; errorExplanation: string };
+export type TurnEnd =
+  /** `settled`: the run's state, when the reply's own step settled it (`settleOnReply`). */
+  | { kind: 'reply'; settled?: RunState }
+  | { kind: 'tools_done' }
+  | { kind: 'budget_exhausted'; maxTurns: number }
+  | { kind: 'failed'; errorCode: string; errorExplanation: string };
 
 /**
  * One model turn with its retries, and its tool calls when it asked for tools. `runOperation`
  * runs the turn's Harness Operation calls; null for a turn of an operation's own sub-loop.
+ * `settleOnReply`: a final reply also settles the run, in the model call's own step.
  */
-export async function modelTurn(run: RunContext, turnId: string, runOperation: OperationRunner | null): Promise<TurnEnd> {
+export async function modelTurn(run: RunContext, turnId: string, runOperation: OperationRunner | null, settleOnReply = false): Promise<TurnEnd> {
   const { runId } = run;
   for (let attempt = 1; ; attempt++) {
-    const result = await models.callModel({ runId, turnId, attempt });
-    if (result.kind === 'reply') return { kind: 'reply' };
+    const result = await models.callModel({ runId, turnId, attempt, ...(settleOnReply ? { settleOnReply } : {}) });
+    if (result.kind === 'reply') return result.settled ? { kind: 'reply', settled: result.settled } : { kind: 'reply' };
     if (result.kind === 'budget_exhausted') return { kind: 'budget_exhausted', maxTurns: result.maxTurns };
     if (result.kind === 'tool_calls') {
       await settleToolCalls(run, turnId, runOperation);

@@ -6,8 +6,11 @@ import { markState, type RunContext } from './context.ts';
 import { failureType, isRunGone, isStepFailure, RUN_GONE_RESULT, runGone } from './failures.ts';
 import { store, workspace } from './proxies.ts';
 
-/** How the run settles: what `settleRun` records. */
-export type Settlement = { state: SettledRunState; failure: RunFailure | null; invocationFailed: boolean };
+/**
+ * How the run settles: what `settleRun` records. `recorded`: the run is settled already, in this
+ * state (a final reply's model call settled it: `settleOnReply`).
+ */
+export type Settlement = { state: SettledRunState; failure: RunFailure | null; invocationFailed: boolean; recorded?: RunState };
 
 export function cancelledSettlement(): Settlement {
   return { state: 'cancelled', failure: { errorCode: 'cancelled', errorExplanation: 'The run was cancelled on request.' }, invocationFailed: false };
@@ -38,6 +41,10 @@ export function interruptedSettlement(run: RunContext, error: unknown, timeoutMs
  */
 export async function settle(run: RunContext, settlement: Settlement, sandboxEnabled: boolean): Promise<RunState | typeof RUN_GONE_RESULT> {
   const { runId } = run;
+  if (settlement.recorded) {
+    markState(settlement.recorded);
+    return settlement.recorded;
+  }
   // Back the workspace up before settling, so a settled run's files are listable at once. A
   // backup that cannot be made never changes how the run settles (the previous generation stays).
   if (sandboxEnabled) await CancellationScope.nonCancellable(() => workspace.backupWorkspace({ runId })).catch(() => undefined);

@@ -14,6 +14,8 @@ export type TurnPlan = {
   /** 1, or where a run that continued as new picks up. */
   nextTurn: number;
   historyEventLimit: number;
+  /** A final reply settles the run in the model call's step (no workspace to back up first). */
+  settleOnReply: boolean;
 };
 
 /**
@@ -49,8 +51,8 @@ async function driveTurns(run: RunContext, clock: ExecutionClock, plan: TurnPlan
       // Keep history bounded: start afresh at this turn; Postgres holds the transcript.
       await continueAsNew<(input: RunWorkflowInput) => Promise<unknown>>({ runId, historyEventLimit, resume: { nextTurn: turn, executionRemainingMs: clock.remainingMs() } });
     }
-    const ended = await modelTurn(run, `turn-${turn}`, (toolCallId) => runOperation(run, toolCallId));
-    if (ended.kind === 'reply') return { state: 'completed', failure: null, invocationFailed: false };
+    const ended = await modelTurn(run, `turn-${turn}`, (toolCallId) => runOperation(run, toolCallId), plan.settleOnReply);
+    if (ended.kind === 'reply') return { state: 'completed', failure: null, invocationFailed: false, ...(ended.settled ? { recorded: ended.settled } : {}) };
     if (ended.kind === 'budget_exhausted') {
       return { state: 'failed', failure: { errorCode: 'model_turn_limit_exceeded', errorExplanation: turnLimitExplanation(ended.maxTurns) }, invocationFailed: true };
     }

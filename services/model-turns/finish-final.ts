@@ -1,0 +1,28 @@
+import type { RunState } from '../../domain/runs/states.ts';
+import type { AdmissionGate } from '../runs/admission-gate.ts';
+import { settleRun } from '../runs/settle.ts';
+import type { ServiceContext } from '../service-context.ts';
+import { withTransaction } from '../transaction.ts';
+import { finishModelTurn, type ModelTurnOutcome } from './finish.ts';
+
+/**
+ * A main-thread turn's final reply (no tool calls) that ends its run: `finishModelTurn` and the
+ * run's `completed` settlement (`settleRun`, with everything it does: open tool calls cancelled,
+ * the session's next pending turn handed off, waiting runs woken) in one transaction, so the run
+ * workflow needs no settlement step of its own (issue 33). Returns the state the run settled in:
+ * a run settled meanwhile (cancelled, timed out) keeps that state, as `settleRun` does.
+ */
+export async function finishFinalTurn({
+  ctx,
+  gate,
+  input,
+}: {
+  ctx: ServiceContext;
+  gate: AdmissionGate;
+  input: { runId: string; turnId: string; attempt: number; outcome: Extract<ModelTurnOutcome, { kind: 'succeeded' }> };
+}): Promise<RunState> {
+  return withTransaction(ctx, async (tx) => {
+    await finishModelTurn({ ctx: tx, input });
+    return settleRun({ ctx: tx, gate, input: { runId: input.runId, state: 'completed', failure: null, invocationFailed: false } });
+  });
+}
