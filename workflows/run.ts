@@ -1,4 +1,4 @@
-import { patched, setHandler } from '@temporalio/workflow';
+import { setHandler } from '@temporalio/workflow';
 import type { RunState } from '../domain/runs/states.ts';
 import { admit } from './run/admission.ts';
 import { setDescendantApprovalWait, startDeadlines } from './run/approval-clock.ts';
@@ -12,9 +12,6 @@ export { approvalDecided, cancelRequested, capacityFreed, descendantApprovalWait
 export { ADMISSION_RECHECK_MS } from './run/admission.ts';
 export { RUN_GONE_RESULT } from './run/failures.ts';
 export type { RunWorkflowInput } from './run/context.ts';
-
-/** The patch of runs whose final reply settles them in the model call (issue 33). */
-export const SETTLE_ON_REPLY_PATCH = 'settle-on-reply';
 
 /** History length past which a run continues as new at its next turn (Temporal may suggest sooner). */
 export const DEFAULT_HISTORY_EVENT_LIMIT = 10_000;
@@ -64,8 +61,10 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunState | t
   } else {
     try {
       // A run without a workspace to back up settles in its final reply's model call (issue 33:
-      // one step and one transaction fewer); runs from before that change replay as they ran.
-      const settleOnReply = !admission.sandboxEnabled && patched(SETTLE_ON_REPLY_PATCH);
+      // one step and one transaction fewer). Admission says so in its recorded result, which
+      // admissions from before that change lack: those runs replay as they ran. (A `patched()`
+      // marker would do the same at the cost of a marker and a search-attribute upsert per run.)
+      const settleOnReply = admission.settlesOnReply === true;
       const plan = { prepareWorkspace: !input.resume && admission.sandboxEnabled, nextTurn: input.resume?.nextTurn ?? 1, historyEventLimit, settleOnReply };
       settlement = await run.work.run(() => prepareAndDriveTurns(run, clock, plan));
     } catch (error) {

@@ -25,6 +25,12 @@ export type Admission =
       cancellationRequested: boolean;
       /** The pinned version enables a sandbox: the workspace is prepared before and backed up after. */
       sandboxEnabled: boolean;
+      /**
+       * The run's final reply settles it in its own model call (`callModel`'s `settleOnReply`):
+       * true without a workspace to back up first. Admissions recorded before issue 33 lack it,
+       * and those runs replay with their separate settlement step.
+       */
+      settlesOnReply?: boolean;
     };
 
 /**
@@ -65,6 +71,7 @@ export async function admitRun({ ctx, input, limits }: { ctx: ServiceContext; in
       wallDeadlineAtMs: run.wallDeadlineAt.getTime(),
       cancellationRequested: run.cancellationRequestedAt !== null,
       sandboxEnabled: config.sandbox.enabled,
+      settlesOnReply: !config.sandbox.enabled,
     };
   });
 }

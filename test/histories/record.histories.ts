@@ -100,6 +100,14 @@ describe('golden histories', () => {
     await save('run-one-turn', runWorkflowId(runId));
   });
 
+  it('run-settled-on-reply: a platform tool turn, then a reply whose model call settles the run (admission says `settlesOnReply`)', async () => {
+    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'add_numbers', arguments: { a: 2, b: 3 } }] }).reply({ text: 'The sum is 5.' });
+    const agentId = await createAgent('Adder', { tools: [addNumbersTool] });
+    const runId = await startSession(agentId, 'What is 2 + 3?');
+    expect((await f.waitForRun(runId)).state).toBe('completed');
+    await save('run-settled-on-reply', runWorkflowId(runId));
+  });
+
   it('run-caller-tool-approval: a caller tool behind an approval, approved, claimed and answered', async () => {
     const refundOrder = {
       name: 'refund_order',
