@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type ViteUserConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 const root = path.dirname(fileURLToPath(import.meta.url));
@@ -33,23 +33,38 @@ class SlowestFirst extends BaseSequencer {
   }
 }
 
+/**
+ * Files whose assertions bound what happens within a scan interval of a busy host: they run last,
+ * alone, so that the other files' load does not decide their outcome.
+ */
+const ALONE = ['activities/sandbox/local/driver-limits.test.ts'];
+
+const EXCLUDE = ['**/node_modules/**', '.data/**', '.tools/**', '.peers/**'];
+
+/** What every run of the suite shares; test/histories/ and test/soak/ reuse it around their own file. */
+export const sharedTestOptions = {
+  globalSetup: ['test/support/global-setup.ts'],
+  // Three files at a time on the one Postgres server and Temporal dev server: each file clones
+  // its own database and uses its own task queues. Much of a durability test is waiting (for a
+  // heartbeat timeout, a new worker), so three keep 2 cores busy.
+  fileParallelism: true,
+  maxWorkers: 3,
+  // A worker process runs file after file without re-importing the app (~2 s of module loading
+  // per file). Files must not leave process-wide state behind (the Temporal Runtime is one per
+  // process: workflow-replay.test.ts copes).
+  isolate: false,
+  sequence: { sequencer: SlowestFirst },
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+  pool: 'forks',
+} satisfies NonNullable<ViteUserConfig['test']>;
+
 export default defineConfig({
   test: {
-    include: ['**/*.test.ts'],
-    exclude: ['**/node_modules/**', '.data/**', '.tools/**', '.peers/**'],
-    globalSetup: ['test/support/global-setup.ts'],
-    // Three files at a time on the one Postgres server and Temporal dev server: each file clones
-    // its own database and uses its own task queues. Much of a durability test is waiting (for a
-    // heartbeat timeout, a new worker), so three keep 2 cores busy.
-    fileParallelism: true,
-    maxWorkers: 3,
-    // A worker process runs file after file without re-importing the app (~2 s of module loading
-    // per file). Files must not leave process-wide state behind (the Temporal Runtime is one per
-    // process: workflow-replay.test.ts copes).
-    isolate: false,
-    sequence: { sequencer: SlowestFirst },
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
-    pool: 'forks',
+    ...sharedTestOptions,
+    projects: [
+      { extends: true, test: { name: 'suite', include: ['**/*.test.ts'], exclude: [...EXCLUDE, ...ALONE] } },
+      { extends: true, test: { name: 'alone', include: ALONE, exclude: EXCLUDE, sequence: { groupOrder: 1 } } },
+    ],
   },
 });

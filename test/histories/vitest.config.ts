@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-import base from '../../vitest.config.ts';
+import base, { sharedTestOptions } from '../../vitest.config.ts';
 
 /**
  * Only for recording the golden histories (see README.md): the project's test setup (Postgres,
@@ -10,5 +10,5 @@ import base from '../../vitest.config.ts';
 export default defineConfig({
   ...base,
   root: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..'),
-  test: { ...base.test, include: ['test/histories/record.histories.ts'], testTimeout: 300_000 },
+  test: { ...sharedTestOptions, include: ['test/histories/record.histories.ts'], testTimeout: 300_000 },
 });

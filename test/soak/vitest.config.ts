@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-import base from '../../vitest.config.ts';
+import base, { sharedTestOptions } from '../../vitest.config.ts';
 
 /**
  * Only for `npm run test:soak`: the project's test setup (Postgres, Temporal) around
@@ -10,5 +10,5 @@ import base from '../../vitest.config.ts';
 export default defineConfig({
   ...base,
   root: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..'),
-  test: { ...base.test, include: ['test/soak/soak.run.ts'], testTimeout: 0 },
+  test: { ...sharedTestOptions, include: ['test/soak/soak.run.ts'], testTimeout: 0 },
 });
