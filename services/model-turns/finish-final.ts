@@ -2,7 +2,6 @@ import type { RunState } from '../../domain/runs/states.ts';
 import type { AdmissionGate } from '../runs/admission-gate.ts';
 import { settleRun } from '../runs/settle.ts';
 import type { ServiceContext } from '../service-context.ts';
-import { withTransaction } from '../transaction.ts';
 import { finishModelTurn, type ModelTurnOutcome } from './finish.ts';
 
 /**
@@ -21,8 +20,7 @@ export async function finishFinalTurn({
   gate: AdmissionGate;
   input: { runId: string; turnId: string; attempt: number; outcome: Extract<ModelTurnOutcome, { kind: 'succeeded' }> };
 }): Promise<RunState> {
-  return withTransaction(ctx, async (tx) => {
-    await finishModelTurn({ ctx: tx, input });
-    return settleRun({ ctx: tx, gate, input: { runId: input.runId, state: 'completed', failure: null, invocationFailed: false } });
-  });
+  // The run's lock first (the runtime's order), then the reply, then the settlement; the wake of
+  // waiting runs after commit reads outside the transaction, so settleRun opens it.
+  return settleRun({ ctx, gate, input: { runId: input.runId, state: 'completed', failure: null, invocationFailed: false }, first: (tx) => finishModelTurn({ ctx: tx, input }) });
 }

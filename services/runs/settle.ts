@@ -28,10 +28,24 @@ export type SettleRunInput = {
  * project's running-runs limit. Idempotent: a settled run keeps the state it settled in, which
  * is returned. 404 when the run is gone.
  */
-export async function settleRun({ ctx, gate, input }: { ctx: ServiceContext; gate: AdmissionGate; input: SettleRunInput }): Promise<RunState> {
+export async function settleRun({
+  ctx,
+  gate,
+  input,
+  first,
+}: {
+  ctx: ServiceContext;
+  gate: AdmissionGate;
+  input: SettleRunInput;
+  /** Written first in the same transaction, under the run's lock, even when the run is settled already (finish-final.ts). */
+  first?: (tx: ServiceContext) => Promise<void>;
+}): Promise<RunState> {
+  // The wake of waiting runs after commit reads through `ctx`: a caller's transaction would be over by then.
+  if (ctx.inTransaction) throw new Error('settleRun opens its own transaction; call it outside one');
   return withTransaction(ctx, async (tx) => {
     const [run] = await tx.db.select().from(runs).where(eq(runs.id, input.runId)).for('update');
     if (!run) throw new NotFoundError('No run with that id');
+    await first?.(tx);
     if (isSettled(run.state)) return run.state;
     if (input.invocationFailed && input.failure) {
       await appendProductEvent(tx, {
