@@ -65,55 +65,61 @@ export function createRunActivities(deps: RunStepDeps): RunSteps {
     admitRun: ({ runId }) => admitRun({ ctx: system(), input: { runId }, limits: deps.gate }),
 
     async callModel({ runId, turnId, attempt, settleOnReply }) {
-      const ctx = system();
-      const plan = await beginModelTurn({ ctx, deps, input: { runId, turnId, attempt } });
-      if (plan.kind === 'budget_exhausted') return { kind: 'budget_exhausted', maxTurns: plan.maxTurns };
-      if (plan.kind === 'unavailable') return { kind: 'provider_error', retryable: false, errorCode: plan.errorCode, errorExplanation: plan.errorExplanation };
-
       const activity = Context.current();
-      // A retry is usually a worker that died mid-call: the run's next workflow task must not wait
-      // out the dead worker's sticky queue once this call is done.
-      if (activity.info.attempt > 1) await deps.recovery?.releaseStickiness(runId);
+      // Heartbeats from the first moment to the last: a live worker slowed by load while it
+      // prepares the turn or records its end must not be taken for a dead one (a second attempt
+      // would call the model again).
+      activity.heartbeat();
       const heartbeat = setInterval(() => activity.heartbeat(), HEARTBEAT_MS);
-      const live = livePublisher(deps.messageDeltas, plan.run, runId, turnId, attempt, activity.info.attempt);
-      let result: ModelResult;
       try {
-        result = await invokeModel({
-          ...plan.model,
-          baseUrl: deps.modelBaseUrls[plan.model.providerType],
-          systemPrompt: plan.systemPrompt,
-          messages: toModelMessages(plan.transcript),
-          tools: plan.tools,
-          signal: AbortSignal.any([activity.cancellationSignal, AbortSignal.timeout(MODEL_ATTEMPT_DEADLINE_MS)]),
-          onStream: (event) => {
-            activity.heartbeat();
-            if (event.kind === 'text') live?.text(event.text);
-          },
-        });
-      } catch (error) {
-        // What was streamed of this attempt is void (a retry, or the run ending, follows).
-        live?.reset();
-        // Cancellation of the activity (the run was cancelled or timed out) is not a provider failure.
-        if (activity.cancellationSignal.aborted) throw new CancelledFailure('model call cancelled');
-        if (!(error instanceof ModelInvocationError)) throw error;
-        const failed = { kind: 'failed' as const, errorCode: error.errorCode, errorExplanation: error.message, providerFinishReason: error.providerFinishReason };
-        await finishModelTurn({ ctx, input: { runId, turnId, attempt, outcome: failed } });
-        return { kind: 'provider_error', retryable: error.retryable, errorCode: error.errorCode, errorExplanation: error.message };
+        const ctx = system();
+        const plan = await beginModelTurn({ ctx, deps, input: { runId, turnId, attempt } });
+        if (plan.kind === 'budget_exhausted') return { kind: 'budget_exhausted', maxTurns: plan.maxTurns };
+        if (plan.kind === 'unavailable') return { kind: 'provider_error', retryable: false, errorCode: plan.errorCode, errorExplanation: plan.errorExplanation };
+
+        // A retry is usually a worker that died mid-call: the run's next workflow task must not wait
+        // out the dead worker's sticky queue once this call is done.
+        if (activity.info.attempt > 1) await deps.recovery?.releaseStickiness(runId);
+        const live = livePublisher(deps.messageDeltas, plan.run, runId, turnId, attempt, activity.info.attempt);
+        let result: ModelResult;
+        try {
+          result = await invokeModel({
+            ...plan.model,
+            baseUrl: deps.modelBaseUrls[plan.model.providerType],
+            systemPrompt: plan.systemPrompt,
+            messages: toModelMessages(plan.transcript),
+            tools: plan.tools,
+            signal: AbortSignal.any([activity.cancellationSignal, AbortSignal.timeout(MODEL_ATTEMPT_DEADLINE_MS)]),
+            onStream: (event) => {
+              activity.heartbeat();
+              if (event.kind === 'text') live?.text(event.text);
+            },
+          });
+        } catch (error) {
+          // What was streamed of this attempt is void (a retry, or the run ending, follows).
+          live?.reset();
+          // Cancellation of the activity (the run was cancelled or timed out) is not a provider failure.
+          if (activity.cancellationSignal.aborted) throw new CancelledFailure('model call cancelled');
+          if (!(error instanceof ModelInvocationError)) throw error;
+          const failed = { kind: 'failed' as const, errorCode: error.errorCode, errorExplanation: error.message, providerFinishReason: error.providerFinishReason };
+          await finishModelTurn({ ctx, input: { runId, turnId, attempt, outcome: failed } });
+          return { kind: 'provider_error', retryable: error.retryable, errorCode: error.errorCode, errorExplanation: error.message };
+        }
+
+        // Every delta leaves before `message.created` commits, so readers see the text first.
+        await live?.flush();
+        const finished = { runId, turnId, attempt, outcome: { kind: 'succeeded' as const, ...result, replay: result.replay ?? null } };
+        if (settleOnReply && result.toolCalls.length === 0) {
+          const settled = await finishFinalTurn({ ctx, gate: deps.gate, input: finished });
+          live?.end();
+          return { kind: 'reply', settled };
+        }
+        await finishModelTurn({ ctx, input: finished });
+        live?.end();
+        return result.toolCalls.length > 0 ? { kind: 'tool_calls', toolNames: result.toolCalls.map((call) => call.name) } : { kind: 'reply' };
       } finally {
         clearInterval(heartbeat);
       }
-
-      // Every delta leaves before `message.created` commits, so readers see the text first.
-      await live?.flush();
-      const finished = { runId, turnId, attempt, outcome: { kind: 'succeeded' as const, ...result, replay: result.replay ?? null } };
-      if (settleOnReply && result.toolCalls.length === 0) {
-        const settled = await finishFinalTurn({ ctx, gate: deps.gate, input: finished });
-        live?.end();
-        return { kind: 'reply', settled };
-      }
-      await finishModelTurn({ ctx, input: finished });
-      live?.end();
-      return result.toolCalls.length > 0 ? { kind: 'tool_calls', toolNames: result.toolCalls.map((call) => call.name) } : { kind: 'reply' };
     },
 
     scheduleModelRetry: (input) => scheduleModelRetry({ ctx: system(), input }),
