@@ -22,9 +22,7 @@ import { createToolActivities } from './tool-activities.ts';
 import { createWebhookActivities } from './webhooks/deliver-batch.ts';
 import type { DestinationLookup } from '../adapters/outbound/pinned-post.ts';
 import type { MessageDeltaBus } from '../services/background/message-delta-bus.ts';
-
-/** Frees a run whose step is being retried from the sticky queue of the worker that ran it before. */
-export type RunRecovery = { releaseStickiness(runId: string): Promise<void> };
+import type { RunRecovery } from './run-activity-types.ts';
 
 export type ActivityDeps = {
   database: DatabaseHandle;

@@ -16,7 +16,7 @@ import type { ServiceContext } from '../services/service-context.ts';
 import { toModelMessages } from './model-messages.ts';
 import { invokeModel } from '../adapters/models/index.ts';
 import { ModelInvocationError, type ModelResult, type ProviderType } from '../adapters/models/types.ts';
-import type { RunActivities } from './run-activity-types.ts';
+import type { RunActivities, RunRecovery } from './run-activity-types.ts';
 
 export type RunStepDeps = {
   system: () => ServiceContext;
@@ -28,7 +28,7 @@ export type RunStepDeps = {
   /** Where the model's text goes as it is written (session streams with `deltas=true`). */
   messageDeltas: MessageDeltaBus;
   /** A retried call first frees its run from the last worker's sticky queue (a dead worker's, usually). */
-  recovery?: { releaseStickiness(runId: string): Promise<void> };
+  recovery?: RunRecovery;
 };
 
 /**

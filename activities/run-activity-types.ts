@@ -13,6 +13,9 @@ export type ModelTurnResult =
   | { kind: 'provider_error'; retryable: boolean; errorCode: string; errorExplanation: string }
   | { kind: 'budget_exhausted'; maxTurns: number };
 
+/** Frees a run whose step is being retried from the sticky queue of the worker that ran it before (temporal/run-recovery.ts). */
+export type RunRecovery = { releaseStickiness(runId: string): Promise<void> };
+
 export type ToolProgress = {
   allFinal: boolean;
   waitingFor: 'approval' | 'tool' | null;

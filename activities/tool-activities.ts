@@ -14,7 +14,7 @@ import { startHarnessOperation } from '../services/harness-operations/start.ts';
 import { findRunningPlatformCall } from '../services/tool-calls/find-running-platform.ts';
 import { recordTurnToolCalls } from '../services/tool-calls/record-turn.ts';
 import type { PlatformToolRegistry } from './platform-tools/registry.ts';
-import type { RunActivities } from './run-activity-types.ts';
+import type { RunActivities, RunRecovery } from './run-activity-types.ts';
 
 /** A platform call heartbeats this often, well inside its 5 s heartbeat timeout (workflows/run/proxies.ts). */
 const HEARTBEAT_MS = 1_000;
@@ -36,7 +36,7 @@ export function createToolActivities(deps: {
   keyring: CredentialKeyring;
   gate: AdmissionGate;
   /** A retried call first frees its run from the last worker's sticky queue (activities/run-activities.ts). */
-  recovery?: { releaseStickiness(runId: string): Promise<void> };
+  recovery?: RunRecovery;
 }): ToolActivities {
   const { system, platformTools } = deps;
   return {

@@ -40,11 +40,11 @@ export async function queueRun(
      */
     pendingTurn?: { id: string; createdByPrincipalId: string | null; stored: StoredAttachment[] };
     /**
-     * The session was opened in this transaction with this run's id as its latest run and an
-     * empty thread that kept sequence 1 (`openSession`'s `firstRunId`): the run takes that id,
-     * its message that sequence, and the session row is already as it must be.
+     * The session was opened in this transaction naming this id as its latest run, with an empty
+     * thread that kept sequence 1 (`openSession`'s `firstRunId`): the run takes that id, its
+     * message that sequence, and the session row is already as it must be.
      */
-    firstRunOf?: { runId: string };
+    firstRunId?: string;
   },
 ): Promise<QueuedRun> {
   if (!tx.inTransaction) throw new Error('queueRun must run inside a transaction');
@@ -55,7 +55,7 @@ export async function queueRun(
   if (deps.unsettledRunsLimit && !pendingTurn) await assertRunQuota(tx, session.projectId, deps.unsettledRunsLimit);
   // Uploaded files are confirmed first: a turn whose uploads no longer fit queues nothing.
   const stored = pendingTurn ? pendingTurn.stored : await confirmUploadedAttachments(tx, { session, uploaded: input.uploaded ?? null, now });
-  const firstRunId = input.firstRunOf?.runId;
+  const { firstRunId } = input;
   const [run] = await tx.db
     .insert(runs)
     .values({

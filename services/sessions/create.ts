@@ -58,7 +58,7 @@ export async function createSession({
     // The first run's id is chosen here, so the session and its thread are written once.
     const firstRunId = firstTurn ? randomUUID() : undefined;
     const session = await openSession(tx, { actor, version, title: body.title, firstTurn, now, ...(firstRunId ? { firstRunId } : {}) });
-    const queued = firstRunId ? await queueRun(tx, deps, { session, text, uploaded, idempotencyKey, now, firstRunOf: { runId: firstRunId } }) : null;
+    const queued = firstRunId ? await queueRun(tx, deps, { session, text, uploaded, idempotencyKey, now, firstRunId }) : null;
     await recordAudit(tx, {
       action: 'session.created',
       targetType: 'session',

@@ -21,7 +21,7 @@ export async function openSession(
     forkedFrom?: { sessionId: string; runId: string };
     beforeSession?: (threadId: string) => Promise<void>;
     /**
-     * The id of the first run, queued next in the same transaction (`queueRun`'s `firstRunOf`):
+     * The id of the first run, queued next in the same transaction (`queueRun`'s `firstRunId`):
      * the session names it as its latest run, and the new thread keeps sequence 1 for its input
      * message, so neither row is written twice.
      */

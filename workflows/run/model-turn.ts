@@ -21,7 +21,7 @@ export async function modelTurn(run: RunContext, turnId: string, runOperation: O
   const { runId } = run;
   for (let attempt = 1; ; attempt++) {
     const result = await models.callModel({ runId, turnId, attempt, ...(settleOnReply ? { settleOnReply } : {}) });
-    if (result.kind === 'reply') return result.settled ? { kind: 'reply', settled: result.settled } : { kind: 'reply' };
+    if (result.kind === 'reply') return result;
     if (result.kind === 'budget_exhausted') return { kind: 'budget_exhausted', maxTurns: result.maxTurns };
     if (result.kind === 'tool_calls') {
       await settleToolCalls(run, turnId, runOperation);
