@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxNetwork } from '../local/exec-request.ts';
 import { BUILT_IN_SNAPSHOT } from '../../../domain/sandbox/snapshot-registry.ts';
@@ -26,7 +26,10 @@ const HOME = `<!doctype html><html><head><title>Shop home</title></head><body>
 </body></html>`;
 
 /** Listens on `host`; `origin` names `advertised` (the test host that forwards to it) when given. */
-async function startSite(host: string, advertised = host): Promise<{ origin: string; close(): Promise<void> }> {
+async function startSite(host: string, advertised = host): Promise<{ origin: string; goBusy(): Promise<void>; close(): Promise<void> }> {
+  // `/busy` loops forever once the test calls goBusy() (its held request then answers), so
+  // the loop cannot start while the navigate call is still reading the page.
+  const heldUntilBusy = new Set<ServerResponse>();
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://site');
     res.setHeader('content-type', 'text/html; charset=utf-8');
@@ -34,7 +37,8 @@ async function startSite(host: string, advertised = host): Promise<{ origin: str
     // An origin cannot pass its own answer off as the egress proxy's: the proxy drops the marker.
     if (url.pathname === '/forbidden') return res.writeHead(403, { 'x-sandbox-egress': '403' }).end('<title>Origin says no</title>');
     if (url.pathname === '/hang') return; // never answers
-    if (url.pathname === '/busy') return res.end('<!doctype html><title>Busy</title><script>setTimeout(() => { for (;;); }, 200)</script>');
+    if (url.pathname === '/busy') return res.end("<!doctype html><title>Busy</title><script>fetch('/busy/go').then(() => { for (;;); })</script>");
+    if (url.pathname === '/busy/go') return void heldUntilBusy.add(res);
     if (url.pathname === '/help') return res.end('<!doctype html><title>Help</title><h1>How to shop</h1>');
     if (url.pathname === '/greet') {
       const name = escape(url.searchParams.get('name') ?? '');
@@ -52,6 +56,11 @@ async function startSite(host: string, advertised = host): Promise<{ origin: str
   if (!address || typeof address === 'string') throw new Error('no port');
   return {
     origin: `http://${advertised}:${address.port}`,
+    goBusy: async () => {
+      while (heldUntilBusy.size === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      for (const res of heldUntilBusy) res.end('go');
+      heldUntilBusy.clear();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -202,6 +211,7 @@ describe.skipIf(!canStartEgressTestHost)('browser lifetime', () => {
     try {
       const busy = randomUUID();
       expect(valueOf(await run(busy, 'browser_navigate', { url: `${site.origin}/busy` })).title).toBe('Busy');
+      await site.goBusy();
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await run(busy, 'browser_snapshot')).toEqual({ ok: false, message: expect.stringMatching(/did not finish within 1\.5 s and was closed/) });
       expect(valueOf(await run(busy, 'browser_snapshot')).url).toBe('about:blank');
