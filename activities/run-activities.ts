@@ -32,9 +32,12 @@ export type RunStepDeps = {
 };
 
 /**
- * A model call heartbeats at least this often (and on every stream chunk, which the SDK throttles),
- * well inside the workflow's model heartbeat timeout, so a worker killed mid-stream is noticed in
- * seconds rather than at the attempt deadline.
+ * A model call heartbeats this often, well inside the workflow's model heartbeat timeout, so a
+ * worker killed mid-stream is noticed in seconds rather than at the attempt deadline. The first
+ * tick comes a second in: the SDK sends a first heartbeat at once, and each one is a write in
+ * Temporal, so a call shorter than that sends none (the timeout runs from the call's start
+ * either way). Not on every stream chunk: the timer proves the worker alive, and cancellation
+ * arrives with the next heartbeat's answer either way.
  */
 const HEARTBEAT_MS = 1_000;
 
@@ -66,10 +69,9 @@ export function createRunActivities(deps: RunStepDeps): RunSteps {
 
     async callModel({ runId, turnId, attempt, settleOnReply }) {
       const activity = Context.current();
-      // Heartbeats from the first moment to the last: a live worker slowed by load while it
+      // Heartbeats from the first second to the last: a live worker slowed by load while it
       // prepares the turn or records its end must not be taken for a dead one (a second attempt
       // would call the model again).
-      activity.heartbeat();
       const heartbeat = setInterval(() => activity.heartbeat(), HEARTBEAT_MS);
       try {
         const ctx = system();
@@ -91,7 +93,6 @@ export function createRunActivities(deps: RunStepDeps): RunSteps {
             tools: plan.tools,
             signal: AbortSignal.any([activity.cancellationSignal, AbortSignal.timeout(MODEL_ATTEMPT_DEADLINE_MS)]),
             onStream: (event) => {
-              activity.heartbeat();
               if (event.kind === 'text') live?.text(event.text);
             },
           });

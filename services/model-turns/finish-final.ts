@@ -22,5 +22,5 @@ export async function finishFinalTurn({
 }): Promise<RunState> {
   // The run's lock first (the runtime's order), then the reply, then the settlement; the wake of
   // waiting runs after commit reads outside the transaction, so settleRun opens it.
-  return settleRun({ ctx, gate, input: { runId: input.runId, state: 'completed', failure: null, invocationFailed: false }, first: (tx) => finishModelTurn({ ctx: tx, input }) });
+  return settleRun({ ctx, gate, input: { runId: input.runId, state: 'completed', failure: null, invocationFailed: false }, first: (tx, run) => finishModelTurn({ ctx: tx, input, run }) });
 }

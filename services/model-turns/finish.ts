@@ -10,6 +10,9 @@ import { threadOfTurn } from '../runs/operation-threads.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
 
+/** What both steps of a turn's finish need of its run. */
+type RunIdentity = { id: string; organizationId: string; projectId: string; sessionId: string; threadId: string };
+
 export type ModelTurnOutcome =
   | {
       kind: 'succeeded';
@@ -32,7 +35,16 @@ export type ModelTurnOutcome =
  * from run and turn, so live output can name it before the message commits. Idempotent: a replay
  * completes nothing twice and appends no second message (nor event). 404 when the run is gone.
  */
-export async function finishModelTurn({ ctx, input }: { ctx: ServiceContext; input: { runId: string; turnId: string; attempt: number; outcome: ModelTurnOutcome } }): Promise<void> {
+export async function finishModelTurn({
+  ctx,
+  input,
+  run: lockedRun,
+}: {
+  ctx: ServiceContext;
+  input: { runId: string; turnId: string; attempt: number; outcome: ModelTurnOutcome };
+  /** The run's row when the caller has it already (read under its lock, in `ctx`'s transaction). */
+  run?: RunIdentity;
+}): Promise<void> {
   const { runId, turnId, attempt, outcome } = input;
   if (outcome.kind === 'failed') {
     await failModelInvocation(ctx, { runId, turnId, attempt, errorCode: outcome.errorCode, errorExplanation: outcome.errorExplanation, providerFinishReason: outcome.providerFinishReason });
@@ -40,7 +52,7 @@ export async function finishModelTurn({ ctx, input }: { ctx: ServiceContext; inp
   }
   await withTransaction(ctx, async (tx) => {
     // Read once for both steps below.
-    const [run] = await tx.db.select({ id: runs.id, organizationId: runs.organizationId, projectId: runs.projectId, sessionId: runs.sessionId, threadId: runs.threadId }).from(runs).where(eq(runs.id, runId));
+    const [run] = lockedRun ? [lockedRun] : await tx.db.select({ id: runs.id, organizationId: runs.organizationId, projectId: runs.projectId, sessionId: runs.sessionId, threadId: runs.threadId }).from(runs).where(eq(runs.id, runId));
     if (!run) throw new NotFoundError('No run with that id');
     await completeModelInvocation(tx, {
       runId,

@@ -43,8 +43,15 @@ export type Admission =
  */
 export async function admitRun({ ctx, input, limits }: { ctx: ServiceContext; input: { runId: string }; limits: Pick<AdmissionGate, 'runningRunsLimit' | 'start'> }): Promise<Admission> {
   return withTransaction(ctx, async (tx) => {
-    const [run] = await tx.db.select().from(runs).where(eq(runs.id, input.runId)).for('update');
-    if (!run) throw new NotFoundError('No run with that id');
+    // The run, locked, with its pinned version's config (one statement; the version never changes).
+    const [row] = await tx.db
+      .select({ run: runs, config: agentVersions.config })
+      .from(runs)
+      .innerJoin(agentVersions, eq(agentVersions.id, runs.agentVersionId))
+      .where(eq(runs.id, input.runId))
+      .for('update', { of: runs });
+    if (!row) throw new NotFoundError('No run with that id');
+    const { run } = row;
     if (isSettled(run.state)) return { kind: 'settled', state: run.state as SettledRunState };
     if (run.state === 'queued' && run.cancellationRequestedAt) {
       const settled = await transitionLockedRun(tx, run, { to: 'cancelled', failure: { errorCode: 'cancelled', errorExplanation: 'The run was cancelled before it started.' } });
@@ -60,10 +67,7 @@ export async function admitRun({ ctx, input, limits }: { ctx: ServiceContext; in
       }
       await transitionLockedRun(tx, run, { to: 'running' });
     }
-    // The pinned version's config only (the run row is in hand).
-    const [version] = await tx.db.select({ config: agentVersions.config }).from(agentVersions).where(eq(agentVersions.id, run.agentVersionId));
-    if (!version) throw new NotFoundError('No agent version for that run');
-    const config = version.config as unknown as AgentConfig;
+    const config = row.config as unknown as AgentConfig;
     return {
       kind: 'admitted',
       maxTurns: config.limits.maxTurns,

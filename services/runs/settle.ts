@@ -10,6 +10,7 @@ import { cancelOpenToolCalls } from '../tool-calls/cancel-open.ts';
 import { withTransaction } from '../transaction.ts';
 import { wakeDeferredRuns, type AdmissionGate } from './admission-gate.ts';
 import { handOffPendingTurn } from './hand-off-pending-turn.ts';
+import type { RunRow } from './public.ts';
 import { transitionLockedRun } from './transition.ts';
 
 export type SettleRunInput = {
@@ -37,15 +38,18 @@ export async function settleRun({
   ctx: ServiceContext;
   gate: AdmissionGate;
   input: SettleRunInput;
-  /** Written first in the same transaction, under the run's lock, even when the run is settled already (finish-final.ts). */
-  first?: (tx: ServiceContext) => Promise<void>;
+  /**
+   * Written first in the same transaction, under the run's lock, even when the run is settled
+   * already (finish-final.ts); it gets the locked row, so it need not read the run again.
+   */
+  first?: (tx: ServiceContext, run: RunRow) => Promise<void>;
 }): Promise<RunState> {
   // The wake of waiting runs after commit reads through `ctx`: a caller's transaction would be over by then.
   if (ctx.inTransaction) throw new Error('settleRun opens its own transaction; call it outside one');
   return withTransaction(ctx, async (tx) => {
     const [run] = await tx.db.select().from(runs).where(eq(runs.id, input.runId)).for('update');
     if (!run) throw new NotFoundError('No run with that id');
-    await first?.(tx);
+    await first?.(tx, run);
     if (isSettled(run.state)) return run.state;
     if (input.invocationFailed && input.failure) {
       await appendProductEvent(tx, {

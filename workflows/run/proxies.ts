@@ -19,8 +19,7 @@ export const calls = proxyActivities<RunActivities>({
   heartbeatTimeout: '5 seconds',
   retry: { initialInterval: '250 milliseconds', maximumInterval: '30 seconds', maximumAttempts: 10 },
 });
-// Model calls: the same, with a tighter heartbeat timeout. A model call streams and heartbeats
-// every second and on every chunk, so a worker killed mid-stream is noticed within 5 s and the
+// Model calls: the same. A model call heartbeats every second while it streams, so a worker killed mid-stream is noticed within 5 s and the
 // attempt starts over (streaming again from the start) on a live worker, a quarter second later:
 // a provider's failures are answers the workflow retries itself, so what reaches this retry is a
 // dead or broken worker.
