@@ -1,10 +1,11 @@
-import { and, asc, eq, isNotNull, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm';
 import { RUN_ADMISSION_LOCK } from '../../db/client.ts';
 import { delegationCalls, runs } from '../../db/schema/index.ts';
 import type { ServiceContext } from '../service-context.ts';
 import type { RunStarter } from '../run-starter.ts';
 import { countProjectRuns } from './count-project-runs.ts';
 import type { RunRow } from './public.ts';
+import { transitionLockedRun } from './transition.ts';
 
 /**
  * The per-project limit on runs executing at once (SVC_PROJECT_RUNNING_RUNS_LIMIT), so one
@@ -32,20 +33,26 @@ export async function mayStartRun(tx: ServiceContext, run: RunRow, limit: number
 }
 
 /**
- * After a run of `projectId` stopped executing (settled, or waiting for a tool or an approval):
- * wakes as many of the project's oldest runs waiting for a place as there are free places.
- * Hints only: a woken run re-checks the limit, and a waiting run also re-checks every minute.
+ * Inside the transaction in which a run of `projectId` stops executing (it settles, or starts
+ * waiting for a tool or an approval): its place goes to the project's oldest deferred run, which
+ * is admitted here (`queued` → `running`) and woken after the commit; its workflow's admission
+ * then finds it running. Handing the place over, rather than waking runs to compete for it, means
+ * a freed place is taken exactly once: before, every settlement woke the oldest waiting runs,
+ * most of which found the place gone and waited again (at 64 runs in flight against the limit of
+ * 32, that churn cost a third of the CPU of a run). Under the project's admission lock, so an
+ * admission counting the running runs sees the place either still held or already handed over.
+ * A run whose own re-check holds its row is skipped for the next; a run cancelled or past its
+ * wall ceiling is left to its own admission (its re-check or its cancellation signal settles it).
  */
-export async function wakeDeferredRuns(ctx: ServiceContext, gate: AdmissionGate, projectId: string): Promise<void> {
-  const limit = gate.runningRunsLimit;
-  if (!limit) return;
-  const waiting = await ctx.db
-    .select({ id: runs.id })
-    .from(runs)
-    .where(and(eq(runs.projectId, projectId), eq(runs.state, 'queued'), isNotNull(runs.admissionDeferredAt)))
-    .orderBy(asc(runs.createdAt))
-    .limit(limit);
-  if (waiting.length === 0) return;
-  const free = limit - (await countProjectRuns(ctx.db, projectId, ['running'], limit));
-  for (const run of waiting.slice(0, Math.max(0, free))) await gate.wake(run.id);
+export async function handOffPlace(tx: ServiceContext, gate: AdmissionGate, projectId: string): Promise<void> {
+  if (!gate.runningRunsLimit) return;
+  const deferred = and(eq(runs.projectId, projectId), eq(runs.state, 'queued'), isNotNull(runs.admissionDeferredAt), isNull(runs.cancellationRequestedAt), gt(runs.wallDeadlineAt, tx.clock.now()));
+  // Usually nobody waits: one read, no lock.
+  const [anyone] = await tx.db.select({ id: runs.id }).from(runs).where(deferred).limit(1);
+  if (!anyone) return;
+  await tx.db.execute(sql`select pg_advisory_xact_lock(${RUN_ADMISSION_LOCK}, hashtext(${projectId}))`);
+  const [next] = await tx.db.select().from(runs).where(deferred).orderBy(asc(runs.createdAt)).limit(1).for('update', { skipLocked: true });
+  if (!next) return;
+  await transitionLockedRun(tx, next, { to: 'running' });
+  tx.afterCommit.push(() => gate.wake(next.id));
 }

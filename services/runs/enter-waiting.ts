@@ -3,7 +3,8 @@ import { toolCalls } from '../../db/schema/index.ts';
 import type { ToolCallStatus } from '../../domain/tool-calls/states.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
-import { wakeDeferredRuns, type AdmissionGate } from './admission-gate.ts';
+import { handOffPlace, type AdmissionGate } from './admission-gate.ts';
+import type { RunRow } from './public.ts';
 import { transitionRun } from './transition.ts';
 
 /** The calls a waiting run waits on: approvals to decide, or caller tools to answer. */
@@ -15,12 +16,15 @@ const BLOCKING: Record<'waiting_for_tool' | 'waiting_for_approval', ToolCallStat
 /**
  * Moves a run to wait for a caller tool or an approval (for the runtime). Its `run.<state>`
  * event names what it waits on (`waitingOn.toolCallIds`, oldest first). A waiting run does not
- * count against its project's running-runs limit, so runs waiting for that place are woken once
- * this commits. Idempotent like `transitionRun`.
+ * count against its project's running-runs limit, so its place goes to the oldest run waiting for
+ * one (`handOffPlace`). Idempotent like `transitionRun`.
  */
 export async function enterWaitingState({ ctx, gate, input }: { ctx: ServiceContext; gate: AdmissionGate; input: { runId: string; state: 'waiting_for_tool' | 'waiting_for_approval' } }): Promise<void> {
   await withTransaction(ctx, async (tx) => {
-    const waitingOn = async (locked: ServiceContext) => {
+    // Set under the run's lock when this call is the one that moves it (a repeat moves nothing).
+    let leftRunning = false;
+    const waitingOn = async (locked: ServiceContext, run: RunRow) => {
+      leftRunning = run.state === 'running';
       const calls = await locked.db
         .select({ id: toolCalls.id })
         .from(toolCalls)
@@ -29,6 +33,6 @@ export async function enterWaitingState({ ctx, gate, input }: { ctx: ServiceCont
       return { waitingOn: { toolCallIds: calls.map((call) => call.id) } };
     };
     const run = await transitionRun({ ctx: tx, input: { runId: input.runId, to: input.state }, options: { payload: waitingOn } });
-    tx.afterCommit.push(() => wakeDeferredRuns(ctx, gate, run.projectId));
+    if (leftRunning) await handOffPlace(tx, gate, run.projectId);
   });
 }

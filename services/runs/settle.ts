@@ -8,7 +8,7 @@ import { appendProductEvent } from '../events/append.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { cancelOpenToolCalls } from '../tool-calls/cancel-open.ts';
 import { withTransaction } from '../transaction.ts';
-import { wakeDeferredRuns, type AdmissionGate } from './admission-gate.ts';
+import { handOffPlace, type AdmissionGate } from './admission-gate.ts';
 import { handOffPendingTurn } from './hand-off-pending-turn.ts';
 import type { RunRow } from './public.ts';
 import { transitionLockedRun } from './transition.ts';
@@ -44,7 +44,7 @@ export async function settleRun({
    */
   first?: (tx: ServiceContext, run: RunRow) => Promise<void>;
 }): Promise<RunState> {
-  // The wake of waiting runs after commit reads through `ctx`: a caller's transaction would be over by then.
+  // Its hand-offs start runs after commit (a caller's transaction would still be open then).
   if (ctx.inTransaction) throw new Error('settleRun opens its own transaction; call it outside one');
   return withTransaction(ctx, async (tx) => {
     const [run] = await tx.db.select().from(runs).where(eq(runs.id, input.runId)).for('update');
@@ -62,9 +62,9 @@ export async function settleRun({
       });
     }
     await cancelOpenToolCalls(tx, { runId: run.id });
-    // Its place in the project's running-runs limit is free once this commits.
-    if (run.state === 'running') tx.afterCommit.push(() => wakeDeferredRuns(ctx, gate, run.projectId));
     const settled = await transitionLockedRun(tx, run, { to: input.state, failure: input.failure });
+    // Its place in the project's running-runs limit goes to the oldest run waiting for one.
+    if (run.state === 'running') await handOffPlace(tx, gate, run.projectId);
     // The session's oldest pending turn becomes its next run in this same transaction.
     await handOffPendingTurn(tx, gate, settled);
     return settled.state;

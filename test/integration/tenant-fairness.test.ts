@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runs } from '../../db/schema/index.ts';
 import { runWorkflowId } from '../../domain/runs/workflow.ts';
@@ -25,7 +25,8 @@ beforeAll(async () => {
     env: { SVC_PROJECT_RUNNING_RUNS_LIMIT: String(RUNNING_LIMIT), SVC_RATE_LIMIT_API_KEY_PER_SECOND: '0', SVC_RATE_LIMIT_PROJECT_PER_SECOND: '0', SVC_PROJECT_UNSETTLED_RUNS_LIMIT: '0' },
   });
   // Tenant A's backlog calls a slow model; everyone else's answers at once.
-  app.fakes.vendor_a.defaultReply = (_request, text) => (text.startsWith('backlog') ? { text: 'done', delayMs: backlogModelMs } : { text: `echo: ${text}` });
+  app.fakes.vendor_a.defaultReply = (_request, text) =>
+    text.startsWith('backlog') ? { text: 'done', delayMs: backlogModelMs } : text.startsWith('hold') ? { text: 'held', delayMs: 1_500 } : { text: `echo: ${text}` };
   const agent = await app.call('POST', '/agents', { name: 'Tenant A', initialConfig: { systemPrompt: 'You are a careful assistant.', modelPreset: 'fast', limits: { maxTurns: 4 } } });
   expect(agent.status).toBe(201);
   agentA = agent.body.id;
@@ -115,4 +116,34 @@ describe('tenant fairness', () => {
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }, 180_000);
+
+  it('hands a freed place to the oldest waiting run in the transaction that frees it', async () => {
+    const createB = async (text: string) => {
+      const response = await app.t.request('POST', `/v1/projects/${tenantB.projectId}/sessions`, { apiKey: tenantB.apiKey, body: { agentId: tenantB.agentId, initialMessage: text } });
+      expect(response.status).toBe(201);
+      return (await response.json()).latestRunId as string;
+    };
+    const holders = await Promise.all(Array.from({ length: RUNNING_LIMIT }, (_, i) => createB(`hold ${i}`)));
+    const waiters: string[] = [];
+    for (let i = 0; i < 3; i++) waiters.push(await createB(`next ${i}`));
+    for (const runId of [...holders, ...waiters]) expect(await app.runtime.client.client.workflow.getHandle(runWorkflowId(runId)).result()).toBe('completed');
+
+    const rows = await app.t.database.db.select().from(runs).where(inArray(runs.id, waiters));
+    // They waited for a place (the holders had them all), then started in the order they came.
+    expect(rows.every((row) => row.admissionDeferredAt !== null)).toBe(true);
+    const byStart = [...rows].sort((a, b) => a.admittedAt!.getTime() - b.admittedAt!.getTime()).map((row) => row.id);
+    expect(byStart).toEqual(waiters);
+    // Each started in the very transaction that settled a run before it (rows one transaction
+    // inserts share its xmin): no wake-up in between, nobody else could take the place.
+    const events = await app.t.database.db.execute<{ aggregate_id: string; kind: string; tx: string }>(
+      sql`select aggregate_id, kind, xmin::text as tx from product_events where aggregate_id in ${sql.raw(`('${[...holders, ...waiters].join("','")}')`)} and kind in ('run.running', 'run.completed')`,
+    );
+    const list = Array.isArray(events) ? events : (events as { rows: Array<{ aggregate_id: string; kind: string; tx: string }> }).rows;
+    const settledIn = new Set(list.filter((event) => event.kind === 'run.completed').map((event) => event.tx));
+    for (const runId of waiters) {
+      const started = list.filter((event) => event.aggregate_id === runId && event.kind === 'run.running');
+      expect(started).toHaveLength(1);
+      expect(settledIn.has(started[0]!.tx), `run ${runId} started in a settling transaction`).toBe(true);
+    }
+  }, 60_000);
 });
