@@ -32,6 +32,9 @@ const log = (line: string) => console.log(line);
 const peers: Array<[string, (model: InstantModelServer, database: (name: string) => Promise<string>) => Promise<Peer>]> = [
   ['service-embedded', async (model) => servicePeer({ name: 'This service, embedded (PGlite)', model })],
   ['service-postgres', async (model, database) => servicePeer({ name: 'This service, PostgreSQL', model, databaseUrl: await database('svc') })],
+  // The default running-runs limit per project (32) makes half of the 64 runs in flight wait for a
+  // place; with 64 none waits, so this row is the engine's own cost at that load.
+  ['service-postgres-limit-64', async (model, database) => servicePeer({ name: 'This service, PostgreSQL, running-runs limit 64', model, databaseUrl: await database('svc64'), env: { SVC_PROJECT_RUNNING_RUNS_LIMIT: '64' } })],
   ['service-split', async (model, database) => servicePeer({ name: 'This service, PostgreSQL, API and worker processes', model, databaseUrl: await database('split'), topology: 'split' })],
   ['restate', async (model) => restatePeer({ model })],
   ['mastra', async (model, database) => mastraPeer({ model, databaseUrl: await database('mastra') })],

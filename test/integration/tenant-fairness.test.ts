@@ -26,7 +26,7 @@ beforeAll(async () => {
   });
   // Tenant A's backlog calls a slow model; everyone else's answers at once.
   app.fakes.vendor_a.defaultReply = (_request, text) =>
-    text.startsWith('backlog') ? { text: 'done', delayMs: backlogModelMs } : text.startsWith('hold') ? { text: 'held', delayMs: 1_500 } : { text: `echo: ${text}` };
+    text.startsWith('backlog') ? { text: 'done', delayMs: backlogModelMs } : text.startsWith('hold') ? { text: 'held', delayMs: 4_000 } : { text: `echo: ${text}` };
   const agent = await app.call('POST', '/agents', { name: 'Tenant A', initialConfig: { systemPrompt: 'You are a careful assistant.', modelPreset: 'fast', limits: { maxTurns: 4 } } });
   expect(agent.status).toBe(201);
   agentA = agent.body.id;
@@ -123,14 +123,28 @@ describe('tenant fairness', () => {
       expect(response.status).toBe(201);
       return (await response.json()).latestRunId as string;
     };
+    const until = async (what: string, done: () => Promise<boolean>) => {
+      const since = Date.now();
+      while (!(await done())) {
+        expect(Date.now() - since, what).toBeLessThan(10_000);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    const deferred = async (ids: string[]) => (await app.t.database.db.select({ id: runs.id }).from(runs).where(and(inArray(runs.id, ids), isNotNull(runs.admissionDeferredAt)))).length;
+    const running = async (ids: string[]) => (await app.t.database.db.select({ id: runs.id }).from(runs).where(and(inArray(runs.id, ids), eq(runs.state, 'running')))).length;
+    // The holders take every place (their model answers in 4 s); then each waiter, one after
+    // another, meets admission and waits.
     const holders = await Promise.all(Array.from({ length: RUNNING_LIMIT }, (_, i) => createB(`hold ${i}`)));
+    await until('the holders to run', async () => (await running(holders)) === RUNNING_LIMIT);
     const waiters: string[] = [];
-    for (let i = 0; i < 3; i++) waiters.push(await createB(`next ${i}`));
+    for (let i = 0; i < 3; i++) {
+      waiters.push(await createB(`next ${i}`));
+      await until('the waiter to be told to wait', async () => (await deferred(waiters)) === waiters.length);
+    }
     for (const runId of [...holders, ...waiters]) expect(await app.runtime.client.client.workflow.getHandle(runWorkflowId(runId)).result()).toBe('completed');
 
+    // They started in the order they came.
     const rows = await app.t.database.db.select().from(runs).where(inArray(runs.id, waiters));
-    // They waited for a place (the holders had them all), then started in the order they came.
-    expect(rows.every((row) => row.admissionDeferredAt !== null)).toBe(true);
     const byStart = [...rows].sort((a, b) => a.admittedAt!.getTime() - b.admittedAt!.getTime()).map((row) => row.id);
     expect(byStart).toEqual(waiters);
     // Each started in the very transaction that settled a run before it (rows one transaction
