@@ -54,7 +54,7 @@ describe('deploy/compose.yaml and the Dockerfile', () => {
   it('the Temporal server gets the dynamic config the service relies on', () => {
     const dynamic = parse(readFileSync(path.join(here, 'temporal-dynamic-config.yaml'), 'utf8')) as Record<string, Array<{ value: unknown }>>;
     const devServer = parse(readFileSync(path.join(here, '..', 'temporal-dev.yaml'), 'utf8')) as { dynamicConfig: Record<string, unknown> };
-    for (const key of ['frontend.enableUpdateWorkflowExecution', 'frontend.enableUpdateWorkflowExecutionAsyncAccepted', 'system.enableEagerWorkflowStart']) {
+    for (const key of ['frontend.enableUpdateWorkflowExecution', 'frontend.enableUpdateWorkflowExecutionAsyncAccepted', 'system.enableEagerWorkflowStart', 'history.transferProcessorMaxPollRPS', 'history.timerProcessorMaxPollRPS']) {
       expect(dynamic[key]).toEqual([{ value: devServer.dynamicConfig[key] }]);
     }
   });
