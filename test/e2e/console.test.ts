@@ -813,16 +813,17 @@ describe('the console', () => {
     const found: Record<string, AccessibilityViolation[]> = {};
     for (const where of ['/', '/agents', `/agents/${agentId}`, '/sessions', `/sessions/${sessionId}`, '/pending', '/connections', '/skills', '/mcp', '/webhooks', '/access', '/backup', '/no-such-page']) {
       await page.goto(`${origin}${where}`);
-      await expect.poll(() => page.locator('main h1').count()).toBeGreaterThan(0);
+      // What is audited is the loaded screen; how fast it loads beside two other test files is not (10 s, not the poll's 1 s default).
+      await expect.poll(() => page.locator('main h1').count(), { timeout: 10_000 }).toBeGreaterThan(0);
       // Loaded: nothing still marked busy (the live pages keep their event feed open, so the network never idles).
-      await expect.poll(() => page.locator('[aria-busy="true"]').count()).toBe(0);
+      await expect.poll(() => page.locator('[aria-busy="true"]').count(), { timeout: 10_000 }).toBe(0);
       const violations = await auditAccessibility(page);
       if (violations.length > 0) found[where] = violations;
     }
     // The sign-in screen, as a browser without a session sees it.
     const signedOut = await browser.newPage();
     await signedOut.goto(origin);
-    await expect.poll(() => signedOut.getByRole('button', { name: 'Sign in' }).isVisible()).toBe(true);
+    await expect.poll(() => signedOut.getByRole('button', { name: 'Sign in' }).isVisible(), { timeout: 10_000 }).toBe(true);
     const signIn = await auditAccessibility(signedOut);
     if (signIn.length > 0) found['sign-in'] = signIn;
     await signedOut.screenshot({ path: path.join(SCREENSHOTS, '18-accessibility-sign-in.png'), fullPage: true });
