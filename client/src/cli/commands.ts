@@ -84,6 +84,21 @@ async function followRun(context: CommandContext, client: ProjectClient, start: 
   // What of each turn's text has been printed: a retried attempt starts it over.
   const printed = new Map<number, string>();
   let shown = '';
+  // The run's `model.call_started` events seen so far.
+  let callsStarted = 0;
+  /** Prints what the turn's text has gained since it was last printed (all of it, when it started over). */
+  const showText = (progress: RunProgress, turn: number) => {
+    const text = live.textOf(ids.runId, turn);
+    const before = printed.get(turn) ?? '';
+    if (text === before) return;
+    if (text.startsWith(before)) progress.text(text.slice(before.length));
+    else {
+      progress.endText();
+      progress.text(`(the model's answer started over)\n${text}`);
+    }
+    printed.set(turn, text);
+    shown = text;
+  };
   let run: Run | null = null;
   const check = async () => {
     run = await client.getRun(ids.runId);
@@ -97,15 +112,10 @@ async function followRun(context: CommandContext, client: ProjectClient, start: 
         live.apply(frame);
         const turn = frame.type === 'message.delta' ? frame.delta.turn : frame.reset.turn;
         if ((frame.type === 'message.delta' ? frame.delta.runId : frame.reset.runId) !== ids.runId || !progress) continue;
-        const text = live.textOf(ids.runId, turn);
-        const before = printed.get(turn) ?? '';
-        if (text.startsWith(before)) progress.text(text.slice(before.length));
-        else {
-          progress.endText();
-          progress.text(`(the model's answer started over)\n${text}`);
-        }
-        printed.set(turn, text);
-        shown = text;
+        // Live text can overtake the durable event of its model call on the stream: the turn's
+        // text waits for that line, so the answer is not cut in two by it.
+        if (turn > callsStarted) continue;
+        showText(progress, turn);
         continue;
       }
       const event = frame.event;
@@ -113,6 +123,12 @@ async function followRun(context: CommandContext, client: ProjectClient, start: 
       if (!ours) continue;
       if (progress) progress.event(event, `  ${event.occurredAt.slice(11, 23)}  ${event.kind}${describeEvent(event)}`);
       else context.io.stdout.write(`${JSON.stringify(event)}\n`);
+      if (event.kind === 'model.call_started' && event.publicPayload.runId === ids.runId) {
+        // Every turn has a call started before its text (retries and operation sub-turns add
+        // more), so a turn numbered up to this count may show what it has written so far.
+        callsStarted += 1;
+        if (progress) for (const { runId, turn } of live.entries()) if (runId === ids.runId && turn <= callsStarted) showText(progress, turn);
+      }
       if (event.kind.startsWith('run.')) await check();
     }
   } catch (error) {
