@@ -20,7 +20,7 @@ export async function finishFinalTurn({
   gate: AdmissionGate;
   input: { runId: string; turnId: string; attempt: number; outcome: Extract<ModelTurnOutcome, { kind: 'succeeded' }> };
 }): Promise<RunState> {
-  // The run's lock first (the runtime's order), then the reply, then the settlement; the wake of
-  // waiting runs after commit reads outside the transaction, so settleRun opens it.
+  // The run's lock first (the runtime's order), then the reply, then the settlement, in the
+  // transaction settleRun opens (it starts and wakes runs after its commit).
   return settleRun({ ctx, gate, input: { runId: input.runId, state: 'completed', failure: null, invocationFailed: false }, first: (tx, run) => finishModelTurn({ ctx: tx, input, run }) });
 }

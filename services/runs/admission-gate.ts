@@ -24,7 +24,7 @@ export type AdmissionGate = { runningRunsLimit: number | null; wake(runId: strin
  * `admissionDeferredAt` (the reconciler leaves it alone: its workflow exists and waits).
  */
 export async function mayStartRun(tx: ServiceContext, run: RunRow, limit: number): Promise<boolean> {
-  await tx.db.execute(sql`select pg_advisory_xact_lock(${RUN_ADMISSION_LOCK}, hashtext(${run.projectId}))`);
+  await lockProjectAdmissions(tx, run.projectId);
   if ((await countProjectRuns(tx.db, run.projectId, ['running'], limit)) < limit) return true;
   const [delegated] = await tx.db.select({ toolCallId: delegationCalls.toolCallId }).from(delegationCalls).where(eq(delegationCalls.childRunId, run.id)).limit(1);
   if (delegated) return true;
@@ -50,9 +50,14 @@ export async function handOffPlace(tx: ServiceContext, gate: AdmissionGate, proj
   // Usually nobody waits: one read, no lock.
   const [anyone] = await tx.db.select({ id: runs.id }).from(runs).where(deferred).limit(1);
   if (!anyone) return;
-  await tx.db.execute(sql`select pg_advisory_xact_lock(${RUN_ADMISSION_LOCK}, hashtext(${projectId}))`);
+  await lockProjectAdmissions(tx, projectId);
   const [next] = await tx.db.select().from(runs).where(deferred).orderBy(asc(runs.createdAt)).limit(1).for('update', { skipLocked: true });
   if (!next) return;
   await transitionLockedRun(tx, next, { to: 'running' });
   tx.afterCommit.push(() => gate.wake(next.id));
+}
+
+/** Serializes, until the transaction ends, everything that counts or moves the project's running places. */
+async function lockProjectAdmissions(tx: ServiceContext, projectId: string): Promise<void> {
+  await tx.db.execute(sql`select pg_advisory_xact_lock(${RUN_ADMISSION_LOCK}, hashtext(${projectId}))`);
 }

@@ -25,8 +25,8 @@ export type SettleRunInput = {
  * Settles a run exactly once (for the runtime): its open tool calls are cancelled, the run moves
  * to `state` with its failure, and a failed model invocation gets its `model.invocation_failed`
  * event, all in one transaction, with the hand-off of the session's oldest pending turn (it
- * becomes the next run); a run that was executing then wakes runs waiting for its place in the
- * project's running-runs limit. Idempotent: a settled run keeps the state it settled in, which
+ * becomes the next run); a run that was executing hands its place in the project's running-runs
+ * limit to the oldest run waiting for one (`handOffPlace`), in the same transaction. Idempotent: a settled run keeps the state it settled in, which
  * is returned. 404 when the run is gone.
  */
 export async function settleRun({
@@ -44,7 +44,8 @@ export async function settleRun({
    */
   first?: (tx: ServiceContext, run: RunRow) => Promise<void>;
 }): Promise<RunState> {
-  // Its hand-offs start runs after commit (a caller's transaction would still be open then).
+  // Its hand-offs start and wake runs after its commit; inside a caller's transaction they would
+  // go out before the rows they point at are committed.
   if (ctx.inTransaction) throw new Error('settleRun opens its own transaction; call it outside one');
   return withTransaction(ctx, async (tx) => {
     const [run] = await tx.db.select().from(runs).where(eq(runs.id, input.runId)).for('update');

@@ -11,23 +11,19 @@ export const store = proxyLocalActivities<RunActivities>({
   scheduleToCloseTimeout: '15 minutes',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
-// Platform tools: long calls with their own deadlines inside; they heartbeat every second (their
-// work runs in other processes or awaits I/O, so the event loop is free), so a dead worker is
-// noticed within 5 s and cancellation reaches the call.
-export const calls = proxyActivities<RunActivities>({
+// Platform tools and model calls: long calls with their own deadlines inside. Both heartbeat
+// every second (their work awaits I/O or runs in other processes, so the event loop is free),
+// so a worker killed mid-call is noticed within 5 s, cancellation reaches the call, and the
+// attempt starts over (a model call streaming again from the start) on a live worker a quarter
+// second later: a provider's failures are answers the workflow retries itself, so what reaches
+// this retry is a dead or broken worker.
+const heartbeating = {
   startToCloseTimeout: MODEL_ATTEMPT_DEADLINE_MS + 60_000,
   heartbeatTimeout: '5 seconds',
   retry: { initialInterval: '250 milliseconds', maximumInterval: '30 seconds', maximumAttempts: 10 },
-});
-// Model calls: the same. A model call heartbeats every second while it streams, so a worker killed mid-stream is noticed within 5 s and the
-// attempt starts over (streaming again from the start) on a live worker, a quarter second later:
-// a provider's failures are answers the workflow retries itself, so what reaches this retry is a
-// dead or broken worker.
-export const models = proxyActivities<RunActivities>({
-  startToCloseTimeout: MODEL_ATTEMPT_DEADLINE_MS + 60_000,
-  heartbeatTimeout: '5 seconds',
-  retry: { initialInterval: '250 milliseconds', maximumInterval: '30 seconds', maximumAttempts: 10 },
-});
+} as const;
+export const calls = proxyActivities<RunActivities>(heartbeating);
+export const models = proxyActivities<RunActivities>(heartbeating);
 
 // Workspace preparation and backup: object-storage transfers of up to a few hundred MB. A store
 // that stays down fails the preparation (the run fails) or skips the backup, rather than
