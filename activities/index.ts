@@ -39,6 +39,8 @@ export type ActivityDeps = {
   sandboxSnapshots: readonly Snapshot[];
   /** SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK (development only): also governs MCP endpoints. */
   webhooksAllowPrivateNetwork: boolean;
+  /** SVC_WEBHOOK_BATCH_GATHER_MS: how long a delivered batch that was not full waits for more events. */
+  webhookBatchGatherMs: number;
   /** DNS for webhook and MCP destinations; the system resolver by default. */
   webhookLookup?: DestinationLookup;
   /** The worker's shared event tail (webhook activities linger on it for new events). */
@@ -93,6 +95,7 @@ export function createActivities(deps: ActivityDeps) {
       system,
       keyring: deps.keyring,
       allowPrivateNetwork: deps.webhooksAllowPrivateNetwork,
+      gatherMs: deps.webhookBatchGatherMs,
       ...(deps.webhookLookup ? { lookup: deps.webhookLookup } : {}),
       ...(deps.eventTail ? { eventTail: deps.eventTail } : {}),
     }),

@@ -7,7 +7,7 @@
  *    session transaction, then the run's workflow start after commit), while the worker runs them
  *    as it would. Baseline: N bare `client.workflow.start` of a one-activity workflow, C in flight,
  *    executed by its own worker meanwhile. Target ≥ 0.5×: a session is one Postgres transaction
- *    (19 statements with auth and idempotency) plus exactly the baseline's start; measured apart,
+ *    (13 statements with idempotency) plus exactly the baseline's start; measured apart,
  *    that transaction alone runs at about the bare start rate, so "the API adds no more than one
  *    start's worth of work" is half the bare start rate.
  * 2. Orchestration overhead per model turn: K sequential one-turn runs, each timed from the
@@ -25,6 +25,7 @@
  * sample runs (workflow tasks, each activity), Postgres statements per run by activity.
  *
  *   node_modules/.bin/node bench/run-engine.bench.ts
+ *   BENCH_STATEMENTS=1 node_modules/.bin/node bench/run-engine.bench.ts   (prints the last run's statements)
  */
 import { randomUUID } from 'node:crypto';
 import * as diagnostics from 'node:diagnostics_channel';
@@ -40,7 +41,7 @@ import { createApp } from '../api/app.ts';
 import { createAppDeps } from '../scripts/app-deps.ts';
 import { createLogger } from '../config/logger.ts';
 import { parseSettings } from '../config/settings.ts';
-import { exclusivelyOn, openDatabase, type Database, type DatabaseHandle } from '../db/client.ts';
+import { exclusivelyOn, openDatabase, preparing, type Database, type DatabaseHandle } from '../db/client.ts';
 import { migrateDatabase } from '../db/migrate.ts';
 import * as schema from '../db/schema/index.ts';
 import { runWorkflowId } from '../domain/runs/workflow.ts';
@@ -165,7 +166,15 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
         // One of each in turn, so drift on this shared machine hits both sides alike.
         for (let i = 0; i < settings.turns; i++) {
           bareTrips.push(await oneBare(i));
+          // With BENCH_STATEMENTS=1, the last run's statements are printed (its POST and its run).
+          const show = process.env.BENCH_STATEMENTS === '1' && i === settings.turns - 1;
+          if (show) apiDatabase.texts.current = workerDatabase.texts.current = [];
           turns.push(await oneTurn(i));
+          if (show) {
+            console.log(`\n  statements of the last run: POST /sessions (API)\n    ${apiDatabase.texts.current!.join('\n    ')}`);
+            console.log(`  the run (worker)\n    ${workerDatabase.texts.current!.join('\n    ')}`);
+            apiDatabase.texts.current = workerDatabase.texts.current = null;
+          }
         }
         starter.hold = false;
         const statements = new Map<string, number>();
@@ -302,11 +311,13 @@ const silentLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, e
  */
 function countingDatabase(url: string, maxConnections: number) {
   const counts = new Map<string, number>();
+  /** While set, each statement's text is kept here, prefixed by the activity that sent it. */
+  const texts: { current: string[] | null } = { current: null };
   const client = postgres(url, {
     max: maxConnections,
     onnotice: () => {},
     types: {},
-    debug: () => {
+    debug: (_connection: number, query: string) => {
       let key = 'outside activities';
       try {
         key = Context.current().info.activityType;
@@ -314,9 +325,10 @@ function countingDatabase(url: string, maxConnections: number) {
         // not in an activity (reconciler) or sent from the pool's queue
       }
       counts.set(key, (counts.get(key) ?? 0) + 1);
+      texts.current?.push(`${key}: ${query.replace(/\s+/g, ' ').slice(0, 220)}`);
     },
   });
-  const db = drizzle(client, { schema }) as unknown as Database;
+  const db = drizzle(preparing(client), { schema }) as unknown as Database;
   const handle: DatabaseHandle = {
     db,
     driver: 'postgres',
@@ -330,7 +342,7 @@ function countingDatabase(url: string, maxConnections: number) {
     exclusively: (key, fn) => exclusivelyOn(url, key, fn),
     close: () => client.end({ timeout: 5 }),
   };
-  return { handle, counts };
+  return { handle, counts, texts };
 }
 
 /**

@@ -60,6 +60,7 @@ const EnvironmentSchema = v.object({
   ),
   SVC_CREDENTIAL_ENCRYPTION_KEY: optionalNonEmpty,
   SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: booleanString,
+  SVC_WEBHOOK_BATCH_GATHER_MS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(0), v.maxValue(1000)), '10'),
   // Development sign-in on a HOST other than loopback (docs/decisions.md "Authentication and tenancy").
   SVC_DEVELOPMENT_ALLOW_REMOTE: booleanString,
   SVC_CHECK_RESPONSES: booleanString,
@@ -165,6 +166,8 @@ export type Settings = {
   appOrigin: string;
   credentialEncryptionKey: string | undefined;
   webhooksAllowPrivateNetwork: boolean;
+  /** SVC_WEBHOOK_BATCH_GATHER_MS (activities/webhooks/deliver-batch.ts). */
+  webhookBatchGatherMs: number;
   /** SVC_DEVELOPMENT_ALLOW_REMOTE: development sign-in may listen on a non-loopback HOST. */
   developmentAllowRemote: boolean;
   /** Check every JSON success answer against its route's documented shape (tests; docs/decisions.md). */
@@ -271,6 +274,7 @@ export function parseSettings(env: Record<string, string | undefined> = process.
     appOrigin: e.SVC_APP_ORIGIN,
     credentialEncryptionKey: e.SVC_CREDENTIAL_ENCRYPTION_KEY,
     webhooksAllowPrivateNetwork: e.SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK,
+    webhookBatchGatherMs: e.SVC_WEBHOOK_BATCH_GATHER_MS,
     developmentAllowRemote: e.SVC_DEVELOPMENT_ALLOW_REMOTE,
     checkResponses: e.SVC_CHECK_RESPONSES,
     modelBaseUrls: {

@@ -74,7 +74,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       // bigint columns come back as strings; drizzle maps them per column mode.
       types: {},
     });
-    const db = drizzlePostgres(client, { schema }) as unknown as Database;
+    const db = drizzlePostgres(preparing(client), { schema }) as unknown as Database;
     let notifier: postgres.Sql | null = null;
     return {
       db,
@@ -125,6 +125,29 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       await client.close();
     },
   };
+}
+
+/**
+ * postgres.js sends a statement with parameters that is not prepared in two round trips (a
+ * Parse/Describe to learn the parameter types, then Bind/Execute): twice the socket writes and
+ * server wake-ups of a prepared one. drizzle asks for unprepared statements unless a query is
+ * given a name, so every statement through this client is prepared (per connection, by its
+ * text; postgres.js re-prepares one whose plan a schema change invalidated).
+ */
+export function preparing(sql: postgres.Sql): postgres.Sql {
+  return new Proxy(sql, {
+    get(target, key, receiver) {
+      if (key === 'unsafe') return (query: string, params?: unknown[], options?: object) => target.unsafe(query, params as never, { ...options, prepare: true });
+      if (key === 'begin' || key === 'savepoint') {
+        return (...args: unknown[]) => {
+          const fn = args.pop() as (inner: postgres.Sql) => unknown;
+          const method = Reflect.get(target, key) as (...rest: unknown[]) => unknown;
+          return method(...args, (inner: postgres.Sql) => fn(preparing(inner)));
+        };
+      }
+      return Reflect.get(target, key, receiver);
+    },
+  });
 }
 
 /** Rows of a raw `db.execute(sql)` result, whichever driver produced it. */

@@ -115,6 +115,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     logger,
     clock,
     webhooksAllowPrivateNetwork: settings.webhooksAllowPrivateNetwork,
+    webhookBatchGatherMs: settings.webhookBatchGatherMs,
     eventTail,
     messageDeltas,
     sandboxDriver,

@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { encodeEventCursor } from '../../domain/event-cursor.ts';
-import { REQUEST_TIMEOUT_MS } from '../../domain/webhooks/limits.ts';
+import { MAX_BATCH_EVENTS, REQUEST_TIMEOUT_MS } from '../../domain/webhooks/limits.ts';
 import type { WebhookStepOutcome } from '../../domain/webhooks/workflow.ts';
 import type { ServiceContext } from '../../services/service-context.ts';
 import type { CredentialKeyring } from '../../services/credentials/keyring.ts';
@@ -21,6 +21,14 @@ export type WebhookActivityDeps = {
   lookup?: DestinationLookup;
   /** The worker's shared event tail, on which a caught-up activity lingers for new events. */
   eventTail?: ProjectEventTail;
+  /**
+   * A delivered batch that was not full is recorded (which plans the next from what has committed
+   * by then) no sooner than this after its request began (SVC_WEBHOOK_BATCH_GATHER_MS), so events
+   * committing in quick succession share a request instead of each paying a request and a
+   * transaction. It adds at most this much to an event's delivery, and nothing to a trickle's
+   * (its next event comes later anyway).
+   */
+  gatherMs: number;
 };
 
 export type WebhookActivities = {
@@ -85,6 +93,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
     const timestamp = Math.floor(attemptedAt.getTime() / 1000);
     // Heartbeats let Temporal notice a dead worker in seconds; the retry resends the same batch.
     const activity = Context.current();
+    const sendStarted = performance.now();
     const heartbeat = setInterval(() => activity.heartbeat(), HEARTBEAT_MS);
     const outcome = await pinnedPost({
       url: attempt.webhook.endpointUrl,
@@ -101,6 +110,9 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
       ...(deps.lookup ? { lookup: deps.lookup } : {}),
     }).finally(() => clearInterval(heartbeat));
     const result = toAttemptResult(outcome);
+    // A full batch leaves more waiting: the next goes at once.
+    const gather = attempt.batch.events.length < MAX_BATCH_EVENTS ? deps.gatherMs - (performance.now() - sendStarted) : 0;
+    if (result.kind === 'success' && gather > 0) await new Promise((resolve) => setTimeout(resolve, gather));
     if (result.kind !== 'success') {
       ctx.logger.info('webhook delivery failed', { webhookId, batchId: attempt.batch.id, errorCode: result.kind === 'gone' ? 'endpoint_gone' : result.errorCode, status: outcome.kind === 'response' ? outcome.status : null });
     }

@@ -1,5 +1,5 @@
 import { percentile } from '../support.ts';
-import { cpuSeconds, peakRssMiB, type ProcessSet } from './processes.ts';
+import { cpuSeconds, cpuSecondsByKind, peakRssMiB, type ProcessSet } from './processes.ts';
 
 /**
  * One runtime under the peer benchmark, driven the way its own users drive it (its HTTP API,
@@ -25,12 +25,14 @@ export type Peer = {
   stop(): Promise<void>;
 };
 
+type CpuByKind = Record<'postgres' | 'temporal' | 'node', number>;
+
 export type PeerFigures = {
   name: string;
   setup: string;
   oneTurn: { p50: number; p95: number };
   twoTurn: { p50: number; p95: number };
-  throughput: Record<number, { perSecond: number; settled: number; failed: number; stuck: number; firstError: string | null; cpuMsPerRun: number }>;
+  throughput: Record<number, { perSecond: number; settled: number; failed: number; stuck: number; firstError: string | null; cpuMsPerRun: number; cpuMsPerRunByKind: CpuByKind }>;
   peakRssMiB: number;
   durable: boolean;
   durableDetail: string;
@@ -54,9 +56,14 @@ export async function measurePeer(peer: Peer, options: MeasureOptions, log: (lin
     const throughput: PeerFigures['throughput'] = {};
     for (const concurrency of options.concurrency) {
       const cpuBefore = cpuSeconds(peer.processes());
+      const byKindBefore = cpuSecondsByKind(peer.processes());
       const load = await accountedLoad(concurrency, Math.max(options.runs, concurrency * 5), options.runDeadlineMs, () => peer.oneTurn(seq++));
-      const t = (throughput[concurrency] = { ...load, cpuMsPerRun: ((cpuSeconds(peer.processes()) - cpuBefore) * 1000) / Math.max(1, load.settled) });
-      log(`${peer.name}: concurrency ${concurrency}: ${t.perSecond.toFixed(1)} runs/s (${t.settled} settled, ${t.failed} failed, ${t.stuck} stuck), ${t.cpuMsPerRun.toFixed(1)} ms CPU per run${t.firstError ? `; first error: ${t.firstError}` : ''}`);
+      const byKindAfter = cpuSecondsByKind(peer.processes());
+      const perRun = (seconds: number) => (seconds * 1000) / Math.max(1, load.settled);
+      const cpuMsPerRunByKind = { postgres: perRun(byKindAfter.postgres - byKindBefore.postgres), temporal: perRun(byKindAfter.temporal - byKindBefore.temporal), node: perRun(byKindAfter.node - byKindBefore.node) };
+      const t = (throughput[concurrency] = { ...load, cpuMsPerRun: perRun(cpuSeconds(peer.processes()) - cpuBefore), cpuMsPerRunByKind });
+      const split = `Node ${cpuMsPerRunByKind.node.toFixed(1)}, Temporal server ${cpuMsPerRunByKind.temporal.toFixed(1)}, PostgreSQL ${cpuMsPerRunByKind.postgres.toFixed(1)}`;
+      log(`${peer.name}: concurrency ${concurrency}: ${t.perSecond.toFixed(1)} runs/s (${t.settled} settled, ${t.failed} failed, ${t.stuck} stuck), ${t.cpuMsPerRun.toFixed(1)} ms CPU per run (${split})${t.firstError ? `; first error: ${t.firstError}` : ''}`);
     }
     const peakRss = peakRssMiB(peer.processes());
     const crash =

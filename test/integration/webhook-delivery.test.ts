@@ -334,6 +334,51 @@ describe('webhook delivery with production rules', () => {
   });
 });
 
+describe('webhook delivery gathering a burst', () => {
+  it('events committed one by one in quick succession share requests, each delivered once and in order', async () => {
+    const starter = deferredRunStarter();
+    // The gather is the setting's (SVC_WEBHOOK_BATCH_GATHER_MS, 10 ms by default), long here so
+    // that the bound below holds on a machine of any speed.
+    const app = await createTestApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true', SVC_WEBHOOK_BATCH_GATHER_MS: '200' }, runStarter: starter });
+    const worker = await startTestRuntime(app, starter);
+    try {
+      const hooks = await receiver();
+      const { context } = await app.login();
+      const key = (await app.createApiKey(['*'])).secret;
+      const path = `/v1/projects/${context.project.id}/event-webhooks`;
+      const webhook = await (await app.request('POST', path, { apiKey: key, body: { displayName: 'x', endpointUrl: hooks.url, signingSecret: newSigningSecret() } })).json();
+      const ctx = systemContext({ db: app.database.db, logger: app.deps.logger, clock: app.deps.clock });
+      const append = async () => {
+        const [event] = await appendProductEvents(ctx, { organizationId: context.organization.id, projectId: context.project.id, events: [{ aggregateType: 'test', aggregateId: crypto.randomUUID(), kind: 'test.burst', publicPayload: {} }] });
+        return event!.projectPosition;
+      };
+      // The delivery activity is caught up and lingering when the burst begins.
+      const first = await append();
+      await pollWebhook(app, key, `${path}/${webhook.id}`, (w) => w.deliveredPosition === first);
+      const before = hooks.requests.length;
+      // 60 transactions of one event each, one after another: commits a few milliseconds apart.
+      const positions: string[] = [];
+      const began = Date.now();
+      for (let i = 0; i < 60; i++) positions.push(await append());
+      await pollWebhook(app, key, `${path}/${webhook.id}`, (w) => w.deliveredPosition === positions.at(-1));
+      const burst = hooks.requests.slice(before);
+      const ids = eventIds(burst);
+      expect(ids.length).toBe(60);
+      expect(new Set(ids).size).toBe(60);
+      expect(burst.flatMap((request) => request.body.data.events.map((event: any) => event.projectPosition))).toEqual(positions);
+      // Without gathering, a request and its record take a few milliseconds, so each request would
+      // carry one or two of these events. A batch that was not full is recorded, and the next
+      // planned, no sooner than the gather after its request began: however slow the machine, the
+      // burst takes at most one request per gather of its length, plus the first and the last.
+      const lengthMs = burst.at(-1)!.receivedAt - began;
+      expect(burst.length).toBeLessThanOrEqual(Math.floor(lengthMs / 200) + 2);
+    } finally {
+      await worker.shutdown();
+      await app.close();
+    }
+  });
+});
+
 describe('webhook delivery without the signing key', () => {
   it('fails with signing_key_unavailable when the worker has another credential key', async () => {
     const starter = deferredRunStarter();
