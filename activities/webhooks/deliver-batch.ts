@@ -8,6 +8,7 @@ import { prepareWebhookAttempt, type WebhookAttempt } from '../../services/event
 import { recordWebhookAttempt, type AttemptResult } from '../../services/event-webhooks/delivery/record-attempt.ts';
 import { webhookCredentialAad } from '../../services/event-webhooks/public.ts';
 import type { ProjectEventTail } from '../../services/background/project-event-tail.ts';
+import { latestProjectPosition } from '../../services/events/read.ts';
 import { pinnedPost, type DestinationLookup, type PostOutcome } from '../../adapters/outbound/pinned-post.ts';
 import { webhookSignatureHeader } from './sign.ts';
 
@@ -119,20 +120,28 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
     return record(result, attemptedAt);
   };
 
-  /** Whether an event commits after `position` within the linger time. */
+  /**
+   * Whether an event commits after `position` within the linger time. A commit hint is enough
+   * (the next step reads the events), so it watches the tail rather than subscribing to its rows.
+   */
   const eventsCommitSoon = async (after: { projectId: string; position: bigint }, cancelled: AbortSignal): Promise<boolean> => {
-    if (!deps.eventTail) return false;
-    const subscription = await deps.eventTail.subscribe(after.projectId, after.position);
-    const iterator = subscription[Symbol.asyncIterator]();
-    const timer = setTimeout(() => subscription.close(), LINGER_MS);
-    const onCancel = () => subscription.close();
+    const tail = deps.eventTail;
+    if (!tail) return false;
+    let settle!: (committed: boolean) => void;
+    const answer = new Promise<boolean>((resolve) => (settle = resolve));
+    const watch = tail.watch(after.projectId, () => settle(true));
+    const timer = setTimeout(() => settle(false), LINGER_MS);
+    const onCancel = () => settle(false);
     cancelled.addEventListener('abort', onCancel, { once: true });
     try {
-      return !(await iterator.next()).done;
+      // A commit between the step that caught up and the watch has no hint of its own to come.
+      const latest = await latestProjectPosition({ db: system().db, input: { projectId: after.projectId } });
+      if (latest > after.position) return true;
+      return await answer;
     } finally {
       clearTimeout(timer);
       cancelled.removeEventListener('abort', onCancel);
-      subscription.close();
+      watch.close();
     }
   };
 

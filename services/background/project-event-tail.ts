@@ -27,6 +27,13 @@ export type ProjectEventTail = {
    * session index, never the rest of the project's log.
    */
   subscribe(projectId: string, afterPosition: bigint, options?: { sessionId?: string }): Promise<EventSubscription>;
+  /**
+   * Calls `onCommit` whenever the project's log may have grown, reading no event: on each commit
+   * hint, and when the safety poll finds the project past what it saw last. For a consumer that
+   * needs to know only that events committed (the webhook dispatcher), so that a busy project
+   * does not cost it a read of every new event. `close` is idempotent.
+   */
+  watch(projectId: string, onCommit: () => void): { close(): void };
   /** Counters for metrics and tests. */
   stats(): ProjectEventTailStats;
 };
@@ -91,6 +98,8 @@ export function createProjectEventTail(options: ProjectEventTailOptions): Projec
   const pageSize = options.pageSize ?? 500;
   const maxBufferedEvents = options.maxBufferedEvents ?? 1000;
   const feeds = new Map<string, { feed: ProjectFeed; ready: Promise<void> }>();
+  /** Watchers by project, with the position the safety poll saw last (null before its first look). */
+  const watches = new Map<string, { callbacks: Set<() => void>; polled: bigint | null }>();
   let running = false;
   let unlisten: (() => Promise<void>) | null = null;
   let pollTimer: NodeJS.Timeout | null = null;
@@ -160,19 +169,35 @@ export function createProjectEventTail(options: ProjectEventTailOptions): Projec
     }
   };
 
+  const notifyWatchers = (projectId: string) => {
+    for (const onCommit of watches.get(projectId)?.callbacks ?? []) {
+      try {
+        onCommit();
+      } catch (error) {
+        logger.warn('event tail watcher failed', { err: error, projectId });
+      }
+    }
+  };
+
   const onNotification = (projectId: string) => {
+    notifyWatchers(projectId);
     const entry = feeds.get(projectId);
     if (entry) void entry.ready.then(() => pump(entry.feed), () => {});
   };
 
   const poll = async () => {
-    if (polling || feeds.size === 0) return;
+    if (polling || (feeds.size === 0 && watches.size === 0)) return;
     polling = true;
     try {
-      const latest = await latestProjectPositions(database.db, [...feeds.keys()]);
+      const latest = await latestProjectPositions(database.db, [...new Set([...feeds.keys(), ...watches.keys()])]);
       for (const [projectId, position] of latest) {
         const feed = feeds.get(projectId)?.feed;
         if (feed && position > feed.highWater) void pump(feed);
+        const watch = watches.get(projectId);
+        if (!watch) continue;
+        // Past what the last poll saw: maybe a lost hint (or one already acted on: hints are cheap).
+        if (watch.polled !== null && position > watch.polled) notifyWatchers(projectId);
+        watch.polled = position;
       }
     } catch (error) {
       logger.warn('event tail poll failed', { err: error });
@@ -297,6 +322,7 @@ export function createProjectEventTail(options: ProjectEventTailOptions): Projec
         for (const subscriber of [...feed.subscribers]) unsubscribe(subscriber);
       }
       feeds.clear();
+      watches.clear();
       await unlisten?.();
       unlisten = null;
     },
@@ -305,6 +331,24 @@ export function createProjectEventTail(options: ProjectEventTailOptions): Projec
       let subscribers = 0;
       for (const { feed } of feeds.values()) subscribers += feed.subscribers.size;
       return { projects: feeds.size, subscribers, droppedToDatabase };
+    },
+
+    watch(projectId, onCommit) {
+      if (!running) throw new Error('The project event tail is not started');
+      let watch = watches.get(projectId);
+      if (!watch) {
+        watch = { callbacks: new Set(), polled: null };
+        watches.set(projectId, watch);
+      }
+      const callback = () => onCommit();
+      watch.callbacks.add(callback);
+      const entry = watch;
+      return {
+        close() {
+          entry.callbacks.delete(callback);
+          if (entry.callbacks.size === 0 && watches.get(projectId) === entry) watches.delete(projectId);
+        },
+      };
     },
 
     async subscribe(projectId, afterPosition, options = {}) {

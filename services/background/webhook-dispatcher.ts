@@ -3,8 +3,7 @@ import type { Logger } from '../../config/logger.ts';
 import type { DatabaseHandle } from '../../db/client.ts';
 import { eventWebhooks } from '../../db/schema/index.ts';
 import type { WebhookWakeReason } from '../../domain/webhooks/workflow.ts';
-import type { EventSubscription, ProjectEventTail } from './project-event-tail.ts';
-import { latestProjectPosition } from '../events/read.ts';
+import type { ProjectEventTail } from './project-event-tail.ts';
 import { EVENT_WEBHOOKS_CHANNEL } from '../event-webhooks/public.ts';
 
 export type WebhookTarget = { webhookId: string; projectId: string };
@@ -15,15 +14,16 @@ export type WebhookWaker = (target: WebhookTarget, reason: WebhookWakeReason) =>
 export type WebhookDispatcher = { start(): Promise<void>; stop(): Promise<void> };
 
 type Known = { projectId: string; enabled: boolean; changeSequence: number };
-type WatchedProject = { subscription: EventSubscription; webhookIds: Set<string> };
+type WatchedProject = { watch: { close(): void }; webhookIds: Set<string> };
 type WakeState = { target: WebhookTarget; running: boolean; pending: WebhookWakeReason | null; lastWakeAt: number };
 
 /**
  * The worker's link between the event log and the delivery workflows; the API needs no
  * Temporal connection for webhooks. It watches the webhooks table (NOTIFY from every change,
  * plus a slow poll in case one is lost) and wakes a webhook's workflow when the webhook is
- * created, changed or deleted; and it follows the shared project event tail of every project
- * with an enabled webhook, waking those workflows when events commit. Wake-ups are hints —
+ * created, changed or deleted; and it watches the shared project event tail of every project
+ * with an enabled webhook (commit hints only, no event read), waking those workflows when events
+ * commit. Wake-ups are hints —
  * workflows re-read Postgres — so they are coalesced per webhook, and a failed one is retried
  * at the next refresh. Its first refresh after start wakes every enabled webhook, which starts
  * any workflow that should be running (the reconciler).
@@ -81,22 +81,15 @@ export function createWebhookDispatcher(options: {
     state.running = false;
   };
 
-  const watch = async (projectId: string, webhookIds: Set<string>) => {
-    const subscription = await eventTail.subscribe(projectId, await latestProjectPosition({ db: database.db, input: { projectId } }));
-    const project = { subscription, webhookIds };
+  const watch = (projectId: string, webhookIds: Set<string>) => {
+    // Commit hints only: the delivery reads the events itself, so the tail need not read them.
+    const project: WatchedProject = { watch: { close() {} }, webhookIds };
+    project.watch = eventTail.watch(projectId, () => {
+      for (const webhookId of project.webhookIds) request({ webhookId, projectId }, 'events');
+    });
     watched.set(projectId, project);
-    // Events committed before the subscription began are picked up by this first hint.
+    // Events committed before the watch began are picked up by this first hint.
     for (const webhookId of webhookIds) request({ webhookId, projectId }, 'events');
-    void (async () => {
-      try {
-        for await (const _batch of subscription) {
-          for (const webhookId of project.webhookIds) request({ webhookId, projectId }, 'events');
-        }
-      } catch (error) {
-        logger.warn('webhook event subscription ended', { err: error, projectId });
-      }
-      if (watched.get(projectId) === project) watched.delete(projectId);
-    })();
   };
 
   const refreshOnce = async () => {
@@ -130,11 +123,11 @@ export function createWebhookDispatcher(options: {
       if (ids) project.webhookIds = ids;
       else {
         watched.delete(projectId);
-        project.subscription.close();
+        project.watch.close();
       }
     }
     for (const [projectId, ids] of enabledByProject) {
-      if (!watched.has(projectId)) await watch(projectId, ids);
+      if (!watched.has(projectId)) watch(projectId, ids);
     }
   };
 
@@ -176,7 +169,7 @@ export function createWebhookDispatcher(options: {
       await unlisten?.();
       unlisten = null;
       await refreshing;
-      for (const project of watched.values()) project.subscription.close();
+      for (const project of watched.values()) project.watch.close();
       watched.clear();
       known.clear();
     },

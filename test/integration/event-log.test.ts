@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { asc, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../config/logger.ts';
 import { organizations, productEvents, projectEventCounters, projects } from '../../db/schema/index.ts';
 import { type ServiceContext, systemContext } from '../../services/service-context.ts';
@@ -246,6 +246,47 @@ describe('project event tail', () => {
       expect(await received).toEqual([1, 2, 3]);
     } finally {
       await tail.stop();
+    }
+  });
+
+  it('tells watchers of commits without reading events, also when a notification is lost', async () => {
+    const projectId = await createProject();
+    const other = await createProject();
+    // Statements sent through the tail's database handle: a watch must read no event.
+    let statements = 0;
+    const counting = { ...database, db: new Proxy(database.db, { get: (target, key, receiver) => (statements++, Reflect.get(target, key, receiver)) }) };
+    const tail = createProjectEventTail({ database: counting, logger, pollIntervalMs: 60_000 });
+    await tail.start();
+    try {
+      let commits = 0;
+      const watch = tail.watch(projectId, () => commits++);
+      expect(tail.stats()).toMatchObject({ projects: 0, subscribers: 0 });
+      const before = statements;
+      await write(projectId, [randomUUID()], 1, 0);
+      await write(other, [randomUUID()], 1, 0);
+      await vi.waitFor(() => expect(commits).toBe(1));
+      expect(statements).toBe(before);
+      watch.close();
+      await write(projectId, [randomUUID()], 1, 0);
+      await sleep(100);
+      expect(commits).toBe(1);
+    } finally {
+      await tail.stop();
+    }
+
+    // Notifications lost: the safety poll notices the project moved past what it saw.
+    const deaf = { ...database, listen: async () => async () => {} };
+    const polled = createProjectEventTail({ database: deaf, logger, pollIntervalMs: 100 });
+    await polled.start();
+    try {
+      let commits = 0;
+      polled.watch(projectId, () => commits++);
+      await sleep(250); // the poll's first look sets where the project stands
+      expect(commits).toBe(0);
+      await write(projectId, [randomUUID()], 1, 0);
+      await vi.waitFor(() => expect(commits).toBeGreaterThanOrEqual(1));
+    } finally {
+      await polled.stop();
     }
   });
 
