@@ -1,15 +1,9 @@
-import { IdempotencyConflictError } from '../../domain/errors.ts';
 import { isWithinReplayWindow } from '../../domain/idempotency.ts';
+import { IdempotencyConflictError } from '../../domain/errors.ts';
 import type { ServiceContext } from '../service-context.ts';
-import { deferTransaction, TransactionScopeLost } from '../deferred-transaction.ts';
+import { deferTransaction } from '../deferred-transaction.ts';
 import { runAfterCommit } from '../transaction.ts';
-import {
-  claimIdempotencyKey,
-  completeIdempotencyRecord,
-  findIdempotencyRecord,
-  type IdempotencyScope,
-  type StoredResponse,
-} from './records.ts';
+import { claimIdempotencyKey, findIdempotencyRecord, type IdempotencyScope, type StoredResponse } from './records.ts';
 
 export type ResponseToStore = { status: number; body: unknown; headers: Record<string, string> };
 
@@ -22,13 +16,16 @@ export type IdempotentOutcome =
  * Runs a mutation at most once per idempotency scope (spec 2 common rule 2).
  *
  * The effect (`run`) and its stored response commit in one transaction, so a crash never leaves
- * one without the other. By default `run` gets a context bound to that transaction. With
- * `transaction: 'when_asked'` it gets a context outside any transaction whose `withTransaction`
- * opens (and claims the key in) the shared transaction on first use: work before that, such as
- * uploading a turn's files, holds no transaction open. A concurrent request with the same key
- * blocks on the record's primary key until the first commits, then replays. `run` returns null to
- * reject: the transaction rolls back and nothing is stored, so the key stays usable. A record
- * from the same scope with another request hash is an idempotency conflict.
+ * one without the other: the record is written last, with the response, in one statement. By
+ * default `run` gets a context bound to that transaction. With `transaction: 'when_asked'` it
+ * gets a context outside any transaction whose `withTransaction` opens (or joins) the shared
+ * transaction on first use: work before that, such as uploading a turn's files, holds no
+ * transaction open. A concurrent request with the same key does its work, then blocks on the
+ * record's primary key until the first ends: when that one committed, this one rolls back and
+ * replays its answer; when this one's work failed or was refused because of what the first did
+ * (a name it took), it replays that answer too. `run` returns null to reject: the transaction
+ * rolls back and nothing is stored, so the key stays usable. A record from the same scope with
+ * another request hash is an idempotency conflict.
  */
 export async function executeIdempotently({
   ctx,
@@ -46,38 +43,39 @@ export async function executeIdempotently({
     if (record.requestHash !== input.requestHash) throw new IdempotencyConflictError();
     return { kind: 'replay', record };
   };
+  /** A record another request with this key committed, within the replay window. */
+  const committedByAnother = async () => {
+    const record = await findIdempotencyRecord(ctx.db, input.scope);
+    return record && isWithinReplayWindow(record.createdAt, now) ? record : null;
+  };
 
   const existing = await findIdempotencyRecord(ctx.db, input.scope);
   if (existing && isWithinReplayWindow(existing.createdAt, now)) return replayOf(existing);
 
-  const transaction = deferTransaction(ctx, (db) =>
-    claimIdempotencyKey(db, { ...input.scope, organizationId: actor.organizationId, projectId: actor.projectId, requestHash: input.requestHash, now }),
-  );
-  const claimed = input.transaction === 'when_asked' ? true : await transaction.open();
-  let response: ResponseToStore | null = null;
-  if (claimed) {
-    try {
-      response = input.transaction === 'when_asked' ? await run({ ...ctx, transactionScope: transaction.scope }) : await transaction.scope.join(run);
-    } catch (error) {
-      await transaction.rollBack();
-      if (error instanceof TransactionScopeLost) return replayWinner();
-      throw error;
-    }
-  }
-  // The work may report a lost claim as its own error response (an HTTP route does).
-  if (!response || transaction.declined) {
+  const transaction = deferTransaction(ctx);
+  let response: ResponseToStore | null;
+  try {
+    response = input.transaction === 'when_asked' ? await run({ ...ctx, transactionScope: transaction.scope }) : await transaction.scope.join(run);
+  } catch (error) {
     await transaction.rollBack();
-    return claimed && !transaction.declined ? { kind: 'rejected' } : replayWinner();
+    const winner = await committedByAnother();
+    if (winner) return replayOf(winner);
+    throw error;
   }
-  if (!transaction.opened && !(await transaction.open())) return replayWinner();
-  await transaction.commit((db) => completeIdempotencyRecord(db, input.scope, response));
-  await runAfterCommit(ctx, transaction.afterCommit);
-  return { kind: 'executed' };
-
-  // Another request with this key committed while we waited on its record.
-  async function replayWinner(): Promise<IdempotentOutcome> {
-    const winner = await findIdempotencyRecord(ctx.db, input.scope);
+  if (!response) {
+    await transaction.rollBack();
+    const winner = await committedByAnother();
+    return winner ? replayOf(winner) : { kind: 'rejected' };
+  }
+  const stored = response;
+  const committed = await transaction.commit((db) =>
+    claimIdempotencyKey(db, { ...input.scope, organizationId: actor.organizationId, projectId: actor.projectId, requestHash: input.requestHash, now, response: stored }),
+  );
+  if (!committed) {
+    const winner = await committedByAnother();
     if (!winner) throw new Error('idempotency record vanished after a conflicting claim');
     return replayOf(winner);
   }
+  await runAfterCommit(ctx, transaction.afterCommit);
+  return { kind: 'executed' };
 }

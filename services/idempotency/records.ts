@@ -58,22 +58,23 @@ export async function findIdempotencyRecord(db: Executor, scope: IdempotencyScop
 }
 
 /**
- * Claims the key inside the caller's transaction in one statement: inserts a placeholder, or
- * replaces an expired record in place. Returns false when another request holds or completed
- * the key within the replay window; a concurrent claimant blocks on the primary key until the
- * holder commits (then sees a fresh record: false) or rolls back (then inserts).
+ * Claims the key inside the caller's transaction in one statement: inserts a record (with the
+ * response when it is known already, else a placeholder to complete), or replaces an expired
+ * record in place. Returns false when another request holds or completed the key within the
+ * replay window; a concurrent claimant blocks on the primary key until the holder commits (then
+ * sees a fresh record: false) or rolls back (then inserts).
  */
 export async function claimIdempotencyKey(
   tx: Executor,
-  input: IdempotencyScope & { organizationId: string; projectId: string; requestHash: string; now: Date },
+  input: IdempotencyScope & { organizationId: string; projectId: string; requestHash: string; now: Date; response?: { status: number; body: unknown; headers: Record<string, string> } },
 ): Promise<boolean> {
   const placeholder = {
     organizationId: input.organizationId,
     projectId: input.projectId,
     requestHash: input.requestHash,
-    responseStatus: 0,
-    responseBody: null,
-    responseHeaders: {},
+    responseStatus: input.response?.status ?? 0,
+    responseBody: input.response?.body ?? null,
+    responseHeaders: input.response?.headers ?? {},
     createdAt: input.now,
   };
   const claimed = await tx

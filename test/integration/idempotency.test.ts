@@ -85,6 +85,21 @@ describe('Idempotency-Key', () => {
     expect(await countSlug('parallel')).toBe(1);
   });
 
+  it('20 parallel requests with one key create one row where nothing else would stop a second', async () => {
+    // Unlike a slug, an API key's name may repeat: only the idempotency record keeps these to one.
+    const { context } = await t.login();
+    const path = `/v1/projects/${context.project.id}/api-keys`;
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => t.request('POST', path, { apiKey: key, idempotencyKey: 'parallel-2', body: { name: 'parallel key', scopes: ['agent:read'] } })),
+    );
+    expect(responses.map((r) => r.status)).toEqual(Array(20).fill(201));
+    const bodies = await Promise.all(responses.map(async (r) => (await r.json()) as { id: string; secret: string }));
+    expect(new Set(bodies.map((body) => body.id)).size).toBe(1);
+    expect(responses.filter((r) => r.headers.get('idempotency-replayed') === 'true')).toHaveLength(19);
+    const listed = await (await t.request('GET', path, { apiKey: key })).json();
+    expect(listed.data.filter((item: { name: string }) => item.name === 'parallel key')).toHaveLength(1);
+  });
+
   it('missing, empty and over-200-character keys are 400', async () => {
     for (const idempotencyKey of [null, '', 'k'.repeat(201)]) {
       const response = await t.request('POST', '/v1/projects', { apiKey: key, idempotencyKey, body: { slug: 'nokey', name: 'x' } });
