@@ -24,6 +24,9 @@ export type ToolProgress = {
   platformCalls: Array<{ toolCallId: string; toolName: string; operation?: boolean; delegation?: boolean }>;
 };
 
+/** A step's result that carries the progress it read after its write (the read it saves the workflow). */
+export type ToolProgressStep = { progress: ToolProgress };
+
 export type HarnessOperationStart = { timeoutMs: number; operationKey: string };
 
 export type PrepareWorkspaceResult = { ok: true } | { ok: false; errorCode: string; errorExplanation: string };
@@ -46,8 +49,12 @@ export type RunActivities = {
   callModel(input: { runId: string; turnId: string; attempt: number; settleOnReply?: boolean }): Promise<ModelTurnResult>;
   scheduleModelRetry(input: { runId: string; turnId: string; attempt: number; errorCode: string; delayMs: number }): Promise<void>;
   resumeRun(input: { runId: string }): Promise<void>;
-  /** Records the tool calls of a turn's assistant message (validation, approvals, retry counts). */
-  recordTurnToolCalls(input: { runId: string; turnId: string }): Promise<void>;
+  /**
+   * Records the tool calls of a turn's assistant message (validation, approvals, retry counts),
+   * then reads the turn's progress as `readToolProgress` would, so the workflow needs no step of
+   * its own for that read (issue 33). Undefined in histories recorded before.
+   */
+  recordTurnToolCalls(input: { runId: string; turnId: string }): Promise<ToolProgressStep | undefined>;
   /** Expires overdue leases and approvals, then reports what the turn is waiting for. */
   readToolProgress(input: { runId: string; turnId: string }): Promise<ToolProgress>;
   executePlatformTool(input: { runId: string; toolCallId: string }): Promise<void>;
@@ -55,12 +62,20 @@ export type RunActivities = {
   startHarnessOperation(input: { runId: string; toolCallId: string }): Promise<HarnessOperationStart>;
   /** Queues the child run of a `delegate_agent`/`message_agent` call (or its refusal); idempotent. */
   startDelegation(input: { runId: string; toolCallId: string }): Promise<DelegationStart>;
-  /** Records the child run's answer (or its failure) as the call's result; idempotent. */
-  finishDelegation(input: { runId: string; toolCallId: string; start: DelegationStart }): Promise<void>;
+  /**
+   * Records the child run's answer (or its failure) as the call's result; idempotent. Given the
+   * turn, then reads its progress too (issue 33; no `turnId` and no result in histories recorded
+   * before).
+   */
+  finishDelegation(input: { runId: string; toolCallId: string; start: DelegationStart; turnId?: string }): Promise<ToolProgressStep | undefined>;
   /** Records how the sub-loop ended as the operation call's result (or tool error); idempotent. */
   finishHarnessOperation(input: { runId: string; toolCallId: string; operationKey: string; end: HarnessOperationEnd; turns: number; durationMs: number }): Promise<void>;
-  /** Once every call of the turn is final, appends their results to the transcript. */
-  appendToolResults(input: { runId: string; turnId: string }): Promise<void>;
+  /**
+   * Once every call of the turn is final, appends their results to the transcript, and moves the
+   * run back to `running` as `resumeRun` does (`resumed`; undefined in histories recorded before
+   * issue 33, whose workflow then took that step itself).
+   */
+  appendToolResults(input: { runId: string; turnId: string }): Promise<{ resumed: true } | undefined>;
   /** Moves the run into a waiting state (idempotent). */
   enterWaitingState(input: { runId: string; state: 'waiting_for_tool' | 'waiting_for_approval' }): Promise<void>;
   settleRun(input: { runId: string; state: SettledRunState; failure: RunFailure | null; invocationFailed: boolean }): Promise<RunState>;

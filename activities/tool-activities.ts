@@ -3,6 +3,7 @@ import type { AdmissionGate } from '../services/runs/admission-gate.ts';
 import { enterWaitingState } from '../services/runs/enter-waiting.ts';
 import type { ServiceContext } from '../services/service-context.ts';
 import { appendToolResultMessages } from '../services/runs/append-tool-results.ts';
+import { transitionRun } from '../services/runs/transition.ts';
 import { checkToolProgress } from '../services/runs/check-tool-progress.ts';
 import { completePlatformToolCall } from '../services/tool-calls/complete-platform.ts';
 import { DELEGATION_TOOLS } from '../domain/runs/delegation.ts';
@@ -14,7 +15,7 @@ import { startHarnessOperation } from '../services/harness-operations/start.ts';
 import { findRunningPlatformCall } from '../services/tool-calls/find-running-platform.ts';
 import { recordTurnToolCalls } from '../services/tool-calls/record-turn.ts';
 import type { PlatformToolRegistry } from './platform-tools/registry.ts';
-import type { RunActivities, RunRecovery } from './run-activity-types.ts';
+import type { RunActivities, RunRecovery, ToolProgress } from './run-activity-types.ts';
 
 /** A platform call heartbeats this often, well inside its 5 s heartbeat timeout (workflows/run/proxies.ts). */
 const HEARTBEAT_MS = 1_000;
@@ -39,25 +40,30 @@ export function createToolActivities(deps: {
   recovery?: RunRecovery;
 }): ToolActivities {
   const { system, platformTools } = deps;
+
+  /** Expires overdue leases and approvals, then reports what the turn is waiting for. */
+  const readProgress = async (input: { runId: string; turnId: string }): Promise<ToolProgress> => {
+    const progress = await checkToolProgress({ ctx: system(), input });
+    return {
+      allFinal: progress.allFinal,
+      waitingFor: progress.waitingFor,
+      nextDeadlineAtMs: progress.nextDeadlineAtMs,
+      platformCalls: progress.platformCalls.map((call) => ({
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        operation: progress.operationKeys.includes(call.toolName),
+        delegation: DELEGATION_TOOLS.includes(call.toolName),
+      })),
+    };
+  };
+
   return {
     async recordTurnToolCalls(input) {
       await recordTurnToolCalls({ ctx: system(), input });
+      return { progress: await readProgress(input) };
     },
 
-    async readToolProgress(input) {
-      const progress = await checkToolProgress({ ctx: system(), input });
-      return {
-        allFinal: progress.allFinal,
-        waitingFor: progress.waitingFor,
-        nextDeadlineAtMs: progress.nextDeadlineAtMs,
-        platformCalls: progress.platformCalls.map((call) => ({
-          toolCallId: call.toolCallId,
-          toolName: call.toolName,
-          operation: progress.operationKeys.includes(call.toolName),
-          delegation: DELEGATION_TOOLS.includes(call.toolName),
-        })),
-      };
-    },
+    readToolProgress: readProgress,
 
     async executePlatformTool({ runId, toolCallId }) {
       const ctx = system();
@@ -89,8 +95,9 @@ export function createToolActivities(deps: {
       return startDelegationCall({ ctx: system(), deps: { keyring: deps.keyring }, input });
     },
 
-    async finishDelegation(input) {
+    async finishDelegation({ turnId, ...input }) {
       await finishDelegationCall({ ctx: system(), input });
+      return turnId === undefined ? undefined : { progress: await readProgress({ runId: input.runId, turnId }) };
     },
 
     async startHarnessOperation(input) {
@@ -103,6 +110,8 @@ export function createToolActivities(deps: {
 
     async appendToolResults(input) {
       await appendToolResultMessages({ ctx: system(), input });
+      await transitionRun({ ctx: system(), input: { runId: input.runId, to: 'running' } });
+      return { resumed: true };
     },
 
     async enterWaitingState(input) {

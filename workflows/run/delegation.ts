@@ -1,5 +1,6 @@
 import { CancellationScope, ChildWorkflowCancellationType, getExternalWorkflowHandle, isCancellation, log, ParentClosePolicy, startChild, workflowInfo } from '@temporalio/workflow';
 import { RUN_SEARCH_ATTRIBUTES, RUN_WORKFLOW_TYPE, runWorkflowId } from '../../domain/runs/workflow.ts';
+import type { ToolProgress } from '../../activities/run-activity-types.ts';
 import type { RunContext } from './context.ts';
 import { failureType } from './failures.ts';
 import { store } from './proxies.ts';
@@ -10,7 +11,7 @@ import { cancelRequested } from './signals.ts';
  * as a Temporal child workflow of this one, so cancelling this run cancels it; its answer, or
  * how it ended, becomes the call's result (docs/decisions.md "Delegation").
  */
-export async function runDelegation(run: RunContext, toolCallId: string) {
+export async function runDelegation(run: RunContext, toolCallId: string, turnId: string): Promise<ToolProgress | undefined> {
   const { runId } = run;
   const start = await store.startDelegation({ runId, toolCallId });
   if (start.kind === 'started') {
@@ -40,5 +41,6 @@ export async function runDelegation(run: RunContext, toolCallId: string) {
       log.warn('a delegated run did not end cleanly', { runId, childRunId: start.childRunId, failure: failureType(error) });
     }
   }
-  await store.finishDelegation({ runId, toolCallId, start });
+  // The finish reads the turn's progress too (undefined in histories recorded before issue 33).
+  return (await store.finishDelegation({ runId, toolCallId, start, turnId }))?.progress;
 }

@@ -2,6 +2,7 @@ import { condition } from '@temporalio/workflow';
 import { setOwnApprovalWait } from './approval-clock.ts';
 import { markState, type RunContext } from './context.ts';
 import { runDelegation } from './delegation.ts';
+import type { ToolProgress } from '../../activities/run-activity-types.ts';
 import { calls, store } from './proxies.ts';
 
 /**
@@ -18,19 +19,30 @@ export type OperationRunner = (toolCallId: string) => Promise<void>;
  */
 export async function settleToolCalls(run: RunContext, turnId: string, runOperation: OperationRunner | null) {
   const { runId } = run;
-  await store.recordTurnToolCalls({ runId, turnId });
+  // Cleared before each read of Postgres, so a signal that arrives during the read still wakes
+  // the wait that follows it. Steps that write then read the progress (recording the calls,
+  // finishing a delegation) save the workflow a step of its own for the read; histories recorded
+  // before issue 33 have no progress in those results, and read it in a step as they did.
+  run.woken = false;
+  let progress: ToolProgress | undefined = (await store.recordTurnToolCalls({ runId, turnId }))?.progress;
   for (;;) {
-    // Cleared before each read of Postgres, so a signal that arrives during the read still wakes
-    // the wait that follows it.
-    run.woken = false;
-    const progress = await store.readToolProgress({ runId, turnId });
+    if (!progress) {
+      run.woken = false;
+      progress = await store.readToolProgress({ runId, turnId });
+    }
     if (progress.platformCalls.length > 0) {
+      let next: ToolProgress | undefined;
       for (const call of progress.platformCalls) {
-        if (call.delegation) await runDelegation(run, call.toolCallId);
-        else if (!call.operation) await calls.executePlatformTool({ runId, toolCallId: call.toolCallId });
+        next = undefined;
+        if (call.delegation) {
+          run.woken = false;
+          next = await runDelegation(run, call.toolCallId, turnId);
+        } else if (!call.operation) await calls.executePlatformTool({ runId, toolCallId: call.toolCallId });
         else if (!runOperation) await store.finishHarnessOperation({ runId, toolCallId: call.toolCallId, operationKey: call.toolName, end: { kind: 'nested' }, turns: 0, durationMs: 0 });
         else await runOperation(call.toolCallId);
       }
+      // Read after the last call only (a delegation's finish reads it): earlier reads are stale.
+      progress = next;
       continue;
     }
     if (progress.allFinal) break;
@@ -39,10 +51,11 @@ export async function settleToolCalls(run: RunContext, turnId: string, runOperat
     markState(state);
     setOwnApprovalWait(run, state === 'waiting_for_approval');
     await waitForWake(run, progress.nextDeadlineAtMs);
+    progress = undefined;
   }
   setOwnApprovalWait(run, false);
-  await store.appendToolResults({ runId, turnId });
-  await store.resumeRun({ runId });
+  const appended = await store.appendToolResults({ runId, turnId });
+  if (!appended?.resumed) await store.resumeRun({ runId });
   markState('running');
 }
 
