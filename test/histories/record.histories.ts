@@ -246,6 +246,27 @@ describe('golden histories', () => {
     await save('run-delegation', runWorkflowId(runId));
   });
 
+  it('run-tool-steps-folded: a platform tool turn whose recording reads the progress and whose results resume the run (issue 33), then the reply', async () => {
+    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'add_numbers', arguments: { a: 4, b: 5 } }] }).reply({ text: 'The sum is 9.' });
+    const agentId = await createAgent('Folded adder', { tools: [addNumbersTool] });
+    const runId = await startSession(agentId, 'What is 4 + 5?');
+    expect((await f.waitForRun(runId)).state).toBe('completed');
+    await save('run-tool-steps-folded', runWorkflowId(runId));
+  });
+
+  it('run-delegation-folded: a delegation whose finish reads the progress and whose results resume the run (issue 33)', async () => {
+    const childAgentId = await createAgent('Folded child', {});
+    const [childVersion] = (await f.call('GET', `/agents/${childAgentId}/versions`)).body.data;
+    f.fakes.vendor_a
+      .reply({ toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'child', message: 'Answer briefly.' } }] })
+      .reply({ text: 'Brief answer.' })
+      .reply({ text: 'The child answered.' });
+    const agentId = await createAgent('Folded coordinator', { delegates: [{ key: 'child', description: 'A child.', agentVersionId: childVersion.id, maxParallel: 1 }] });
+    const runId = await startSession(agentId, 'Ask the child.');
+    expect((await f.waitForRun(runId)).state).toBe('completed');
+    await save('run-delegation-folded', runWorkflowId(runId));
+  });
+
   it('run-deferred-admission: the project runs its limit of one run, so a second run waits queued and is woken when the first settles', async () => {
     f.fakes.vendor_a.reply({ text: 'The slow answer.', delayMs: 1_500 });
     const agentId = await createAgent('Deferred admission', {});
