@@ -25,6 +25,12 @@ describe('parseSettings', () => {
     expect(() => parseSettings({ SVC_EVENT_STREAMS_PER_PROJECT: 'many' })).toThrow(/SVC_EVENT_STREAMS_PER_PROJECT/);
   });
 
+  it('gathers webhook batches for 10 ms unless told otherwise, within 0-1000 ms', () => {
+    expect(parseSettings({}).webhookBatchGatherMs).toBe(10);
+    expect(parseSettings({ SVC_WEBHOOK_BATCH_GATHER_MS: '0' }).webhookBatchGatherMs).toBe(0);
+    for (const bad of ['-1', '1001', '2.5', 'soon']) expect(() => parseSettings({ SVC_WEBHOOK_BATCH_GATHER_MS: bad }), bad).toThrow(/SVC_WEBHOOK_BATCH_GATHER_MS/);
+  });
+
   it('names every bad variable', () => {
     expect(() => parseSettings({ PORT: 'eighty', SVC_ENVIRONMENT: 'staging' })).toThrow(/PORT[\s\S]*SVC_ENVIRONMENT|SVC_ENVIRONMENT[\s\S]*PORT/);
     expect(() => parseSettings({ SVC_APP_ORIGIN: 'http://localhost:8080/app' })).toThrow(/SVC_APP_ORIGIN/);

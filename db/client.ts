@@ -132,7 +132,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
  * Parse/Describe to learn the parameter types, then Bind/Execute): twice the socket writes and
  * server wake-ups of a prepared one. drizzle asks for unprepared statements unless a query is
  * given a name, so every statement through this client is prepared (per connection, by its
- * text; postgres.js re-prepares one whose plan a schema change invalidated).
+ * text). A schema change that alters a statement's result columns fails it once inside a
+ * transaction (outside one postgres.js prepares it again); docs/decisions.md "Cost per run".
  */
 export function preparing(sql: postgres.Sql): postgres.Sql {
   return new Proxy(sql, {

@@ -23,10 +23,9 @@ type WakeState = { target: WebhookTarget; running: boolean; pending: WebhookWake
  * plus a slow poll in case one is lost) and wakes a webhook's workflow when the webhook is
  * created, changed or deleted; and it watches the shared project event tail of every project
  * with an enabled webhook (commit hints only, no event read), waking those workflows when events
- * commit. Wake-ups are hints —
- * workflows re-read Postgres — so they are coalesced per webhook, and a failed one is retried
- * at the next refresh. Its first refresh after start wakes every enabled webhook, which starts
- * any workflow that should be running (the reconciler).
+ * commit. Wake-ups are hints — workflows re-read Postgres — so they are coalesced per webhook,
+ * and a failed one is retried at the next refresh. Its first refresh after start wakes every
+ * enabled webhook, which starts any workflow that should be running (the reconciler).
  */
 export function createWebhookDispatcher(options: {
   database: DatabaseHandle;
@@ -83,10 +82,12 @@ export function createWebhookDispatcher(options: {
 
   const watch = (projectId: string, webhookIds: Set<string>) => {
     // Commit hints only: the delivery reads the events itself, so the tail need not read them.
-    const project: WatchedProject = { watch: { close() {} }, webhookIds };
-    project.watch = eventTail.watch(projectId, () => {
-      for (const webhookId of project.webhookIds) request({ webhookId, projectId }, 'events');
-    });
+    const project: WatchedProject = {
+      webhookIds,
+      watch: eventTail.watch(projectId, () => {
+        for (const webhookId of project.webhookIds) request({ webhookId, projectId }, 'events');
+      }),
+    };
     watched.set(projectId, project);
     // Events committed before the watch began are picked up by this first hint.
     for (const webhookId of webhookIds) request({ webhookId, projectId }, 'events');

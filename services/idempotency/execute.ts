@@ -48,6 +48,11 @@ export async function executeIdempotently({
     const record = await findIdempotencyRecord(ctx.db, input.scope);
     return record && isWithinReplayWindow(record.createdAt, now) ? record : null;
   };
+  /** After this request's own failure or refusal: what to answer instead, if anything (a failed look answers nothing). */
+  const replayAfterFailure = async () => {
+    const winner = await committedByAnother().catch(() => null);
+    return winner ? replayOf(winner) : null;
+  };
 
   const existing = await findIdempotencyRecord(ctx.db, input.scope);
   if (existing && isWithinReplayWindow(existing.createdAt, now)) return replayOf(existing);
@@ -58,14 +63,14 @@ export async function executeIdempotently({
     response = input.transaction === 'when_asked' ? await run({ ...ctx, transactionScope: transaction.scope }) : await transaction.scope.join(run);
   } catch (error) {
     await transaction.rollBack();
-    const winner = await committedByAnother();
-    if (winner) return replayOf(winner);
+    // The request's own error stands unless another request with this key committed meanwhile.
+    const replay = await replayAfterFailure();
+    if (replay) return replay;
     throw error;
   }
   if (!response) {
     await transaction.rollBack();
-    const winner = await committedByAnother();
-    return winner ? replayOf(winner) : { kind: 'rejected' };
+    return (await replayAfterFailure()) ?? { kind: 'rejected' };
   }
   const stored = response;
   const committed = await transaction.commit((db) =>

@@ -26,8 +26,8 @@ export type SettleRunInput = {
  * to `state` with its failure, and a failed model invocation gets its `model.invocation_failed`
  * event, all in one transaction, with the hand-off of the session's oldest pending turn (it
  * becomes the next run); a run that was executing hands its place in the project's running-runs
- * limit to the oldest run waiting for one (`handOffPlace`), in the same transaction. Idempotent: a settled run keeps the state it settled in, which
- * is returned. 404 when the run is gone.
+ * limit to the oldest run waiting for one (`handOffPlace`), in the same transaction. Idempotent:
+ * a settled run keeps the state it settled in, which is returned. 404 when the run is gone.
  */
 export async function settleRun({
   ctx,

@@ -92,6 +92,29 @@ async function sandboxedAgent(storageKey: string, providerKey: string) {
   });
 }
 
+/** A platform tool turn (`add_numbers` of `a` and `b`), then the reply; saved as `history`. */
+async function recordAddition(history: string, agentName: string, a: number, b: number) {
+  f.fakes.vendor_a.reply({ toolCalls: [{ name: 'add_numbers', arguments: { a, b } }] }).reply({ text: `The sum is ${a + b}.` });
+  const agentId = await createAgent(agentName, { tools: [addNumbersTool] });
+  const runId = await startSession(agentId, `What is ${a} + ${b}?`);
+  expect((await f.waitForRun(runId)).state).toBe('completed');
+  await save(history, runWorkflowId(runId));
+}
+
+/** A coordinator's `delegate_agent` call, the child's answer, then the coordinator's reply; saved as `history`. */
+async function recordDelegation(history: string, agentPrefix: string) {
+  const childAgentId = await createAgent(`${agentPrefix}Child`, {});
+  const [childVersion] = (await f.call('GET', `/agents/${childAgentId}/versions`)).body.data;
+  f.fakes.vendor_a
+    .reply({ toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'child', message: 'Answer briefly.' } }] })
+    .reply({ text: 'Brief answer.' })
+    .reply({ text: 'The child answered.' });
+  const agentId = await createAgent(`${agentPrefix}Coordinator`, { delegates: [{ key: 'child', description: 'A child.', agentVersionId: childVersion.id, maxParallel: 1 }] });
+  const runId = await startSession(agentId, 'Ask the child.');
+  expect((await f.waitForRun(runId)).state).toBe('completed');
+  await save(history, runWorkflowId(runId));
+}
+
 describe('golden histories', () => {
   it('run-one-turn: the model replies at once', async () => {
     const agentId = await createAgent('One turn', {});
@@ -101,11 +124,7 @@ describe('golden histories', () => {
   });
 
   it('run-settled-on-reply: a platform tool turn, then a reply whose model call settles the run (admission says `settlesOnReply`)', async () => {
-    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'add_numbers', arguments: { a: 2, b: 3 } }] }).reply({ text: 'The sum is 5.' });
-    const agentId = await createAgent('Adder', { tools: [addNumbersTool] });
-    const runId = await startSession(agentId, 'What is 2 + 3?');
-    expect((await f.waitForRun(runId)).state).toBe('completed');
-    await save('run-settled-on-reply', runWorkflowId(runId));
+    await recordAddition('run-settled-on-reply', 'Adder', 2, 3);
   });
 
   it('run-caller-tool-approval: a caller tool behind an approval, approved, claimed and answered', async () => {
@@ -234,37 +253,15 @@ describe('golden histories', () => {
   });
 
   it('run-delegation: a coordinator delegates to a child agent (a child workflow) and replies with its answer', async () => {
-    const childAgentId = await createAgent('Child', {});
-    const [childVersion] = (await f.call('GET', `/agents/${childAgentId}/versions`)).body.data;
-    f.fakes.vendor_a
-      .reply({ toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'child', message: 'Answer briefly.' } }] })
-      .reply({ text: 'Brief answer.' })
-      .reply({ text: 'The child answered.' });
-    const agentId = await createAgent('Coordinator', { delegates: [{ key: 'child', description: 'A child.', agentVersionId: childVersion.id, maxParallel: 1 }] });
-    const runId = await startSession(agentId, 'Ask the child.');
-    expect((await f.waitForRun(runId)).state).toBe('completed');
-    await save('run-delegation', runWorkflowId(runId));
+    await recordDelegation('run-delegation', '');
   });
 
   it('run-tool-steps-folded: a platform tool turn whose recording reads the progress and whose results resume the run (issue 33), then the reply', async () => {
-    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'add_numbers', arguments: { a: 4, b: 5 } }] }).reply({ text: 'The sum is 9.' });
-    const agentId = await createAgent('Folded adder', { tools: [addNumbersTool] });
-    const runId = await startSession(agentId, 'What is 4 + 5?');
-    expect((await f.waitForRun(runId)).state).toBe('completed');
-    await save('run-tool-steps-folded', runWorkflowId(runId));
+    await recordAddition('run-tool-steps-folded', 'Folded adder', 4, 5);
   });
 
   it('run-delegation-folded: a delegation whose finish reads the progress and whose results resume the run (issue 33)', async () => {
-    const childAgentId = await createAgent('Folded child', {});
-    const [childVersion] = (await f.call('GET', `/agents/${childAgentId}/versions`)).body.data;
-    f.fakes.vendor_a
-      .reply({ toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'child', message: 'Answer briefly.' } }] })
-      .reply({ text: 'Brief answer.' })
-      .reply({ text: 'The child answered.' });
-    const agentId = await createAgent('Folded coordinator', { delegates: [{ key: 'child', description: 'A child.', agentVersionId: childVersion.id, maxParallel: 1 }] });
-    const runId = await startSession(agentId, 'Ask the child.');
-    expect((await f.waitForRun(runId)).state).toBe('completed');
-    await save('run-delegation-folded', runWorkflowId(runId));
+    await recordDelegation('run-delegation-folded', 'Folded ');
   });
 
   it('run-deferred-admission: the project runs its limit of one run, so a second run waits queued and is woken when the first settles', async () => {

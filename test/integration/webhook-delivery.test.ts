@@ -334,33 +334,51 @@ describe('webhook delivery with production rules', () => {
   });
 });
 
+/**
+ * A test app and worker of their own (settings the shared ones lack), with a webhook to a fresh
+ * receiver in the app's project and `append`, which commits one event of `kind` and returns its
+ * position; both are stopped after `fn`.
+ */
+async function withOwnWorker(
+  env: Record<string, string>,
+  runtimeOptions: Parameters<typeof startTestRuntime>[2],
+  fn: (own: { app: TestApp; key: string; webhookUrl: string; hooks: WebhookReceiver; append: (kind: string) => Promise<string> }) => Promise<void>,
+) {
+  const starter = deferredRunStarter();
+  const app = await createTestApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true', ...env }, runStarter: starter });
+  const worker = await startTestRuntime(app, starter, runtimeOptions);
+  try {
+    const hooks = await receiver();
+    const { context } = await app.login();
+    const key = (await app.createApiKey(['*'])).secret;
+    const path = `/v1/projects/${context.project.id}/event-webhooks`;
+    const webhook = await (await app.request('POST', path, { apiKey: key, body: { displayName: 'x', endpointUrl: hooks.url, signingSecret: newSigningSecret() } })).json();
+    const ctx = systemContext({ db: app.database.db, logger: app.deps.logger, clock: app.deps.clock });
+    const append = async (kind: string) => {
+      const [event] = await appendProductEvents(ctx, { organizationId: context.organization.id, projectId: context.project.id, events: [{ aggregateType: 'test', aggregateId: crypto.randomUUID(), kind, publicPayload: {} }] });
+      return event!.projectPosition;
+    };
+    await fn({ app, key, webhookUrl: `${path}/${webhook.id}`, hooks, append });
+  } finally {
+    await worker.shutdown();
+    await app.close();
+  }
+}
+
 describe('webhook delivery gathering a burst', () => {
   it('events committed one by one in quick succession share requests, each delivered once and in order', async () => {
-    const starter = deferredRunStarter();
     // The gather is the setting's (SVC_WEBHOOK_BATCH_GATHER_MS, 10 ms by default), long here so
     // that the bound below holds on a machine of any speed.
-    const app = await createTestApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true', SVC_WEBHOOK_BATCH_GATHER_MS: '200' }, runStarter: starter });
-    const worker = await startTestRuntime(app, starter);
-    try {
-      const hooks = await receiver();
-      const { context } = await app.login();
-      const key = (await app.createApiKey(['*'])).secret;
-      const path = `/v1/projects/${context.project.id}/event-webhooks`;
-      const webhook = await (await app.request('POST', path, { apiKey: key, body: { displayName: 'x', endpointUrl: hooks.url, signingSecret: newSigningSecret() } })).json();
-      const ctx = systemContext({ db: app.database.db, logger: app.deps.logger, clock: app.deps.clock });
-      const append = async () => {
-        const [event] = await appendProductEvents(ctx, { organizationId: context.organization.id, projectId: context.project.id, events: [{ aggregateType: 'test', aggregateId: crypto.randomUUID(), kind: 'test.burst', publicPayload: {} }] });
-        return event!.projectPosition;
-      };
+    await withOwnWorker({ SVC_WEBHOOK_BATCH_GATHER_MS: '200' }, {}, async ({ app, key, webhookUrl, hooks, append }) => {
       // The delivery activity is caught up and lingering when the burst begins.
-      const first = await append();
-      await pollWebhook(app, key, `${path}/${webhook.id}`, (w) => w.deliveredPosition === first);
+      const first = await append('test.burst');
+      await pollWebhook(app, key, webhookUrl, (w) => w.deliveredPosition === first);
       const before = hooks.requests.length;
       // 60 transactions of one event each, one after another: commits a few milliseconds apart.
       const positions: string[] = [];
       const began = Date.now();
-      for (let i = 0; i < 60; i++) positions.push(await append());
-      await pollWebhook(app, key, `${path}/${webhook.id}`, (w) => w.deliveredPosition === positions.at(-1));
+      for (let i = 0; i < 60; i++) positions.push(await append('test.burst'));
+      await pollWebhook(app, key, webhookUrl, (w) => w.deliveredPosition === positions.at(-1));
       const burst = hooks.requests.slice(before);
       const ids = eventIds(burst);
       expect(ids.length).toBe(60);
@@ -372,32 +390,17 @@ describe('webhook delivery gathering a burst', () => {
       // burst takes at most one request per gather of its length, plus the first and the last.
       const lengthMs = burst.at(-1)!.receivedAt - began;
       expect(burst.length).toBeLessThanOrEqual(Math.floor(lengthMs / 200) + 2);
-    } finally {
-      await worker.shutdown();
-      await app.close();
-    }
-  });
+    });
+  }, 120_000);
 });
 
 describe('webhook delivery without the signing key', () => {
   it('fails with signing_key_unavailable when the worker has another credential key', async () => {
-    const starter = deferredRunStarter();
-    const app = await createTestApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' }, runStarter: starter });
-    const worker = await startTestRuntime(app, starter, { keyring: createKeyring(Buffer.alloc(32, 9)) });
-    try {
-      const hooks = await receiver();
-      const { context } = await app.login();
-      const key = (await app.createApiKey(['*'])).secret;
-      const path = `/v1/projects/${context.project.id}/event-webhooks`;
-      const webhook = await (await app.request('POST', path, { apiKey: key, body: { displayName: 'x', endpointUrl: hooks.url, signingSecret: newSigningSecret() } })).json();
-      const ctx = systemContext({ db: app.database.db, logger: app.deps.logger, clock: app.deps.clock });
-      await appendProductEvents(ctx, { organizationId: context.organization.id, projectId: context.project.id, events: [{ aggregateType: 'test', aggregateId: crypto.randomUUID(), kind: 'test.unsigned', publicPayload: {} }] });
-      const state = await pollWebhook(app, key, `${path}/${webhook.id}`, (w) => w.lastErrorCode !== null);
+    await withOwnWorker({}, { keyring: createKeyring(Buffer.alloc(32, 9)) }, async ({ app, key, webhookUrl, hooks, append }) => {
+      await append('test.unsigned');
+      const state = await pollWebhook(app, key, webhookUrl, (w) => w.lastErrorCode !== null);
       expect(state).toMatchObject({ status: 'failing', lastErrorCode: 'signing_key_unavailable', lastResponseStatus: null });
       expect(hooks.requests).toHaveLength(0);
-    } finally {
-      await worker.shutdown();
-      await app.close();
-    }
+    });
   }, 120_000);
 });
