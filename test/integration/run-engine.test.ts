@@ -77,8 +77,11 @@ describe('run engine', () => {
       expect(detail.body.outputTokens).toBe(9);
       expect(detail.body.cacheReadTokens).toBe(8);
       expect(await eventKinds(run.id)).toEqual(['run.queued', 'run.running', 'model.call_started', 'run.completed']);
-      // An operator finds the run in the Temporal Web UI by its search attributes.
-      const description = await app.runtime.client.client.workflow.getHandle(`run:${run.id}`).describe();
+      // An operator finds the run in the Temporal Web UI by its search attributes. The run's row
+      // settles inside its model call's step; the workflow marks the state in its last task.
+      const handle = app.runtime.client.client.workflow.getHandle(`run:${run.id}`);
+      await handle.result();
+      const description = await handle.describe();
       expect(description.typedSearchAttributes.get(runSearchAttributeKeys.runState)).toBe('completed');
       expect(description.typedSearchAttributes.get(runSearchAttributeKeys.projectId)).toBe(run.projectId);
       expect(description.typedSearchAttributes.get(runSearchAttributeKeys.sessionId)).toBe(session.body.id);
