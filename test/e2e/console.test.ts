@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { createClient, runToolCall } from '../../client/src/index.ts';
 import { startMcpFixtureServer, type McpFixtureServer } from '../fixtures/mcp/server.ts';
 import { FAKE_KEYS } from '../fixtures/model-vendors/catalog-server.ts';
@@ -51,9 +51,13 @@ beforeAll(async () => {
   page = await context.newPage();
   // A step that cannot happen fails with Playwright's own account of why, well inside the test's timeout.
   page.setDefaultTimeout(10_000);
+  // And a screen that waits on the API polls as long: beside two other files and the browser on
+  // 2 cores, a send and the reload after it can take longer than vitest's default second.
+  vi.setConfig({ expect: { poll: { timeout: 10_000 } } });
 }, 180_000);
 
 afterAll(async () => {
+  vi.resetConfig();
   await browser?.close();
   await served?.close();
   await f?.close();
@@ -259,6 +263,8 @@ describe('the console', () => {
     const rows = await page.getByRole('table', { name: 'Runs' }).locator('tbody tr').allInnerTexts();
     expect(rows[0]).toContain('Refund order A1, please.');
     expect(rows.slice(1)).toEqual(await pending.allInnerTexts());
+    // Read with the run waiting on its approval: the waiting badges keep their contrast too.
+    expect(await auditAccessibility(page)).toEqual([]);
     await shot('07b-queued');
     page.once('dialog', (dialog) => void dialog.accept());
     await pending.filter({ hasText: 'And order C3.' }).getByRole('button', { name: 'Withdraw' }).click();
