@@ -1,4 +1,5 @@
 import type { Database, Executor } from '../db/client.ts';
+import { flushPendingWrites } from './pending-writes.ts';
 import type { ServiceContext, TransactionScope } from './service-context.ts';
 
 /**
@@ -39,9 +40,13 @@ export function deferTransaction(ctx: ServiceContext): DeferredTransaction {
     opening ??= new Promise<ServiceContext>((resolveOpen, rejectOpen) => {
       settled = (ctx.db as Database)
         .transaction(async (db) => {
-          resolveOpen({ ...outer, db, inTransaction: true, afterCommit });
+          const tx: ServiceContext = { ...outer, db, inTransaction: true, afterCommit, pendingWrites: [] };
+          resolveOpen(tx);
           const how = await ending;
-          if (how.kind === 'roll_back' || !(await how.last(db))) throw new RollBack();
+          if (how.kind === 'roll_back') throw new RollBack();
+          await flushPendingWrites(tx);
+          Object.freeze(tx.pendingWrites); // a write held after this point throws, rather than vanishing
+          if (!(await how.last(db))) throw new RollBack();
           return 'committed' as const;
         })
         .catch((error: unknown) => {

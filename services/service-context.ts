@@ -1,3 +1,4 @@
+import type { SQLWrapper } from 'drizzle-orm';
 import type { Logger } from '../config/logger.ts';
 import type { Executor } from '../db/client.ts';
 import type { PrincipalKind } from '../domain/principals.ts';
@@ -41,6 +42,11 @@ export type ServiceContext = {
    * `deferred-transaction.ts`.
    */
   transactionScope?: TransactionScope;
+  /**
+   * In a transaction: inserts held for its next product-event append or its commit, sent as CTEs
+   * of that statement (`pending-writes.ts`).
+   */
+  pendingWrites?: Array<SQLWrapper & PromiseLike<unknown>>;
 };
 
 /** How `withTransaction` opens or joins a transaction its caller owns. */

@@ -1,4 +1,5 @@
 import type { Database } from '../db/client.ts';
+import { flushPendingWrites } from './pending-writes.ts';
 import type { ServiceContext } from './service-context.ts';
 
 /**
@@ -11,7 +12,13 @@ export async function withTransaction<T>(ctx: ServiceContext, fn: (tx: ServiceCo
   if (ctx.inTransaction) return fn(ctx);
   if (ctx.transactionScope) return ctx.transactionScope.join(fn);
   const afterCommit: ServiceContext['afterCommit'] = [];
-  const result = await (ctx.db as Database).transaction((tx) => fn({ ...ctx, db: tx, inTransaction: true, afterCommit }));
+  const result = await (ctx.db as Database).transaction(async (db) => {
+    const tx: ServiceContext = { ...ctx, db, inTransaction: true, afterCommit, pendingWrites: [] };
+    const answer = await fn(tx);
+    await flushPendingWrites(tx);
+    Object.freeze(tx.pendingWrites); // a write held after this point throws, rather than vanishing
+    return answer;
+  });
   await runAfterCommit(ctx, afterCommit);
   return result;
 }

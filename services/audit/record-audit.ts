@@ -1,4 +1,5 @@
 import { auditEntries } from '../../db/schema/index.ts';
+import { holdWrite } from '../pending-writes.ts';
 import type { ServiceContext } from '../service-context.ts';
 
 /**
@@ -11,7 +12,8 @@ export async function recordAudit(
 ): Promise<void> {
   const actor = ctx.actor;
   if (!actor) throw new Error('recordAudit needs an actor');
-  await ctx.db.insert(auditEntries).values({
+  // In a transaction, sent with its next event append (`holdWrite`): an entry is never read back there.
+  await holdWrite(ctx, ctx.db.insert(auditEntries).values({
     organizationId: actor.organizationId,
     projectId: entry.projectId ?? actor.projectId,
     principalId: actor.principalId,
@@ -21,5 +23,5 @@ export async function recordAudit(
     details: entry.details ?? {},
     requestId: ctx.requestId,
     occurredAt: ctx.clock.now(),
-  });
+  }));
 }

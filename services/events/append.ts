@@ -1,8 +1,9 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import * as v from 'valibot';
 import { rowsOf } from '../../db/client.ts';
 import { ValidationError } from '../../domain/errors.ts';
+import { takePendingWrites } from '../pending-writes.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
 import { toPublicEvent, type ProductEventRow, type PublicProductEvent } from './public-event.ts';
@@ -75,12 +76,14 @@ export async function appendProductEvents(ctx: ServiceContext, input: AppendProd
 
   return withTransaction(ctx, async (tx) => {
     const [only] = stored;
+    // The transaction's held inserts (its audit entry, its new message) ride along as CTEs.
+    const held = takePendingWrites(tx) ?? sql``;
     // One event (the common case) gets a plain statement: it plans and runs noticeably faster
     // under contention than the batch form, and the counter lock is held for less time.
     const statement =
       stored.length === 1
-        ? { name: 'append_product_event', sql: appendOneStatement(organizationId, projectId, only!, occurredAt) }
-        : { name: 'append_product_events', sql: appendManyStatement(organizationId, projectId, json, stored.length, occurredAt) };
+        ? { name: 'append_product_event', sql: appendOneStatement(organizationId, projectId, only!, occurredAt, held) }
+        : { name: 'append_product_events', sql: appendManyStatement(organizationId, projectId, json, stored.length, occurredAt, held) };
     // A named prepared statement: drizzle's `execute` sends raw SQL unprepared, which postgres.js
     // answers with an extra describe round trip and a fresh plan every time (about 3× slower).
     const query = dialect.sqlToQuery(statement.sql);
@@ -142,9 +145,9 @@ function sessionOf(event: ProductEventDraft): string | null {
  *   the outer query reads it, hence the cross join. NOTIFY is transactional: the hint is sent
  *   at commit (once per transaction and project), never for a rollback.
  */
-function appendOneStatement(organizationId: string, projectId: string, event: StoredDraft, occurredAt: Date) {
+function appendOneStatement(organizationId: string, projectId: string, event: StoredDraft, occurredAt: Date, held: SQL) {
   return sql`
-    with position as (
+    with ${held}position as (
       insert into project_event_counters as c (project_id, organization_id, last_position)
       values (${projectId}::uuid, ${organizationId}::uuid, 1)
       on conflict (project_id) do update set last_position = c.last_position + 1
@@ -172,9 +175,9 @@ function appendOneStatement(organizationId: string, projectId: string, event: St
 }
 
 /** The same for a batch, read from one jsonb array parameter (no array parameters needed). */
-function appendManyStatement(organizationId: string, projectId: string, json: string, count: number, occurredAt: Date) {
+function appendManyStatement(organizationId: string, projectId: string, json: string, count: number, occurredAt: Date, held: SQL) {
   return sql`
-    with input as (
+    with ${held}input as (
       select e.ord,
              (e.value ->> 'id')::uuid as id,
              e.value ->> 'aggregateType' as aggregate_type,

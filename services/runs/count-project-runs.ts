@@ -1,4 +1,5 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../db/client.ts';
 import { runs } from '../../db/schema/index.ts';
 import type { RunState } from '../../domain/runs/states.ts';
@@ -16,4 +17,18 @@ export async function countProjectRuns(db: Executor, projectId: string, states: 
     .as('counted');
   const [row] = await db.select({ count: sql<number>`count(*)::int` }).from(counted);
   return row?.count ?? 0;
+}
+
+/**
+ * The same count as an expression, for a statement that does more (a run's insert returns the
+ * count from before it). Its table is aliased, so it reads the same inside a statement on `runs`.
+ */
+export function projectRunsCount(db: Executor, projectId: string, states: readonly RunState[], upTo: number): SQL<number> {
+  const counted = alias(runs, 'counted_runs');
+  const upToLimit = db
+    .select({ one: sql`1` })
+    .from(counted)
+    .where(and(eq(counted.projectId, projectId), inArray(counted.state, [...states])))
+    .limit(upTo);
+  return sql<number>`(select count(*)::int from (${upToLimit}) as up_to_limit)`;
 }

@@ -2,6 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { messages, threads } from '../../db/schema/index.ts';
 import { EVENT_KINDS } from '../../domain/runs/events.ts';
 import { eventMessageOf, type MessageRole } from '../../domain/sessions/messages.ts';
+import { holdWrite } from '../pending-writes.ts';
 import type { ServiceContext } from '../service-context.ts';
 import type { ProductEventDraft } from '../events/append.ts';
 import type { MessageRow } from './public.ts';
@@ -24,8 +25,17 @@ export async function insertThreadMessage(
     at?: Date;
     /** A sequence the thread already allocated to this message (a new thread created with it). */
     reservedSequence?: number;
+    /** The message's id, when its writer chooses it (a held insert needs one). */
+    id?: string;
+    /**
+     * The row is built here and its insert held for the transaction's next event append
+     * (`holdWrite`): for writers that append the message's event next and read nothing of it
+     * before. Needs `id`.
+     */
+    held?: boolean;
   },
 ): Promise<MessageRow> {
+  if (input.held && !input.id) throw new Error('a held message insert needs its id');
   const [thread] =
     input.reservedSequence !== undefined
       ? [{ sequence: input.reservedSequence }]
@@ -35,20 +45,23 @@ export async function insertThreadMessage(
           .where(eq(threads.id, input.threadId))
           .returning({ sequence: threads.lastMessageSequence });
   if (!thread) throw new Error(`thread ${input.threadId} does not exist`);
-  const [message] = await tx.db
-    .insert(messages)
-    .values({
-      organizationId: input.organizationId,
-      projectId: input.projectId,
-      threadId: input.threadId,
-      runId: input.runId,
-      sequence: thread.sequence,
-      role: input.role,
-      content: input.content,
-      stepKey: input.stepKey,
-      createdAt: input.at ?? tx.clock.now(),
-    })
-    .returning();
+  const row = {
+    ...(input.id ? { id: input.id } : {}),
+    organizationId: input.organizationId,
+    projectId: input.projectId,
+    threadId: input.threadId,
+    runId: input.runId,
+    sequence: thread.sequence,
+    role: input.role,
+    content: input.content,
+    stepKey: input.stepKey,
+    createdAt: input.at ?? tx.clock.now(),
+  };
+  if (input.held) {
+    await holdWrite(tx, tx.db.insert(messages).values(row));
+    return { ...row, id: input.id! };
+  }
+  const [message] = await tx.db.insert(messages).values(row).returning();
   return message!;
 }
 

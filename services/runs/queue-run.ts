@@ -1,4 +1,5 @@
-import { eq } from 'drizzle-orm';
+import { randomUUID } from 'node:crypto';
+import { eq, getTableColumns, sql } from 'drizzle-orm';
 import { runs, sessions } from '../../db/schema/index.ts';
 import { runStateEventKind } from '../../domain/runs/events.ts';
 import { INPUT_STEP_KEY, wallDeadlineOf } from '../../domain/sessions/limits.ts';
@@ -9,7 +10,7 @@ import type { SessionRow } from './load-session.ts';
 import { insertThreadMessage, messageCreatedEvent } from './insert-message.ts';
 import type { MessageRow, RunRow } from './public.ts';
 import type { RunStarter, RunStarterDeps } from '../run-starter.ts';
-import { assertRunQuota } from './run-quota.ts';
+import { assertRunQuota, unsettledRunsBefore } from './run-quota.ts';
 import { attachmentMetadataOf, confirmUploadedAttachments, recordAttachments, type StoredAttachment, type UploadedAttachments } from '../attachments/store.ts';
 
 export type QueuedRun = { run: RunRow; session: SessionRow; message: MessageRow; events: ProductEventDraft[] };
@@ -52,11 +53,12 @@ export async function queueRun(
   const createdByPrincipalId = pendingTurn ? pendingTurn.createdByPrincipalId : requireActor(tx).principalId;
   // Session creation passes its own time, so a new session and its first run share one instant.
   const now = input.now ?? tx.clock.now();
-  if (deps.unsettledRunsLimit && !pendingTurn) await assertRunQuota(tx, session.projectId, deps.unsettledRunsLimit);
   // Uploaded files are confirmed first: a turn whose uploads no longer fit queues nothing.
   const stored = pendingTurn ? pendingTurn.stored : await confirmUploadedAttachments(tx, { session, uploaded: input.uploaded ?? null, now });
   const { firstRunId } = input;
-  const [run] = await tx.db
+  // A pending turn takes the place its settled run freed: no quota.
+  const quota = pendingTurn ? undefined : deps.unsettledRunsLimit;
+  const [inserted] = await tx.db
     .insert(runs)
     .values({
       ...(firstRunId === undefined ? {} : { id: firstRunId }),
@@ -74,33 +76,40 @@ export async function queueRun(
       createdAt: now,
       updatedAt: now,
     })
-    .returning();
+    // The project's unsettled runs as they were before this insert, when a quota applies; over
+    // it, the throw rolls the insert back with the rest of the transaction.
+    .returning({ ...getTableColumns(runs), unsettledBefore: quota ? unsettledRunsBefore(tx.db, session.projectId, quota) : sql<null>`null` });
+  const { unsettledBefore, ...run } = inserted!;
+  if (quota && unsettledBefore !== null) assertRunQuota(unsettledBefore, quota);
+  // Its row is built here and its insert held for the caller's event append (`holdWrite`).
   const message = await insertThreadMessage(tx, {
+    id: randomUUID(),
+    held: true,
     organizationId: session.organizationId,
     projectId: session.projectId,
     threadId: session.threadId,
-    runId: run!.id,
+    runId: run.id,
     stepKey: INPUT_STEP_KEY,
     role: 'user',
     content: stored.length > 0 ? { text: input.text, attachments: stored.map(attachmentMetadataOf) } : { text: input.text },
     at: now,
     ...(firstRunId === undefined ? {} : { reservedSequence: 1 }),
   });
-  await recordAttachments(tx, { organizationId: session.organizationId, projectId: session.projectId, sessionId: session.id, runId: run!.id, stored });
+  await recordAttachments(tx, { organizationId: session.organizationId, projectId: session.projectId, sessionId: session.id, runId: run.id, stored });
   const [updated] =
     firstRunId === undefined
-      ? await tx.db.update(sessions).set({ status: 'queued', latestRunId: run!.id, lastActivityAt: now }).where(eq(sessions.id, session.id)).returning()
+      ? await tx.db.update(sessions).set({ status: 'queued', latestRunId: run.id, lastActivityAt: now }).where(eq(sessions.id, session.id)).returning()
       : [session];
 
-  const runPayload: Record<string, unknown> = { runId: run!.id, sessionId: session.id, agentVersionId: session.agentVersionId, state: 'queued' };
+  const runPayload: Record<string, unknown> = { runId: run.id, sessionId: session.id, agentVersionId: session.agentVersionId, state: 'queued' };
   if (input.resumedFromRunId) runPayload.resumedFromRunId = input.resumedFromRunId;
   if (pendingTurn) runPayload.pendingTurnId = pendingTurn.id;
   const events: ProductEventDraft[] = [
-    { aggregateType: 'run', aggregateId: run!.id, kind: runStateEventKind('queued'), publicPayload: runPayload },
+    { aggregateType: 'run', aggregateId: run.id, kind: runStateEventKind('queued'), publicPayload: runPayload },
     messageCreatedEvent(message, session.id),
   ];
   // The row commits first; start is idempotent and the worker's reconciler covers a lost call.
-  const start = { runId: run!.id, projectId: session.projectId, sessionId: session.id, agentId: session.agentId };
+  const start = { runId: run.id, projectId: session.projectId, sessionId: session.id, agentId: session.agentId };
   tx.afterCommit.push(() => deps.runStarter.start(start));
-  return { run: run!, session: updated!, message, events };
+  return { run, session: updated!, message, events };
 }

@@ -1,3 +1,5 @@
+import { sql, type SQL } from 'drizzle-orm';
+import type { WithSubqueryWithSelection } from 'drizzle-orm/pg-core';
 import { sessions, threads } from '../../db/schema/index.ts';
 import type { Actor, ServiceContext } from '../service-context.ts';
 import { copySkillBindings } from '../skills/copy-session-bindings.ts';
@@ -30,18 +32,28 @@ export async function openSession(
 ): Promise<SessionRow> {
   const { actor, version, now, firstRunId } = input;
   if (firstRunId !== undefined && (!input.firstTurn || input.beforeSession)) throw new Error('a first run needs a first turn and an empty thread');
-  const [thread] = await tx.db
+  const threadInsert = tx.db
     .insert(threads)
     .values({ organizationId: actor.organizationId, projectId: actor.projectId, createdAt: now, ...(firstRunId === undefined ? {} : { lastMessageSequence: 1 }) })
-    .returning();
-  await input.beforeSession?.(thread!.id);
-  const [session] = await tx.db
+    .returning({ id: threads.id });
+  // Without a step between them, the thread and the session are one statement (the thread a CTE).
+  let threadId: string | SQL;
+  let thread: WithSubqueryWithSelection<{ id: typeof threads.id }, 'new_thread'> | null = null;
+  if (input.beforeSession) {
+    const [inserted] = await threadInsert;
+    threadId = inserted!.id;
+    await input.beforeSession(threadId);
+  } else {
+    thread = tx.db.$with('new_thread').as(threadInsert);
+    threadId = sql`(select ${thread.id} from ${thread})`;
+  }
+  const [session] = await (thread ? tx.db.with(thread) : tx.db)
     .insert(sessions)
     .values({
       ...(input.id ? { id: input.id } : {}),
       organizationId: actor.organizationId,
       projectId: actor.projectId,
-      threadId: thread!.id,
+      threadId,
       agentId: version.agentId,
       agentVersionId: version.id,
       title: input.title ? input.title : null,

@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../config/logger.ts';
+import { preparing, type Executor } from '../../db/client.ts';
+import * as schema from '../../db/schema/index.ts';
+import { auditEntries, organizations, productEvents, projects } from '../../db/schema/index.ts';
+import { recordAudit } from '../../services/audit/record-audit.ts';
+import { appendProductEvent } from '../../services/events/append.ts';
+import type { Actor, ServiceContext } from '../../services/service-context.ts';
+import { systemContext } from '../../services/service-context.ts';
+import { withTransaction } from '../../services/transaction.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+
+/**
+ * Inserts held for the transaction's event append (services/pending-writes.ts): audit entries
+ * and a new run's message ride in the append's statement, so `POST /sessions` is 8 statements.
+ */
+const logger = createLogger({ level: 'silent' });
+let database: TestDatabase;
+/** The same database through a client that counts the statements it sends (PostgreSQL only; null on PGlite). */
+let counted: { db: Executor; statements: string[]; end(): Promise<void> } | null = null;
+let actor: Actor;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  const [organization] = await database.db.insert(organizations).values({ slug: `org-${randomUUID()}`, name: 'Held writes' }).returning();
+  const [project] = await database.db.insert(projects).values({ organizationId: organization!.id, slug: `project-${randomUUID()}`, name: 'Held writes' }).returning();
+  actor = { principalId: randomUUID(), organizationId: organization!.id, projectId: project!.id, kind: 'human', subject: 'someone', scopes: [], displayName: null, organizationRole: null, projectRole: null, apiKeyId: null };
+  if (database.url) {
+    const statements: string[] = [];
+    const client = postgres(database.url, { max: 1, onnotice: () => {}, types: {}, debug: (_connection, query) => statements.push(query.trim().split(/\s+/)[0]!) });
+    await client`select 1`; // the connection's own set-up statements, before any is counted
+    counted = { db: drizzle(preparing(client), { schema }) as unknown as Executor, statements, end: () => client.end({ timeout: 5 }) };
+  }
+});
+
+afterAll(async () => {
+  await counted?.end();
+  await database?.drop();
+});
+
+const context = (db: Executor = database.db): ServiceContext => ({ ...systemContext({ db, logger }), actor });
+const auditOf = (targetId: string) => database.db.select().from(auditEntries).where(eq(auditEntries.targetId, targetId));
+const eventsOf = (aggregateId: string) => database.db.select().from(productEvents).where(eq(productEvents.aggregateId, aggregateId));
+const event = (aggregateId: string) => ({ organizationId: actor.organizationId, projectId: actor.projectId, aggregateType: 'thing', aggregateId, kind: 'thing.changed', publicPayload: {} });
+
+describe('writes held for the event append', () => {
+  it('an audit entry commits with the event append, in its statement', async () => {
+    const target = randomUUID();
+    const ctx = context(counted?.db);
+    counted?.statements.splice(0);
+    await withTransaction(ctx, async (tx) => {
+      await recordAudit(tx, { action: 'thing.changed', targetType: 'thing', targetId: target, details: { why: 'held' } });
+      await appendProductEvent(tx, event(target));
+    });
+    if (counted) expect(counted.statements).toEqual(['begin', 'with', 'commit']);
+    expect(await auditOf(target)).toMatchObject([{ action: 'thing.changed', principalId: actor.principalId, details: { why: 'held' } }]);
+    expect(await eventsOf(target)).toHaveLength(1);
+  });
+
+  it('what no append took is sent before the commit: one entry as itself, several in one statement', async () => {
+    const [one, two, three] = [randomUUID(), randomUUID(), randomUUID()];
+    const ctx = context(counted?.db);
+    counted?.statements.splice(0);
+    await withTransaction(ctx, (tx) => recordAudit(tx, { action: 'thing.changed', targetType: 'thing', targetId: one }));
+    if (counted) expect(counted.statements).toEqual(['begin', 'insert', 'commit']);
+    counted?.statements.splice(0);
+    await withTransaction(ctx, async (tx) => {
+      await recordAudit(tx, { action: 'thing.changed', targetType: 'thing', targetId: two });
+      await recordAudit(tx, { action: 'thing.changed', targetType: 'thing', targetId: three });
+    });
+    if (counted) expect(counted.statements).toEqual(['begin', 'with', 'commit']);
+    for (const target of [one, two, three]) expect(await auditOf(target)).toHaveLength(1);
+  });
+
+  it('a rolled-back transaction writes none of them', async () => {
+    const target = randomUUID();
+    await expect(
+      withTransaction(context(), async (tx) => {
+        await recordAudit(tx, { action: 'thing.changed', targetType: 'thing', targetId: target });
+        await appendProductEvent(tx, event(target));
+        await recordAudit(tx, { action: 'thing.changed', targetType: 'thing', targetId: target });
+        throw new Error('refused after the append');
+      }),
+    ).rejects.toThrow('refused after the append');
+    expect(await auditOf(target)).toEqual([]);
+    expect(await eventsOf(target)).toEqual([]);
+  });
+
+  it('a write held through a transaction that has ended throws instead of vanishing', async () => {
+    let ended: ServiceContext | null = null;
+    await withTransaction(context(), async (tx) => {
+      ended = tx;
+    });
+    await expect(recordAudit(ended!, { action: 'thing.changed', targetType: 'thing', targetId: randomUUID() })).rejects.toThrow(TypeError);
+  });
+
+  it('outside a transaction an entry is written at once', async () => {
+    const target = randomUUID();
+    await recordAudit(context(), { action: 'thing.changed', targetType: 'thing', targetId: target });
+    expect(await auditOf(target)).toHaveLength(1);
+  });
+});
