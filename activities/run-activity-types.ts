@@ -24,8 +24,15 @@ export type ToolProgress = {
   platformCalls: Array<{ toolCallId: string; toolName: string; operation?: boolean; delegation?: boolean }>;
 };
 
-/** A step's result that carries the progress it read after its write (the read it saves the workflow). */
-export type ToolProgressStep = { progress: ToolProgress };
+/**
+ * A step's result that carries the progress it read after its write (the read it saves the
+ * workflow), and what it went on to do in the same step (issue 33; absent in histories recorded
+ * before, whose workflow then took those steps itself): `delegation`, the turn's first call to
+ * run was a delegation and its child run is queued (`startDelegation`'s answer); `resumed`, every
+ * call of the turn is final, their results are in the transcript and the run is `running` again
+ * (`appendToolResults`'s work).
+ */
+export type ToolProgressStep = { progress: ToolProgress; delegation?: { toolCallId: string; start: DelegationStart }; resumed?: true };
 
 export type HarnessOperationStart = { timeoutMs: number; operationKey: string };
 
@@ -52,7 +59,8 @@ export type RunActivities = {
   /**
    * Records the tool calls of a turn's assistant message (validation, approvals, retry counts),
    * then reads the turn's progress as `readToolProgress` would, so the workflow needs no step of
-   * its own for that read (issue 33). Undefined in histories recorded before.
+   * its own for that read (issue 33), and queues the child run when the first call to run is a
+   * delegation (`delegation`). Undefined in histories recorded before.
    */
   recordTurnToolCalls(input: { runId: string; turnId: string }): Promise<ToolProgressStep | undefined>;
   /** Expires overdue leases and approvals, then reports what the turn is waiting for. */
@@ -64,8 +72,9 @@ export type RunActivities = {
   startDelegation(input: { runId: string; toolCallId: string }): Promise<DelegationStart>;
   /**
    * Records the child run's answer (or its failure) as the call's result; idempotent. Given the
-   * turn, then reads its progress too (issue 33; no `turnId` and no result in histories recorded
-   * before).
+   * turn, then reads its progress too, and when every call of the turn is final does
+   * `appendToolResults`'s work (`resumed`) (issue 33; no `turnId` and no result in histories
+   * recorded before).
    */
   finishDelegation(input: { runId: string; toolCallId: string; start: DelegationStart; turnId?: string }): Promise<ToolProgressStep | undefined>;
   /** Records how the sub-loop ended as the operation call's result (or tool error); idempotent. */

@@ -57,10 +57,21 @@ export function createToolActivities(deps: {
     };
   };
 
+  /** Once every call of the turn is final: their results into the transcript, and the run `running` again. */
+  const appendAndResume = async (input: { runId: string; turnId: string }) => {
+    await appendToolResultMessages({ ctx: system(), input });
+    await transitionRun({ ctx: system(), input: { runId: input.runId, to: 'running' } });
+  };
+
   return {
     async recordTurnToolCalls(input) {
       await recordTurnToolCalls({ ctx: system(), input });
-      return { progress: await readProgress(input) };
+      const progress = await readProgress(input);
+      // The workflow's next step would start this delegation: its child run is queued here.
+      const [first] = progress.platformCalls;
+      if (!first?.delegation) return { progress };
+      const start = await startDelegationCall({ ctx: system(), deps: { keyring: deps.keyring }, input: { runId: input.runId, toolCallId: first.toolCallId } });
+      return { progress, delegation: { toolCallId: first.toolCallId, start } };
     },
 
     readToolProgress: readProgress,
@@ -97,7 +108,12 @@ export function createToolActivities(deps: {
 
     async finishDelegation({ turnId, ...input }) {
       await finishDelegationCall({ ctx: system(), input });
-      return turnId === undefined ? undefined : { progress: await readProgress({ runId: input.runId, turnId }) };
+      if (turnId === undefined) return undefined;
+      const progress = await readProgress({ runId: input.runId, turnId });
+      // The workflow's next step would append the turn's results and resume the run: done here.
+      if (!progress.allFinal || progress.platformCalls.length > 0) return { progress };
+      await appendAndResume({ runId: input.runId, turnId });
+      return { progress, resumed: true };
     },
 
     async startHarnessOperation(input) {
@@ -109,8 +125,7 @@ export function createToolActivities(deps: {
     },
 
     async appendToolResults(input) {
-      await appendToolResultMessages({ ctx: system(), input });
-      await transitionRun({ ctx: system(), input: { runId: input.runId, to: 'running' } });
+      await appendAndResume(input);
       return { resumed: true };
     },
 

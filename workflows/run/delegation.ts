@@ -1,6 +1,6 @@
 import { CancellationScope, ChildWorkflowCancellationType, getExternalWorkflowHandle, isCancellation, log, ParentClosePolicy, startChild, workflowInfo } from '@temporalio/workflow';
 import { RUN_SEARCH_ATTRIBUTES, RUN_WORKFLOW_TYPE, runWorkflowId } from '../../domain/runs/workflow.ts';
-import type { ToolProgress } from '../../activities/run-activity-types.ts';
+import type { DelegationStart, ToolProgressStep } from '../../activities/run-activity-types.ts';
 import type { RunContext } from './context.ts';
 import { failureType } from './failures.ts';
 import { store } from './proxies.ts';
@@ -11,9 +11,10 @@ import { cancelRequested } from './signals.ts';
  * as a Temporal child workflow of this one, so cancelling this run cancels it; its answer, or
  * how it ended, becomes the call's result (docs/decisions.md "Delegation").
  */
-export async function runDelegation(run: RunContext, toolCallId: string, turnId: string): Promise<ToolProgress | undefined> {
+export async function runDelegation(run: RunContext, toolCallId: string, turnId: string, queued: DelegationStart | undefined): Promise<ToolProgressStep | undefined> {
   const { runId } = run;
-  const start = await store.startDelegation({ runId, toolCallId });
+  // Queued already by the step that recorded the turn's calls (issue 33), else queued here.
+  const start = queued ?? (await store.startDelegation({ runId, toolCallId }));
   if (start.kind === 'started') {
     // Cancellation travels as the run's own signal (it settles the child `cancelled` like an
     // API cancel), not as a Temporal cancellation of the child.
@@ -41,6 +42,7 @@ export async function runDelegation(run: RunContext, toolCallId: string, turnId:
       log.warn('a delegated run did not end cleanly', { runId, childRunId: start.childRunId, failure: failureType(error) });
     }
   }
-  // The finish reads the turn's progress too (undefined in histories recorded before issue 33).
-  return (await store.finishDelegation({ runId, toolCallId, start, turnId }))?.progress;
+  // The finish reads the turn's progress too, and resumes the run when the turn is done
+  // (undefined in histories recorded before issue 33).
+  return store.finishDelegation({ runId, toolCallId, start, turnId });
 }

@@ -2,7 +2,7 @@ import { condition } from '@temporalio/workflow';
 import { setOwnApprovalWait } from './approval-clock.ts';
 import { markState, type RunContext } from './context.ts';
 import { runDelegation } from './delegation.ts';
-import type { ToolProgress } from '../../activities/run-activity-types.ts';
+import type { ToolProgress, ToolProgressStep } from '../../activities/run-activity-types.ts';
 import { calls, store } from './proxies.ts';
 
 /**
@@ -24,25 +24,33 @@ export async function settleToolCalls(run: RunContext, turnId: string, runOperat
   // finishing a delegation) save the workflow a step of its own for the read; histories recorded
   // before issue 33 have no progress in those results, and read it in a step as they did.
   run.woken = false;
-  let progress: ToolProgress | undefined = (await store.recordTurnToolCalls({ runId, turnId }))?.progress;
+  const recorded = await store.recordTurnToolCalls({ runId, turnId });
+  let progress: ToolProgress | undefined = recorded?.progress;
+  // A delegation the recording step queued already (its first call to run), and whether a
+  // delegation's finish did the last step below (both issue 33; absent in older histories).
+  let queued = recorded?.delegation;
+  let resumed = false;
   for (;;) {
     if (!progress) {
       run.woken = false;
       progress = await store.readToolProgress({ runId, turnId });
     }
     if (progress.platformCalls.length > 0) {
-      let next: ToolProgress | undefined;
+      let next: ToolProgressStep | undefined;
       for (const call of progress.platformCalls) {
         next = undefined;
         if (call.delegation) {
           run.woken = false;
-          next = await runDelegation(run, call.toolCallId, turnId);
+          const start = queued?.toolCallId === call.toolCallId ? queued.start : undefined;
+          queued = undefined;
+          next = await runDelegation(run, call.toolCallId, turnId, start);
         } else if (!call.operation) await calls.executePlatformTool({ runId, toolCallId: call.toolCallId });
         else if (!runOperation) await store.finishHarnessOperation({ runId, toolCallId: call.toolCallId, operationKey: call.toolName, end: { kind: 'nested' }, turns: 0, durationMs: 0 });
         else await runOperation(call.toolCallId);
       }
       // Read after the last call only (a delegation's finish reads it): earlier reads are stale.
-      progress = next;
+      progress = next?.progress;
+      resumed = next?.resumed === true;
       continue;
     }
     if (progress.allFinal) break;
@@ -54,8 +62,10 @@ export async function settleToolCalls(run: RunContext, turnId: string, runOperat
     progress = undefined;
   }
   setOwnApprovalWait(run, false);
-  const appended = await store.appendToolResults({ runId, turnId });
-  if (!appended?.resumed) await store.resumeRun({ runId });
+  if (!resumed) {
+    const appended = await store.appendToolResults({ runId, turnId });
+    if (!appended?.resumed) await store.resumeRun({ runId });
+  }
   markState('running');
 }
 
