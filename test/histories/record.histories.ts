@@ -264,6 +264,10 @@ describe('golden histories', () => {
     await recordDelegation('run-delegation-folded', 'Folded ');
   });
 
+  it('run-delegation-one-step-each: a delegation queued by the step that records the calls, whose finish resumes the run (issue 33)', async () => {
+    await recordDelegation('run-delegation-one-step-each', 'One-step ');
+  });
+
   it('run-deferred-admission: the project runs its limit of one run, so a second run waits queued and is woken when the first settles', async () => {
     f.fakes.vendor_a.reply({ text: 'The slow answer.', delayMs: 1_500 });
     const agentId = await createAgent('Deferred admission', {});
