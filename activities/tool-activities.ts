@@ -4,6 +4,7 @@ import { enterWaitingState } from '../services/runs/enter-waiting.ts';
 import type { ServiceContext } from '../services/service-context.ts';
 import { appendToolResultMessages } from '../services/runs/append-tool-results.ts';
 import { transitionRun } from '../services/runs/transition.ts';
+import { withTransaction } from '../services/transaction.ts';
 import { checkToolProgress } from '../services/runs/check-tool-progress.ts';
 import { completePlatformToolCall } from '../services/tool-calls/complete-platform.ts';
 import { DELEGATION_TOOLS } from '../domain/runs/delegation.ts';
@@ -57,11 +58,17 @@ export function createToolActivities(deps: {
     };
   };
 
-  /** Once every call of the turn is final: their results into the transcript, and the run `running` again. */
-  const appendAndResume = async (input: { runId: string; turnId: string }) => {
-    await appendToolResultMessages({ ctx: system(), input });
-    await transitionRun({ ctx: system(), input: { runId: input.runId, to: 'running' } });
-  };
+  /**
+   * Once every call of the turn is final: the run `running` again and their results in the
+   * transcript, in one transaction that locks the run's row first (the runtime's lock order: the
+   * run, then its thread). A run settled meanwhile refuses (ConflictError) before anything is
+   * appended; the transcript builder skips calls left without a result.
+   */
+  const appendAndResume = (input: { runId: string; turnId: string }) =>
+    withTransaction(system(), async (tx) => {
+      await transitionRun({ ctx: tx, input: { runId: input.runId, to: 'running' } });
+      await appendToolResultMessages({ ctx: tx, input });
+    });
 
   return {
     async recordTurnToolCalls(input) {

@@ -4,9 +4,14 @@
  * one instant model turn, a Temporal child workflow) answering, and the coordinator's reply,
  * POST /sessions → settled. Baseline: two one-turn runs of plain sessions one after the other,
  * the same number of runs and model turns without the delegation machinery. p50; target ≤ 1.5×.
+ * Beside it, Temporal's own ratio for the shape, on the same dev server: a bare workflow doing a
+ * turn, a child workflow doing one, and a turn, against two bare one-activity workflows one after
+ * the other (all started eagerly, as the service's runs are): the child workflow's start (never
+ * eager) and its end's delivery to the parent are rounds the two plain runs do not pay.
  *
  *   node_modules/.bin/node bench/delegation.bench.ts
  */
+import { startBareWorker } from './baseline/worker.ts';
 import { withBenchRuntimeApp } from './runtime-app.ts';
 import { percentile, printRecords, type BenchRecord } from './support.ts';
 
@@ -14,7 +19,7 @@ type Options = { runs?: number; warmup?: number };
 
 export async function run(options: Options = {}): Promise<BenchRecord[]> {
   const settings = { runs: 40, warmup: 8, ...options };
-  return withBenchRuntimeApp('delegation', {}, async ({ api, projectPath: p, timedSession }) => {
+  return withBenchRuntimeApp('delegation', {}, async ({ api, projectPath: p, timedSession, temporal }) => {
     const plain = await api.call('POST', `${p}/agents`, { name: 'Plain', initialConfig: { systemPrompt: 'Answer.', modelPreset: 'm-a', limits: { maxTurns: 4 } } });
     const coordinator = await api.call('POST', `${p}/agents`, {
       name: 'Coordinator',
@@ -33,6 +38,32 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
       baseline.push(await twoPlain());
     }
     const p50 = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+    const bare = await startBareWorker(temporal.address, temporal.namespace);
+    const bareDelegated: number[] = [];
+    const bareBaseline: number[] = [];
+    try {
+      const timed = async (work: () => Promise<unknown>) => {
+        const started = performance.now();
+        await work();
+        return performance.now() - started;
+      };
+      const bareTwo = async () => {
+        await bare.execute('bareWorkflow');
+        await bare.execute('bareWorkflow');
+      };
+      for (let i = 0; i < settings.warmup; i++) {
+        await bare.execute('bareDelegation');
+        await bareTwo();
+      }
+      for (let i = 0; i < settings.runs; i++) {
+        bareDelegated.push(await timed(() => bare.execute('bareDelegation')));
+        bareBaseline.push(await timed(bareTwo));
+      }
+    } finally {
+      await bare.shutdown();
+    }
+    const floor = p50(bareDelegated) / p50(bareBaseline);
+    console.log(`  Temporal's own ratio for the shape: a bare delegation ${p50(bareDelegated).toFixed(1)} ms vs two bare workflows ${p50(bareBaseline).toFixed(1)} ms → ${floor.toFixed(2)}×`);
     return [
       {
         name: 'delegation round trip p50: coordinator turn → child run → result → reply (baseline: two sequential one-turn plain runs)',

@@ -29,11 +29,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as diagnostics from 'node:diagnostics_channel';
-import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { eq, inArray } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
@@ -49,7 +46,7 @@ import { createRuntime } from '../scripts/runtime.ts';
 import type { RunStarter } from '../services/run-starter.ts';
 import { RUN_SEARCH_ATTRIBUTES as runSearchAttributeKeys } from '../domain/runs/workflow.ts';
 import { INSTANT_MODEL_API_KEY, startInstantModelServer, VENDOR_A_BASE_URL_ENV } from './instant-model-server.ts';
-import type { BareActivities } from './baseline/workflow.ts';
+import { startBareWorker } from './baseline/worker.ts';
 import { startBenchTemporal } from './temporal.ts';
 import { apiFor, percentile, pool, printRecords, REQUEST_LIMITS_OFF, withBenchDatabase, type BenchRecord } from './support.ts';
 
@@ -65,8 +62,6 @@ type Options = {
   /** Print the breakdown of where a turn's time goes. */
   profile?: boolean;
 };
-
-const bareWorkflowsPath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'baseline', 'workflow.ts');
 
 type StartArgs = Parameters<RunStarter['start']>[0];
 
@@ -285,25 +280,6 @@ function heldRunStarter() {
   return starter;
 }
 
-/** The bare side: its own bundle (bench/baseline/workflow.ts), task queue and worker. */
-async function startBareWorker(address: string, namespace: string) {
-  const taskQueue = `bench-bare-${randomUUID()}`;
-  const workflowBundle = await bundleWorkflowCode({ workflowsPath: bareWorkflowsPath, logger: silentLogger });
-  const connection = await NativeConnection.connect({ address });
-  const activities: BareActivities = { echo: async (input) => input };
-  const worker = await Worker.create({ connection, namespace, taskQueue, workflowBundle, activities });
-  const running = worker.run();
-  return {
-    taskQueue,
-    async shutdown() {
-      worker.shutdown();
-      await running;
-      await connection.close();
-    },
-  };
-}
-
-const silentLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
 /**
  * A worker database handle like openDatabase's (postgres.js, same pool settings) whose every

@@ -30,6 +30,8 @@ export type BenchRuntimeApp = {
   model: InstantModelServer;
   /** The bench database's URL. */
   databaseUrl: string;
+  /** The Temporal dev server the runtime uses (a bench's bare side runs on it too). */
+  temporal: { address: string; namespace: string };
 };
 
 /**
@@ -86,7 +88,7 @@ export async function withBenchRuntimeApp<T>(
           if (state !== 'completed') throw new Error(`run ${session.latestRunId} settled ${String(state)}`);
           return performance.now() - began;
         };
-        return await body({ api, projectPath, runtime, database, timedSession, app, deps, model, databaseUrl: url });
+        return await body({ api, projectPath, runtime, database, timedSession, app, deps, model, databaseUrl: url, temporal: { address: temporal.devServer.address, namespace: temporal.devServer.namespace } });
       } finally {
         await runtime.shutdown();
         await running.catch(() => {});

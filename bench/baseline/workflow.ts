@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
 
 /**
  * The run-engine bench's baseline: the least a Temporal workflow that does one piece of work
@@ -11,5 +11,16 @@ const { echo } = proxyActivities<BareActivities>({ startToCloseTimeout: '30 seco
 
 /** One workflow task, one activity, one workflow task. */
 export async function bareWorkflow(input: string): Promise<string> {
+  return echo(input);
+}
+
+/**
+ * The delegation bench's floor: a delegation's shape in bare Temporal (a turn, a child workflow
+ * doing one turn, a turn), against two `bareWorkflow`s one after the other.
+ */
+export async function bareDelegation(input: string): Promise<string> {
+  await echo(input);
+  const child = await startChild(bareWorkflow, { args: [input], workflowId: `${workflowInfo().workflowId}-child` });
+  await child.result();
   return echo(input);
 }
