@@ -2,9 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { AdmissionGate } from '../services/runs/admission-gate.ts';
 import { enterWaitingState } from '../services/runs/enter-waiting.ts';
 import type { ServiceContext } from '../services/service-context.ts';
-import { appendToolResultMessages } from '../services/runs/append-tool-results.ts';
-import { transitionRun } from '../services/runs/transition.ts';
-import { withTransaction } from '../services/transaction.ts';
+import { resumeRunWithToolResults } from '../services/runs/append-tool-results.ts';
 import { checkToolProgress } from '../services/runs/check-tool-progress.ts';
 import { completePlatformToolCall } from '../services/tool-calls/complete-platform.ts';
 import { DELEGATION_TOOLS } from '../domain/runs/delegation.ts';
@@ -58,18 +56,6 @@ export function createToolActivities(deps: {
     };
   };
 
-  /**
-   * Once every call of the turn is final: the run `running` again and their results in the
-   * transcript, in one transaction that locks the run's row first (the runtime's lock order: the
-   * run, then its thread). A run settled meanwhile refuses (ConflictError) before anything is
-   * appended; the transcript builder skips calls left without a result.
-   */
-  const appendAndResume = (input: { runId: string; turnId: string }) =>
-    withTransaction(system(), async (tx) => {
-      await transitionRun({ ctx: tx, input: { runId: input.runId, to: 'running' } });
-      await appendToolResultMessages({ ctx: tx, input });
-    });
-
   return {
     async recordTurnToolCalls(input) {
       await recordTurnToolCalls({ ctx: system(), input });
@@ -119,7 +105,7 @@ export function createToolActivities(deps: {
       const progress = await readProgress({ runId: input.runId, turnId });
       // The workflow's next step would append the turn's results and resume the run: done here.
       if (!progress.allFinal || progress.platformCalls.length > 0) return { progress };
-      await appendAndResume({ runId: input.runId, turnId });
+      await resumeRunWithToolResults({ ctx: system(), input: { runId: input.runId, turnId } });
       return { progress, resumed: true };
     },
 
@@ -132,7 +118,7 @@ export function createToolActivities(deps: {
     },
 
     async appendToolResults(input) {
-      await appendAndResume(input);
+      await resumeRunWithToolResults({ ctx: system(), input });
       return { resumed: true };
     },
 

@@ -7,6 +7,7 @@ import { isToolCallFinal } from '../../domain/tool-calls/states.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { appendRunMessage } from './append-message.ts';
 import { threadOfTurn } from './operation-threads.ts';
+import { transitionRun } from './transition.ts';
 import { withTransaction } from '../transaction.ts';
 import type { ToolCallRow } from '../tool-calls/public.ts';
 
@@ -33,6 +34,19 @@ export async function appendToolResultMessages({ ctx, input }: { ctx: ServiceCon
     for (const row of rows) {
       await appendRunMessage(tx, { runId: input.runId, stepKey: toolResultStepKey(row.id), role: 'tool', content: toolMessageContent(row), ...(threadId ? { threadId } : {}) });
     }
+  });
+}
+
+/**
+ * Once every call of the turn is final, for the runtime: the run `running` again and the calls'
+ * results in the transcript, in one transaction that locks the run's row first (the runtime's
+ * lock order: the run, then its thread). A run settled meanwhile refuses (ConflictError) before
+ * anything is appended; the transcript builder skips calls left without a result.
+ */
+export async function resumeRunWithToolResults({ ctx, input }: { ctx: ServiceContext; input: { runId: string; turnId: string } }): Promise<void> {
+  await withTransaction(ctx, async (tx) => {
+    await transitionRun({ ctx: tx, input: { runId: input.runId, to: 'running' } });
+    await appendToolResultMessages({ ctx: tx, input });
   });
 }
 
