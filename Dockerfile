@@ -41,5 +41,7 @@ ENV NODE_ENV=production \
     PORT=8080 \
     SVC_DATA_DIR=/var/lib/agent-runtime
 EXPOSE 8080
+# GET /readyz of the API (PORT) or the worker (SVC_WORKER_METRICS_PORT): scripts/healthcheck.ts.
+HEALTHCHECK --interval=10s --timeout=6s --start-period=60s --retries=3 CMD ["node", "scripts/healthcheck.ts"]
 ENTRYPOINT ["/usr/bin/tini", "--", "node"]
 CMD ["scripts/api.ts"]

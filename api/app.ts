@@ -39,6 +39,7 @@ import { skillDraftRoutes } from './routes/skill-drafts.ts';
 import { storageProviderRoutes } from './routes/storage-providers.ts';
 import { skillRoutes } from './routes/skills.ts';
 import { toolCallRoutes } from './routes/tool-calls.ts';
+import { healthRoutes } from './routes/health.ts';
 import { lazyOpenApiDocument, openApiRoutes } from './routes/openapi.ts';
 import { consoleRoutes } from '../console/routes.ts';
 import { anthropicCompatApp } from './compat/anthropic/app.ts';
@@ -70,6 +71,7 @@ export function createApp(deps: AppDeps) {
   app.onError(handleError);
   app.notFound(handleNotFound);
 
+  app.route('/', healthRoutes(deps.readiness));
   app.route('/compat/anthropic/v1', anthropicCompatApp(deps));
   const openApiDocument = lazyOpenApiDocument(() => app.routes);
   app.route('/', consoleRoutes(openApiDocument));

@@ -8,6 +8,7 @@ import type { MessageDeltaBus } from '../services/background/message-delta-bus.t
 import type { ProjectEventTail } from '../services/background/project-event-tail.ts';
 import type { Snapshot } from '../domain/sandbox/snapshot-registry.ts';
 import type { DeploymentPreset } from '../services/model-presets/deployment.ts';
+import type { Readiness } from '../services/health/readiness.ts';
 import type { RunStarter } from '../services/run-starter.ts';
 import type { StorageEndpointPolicy } from '../services/storage-providers/s3-client.ts';
 
@@ -33,4 +34,6 @@ export type AppDeps = {
   unsettledRunsLimit: number | null;
   /** Storage endpoints follow the webhooks' address policy (SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK). */
   storagePolicy: StorageEndpointPolicy;
+  /** `GET /readyz`: the database, its migrations and (when the process talks to it) Temporal; draining after SIGTERM. */
+  readiness: Readiness;
 };

@@ -31,6 +31,15 @@ describe('parseSettings', () => {
     for (const bad of ['-1', '1001', '2.5', 'soon']) expect(() => parseSettings({ SVC_WEBHOOK_BATCH_GATHER_MS: bad }), bad).toThrow(/SVC_WEBHOOK_BATCH_GATHER_MS/);
   });
 
+  it('drains for no time unless told, within a minute; serves the worker\'s probes only on a port it is given', () => {
+    expect(parseSettings({}).shutdownGraceMs).toBe(0);
+    expect(parseSettings({ SVC_SHUTDOWN_GRACE_MS: '5000' }).shutdownGraceMs).toBe(5000);
+    for (const bad of ['-1', '60001', 'soon']) expect(() => parseSettings({ SVC_SHUTDOWN_GRACE_MS: bad }), bad).toThrow(/SVC_SHUTDOWN_GRACE_MS/);
+    expect(parseSettings({}).workerMetricsPort).toBeNull();
+    expect(parseSettings({ SVC_WORKER_METRICS_PORT: '9464' }).workerMetricsPort).toBe(9464);
+    for (const bad of ['-1', '65536', 'http']) expect(() => parseSettings({ SVC_WORKER_METRICS_PORT: bad }), bad).toThrow(/SVC_WORKER_METRICS_PORT/);
+  });
+
   it('names every bad variable', () => {
     expect(() => parseSettings({ PORT: 'eighty', SVC_ENVIRONMENT: 'staging' })).toThrow(/PORT[\s\S]*SVC_ENVIRONMENT|SVC_ENVIRONMENT[\s\S]*PORT/);
     expect(() => parseSettings({ SVC_APP_ORIGIN: 'http://localhost:8080/app' })).toThrow(/SVC_APP_ORIGIN/);

@@ -61,6 +61,10 @@ const EnvironmentSchema = v.object({
   SVC_CREDENTIAL_ENCRYPTION_KEY: optionalNonEmpty,
   SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: booleanString,
   SVC_WEBHOOK_BATCH_GATHER_MS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(0), v.maxValue(1000)), '10'),
+  // After SIGTERM, how long a process answers `/readyz` 503 `draining` before it stops taking work.
+  SVC_SHUTDOWN_GRACE_MS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(0), v.maxValue(60_000)), '0'),
+  // The worker's operators' HTTP port (`/healthz`, `/readyz`); unset: the worker serves no HTTP.
+  SVC_WORKER_METRICS_PORT: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(0), v.maxValue(65_535))),
   // Development sign-in on a HOST other than loopback (docs/decisions.md "Authentication and tenancy").
   SVC_DEVELOPMENT_ALLOW_REMOTE: booleanString,
   SVC_CHECK_RESPONSES: booleanString,
@@ -168,6 +172,10 @@ export type Settings = {
   webhooksAllowPrivateNetwork: boolean;
   /** SVC_WEBHOOK_BATCH_GATHER_MS (activities/webhooks/deliver-batch.ts). */
   webhookBatchGatherMs: number;
+  /** SVC_SHUTDOWN_GRACE_MS: after SIGTERM, reported not ready (`draining`) this long before stopping. */
+  shutdownGraceMs: number;
+  /** SVC_WORKER_METRICS_PORT: the worker's `/healthz` and `/readyz` (0: any free port); null: none. */
+  workerMetricsPort: number | null;
   /** SVC_DEVELOPMENT_ALLOW_REMOTE: development sign-in may listen on a non-loopback HOST. */
   developmentAllowRemote: boolean;
   /** Check every JSON success answer against its route's documented shape (tests; docs/decisions.md). */
@@ -275,6 +283,8 @@ export function parseSettings(env: Record<string, string | undefined> = process.
     credentialEncryptionKey: e.SVC_CREDENTIAL_ENCRYPTION_KEY,
     webhooksAllowPrivateNetwork: e.SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK,
     webhookBatchGatherMs: e.SVC_WEBHOOK_BATCH_GATHER_MS,
+    shutdownGraceMs: e.SVC_SHUTDOWN_GRACE_MS,
+    workerMetricsPort: e.SVC_WORKER_METRICS_PORT ?? null,
     developmentAllowRemote: e.SVC_DEVELOPMENT_ALLOW_REMOTE,
     checkResponses: e.SVC_CHECK_RESPONSES,
     modelBaseUrls: {

@@ -45,6 +45,16 @@ describe('deploy/compose.yaml and the Dockerfile', () => {
     expect(settings.temporal.address).toBe('temporal:7233');
   });
 
+  it('the image and both services are health-checked on /readyz, and drain before Docker stops them', () => {
+    expect(dockerfile).toMatch(/^HEALTHCHECK .*CMD \["node", "scripts\/healthcheck\.ts"\]$/m);
+    for (const name of ['api', 'worker']) {
+      const service = compose.services[name] as { healthcheck?: { test: string[] }; stop_grace_period?: string; environment?: Record<string, string> };
+      expect(service.healthcheck?.test).toEqual(['CMD', 'node', 'scripts/healthcheck.ts']);
+      expect(service.environment).toMatchObject({ SVC_WORKER_METRICS_PORT: '9464', SVC_SHUTDOWN_GRACE_MS: '5000' });
+      expect(service.stop_grace_period).toBe('60s');
+    }
+  });
+
   it('the image runs as a non-root user and carries the sandbox and browser packages', () => {
     expect(dockerfile).toMatch(/^USER svc$/m);
     for (const pkg of ['bubblewrap', 'socat', 'chromium']) expect(dockerfile).toContain(` ${pkg} `);

@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '../config/logger.ts';
 import { parseSettingsOrExit } from '../config/settings.ts';
@@ -8,6 +9,7 @@ import { createAppDeps } from './app-deps.ts';
 import { loadSettingsDependencies } from './dependencies.ts';
 import { connectTemporal } from '../temporal/client.ts';
 import { startDevServer } from '../temporal/dev-server.ts';
+import { temporalProbe } from '../temporal/health.ts';
 import { createTemporalRunStarter } from '../temporal/run-starter.ts';
 import { runtimeTaskQueue } from '../temporal/task-queues.ts';
 
@@ -28,11 +30,14 @@ const devServer = settings.temporal.address
 const address = settings.temporal.address ?? devServer!.address;
 const temporal = await connectTemporal({ address, namespace: settings.temporal.namespace, security: settings.temporal.security });
 const runStarter = createTemporalRunStarter({ client: temporal.client, taskQueue: runtimeTaskQueue(settings), logger });
-const api = await startApiServer(await createAppDeps({ settings, logger, database, runStarter, dependencies: loadSettingsDependencies(settings) }));
+const api = await startApiServer(await createAppDeps({ settings, logger, database, runStarter, dependencies: loadSettingsDependencies(settings), probes: { temporal: temporalProbe(temporal.client) } }));
 logger.info('api listening', { url: `${api.url}/v1`, console: `${api.url}/` });
 
 const stop = async (signal: NodeJS.Signals) => {
-  logger.info('api stopping', { signal });
+  logger.info('api stopping', { signal, graceMs: settings.shutdownGraceMs });
+  // Reported not ready first, so load balancers stop sending work before the port closes.
+  api.deps.readiness.drain();
+  await sleep(settings.shutdownGraceMs);
   await api.close();
   await temporal.close();
   await database.close();

@@ -3,6 +3,8 @@ import type { Logger } from '../config/logger.ts';
 import type { Settings } from '../config/settings.ts';
 import { createApiKeyCache } from '../services/auth/api-key-cache.ts';
 import { LOCKS, type DatabaseHandle } from '../db/client.ts';
+import { databaseProbes } from '../db/health.ts';
+import { createReadiness, type Probe } from '../services/health/readiness.ts';
 import { ensureDevelopmentTenant } from '../services/auth/development-tenant.ts';
 import { ensureInitialOwner } from '../services/auth/initial-owner.ts';
 import { ensureInstallation } from '../services/auth/installation.ts';
@@ -26,6 +28,8 @@ export type AppDepsOptions = {
   eventTail?: ProjectEventTail;
   /** The process's live-output bus when the worker runs in the same process (`npm start`). */
   messageDeltas?: MessageDeltaBus;
+  /** Readiness probes besides the database's (Temporal's, where the process starts runs through it). */
+  probes?: Record<string, Probe>;
 };
 
 /**
@@ -51,5 +55,6 @@ export async function createAppDeps(options: AppDepsOptions): Promise<AppDeps> {
   const runStarter = options.runStarter ?? createLoggingRunStarter(logger);
   const storagePolicy = { allowPrivateNetwork: settings.webhooksAllowPrivateNetwork };
   const apiKeyCache = createApiKeyCache(clock);
-  return { settings, logger, database, clock, eventTail, messageDeltas, runStarter, apiKeyCache, unsettledRunsLimit: settings.limits.projectUnsettledRuns, storagePolicy, ...dependencies };
+  const readiness = createReadiness({ ...databaseProbes(database), ...options.probes });
+  return { settings, logger, database, clock, eventTail, messageDeltas, runStarter, apiKeyCache, unsettledRunsLimit: settings.limits.projectUnsettledRuns, storagePolicy, readiness, ...dependencies };
 }

@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '../config/logger.ts';
 import { parseSettingsOrExit } from '../config/settings.ts';
@@ -7,6 +8,7 @@ import { startApiServer } from '../api/server.ts';
 import { createAppDeps } from './app-deps.ts';
 import { loadSettingsDependencies } from './dependencies.ts';
 import { startDevServer, type DevServer } from '../temporal/dev-server.ts';
+import { temporalProbe } from '../temporal/health.ts';
 import { runtimeTaskQueue } from '../temporal/task-queues.ts';
 import { installWorkerRuntime } from '../temporal/worker.ts';
 import { ensureSandboxPackages } from './system-packages.ts';
@@ -52,7 +54,9 @@ try {
     dependencies,
     temporal: { address: temporalAddress, namespace: settings.temporal.namespace, taskQueue },
   });
-  const api = await startApiServer(await createAppDeps({ settings, logger, database, runStarter: runtime.runStarter, dependencies, eventTail: runtime.eventTail, messageDeltas: runtime.messageDeltas }));
+  const api = await startApiServer(
+    await createAppDeps({ settings, logger, database, runStarter: runtime.runStarter, dependencies, eventTail: runtime.eventTail, messageDeltas: runtime.messageDeltas, probes: { temporal: temporalProbe(runtime.client.client) } }),
+  );
   const workerRunning = runtime.run();
   await consoleBundle;
 
@@ -72,7 +76,10 @@ try {
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) process.exit(1);
     stopping = true;
-    logger.info('stopping', { signal });
+    logger.info('stopping', { signal, graceMs: settings.shutdownGraceMs });
+    // Reported not ready first, so load balancers stop sending work before the port closes.
+    api.deps.readiness.drain();
+    await sleep(settings.shutdownGraceMs);
     await api.close();
     await runtime.shutdown();
     await workerRunning.catch(() => {});

@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '../config/logger.ts';
 import { parseSettingsOrExit, SettingsError } from '../config/settings.ts';
@@ -10,6 +11,10 @@ import { installWorkerRuntime } from '../temporal/worker.ts';
 import { loadSettingsDependencies } from './dependencies.ts';
 import { ensureSandboxPackages } from './system-packages.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
+import { startOperatorServer } from '../api/operator-server.ts';
+import { databaseProbes } from '../db/health.ts';
+import { createReadiness, type Readiness } from '../services/health/readiness.ts';
+import { temporalProbe } from '../temporal/health.ts';
 
 /**
  * `npm run worker`: the Temporal worker process. Connects to TEMPORAL_ADDRESS, or starts (or
@@ -28,7 +33,10 @@ void ensureSandboxPackages(logger);
 
 let devServer: DevServer | undefined;
 let runtime: Runtime | undefined;
+let readiness: Readiness | undefined;
 let stopSignal: NodeJS.Signals | undefined;
+/** The drain a signal began: the database closes only after it (its listeners unlisten first). */
+let stopping: Promise<unknown> | undefined;
 
 // Installed before anything starts, so a signal during start-up still stops the dev server.
 const onSignal = (signal: NodeJS.Signals) => {
@@ -37,8 +45,12 @@ const onSignal = (signal: NodeJS.Signals) => {
     process.exit(1);
   }
   stopSignal = signal;
-  logger.info('worker stopping', { signal });
-  void runtime?.shutdown();
+  logger.info('worker stopping', { signal, graceMs: settings.shutdownGraceMs });
+  // Reported not ready (`/readyz` 503 draining) for the grace time, then drained.
+  readiness?.drain();
+  stopping = sleep(settings.shutdownGraceMs)
+    .then(() => runtime?.shutdown())
+    .catch((error: unknown) => logger.error('worker shutdown failed', { err: error }));
 };
 process.on('SIGTERM', onSignal);
 process.on('SIGINT', onSignal);
@@ -48,14 +60,18 @@ try {
   const taskQueue = runtimeTaskQueue(settings);
   const database = await openConfiguredDatabase(settings);
   runtime = await createRuntime({ settings, logger, database, dependencies: loadSettingsDependencies(settings), temporal: { address, namespace, taskQueue } });
+  readiness = createReadiness({ ...databaseProbes(database), temporal: temporalProbe(runtime.client.client) });
+  const operator = settings.workerMetricsPort === null ? null : await startOperatorServer({ readiness, port: settings.workerMetricsPort, host: settings.host });
   if (stopSignal) {
     await runtime.shutdown();
   } else {
     const running = runtime.run();
-    logger.info('worker started', { taskQueue, namespace, address });
+    logger.info('worker started', { taskQueue, namespace, address, ...(operator ? { probes: `${operator.url}/readyz` } : {}) });
     await running;
+    await stopping;
     logger.info('worker stopped', { taskQueue });
   }
+  await operator?.close();
   await database.close();
   await devServer?.stop();
   process.exit(0);
