@@ -75,26 +75,15 @@ describe.skipIf(!onPostgres)('the API process', () => {
     expect(await readyz()).toEqual({ status: 200, body: { status: 'ready', checks: { database: 'ok', migrations: 'ok', temporal: 'ok' } } });
   });
 
-  it('turns 503 naming the database while PostgreSQL is cut, and 200 once it is back', async () => {
-    databaseProxy.cut();
+  it.each([
+    { what: 'PostgreSQL', proxy: () => databaseProxy, failing: { database: 'failing', migrations: 'failing', temporal: 'ok' } },
+    { what: 'Temporal', proxy: () => temporalProxy, failing: { database: 'ok', migrations: 'ok', temporal: 'failing' } },
+  ])('turns 503 naming what fails while $what is cut, and 200 once it is back', async ({ proxy, failing }) => {
+    proxy().cut();
     try {
-      const down = await readyz();
-      expect(down.status).toBe(503);
-      expect(down.body).toEqual({ status: 'not_ready', checks: { database: 'failing', migrations: 'failing', temporal: 'ok' } });
+      expect(await readyz()).toEqual({ status: 503, body: { status: 'not_ready', checks: failing } });
     } finally {
-      databaseProxy.restore();
-    }
-    await expect.poll(async () => (await readyz()).status, { timeout: 15_000, interval: 250 }).toBe(200);
-  });
-
-  it('turns 503 naming Temporal while it is cut, and 200 once it is back', async () => {
-    temporalProxy.cut();
-    try {
-      const down = await readyz();
-      expect(down.status).toBe(503);
-      expect(down.body).toEqual({ status: 'not_ready', checks: { database: 'ok', migrations: 'ok', temporal: 'failing' } });
-    } finally {
-      temporalProxy.restore();
+      proxy().restore();
     }
     await expect.poll(async () => (await readyz()).status, { timeout: 15_000, interval: 250 }).toBe(200);
   });
