@@ -149,18 +149,22 @@ describe.skipIf(provided.kind !== 'postgres')('faults around a commit', () => {
     workerTemporalProxy.cut();
     const cutAt = Date.now();
     const created: Array<{ id: string; latestRunId: string }> = [];
-    for (let i = 0; i < 3; i++) {
-      const began = Date.now();
-      const response = await post(api.url, '/sessions', { agentId, initialMessage: `During the outage ${i}` }, `outage-${i}-${randomUUID()}`);
-      expect(response.status).toBe(201);
-      // The start waits at most its deadline, then the answer goes out.
-      expect(Date.now() - began).toBeLessThan(6_000);
-      created.push((await response.json()) as { id: string; latestRunId: string });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const began = Date.now();
+        const response = await post(api.url, '/sessions', { agentId, initialMessage: `During the outage ${i}` }, `outage-${i}-${randomUUID()}`);
+        expect(response.status).toBe(201);
+        // The start waits at most its deadline, then the answer goes out.
+        expect(Date.now() - began).toBeLessThan(6_000);
+        created.push((await response.json()) as { id: string; latestRunId: string });
+      }
+      for (const session of created) expect(await runState(session.latestRunId)).toBe('queued');
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, 10_000 - (Date.now() - cutAt))));
+    } finally {
+      // Restored whatever happened, so a failure here does not also fail the tests after it.
+      temporalProxy.restore();
+      workerTemporalProxy.restore();
     }
-    for (const session of created) expect(await runState(session.latestRunId)).toBe('queued');
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 10_000 - (Date.now() - cutAt))));
-    temporalProxy.restore();
-    workerTemporalProxy.restore();
     for (const session of created) await waitFor(`run ${session.latestRunId} to settle`, async () => ((await runState(session.latestRunId)) === 'completed' ? true : null), 30_000);
     const [counts] = await sql`select count(*)::int as n from product_events where kind = 'run.completed' and aggregate_id in ${sql(created.map((session) => session.latestRunId))}`;
     expect(counts!.n).toBe(created.length);
