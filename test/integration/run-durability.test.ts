@@ -185,7 +185,10 @@ describe('run durability', () => {
     expect(run.state).toBe('completed');
 
     const calls = await t.database.db.select().from(toolCalls).where(eq(toolCalls.runId, runId));
-    expect(calls.map((row) => [row.toolName, row.status, (row.safeResult as { value?: unknown } | null)?.value])).toEqual([['summarize', 'succeeded', { summary: 'Fine.' }]]);
+    // On failure, say how the call ended and what the vendor was asked in which order.
+    const asked = fakes.vendor_a.requests.slice(requests).map((request) => JSON.stringify(request.body).match(/"(?:content|text)":"([^"]{0,40})/)?.[1] ?? '?');
+    const invocations = (await t.database.db.select().from(modelInvocations).where(eq(modelInvocations.runId, runId))).map((row) => `${row.turnId.replace(/^op:[^:]+/, 'op')}#${row.attempt}:${row.status}`);
+    expect(calls.map((row) => [row.toolName, row.status, (row.safeResult as { value?: unknown } | null)?.value]), JSON.stringify({ failure: calls[0]?.failure, asked, invocations, unused: fakes.vendor_a.pending() })).toEqual([['summarize', 'succeeded', { summary: 'Fine.' }]]);
     const operations = await t.database.db.select().from(harnessOperationCalls).where(eq(harnessOperationCalls.runId, runId));
     expect(operations).toHaveLength(1);
     const subLoop = await t.database.db.select().from(messages).where(eq(messages.threadId, operations[0]!.threadId));
