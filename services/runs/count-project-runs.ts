@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import type { Executor } from '../../db/client.ts';
+import { rowsOf, type Executor } from '../../db/client.ts';
 import { runs } from '../../db/schema/index.ts';
 import type { RunState } from '../../domain/runs/states.ts';
 
@@ -9,19 +9,13 @@ import type { RunState } from '../../domain/runs/states.ts';
  * costs the same however large the backlog behind it).
  */
 export async function countProjectRuns(db: Executor, projectId: string, states: readonly RunState[], upTo: number): Promise<number> {
-  const counted = db
-    .select({ one: sql`1` })
-    .from(runs)
-    .where(and(eq(runs.projectId, projectId), inArray(runs.state, [...states])))
-    .limit(upTo)
-    .as('counted');
-  const [row] = await db.select({ count: sql<number>`count(*)::int` }).from(counted);
+  const [row] = rowsOf<{ count: number }>(await db.execute(sql`select ${projectRunsCount(db, projectId, states, upTo)} as count`));
   return row?.count ?? 0;
 }
 
 /**
- * The same count as an expression, for a statement that does more (a run's insert returns the
- * count from before it). Its table is aliased, so it reads the same inside a statement on `runs`.
+ * The same count as an expression, for a statement that does more too (a run's insert returns
+ * the count from before it). Its table is aliased, so it reads the same inside a statement on `runs`.
  */
 export function projectRunsCount(db: Executor, projectId: string, states: readonly RunState[], upTo: number): SQL<number> {
   const counted = alias(runs, 'counted_runs');

@@ -73,6 +73,10 @@ describe.skipIf(!onPostgres)('the API process', () => {
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ status: 'ok' });
     expect(await readyz()).toEqual({ status: 200, body: { status: 'ready', checks: { database: 'ok', migrations: 'ok', temporal: 'ok' } } });
+    // Probes are read-only: another method is the API's ordinary 404 envelope.
+    const posted = await app.request('/readyz', { method: 'POST' });
+    expect(posted.status).toBe(404);
+    expect(await posted.json()).toMatchObject({ error: { code: 'not_found' } });
   });
 
   it.each([
