@@ -19,7 +19,7 @@ import type { LocalSandboxDriver } from './sandbox/local/driver.ts';
 import { createSandboxToolRunner } from './sandbox/tool-runner.ts';
 import { createWorkspaceSteps } from './sandbox/workspace-steps.ts';
 import { createToolActivities } from './tool-activities.ts';
-import { createWebhookActivities } from './webhooks/deliver-batch.ts';
+import { createWebhookActivities, type RunTraceContextLookup } from './webhooks/deliver-batch.ts';
 import type { DestinationLookup } from '../adapters/outbound/pinned-post.ts';
 import type { MessageDeltaBus } from '../services/background/message-delta-bus.ts';
 import type { RunRecovery } from './run-activity-types.ts';
@@ -51,6 +51,8 @@ export type ActivityDeps = {
   admissionGate: AdmissionGate;
   /** How a retried step frees its run from a dead worker's sticky queue (temporal/run-recovery.ts). */
   runRecovery?: RunRecovery;
+  /** Where a run's trace is (temporal/run-trace-context.ts); only when the worker traces. */
+  runTraceContext?: RunTraceContextLookup;
 };
 
 /**
@@ -98,6 +100,7 @@ export function createActivities(deps: ActivityDeps) {
       gatherMs: deps.webhookBatchGatherMs,
       ...(deps.webhookLookup ? { lookup: deps.webhookLookup } : {}),
       ...(deps.eventTail ? { eventTail: deps.eventTail } : {}),
+      ...(deps.runTraceContext ? { runTraceContext: deps.runTraceContext } : {}),
     }),
   });
 }

@@ -6,6 +6,7 @@ import type { CredentialKeyring } from '../services/credentials/keyring.ts';
 import type { DeploymentPreset } from '../services/model-presets/deployment.ts';
 import { beginModelTurn } from '../services/model-turns/begin.ts';
 import { finishModelTurn } from '../services/model-turns/finish.ts';
+import { countModelCall } from '../services/metrics/model-call-metrics.ts';
 import { finishFinalTurn } from '../services/model-turns/finish-final.ts';
 import type { AdmissionGate } from '../services/runs/admission-gate.ts';
 import { admitRun } from '../services/runs/admit.ts';
@@ -84,6 +85,8 @@ export function createRunActivities(deps: RunStepDeps): RunSteps {
         if (activity.info.attempt > 1) await deps.recovery?.releaseStickiness(runId);
         const live = livePublisher(deps.messageDeltas, plan.run, runId, turnId, attempt, activity.info.attempt);
         let result: ModelResult;
+        const called = { providerType: plan.model.providerType, preset: plan.model.preset, startedAt: performance.now() };
+        const seconds = () => (performance.now() - called.startedAt) / 1000;
         try {
           result = await invokeModel({
             ...plan.model,
@@ -100,13 +103,18 @@ export function createRunActivities(deps: RunStepDeps): RunSteps {
           // What was streamed of this attempt is void (a retry, or the run ending, follows).
           live?.reset();
           // Cancellation of the activity (the run was cancelled or timed out) is not a provider failure.
-          if (activity.cancellationSignal.aborted) throw new CancelledFailure('model call cancelled');
+          if (activity.cancellationSignal.aborted) {
+            countModelCall({ ...called, outcome: 'cancelled', seconds: seconds() });
+            throw new CancelledFailure('model call cancelled');
+          }
           if (!(error instanceof ModelInvocationError)) throw error;
+          countModelCall({ ...called, outcome: error.retryable ? 'retryable_error' : 'error', seconds: seconds(), errorCode: error.errorCode });
           const failed = { kind: 'failed' as const, errorCode: error.errorCode, errorExplanation: error.message, providerFinishReason: error.providerFinishReason };
           await finishModelTurn({ ctx, input: { runId, turnId, attempt, outcome: failed } });
           return { kind: 'provider_error', retryable: error.retryable, errorCode: error.errorCode, errorExplanation: error.message };
         }
 
+        countModelCall({ ...called, outcome: 'succeeded', seconds: seconds(), usage: result.usage });
         // Every delta leaves before `message.created` commits, so readers see the text first.
         await live?.flush();
         const finished = { runId, turnId, attempt, outcome: { kind: 'succeeded' as const, ...result, replay: result.replay ?? null } };

@@ -11,6 +11,7 @@ import { authenticate } from './middleware/auth.ts';
 import { idempotency } from './middleware/idempotency.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestId } from './middleware/request-id.ts';
+import { traceRequest } from './middleware/tracing.ts';
 import { requestLog } from './middleware/request-log.ts';
 import { agentRoutes } from './routes/agents.ts';
 import { approvalRoutes } from './routes/approvals.ts';
@@ -59,13 +60,15 @@ function authProviderFor(deps: AppDeps): AuthProvider {
 }
 
 /**
- * The API composition root. Middleware order is fixed: request id → request log → body limit →
+ * The API composition root. Middleware order is fixed: trace span → request id → request log → body limit →
  * auth → rate limits → idempotency → routes. Every resource is mounted in the one list below;
  * the Anthropic-compatible API has its own auth and errors (api/compat/anthropic/app.ts).
  */
 export function createApp(deps: AppDeps) {
   const provider = authProviderFor(deps);
   const app = new Hono<AppEnv>();
+  // The request's span first, so everything after (the workflow a new run starts) is inside it.
+  app.use(traceRequest());
   app.use(requestId(deps.logger));
   app.use(requestLog());
   app.onError(handleError);

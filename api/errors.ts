@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { DomainError, RateLimitedError, ServiceUnavailableError, UnauthenticatedError, ValidationError, type ErrorCode, type ErrorDetails } from '../domain/errors.ts';
 import { errorCodes, isDatabaseUnavailable, isUnstorableText } from '../services/database-errors.ts';
 import type { AppEnv } from './env.ts';
+import { metrics } from '../services/metrics/registry.ts';
 
 /** The one mapping from public error codes to HTTP statuses (spec 3 "Codes and statuses"). */
 export function statusForCode(code: ErrorCode): ContentfulStatusCode {
@@ -19,6 +20,8 @@ export function statusForCode(code: ErrorCode): ContentfulStatusCode {
     case 'conflict':
     case 'idempotency_conflict':
       return 409;
+    case 'cursor_expired':
+      return 410;
     case 'rate_limited':
       return 429;
     case 'service_unavailable':
@@ -57,8 +60,14 @@ export function domainErrorOf(error: Error, c: Context<AppEnv>): DomainError {
 /** `app.onError`: domain errors render as themselves; anything else is a generic 500. */
 export function handleError(error: Error, c: Context<AppEnv>): Response {
   const domain = domainErrorOf(error, c);
+  countRateLimited(domain);
   if (domain instanceof ServiceUnavailableError || domain instanceof RateLimitedError) c.header('Retry-After', String(domain.retryAfterSeconds));
   return renderError(c, domain.code, domain.message, domain.details);
+}
+
+/** A 429 counts by the limit that refused (`details.limit`: a fixed name, never a caller's value). */
+export function countRateLimited(domain: DomainError): void {
+  if (domain instanceof RateLimitedError) metrics.rateLimited.inc({ limit: typeof domain.details?.limit === 'string' ? domain.details.limit : 'unknown' });
 }
 
 /** An error's message and details as they may leave: without the input valibot echoes. */

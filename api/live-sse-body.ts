@@ -1,5 +1,6 @@
 import type { EventSubscription } from '../services/background/project-event-tail.ts';
 import type { ProductEventRow } from '../services/events/public-event.ts';
+import { metrics } from '../services/metrics/registry.ts';
 
 const HEARTBEAT = new TextEncoder().encode(': heartbeat\n\n');
 
@@ -19,6 +20,8 @@ export type LiveFrames = { take(): Uint8Array | null; ready(): Promise<void> };
  * by the native feed (api/routes/events.ts) and the Anthropic-compatible stream.
  */
 export function liveSseBody(options: {
+  /** Which stream this is, for the open-streams gauge. */
+  stream: 'events' | 'anthropic';
   subscription: EventSubscription;
   live: LiveFrames | null;
   heartbeatMs: number;
@@ -34,9 +37,12 @@ export function liveSseBody(options: {
   let open = true;
   // The durable read in flight: kept across pulls while live output is sent in between.
   let durable: Promise<IteratorResult<ProductEventRow[]>> | null = null;
+  const openStreams = metrics.sseConnections.labels(options.stream);
+  openStreams.inc();
   const finish = () => {
     if (!open) return;
     open = false;
+    openStreams.dec();
     clearInterval(heartbeat);
     subscription.close();
     options.finish();

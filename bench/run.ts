@@ -10,6 +10,7 @@ import { run as eventAppend } from './event-append.bench.ts';
 import { run as idempotencyReplay } from './idempotency-replay.bench.ts';
 import { run as liveOutput } from './live-output.bench.ts';
 import { run as mcpCall } from './mcp-call.bench.ts';
+import { run as retentionPurge } from './retention-purge.bench.ts';
 import { run as runEngine } from './run-engine.bench.ts';
 import { run as runPath } from './run-path.bench.ts';
 import { run as sseFanout } from './sse-fanout.bench.ts';
@@ -29,6 +30,7 @@ const benches: Array<[string, () => Promise<BenchRecord[]>]> = [
   ['live output', () => liveOutput()],
   ['conversation control', () => conversationControl()],
   ['Anthropic-compatible API', () => anthropicCompat()],
+  ['retention purge', () => retentionPurge()],
 ];
 
 let missed = 0;

@@ -31,13 +31,16 @@ describe('parseSettings', () => {
     for (const bad of ['-1', '1001', '2.5', 'soon']) expect(() => parseSettings({ SVC_WEBHOOK_BATCH_GATHER_MS: bad }), bad).toThrow(/SVC_WEBHOOK_BATCH_GATHER_MS/);
   });
 
-  it('drains for no time unless told, within a minute; serves the worker\'s probes only on a port it is given', () => {
+  it('drains for no time unless told, within a minute; serves metrics and probes on an operator port only where it is given one', () => {
     expect(parseSettings({}).shutdownGraceMs).toBe(0);
     expect(parseSettings({ SVC_SHUTDOWN_GRACE_MS: '5000' }).shutdownGraceMs).toBe(5000);
     for (const bad of ['-1', '60001', 'soon']) expect(() => parseSettings({ SVC_SHUTDOWN_GRACE_MS: bad }), bad).toThrow(/SVC_SHUTDOWN_GRACE_MS/);
     expect(parseSettings({}).workerMetricsPort).toBeNull();
     expect(parseSettings({ SVC_WORKER_METRICS_PORT: '9464' }).workerMetricsPort).toBe(9464);
     for (const bad of ['-1', '65536', 'http']) expect(() => parseSettings({ SVC_WORKER_METRICS_PORT: bad }), bad).toThrow(/SVC_WORKER_METRICS_PORT/);
+    expect(parseSettings({}).apiMetricsPort).toBeNull();
+    expect(parseSettings({ SVC_API_METRICS_PORT: '9465' }).apiMetricsPort).toBe(9465);
+    for (const bad of ['-1', '65536', 'http']) expect(() => parseSettings({ SVC_API_METRICS_PORT: bad }), bad).toThrow(/SVC_API_METRICS_PORT/);
   });
 
   it('names every bad variable', () => {
@@ -96,5 +99,21 @@ describe('parseSettings', () => {
     expect(hosted.hosted).toMatchObject({ redirectUri: 'https://agents.example.com/v1/auth/callback', sessionMinutes: 60 });
     expect(hosted.refreshLifetimeDays).toBe(400);
     expect(() => parseSettings({ ...production, SVC_AUTH_MODE: 'hosted', SVC_OIDC_ISSUER: 'http://login.example.com', SVC_OIDC_CLIENT_ID: 'a', SVC_INITIAL_OWNER_SUBJECT: 'b' })).toThrow(/SVC_OIDC_ISSUER must be https/);
+  });
+
+  it('keeps sessions and events for good unless a retention window is set, sweeping every 5 minutes in batches of 200', () => {
+    expect(parseSettings({}).retention).toEqual({ sessionsMinutes: null, eventsMinutes: null, sweepIntervalMs: 300_000, batchSize: 200 });
+    expect(parseSettings({ SVC_RETENTION_SESSIONS: '30d', SVC_RETENTION_EVENTS: '12h', SVC_RETENTION_SWEEP_INTERVAL_SECONDS: '60', SVC_RETENTION_BATCH_SIZE: '500' }).retention).toEqual({
+      sessionsMinutes: 30 * 1440,
+      eventsMinutes: 720,
+      sweepIntervalMs: 60_000,
+      batchSize: 500,
+    });
+    expect(parseSettings({ SVC_RETENTION_SESSIONS: '1m', SVC_RETENTION_EVENTS: 'off' }).retention).toMatchObject({ sessionsMinutes: 1, eventsMinutes: null });
+    for (const bad of ['30', '0d', '1y', '3651d', '-1d', '1.5h', 'forever']) {
+      expect(() => parseSettings({ SVC_RETENTION_SESSIONS: bad }), bad).toThrow(/SVC_RETENTION_SESSIONS/);
+    }
+    expect(() => parseSettings({ SVC_RETENTION_SWEEP_INTERVAL_SECONDS: '5' })).toThrow(/SVC_RETENTION_SWEEP_INTERVAL_SECONDS/);
+    expect(() => parseSettings({ SVC_RETENTION_BATCH_SIZE: '0' })).toThrow(/SVC_RETENTION_BATCH_SIZE/);
   });
 });

@@ -28,6 +28,23 @@ const limitString = (fallback: string, max: number) =>
 const optionalUrl = v.optional(v.pipe(v.string(), v.url('must be an absolute URL')));
 const optionalNonEmpty = v.optional(v.pipe(v.string(), v.nonEmpty()));
 
+/**
+ * A retention window in minutes: `<n>m`, `<n>h` or `<n>d` from 1m to 3650d, or `off` (null, the
+ * default: nothing is deleted). The same grammar as the project API's (domain/retention.ts, which
+ * config may not import).
+ */
+const RETENTION_UNIT_MINUTES: Record<string, number> = { m: 1, h: 60, d: 1440 };
+const retentionString = v.pipe(
+  v.optional(v.string(), 'off'),
+  v.transform((text) => {
+    if (text.trim() === 'off') return null;
+    const match = /^([1-9][0-9]{0,7})([mhd])$/.exec(text.trim());
+    const minutes = match ? Number(match[1]) * RETENTION_UNIT_MINUTES[match[2]!]! : Number.NaN;
+    return minutes >= 1 && minutes <= 3650 * 1440 ? minutes : Number.NaN;
+  }),
+  v.check((minutes) => minutes === null || !Number.isNaN(minutes), 'must be off or a duration such as 30d, 12h or 90m (from 1m to 3650d)'),
+);
+
 /** Signature algorithms an edge assertion may use; `none` and shared-secret HMAC never. */
 export const EDGE_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
 
@@ -63,8 +80,10 @@ const EnvironmentSchema = v.object({
   SVC_WEBHOOK_BATCH_GATHER_MS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(0), v.maxValue(1000)), '10'),
   // After SIGTERM, how long a process answers `/readyz` 503 `draining` before it stops taking work.
   SVC_SHUTDOWN_GRACE_MS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(0), v.maxValue(60_000)), '0'),
-  // The worker's operators' HTTP port (`/healthz`, `/readyz`); unset: the worker serves no HTTP.
+  // The worker's operators' HTTP port (`/metrics`, `/healthz`, `/readyz`); unset: the worker serves no HTTP.
   SVC_WORKER_METRICS_PORT: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(0), v.maxValue(65_535))),
+  // The API process's operators' port (`/metrics`, `/healthz`, `/readyz`): metrics never on PORT.
+  SVC_API_METRICS_PORT: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(0), v.maxValue(65_535))),
   // Development sign-in on a HOST other than loopback (docs/decisions.md "Authentication and tenancy").
   SVC_DEVELOPMENT_ALLOW_REMOTE: booleanString,
   SVC_CHECK_RESPONSES: booleanString,
@@ -113,6 +132,17 @@ const EnvironmentSchema = v.object({
   SVC_EVENT_STREAMS_PER_PRINCIPAL: limitString('16', 100_000),
   SVC_EVENT_STREAMS_PER_PROJECT: limitString('256', 1_000_000),
   SVC_REFRESH_LIFETIME_DAYS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(1), v.maxValue(400)), '400'),
+  // OpenTelemetry traces (config/tracing.ts): on when an OTLP endpoint is set. The SDK reads these
+  // and the other standard OTEL_* variables itself; here they are only checked and decide on/off.
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalUrl,
+  OTEL_SDK_DISABLED: v.optional(v.pipe(v.string(), v.toLowerCase(), v.picklist(['true', 'false'], 'must be true or false')), 'false'),
+  OTEL_TRACES_EXPORTER: optionalNonEmpty,
+  // Retention (docs/decisions.md "Retention"): a window such as `30d`, `12h`, `90m`, or `off` (kept for good).
+  SVC_RETENTION_SESSIONS: retentionString,
+  SVC_RETENTION_EVENTS: retentionString,
+  SVC_RETENTION_SWEEP_INTERVAL_SECONDS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(10), v.maxValue(86_400)), '300'),
+  SVC_RETENTION_BATCH_SIZE: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(1), v.maxValue(10_000)), '200'),
 });
 
 export type TemporalSecurity = {
@@ -174,8 +204,10 @@ export type Settings = {
   webhookBatchGatherMs: number;
   /** SVC_SHUTDOWN_GRACE_MS: after SIGTERM, reported not ready (`draining`) this long before stopping. */
   shutdownGraceMs: number;
-  /** SVC_WORKER_METRICS_PORT: the worker's `/healthz` and `/readyz` (0: any free port); null: none. */
+  /** SVC_WORKER_METRICS_PORT: the worker's `/metrics`, `/healthz` and `/readyz` (0: any free port); null: none. */
   workerMetricsPort: number | null;
+  /** SVC_API_METRICS_PORT: the API process's `/metrics`, `/healthz` and `/readyz` (0: any free port); null: none. */
+  apiMetricsPort: number | null;
   /** SVC_DEVELOPMENT_ALLOW_REMOTE: development sign-in may listen on a non-loopback HOST. */
   developmentAllowRemote: boolean;
   /** Check every JSON success answer against its route's documented shape (tests; docs/decisions.md). */
@@ -206,8 +238,22 @@ export type Settings = {
   hosted: HostedSettings | null;
   /** Lifetime of the hosted refresh cookie (spec 3 "Browser sessions": default 400 days). */
   refreshLifetimeDays: number;
+  /** OpenTelemetry traces: on when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set, unless OTEL_SDK_DISABLED or OTEL_TRACES_EXPORTER=none. */
+  tracing: { enabled: boolean };
   /** Request limits and run quotas; null = that limit is off (docs/decisions.md "Rate limits and quotas"). */
-  limits: LimitSettings;
+  limits: LimitSettings;  /** Retention of settled sessions and product events (docs/decisions.md "Retention"). */
+  retention: RetentionSettings;
+};
+
+export type RetentionSettings = {
+  /** SVC_RETENTION_SESSIONS: the installation default for settled sessions; null = kept for good. */
+  sessionsMinutes: number | null;
+  /** SVC_RETENTION_EVENTS: the installation default for product events; null = kept for good. */
+  eventsMinutes: number | null;
+  /** SVC_RETENTION_SWEEP_INTERVAL_SECONDS, in ms: how often the worker's retention sweep runs. */
+  sweepIntervalMs: number;
+  /** SVC_RETENTION_BATCH_SIZE: session trees per transaction, events per statement, objects per tick step. */
+  batchSize: number;
 };
 
 export type RequestRate = { perSecond: number; burst: number };
@@ -285,6 +331,7 @@ export function parseSettings(env: Record<string, string | undefined> = process.
     webhookBatchGatherMs: e.SVC_WEBHOOK_BATCH_GATHER_MS,
     shutdownGraceMs: e.SVC_SHUTDOWN_GRACE_MS,
     workerMetricsPort: e.SVC_WORKER_METRICS_PORT ?? null,
+    apiMetricsPort: e.SVC_API_METRICS_PORT ?? null,
     developmentAllowRemote: e.SVC_DEVELOPMENT_ALLOW_REMOTE,
     checkResponses: e.SVC_CHECK_RESPONSES,
     modelBaseUrls: {
@@ -303,6 +350,9 @@ export function parseSettings(env: Record<string, string | undefined> = process.
     edgeProxy,
     hosted,
     refreshLifetimeDays: e.SVC_REFRESH_LIFETIME_DAYS,
+    tracing: {
+      enabled: Boolean(e.OTEL_EXPORTER_OTLP_ENDPOINT ?? e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) && e.OTEL_SDK_DISABLED !== 'true' && e.OTEL_TRACES_EXPORTER?.trim() !== 'none',
+    },
     limits: {
       apiKeyRequests: requestRate(e.SVC_RATE_LIMIT_API_KEY_PER_SECOND, e.SVC_RATE_LIMIT_API_KEY_BURST),
       projectRequests: requestRate(e.SVC_RATE_LIMIT_PROJECT_PER_SECOND, e.SVC_RATE_LIMIT_PROJECT_BURST),
@@ -310,6 +360,12 @@ export function parseSettings(env: Record<string, string | undefined> = process.
       projectRunningRuns: e.SVC_PROJECT_RUNNING_RUNS_LIMIT || null,
       eventStreamsPerPrincipal: e.SVC_EVENT_STREAMS_PER_PRINCIPAL || null,
       eventStreamsPerProject: e.SVC_EVENT_STREAMS_PER_PROJECT || null,
+    },
+    retention: {
+      sessionsMinutes: e.SVC_RETENTION_SESSIONS,
+      eventsMinutes: e.SVC_RETENTION_EVENTS,
+      sweepIntervalMs: e.SVC_RETENTION_SWEEP_INTERVAL_SECONDS * 1000,
+      batchSize: e.SVC_RETENTION_BATCH_SIZE,
     },
   };
 }

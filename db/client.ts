@@ -36,8 +36,33 @@ export type DatabaseHandle = {
    * worker processes start together. PGlite has one process: `fn` just runs.
    */
   exclusively<T>(key: number, fn: () => Promise<T>): Promise<T>;
+  /** The pool's size and the transactions holding one of its connections now (for metrics). */
+  poolStats(): PoolStats;
   close(): Promise<void>;
 };
+
+export type PoolStats = { size: number; transactionsOpen: number };
+
+/**
+ * Counts the transactions open on a client: `method` (postgres.js `begin`, PGlite `transaction`)
+ * holds a connection from its call until its promise settles.
+ */
+function countingTransactions<T extends object>(client: T, method: 'begin' | 'transaction', open: { count: number }): T {
+  return new Proxy(client, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      // Methods run on the client itself: PGlite's read private fields, which a proxy has not.
+      if (key !== method) return (value as (...rest: unknown[]) => unknown).bind(target);
+      return (...args: unknown[]) => {
+        open.count += 1;
+        return Promise.resolve((value as (...rest: unknown[]) => unknown).apply(target, args)).finally(() => {
+          open.count -= 1;
+        });
+      };
+    },
+  });
+}
 
 /** Advisory lock keys of the start-up steps. */
 export const LOCKS = { migrations: 7_240_001, installation: 7_240_002 } as const;
@@ -68,13 +93,15 @@ export type DatabaseOptions =
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.driver === 'postgres') {
+    const size = options.maxConnections ?? 10;
     const client = postgres(options.url, {
-      max: options.maxConnections ?? 10,
+      max: size,
       onnotice: () => {},
       // bigint columns come back as strings; drizzle maps them per column mode.
       types: {},
     });
-    const db = drizzlePostgres(preparing(client), { schema }) as unknown as Database;
+    const open = { count: 0 };
+    const db = drizzlePostgres(countingTransactions(preparing(client), 'begin', open), { schema }) as unknown as Database;
     let notifier: postgres.Sql | null = null;
     return {
       db,
@@ -90,6 +117,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
         await notifier`select pg_notify(${channel}, ${payload})`;
       },
       exclusively: (key, fn) => exclusivelyOn(options.url, key, fn),
+      poolStats: () => ({ size, transactionsOpen: open.count }),
       async close() {
         await notifier?.end({ timeout: 5 });
         await client.end({ timeout: 5 });
@@ -107,7 +135,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   const client = dataDir ? new PGlite(dataDir) : new PGlite();
   await client.waitReady;
   if (dataDir) await restrictToOwner(dataDir);
-  const db = drizzlePglite(client, { schema }) as unknown as Database;
+  const open = { count: 0 };
+  const db = drizzlePglite(countingTransactions(client, 'transaction', open), { schema }) as unknown as Database;
   return {
     db,
     driver: 'pglite',
@@ -121,6 +150,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       await client.query('select pg_notify($1, $2)', [channel, payload]);
     },
     exclusively: (_key, fn) => fn(),
+    // One embedded instance: one connection, transactions taking turns.
+    poolStats: () => ({ size: 1, transactionsOpen: open.count }),
     async close() {
       await client.close();
     },

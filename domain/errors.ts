@@ -11,6 +11,7 @@ export const ERROR_CODES = [
   'not_found',
   'conflict',
   'idempotency_conflict',
+  'cursor_expired',
   'rate_limited',
   'service_unavailable',
   'internal_error',
@@ -104,5 +105,18 @@ export class RateLimitedError extends DomainError {
     super('rate_limited', message, details);
     this.name = 'RateLimitedError';
     this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/**
+ * An event cursor names a position whose events retention has deleted (docs/decisions.md
+ * "Retention"): resuming after it would skip events without a word. 410: the client starts over,
+ * with `from=now` (or without a cursor, from the oldest event kept), and reconciles from the
+ * resources themselves.
+ */
+export class CursorExpiredError extends DomainError {
+  constructor(message: string, details?: ErrorDetails) {
+    super('cursor_expired', message, details);
+    this.name = 'CursorExpiredError';
   }
 }

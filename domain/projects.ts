@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { ProjectRetentionChanges, ProjectRetentionInput } from './retention.ts';
 
 /** Project slug rule of spec 1: 1-80 chars, `^[a-z0-9][a-z0-9-]*$`. */
 export const ProjectSlug = v.pipe(
@@ -17,3 +18,11 @@ export const ProjectName = v.pipe(
 
 export const CreateProjectInput = v.strictObject({ slug: ProjectSlug, name: ProjectName });
 export type CreateProjectInput = v.InferOutput<typeof CreateProjectInput>;
+
+/** `PATCH /projects/{id}`: the project's retention overrides (docs/decisions.md "Retention"). */
+export const UpdateProjectInput = v.strictObject({ retention: ProjectRetentionInput });
+export type UpdateProjectInput = v.InferOutput<typeof UpdateProjectInput>;
+
+/** The same, validated (windows in minutes), as `updateProject` re-checks it. */
+export const UpdateProjectChanges = v.strictObject({ retention: ProjectRetentionChanges });
+export type UpdateProjectChanges = v.InferOutput<typeof UpdateProjectChanges>;

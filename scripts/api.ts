@@ -3,8 +3,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '../config/logger.ts';
 import { parseSettingsOrExit } from '../config/settings.ts';
+import { startTracing } from '../config/tracing.ts';
 import { openConfiguredDatabase } from '../db/open.ts';
 import { startApiServer } from '../api/server.ts';
+import { startOperatorServer } from '../api/operator-server.ts';
+import { observeDatabasePool } from '../services/metrics/registry.ts';
 import { createAppDeps } from './app-deps.ts';
 import { loadSettingsDependencies } from './dependencies.ts';
 import { connectTemporal } from '../temporal/client.ts';
@@ -21,6 +24,8 @@ import { runtimeTaskQueue } from '../temporal/task-queues.ts';
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const settings = parseSettingsOrExit();
+// First, so every span below is recorded (nothing is started when no OTLP endpoint is set).
+const tracing = startTracing({ enabled: settings.tracing.enabled, serviceName: 'agent-runtime-api' });
 
 const logger = createLogger({ level: settings.logLevel, base: { process: 'api' } });
 const database = await openConfiguredDatabase(settings);
@@ -28,10 +33,13 @@ const devServer = settings.temporal.address
   ? null
   : await startDevServer({ projectRoot, dataDir: settings.dataDir, cliPath: settings.temporal.cliPath, logger });
 const address = settings.temporal.address ?? devServer!.address;
-const temporal = await connectTemporal({ address, namespace: settings.temporal.namespace, security: settings.temporal.security });
+const temporal = await connectTemporal({ address, namespace: settings.temporal.namespace, security: settings.temporal.security, tracing });
 const runStarter = createTemporalRunStarter({ client: temporal.client, taskQueue: runtimeTaskQueue(settings), logger });
 const api = await startApiServer(await createAppDeps({ settings, logger, database, runStarter, dependencies: loadSettingsDependencies(settings), probes: { temporal: temporalProbe(temporal.client) } }));
-logger.info('api listening', { url: `${api.url}/v1`, console: `${api.url}/` });
+observeDatabasePool(() => database.poolStats());
+// Metrics (and the probes again) on an operator port, never on the public one.
+const operator = settings.apiMetricsPort === null ? null : await startOperatorServer({ readiness: api.deps.readiness, port: settings.apiMetricsPort, host: settings.host });
+logger.info('api listening', { url: `${api.url}/v1`, console: `${api.url}/`, ...(operator ? { metrics: `${operator.url}/metrics` } : {}) });
 
 const stop = async (signal: NodeJS.Signals) => {
   logger.info('api stopping', { signal, graceMs: settings.shutdownGraceMs });
@@ -39,9 +47,11 @@ const stop = async (signal: NodeJS.Signals) => {
   api.deps.readiness.drain();
   await sleep(settings.shutdownGraceMs);
   await api.close();
+  await operator?.close();
   await temporal.close();
   await database.close();
   await devServer?.stop();
+  await tracing?.shutdown().catch(() => {});
   process.exit(0);
 };
 process.on('SIGINT', (signal) => void stop(signal));

@@ -14,6 +14,7 @@ import { createProjectEventTail, type ProjectEventTail } from '../services/backg
 import { createWebhookDispatcher } from '../services/background/webhook-dispatcher.ts';
 import { startRunReconciler } from '../services/background/reconcile-queued-runs.ts';
 import { startOrphanedUploadSweeper } from '../services/background/sweep-orphaned-uploads.ts';
+import { startRetentionSweeper } from '../services/background/retention-sweeper.ts';
 import { Client } from '@temporalio/client';
 import { connectTemporal, type TemporalClientHandle } from '../temporal/client.ts';
 import { RUN_SIGNALS } from '../domain/runs/workflow.ts';
@@ -22,6 +23,10 @@ import { createTemporalRunStarter } from '../temporal/run-starter.ts';
 import { createTemporalWebhookWaker } from '../temporal/webhook-waker.ts';
 import { createRuntimeWorker, type RuntimeWorker } from '../temporal/worker.ts';
 import type { SettingsDependencies } from './dependencies.ts';
+import type { Tracing } from '../config/tracing.ts';
+import { inNewTrace, untraced } from '../adapters/tracing.ts';
+import { createRunTraceContexts } from '../temporal/run-trace-context.ts';
+import { tracingClientInterceptors } from '../temporal/tracing.ts';
 
 export type RuntimeOptions = {
   settings: Settings;
@@ -45,6 +50,8 @@ export type RuntimeOptions = {
   webhookLookup?: DestinationLookup;
   /** How often the webhook dispatcher re-reads the webhooks table besides its NOTIFY wake-ups. */
   webhookRefreshIntervalMs?: number;
+  /** The process's tracing (config/tracing.ts, started by the entry point); absent or null: off. */
+  tracing?: Tracing | null;
 };
 
 export type Runtime = {
@@ -55,14 +62,14 @@ export type Runtime = {
   messageDeltas: MessageDeltaBus;
   /** Polls until `shutdown()`. */
   run(): Promise<void>;
-  /** Stops the reconciler and the upload sweeper, drains the worker, closes the client. */
+  /** Stops the reconciler and the upload and retention sweepers, drains the worker, closes the client. */
   shutdown(): Promise<void>;
 };
 
 /**
  * The worker side of the service, wired once: the Temporal worker with every activity, the
- * Temporal run starter, the reconciler that starts queued runs whose workflow is missing, and
- * the sweep of uploads no attachment references.
+ * Temporal run starter, the reconciler that starts queued runs whose workflow is missing, the
+ * sweep of uploads no attachment references, and retention.
  * `npm run worker`, `npm start` and the integration tests all build it here.
  */
 /** SVC_PLATFORM_TOOL_MODULES named something the worker cannot register: one line per problem. */
@@ -96,13 +103,16 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   if (modules.problems.length > 0) throw new PlatformToolModuleError(modules.problems);
   const platformTools = { ...modules.handlers, ...options.platformTools };
   if (Object.keys(platformTools).length > 0) logger.info('platform tools registered', { tools: Object.keys(platformTools).sort() });
-  const client = await connectTemporal({ address: temporal.address, namespace: temporal.namespace, security: settings.temporal.security });
+  const tracing = options.tracing ?? null;
+  const client = await connectTemporal({ address: temporal.address, namespace: temporal.namespace, security: settings.temporal.security, tracing });
   // Runs waiting for a place in their project's running-runs limit are woken by signal.
   const waker = createTemporalRunStarter({ client: client.client, taskQueue: temporal.taskQueue, logger });
   const admissionGate: AdmissionGate = {
     runningRunsLimit: settings.limits.projectRunningRuns,
     wake: (runId) => waker.notify(runId, RUN_SIGNALS.capacityFreed),
-    start: (run) => waker.start(run),
+    // A pending turn's run, started as the run before it settles: a trace of its own, not a
+    // part of the settling run's.
+    start: (run) => inNewTrace(() => waker.start(run)),
   };
   const activities = createActivities({
     admissionGate,
@@ -122,21 +132,26 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     sandboxBrowsers,
     sandboxSnapshots: options.dependencies.sandboxSnapshots,
     ...(options.webhookLookup ? { webhookLookup: options.webhookLookup } : {}),
+    ...(tracing ? { runTraceContext: createRunTraceContexts({ client: client.client }) } : {}),
   });
-  const worker = await createRuntimeWorker({ ...temporal, logger, activities, security: settings.temporal.security });
+  const worker = await createRuntimeWorker({ ...temporal, logger, activities, security: settings.temporal.security, tracing });
   // Runs start on the worker's own connection, eagerly: the API and this worker share the process
   // under `npm start`, so a new run's first workflow task skips the task queue.
-  const eagerClient = new Client({ connection: worker.connection, namespace: temporal.namespace });
+  const interceptors = tracingClientInterceptors(tracing);
+  const eagerClient = new Client({ connection: worker.connection, namespace: temporal.namespace, ...(interceptors ? { interceptors } : {}) });
   const runStarter = createTemporalRunStarter({ client: eagerClient, taskQueue: temporal.taskQueue, logger, eagerStart: true });
   const webhookDispatcher = createWebhookDispatcher({
     database,
     eventTail,
     logger,
-    wake: createTemporalWebhookWaker({ client: client.client, taskQueue: temporal.taskQueue }),
+    // Wake-up hints are not traced: one trace per commit hint would say nothing (each batch's POST
+    // joins its run's trace instead, activities/webhooks/deliver-batch.ts).
+    wake: untracedWake(createTemporalWebhookWaker({ client: client.client, taskQueue: temporal.taskQueue })),
     ...(options.webhookRefreshIntervalMs ? { refreshIntervalMs: options.webhookRefreshIntervalMs } : {}),
   });
   let reconciler: { stop(): void } | null = null;
   let uploadSweeper: { stop(): Promise<void> } | null = null;
+  let retentionSweeper: { stop(): Promise<void> } | null = null;
   return {
     worker,
     client,
@@ -149,6 +164,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       // Storage endpoints follow the webhooks' address policy and DNS seam.
       const storagePolicy = { allowPrivateNetwork: settings.webhooksAllowPrivateNetwork, ...(options.webhookLookup ? { lookup: options.webhookLookup } : {}) };
       uploadSweeper = startOrphanedUploadSweeper(ctx, { keyring: options.dependencies.keyring, storagePolicy }, { intervalMs: options.orphanedUploadSweepIntervalMs });
+      // Retention (docs/decisions.md "Retention"): expired sessions, events and objects, deleted projects' objects.
+      retentionSweeper = startRetentionSweeper(ctx, { keyring: options.dependencies.keyring, storagePolicy }, settings.retention);
       const running = worker.run();
       running.catch(() => {}); // observed by the caller; marked handled while we start the rest
       await eventTail.start();
@@ -158,6 +175,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     async shutdown() {
       reconciler?.stop();
       await uploadSweeper?.stop();
+      await retentionSweeper?.stop();
       await webhookDispatcher.stop();
       await worker.shutdown();
       await sandboxBrowsers.close();
@@ -166,6 +184,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       await client.close();
     },
   };
+}
+
+function untracedWake<A extends unknown[]>(wake: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  return (...args) => untraced(() => wake(...args));
 }
 
 /** The ports this service listens or connects on: the API, Temporal's frontend, PostgreSQL. */

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '../config/logger.ts';
 import { parseSettingsOrExit } from '../config/settings.ts';
+import { startTracing } from '../config/tracing.ts';
 import { openConfiguredDatabase } from '../db/open.ts';
 import { startApiServer } from '../api/server.ts';
 import { createAppDeps } from './app-deps.ts';
@@ -10,10 +11,13 @@ import { loadSettingsDependencies } from './dependencies.ts';
 import { startDevServer, type DevServer } from '../temporal/dev-server.ts';
 import { temporalProbe } from '../temporal/health.ts';
 import { runtimeTaskQueue } from '../temporal/task-queues.ts';
-import { installWorkerRuntime } from '../temporal/worker.ts';
+import { freeCoreMetricsAddress, installWorkerRuntime } from '../temporal/worker.ts';
 import { ensureSandboxPackages } from './system-packages.ts';
 import { ensureConsoleBundle } from '../console/build.ts';
 import { createRuntime } from './runtime.ts';
+import { startOperatorServer } from '../api/operator-server.ts';
+import { observeDatabasePool } from '../services/metrics/registry.ts';
+import { observeRuntimeState } from '../services/metrics/state-gauges.ts';
 
 /**
  * `npm start`: the whole service in one process for a developer — the API, the Temporal worker,
@@ -24,9 +28,14 @@ import { createRuntime } from './runtime.ts';
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const settings = parseSettingsOrExit();
+// First, so every span below is recorded (nothing is started when no OTLP endpoint is set).
+const tracing = startTracing({ enabled: settings.tracing.enabled, serviceName: 'agent-runtime' });
 
 const logger = createLogger({ level: settings.logLevel, base: { process: 'start' } });
-installWorkerRuntime(logger);
+// With an operator port, the SDK's own metrics are exported too (appended to its `/metrics`).
+const operatorPorts = [settings.apiMetricsPort, settings.workerMetricsPort].filter((port): port is number => port !== null);
+const coreMetricsAddress = operatorPorts.length > 0 ? await freeCoreMetricsAddress() : null;
+installWorkerRuntime(logger, { coreMetricsAddress });
 // Sandboxed runs need bubblewrap and socat: installed beside start-up when missing (never blocks it).
 void ensureSandboxPackages(logger);
 
@@ -53,12 +62,27 @@ try {
     database,
     dependencies,
     temporal: { address: temporalAddress, namespace: settings.temporal.namespace, taskQueue },
+    tracing,
   });
   const api = await startApiServer(
     await createAppDeps({ settings, logger, database, runStarter: runtime.runStarter, dependencies, eventTail: runtime.eventTail, messageDeltas: runtime.messageDeltas, probes: { temporal: temporalProbe(runtime.client.client) } }),
   );
   const workerRunning = runtime.run();
   await consoleBundle;
+  // One process: each operator port given serves the same metrics (API and worker) and probes.
+  observeDatabasePool(() => database.poolStats());
+  if (operatorPorts.length > 0) observeRuntimeState(database.db, logger);
+  const operators = await Promise.all(
+    operatorPorts.map((port) =>
+      startOperatorServer({
+        readiness: api.deps.readiness,
+        port,
+        host: settings.host,
+        coreMetricsUrl: coreMetricsAddress ? `http://${coreMetricsAddress}/metrics` : null,
+        onCoreMetricsFailure: (error) => logger.warn('the Temporal SDK\'s metrics could not be read', { err: error }),
+      }),
+    ),
+  );
 
   const lines = [
     '',
@@ -67,6 +91,7 @@ try {
     `  Console          ${api.url}/`,
     `  Temporal Web UI  ${webUi ?? `(your Temporal cluster's UI for namespace ${settings.temporal.namespace})`}`,
     `  Temporal         ${temporalAddress} (namespace ${settings.temporal.namespace}, task queue ${taskQueue})`,
+    ...operators.map((operator) => `  Metrics          ${operator.url}/metrics`),
     `  Database         ${settings.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${path.join(settings.dataDir, 'pglite')}`}`,
     '',
   ];
@@ -81,10 +106,12 @@ try {
     api.deps.readiness.drain();
     await sleep(settings.shutdownGraceMs);
     await api.close();
+    await Promise.all(operators.map((operator) => operator.close()));
     await runtime.shutdown();
     await workerRunning.catch(() => {});
     await database.close();
     await devServer?.stop();
+    await tracing?.shutdown().catch(() => {});
     process.exit(0);
   };
   process.on('SIGINT', (signal) => void stop(signal));

@@ -3,17 +3,21 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '../config/logger.ts';
 import { parseSettingsOrExit, SettingsError } from '../config/settings.ts';
+import { startTracing } from '../config/tracing.ts';
 import { devServerConfigFileName } from '../temporal/dev-server-config.ts';
 import { startDevServer, type DevServer } from '../temporal/dev-server.ts';
 import { openConfiguredDatabase } from '../db/open.ts';
 import { runtimeTaskQueue } from '../temporal/task-queues.ts';
-import { installWorkerRuntime } from '../temporal/worker.ts';
+import { freeCoreMetricsAddress, installWorkerRuntime } from '../temporal/worker.ts';
 import { loadSettingsDependencies } from './dependencies.ts';
 import { ensureSandboxPackages } from './system-packages.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
 import { startOperatorServer } from '../api/operator-server.ts';
 import { databaseProbes } from '../db/health.ts';
 import { createReadiness, type Readiness } from '../services/health/readiness.ts';
+import { observeDatabasePool } from '../services/metrics/registry.ts';
+import { observeRuntimeState } from '../services/metrics/state-gauges.ts';
+import type { DatabaseHandle } from '../db/client.ts';
 import { temporalProbe } from '../temporal/health.ts';
 
 /**
@@ -25,9 +29,13 @@ import { temporalProbe } from '../temporal/health.ts';
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const settings = parseSettingsOrExit();
+// First, so every span below is recorded (nothing is started when no OTLP endpoint is set).
+const tracing = startTracing({ enabled: settings.tracing.enabled, serviceName: 'agent-runtime-worker' });
 
 const logger = createLogger({ level: settings.logLevel, base: { process: 'worker' } });
-installWorkerRuntime(logger);
+// With an operator port, the SDK's own metrics are exported too (appended to its `/metrics`).
+const coreMetricsAddress = settings.workerMetricsPort === null ? null : await freeCoreMetricsAddress();
+installWorkerRuntime(logger, { coreMetricsAddress });
 // Sandboxed runs need bubblewrap and socat: installed beside start-up when missing (never blocks it).
 void ensureSandboxPackages(logger);
 
@@ -59,9 +67,9 @@ try {
   const { address, namespace } = await temporalTarget();
   const taskQueue = runtimeTaskQueue(settings);
   const database = await openConfiguredDatabase(settings);
-  runtime = await createRuntime({ settings, logger, database, dependencies: loadSettingsDependencies(settings), temporal: { address, namespace, taskQueue } });
+  runtime = await createRuntime({ settings, logger, database, dependencies: loadSettingsDependencies(settings), temporal: { address, namespace, taskQueue }, tracing });
   readiness = createReadiness({ ...databaseProbes(database), temporal: temporalProbe(runtime.client.client) });
-  const operator = settings.workerMetricsPort === null ? null : await startOperatorServer({ readiness, port: settings.workerMetricsPort, host: settings.host });
+  const operator = settings.workerMetricsPort === null ? null : await startWorkerOperatorPort(settings.workerMetricsPort, readiness, database);
   if (stopSignal) {
     await runtime.shutdown();
   } else {
@@ -74,6 +82,7 @@ try {
   await operator?.close();
   await database.close();
   await devServer?.stop();
+  await tracing?.shutdown().catch(() => {});
   process.exit(0);
 } catch (error) {
   logger.error('worker failed', { error });
@@ -92,4 +101,17 @@ async function temporalTarget(): Promise<{ address: string; namespace: string }>
     );
   }
   return { address: devServer.address, namespace };
+}
+
+/** `/metrics` (with the database's state gauges and the SDK's own metrics), `/healthz`, `/readyz`. */
+async function startWorkerOperatorPort(port: number, probes: Readiness, database: DatabaseHandle) {
+  observeDatabasePool(() => database.poolStats());
+  observeRuntimeState(database.db, logger);
+  return startOperatorServer({
+    readiness: probes,
+    port,
+    host: settings.host,
+    coreMetricsUrl: coreMetricsAddress ? `http://${coreMetricsAddress}/metrics` : null,
+    onCoreMetricsFailure: (error) => logger.warn('the Temporal SDK\'s metrics could not be read', { err: error }),
+  });
 }

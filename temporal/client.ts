@@ -1,6 +1,8 @@
 import { Client, Connection } from '@temporalio/client';
 import type { TemporalSecurity } from '../config/settings.ts';
+import type { Tracing } from '../config/tracing.ts';
 import { temporalConnectionOptions } from './connection-options.ts';
+import { tracingClientInterceptors } from './tracing.ts';
 
 /**
  * The API process's (and scripts') handle on Temporal: one gRPC connection and the client
@@ -15,10 +17,12 @@ export type TemporalClientHandle = {
 
 /**
  * Connects to the frontend at `address` (fails if it does not answer) with a client bound to
- * `namespace`; `security` carries TLS and API key settings of an external cluster.
+ * `namespace`; `security` carries TLS and API key settings of an external cluster; with `tracing`,
+ * the client's starts and signals carry the active trace context (temporal/tracing.ts).
  */
-export async function connectTemporal(options: { address: string; namespace: string; security?: TemporalSecurity }): Promise<TemporalClientHandle> {
+export async function connectTemporal(options: { address: string; namespace: string; security?: TemporalSecurity; tracing?: Tracing | null }): Promise<TemporalClientHandle> {
   const connection = await Connection.connect({ address: options.address, ...temporalConnectionOptions(options.security) });
-  const client = new Client({ connection, namespace: options.namespace });
+  const interceptors = tracingClientInterceptors(options.tracing);
+  const client = new Client({ connection, namespace: options.namespace, ...(interceptors ? { interceptors } : {}) });
   return { connection, client, close: () => connection.close() };
 }

@@ -1,3 +1,4 @@
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -10,7 +11,9 @@ import {
 } from '@temporalio/worker';
 import type { Logger } from '../config/logger.ts';
 import type { TemporalSecurity } from '../config/settings.ts';
+import type { Tracing } from '../config/tracing.ts';
 import { temporalConnectionOptions } from './connection-options.ts';
+import { tracingWorkerOptions, tracingWorkflowInterceptorsPath } from './tracing.ts';
 import { loadWorkflowBundle } from './workflow-bundle.ts';
 
 /**
@@ -32,6 +35,8 @@ export type RuntimeWorkerOptions = {
   activities: object;
   /** TLS and API key settings of an external cluster (none for the dev server). */
   security?: TemporalSecurity;
+  /** The process's tracing (config/tracing.ts); absent or null: no interceptor, sink or traced bundle. */
+  tracing?: Tracing | null;
 };
 
 export type RuntimeWorker = {
@@ -53,7 +58,11 @@ export async function createRuntimeWorker(options: RuntimeWorkerOptions): Promis
   // Bundled here rather than by Worker.create so webpack's multi-line build report lands at
   // debug level; its errors still log at error.
   const bundleStarted = performance.now();
-  const { fromCache, ...workflowBundle } = await loadWorkflowBundle({ workflowsPath, logger: toTemporalLogger(logger.child({ component: 'workflow-bundler' }), 'debug') });
+  const { fromCache, ...workflowBundle } = await loadWorkflowBundle({
+    workflowsPath,
+    logger: toTemporalLogger(logger.child({ component: 'workflow-bundler' }), 'debug'),
+    ...(options.tracing ? { workflowInterceptorModules: [tracingWorkflowInterceptorsPath] } : {}),
+  });
   logger.debug('workflow bundle loaded', { fromCache, ms: Math.round(performance.now() - bundleStarted) });
   const connection = await NativeConnection.connect({ address, ...temporalConnectionOptions(options.security) });
   let worker: Worker;
@@ -64,6 +73,7 @@ export async function createRuntimeWorker(options: RuntimeWorkerOptions): Promis
       taskQueue,
       workflowBundle,
       activities: options.activities,
+      ...tracingWorkerOptions(options.tracing),
       // A workflow task waits this long on the sticky queue of the worker that last ran the
       // workflow before it goes to any worker: a worker that died (SIGKILL) holds up its runs for
       // this long instead of the SDK's 10 s default.
@@ -94,12 +104,17 @@ export async function createRuntimeWorker(options: RuntimeWorkerOptions): Promis
  * Routes the SDK's logs (worker lifecycle, workflow and activity context loggers) and Core's
  * native logs (at WARN and above) to our JSON logger, and leaves signal handling to the caller.
  * Call once per process, before anything connects to Temporal: the Runtime is a process-wide
- * singleton.
+ * singleton. `coreMetricsAddress` (`127.0.0.1:<port>`) turns on the SDK's Prometheus exporter.
  */
-export function installWorkerRuntime(logger: Logger): void {
+export function installWorkerRuntime(logger: Logger, options: { coreMetricsAddress?: string | null } = {}): void {
+  const logging = { filter: { core: 'WARN', other: 'ERROR' }, forward: {} } as const;
   Runtime.install({
     logger: toTemporalLogger(logger.child({ component: 'temporal' })),
-    telemetryOptions: { logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} } },
+    // The SDK's own worker metrics (task slots, poll and schedule-to-start latencies, sticky cache)
+    // from Core's Prometheus exporter, on a loopback address the operator port's `/metrics` reads.
+    telemetryOptions: options.coreMetricsAddress
+      ? { logging, metrics: { prometheus: { bindAddress: options.coreMetricsAddress, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true } } }
+      : { logging },
     // The process entry point owns SIGTERM/SIGINT (drain, then stop the dev server, then exit);
     // the Runtime's own handlers would race it.
     shutdownSignals: [],
@@ -131,3 +146,16 @@ function toTemporalLogger(logger: Logger, infoAs: 'info' | 'debug' = 'info'): Te
     error: (message, meta) => log('ERROR', message, meta),
   };
 }
+
+/**
+ * A loopback address for the SDK's Prometheus exporter: a port free now (the OS picks it), read
+ * by this process's `/metrics` only.
+ */
+export async function freeCoreMetricsAddress(): Promise<string> {
+  const server = net.createServer();
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `127.0.0.1:${port}`;
+}
+

@@ -20,21 +20,24 @@ const require = createRequire(import.meta.url);
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const defaultCacheFile = path.join(projectRoot, 'node_modules', '.cache', 'agent-runtime-service', 'workflow-bundle.json');
 
-type CachedBundle = { version: 1; workflowsPath: string; files: Record<string, string>; code: string };
+type CachedBundle = { version: 1; workflowsPath: string; interceptorModules?: string[]; files: Record<string, string>; code: string };
 
 export async function loadWorkflowBundle(options: {
   workflowsPath: string;
   logger: TemporalLogger;
   /** Where the bundle is kept; tests point it elsewhere. */
   cacheFile?: string;
+  /** Workflow interceptor modules bundled beside the workflows (tracing); a bundle with them is cached apart. */
+  workflowInterceptorModules?: string[];
 }): Promise<WorkflowBundle & { fromCache: boolean }> {
-  const cacheFile = options.cacheFile ?? defaultCacheFile;
-  const cached = await readCached(cacheFile, options.workflowsPath);
+  const interceptorModules = options.workflowInterceptorModules ?? [];
+  const cacheFile = options.cacheFile ?? (interceptorModules.length > 0 ? defaultCacheFile.replace(/\.json$/, '.traced.json') : defaultCacheFile);
+  const cached = await readCached(cacheFile, options.workflowsPath, interceptorModules);
   if (cached) return { code: cached, fromCache: true };
 
   // Module ids are relative to webpack's context, the working directory at bundling time.
   const context = process.cwd();
-  const bundle = await bundleWorkflowCode({ workflowsPath: options.workflowsPath, logger: options.logger });
+  const bundle = await bundleWorkflowCode({ workflowsPath: options.workflowsPath, logger: options.logger, ...(interceptorModules.length > 0 ? { workflowInterceptorModules: interceptorModules } : {}) });
   const files: Record<string, string> = {};
   for (const id of bundledModuleIds(bundle.code)) {
     const file = path.resolve(context, id);
@@ -48,8 +51,8 @@ export async function loadWorkflowBundle(options: {
     files[file] = hash;
   }
   // The bundler writes the entry module itself: its version is part of the key.
-  for (const file of [options.workflowsPath, require.resolve('@temporalio/worker/package.json')]) files[file] ??= (await hashFile(file)) ?? '';
-  const entry: CachedBundle = { version: 1, workflowsPath: options.workflowsPath, files, code: bundle.code };
+  for (const file of [options.workflowsPath, ...interceptorModules, require.resolve('@temporalio/worker/package.json')]) files[file] ??= (await hashFile(file)) ?? '';
+  const entry: CachedBundle = { version: 1, workflowsPath: options.workflowsPath, ...(interceptorModules.length > 0 ? { interceptorModules } : {}), files, code: bundle.code };
   await writeCached(cacheFile, entry).catch((error: unknown) => {
     options.logger.debug('workflow bundle not cached', { cacheFile, error: String(error) });
   });
@@ -61,7 +64,7 @@ export function bundledModuleIds(code: string): string[] {
   return [...code.matchAll(/^\/\*\*\*\/ "([^"\n]+)"$/gm)].map((match) => match[1]!);
 }
 
-async function readCached(cacheFile: string, workflowsPath: string): Promise<string | null> {
+async function readCached(cacheFile: string, workflowsPath: string, interceptorModules: string[]): Promise<string | null> {
   let entry: CachedBundle;
   try {
     entry = JSON.parse(await readFile(cacheFile, 'utf8')) as CachedBundle;
@@ -69,6 +72,7 @@ async function readCached(cacheFile: string, workflowsPath: string): Promise<str
     return null;
   }
   if (entry.version !== 1 || entry.workflowsPath !== workflowsPath || typeof entry.code !== 'string') return null;
+  if ((entry.interceptorModules ?? []).join('\n') !== interceptorModules.join('\n')) return null;
   const checks = await Promise.all(Object.entries(entry.files).map(async ([file, hash]) => (await hashFile(file)) === hash));
   return checks.every(Boolean) ? entry.code : null;
 }

@@ -1,3 +1,4 @@
+import { markFailed, withSpan } from '../../adapters/tracing.ts';
 import type { ToolExecutionRecord } from '../../domain/tool-calls/execution.ts';
 import type { ProductEventDraft } from '../../services/events/append.ts';
 import type { PlatformToolOutcome } from '../../services/tool-calls/complete-platform.ts';
@@ -43,10 +44,26 @@ export function createPlatformToolRegistry(input: { handlers?: Record<string, Pl
   return {
     resolve(toolName) {
       const builtIn = builtIns.find((entry) => entry.matches(toolName));
-      if (builtIn) return builtIn.run;
       const handler = handlers.get(toolName);
-      return handler ? async (call) => fromAnswer(await handler(call)) : undefined;
+      const run: PlatformToolRunner | undefined = builtIn ? builtIn.run : handler ? async (call) => fromAnswer(await handler(call)) : undefined;
+      return run && traced(run);
     },
     handlerNames: () => [...handlers.keys()].sort(),
+  };
+}
+
+/**
+ * A tool's execution in a span `execute_tool <name>` (GenAI conventions: `gen_ai.operation.name`,
+ * `gen_ai.tool.name`, `gen_ai.tool.call.id`; a failure's code as `error.type`), never its
+ * arguments, result or failure message.
+ */
+function traced(run: PlatformToolRunner): PlatformToolRunner {
+  return (call) => {
+    const attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.toolName, 'gen_ai.tool.call.id': call.toolCallId, 'agent_runtime.run_id': call.runId };
+    return withSpan(`execute_tool ${call.toolName}`, { attributes }, async (span) => {
+      const result = await run(call);
+      if (result.outcome.status === 'failure') markFailed(span, result.outcome.code);
+      return result;
+    });
   };
 }

@@ -9,8 +9,12 @@ import { recordWebhookAttempt, type AttemptResult } from '../../services/event-w
 import { webhookCredentialAad } from '../../services/event-webhooks/public.ts';
 import type { ProjectEventTail } from '../../services/background/project-event-tail.ts';
 import { latestProjectPosition } from '../../services/events/read.ts';
+import { countWebhookDelivery } from '../../services/metrics/webhook-metrics.ts';
 import { pinnedPost, type DestinationLookup, type PostOutcome } from '../../adapters/outbound/pinned-post.ts';
 import { webhookSignatureHeader } from './sign.ts';
+import { traceWebhookBatch, type RunTraceContextLookup } from './trace-batch.ts';
+
+export type { RunTraceContextLookup };
 
 export type WebhookActivityDeps = {
   /** The context of the worker's system work (no actor). */
@@ -30,6 +34,8 @@ export type WebhookActivityDeps = {
    * (its next event comes later anyway).
    */
   gatherMs: number;
+  /** Where a run's trace is, so a batch's span joins it (activities/webhooks/trace-batch.ts); only when the worker traces. */
+  runTraceContext?: RunTraceContextLookup;
 };
 
 export type WebhookActivities = {
@@ -86,6 +92,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
       if (secrets.length === 0) throw new Error('no signing secret');
     } catch {
       ctx.logger.warn('webhook signing secret cannot be decrypted with this worker\'s credential key', { webhookId });
+      countWebhookDelivery('signing_key_unavailable', null);
       return record({ kind: 'failure', errorCode: 'signing_key_unavailable', status: null, retryAfterMs: null }, ctx.clock.now());
     }
 
@@ -96,7 +103,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
     const activity = Context.current();
     const sendStarted = performance.now();
     const heartbeat = setInterval(() => activity.heartbeat(), HEARTBEAT_MS);
-    const outcome = await pinnedPost({
+    const outcome = await traceWebhookBatch(deps.runTraceContext, attempt, () => pinnedPost({
       url: attempt.webhook.endpointUrl,
       headers: {
         'content-type': 'application/json',
@@ -109,8 +116,9 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
       timeoutMs: REQUEST_TIMEOUT_MS,
       allowPrivateNetwork: deps.allowPrivateNetwork,
       ...(deps.lookup ? { lookup: deps.lookup } : {}),
-    }).finally(() => clearInterval(heartbeat));
+    })).finally(() => clearInterval(heartbeat));
     const result = toAttemptResult(outcome);
+    countWebhookDelivery(result.kind === 'success' ? 'delivered' : result.kind === 'gone' ? 'endpoint_gone' : result.errorCode, (performance.now() - sendStarted) / 1000);
     // A full batch leaves more waiting: the next goes at once.
     const gather = attempt.batch.events.length < MAX_BATCH_EVENTS ? deps.gatherMs - (performance.now() - sendStarted) : 0;
     if (result.kind === 'success' && gather > 0) await new Promise((resolve) => setTimeout(resolve, gather));

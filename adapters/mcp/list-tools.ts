@@ -1,3 +1,4 @@
+import { markFailed, serverAttributes, SpanKind, withSpan } from '../tracing.ts';
 import { withMcpSession, type McpAccess, type McpFailure } from './connect.ts';
 
 /** A tool as the server lists it, unchecked (`domain/mcp/tool-snapshot.ts` validates it). */
@@ -8,10 +9,19 @@ export type ListedMcpTool = { name: unknown; description?: unknown; inputSchema?
  * server listing more than `maxTools` stops the paging early (`tooMany`), so a hostile server
  * cannot make us page forever.
  */
-export async function listMcpTools(
+export function listMcpTools(
   access: McpAccess,
   maxTools: number,
 ): Promise<{ ok: true; value: { tools: ListedMcpTool[] } | { tooMany: true } } | { ok: false; failure: McpFailure }> {
+  const attributes = { 'mcp.method.name': 'tools/list', 'agent_runtime.mcp.transport': access.transport, ...serverAttributes(access.endpointUrl) };
+  return withSpan('tools/list', { kind: SpanKind.CLIENT, attributes }, async (span) => {
+    const answer = await listAll(access, maxTools);
+    if (!answer.ok) markFailed(span, answer.failure.kind);
+    return answer;
+  });
+}
+
+function listAll(access: McpAccess, maxTools: number): ReturnType<typeof listMcpTools> {
   return withMcpSession(access, async (client, options) => {
     const tools: ListedMcpTool[] = [];
     let cursor: string | undefined;

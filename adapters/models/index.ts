@@ -1,4 +1,5 @@
 import { gatewayAdapter } from './gateway/chat.ts';
+import { traceModelCall } from './trace.ts';
 import type { ModelAdapter, ModelRequest, ModelResult, ProviderType } from './types.ts';
 import { vendorAAdapter } from './vendor-a/chat.ts';
 import { vendorBAdapter } from './vendor-b/chat.ts';
@@ -27,5 +28,6 @@ export function adapterFor(providerType: ProviderType): ModelAdapter {
  * retrying itself; the workflow owns attempts, deadlines and the turn budget.
  */
 export function invokeModel(request: ModelRequest): Promise<ModelResult> {
-  return adapterFor(request.providerType)(request);
+  const adapter = adapterFor(request.providerType);
+  return traceModelCall(request, () => adapter(request));
 }

@@ -1,4 +1,5 @@
 import { request } from 'undici';
+import { recordHttpOutcome, serverAttributes, SpanKind, withSpan } from '../tracing.ts';
 import { failureOutcome, pinnedAgent, resolvePinnedTarget, type DestinationLookup, type OutboundFailure } from './pinned-destination.ts';
 
 /** What a pinned GET answered: at most `maxBodyBytes` of the body (`truncated` when there was more). */
@@ -7,9 +8,19 @@ export type GetOutcome = { kind: 'response'; status: number; contentType: string
 /**
  * GETs one http(s) URL under the address policy: the host resolved once, every address checked,
  * the connection pinned to the checked one, no redirects followed. Network trouble is an outcome,
- * never a throw (an abort of the caller's `signal` rethrows).
+ * never a throw (an abort of the caller's `signal` rethrows). In a CLIENT span `GET` with the
+ * host and the status, never the path, query, headers or body.
  */
-export async function pinnedGet(input: {
+export function pinnedGet(input: Parameters<typeof getPinned>[0]): Promise<GetOutcome> {
+  const attributes = { 'http.request.method': 'GET', ...serverAttributes(input.url) };
+  return withSpan('GET', { kind: SpanKind.CLIENT, attributes }, async (span) => {
+    const outcome = await getPinned(input);
+    recordHttpOutcome(span, outcome);
+    return outcome;
+  });
+}
+
+async function getPinned(input: {
   url: URL;
   headers: Record<string, string>;
   timeoutMs: number;

@@ -1,4 +1,5 @@
 import { request } from 'undici';
+import { recordHttpOutcome, serverAttributes, SpanKind, withSpan } from '../tracing.ts';
 import { failureOutcome, pinnedAgent, resolvePinnedTarget, type DestinationLookup, type OutboundFailure } from './pinned-destination.ts';
 
 export type { DestinationLookup };
@@ -12,7 +13,17 @@ export type { DestinationLookup };
  */
 export type PostOutcome = { kind: 'response'; status: number; retryAfterMs: number | null } | OutboundFailure;
 
-export async function pinnedPost(input: {
+/** One POST, in a CLIENT span `POST` with the destination's host and the answer's status (never its path, headers or body). */
+export function pinnedPost(input: Parameters<typeof postPinned>[0]): Promise<PostOutcome> {
+  const attributes = { 'http.request.method': 'POST', ...serverAttributes(input.url) };
+  return withSpan('POST', { kind: SpanKind.CLIENT, attributes }, async (span) => {
+    const outcome = await postPinned(input);
+    recordHttpOutcome(span, outcome);
+    return outcome;
+  });
+}
+
+async function postPinned(input: {
   url: string;
   headers: Record<string, string>;
   body: string;

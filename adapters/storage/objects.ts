@@ -1,14 +1,26 @@
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { SpanKind, withSpan } from '../tracing.ts';
+
+/**
+ * Each call is one CLIENT span `S3.<Operation>` (`rpc.system` aws-api, `rpc.service` S3,
+ * `rpc.method`, `aws.s3.bucket`); never an object key (keys carry file names) or its contents.
+ */
+function traced<T>(operation: string, bucket: string, call: () => Promise<T>): Promise<T> {
+  const attributes = { 'rpc.system': 'aws-api', 'rpc.service': 'S3', 'rpc.method': operation, 'aws.s3.bucket': bucket };
+  return withSpan(`S3.${operation}`, { kind: SpanKind.CLIENT, attributes }, () => call());
+}
 
 /** Reads a whole object (backups and attachments are bounded in size). */
-export async function getObjectBytes(client: S3Client, input: { bucket: string; key: string }): Promise<Buffer> {
-  const object = await client.send(new GetObjectCommand({ Bucket: input.bucket, Key: input.key }));
-  if (!object.Body) return Buffer.alloc(0);
-  return Buffer.from(await object.Body.transformToByteArray());
+export function getObjectBytes(client: S3Client, input: { bucket: string; key: string }): Promise<Buffer> {
+  return traced('GetObject', input.bucket, async () => {
+    const object = await client.send(new GetObjectCommand({ Bucket: input.bucket, Key: input.key }));
+    if (!object.Body) return Buffer.alloc(0);
+    return Buffer.from(await object.Body.transformToByteArray());
+  });
 }
 
 export async function putObjectBytes(client: S3Client, input: { bucket: string; key: string; bytes: Uint8Array; contentType: string }): Promise<void> {
-  await client.send(new PutObjectCommand({ Bucket: input.bucket, Key: input.key, Body: input.bytes, ContentLength: input.bytes.length, ContentType: input.contentType }));
+  await traced('PutObject', input.bucket, () => client.send(new PutObjectCommand({ Bucket: input.bucket, Key: input.key, Body: input.bytes, ContentLength: input.bytes.length, ContentType: input.contentType })));
 }
 
 /** One page of a bucket listing, in the store's own terms (keys whole, as stored). */
@@ -29,7 +41,7 @@ export async function listObjectPage(
   client: S3Client,
   input: { bucket: string; prefix: string; maxKeys: number; delimiter?: string; startAfter?: string | null; continuationToken?: string | null },
 ): Promise<ObjectPage> {
-  const page = await client.send(
+  const page = await traced('ListObjectsV2', input.bucket, () => client.send(
     new ListObjectsV2Command({
       Bucket: input.bucket,
       Prefix: input.prefix,
@@ -38,7 +50,7 @@ export async function listObjectPage(
       ...(input.startAfter ? { StartAfter: input.startAfter } : {}),
       ...(input.continuationToken ? { ContinuationToken: input.continuationToken } : {}),
     }),
-  );
+  ));
   return {
     objects: (page.Contents ?? []).flatMap((entry) => (entry.Key ? [{ key: entry.Key, sizeBytes: entry.Size ?? 0, lastModified: entry.LastModified ?? null }] : [])),
     folders: (page.CommonPrefixes ?? []).flatMap((entry) => (entry.Prefix ? [entry.Prefix] : [])),
@@ -48,5 +60,5 @@ export async function listObjectPage(
 }
 
 export async function deleteObject(client: S3Client, input: { bucket: string; key: string }): Promise<void> {
-  await client.send(new DeleteObjectCommand({ Bucket: input.bucket, Key: input.key }));
+  await traced('DeleteObject', input.bucket, () => client.send(new DeleteObjectCommand({ Bucket: input.bucket, Key: input.key })));
 }

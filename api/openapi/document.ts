@@ -102,7 +102,7 @@ export function openApiDocument(routes: RouterRoute[], info: { version: string }
       },
       responses: {
         Error: {
-          description: 'The error envelope (`400` bad_request, `401` unauthenticated, `403` forbidden, `404` not_found, `409` conflict or idempotency_conflict, `429` rate_limited with `Retry-After`, `503` service_unavailable with `Retry-After`, `500` internal_error)',
+          description: 'The error envelope (`400` bad_request, `401` unauthenticated, `403` forbidden, `404` not_found, `409` conflict or idempotency_conflict, `410` cursor_expired (an event cursor older than the retained events), `429` rate_limited with `Retry-After`, `503` service_unavailable with `Retry-After`, `500` internal_error)',
           content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
         },
       },

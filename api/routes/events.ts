@@ -1,14 +1,14 @@
 import { Hono, type Context } from 'hono';
 import * as v from 'valibot';
 import { decodeEventCursor, encodeEventCursor } from '../../domain/event-cursor.ts';
-import { RateLimitedError } from '../../domain/errors.ts';
+import { CursorExpiredError, RateLimitedError } from '../../domain/errors.ts';
 import { MESSAGE_DELTA_EVENT, MESSAGE_DELTA_RESET_EVENT } from '../../domain/runs/message-deltas.ts';
 import { ConcurrentSlots, type SlotClaim } from '../../domain/rate-limits/concurrent-slots.ts';
 import type { DeltaFrame } from '../../services/background/message-delta-bus.ts';
 import type { EventSubscription } from '../../services/background/project-event-tail.ts';
 import type { Actor } from '../../services/service-context.ts';
 import { toPublicEvent, type ProductEventRow } from '../../services/events/public-event.ts';
-import { latestProjectPosition, readProductEvents, readSessionEvents } from '../../services/events/read.ts';
+import { eventsPurgedThrough, latestProjectPosition, readProductEvents, readSessionEvents } from '../../services/events/read.ts';
 import { findSession } from '../../services/runs/load-session.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
@@ -65,7 +65,8 @@ const FEED_HEADERS = { 'Last-Event-ID': 'The `id` of the last frame received: th
 /**
  * `GET /projects/{projectId}/events` (spec 2 "Event feed"): server-sent events of the project's
  * product log; `GET /projects/{projectId}/sessions/{sessionId}/events` the same for one session's
- * events only (read through the session index, never the rest of the log). `Last-Event-ID` (or `?cursor=`) resumes after that frame; without either the
+ * events only (read through the session index, never the rest of the log). `Last-Event-ID` (or `?cursor=`) resumes after that frame
+ * (`410 cursor_expired` when retention deleted events after it: docs/decisions.md "Retention"); without either the
  * feed starts at the beginning of the log, or with `from=now` after its newest event (the
  * subscription is in place before the answer starts, so nothing committed later is missed). `once=true` sends the available page and closes;
  * otherwise the stream follows the shared `ProjectEventTail` until the client leaves.
@@ -87,7 +88,15 @@ export function eventRoutes(deps: AppDeps, options: EventRoutesOptions = {}) {
     // Auth has checked the path project against the caller; the actor holds its canonical id.
     const projectId = c.var.actor.projectId;
     // Decode before any byte is streamed, so a bad cursor is a normal 400 envelope.
-    const resumeAfter = resumePosition(c, projectId, query.cursor);
+    const resume = resumePosition(c, projectId, query.cursor);
+    const resumeAfter = resume?.position ?? null;
+    // A cursor below what retention deleted would skip events silently: 410 before any byte.
+    if (resume && resume.position < (await eventsPurgedThrough({ db: c.var.ctx.db, input: { projectId } }))) {
+      throw new CursorExpiredError('The event cursor is older than the events this project keeps (retention deleted the ones after it): reconnect with from=now, or without a cursor to start at the oldest event kept', {
+        path: resume.path,
+        restartFrom: 'now',
+      });
+    }
     // Hono answers HEAD with the GET handler's headers and drops its body uncancelled: a live
     // stream would never end, holding its subscription and its place for good.
     if (c.req.method === 'HEAD') return c.body(null, 200, SSE_HEADERS);
@@ -116,6 +125,7 @@ export function eventRoutes(deps: AppDeps, options: EventRoutesOptions = {}) {
         c.var.logger.error('event feed failed', { err: error, projectId, sessionId, requestId: c.var.requestId });
       streaming = true;
       const body = liveSseBody({
+        stream: 'events',
         subscription,
         live: deltas ? { take: () => renderDeltaFrames(deltas.take()), ready: () => deltas.ready() } : null,
         heartbeatMs,
@@ -133,7 +143,7 @@ export function eventRoutes(deps: AppDeps, options: EventRoutesOptions = {}) {
   };
 
   return new Hono<AppEnv>()
-    .get('/projects/:projectId/events', route({ summary: "The project's product events as server-sent events; resumes after `Last-Event-ID`", scopes: ['run:read'], query: EventFeedQuery, headers: FEED_HEADERS, responses: { 200: { description: 'Frames `id` (cursor), `event` (kind), `data` (the public product event); with `once=true` the available page, then the stream closes', content: 'event-stream' } } }), async (c) => {
+    .get('/projects/:projectId/events', route({ summary: "The project's product events as server-sent events; resumes after `Last-Event-ID`", scopes: ['run:read'], query: EventFeedQuery, headers: FEED_HEADERS, responses: { 200: { description: 'Frames `id` (cursor), `event` (kind), `data` (the public product event); with `once=true` the available page, then the stream closes. A cursor older than the events retention kept is refused with `410 cursor_expired` (reconnect with `from=now`)', content: 'event-stream' } } }), async (c) => {
       return feed(c, validQuery(c, EventFeedQuery), null);
     })
     .get('/projects/:projectId/sessions/:sessionId/events', route({ summary: "One session's product events as server-sent events (its runs, messages, tool calls, approvals, delegations), with `deltas=true` also the model's text as it is written; resumes after `Last-Event-ID`", scopes: ['run:read'], params: SessionParams, query: SessionFeedQuery, headers: FEED_HEADERS, responses: { 200: { description: "The project feed's frames (`id` cursor, `event` kind, `data`), only this session's events; with `deltas=true` also `message.delta` and `message.delta_reset` frames without an `id`; with `once=true` the available page, then the stream closes", content: 'event-stream' } } }), async (c) => {
@@ -175,13 +185,14 @@ function renderDeltaFrames(frames: DeltaFrame[]): Uint8Array | null {
   return encoder.encode(text);
 }
 
-/** The position to resume after, from `Last-Event-ID` or `cursor`; null when neither is given. */
-function resumePosition(c: Context<AppEnv>, projectId: string, queryCursor: string | undefined): bigint | null {
+/** The position to resume after, from `Last-Event-ID` or `cursor`, and where it came from; null when neither is given. */
+function resumePosition(c: Context<AppEnv>, projectId: string, queryCursor: string | undefined): { position: bigint; path: string } | null {
   const header = c.req.header('last-event-id');
   if (header !== undefined && header.trim() !== '') {
-    return decodeEventCursor(header.trim(), projectId, { path: 'header.Last-Event-ID' });
+    const path = 'header.Last-Event-ID';
+    return { position: decodeEventCursor(header.trim(), projectId, { path }), path };
   }
-  if (queryCursor !== undefined) return decodeEventCursor(queryCursor, projectId, { path: 'query.cursor' });
+  if (queryCursor !== undefined) return { position: decodeEventCursor(queryCursor, projectId, { path: 'query.cursor' }), path: 'query.cursor' };
   return null;
 }
 

@@ -1,11 +1,12 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import { ListQuery } from '../../domain/pagination.ts';
-import { CreateProjectInput } from '../../domain/projects.ts';
+import { CreateProjectInput, UpdateProjectInput } from '../../domain/projects.ts';
 import { createProject } from '../../services/projects/create.ts';
 import { deleteProject } from '../../services/projects/delete.ts';
 import { getProject } from '../../services/projects/get.ts';
 import { listProjects } from '../../services/projects/list.ts';
+import { updateProject } from '../../services/projects/update.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';
@@ -24,10 +25,25 @@ export function projectRoutes(deps: AppDeps) {
       const input = await validBody(c, CreateProjectInput);
       return c.json(await createProject({ ctx: c.var.ctx, input }), 201);
     })
-    .get('/projects/:projectId', route({ summary: 'Read project and organization metadata', scopes: ['project:admin'], params: ProjectParams, responses: { 200: { description: 'The project with its organization', schema: ProjectWithOrganizationShape } } }), async (c) => {
+    .get('/projects/:projectId', route({ summary: 'Read project and organization metadata', scopes: ['project:admin'], params: ProjectParams, responses: { 200: { description: 'The project with its organization and the retention windows that apply to it', schema: ProjectWithOrganizationShape } } }), async (c) => {
       const { projectId } = validParams(c, ProjectParams);
-      return c.json(await getProject({ ctx: c.var.ctx, input: { projectId } }));
+      return c.json(await getProject({ ctx: c.var.ctx, deps: { retention: deps.settings.retention }, input: { projectId } }));
     })
+    .patch(
+      '/projects/:projectId',
+      route({
+        summary: "Change the project's retention windows (`retention.sessions`, `retention.events`: a duration such as `30d`, `12h` or `90m`, null for the installation default; omitted: unchanged)",
+        scopes: ['project:admin'],
+        params: ProjectParams,
+        body: UpdateProjectInput,
+        responses: { 200: { description: 'The project with its organization and the retention windows that apply to it', schema: ProjectWithOrganizationShape } },
+      }),
+      async (c) => {
+        const { projectId } = validParams(c, ProjectParams);
+        const changes = await validBody(c, UpdateProjectInput);
+        return c.json(await updateProject({ ctx: c.var.ctx, deps: { retention: deps.settings.retention }, input: { projectId, changes } }));
+      },
+    )
     .delete('/projects/:projectId', route({ summary: 'Hard-delete a project and every row it owns', scopes: ['project:admin'], params: ProjectParams, responses: { 200: { description: '`{id, deleted: true}`', schema: ProjectDeletedShape } } }), async (c) => {
       const { projectId } = validParams(c, ProjectParams);
       return c.json(await deleteProject({ ctx: c.var.ctx, deps, input: { projectId } }));

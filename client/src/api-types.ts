@@ -226,6 +226,10 @@ export type ProjectPage = Page<PublicProject>;
 
 export type ProjectWithOrganization = PublicProject & {
   organization: PublicOrganization;
+  effectiveRetention: {
+    sessions: string | null;
+    events: string | null;
+  };
 };
 
 export type PublicAgent = {
@@ -519,6 +523,10 @@ export type PublicProductEvent = {
 
 export type PublicProject = PublicOrganization & {
   organizationId: string;
+  retention: {
+    sessions: string | null;
+    events: string | null;
+  };
 };
 
 export type PublicRun = {
@@ -1030,7 +1038,7 @@ export type WorkspaceFileList = {
 
 export type ErrorEnvelope = {
   error: {
-    code: "bad_request" | "unauthenticated" | "forbidden" | "not_found" | "conflict" | "idempotency_conflict" | "rate_limited" | "service_unavailable" | "internal_error";
+    code: "bad_request" | "unauthenticated" | "forbidden" | "not_found" | "conflict" | "idempotency_conflict" | "cursor_expired" | "rate_limited" | "service_unavailable" | "internal_error";
     message: string;
     requestId: string;
     details?: Record<string, unknown>;
@@ -1172,6 +1180,20 @@ export type Paths = {
     /** Read project and organization metadata */
     get: {
       path: { projectId: string };
+      responses: {
+        200: ProjectWithOrganization;
+      };
+    };
+    /** Change the project's retention windows (`retention.sessions`, `retention.events`: a duration such as `30d`, `12h` or `90m`, null for the installation default; omitted: unchanged) */
+    patch: {
+      path: { projectId: string };
+      header: { "Idempotency-Key": string };
+      body: {
+        retention: {
+          sessions?: string | null;
+          events?: string | null;
+        };
+      };
       responses: {
         200: ProjectWithOrganization;
       };

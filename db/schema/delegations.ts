@@ -1,4 +1,4 @@
-import { pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { index, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, id, organizationId, projectId, timestampColumn } from './columns.ts';
 import { runs, sessions } from './sessions.ts';
 import { toolCalls } from './tool-calls.ts';
@@ -25,19 +25,28 @@ export const delegations = pgTable(
     createdAt: createdAt(),
     closedAt: timestampColumn('closed_at'),
   },
-  (table) => [uniqueIndex('delegations_coordinator_key').on(table.coordinatorSessionId, table.delegateKey)],
+  (table) => [
+    uniqueIndex('delegations_coordinator_key').on(table.coordinatorSessionId, table.delegateKey),
+    // Retention deletes sessions: the cascade finds the relations naming them as child by it.
+    index('delegations_child_session_idx').on(table.childSessionId),
+  ],
 );
 
 /** One `delegate_agent` or `message_agent` call and the child run it queued. */
-export const delegationCalls = pgTable('delegation_calls', {
-  toolCallId: uuid('tool_call_id')
-    .primaryKey()
-    .references(() => toolCalls.id, { onDelete: 'cascade' }),
-  delegationId: uuid('delegation_id')
-    .notNull()
-    .references(() => delegations.id, { onDelete: 'cascade' }),
-  childRunId: uuid('child_run_id')
-    .notNull()
-    .references(() => runs.id, { onDelete: 'cascade' }),
-  createdAt: createdAt(),
-});
+export const delegationCalls = pgTable(
+  'delegation_calls',
+  {
+    toolCallId: uuid('tool_call_id')
+      .primaryKey()
+      .references(() => toolCalls.id, { onDelete: 'cascade' }),
+    delegationId: uuid('delegation_id')
+      .notNull()
+      .references(() => delegations.id, { onDelete: 'cascade' }),
+    childRunId: uuid('child_run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  // Retention's cascades from deleted relations and runs.
+  (table) => [index('delegation_calls_delegation_idx').on(table.delegationId), index('delegation_calls_child_run_idx').on(table.childRunId)],
+);

@@ -20,3 +20,4 @@ export * from './harness-operations.ts';
 export * from './delegations.ts';
 export * from './identities.ts';
 export * from './compat-anthropic.ts';
+export * from './retention.ts';

@@ -1,4 +1,5 @@
-import { index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { bigint, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { organizations } from './organizations.ts';
 
 export const projects = pgTable(
@@ -11,6 +12,15 @@ export const projects = pgTable(
     slug: text('slug').notNull(),
     name: text('name').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    /** Retention overrides in minutes (docs/decisions.md "Retention"); null = the installation default. */
+    sessionRetentionMinutes: integer('session_retention_minutes'),
+    eventRetentionMinutes: integer('event_retention_minutes'),
+    /**
+     * Every product event at or below this position has been deleted by retention: a feed cursor
+     * below it is answered `410 cursor_expired`. Written only by the event purge (a non-key
+     * column, so it never waits on the row's foreign-key share locks).
+     */
+    eventsPurgedThroughPosition: bigint('events_purged_through_position', { mode: 'bigint' }).notNull().default(sql`0`),
   },
   (table) => [
     uniqueIndex('projects_organization_slug_key').on(table.organizationId, table.slug),

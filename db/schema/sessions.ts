@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { bigint, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import type { RunState, SessionStatus } from '../../domain/runs/states.ts';
 import { agents, agentVersions } from './agents.ts';
@@ -52,7 +53,14 @@ export const sessions = pgTable(
     /** Deleted: gone from every read (404); the rows stay until retention removes them. */
     deletedAt: timestampColumn('deleted_at'),
   },
-  (table) => [index('sessions_project_activity_idx').on(table.projectId, table.lastActivityAt)],
+  (table) => [
+    index('sessions_project_activity_idx').on(table.projectId, table.lastActivityAt),
+    // Retention: a session tree's delegated sessions, and the cascade from a deleted thread.
+    index('sessions_parent_idx').on(table.parentSessionId).where(sql`${table.parentSessionId} is not null`),
+    index('sessions_thread_idx').on(table.threadId),
+    // Retention purges deleted root sessions whatever the window: found without scanning the rest.
+    index('sessions_deleted_idx').on(table.deletedAt).where(sql`${table.deletedAt} is not null and ${table.parentSessionId} is null`),
+  ],
 );
 
 /**
@@ -166,6 +174,8 @@ export const runs = pgTable(
   (table) => [
     index('runs_session_idx').on(table.sessionId, table.createdAt),
     index('runs_project_state_idx').on(table.projectId, table.state),
+    // Retention deletes threads: the cascade finds their runs by it.
+    index('runs_thread_idx').on(table.threadId),
   ],
 );
 

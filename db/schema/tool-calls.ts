@@ -68,5 +68,10 @@ export const approvals = pgTable(
     decidedAt: timestampColumn('decided_at'),
     createdAt: createdAt(),
   },
-  (table) => [uniqueIndex('approvals_tool_call').on(table.toolCallId), index('approvals_project_status_idx').on(table.projectId, table.status)],
+  (table) => [
+    uniqueIndex('approvals_tool_call').on(table.toolCallId),
+    index('approvals_project_status_idx').on(table.projectId, table.status),
+    // Retention deletes runs: the cascade finds their approvals by it.
+    index('approvals_run_idx').on(table.runId),
+  ],
 );

@@ -84,7 +84,12 @@ export const attachments = pgTable(
     objectKey: text('object_key').notNull(),
     createdAt: createdAt(),
   },
-  (table) => [uniqueIndex('attachments_run_position_key').on(table.runId, table.position), index('attachments_session_idx').on(table.sessionId, table.createdAt)],
+  (table) => [
+    uniqueIndex('attachments_run_position_key').on(table.runId, table.position),
+    index('attachments_session_idx').on(table.sessionId, table.createdAt),
+    // Whether any attachment still names a content-addressed object (retention, the orphaned-upload sweep).
+    index('attachments_object_key_idx').on(table.projectId, table.objectKey),
+  ],
 );
 
 /**

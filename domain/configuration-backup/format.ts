@@ -164,10 +164,15 @@ export const BackupEventWebhook = v.strictObject({
   createdAt: Timestamp,
 });
 
+/** A retention window as the project API writes it (`30d`, `12h`, `90m`); its range is checked at restore. */
+const RetentionText = v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,7}[mhd]$/));
+
 export const BackupProject = v.strictObject({
   id: Id,
   slug: Text(80),
   name: Text(200),
+  /** The project's retention overrides (null: the installation default); absent when it has none (docs/decisions.md "Retention"). */
+  retention: v.optional(v.strictObject({ sessions: v.nullable(RetentionText), events: v.nullable(RetentionText) })),
   modelPresets: list(BackupModelPreset),
   skills: list(BackupSkill),
   mcpToolsets: list(BackupMcpToolset),

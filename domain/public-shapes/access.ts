@@ -5,8 +5,14 @@ import { Id, page, Timestamp } from './common.ts';
 
 /** Organizations, projects, members, API keys and `GET /context` (spec 1 and spec 2 "Organizations, projects, members"). */
 export const PublicOrganizationShape = v.strictObject({ id: Id, slug: v.string(), name: v.string(), createdAt: Timestamp });
-export const PublicProjectShape = v.strictObject({ id: Id, organizationId: Id, slug: v.string(), name: v.string(), createdAt: Timestamp });
-export const ProjectWithOrganizationShape = v.strictObject({ ...PublicProjectShape.entries, organization: PublicOrganizationShape });
+/**
+ * A project's retention windows (docs/decisions.md "Retention"): durations such as `30d`; in
+ * `retention` the project's own override (null: the installation default applies), in
+ * `effectiveRetention` what applies now (null: kept for good).
+ */
+const RetentionWindowsShape = v.strictObject({ sessions: v.nullable(v.string()), events: v.nullable(v.string()) });
+export const PublicProjectShape = v.strictObject({ id: Id, organizationId: Id, slug: v.string(), name: v.string(), createdAt: Timestamp, retention: RetentionWindowsShape });
+export const ProjectWithOrganizationShape = v.strictObject({ ...PublicProjectShape.entries, organization: PublicOrganizationShape, effectiveRetention: RetentionWindowsShape });
 export const OrganizationPageShape = page(PublicOrganizationShape);
 export const ProjectPageShape = page(PublicProjectShape);
 export const ProjectDeletedShape = v.strictObject({ id: Id, deleted: v.literal(true) });

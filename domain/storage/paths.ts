@@ -24,6 +24,11 @@ export function safeRelativePathProblem(text: string, options: { allowTrailingSl
  * Logical keys (`run-files/...`, `workspace-backups/...`) are relative to it.
  */
 export function tenantRoot(input: { providerPrefix: string | null; organizationId: string; projectId: string }): string {
-  const tenant = `orgs/${input.organizationId}/projects/${input.projectId}/`;
-  return input.providerPrefix ? `${input.providerPrefix}/${tenant}` : tenant;
+  return `${projectsRoot(input)}${input.projectId}/`;
+}
+
+/** The folder holding every project folder of an organization on a connection (retention sweeps deleted projects' there). */
+export function projectsRoot(input: { providerPrefix: string | null; organizationId: string }): string {
+  const organization = `orgs/${input.organizationId}/projects/`;
+  return input.providerPrefix ? `${input.providerPrefix}/${organization}` : organization;
 }

@@ -107,6 +107,7 @@ export const NOT_BACKED_UP: Readonly<Record<string, string>> = {
   attachments: 'files attached to sessions and turns (object-storage contents)',
   uploads: 'standalone uploads for later turns (object-storage contents)',
   workspace_backups: 'workspace archives of sessions (object-storage contents)',
+  retention_object_deletions: 'objects of purged sessions still to delete from storage (retention bookkeeping)',
   // Events, audit and request bookkeeping.
   product_events: 'the product event log (restored webhooks start at the current end of the log)',
   project_event_counters: "a project's event log position (event log bookkeeping)",

@@ -4,6 +4,7 @@ import type { Executor } from '../../db/client.ts';
 import { organizations } from '../../db/schema/index.ts';
 import { mapConfigReferences, type ConfigReferenceKind } from '../../domain/configuration-backup/config-references.ts';
 import { BACKUP_FORMAT, BACKUP_FORMAT_VERSION, type BackupFile } from '../../domain/configuration-backup/format.ts';
+import { retentionResponse } from '../projects/public.ts';
 import { assertOrganizationAdministrator } from '../projects/authorize.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
@@ -138,6 +139,10 @@ export async function exportConfiguration({ ctx, input }: { ctx: ServiceContext;
     id: projectId,
     slug: project.slug,
     name: project.name,
+    // Only a project with an override carries `retention`, so other files read as before.
+    ...(project.sessionRetentionMinutes !== null || project.eventRetentionMinutes !== null
+      ? { retention: retentionResponse({ sessionsMinutes: project.sessionRetentionMinutes, eventsMinutes: project.eventRetentionMinutes }) }
+      : {}),
     modelPresets: presets.map((row) => ({
       id: ids.of('modelPreset', row.id),
       key: row.key,

@@ -35,6 +35,7 @@ import { mcpCredentialAad } from '../mcp-credentials/public.ts';
 import { toolSnapshotHash } from '../mcp-servers/tool-snapshot-hash.ts';
 import { providerCredentialAad } from '../model-providers/public.ts';
 import { assertOrganizationAdministrator } from '../projects/authorize.ts';
+import { retentionMinutes } from '../../domain/retention.ts';
 import { sandboxCredentialAad } from '../sandbox-providers/public.ts';
 import { skillContentHash } from '../skills/content-hash.ts';
 import { assertPublishableContent } from '../skills/assert-content.ts';
@@ -93,7 +94,7 @@ export async function restoreConfiguration({
     if (currentDefault) for (const row of rows.storageProviders) row.isDefault = false;
 
     for (const project of plan.projects) {
-      if (project.action === 'fill_empty_project') await tx.db.update(projects).set({ name: project.name }).where(eq(projects.id, project.existingProjectId!));
+      if (project.action === 'fill_empty_project') await tx.db.update(projects).set({ name: project.name, ...backupRetention(file, project.id) }).where(eq(projects.id, project.existingProjectId!));
     }
     await insertMany(tx, projects, rows.projects, BACKED_UP.projects.resource);
     // A person restoring gets into the projects they create, as with POST /projects.
@@ -182,7 +183,7 @@ function buildRows(tx: ServiceContext, deps: RestoreDeps, file: BackupFile, plan
   for (const project of plan.projects) {
     const id = project.existingProjectId ?? idFor(project.id);
     projectIds.set(project.id, id);
-    if (project.action === 'create') projectRows.push({ id, organizationId, slug: project.slug, name: project.name, createdAt: now });
+    if (project.action === 'create') projectRows.push({ id, organizationId, slug: project.slug, name: project.name, createdAt: now, ...backupRetention(file, project.id) });
   }
 
   const rows = {
@@ -311,4 +312,17 @@ async function insertMany(tx: ServiceContext, table: PgTable, rows: Array<Record
     tx.logger.error('configuration restore failed', { err: error, resource, requestId: tx.requestId });
     throw new ConflictError(`Restoring the ${resource} failed; nothing was restored`, { resource });
   }
+}
+
+/** A backed-up project's retention overrides as columns (none in the file: the installation default); an out-of-range window is a 400 naming it. */
+function backupRetention(file: BackupFile, backupProjectId: string): { sessionRetentionMinutes: number | null; eventRetentionMinutes: number | null } {
+  const index = file.projects.findIndex((entry) => entry.id === backupProjectId);
+  const retention = file.projects[index]?.retention;
+  const minutes = (text: string | null, field: 'sessions' | 'events') => {
+    if (text === null) return null;
+    const value = retentionMinutes(text);
+    if (value === null) throw new ValidationError(`The backup's retention window "${text}" is out of range (1m to 3650d)`, { path: `body.backup.projects.${index}.retention.${field}` });
+    return value;
+  };
+  return { sessionRetentionMinutes: minutes(retention?.sessions ?? null, 'sessions'), eventRetentionMinutes: minutes(retention?.events ?? null, 'events') };
 }

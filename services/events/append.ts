@@ -3,6 +3,7 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import * as v from 'valibot';
 import { rowsOf } from '../../db/client.ts';
 import { ValidationError } from '../../domain/errors.ts';
+import { countCommittedEvents } from '../metrics/event-metrics.ts';
 import { takePendingWrites } from '../pending-writes.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
@@ -90,6 +91,7 @@ export async function appendProductEvents(ctx: ServiceContext, input: AppendProd
     const result = await tx.db._.session.prepareQuery(query, undefined, statement.name, false).execute();
     const rows = rowsOf<AppendedRow>(result);
     if (rows.length !== stored.length) throw new Error(`appended ${rows.length} of ${stored.length} product events`);
+    tx.afterCommit.push(() => countCommittedEvents(stored));
     return rows.map((row, index) => {
       const event = stored[index]!;
       const storedRow: ProductEventRow = {

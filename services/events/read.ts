@@ -2,6 +2,7 @@ import { and, asc, desc, eq, gt, gte, inArray, lt, lte, sql } from 'drizzle-orm'
 import { prepared } from '../../db/prepared.ts';
 import type { Executor } from '../../db/client.ts';
 import { productEvents, projectEventCounters } from '../../db/schema/product-events.ts';
+import { projects } from '../../db/schema/projects.ts';
 import type { ProductEventRow } from './public-event.ts';
 
 /**
@@ -100,4 +101,20 @@ export async function latestProjectPositions(db: Executor, projectIds: string[])
     .where(inArray(projectEventCounters.projectId, projectIds));
   for (const row of rows) positions.set(row.projectId, row.lastPosition);
   return positions;
+}
+
+/**
+ * The highest position retention has deleted events through (0: none deleted): a reader resuming
+ * after a lower position would miss events, so the feed refuses it (docs/decisions.md "Retention").
+ */
+export async function eventsPurgedThrough({ db, input }: { db: Executor; input: { projectId: string } }): Promise<bigint> {
+  const statement = prepared(db, 'events_purged_through', (db) =>
+    db
+      .select({ position: projects.eventsPurgedThroughPosition })
+      .from(projects)
+      .where(eq(projects.id, sql.placeholder('projectId')))
+      .prepare('events_purged_through'),
+  );
+  const [row] = await statement.execute({ projectId: input.projectId });
+  return row?.position ?? 0n;
 }

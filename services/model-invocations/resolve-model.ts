@@ -8,6 +8,8 @@ import { providerApiKey } from '../model-providers/api-key.ts';
 
 export type RunModel = {
   providerType: ModelProviderType;
+  /** The preset's key: what the agent version named (metrics label it so). */
+  preset: string;
   /** The vendor's model id: the preset's model without the `<providerType>/` prefix. */
   model: string;
   settings: Record<string, unknown> | null;
@@ -33,17 +35,17 @@ export async function resolveRunModel(
     if (provider.removedAt || !provider.credentialCiphertext) {
       return { unavailable: true, errorCode: 'model_provider_removed', errorExplanation: `The model provider "${provider.key}" of preset "${preset.key}" was removed.` };
     }
-    return toRunModel(preset.model, preset.settings, preset.routing, providerApiKey(input.keyring, provider));
+    return toRunModel(input.presetKey, preset.model, preset.settings, preset.routing, providerApiKey(input.keyring, provider));
   }
   const [deployment] = await resolveDeploymentPresets(ctx, { ...scope, presets: input.deploymentPresets, keys: [input.presetKey] });
   if (deployment?.provider && deployment.provider.credentialCiphertext) {
     const { preset, provider } = deployment;
-    return toRunModel(preset.model, (preset.settings as Record<string, unknown> | null) ?? null, (preset.routing as Record<string, unknown> | undefined) ?? {}, providerApiKey(input.keyring, provider));
+    return toRunModel(input.presetKey, preset.model, (preset.settings as Record<string, unknown> | null) ?? null, (preset.routing as Record<string, unknown> | undefined) ?? {}, providerApiKey(input.keyring, provider));
   }
   return { unavailable: true, errorCode: 'model_preset_unavailable', errorExplanation: `The model preset "${input.presetKey}" has no usable provider connection.` };
 }
 
-function toRunModel(model: string, settings: Record<string, unknown> | null, routing: Record<string, unknown>, apiKey: string): RunModel {
+function toRunModel(presetKey: string, model: string, settings: Record<string, unknown> | null, routing: Record<string, unknown>, apiKey: string): RunModel {
   const providerType = providerTypeOfModel(model);
-  return { providerType, model: model.slice(providerType.length + 1), settings, routing, apiKey };
+  return { providerType, preset: presetKey, model: model.slice(providerType.length + 1), settings, routing, apiKey };
 }

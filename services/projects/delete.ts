@@ -15,8 +15,9 @@ import { isDefaultProject } from '../auth/installation.ts';
  * `projects.id` with ON DELETE CASCADE, so one delete removes agents, sessions, runs, events,
  * audit trail and the rest. Organization-shared rows are untouched. Refused for the project the
  * caller acts in, for the organization's last project and, in edge-proxy mode, for the default
- * project. Objects in storage stay (operator
- * cleans `workspace-backups/` and `run-files/`). After commit, the workflow of every run that was
+ * project. Its objects in storage stay until the worker's retention sweep removes the project's
+ * folder on each storage connection (`sweepDeletedProjectObjects`, docs/decisions.md
+ * "Retention"). After commit, the workflow of every run that was
  * still unsettled is told to stop: it finds its run gone and ends at once, instead of waiting for
  * a tool result or a deadline that will never come.
  */

@@ -1,4 +1,5 @@
 import type * as v from 'valibot';
+import { effectiveRetention, formatRetention, type RetentionWindows } from '../../domain/retention.ts';
 import type { PublicOrganizationShape, PublicProjectShape } from '../../domain/public-shapes/access.ts';
 import type { organizations, projects } from '../../db/schema/index.ts';
 
@@ -14,7 +15,19 @@ export const toProjectResponse = (row: ProjectRow): PublicProject => ({
   slug: row.slug,
   name: row.name,
   createdAt: row.createdAt.toISOString(),
+  retention: retentionResponse({ sessionsMinutes: row.sessionRetentionMinutes, eventsMinutes: row.eventRetentionMinutes }),
 });
+
+/** Windows as the API writes them (`30d`); null stays null. */
+export function retentionResponse(windows: RetentionWindows): { sessions: string | null; events: string | null } {
+  return {
+    sessions: windows.sessionsMinutes === null ? null : formatRetention(windows.sessionsMinutes),
+    events: windows.eventsMinutes === null ? null : formatRetention(windows.eventsMinutes),
+  };
+}
+
+/** What applies to the project now: its overrides over the installation's defaults. */
+export const effectiveRetentionResponse = (row: ProjectRow, installation: RetentionWindows) => retentionResponse(effectiveRetention(row, installation));
 
 export const toOrganizationResponse = (row: OrganizationRow): PublicOrganization => ({
   id: row.id,

@@ -12,6 +12,7 @@ import type { MessageRow, RunRow } from './public.ts';
 import type { RunStarter, RunStarterDeps } from '../run-starter.ts';
 import { assertRunQuota, unsettledRunsBefore } from './run-quota.ts';
 import { attachmentMetadataOf, confirmUploadedAttachments, recordAttachments, type StoredAttachment, type UploadedAttachments } from '../attachments/store.ts';
+import { countRunQueued } from '../metrics/run-metrics.ts';
 
 export type QueuedRun = { run: RunRow; session: SessionRow; message: MessageRow; events: ProductEventDraft[] };
 
@@ -111,5 +112,6 @@ export async function queueRun(
   // The row commits first; start is idempotent and the worker's reconciler covers a lost call.
   const start = { runId: run.id, projectId: session.projectId, sessionId: session.id, agentId: session.agentId };
   tx.afterCommit.push(() => deps.runStarter.start(start));
+  countRunQueued(tx, session.agentId);
   return { run, session: updated!, message, events };
 }

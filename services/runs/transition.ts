@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, getTableColumns, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import { runs, sessions } from '../../db/schema/index.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.ts';
@@ -7,6 +7,7 @@ import { canTransition, isSettled, RUN_STATES, type RunState } from '../../domai
 import { defaultFailureOf, hasFailure, type RunFailure } from '../../domain/sessions/run-failure.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvent } from '../events/append.ts';
+import { countRunMoved, settlingRunAgentId } from '../metrics/run-metrics.ts';
 import { withTransaction } from '../transaction.ts';
 import type { RunRow } from './public.ts';
 
@@ -69,7 +70,7 @@ async function moveRun(tx: ServiceContext, run: RunRow, { to, failure }: { to: R
   const now = tx.clock.now();
   const settling = isSettled(to);
   const recordedFailure = hasFailure(to) ? (failure ?? defaultFailureOf(to)) : null;
-  const [updated] = await tx.db
+  const [moved] = await tx.db
     .update(runs)
     .set({
       state: to,
@@ -78,7 +79,10 @@ async function moveRun(tx: ServiceContext, run: RunRow, { to, failure }: { to: R
       ...(settling ? { settledAt: now, failure: recordedFailure } : {}),
     })
     .where(eq(runs.id, run.id))
-    .returning();
+    // A settling run's agent comes back with it, for the settled-runs metric's label.
+    .returning({ ...getTableColumns(runs), agentId: settling ? settlingRunAgentId : sql<null>`null` });
+  const { agentId, ...updated } = moved!;
+  countRunMoved(tx, run, to, now, agentId);
   // The session mirrors its latest run only; an older run never overwrites a newer status.
   await tx.db.update(sessions).set({ status: to, lastActivityAt: now }).where(eq(sessions.latestRunId, run.id));
 
@@ -92,7 +96,7 @@ async function moveRun(tx: ServiceContext, run: RunRow, { to, failure }: { to: R
     kind: runStateEventKind(to),
     publicPayload: payload,
   });
-  return updated!;
+  return updated;
 }
 
 function checkTransitionInput(input: TransitionRunInput) {

@@ -35,7 +35,7 @@ function openToOthers(root: string): string[] {
  */
 describe('npm start', () => {
   it('boots on embedded defaults, prints its addresses, and answers /v1/context with a development cookie', async () => {
-    const env = { ...process.env, SVC_DATA_DIR: dataDir, PORT: '0', DATABASE_URL: '', TEMPORAL_ADDRESS: '' };
+    const env = { ...process.env, SVC_DATA_DIR: dataDir, PORT: '0', DATABASE_URL: '', TEMPORAL_ADDRESS: '', SVC_WORKER_METRICS_PORT: '0' };
     child = spawn(nodeBinary, ['scripts/start.ts'], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout!.on('data', (chunk) => (output += chunk));
@@ -70,6 +70,15 @@ describe('npm start', () => {
     const consolePage = await fetch(`${apiUrl}/`);
     expect(consolePage.status).toBe(200);
     expect(await consolePage.text()).toContain('Agent Runtime Service');
+
+    // The one process's metrics on the operator port it printed: the worker's database gauges
+    // (read from PGlite), its pool of one, and the Temporal SDK's own.
+    const metricsUrl = /Metrics\s+(http:\/\/\S+\/metrics)/.exec(output)?.[1];
+    expect(metricsUrl, output).toBeDefined();
+    const metrics = await (await fetch(metricsUrl!)).text();
+    expect(metrics).toContain('agent_runtime_runs_unsettled{state="queued"} 0');
+    expect(metrics).toContain('agent_runtime_db_pool_size 1');
+    expect(metrics).toMatch(/^temporal_worker_task_slots_available\{/m);
 
     // Issue 28 finding 6: the embedded database, the generated credential key and the dev
     // server's files are readable and writable by this user only.

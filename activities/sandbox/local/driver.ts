@@ -5,6 +5,7 @@ import { PUBLIC_ONLY, type EgressGuard } from './egress-guard.ts';
 import { compileEgressPolicy } from './egress-policy.ts';
 import type { HostLookup } from './egress-proxy.ts';
 import { openEgressSocket } from './egress-socket.ts';
+import { markFailed, SpanKind, withSpan } from '../../../adapters/tracing.ts';
 import { checkExecRequest, type ExecRequest, type ExecResult } from './exec-request.ts';
 import { clampToHard, readHardLimits } from './host-limits.ts';
 import { DEFAULT_ADDRESS_SPACE_FLOOR_MB, limitsForSnapshot } from './limits.ts';
@@ -133,7 +134,14 @@ export function createLocalSandboxDriver(options: LocalSandboxDriverOptions): Lo
     exec(request) {
       if (closed) return Promise.reject(new InternalConfigurationError('The local sandbox driver is closed'));
       const controller = new AbortController();
-      const run = exec(request, controller);
+      // One span per command: its exit code, signal and whether it timed out; never the command,
+      // its environment or its output.
+      const run = withSpan('sandbox exec', { kind: SpanKind.INTERNAL, attributes: { 'agent_runtime.sandbox.driver': 'local' } }, async (span) => {
+        const result = await exec(request, controller);
+        span.setAttributes({ 'process.exit.code': result.exitCode ?? -1, 'agent_runtime.sandbox.timed_out': result.timedOut, ...(result.signal ? { 'agent_runtime.sandbox.signal': result.signal } : {}) });
+        if (result.timedOut) markFailed(span, 'timeout');
+        return result;
+      });
       running.set(run, controller);
       return run.finally(() => running.delete(run));
     },

@@ -3,6 +3,7 @@ import { modelError, safeVendorText, type VendorErrorDetail } from '../errors.ts
 import { eventJson, joinUrl, postStream, streamEndedEarly, type StreamEvent } from '../chat-http.ts';
 import { finishText, list, parseStored, record, StreamText, text, tokens, toolCall, toolResultText, usage } from '../shared.ts';
 import type { FinishReason, ModelAdapter, ModelRequest, ModelResult, ModelToolCall } from '../types.ts';
+import { noteResponseModel } from '../trace.ts';
 
 /**
  * gateway = OpenRouter chat completions: `POST {base}/chat/completions` with `stream: true` and
@@ -169,6 +170,7 @@ const FINISH: Record<string, FinishReason> = { stop: 'stop', tool_calls: 'tool_c
 /** Reads `choices[0].message` (content, tool_calls, reasoning), `finish_reason` and `usage`. */
 export function parseGatewayResponse(answer: unknown, request: ModelRequest): ModelResult {
   const body = record(answer);
+  noteResponseModel(body.model);
   const raw = record(body.usage);
   const details = record(raw.prompt_tokens_details);
   const usageOut = usage(tokens(raw.prompt_tokens), tokens(raw.completion_tokens), tokens(details.cached_tokens), tokens(details.cache_write_tokens));

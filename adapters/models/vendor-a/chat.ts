@@ -4,6 +4,7 @@ import { modelError, streamError, type VendorErrorDetail } from '../errors.ts';
 import { eventJson, joinUrl, postStream, streamEndedEarly, type StreamEvent } from '../chat-http.ts';
 import { finishText, joinThinking, list, parseStored, record, replayItems, replayOf, StreamText, text, tokens, toolCall, toolResultText, usage } from '../shared.ts';
 import type { FinishReason, ModelAdapter, ModelRequest, ModelResult, ModelToolCall } from '../types.ts';
+import { noteResponseModel } from '../trace.ts';
 
 /**
  * vendor_a = OpenAI Responses API: `POST {base}/responses` with `stream: true`,
@@ -123,6 +124,7 @@ function inputItems(request: ModelRequest): unknown[] {
 /** Reads `output` items, `usage` and `status` (+ `incomplete_details.reason`). */
 export function parseVendorAResponse(request: ModelRequest, answer: unknown): ModelResult {
   const body = record(answer);
+  noteResponseModel(body.model);
   if (!Array.isArray(body.output)) throw modelError('provider_invalid_response', 'The vendor_a provider answered without an output list');
   const rawUsage = record(body.usage);
   const usageOut = usage(tokens(rawUsage.input_tokens), tokens(rawUsage.output_tokens), tokens(record(rawUsage.input_tokens_details).cached_tokens), 0);

@@ -3,6 +3,7 @@ import { modelError, streamError, type VendorErrorDetail } from '../errors.ts';
 import { eventJson, joinUrl, postStream, streamEndedEarly, type StreamEvent } from '../chat-http.ts';
 import { finishText, joinThinking, list, parseStored, record, replayItems, replayOf, StreamText, text, tokens, usage } from '../shared.ts';
 import type { FinishReason, ModelAdapter, ModelRequest, ModelResult, ModelToolCall } from '../types.ts';
+import { noteResponseModel } from '../trace.ts';
 
 /** The Messages API version header every request carries. */
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -199,6 +200,7 @@ const FINISH: Record<string, FinishReason> = {
 /** Reads `content` blocks (text, tool_use, thinking), `stop_reason` and `usage`. */
 export function parseVendorBResponse(request: ModelRequest, answer: unknown): ModelResult {
   const body = record(answer);
+  noteResponseModel(body.model);
   if (!Array.isArray(body.content)) throw modelError('provider_invalid_response', 'The vendor_b provider answered without a content list');
   const texts: string[] = [];
   const thinking: string[] = [];

@@ -4,6 +4,7 @@ import { modelError, streamError, type VendorErrorDetail } from '../errors.ts';
 import { eventJson, joinUrl, postStream, streamEndedEarly, type StreamEvent } from '../chat-http.ts';
 import { finishText, joinThinking, list, parseStored, record, replayItems, replayOf, StreamText, text, tokens, usage } from '../shared.ts';
 import type { FinishReason, ModelAdapter, ModelMessage, ModelRequest, ModelResult, ModelToolCall } from '../types.ts';
+import { noteResponseModel } from '../trace.ts';
 
 /** Prefix of tool-call ids we make up because Gemini returned none; never sent back as `id`. */
 export const SYNTHESIZED_ID_PREFIX = 'gcall_';
@@ -190,6 +191,7 @@ const FINISH: Record<string, FinishReason> = {
 /** Reads `candidates[0]` parts, `finishReason` and `usageMetadata`. */
 export function parseVendorCResponse(request: ModelRequest, answer: unknown): ModelResult {
   const body = record(answer);
+  noteResponseModel(body.modelVersion);
   const meta = record(body.usageMetadata);
   const cacheRead = tokens(meta.cachedContentTokenCount);
   const usageOut = usage(tokens(meta.promptTokenCount), tokens(meta.candidatesTokenCount) + tokens(meta.thoughtsTokenCount), cacheRead, 0);

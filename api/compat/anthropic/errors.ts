@@ -3,7 +3,7 @@ import { HTTPException } from 'hono/http-exception';
 import { compatErrorBody, compatErrorOf } from '../../../domain/compat/anthropic/errors.ts';
 import { RateLimitedError, ServiceUnavailableError } from '../../../domain/errors.ts';
 import type { AppEnv } from '../../env.ts';
-import { domainErrorOf, safeError } from '../../errors.ts';
+import { countRateLimited, domainErrorOf, safeError } from '../../errors.ts';
 
 /**
  * Any error as the Anthropic SDK expects it: its envelope, status and `request-id` header,
@@ -13,6 +13,7 @@ import { domainErrorOf, safeError } from '../../errors.ts';
 export function handleCompatError(error: Error, c: Context<AppEnv>): Response {
   if (error instanceof HTTPException && error.status === 413) return renderCompat(c, 413, 'request_too_large', 'The request body is too large');
   const domain = domainErrorOf(error, c);
+  countRateLimited(domain);
   const mapped = compatErrorOf(domain.code);
   const safe = safeError(domain.message, domain.details);
   if (mapped.shouldRetry === false) c.header('x-should-retry', 'false');

@@ -63,6 +63,7 @@ export function compatStream(deps: AppDeps, options: { heartbeatMs?: number } = 
     }
     const previews = deltas ? replyPreviews(deltas) : null;
     const body = liveSseBody({
+      stream: 'anthropic',
       subscription,
       live: previews ? { take: () => encoded(previews.take()), ready: () => previews.ready() } : null,
       heartbeatMs,

@@ -31,6 +31,9 @@ export function compatErrorOf(code: ErrorCode): CompatError {
     case 'conflict':
     case 'idempotency_conflict':
       return { status: 409, type: 'conflict_error', shouldRetry: false };
+    case 'cursor_expired':
+      // Not raised by the compatible API (its lists page over what is kept); a 400 is the SDK's nearest class.
+      return { status: 400, type: 'invalid_request_error', shouldRetry: null };
     case 'rate_limited':
       return { status: 429, type: 'rate_limit_error', shouldRetry: null };
     case 'service_unavailable':
