@@ -19,7 +19,6 @@ const SLOWEST_FIRST = [
   'test/e2e/console.test.ts',
   'test/integration/api-crash.test.ts',
   'test/integration/database-outage.test.ts',
-  'test/integration/tenant-fairness.test.ts',
   'test/integration/cli.test.ts',
 ];
 
@@ -34,10 +33,11 @@ class SlowestFirst extends BaseSequencer {
 }
 
 /**
- * Files whose assertions bound what happens within a scan interval of a busy host: they run last,
- * alone, so that the other files' load does not decide their outcome.
+ * Files whose assertions bound what happens within a scan interval of a busy host, or compare a
+ * latency measured at two moments (tenant fairness: a run's p50 before and beside a backlog):
+ * they run last, one at a time, so that the other files' load does not decide their outcome.
  */
-const ALONE = ['activities/sandbox/local/driver-limits.test.ts'];
+const ALONE = ['activities/sandbox/local/driver-limits.test.ts', 'test/integration/tenant-fairness.test.ts'];
 
 const EXCLUDE = ['**/node_modules/**', '.data/**', '.tools/**', '.peers/**'];
 
@@ -64,7 +64,7 @@ export default defineConfig({
     ...sharedTestOptions,
     projects: [
       { extends: true, test: { name: 'suite', include: ['**/*.test.ts'], exclude: [...EXCLUDE, ...ALONE] } },
-      { extends: true, test: { name: 'alone', include: ALONE, exclude: EXCLUDE, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'alone', include: ALONE, exclude: EXCLUDE, sequence: { groupOrder: 1 }, fileParallelism: false, maxWorkers: 1 } },
     ],
   },
 });
