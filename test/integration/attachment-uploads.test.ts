@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { CreateBucketCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { attachments, runs, sessions } from '../../db/schema/index.ts';
@@ -14,6 +14,7 @@ import { createTestApp, type TestApp } from '../support/app.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { startHoldingProxy, type HoldingProxy } from '../support/holding-proxy.ts';
 import { idleInTransaction } from '../support/idle-in-transaction.ts';
+import { objectExists as objectExistsIn } from '../support/s3-objects.ts';
 
 /**
  * Files are uploaded before the transaction that records them (docs/decisions.md "Attachments"):
@@ -102,15 +103,7 @@ async function settleLatestRun(sessionId: string): Promise<void> {
   await t.database.db.update(sessions).set({ status: 'completed' }).where(eq(sessions.id, sessionId));
 }
 
-async function objectExists(key: string): Promise<boolean> {
-  try {
-    await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
-    return true;
-  } catch (error) {
-    if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return false;
-    throw error;
-  }
-}
+const objectExists = (key: string) => objectExistsIn(s3, bucket, key);
 
 async function runFileKeys(): Promise<string[]> {
   const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: runFilesKey('') }));

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { CreateBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { and, count, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
@@ -27,6 +27,7 @@ import { newRetentionSweepState, runRetentionTick, type RetentionTickResult } fr
 import { systemContext } from '../../services/service-context.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { takeSseFrames } from '../support/sse-frames.ts';
+import { objectExists as objectExistsIn } from '../support/s3-objects.ts';
 
 /**
  * Retention (issue 34 part 4, docs/decisions.md "Retention"), with a one-minute installation
@@ -85,15 +86,7 @@ async function call(projectId: string, method: string, urlPath: string, body?: u
   return { status: response.status, body: json, text };
 }
 
-async function objectExists(key: string): Promise<boolean> {
-  try {
-    await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
-    return true;
-  } catch (error) {
-    if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return false;
-    throw error;
-  }
-}
+const objectExists = (key: string) => objectExistsIn(s3, bucket, key);
 
 const putObject = (key: string, text: string) => s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: text }));
 
