@@ -86,7 +86,9 @@ describe('event deltas through the SDK', () => {
     const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default' });
     const withDeltas = await client.beta.sessions.events.stream(session.id, { event_deltas: ['agent.message'] });
     const without = await client.beta.sessions.events.stream(session.id);
-    f.fakes.vendor_a.reply({ text: LONG, chunkSize: 8, chunkDelayMs: 10 });
+    // Pieces a reader has not taken yet leave as one delta: 30 ms apart (about a second in all),
+    // so a reader slowed by a busy host still takes them in more than two.
+    f.fakes.vendor_a.reply({ text: LONG, chunkSize: 8, chunkDelayMs: 30 });
     await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Tell me.' }] }] });
     const [events, plain] = await Promise.all([readUntil(withDeltas, idleWith('end_turn')), readUntil(without, idleWith('end_turn'))]);
 

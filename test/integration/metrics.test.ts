@@ -3,6 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { FAKE_KEYS, startFakeModelServers, type FakeModelServers } from '../fixtures/model-vendors/chat-server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver/receiver.ts';
@@ -43,6 +44,13 @@ const request = async (method: string, pathname: string, body?: unknown) => {
 };
 
 const single = (samples: Sample[]) => (samples.length === 1 ? samples[0]!.value : null);
+
+/** Polls `promql` until `read` of its answer equals `expected` (30 s), then asserts it (a clear diff when it never did). */
+async function eventually<T>(promql: string, read: (samples: Sample[]) => T, expected: T): Promise<void> {
+  let last: T | undefined;
+  await prometheus.until(promql, (samples) => isDeepStrictEqual((last = read(samples)), expected)).catch(() => {});
+  expect(last, promql).toEqual(expected);
+}
 const byLabel = (samples: Sample[], label: string) => Object.fromEntries(samples.map((sample) => [sample.labels[label], sample.value]));
 
 describe.skipIf(provided.kind !== 'postgres')('Prometheus metrics of the API and worker processes', () => {
@@ -139,50 +147,46 @@ describe.skipIf(provided.kind !== 'postgres')('Prometheus metrics of the API and
     await receiver.waitFor((requests) => requests.length > 0, 30_000);
 
     try {
+      // Prometheus holds each target's last scrape: every figure is polled until a scrape after
+      // the change shows it (a stale sample is replaced within a second or two), then compared.
       // Runs: created on the API process, settled and timed on the worker.
-      await prometheus.until('sum(agent_runtime_runs_created_total)', (s) => single(s) === 4);
-      const createdByAgent = byLabel(await prometheus.query('sum by (agent_id) (agent_runtime_runs_created_total)'), 'agent_id');
-      expect(createdByAgent).toEqual({ [agentId]: 3, [gatedAgentId]: 1 });
-      const settledRuns = await prometheus.until('sum by (agent_id, state) (agent_runtime_runs_settled_total)', (s) => s.length === 2);
-      const rows = settledRuns.map((sample): Record<string, string | number> => ({ ...sample.labels, value: sample.value }));
-      expect(rows.sort((a, b) => String(a.state).localeCompare(String(b.state)))).toEqual([
-        { agent_id: agentId, state: 'completed', value: 2 },
-        { agent_id: agentId, state: 'failed', value: 1 },
+      await eventually('sum by (agent_id) (agent_runtime_runs_created_total)', (s) => byLabel(s, 'agent_id'), { [agentId]: 3, [gatedAgentId]: 1 });
+      await eventually('sum by (agent_id, state) (agent_runtime_runs_settled_total)', (s) => s.map((sample) => `${sample.labels.agent_id} ${sample.labels.state} ${sample.value}`).sort(), [
+        `${agentId} completed 2`,
+        `${agentId} failed 1`,
       ]);
-      expect(byLabel(await prometheus.query('sum by (state) (agent_runtime_run_duration_seconds_count)'), 'state')).toEqual({ completed: 2, failed: 1 });
-      expect(single(await prometheus.query('sum(agent_runtime_run_queue_seconds_count)'))).toBe(4);
-      const unsettled = byLabel(await prometheus.until('agent_runtime_runs_unsettled', (s) => s.length === 5), 'state');
-      expect(unsettled).toEqual({ queued: 0, running: 0, waiting_for_tool: 0, waiting_for_approval: 1, retry_scheduled: 0 });
+      await eventually('sum by (state) (agent_runtime_run_duration_seconds_count)', (s) => byLabel(s, 'state'), { completed: 2, failed: 1 });
+      await eventually('sum(agent_runtime_run_queue_seconds_count)', single, 4);
+      await eventually('agent_runtime_runs_unsettled', (s) => byLabel(s, 'state'), { queued: 0, running: 0, waiting_for_tool: 0, waiting_for_approval: 1, retry_scheduled: 0 });
 
       // Model calls by provider type, preset and outcome; tokens of the successful ones.
-      const calls = byLabel(await prometheus.query('sum by (outcome) (agent_runtime_model_calls_total{provider_type="vendor_a", preset="fast"})'), 'outcome');
-      expect(calls).toEqual({ succeeded: 3, retryable_error: 1, error: 1 });
-      expect(single(await prometheus.query('sum(agent_runtime_model_call_duration_seconds_count)'))).toBe(5);
-      expect(byLabel(await prometheus.query('sum by (kind) (agent_runtime_model_tokens_total)'), 'kind')).toMatchObject({ input: 300, output: 30 });
-      expect(Object.keys(byLabel(await prometheus.query('sum by (error_code) (agent_runtime_model_call_errors_total)'), 'error_code'))).toHaveLength(2);
+      await eventually('sum by (outcome) (agent_runtime_model_calls_total{provider_type="vendor_a", preset="fast"})', (s) => byLabel(s, 'outcome'), { succeeded: 3, retryable_error: 1, error: 1 });
+      await eventually('sum(agent_runtime_model_call_duration_seconds_count)', single, 5);
+      await eventually('sum by (kind) (agent_runtime_model_tokens_total)', (s) => byLabel(s, 'kind'), { input: 300, output: 30, cache_read: 0, cache_write: 0 });
+      await eventually('count(sum by (error_code) (agent_runtime_model_call_errors_total))', single, 2);
 
       // The approval waits; nothing ended yet.
-      expect(single(await prometheus.query('agent_runtime_approvals_pending'))).toBe(1);
-      expect(single(await prometheus.query('agent_runtime_approvals_oldest_pending_age_seconds'))).toBeGreaterThan(0);
+      await eventually('agent_runtime_approvals_pending', single, 1);
+      await eventually('agent_runtime_approvals_oldest_pending_age_seconds > 0', (s) => s.length, 1);
 
       // Webhooks: delivered, and caught up (every committed event sent).
-      await prometheus.until('sum(agent_runtime_webhook_deliveries_total{outcome="delivered"})', (s) => (single(s) ?? 0) >= 1);
-      await prometheus.until(`agent_runtime_webhook_oldest_undelivered_age_seconds{webhook_id="${webhookId}"}`, (s) => single(s) === 0);
+      await eventually('sum(agent_runtime_webhook_deliveries_total{outcome="delivered"}) > 0', (s) => s.length, 1);
+      await eventually(`agent_runtime_webhook_oldest_undelivered_age_seconds{webhook_id="${webhookId}"}`, single, 0);
 
       // The open stream, the refused one, the API's requests by route.
-      await prometheus.until('agent_runtime_sse_connections_open{stream="events"}', (s) => single(s) === 1);
-      expect(byLabel(await prometheus.query('sum by (limit) (agent_runtime_rate_limited_total)'), 'limit')).toEqual({ principal_event_streams: 1 });
-      expect(single(await prometheus.query('sum(agent_runtime_http_requests_total{method="POST", route="/v1/projects/:projectId/sessions", status="201"})'))).toBe(4);
+      await eventually('agent_runtime_sse_connections_open{stream="events"}', single, 1);
+      await eventually('sum by (limit) (agent_runtime_rate_limited_total)', (s) => byLabel(s, 'limit'), { principal_event_streams: 1 });
+      await eventually('sum(agent_runtime_http_requests_total{method="POST", route="/v1/projects/:projectId/sessions", status="201"})', single, 4);
 
       // Each process's pool; the Temporal SDK's own worker metrics on the worker's target.
-      expect(byLabel(await prometheus.query('agent_runtime_db_pool_size'), 'job')).toEqual({ api: 10, worker: 10 });
+      await eventually('agent_runtime_db_pool_size', (s) => byLabel(s, 'job'), { api: 10, worker: 10 });
       const sdk = await prometheus.until('count by (job) ({__name__=~"temporal_.+"})', (s) => s.length > 0);
       expect(sdk.map((sample) => sample.labels.job)).toEqual(['worker']);
       expect(await prometheus.query('temporal_worker_task_slots_available{job="worker"}')).not.toHaveLength(0);
     } finally {
       stream.abort();
     }
-    await prometheus.until('agent_runtime_sse_connections_open{stream="events"}', (s) => single(s) === 0);
+    await eventually('agent_runtime_sse_connections_open{stream="events"}', single, 0);
 
     // Labels carry no secret, no text, no run or session id.
     const pages = await Promise.all([apiMetrics, workerMetrics].map(async (url) => (await fetch(url)).text()));
