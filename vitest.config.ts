@@ -27,8 +27,8 @@ class SlowestFirst extends BaseSequencer {
     const rank = (file: TestSpecification) => {
       const relative = path.relative(root, file.moduleId);
       const index = SLOWEST_FIRST.indexOf(relative);
-      // The files run alone keep ALONE's order: the sandbox limits before the tenant backlog,
-      // whose 500 runs' timers and workflow tasks outlive its file for a while.
+      // The files run alone keep ALONE's order: the sandbox limits first, as before the tenant
+      // backlog (500 runs left waiting when its file ends) joined them.
       return index < 0 ? SLOWEST_FIRST.length + 1 + ALONE.indexOf(relative) : index;
     };
     return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
