@@ -143,7 +143,8 @@ describe('delegation', () => {
 
   it("an approval wait in a child pauses the coordinator's execution deadline", async () => {
     const gated = await agent('gated helper', { tools: [{ ...addNumbersTool, approval: 'always' }] });
-    const coordinator = await coordinatorWith([{ key: 'gated', versionId: gated.versionId }], { limits: { maxTurns: 6, timeoutMs: 2_000 } });
+    // 4 s of execution: the coordinator's own steps took over 2 s beside two other files on a slow day.
+    const coordinator = await coordinatorWith([{ key: 'gated', versionId: gated.versionId }], { limits: { maxTurns: 6, timeoutMs: 4_000 } });
     f.fakes.vendor_a
       .reply({ toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'gated', message: 'Add after approval.' } }] })
       .reply({ toolCalls: [{ name: 'add_numbers', arguments: { a: 1, b: 2 } }] })
@@ -162,7 +163,7 @@ describe('delegation', () => {
       throw new Error('the child never waited for an approval');
     })();
     // Twice the coordinator's whole limit passes while the child waits.
-    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    await new Promise((resolve) => setTimeout(resolve, 8_000));
     expect((await f.call('GET', `/runs/${runId}`)).body.state).toBe('running');
     const approvals = await f.call('GET', `/approvals?runId=${child!.id}`);
     expect((await f.call('POST', `/approvals/${approvals.body.data[0].id}/decision`, { status: 'approved' })).status).toBe(200);
