@@ -241,7 +241,8 @@ export type Settings = {
   /** OpenTelemetry traces: on when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set, unless OTEL_SDK_DISABLED or OTEL_TRACES_EXPORTER=none. */
   tracing: { enabled: boolean };
   /** Request limits and run quotas; null = that limit is off (docs/decisions.md "Rate limits and quotas"). */
-  limits: LimitSettings;  /** Retention of settled sessions and product events (docs/decisions.md "Retention"). */
+  limits: LimitSettings;
+  /** Retention of settled sessions and product events (docs/decisions.md "Retention"). */
   retention: RetentionSettings;
 };
 

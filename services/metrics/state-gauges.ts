@@ -51,49 +51,39 @@ function snapshot(): Promise<Snapshot | null> {
   return cached.snapshot;
 }
 
+/** A gauge read from the shared snapshot: emptied, then `fill`ed (left empty when the read failed). */
+function snapshotGauge<L extends string>(options: { name: string; help: string; labelNames?: readonly L[]; fill(gauge: Gauge<L>, read: Snapshot): void }): void {
+  new Gauge<L>({
+    name: options.name,
+    help: options.help,
+    labelNames: options.labelNames ?? [],
+    registers: [metricsRegistry],
+    async collect() {
+      const read = await snapshot();
+      this.reset();
+      if (read) options.fill(this, read);
+    },
+  });
+}
+
 function registerGauges(): void {
-  const registers = [metricsRegistry];
-  new Gauge({
+  snapshotGauge({
     name: 'agent_runtime_runs_unsettled',
     help: 'Runs not settled yet, by state (queued, running, waiting_for_tool, waiting_for_approval, retry_scheduled)',
     labelNames: ['state'],
-    registers,
-    async collect() {
-      const read = await snapshot();
-      this.reset();
-      if (read) for (const state of UNSETTLED) this.set({ state }, read.runs.get(state) ?? 0);
-    },
+    fill: (gauge, read) => UNSETTLED.forEach((state) => gauge.set({ state }, read.runs.get(state) ?? 0)),
   });
-  new Gauge({
-    name: 'agent_runtime_approvals_pending',
-    help: 'Approvals waiting for a decision',
-    registers,
-    async collect() {
-      const read = await snapshot();
-      this.reset();
-      if (read) this.set(read.approvals.pending);
-    },
-  });
-  new Gauge({
+  snapshotGauge({ name: 'agent_runtime_approvals_pending', help: 'Approvals waiting for a decision', fill: (gauge, read) => gauge.set(read.approvals.pending) });
+  snapshotGauge({
     name: 'agent_runtime_approvals_oldest_pending_age_seconds',
     help: 'Age of the oldest approval waiting for a decision (0 when none waits)',
-    registers,
-    async collect() {
-      const read = await snapshot();
-      this.reset();
-      if (read) this.set(read.approvals.oldestSeconds);
-    },
+    fill: (gauge, read) => gauge.set(read.approvals.oldestSeconds),
   });
-  new Gauge({
+  snapshotGauge({
     name: 'agent_runtime_webhook_oldest_undelivered_age_seconds',
     help: 'Per enabled webhook, the age of the oldest committed event it has not delivered yet (0 when caught up)',
     labelNames: ['webhook_id'],
-    registers,
-    async collect() {
-      const read = await snapshot();
-      this.reset();
-      for (const row of read?.webhooks ?? []) this.set({ webhook_id: row.webhookId }, row.oldestSeconds);
-    },
+    fill: (gauge, read) => read.webhooks.forEach((row) => gauge.set({ webhook_id: row.webhookId }, row.oldestSeconds)),
   });
 }
 
