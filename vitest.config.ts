@@ -20,6 +20,9 @@ const SLOWEST_FIRST = [
   'test/integration/api-crash.test.ts',
   'test/integration/database-outage.test.ts',
   'test/integration/cli.test.ts',
+  'test/e2e/console-schedules-usage.test.ts',
+  'test/integration/schedules.test.ts',
+  'test/integration/schedules-durability.test.ts',
 ];
 
 class SlowestFirst extends BaseSequencer {

@@ -23,6 +23,9 @@ import { createWebhookActivities, type RunTraceContextLookup } from './webhooks/
 import type { DestinationLookup } from '../adapters/outbound/pinned-post.ts';
 import type { MessageDeltaBus } from '../services/background/message-delta-bus.ts';
 import type { RunRecovery } from './run-activity-types.ts';
+import type { RunStarter } from '../services/run-starter.ts';
+import type { ScheduleBackend } from '../services/schedule-backend.ts';
+import { createScheduleActivities } from './schedules/firing.ts';
 
 export type ActivityDeps = {
   database: DatabaseHandle;
@@ -41,6 +44,8 @@ export type ActivityDeps = {
   webhooksAllowPrivateNetwork: boolean;
   /** SVC_WEBHOOK_BATCH_GATHER_MS: how long a delivered batch that was not full waits for more events. */
   webhookBatchGatherMs: number;
+  /** SVC_CURRENCY: the currency a spent budget's explanation names. */
+  currency: string;
   /** DNS for webhook and MCP destinations; the system resolver by default. */
   webhookLookup?: DestinationLookup;
   /** The worker's shared event tail (webhook activities linger on it for new events). */
@@ -53,6 +58,12 @@ export type ActivityDeps = {
   runRecovery?: RunRecovery;
   /** Where a run's trace is (temporal/run-trace-context.ts); only when the worker traces. */
   runTraceContext?: RunTraceContextLookup;
+  /** How the runs a schedule's firing queues reach the runtime (as the API's do). */
+  runStarter: RunStarter;
+  /** SVC_PROJECT_UNSETTLED_RUNS_LIMIT: a firing queues a run as a request would, under the same quota. */
+  unsettledRunsLimit: number | null;
+  /** Removes the Temporal Schedule of a schedule whose firing finds it gone. */
+  scheduleBackend: ScheduleBackend | null;
 };
 
 /**
@@ -89,10 +100,15 @@ export function createActivities(deps: ActivityDeps) {
   const storagePolicy = { allowPrivateNetwork: deps.webhooksAllowPrivateNetwork, ...(deps.webhookLookup ? { lookup: deps.webhookLookup } : {}) };
   const workspaceSteps = createWorkspaceSteps({ ...sandbox, keyring: deps.keyring, storagePolicy });
   return classifyFailures({
-    ...createRunActivities({ system, keyring: deps.keyring, modelBaseUrls: deps.modelBaseUrls, deploymentPresets: deps.deploymentPresets, gate: deps.admissionGate, messageDeltas: deps.messageDeltas, ...(deps.runRecovery ? { recovery: deps.runRecovery } : {}) }),
+    ...createRunActivities({ system, keyring: deps.keyring, modelBaseUrls: deps.modelBaseUrls, deploymentPresets: deps.deploymentPresets, currency: deps.currency, gate: deps.admissionGate, messageDeltas: deps.messageDeltas, ...(deps.runRecovery ? { recovery: deps.runRecovery } : {}) }),
     ...createToolActivities({ system, keyring: deps.keyring, gate: deps.admissionGate, ...(deps.runRecovery ? { recovery: deps.runRecovery } : {}), platformTools: createPlatformToolRegistry({ handlers: deps.platformTools, builtIns: builtInPlatformTools(deps, sandbox) }) }),
     prepareRunWorkspace: workspaceSteps.prepareRunWorkspace,
     backupWorkspace: workspaceSteps.backupWorkspace,
+    ...createScheduleActivities({
+      system,
+      runs: { runStarter: deps.runStarter, keyring: deps.keyring, unsettledRunsLimit: deps.unsettledRunsLimit, storagePolicy },
+      scheduleBackend: deps.scheduleBackend,
+    }),
     ...createWebhookActivities({
       system,
       keyring: deps.keyring,

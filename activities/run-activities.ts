@@ -14,6 +14,7 @@ import { scheduleModelRetry } from '../services/runs/schedule-retry.ts';
 import { settleRun } from '../services/runs/settle.ts';
 import { transitionRun } from '../services/runs/transition.ts';
 import type { ServiceContext } from '../services/service-context.ts';
+import { costNanos } from '../domain/usage/cost.ts';
 import { toModelMessages } from './model-messages.ts';
 import { invokeModel } from '../adapters/models/index.ts';
 import { ModelInvocationError, type ModelResult, type ProviderType } from '../adapters/models/types.ts';
@@ -24,6 +25,7 @@ export type RunStepDeps = {
   keyring: CredentialKeyring;
   modelBaseUrls: Record<ProviderType, string>;
   deploymentPresets: readonly DeploymentPreset[];
+  currency: string;
   /** The project running-runs limit admission applies, and how a waiting run is woken. */
   gate: AdmissionGate;
   /** Where the model's text goes as it is written (session streams with `deltas=true`). */
@@ -78,6 +80,7 @@ export function createRunActivities(deps: RunStepDeps): RunSteps {
         const ctx = system();
         const plan = await beginModelTurn({ ctx, deps, input: { runId, turnId, attempt } });
         if (plan.kind === 'budget_exhausted') return { kind: 'budget_exhausted', maxTurns: plan.maxTurns };
+        if (plan.kind === 'budget_exceeded') return { kind: 'provider_error', retryable: false, errorCode: 'budget_exceeded', errorExplanation: plan.errorExplanation };
         if (plan.kind === 'unavailable') return { kind: 'provider_error', retryable: false, errorCode: plan.errorCode, errorExplanation: plan.errorExplanation };
 
         // A retry is usually a worker that died mid-call: the run's next workflow task must not wait
@@ -114,10 +117,10 @@ export function createRunActivities(deps: RunStepDeps): RunSteps {
           return { kind: 'provider_error', retryable: error.retryable, errorCode: error.errorCode, errorExplanation: error.message };
         }
 
-        countModelCall({ ...called, outcome: 'succeeded', seconds: seconds(), usage: result.usage });
+        countModelCall({ ...called, outcome: 'succeeded', seconds: seconds(), usage: result.usage, costNanos: costNanos(result.usage, plan.model.prices) });
         // Every delta leaves before `message.created` commits, so readers see the text first.
         await live?.flush();
-        const finished = { runId, turnId, attempt, outcome: { kind: 'succeeded' as const, ...result, replay: result.replay ?? null } };
+        const finished = { runId, turnId, attempt, outcome: { kind: 'succeeded' as const, ...result, replay: result.replay ?? null, prices: plan.model.prices } };
         if (settleOnReply && result.toolCalls.length === 0) {
           const settled = await finishFinalTurn({ ctx, gate: deps.gate, input: finished });
           live?.end();

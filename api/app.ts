@@ -31,8 +31,10 @@ import { modelPresetRoutes } from './routes/model-presets.ts';
 import { modelProviderRoutes } from './routes/model-providers.ts';
 import { organizationRoutes } from './routes/organizations.ts';
 import { projectRoutes } from './routes/projects.ts';
+import { usageRoutes } from './routes/usage.ts';
 import { runRoutes } from './routes/runs.ts';
 import { sandboxProviderRoutes } from './routes/sandbox-providers.ts';
+import { scheduleRoutes } from './routes/schedules.ts';
 import { sessionFileRoutes } from './routes/session-files.ts';
 import { uploadRoutes } from './routes/uploads.ts';
 import { sessionRoutes } from './routes/sessions.ts';
@@ -94,6 +96,7 @@ export function createApp(deps: AppDeps) {
   v1.route('/', organizationRoutes());
   v1.route('/', configurationBackupRoutes(deps));
   v1.route('/', projectRoutes(deps));
+  v1.route('/', usageRoutes(deps));
   v1.route('/', memberRoutes(deps));
   v1.route('/', apiKeyRoutes(deps));
   v1.route('/', eventRoutes(deps));
@@ -117,6 +120,7 @@ export function createApp(deps: AppDeps) {
   v1.route('/', runRoutes(deps));
   v1.route('/', toolCallRoutes(deps));
   v1.route('/', approvalRoutes(deps));
+  v1.route('/', scheduleRoutes(deps));
   app.route('/v1', v1);
   return app;
 }

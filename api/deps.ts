@@ -10,6 +10,7 @@ import type { Snapshot } from '../domain/sandbox/snapshot-registry.ts';
 import type { DeploymentPreset } from '../services/model-presets/deployment.ts';
 import type { Readiness } from '../services/health/readiness.ts';
 import type { RunStarter } from '../services/run-starter.ts';
+import type { ScheduleBackend } from '../services/schedule-backend.ts';
 import type { StorageEndpointPolicy } from '../services/storage-providers/s3-client.ts';
 
 /** Everything the API process wires once, in api/app.ts, and hands to route modules. */
@@ -30,6 +31,8 @@ export type AppDeps = {
   sandboxSnapshots: readonly Snapshot[];
   /** Wakes the runtime for committed runs (Temporal in the worker setup; a logger otherwise). */
   runStarter: RunStarter;
+  /** Keeps schedules' Temporal Schedules (null: the worker's reconciler does, and `trigger` is a 503). */
+  scheduleBackend: ScheduleBackend | null;
   /** SVC_PROJECT_UNSETTLED_RUNS_LIMIT: the quota every run the API queues is checked against. */
   unsettledRunsLimit: number | null;
   /** Storage endpoints follow the webhooks' address policy (SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK). */

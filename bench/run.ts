@@ -14,6 +14,7 @@ import { run as retentionPurge } from './retention-purge.bench.ts';
 import { run as runEngine } from './run-engine.bench.ts';
 import { run as runPath } from './run-path.bench.ts';
 import { run as sseFanout } from './sse-fanout.bench.ts';
+import { run as usageBudgets } from './usage-budgets.bench.ts';
 import { run as webhookDelivery } from './webhook-delivery.bench.ts';
 import { printRecords, type BenchRecord } from './support.ts';
 
@@ -31,6 +32,7 @@ const benches: Array<[string, () => Promise<BenchRecord[]>]> = [
   ['conversation control', () => conversationControl()],
   ['Anthropic-compatible API', () => anthropicCompat()],
   ['retention purge', () => retentionPurge()],
+  ['budgets and the usage ledger', () => usageBudgets()],
 ];
 
 let missed = 0;

@@ -143,6 +143,8 @@ const EnvironmentSchema = v.object({
   SVC_RETENTION_EVENTS: retentionString,
   SVC_RETENTION_SWEEP_INTERVAL_SECONDS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(10), v.maxValue(86_400)), '300'),
   SVC_RETENTION_BATCH_SIZE: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(1), v.maxValue(10_000)), '200'),
+  // The currency of every price, cost and budget (docs/decisions.md "Prices and cost"): ISO 4217.
+  SVC_CURRENCY: v.optional(v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, 'must be a three-letter ISO 4217 code such as USD')), 'USD'),
 });
 
 export type TemporalSecurity = {
@@ -202,6 +204,8 @@ export type Settings = {
   webhooksAllowPrivateNetwork: boolean;
   /** SVC_WEBHOOK_BATCH_GATHER_MS (activities/webhooks/deliver-batch.ts). */
   webhookBatchGatherMs: number;
+  /** SVC_CURRENCY: the currency of prices, costs and budgets. */
+  currency: string;
   /** SVC_SHUTDOWN_GRACE_MS: after SIGTERM, reported not ready (`draining`) this long before stopping. */
   shutdownGraceMs: number;
   /** SVC_WORKER_METRICS_PORT: the worker's `/metrics`, `/healthz` and `/readyz` (0: any free port); null: none. */
@@ -330,6 +334,7 @@ export function parseSettings(env: Record<string, string | undefined> = process.
     credentialEncryptionKey: e.SVC_CREDENTIAL_ENCRYPTION_KEY,
     webhooksAllowPrivateNetwork: e.SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK,
     webhookBatchGatherMs: e.SVC_WEBHOOK_BATCH_GATHER_MS,
+    currency: e.SVC_CURRENCY,
     shutdownGraceMs: e.SVC_SHUTDOWN_GRACE_MS,
     workerMetricsPort: e.SVC_WORKER_METRICS_PORT ?? null,
     apiMetricsPort: e.SVC_API_METRICS_PORT ?? null,

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { ProjectRetentionChanges, ProjectRetentionInput } from './retention.ts';
+import { ProjectBudgetInput } from './usage/budget.ts';
 
 /** Project slug rule of spec 1: 1-80 chars, `^[a-z0-9][a-z0-9-]*$`. */
 export const ProjectSlug = v.pipe(
@@ -19,10 +20,18 @@ export const ProjectName = v.pipe(
 export const CreateProjectInput = v.strictObject({ slug: ProjectSlug, name: ProjectName });
 export type CreateProjectInput = v.InferOutput<typeof CreateProjectInput>;
 
-/** `PATCH /projects/{id}`: the project's retention overrides (docs/decisions.md "Retention"). */
-export const UpdateProjectInput = v.strictObject({ retention: ProjectRetentionInput });
+const givesSomething = (input: { retention?: unknown; budget?: unknown }) => input.retention !== undefined || input.budget !== undefined;
+
+/**
+ * `PATCH /projects/{id}`: the project's retention overrides (docs/decisions.md "Retention") and
+ * its monthly budget (docs/decisions.md "Budgets"; replaced whole, `null` removes it).
+ */
+export const UpdateProjectInput = v.pipe(
+  v.strictObject({ retention: v.optional(ProjectRetentionInput), budget: v.optional(ProjectBudgetInput) }),
+  v.check((input) => givesSomething(input), 'give retention, budget or both'),
+);
 export type UpdateProjectInput = v.InferOutput<typeof UpdateProjectInput>;
 
 /** The same, validated (windows in minutes), as `updateProject` re-checks it. */
-export const UpdateProjectChanges = v.strictObject({ retention: ProjectRetentionChanges });
+export const UpdateProjectChanges = v.strictObject({ retention: v.optional(ProjectRetentionChanges), budget: v.optional(ProjectBudgetInput) });
 export type UpdateProjectChanges = v.InferOutput<typeof UpdateProjectChanges>;

@@ -29,6 +29,9 @@ export const SCOPES = [
   'credential:write',
   'credential:rotate',
   'credential:revoke',
+  'schedule:read',
+  'schedule:write',
+  'usage:read',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -14,11 +14,13 @@ import { connectTemporal } from '../temporal/client.ts';
 import { startDevServer } from '../temporal/dev-server.ts';
 import { temporalProbe } from '../temporal/health.ts';
 import { createTemporalRunStarter } from '../temporal/run-starter.ts';
+import { createTemporalScheduleBackend } from '../temporal/schedules.ts';
 import { runtimeTaskQueue } from '../temporal/task-queues.ts';
 
 /**
  * `npm run api`: the HTTP API process alone (scale it horizontally beside `npm run worker`). It
- * starts run workflows through Temporal (TEMPORAL_ADDRESS, else the local dev server).
+ * starts run workflows and keeps schedules' Temporal Schedules through Temporal (TEMPORAL_ADDRESS,
+ * else the local dev server).
  */
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -35,7 +37,8 @@ const devServer = settings.temporal.address
 const address = settings.temporal.address ?? devServer!.address;
 const temporal = await connectTemporal({ address, namespace: settings.temporal.namespace, security: settings.temporal.security, tracing });
 const runStarter = createTemporalRunStarter({ client: temporal.client, taskQueue: runtimeTaskQueue(settings), logger });
-const api = await startApiServer(await createAppDeps({ settings, logger, database, runStarter, dependencies: loadSettingsDependencies(settings), probes: { temporal: temporalProbe(temporal.client) } }));
+const scheduleBackend = createTemporalScheduleBackend({ client: temporal.client, taskQueue: runtimeTaskQueue(settings), logger });
+const api = await startApiServer(await createAppDeps({ settings, logger, database, runStarter, scheduleBackend, dependencies: loadSettingsDependencies(settings), probes: { temporal: temporalProbe(temporal.client) } }));
 observeDatabasePool(() => database.poolStats());
 // Metrics (and the probes again) on an operator port, never on the public one.
 const operator = settings.apiMetricsPort === null ? null : await startOperatorServer({ readiness: api.deps.readiness, port: settings.apiMetricsPort, host: settings.host });

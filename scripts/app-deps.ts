@@ -12,6 +12,7 @@ import { createMessageDeltaBus, type MessageDeltaBus } from '../services/backgro
 import { createProjectEventTail, type ProjectEventTail } from '../services/background/project-event-tail.ts';
 import { createLoggingRunStarter } from '../services/runs/logging-run-starter.ts';
 import type { RunStarter } from '../services/run-starter.ts';
+import type { ScheduleBackend } from '../services/schedule-backend.ts';
 import { systemClock, systemContext, type Clock } from '../services/service-context.ts';
 import { loadSettingsDependencies, type SettingsDependencies } from './dependencies.ts';
 
@@ -22,6 +23,8 @@ export type AppDepsOptions = {
   clock?: Clock;
   /** How committed runs reach the runtime; without one, runs wait for the worker's reconciler. */
   runStarter?: RunStarter;
+  /** How schedules reach their Temporal Schedules; without one, the worker's reconciler keeps them and `trigger` is a 503. */
+  scheduleBackend?: ScheduleBackend | null;
   /** Loaded once by the entry point (shared with the worker under `npm start`); else loaded here. */
   dependencies?: SettingsDependencies;
   /** The process's shared event tail when the worker runs in the same process (`npm start`). */
@@ -56,5 +59,5 @@ export async function createAppDeps(options: AppDepsOptions): Promise<AppDeps> {
   const storagePolicy = { allowPrivateNetwork: settings.webhooksAllowPrivateNetwork };
   const apiKeyCache = createApiKeyCache(clock);
   const readiness = createReadiness({ ...databaseProbes(database), ...options.probes });
-  return { settings, logger, database, clock, eventTail, messageDeltas, runStarter, apiKeyCache, unsettledRunsLimit: settings.limits.projectUnsettledRuns, storagePolicy, readiness, ...dependencies };
+  return { settings, logger, database, clock, eventTail, messageDeltas, runStarter, scheduleBackend: options.scheduleBackend ?? null, apiKeyCache, unsettledRunsLimit: settings.limits.projectUnsettledRuns, storagePolicy, readiness, ...dependencies };
 }

@@ -15,11 +15,13 @@ import { createWebhookDispatcher } from '../services/background/webhook-dispatch
 import { startRunReconciler } from '../services/background/reconcile-queued-runs.ts';
 import { startOrphanedUploadSweeper } from '../services/background/sweep-orphaned-uploads.ts';
 import { startRetentionSweeper } from '../services/background/retention-sweeper.ts';
+import { startScheduleReconciler } from '../services/background/reconcile-schedules.ts';
 import { Client } from '@temporalio/client';
 import { connectTemporal, type TemporalClientHandle } from '../temporal/client.ts';
 import { RUN_SIGNALS } from '../domain/runs/workflow.ts';
 import { createTemporalRunRecovery } from '../temporal/run-recovery.ts';
 import { createTemporalRunStarter } from '../temporal/run-starter.ts';
+import { createTemporalScheduleBackend } from '../temporal/schedules.ts';
 import { createTemporalWebhookWaker } from '../temporal/webhook-waker.ts';
 import { createRuntimeWorker, type RuntimeWorker } from '../temporal/worker.ts';
 import type { SettingsDependencies } from './dependencies.ts';
@@ -38,6 +40,8 @@ export type RuntimeOptions = {
   clock?: Clock;
   /** How often queued runs without a workflow are (re)started. */
   reconcileIntervalMs?: number;
+  /** How often schedules whose Temporal Schedule is behind their row are brought in line. */
+  scheduleReconcileIntervalMs?: number;
   /** How often uploads no attachment references are swept from `run-files/` (hourly by default). */
   orphanedUploadSweepIntervalMs?: number;
   /** Handlers of platform-owned tools; none by default (such tools then fail visibly). */
@@ -58,18 +62,21 @@ export type Runtime = {
   worker: RuntimeWorker;
   client: TemporalClientHandle;
   runStarter: ReturnType<typeof createTemporalRunStarter>;
+  /** Schedules' Temporal Schedules (the API of `npm start` shares it). */
+  scheduleBackend: ReturnType<typeof createTemporalScheduleBackend>;
   eventTail: ProjectEventTail;
   messageDeltas: MessageDeltaBus;
   /** Polls until `shutdown()`. */
   run(): Promise<void>;
-  /** Stops the reconciler and the upload and retention sweepers, drains the worker, closes the client. */
+  /** Stops the reconcilers and the upload and retention sweepers, drains the worker, closes the client. */
   shutdown(): Promise<void>;
 };
 
 /**
  * The worker side of the service, wired once: the Temporal worker with every activity, the
  * Temporal run starter, the reconciler that starts queued runs whose workflow is missing, the
- * sweep of uploads no attachment references, and retention.
+ * one that keeps schedules' Temporal Schedules in line with their rows, the sweep of uploads no
+ * attachment references, and retention.
  * `npm run worker`, `npm start` and the integration tests all build it here.
  */
 /** SVC_PLATFORM_TOOL_MODULES named something the worker cannot register: one line per problem. */
@@ -114,8 +121,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     // part of the settling run's.
     start: (run) => inNewTrace(() => waker.start(run)),
   };
+  // Schedules fire on this worker's queue; their firings queue runs as requests do.
+  const scheduleBackend = createTemporalScheduleBackend({ client: client.client, taskQueue: temporal.taskQueue, logger });
   const activities = createActivities({
     admissionGate,
+    runStarter: waker,
+    unsettledRunsLimit: settings.limits.projectUnsettledRuns,
+    scheduleBackend,
     runRecovery: createTemporalRunRecovery({ client: client.client, logger }),
     database,
     platformTools,
@@ -126,6 +138,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     clock,
     webhooksAllowPrivateNetwork: settings.webhooksAllowPrivateNetwork,
     webhookBatchGatherMs: settings.webhookBatchGatherMs,
+    currency: settings.currency,
     eventTail,
     messageDeltas,
     sandboxDriver,
@@ -150,17 +163,20 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(options.webhookRefreshIntervalMs ? { refreshIntervalMs: options.webhookRefreshIntervalMs } : {}),
   });
   let reconciler: { stop(): void } | null = null;
+  let scheduleReconciler: { stop(): Promise<void> } | null = null;
   let uploadSweeper: { stop(): Promise<void> } | null = null;
   let retentionSweeper: { stop(): Promise<void> } | null = null;
   return {
     worker,
     client,
     runStarter,
+    scheduleBackend,
     eventTail,
     messageDeltas,
     async run() {
       const ctx = systemContext({ db: database.db, logger, clock });
       reconciler = startRunReconciler(ctx, runStarter, options.reconcileIntervalMs);
+      scheduleReconciler = startScheduleReconciler(ctx, scheduleBackend, options.scheduleReconcileIntervalMs);
       // Storage endpoints follow the webhooks' address policy and DNS seam.
       const storagePolicy = { allowPrivateNetwork: settings.webhooksAllowPrivateNetwork, ...(options.webhookLookup ? { lookup: options.webhookLookup } : {}) };
       uploadSweeper = startOrphanedUploadSweeper(ctx, { keyring: options.dependencies.keyring, storagePolicy }, { intervalMs: options.orphanedUploadSweepIntervalMs });
@@ -174,6 +190,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     },
     async shutdown() {
       reconciler?.stop();
+      await scheduleReconciler?.stop();
       await uploadSweeper?.stop();
       await retentionSweeper?.stop();
       await webhookDispatcher.stop();

@@ -65,7 +65,7 @@ try {
     tracing,
   });
   const api = await startApiServer(
-    await createAppDeps({ settings, logger, database, runStarter: runtime.runStarter, dependencies, eventTail: runtime.eventTail, messageDeltas: runtime.messageDeltas, probes: { temporal: temporalProbe(runtime.client.client) } }),
+    await createAppDeps({ settings, logger, database, runStarter: runtime.runStarter, scheduleBackend: runtime.scheduleBackend, dependencies, eventTail: runtime.eventTail, messageDeltas: runtime.messageDeltas, probes: { temporal: temporalProbe(runtime.client.client) } }),
   );
   const workerRunning = runtime.run();
   await consoleBundle;

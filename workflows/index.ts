@@ -4,3 +4,4 @@
  */
 export { runWorkflow } from './run.ts';
 export { webhookDeliveryWorkflow } from './webhook-delivery.ts';
+export { scheduledFiringWorkflow } from './scheduled-firing.ts';

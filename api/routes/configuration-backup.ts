@@ -23,6 +23,7 @@ export function configurationBackupRoutes(deps: AppDeps) {
     allowPrivateNetwork: deps.settings.webhooksAllowPrivateNetwork,
     deploymentPresetKeys: new Set(deps.deploymentPresets.map((preset) => preset.key)),
     snapshotIds: new Set(deps.sandboxSnapshots.map((snapshot) => snapshot.id)),
+    schedules: { scheduleBackend: deps.scheduleBackend, database: deps.database.db },
   };
   return new Hono<AppEnv>()
     .get('/organizations/:organizationId/configuration-backup', route({ summary: "Download the organization's configuration backup (no credentials)", scopes: ['project:admin'], params: Params, responses: { 200: { description: 'The backup file (`svc.organization-configuration`, format version 1)', content: 'file' } } }), async (c) => {

@@ -1,10 +1,11 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
-import { CreateModelPresetInput } from '../../domain/model-presets/create-input.ts';
+import { CreateModelPresetInput, UpdateModelPresetInput } from '../../domain/model-presets/create-input.ts';
 import { ListQuery } from '../../domain/pagination.ts';
 import { archiveModelPreset } from '../../services/model-presets/archive.ts';
 import { createModelPreset } from '../../services/model-presets/create.ts';
 import { listModelPresets } from '../../services/model-presets/list.ts';
+import { updateModelPresetPrices } from '../../services/model-presets/update-prices.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';
@@ -27,10 +28,20 @@ export function modelPresetRoutes(deps: AppDeps) {
         keyring: deps.keyring,
         baseUrls: deps.settings.modelBaseUrls,
         deploymentPresets: deps.deploymentPresets,
+        currency: deps.settings.currency,
         input,
       });
       return c.json(created, 201);
     })
+    .patch(
+      '/projects/:projectId/model-presets/:presetId',
+      route({ summary: "Set a project preset's prices per million tokens (`null`: unpriced); later calls cost at them", scopes: ['project:admin'], params: PresetParams, body: UpdateModelPresetInput, responses: { 200: { description: 'The preset', schema: PublicModelPresetShape } } }),
+      async (c) => {
+        const { presetId } = validParams(c, PresetParams);
+        const body = await validBody(c, UpdateModelPresetInput);
+        return c.json(await updateModelPresetPrices({ ctx: c.var.ctx, deploymentPresets: deps.deploymentPresets, input: { presetId, prices: body.prices } }));
+      },
+    )
     .delete('/projects/:projectId/model-presets/:presetId', route({ summary: 'Archive a preset', scopes: ['project:admin'], params: PresetParams, responses: { 200: { description: '`{id, key, archived: true}`', schema: ModelPresetArchivedShape } } }), async (c) => {
       const { presetId } = validParams(c, PresetParams);
       return c.json(await archiveModelPreset({ ctx: c.var.ctx, deploymentPresets: deps.deploymentPresets, input: { presetId } }));

@@ -32,7 +32,8 @@ export function projectRoutes(deps: AppDeps) {
     .patch(
       '/projects/:projectId',
       route({
-        summary: "Change the project's retention windows (`retention.sessions`, `retention.events`: a duration such as `30d`, `12h` or `90m`, null for the installation default; omitted: unchanged)",
+        summary:
+          "Change the project's retention windows (`retention.sessions`, `retention.events`: a duration such as `30d`, `12h` or `90m`, null for the installation default; omitted: unchanged) and its monthly budget (`budget: {maxMonthlyCost?, maxMonthlyTokens?}`, null for none)",
         scopes: ['project:admin'],
         params: ProjectParams,
         body: UpdateProjectInput,

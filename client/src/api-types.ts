@@ -54,6 +54,12 @@ export type CatalogEntry = {
   adaptiveThinking?: boolean | null;
   thinkingCanBeDisabled?: boolean | null;
   effortLevels?: (Array<"none" | "low" | "medium" | "high" | "xhigh" | "max">) | null;
+  pricesUsd?: ({
+    input: number;
+    output: number;
+    cacheRead: number | null;
+    cacheWrite: number | null;
+  }) | null;
   runtimeSupported: boolean;
 };
 
@@ -65,6 +71,7 @@ export type Context = {
   projects: Array<PublicProject>;
   activeModelPresets: Array<string>;
   authProvider: string;
+  currency: string;
   isIapDefaultProject?: boolean;
 };
 
@@ -181,6 +188,14 @@ export type ModelPresetArchived = {
 
 export type ModelPresetPage = Page<PublicModelPreset>;
 
+export type ModelPrices = {
+  input: number;
+  output: number;
+  cacheRead: number | null;
+  cacheWrite: number | null;
+  source: "catalog" | "operator";
+};
+
 export type ModelProviderPage = Page<PublicModelProvider>;
 
 export type ModelProviderRemoved = {
@@ -215,6 +230,11 @@ export type PendingTurnWithdrawn = {
 export type PendingWork = {
   toolCalls: Array<PublicToolCall>;
   approvals: Array<PublicApproval>;
+};
+
+export type ProjectBudget = {
+  maxMonthlyCost: number | null;
+  maxMonthlyTokens: number | null;
 };
 
 export type ProjectDeleted = {
@@ -449,6 +469,7 @@ export type PublicModelInvocation = {
   outputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  cost: number;
   finishReason: string | null;
   providerFinishReason: string | null;
   errorCode: string | null;
@@ -472,6 +493,7 @@ export type PublicModelPreset = {
   routing: Record<string, unknown>;
   settings: Record<string, unknown> | null;
   available: boolean;
+  prices: ModelPrices | null;
   createdAt: string | null;
 };
 
@@ -527,6 +549,7 @@ export type PublicProject = PublicOrganization & {
     sessions: string | null;
     events: string | null;
   };
+  budget: ProjectBudget | null;
 };
 
 export type PublicRun = {
@@ -548,6 +571,11 @@ export type PublicRun = {
   createdAt: string;
   updatedAt: string;
   failure: RunFailure | null;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  cost: number;
 };
 
 export type PublicSandbox = {
@@ -590,6 +618,33 @@ export type PublicSandboxProvider = {
   updatedAt: string;
 };
 
+export type PublicSchedule = {
+  id: string;
+  organizationId: string;
+  projectId: string;
+  name: string | null;
+  agentId: string;
+  agentVersionId: string | null;
+  cron: string | null;
+  intervalSeconds: number | null;
+  timeZone: string;
+  message: string;
+  files: Array<{
+    uploadId: string;
+  }>;
+  overlap: "skip" | "buffer_one" | "allow_all";
+  catchupWindowSeconds: number;
+  target: "new_session" | "session";
+  sessionId: string | null;
+  ifBusy: ("enqueue" | "skip") | null;
+  paused: boolean;
+  createdByPrincipalId: string;
+  createdAt: string;
+  updatedAt: string;
+  nextFirings: Array<string>;
+  recentFirings: Array<ScheduleFiring>;
+};
+
 export type PublicSession = {
   organizationId: string;
   projectId: string;
@@ -603,6 +658,7 @@ export type PublicSession = {
   lastActivityAt: string;
   latestRunId: string | null;
   archivedAt: string | null;
+  budget: SessionBudget | null;
 };
 
 export type PublicSessionListItem = PublicSession & {
@@ -612,6 +668,7 @@ export type PublicSessionListItem = PublicSession & {
   outputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  cost: number;
   forkedFrom: {
     sessionId: string;
     runId: string;
@@ -836,6 +893,37 @@ export type RunFailure = {
 
 export type SandboxProviderPage = Page<PublicSandboxProvider>;
 
+export type ScheduleDeleted = {
+  id: string;
+  deleted: true;
+};
+
+export type ScheduleFiring = {
+  id: string;
+  scheduledAt: string;
+  firedAt: string;
+  outcome: "started" | "enqueued" | "skipped" | "failed";
+  sessionId: string | null;
+  runId: string | null;
+  pendingTurnId: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+};
+
+export type ScheduleFiringPage = Page<ScheduleFiring>;
+
+export type SchedulePage = Page<PublicSchedule>;
+
+export type ScheduleTriggered = {
+  id: string;
+  triggered: true;
+};
+
+export type SessionBudget = {
+  maxCost: number | null;
+  maxTokens: number | null;
+};
+
 export type SessionDebug = PendingWork & {
   productEvents: Array<PublicProductEvent>;
   modelInvocations: Array<PublicModelInvocation>;
@@ -1025,6 +1113,34 @@ export type UploadDeleted = {
 
 export type UploadPage = Page<PublicUpload>;
 
+export type UsageGroup = {
+  key: string | null;
+  runs: number;
+  invocations: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  cost: number;
+};
+
+export type UsageLedger = {
+  from: string;
+  to: string;
+  groupBy: "day" | "agent" | "preset" | "apiKey";
+  currency: string;
+  totals: {
+    runs: number;
+    invocations: number;
+    inputTokens: number;
+    outputTokens: number;
+    cacheReadTokens: number;
+    cacheWriteTokens: number;
+    cost: number;
+  };
+  groups: Array<UsageGroup>;
+};
+
 export type WorkspaceFileList = {
   data: Array<{
     name: string;
@@ -1184,15 +1300,19 @@ export type Paths = {
         200: ProjectWithOrganization;
       };
     };
-    /** Change the project's retention windows (`retention.sessions`, `retention.events`: a duration such as `30d`, `12h` or `90m`, null for the installation default; omitted: unchanged) */
+    /** Change the project's retention windows (`retention.sessions`, `retention.events`: a duration such as `30d`, `12h` or `90m`, null for the installation default; omitted: unchanged) and its monthly budget (`budget: {maxMonthlyCost?, maxMonthlyTokens?}`, null for none) */
     patch: {
       path: { projectId: string };
       header: { "Idempotency-Key": string };
       body: {
-        retention: {
+        retention?: {
           sessions?: string | null;
           events?: string | null;
         };
+        budget?: ({
+          maxMonthlyCost?: number | null;
+          maxMonthlyTokens?: number | null;
+        }) | null;
       };
       responses: {
         200: ProjectWithOrganization;
@@ -1634,6 +1754,12 @@ export type Paths = {
         model: string;
         routing?: unknown;
         settings?: unknown | null;
+        prices?: ({
+          input: number;
+          output: number;
+          cacheRead?: number | null;
+          cacheWrite?: number | null;
+        }) | null;
       };
       responses: {
         201: PublicModelPreset;
@@ -1641,6 +1767,22 @@ export type Paths = {
     };
   };
   "/v1/projects/{projectId}/model-presets/{presetId}": {
+    /** Set a project preset's prices per million tokens (`null`: unpriced); later calls cost at them */
+    patch: {
+      path: { projectId: string; presetId: string };
+      header: { "Idempotency-Key": string };
+      body: {
+        prices: ({
+          input: number;
+          output: number;
+          cacheRead?: number | null;
+          cacheWrite?: number | null;
+        }) | null;
+      };
+      responses: {
+        200: PublicModelPreset;
+      };
+    };
     /** Archive a preset */
     delete: {
       path: { projectId: string; presetId: string };
@@ -1828,6 +1970,124 @@ export type Paths = {
       };
     };
   };
+  "/v1/projects/{projectId}/schedules": {
+    /** List schedules with their next firing times and last firings */
+    get: {
+      path: { projectId: string };
+      query: { limit?: string; cursor?: string };
+      responses: {
+        200: SchedulePage;
+      };
+    };
+    /** Create a schedule: an agent that runs on a cron expression or an interval, in new sessions or as turns of one session */
+    post: {
+      path: { projectId: string };
+      header: { "Idempotency-Key": string };
+      body: {
+        name?: string | null;
+        agentId?: string;
+        agentVersionId?: string;
+        cron?: string;
+        intervalSeconds?: number;
+        timeZone?: string;
+        message: string;
+        files?: Array<{
+          uploadId: string;
+        }>;
+        overlap?: "skip" | "buffer_one" | "allow_all";
+        catchupWindowSeconds?: number;
+        target?: "new_session" | "session";
+        sessionId?: string;
+        ifBusy?: "enqueue" | "skip";
+        paused?: boolean;
+      };
+      responses: {
+        201: PublicSchedule;
+      };
+    };
+  };
+  "/v1/projects/{projectId}/schedules/{scheduleId}": {
+    /** A schedule with its next firing times and last firings */
+    get: {
+      path: { projectId: string; scheduleId: string };
+      responses: {
+        200: PublicSchedule;
+      };
+    };
+    /** Change a schedule (its Temporal Schedule follows) */
+    patch: {
+      path: { projectId: string; scheduleId: string };
+      header: { "Idempotency-Key": string };
+      body: {
+        name?: string | null;
+        agentId?: string;
+        agentVersionId?: string;
+        cron?: string;
+        intervalSeconds?: number;
+        timeZone?: string;
+        message?: string;
+        files?: Array<{
+          uploadId: string;
+        }>;
+        overlap?: "skip" | "buffer_one" | "allow_all";
+        catchupWindowSeconds?: number;
+        target?: "new_session" | "session";
+        sessionId?: string;
+        ifBusy?: "enqueue" | "skip";
+      };
+      responses: {
+        200: PublicSchedule;
+      };
+    };
+    /** Delete a schedule and its Temporal Schedule */
+    delete: {
+      path: { projectId: string; scheduleId: string };
+      header: { "Idempotency-Key": string };
+      responses: {
+        200: ScheduleDeleted;
+      };
+    };
+  };
+  "/v1/projects/{projectId}/schedules/{scheduleId}/firings": {
+    /** A schedule's firings, newest first */
+    get: {
+      path: { projectId: string; scheduleId: string };
+      query: { limit?: string; cursor?: string };
+      responses: {
+        200: ScheduleFiringPage;
+      };
+    };
+  };
+  "/v1/projects/{projectId}/schedules/{scheduleId}/pause": {
+    /** Pause a schedule: no firings until it is unpaused (a running one finishes) */
+    post: {
+      path: { projectId: string; scheduleId: string };
+      header: { "Idempotency-Key": string };
+      responses: {
+        200: PublicSchedule;
+      };
+    };
+  };
+  "/v1/projects/{projectId}/schedules/{scheduleId}/trigger": {
+    /** Run a schedule now: one firing at once, even while paused or while another firing runs */
+    post: {
+      path: { projectId: string; scheduleId: string };
+      header: { "Idempotency-Key": string };
+      responses: {
+        202: ScheduleTriggered;
+      };
+    };
+  };
+  "/v1/projects/{projectId}/schedules/{scheduleId}/unpause": {
+    /** Unpause a schedule: it fires again from its next time */
+    post: {
+      path: { projectId: string; scheduleId: string };
+      header: { "Idempotency-Key": string };
+      responses: {
+        200: PublicSchedule;
+      };
+    };
+  };
   "/v1/projects/{projectId}/sessions": {
     /** List sessions with status and token counters */
     get: {
@@ -1848,6 +2108,10 @@ export type Paths = {
         initialMessage?: string;
         files?: Array<unknown>;
         anyVersion?: boolean;
+        budget?: ({
+          maxCost?: number | null;
+          maxTokens?: number | null;
+        }) | null;
       };
       responses: {
         201: CreatedSession;
@@ -1868,6 +2132,10 @@ export type Paths = {
       header: { "Idempotency-Key": string };
       body: {
         title?: string | null;
+        budget?: ({
+          maxCost?: number | null;
+          maxTokens?: number | null;
+        }) | null;
       };
       responses: {
         200: PublicSessionListItem;
@@ -2420,6 +2688,16 @@ export type Paths = {
       path: { projectId: string; uploadId: string };
       responses: {
         200: ReadableStream<Uint8Array>;
+      };
+    };
+  };
+  "/v1/projects/{projectId}/usage": {
+    /** Usage and cost over UTC days `from` through `to` (default: this month), grouped by `day`, `agent`, `preset` or `apiKey` */
+    get: {
+      path: { projectId: string };
+      query: { from?: string; to?: string; groupBy?: "day" | "agent" | "preset" | "apiKey" };
+      responses: {
+        200: UsageLedger;
       };
     };
   };

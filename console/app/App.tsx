@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { Context } from '../../client/src/index.ts';
+import { hasScope, type Scope } from '../../domain/scopes.ts';
 import { apiCall, clientFor, loadContext, loadProvider, type Provider } from './api.ts';
 import { ErrorNotice } from './components/ErrorNotice.tsx';
 import { Link, matchPath, navigate, usePath } from './router.tsx';
@@ -12,16 +13,21 @@ import { ConnectionsScreen } from './screens/Connections.tsx';
 import { McpScreen } from './screens/Mcp.tsx';
 import { OverviewScreen } from './screens/Overview.tsx';
 import { PendingWorkScreen } from './screens/PendingWork.tsx';
+import { SchedulesScreen } from './screens/Schedules.tsx';
 import { SessionDetailScreen } from './screens/SessionDetail.tsx';
 import { SessionsScreen } from './screens/Sessions.tsx';
 import { SignInScreen } from './screens/SignIn.tsx';
 import { SkillsScreen } from './screens/Skills.tsx';
+import { UsageScreen } from './screens/Usage.tsx';
 import { WebhooksScreen } from './screens/Webhooks.tsx';
 
-const NAVIGATION = [
+/** The screens, with the scope a screen needs to show anything (left out of the menu without it). */
+const NAVIGATION: ReadonlyArray<readonly [string, string, Scope?]> = [
   ['/', 'Overview'],
   ['/agents', 'Agents'],
   ['/sessions', 'Sessions'],
+  ['/schedules', 'Schedules', 'schedule:read'],
+  ['/usage', 'Usage', 'usage:read'],
   ['/pending', 'Pending work'],
   ['/connections', 'Models & connections'],
   ['/skills', 'Skills'],
@@ -29,7 +35,7 @@ const NAVIGATION = [
   ['/webhooks', 'Webhooks'],
   ['/access', 'Members & API keys'],
   ['/backup', 'Backup & restore'],
-] as const;
+];
 
 function Screen({ path }: { path: string }) {
   let params: Record<string, string> | null;
@@ -42,6 +48,10 @@ function Screen({ path }: { path: string }) {
       return <AgentsScreen />;
     case '/sessions':
       return <SessionsScreen />;
+    case '/schedules':
+      return <SchedulesScreen />;
+    case '/usage':
+      return <UsageScreen />;
     case '/pending':
       return <PendingWorkScreen />;
     case '/connections':
@@ -133,7 +143,7 @@ export function App() {
       <div className="layout">
         <nav className="side" aria-label="Console">
           <ul>
-            {NAVIGATION.map(([to, label]) => {
+            {NAVIGATION.filter(([, , scope]) => !scope || hasScope(context.principal.scopes, scope)).map(([to, label]) => {
               const active = to === '/' ? path === '/' : path.startsWith(to);
               return (
                 <li key={to}>

@@ -21,3 +21,5 @@ export * from './delegations.ts';
 export * from './identities.ts';
 export * from './compat-anthropic.ts';
 export * from './retention.ts';
+export * from './usage.ts';
+export * from './schedules.ts';

@@ -1,4 +1,5 @@
 import type { ModelProviderType } from '../../domain/model-catalog/types.ts';
+import type { ModelPrices } from '../../domain/usage/prices.ts';
 import { sql } from 'drizzle-orm';
 import { index, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, credentialColumns, id, organizationId, projectId, timestampColumn, updatedAt } from './columns.ts';
@@ -45,6 +46,11 @@ export const modelPresets = pgTable(
     model: text('model').notNull(),
     routing: jsonb('routing').$type<Record<string, unknown>>().notNull(),
     settings: jsonb('settings').$type<Record<string, unknown> | null>(),
+    /**
+     * Prices per million tokens in the installation's currency (null: unpriced, its calls cost 0).
+     * The one field a preset may change after creation: it prices future calls, not the model's behaviour.
+     */
+    prices: jsonb('prices').$type<ModelPrices | null>(),
     createdByPrincipalId: uuid('created_by_principal_id'),
     createdAt: createdAt(),
     archivedAt: timestampColumn('archived_at'),

@@ -20,6 +20,9 @@ export const projects = pgTable(
      * below it is answered `410 cursor_expired`. Written only by the event purge (a non-key
      * column, so it never waits on the row's foreign-key share locks).
      */
+    /** The monthly budget (null: none), per UTC calendar month; cost in billionths of the currency. */
+    budgetMonthlyMaxCostNanos: bigint('budget_monthly_max_cost_nanos', { mode: 'number' }),
+    budgetMonthlyMaxTokens: bigint('budget_monthly_max_tokens', { mode: 'number' }),
     eventsPurgedThroughPosition: bigint('events_purged_through_position', { mode: 'bigint' }).notNull().default(sql`0`),
   },
   (table) => [

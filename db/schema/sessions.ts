@@ -43,6 +43,11 @@ export const sessions = pgTable(
     outputTokens: bigint('output_tokens', { mode: 'number' }).notNull().default(0),
     cacheReadTokens: bigint('cache_read_tokens', { mode: 'number' }).notNull().default(0),
     cacheWriteTokens: bigint('cache_write_tokens', { mode: 'number' }).notNull().default(0),
+    /** What its model calls cost, in billionths of the installation's currency (domain/usage/cost.ts). */
+    costNanos: bigint('cost_nanos', { mode: 'number' }).notNull().default(0),
+    /** The session's budget (null: none): before each model call its spend must be below both. */
+    budgetMaxCostNanos: bigint('budget_max_cost_nanos', { mode: 'number' }),
+    budgetMaxTokens: bigint('budget_max_tokens', { mode: 'number' }),
     createdByPrincipalId: uuid('created_by_principal_id'),
     forkedFromSessionId: uuid('forked_from_session_id'),
     forkedFromRunId: uuid('forked_from_run_id'),
@@ -168,6 +173,13 @@ export const runs = pgTable(
     workflowStartedAt: timestampColumn('workflow_started_at'),
     /** When admission first found the project's running-runs limit reached: the run waits `queued`. */
     admissionDeferredAt: timestampColumn('admission_deferred_at'),
+    /** The run's own usage and cost: its completed model calls, added as each completes. */
+    modelCalls: integer('model_calls').notNull().default(0),
+    inputTokens: bigint('input_tokens', { mode: 'number' }).notNull().default(0),
+    outputTokens: bigint('output_tokens', { mode: 'number' }).notNull().default(0),
+    cacheReadTokens: bigint('cache_read_tokens', { mode: 'number' }).notNull().default(0),
+    cacheWriteTokens: bigint('cache_write_tokens', { mode: 'number' }).notNull().default(0),
+    costNanos: bigint('cost_nanos', { mode: 'number' }).notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -217,6 +229,13 @@ export const modelInvocations = pgTable(
     errorCode: text('error_code'),
     errorExplanation: text('error_explanation'),
     thinking: text('thinking'),
+    /** What the usage ledger groups by, fixed when the attempt starts. */
+    agentId: uuid('agent_id'),
+    preset: text('preset'),
+    /** The API key that created the run, when a key did. */
+    apiKeyId: uuid('api_key_id'),
+    /** The attempt's cost at the preset's prices when it completed, in billionths of the currency. */
+    costNanos: bigint('cost_nanos', { mode: 'number' }).notNull().default(0),
     startedAt: timestampColumn('started_at').notNull(),
     completedAt: timestampColumn('completed_at'),
   },

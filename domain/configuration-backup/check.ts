@@ -22,7 +22,7 @@ export function readBackupFile(value: unknown, path = 'body.backup'): BackupFile
   return file;
 }
 
-type Kind = 'modelProvider' | 'sandboxProvider' | 'storageProvider' | 'mcpServer' | 'mcpServerVersion' | 'mcpCredential' | 'mcpCredentialPolicy' | 'policyVersion' | 'project' | 'modelPreset' | 'skill' | 'skillVersion' | 'mcpToolset' | 'toolsetVersion' | 'agent' | 'agentVersion' | 'eventWebhook';
+type Kind = 'modelProvider' | 'sandboxProvider' | 'storageProvider' | 'mcpServer' | 'mcpServerVersion' | 'mcpCredential' | 'mcpCredentialPolicy' | 'policyVersion' | 'project' | 'modelPreset' | 'skill' | 'skillVersion' | 'mcpToolset' | 'toolsetVersion' | 'agent' | 'agentVersion' | 'eventWebhook' | 'schedule';
 
 function checkLinks(file: BackupFile, root: string): void {
   // id → [kind, project id or null for organization entries]
@@ -79,6 +79,7 @@ function checkLinks(file: BackupFile, root: string): void {
       versions(entry.versions, `${at}.agents.${index}`, 'agentVersion', project.id);
     });
     project.eventWebhooks.forEach((entry, index) => declare(entry.id, 'eventWebhook', project.id, `${at}.eventWebhooks.${index}`));
+    (project.schedules ?? []).forEach((entry, index) => declare(entry.id, 'schedule', project.id, `${at}.schedules.${index}`));
   });
 
   // Links, once every id is known (a config may point at a later agent's version).
@@ -96,6 +97,13 @@ function checkLinks(file: BackupFile, root: string): void {
         }),
       ),
     );
+    (project.schedules ?? []).forEach((entry, index) => {
+      link(entry.agentId, 'agent', project.id, `${at}.schedules.${index}.agentId`);
+      if (entry.agentVersionId === null) return;
+      // A pinned version must be one of that agent's.
+      const agent = project.agents.find((candidate) => candidate.id === entry.agentId)!;
+      if (!agent.versions.some((version) => version.id === entry.agentVersionId)) fail(`${at}.schedules.${index}.agentVersionId "${entry.agentVersionId}" does not name a version of its agent in the file`, `${at}.schedules.${index}.agentVersionId`);
+    });
   });
 
   function versions(list: Array<{ id: string; version: number }>, path: string, kind: Kind, projectId: string | null) {

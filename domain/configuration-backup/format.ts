@@ -1,6 +1,9 @@
 import * as v from 'valibot';
 import { MODEL_PROVIDER_TYPES } from '../model-catalog/types.ts';
 import { MCP_CREDENTIAL_KINDS, MCP_TOOL_APPROVALS, MCP_TRANSPORTS } from '../mcp/types.ts';
+import { MAX_SCHEDULES_PER_PROJECT, SCHEDULE_OVERLAPS } from '../schedules/inputs.ts';
+import { MESSAGE_TEXT_MAX_LENGTH } from '../sessions/limits.ts';
+import { MAX_PRICE_PER_MILLION } from '../usage/prices.ts';
 
 /**
  * The organization configuration backup file (spec 1 "Configuration backup file"), format
@@ -95,6 +98,11 @@ export const BackupMcpCredentialPolicy = v.strictObject({
   }),
 });
 
+const Price = v.pipe(v.number(), v.minValue(0), v.maxValue(MAX_PRICE_PER_MILLION));
+
+/** A preset's prices per million tokens (docs/decisions.md "Prices and cost"), in the backed-up installation's currency. */
+const BackupPrices = v.strictObject({ input: Price, output: Price, cacheRead: v.nullable(Price), cacheWrite: v.nullable(Price), source: v.picklist(['catalog', 'operator']) });
+
 export const BackupModelPreset = v.strictObject({
   id: Id,
   key: Key,
@@ -103,6 +111,8 @@ export const BackupModelPreset = v.strictObject({
   model: Text(300),
   routing: JsonObject,
   settings: v.nullable(JsonObject),
+  /** Absent when the preset is unpriced (and in files written before prices). */
+  prices: v.optional(BackupPrices),
   archived: v.boolean(),
   createdAt: Timestamp,
 });
@@ -164,6 +174,28 @@ export const BackupEventWebhook = v.strictObject({
   createdAt: Timestamp,
 });
 
+/**
+ * A schedule that opens a new session at each firing (one that sends turns to a session is not
+ * backed up: sessions are not). Always restored paused, acting as the restoring principal, and
+ * without files (uploads are object-storage contents); so `paused` and `files` are not in the
+ * file. Timing rules (one of `cron` and `intervalSeconds`, the cron syntax, the time zone) are
+ * checked at restore by the API's rules.
+ */
+export const BackupSchedule = v.strictObject({
+  id: Id,
+  name: v.nullable(Text(200)),
+  agentId: Id,
+  /** A pinned version of that agent, else null (each firing uses the agent's latest). */
+  agentVersionId: v.nullable(Id),
+  cron: v.nullable(Text(200)),
+  intervalSeconds: v.nullable(v.pipe(v.number(), v.integer())),
+  timeZone: Text(64),
+  message: Text(MESSAGE_TEXT_MAX_LENGTH),
+  overlap: v.picklist(SCHEDULE_OVERLAPS),
+  catchupWindowSeconds: v.pipe(v.number(), v.integer()),
+  createdAt: Timestamp,
+});
+
 /** A retention window as the project API writes it (`30d`, `12h`, `90m`); its range is checked at restore. */
 const RetentionText = v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,7}[mhd]$/));
 
@@ -173,11 +205,15 @@ export const BackupProject = v.strictObject({
   name: Text(200),
   /** The project's retention overrides (null: the installation default); absent when it has none (docs/decisions.md "Retention"). */
   retention: v.optional(v.strictObject({ sessions: v.nullable(RetentionText), events: v.nullable(RetentionText) })),
+  /** The project's monthly budget; absent when it has none (docs/decisions.md "Budgets"). Its bounds are checked at restore. */
+  budget: v.optional(v.strictObject({ maxMonthlyCost: v.nullable(v.number()), maxMonthlyTokens: v.nullable(v.pipe(v.number(), v.integer())) })),
   modelPresets: list(BackupModelPreset),
   skills: list(BackupSkill),
   mcpToolsets: list(BackupMcpToolset),
   agents: list(BackupAgent),
   eventWebhooks: list(BackupEventWebhook, 20),
+  /** Absent in files written before schedules (and when a project has none). */
+  schedules: v.optional(list(BackupSchedule, MAX_SCHEDULES_PER_PROJECT)),
 });
 
 export const BackupFile = v.strictObject({
@@ -196,3 +232,4 @@ export type BackupFile = v.InferOutput<typeof BackupFile>;
 export type BackupProject = v.InferOutput<typeof BackupProject>;
 export type BackupAgent = v.InferOutput<typeof BackupAgent>;
 export type BackupSkill = v.InferOutput<typeof BackupSkill>;
+export type BackupSchedule = v.InferOutput<typeof BackupSchedule>;

@@ -105,6 +105,7 @@ describe('gateway mapping', () => {
       architecture: { input_modalities: ['text', 'image'], output_modalities: ['text'] },
       top_provider: { context_length: 1000000, max_completion_tokens: 64000 },
       supported_parameters: ['tools', 'reasoning', 'max_tokens'],
+      pricing: { prompt: '0.000003', completion: '0.000015', input_cache_read: '0.0000003', input_cache_write: '0.00000375' },
     });
     expect(entry).toEqual({
       providerType: 'gateway',
@@ -114,8 +115,16 @@ describe('gateway mapping', () => {
       contextWindow: 1000000,
       outputLimit: 64000,
       reasoning: true,
+      pricesUsd: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
       runtimeSupported: true,
     });
+  });
+
+  it('reads fixed prices only: none, a variable (-1) or a malformed price gives null', () => {
+    expect(toGatewayEntry({ id: 'x/free', pricing: { prompt: '0', completion: '0' } }).pricesUsd).toEqual({ input: 0, output: 0, cacheRead: null, cacheWrite: null });
+    expect(toGatewayEntry({ id: 'x/none' }).pricesUsd).toBeNull();
+    expect(toGatewayEntry({ id: 'openrouter/auto', pricing: { prompt: '-1', completion: '-1' } }).pricesUsd).toBeNull();
+    expect(toGatewayEntry({ id: 'x/bad', pricing: { prompt: 'cheap', completion: '0.000001' } }).pricesUsd).toBeNull();
   });
 
   it('models without tools or text output are not runtime-supported; unknown limits are null', () => {

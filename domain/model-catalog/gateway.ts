@@ -1,4 +1,4 @@
-import { modelIdentifier, positiveIntegerOrNull, type CatalogEntry } from './types.ts';
+import { modelIdentifier, positiveIntegerOrNull, type CatalogEntry, type CatalogPrices } from './types.ts';
 
 /** One item of OpenRouter `GET /models` (`{data: [...]}`). */
 export type GatewayModel = {
@@ -8,7 +8,26 @@ export type GatewayModel = {
   architecture?: { modality?: string; input_modalities?: string[]; output_modalities?: string[] } | null;
   top_provider?: { context_length?: number | null; max_completion_tokens?: number | null } | null;
   supported_parameters?: string[] | null;
+  /** USD per token, as decimal strings; `-1` marks a variable price (a router). */
+  pricing?: { prompt?: unknown; completion?: unknown; input_cache_read?: unknown; input_cache_write?: unknown } | null;
 };
+
+/** A per-token price string as USD per million tokens; null when absent, negative or malformed. */
+function perMillion(value: unknown): number | null {
+  if (typeof value !== 'string' && typeof value !== 'number') return null;
+  const perToken = Number(value);
+  if (!Number.isFinite(perToken) || perToken < 0 || String(value).trim() === '') return null;
+  // Twelve significant digits drop the float noise of the multiplication (0.000003 * 1e6).
+  return Number((perToken * 1_000_000).toPrecision(12));
+}
+
+/** The published prices, when both the prompt and completion prices are fixed. */
+export function gatewayPrices(pricing: GatewayModel['pricing']): CatalogPrices | null {
+  const input = perMillion(pricing?.prompt);
+  const output = perMillion(pricing?.completion);
+  if (input === null || output === null) return null;
+  return { input, output, cacheRead: perMillion(pricing?.input_cache_read), cacheWrite: perMillion(pricing?.input_cache_write) };
+}
 
 function outputModalities(model: GatewayModel): string[] | null {
   const listed = model.architecture?.output_modalities;
@@ -36,6 +55,7 @@ export function toGatewayEntry(model: GatewayModel): CatalogEntry {
     contextWindow: positiveIntegerOrNull(model.context_length) ?? positiveIntegerOrNull(model.top_provider?.context_length),
     outputLimit: positiveIntegerOrNull(model.top_provider?.max_completion_tokens),
     reasoning: parameters ? parameters.includes('reasoning') : null,
+    pricesUsd: gatewayPrices(model.pricing),
     runtimeSupported: (outputs === null || outputs.includes('text')) && (parameters === null || parameters.includes('tools')),
   };
 }

@@ -28,9 +28,18 @@ export type CatalogEntry = {
   adaptiveThinking?: boolean | null;
   thinkingCanBeDisabled?: boolean | null;
   effortLevels?: EffortLevel[] | null;
+  /**
+   * Gateway entries only: the provider's published prices in USD per million tokens (null when it
+   * publishes none or a variable price). A preset of this model takes them when the
+   * installation's currency is USD and the operator gives none.
+   */
+  pricesUsd?: CatalogPrices | null;
   /** False for models the runtime cannot drive; such entries cannot back a preset. */
   runtimeSupported: boolean;
 };
+
+/** Prices per million tokens; a cache price of null is billed as input. */
+export type CatalogPrices = { input: number; output: number; cacheRead: number | null; cacheWrite: number | null };
 
 export const modelIdentifier = (providerType: ModelProviderType, catalogId: string) => `${providerType}/${catalogId}`;
 

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { ConfigurationKey, DisplayName } from '../model-catalog/provider-input.ts';
+import { PricesInput } from '../usage/prices.ts';
 
 const JsonObject = (name: string) =>
   v.custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), `${name} must be an object`);
@@ -16,5 +17,11 @@ export const CreateModelPresetInput = v.strictObject({
   model: v.pipe(v.string('model must be a string'), v.minLength(1, 'model must not be empty'), v.maxLength(300, 'model must be at most 300 characters')),
   routing: v.optional(JsonObject('routing')),
   settings: v.optional(v.nullable(JsonObject('settings'))),
+  /** Per million tokens in the installation's currency; omitted: the catalog's, where published. */
+  prices: v.optional(v.nullable(PricesInput)),
 });
+
+/** `PATCH /model-presets/{id}`: the one field a preset may change, its prices (`null`: unpriced). */
+export const UpdateModelPresetInput = v.strictObject({ prices: v.nullable(PricesInput) });
+export type UpdateModelPresetInput = v.InferOutput<typeof UpdateModelPresetInput>;
 export type CreateModelPresetInput = v.InferOutput<typeof CreateModelPresetInput>;

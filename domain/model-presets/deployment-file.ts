@@ -2,11 +2,12 @@ import * as v from 'valibot';
 import { ConfigurationKey, DisplayName } from '../model-catalog/provider-input.ts';
 import { MODEL_PROVIDER_TYPES, type ModelProviderType } from '../model-catalog/types.ts';
 import { ValidationError } from '../errors.ts';
+import { operatorPrices, PricesInput, type ModelPrices } from '../usage/prices.ts';
 import { normalizePresetConfig, type PresetConfig } from './config.ts';
 
 /**
  * One entry of SVC_DEPLOYMENT_PRESETS_FILE: a JSON array of
- * `{key, displayName, providerKey, model, routing?, settings?}`. The provider type is the
+ * `{key, displayName, providerKey, model, routing?, settings?, prices?}`. The provider type is the
  * model's prefix; `providerKey` names the organization's provider connection the preset runs
  * through (resolved per organization at use).
  */
@@ -17,6 +18,8 @@ const DeploymentPresetEntry = v.strictObject({
   model: v.pipe(v.string('model must be a string'), v.minLength(1, 'model must not be empty'), v.maxLength(300, 'model must be at most 300 characters')),
   routing: v.optional(v.unknown()),
   settings: v.optional(v.unknown()),
+  /** Prices per million tokens in the installation's currency (docs/decisions.md "Prices and cost"). */
+  prices: v.optional(v.nullable(PricesInput)),
 });
 
 export const MAX_DEPLOYMENT_PRESETS = 100;
@@ -30,6 +33,7 @@ export type DeploymentPresetDefinition = {
   key: string;
   displayName: string;
   providerKey: string;
+  prices: ModelPrices | null;
 } & PresetConfig;
 
 /**
@@ -55,6 +59,6 @@ export function parseDeploymentPresets(json: unknown): DeploymentPresetDefinitio
       throw new ValidationError(`${at}.model: must start with gateway/, vendor_a/, vendor_b/ or vendor_c/`, { path: `${at}.model` });
     }
     const config = normalizePresetConfig(providerType, entry, at);
-    return { key: entry.key, displayName: entry.displayName, providerKey: entry.providerKey, ...config };
+    return { key: entry.key, displayName: entry.displayName, providerKey: entry.providerKey, ...config, prices: entry.prices ? operatorPrices(entry.prices) : null };
   });
 }

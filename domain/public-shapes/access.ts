@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { ProjectBudgetShape } from './usage.ts';
 import { PRINCIPAL_KINDS } from '../principals.ts';
 import { ROLES } from '../scopes.ts';
 import { Id, page, Timestamp } from './common.ts';
@@ -11,7 +12,7 @@ export const PublicOrganizationShape = v.strictObject({ id: Id, slug: v.string()
  * `effectiveRetention` what applies now (null: kept for good).
  */
 const RetentionWindowsShape = v.strictObject({ sessions: v.nullable(v.string()), events: v.nullable(v.string()) });
-export const PublicProjectShape = v.strictObject({ id: Id, organizationId: Id, slug: v.string(), name: v.string(), createdAt: Timestamp, retention: RetentionWindowsShape });
+export const PublicProjectShape = v.strictObject({ id: Id, organizationId: Id, slug: v.string(), name: v.string(), createdAt: Timestamp, retention: RetentionWindowsShape, budget: v.nullable(ProjectBudgetShape) });
 export const ProjectWithOrganizationShape = v.strictObject({ ...PublicProjectShape.entries, organization: PublicOrganizationShape, effectiveRetention: RetentionWindowsShape });
 export const OrganizationPageShape = page(PublicOrganizationShape);
 export const ProjectPageShape = page(PublicProjectShape);
@@ -71,6 +72,8 @@ export const ContextShape = v.strictObject({
   projects: v.array(PublicProjectShape),
   activeModelPresets: v.array(v.string()),
   authProvider: v.string(),
+  /** The installation's currency (`SVC_CURRENCY`): every price, cost and budget is in it. */
+  currency: v.string(),
   /** Edge-proxy mode only: whether the active project is the installation's default project. */
   isIapDefaultProject: v.optional(v.boolean()),
 });

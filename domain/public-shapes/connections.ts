@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { ModelPricesShape } from './usage.ts';
 import { EFFORT_LEVELS, MODEL_PROVIDER_TYPES } from '../model-catalog/types.ts';
 import { SnapshotEntry } from '../sandbox/snapshot-registry.ts';
 import { Id, page, Timestamp } from './common.ts';
@@ -88,6 +89,8 @@ export const PublicModelPresetShape = v.strictObject({
   routing: v.record(v.string(), v.unknown()),
   settings: v.nullable(v.record(v.string(), v.unknown())),
   available: v.boolean(),
+  /** Prices per million tokens in the installation's currency (null: unpriced, its calls cost 0). */
+  prices: v.nullable(ModelPricesShape),
   createdAt: v.nullable(Timestamp),
 });
 export const ModelPresetPageShape = page(PublicModelPresetShape);
@@ -109,6 +112,10 @@ export const CatalogEntryShape = v.strictObject({
   adaptiveThinking: v.optional(FlagOrNull),
   thinkingCanBeDisabled: v.optional(FlagOrNull),
   effortLevels: v.optional(v.nullable(v.array(v.picklist(EFFORT_LEVELS)))),
+  /** Gateway entries: the published prices in USD per million tokens (null: none or variable). */
+  pricesUsd: v.optional(
+    v.nullable(v.strictObject({ input: v.number(), output: v.number(), cacheRead: v.nullable(v.number()), cacheWrite: v.nullable(v.number()) })),
+  ),
   /** False for models the runtime cannot drive; such entries cannot back a preset. */
   runtimeSupported: v.boolean(),
 });

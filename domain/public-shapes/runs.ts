@@ -1,11 +1,13 @@
 import * as v from 'valibot';
 import { RUN_STATES } from '../runs/states.ts';
-import { Id, page, Timestamp } from './common.ts';
+import { Cost, Id, page, Timestamp } from './common.ts';
 
 /** `failure` of a failed, cancelled or timed-out run: a stable code and a safe explanation. */
 export const RunFailureShape = v.strictObject({ errorCode: v.string(), errorExplanation: v.string() });
 
 /** The run object of spec 1, plus `failure` (null unless failed, cancelled or timed out). */
+const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
+
 export const PublicRunShape = v.strictObject({
   organizationId: Id,
   projectId: Id,
@@ -23,9 +25,14 @@ export const PublicRunShape = v.strictObject({
   createdAt: Timestamp,
   updatedAt: Timestamp,
   failure: v.nullable(RunFailureShape),
+  /** The run's own usage: its completed model calls' tokens and their cost. */
+  inputTokens: Count,
+  outputTokens: Count,
+  cacheReadTokens: Count,
+  cacheWriteTokens: Count,
+  cost: Cost,
 });
 
-const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 
 /** Attachment metadata on a user message: never the bytes. */
 export const AttachmentMetadataShape = v.strictObject({ id: Id, filename: v.string(), contentType: v.string(), sizeBytes: Count, sha256: v.string(), createdAt: Timestamp });

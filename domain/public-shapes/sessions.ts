@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import { SKILL_VERSION_STATUSES } from '../skills/lifecycle.ts';
 import { SESSION_STATUSES } from '../runs/states.ts';
-import { Id, page, Timestamp } from './common.ts';
+import { Cost, Id, page, Timestamp } from './common.ts';
+import { SessionBudgetShape } from './usage.ts';
 import { PublicDelegationShape } from './delegations.ts';
 import { PublicProductEventShape } from './events.ts';
 import { PublicMessageShape, PublicRunShape, TimelineEntryShape } from './runs.ts';
@@ -22,6 +23,8 @@ export const PublicSessionShape = v.strictObject({
   latestRunId: v.nullable(Id),
   /** When the session was archived (read-only from then on), else `null`. */
   archivedAt: v.nullable(Timestamp),
+  /** The session's budget (null: none); once spent, its next model call fails `budget_exceeded`. */
+  budget: v.nullable(SessionBudgetShape),
 });
 
 /**
@@ -41,6 +44,8 @@ export const PublicSessionListItemShape = v.strictObject({
   outputTokens: TokenCount,
   cacheReadTokens: TokenCount,
   cacheWriteTokens: TokenCount,
+  /** What the session's model calls cost, in the installation's currency. */
+  cost: Cost,
   forkedFrom: v.nullable(ForkedFrom),
 });
 
@@ -105,6 +110,8 @@ export const PublicModelInvocationShape = v.strictObject({
   outputTokens: TokenCount,
   cacheReadTokens: TokenCount,
   cacheWriteTokens: TokenCount,
+  /** The attempt's cost at its preset's prices (0 while started, failed or unpriced). */
+  cost: Cost,
   finishReason: v.nullable(v.string()),
   providerFinishReason: v.nullable(v.string()),
   errorCode: v.nullable(v.string()),

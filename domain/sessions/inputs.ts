@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { checkFileInputs, NEUTRAL_FILES_MESSAGE, type TurnFileInput } from '../attachments/file-input.ts';
 import { ValidationError } from '../errors.ts';
+import { SessionBudgetInput } from '../usage/budget.ts';
 import { MESSAGE_TEXT_MAX_LENGTH, SESSION_TITLE_MAX_LENGTH } from './limits.ts';
 
 const Uuid = v.pipe(v.string(), v.uuid('must be a UUID'));
@@ -36,6 +37,8 @@ export const CreateSessionInput = v.pipe(
     files: v.optional(Files),
     /** With `agentVersionId`: pin that version even when it is not the agent's latest. */
     anyVersion: v.optional(v.boolean('must be true or false')),
+    /** Money and token limits on the session's model calls (docs/decisions.md "Budgets"). */
+    budget: v.optional(SessionBudgetInput),
   }),
   v.check((input) => input.agentId !== undefined || input.agentVersionId !== undefined, 'give agentId or agentVersionId'),
   v.forward(
@@ -45,8 +48,11 @@ export const CreateSessionInput = v.pipe(
 );
 export type CreateSessionInput = v.InferOutput<typeof CreateSessionInput>;
 
-/** `PATCH /sessions/{id}`: the session's own fields (`title`; `null` or empty clears it). */
-export const UpdateSessionInput = v.strictObject({ title: Title });
+/**
+ * `PATCH /sessions/{id}`: the session's own fields: `title` (`null` or empty clears it) and
+ * `budget` (replaced whole; `null` removes it).
+ */
+export const UpdateSessionInput = v.strictObject({ title: Title, budget: v.optional(SessionBudgetInput) });
 export type UpdateSessionInput = v.InferOutput<typeof UpdateSessionInput>;
 
 /** Whether a creation body carries a first turn (a message or files); without one the session is idle. */

@@ -3,6 +3,7 @@ import { deleteRetainedObjects, sweepDeletedProjectObjects, type ObjectStoreDeps
 import { purgeExpiredEvents } from '../retention/purge-events.ts';
 import { purgeExpiredSessions } from '../retention/purge-sessions.ts';
 import type { ServiceContext } from '../service-context.ts';
+import { repeatTicks } from './repeat-ticks.ts';
 
 /** The first sweep after a start comes sooner than the interval, so often-restarted workers still sweep. */
 const FIRST_SWEEP_DELAY_MS = 60_000;
@@ -96,42 +97,16 @@ export function startRetentionSweeper(
   settings: RetentionSettings,
   options: { firstDelayMs?: number; pauseMs?: number } = {},
 ): { stop(): Promise<void> } {
-  let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<void> | null = null;
   const state = newRetentionSweepState();
-  let tickMs = 0;
-  const tick = async (): Promise<boolean> => {
+  return repeatTicks(options.firstDelayMs ?? Math.min(settings.sweepIntervalMs, FIRST_SWEEP_DELAY_MS), async () => {
     const began = performance.now();
     try {
-      return (await runRetentionTick(ctx, deps, settings, state)).more;
+      const { more } = await runRetentionTick(ctx, deps, settings, state);
+      return more ? pauseAfterTick(performance.now() - began, options.pauseMs) : settings.sweepIntervalMs;
     } catch (error) {
       state.projectSweep = null;
       ctx.logger.error('retention sweep failed', { err: error });
-      return false;
-    } finally {
-      tickMs = performance.now() - began;
+      return settings.sweepIntervalMs;
     }
-  };
-  const schedule = (delayMs: number) => {
-    timer = setTimeout(() => {
-      let more = false;
-      running = tick()
-        .then((left) => {
-          more = left;
-        })
-        .finally(() => {
-          running = null;
-          if (!stopped) schedule(more ? pauseAfterTick(tickMs, options.pauseMs) : settings.sweepIntervalMs);
-        });
-    }, delayMs);
-  };
-  schedule(options.firstDelayMs ?? Math.min(settings.sweepIntervalMs, FIRST_SWEEP_DELAY_MS));
-  return {
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-  };
+  });
 }

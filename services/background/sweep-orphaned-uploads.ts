@@ -7,6 +7,7 @@ import { tenantRoot } from '../../domain/storage/paths.ts';
 import { RUN_FILES_FOLDER } from '../attachments/store.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import type { ServiceContext } from '../service-context.ts';
+import { repeatTicks } from './repeat-ticks.ts';
 import type { StorageProviderRow } from '../storage-providers/public.ts';
 import { s3ClientFor, type StorageEndpointPolicy } from '../storage-providers/s3-client.ts';
 
@@ -165,33 +166,15 @@ export function startOrphanedUploadSweeper(
   options: { intervalMs?: number; graceMs?: number } = {},
 ): { stop(): Promise<void> } {
   const intervalMs = options.intervalMs ?? ORPHANED_UPLOAD_SWEEP_INTERVAL_MS;
-  let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<void> | null = null;
   let position: SweepPosition | null = null;
-  const tick = async () => {
+  return repeatTicks(Math.min(intervalMs, FIRST_SWEEP_DELAY_MS), async (stopping) => {
     try {
-      const result = await sweepOrphanedUploads(ctx, deps, { ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}), from: position, shouldStop: () => stopped });
+      const result = await sweepOrphanedUploads(ctx, deps, { ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}), from: position, shouldStop: stopping });
       position = result.next;
     } catch (error) {
       position = null;
       ctx.logger.error('orphaned-upload sweep failed', { err: error });
     }
-  };
-  const schedule = (delayMs: number) => {
-    timer = setTimeout(() => {
-      running = tick().finally(() => {
-        running = null;
-        if (!stopped) schedule(intervalMs);
-      });
-    }, delayMs);
-  };
-  schedule(Math.min(intervalMs, FIRST_SWEEP_DELAY_MS));
-  return {
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-  };
+    return intervalMs;
+  });
 }

@@ -14,6 +14,7 @@ import {
   modelProviders,
   projects,
   sandboxProviders,
+  schedules,
   skills,
   skillVersions,
   storageProviders,
@@ -64,6 +65,7 @@ export const BACKED_UP = {
   agents: { table: agents, file: 'projects[].agents[]', resource: 'agents' },
   agentVersions: { table: agentVersions, file: 'projects[].agents[].versions[]', resource: 'agent versions' },
   eventWebhooks: { table: eventWebhooks, file: 'projects[].eventWebhooks[]', resource: 'event webhooks', credential: 'eventWebhooks' },
+  schedules: { table: schedules, file: 'projects[].schedules[]', resource: 'schedules' },
 } as const satisfies Record<string, BackedUpTable>;
 
 export type BackedUpName = keyof typeof BACKED_UP;
@@ -108,6 +110,8 @@ export const NOT_BACKED_UP: Readonly<Record<string, string>> = {
   uploads: 'standalone uploads for later turns (object-storage contents)',
   workspace_backups: 'workspace archives of sessions (object-storage contents)',
   retention_object_deletions: 'objects of purged sessions still to delete from storage (retention bookkeeping)',
+  schedule_firings: 'what the firings of schedules made (runtime data)',
+  usage_daily: 'token and cost totals per day, derived from model invocations (runtime data)',
   // Events, audit and request bookkeeping.
   product_events: 'the product event log (restored webhooks start at the current end of the log)',
   project_event_counters: "a project's event log position (event log bookkeeping)",

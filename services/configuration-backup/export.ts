@@ -5,6 +5,7 @@ import { organizations } from '../../db/schema/index.ts';
 import { mapConfigReferences, type ConfigReferenceKind } from '../../domain/configuration-backup/config-references.ts';
 import { BACKUP_FORMAT, BACKUP_FORMAT_VERSION, type BackupFile } from '../../domain/configuration-backup/format.ts';
 import { retentionResponse } from '../projects/public.ts';
+import { publicProjectBudget } from '../../domain/usage/budget.ts';
 import { assertOrganizationAdministrator } from '../projects/authorize.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
@@ -117,6 +118,8 @@ export async function exportConfiguration({ ctx, input }: { ctx: ServiceContext;
     const toolsets = ordered(inProject(rows.mcpToolsets), (row) => row.key);
     const agentRows = ordered(inProject(rows.agents), (row) => row.key);
     const webhooks = ordered(inProject(rows.eventWebhooks), (row) => `${row.endpointUrl} ${row.displayName}`);
+    // Live schedules that open sessions (a session target refers to a session, which is not backed up).
+    const scheduleRows = ordered(inProject(rows.schedules).filter((row) => row.deletedAt === null && row.target === 'new_session'), (row) => row.name ?? '');
     const projectId = ids.assign('project', project.id);
     for (const row of presets) ids.assign('modelPreset', row.id);
     for (const row of skillRows) {
@@ -132,16 +135,20 @@ export async function exportConfiguration({ ctx, input }: { ctx: ServiceContext;
       for (const version of rows.agentVersions) if (version.agentId === row.id) ids.version(id, version.id, version.version, 'agentVersion');
     }
     for (const row of webhooks) ids.assign('eventWebhook', row.id);
-    return { project, projectId, presets, skillRows, toolsets, agentRows, webhooks };
+    for (const row of scheduleRows) ids.assign('schedule', row.id);
+    return { project, projectId, presets, skillRows, toolsets, agentRows, webhooks, scheduleRows };
   });
 
-  const projectsOut = projectEntries.map(({ project, projectId, presets, skillRows, toolsets, agentRows, webhooks }) => ({
+  const projectsOut = projectEntries.map(({ project, projectId, presets, skillRows, toolsets, agentRows, webhooks, scheduleRows }) => ({
     id: projectId,
     slug: project.slug,
     name: project.name,
     // Only a project with an override carries `retention`, so other files read as before.
     ...(project.sessionRetentionMinutes !== null || project.eventRetentionMinutes !== null
       ? { retention: retentionResponse({ sessionsMinutes: project.sessionRetentionMinutes, eventsMinutes: project.eventRetentionMinutes }) }
+      : {}),
+    ...(project.budgetMonthlyMaxCostNanos !== null || project.budgetMonthlyMaxTokens !== null
+      ? { budget: publicProjectBudget({ maxCostNanos: project.budgetMonthlyMaxCostNanos, maxTokens: project.budgetMonthlyMaxTokens })! }
       : {}),
     modelPresets: presets.map((row) => ({
       id: ids.of('modelPreset', row.id),
@@ -151,6 +158,7 @@ export async function exportConfiguration({ ctx, input }: { ctx: ServiceContext;
       model: row.model,
       routing: row.routing,
       settings: row.settings ?? null,
+      ...(row.prices ? { prices: row.prices } : {}),
       archived: row.archivedAt !== null,
       createdAt: row.createdAt.toISOString(),
     })),
@@ -213,6 +221,24 @@ export async function exportConfiguration({ ctx, input }: { ctx: ServiceContext;
       credentialFingerprint: row.credentialFingerprint,
       createdAt: row.createdAt.toISOString(),
     })),
+    // Only a project with schedules carries `schedules`, so other files read as before.
+    ...(scheduleRows.length > 0
+      ? {
+          schedules: scheduleRows.map((row) => ({
+            id: ids.of('schedule', row.id),
+            name: row.name,
+            agentId: ids.of('agent', row.agentId),
+            agentVersionId: row.agentVersionId === null ? null : ids.of('agentVersion', row.agentVersionId),
+            cron: row.cron,
+            intervalSeconds: row.intervalSeconds,
+            timeZone: row.timeZone,
+            message: row.message,
+            overlap: row.overlap,
+            catchupWindowSeconds: row.catchupWindowSeconds,
+            createdAt: row.createdAt.toISOString(),
+          })),
+        }
+      : {}),
   }));
 
   const [organization] = await ctx.db.select({ slug: organizations.slug }).from(organizations).where(eq(organizations.id, input.organizationId));
@@ -231,7 +257,7 @@ export async function exportConfiguration({ ctx, input }: { ctx: ServiceContext;
   return { file, fileName };
 }
 
-type IdKind = ConfigReferenceKind | 'modelProvider' | 'sandboxProvider' | 'storageProvider' | 'mcpServer' | 'mcpServerVersion' | 'mcpCredential' | 'mcpCredentialPolicy' | 'project' | 'modelPreset' | 'skill' | 'mcpToolset' | 'agent' | 'eventWebhook';
+type IdKind = ConfigReferenceKind | 'modelProvider' | 'sandboxProvider' | 'storageProvider' | 'mcpServer' | 'mcpServerVersion' | 'mcpCredential' | 'mcpCredentialPolicy' | 'project' | 'modelPreset' | 'skill' | 'mcpToolset' | 'agent' | 'eventWebhook' | 'schedule';
 
 /** File-local ids: `<kind>-<n>` in output order, versions `<parent>.v<version>`. */
 class FileIds {

@@ -11,6 +11,7 @@ import {
   modelProviders,
   projects,
   sandboxProviders,
+  schedules,
   skills,
   storageProviders,
 } from '../../db/schema/index.ts';
@@ -133,7 +134,7 @@ export async function planRestore(db: Executor, organizationId: string, file: Ba
   };
 }
 
-/** What keeps an existing project from being filled: agents, Skills, presets, toolsets or webhooks. */
+/** What keeps an existing project from being filled: agents, Skills, presets, toolsets, webhooks or schedules. */
 async function projectContent(db: Executor, projectId: string): Promise<string[]> {
   const tables = [
     ['agents', agents],
@@ -141,6 +142,7 @@ async function projectContent(db: Executor, projectId: string): Promise<string[]
     ['model presets', modelPresets],
     ['MCP toolsets', mcpToolsets],
     ['event webhooks', eventWebhooks],
+    ['schedules', schedules],
   ] as const;
   const found: string[] = [];
   for (const [name, table] of tables) {
@@ -212,6 +214,7 @@ function countEntries(file: BackupFile): Record<BackedUpName, number> {
     agents: sum((project) => project.agents.length),
     agentVersions: sum((project) => project.agents.reduce((total, agent) => total + agent.versions.length, 0)),
     eventWebhooks: sum((project) => project.eventWebhooks.length),
+    schedules: sum((project) => project.schedules?.length ?? 0),
   };
 }
 

@@ -12,6 +12,7 @@ import {
   mcpToolsetVersions,
   modelPresets,
   projects,
+  schedules,
   skills,
   skillVersions,
   storageProviders,
@@ -26,6 +27,7 @@ import { parseAt } from '../../domain/model-presets/parse-at.ts';
 import { StorageCredentialInput } from '../../domain/storage/provider-input.ts';
 import { signingSecretProblem } from '../../domain/webhooks/signing-secret.ts';
 import { McpSecret } from '../../domain/mcp/inputs.ts';
+import { CreateScheduleInput } from '../../domain/schedules/inputs.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import { provisionMember } from '../auth/provision-member.ts';
 import { sealCredential, type CredentialKeyring } from '../credentials/keyring.ts';
@@ -36,10 +38,13 @@ import { toolSnapshotHash } from '../mcp-servers/tool-snapshot-hash.ts';
 import { providerCredentialAad } from '../model-providers/public.ts';
 import { assertOrganizationAdministrator } from '../projects/authorize.ts';
 import { retentionMinutes } from '../../domain/retention.ts';
+import { ProjectBudgetInput, storedProjectBudget } from '../../domain/usage/budget.ts';
 import { sandboxCredentialAad } from '../sandbox-providers/public.ts';
 import { skillContentHash } from '../skills/content-hash.ts';
 import { assertPublishableContent } from '../skills/assert-content.ts';
 import { sealStorageCredential } from '../storage-providers/credential.ts';
+import type { ScheduleDeps } from '../schedule-backend.ts';
+import { syncAfterCommit } from '../schedules/sync.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { requireActor } from '../require-actor.ts';
 import { withTransaction } from '../transaction.ts';
@@ -47,7 +52,8 @@ import { assertOwnOrganization } from './authorize.ts';
 import { BACKED_UP, BACKED_UP_NAMES } from './coverage.ts';
 import { planRestore, type CredentialKind, type PlanDeps, type RestorePlan } from './plan.ts';
 
-export type RestoreDeps = PlanDeps & { keyring: CredentialKeyring };
+/** `schedules`: how restored schedules get their (paused) Temporal Schedules after the commit; absent: the worker's reconciler creates them. */
+export type RestoreDeps = PlanDeps & { keyring: CredentialKeyring; schedules?: ScheduleDeps };
 
 export type RestoreResult = v.InferOutput<typeof RestoreResultShape>;
 
@@ -94,7 +100,7 @@ export async function restoreConfiguration({
     if (currentDefault) for (const row of rows.storageProviders) row.isDefault = false;
 
     for (const project of plan.projects) {
-      if (project.action === 'fill_empty_project') await tx.db.update(projects).set({ name: project.name, ...backupRetention(file, project.id) }).where(eq(projects.id, project.existingProjectId!));
+      if (project.action === 'fill_empty_project') await tx.db.update(projects).set({ name: project.name, ...backupRetention(file, project.id), ...backupBudget(file, project.id) }).where(eq(projects.id, project.existingProjectId!));
     }
     await insertMany(tx, projects, rows.projects, BACKED_UP.projects.resource);
     // A person restoring gets into the projects they create, as with POST /projects.
@@ -111,6 +117,8 @@ export async function restoreConfiguration({
     for (const name of BACKED_UP_NAMES) {
       if (name !== 'projects') await insertMany(tx, BACKED_UP[name].table, rows[name], BACKED_UP[name].resource);
     }
+    // Restored schedules are paused; their Temporal Schedules are created (paused) after the commit.
+    if (deps.schedules) for (const row of rows.schedules) syncAfterCommit(tx, deps.schedules, row.id!);
 
     const restored = plan.projects.map((project) => ({
       id: project.existingProjectId ?? rows.projectIds.get(project.id)!,
@@ -183,7 +191,7 @@ function buildRows(tx: ServiceContext, deps: RestoreDeps, file: BackupFile, plan
   for (const project of plan.projects) {
     const id = project.existingProjectId ?? idFor(project.id);
     projectIds.set(project.id, id);
-    if (project.action === 'create') projectRows.push({ id, organizationId, slug: project.slug, name: project.name, createdAt: now, ...backupRetention(file, project.id) });
+    if (project.action === 'create') projectRows.push({ id, organizationId, slug: project.slug, name: project.name, createdAt: now, ...backupRetention(file, project.id), ...backupBudget(file, project.id) });
   }
 
   const rows = {
@@ -239,6 +247,7 @@ function buildRows(tx: ServiceContext, deps: RestoreDeps, file: BackupFile, plan
     agents: [] as Array<typeof agents.$inferInsert>,
     agentVersions: [] as Array<typeof agentVersions.$inferInsert>,
     eventWebhooks: [] as Array<typeof eventWebhooks.$inferInsert & { projectId: string; deliveredPosition: bigint }>,
+    schedules: [] as Array<typeof schedules.$inferInsert>,
   };
 
   file.projects.forEach((project, p) => {
@@ -248,7 +257,7 @@ function buildRows(tx: ServiceContext, deps: RestoreDeps, file: BackupFile, plan
     for (const entry of project.modelPresets) {
       rows.modelPresets.push({
         id: idFor(entry.id), ...scoped, key: entry.key, displayName: entry.displayName, providerId: idFor(entry.providerId), model: entry.model, routing: entry.routing,
-        settings: entry.settings, createdByPrincipalId: createdBy, createdAt: at(entry.createdAt), archivedAt: entry.archived ? now : null,
+        settings: entry.settings, prices: entry.prices ?? null, createdByPrincipalId: createdBy, createdAt: at(entry.createdAt), archivedAt: entry.archived ? now : null,
       });
     }
     project.skills.forEach((entry, s) => {
@@ -293,6 +302,17 @@ function buildRows(tx: ServiceContext, deps: RestoreDeps, file: BackupFile, plan
         createdByPrincipalId: createdBy, createdAt: at(entry.createdAt), updatedAt: now,
       });
     }
+    (project.schedules ?? []).forEach((entry, n) => {
+      // The API's own rules (timing, cron, time zone, bounds); a pinned version names its agent through it.
+      const agent = entry.agentVersionId === null ? { agentId: idFor(entry.agentId) } : { agentVersionId: idFor(entry.agentVersionId) };
+      const timing = { cron: entry.cron ?? undefined, intervalSeconds: entry.intervalSeconds ?? undefined };
+      const body = parseAt(CreateScheduleInput, { ...agent, ...timing, name: entry.name, timeZone: entry.timeZone, message: entry.message, overlap: entry.overlap, catchupWindowSeconds: entry.catchupWindowSeconds }, `${root}.schedules.${n}`);
+      rows.schedules.push({
+        id: idFor(entry.id), ...scoped, name: body.name ?? null, agentId: idFor(entry.agentId), agentVersionId: body.agentVersionId ?? null, cron: body.cron ?? null, intervalSeconds: body.intervalSeconds ?? null,
+        timeZone: body.timeZone!, message: body.message, files: [], overlap: body.overlap!, catchupWindowSeconds: body.catchupWindowSeconds!, target: 'new_session',
+        sessionId: null, ifBusy: null, paused: true, createdByPrincipalId: createdBy, createdAt: at(entry.createdAt), updatedAt: now,
+      });
+    });
   });
   return rows;
 }
@@ -325,4 +345,16 @@ function backupRetention(file: BackupFile, backupProjectId: string): { sessionRe
     return value;
   };
   return { sessionRetentionMinutes: minutes(retention?.sessions ?? null, 'sessions'), eventRetentionMinutes: minutes(retention?.events ?? null, 'events') };
+}
+
+/** A backed-up project's monthly budget as columns (none in the file: none); limits out of the API's bounds are a 400 naming them. */
+function backupBudget(file: BackupFile, backupProjectId: string): { budgetMonthlyMaxCostNanos: number | null; budgetMonthlyMaxTokens: number | null } {
+  const index = file.projects.findIndex((entry) => entry.id === backupProjectId);
+  const parsed = v.safeParse(ProjectBudgetInput, file.projects[index]?.budget ?? null);
+  if (!parsed.success) {
+    const field = parsed.issues[0].path?.map((item) => String(item.key)).join('.');
+    throw new ValidationError(`The backup's budget is invalid: ${parsed.issues[0].message}`, { path: `body.backup.projects.${index}.budget${field ? `.${field}` : ''}` });
+  }
+  const stored = storedProjectBudget(parsed.output);
+  return { budgetMonthlyMaxCostNanos: stored.maxCostNanos, budgetMonthlyMaxTokens: stored.maxTokens };
 }

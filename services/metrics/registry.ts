@@ -39,6 +39,7 @@ export const metrics = {
   modelCallErrors: new Counter({ name: `${PREFIX}model_call_errors_total`, help: 'Failed model call attempts, by provider type and error code', labelNames: ['provider_type', 'error_code'], registers }),
   modelCallDuration: new Histogram({ name: `${PREFIX}model_call_duration_seconds`, help: 'One model call attempt, by provider type, preset and outcome', labelNames: ['provider_type', 'preset', 'outcome'], buckets: MODEL_SECONDS, registers }),
   modelTokens: new Counter({ name: `${PREFIX}model_tokens_total`, help: 'Tokens of successful model calls, by provider type, preset and kind (input, output, cache_read, cache_write)', labelNames: ['provider_type', 'preset', 'kind'], registers }),
+  modelCost: new Counter({ name: `${PREFIX}model_cost_total`, help: "What successful model calls cost at their presets' prices, in the installation's currency (SVC_CURRENCY; unpriced presets add 0), by provider type and preset", labelNames: ['provider_type', 'preset'], registers }),
 
   toolCalls: new Counter({ name: `${PREFIX}tool_calls_total`, help: 'Tool calls ended, by owner (caller, platform) and outcome (succeeded, failed, expired, denied, cancelled)', labelNames: ['owner', 'outcome'], registers }),
   approvalsEnded: new Counter({ name: `${PREFIX}approvals_ended_total`, help: 'Approvals decided or expired, by outcome (approved, denied, expired)', labelNames: ['outcome'], registers }),

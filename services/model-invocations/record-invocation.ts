@@ -1,5 +1,10 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { modelInvocations, runs, sessions } from '../../db/schema/index.ts';
+import { rowsOf } from '../../db/client.ts';
+import { costNanos } from '../../domain/usage/cost.ts';
+import type { ModelPrices } from '../../domain/usage/prices.ts';
+import { holdWrite } from '../pending-writes.ts';
+import { addToUsageRollup } from '../usage/rollup.ts';
+import { modelInvocations, runs } from '../../db/schema/index.ts';
 import { EVENT_KINDS } from '../../domain/runs/events.ts';
 import { NotFoundError } from '../../domain/errors.ts';
 import type { RunRow } from '../runs/public.ts';
@@ -28,12 +33,27 @@ async function runOf(ctx: ServiceContext, runId: string, known?: InvocationRun):
  * written once per turn — on the turn's first attempt row — so a replayed activity never
  * duplicates it.
  */
-export async function startModelInvocation(ctx: ServiceContext, input: { runId: string; turnId: string; attempt: number }, known?: InvocationRun): Promise<void> {
+export async function startModelInvocation(
+  ctx: ServiceContext,
+  input: { runId: string; turnId: string; attempt: number; agentId: string; preset: string; apiKeyId: string | null },
+  known?: InvocationRun,
+): Promise<void> {
   await withTransaction(ctx, async (tx) => {
     const run = await runOf(tx, input.runId, known);
     const inserted = await tx.db
       .insert(modelInvocations)
-      .values({ organizationId: run.organizationId, projectId: run.projectId, runId: run.id, turnId: input.turnId, attempt: input.attempt, status: 'started', startedAt: tx.clock.now() })
+      .values({
+        organizationId: run.organizationId,
+        projectId: run.projectId,
+        runId: run.id,
+        turnId: input.turnId,
+        attempt: input.attempt,
+        status: 'started',
+        agentId: input.agentId,
+        preset: input.preset,
+        apiKeyId: input.apiKeyId,
+        startedAt: tx.clock.now(),
+      })
       .onConflictDoNothing()
       .returning({ id: modelInvocations.id });
     if (inserted.length === 1 && input.attempt === 1) {
@@ -50,39 +70,58 @@ export async function startModelInvocation(ctx: ServiceContext, input: { runId: 
 }
 
 /**
- * Completes an attempt with its usage and adds the usage to the session's counters in the same
- * transaction, once: only a row still `started` is completed (a replay changes nothing).
+ * Completes an attempt with its usage and its cost at `prices`, and adds both to the run's and
+ * the session's counters in one statement, once: only a row still `started` is completed (a
+ * replay changes nothing). The day's usage rollup (`usage_daily`, the ledger and the project's
+ * monthly budget) is added to with the transaction's next event append (`holdWrite`), so the
+ * project's hot rollup row is locked no longer than its event counter is.
  */
 export async function completeModelInvocation(
   ctx: ServiceContext,
-  input: { runId: string; turnId: string; attempt: number; usage: InvocationUsage; finishReason: string; providerFinishReason: string | null; thinking: string | null },
+  input: { runId: string; turnId: string; attempt: number; usage: InvocationUsage; prices: ModelPrices | null; finishReason: string; providerFinishReason: string | null; thinking: string | null },
   known?: InvocationRun,
 ): Promise<void> {
   await withTransaction(ctx, async (tx) => {
     const run = await runOf(tx, input.runId, known);
-    const completed = await tx.db
-      .update(modelInvocations)
-      .set({
-        status: 'succeeded',
-        ...input.usage,
-        finishReason: input.finishReason,
-        providerFinishReason: input.providerFinishReason,
-        thinking: input.thinking,
-        completedAt: tx.clock.now(),
-      })
-      .where(and(eq(modelInvocations.runId, run.id), eq(modelInvocations.turnId, input.turnId), eq(modelInvocations.attempt, input.attempt), eq(modelInvocations.status, 'started')))
-      .returning({ id: modelInvocations.id });
-    if (completed.length === 0) return;
-    await tx.db
-      .update(sessions)
-      .set({
-        inputTokens: sql`${sessions.inputTokens} + ${input.usage.inputTokens}`,
-        outputTokens: sql`${sessions.outputTokens} + ${input.usage.outputTokens}`,
-        cacheReadTokens: sql`${sessions.cacheReadTokens} + ${input.usage.cacheReadTokens}`,
-        cacheWriteTokens: sql`${sessions.cacheWriteTokens} + ${input.usage.cacheWriteTokens}`,
-        lastActivityAt: tx.clock.now(),
-      })
-      .where(eq(sessions.id, run.sessionId));
+    const { usage } = input;
+    const cost = costNanos(usage, input.prices);
+    const now = tx.clock.now();
+    const [completed] = rowsOf<{ agent_id: string; preset: string | null; api_key_id: string | null; model_calls: number }>(
+      await tx.db.execute(sql`
+        with invocation as (
+          update model_invocations set status = 'succeeded', input_tokens = ${usage.inputTokens}, output_tokens = ${usage.outputTokens},
+            cache_read_tokens = ${usage.cacheReadTokens}, cache_write_tokens = ${usage.cacheWriteTokens}, cost_nanos = ${cost},
+            finish_reason = ${input.finishReason}, provider_finish_reason = ${input.providerFinishReason}, thinking = ${input.thinking}, completed_at = ${now.toISOString()}::timestamptz
+          where run_id = ${run.id}::uuid and turn_id = ${input.turnId} and attempt = ${input.attempt} and status = 'started'
+          returning preset, api_key_id
+        ), counted_run as (
+          update runs set model_calls = model_calls + 1, input_tokens = input_tokens + ${usage.inputTokens}, output_tokens = output_tokens + ${usage.outputTokens},
+            cache_read_tokens = cache_read_tokens + ${usage.cacheReadTokens}, cache_write_tokens = cache_write_tokens + ${usage.cacheWriteTokens}, cost_nanos = cost_nanos + ${cost}
+          where id = ${run.id}::uuid and exists (select 1 from invocation)
+          returning model_calls
+        ), counted_session as (
+          update sessions set input_tokens = input_tokens + ${usage.inputTokens}, output_tokens = output_tokens + ${usage.outputTokens},
+            cache_read_tokens = cache_read_tokens + ${usage.cacheReadTokens}, cache_write_tokens = cache_write_tokens + ${usage.cacheWriteTokens},
+            cost_nanos = cost_nanos + ${cost}, last_activity_at = ${now.toISOString()}::timestamptz
+          where id = ${run.sessionId}::uuid and exists (select 1 from invocation)
+          returning agent_id
+        )
+        select counted_session.agent_id, invocation.preset, invocation.api_key_id, counted_run.model_calls
+        from invocation, counted_run, counted_session`),
+    );
+    if (!completed) return;
+    await holdWrite(tx, addToUsageRollup(tx, {
+      organizationId: run.organizationId,
+      projectId: run.projectId,
+      day: now.toISOString().slice(0, 10),
+      agentId: completed.agent_id,
+      preset: completed.preset ?? 'unknown',
+      apiKeyId: completed.api_key_id,
+      // A run is counted once, on the day of its first completed call.
+      runs: Number(completed.model_calls) === 1 ? 1 : 0,
+      usage,
+      costNanos: cost,
+    }));
   });
 }
 

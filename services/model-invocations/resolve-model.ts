@@ -1,4 +1,5 @@
 import type { ModelProviderType } from '../../domain/model-catalog/types.ts';
+import type { ModelPrices } from '../../domain/usage/prices.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import type { ServiceContext } from '../service-context.ts';
 import type { DeploymentPreset } from '../model-presets/deployment.ts';
@@ -15,6 +16,8 @@ export type RunModel = {
   settings: Record<string, unknown> | null;
   routing: Record<string, unknown>;
   apiKey: string;
+  /** The preset's prices (null: unpriced); a call's cost is figured at them. */
+  prices: ModelPrices | null;
 };
 
 export type RunModelUnavailable = { unavailable: true; errorCode: 'model_provider_removed' | 'model_preset_unavailable'; errorExplanation: string };
@@ -35,17 +38,24 @@ export async function resolveRunModel(
     if (provider.removedAt || !provider.credentialCiphertext) {
       return { unavailable: true, errorCode: 'model_provider_removed', errorExplanation: `The model provider "${provider.key}" of preset "${preset.key}" was removed.` };
     }
-    return toRunModel(input.presetKey, preset.model, preset.settings, preset.routing, providerApiKey(input.keyring, provider));
+    return toRunModel(input.presetKey, preset.model, preset.settings, preset.routing, providerApiKey(input.keyring, provider), preset.prices ?? null);
   }
   const [deployment] = await resolveDeploymentPresets(ctx, { ...scope, presets: input.deploymentPresets, keys: [input.presetKey] });
   if (deployment?.provider && deployment.provider.credentialCiphertext) {
     const { preset, provider } = deployment;
-    return toRunModel(input.presetKey, preset.model, (preset.settings as Record<string, unknown> | null) ?? null, (preset.routing as Record<string, unknown> | undefined) ?? {}, providerApiKey(input.keyring, provider));
+    return toRunModel(
+      input.presetKey,
+      preset.model,
+      (preset.settings as Record<string, unknown> | null) ?? null,
+      (preset.routing as Record<string, unknown> | undefined) ?? {},
+      providerApiKey(input.keyring, provider),
+      preset.prices ?? null,
+    );
   }
   return { unavailable: true, errorCode: 'model_preset_unavailable', errorExplanation: `The model preset "${input.presetKey}" has no usable provider connection.` };
 }
 
-function toRunModel(presetKey: string, model: string, settings: Record<string, unknown> | null, routing: Record<string, unknown>, apiKey: string): RunModel {
+function toRunModel(presetKey: string, model: string, settings: Record<string, unknown> | null, routing: Record<string, unknown>, apiKey: string, prices: ModelPrices | null): RunModel {
   const providerType = providerTypeOfModel(model);
-  return { providerType, preset: presetKey, model: model.slice(providerType.length + 1), settings, routing, apiKey };
+  return { providerType, preset: presetKey, model: model.slice(providerType.length + 1), settings, routing, apiKey, prices };
 }

@@ -4,6 +4,7 @@ import { ConflictError } from '../../domain/errors.ts';
 import { CreateModelPresetInput } from '../../domain/model-presets/create-input.ts';
 import { checkPresetAgainstCatalog, normalizePresetConfig } from '../../domain/model-presets/config.ts';
 import { assertHasScopes } from '../../domain/scopes.ts';
+import { operatorPrices, type ModelPrices } from '../../domain/usage/prices.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import type { ServiceContext } from '../service-context.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
@@ -17,7 +18,8 @@ import type { DeploymentPreset } from './deployment.ts';
 import { toProjectPresetResponse, type PublicModelPreset } from './public.ts';
 
 /**
- * Approves a model preset for the project (append-only: never edited afterwards). The provider
+ * Approves a model preset for the project (append-only: never edited afterwards, but for its
+ * prices, `update-prices.ts`). Prices omitted are the catalog's where the provider publishes them. The provider
  * must be a live connection of the organization (404); model, routing and settings follow the
  * provider type's rules (defaults stored for omitted settings); the model must be in the
  * provider's catalog, fetched afresh, and runtime-supported, and must support the saved
@@ -30,12 +32,15 @@ export async function createModelPreset({
   keyring,
   baseUrls,
   deploymentPresets,
+  currency,
   input,
 }: {
   ctx: ServiceContext;
   keyring: CredentialKeyring;
   baseUrls: ModelBaseUrls;
   deploymentPresets: readonly DeploymentPreset[];
+  /** SVC_CURRENCY: catalog prices (USD) are taken only when it is USD. */
+  currency: string;
   input: CreateModelPresetInput;
 }): Promise<PublicModelPreset> {
   const actor = requireActor(ctx);
@@ -46,9 +51,14 @@ export async function createModelPreset({
   if (deploymentPresets.some((preset) => preset.key === body.key)) {
     throw new ConflictError(`Preset key "${body.key}" is used by a deployment preset`);
   }
+  let prices: ModelPrices | null = body.prices ? operatorPrices(body.prices) : null;
   if (!config.savedGatewayPreset) {
     const catalog = await fetchProviderCatalog({ providerType: provider.providerType, apiKey: providerApiKey(keyring, provider), baseUrls });
-    checkPresetAgainstCatalog(config, catalog.find((entry) => entry.model === config.model), 'body');
+    const entry = catalog.find((candidate) => candidate.model === config.model);
+    checkPresetAgainstCatalog(config, entry, 'body');
+    // Omitted prices come from the catalog where the provider publishes them in our currency;
+    // an explicit null keeps the preset unpriced.
+    if (body.prices === undefined && entry?.pricesUsd && currency === 'USD') prices = { ...entry.pricesUsd, source: 'catalog' };
   }
   return withTransaction(ctx, async (tx) => {
     // Re-read under a share lock: a concurrent removal either waits for this insert (and then
@@ -67,6 +77,7 @@ export async function createModelPreset({
           model: config.model,
           routing: config.routing,
           settings: config.settings,
+          prices,
           createdByPrincipalId: actor.principalId,
           createdAt: tx.clock.now(),
         })
@@ -79,7 +90,7 @@ export async function createModelPreset({
       action: 'model_preset.created',
       targetType: 'model_preset',
       targetId: row!.id,
-      details: { key: body.key, providerId: locked.id, model: config.model },
+      details: { key: body.key, providerId: locked.id, model: config.model, prices },
     });
     return toProjectPresetResponse(row!, locked);
   });

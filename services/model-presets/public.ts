@@ -36,6 +36,7 @@ export const toProjectPresetResponse = (row: ModelPresetRow, provider: ModelProv
   routing: row.routing,
   settings: row.settings ?? null,
   available: isProviderUsable(provider, provider.providerType),
+  prices: row.prices ?? null,
   createdAt: row.createdAt.toISOString(),
 });
 
@@ -53,5 +54,6 @@ export const toDeploymentPresetResponse = (preset: DeploymentPreset, organizatio
   routing: preset.routing,
   settings: preset.settings,
   available: isProviderUsable(provider, preset.providerType),
+  prices: preset.prices,
   createdAt: null,
 });

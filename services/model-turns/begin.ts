@@ -4,6 +4,7 @@ import { findOperationCall, operationTranscript } from '../runs/operation-thread
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import { failModelInvocation, startModelInvocation } from '../model-invocations/record-invocation.ts';
 import { reserveModelTurn } from '../model-invocations/reserve-turn.ts';
+import { budgetExplanation } from '../../domain/usage/budget.ts';
 import { resolveRunModel, type RunModel } from '../model-invocations/resolve-model.ts';
 import type { DeploymentPreset } from '../model-presets/deployment.ts';
 import type { MessageRow } from '../runs/public.ts';
@@ -20,14 +21,16 @@ export type OfferedTool = { name: string; description: string; inputSchema: Reco
 export type ModelTurnPlan =
   /** The run's turn budget is spent: the model is not called. */
   | { kind: 'budget_exhausted'; maxTurns: number }
+  /** The session's or project's money or token budget is spent: the model is not called. */
+  | { kind: 'budget_exceeded'; errorExplanation: string }
   /** The preset or provider cannot be used (recorded as a failed invocation): not retryable. */
   | { kind: 'unavailable'; errorCode: string; errorExplanation: string }
   /** Call the model with this: the resolved model and key, the instructions, transcript and tools. */
   | { kind: 'ready'; model: RunModel; systemPrompt: string; transcript: MessageRow[]; tools: OfferedTool[]; run: { projectId: string; sessionId: string } };
 
 /**
- * The first half of one model attempt (for the runtime): reserves the turn in the run's durable
- * budget and records the attempt as started (with the turn's "Model call started" event on its
+ * The first half of one model attempt (for the runtime): checks the session's and project's
+ * budgets, reserves the turn in the run's durable turn budget and records the attempt as started (with the turn's "Model call started" event on its
  * first attempt) in one transaction, then resolves the pinned preset to a provider and key.
  * Idempotent on `(runId, turnId, attempt)`: a replay reuses the reservation and the attempt
  * row. The vendor call itself is the caller's; `finishModelTurn` records how it ended.
@@ -38,15 +41,19 @@ export async function beginModelTurn({
   input,
 }: {
   ctx: ServiceContext;
-  deps: { keyring: CredentialKeyring; deploymentPresets: readonly DeploymentPreset[] };
+  deps: { keyring: CredentialKeyring; deploymentPresets: readonly DeploymentPreset[]; currency: string };
   input: { runId: string; turnId: string; attempt: number };
 }): Promise<ModelTurnPlan> {
   const context = await loadRunContext(ctx.db, input.runId);
   const config = context.agentVersion.config as unknown as AgentConfig;
   return withTransaction(ctx, async (tx) => {
     const reservation = await reserveModelTurn(tx, { runId: input.runId, turnId: input.turnId, maxTurns: config.limits.maxTurns });
+    if (!reservation.reserved && reservation.spentBudget) {
+      const { scope, limit, budget, spend } = reservation.spentBudget;
+      return { kind: 'budget_exceeded', errorExplanation: budgetExplanation(scope, limit, budget, spend, deps.currency) };
+    }
     if (!reservation.reserved) return { kind: 'budget_exhausted', maxTurns: config.limits.maxTurns };
-    await startModelInvocation(tx, input, context.run);
+    await startModelInvocation(tx, { ...input, ...reservation.facts, preset: config.modelPreset }, context.run);
     const model = await resolveRunModel(tx, {
       organizationId: context.run.organizationId,
       projectId: context.run.projectId,

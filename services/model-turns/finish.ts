@@ -5,6 +5,7 @@ import { mainTurnNumber } from '../../domain/runs/message-deltas.ts';
 import type { ModelToolCall } from '../../domain/runs/transcript.ts';
 import { turnMessageEventId } from '../../domain/runs/turn-message-event-id.ts';
 import { completeModelInvocation, failModelInvocation, type InvocationUsage } from '../model-invocations/record-invocation.ts';
+import type { ModelPrices } from '../../domain/usage/prices.ts';
 import { appendRunMessage } from '../runs/append-message.ts';
 import { threadOfTurn } from '../runs/operation-threads.ts';
 import type { ServiceContext } from '../service-context.ts';
@@ -21,6 +22,8 @@ export type ModelTurnOutcome =
       /** Opaque vendor state the next request of the same model needs back (never shown). */
       replay: unknown;
       usage: InvocationUsage;
+      /** The preset's prices when the call began (null: unpriced), which its cost is figured at. */
+      prices: ModelPrices | null;
       finishReason: string;
       providerFinishReason: string | null;
       thinking: string | null;
@@ -59,6 +62,7 @@ export async function finishModelTurn({
       turnId,
       attempt,
       usage: outcome.usage,
+      prices: outcome.prices,
       finishReason: outcome.finishReason,
       providerFinishReason: outcome.providerFinishReason,
       thinking: outcome.thinking,

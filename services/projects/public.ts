@@ -1,4 +1,5 @@
 import type * as v from 'valibot';
+import { publicProjectBudget } from '../../domain/usage/budget.ts';
 import { effectiveRetention, formatRetention, type RetentionWindows } from '../../domain/retention.ts';
 import type { PublicOrganizationShape, PublicProjectShape } from '../../domain/public-shapes/access.ts';
 import type { organizations, projects } from '../../db/schema/index.ts';
@@ -16,6 +17,7 @@ export const toProjectResponse = (row: ProjectRow): PublicProject => ({
   name: row.name,
   createdAt: row.createdAt.toISOString(),
   retention: retentionResponse({ sessionsMinutes: row.sessionRetentionMinutes, eventsMinutes: row.eventRetentionMinutes }),
+  budget: publicProjectBudget({ maxCostNanos: row.budgetMonthlyMaxCostNanos, maxTokens: row.budgetMonthlyMaxTokens }),
 });
 
 /** Windows as the API writes them (`30d`); null stays null. */

@@ -1,3 +1,4 @@
+import { amountOf } from '../../domain/usage/money.ts';
 import type * as v from 'valibot';
 import type { PublicMessageShape, PublicRunShape } from '../../domain/public-shapes/runs.ts';
 import type { messages, runs } from '../../db/schema/index.ts';
@@ -29,6 +30,16 @@ export const toRunResponse = (row: RunRow): PublicRun => ({
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
   failure: hasFailure(row.state) ? (row.failure ?? defaultFailureOf(row.state)) : null,
+  ...runUsage(row),
+});
+
+/** A run's usage and cost as the API and its settled event show them. */
+export const runUsage = (row: Pick<RunRow, 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'costNanos'>) => ({
+  inputTokens: row.inputTokens,
+  outputTokens: row.outputTokens,
+  cacheReadTokens: row.cacheReadTokens,
+  cacheWriteTokens: row.cacheWriteTokens,
+  cost: amountOf(row.costNanos),
 });
 
 /**

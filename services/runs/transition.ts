@@ -9,7 +9,7 @@ import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvent } from '../events/append.ts';
 import { countRunMoved, settlingRunAgentId } from '../metrics/run-metrics.ts';
 import { withTransaction } from '../transaction.ts';
-import type { RunRow } from './public.ts';
+import { runUsage, type RunRow } from './public.ts';
 
 const TransitionInput = v.object({
   runId: v.pipe(v.string(), v.uuid()),
@@ -88,6 +88,12 @@ async function moveRun(tx: ServiceContext, run: RunRow, { to, failure }: { to: R
 
   const payload: Record<string, unknown> = { ...extra, runId: run.id, sessionId: run.sessionId, state: to, previousState: run.state };
   if (recordedFailure) payload.failure = recordedFailure;
+  if (settling) {
+    // What the run used and cost, as settled: a bill or a budget alert needs no second read.
+    const { cost, ...usage } = runUsage(updated);
+    payload.usage = usage;
+    payload.cost = cost;
+  }
   await appendProductEvent(tx, {
     organizationId: run.organizationId,
     projectId: run.projectId,

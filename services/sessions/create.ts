@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
 import { EVENT_KINDS } from '../../domain/runs/events.ts';
+import { storedSessionBudget } from '../../domain/usage/budget.ts';
 import { acceptTurnFiles, CreateSessionInput, hasFirstTurn, turnText } from '../../domain/sessions/inputs.ts';
 import { PUBLIC_STORAGE_ONLY, uploadAttachments } from '../attachments/store.ts';
 import { recordAudit } from '../audit/record-audit.ts';
@@ -57,7 +58,7 @@ export async function createSession({
     const now = tx.clock.now();
     // The first run's id is chosen here, so the session and its thread are written once.
     const firstRunId = firstTurn ? randomUUID() : undefined;
-    const session = await openSession(tx, { actor, version, title: body.title, firstTurn, now, ...(firstRunId ? { firstRunId } : {}) });
+    const session = await openSession(tx, { actor, version, title: body.title, budget: storedSessionBudget(body.budget), firstTurn, now, ...(firstRunId ? { firstRunId } : {}) });
     const queued = firstRunId ? await queueRun(tx, deps, { session, text, uploaded, idempotencyKey, now, firstRunId }) : null;
     await recordAudit(tx, {
       action: 'session.created',

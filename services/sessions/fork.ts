@@ -65,6 +65,8 @@ export async function forkSession({ ctx, deps, input }: { ctx: ServiceContext; d
       actor,
       version,
       title: body.title,
+      // The source's limits (not its spend): a fork is no way around a session's budget.
+      budget: { maxCostNanos: source.budgetMaxCostNanos, maxTokens: source.budgetMaxTokens },
       firstTurn,
       now,
       id: forkId,

@@ -4,6 +4,7 @@ import { sessions, threads } from '../../db/schema/index.ts';
 import type { Actor, ServiceContext } from '../service-context.ts';
 import { copySkillBindings } from '../skills/copy-session-bindings.ts';
 import type { SessionRow } from './public.ts';
+import type { StoredBudget } from '../../domain/usage/budget.ts';
 
 /**
  * The rows every new session starts with, in the caller's transaction: its thread, the session
@@ -17,6 +18,8 @@ export async function openSession(
     actor: Actor;
     version: { id: string; agentId: string; config: Record<string, unknown> };
     title: string | null | undefined;
+    /** The session's budget, stored (none when omitted). */
+    budget?: StoredBudget;
     firstTurn: boolean;
     now: Date;
     id?: string;
@@ -57,6 +60,8 @@ export async function openSession(
       agentId: version.agentId,
       agentVersionId: version.id,
       title: input.title ? input.title : null,
+      budgetMaxCostNanos: input.budget?.maxCostNanos ?? null,
+      budgetMaxTokens: input.budget?.maxTokens ?? null,
       status: input.firstTurn ? 'queued' : 'idle',
       latestRunId: firstRunId ?? null,
       createdByPrincipalId: actor.principalId,

@@ -1,3 +1,5 @@
+import { publicSessionBudget } from '../../domain/usage/budget.ts';
+import { amountOf } from '../../domain/usage/money.ts';
 import type * as v from 'valibot';
 import type { PublicModelInvocationShape, PublicSessionListItemShape, PublicSessionShape, PublicSessionSkillShape } from '../../domain/public-shapes/sessions.ts';
 import type { modelInvocations } from '../../db/schema/index.ts';
@@ -31,6 +33,7 @@ export const toSessionResponse = (row: SessionRow): PublicSession => ({
   lastActivityAt: row.lastActivityAt.toISOString(),
   latestRunId: row.latestRunId,
   archivedAt: row.archivedAt ? row.archivedAt.toISOString() : null,
+  budget: publicSessionBudget({ maxCostNanos: row.budgetMaxCostNanos, maxTokens: row.budgetMaxTokens }),
 });
 
 export const toSessionListItem = (row: SessionRow): PublicSessionListItem => ({
@@ -41,6 +44,7 @@ export const toSessionListItem = (row: SessionRow): PublicSessionListItem => ({
   outputTokens: row.outputTokens,
   cacheReadTokens: row.cacheReadTokens,
   cacheWriteTokens: row.cacheWriteTokens,
+  cost: amountOf(row.costNanos),
   forkedFrom: row.forkedFromSessionId && row.forkedFromRunId ? { sessionId: row.forkedFromSessionId, runId: row.forkedFromRunId } : null,
 });
 
@@ -54,6 +58,7 @@ export const toModelInvocationResponse = (row: ModelInvocationRow): PublicModelI
   outputTokens: row.outputTokens,
   cacheReadTokens: row.cacheReadTokens,
   cacheWriteTokens: row.cacheWriteTokens,
+  cost: amountOf(row.costNanos),
   finishReason: row.finishReason,
   providerFinishReason: row.providerFinishReason,
   errorCode: row.errorCode,

@@ -817,7 +817,7 @@ describe('the console', () => {
     const agentId = (await f.call('GET', '/agents')).body.data[0].id;
     const sessionId = (await f.call('GET', '/sessions')).body.data[0].id;
     const found: Record<string, AccessibilityViolation[]> = {};
-    for (const where of ['/', '/agents', `/agents/${agentId}`, '/sessions', `/sessions/${sessionId}`, '/pending', '/connections', '/skills', '/mcp', '/webhooks', '/access', '/backup', '/no-such-page']) {
+    for (const where of ['/', '/agents', `/agents/${agentId}`, '/sessions', `/sessions/${sessionId}`, '/schedules', '/usage', '/pending', '/connections', '/skills', '/mcp', '/webhooks', '/access', '/backup', '/no-such-page']) {
       await page.goto(`${origin}${where}`);
       // What is audited is the loaded screen; how fast it loads beside two other test files is not (10 s, not the poll's 1 s default).
       await expect.poll(() => page.locator('main h1').count(), { timeout: 10_000 }).toBeGreaterThan(0);

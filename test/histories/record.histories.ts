@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { scheduleFirings } from '../../db/schema/index.ts';
 import { RUN_WORKFLOW_TYPE, runWorkflowId } from '../../domain/runs/workflow.ts';
 import { webhookWorkflowId } from '../../domain/webhooks/workflow.ts';
 import { appendProductEvents } from '../../services/events/append.ts';
@@ -320,5 +322,22 @@ describe('golden histories', () => {
     expect((await request('PATCH', `${base}/${webhookId}`, { enabled: false })).status).toBe(200);
     const history = await save('webhook-delivery', webhookWorkflowId(webhookId), runId);
     expect(history.events!.at(-1)!.workflowExecutionCompletedEventAttributes).toBeTruthy();
+  });
+
+  it('scheduled-firing: a schedule triggered once; its firing makes a session and its run (a local activity), then waits for the run to settle', async () => {
+    const agentId = await createAgent('Scheduled', {});
+    const created = await f.call('POST', '/schedules', { agentId, message: 'Report, please.', intervalSeconds: 3600, paused: true });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect((await f.call('POST', `/schedules/${created.body.id}/trigger`)).status).toBe(202);
+    const deadline = Date.now() + 30_000;
+    let firing: { firingKey: string; runId: string | null } | undefined;
+    while (!firing?.runId) {
+      if (Date.now() > deadline) throw new Error('the schedule never fired');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      [firing] = await f.t.database.db.select().from(scheduleFirings).where(eq(scheduleFirings.scheduleId, created.body.id));
+    }
+    expect((await f.waitForRun(firing.runId)).state).toBe('completed');
+    await save('scheduled-firing', firing.firingKey);
+    expect((await f.call('DELETE', `/schedules/${created.body.id}`)).status).toBe(200);
   });
 });

@@ -211,7 +211,7 @@ describe('event deltas through the SDK', () => {
         .where(and(eq(productEvents.kind, 'message.created'), eq(productEvents.sessionId, session.id), sql`${productEvents.publicPayload}->>'role' = 'assistant'`));
     expect(await assistantEvents()).toEqual([{ id: eventId }]);
     const ctx = systemContext({ db: f.t.database.db, logger: f.t.deps.logger });
-    const outcome = { kind: 'succeeded' as const, text: 'Only once.', toolCalls: [], replay: null, usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }, finishReason: 'stop', providerFinishReason: null, thinking: null };
+    const outcome = { kind: 'succeeded' as const, text: 'Only once.', toolCalls: [], replay: null, usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }, finishReason: 'stop', providerFinishReason: null, thinking: null, prices: null };
     await finishModelTurn({ ctx, input: { runId, turnId: 'turn-1', attempt: 1, outcome } });
     expect(await assistantEvents()).toEqual([{ id: eventId }]);
   }, 60_000);

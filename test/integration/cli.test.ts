@@ -316,4 +316,120 @@ describe('svc, the command line', () => {
     const unknown = await svc(['agents', 'fly']);
     expect(unknown.code).toBe(2);
   });
+  it('starts a session with a budget, fails the turn past it with budget_exceeded, raises it and continues; shows tokens and cost', async () => {
+    // The seeded preset priced like an operator would (2 / 10 per million input / output tokens).
+    const fast = JSON.parse((await svc(['request', 'GET', '/model-presets'])).stdout).data.find((preset: { key: string }) => preset.key === 'fast');
+    expect((await svc(['request', 'PATCH', `/model-presets/${fast.id}`, '--data', '{"prices":{"input":2,"output":10}}'])).code).toBe(0);
+    // 120 tokens a call: the first turn spends the 100-token budget, the second is refused before any model call.
+    f.fakes.vendor_a.reply({ text: 'Within budget.', usage: { inputTokens: 80, outputTokens: 40 } });
+    const started = await svc(['sessions', 'start', '--agent', 'support-desk', '--message', 'First?', '--max-tokens', '100', '--follow']);
+    expect(started.code, started.stderr).toBe(0);
+    const [, sessionId, firstRun] = /^session ([0-9a-f-]{36}), run ([0-9a-f-]{36})$/m.exec(started.stdout)!;
+    const spent = await svc(['runs', 'get', firstRun!]);
+    expect(spent.stdout).toContain('80 in · 40 out · cost 0.00056'); // 80 × 2 + 40 × 10 per million
+
+    const refused = await svc(['sessions', 'send', sessionId!, '--message', 'Second?', '--follow']);
+    expect(refused.code).toBe(3); // the followed run failed
+    const [, refusedRun] = /^session [0-9a-f-]{36}, run ([0-9a-f-]{36})$/m.exec(refused.stdout)!;
+    const failed = await svc(['runs', 'get', refusedRun!]);
+    expect(failed.stdout).toContain(`${refusedRun}  failed`);
+    expect(failed.stdout).toContain("budget_exceeded: The session's budget of 100 tokens is spent (120 used); raise it to continue.");
+
+    expect((await svc(['sessions', 'budget', sessionId!])).code).toBe(2); // nothing to set
+    const raised = await svc(['sessions', 'budget', sessionId!, '--max-tokens', '10000', '--max-cost', '0.5']);
+    expect(raised.code, raised.stderr).toBe(0);
+    expect(raised.stdout).toContain(`session ${sessionId}: budget at most 0.5 cost, at most 10,000 tokens (spent so far: 80 in · 40 out · cost 0.00056)`);
+    f.fakes.vendor_a.reply({ text: 'Raised and answered.', usage: { inputTokens: 80, outputTokens: 40 } });
+    const continued = await svc(['sessions', 'send', sessionId!, '--message', 'Second, again?', '--follow']);
+    expect(continued.code, continued.stderr).toBe(0);
+    expect(continued.stdout).toContain('Raised and answered.');
+    expect(JSON.parse((await svc(['sessions', 'budget', sessionId!, '--no-budget', '--json'])).stdout).budget).toBeNull();
+    expect((await svc(['sessions', 'start', '--agent', 'support-desk', '--max-tokens', 'many'])).stderr).toContain('--max-tokens is a whole number of at least 0 (not "many")');
+  });
+
+  it('prints the usage ledger by day and by agent, with the totals', async () => {
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    // Yesterday through tomorrow: today's runs fall inside whatever the clock's day is.
+    const range = ['--from', day(-1), '--to', day(1)];
+    const json = JSON.parse((await svc(['usage', ...range, '--json'])).stdout) as { groupBy: string; currency: string; totals: { runs: number; cost: number }; groups: Array<{ key: string; runs: number; cost: number }> };
+    expect(json.groupBy).toBe('day');
+    expect(json.groups.map((group) => group.key)).toEqual([day(-1), day(0), day(1)]);
+    expect(json.totals.runs).toBeGreaterThan(0);
+    expect(json.totals.cost).toBeCloseTo(0.00112, 9); // the two priced calls above
+    expect(json.groups.reduce((sum, group) => sum + group.runs, 0)).toBe(json.totals.runs);
+
+    const table = await svc(['usage', ...range]);
+    expect(table.code, table.stderr).toBe(0);
+    const lines = table.stdout.trim().split('\n');
+    expect(lines[0]).toBe(`usage ${day(-1)} to ${day(1)}, by day`);
+    expect(lines[1]).toMatch(new RegExp(`^day\\s+runs\\s+model calls\\s+tokens in\\s+tokens out\\s+cache read\\s+cache write\\s+cost \\(${json.currency}\\)$`));
+    expect(lines.at(-1)).toMatch(new RegExp(`^total\\s+${json.totals.runs}\\s+.*\\s0\\.00112$`));
+    // By agent: the agent's key, not its id.
+    const byAgent = await svc(['usage', ...range, '--group-by', 'agent']);
+    expect(byAgent.stdout).toMatch(/^support-desk\s+\d+\s+\d+\s+[\d,]+\s+[\d,]+\s+0\s+0\s+0\.00112$/m);
+
+    const wrong = await svc(['usage', '--group-by', 'week']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('--group-by is day, agent, preset or apiKey (not "week")');
+    const inverted = await svc(['usage', '--from', day(1), '--to', day(-1)]);
+    expect(inverted.code).toBe(1);
+    expect(inverted.stderr).toMatch(/^error: from must not be after to \(bad_request, request [0-9a-f-]{36}\)$/m);
+  });
+
+  it('creates a schedule, shows its next firings, triggers it, pauses and unpauses it, changes and deletes it', async () => {
+    const missing = await svc(['schedules', 'create', '--agent', 'support-desk', '--every', '1h']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('Missing --message');
+    expect((await svc(['schedules', 'create', '--agent', 'support-desk', '--every', 'hourly', '--message', 'Report.'])).stderr).toContain('--every is a duration such as 30s, 5m, 2h or 1d (not "hourly")');
+    const badCron = await svc(['schedules', 'create', '--agent', 'support-desk', '--cron', 'every day', '--message', 'Report.']);
+    expect(badCron.code).toBe(1);
+    expect(badCron.stderr).toMatch(/\(bad_request, request [0-9a-f-]{36}\)/);
+
+    const created = await svc(['schedules', 'create', '--agent', 'support-desk', '--every', '1h', '--name', 'Hourly digest', '--message', 'Summarize the last hour.', '--overlap', 'skip']);
+    expect(created.code, created.stderr).toBe(0);
+    const [, scheduleId] = /^Created schedule ([0-9a-f-]{36}) "Hourly digest"  active$/m.exec(created.stdout)!;
+    expect(created.stdout).toContain('every 1 h · overlap skip · catch-up window 1 min');
+    expect(created.stdout).toContain('→ a new session each firing');
+    // The next firings show once the Temporal Schedule exists (after the commit).
+    const shown = await eventually(async () => {
+      const got = await svc(['schedules', 'get', scheduleId!]);
+      return /^ {2}next: \d{4}-\d\d-\d\dT/m.test(got.stdout) ? got.stdout : undefined;
+    }, 'the next firings');
+    expect(shown).toContain('recent firings: none yet');
+    expect((await svc(['schedules', 'list'])).stdout).toMatch(new RegExp(`^${scheduleId}  every 1 h  next \\S+Z  last —  Hourly digest$`, 'm'));
+
+    f.fakes.vendor_a.reply({ text: 'The digest.' });
+    const triggered = await svc(['schedules', 'trigger', scheduleId!]);
+    expect(triggered.code, triggered.stderr).toBe(0);
+    expect(triggered.stdout).toContain(`Triggered schedule ${scheduleId}`);
+    const firing = await eventually(async () => {
+      const got = JSON.parse((await svc(['schedules', 'get', scheduleId!, '--json'])).stdout) as { recentFirings: Array<{ outcome: string; runId: string | null }> };
+      return got.recentFirings[0]?.runId ? got.recentFirings[0] : undefined;
+    }, 'the triggered firing');
+    expect(firing.outcome).toBe('started');
+    await f.waitForRun(firing.runId!);
+    expect((await svc(['schedules', 'get', scheduleId!])).stdout).toMatch(new RegExp(`^ {4}\\S+Z  started run ${firing.runId} in session [0-9a-f-]{36}$`, 'm'));
+
+    const paused = await svc(['schedules', 'pause', scheduleId!]);
+    expect(paused.stdout).toContain(`Paused schedule ${scheduleId}: no firings until svc schedules unpause ${scheduleId}`);
+    const whilePaused = await svc(['schedules', 'get', scheduleId!]);
+    expect(whilePaused.stdout).toContain('  paused');
+    expect(whilePaused.stdout).toContain('next: (none: paused)');
+    expect((await svc(['schedules', 'list'])).stdout).toMatch(new RegExp(`^${scheduleId}  every 1 h  paused  last started `, 'm'));
+    expect((await svc(['schedules', 'unpause', scheduleId!])).stdout).toContain(`Unpaused schedule ${scheduleId}`);
+    expect(JSON.parse((await svc(['schedules', 'get', scheduleId!, '--json'])).stdout).paused).toBe(false);
+
+    const changed = await svc(['schedules', 'update', scheduleId!, '--cron', '0 9 * * 1-5', '--time-zone', 'Europe/Paris', '--message', 'The morning digest.']);
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(changed.stdout).toContain('cron "0 9 * * 1-5" in Europe/Paris');
+    expect(changed.stdout).toContain('message: The morning digest.');
+    expect((await svc(['schedules', 'update', scheduleId!])).code).toBe(2); // nothing to change
+
+    const deleted = await svc(['schedules', 'delete', scheduleId!]);
+    expect(deleted.stdout).toContain(`Deleted schedule ${scheduleId} and its Temporal Schedule`);
+    const gone = await svc(['schedules', 'get', scheduleId!]);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toMatch(/\(not_found, request [0-9a-f-]{36}\)/);
+    expect((await svc(['schedules', 'list'])).stdout.trim()).toBe('(no schedules)');
+  });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { ApiError, createClient, LiveText, RunWaitTimeoutError, runToolCall, workPendingToolCalls, type FeedFrame, type PublicAgent, type PublicRun, type SessionFrame } from '../../client/src/index.ts';
+import { ApiError, createClient, LiveText, RunWaitTimeoutError, runToolCall, workPendingToolCalls, type FeedFrame, type ModelPrices, type PublicAgent, type PublicRun, type PublicSchedule, type ScheduleFiring, type SessionBudget, type SessionFrame, type UsageGroup } from '../../client/src/index.ts';
 import { recordToolCalls } from '../../services/tool-calls/record.ts';
 import { TOOL_LEASE_MS } from '../../domain/tool-calls/states.ts';
 import { manualClock, TEST_ORIGIN } from '../support/app.ts';
@@ -256,6 +256,47 @@ describe('the typed client', () => {
     const fork = await client.call('post', '/v1/projects/{projectId}/sessions/{sessionId}/fork', { path: { sessionId: session.id }, body: { fromRunId: next.id, title: 'Forked' } });
     expectTypeOf(fork.workspace).toEqualTypeOf<'copied' | 'empty'>();
     expect(fork).toMatchObject({ title: 'Forked', status: 'idle', run: null, forkedFrom: { sessionId: session.id, runId: next.id }, workspace: 'empty', agentVersionId: session.agentVersionId });
+  });
+
+  it('types money and schedules: preset prices, run cost, session and project budgets, the usage ledger, every schedule route', async () => {
+    const client = createClient({ baseUrl, apiKey: f.apiKey, projectId: f.projectId });
+    const fast = (await client.call('get', '/v1/projects/{projectId}/model-presets', { query: { limit: '100' } })).data.find((preset) => preset.key === 'fast')!;
+    const priced = await client.call('patch', '/v1/projects/{projectId}/model-presets/{presetId}', { path: { presetId: fast.id }, body: { prices: { input: 2, output: 10 } } });
+    expectTypeOf(priced.prices).toEqualTypeOf<ModelPrices | null>();
+    expect(priced.prices).toEqual({ input: 2, output: 10, cacheRead: null, cacheWrite: null, source: 'operator' });
+
+    const agent = await client.call('post', '/v1/projects/{projectId}/agents', { body: { name: 'Priced', initialConfig: config } });
+    f.fakes.vendor_a.reply({ text: 'Priced answer.', usage: { inputTokens: 1000, outputTokens: 100 } });
+    const session = await client.call('post', '/v1/projects/{projectId}/sessions', { body: { agentId: agent.id, initialMessage: 'Hello', budget: { maxTokens: 100_000 } } });
+    expect(session.budget).toEqual({ maxCost: null, maxTokens: 100_000 });
+    const run = await client.waitForRunSettled(session.run!.id, { timeoutMs: 30_000 });
+    expectTypeOf(run.cost).toEqualTypeOf<number>();
+    expect(run).toMatchObject({ state: 'completed', inputTokens: 1000, outputTokens: 100, cost: 0.003 }); // 1,000 × 2 + 100 × 10 per million
+    const rebudgeted = await client.call('patch', '/v1/projects/{projectId}/sessions/{sessionId}', { path: { sessionId: session.id }, body: { budget: { maxCost: 1 } } });
+    expectTypeOf(rebudgeted.budget).toEqualTypeOf<SessionBudget | null>();
+    expect(rebudgeted).toMatchObject({ budget: { maxCost: 1, maxTokens: null }, cost: 0.003 });
+    const project = await client.call('patch', '/v1/projects/{projectId}', { body: { budget: { maxMonthlyTokens: 1_000_000 } } });
+    expect(project.budget).toEqual({ maxMonthlyCost: null, maxMonthlyTokens: 1_000_000 });
+    expect((await client.call('patch', '/v1/projects/{projectId}', { body: { budget: null } })).budget).toBeNull();
+
+    const ledger = await client.call('get', '/v1/projects/{projectId}/usage', { query: { groupBy: 'agent' } });
+    expectTypeOf(ledger.groups).toEqualTypeOf<UsageGroup[]>();
+    expect(ledger.groups.find((group) => group.key === agent.id)).toMatchObject({ runs: 1, invocations: 1, inputTokens: 1000, outputTokens: 100, cost: 0.003 });
+
+    const schedule = await client.call('post', '/v1/projects/{projectId}/schedules', { body: { agentId: agent.id, intervalSeconds: 3600, message: 'Hourly.', paused: true } });
+    expectTypeOf(schedule.recentFirings).toEqualTypeOf<ScheduleFiring[]>();
+    expect(schedule).toMatchObject({ agentId: agent.id, intervalSeconds: 3600, paused: true, nextFirings: [] });
+    const path = { scheduleId: schedule.id };
+    expect((await client.call('post', '/v1/projects/{projectId}/schedules/{scheduleId}/unpause', { path })).paused).toBe(false);
+    expect((await client.call('patch', '/v1/projects/{projectId}/schedules/{scheduleId}', { path, body: { cron: '0 9 * * *', timeZone: 'Europe/Paris' } })).cron).toBe('0 9 * * *');
+    expect((await client.call('post', '/v1/projects/{projectId}/schedules/{scheduleId}/pause', { path })).paused).toBe(true);
+    f.fakes.vendor_a.reply({ text: 'Run now.' });
+    expect(await client.call('post', '/v1/projects/{projectId}/schedules/{scheduleId}/trigger', { path })).toEqual({ id: schedule.id, triggered: true });
+    for await (const listed of client.list('/schedules')) expectTypeOf(listed).toEqualTypeOf<PublicSchedule>();
+    const firings = await client.call('get', '/v1/projects/{projectId}/schedules/{scheduleId}/firings', { path });
+    expectTypeOf(firings.data).toEqualTypeOf<ScheduleFiring[]>();
+    expect(await client.call('delete', '/v1/projects/{projectId}/schedules/{scheduleId}', { path })).toEqual({ id: schedule.id, deleted: true });
+    expect((await client.call('get', '/v1/projects/{projectId}/schedules/{scheduleId}', { path }).catch((error: unknown) => error)) as ApiError).toMatchObject({ status: 404, code: 'not_found' });
   });
 });
 

@@ -13,6 +13,8 @@ import { startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { buildRichOrganization, RICH_SECRETS, type RichOrganization } from '../support/rich-organization.ts';
 import { startRunApp } from '../support/run-app.ts';
+import { waitFor } from '../support/worker-process.ts';
+import { temporalScheduleId } from '../../domain/schedules/workflow.ts';
 
 /**
  * Configuration backup and restore (spec 1 "Configuration backup file", spec 2 rules 1-5): a
@@ -31,7 +33,7 @@ let backupText: string;
 let backup: any;
 let backupProviderId: string | undefined;
 
-const TABLES = ['projects', 'agents', 'agent_versions', 'skills', 'skill_versions', 'model_providers', 'model_presets', 'sandbox_providers', 'storage_providers', 'mcp_servers', 'mcp_server_versions', 'mcp_credentials', 'mcp_credential_policies', 'mcp_toolsets', 'event_webhooks', 'audit_entries'];
+const TABLES = ['projects', 'agents', 'agent_versions', 'skills', 'skill_versions', 'model_providers', 'model_presets', 'sandbox_providers', 'storage_providers', 'mcp_servers', 'mcp_server_versions', 'mcp_credentials', 'mcp_credential_policies', 'mcp_toolsets', 'event_webhooks', 'schedules', 'audit_entries'];
 async function rowCounts(app: TestApp): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   for (const table of TABLES) {
@@ -101,6 +103,11 @@ describe('configuration backup', () => {
     const main = backup.projects.find((project: any) => project.slug === 'default');
     expect(backup.projects.map((project: any) => project.slug)).toEqual(['default', 'research']);
     expect(main.modelPresets.map((preset: any) => [preset.key, preset.archived])).toEqual([['fast', false], ['retired', true]]);
+    // Prices and budgets are configuration: an unpriced preset and a project without a budget carry neither field.
+    expect(main.modelPresets[0].prices).toEqual({ input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: null, source: 'operator' });
+    expect(main.modelPresets[1]).not.toHaveProperty('prices');
+    expect(main).not.toHaveProperty('budget');
+    expect(backup.projects[1].budget).toEqual({ maxMonthlyCost: 250, maxMonthlyTokens: null });
     expect(main.skills.map((skill: any) => [skill.key, skill.enabled, skill.removed])).toEqual([['refunds', true, false], ['tone', false, false], ['gone', true, true]]);
     expect(main.skills[0].versions.map((version: any) => version.status)).toEqual(['revoked', 'active']);
     expect(main.skills[0].versions[0].files).toHaveLength(2);
@@ -111,6 +118,13 @@ describe('configuration backup', () => {
     expect(helperConfig.mcpBindings[0]).toMatchObject({ toolsetVersionId: main.mcpToolsets[0].versions[0].id, credentialPolicyVersionId: backup.mcpCredentialPolicies[0].versions[1].id });
     expect(helperConfig.harnessOperations[0].key).toBe('summarize');
     expect(main.eventWebhooks.map((webhook: any) => [webhook.displayName, webhook.enabled])).toEqual([['Receiver', true], ['Paused', false]]);
+    // Live schedules that open sessions, without pause state or files; a deleted one and one sending turns to a session are left out.
+    expect(main.schedules.map((schedule: any) => [schedule.name, schedule.agentId, schedule.agentVersionId, schedule.cron, schedule.intervalSeconds, schedule.timeZone, schedule.overlap])).toEqual([
+      ['Morning report', main.agents[1].id, null, '0 9 * * MON-FRI', null, 'Europe/Paris', 'skip'],
+      [null, main.agents[0].id, main.agents[0].versions[0].id, null, 3600, 'UTC', 'buffer_one'],
+    ]);
+    expect(Object.keys(main.schedules[0]).sort()).toEqual(['agentId', 'agentVersionId', 'catchupWindowSeconds', 'createdAt', 'cron', 'id', 'intervalSeconds', 'message', 'name', 'overlap', 'timeZone']);
+    expect(backup.projects[1]).not.toHaveProperty('schedules');
 
     for (const secret of rich.secrets) expect(backupText).not.toContain(secret);
     expect(backupText).not.toMatch(/whsec_|svc_[A-Za-z0-9_-]{20}|credentialCiphertext|"subject"|"members"|"sessions"|"runs"/);
@@ -137,6 +151,11 @@ describe('blocked projects (rule 2)', () => {
       ['model presets', (id) => preset(id)],
       ['MCP toolsets', (id) => call('POST', `/v1/projects/${id}/mcp-toolsets`, { key: 't', displayName: 'T', serverVersionId, tools: [{ remoteToolName: 'echo' }] })],
       ['event webhooks', (id) => call('POST', `/v1/projects/${id}/event-webhooks`, { displayName: 'W', endpointUrl: receiver.url, signingSecret: RICH_SECRETS.webhookSecrets[0] })],
+      ['schedules', async (id) => {
+        await preset(id);
+        const agent = await call('POST', `/v1/projects/${id}/agents`, { name: 'A', initialConfig: { systemPrompt: 'You are a helpful assistant.', modelPreset: 'fast', limits: { maxTurns: 2 } } });
+        await call('POST', `/v1/projects/${id}/schedules`, { agentId: agent.id, intervalSeconds: 3600, message: 'Hello.', paused: true });
+      }],
     ];
     for (const [kind, add] of kinds) {
       const slug = `blocked-${kind.toLowerCase().replace(/\s+/g, '-')}`;
@@ -178,7 +197,7 @@ describe('restore into a fresh installation', () => {
     const plan = await preview.json();
     expect(plan).toMatchObject({ ready: true, conflicts: [], warnings: [] });
     expect(plan.projects).toEqual([{ slug: 'default', name: 'Default project', action: 'fill_empty_project' }, { slug: 'research', name: 'Research', action: 'create' }]);
-    expect(plan.counts).toMatchObject({ projects: 2, agents: 4, agentVersions: 6, skills: 3, skillVersions: 4, eventWebhooks: 2, mcpServers: 1 });
+    expect(plan.counts).toMatchObject({ projects: 2, agents: 4, agentVersions: 6, skills: 3, skillVersions: 4, eventWebhooks: 2, mcpServers: 1, schedules: 2 });
     expect(plan.requiredCredentials.map((entry: any) => entry.kind).sort()).toEqual(['eventWebhooks', 'eventWebhooks', 'mcpCredentials', 'modelProviders', 'sandboxProviders', 'storageProviders']);
 
     const restored = await target.t.request('POST', restoreRoute(), { apiKey: target.apiKey, body: { backup, credentials: credentialsFor(backup) } });
@@ -189,6 +208,14 @@ describe('restore into a fresh installation', () => {
 
     const copy = await target.t.request('GET', `/v1/organizations/${targetOrganization}/configuration-backup`, { apiKey: target.apiKey });
     expect(await copy.text()).toBe(backupText);
+
+    // Restored schedules are paused, and so are their Temporal Schedules (created after the commit).
+    const schedules = (await target.call('GET', '/schedules')).body.data;
+    expect(schedules.map((schedule: any) => [schedule.name, schedule.paused, schedule.createdByPrincipalId === schedules[0].createdByPrincipalId])).toEqual([[null, true, true], ['Morning report', true, true]]);
+    for (const schedule of schedules) {
+      const described = await waitFor('the restored Temporal Schedule', () => target.runtime.client.client.schedule.getHandle(temporalScheduleId(schedule.id)).describe().catch(() => null), 15_000);
+      expect(described.state.paused).toBe(true);
+    }
 
     const agents = (await target.call('GET', '/agents')).body.data;
     const helper = agents.find((agent: any) => agent.key === 'helper');
@@ -268,6 +295,12 @@ describe('restore refusals', () => {
       ['a duplicated id', edit((file) => (file.projects[1].agents[0].id = file.projects[0].agents[0].id)), /^body\.backup\.projects\.1\.agents\.0\.id$/],
       ['a malformed entry', edit((file) => (file.projects[0].agents[0].versions[0].version = 'one')), /^body\.backup\.projects\.0\.agents\.0\.versions\.0\.version$/],
       ['a malformed agent config', edit((file) => (file.projects[0].agents[0].versions[0].config.limits = { maxTurns: 0 })), /config\.limits\.maxTurns$/],
+      ['a schedule of a dangling agent', edit((file) => (file.projects[0].schedules[0].agentId = 'agent-99')), /^body\.backup\.projects\.0\.schedules\.0\.agentId$/],
+      ["a schedule pinned to another agent's version", edit((file) => (file.projects[0].schedules[1].agentVersionId = file.projects[0].agents[1].versions[0].id)), /^body\.backup\.projects\.0\.schedules\.1\.agentVersionId$/],
+      ['a schedule with a bad cron expression', edit((file) => (file.projects[0].schedules[0].cron = '0 25 * * *')), /^body\.backup\.projects\.0\.schedules\.0\.cron$/],
+      ['a schedule with both timings', edit((file) => (file.projects[0].schedules[0].intervalSeconds = 60)), /^body\.backup\.projects\.0\.schedules\.0\.cron$/],
+      ['a negative price', edit((file) => (file.projects[0].modelPresets[0].prices.input = -1)), /^body\.backup\.projects\.0\.modelPresets\.0\.prices\.input$/],
+      ['a zero budget', edit((file) => (file.projects[1].budget.maxMonthlyCost = 0)), /^body\.backup\.projects\.1\.budget\.maxMonthlyCost$/],
       ['not an object', 'backup', /^body\.backup$/],
     ];
     for (const [name, file, path] of cases) {

@@ -85,7 +85,8 @@ describe.skipIf(provided.kind !== 'postgres')('Prometheus metrics of the API and
     ({ key, projectId } = await developmentApiKey(api.url, 'metrics'));
     const provider = await request('POST', '/model-providers', { key: 'openai', displayName: 'OpenAI', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a });
     expect(provider.status).toBe(201);
-    expect((await request('POST', '/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.body.id, model: 'vendor_a/gpt-5.1', routing: {} })).status).toBe(201);
+    // Priced: 1 per million input tokens, 10 per million output tokens.
+    expect((await request('POST', '/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.body.id, model: 'vendor_a/gpt-5.1', routing: {}, prices: { input: 1, output: 10 } })).status).toBe(201);
     const agent = await request('POST', '/agents', { name: 'Plain', initialConfig: { systemPrompt: 'Answer.', modelPreset: 'fast', limits: { maxTurns: 4 } } });
     expect(agent.status, JSON.stringify(agent.body)).toBe(201);
     agentId = agent.body.id;
@@ -163,6 +164,8 @@ describe.skipIf(provided.kind !== 'postgres')('Prometheus metrics of the API and
       await eventually('sum by (outcome) (agent_runtime_model_calls_total{provider_type="vendor_a", preset="fast"})', (s) => byLabel(s, 'outcome'), { succeeded: 3, retryable_error: 1, error: 1 });
       await eventually('sum(agent_runtime_model_call_duration_seconds_count)', single, 5);
       await eventually('sum by (kind) (agent_runtime_model_tokens_total)', (s) => byLabel(s, 'kind'), { input: 300, output: 30, cache_read: 0, cache_write: 0 });
+      // 300 × 1 + 30 × 10 per million.
+      await eventually('sum by (preset) (agent_runtime_model_cost_total)', (s) => s.map((sample) => `${sample.labels.preset} ${sample.value.toFixed(9)}`), ['fast 0.000600000']);
       await eventually('count(sum by (error_code) (agent_runtime_model_call_errors_total))', single, 2);
 
       // The approval waits; nothing ended yet.

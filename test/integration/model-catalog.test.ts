@@ -107,6 +107,8 @@ describe('model catalog', () => {
       contextWindow: 1000000,
       outputLimit: 64000,
       reasoning: true,
+      // The published per-token prices, per million tokens.
+      pricesUsd: { input: 3, output: 15, cacheRead: null, cacheWrite: null },
       runtimeSupported: true,
     });
     const supported = Object.fromEntries(body.data.map((entry: { catalogId: string; runtimeSupported: boolean }) => [entry.catalogId, entry.runtimeSupported]));

@@ -336,7 +336,7 @@ describe('the per-project override', () => {
       [{ retention: { events: 30 } }, 'body.retention.events'],
       [{ retention: { sessions: '1d', keep: true } }, 'body.retention'],
       [{ name: 'renamed' }, 'body'],
-      [{}, 'body.retention'],
+      [{}, 'body'], // neither retention nor budget
     ] as const) {
       const response = await patch(body);
       const error = (await response.json()).error;

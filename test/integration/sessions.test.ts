@@ -131,6 +131,7 @@ describe('POST /sessions', () => {
       lastActivityAt: session.createdAt,
       latestRunId: session.run.id,
       archivedAt: null,
+      budget: null,
       run: {
         organizationId,
         projectId,
@@ -148,6 +149,11 @@ describe('POST /sessions', () => {
         createdAt: session.createdAt,
         updatedAt: session.createdAt,
         failure: null,
+        inputTokens: 0,
+        outputTokens: 0,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        cost: 0,
       },
     });
 
@@ -349,6 +355,7 @@ describe('GET /sessions', () => {
       outputTokens: 0,
       cacheReadTokens: 0,
       cacheWriteTokens: 0,
+      cost: 0,
       forkedFrom: null,
     });
     expect(page1.data[0]).not.toHaveProperty('run');

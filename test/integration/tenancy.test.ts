@@ -24,7 +24,8 @@ const json = async (response: TestResponse) => response.json();
 describe('GET /context', () => {
   it('returns the whole context object', async () => {
     const context = await json(await t.request('GET', '/v1/context', { cookie }));
-    expect(Object.keys(context).sort()).toEqual(['activeModelPresets', 'authProvider', 'organization', 'organizations', 'principal', 'project', 'projects'].sort());
+    expect(context.currency).toBe('USD');
+    expect(Object.keys(context).sort()).toEqual(['activeModelPresets', 'authProvider', 'currency', 'organization', 'organizations', 'principal', 'project', 'projects'].sort());
     expect(context.principal).toMatchObject({ organizationId, projectId: homeProjectId, kind: 'human', subject: 'development:owner' });
     expect(context.organizations).toEqual([context.organization]);
     expect(context.projects.map((p: { id: string }) => p.id)).toContain(homeProjectId);

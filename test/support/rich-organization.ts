@@ -8,8 +8,9 @@ import type { TestApp } from './app.ts';
  * MCP server with a discovered version, credentials (one revoked), a policy with two versions,
  * a toolset; Skills with files (a revoked version, a disabled Skill, a removed one); agents with
  * several versions binding Skills, MCP tools, Harness Operations and a delegate; an archived
- * agent; webhooks (one disabled); and a second project. Returns every secret it used, so a test
- * can scan a backup for them.
+ * agent; webhooks (one disabled); schedules (one pinned to a version, one deleted, one sending
+ * turns to a session, which a backup leaves out); and a second project. Returns every secret it
+ * used, so a test can scan a backup for them.
  */
 export type RichOrganization = {
   secrets: string[];
@@ -37,7 +38,7 @@ export async function buildRichOrganization(t: TestApp, options: { apiKey: strin
 
   const provider = await call('POST', '/model-providers', { key: 'openai', displayName: 'OpenAI', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a });
   const archivedProvider = await call('POST', '/model-providers', { key: 'legacy', displayName: 'Legacy', providerType: 'vendor_a', apiKey: RICH_SECRETS.archivedProviderKey });
-  await call('POST', '/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {} });
+  await call('POST', '/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {}, prices: { input: 1.25, output: 10, cacheRead: 0.125 } });
   const retired = await call('POST', '/model-presets', { key: 'retired', displayName: 'Retired', providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {} });
   await call('DELETE', `/model-presets/${retired.id}`);
   await call('DELETE', `/model-providers/${archivedProvider.id}`);
@@ -94,9 +95,17 @@ export async function buildRichOrganization(t: TestApp, options: { apiKey: strin
   const paused = await call('POST', '/event-webhooks', { displayName: 'Paused', endpointUrl: options.webhookUrl, signingSecret: RICH_SECRETS.webhookSecrets[1] });
   await call('PATCH', `/event-webhooks/${paused.id}`, { enabled: false });
 
+  await call('POST', '/schedules', { name: 'Morning report', agentId: helper.id, cron: '0 9 * * MON-FRI', timeZone: 'Europe/Paris', message: 'Write the morning report.' });
+  await call('POST', '/schedules', { agentVersionId: child.latestVersionId, intervalSeconds: 3600, overlap: 'buffer_one', catchupWindowSeconds: 600, message: 'Research the news.', paused: true });
+  const dropped = await call('POST', '/schedules', { name: 'Dropped', agentId: helper.id, intervalSeconds: 60, message: 'Never mind.' });
+  await call('DELETE', `/schedules/${dropped.id}`);
+  const idle = await call('POST', '/sessions', { agentId: helper.id });
+  await call('POST', '/schedules', { name: 'Nudge', target: 'session', sessionId: idle.id, intervalSeconds: 86_400, message: 'Anything new?' });
+
   const research = (await (await t.request('POST', '/v1/projects', { apiKey: options.apiKey, body: { slug: 'research', name: 'Research' } })).json()).id as string;
   await call('POST', '/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {} }, research);
   await call('POST', '/agents', { key: 'analyst', name: 'Analyst', initialConfig: base }, research);
+  await t.request('PATCH', `/v1/projects/${research}`, { apiKey: options.apiKey, body: { budget: { maxMonthlyCost: 250, maxMonthlyTokens: null } } });
 
   return {
     secrets: [FAKE_KEYS.vendor_a, RICH_SECRETS.archivedProviderKey, RICH_SECRETS.sandboxApiKey, RICH_SECRETS.storage.accessKeyId, RICH_SECRETS.storage.secretAccessKey, RICH_SECRETS.mcpBearer, RICH_SECRETS.revokedMcpBearer, ...RICH_SECRETS.webhookSecrets, options.apiKey],

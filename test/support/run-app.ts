@@ -4,7 +4,7 @@ import type { Clock } from '../../services/service-context.ts';
 import { FAKE_KEYS } from '../fixtures/model-vendors/catalog-server.ts';
 import { startFakeModelServers, type FakeModelServers } from '../fixtures/model-vendors/chat-server.ts';
 import { createTestApp, type TestApp } from './app.ts';
-import { deferredRunStarter, startTestRuntime } from './runtime.ts';
+import { deferredRunStarter, deferredScheduleBackend, startTestRuntime } from './runtime.ts';
 
 type TestRuntime = Awaited<ReturnType<typeof startTestRuntime>>;
 
@@ -28,10 +28,11 @@ export type RunAppOptions = {
 export async function startRunApp(options: RunAppOptions = {}) {
   const fakes: FakeModelServers = await startFakeModelServers();
   const starter = deferredRunStarter();
-  const t: TestApp = await createTestApp({ env: { ...fakes.env, ...options.env }, runStarter: starter, ...(options.clock ? { clock: options.clock } : {}) });
+  const scheduleBackend = deferredScheduleBackend();
+  const t: TestApp = await createTestApp({ env: { ...fakes.env, ...options.env }, runStarter: starter, scheduleBackend, ...(options.clock ? { clock: options.clock } : {}) });
   let runtime: TestRuntime | null = null;
   const startRuntime = async () => {
-    runtime ??= await startTestRuntime(t, starter, { platformTools: options.platformTools ?? {} });
+    runtime ??= await startTestRuntime(t, starter, { platformTools: options.platformTools ?? {}, scheduleBackend });
     return runtime;
   };
   if (options.runtime !== 'later') await startRuntime();

@@ -6,6 +6,7 @@ import type { Settings } from '../../config/settings.ts';
 import type { CredentialKeyring } from '../../services/credentials/keyring.ts';
 import { createRuntime, type Runtime } from '../../scripts/runtime.ts';
 import type { RunStarter } from '../../services/run-starter.ts';
+import type { ScheduleBackend } from '../../services/schedule-backend.ts';
 import type { RunWakeSignal } from '../../domain/runs/workflow.ts';
 import type { TestApp } from './app.ts';
 
@@ -18,6 +19,23 @@ export function deferredRunStarter(): RunStarter & { target: RunStarter | null }
     notify: (runId: string, signal: RunWakeSignal) => (starter.target ? starter.target.notify(runId, signal) : Promise.resolve()),
   };
   return starter;
+}
+
+/**
+ * A schedule backend whose target is set later, like `deferredRunStarter`: until the runtime
+ * starts, rows wait (apply and remove fail, so they stay behind for its reconciler), nothing can
+ * be triggered and no next firings are known.
+ */
+export function deferredScheduleBackend(): ScheduleBackend & { target: ScheduleBackend | null } {
+  const notYet = () => Promise.reject(new Error('no runtime yet'));
+  const backend = {
+    target: null as ScheduleBackend | null,
+    apply: (schedule: Parameters<ScheduleBackend['apply']>[0]) => (backend.target ? backend.target.apply(schedule) : notYet()),
+    remove: (scheduleId: string) => (backend.target ? backend.target.remove(scheduleId) : notYet()),
+    trigger: (scheduleId: string) => (backend.target ? backend.target.trigger(scheduleId) : notYet()),
+    nextFirings: (scheduleIds: readonly string[]) => (backend.target ? backend.target.nextFirings(scheduleIds) : Promise.resolve(new Map())),
+  };
+  return backend;
 }
 
 /**
@@ -34,6 +52,8 @@ export async function startTestRuntime(
     /** The worker's credential keyring when it differs from the API's. */
     keyring?: CredentialKeyring;
     webhookLookup?: DestinationLookup;
+    /** The app's schedule backend, pointed at this runtime's (its schedules fire on this runtime's queue). */
+    scheduleBackend?: ReturnType<typeof deferredScheduleBackend>;
   } = {},
 ): Promise<Runtime & { running: Promise<void>; taskQueue: string }> {
   const { address, namespace } = inject('temporal');
@@ -46,6 +66,7 @@ export async function startTestRuntime(
     temporal: { address, namespace, taskQueue },
     clock: t.deps.clock,
     reconcileIntervalMs: 500,
+    scheduleReconcileIntervalMs: 1_000,
     platformTools: options.platformTools ?? {},
     webhookRefreshIntervalMs: 1_000,
     // One bus with the app's: in-process on PGlite, and the API's view of the turns either way.
@@ -53,6 +74,7 @@ export async function startTestRuntime(
     ...(options.webhookLookup ? { webhookLookup: options.webhookLookup } : {}),
   });
   starter.target = runtime.runStarter;
+  if (options.scheduleBackend) options.scheduleBackend.target = runtime.scheduleBackend;
   const running = runtime.run();
   return Object.assign(runtime, { running, taskQueue });
 }

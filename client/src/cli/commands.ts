@@ -2,45 +2,14 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { ApiError } from '../errors.ts';
 import type { Context, ForkedSession, PendingTurn, PendingWork, PublicAgent, PublicApproval, PublicSessionListItem, RestorePreview, RestoreResult } from '../api-types.ts';
-import { createClient, LiveText, runToolCall, SETTLED_RUN_STATES, type ProductEvent, type ProjectClient, type Run } from '../index.ts';
+import { LiveText, runToolCall, SETTLED_RUN_STATES, type ProductEvent, type ProjectClient, type Run } from '../index.ts';
 import { Transport } from '../transport.ts';
-import { saveCredentials, type Credentials } from './credentials.ts';
+import { agentIdOf, argument, clientOf, option, optionalNumber, optionalOption, print, UsageError, type Command, type CommandContext } from './command-context.ts';
+import { saveCredentials } from './credentials.ts';
+import { amount, count, spendOf } from './format.ts';
 import { RunProgress } from './progress.ts';
-import type { CliIo } from './main.ts';
-
-export type CommandContext = {
-  io: CliIo;
-  args: string[];
-  options: Record<string, string | boolean | undefined>;
-  credentials: Credentials | null;
-};
-type Command = { needsLogin?: false; run(context: CommandContext): Promise<number> };
-
-/** A mistake in the command line itself (exit 2). */
-export class UsageError extends Error {}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const clientOf = ({ credentials }: CommandContext): ProjectClient => createClient(credentials!);
-const print = (context: CommandContext, value: unknown, summary: () => string) =>
-  context.io.stdout.write(context.options.json ? `${JSON.stringify(value, null, 2)}\n` : `${summary()}\n`);
-const argument = (context: CommandContext, index: number, name: string) => {
-  const value = context.args[index];
-  if (!value) throw new UsageError(`Missing <${name}>`);
-  return value;
-};
-const option = (context: CommandContext, name: string) => {
-  const value = context.options[name];
-  if (typeof value !== 'string' || value === '') throw new UsageError(`Missing --${name}`);
-  return value;
-};
-
-/** A string option that may be left out (`--title`); given empty, it is a mistake. */
-const optionalOption = (context: CommandContext, name: string) => {
-  const value = context.options[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} needs a value`);
-  return value;
-};
+import { SCHEDULE_COMMANDS } from './schedules.ts';
+import { USAGE_COMMANDS } from './usage.ts';
 
 const IF_BUSY = ['reject', 'enqueue', 'interrupt'] as const;
 type IfBusy = (typeof IF_BUSY)[number];
@@ -52,13 +21,20 @@ const ifBusyOf = (context: CommandContext): IfBusy | undefined => {
   return value as IfBusy;
 };
 
-const describePrincipal = (context: Context) => `${context.principal.displayName ?? context.principal.subject} (${context.principal.kind})`;
-
-async function agentIdOf(client: ProjectClient, reference: string): Promise<string> {
-  if (UUID.test(reference)) return reference;
-  for await (const agent of client.list('/agents', { limit: 100 })) if (agent.key === reference) return agent.id;
-  throw new UsageError(`No agent with key ${reference}`);
+/** `--max-cost`/`--max-tokens`: a session's budget (replaces the one it had); neither given: none. */
+function budgetOf(context: CommandContext): { maxCost?: number; maxTokens?: number } | undefined {
+  const maxCost = optionalNumber(context, 'max-cost');
+  const maxTokens = optionalNumber(context, 'max-tokens', { integer: true });
+  if (maxCost === undefined && maxTokens === undefined) return undefined;
+  return { ...(maxCost !== undefined ? { maxCost } : {}), ...(maxTokens !== undefined ? { maxTokens } : {}) };
 }
+
+function describeBudget(budget: { maxCost: number | null; maxTokens: number | null } | null): string {
+  const limits = [budget?.maxCost != null ? `at most ${amount(budget.maxCost)} cost` : null, budget?.maxTokens != null ? `at most ${count(budget.maxTokens)} tokens` : null];
+  return limits.filter(Boolean).join(', ') || 'none';
+}
+
+const describePrincipal = (context: Context) => `${context.principal.displayName ?? context.principal.subject} (${context.principal.kind})`;
 
 /** What an event line adds to its kind: the tool, and the id to answer or decide with. */
 function describeEvent(event: ProductEvent): string {
@@ -218,6 +194,8 @@ function describePreview(preview: RestorePreview): string {
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
 export const COMMANDS: Record<string, Command> = {
+  ...USAGE_COMMANDS,
+  ...SCHEDULE_COMMANDS,
   /** Any route of the project (`/agents`, `/runs/<id>`, ...), or of the API with an absolute `/v1/...` path; prints the JSON answer. */
   request: {
     async run(context) {
@@ -294,7 +272,7 @@ export const COMMANDS: Record<string, Command> = {
     async run(context) {
       const sessions: PublicSessionListItem[] = [];
       for await (const session of clientOf(context).list('/sessions', { limit: 100 })) sessions.push(session);
-      print(context, sessions, () => sessions.map((session) => `${session.id}  ${session.status}  ${session.createdAt}`).join('\n') || '(no sessions)');
+      print(context, sessions, () => sessions.map((session) => `${session.id}  ${session.status}  ${session.createdAt}  ${spendOf(session)}`).join('\n') || '(no sessions)');
       return 0;
     },
   },
@@ -304,10 +282,11 @@ export const COMMANDS: Record<string, Command> = {
       const agentId = await agentIdOf(client, option(context, 'agent'));
       const message = optionalOption(context, 'message');
       const title = optionalOption(context, 'title');
+      const budget = budgetOf(context);
       // Without a message the session is idle: it waits for its first turn (svc sessions send).
       if (message === undefined && context.options.follow) throw new UsageError('--follow needs --message: a session without one is idle, with no run to follow');
       const create = async () => {
-        const session = await client.call('post', '/v1/projects/{projectId}/sessions', { body: { agentId, ...(title ? { title } : {}), ...(message !== undefined ? { initialMessage: message } : {}) } });
+        const session = await client.call('post', '/v1/projects/{projectId}/sessions', { body: { agentId, ...(title ? { title } : {}), ...(budget ? { budget } : {}), ...(message !== undefined ? { initialMessage: message } : {}) } });
         return { sessionId: session.id, runId: session.run?.id ?? null };
       };
       if (!context.options.follow) {
@@ -328,6 +307,16 @@ export const COMMANDS: Record<string, Command> = {
         context.io.stderr.write(`error: ${error.message}\n  run ${String(error.details.latestRunId)} is ${String(error.details.state)}: send with --if-busy enqueue (after it) or --if-busy interrupt (instead of it)\n`);
         return 1;
       }
+    },
+  },
+  'sessions budget': {
+    async run(context) {
+      const sessionId = argument(context, 0, 'sessionId');
+      const budget = context.options['no-budget'] ? null : budgetOf(context);
+      if (budget === undefined) throw new UsageError('Give --max-cost and/or --max-tokens, or --no-budget to remove it');
+      const session = await clientOf(context).call('patch', '/v1/projects/{projectId}/sessions/{sessionId}', { path: { sessionId }, body: { budget } });
+      print(context, session, () => `session ${session.id}: budget ${describeBudget(session.budget)} (spent so far: ${spendOf(session)})`);
+      return 0;
     },
   },
   'sessions withdraw': {
@@ -369,7 +358,7 @@ export const COMMANDS: Record<string, Command> = {
   'runs get': {
     async run(context) {
       const run = await clientOf(context).getRun(argument(context, 0, 'runId'));
-      print(context, run, () => `${run.id}  ${run.state}  session ${run.sessionId}`);
+      print(context, run, () => `${run.id}  ${run.state}  session ${run.sessionId}\n${spendOf(run)}${run.failure ? `\n${run.failure.errorCode}: ${run.failure.errorExplanation}` : ''}`);
       return 0;
     },
   },

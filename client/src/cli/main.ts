@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ApiError } from '../errors.ts';
-import { COMMANDS, UsageError, type CommandContext } from './commands.ts';
+import { UsageError, type CommandContext } from './command-context.ts';
+import { COMMANDS } from './commands.ts';
 import { loadCredentials } from './credentials.ts';
 
 /** Exit codes (client/README.md): documented, stable. */
@@ -16,7 +17,11 @@ const HELP = `svc — command line for the agent runtime service
   svc agents apply <agent.yaml|agent.json>          create the agent, or publish its changed config
   svc sessions list
   svc sessions start --agent <id|key> [--message <text>] [--title <text>] [--follow]
-                                                    without --message the session is idle until its first turn
+                     [--max-cost <amount>] [--max-tokens <count>]
+                                                    without --message the session is idle until its first turn;
+                                                    a run past the budget fails budget_exceeded
+  svc sessions budget <sessionId> [--max-cost <amount>] [--max-tokens <count>] [--no-budget]
+                                                    replace (or remove) the session's budget
   svc sessions send <sessionId> --message <text> [--if-busy enqueue|interrupt|reject] [--follow]
                                                     while a run is going: reject (the default, a conflict),
                                                     enqueue (a pending turn that runs after it) or
@@ -27,7 +32,22 @@ const HELP = `svc — command line for the agent runtime service
                                                     a new session with the transcript through a settled
                                                     run, on this or another agent version; idle without
                                                     --message
-  svc runs get <runId>
+  svc runs get <runId>                              state, tokens and cost
+  svc usage [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--group-by day|agent|preset|apiKey]
+                                                    runs, model calls, tokens and cost (default: this
+                                                    month by day)
+  svc schedules list
+  svc schedules get <scheduleId>                    with its next firing times and recent firings
+  svc schedules create (--agent <id|key> | --agent-version <id>) (--cron <expr> | --every <30s|5m|2h|1d>)
+                       --message <text> [--name <text>] [--time-zone <IANA name>]
+                       [--overlap skip|buffer_one|allow_all] [--catchup-window <duration>]
+                       [--session <id> [--if-busy enqueue|skip]] [--paused]
+                                                    each firing opens a new session, or with --session
+                                                    is a turn of that session
+  svc schedules update <scheduleId> [any option of create but --paused] [--target new_session|session]
+                                                    only what is given changes
+  svc schedules trigger <scheduleId>                fire once now
+  svc schedules pause|unpause|delete <scheduleId>
   svc events tail [--from start|now]
   svc tools pending
   svc tools answer <toolCallId> --value <json>      claim, then submit the value
@@ -59,6 +79,20 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         'if-busy': { type: 'string' },
         'from-run': { type: 'string' },
         'agent-version': { type: 'string' },
+        'max-cost': { type: 'string' },
+        'max-tokens': { type: 'string' },
+        'no-budget': { type: 'boolean' },
+        to: { type: 'string' },
+        'group-by': { type: 'string' },
+        name: { type: 'string' },
+        cron: { type: 'string' },
+        every: { type: 'string' },
+        'time-zone': { type: 'string' },
+        overlap: { type: 'string' },
+        'catchup-window': { type: 'string' },
+        target: { type: 'string' },
+        session: { type: 'string' },
+        paused: { type: 'boolean' },
         follow: { type: 'boolean' },
         from: { type: 'string' },
         value: { type: 'string' },
@@ -79,7 +113,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(`${HELP}\n`);
     return group || parsed.values.help ? EXIT.ok : EXIT.usage;
   }
-  const single = group === 'login' || group === 'whoami' || group === 'request';
+  const single = group === 'login' || group === 'whoami' || group === 'request' || group === 'usage';
   const name = single ? group : `${group} ${action ?? ''}`.trim();
   const command = COMMANDS[name];
   if (!command) {

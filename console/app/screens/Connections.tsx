@@ -1,9 +1,17 @@
 import { useState } from 'react';
+import type { ModelPrices } from '../../../client/src/index.ts';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { SimpleForm } from '../components/SimpleForm.tsx';
 import { useResource } from '../components/useResource.ts';
 import { useRowAction } from '../components/useRowAction.ts';
 import { useSigned } from '../session.tsx';
+
+/** A preset's prices per million tokens (in the installation's currency), or that its calls cost nothing. */
+function pricesText(prices: ModelPrices | null): string {
+  if (!prices) return 'unpriced';
+  const cache = prices.cacheRead !== null || prices.cacheWrite !== null ? ` · cache ${prices.cacheRead ?? prices.input} / ${prices.cacheWrite ?? prices.input}` : '';
+  return `in ${prices.input} · out ${prices.output}${cache} (${prices.source})`;
+}
 
 const PROVIDER_TYPES = ['vendor_a', 'vendor_b', 'vendor_c', 'gateway'].map((value) => ({ value, label: value }));
 
@@ -15,6 +23,8 @@ export function ConnectionsScreen() {
   const sandboxes = useResource(() => client.call('get', '/v1/projects/{projectId}/sandbox-providers', { query: { limit: '100' } }), [client]);
   const storage = useResource(() => client.call('get', '/v1/projects/{projectId}/storage-providers', { query: { limit: '100' } }), [client]);
   const liveProviders = (providers.data?.data ?? []);
+  // Prices are set on the project's own presets; a deployment preset's come from its file.
+  const projectPresets = (presets.data?.data ?? []).filter((preset) => preset.origin === 'project');
   const storageList = storage.data?.data ?? [];
   const providerAction = useRowAction(providers.reload);
   const presetAction = useRowAction(presets.reload);
@@ -66,10 +76,28 @@ export function ConnectionsScreen() {
       <ErrorNotice error={presets.error ?? presetAction.error} />
       {(presets.data?.data ?? []).length === 0 ? <p className="empty">No presets yet. A preset pins a provider and a model; agents choose a preset by key.</p> : (
         <table>
-          <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Model</th><th scope="col">Origin</th><th scope="col">Available</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
-          <tbody>{presets.data!.data.map((preset) => <tr key={preset.id}><td>{preset.displayName}</td><td><code>{preset.key}</code></td><td>{preset.model}</td><td>{preset.origin}</td><td>{preset.available ? 'yes' : 'no'}</td><td>{preset.origin === 'project' ? <button type="button" className="danger small" onClick={() => void presetAction.act(() => client.call('delete', '/v1/projects/{projectId}/model-presets/{presetId}', { path: { presetId: preset.id } }), `Archive the preset ${preset.key}? New agent versions cannot name it; published versions keep resolving it.`)}>Archive</button> : null}</td></tr>)}</tbody>
+          <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Model</th><th scope="col">Origin</th><th scope="col">Available</th><th scope="col">Prices per million tokens</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+          <tbody>{presets.data!.data.map((preset) => <tr key={preset.id}><td>{preset.displayName}</td><td><code>{preset.key}</code></td><td>{preset.model}</td><td>{preset.origin}</td><td>{preset.available ? 'yes' : 'no'}</td><td>{pricesText(preset.prices)}</td><td>{preset.origin === 'project' ? <button type="button" className="danger small" onClick={() => void presetAction.act(() => client.call('delete', '/v1/projects/{projectId}/model-presets/{presetId}', { path: { presetId: preset.id } }), `Archive the preset ${preset.key}? New agent versions cannot name it; published versions keep resolving it.`)}>Archive</button> : null}</td></tr>)}</tbody>
         </table>
       )}
+      {projectPresets.length > 0 ? (
+        <SimpleForm
+          title="Set a preset's prices"
+          submitLabel="Set prices"
+          doneLabel="Set: later model calls cost at these prices."
+          fields={[
+            { name: 'presetId', label: 'Preset', type: 'select', options: projectPresets.map((preset) => ({ value: preset.id, label: `${preset.displayName} (${preset.key})` })) },
+            { name: 'input', label: 'Input', type: 'number', required: true, hint: 'per million tokens' },
+            { name: 'output', label: 'Output', type: 'number', required: true, hint: 'per million tokens' },
+            { name: 'cacheRead', label: 'Cache read', type: 'number', optional: true, hint: 'empty: billed as input' },
+            { name: 'cacheWrite', label: 'Cache write', type: 'number', optional: true, hint: 'empty: billed as input' },
+          ]}
+          onSubmit={async ({ presetId, ...prices }) => {
+            await client.call('patch', '/v1/projects/{projectId}/model-presets/{presetId}', { path: { presetId: String(presetId) }, body: { prices: prices as never } });
+            await presets.reload();
+          }}
+        />
+      ) : null}
       {liveProviders.length > 0 ? (
         <SimpleForm
           title="Create a preset"

@@ -5,6 +5,8 @@ import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { eventLabel } from '../components/eventLabel.ts';
 import { toAttachments } from '../components/files.ts';
 import { liveReplies, type LiveReply } from '../components/liveReplies.ts';
+import { formatCost, formatTokens } from '../components/money.ts';
+import { SessionBudget } from '../components/SessionBudget.tsx';
 import { SimpleForm } from '../components/SimpleForm.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
 import { useAction } from '../components/useAction.ts';
@@ -26,7 +28,7 @@ const SETTLED = ['completed', 'failed', 'cancelled', 'timed_out'];
  * "Conversation control"). A settled run can be forked into a new session, on any version.
  */
 export function SessionDetailScreen({ sessionId }: { sessionId: string }) {
-  const { client } = useSigned();
+  const { client, context } = useSigned();
   const session = useResource(() => client.call('get', '/v1/projects/{projectId}/sessions/{sessionId}', { path: { sessionId } }), [client, sessionId]);
   const files = useResource(() => client.call('get', '/v1/projects/{projectId}/sessions/{sessionId}/files', { path: { sessionId } }), [client, sessionId]);
   const [now, setNow] = useState(Date.now());
@@ -70,7 +72,9 @@ export function SessionDetailScreen({ sessionId }: { sessionId: string }) {
       </div>
       <dl className="facts">
         <dt>Agent version</dt><dd><Link to={`/agents/${data.agentId}`}><code>{data.agentVersionId.slice(0, 8)}</code></Link></dd>
-        <dt>Tokens</dt><dd>in {data.inputTokens.toLocaleString('en')} · out {data.outputTokens.toLocaleString('en')} · cache read {data.cacheReadTokens.toLocaleString('en')} · cache write {data.cacheWriteTokens.toLocaleString('en')}</dd>
+        <dt>Tokens</dt><dd>in {formatTokens(data.inputTokens)} · out {formatTokens(data.outputTokens)} · cache read {formatTokens(data.cacheReadTokens)} · cache write {formatTokens(data.cacheWriteTokens)}</dd>
+        <dt>Cost</dt><dd>{formatCost(data.cost, context.currency)}</dd>
+        <dt>Budget</dt><dd><SessionBudget key={JSON.stringify(data.budget)} session={data} onChanged={() => void session.reload()} /></dd>
         {latest?.failure ? (<><dt>Failure</dt><dd><code>{latest.failure.errorCode}</code> {latest.failure.errorExplanation}</dd></>) : null}
         {data.forkedFrom ? (<><dt>Forked from</dt><dd><Link to={`/sessions/${data.forkedFrom.sessionId}`}>session <code>{data.forkedFrom.sessionId.slice(0, 8)}</code></Link> at run <code>{data.forkedFrom.runId.slice(0, 8)}</code></dd></>) : null}
       </dl>
@@ -292,7 +296,7 @@ function FollowUp({ sessionId, busy, first, pendingTurns, onSent }: { sessionId:
  * (each can be withdrawn until it starts), and Fork on every settled run.
  */
 function Runs({ session, onChanged }: { session: SessionDetail; onChanged: () => void }) {
-  const { client } = useSigned();
+  const { client, context } = useSigned();
   const [forking, setForking] = useState<PublicRun | null>(null);
   const withdraw = useRowAction(async () => onChanged());
   if (session.runs.length === 0) return <p className="muted">No runs yet.</p>;
@@ -300,13 +304,15 @@ function Runs({ session, onChanged }: { session: SessionDetail; onChanged: () =>
     <>
       <ErrorNotice error={withdraw.error} />
       <table aria-label="Runs">
-        <thead><tr><th scope="col">Run</th><th scope="col">State</th><th scope="col">Message</th><th scope="col">Created</th><th scope="col">Settled</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+        <thead><tr><th scope="col">Run</th><th scope="col">State</th><th scope="col">Message</th><th scope="col">Tokens in / out</th><th scope="col">Cost</th><th scope="col">Created</th><th scope="col">Settled</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
         <tbody>
           {session.runs.map((run) => (
             <tr key={run.id}>
               <td><code>{run.id.slice(0, 8)}</code></td>
               <td><StatusBadge status={run.state} />{run.failure ? <span className="muted small"> {run.failure.errorCode}</span> : null}</td>
               <td>{run.inputPublic.message}</td>
+              <td>{formatTokens(run.inputTokens)} / {formatTokens(run.outputTokens)}</td>
+              <td>{formatCost(run.cost, context.currency)}</td>
               <td>{new Date(run.createdAt).toLocaleTimeString()}</td>
               <td>{run.settledAt ? new Date(run.settledAt).toLocaleTimeString() : '—'}</td>
               <td>{SETTLED.includes(run.state) ? <button type="button" className="small" aria-expanded={forking?.id === run.id} onClick={() => setForking(forking?.id === run.id ? null : run)}>Fork</button> : null}</td>
@@ -317,6 +323,8 @@ function Runs({ session, onChanged }: { session: SessionDetail; onChanged: () =>
               <td><span className="muted">waiting #{turn.position}</span></td>
               <td><StatusBadge status="pending" /> <span className="muted small">{turn.ifBusy === 'interrupt' ? 'after the interrupted run' : 'queued'}</span></td>
               <td>{turn.message}{turn.attachments.length ? <span className="muted small"> · {turn.attachments.map((file) => file.filename).join(', ')}</span> : null}</td>
+              <td>—</td>
+              <td>—</td>
               <td>{new Date(turn.createdAt).toLocaleTimeString()}</td>
               <td>—</td>
               <td>
@@ -416,13 +424,14 @@ function ForkForm({ session, run, onClose }: { session: SessionDetail; run: Publ
 }
 
 function Debug({ session }: { session: SessionDetail }) {
+  const { context } = useSigned();
   const { debug } = session;
   return (
     <details className="debug">
       <summary>Debug records</summary>
       <h3>Model invocations</h3>
       <table>
-        <thead><tr><th scope="col">Turn</th><th scope="col">Attempt</th><th scope="col">Status</th><th scope="col">Tokens in / out</th><th scope="col">Finish</th><th scope="col">Error</th></tr></thead>
+        <thead><tr><th scope="col">Turn</th><th scope="col">Attempt</th><th scope="col">Status</th><th scope="col">Tokens in / out</th><th scope="col">Cost</th><th scope="col">Finish</th><th scope="col">Error</th></tr></thead>
         <tbody>
           {debug.modelInvocations.map((invocation) => (
             <tr key={invocation.id}>
@@ -430,6 +439,7 @@ function Debug({ session }: { session: SessionDetail }) {
               <td>{invocation.attempt}</td>
               <td>{invocation.status}</td>
               <td>{invocation.inputTokens} / {invocation.outputTokens}</td>
+              <td>{formatCost(invocation.cost, context.currency)}</td>
               <td>{invocation.finishReason ?? '—'}</td>
               <td>{invocation.errorCode ? `${invocation.errorCode}: ${invocation.errorExplanation ?? ''}` : '—'}</td>
             </tr>

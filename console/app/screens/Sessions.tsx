@@ -8,12 +8,12 @@ import { useResource } from '../components/useResource.ts';
 import { Link, navigate } from '../router.tsx';
 import { useSigned } from '../session.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
+import { formatCost, formatTokens as tokens } from '../components/money.ts';
 
-const tokens = (count: number) => count.toLocaleString('en');
 
-/** Sessions: the newest 100 with status and token counters, live; and a new session (idle when started without a message). */
+/** Sessions: the newest 100 with status, token counters and cost, live; and a new session (idle when started without a message). */
 export function SessionsScreen() {
-  const { client } = useSigned();
+  const { client, context } = useSigned();
   const sessions = useResource(() => client.call('get', '/v1/projects/{projectId}/sessions', { query: { limit: '100' } }), [client]);
   const live = useLiveEvents(client, (event) => event.kind === 'session.created' || event.kind.startsWith('run.'), () => void sessions.refresh());
   const preselected = new URLSearchParams(window.location.search).get('agent');
@@ -30,7 +30,7 @@ export function SessionsScreen() {
           label="sessions"
           items={sessions.data.data}
           filterText={(session) => `${session.title ?? ''} ${session.id} ${session.status} ${session.agentId}`}
-          columns={['Session', 'Status', 'Tokens in / out', 'Cache read / write', 'Last activity']}
+          columns={['Session', 'Status', 'Tokens in / out', 'Cache read / write', 'Cost', 'Last activity']}
           empty={<p>No sessions yet. Start one above with an agent and, if you like, a first message.</p>}
           row={(session) => (
             <tr key={session.id}>
@@ -38,6 +38,7 @@ export function SessionsScreen() {
               <td><StatusBadge status={session.status} /></td>
               <td>{tokens(session.inputTokens)} / {tokens(session.outputTokens)}</td>
               <td>{tokens(session.cacheReadTokens)} / {tokens(session.cacheWriteTokens)}</td>
+              <td>{formatCost(session.cost, context.currency)}</td>
               <td>{new Date(session.lastActivityAt).toLocaleString()}</td>
             </tr>
           )}
@@ -56,14 +57,18 @@ function NewSession({ preselected }: { preselected: string | null }) {
   const [message, setMessage] = useState('');
   const [title, setTitle] = useState('');
   const [files, setFiles] = useState<FileList | null>(null);
+  const [maxCost, setMaxCost] = useState('');
+  const [maxTokens, setMaxTokens] = useState('');
   const { busy, error, run } = useAction();
   const chosen = agentId || agents.data?.data[0]?.id || '';
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void run(async () => {
       const attachments = await toAttachments(files);
+      // Either limit alone is a budget; neither is none.
+      const budget = { ...(maxCost ? { maxCost: Number(maxCost) } : {}), ...(maxTokens ? { maxTokens: Number(maxTokens) } : {}) };
       const session = await client.call('post', '/v1/projects/{projectId}/sessions', {
-        body: { agentId: chosen, ...(message ? { initialMessage: message } : {}), ...(title ? { title } : {}), ...(attachments.length ? { files: attachments } : {}) },
+        body: { agentId: chosen, ...(message ? { initialMessage: message } : {}), ...(title ? { title } : {}), ...(attachments.length ? { files: attachments } : {}), ...(maxCost || maxTokens ? { budget } : {}) },
       });
       navigate(`/sessions/${session.id}`);
     });
@@ -94,6 +99,16 @@ function NewSession({ preselected }: { preselected: string | null }) {
         Attach files <span className="muted small">(optional)</span>
         <input name="files" type="file" multiple onChange={(event) => setFiles(event.target.files)} />
       </label>
+      <div className="row">
+        <label>
+          Budget: max cost <span className="muted small">(optional; a run past it fails)</span>
+          <input name="maxCost" type="number" min="0" step="any" value={maxCost} onChange={(event) => setMaxCost(event.target.value)} />
+        </label>
+        <label>
+          Budget: max tokens <span className="muted small">(optional; input plus output)</span>
+          <input name="maxTokens" type="number" min="1" step="1" value={maxTokens} onChange={(event) => setMaxTokens(event.target.value)} />
+        </label>
+      </div>
       <ErrorNotice error={error} />
       <button type="submit" disabled={busy || !chosen} aria-busy={busy}>{busy ? 'Starting…' : 'Start session'}</button>
     </form>

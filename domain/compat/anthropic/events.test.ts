@@ -31,6 +31,11 @@ describe('product events as CMA session events', () => {
     ]);
   });
 
+  it('a spent budget is a billing_error, as the vendor quota is', () => {
+    const [error] = cmaEventsOf(source('run.failed', { failure: { errorCode: 'budget_exceeded', errorExplanation: "The session's budget of 1 USD is spent" } }), facts());
+    expect(error).toMatchObject({ type: 'session.error', error: { type: 'billing_error', message: "The session's budget of 1 USD is spent" } });
+  });
+
   it('a wait names the tool uses it waits on', () => {
     const waiting = source('run.waiting_for_tool', { waitingOn: { toolCallIds: ['c1'] } });
     expect(toolCallIdsOf(waiting)).toEqual(['c1']);

@@ -53,6 +53,8 @@ const ERROR_TYPES: Record<string, string> = {
   provider_invalid_response: 'model_request_failed_error',
   provider_rejected_request: 'model_request_failed_error',
   provider_quota_exhausted: 'billing_error',
+  // A spent session or project budget (docs/decisions.md "Budgets"): money, as the vendor's quota is.
+  budget_exceeded: 'billing_error',
   model_turn_limit_exceeded: 'tool_use_limit_reached_error',
 };
 

@@ -1,0 +1,77 @@
+import { eq, sql } from 'drizzle-orm';
+import * as v from 'valibot';
+import { schedules } from '../../db/schema/index.ts';
+import { ValidationError } from '../../domain/errors.ts';
+import { scheduleFieldsProblem, UpdateScheduleInput } from '../../domain/schedules/inputs.ts';
+import { recordAudit } from '../audit/record-audit.ts';
+import { requireActor } from '../require-actor.ts';
+import type { ScheduleDeps } from '../schedule-backend.ts';
+import type { ServiceContext } from '../service-context.ts';
+import { withTransaction } from '../transaction.ts';
+import { checkScheduleReferences, type ScheduleDraft } from './check-references.ts';
+import { auditDetails } from './create.ts';
+import { withFiringDetails } from './details.ts';
+import { loadSchedule } from './load.ts';
+import type { PublicSchedule, ScheduleRow } from './public.ts';
+import { syncAfterCommit } from './sync.ts';
+
+/**
+ * Changes a schedule (`PATCH /schedules/{id}`; the merge rules are UpdateScheduleInput's). The
+ * merged schedule is checked as a new one would be, the caller's scopes included: the firings
+ * keep acting as the creator, but nobody may make them do what they could not do themselves.
+ * The revision goes up and the Temporal Schedule follows after the commit.
+ */
+export async function updateSchedule({ ctx, deps, input }: { ctx: ServiceContext; deps: ScheduleDeps; input: { scheduleId: string } & v.InferInput<typeof UpdateScheduleInput> }): Promise<PublicSchedule> {
+  const actor = requireActor(ctx);
+  const { scheduleId, ...fields } = input;
+  const body = v.parse(UpdateScheduleInput, fields);
+  return withTransaction(ctx, async (tx) => {
+    const current = await loadSchedule(tx, { projectId: actor.projectId, scheduleId, lock: true });
+    const target = body.target ?? current.target;
+    const draft: ScheduleDraft = {
+      ...agentOf(current, body, target),
+      target,
+      // A schedule moved to new sessions forgets its session.
+      sessionId: target === 'session' ? (body.sessionId ?? current.sessionId) : null,
+      ifBusy: target === 'session' ? (body.ifBusy ?? current.ifBusy ?? 'enqueue') : null,
+      files: body.files ?? current.files.map((file) => ({ uploadId: String(file.uploadId) })),
+    };
+    const timing = body.cron !== undefined ? { cron: body.cron, intervalSeconds: null } : body.intervalSeconds !== undefined ? { cron: null, intervalSeconds: body.intervalSeconds } : { cron: current.cron, intervalSeconds: current.intervalSeconds };
+    const problem = scheduleFieldsProblem({ ...draft, ...timing });
+    if (problem) throw new ValidationError(`Invalid body: ${problem.path}: ${problem.message}`, { path: `body.${problem.path}` });
+    const { agentId } = await checkScheduleReferences(tx, actor, draft);
+    const [row] = await tx.db
+      .update(schedules)
+      .set({
+        ...draft,
+        ...timing,
+        agentId,
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.timeZone !== undefined ? { timeZone: body.timeZone } : {}),
+        ...(body.message !== undefined ? { message: body.message } : {}),
+        ...(body.overlap !== undefined ? { overlap: body.overlap } : {}),
+        ...(body.catchupWindowSeconds !== undefined ? { catchupWindowSeconds: body.catchupWindowSeconds } : {}),
+        revision: sql`${schedules.revision} + 1`,
+        updatedAt: tx.clock.now(),
+      })
+      .where(eq(schedules.id, current.id))
+      .returning();
+    await recordAudit(tx, { action: 'schedule.updated', targetType: 'schedule', targetId: row!.id, details: { ...auditDetails(row!), fields: Object.keys(fields).sort() } });
+    syncAfterCommit(tx, deps, row!.id);
+    // The next firings shown are the old Temporal Schedule's until the commit: none are shown.
+    const [answer] = await withFiringDetails(tx, null, [row!]);
+    return answer!;
+  });
+}
+
+/**
+ * The agent reference after the change: a given `agentId` follows that agent's latest version, a
+ * given `agentVersionId` pins that version; a session target without either takes its session's
+ * agent; otherwise the schedule's own.
+ */
+function agentOf(current: ScheduleRow, body: UpdateScheduleInput, target: ScheduleRow['target']): Pick<ScheduleDraft, 'agentId' | 'agentVersionId'> {
+  if (body.agentId !== undefined) return { agentId: body.agentId, agentVersionId: null };
+  if (body.agentVersionId !== undefined) return { agentId: null, agentVersionId: body.agentVersionId };
+  if (target === 'session') return { agentId: null, agentVersionId: null };
+  return current.agentVersionId ? { agentId: null, agentVersionId: current.agentVersionId } : { agentId: current.agentId, agentVersionId: null };
+}
