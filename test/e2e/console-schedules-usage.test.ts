@@ -64,19 +64,19 @@ afterAll(async () => {
 
 describe('cost, budgets and usage in the console', () => {
   it('shows tokens and cost on sessions and runs, and sets a session budget at the start and later', async () => {
-    // 1,000 in × 2 + 200 out × 10 per million: 0.004 a run.
+    // 1,000 in × 2 + 200 out × 10 per million: 0.004 a run, in the installation's currency (the context's).
     for (const title of ['Morning report', 'Evening report']) {
       f.fakes.vendor_a.reply({ text: `${title} done.`, usage: { inputTokens: 1000, outputTokens: 200 } });
       const session = await ok(f.call('POST', '/sessions', { agentId, title, initialMessage: 'Write it.' }), 201);
       await f.waitForRun(session.run.id);
     }
     await nav('Sessions').click();
-    await expect.poll(() => page.getByRole('row', { name: /Morning report/ }).innerText()).toMatch(/Morning report\s+completed\s+1,000 \/ 200\s+0 \/ 0\s+0\.004\s/);
+    await expect.poll(() => page.getByRole('row', { name: /Morning report/ }).innerText()).toMatch(/Morning report\s+completed\s+1,000 \/ 200\s+0 \/ 0\s+0\.004 USD\s/);
 
     await page.getByRole('link', { name: 'Morning report' }).click();
     const facts = page.locator('dl.facts');
-    await expect.poll(() => facts.innerText()).toMatch(/Cost\s+0\.004\s+Budget\s+none/);
-    expect(await page.getByRole('table', { name: 'Runs' }).locator('tbody tr').first().innerText()).toMatch(/Write it\.\s+1,000 \/ 200\s+0\.004\s/);
+    await expect.poll(() => facts.innerText()).toMatch(/Cost\s+0\.004 USD\s+Budget\s+none/);
+    expect(await page.getByRole('table', { name: 'Runs' }).locator('tbody tr').first().innerText()).toMatch(/Write it\.\s+1,000 \/ 200\s+0\.004 USD\s/);
     await page.getByRole('button', { name: 'Change budget' }).click();
     const budget = form('Session budget');
     await budget.getByLabel(/^Max tokens/).fill('50000');
@@ -92,7 +92,7 @@ describe('cost, budgets and usage in the console', () => {
     await start.getByLabel(/^Budget: max cost/).fill('0.5');
     await start.getByRole('button', { name: 'Start session' }).click();
     await expect.poll(() => page.getByRole('heading', { name: 'Budgeted' }).isVisible()).toBe(true);
-    await expect.poll(() => facts.innerText()).toMatch(/Budget\s+cost at most 0\.5 Change budget/);
+    await expect.poll(() => facts.innerText()).toMatch(/Budget\s+cost at most 0\.5 USD Change budget/);
     const budgeted = new URL(page.url()).pathname.split('/').at(-1)!;
     expect((await ok(f.call('GET', `/sessions/${budgeted}`))).budget).toEqual({ maxCost: 0.5, maxTokens: null });
     expect(await auditAccessibility(page)).toEqual([]);

@@ -94,6 +94,8 @@ describe('routes that declare their own transaction', () => {
     expect(deferred.map(({ method, path }) => `${method} ${path}`).sort()).toEqual([
       'POST /v1/projects/:projectId/mcp-servers/:serverId/discover',
       'POST /v1/projects/:projectId/runs/:runId/resume',
+      // "Run now" asks Temporal for the firing before it writes its audit entry.
+      'POST /v1/projects/:projectId/schedules/:scheduleId/trigger',
       'POST /v1/projects/:projectId/sessions',
       'POST /v1/projects/:projectId/sessions/:sessionId/fork',
       'POST /v1/projects/:projectId/sessions/:sessionId/runs',

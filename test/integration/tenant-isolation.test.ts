@@ -167,6 +167,8 @@ async function seedTenant(name: string, organizationId: string, projectId: strin
   ids.apiKeyId = key.id;
   const member = await call('POST', '/members', { subject: `member-${name}`, role: 'viewer' }, browser);
   ids.memberId = member.id ?? member.principalId;
+  const schedule = await call('POST', '/schedules', { name: `Schedule ${marker}`, agentId: agent.id, intervalSeconds: 3600, message: `Report ${marker}`, paused: true });
+  ids.scheduleId = schedule.id;
   // No delegation without a run engine: its routes name a real session of the tenant and a fresh id.
   ids.delegationId = randomUUID();
   return {
@@ -219,6 +221,8 @@ const VALID_REQUESTS: Record<string, { body: unknown; query?: string }> = {
   'POST /v1/projects/:projectId/runs/:runId/resume': { body: { message: 'Go on' } },
   'POST /v1/projects/:projectId/sessions/:sessionId/delegations/:delegationId/messages': { body: { message: 'Go on' } },
   'PATCH /v1/projects/:projectId/sessions/:sessionId': { body: { title: 'Renamed' } },
+  'PATCH /v1/projects/:projectId/schedules/:scheduleId': { body: { name: 'Renamed' } },
+  'PATCH /v1/projects/:projectId/model-presets/:presetId': { body: { prices: { input: 1, output: 2 } } },
   'POST /v1/projects/:projectId/sessions/:sessionId/fork': { body: { fromRunId: randomUUID() } },
   'POST /v1/projects/:projectId/sessions/:sessionId/runs': { body: { message: 'Go on' } },
   'POST /v1/projects/:projectId/uploads': { body: { name: 'notes.txt', contentType: 'text/plain', dataBase64: 'aGk=' } },
