@@ -30,6 +30,3 @@ export function costNanos(usage: TokenUsage, prices: ModelPrices | null): number
     nanosAt(usage.outputTokens, prices.output);
   return Number(total);
 }
-
-/** Tokens a budget counts: every input token (cached ones included) and every output token. */
-export const budgetTokens = (usage: Pick<TokenUsage, 'inputTokens' | 'outputTokens'>): number => usage.inputTokens + usage.outputTokens;

@@ -12,6 +12,3 @@ export const nanosOf = (amount: number): number => Math.round(amount * NANOS_PER
 
 /** An amount for the API: the nanos as a decimal number, exact to the billionth. */
 export const amountOf = (nanos: number): number => Number((nanos / NANOS_PER_UNIT).toFixed(9));
-
-/** ISO 4217: three capital letters. */
-export const isCurrencyCode = (value: string): boolean => /^[A-Z]{3}$/.test(value);

@@ -72,12 +72,18 @@ async function lookUpApiKey(ctx: ServiceContext, secretHash: string, requestedPr
     await ctx.db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, key.id));
   }
 
+  return apiKeyActor({ principalId, projectId, key });
+}
+
+/** The actor of an API key's mirror principal in a project: the key's own scopes, no roles. */
+export function apiKeyActor(input: { principalId: string; projectId: string; key: Pick<typeof apiKeys.$inferSelect, 'id' | 'organizationId' | 'scopes' | 'name'> }): Actor {
+  const { key } = input;
   return {
-    principalId,
+    principalId: input.principalId,
     organizationId: key.organizationId,
-    projectId,
+    projectId: input.projectId,
     kind: 'api_key',
-    subject,
+    subject: apiKeySubject(key.id),
     scopes: key.scopes,
     displayName: key.name,
     organizationRole: null,

@@ -3,6 +3,7 @@ import type { Executor } from '../../db/client.ts';
 import { apiKeys, principals } from '../../db/schema/index.ts';
 import { apiKeyIdOfSubject } from '../../domain/principals.ts';
 import type { Actor } from '../service-context.ts';
+import { apiKeyActor } from './authenticate-api-key.ts';
 import { loadMemberActor } from './load-actor.ts';
 
 /**
@@ -18,20 +19,8 @@ export async function principalActorNow({ db, input }: { db: Executor; input: { 
   const apiKeyId = apiKeyIdOfSubject(principal.subject);
   if (!apiKeyId) return null;
   const [key] = await db
-    .select({ id: apiKeys.id, scopes: apiKeys.scopes, name: apiKeys.name })
+    .select({ id: apiKeys.id, organizationId: apiKeys.organizationId, scopes: apiKeys.scopes, name: apiKeys.name })
     .from(apiKeys)
     .where(and(eq(apiKeys.id, apiKeyId), eq(apiKeys.organizationId, principal.organizationId), isNull(apiKeys.revokedAt)));
-  if (!key) return null;
-  return {
-    principalId: principal.id,
-    organizationId: principal.organizationId,
-    projectId: principal.projectId,
-    kind: 'api_key',
-    subject: principal.subject,
-    scopes: key.scopes,
-    displayName: key.name,
-    organizationRole: null,
-    projectRole: null,
-    apiKeyId: key.id,
-  };
+  return key ? apiKeyActor({ principalId: principal.id, projectId: principal.projectId, key }) : null;
 }

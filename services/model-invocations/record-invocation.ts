@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { rowsOf } from '../../db/client.ts';
-import { costNanos } from '../../domain/usage/cost.ts';
+import { costNanos, type TokenUsage } from '../../domain/usage/cost.ts';
 import type { ModelPrices } from '../../domain/usage/prices.ts';
 import { holdWrite } from '../pending-writes.ts';
 import { addToUsageRollup } from '../usage/rollup.ts';
@@ -12,7 +12,8 @@ import type { ServiceContext } from '../service-context.ts';
 import { appendProductEvent } from '../events/append.ts';
 import { withTransaction } from '../transaction.ts';
 
-export type InvocationUsage = { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number };
+/** An attempt's token counts, as the adapters report them (cached input included in `inputTokens`). */
+export type InvocationUsage = TokenUsage;
 
 /** The run's ids an invocation row and its events carry. */
 export type InvocationRun = Pick<RunRow, 'id' | 'organizationId' | 'projectId' | 'sessionId'>;

@@ -2,6 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { rowsOf } from '../../db/client.ts';
 import { runTurnReservations } from '../../db/schema/index.ts';
 import { NotFoundError } from '../../domain/errors.ts';
+import { apiKeyIdOfSubject } from '../../domain/principals.ts';
 import { monthStartOf, spentLimit, type Spend, type StoredBudget } from '../../domain/usage/budget.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
@@ -70,7 +71,7 @@ export async function reserveModelTurn(ctx: ServiceContext, input: { runId: stri
     if (!row) throw new NotFoundError('No run with that id');
     const spentBudget = spentBudgetOf(row);
     if (spentBudget) return { reserved: false as const, spentBudget };
-    const facts: InvocationFacts = { agentId: row.agent_id, apiKeyId: row.creator_subject?.startsWith('api_key:') ? row.creator_subject.slice('api_key:'.length) : null };
+    const facts: InvocationFacts = { agentId: row.agent_id, apiKeyId: row.creator_subject === null ? null : apiKeyIdOfSubject(row.creator_subject) };
     // The common case in one statement: the next ordinal, if the budget has room and this turn
     // holds none yet. Nothing inserted means a replayed turn (its reservation stands) or a spent budget.
     const inserted = rowsOf<{ ordinal: number }>(
