@@ -6,8 +6,11 @@ const HEARTBEAT = new TextEncoder().encode(': heartbeat\n\n');
 
 type Rendered = { bytes: Uint8Array | null; end: boolean };
 
-/** Ephemeral frames between durable batches (live model output), already rendered. */
-export type LiveFrames = { take(): Uint8Array | null; ready(): Promise<void> };
+/**
+ * Ephemeral frames between durable batches (live model output), already rendered. `beforeDurable`
+ * (the delta subscription's) says when a batch must wait for live output heard late.
+ */
+export type LiveFrames = { take(): Uint8Array | null; ready(): Promise<void>; beforeDurable(rows: ProductEventRow[]): Promise<void> | null };
 
 /**
  * The body of a live event stream, pulled by the HTTP server as the socket drains: each pull
@@ -70,6 +73,14 @@ export function liveSseBody(options: {
             controller.close();
             return;
           }
+          // A batch that commits a reply waits until this process has heard the reply's last
+          // deltas (sent before it committed, but on another connection than this read), and
+          // sends them first: a reader sees the whole text before the message.
+          const catchingUp = live?.beforeDurable(next.value) ?? null;
+          if (catchingUp) await catchingUp;
+          if (!open) return;
+          const heard = catchingUp ? live!.take() : null;
+          if (heard) controller.enqueue(heard);
           const pending = options.render(next.value);
           const rendered = pending instanceof Promise ? await pending : pending;
           if (!open) return;
@@ -79,7 +90,7 @@ export function liveSseBody(options: {
             controller.close();
             return;
           }
-          if (rendered.bytes) return;
+          if (rendered.bytes || heard) return;
         }
       } catch (error) {
         if (!open) return;

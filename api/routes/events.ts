@@ -127,7 +127,7 @@ export function eventRoutes(deps: AppDeps, options: EventRoutesOptions = {}) {
       const body = liveSseBody({
         stream: 'events',
         subscription,
-        live: deltas ? { take: () => renderDeltaFrames(deltas.take()), ready: () => deltas.ready() } : null,
+        live: deltas ? { take: () => renderDeltaFrames(deltas.take()), ready: () => deltas.ready(), beforeDurable: (rows) => deltas.beforeDurable(rows) } : null,
         heartbeatMs,
         render: (rows) => ({ bytes: rows.length === 1 ? renderEventFrame(rows[0]!) : Buffer.concat(rows.map(renderEventFrame)), end: false }),
         onError,

@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../config/logger.ts';
 import type { DatabaseHandle } from '../../db/client.ts';
+import { EVENT_KINDS } from '../../domain/runs/events.ts';
 import { splitDelta, type DeltaSignal, type MessageDelta, type MessageDeltaReset, type StreamingTurnKey } from '../../domain/runs/message-deltas.ts';
 
 /** Channel of the delta signals between worker and API processes (PostgreSQL). */
@@ -8,6 +10,8 @@ export const MESSAGE_DELTAS_CHANNEL = 'svc_message_deltas';
 const MAX_SIGNAL_BYTES = 7000;
 /** A streaming turn nobody has heard of for this long is forgotten (its worker died, no retry came). */
 const IDLE_TURN_MS = 15 * 60_000;
+/** How long a reply's message waits for its last deltas when the listener is slow or reconnecting. */
+const HEARD_TIMEOUT_MS = 2000;
 
 /** What a session stream receives: deltas and resets of the session's turns. */
 export type DeltaFrame = { kind: 'delta'; delta: MessageDelta } | { kind: 'reset'; reset: MessageDeltaReset };
@@ -22,8 +26,17 @@ export type DeltaSubscription = {
   take(): DeltaFrame[];
   /** Resolves when a frame is ready (at once when one is), or when closed. */
   ready(): Promise<void>;
+  /**
+   * Call with a durable batch just read, before sending it. When it commits an assistant message,
+   * resolves once this process has heard every signal sent before the batch was read (so `take`
+   * then holds the reply's last deltas, which must go out ahead of its message); null otherwise.
+   */
+  beforeDurable(rows: ReadonlyArray<DurableEvent>): Promise<void> | null;
   close(): void;
 };
+
+/** What `beforeDurable` looks at in a product event. */
+export type DurableEvent = { kind: string; publicPayload: Record<string, unknown> };
 
 export type MessageDeltaBus = {
   /** Listens for signals from other processes (PostgreSQL) and starts the idle sweep. */
@@ -33,6 +46,12 @@ export type MessageDeltaBus = {
   turn(key: StreamingTurnKey): TurnPublisher;
   /** An API process's reader of one session's live output; begins with a catch-up. */
   subscribe(sessionId: string, options?: { maxQueued?: number }): DeltaSubscription;
+  /**
+   * Resolves once this process has heard every signal sent (by any process) before the call: a
+   * NOTIFY to itself, which PostgreSQL delivers after every notification committed before it. At
+   * most `HEARD_TIMEOUT_MS` (a listener reconnecting loses it); at once in-process.
+   */
+  heard(): Promise<void>;
   stats(): { streamingTurns: number; sessions: number; subscribers: number };
 };
 
@@ -77,6 +96,14 @@ export function createMessageDeltaBus(options: { database: DatabaseHandle; logge
   // (sent in call order without waiting for each answer), so order holds and no signal waits
   // behind another run's round trip.
   const inFlight = new Set<Promise<void>>();
+  // `heard()`: this process's own channel (on the same listening connection as the signals, so
+  // delivered in order with them), the marks sent and not yet heard back, and the mark the calls of
+  // this turn of the event loop share (one NOTIFY for every reader a commit wakes).
+  const markChannel = `${MESSAGE_DELTAS_CHANNEL}_mark_${randomBytes(6).toString('hex')}`;
+  const marks = new Map<string, () => void>();
+  let nextMark: Promise<void> | null = null;
+  let markCount = 0;
+  let unlistenMarks: (() => Promise<void>) | null = null;
 
   const wake = (subscriber: Subscriber) => {
     const resolve = subscriber.wake;
@@ -163,6 +190,25 @@ export function createMessageDeltaBus(options: { database: DatabaseHandle; logge
     while (inFlight.size > 0) await Promise.all([...inFlight]);
   };
 
+  const sendMark = (resolve: () => void) => {
+    nextMark = null;
+    const mark = String((markCount += 1));
+    const settle = () => {
+      clearTimeout(timer);
+      marks.delete(mark);
+      resolve();
+    };
+    const timer = setTimeout(settle, HEARD_TIMEOUT_MS);
+    marks.set(mark, settle);
+    database.notify(markChannel, mark).catch(settle);
+  };
+
+  const heard = (): Promise<void> => {
+    if (inProcess || !unlistenMarks) return Promise.resolve();
+    nextMark ??= new Promise<void>((resolve) => setImmediate(() => sendMark(resolve)));
+    return nextMark;
+  };
+
   return {
     async start() {
       if (!inProcess && !unlisten) {
@@ -173,6 +219,7 @@ export function createMessageDeltaBus(options: { database: DatabaseHandle; logge
             logger.warn('an unreadable live output signal was ignored', { err: error });
           }
         });
+        unlistenMarks = await database.listen(markChannel, (mark) => marks.get(mark)?.());
       }
       sweep ??= setInterval(() => {
         const cutoff = now() - IDLE_TURN_MS;
@@ -187,6 +234,9 @@ export function createMessageDeltaBus(options: { database: DatabaseHandle; logge
       await flush();
       await unlisten?.();
       unlisten = null;
+      await unlistenMarks?.();
+      unlistenMarks = null;
+      for (const settle of [...marks.values()]) settle();
       for (const subscribers of sessions.values()) for (const subscriber of subscribers) subscriber.closed = true;
       for (const subscribers of sessions.values()) for (const subscriber of subscribers) wake(subscriber);
       sessions.clear();
@@ -238,6 +288,9 @@ export function createMessageDeltaBus(options: { database: DatabaseHandle; logge
             subscriber.wake = resolve;
           });
         },
+        beforeDurable(rows) {
+          return rows.some((row) => row.kind === EVENT_KINDS.messageCreated && row.publicPayload.role === 'assistant') ? heard() : null;
+        },
         close() {
           if (subscriber.closed) return;
           subscriber.closed = true;
@@ -248,6 +301,8 @@ export function createMessageDeltaBus(options: { database: DatabaseHandle; logge
         },
       };
     },
+
+    heard,
 
     stats() {
       let subscribers = 0;

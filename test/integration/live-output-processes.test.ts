@@ -9,6 +9,7 @@ import { runWorkflowId } from '../../domain/runs/workflow.ts';
 import { FAKE_KEYS, startFakeModelServers, type FakeModelServers } from '../fixtures/model-vendors/chat-server.ts';
 import { createProcessDatabase, developmentApiKey } from '../support/process-bootstrap.ts';
 import { assembledText, assistantMessagesCreated, deltasOf, takeSseFrames, type SseFrame } from '../support/sse-frames.ts';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 import { killProcess, startApiProcess, startWorkerProcess } from '../support/worker-process.ts';
 
 /**
@@ -16,7 +17,8 @@ import { killProcess, startApiProcess, startWorkerProcess } from '../support/wor
  * PostgreSQL, deltas carried by LISTEN/NOTIFY. Readers on both APIs see the same deltas; a worker
  * SIGKILLed mid-stream is noticed by its model call's heartbeat timeout, the readers get a reset,
  * the attempt streams again on a new worker, and the run settles within 10 s of that worker
- * being ready, with one assistant message.
+ * being ready, with one assistant message. The second API process reaches PostgreSQL through a
+ * TCP proxy, so a test can make its listening connection lag.
  */
 const provided = inject('database');
 type Api = { url: string; child: ChildProcess };
@@ -31,6 +33,7 @@ let projectId = '';
 let agentId = '';
 let env: Record<string, string> = {};
 let taskQueue = '';
+let proxy: TcpProxy | null = null;
 const dataDirs: string[] = [];
 const dataDir = () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-live-'));
@@ -90,7 +93,11 @@ describe.skipIf(provided.kind !== 'postgres')('live output across processes', ()
     taskQueue = `live-${randomUUID()}`;
     // The API processes first: they migrate the empty database.
     const first = await startApiProcess({ databaseUrl: database.url, taskQueue, dataDir: dataDir(), env });
-    const [second, started] = await Promise.all([startApiProcess({ databaseUrl: database.url, taskQueue, dataDir: dataDir(), env }), startWorkerProcess({ databaseUrl: database.url, taskQueue, dataDir: dataDir(), env })]);
+    const direct = new URL(database.url);
+    proxy = await startTcpProxy(`${direct.hostname}:${direct.port || '5432'}`);
+    const proxied = new URL(database.url);
+    proxied.host = proxy.address;
+    const [second, started] = await Promise.all([startApiProcess({ databaseUrl: proxied.toString(), taskQueue, dataDir: dataDir(), env }), startWorkerProcess({ databaseUrl: database.url, taskQueue, dataDir: dataDir(), env })]);
     apis = [first, second];
     worker = started;
     ({ key, projectId } = await developmentApiKey(first.url, 'live'));
@@ -104,6 +111,7 @@ describe.skipIf(provided.kind !== 'postgres')('live output across processes', ()
 
   afterAll(async () => {
     for (const child of [...apis.map((api) => api.child), ...(worker ? [worker] : [])]) await killProcess(child);
+    await proxy?.close();
     await database?.drop();
     await fakes?.close();
     for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
@@ -129,6 +137,35 @@ describe.skipIf(provided.kind !== 'postgres')('live output across processes', ()
       return durable.slice(0, durable.indexOf(assistantMessagesCreated(durable)[0]!) + 1);
     };
     expect(durableUpToReply(seen[0]!)).toEqual(durableUpToReply(seen[1]!));
+  }, 60_000);
+
+  it("a lagging listener: a reply's message waits until its deltas are heard, and goes out after them", async () => {
+    const text = 'Heard late by one API process: its readers still get the whole text before the message.';
+    fakes.vendor_a.reply({ text, chunkSize: 7, chunkDelayMs: 5 });
+    const [api1, api2] = apis as [Api, Api];
+    // The second API process hears no signal (deltas, commit hints) until the proxy lets go, while
+    // its queries are answered: the lag of a listener on a busy database, made certain.
+    proxy!.holdRepliesTo('listen "svc_message_deltas"');
+    try {
+      const created = await request(api1, 'POST', '/sessions', { agentId, initialMessage: 'Lag.' });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      for (let settled = false; !settled; await new Promise((resolve) => setTimeout(resolve, 50))) {
+        settled = (await request(api1, 'GET', `/runs/${created.body.latestRunId}`)).body.state === 'completed';
+      }
+      // A reader from the start reads the committed reply from the database at once; the process
+      // has heard none of its text yet, so the message must wait.
+      const reader = readSession(api2, created.body.id);
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      expect(assistantMessagesCreated(reader.frames)).toEqual([]);
+      proxy!.resume();
+      const frames = await reader.until((all) => assistantMessagesCreated(all).length === 1, 10_000);
+      await reader.stop();
+      const beforeMessage = frames.slice(0, frames.indexOf(assistantMessagesCreated(frames)[0]!));
+      expect(deltasOf(beforeMessage).length).toBeGreaterThan(0);
+      expect(assembledText(beforeMessage)).toBe(text);
+    } finally {
+      proxy!.resume();
+    }
   }, 60_000);
 
   it('a worker SIGKILLed mid-stream: reset, the attempt again on a new worker, one message, settled within 10 s of it', async () => {

@@ -147,6 +147,25 @@ describe.each(['in-process (PGlite)', 'LISTEN/NOTIFY (PostgreSQL)'] as const)('t
     reader.close();
   });
 
+  it('holds a batch that commits a reply until every signal sent before it has been heard (its own mark comes back)', async () => {
+    if (!postgresAvailable) return expect(database.driver).toBe('pglite');
+    const turn = key();
+    const reader = api.subscribe(turn.sessionId);
+    const publisher = worker.turn(turn);
+    const pieces = Array.from({ length: 300 }, (_, i) => `piece ${i}; `);
+    for (const piece of pieces) publisher.text(piece);
+    await publisher.flush();
+    // Only a batch with a reply's message waits (test/integration/live-output-processes.test.ts
+    // makes the listener lag to show why).
+    expect(reader.beforeDurable([{ kind: 'run.started', publicPayload: {} }, { kind: 'message.created', publicPayload: { role: 'user' } }])).toBeNull();
+    const started = performance.now();
+    await reader.beforeDurable([{ kind: 'run.started', publicPayload: {} }, { kind: 'message.created', publicPayload: { role: 'assistant' } }]);
+    // Well under the 2 s a lost mark would cost: the mark was heard, not timed out.
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(textOf(reader.take())).toBe(pieces.join(''));
+    reader.close();
+  });
+
   it('forgets a turn when its message committed, and leaves no subscriber behind', async () => {
     if (!postgresAvailable) return expect(database.driver).toBe('pglite');
     const turn = key();

@@ -7,6 +7,11 @@ export type TcpProxy = {
   port: number;
   /** Stops moving bytes either way on every connection (a hung peer); new connections are held too. */
   pause(): void;
+  /**
+   * Holds what the target sends on each connection whose client has sent `marker` (a PostgreSQL
+   * connection that ran `listen "channel"`: a listener that lags), until `resume()`.
+   */
+  holdRepliesTo(marker: string): void;
   /** Moves the held bytes on and goes back to forwarding. */
   resume(): void;
   /** Drops every connection and refuses new ones (the target is down) until `restore()`. */
@@ -21,25 +26,30 @@ export type TcpProxy = {
  */
 export async function startTcpProxy(target: string): Promise<TcpProxy> {
   const [host, port] = [target.slice(0, target.lastIndexOf(':')), Number(target.slice(target.lastIndexOf(':') + 1))];
-  const pairs = new Set<{ client: Socket; upstream: Socket }>();
+  type Pair = { client: Socket; upstream: Socket; sent: string };
+  const pairs = new Set<Pair>();
   let paused = false;
   let down = false;
+  let holdMarker: string | null = null;
   // Bytes that arrived while paused, in order, with the socket they are for.
   let held: Array<{ to: Socket; chunk: Buffer }> = [];
+  const holding = (pair: Pair, to: Socket) => paused || (holdMarker !== null && to === pair.client && pair.sent.includes(holdMarker));
 
-  const forward = (from: Socket, to: Socket) =>
+  const forward = (pair: Pair, from: Socket, to: Socket) =>
     from.on('data', (chunk: Buffer) => {
-      if (paused) held.push({ to, chunk });
+      // What the client said, kept short: enough to recognise a marker sent in a small query.
+      if (from === pair.client) pair.sent = (pair.sent + chunk.toString('latin1')).slice(-4096);
+      if (holding(pair, to)) held.push({ to, chunk });
       else to.write(chunk);
     });
 
   const server = createServer((client) => {
     if (down) return client.destroy();
     const upstream = connect({ host, port });
-    const pair = { client, upstream };
+    const pair: Pair = { client, upstream, sent: '' };
     pairs.add(pair);
-    forward(client, upstream);
-    forward(upstream, client);
+    forward(pair, client, upstream);
+    forward(pair, upstream, client);
     const drop = () => {
       pairs.delete(pair);
       client.destroy();
@@ -56,8 +66,12 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
     pause() {
       paused = true;
     },
+    holdRepliesTo(marker) {
+      holdMarker = marker;
+    },
     resume() {
       paused = false;
+      holdMarker = null;
       const release = held;
       held = [];
       for (const { to, chunk } of release) if (!to.destroyed) to.write(chunk);

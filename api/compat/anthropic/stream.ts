@@ -65,7 +65,7 @@ export function compatStream(deps: AppDeps, options: { heartbeatMs?: number } = 
     const body = liveSseBody({
       stream: 'anthropic',
       subscription,
-      live: previews ? { take: () => encoded(previews.take()), ready: () => previews.ready() } : null,
+      live: previews ? { take: () => encoded(previews.take()), ready: () => previews.ready(), beforeDurable: (rows) => previews.beforeDurable(rows) } : null,
       heartbeatMs,
       first: CONNECTED,
       async render(rows) {
@@ -134,6 +134,7 @@ function replyPreviews(deltas: DeltaSubscription) {
       return text;
     },
     ready: () => deltas.ready(),
+    beforeDurable: (rows: ProductEventRow[]) => deltas.beforeDurable(rows),
     /** Durable rows read: a preview whose message is among them is over. */
     concluded(rows: ProductEventRow[]) {
       for (const row of rows) if (row.kind === 'message.created' && row.publicPayload.role === 'assistant') shown.set(cmaEventId(row.id), null);
