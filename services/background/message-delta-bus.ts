@@ -46,12 +46,6 @@ export type MessageDeltaBus = {
   turn(key: StreamingTurnKey): TurnPublisher;
   /** An API process's reader of one session's live output; begins with a catch-up. */
   subscribe(sessionId: string, options?: { maxQueued?: number }): DeltaSubscription;
-  /**
-   * Resolves once this process has heard every signal sent (by any process) before the call: a
-   * NOTIFY to itself, which PostgreSQL delivers after every notification committed before it. At
-   * most `HEARD_TIMEOUT_MS` (a listener reconnecting loses it); at once in-process.
-   */
-  heard(): Promise<void>;
   stats(): { streamingTurns: number; sessions: number; subscribers: number };
 };
 
@@ -203,6 +197,11 @@ export function createMessageDeltaBus(options: { database: DatabaseHandle; logge
     database.notify(markChannel, mark).catch(settle);
   };
 
+  /**
+   * Resolves once this process has heard every signal sent (by any process) before the call: a
+   * NOTIFY to itself, which PostgreSQL delivers after every notification committed before it. At
+   * most `HEARD_TIMEOUT_MS` (a listener reconnecting loses it); at once in-process.
+   */
   const heard = (): Promise<void> => {
     if (inProcess || !unlistenMarks) return Promise.resolve();
     nextMark ??= new Promise<void>((resolve) => setImmediate(() => sendMark(resolve)));
@@ -301,8 +300,6 @@ export function createMessageDeltaBus(options: { database: DatabaseHandle; logge
         },
       };
     },
-
-    heard,
 
     stats() {
       let subscribers = 0;
