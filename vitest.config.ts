@@ -62,6 +62,9 @@ export const sharedTestOptions = {
   sequence: { sequencer: SlowestFirst },
   testTimeout: 60_000,
   hookTimeout: 120_000,
+  // `expect.poll` waits for a condition; vitest's default ceiling (1 s) is a speed bound a slow
+  // host outruns (a console screen that took longer to draw failed a run), so it waits 30 s.
+  expect: { poll: { timeout: 30_000 } },
   pool: 'forks',
 } satisfies NonNullable<ViteUserConfig['test']>;
 

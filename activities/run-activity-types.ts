@@ -3,8 +3,9 @@ import type { RunFailure } from '../domain/sessions/run-failure.ts';
 import type { Admission } from '../services/runs/admit.ts';
 import type { HarnessOperationEnd } from '../services/harness-operations/finish.ts';
 import type { DelegationStart } from '../services/delegations/start-call.ts';
+import type { WaitingEntry } from '../services/runs/enter-waiting.ts';
 
-export type { Admission, DelegationStart, HarnessOperationEnd, RunFailure };
+export type { Admission, DelegationStart, HarnessOperationEnd, RunFailure, WaitingEntry };
 
 export type ModelTurnResult =
   /** `settled`: the run's state, when the call was asked to settle the run with a final reply. */
@@ -85,8 +86,12 @@ export type RunActivities = {
    * issue 33, whose workflow then took that step itself).
    */
   appendToolResults(input: { runId: string; turnId: string }): Promise<{ resumed: true } | undefined>;
-  /** Moves the run into a waiting state (idempotent). */
-  enterWaitingState(input: { runId: string; state: 'waiting_for_tool' | 'waiting_for_approval' }): Promise<void>;
+  /**
+   * Moves the run into a waiting state if a call still blocks it (idempotent); `waiting: false`
+   * when none does any more (answered since the progress was read): the run goes on without
+   * waiting (issue 45; undefined in histories recorded before, whose runs always waited).
+   */
+  enterWaitingState(input: { runId: string; state: 'waiting_for_tool' | 'waiting_for_approval' }): Promise<WaitingEntry | undefined>;
   settleRun(input: { runId: string; state: SettledRunState; failure: RunFailure | null; invocationFailed: boolean }): Promise<RunState>;
   /**
    * Before the first model turn: the session's sandbox and the run's attachments in its

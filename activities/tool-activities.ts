@@ -123,7 +123,7 @@ export function createToolActivities(deps: {
     },
 
     async enterWaitingState(input) {
-      await enterWaitingState({ ctx: system(), gate: deps.gate, input });
+      return enterWaitingState({ ctx: system(), gate: deps.gate, input });
     },
   };
 }

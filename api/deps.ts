@@ -12,8 +12,9 @@ import type { Readiness } from '../services/health/readiness.ts';
 import type { RunStarter } from '../services/run-starter.ts';
 import type { ScheduleBackend } from '../services/schedule-backend.ts';
 import type { StorageEndpointPolicy } from '../services/storage-providers/s3-client.ts';
+import type { EventStreamPlaces } from './event-stream-places.ts';
 
-/** Everything the API process wires once, in api/app.ts, and hands to route modules. */
+/** Everything the API process builds once (scripts/app-deps.ts) and api/app.ts hands to route modules. */
 export type AppDeps = {
   settings: Settings;
   logger: Logger;
@@ -25,6 +26,8 @@ export type AppDeps = {
   eventTail: ProjectEventTail;
   /** Live model output of the turns being streamed, for the session streams' `deltas=true`. */
   messageDeltas: MessageDeltaBus;
+  /** The places of the process's open SSE streams, one pool for the native and the compatible APIs (SVC_EVENT_STREAMS_PER_*). */
+  eventStreamPlaces: EventStreamPlaces;
   /** SVC_DEPLOYMENT_PRESETS_FILE, validated once at start. */
   deploymentPresets: readonly DeploymentPreset[];
   /** SVC_SANDBOX_SNAPSHOTS_FILE (or the built-in snapshot), validated once at start. */

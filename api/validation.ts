@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import * as v from 'valibot';
 import { ValidationError } from '../domain/errors.ts';
+import { describeJsonProblem, unstorableJsonPart } from '../domain/json-limits.ts';
 import type { AppEnv } from './env.ts';
 
 /** Default ceiling for JSON bodies; routes that carry files pass a larger one. */
@@ -31,17 +32,22 @@ export async function validBody<S extends AnySchema>(
       throw new ValidationError('The request body is not valid JSON');
     }
   }
+  assertStorable(value, 'body');
   return validate(schema, value, 'body');
 }
 
 export function validQuery<S extends AnySchema>(c: Context<AppEnv>, schema: S): v.InferOutput<S> {
   assertDocumented(c, 'query', schema);
-  return validate(schema, c.req.query(), 'query');
+  const query = c.req.query();
+  assertStorable(query, 'query');
+  return validate(schema, query, 'query');
 }
 
 export function validParams<S extends AnySchema>(c: Context<AppEnv>, schema: S): v.InferOutput<S> {
   assertDocumented(c, 'params', schema);
-  return validate(schema, c.req.param(), 'path');
+  const params = c.req.param();
+  assertStorable(params, 'path');
+  return validate(schema, params, 'path');
 }
 
 /**
@@ -64,6 +70,20 @@ export async function readBodyText(c: Context<AppEnv>, maxBytes: number): Promis
 
 function tooLarge(maxBytes: number) {
   return new ValidationError(`The request body is larger than ${maxBytes} bytes`, { maxBytes });
+}
+
+/**
+ * Refuses what no column can store, before any schema or verb sees it (domain/json-limits.ts):
+ * a lone surrogate or NUL in any string or key, or nesting past `MAX_JSON_DEPTH`. Every JSON body
+ * of the native and the Anthropic-compatible API passes here, so no statement ever fails on such
+ * input (a failed statement's parameters are the caller's text).
+ */
+export function assertStorable(value: unknown, root: string): void {
+  const problem = unstorableJsonPart(value);
+  if (!problem) return;
+  const path = [root, ...problem.path.map(String)].join('.');
+  const limit = problem.kind === 'too_deep' ? { limit: 'json_depth', maxDepth: problem.maxDepth } : {};
+  throw new ValidationError(`${path}: ${describeJsonProblem(problem)}`, { path, ...limit });
 }
 
 export function validate<S extends AnySchema>(schema: S, value: unknown, where: 'body' | 'query' | 'path'): v.InferOutput<S> {

@@ -116,4 +116,10 @@ describe('parseSettings', () => {
     expect(() => parseSettings({ SVC_RETENTION_SWEEP_INTERVAL_SECONDS: '5' })).toThrow(/SVC_RETENTION_SWEEP_INTERVAL_SECONDS/);
     expect(() => parseSettings({ SVC_RETENTION_BATCH_SIZE: '0' })).toThrow(/SVC_RETENTION_BATCH_SIZE/);
   });
+
+  it('lets schedules fire every 60 s at the shortest unless set lower (1 to 60: cron fires at most once a minute)', () => {
+    expect(parseSettings({}).scheduleMinIntervalSeconds).toBe(60);
+    expect(parseSettings({ SVC_SCHEDULE_MIN_INTERVAL_SECONDS: '1' }).scheduleMinIntervalSeconds).toBe(1);
+    for (const bad of ['0', '61', '1.5', 'soon']) expect(() => parseSettings({ SVC_SCHEDULE_MIN_INTERVAL_SECONDS: bad }), bad).toThrow(/SVC_SCHEDULE_MIN_INTERVAL_SECONDS/);
+  });
 });

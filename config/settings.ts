@@ -145,6 +145,8 @@ const EnvironmentSchema = v.object({
   SVC_RETENTION_BATCH_SIZE: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(1), v.maxValue(10_000)), '200'),
   // The currency of every price, cost and budget (docs/decisions.md "Prices and cost"): ISO 4217.
   SVC_CURRENCY: v.optional(v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, 'must be a three-letter ISO 4217 code such as USD')), 'USD'),
+  // The shortest `intervalSeconds` a schedule may have (docs/decisions.md "Schedules: limits"); at most 60, cron's own floor.
+  SVC_SCHEDULE_MIN_INTERVAL_SECONDS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(1), v.maxValue(60, 'must be at most 60 (a cron expression fires at most once a minute)')), '60'),
 });
 
 export type TemporalSecurity = {
@@ -248,6 +250,8 @@ export type Settings = {
   limits: LimitSettings;
   /** Retention of settled sessions and product events (docs/decisions.md "Retention"). */
   retention: RetentionSettings;
+  /** SVC_SCHEDULE_MIN_INTERVAL_SECONDS: the shortest interval a schedule may fire at. */
+  scheduleMinIntervalSeconds: number;
 };
 
 export type RetentionSettings = {
@@ -373,6 +377,7 @@ export function parseSettings(env: Record<string, string | undefined> = process.
       sweepIntervalMs: e.SVC_RETENTION_SWEEP_INTERVAL_SECONDS * 1000,
       batchSize: e.SVC_RETENTION_BATCH_SIZE,
     },
+    scheduleMinIntervalSeconds: e.SVC_SCHEDULE_MIN_INTERVAL_SECONDS,
   };
 }
 

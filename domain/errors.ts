@@ -39,6 +39,19 @@ export class ValidationError extends DomainError {
   }
 }
 
+/**
+ * A request body, or one part of it, is larger than a limit: `details.limit` names the limit,
+ * `details.maxBytes` its figure. A `bad_request` like other malformed input (on the native API an
+ * oversized body is a 400, docs/decisions.md "HTTP and errors"); the Anthropic-compatible API
+ * answers it with the SDK's 413 `request_too_large`.
+ */
+export class PayloadTooLargeError extends ValidationError {
+  constructor(message: string, details: { limit: string; maxBytes: number; path?: string }) {
+    super(message, details);
+    this.name = 'PayloadTooLargeError';
+  }
+}
+
 export class UnauthenticatedError extends DomainError {
   constructor(message = 'Authentication is required') {
     super('unauthenticated', message);

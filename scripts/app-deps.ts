@@ -1,4 +1,5 @@
 import type { AppDeps } from '../api/deps.ts';
+import { createEventStreamPlaces } from '../api/event-stream-places.ts';
 import type { Logger } from '../config/logger.ts';
 import type { Settings } from '../config/settings.ts';
 import { createApiKeyCache } from '../services/auth/api-key-cache.ts';
@@ -59,5 +60,7 @@ export async function createAppDeps(options: AppDepsOptions): Promise<AppDeps> {
   const storagePolicy = { allowPrivateNetwork: settings.webhooksAllowPrivateNetwork };
   const apiKeyCache = createApiKeyCache(clock);
   const readiness = createReadiness({ ...databaseProbes(database), ...options.probes });
-  return { settings, logger, database, clock, eventTail, messageDeltas, runStarter, scheduleBackend: options.scheduleBackend ?? null, apiKeyCache, unsettledRunsLimit: settings.limits.projectUnsettledRuns, storagePolicy, readiness, ...dependencies };
+  // One pool for every event stream this process serves, whichever API opens it.
+  const eventStreamPlaces = createEventStreamPlaces(settings.limits);
+  return { settings, logger, database, clock, eventTail, messageDeltas, eventStreamPlaces, runStarter, scheduleBackend: options.scheduleBackend ?? null, apiKeyCache, unsettledRunsLimit: settings.limits.projectUnsettledRuns, storagePolicy, readiness, ...dependencies };
 }

@@ -1,6 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import type { TemporalSecurity } from '../config/settings.ts';
 import type { Tracing } from '../config/tracing.ts';
+import { boundedRetries } from './bounded-retries.ts';
 import { temporalConnectionOptions } from './connection-options.ts';
 import { tracingClientInterceptors } from './tracing.ts';
 
@@ -21,8 +22,20 @@ export type TemporalClientHandle = {
  * the client's starts and signals carry the active trace context (temporal/tracing.ts).
  */
 export async function connectTemporal(options: { address: string; namespace: string; security?: TemporalSecurity; tracing?: Tracing | null }): Promise<TemporalClientHandle> {
-  const connection = await Connection.connect({ address: options.address, ...temporalConnectionOptions(options.security) });
+  // Retries that stop at each call's deadline and end with the connection (temporal/bounded-retries.ts).
+  const retries = boundedRetries();
+  const connection = await Connection.connect({ address: options.address, interceptors: [retries.interceptor], ...temporalConnectionOptions(options.security) }).catch((error: unknown) => {
+    retries.stop();
+    throw error;
+  });
   const interceptors = tracingClientInterceptors(options.tracing);
   const client = new Client({ connection, namespace: options.namespace, ...(interceptors ? { interceptors } : {}) });
-  return { connection, client, close: () => connection.close() };
+  return {
+    connection,
+    client,
+    close: async () => {
+      retries.stop();
+      await connection.close();
+    },
+  };
 }

@@ -18,7 +18,7 @@ export function createTemporalRunStarter(options: { client: Client; taskQueue: s
       try {
         // Bounded: with Temporal unreachable the API answers anyway (the run is committed) and the
         // worker's reconciler starts the run once Temporal is back.
-        await client.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.start(RUN_WORKFLOW_TYPE, {
+        await withinDeadline(client, START_DEADLINE_MS, () => client.workflow.start(RUN_WORKFLOW_TYPE, {
           workflowId: runWorkflowId(run.runId),
           taskQueue,
           args: [{ runId: run.runId }],
@@ -58,4 +58,24 @@ export function createTemporalRunStarter(options: { client: Client; taskQueue: s
       }
     },
   };
+}
+
+/**
+ * `fn` with a deadline `ms` from now, answered by then whatever the connection does. The client's
+ * own connection stops at the deadline (temporal/bounded-retries.ts); the worker's native
+ * connection (an eager start under `npm start`) retries in its core past the deadline and honours
+ * no abort signal (SDK 1.24), so its call is left to end on its own, its failure observed.
+ */
+async function withinDeadline<T>(client: Client, ms: number, fn: () => Promise<T>): Promise<T> {
+  const call = client.withDeadline(Date.now() + ms, fn);
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Temporal did not answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([call, expired]);
+  } finally {
+    clearTimeout(timer);
+    call.catch(() => {});
+  }
 }

@@ -1,3 +1,5 @@
+import { describeJsonProblem, unstorableJsonPart } from '../../domain/json-limits.ts';
+import { modelError } from './errors.ts';
 import { gatewayAdapter } from './gateway/chat.ts';
 import { traceModelCall } from './trace.ts';
 import type { ModelAdapter, ModelRequest, ModelResult, ProviderType } from './types.ts';
@@ -29,5 +31,18 @@ export function adapterFor(providerType: ProviderType): ModelAdapter {
  */
 export function invokeModel(request: ModelRequest): Promise<ModelResult> {
   const adapter = adapterFor(request.providerType);
-  return traceModelCall(request, () => adapter(request));
+  return traceModelCall(request, async () => storable(request, await adapter(request)));
+}
+
+/**
+ * A result whose text, thinking or tool arguments no column can store (domain/json-limits.ts: a
+ * lone surrogate the vendor escaped, a NUL, nesting past the limit) is an invalid response, as a
+ * malformed body is: the attempt fails visibly and may be retried, instead of the transcript's
+ * write failing (or overflowing the stack) after the call.
+ */
+function storable(request: ModelRequest, result: ModelResult): ModelResult {
+  const problem = unstorableJsonPart(result);
+  if (!problem) return result;
+  const where = problem.path.slice(0, 3).join('.');
+  throw modelError('provider_invalid_response', `The ${request.providerType} provider answered a result that cannot be stored: ${where} ${describeJsonProblem(problem)}`);
 }

@@ -1,19 +1,16 @@
 import { Hono, type Context } from 'hono';
 import * as v from 'valibot';
 import { decodeEventCursor, encodeEventCursor } from '../../domain/event-cursor.ts';
-import { CursorExpiredError, RateLimitedError } from '../../domain/errors.ts';
+import { CursorExpiredError } from '../../domain/errors.ts';
 import { MESSAGE_DELTA_EVENT, MESSAGE_DELTA_RESET_EVENT } from '../../domain/runs/message-deltas.ts';
-import { ConcurrentSlots, type SlotClaim } from '../../domain/rate-limits/concurrent-slots.ts';
 import type { DeltaFrame } from '../../services/background/message-delta-bus.ts';
 import type { EventSubscription } from '../../services/background/project-event-tail.ts';
-import type { Actor } from '../../services/service-context.ts';
 import { toPublicEvent, type ProductEventRow } from '../../services/events/public-event.ts';
 import { eventsPurgedThrough, latestProjectPosition, readProductEvents, readSessionEvents } from '../../services/events/read.ts';
 import { findSession } from '../../services/runs/load-session.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { liveSseBody } from '../live-sse-body.ts';
-import { callerKey } from '../middleware/rate-limit.ts';
 import { route } from '../openapi/route-doc.ts';
 import { Uuid, validParams, validQuery } from '../validation.ts';
 
@@ -21,8 +18,6 @@ import { Uuid, validParams, validQuery } from '../validation.ts';
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;
 export const DEFAULT_HEARTBEAT_MS = 15_000;
-/** A stream's place frees only when another stream ends: a refused client waits a little. */
-const STREAM_RETRY_AFTER_SECONDS = 5;
 
 export const SSE_HEADERS = {
   'Content-Type': 'text/event-stream; charset=utf-8',
@@ -71,13 +66,14 @@ const FEED_HEADERS = { 'Last-Event-ID': 'The `id` of the last frame received: th
  * subscription is in place before the answer starts, so nothing committed later is missed). `once=true` sends the available page and closes;
  * otherwise the stream follows the shared `ProjectEventTail` until the client leaves.
  *
- * Streams open at once are bounded per caller and per project in this process
- * (SVC_EVENT_STREAMS_PER_*; issue 28): one more is refused with 429 `rate_limited`. A stream holds
- * its place until it ends or its client leaves; a `once=true` page while it is read.
+ * Streams open at once are bounded per caller and per project in this process, in the pool every
+ * SSE stream of the process shares (`deps.eventStreamPlaces`, api/event-stream-places.ts): one more
+ * is refused with 429 `rate_limited`. A stream holds its place until it ends or its client leaves;
+ * a `once=true` page while it is read.
  */
 export function eventRoutes(deps: AppDeps, options: EventRoutesOptions = {}) {
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
-  const takeStreamPlace = streamPlaces(deps.settings.limits);
+  const takeStreamPlace = deps.eventStreamPlaces;
 
   /**
    * One feed: the project's whole log, or one session's events (`sessionId`). Both speak the same
@@ -153,23 +149,6 @@ export function eventRoutes(deps: AppDeps, options: EventRoutesOptions = {}) {
       await findSession({ ctx: c.var.ctx, input: { sessionId } });
       return feed(c, query, { id: sessionId, deltas: query.deltas === 'true' });
     });
-}
-
-/**
- * The places of this process's open streams: one under the caller (its API key, or the person
- * for browser sessions, as the request limits count them) and one under the project.
- */
-export function streamPlaces(limits: AppDeps['settings']['limits']) {
-  const slots = new ConcurrentSlots();
-  return (actor: Actor): (() => void) => {
-    const claims: Array<SlotClaim & { limit: string; what: string }> = [];
-    if (limits.eventStreamsPerPrincipal) claims.push({ key: callerKey(actor), max: limits.eventStreamsPerPrincipal, limit: 'principal_event_streams', what: actor.apiKeyId ? 'this API key' : 'you' });
-    if (limits.eventStreamsPerProject) claims.push({ key: `project:${actor.projectId}`, max: limits.eventStreamsPerProject, limit: 'project_event_streams', what: 'this project' });
-    const taken = slots.take(claims);
-    if (taken.taken) return taken.release;
-    const full = claims[taken.index]!;
-    throw new RateLimitedError(`Too many open event streams for ${full.what} (at most ${full.max} at once); close one or retry later`, { limit: full.limit }, STREAM_RETRY_AFTER_SECONDS);
-  };
 }
 
 /**

@@ -3,11 +3,11 @@ import * as v from 'valibot';
 import { ListQuery } from '../../domain/pagination.ts';
 import { ScheduleDeletedShape, ScheduleFiringPageShape, SchedulePageShape, ScheduleTriggeredShape, PublicScheduleShape } from '../../domain/public-shapes/schedules.ts';
 import { CreateScheduleInput, UpdateScheduleInput } from '../../domain/schedules/inputs.ts';
-import type { ScheduleDeps } from '../../services/schedule-backend.ts';
 import { createSchedule } from '../../services/schedules/create.ts';
 import { deleteSchedule } from '../../services/schedules/delete.ts';
 import { getSchedule, listSchedules } from '../../services/schedules/list.ts';
 import { listScheduleFirings } from '../../services/schedules/list-firings.ts';
+import type { ScheduleWriteDeps } from '../../services/schedules/minimum-interval.ts';
 import { setSchedulePaused } from '../../services/schedules/set-paused.ts';
 import { triggerSchedule } from '../../services/schedules/trigger.ts';
 import { updateSchedule } from '../../services/schedules/update.ts';
@@ -19,15 +19,16 @@ import { Uuid, validBody, validParams, validQuery } from '../validation.ts';
 const ScheduleParams = v.object({ projectId: Uuid, scheduleId: Uuid });
 
 /**
- * Schedules (issue 35, docs/decisions.md "Schedules"): reads need `schedule:read`; creating and
- * changing one also `run:create` (each firing acts as its creator; `session:write` too for new
- * sessions, checked by the verb), and so does "run now"; pause, unpause and delete need
- * `schedule:write`.
+ * Schedules (issue 35, docs/decisions.md "Schedules"): reads need `schedule:read`; creating,
+ * changing and "run now" also what a firing needs (`run:create` here, and `session:write` for
+ * new sessions, checked by the verbs with one rule: services/schedules/check-references.ts
+ * `assertMayFire`); each firing acts as the schedule's acting principal, who last changed what it
+ * does. Pause, unpause and delete need `schedule:write`.
  */
 export function scheduleRoutes(deps: AppDeps) {
   // The pool serves only the Temporal sync after the commit (services/schedules/sync.ts); the
   // handlers' own reads and writes go through `c.var.ctx`.
-  const scheduleDeps: ScheduleDeps = { scheduleBackend: deps.scheduleBackend, database: deps.database.db };
+  const scheduleDeps: ScheduleWriteDeps = { scheduleBackend: deps.scheduleBackend, database: deps.database.db, minIntervalSeconds: deps.settings.scheduleMinIntervalSeconds };
   return new Hono<AppEnv>()
     .get('/projects/:projectId/schedules', route({ summary: 'List schedules with their next firing times and last firings', scopes: ['schedule:read'], query: ListQuery, responses: { 200: { description: 'A page of schedules, newest first', schema: SchedulePageShape } } }), async (c) => {
       return c.json(await listSchedules({ ctx: c.var.ctx, deps: scheduleDeps, input: validQuery(c, ListQuery) }));

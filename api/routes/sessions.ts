@@ -43,8 +43,9 @@ const ListSessionsQuery = v.pipe(
 
 /**
  * Sessions (spec 2 "Sessions, runs, files"): creating one needs `session:write` and
- * `run:create` (it may queue the first run); a follow-up turn, or withdrawing a pending one,
- * needs `run:create`; a fork needs all three; changing a title needs `session:write`, archiving or
+ * `run:create` (it may queue the first run); a follow-up turn needs `run:create` (`ifBusy:
+ * interrupt` on a busy session `run:cancel` too: it cancels the active run); withdrawing a pending
+ * turn needs `run:create`, and `run:cancel` too when another principal queued it; a fork needs all three; changing a title needs `session:write`, archiving or
  * deleting `session:write` and `run:cancel` (either cancels the active run); reads need
  * `session:read`. Session files come with
  * attachments. Idle sessions, `ifBusy` and forks: docs/decisions.md "Conversation control".
@@ -91,7 +92,7 @@ export function sessionRoutes(deps: AppDeps) {
     .post(
       '/projects/:projectId/sessions/:sessionId/runs',
       route({
-        summary: 'Queue a follow-up run (or, with `ifBusy` on a busy session, a pending turn)',
+        summary: 'Queue a follow-up run (or, with `ifBusy` on a busy session, a pending turn; `interrupt` needs `run:cancel` too)',
         scopes: ['run:create'],
         params: SessionParams,
         body: FollowUpInput,
@@ -107,7 +108,7 @@ export function sessionRoutes(deps: AppDeps) {
     )
     .delete(
       '/projects/:projectId/sessions/:sessionId/pending-turns/:turnId',
-      route({ summary: 'Withdraw a pending turn that has not become a run', scopes: ['run:create'], params: PendingTurnParams, responses: { 200: { description: '`{id, withdrawn: true}`', schema: PendingTurnWithdrawnShape } } }),
+      route({ summary: 'Withdraw a pending turn that has not become a run (a turn another principal queued needs `run:cancel` too)', scopes: ['run:create'], params: PendingTurnParams, responses: { 200: { description: '`{id, withdrawn: true}`', schema: PendingTurnWithdrawnShape } } }),
       async (c) => {
         const { sessionId, turnId } = validParams(c, PendingTurnParams);
         await withdrawPendingTurn({ ctx: c.var.ctx, input: { sessionId, turnId } });

@@ -639,6 +639,7 @@ export type PublicSchedule = {
   ifBusy: ("enqueue" | "skip") | null;
   paused: boolean;
   createdByPrincipalId: string;
+  actingPrincipalId: string;
   createdAt: string;
   updatedAt: string;
   nextFirings: Array<string>;
@@ -2248,7 +2249,7 @@ export type Paths = {
     };
   };
   "/v1/projects/{projectId}/sessions/{sessionId}/pending-turns/{turnId}": {
-    /** Withdraw a pending turn that has not become a run */
+    /** Withdraw a pending turn that has not become a run (a turn another principal queued needs `run:cancel` too) */
     delete: {
       path: { projectId: string; sessionId: string; turnId: string };
       header: { "Idempotency-Key": string };
@@ -2258,7 +2259,7 @@ export type Paths = {
     };
   };
   "/v1/projects/{projectId}/sessions/{sessionId}/runs": {
-    /** Queue a follow-up run (or, with `ifBusy` on a busy session, a pending turn) */
+    /** Queue a follow-up run (or, with `ifBusy` on a busy session, a pending turn; `interrupt` needs `run:cancel` too) */
     post: {
       path: { projectId: string; sessionId: string };
       header: { "Idempotency-Key": string };

@@ -8,7 +8,7 @@ export type ScheduleTarget = 'new_session' | 'session';
 /**
  * An agent that runs on a schedule, backed by one Temporal Schedule (id `schedule-<id>`). Each
  * firing opens a session (`new_session`) or sends a turn to `sessionId` (`session`), acting as
- * the principal that created the schedule, whose `run:create` is checked at each firing.
+ * `actingPrincipalId`, whose `run:create` is checked at each firing.
  * `agentVersionId` pins a version; without it each firing uses the agent's latest.
  */
 export const schedules = pgTable(
@@ -42,6 +42,11 @@ export const schedules = pgTable(
     revision: integer('revision').notNull().default(1),
     temporalRevision: integer('temporal_revision'),
     createdByPrincipalId: uuid('created_by_principal_id').notNull(),
+    /**
+     * The principal each firing acts as: who last changed what the schedule does (its message,
+     * files, agent or version, target or session); the creator until then (domain/schedules/authority.ts).
+     */
+    actingPrincipalId: uuid('acting_principal_id').notNull(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     deletedAt: timestampColumn('deleted_at'),

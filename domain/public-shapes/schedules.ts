@@ -6,7 +6,8 @@ import { Id, page, Timestamp } from './common.ts';
 /**
  * One firing of a schedule: its scheduled time, when it ran, and what it made. `runId` of an
  * `enqueued` firing appears once its pending turn became a run. `errorCode` and `errorMessage`
- * explain a `failed` one (`forbidden`: the schedule's creator no longer holds its scopes).
+ * explain a `failed` one (`forbidden`: the schedule's acting principal no longer holds its scopes;
+ * `rate_limited`: the project was at its unsettled-runs quota).
  */
 export const ScheduleFiringShape = v.strictObject({
   id: Id,
@@ -21,9 +22,11 @@ export const ScheduleFiringShape = v.strictObject({
 });
 
 /**
- * A schedule (docs/decisions.md "Schedules"). `nextFirings`: the next times its Temporal
- * Schedule will fire (empty while paused, and in the answer of a change, whose body is made
- * before the Temporal Schedule is updated); `recentFirings`: the last firings, newest first.
+ * A schedule (docs/decisions.md "Schedules"). `actingPrincipalId`: the principal its firings act
+ * as, who last changed what it does (message, files, agent, target; the creator until then).
+ * `nextFirings`: the next times its Temporal Schedule will fire (empty while paused, and in the
+ * answer of a change, whose body is made before the Temporal Schedule is updated);
+ * `recentFirings`: the last firings, newest first.
  */
 export const PublicScheduleShape = v.strictObject({
   id: Id,
@@ -44,6 +47,7 @@ export const PublicScheduleShape = v.strictObject({
   ifBusy: v.nullable(v.picklist(SCHEDULE_IF_BUSY)),
   paused: v.boolean(),
   createdByPrincipalId: Id,
+  actingPrincipalId: Id,
   createdAt: Timestamp,
   updatedAt: Timestamp,
   nextFirings: v.array(Timestamp),

@@ -22,6 +22,9 @@ export const isRetryableToolFailure = (code: string): boolean => (RETRYABLE_TOOL
 export const TOOL_FAILURE_MESSAGE_MAX = 2000;
 
 export function toolFailure(code: ToolCallFailureCode, message: string, path?: string): ToolCallFailure {
-  const bounded = message.length > TOOL_FAILURE_MESSAGE_MAX ? `${message.slice(0, TOOL_FAILURE_MESSAGE_MAX - 1)}…` : message;
+  const cut = message.length > TOOL_FAILURE_MESSAGE_MAX ? `${message.slice(0, TOOL_FAILURE_MESSAGE_MAX - 1)}…` : message;
+  // Messages carry third parties' text (an MCP server's error): stored as jsonb, which takes no
+  // NUL and no lone surrogate (the cut may halve a surrogate pair).
+  const bounded = cut.toWellFormed().replaceAll('\u0000', '\ufffd');
   return path === undefined ? { code, message: bounded } : { code, message: bounded, path };
 }

@@ -4,7 +4,8 @@ import { ConflictError } from '../../domain/errors.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { loadStorageProvider } from '../storage-providers/load.ts';
-import { blockedEndpointReason, s3ClientFor, type StorageEndpointPolicy } from '../storage-providers/s3-client.ts';
+import { s3ClientFor, type StorageEndpointPolicy } from '../storage-providers/s3-client.ts';
+import { storageFailure } from '../storage-providers/storage-failure.ts';
 import { PUBLIC_STORAGE_ONLY } from './store.ts';
 
 /**
@@ -23,8 +24,7 @@ export async function readStoredFile(
   try {
     bytes = await getObjectBytes(client, { bucket: provider.bucket, key: file.objectKey });
   } catch (error) {
-    ctx.logger.warn('stored file read failed', { providerId: provider.id, errorName: (error as Error).name, requestId: ctx.requestId });
-    throw new ConflictError(`The file cannot be read from storage: ${blockedEndpointReason(error) ?? 'the storage provider did not answer'}`);
+    throw storageFailure(ctx, { what: 'readFile', providerId: provider.id, error });
   } finally {
     client.destroy();
   }

@@ -11,7 +11,8 @@ import type { ServiceContext } from '../service-context.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import { findDefaultStorageProvider } from '../storage-providers/load.ts';
 import { putObjectBytes } from '../../adapters/storage/objects.ts';
-import { blockedEndpointReason, s3ClientFor, type StorageEndpointPolicy } from '../storage-providers/s3-client.ts';
+import { s3ClientFor, type StorageEndpointPolicy } from '../storage-providers/s3-client.ts';
+import { storageFailure } from '../storage-providers/storage-failure.ts';
 import type { S3Client } from '../../adapters/storage/s3-client.ts';
 import type { StorageProviderRow } from '../storage-providers/public.ts';
 import { findTurnUploads } from './find-uploads.ts';
@@ -115,10 +116,7 @@ export async function putFileBytes(
       // The object may be shared by files of other names and types: its type is the row's business.
       await putObjectBytes(input.client, { bucket: input.provider.bucket, key: objectKey, bytes, contentType: 'application/octet-stream' });
     } catch (error) {
-      ctx.logger.warn('attachment upload failed', { providerId: input.provider.id, errorName: (error as Error).name, requestId: ctx.requestId });
-      const blocked = blockedEndpointReason(error);
-      if (blocked) throw new ConflictError(`Storage provider "${input.provider.key}" cannot store files: ${blocked}; nothing was queued`);
-      throw new ConflictError(`Storage provider "${input.provider.key}" cannot store files right now; nothing was queued`);
+      throw storageFailure(ctx, { what: 'storeFiles', providerId: input.provider.id, error });
     }
     input.written?.add(objectKey);
   }

@@ -5,11 +5,11 @@ import { agentConfigOf, cmaViewOf, needsSandbox, renderAgent, viewOfNativeVersio
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.ts';
 import { createAgent } from '../agents/create.ts';
 import { deleteAgent } from '../agents/delete.ts';
-import { getAgent } from '../agents/get.ts';
 import { listAgents } from '../agents/list.ts';
 import type { PublicationDeps } from '../agents/prepare-version.ts';
 import type { PublicAgent, PublicAgentVersion } from '../agents/public.ts';
 import { publishAgentVersion } from '../agents/publish-version.ts';
+import { getAgentIncludingArchived, listAgentsIncludingArchived } from '../agents/read-including-archived.ts';
 import { requireActor } from '../require-actor.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
@@ -20,7 +20,7 @@ import { withTransaction } from '../transaction.ts';
  * (`compat_anthropic_agent_versions`) and renders it back.
  */
 
-type AgentWithVersions = PublicAgent & { versions: PublicAgentVersion[] };
+type AgentWithVersions = PublicAgent & { versions: PublicAgentVersion[]; archivedAt?: string | null };
 
 
 export async function createCompatAgent({ ctx, deps, input }: { ctx: ServiceContext; deps: PublicationDeps; input: CreateAgentParams }): Promise<CmaAgent> {
@@ -34,9 +34,9 @@ export async function createCompatAgent({ ctx, deps, input }: { ctx: ServiceCont
   });
 }
 
-/** The agent as of `version` (its number), else as of its latest version. */
+/** The agent as of `version` (its number), else as of its latest version; an archived one too, with `archived_at` (read only). */
 export async function getCompatAgent({ ctx, input }: { ctx: ServiceContext; input: { agentId: string; version?: number } }): Promise<CmaAgent> {
-  const agent = await getAgent({ ctx, input: { agentId: input.agentId } });
+  const agent = await getAgentIncludingArchived({ ctx, input: { agentId: input.agentId } });
   const version = input.version === undefined ? agent.versions[0]! : agent.versions.find((candidate) => candidate.version === input.version);
   if (!version) throw new NotFoundError(`The agent has no version ${input.version}`);
   return render(agent, version, (await viewsOf(ctx, agent, [version])).get(version.id)!);
@@ -50,7 +50,8 @@ export async function getCompatAgent({ ctx, input }: { ctx: ServiceContext; inpu
 export async function updateCompatAgent({ ctx, deps, input }: { ctx: ServiceContext; deps: PublicationDeps; input: { agentId: string; params: UpdateAgentParams } }): Promise<CmaAgent> {
   const { version: expected, ...patch } = input.params;
   return withTransaction(ctx, async (tx) => {
-    const agent = await getAgent({ ctx: tx, input: { agentId: input.agentId } });
+    const agent = await getAgentIncludingArchived({ ctx: tx, input: { agentId: input.agentId } });
+    if (agent.archivedAt) throw archivedAgent('updated');
     const latest = agent.versions[0]!;
     if (expected !== undefined && expected !== latest.version) {
       throw new ConflictError(`The agent is at version ${latest.version}, not ${expected}`, { version: latest.version });
@@ -74,31 +75,62 @@ export async function updateCompatAgent({ ctx, deps, input }: { ctx: ServiceCont
   });
 }
 
-export async function listCompatAgents({ ctx, input }: { ctx: ServiceContext; input: { limit: number; page: string | undefined } }): Promise<{ data: CmaAgent[]; next_page: string | null }> {
-  const page = await listAgents({ ctx, input: { limit: Math.min(input.limit, 200), ...(input.page ? { cursor: input.page } : {}) } });
+/** The project's agents, oldest first; archived ones (with `archived_at`) only with `includeArchived`. */
+export async function listCompatAgents({ ctx, input }: { ctx: ServiceContext; input: { limit: number; page: string | undefined; includeArchived: boolean } }): Promise<{ data: CmaAgent[]; next_page: string | null }> {
+  const query = { limit: Math.min(input.limit, 200), ...(input.page ? { cursor: input.page } : {}) };
+  const page = input.includeArchived ? await listAgentsIncludingArchived({ ctx, input: query }) : await listAgents({ ctx, input: query });
   const data: CmaAgent[] = [];
   for (const agent of page.data) data.push(await getCompatAgent({ ctx, input: { agentId: agent.id } }));
   return { data, next_page: page.pageInfo.nextCursor };
 }
 
-/** Every version, newest first. */
+/** Every version, newest first (of an archived agent too, each with its `archived_at`). */
 export async function listCompatAgentVersions({ ctx, input }: { ctx: ServiceContext; input: { agentId: string } }): Promise<CmaAgent[]> {
-  const agent = await getAgent({ ctx, input: { agentId: input.agentId } });
+  const agent = await getAgentIncludingArchived({ ctx, input: { agentId: input.agentId } });
   const views = await viewsOf(ctx, agent, agent.versions);
   return agent.versions.map((version) => render(agent, version, views.get(version.id)!));
 }
 
-/** Archives the agent (ours: deleted, so later reads are 404) and answers it as it was, with `archived_at`. */
+/**
+ * Archives the agent (ours: deleted, so the native API answers 404) and answers it with
+ * `archived_at`; here it stays readable. Archiving an archived agent answers it as it is.
+ */
 export async function archiveCompatAgent({ ctx, input }: { ctx: ServiceContext; input: { agentId: string } }): Promise<CmaAgent> {
   return withTransaction(ctx, async (tx) => {
     const agent = await getCompatAgent({ ctx: tx, input });
+    if (agent.archived_at) return agent;
     await deleteAgent({ ctx: tx, input });
-    return { ...agent, archived_at: tx.clock.now().toISOString() };
+    return getCompatAgent({ ctx: tx, input });
   });
 }
 
+/** A change to an archived agent: a 400, as the hosted API refuses changes to what is archived (the SDK's `400 environment_archived`); the SDK does not retry it. */
+export function archivedAgent(refused: 'updated' | 'started'): ValidationError {
+  return refused === 'updated'
+    ? new ValidationError('The agent is archived, so it cannot be updated', { path: 'path.agent_id' })
+    : new ValidationError('agent: the agent is archived, so no session can be started from it', { path: 'body.agent' });
+}
+
+/** Whether `agentId` names an archived agent of the actor's project (false when there is no such agent). */
+export async function isArchivedAgent(ctx: ServiceContext, agentId: string): Promise<boolean> {
+  try {
+    return (await getAgentIncludingArchived({ ctx, input: { agentId } })).archivedAt !== null;
+  } catch (error) {
+    if (error instanceof NotFoundError) return false;
+    throw error;
+  }
+}
+
 function render(agent: AgentWithVersions, version: PublicAgentVersion, view: CmaAgentView): CmaAgent {
-  return renderAgent({ id: agent.id, view, skillVersionIds: version.config.skillVersionIds, version: version.version, createdAt: new Date(agent.createdAt), updatedAt: new Date(version.createdAt) });
+  return renderAgent({
+    id: agent.id,
+    view,
+    skillVersionIds: version.config.skillVersionIds,
+    version: version.version,
+    createdAt: new Date(agent.createdAt),
+    updatedAt: new Date(version.createdAt),
+    archivedAt: agent.archivedAt ? new Date(agent.archivedAt) : null,
+  });
 }
 
 async function storeView(tx: ServiceContext, agentVersionId: string, view: CmaAgentView) {

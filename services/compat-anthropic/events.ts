@@ -6,6 +6,7 @@ import { cmaEventId, cmaEventsOf, productEventIdOf, toolCallIdsOf, type CmaEvent
 import { turnFields, userMessageContent, userMessageTurn } from '../../domain/compat/anthropic/content.ts';
 import { attachmentsOf, type AttachmentMetadata } from '../../domain/attachments/metadata.ts';
 import { ValidationError } from '../../domain/errors.ts';
+import { describeJsonProblem, unstorableJsonPart } from '../../domain/json-limits.ts';
 import { isSettled } from '../../domain/runs/states.ts';
 import { decideApproval } from '../approvals/decide.ts';
 import { readSessionEventsPage } from '../events/read.ts';
@@ -254,8 +255,8 @@ async function applyToolResult(tx: ServiceContext, deps: RunStarterDeps, session
   const content = contentBlocksOf(event.content, field);
   const isError = event.is_error === true;
   const safeResult = isError
-    ? { version: 1 as const, status: 'failure' as const, value: { message: textOf(content).slice(0, 2000) || 'The tool failed' } }
-    : { version: 1 as const, status: 'success' as const, value: valueOf(content) };
+    ? { version: 1 as const, status: 'failure' as const, value: { message: textOf(content).slice(0, 2000).toWellFormed() || 'The tool failed' } }
+    : { version: 1 as const, status: 'success' as const, value: valueOf(content, field) };
   if (call.status === 'succeeded' || call.status === 'failed') {
     if (canonicalJson(call.safeResult) !== canonicalJson(safeResult)) throw new ValidationError(`${field}: that tool use already has a result`, { path: `body.${field}` });
   } else if (call.status === 'pending' || call.status === 'claimed') {
@@ -295,14 +296,22 @@ function contentBlocksOf(content: unknown, field: string): Array<Record<string, 
 
 const textOf = (blocks: Array<Record<string, unknown>>) => blocks.flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : [])).join('\n');
 
-/** A success's value: the JSON object the text blocks spell, else the blocks themselves. */
-function valueOf(blocks: Array<Record<string, unknown>>): Record<string, unknown> {
+/**
+ * A success's value: the JSON object the text blocks spell, else the blocks themselves. The JSON
+ * a text spells is the caller's JSON too: what no column can store in it is a 400, as in a body.
+ */
+function valueOf(blocks: Array<Record<string, unknown>>, field: string): Record<string, unknown> {
   if (blocks.length > 0 && blocks.every((block) => block.type === 'text')) {
+    let parsed: unknown = null;
     try {
-      const parsed = JSON.parse(textOf(blocks)) as unknown;
-      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+      parsed = JSON.parse(textOf(blocks)) as unknown;
     } catch {
       // not JSON: kept as blocks
+    }
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
+      const problem = unstorableJsonPart(parsed);
+      if (problem) throw new ValidationError(`${field}.content: the JSON its text spells ${describeJsonProblem(problem)}`, { path: `body.${field}.content`, ...(problem.kind === 'too_deep' ? { limit: 'json_depth', maxDepth: problem.maxDepth } : {}) });
+      return parsed as Record<string, unknown>;
     }
   }
   return { content: blocks };

@@ -1,5 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { idempotencyRecords } from '../../db/schema/index.ts';
+import { IdempotencyConflictError } from '../../domain/errors.ts';
 import { isWithinReplayWindow } from '../../domain/idempotency.ts';
 import { isTransientConflict } from '../database-errors.ts';
 import { claimIdempotencyKey, completeIdempotencyRecord, findIdempotencyRecord, type IdempotencyScope } from '../idempotency/records.ts';
@@ -14,7 +15,8 @@ import { withTransaction } from '../transaction.ts';
  * principal. A retry (`x-stainless-retry-count` ≥ 1) of a request whose first attempt committed
  * gets that answer again; a first attempt always runs (it replaces an older answer to the same
  * request), so a client sending the same thing twice on purpose is never swallowed. A caller's
- * own `Idempotency-Key` is used instead of the hash when given. The transaction runs again (up to
+ * own `Idempotency-Key` is used instead of the hash when given; reused with another request it is
+ * a `409 idempotency_conflict`, as on the native API, and nothing runs. The transaction runs again (up to
  * three times) when PostgreSQL ends it to break a deadlock: nothing of it was written.
  */
 export type Dedupe = { route: string; requestHash: string; attempt: number; idempotencyKey: string | null };
@@ -25,9 +27,12 @@ export async function runDeduped<T>({ ctx, input, run }: { ctx: ServiceContext; 
   const actor = requireActor(ctx);
   const scope: IdempotencyScope = { principalId: actor.principalId, route: `CMA ${input.route}`, idempotencyKey: input.idempotencyKey ?? `sdk-retry:${input.requestHash}` };
   const replayable = input.idempotencyKey !== null || input.attempt > 0;
+  /** The committed answer under this key, or null; the key's answer to another request is the core's 409 (the SDK is told not to retry it). */
   const stored = async () => {
     const record = await findIdempotencyRecord(ctx.db, scope);
-    return record && record.status !== 0 && record.requestHash === input.requestHash && isWithinReplayWindow(record.createdAt, ctx.clock.now()) ? record : null;
+    if (!record || record.status === 0 || !isWithinReplayWindow(record.createdAt, ctx.clock.now())) return null;
+    if (record.requestHash !== input.requestHash) throw new IdempotencyConflictError();
+    return record;
   };
   if (replayable) {
     const earlier = await stored();

@@ -16,7 +16,7 @@ import { listSessions } from '../sessions/list.ts';
 import { updateSession } from '../sessions/update.ts';
 import { archiveSession, deleteSession } from '../sessions/end.ts';
 import { withTransaction } from '../transaction.ts';
-import { agentSnapshotOf, agentVersionIdOf } from './agents.ts';
+import { agentSnapshotOf, agentVersionIdOf, archivedAgent, isArchivedAgent } from './agents.ts';
 import { findCompatEnvironment } from './environments.ts';
 
 /** Claude Managed Agents sessions (`/compat/anthropic/v1/sessions`) over our session verbs. */
@@ -48,6 +48,10 @@ export async function createCompatSession({ ctx, deps, input }: { ctx: ServiceCo
         ...(messages[0] !== undefined ? turnFields(messages[0], 'initialMessage') : {}),
         idempotencyKey: null,
       },
+    }).catch(async (error: unknown) => {
+      // The core has no archived agent to start from (404); here the agent is still readable, so say why.
+      if (error instanceof NotFoundError && (await isArchivedAgent(tx, agentId))) throw archivedAgent('started');
+      throw error;
     });
     for (const message of messages.slice(1)) await createFollowUpRun({ ctx: tx, deps, input: { sessionId: created.id, ...turnFields(message, 'message'), ifBusy: 'enqueue', idempotencyKey: null } });
     await tx.db.insert(compatAnthropicSessions).values({ sessionId: created.id, organizationId: actor.organizationId, projectId: actor.projectId, environmentId: environment.id, metadata: input.metadata ?? {} });

@@ -310,7 +310,7 @@ function buildRows(tx: ServiceContext, deps: RestoreDeps, file: BackupFile, plan
       rows.schedules.push({
         id: idFor(entry.id), ...scoped, name: body.name ?? null, agentId: idFor(entry.agentId), agentVersionId: body.agentVersionId ?? null, cron: body.cron ?? null, intervalSeconds: body.intervalSeconds ?? null,
         timeZone: body.timeZone!, message: body.message, files: [], overlap: body.overlap!, catchupWindowSeconds: body.catchupWindowSeconds!, target: 'new_session',
-        sessionId: null, ifBusy: null, paused: true, createdByPrincipalId: createdBy, createdAt: at(entry.createdAt), updatedAt: now,
+        sessionId: null, ifBusy: null, paused: true, createdByPrincipalId: createdBy, actingPrincipalId: createdBy, createdAt: at(entry.createdAt), updatedAt: now,
       });
     });
   });

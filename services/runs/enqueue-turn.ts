@@ -1,6 +1,7 @@
 import { inArray } from 'drizzle-orm';
 import { pendingTurns } from '../../db/schema/index.ts';
 import { ConflictError } from '../../domain/errors.ts';
+import { assertHasScopes } from '../../domain/scopes.ts';
 import { EVENT_KINDS } from '../../domain/runs/events.ts';
 import { MAX_PENDING_TURNS } from '../../domain/sessions/inputs.ts';
 import { confirmUploadedAttachments, type UploadedAttachments } from '../attachments/store.ts';
@@ -23,7 +24,9 @@ export type QueuedTurn = { queued: true; pendingTurn: PublicPendingTurn };
  * after the session's other pending turns (at most MAX_PENDING_TURNS); `interrupt` withdraws
  * those and requests cancellation of the active run exactly as `POST /runs/{id}/cancel` does.
  * Either way the turn becomes a run when the active run settles (hand-off-pending-turn.ts). Its
- * files are confirmed now, so the hand-off needs no check that could fail.
+ * files are confirmed now, so the hand-off needs no check that could fail. `interrupt` cancels a run
+ * and withdraws turns others may have queued, so it needs `run:cancel` as well as the route's
+ * `run:create` (withdraw-pending-turn.ts).
  */
 export async function enqueueTurn(
   tx: ServiceContext,
@@ -37,6 +40,7 @@ export async function enqueueTurn(
   const events: ProductEventDraft[] = [];
   let ahead = waiting.length;
   if (ifBusy === 'interrupt') {
+    assertHasScopes(actor.scopes, ['run:cancel']);
     if (waiting.length > 0) {
       await tx.db
         .update(pendingTurns)

@@ -36,31 +36,22 @@ export type TransitionRunInput = { runId: string; to: RunState; failure?: RunFai
  * and returns the run. Any other move `canTransition` refuses (for example, out of a settled
  * state) is a `ConflictError` carrying the current `state`; retrying it cannot succeed.
  */
-export async function transitionRun({
-  ctx,
-  input,
-  options = {},
-}: {
-  ctx: ServiceContext;
-  input: TransitionRunInput;
-  /** `payload`: fields added to the `run.<state>` event (ids only; computed under the run's lock). */
-  options?: { payload?: (tx: ServiceContext, run: RunRow) => Promise<Record<string, unknown>> };
-}): Promise<RunRow> {
+export async function transitionRun({ ctx, input }: { ctx: ServiceContext; input: TransitionRunInput }): Promise<RunRow> {
   const change = checkTransitionInput(input);
   return withTransaction(ctx, async (tx) => {
     const [run] = await tx.db.select().from(runs).where(eq(runs.id, input.runId)).for('update');
     if (!run) throw new NotFoundError('No run with that id');
-    const extra = options.payload && run.state !== change.to ? await options.payload(tx, run) : {};
-    return moveRun(tx, run, change, extra);
+    return moveRun(tx, run, change);
   });
 }
 
 /**
  * `transitionRun` for a caller that has already read the run `for update` in the transaction
- * `tx` (admission and settlement do), so the row is not read twice.
+ * `tx` (admission, settlement and entering a wait do), so the row is not read twice. `extra`:
+ * fields added to the `run.<state>` event (ids only), e.g. what a waiting run waits on.
  */
-export async function transitionLockedRun(tx: ServiceContext, run: RunRow, change: Omit<TransitionRunInput, 'runId'>): Promise<RunRow> {
-  return moveRun(tx, run, checkTransitionInput({ runId: run.id, ...change }));
+export async function transitionLockedRun(tx: ServiceContext, run: RunRow, change: Omit<TransitionRunInput, 'runId'>, extra: Record<string, unknown> = {}): Promise<RunRow> {
+  return moveRun(tx, run, checkTransitionInput({ runId: run.id, ...change }), extra);
 }
 
 async function moveRun(tx: ServiceContext, run: RunRow, { to, failure }: { to: RunState; failure?: RunFailure | null }, extra: Record<string, unknown> = {}): Promise<RunRow> {

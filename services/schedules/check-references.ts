@@ -2,6 +2,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { agents, agentVersions } from '../../db/schema/index.ts';
 import { turnFileSetProblem } from '../../domain/attachments/file-input.ts';
 import { ValidationError } from '../../domain/errors.ts';
+import { scopesToFire } from '../../domain/schedules/authority.ts';
 import type { ScheduleIfBusy, ScheduleTarget } from '../../domain/schedules/inputs.ts';
 import { assertHasScopes } from '../../domain/scopes.ts';
 import { findTurnUploads } from '../attachments/find-uploads.ts';
@@ -19,9 +20,18 @@ export type ScheduleDraft = {
 };
 
 /**
+ * The caller holds what a firing of a schedule with this target needs (`scopesToFire`: `run:create`,
+ * and `session:write` for `new_session`), or a 403 naming what it lacks. The one check of creating,
+ * changing and triggering ("run now") a schedule: nobody makes a schedule start runs they could not.
+ */
+export function assertMayFire(actor: Actor, target: ScheduleTarget): void {
+  assertHasScopes(actor.scopes, scopesToFire(target));
+}
+
+/**
  * The checks of a schedule that read the database, when it is created or changed:
- * - the caller holds what each firing will need of the schedule's creator (`run:create`, and
- *   `session:write` for `new_session`): a schedule never lets anyone start runs they could not;
+ * - the caller may fire it (`assertMayFire`): after a change of what it does, its firings act
+ *   as the caller (docs/decisions.md "Schedules: the acting principal");
  * - the agent (or the pinned version's agent) is a live agent of the project; for `session`, the
  *   session is a live, unarchived root session of the project, and a given agent or version must
  *   be the session's;
@@ -30,7 +40,7 @@ export type ScheduleDraft = {
  * Returns the agent the schedule is recorded with. A 400 or 404 names the failing field.
  */
 export async function checkScheduleReferences(ctx: ServiceContext, actor: Actor, draft: ScheduleDraft): Promise<{ agentId: string }> {
-  assertHasScopes(actor.scopes, draft.target === 'new_session' ? ['run:create', 'session:write'] : ['run:create']);
+  assertMayFire(actor, draft.target);
   await checkFiles(ctx, actor, draft.files);
   if (draft.target === 'session') return checkSessionTarget(ctx, draft);
   if (draft.agentVersionId) {

@@ -5,23 +5,25 @@ import { ConflictError } from '../../domain/errors.ts';
 import { CreateScheduleInput, DEFAULT_CATCHUP_WINDOW_SECONDS, MAX_SCHEDULES_PER_PROJECT } from '../../domain/schedules/inputs.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import { requireActor } from '../require-actor.ts';
-import type { ScheduleDeps } from '../schedule-backend.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
 import { checkScheduleReferences } from './check-references.ts';
+import { assertMinimumInterval, type ScheduleWriteDeps } from './minimum-interval.ts';
 import { toScheduleResponse, type PublicSchedule } from './public.ts';
 import { syncAfterCommit } from './sync.ts';
 
 /**
- * Creates a schedule (`POST /schedules`): the row, acting later as the caller (its creator), and
- * after the commit its Temporal Schedule, created from the row (services/schedules/sync.ts; the
- * worker's reconciler creates it if this process cannot). The caller must hold what each firing
- * needs (check-references.ts). The answer shows no next firings yet: the Temporal Schedule is
- * created after it is written.
+ * Creates a schedule (`POST /schedules`): the row, whose firings act as the caller (its creator
+ * and first acting principal), and after the commit its Temporal Schedule, created from the row
+ * (services/schedules/sync.ts; the worker's reconciler creates it if this process cannot). The
+ * caller must hold what each firing needs (check-references.ts), and an interval must be at least
+ * this server's minimum. The answer shows no next firings yet: the Temporal Schedule is created
+ * after it is written.
  */
-export async function createSchedule({ ctx, deps, input }: { ctx: ServiceContext; deps: ScheduleDeps; input: v.InferInput<typeof CreateScheduleInput> }): Promise<PublicSchedule> {
+export async function createSchedule({ ctx, deps, input }: { ctx: ServiceContext; deps: ScheduleWriteDeps; input: v.InferInput<typeof CreateScheduleInput> }): Promise<PublicSchedule> {
   const actor = requireActor(ctx);
   const body = v.parse(CreateScheduleInput, input);
+  assertMinimumInterval(body.intervalSeconds ?? null, deps.minIntervalSeconds);
   const target = body.target ?? 'new_session';
   const draft = {
     agentId: body.agentId ?? null,
@@ -54,6 +56,7 @@ export async function createSchedule({ ctx, deps, input }: { ctx: ServiceContext
         catchupWindowSeconds: body.catchupWindowSeconds ?? DEFAULT_CATCHUP_WINDOW_SECONDS,
         paused: body.paused ?? false,
         createdByPrincipalId: actor.principalId,
+        actingPrincipalId: actor.principalId,
         createdAt: now,
         updatedAt: now,
       })
@@ -64,8 +67,9 @@ export async function createSchedule({ ctx, deps, input }: { ctx: ServiceContext
   });
 }
 
-/** What the audit trail keeps of a schedule: its wiring and timing, never its message. */
+/** What the audit trail keeps of a schedule: its wiring, timing and acting principal, never its message. */
 export const auditDetails = (row: typeof schedules.$inferSelect) => ({
+  actingPrincipalId: row.actingPrincipalId,
   agentId: row.agentId,
   agentVersionId: row.agentVersionId,
   target: row.target,

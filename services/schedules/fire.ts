@@ -2,7 +2,8 @@ import { and, eq } from 'drizzle-orm';
 import { projects, scheduleFirings, schedules } from '../../db/schema/index.ts';
 import { ConflictError, DomainError } from '../../domain/errors.ts';
 import type { FiringOutcome, FiringResult } from '../../domain/schedules/workflow.ts';
-import { missingScopes, type Scope } from '../../domain/scopes.ts';
+import { scopesToFire } from '../../domain/schedules/authority.ts';
+import { missingScopes } from '../../domain/scopes.ts';
 import { principalActorNow } from '../auth/principal-actor.ts';
 import { deferTransaction } from '../deferred-transaction.ts';
 import type { RunStarterDeps } from '../run-starter.ts';
@@ -19,14 +20,16 @@ type Made = { outcome: FiringOutcome; sessionId: string | null; runId: string | 
 /**
  * One firing of a schedule (the firing workflow's activity), idempotent per firing key: the
  * firing workflow's id, which carries the scheduled time. A firing already recorded answers its
- * record and makes nothing. Otherwise it acts as the schedule's creator, whose scopes are checked
- * now (`forbidden` when the principal is gone, its key revoked, or it lost `run:create`, or
+ * record and makes nothing. Otherwise it acts as the schedule's acting principal (who last changed
+ * what it does, docs/decisions.md "Schedules: the acting principal"), whose scopes are checked now
+ * (`forbidden` when the principal is gone, its key revoked, or it lost `run:create`, or
  * `session:write` for new sessions), and makes the session (`new_session`) or the turn
  * (`session`) through the same verbs as the HTTP routes. The firing row is inserted in the very
  * transaction that creates the session or run (the verbs join it: `deferTransaction`), so a retry
  * after a crash finds either both or neither; of two concurrent attempts, the second one's insert
  * conflicts on `(scheduleId, firingKey)` and rolls its run back. A refusal of the verbs (a deleted
- * agent, an archived session, a quota) is recorded `failed` with its code and safe message; a
+ * agent, an archived session, the project's unsettled-runs quota: `rate_limited`) is recorded
+ * `failed` with its code and safe message, never retried; a
  * busy session with `ifBusy: skip`, `skipped`. A schedule deleted (or whose project is) before the
  * firing started is `gone`: nothing is recorded. Other errors (the database) are thrown for the
  * activity to retry.
@@ -42,11 +45,13 @@ export async function fireSchedule({ ctx, deps, input }: { ctx: ServiceContext; 
   const schedule = found?.schedule;
   if (!schedule || schedule.deletedAt) return { kind: 'gone' };
 
-  const required: Scope[] = schedule.target === 'new_session' ? ['run:create', 'session:write'] : ['run:create'];
-  const actor = await principalActorNow({ db: ctx.db, input: { principalId: schedule.createdByPrincipalId } });
+  // The runs, sessions and every later check of "the run's creator" (MCP `mcp:execute`,
+  // delegation) are the acting principal's.
+  const required = scopesToFire(schedule.target);
+  const actor = await principalActorNow({ db: ctx.db, input: { principalId: schedule.actingPrincipalId } });
   const missing = actor ? missingScopes(actor.scopes, required) : required;
   if (!actor || missing.length > 0) {
-    const message = actor ? `The schedule's creator no longer holds ${missing.join(', ')}` : "The schedule's creator can no longer act (removed, or its API key revoked)";
+    const message = actor ? `The schedule's acting principal (who last changed what it does) no longer holds ${missing.join(', ')}` : "The schedule's acting principal (who last changed what it does) can no longer act (removed, or its API key revoked)";
     return record(ctx, schedule, input, { outcome: 'failed', sessionId: null, runId: null, pendingTurnId: null, errorCode: 'forbidden', errorMessage: message });
   }
 

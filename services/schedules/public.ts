@@ -44,6 +44,7 @@ export function toScheduleResponse(row: ScheduleRow, details: { nextFirings: rea
     ifBusy: row.ifBusy,
     paused: row.paused,
     createdByPrincipalId: row.createdByPrincipalId,
+    actingPrincipalId: row.actingPrincipalId,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     // A paused Temporal Schedule still computes its next times; none of them will fire.

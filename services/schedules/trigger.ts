@@ -6,20 +6,24 @@ import { requireActor } from '../require-actor.ts';
 import type { ScheduleBackend, ScheduleDeps } from '../schedule-backend.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
+import { assertMayFire } from './check-references.ts';
 import { loadSchedule } from './load.ts';
 import { syncSchedule } from './sync.ts';
 
 /**
  * "Run now" (`POST /schedules/{id}/trigger`): one firing at once, through the Temporal Schedule
  * with the `allow_all` overlap policy whatever the schedule's, and even while it is paused (a
- * person asked for it). The firing itself is like any other: it acts as the creator, checks its
- * scopes, and shows in `recentFirings` once it ran. A Temporal Schedule not yet in line with its
+ * person asked for it). The caller must hold what a firing needs, exactly as to create or change
+ * the schedule (`assertMayFire`). The firing itself is like any other: it acts as the schedule's
+ * acting principal, checks its scopes, and shows in `recentFirings` once it ran (a trigger is a
+ * request: the request limits count it). A Temporal Schedule not yet in line with its
  * row is brought in line first; one Temporal lost is created again. The route declares a deferred
  * transaction: the audit entry and the stored answer commit after Temporal took the trigger.
  */
 export async function triggerSchedule({ ctx, deps, input }: { ctx: ServiceContext; deps: ScheduleDeps; input: { scheduleId: string } }): Promise<{ id: string; triggered: true }> {
   const actor = requireActor(ctx);
   const row = await loadSchedule(ctx, { projectId: actor.projectId, scheduleId: input.scheduleId });
+  assertMayFire(actor, row.target);
   const backend = deps.scheduleBackend;
   if (!backend) throw new ServiceUnavailableError('This server does not reach Temporal; a schedule cannot be triggered here');
   const sync = () => syncSchedule({ ctx: outside(ctx), deps: { scheduleBackend: backend }, input: { scheduleId: row.id } });

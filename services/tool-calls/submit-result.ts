@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import * as v from 'valibot';
 import { runs, toolCalls } from '../../db/schema/index.ts';
 import { ValidationError } from '../../domain/errors.ts';
+import { describeJsonProblem, unstorableJsonPart } from '../../domain/json-limits.ts';
 import { toolFailure, type ToolCallFailure } from '../../domain/tool-calls/failures.ts';
 import { Fence, SafeResultInput, TOOL_RESULT_VERSION, type StoredSafeResult } from '../../domain/tool-calls/result-envelope.ts';
 import type { ServiceContext } from '../service-context.ts';
@@ -41,6 +42,12 @@ export async function submitToolResult({
   const envelope = v.safeParse(SafeResultInput, input.safeResult);
   if (!envelope.success) throw new ValidationError(`Invalid safeResult: ${envelope.issues[0].message}`, { path: 'body.safeResult' });
   const result = envelope.output;
+  // The route has refused such bodies already; other callers (the compat facade) are re-checked.
+  const unstorable = unstorableJsonPart(result);
+  if (unstorable) {
+    const path = ['body.safeResult', ...unstorable.path].join('.');
+    throw new ValidationError(`${path}: ${describeJsonProblem(unstorable)}`, { path });
+  }
 
   return withTransaction(ctx, async (tx) => {
     const call = await findToolCall(tx, input.toolCallId, { forUpdate: true });

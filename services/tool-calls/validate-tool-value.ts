@@ -1,7 +1,8 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { MCP_TOOL_PREFIX, STRING_FORMATS, type ToolDefinition } from '../../domain/agent-config/index.ts';
-import { schemaErrorPath } from '../../domain/tool-calls/value-path.ts';
+import { describeJsonProblem, unstorableJsonPart } from '../../domain/json-limits.ts';
+import { childValuePath, schemaErrorPath } from '../../domain/tool-calls/value-path.ts';
 
 /**
  * Run-time validation of tool values against a pinned version's published schemas (ARCHITECTURE
@@ -47,13 +48,21 @@ export type ToolValueCheck = { ok: true } | { ok: false; path: string; message: 
 /**
  * Checks `value` against the tool's `inputSchema` (`direction: 'input'`, paths under
  * `arguments`) or `outputSchema` (`'output'`, paths under `safeResult.value`). The message names
- * the rule that failed, never the value. A schema ajv cannot compile (publication should have
+ * the rule that failed, never the value; a value that cannot be stored (domain/json-limits.ts)
+ * fails whatever the schema. A schema ajv cannot compile (publication should have
  * refused it) fails closed as a mismatch at the root; for a remote MCP tool it is left to the
  * server.
  */
 export function validateToolValue(input: { agentVersionId: string; tool: ToolDefinition; direction: 'input' | 'output'; value: unknown }): ToolValueCheck {
   const root = input.direction === 'input' ? 'arguments' : 'safeResult.value';
   const schema = input.direction === 'input' ? input.tool.inputSchema : input.tool.outputSchema;
+  // First what no column can store (and what would overflow the stack of ajv or the jsonb
+  // encoder): model arguments and platform or MCP results come from third parties unchecked.
+  const unstorable = unstorableJsonPart(input.value);
+  if (unstorable) {
+    const path = unstorable.path.reduce<string>(childValuePath, root);
+    return { ok: false, path, message: `${path} ${describeJsonProblem(unstorable)}` };
+  }
   const remote = input.tool.name.startsWith(MCP_TOOL_PREFIX);
   let validate: ValidateFunction;
   try {

@@ -2,7 +2,8 @@ import { NotFoundError, ValidationError } from '../../domain/errors.ts';
 import type { ServiceContext } from '../service-context.ts';
 import type { CredentialKeyring } from '../credentials/keyring.ts';
 import { getObjectBytes } from '../../adapters/storage/objects.ts';
-import { blockedEndpointReason, s3ClientFor, type StorageEndpointPolicy } from '../storage-providers/s3-client.ts';
+import { s3ClientFor, type StorageEndpointPolicy } from '../storage-providers/s3-client.ts';
+import { storageFailure } from '../storage-providers/storage-failure.ts';
 import { extractArchiveFile, normalizeRequestPath, verifyArchiveBytes } from './archive-reader.ts';
 import { loadVerifiedBackup, unavailable } from './latest-backup.ts';
 
@@ -35,8 +36,7 @@ export async function downloadWorkspaceFile({
   try {
     archive = await getObjectBytes(client, { bucket: provider.bucket, key: backup.archiveKey });
   } catch (error) {
-    ctx.logger.warn('workspace archive read failed', { backupId: backup.id, errorName: (error as Error).name, requestId: ctx.requestId });
-    throw unavailable(blockedEndpointReason(error) ?? 'its archive cannot be read from storage');
+    throw storageFailure(ctx, { what: 'readArchive', providerId: provider.id, error, logFields: { backupId: backup.id } });
   } finally {
     client.destroy();
   }

@@ -9,7 +9,8 @@ import { workspaceOwnerOf } from '../sandboxes/ensure.ts';
 import { findSession } from '../runs/load-session.ts';
 import { getObjectBytes } from '../../adapters/storage/objects.ts';
 import type { StorageProviderRow } from '../storage-providers/public.ts';
-import { blockedEndpointReason, s3ClientFor, type StorageEndpointPolicy } from '../storage-providers/s3-client.ts';
+import { s3ClientFor, type StorageEndpointPolicy } from '../storage-providers/s3-client.ts';
+import { storageFailure } from '../storage-providers/storage-failure.ts';
 import { parseManifest, type WorkspaceManifest } from '../../domain/workspace-files/manifest.ts';
 
 export type VerifiedBackup = { backup: WorkspaceBackupRow; provider: StorageProviderRow; manifest: WorkspaceManifest };
@@ -35,8 +36,7 @@ export async function loadVerifiedBackup(ctx: ServiceContext, input: { sessionId
   try {
     bytes = await getObjectBytes(client, { bucket: provider.bucket, key: backup.manifestKey });
   } catch (error) {
-    ctx.logger.warn('workspace manifest read failed', { backupId: backup.id, errorName: (error as Error).name, requestId: ctx.requestId });
-    throw unavailable(blockedEndpointReason(error) ?? 'its manifest cannot be read from storage');
+    throw storageFailure(ctx, { what: 'readManifest', providerId: provider.id, error, logFields: { backupId: backup.id } });
   } finally {
     client.destroy();
   }

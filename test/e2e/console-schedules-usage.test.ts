@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { principals } from '../../db/schema/index.ts';
 import { scopesForRole } from '../../domain/members.ts';
 import { DEVELOPMENT_SUBJECT } from '../../domain/principals.ts';
@@ -48,15 +48,13 @@ beforeAll(async () => {
   agentId = (await ok(f.call('POST', '/agents', { name: 'Ledger agent', initialConfig: { systemPrompt: 'You write short reports for the team.', modelPreset: 'fast', limits: { maxTurns: 4 } } }), 201)).id;
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
   page = await (await browser.newContext({ viewport: { width: 1360, height: 900 } })).newPage();
-  page.setDefaultTimeout(10_000);
-  vi.setConfig({ expect: { poll: { timeout: 10_000 } } });
+  page.setDefaultTimeout(20_000);
   await page.goto(origin);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Overview' }).waitFor();
 }, 180_000);
 
 afterAll(async () => {
-  vi.resetConfig();
   await browser?.close();
   await served?.close();
   await f?.close();

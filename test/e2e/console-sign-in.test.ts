@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { edgeProxyEnvironment, startEdgeSigner, type EdgeSigner } from '../fixtures/edge-proxy/edge-signer.ts';
 import { startOidcProvider, type OidcAccount, type OidcFixture } from '../fixtures/oidc-provider/server.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
@@ -18,12 +18,8 @@ let browser: Browser;
 beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true });
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
-  // A screen's first load polls as long as console.test.ts's do: beside two other files on a slow
-  // day, the first page and its API calls took longer than vitest's default second.
-  vi.setConfig({ expect: { poll: { timeout: 10_000 } } });
 });
 afterAll(async () => {
-  vi.resetConfig();
   await browser?.close();
 });
 
@@ -72,7 +68,7 @@ describe('hosted sign-in in the browser', () => {
     expect(await page.locator('dl.facts').innerText()).toContain('hosted');
     await page.screenshot({ path: path.join(SCREENSHOTS, 'sign-in-hosted.png') });
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await expect.poll(() => page.url(), { timeout: 10_000 }).toMatch(new RegExp(`^${idp.issuer.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
+    await expect.poll(() => page.url()).toMatch(new RegExp(`^${idp.issuer.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
     await context.close();
   });
 

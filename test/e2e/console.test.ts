@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createClient, runToolCall } from '../../client/src/index.ts';
 import { startMcpFixtureServer, type McpFixtureServer } from '../fixtures/mcp/server.ts';
 import { FAKE_KEYS } from '../fixtures/model-vendors/catalog-server.ts';
@@ -49,15 +49,12 @@ beforeAll(async () => {
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
   const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1360, height: 900 } });
   page = await context.newPage();
-  // A step that cannot happen fails with Playwright's own account of why, well inside the test's timeout.
-  page.setDefaultTimeout(10_000);
-  // And a screen that waits on the API polls as long: beside two other files and the browser on
-  // 2 cores, a send and the reload after it can take longer than vitest's default second.
-  vi.setConfig({ expect: { poll: { timeout: 10_000 } } });
+  // A step that cannot happen fails with Playwright's own account of why, inside the test's timeout
+  // (a screen that waits on the API polls up to vitest.config.ts's 30 s).
+  page.setDefaultTimeout(20_000);
 }, 180_000);
 
 afterAll(async () => {
-  vi.resetConfig();
   await browser?.close();
   await served?.close();
   await f?.close();
@@ -89,7 +86,7 @@ describe('the console', () => {
     expect(await page.content()).not.toContain(FAKE_KEYS.vendor_a);
     // The vendor's live catalog, fetched with the stored key.
     await page.getByText('Model catalog').click();
-    await expect.poll(() => page.getByRole('cell', { name: /^vendor_a\// }).count(), { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect.poll(() => page.getByRole('cell', { name: /^vendor_a\// }).count()).toBeGreaterThan(0);
 
     const preset = form('Create a preset');
     await preset.getByLabel('Name', { exact: true }).fill('Fast');
@@ -174,7 +171,7 @@ describe('the console', () => {
     const start = form('New session');
     await start.getByLabel('Message').fill('Where is my refund?');
     await start.getByRole('button', { name: 'Start session' }).click();
-    await expect.poll(() => page.getByText('Live', { exact: true }).isVisible(), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => page.getByText('Live', { exact: true }).isVisible()).toBe(true);
     // The event feed is cut mid-run; the page resumes it (Last-Event-ID) and still sees the end.
     served.cutConnections();
     await expect.poll(() => page.locator('.heading .badge').innerText(), { timeout: 30_000 }).toBe('completed');
@@ -185,7 +182,8 @@ describe('the console', () => {
 
   it('shows the reply growing as the model writes it, then the committed message once', async () => {
     const answer = 'Your refund of 12.50 was issued this morning. It reaches your card within three to five working days; your bank may show it as pending first. Nothing else is needed from you.';
-    f.fakes.vendor_a.reply({ text: answer, chunkSize: 4, chunkDelayMs: 80 });
+    // Slow enough (45 chunks, 11 s) that the checks of the reply being written run while it is.
+    f.fakes.vendor_a.reply({ text: answer, chunkSize: 4, chunkDelayMs: 250 });
     await page.getByRole('textbox', { name: 'Follow-up message' }).fill('When will the money arrive?');
     await page.getByRole('button', { name: 'Send' }).click();
     const writing = page.getByRole('region', { name: 'Reply being written' });

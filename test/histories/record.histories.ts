@@ -3,9 +3,10 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import type { Client } from '@temporalio/client';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { scheduleFirings } from '../../db/schema/index.ts';
+import { productEvents, scheduleFirings, toolCalls } from '../../db/schema/index.ts';
 import { RUN_WORKFLOW_TYPE, runWorkflowId } from '../../domain/runs/workflow.ts';
 import { webhookWorkflowId } from '../../domain/webhooks/workflow.ts';
 import { appendProductEvents } from '../../services/events/append.ts';
@@ -152,6 +153,41 @@ describe('golden histories', () => {
     expect(result.status).toBe(202);
     expect((await f.waitForRun(runId)).state).toBe('completed');
     await save('run-caller-tool-approval', runWorkflowId(runId));
+  });
+
+  it('run-answered-before-wait: a caller tool answered before the run moved into its wait (issue 45), so the run reads again and goes on', async () => {
+    const lookupOrder = {
+      name: 'lookup_order',
+      description: 'Looks up an order',
+      owner: 'caller',
+      approval: 'never',
+      inputSchema: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] },
+      outputSchema: { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] },
+    };
+    const agentId = await createAgent('Answered early', { tools: [lookupOrder] });
+    const holder = postgres(f.t.database.url!, { max: 1, onnotice: () => {} });
+    closers.push(() => holder.end());
+    // The run's row held while the call is answered: the move into the wait, which locks it first,
+    // then finds nothing to wait on. Tried again when the run had already moved (a slow read).
+    let runId = '';
+    for (let attempt = 0; attempt < 10; attempt++) {
+      f.fakes.vendor_a.reply({ toolCalls: [{ name: 'lookup_order', arguments: { orderId: 'A1' } }] }).reply({ text: 'A1 has shipped.' });
+      runId = await startSession(agentId, 'Where is A1?');
+      let callId: string | undefined;
+      while (!callId) [callId] = (await f.t.database.db.select({ id: toolCalls.id }).from(toolCalls).where(eq(toolCalls.runId, runId))).map((row) => row.id);
+      const heldState = await holder.begin(async (tx) => {
+        const [row] = await tx<{ state: string }[]>`select state from runs where id = ${runId} for update`;
+        const claim = await f.call('POST', `/tool-calls/${callId}/claim`);
+        expect(claim.status).toBe(200);
+        expect((await f.call('POST', `/tool-calls/${callId}/result`, { fence: claim.body.fence, safeResult: { version: 1, status: 'success', value: { status: 'shipped' } } })).status).toBe(202);
+        return row!.state;
+      });
+      expect((await f.waitForRun(runId)).state).toBe('completed');
+      if (heldState === 'running') break;
+    }
+    const kinds = (await f.t.database.db.select({ kind: productEvents.kind }).from(productEvents).where(eq(productEvents.aggregateId, runId))).map((event) => event.kind);
+    expect(kinds).not.toContain('run.waiting_for_tool');
+    await save('run-answered-before-wait', runWorkflowId(runId));
   });
 
   it('run-sandbox: a sandboxed agent writes a file and runs bash; the workspace is backed up', async () => {

@@ -68,9 +68,67 @@ describe('agents through the SDK', () => {
 
     const archived = await client.beta.agents.archive(agent.id);
     expect(archived.archived_at).not.toBeNull();
-    const gone = await counted(() => client.beta.agents.retrieve(agent.id));
-    expect(gone.error).toBeInstanceOf(NotFoundError);
-    expect(gone.attempts).toBe(1);
+  });
+
+  it('an archived agent stays readable with archived_at (retrieve, versions, list with include_archived), takes no update and starts no session; natively it is 404', async () => {
+    const client = sdk();
+    const agent = await client.beta.agents.create({ name: 'Retired', model: 'fast', system: 'First.', tools: [weather] });
+    await client.beta.agents.update(agent.id, { version: 1, system: 'Second.' });
+    const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default' });
+    const live = await client.beta.agents.create({ name: 'Still working', model: 'fast' });
+    const archived = await client.beta.agents.archive(agent.id);
+    expect(archived).toMatchObject({ id: agent.id, version: 2, system: 'Second.', archived_at: expect.any(String) });
+    // Archiving it again answers it as it is.
+    expect((await client.beta.agents.archive(agent.id)).archived_at).toBe(archived.archived_at);
+
+    expect(await client.beta.agents.retrieve(agent.id)).toEqual(archived);
+    expect(await client.beta.agents.retrieve(agent.id, { version: 1 })).toMatchObject({ version: 1, system: 'First.', archived_at: archived.archived_at });
+    const versions = [];
+    for await (const version of client.beta.agents.versions.list(agent.id)) versions.push([version.version, version.archived_at]);
+    expect(versions).toEqual([
+      [2, archived.archived_at],
+      [1, archived.archived_at],
+    ]);
+    const listed = async (params: { include_archived?: boolean }) => {
+      const found = new Map<string, string | null>();
+      for await (const item of client.beta.agents.list({ limit: 1, ...params })) found.set(item.id, item.archived_at);
+      return found;
+    };
+    for (const params of [{}, { include_archived: false }]) {
+      const found = await listed(params);
+      expect(found.has(agent.id)).toBe(false);
+      expect(found.get(live.id)).toBeNull();
+    }
+    const withArchived = await listed({ include_archived: true });
+    expect(withArchived.get(agent.id)).toBe(archived.archived_at);
+    expect(withArchived.get(live.id)).toBeNull();
+
+    // Read only: nothing is published to it, no session starts from it (any version); nothing is written.
+    const update = await counted(() => client.beta.agents.update(agent.id, { version: 2, system: 'Third.' }));
+    expect(update.error).toBeInstanceOf(BadRequestError);
+    expect(update.attempts).toBe(1);
+    expect((update.error as BadRequestError).error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('archived') } });
+    for (const ref of [agent.id, { type: 'agent' as const, id: agent.id, version: 1 }]) {
+      const started = await counted(() => client.beta.sessions.create({ agent: ref, environment_id: 'env_default' }));
+      expect(started.error).toBeInstanceOf(BadRequestError);
+      expect(started.attempts).toBe(1);
+      expect((started.error as BadRequestError).error).toMatchObject({ error: { type: 'invalid_request_error', message: expect.stringContaining('archived') } });
+    }
+    expect((await client.beta.agents.retrieve(agent.id)).version).toBe(2);
+    const sessions = [];
+    for await (const item of client.beta.sessions.list({ agent_id: agent.id })) sessions.push(item.id);
+    expect(sessions).toEqual([session.id]);
+    // Its session still shows the version it pinned.
+    expect((await client.beta.sessions.retrieve(session.id)).agent).toMatchObject({ id: agent.id, version: 2 });
+
+    // The native API keeps its rule: an archived agent is gone.
+    expect((await f.call('GET', `/agents/${agent.id}`)).status).toBe(404);
+    expect((await f.call('GET', `/agents/${agent.id}/versions`)).status).toBe(404);
+    expect(((await f.call('GET', '/agents?limit=100')).body.data as Array<{ id: string }>).map((item) => item.id)).not.toContain(agent.id);
+    // An id that is no agent of the project is still a 404 here.
+    const unknown = await counted(() => client.beta.agents.retrieve(randomUUID()));
+    expect(unknown.error).toBeInstanceOf(NotFoundError);
+    expect(unknown.attempts).toBe(1);
   });
 
   it('refuses what it cannot honour with a 400 naming the field, and writes nothing', async () => {
@@ -439,7 +497,8 @@ describe('the SessionToolRunner against this server', () => {
     // The working runner listens before the message is sent (it answers the use the moment it is
     // recorded, while the runtime still writes that turn); the bystander starts once the use is
     // recorded and reads it in its history, answered or not.
-    const working = drain(client.beta.sessions.events.toolRunner(session.id, { tools: [getWeather], maxIdleMs: 1_500 }));
+    // Idle for 5 s before it stops (a new session reads as idle: the message must come within it).
+    const working = drain(client.beta.sessions.events.toolRunner(session.id, { tools: [getWeather], maxIdleMs: 5_000 }));
     await new Promise((resolve) => setTimeout(resolve, 200));
     f.fakes.vendor_a.reply({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Rome' } }] }).reply({ text: 'Sunny in Rome.' });
     await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Weather in Rome?' }] }] });
@@ -450,7 +509,7 @@ describe('the SessionToolRunner against this server', () => {
       if (Date.now() > deadline) throw new Error('the turn never asked for its tool');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    const bystander = drain(client.beta.sessions.events.toolRunner(session.id, { tools: [], maxIdleMs: 1_500 }));
+    const bystander = drain(client.beta.sessions.events.toolRunner(session.id, { tools: [], maxIdleMs: 5_000 }));
     expect(await working).toEqual([{ name: 'get_weather', posted: true, isError: false }]);
     // It saw the use unanswered (and posted nothing: it has no such tool) or already answered.
     expect((await bystander).filter((item) => item.posted)).toEqual([]);
@@ -642,6 +701,42 @@ describe('retries, archive and delete through the SDK', () => {
     const twice = await untilEvent(client, session.id, 'session.status_idle', 3);
     expect(twice.filter((event) => event.type === 'user.message')).toHaveLength(2);
   }, 60_000);
+
+  it('an Idempotency-Key reused with another body is a 409 conflict_error the SDK does not retry, and writes nothing', async () => {
+    const client = sdk();
+    const key = `reuse-${randomUUID()}`;
+    const agentNames = async () => ((await f.call('GET', '/agents?limit=100')).body.data as Array<{ name: string }>).map((agent) => agent.name);
+    const first = await client.beta.agents.create({ name: 'Keyed', model: 'fast' }, { headers: { 'Idempotency-Key': key } });
+    // The same key and body: the first answer again.
+    const again = await client.beta.agents.create({ name: 'Keyed', model: 'fast' }, { headers: { 'Idempotency-Key': key } }).withResponse();
+    expect(again.data.id).toBe(first.id);
+    expect(again.response.headers.get('idempotency-replayed')).toBe('true');
+
+    const reused = await counted(() => client.beta.agents.create({ name: 'Keyed differently', model: 'fast' }, { headers: { 'Idempotency-Key': key } }));
+    expect(reused.error).toBeInstanceOf(ConflictError);
+    expect(reused.attempts).toBe(1);
+    const error = reused.error as ConflictError;
+    expect(error.headers?.get('x-should-retry')).toBe('false');
+    expect(error.error).toEqual({ type: 'error', error: { type: 'conflict_error', message: expect.stringContaining('Idempotency-Key') }, request_id: error.requestID });
+    expect((await agentNames()).filter((name) => name.startsWith('Keyed'))).toEqual(['Keyed']);
+
+    // Raw: the envelope and headers as sent, on another route (an environment).
+    const post = (body: unknown) =>
+      fetch(`${served.baseUrl}/compat/anthropic/v1/environments`, { method: 'POST', headers: { authorization: `Bearer ${f.apiKey}`, 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify(body) });
+    const created = await post({ name: 'Keyed env' });
+    expect(created.status).toBe(200);
+    const environmentId = ((await created.json()) as { id: string }).id;
+    const conflict = await post({ name: 'Another env' });
+    expect(conflict.status).toBe(409);
+    expect(conflict.headers.get('x-should-retry')).toBe('false');
+    const requestId = conflict.headers.get('request-id');
+    expect(requestId).toBeTruthy();
+    expect(await conflict.json()).toEqual({ type: 'error', error: { type: 'conflict_error', message: 'This Idempotency-Key was already used with a different request body' }, request_id: requestId });
+    const environments = [];
+    for await (const environment of client.beta.environments.list()) environments.push(environment);
+    expect(environments.filter((environment) => environment.name === 'Another env')).toEqual([]);
+    expect(environments.filter((environment) => environment.name === 'Keyed env').map((environment) => environment.id)).toEqual([environmentId]);
+  });
 
   it('archive ends the turn and the session (terminated, read-only, listed on request); delete makes it gone', async () => {
     const client = sdk();

@@ -390,6 +390,7 @@ describe('svc, the command line', () => {
     const [, scheduleId] = /^Created schedule ([0-9a-f-]{36}) "Hourly digest"  active$/m.exec(created.stdout)!;
     expect(created.stdout).toContain('every 1 h · overlap skip · catch-up window 1 min');
     expect(created.stdout).toContain('→ a new session each firing');
+    expect(created.stdout).toMatch(/^ {2}acts as: principal [0-9a-f-]{36} \(its creator\)$/m);
     // The next firings show once the Temporal Schedule exists (after the commit).
     const shown = await eventually(async () => {
       const got = await svc(['schedules', 'get', scheduleId!]);

@@ -217,7 +217,9 @@ describe('the typed client', () => {
     const error = await client.waitForRunSettled(session.latestRunId, { timeoutMs: 800 }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RunWaitTimeoutError);
     expect(error).toMatchObject({ code: 'run_wait_timeout', runId: session.latestRunId });
-    expect(Date.now() - began).toBeLessThan(3_000);
+    // The deadline is the subject: the run waits for a caller nobody plays, so without it the wait
+    // never ends; the bound only says it ended near its 800 ms, not when.
+    expect(Date.now() - began).toBeLessThan(10_000);
     const run = await client.getRun(session.latestRunId);
     expect(run).toMatchObject({ state: 'waiting_for_tool', cancellationRequestedAt: null });
   });

@@ -115,7 +115,7 @@ describe('idle sessions', () => {
     expect(first.body).toMatchObject({ sessionId, state: 'queued' });
     expect(first.body).not.toHaveProperty('queued');
     expect((await f.waitForRun(first.body.id)).state).toBe('completed');
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 30_000;
     while ((await projectWorkflows()).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await projectWorkflows()).toEqual([`run:${first.body.id}`]);
     const after = await f.call('GET', `/sessions/${sessionId}`);
@@ -289,6 +289,39 @@ describe('ifBusy', () => {
     const tooLate = await f.call('DELETE', `/sessions/${sessionId}/pending-turns/${turns[0].id}`);
     expect(tooLate.status).toBe(409);
     expect(tooLate.body.error.details).toMatchObject({ runId: all[1]!.id });
+  }, 90_000);
+
+  it("withdrawing another principal's pending turn, or interrupting, needs run:cancel; one's own turn needs run:create alone", async () => {
+    const { sessionId, runId } = await busySession();
+    const queuer = (await f.t.createApiKey(['run:create'], 'queuer')).secret;
+    const other = (await f.t.createApiKey(['run:create'], 'other creator')).secret;
+    const canceller = (await f.t.createApiKey(['run:create', 'run:cancel'], 'canceller')).secret;
+    const queue = async (message: string) => {
+      const queued = await f.call('POST', `/sessions/${sessionId}/runs`, { message, ifBusy: 'enqueue' }, { apiKey: queuer });
+      expect(queued.status, JSON.stringify(queued.body)).toBe(202);
+      return queued.body.pendingTurn.id as string;
+    };
+    const [own, theirs] = [await queue('own'), await queue('theirs')];
+    const withdraw = (turnId: string, apiKey: string) => f.call('DELETE', `/sessions/${sessionId}/pending-turns/${turnId}`, undefined, { apiKey });
+
+    const refused = await withdraw(theirs, other);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.details).toMatchObject({ missingScopes: ['run:cancel'] });
+    expect((await withdraw(own, queuer)).status).toBe(200);
+    expect((await withdraw(theirs, canceller)).status).toBe(200);
+    const interrupt = await f.call('POST', `/sessions/${sessionId}/runs`, { message: 'stop', ifBusy: 'interrupt' }, { apiKey: other });
+    expect(interrupt.status).toBe(403);
+    expect(interrupt.body.error.details).toMatchObject({ missingScopes: ['run:cancel'] });
+
+    const turns = await f.t.database.db.select().from(pendingTurns).where(eq(pendingTurns.sessionId, sessionId)).orderBy(asc(pendingTurns.sequence));
+    expect(turns.map((turn) => [turn.message, turn.state])).toEqual([
+      ['own', 'withdrawn'],
+      ['theirs', 'withdrawn'],
+    ]);
+    expect((await f.call('GET', `/runs/${runId}`)).body.state).toBe('waiting_for_tool');
+    f.fakes.vendor_a.reply({ text: 'Done.' });
+    await answerTool(runId);
+    await waitForRuns(sessionId, 1);
   }, 90_000);
 });
 

@@ -22,6 +22,8 @@ import { killProcess, startApiProcess, startWorkerProcess, waitFor } from '../su
  */
 const provided = inject('database');
 const RUNS = 6;
+let beginOutage = () => {};
+const outageBegun = new Promise<void>((resolve) => (beginOutage = resolve));
 
 let fakes: FakeModelServers;
 let receiver: WebhookReceiver;
@@ -49,8 +51,9 @@ describe.skipIf(provided.kind !== 'postgres')('database outage', () => {
   beforeAll(async () => {
     if (provided.kind !== 'postgres') return;
     fakes = await startFakeModelServers();
-    // Every run's model call takes long enough for the outage to land in the middle of it.
-    fakes.vendor_a.defaultReply = (_request, text) => ({ text: `echo: ${text}`, delayMs: 1_500 });
+    // Every run's model call is held until the outage has begun, so that it lands in the middle of
+    // them (however long the runs took to start), then answers during it.
+    fakes.vendor_a.defaultReply = (_request, text) => ({ text: `echo: ${text}`, delayMs: 1_500, heldUntil: outageBegun });
     receiver = await startWebhookReceiver();
     database = await createProcessDatabase(provided, 'outage');
     const direct = new URL(database.url);
@@ -97,9 +100,10 @@ describe.skipIf(provided.kind !== 'postgres')('database outage', () => {
       expect(session.status).toBe(201);
       runIds.push(session.body.latestRunId);
     }
-    await waitFor('the runs to be mid-call', async () => (await sql`select count(*)::int as n from model_invocations where status = 'started'`)[0]!.n >= RUNS / 2 || null, 20_000);
+    await waitFor('the runs to be mid-call', async () => (await sql`select count(*)::int as n from model_invocations where status = 'started'`)[0]!.n >= RUNS / 2 || null, 60_000);
 
     proxy.cut();
+    beginOutage();
     const cutAt = Date.now();
     const refusedKey = `during-outage-${randomUUID()}`;
     const refusals: Array<Awaited<ReturnType<typeof request>>> = [];

@@ -142,9 +142,11 @@ describe('delegation', () => {
   }, 90_000);
 
   it("an approval wait in a child pauses the coordinator's execution deadline", async () => {
+    const EXECUTION_LIMIT_MS = 12_000;
     const gated = await agent('gated helper', { tools: [{ ...addNumbersTool, approval: 'always' }] });
-    // 4 s of execution: the coordinator's own steps took over 2 s beside two other files on a slow day.
-    const coordinator = await coordinatorWith([{ key: 'gated', versionId: gated.versionId }], { limits: { maxTurns: 6, timeoutMs: 4_000 } });
+    // The execution limit is the subject: 12 s, so that the coordinator's own steps fit in it on a
+    // slow host (they took over 2 s beside two other files), and the wait below outlasts it.
+    const coordinator = await coordinatorWith([{ key: 'gated', versionId: gated.versionId }], { limits: { maxTurns: 6, timeoutMs: EXECUTION_LIMIT_MS } });
     f.fakes.vendor_a
       .reply({ toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'gated', message: 'Add after approval.' } }] })
       .reply({ toolCalls: [{ name: 'add_numbers', arguments: { a: 1, b: 2 } }] })
@@ -162,8 +164,8 @@ describe('delegation', () => {
       }
       throw new Error('the child never waited for an approval');
     })();
-    // Twice the coordinator's whole limit passes while the child waits.
-    await new Promise((resolve) => setTimeout(resolve, 8_000));
+    // More than the coordinator's whole limit passes while the child waits.
+    await new Promise((resolve) => setTimeout(resolve, EXECUTION_LIMIT_MS + 3_000));
     expect((await f.call('GET', `/runs/${runId}`)).body.state).toBe('running');
     const approvals = await f.call('GET', `/approvals?runId=${child!.id}`);
     expect((await f.call('POST', `/approvals/${approvals.body.data[0].id}/decision`, { status: 'approved' })).status).toBe(200);

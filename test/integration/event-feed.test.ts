@@ -86,7 +86,7 @@ async function readLive(body: ReadableStream<Uint8Array>, count: number, whileWa
 }
 
 async function waitForSubscribers(expected: number) {
-  for (let i = 0; i < 200 && t.deps.eventTail.stats().subscribers !== expected; i++) await sleep(10);
+  for (let i = 0; i < 3_000 && t.deps.eventTail.stats().subscribers !== expected; i++) await sleep(10);
   expect(t.deps.eventTail.stats().subscribers).toBe(expected);
 }
 
@@ -232,7 +232,7 @@ describe('GET /projects/{projectId}/events (live)', () => {
       });
       await waitForSubscribers(1);
       await append(2);
-      for (let i = 0; i < 200 && received.length < 2; i++) await sleep(10);
+      for (let i = 0; i < 3_000 && received.length < 2; i++) await sleep(10);
       expect(positionsOf(received)).toEqual([last + 1, last + 2]);
       request.destroy();
       await waitForSubscribers(0);

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../config/logger.ts';
+import { rowsOf } from '../../db/client.ts';
 import { organizations, productEvents, projectEventCounters, projects } from '../../db/schema/index.ts';
 import { type ServiceContext, systemContext } from '../../services/service-context.ts';
 import { appendProductEvent, appendProductEvents } from '../../services/events/append.ts';
@@ -139,15 +140,21 @@ describe('product event log', () => {
     await write(projectId, [randomUUID()], 1, 0);
 
     let releaseRollback!: () => void;
+    let appended = false;
     const rolledBack = withTransaction(serviceContext(), async (tx) => {
       await appendProductEvent(tx, { organizationId, projectId, aggregateType: 'run', aggregateId: randomUUID(), kind: 'run.created', publicPayload: {} });
+      appended = true;
       await new Promise<void>((resolve) => (releaseRollback = resolve));
       throw new Error('abandon');
     });
-    await sleep(50);
-    // This writer blocks on the counter row lock held by the transaction above.
+    await vi.waitFor(() => expect(appended).toBe(true), { timeout: 10_000 });
+    // This writer blocks on the counter row lock held by the transaction above (seen waiting for a
+    // lock in this database, where a server runs; PGlite has one connection: the writer waits for it).
     const waiting = write(projectId, [randomUUID()], 1, 1);
-    await sleep(100);
+    if (database.driver === 'postgres') {
+      const lockWaits = sql`select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
+      await vi.waitFor(async () => expect(rowsOf(await database.db.execute(lockWaits)).length).toBeGreaterThan(0), { timeout: 10_000, interval: 20 });
+    } else await sleep(100);
     releaseRollback();
     await expect(rolledBack).rejects.toThrow('abandon');
     const [after] = await waiting;
@@ -264,7 +271,7 @@ describe('project event tail', () => {
       const before = statements;
       await write(projectId, [randomUUID()], 1, 0);
       await write(other, [randomUUID()], 1, 0);
-      await vi.waitFor(() => expect(commits).toBe(1));
+      await vi.waitFor(() => expect(commits).toBe(1), { timeout: 10_000 });
       expect(statements).toBe(before);
       watch.close();
       await write(projectId, [randomUUID()], 1, 0);
@@ -281,10 +288,17 @@ describe('project event tail', () => {
     try {
       let commits = 0;
       polled.watch(projectId, () => commits++);
-      await sleep(250); // the poll's first look sets where the project stands
+      await sleep(250);
       expect(commits).toBe(0);
-      await write(projectId, [randomUUID()], 1, 0);
-      await vi.waitFor(() => expect(commits).toBeGreaterThanOrEqual(1));
+      // The poll's first look sets where the project stands; a write before it is its baseline, so
+      // the project moves again until a poll notices (not once, after a sleep that hopes it looked).
+      await vi.waitFor(
+        async () => {
+          await write(projectId, [randomUUID()], 1, 0);
+          expect(commits).toBeGreaterThanOrEqual(1);
+        },
+        { timeout: 10_000, interval: 300 },
+      );
     } finally {
       await polled.stop();
     }

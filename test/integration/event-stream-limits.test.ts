@@ -64,7 +64,7 @@ async function expectRefused(feed: Feed, limit: string) {
 }
 
 async function waitForSubscribers(expected: number) {
-  for (let i = 0; i < 500 && t.deps.eventTail.stats().subscribers !== expected; i++) await sleep(10);
+  for (let i = 0; i < 3_000 && t.deps.eventTail.stats().subscribers !== expected; i++) await sleep(10);
   expect(t.deps.eventTail.stats().subscribers).toBe(expected);
 }
 

@@ -39,6 +39,11 @@ const readyz = async () => {
 
 // Fault injection needs a server to put a proxy in front of (as database-outage.test.ts).
 const onPostgres = inject('database').kind === 'postgres';
+/**
+ * How long a drained process keeps answering before it exits. What the tests check inside it (a
+ * poll, a spawned health check, API calls) must fit in it on a slow host: 10 s.
+ */
+const GRACE_MS = 10_000;
 
 beforeAll(async () => {
   if (!onPostgres) return;
@@ -123,7 +128,7 @@ describe.skipIf(!onPostgres)('the worker process', () => {
       databaseUrl: database.url!,
       taskQueue: `health-${randomUUID()}`,
       dataDir: path.join(os.tmpdir(), `svc-health-worker-${randomBytes(4).toString('hex')}`),
-      env: { SVC_WORKER_METRICS_PORT: String(port), SVC_SHUTDOWN_GRACE_MS: '3000' },
+      env: { SVC_WORKER_METRICS_PORT: String(port), SVC_SHUTDOWN_GRACE_MS: String(GRACE_MS) },
     });
     const base = `http://127.0.0.1:${port}`;
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
@@ -134,7 +139,7 @@ describe.skipIf(!onPostgres)('the worker process', () => {
     const exited = new Promise<number | null>((resolve) => worker!.once('exit', (code) => resolve(code)));
     worker.kill('SIGTERM');
     // Within the grace time the port still answers, not ready.
-    await expect.poll(async () => (await fetch(`${base}/readyz`)).status, { timeout: 2_000, interval: 100 }).toBe(503);
+    await expect.poll(async () => (await fetch(`${base}/readyz`)).status, { timeout: GRACE_MS / 2, interval: 100 }).toBe(503);
     expect(await (await fetch(`${base}/readyz`)).json()).toMatchObject({ status: 'draining' });
     expect(await exited).toBe(0);
   }, 90_000);
@@ -151,7 +156,7 @@ describe.skipIf(!onPostgres)('the API process, drained', () => {
       databaseUrl: database.url!,
       taskQueue: `health-${randomUUID()}`,
       dataDir: path.join(os.tmpdir(), `svc-health-api-${randomBytes(4).toString('hex')}`),
-      env: { SVC_SHUTDOWN_GRACE_MS: '3000' },
+      env: { SVC_SHUTDOWN_GRACE_MS: String(GRACE_MS) },
     });
     api = started.child;
     expect((await fetch(`${started.url}/readyz`)).status).toBe(200);
@@ -164,7 +169,7 @@ describe.skipIf(!onPostgres)('the API process, drained', () => {
     expect(healthcheck({ PORT: String(await freePort()) })).toBe(1);
     const exited = new Promise<number | null>((resolve) => api!.once('exit', (code) => resolve(code)));
     api.kill('SIGTERM');
-    await expect.poll(async () => (await fetch(`${started.url}/readyz`)).status, { timeout: 2_000, interval: 100 }).toBe(503);
+    await expect.poll(async () => (await fetch(`${started.url}/readyz`)).status, { timeout: GRACE_MS / 2, interval: 100 }).toBe(503);
     expect(await (await fetch(`${started.url}/readyz`)).json()).toMatchObject({ status: 'draining' });
     expect(healthcheck({ PORT: port })).toBe(1);
     // Still serving the API meanwhile: work in flight is not cut off by the probe's answer.

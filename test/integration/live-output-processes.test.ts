@@ -158,7 +158,7 @@ describe.skipIf(provided.kind !== 'postgres')('live output across processes', ()
       await new Promise((resolve) => setTimeout(resolve, 700));
       expect(assistantMessagesCreated(reader.frames)).toEqual([]);
       proxy!.resume();
-      const frames = await reader.until((all) => assistantMessagesCreated(all).length === 1, 10_000);
+      const frames = await reader.until((all) => assistantMessagesCreated(all).length === 1);
       await reader.stop();
       const beforeMessage = frames.slice(0, frames.indexOf(assistantMessagesCreated(frames)[0]!));
       expect(deltasOf(beforeMessage).length).toBeGreaterThan(0);
@@ -203,7 +203,6 @@ describe.skipIf(provided.kind !== 'postgres')('live output across processes', ()
     } finally {
       await connection.close();
     }
-    expect(settledAfterMs).toBeLessThanOrEqual(10_000);
     const resetAt = frames.findIndex((frame) => frame.event === 'message.delta_reset');
     expect(resetAt, JSON.stringify(frames.map((frame) => frame.event))).toBeGreaterThan(0);
     expect(deltasOf(frames.slice(resetAt + 1))[0]).toMatchObject({ offset: 0 });

@@ -182,11 +182,11 @@ describe('MCP call failures are tool errors, never stuck runs', () => {
     const agentId = await agentWith({ policyVersionId: small.version.id });
     const oversize = await failedCall(agentId, { name: 'mcp__crm__big', arguments: { bytes: 50_000 } });
     expect(oversize.failure).toMatchObject({ code: 'platform_tool_failed', reason: 'response_too_large' });
-    const started = Date.now();
-    const slow = await failedCall(agentId, { name: 'mcp__crm__slow', arguments: { ms: 5_000 } });
+    // The server would answer after 15 s; the policy's 1 s deadline cuts the call (the bound is
+    // the subject: ten times the deadline, two thirds of the server's delay).
+    const slow = await failedCall(agentId, { name: 'mcp__crm__slow', arguments: { ms: 15_000 } });
     expect(slow.failure).toMatchObject({ code: 'platform_tool_failed', reason: 'timeout' });
-    expect(slow.execution.durationMs).toBeLessThan(3_000);
-    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(slow.execution.durationMs).toBeLessThan(10_000);
   }, 60_000);
 
   it('a remote tool error is tool_failed with the tool text', async () => {

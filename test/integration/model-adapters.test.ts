@@ -81,6 +81,31 @@ describe.each(TYPES)('%s adapter', (type) => {
     expect(result.usage).toEqual({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
   });
 
+  it('refuses a result no column can store (a lone surrogate, arguments nested past the limit) as a retryable invalid response', async () => {
+    // An emoji split across stream chunks is whole again in the result: it passes.
+    fakes[type].reply({ text: 'Sun 😀😀 shine', chunkSize: 1 });
+    expect((await invokeModel(request(type))).text).toBe('Sun 😀😀 shine');
+    fakes[type].reply({ text: 'Sunny \ud800 today' });
+    const lone = await failure(invokeModel(request(type)));
+    expect({ code: lone.errorCode, retryable: lone.retryable }).toEqual({ code: 'provider_invalid_response', retryable: true });
+    expect(lone.message).toMatch(/cannot be stored: text holds text that is not well-formed Unicode/);
+    // String-argument protocols take raw text (5,000 levels); the others an object (JSON.stringify in the fake recurses).
+    const deep = type === 'vendor_b' || type === 'vendor_c' ? { arguments: JSON.parse(`${'{"a":'.repeat(200)}1${'}'.repeat(200)}`) } : { argumentsText: `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}` };
+    fakes[type].reply({ toolCalls: [{ id: 'call_deep', name: 'get_weather', ...deep }] });
+    const nested = await failure(invokeModel(request(type)));
+    expect({ code: nested.errorCode, retryable: nested.retryable }).toEqual({ code: 'provider_invalid_response', retryable: true });
+    expect(nested.message).toMatch(/toolCalls\.0\.arguments nests deeper than 100 levels/);
+  });
+
+  it('takes a finish reason named like an Object.prototype member as an unknown one', async () => {
+    // vendor_a's finish value is its response status, which has its own rules.
+    if (type === 'vendor_a') return;
+    for (const finishReason of ['constructor', '__proto__', 'toString']) {
+      fakes[type].reply({ text: 'ok', finishReason });
+      expect((await invokeModel(request(type))).finishReason).toBe('other');
+    }
+  });
+
   it('keeps unparseable tool arguments as raw text', async () => {
     // Only the string-argument protocols can carry malformed JSON.
     if (type === 'vendor_b' || type === 'vendor_c') return;

@@ -194,8 +194,11 @@ describe('a concurrent flood of refusals over HTTP (issue 28)', () => {
           }
         }),
       );
+      // The flood is real once it was refused by scope, then by the flooders' own buckets: the
+      // poller polls until then (at least 42 times), however slowly a busy host floods.
+      const floodWasReal = () => flood.filter((status) => status === 403).length >= 400 && flood.some((status) => status === 429);
       const polls: number[] = [];
-      for (let i = 0; i < 42; i++) {
+      for (let i = 0; (i < 42 || !floodWasReal()) && i < 1_000; i++) {
         const response = await list(poller);
         await response.arrayBuffer();
         polls.push(response.status);
@@ -203,11 +206,10 @@ describe('a concurrent flood of refusals over HTTP (issue 28)', () => {
       }
       polling = false;
       await Promise.all(flooding);
-      // The flood was real: refused by scope, then by the flooders' own buckets.
       expect(flood.filter((status) => status === 403).length).toBeGreaterThanOrEqual(400);
       expect(flood.filter((status) => status === 429).length).toBeGreaterThan(0);
       expect(flood.every((status) => status === 403 || status === 429)).toBe(true);
-      expect(polls.filter((status) => status === 200).length, `polls: ${polls.join(' ')}`).toBeGreaterThanOrEqual(40);
+      expect(polls.filter((status) => status === 200).length, `polls: ${polls.join(' ')}`).toBeGreaterThanOrEqual(polls.length - 2);
     } finally {
       await served.close();
       await app.close();

@@ -82,9 +82,10 @@ describe('approvals', () => {
   }, 60_000);
 
   it('waiting for approval pauses the execution deadline', async () => {
-    // A 3 s execution limit, and a 5 s approval wait: only a paused deadline lets it complete.
-    const { runId, approval } = await runWaitingForApproval('R4', 3000);
-    await new Promise((resolve) => setTimeout(resolve, 5000));
+    // A 12 s execution limit (the run's own steps fit in it on a slow host), and a longer approval
+    // wait: only a paused deadline lets it complete.
+    const { runId, approval } = await runWaitingForApproval('R4', 12_000);
+    await new Promise((resolve) => setTimeout(resolve, 15_000));
     expect((await f.call('GET', `/runs/${runId}`)).body.state).toBe('waiting_for_approval');
     await f.call('POST', `/approvals/${approval.id}/decision`, { status: 'approved' });
     expect((await f.waitForRun(runId)).state).toBe('completed');

@@ -65,12 +65,12 @@ describe('the run reconciler', () => {
     const ctx = systemContext({ db: t.database.db, logger: t.deps.logger, clock });
     const reconciler = startRunReconciler(ctx, starter, 20);
     try {
-      await waitFor('the reconciler to start the run', async () => (startsOf(runId) === 2 ? true : null), 5_000);
+      await waitFor('the reconciler to start the run', async () => (startsOf(runId) === 2 ? true : null), 30_000);
       // Many passes later, the still-queued run has not been started again.
       await new Promise((resolve) => setTimeout(resolve, 400));
       expect(startsOf(runId)).toBe(2);
       clock.advance(RESTART_AFTER_MS);
-      await waitFor('the run to be started again', async () => (startsOf(runId) === 3 ? true : null), 5_000);
+      await waitFor('the run to be started again', async () => (startsOf(runId) === 3 ? true : null), 30_000);
     } finally {
       reconciler.stop();
     }

@@ -36,7 +36,8 @@ const children: ChildProcess[] = [];
 const dataDirs: string[] = [];
 const taskQueue = `schedules-durability-${randomUUID()}`;
 const credentialKey = randomBytes(32).toString('base64');
-const env = () => ({ ...fakes.env, SVC_CREDENTIAL_ENCRYPTION_KEY: credentialKey });
+// Firings every 2 s: this server allows intervals from 1 s (the default minimum is 60 s).
+const env = () => ({ ...fakes.env, SVC_CREDENTIAL_ENCRYPTION_KEY: credentialKey, SVC_SCHEDULE_MIN_INTERVAL_SECONDS: '1' });
 
 const dataDir = () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-schedules-'));

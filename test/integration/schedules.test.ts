@@ -3,7 +3,7 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { ScheduleNotFoundError, type Client } from '@temporalio/client';
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { attachments, runs, scheduleFirings, schedules as schedulesTable, sessions } from '../../db/schema/index.ts';
+import { attachments, auditEntries, runs, scheduleFirings, schedules as schedulesTable, sessions } from '../../db/schema/index.ts';
 import { temporalScheduleId } from '../../domain/schedules/workflow.ts';
 import { startRunApp } from '../support/run-app.ts';
 import { waitFor } from '../support/worker-process.ts';
@@ -13,8 +13,9 @@ import { lookupOrderTool } from '../support/platform-tools.ts';
  * Schedules (issue 35 part 1) against the real worker, Temporal dev server and Postgres, with the
  * fake vendor_a as the model: firings on an interval, each exactly one run; pause, unpause and
  * trigger; overlap `skip` under a slow model; turns into one session (enqueued or skipped while
- * busy); the Temporal Schedule following the row; refusals with the error envelope; and a
- * creator whose key is revoked.
+ * busy); the Temporal Schedule following the row; refusals with the error envelope; a creator
+ * whose key is revoked; and the acting principal (issue 45): who last changed what a schedule does
+ * is who its firings act as, and "run now" needs what creating it needs.
  */
 let f: Awaited<ReturnType<typeof startRunApp>>;
 let temporal: Client;
@@ -22,7 +23,9 @@ let agentId: string;
 
 beforeAll(async () => {
   // The S3 test server (moto) listens on 127.0.0.1: storage needs the development network setting.
-  f = await startRunApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
+  // Firings every second or two keep these tests short: this server allows intervals from 1 s
+  // (schedules-limits.test.ts tests the default minimum of 60 s).
+  f = await startRunApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true', SVC_SCHEDULE_MIN_INTERVAL_SECONDS: '1' } });
   temporal = f.runtime.client.client;
   const agent = await f.call('POST', '/agents', { name: 'Scheduled', initialConfig: { systemPrompt: 'Answer briefly.', modelPreset: 'fast', limits: { maxTurns: 4 } } });
   expect(agent.status, JSON.stringify(agent.body)).toBe(201);
@@ -53,7 +56,7 @@ describe('a schedule on an interval', () => {
   it('fires every 2 s, one run per firing; pause stops it, unpause resumes it, trigger fires at once; DELETE removes the Temporal Schedule', async () => {
     const schedule = await createSchedule({ name: 'every two seconds', intervalSeconds: 2, overlap: 'allow_all' });
     // The Temporal Schedule follows the row after the commit.
-    const described = await waitFor('the Temporal Schedule', () => describeSchedule(schedule.id).catch(() => null), 10_000);
+    const described = await waitFor('the Temporal Schedule', () => describeSchedule(schedule.id).catch(() => null), 30_000);
     expect(described.policies.overlap).toBe('ALLOW_ALL');
     expect(described.action.workflowType).toBe('scheduledFiringWorkflow');
 
@@ -87,7 +90,7 @@ describe('a schedule on an interval', () => {
 
     const triggered = await f.call('POST', `/schedules/${schedule.id}/trigger`);
     expect(triggered.status, JSON.stringify(triggered.body)).toBe(202);
-    await waitForFirings(schedule.id, afterPause + 1, 10_000);
+    await waitForFirings(schedule.id, afterPause + 1);
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     expect((await firingsOf(schedule.id)).length).toBe(afterPause + 1);
 
@@ -253,18 +256,106 @@ describe('refusals and the creator', () => {
     const [firing] = await waitForFirings(created.body.id, 1);
     expect(firing).toMatchObject({ outcome: 'failed', errorCode: 'forbidden', runId: null, sessionId: null });
     const shown = await f.call('GET', `/schedules/${created.body.id}`);
-    expect(shown.body.recentFirings[0]).toMatchObject({ outcome: 'failed', errorCode: 'forbidden', errorMessage: expect.stringContaining('creator') });
+    expect(shown.body.recentFirings[0]).toMatchObject({ outcome: 'failed', errorCode: 'forbidden', errorMessage: expect.stringContaining('acting principal') });
+  });
+});
+
+describe('the acting principal (issue 45)', () => {
+  /** A key that may write schedules and fire them, and nothing more (no `mcp:execute`, no delegation scopes). */
+  const lowerKey = (name: string) => f.t.createApiKey(['schedule:read', 'schedule:write', 'run:create', 'session:write', 'session:read', 'run:read'], name);
+  const triggerAndWait = async (scheduleId: string, count: number) => {
+    // A firing is named by its scheduled time to the second: each trigger in a second of its own.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect((await f.call('POST', `/schedules/${scheduleId}/trigger`)).status).toBe(202);
+    return (await waitForFirings(scheduleId, count))[count - 1]!;
+  };
+
+  it('"run now" needs what creating the schedule needs: a key without session:write cannot trigger a new_session schedule', async () => {
+    const schedule = await createSchedule({ intervalSeconds: 3600, paused: true });
+    const noSession = (await f.t.createApiKey(['schedule:write', 'run:create'], 'trigger without session:write')).secret;
+    const refused = await f.call('POST', `/schedules/${schedule.id}/trigger`, undefined, { apiKey: noSession });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(403);
+    expect(refused.body.error.details.missingScopes).toEqual(['session:write']);
+    // Nothing reached Temporal: the next (allowed) trigger is the schedule's first and only firing.
+    const firing = await triggerAndWait(schedule.id, 1);
+    expect(firing.outcome).toBe('started');
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(await firingsOf(schedule.id)).toHaveLength(1);
+    await f.waitForRun(firing.runId!);
+  });
+
+  it("a lower key that changes what an owner's schedule does cannot widen: the firings then act as the lower key", async () => {
+    const schedule = (await createSchedule({ intervalSeconds: 3600, paused: true })) as Record<string, any>;
+    const owner = schedule.createdByPrincipalId as string;
+    expect(schedule.actingPrincipalId).toBe(owner);
+    const lower = await lowerKey('lower schedule editor');
+
+    // Only when it fires: the owner still acts.
+    const renamed = await f.call('PATCH', `/schedules/${schedule.id}`, { name: 'renamed by the lower key', intervalSeconds: 7200, overlap: 'allow_all' }, { apiKey: lower.secret });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    expect(renamed.body).toMatchObject({ createdByPrincipalId: owner, actingPrincipalId: owner });
+    // The message is what it does: the lower key takes the schedule over.
+    const changed = await f.call('PATCH', `/schedules/${schedule.id}`, { message: 'Do what the lower key says.' }, { apiKey: lower.secret });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    const lowerPrincipal = changed.body.actingPrincipalId as string;
+    expect(lowerPrincipal).not.toBe(owner);
+    expect(changed.body.createdByPrincipalId).toBe(owner);
+    expect((await f.call('GET', `/schedules/${schedule.id}`)).body.actingPrincipalId).toBe(lowerPrincipal);
+    // The audit trail says whose authority the change replaced; the rename replaced none.
+    const audits = await f.t.database.db.select().from(auditEntries).where(and(eq(auditEntries.targetId, schedule.id), eq(auditEntries.action, 'schedule.updated')));
+    expect(audits.map((entry) => [entry.principalId, entry.details.fields, entry.details.actingPrincipalId, entry.details.previousActingPrincipalId]).sort()).toEqual(
+      [
+        [lowerPrincipal, ['intervalSeconds', 'name', 'overlap'], owner, undefined],
+        [lowerPrincipal, ['message'], lowerPrincipal, owner],
+      ].sort(),
+    );
+
+    // The owner triggers it: the run is the lower key's (so every check of "the run's creator",
+    // MCP `mcp:execute` and delegation, sees the lower key, which holds neither).
+    const firing = await triggerAndWait(schedule.id, 1);
+    expect(firing).toMatchObject({ outcome: 'started' });
+    const [run] = await runsOf([firing.runId!]);
+    expect(run!.createdByPrincipalId).toBe(lowerPrincipal);
+    await f.waitForRun(run!.id);
+
+    // The lower key's authority is all it has: once revoked, the firing is refused although the owner could.
+    expect((await f.call('DELETE', `/api-keys/${lower.id}`)).status).toBe(200);
+    const refused = await triggerAndWait(schedule.id, 2);
+    expect(refused).toMatchObject({ outcome: 'failed', errorCode: 'forbidden', runId: null, sessionId: null });
+  });
+
+  it("an owner changing a lower key's schedule works, and its firings then act as the owner", async () => {
+    const lower = await lowerKey('lower schedule creator');
+    const created = await f.call('POST', '/schedules', { agentId, message: 'Report.', intervalSeconds: 3600, paused: true }, { apiKey: lower.secret });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const lowerPrincipal = created.body.createdByPrincipalId as string;
+    expect(created.body.actingPrincipalId).toBe(lowerPrincipal);
+
+    const ownerAgent = await f.call('POST', '/agents', { name: `Owner's ${randomUUID().slice(0, 6)}`, initialConfig: { systemPrompt: 'Answer briefly.', modelPreset: 'fast', limits: { maxTurns: 4 } } });
+    const changed = await f.call('PATCH', `/schedules/${created.body.id}`, { agentId: ownerAgent.body.id, message: 'The owner\'s report.' });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    const ownerPrincipal = changed.body.actingPrincipalId as string;
+    expect(ownerPrincipal).not.toBe(lowerPrincipal);
+    expect(changed.body.createdByPrincipalId).toBe(lowerPrincipal);
+
+    // The creator's key is revoked: the schedule fires all the same, as the owner.
+    expect((await f.call('DELETE', `/api-keys/${lower.id}`)).status).toBe(200);
+    const firing = await triggerAndWait(created.body.id, 1);
+    expect(firing).toMatchObject({ outcome: 'started' });
+    const [run] = await runsOf([firing.runId!]);
+    expect(run!.createdByPrincipalId).toBe(ownerPrincipal);
+    await f.waitForRun(run!.id);
   });
 });
 
 describe('changes reach the Temporal Schedule', () => {
   it('a sync that was lost is redone by the reconciler; a Temporal Schedule lost by hand is created again by a trigger', async () => {
     const schedule = await createSchedule({ intervalSeconds: 3600, paused: true });
-    await waitFor('the Temporal Schedule', () => describeSchedule(schedule.id).catch(() => null), 10_000);
+    await waitFor('the Temporal Schedule', () => describeSchedule(schedule.id).catch(() => null), 30_000);
     // As if the after-commit sync of a change had never happened (the API died, Temporal was out of reach).
     await temporal.schedule.getHandle(temporalScheduleId(schedule.id)).delete();
     await f.t.database.db.update(schedulesTable).set({ temporalRevision: null, updatedAt: new Date(Date.now() - 60_000) }).where(eq(schedulesTable.id, schedule.id));
-    const recreated = await waitFor('the reconciler to create it again', () => describeSchedule(schedule.id).catch(() => null), 15_000);
+    const recreated = await waitFor('the reconciler to create it again', () => describeSchedule(schedule.id).catch(() => null), 30_000);
     expect(recreated.state.paused).toBe(true);
 
     // Lost by hand while the row says it is in line: "run now" creates it again, then fires.
@@ -279,10 +370,10 @@ describe('changes reach the Temporal Schedule', () => {
 
   it('a firing whose schedule row is gone (its project was deleted) makes nothing and removes the orphaned Temporal Schedule', async () => {
     const schedule = await createSchedule({ intervalSeconds: 3600, paused: true });
-    await waitFor('the Temporal Schedule', () => describeSchedule(schedule.id).catch(() => null), 10_000);
+    await waitFor('the Temporal Schedule', () => describeSchedule(schedule.id).catch(() => null), 30_000);
     await f.t.database.db.delete(schedulesTable).where(eq(schedulesTable.id, schedule.id));
     await temporal.schedule.getHandle(temporalScheduleId(schedule.id)).trigger();
-    await waitFor('the orphan to be removed', () => describeSchedule(schedule.id).then(() => null, (error: unknown) => error instanceof ScheduleNotFoundError), 15_000);
+    await waitFor('the orphan to be removed', () => describeSchedule(schedule.id).then(() => null, (error: unknown) => error instanceof ScheduleNotFoundError), 30_000);
     expect(await firingsOf(schedule.id)).toEqual([]);
   });
 
@@ -292,7 +383,7 @@ describe('changes reach the Temporal Schedule', () => {
     const shown = await waitFor('the next firings', async () => {
       const read = await f.call('GET', `/schedules/${schedule.id}`);
       return read.body.nextFirings.length > 0 ? read.body : null;
-    }, 10_000);
+    }, 30_000);
     const local = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Paris', weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
     for (const at of shown.nextFirings as string[]) expect(local.format(new Date(at))).toMatch(/^(Mon|Tue|Wed|Thu|Fri),? 09:30$/);
     expect((await describeSchedule(schedule.id)).policies.overlap).toBe('BUFFER_ONE');

@@ -280,3 +280,67 @@ describe('storage endpoints under the address policy', () => {
     expect(received).toBeGreaterThan(0);
   });
 });
+
+/**
+ * Issue 45 finding 9: a caller who uploads files (`run:create`) may not read the storage
+ * connection, so a storage failure under its upload names nothing of it — no key, bucket,
+ * endpoint or prefix, nor why the address policy refused it — while the log line names the
+ * connection for whoever runs it (services/storage-providers/storage-failure.ts).
+ */
+describe('storage failures under an upload', () => {
+  const upload = { name: 'notes.txt', contentType: 'text/plain', dataBase64: Buffer.from('hello').toString('base64') };
+  const configuration = (endpoint: string, missingBucket: string) => ['broken-store-key', missingBucket, endpoint, new URL(endpoint).host, 'svc/tenant-prefix', 'Broken Store Name'];
+
+  async function brokenApp(env: Record<string, string>) {
+    const app = await createTestApp({ env });
+    const project = (await app.login()).context.project.id;
+    const owner = (await app.createApiKey(['*'])).secret;
+    const uploader = (await app.createApiKey(['run:create'])).secret;
+    return { app, project, owner, uploader };
+  }
+
+  it('names neither the key, the bucket, the endpoint nor the prefix when the bucket is missing', async () => {
+    const { app, project, owner, uploader } = await brokenApp({ SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' });
+    try {
+      const missingBucket = `svc-missing-${crypto.randomUUID().slice(0, 8)}`;
+      const endpoint = inject('s3').endpoint;
+      const created = await app.request('POST', `/v1/projects/${project}/storage-providers`, {
+        apiKey: owner,
+        body: connection('broken-store-key', { bucket: missingBucket, prefix: 'svc/tenant-prefix', displayName: 'Broken Store Name' }),
+      });
+      expect(created.status).toBe(201);
+      const providerId = (await created.json()).id as string;
+      const refused = await app.request('POST', `/v1/projects/${project}/uploads`, { apiKey: uploader, body: upload });
+      expect(refused.status).toBe(409);
+      const text = await refused.text();
+      expect(JSON.parse(text).error.code).toBe('conflict');
+      for (const value of configuration(endpoint, missingBucket)) expect(text, value).not.toContain(value);
+      expect(app.logLines.find((line) => line.includes('storage request failed'))).toContain(providerId);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('names neither the endpoint nor the address policy’s reason when the endpoint is refused at use', async () => {
+    const { app, project, owner, uploader } = await brokenApp({});
+    try {
+      const created = await app.request('POST', `/v1/projects/${project}/storage-providers`, {
+        apiKey: owner,
+        body: connection('broken-store-key', { endpoint: 'https://store.example.com', prefix: 'svc/tenant-prefix', displayName: 'Broken Store Name' }),
+      });
+      expect(created.status).toBe(201);
+      const providerId = (await created.json()).id as string;
+      const endpoint = 'http://127.0.0.1:9';
+      await app.database.db.update(storageProviders).set({ endpoint }).where(eq(storageProviders.id, providerId));
+      const refused = await app.request('POST', `/v1/projects/${project}/uploads`, { apiKey: uploader, body: upload });
+      expect(refused.status).toBe(409);
+      const text = await refused.text();
+      for (const value of [...configuration(endpoint, bucket), 'loopback', 'not allowed']) expect(text, value).not.toContain(value);
+      const logged = app.logLines.find((line) => line.includes('storage request failed'));
+      expect(logged).toContain(providerId);
+      expect(logged).toContain('loopback address');
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -55,7 +55,13 @@ export async function settleToolCalls(run: RunContext, turnId: string, runOperat
     }
     if (progress.allFinal) break;
     const state = progress.waitingFor === 'approval' ? 'waiting_for_approval' : 'waiting_for_tool';
-    await store.enterWaitingState({ runId, state });
+    const entry = await store.enterWaitingState({ runId, state });
+    // Answered (or decided) since the read: nothing blocks, so the run reads again and goes on.
+    // Histories from before issue 45 have no entry, and waited as they did.
+    if (entry?.waiting === false) {
+      progress = undefined;
+      continue;
+    }
     markState(state);
     setOwnApprovalWait(run, state === 'waiting_for_approval');
     await waitForWake(run, progress.nextDeadlineAtMs);

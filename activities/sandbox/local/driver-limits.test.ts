@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ExecRequest } from './driver.ts';
 import { createTestDriver, type TestDriver } from './test-support.ts';
 
@@ -22,8 +22,8 @@ describe('local sandbox driver: limits', () => {
   it('kills a CPU-burning loop at the CPU-time limit, long before the wall clock', async () => {
     const result = await run(['bash', '-c', 'while :; do :; done'], { limits: { cpuSeconds: 1 } });
     expect(result.timedOut).toBe(false);
+    // Not the wall clock's kill (timedOut): how long 1 s of CPU takes is the host's load.
     expect(['SIGXCPU', 'SIGKILL']).toContain(result.signal);
-    expect(result.durationMs).toBeLessThan(5_000);
   });
 
   it('contains a fork loop with the process limit, counted per sandbox', async () => {
@@ -65,9 +65,9 @@ describe('local sandbox driver: limits', () => {
   it('kills the whole sandbox, background processes included, at the wall-clock timeout', async () => {
     const result = await run(['bash', '-c', 'sleep 31.5 & sleep 31.5'], { timeoutMs: 500 });
     expect(result).toMatchObject({ timedOut: true, exitCode: null, signal: 'SIGKILL' });
-    expect(result.durationMs).toBeLessThan(3_000);
-    await sleep(200);
-    expect(hostProcessesRunning('sleep\u000031.5')).toBe(0);
+    // The deadline is the subject: 500 ms, far from the 31.5 s the command would take.
+    expect(result.durationMs).toBeLessThan(15_000);
+    await vi.waitFor(() => expect(hostProcessesRunning('sleep\u000031.5')).toBe(0), { timeout: 10_000, interval: 100 });
   });
 });
 

@@ -190,7 +190,7 @@ export function parseGatewayResponse(answer: unknown, request: ModelRequest): Mo
   return {
     text: text(message.content),
     toolCalls,
-    finishReason: FINISH[finish] ?? (toolCalls.length > 0 ? 'tool_calls' : 'other'),
+    finishReason: (Object.hasOwn(FINISH, finish) ? FINISH[finish] : undefined) ?? (toolCalls.length > 0 ? 'tool_calls' : 'other'),
     providerFinishReason: finishText(text(choice.native_finish_reason) || finish),
     usage: usageOut,
     thinking: reasoning.trim() !== '' ? reasoning : null,

@@ -223,7 +223,7 @@ export function parseVendorBResponse(request: ModelRequest, answer: unknown): Mo
   return {
     text: texts.join(''),
     toolCalls,
-    finishReason: FINISH[stop] ?? (toolCalls.length > 0 ? 'tool_calls' : 'other'),
+    finishReason: (Object.hasOwn(FINISH, stop) ? FINISH[stop] : undefined) ?? (toolCalls.length > 0 ? 'tool_calls' : 'other'),
     providerFinishReason: finishText(stop),
     // Anthropic's input_tokens excludes cached tokens; the contract counts all input.
     usage: usage(tokens(raw.input_tokens) + cacheRead + cacheWrite, tokens(raw.output_tokens), cacheRead, cacheWrite),

@@ -224,7 +224,7 @@ export function parseVendorCResponse(request: ModelRequest, answer: unknown): Mo
   return {
     text: texts.join(''),
     toolCalls,
-    finishReason: toolCalls.length > 0 && (finish === 'STOP' || finish === '') ? 'tool_calls' : (FINISH[finish] ?? 'other'),
+    finishReason: toolCalls.length > 0 && (finish === 'STOP' || finish === '') ? 'tool_calls' : ((Object.hasOwn(FINISH, finish) ? FINISH[finish] : undefined) ?? 'other'),
     providerFinishReason: finishText(finish),
     usage: usageOut,
     thinking: joinThinking(thinking),

@@ -6,24 +6,21 @@ import type { AppDeps } from '../../deps.ts';
 import type { AppEnv } from '../../env.ts';
 import { needs } from './auth.ts';
 import { deduped } from './retries.ts';
-import { isOurId, jsonBody, paging } from './requests.ts';
+import { flag, isOurId, jsonBody, paging } from './requests.ts';
 
 const agentId = (id: string) => {
   if (!isOurId(id)) throw new NotFoundError('No agent with that id in this project');
   return id;
 };
 
-/** `client.beta.agents`: create, retrieve (`?version=`), update (the next version), list, archive, versions. */
+/** `client.beta.agents`: create, retrieve (`?version=`), update (the next version), list, archive, versions; archived agents stay readable. */
 export function compatAgentRoutes(deps: AppDeps) {
   return new Hono<AppEnv>()
     .post('/agents', needs('agent:write'), async (c) => {
       const input = await jsonBody(c, CreateAgentParams);
       return deduped(c, (ctx) => createCompatAgent({ ctx, deps, input }));
     })
-    .get('/agents', needs('agent:read'), async (c) => {
-      if (c.req.query('include_archived') === 'true') throw new ValidationError('include_archived: archived agents are not readable on this server', { path: 'query.include_archived' });
-      return c.json(await listCompatAgents({ ctx: c.var.ctx, input: paging(c) }));
-    })
+    .get('/agents', needs('agent:read'), async (c) => c.json(await listCompatAgents({ ctx: c.var.ctx, input: { ...paging(c), includeArchived: flag(c, 'include_archived') } })))
     .get('/agents/:agentId', needs('agent:read'), async (c) => {
       const raw = c.req.query('version');
       const version = raw === undefined || raw === '' ? undefined : Number(raw);

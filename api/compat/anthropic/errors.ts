@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { compatErrorBody, compatErrorOf } from '../../../domain/compat/anthropic/errors.ts';
-import { RateLimitedError, ServiceUnavailableError } from '../../../domain/errors.ts';
+import { PayloadTooLargeError, RateLimitedError, ServiceUnavailableError } from '../../../domain/errors.ts';
 import type { AppEnv } from '../../env.ts';
 import { countRateLimited, domainErrorOf, safeError } from '../../errors.ts';
 
@@ -16,6 +16,8 @@ export function handleCompatError(error: Error, c: Context<AppEnv>): Response {
   countRateLimited(domain);
   const mapped = compatErrorOf(domain.code);
   const safe = safeError(domain.message, domain.details);
+  // A size limit (api/multipart.ts) is the SDK's 413, its message naming the limit.
+  if (domain instanceof PayloadTooLargeError) return renderCompat(c, 413, 'request_too_large', safe.message, safe.details);
   if (mapped.shouldRetry === false) c.header('x-should-retry', 'false');
   if (domain instanceof ServiceUnavailableError || domain instanceof RateLimitedError) {
     c.header('retry-after', String(domain.retryAfterSeconds));

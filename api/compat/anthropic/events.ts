@@ -17,13 +17,16 @@ const sessionIdOf = (id: string) => {
 
 const SendBody = v.strictObject({ events: v.array(v.record(v.string(), v.unknown())) });
 
-/** Each event type needs the scopes of the native route doing the same. */
-const SCOPES_OF: Record<string, Scope[]> = {
-  'user.message': ['run:create'],
-  'user.interrupt': ['run:cancel'],
-  'user.custom_tool_result': ['tool_call:claim', 'tool_call:submit'],
-  'user.tool_confirmation': ['approval:resolve'],
-};
+/**
+ * Each event type needs the scopes of the native route doing the same. A Map, so a caller's type
+ * `constructor` or `__proto__` is an unknown type (the verb's 400), never `Object.prototype`'s.
+ */
+const SCOPES_OF: ReadonlyMap<string, readonly Scope[]> = new Map([
+  ['user.message', ['run:create']],
+  ['user.interrupt', ['run:cancel']],
+  ['user.custom_tool_result', ['tool_call:claim', 'tool_call:submit']],
+  ['user.tool_confirmation', ['approval:resolve']],
+]);
 
 /** `client.beta.sessions.events`: send, list and stream. */
 export function compatEventRoutes(deps: AppDeps) {
@@ -32,7 +35,7 @@ export function compatEventRoutes(deps: AppDeps) {
     .get('/sessions/:sessionId/events/stream', needs('session:read', 'run:read'), async (c) => stream(c, sessionIdOf(c.req.param('sessionId'))))
     .post('/sessions/:sessionId/events', async (c) => {
       const { events } = await jsonBody(c, SendBody);
-      assertHasScopes(c.var.actor.scopes, [...new Set(events.flatMap((event) => SCOPES_OF[String(event.type)] ?? []))]);
+      assertHasScopes(c.var.actor.scopes, [...new Set(events.flatMap((event) => SCOPES_OF.get(String(event.type)) ?? []))]);
       const sessionId = sessionIdOf(c.req.param('sessionId'));
       return deduped(c, (ctx) => sendCompatEvents({ ctx, deps, input: { sessionId, events } }));
     })

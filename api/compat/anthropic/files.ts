@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
+import { MAX_FILE_BYTES } from '../../../domain/attachments/file-input.ts';
 import { ValidationError } from '../../../domain/errors.ts';
+import type { MultipartLimits } from '../../multipart.ts';
 import { assertHasScopes } from '../../../domain/scopes.ts';
 import { MAX_UPLOAD_LIFETIME_SECONDS, MIN_UPLOAD_LIFETIME_SECONDS } from '../../../domain/public-shapes/uploads.ts';
 import { deleteCompatFile, downloadCompatFile, getCompatFile, listCompatFiles, uploadCompatFile } from '../../../services/compat-anthropic/files.ts';
@@ -78,3 +80,5 @@ async function filePartOf(c: Context<AppEnv>): Promise<FilePart> {
 
 /** A hash of the parts (a retry's multipart boundary differs; its parts do not). */
 const partHash = (part: FilePart) => createHash('sha256').update(`${part.filename}\n${part.mimeType}\n${part.expiresInSeconds ?? ''}\n`).update(part.bytes).digest('hex');
+
+export const FILE_UPLOAD_LIMITS: MultipartLimits = { maxBodyBytes: MAX_FILE_BYTES + 64 * 1024, maxFiles: 1, maxFileBytes: MAX_FILE_BYTES, maxFields: 1, maxFieldBytes: 32 };

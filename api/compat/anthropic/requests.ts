@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import * as v from 'valibot';
 import { ValidationError } from '../../../domain/errors.ts';
 import type { AppEnv } from '../../env.ts';
+import { assertStorable } from '../../validation.ts';
 
 /** The largest JSON body a facade route reads (the core's turn bodies are 20 MiB of files at most). */
 const MAX_JSON_BYTES = 30 * 1024 * 1024;
@@ -18,6 +19,8 @@ export async function jsonBody<T extends v.GenericSchema>(c: Context<AppEnv>, sc
       throw new ValidationError('The request body is not valid JSON');
     }
   }
+  // The native API's check of what no column can store (a lone surrogate, a NUL, deep nesting).
+  assertStorable(body, 'body');
   return parsed(schema, body, 'body');
 }
 

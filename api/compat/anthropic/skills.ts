@@ -3,6 +3,8 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { SkillUpload } from '../../../domain/compat/anthropic/skills.ts';
 import { NotFoundError, ValidationError } from '../../../domain/errors.ts';
+import { SKILL_DISPLAY_NAME_MAX_CHARS, SKILL_FILE_MAX_BYTES, SKILL_MAX_FILES, SKILL_PACKAGE_MAX_BYTES } from '../../../domain/skills/limits.ts';
+import type { MultipartLimits } from '../../multipart.ts';
 import {
   createCompatSkill,
   createCompatSkillVersion,
@@ -103,3 +105,5 @@ async function uploadOf(c: Context<AppEnv>, options: { displayName: boolean }): 
   }
   return { files, ...(displayName !== undefined ? { displayName } : {}) };
 }
+
+export const SKILL_UPLOAD_LIMITS: MultipartLimits = { maxBodyBytes: SKILL_PACKAGE_MAX_BYTES + SKILL_FILE_MAX_BYTES + 1024 * 1024, maxFiles: SKILL_MAX_FILES + 1, maxFileBytes: SKILL_FILE_MAX_BYTES, maxFields: 1, maxFieldBytes: SKILL_DISPLAY_NAME_MAX_CHARS * 4 };

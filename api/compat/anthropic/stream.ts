@@ -12,7 +12,7 @@ import type { ServiceContext } from '../../../services/service-context.ts';
 import type { AppDeps } from '../../deps.ts';
 import type { AppEnv } from '../../env.ts';
 import { liveSseBody } from '../../live-sse-body.ts';
-import { DEFAULT_HEARTBEAT_MS, SSE_HEADERS, streamPlaces } from '../../routes/events.ts';
+import { DEFAULT_HEARTBEAT_MS, SSE_HEADERS } from '../../routes/events.ts';
 
 const encoder = new TextEncoder();
 const CONNECTED = encoder.encode(': connected\n\n');
@@ -38,7 +38,8 @@ const frameOf = (event: CmaEvent) => `id: ${event.id}\nevent: ${event.type}\ndat
  * events carry no reasoning).
  */
 export function compatStream(deps: AppDeps, options: { heartbeatMs?: number } = {}) {
-  const takeStreamPlace = streamPlaces(deps.settings.limits);
+  // The process's one pool: a key's native and compatible streams count against the same bounds.
+  const takeStreamPlace = deps.eventStreamPlaces;
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   return async (c: Context<AppEnv>, sessionId: string) => {
     const kinds = c.req.queries('event_deltas[]') ?? [];

@@ -33,6 +33,10 @@ function describeFiring(firing: ScheduleFiring): string {
 /** Next firing times: none while paused; a change's answer comes before Temporal knows them. */
 const nextOf = (schedule: PublicSchedule) => (schedule.paused ? '(none: paused)' : schedule.nextFirings.length ? schedule.nextFirings.join(', ') : `(not known yet: svc schedules get ${schedule.id})`);
 
+/** Whose authority each firing uses: who last changed what the schedule does (its creator until then). */
+const actsAs = (schedule: PublicSchedule) =>
+  schedule.actingPrincipalId === schedule.createdByPrincipalId ? `principal ${schedule.actingPrincipalId} (its creator)` : `principal ${schedule.actingPrincipalId} (who last changed what it does; created by ${schedule.createdByPrincipalId})`;
+
 function describeSchedule(schedule: PublicSchedule): string {
   const agent = schedule.agentVersionId ? `agent version ${schedule.agentVersionId} (pinned)` : `agent ${schedule.agentId} (its latest version)`;
   const target = schedule.target === 'session' ? `turns of session ${schedule.sessionId} (while it is busy: ${schedule.ifBusy ?? 'enqueue'})` : 'a new session each firing';
@@ -41,6 +45,7 @@ function describeSchedule(schedule: PublicSchedule): string {
     `  ${timingOf(schedule)} · overlap ${schedule.overlap} · catch-up window ${durationOf(schedule.catchupWindowSeconds)}`,
     `  ${agent} → ${target}`,
     `  message: ${schedule.message}${schedule.files.length ? ` (+${schedule.files.length} ${schedule.files.length === 1 ? 'file' : 'files'})` : ''}`,
+    `  acts as: ${actsAs(schedule)}`,
     `  next: ${nextOf(schedule)}`,
     ...(schedule.recentFirings.length ? ['  recent firings:', ...schedule.recentFirings.map((firing) => `    ${describeFiring(firing)}`)] : ['  recent firings: none yet']),
   ].join('\n');

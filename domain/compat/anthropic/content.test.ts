@@ -34,6 +34,10 @@ describe('a user.message as one of our turns', () => {
   it('refuses what it cannot take, naming the block', () => {
     expect(refusal(() => userMessageTurn(message([{ type: 'image', source: { type: 'url', url: 'https://x' } }]), 'events.0'))).toBe('body.events.0.content.0.source');
     expect(refusal(() => userMessageTurn(message([{ type: 'image', source: { type: 'base64', media_type: 'image/tiff', data: 'x' } }]), 'events.0'))).toBe('body.events.0.content.0.source.media_type');
+    // Names of Object.prototype's members are media types like any other unknown one.
+    for (const mediaType of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      expect(refusal(() => userMessageTurn(message([{ type: 'image', source: { type: 'base64', media_type: mediaType, data: 'x' } }]), 'events.0'))).toBe('body.events.0.content.0.source.media_type');
+    }
     expect(refusal(() => userMessageTurn(message([{ type: 'image', source: { type: 'file', file_id: `att_${upload}` } }]), 'events.0'))).toBe('body.events.0.content.0.source.file_id');
     expect(refusal(() => userMessageTurn(message([{ type: 'tool_result' }]), 'events.0'))).toBe('body.events.0.content.0.type');
     expect(refusal(() => userMessageTurn(message([{ type: 'text', text: '  ' }]), 'events.0'))).toBe('body.events.0.content');

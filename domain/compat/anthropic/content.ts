@@ -66,7 +66,9 @@ export function userMessageTurn(event: Record<string, unknown>, field: string): 
         files.push({ uploadId: source.file_id.toLowerCase() });
         break;
       default: {
-        const extension = EXTENSION_OF[source.media_type.split(';')[0]!.trim().toLowerCase()];
+        const mediaType = source.media_type.split(';')[0]!.trim().toLowerCase();
+        // Own entries only: a media type `constructor` is not one we take, not `Object.prototype`'s.
+        const extension = Object.hasOwn(EXTENSION_OF, mediaType) ? EXTENSION_OF[mediaType] : undefined;
         if (!extension) return fail(`${at}.source.media_type`, `${source.media_type} is not a type this server takes inline; upload the file`);
         files.push({ name: `${block.type}-${index + 1}.${extension}`, contentType: source.media_type, dataBase64: source.data });
       }

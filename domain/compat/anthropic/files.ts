@@ -28,7 +28,7 @@ export function fileRefOf(id: string): FileRef | null {
 /** A media type for a file known only by its name: its kind's, else `application/octet-stream`. */
 export function mimeTypeOfName(name: string): string {
   const extension = extensionOf(name)?.toLowerCase();
-  return (extension && FILE_KINDS[extension]?.mediaType) || OCTET_STREAM;
+  return (extension && Object.hasOwn(FILE_KINDS, extension) && FILE_KINDS[extension]?.mediaType) || OCTET_STREAM;
 }
 
 /** `BetaFileMetadata`. */
