@@ -117,7 +117,7 @@ export async function readMultipart(c: Context<AppEnv>, limits: MultipartLimits,
         await Promise.race([refused, new Promise<void>((resolve) => parser.once('drain', resolve).once('close', resolve))]);
       }
     }
-    if (!refusal) await finished;
+    if (!refusal) await Promise.race([finished, refused]);
   } catch (error) {
     // A limit of the request itself (api/middleware/body-ceiling.ts) or a cut connection.
     refuse(error instanceof ValidationError ? error : unreadable());

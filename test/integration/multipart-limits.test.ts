@@ -16,10 +16,12 @@ import { killProcess, startApiProcess } from '../support/worker-process.ts';
 
 /**
  * Multipart bodies are read as a stream with their limits checked as bytes arrive (issue 45
- * item 3), over a real HTTP server: a hostile body is refused within 100 ms of the part that
- * passes a limit, and `/healthz` keeps answering within 50 ms while three such bodies arrive at
- * once. These bounds are the subject of the issue; everything else waits for conditions. The
- * ordinary uploads, at the largest sizes the limits allow, go through the official SDK.
+ * item 3), against the API as its own process (`npm run api`), over raw sockets so the moment a
+ * part has been sent is well defined: a hostile body is refused within 100 ms of the part that
+ * passes a limit, and `/healthz` keeps answering within 50 ms while three clients send bodies of
+ * 300,000 one-byte parts. These two bounds are the subject of the issue; everything else waits
+ * for conditions. The ordinary uploads, at the largest sizes the limits allow, go through the
+ * official SDK.
  */
 const provided = inject('database');
 let api: { child: ChildProcess; url: string };
@@ -141,7 +143,7 @@ async function expectRefusedAtOnce(upload: ReturnType<typeof openUpload>, allowe
 }
 
 describe.skipIf(provided.kind !== 'postgres')('hostile multipart bodies', () => {
-  it('refuses the first file part past the Skill upload limit within 100 ms, of 300,000 one-byte parts', async () => {
+  it('refuses the first one-byte file part past the Skill upload limit within 100 ms of its arrival', async () => {
     const upload = openUpload('/skills');
     const answer = await expectRefusedAtOnce(upload, oneByteParts(SKILL_UPLOAD_LIMITS.maxFiles), oneByteParts(1));
     expect(answer.status).toBe(400);
@@ -197,10 +199,11 @@ describe.skipIf(provided.kind !== 'postgres')('hostile multipart bodies', () => 
   it('keeps /healthz answering within 50 ms while three clients send hostile bodies of 300,000 parts, one after another', async () => {
     // 33 MB, built before anything is measured (and sent as is by all three).
     const hostile = oneByteParts(300_000);
+    /** How long `/healthz` took to answer 200 (infinite when it did not). */
     const probe = async () => {
       const started = performance.now();
-      const response = await fetch(`${api.url}/healthz`);
-      expect(response.status).toBe(200);
+      const response = await fetch(`${api.url}/healthz`).catch(() => null);
+      if (response?.status !== 200) return Number.POSITIVE_INFINITY;
       await response.text();
       return performance.now() - started;
     };
@@ -258,7 +261,8 @@ describe.skipIf(provided.kind !== 'postgres')('ordinary uploads through the SDK,
 
   it('answers an SDK upload past the limits with its 413, not a connection error', async () => {
     const client = new Anthropic({ baseURL: `${api.url}/compat/anthropic`, apiKey: key, maxRetries: 0 });
-    const big = await toFile(Buffer.alloc(FILE_UPLOAD_LIMITS.maxFileBytes * 3, 0x62), 'big.txt', { type: 'text/plain' });
+    // 1 MiB past the limit: what the server drains after answering (at most 500 ms) is small.
+    const big = await toFile(Buffer.alloc(FILE_UPLOAD_LIMITS.maxFileBytes + 1024 * 1024, 0x62), 'big.txt', { type: 'text/plain' });
     const error = await client.beta.files.upload({ file: big }).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ status: 413, error: { error: { type: 'request_too_large' } } });
   }, 60_000);

@@ -21,7 +21,8 @@ describe('continue-as-new', () => {
   it('a 50-round-trip run past a small history limit continues as new and settles once', async () => {
     for (let i = 0; i < 50; i++) f.fakes.vendor_a.reply({ toolCalls: [{ name: 'add_numbers', arguments: { a: i, b: 1 } }] });
     f.fakes.vendor_a.reply({ text: 'Done adding.' });
-    const agent = await f.call('POST', '/agents', { name: 'Long', initialConfig: { systemPrompt: 'Add.', modelPreset: 'fast', tools: [addNumbers], limits: { maxTurns: 64 } } });
+    // timeoutMs a ceiling, not a bound: 50 round trips outlasted the 60 s default on a loaded host.
+    const agent = await f.call('POST', '/agents', { name: 'Long', initialConfig: { systemPrompt: 'Add.', modelPreset: 'fast', tools: [addNumbers], limits: { maxTurns: 64, timeoutMs: 600_000 } } });
     const live = f.starter.target;
     f.starter.target = null; // start the workflow ourselves, with a small history limit
     const session = await f.call('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'Add fifty times.' });

@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { NotFoundError } from '../../../domain/errors.ts';
 import type { AppDeps } from '../../deps.ts';
 import type { AppEnv } from '../../env.ts';
+import { bodyCeiling } from '../../middleware/body-ceiling.ts';
 import { rateLimit } from '../../middleware/rate-limit.ts';
 import { compatAgentRoutes } from './agents.ts';
 import { compatAuthenticate } from './auth.ts';
@@ -13,6 +13,7 @@ import { compatFileRoutes } from './files.ts';
 import { compatSessionRoutes } from './sessions.ts';
 import { compatSkillRoutes } from './skills.ts';
 
+/** Every request's ceiling; the multipart routes read theirs under lower limits, as bytes arrive. */
 const MAX_REQUEST_BYTES = 40 * 1024 * 1024;
 
 /**
@@ -30,7 +31,7 @@ export function anthropicCompatApp(deps: AppDeps) {
     await next();
     c.res.headers.set('request-id', c.get('requestId'));
   });
-  app.use(bodyLimit({ maxSize: MAX_REQUEST_BYTES }));
+  app.use(bodyCeiling(MAX_REQUEST_BYTES));
   app.use(compatAuthenticate(deps));
   app.use(rateLimit(deps.settings.limits, deps.clock));
   app.route('/', compatAgentRoutes(deps));

@@ -3,18 +3,24 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { MAX_FILE_BYTES } from '../../../domain/attachments/file-input.ts';
 import { ValidationError } from '../../../domain/errors.ts';
-import type { MultipartLimits } from '../../multipart.ts';
 import { assertHasScopes } from '../../../domain/scopes.ts';
 import { MAX_UPLOAD_LIFETIME_SECONDS, MIN_UPLOAD_LIFETIME_SECONDS } from '../../../domain/public-shapes/uploads.ts';
 import { deleteCompatFile, downloadCompatFile, getCompatFile, listCompatFiles, uploadCompatFile } from '../../../services/compat-anthropic/files.ts';
 import type { AppDeps } from '../../deps.ts';
 import type { AppEnv } from '../../env.ts';
+import { readMultipart, type MultipartLimits, type MultipartPart } from '../../multipart.ts';
 import { contentDisposition } from '../../routes/session-files.ts';
 import { needs } from './auth.ts';
 import { paging } from './requests.ts';
 import { deduped } from './retries.ts';
 
 type FilePart = { filename: string; mimeType: string; bytes: Uint8Array; expiresInSeconds?: number };
+
+/**
+ * An upload's body: one `file` part of at most the upload limit (spec 3: 10 MiB per file) and
+ * `expires_in_seconds` (an integer: 32 bytes is plenty), with 64 KiB for the multipart framing.
+ */
+export const FILE_UPLOAD_LIMITS: MultipartLimits = { maxBodyBytes: MAX_FILE_BYTES + 64 * 1024, maxFiles: 1, maxFileBytes: MAX_FILE_BYTES, maxFields: 1, maxFieldBytes: 32 };
 
 /**
  * `client.beta.files` and `client.files`: upload (multipart `file`, optional
@@ -54,31 +60,30 @@ function scopesOfRead(c: Context<AppEnv>) {
   if (c.req.param('fileId')?.startsWith('wsf_')) assertHasScopes(c.var.actor.scopes, ['session:read']);
 }
 
-/** The one `file` part (its filename and type as sent) and `expires_in_seconds`; any other part is a 400 naming it. */
+/**
+ * The one `file` part (its filename and type as sent) and `expires_in_seconds`, read within
+ * `FILE_UPLOAD_LIMITS`; any other part is a 400 naming it as soon as it begins.
+ */
 async function filePartOf(c: Context<AppEnv>): Promise<FilePart> {
   if (!/^multipart\/form-data\b/i.test(c.req.header('content-type') ?? '')) throw new ValidationError('The body must be multipart/form-data with the file as its "file" part', { path: 'body' });
-  let form: FormData;
-  try {
-    form = await c.req.formData();
-  } catch {
-    throw new ValidationError('The multipart body could not be read', { path: 'body' });
-  }
-  let file: File | undefined;
+  const parts = await readMultipart(c, FILE_UPLOAD_LIMITS, ({ name, kind }) => {
+    if ((name === 'file' && kind === 'file') || (name === 'expires_in_seconds' && kind === 'field')) return;
+    throw new ValidationError(`${name}: not a field of a file upload (one "file" part, optional "expires_in_seconds")`, { path: `body.${name}` });
+  });
+  let file: Extract<MultipartPart, { kind: 'file' }> | undefined;
   let expiresInSeconds: number | undefined;
-  for (const [name, value] of form.entries()) {
-    if (name === 'file' && typeof value !== 'string' && file === undefined) file = value;
-    else if (name === 'expires_in_seconds' && typeof value === 'string') {
-      expiresInSeconds = Number(value);
+  for (const part of parts) {
+    if (part.kind === 'file') file = part;
+    else {
+      expiresInSeconds = Number(part.value);
       if (!Number.isInteger(expiresInSeconds) || expiresInSeconds < MIN_UPLOAD_LIFETIME_SECONDS || expiresInSeconds > MAX_UPLOAD_LIFETIME_SECONDS) {
         throw new ValidationError(`expires_in_seconds must be an integer from ${MIN_UPLOAD_LIFETIME_SECONDS} to ${MAX_UPLOAD_LIFETIME_SECONDS}`, { path: 'body.expires_in_seconds' });
       }
-    } else throw new ValidationError(`${name}: not a field of a file upload (one "file" part, optional "expires_in_seconds")`, { path: `body.${name}` });
+    }
   }
   if (!file) throw new ValidationError('file: the upload needs one "file" part', { path: 'body.file' });
-  return { filename: file.name, mimeType: file.type, bytes: new Uint8Array(await file.arrayBuffer()), ...(expiresInSeconds !== undefined ? { expiresInSeconds } : {}) };
+  return { filename: file.filename, mimeType: file.mimeType, bytes: file.bytes, ...(expiresInSeconds !== undefined ? { expiresInSeconds } : {}) };
 }
 
 /** A hash of the parts (a retry's multipart boundary differs; its parts do not). */
 const partHash = (part: FilePart) => createHash('sha256').update(`${part.filename}\n${part.mimeType}\n${part.expiresInSeconds ?? ''}\n`).update(part.bytes).digest('hex');
-
-export const FILE_UPLOAD_LIMITS: MultipartLimits = { maxBodyBytes: MAX_FILE_BYTES + 64 * 1024, maxFiles: 1, maxFileBytes: MAX_FILE_BYTES, maxFields: 1, maxFieldBytes: 32 };

@@ -4,7 +4,6 @@ import { Hono } from 'hono';
 import type { SkillUpload } from '../../../domain/compat/anthropic/skills.ts';
 import { NotFoundError, ValidationError } from '../../../domain/errors.ts';
 import { SKILL_DISPLAY_NAME_MAX_CHARS, SKILL_FILE_MAX_BYTES, SKILL_MAX_FILES, SKILL_PACKAGE_MAX_BYTES } from '../../../domain/skills/limits.ts';
-import type { MultipartLimits } from '../../multipart.ts';
 import {
   createCompatSkill,
   createCompatSkillVersion,
@@ -17,6 +16,7 @@ import {
   listCompatSkillVersions,
 } from '../../../services/compat-anthropic/skills.ts';
 import type { AppEnv } from '../../env.ts';
+import { readMultipart, type MultipartLimits } from '../../multipart.ts';
 import { needs } from './auth.ts';
 import { deduped } from './retries.ts';
 import { isOurId, paging } from './requests.ts';
@@ -34,6 +34,19 @@ const versionIds = (c: Context<AppEnv>) => {
 };
 
 const SOURCES = ['custom', 'anthropic', 'anthropic_example', 'plugin'];
+
+/**
+ * A Skill upload's body, from the package limits (domain/skills/limits.ts): the package's files
+ * and SKILL.md (each at most 1 MiB; the files 8 MiB in all), `display_name` (200 characters of
+ * UTF-8), and 1 MiB for the multipart framing (about 10 KiB per part): 10 MiB in all.
+ */
+export const SKILL_UPLOAD_LIMITS: MultipartLimits = {
+  maxBodyBytes: SKILL_PACKAGE_MAX_BYTES + SKILL_FILE_MAX_BYTES + 1024 * 1024,
+  maxFiles: SKILL_MAX_FILES + 1,
+  maxFileBytes: SKILL_FILE_MAX_BYTES,
+  maxFields: 1,
+  maxFieldBytes: SKILL_DISPLAY_NAME_MAX_CHARS * 4,
+};
 
 /**
  * `client.beta.skills` (and the GA `client.skills`, same paths): create and versions.create
@@ -76,34 +89,28 @@ function uploadHash(upload: { files: SkillUpload[]; displayName?: string }): str
 }
 
 /**
- * The parts of a Skill upload: every `files[]` part (the SDK's name; `files` is accepted too)
- * with its filename, and `display_name` where the call takes one. Any other part is a 400 naming
- * it, never ignored.
+ * The parts of a Skill upload, read within `SKILL_UPLOAD_LIMITS`: every `files[]` part (the SDK's
+ * name; `files` is accepted too) with its filename, and `display_name` where the call takes one.
+ * Any other part is a 400 naming it as soon as it begins, never ignored.
  */
 async function uploadOf(c: Context<AppEnv>, options: { displayName: boolean }): Promise<{ files: SkillUpload[]; displayName?: string }> {
   if (!/^multipart\/form-data\b/i.test(c.req.header('content-type') ?? '')) {
     throw new ValidationError('The body must be multipart/form-data with the Skill files as files[] parts', { path: 'body' });
   }
-  let form: FormData;
-  try {
-    form = await c.req.formData();
-  } catch {
-    throw new ValidationError('The multipart body could not be read', { path: 'body' });
-  }
+  const parts = await readMultipart(c, SKILL_UPLOAD_LIMITS, ({ name, kind }) => {
+    if (name === 'files[]' || name === 'files') {
+      if (kind !== 'file') throw new ValidationError('files[]: every part must be a file whose filename is its path, like "my-skill/SKILL.md"', { path: 'body.files[]' });
+    } else if (!(name === 'display_name' && options.displayName)) {
+      throw new ValidationError(`${name}: not a field of this upload`, { path: `body.${name}` });
+    } else if (kind !== 'field') {
+      throw new ValidationError('display_name must be one text part', { path: 'body.display_name' });
+    }
+  });
   const files: SkillUpload[] = [];
   let displayName: string | undefined;
-  for (const [name, value] of form.entries()) {
-    if (name === 'files[]' || name === 'files') {
-      if (typeof value === 'string') throw new ValidationError('files[]: every part must be a file whose filename is its path, like "my-skill/SKILL.md"', { path: 'body.files[]' });
-      files.push({ filename: value.name, bytes: new Uint8Array(await value.arrayBuffer()) });
-    } else if (name === 'display_name' && options.displayName) {
-      if (typeof value !== 'string' || displayName !== undefined) throw new ValidationError('display_name must be one text part', { path: 'body.display_name' });
-      displayName = value;
-    } else {
-      throw new ValidationError(`${name}: not a field of this upload`, { path: `body.${name}` });
-    }
+  for (const part of parts) {
+    if (part.kind === 'file') files.push({ filename: part.filename, bytes: part.bytes });
+    else displayName = part.value;
   }
   return { files, ...(displayName !== undefined ? { displayName } : {}) };
 }
-
-export const SKILL_UPLOAD_LIMITS: MultipartLimits = { maxBodyBytes: SKILL_PACKAGE_MAX_BYTES + SKILL_FILE_MAX_BYTES + 1024 * 1024, maxFiles: SKILL_MAX_FILES + 1, maxFileBytes: SKILL_FILE_MAX_BYTES, maxFields: 1, maxFieldBytes: SKILL_DISPLAY_NAME_MAX_CHARS * 4 };
