@@ -213,7 +213,7 @@ describe('restore into a fresh installation', () => {
     const schedules = (await target.call('GET', '/schedules')).body.data;
     expect(schedules.map((schedule: any) => [schedule.name, schedule.paused, schedule.createdByPrincipalId === schedules[0].createdByPrincipalId])).toEqual([[null, true, true], ['Morning report', true, true]]);
     for (const schedule of schedules) {
-      const described = await waitFor('the restored Temporal Schedule', () => target.runtime.client.client.schedule.getHandle(temporalScheduleId(schedule.id)).describe().catch(() => null), 15_000);
+      const described = await waitFor('the restored Temporal Schedule', () => target.runtime.client.client.schedule.getHandle(temporalScheduleId(schedule.id)).describe().catch(() => null), 60_000);
       expect(described.state.paused).toBe(true);
     }
 
