@@ -63,7 +63,8 @@ describe('a caller tool answered before the run waits for it', () => {
     for (let attempt = 0; attempt < TRIES; attempt++) {
       const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default' });
       // The runner listens before the message is sent, so it answers the use the moment it is recorded.
-      const runner = client.beta.sessions.events.toolRunner(session.id, { tools: [getWeather], maxIdleMs: 500 });
+      // A new session reads as idle: the runner's idle ceiling must outlast the send on a slow host.
+      const runner = client.beta.sessions.events.toolRunner(session.id, { tools: [getWeather], maxIdleMs: 2_500 });
       const ran = (async () => {
         const items = [];
         for await (const item of runner) items.push(item.posted);
