@@ -1,7 +1,10 @@
 import { ApplicationFailure } from '@temporalio/activity';
+import { DrizzleQueryError } from 'drizzle-orm/errors';
 import { describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError, ValidationError } from '../domain/errors.ts';
 import { classifyFailures } from './failures.ts';
+
+const PROMPT = 'my very private prompt';
 
 describe('activity failure classification', () => {
   const activities = classifyFailures({
@@ -16,6 +19,11 @@ describe('activity failure classification', () => {
     },
     unreachable: async () => {
       throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    },
+    statement: async () => {
+      const cause = Object.assign(new Error(`invalid input syntax for type uuid: "${PROMPT}"`), { name: 'PostgresError', code: '22P02' });
+      Object.defineProperty(cause, 'parameters', { value: [PROMPT], enumerable: false });
+      throw new DrizzleQueryError('insert into "runs" ("input_public") values ($1)', [PROMPT], cause);
     },
     fine: async (input: { value: number }) => input.value * 2,
   });
@@ -36,6 +44,15 @@ describe('activity failure classification', () => {
     const failure = await activities.unreachable().catch((error: unknown) => error);
     expect(failure).not.toBeInstanceOf(ApplicationFailure);
     expect((failure as Error).message).toContain('ECONNREFUSED');
+  });
+
+  it('records a failed statement without its parameters (message, stack, cause), still retryable', async () => {
+    const failure = (await activities.statement().catch((error: unknown) => error)) as Error;
+    expect(failure).not.toBeInstanceOf(ApplicationFailure);
+    expect(failure.message).toBe('Failed query: insert into "runs" ("input_public") values ($1)');
+    expect(failure.stack).toMatch(/^Error: Failed query: insert into "runs"[^\n]*\n\s+at /);
+    expect(failure.cause).toMatchObject({ name: 'PostgresError', code: '22P02', message: 'invalid input syntax for type uuid: "(value not logged)"' });
+    expect(JSON.stringify({ message: failure.message, stack: failure.stack, cause: String((failure.cause as Error).stack) })).not.toContain(PROMPT);
   });
 
   it('passes results through', async () => {

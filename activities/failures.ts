@@ -1,13 +1,17 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { DomainError } from '../domain/errors.ts';
+import { withoutStatementParameters } from '../domain/statement-errors.ts';
 
 /**
  * The one place activity errors are classified (domain/runs/runtime-failures.ts): a domain error
  * becomes a non-retryable `ApplicationFailure` typed by its code, with its message, which is safe
- * to show; every other error is left as it is, so Temporal retries it under the step's policy.
+ * to show; every other error stays retryable, so Temporal retries it under the step's policy. A
+ * failed statement's error is recorded in the run's history without its parameters (a caller's
+ * text: domain/statement-errors.ts), as the logger writes it.
  */
 export function toActivityFailure(error: unknown): unknown {
   if (error instanceof DomainError) return ApplicationFailure.create({ type: error.code, message: error.message, nonRetryable: true });
+  if (error instanceof Error) return withoutStatementParameters(error);
   return error;
 }
 

@@ -1,3 +1,5 @@
+import { isStatementError, withoutStatementParameters } from '../domain/statement-errors.ts';
+
 /**
  * One structured JSON logger: one line per record on stdout. Callers pass fields, never
  * secrets; the logger does not try to guess what a secret is.
@@ -47,24 +49,15 @@ function serializeFields(fields: LogFields | undefined): LogFields {
 }
 
 /**
- * An error as a log line shows it: name, message, stack and `code`. A failed statement (drizzle's
- * error has `params`, postgres.js's has `parameters`) keeps its SQL and the server's error with
- * its SQLSTATE, never its parameters, which are a caller's text (a prompt, a tool value): drizzle
- * puts them in its message (`Failed query: ...\nparams: ...`) and so in the stack, and the server
- * quotes a value it cannot read (`invalid input syntax for type uuid: "..."`). This is the one
- * place every logged error passes, so no caller of the logger has to remember it.
+ * An error as a log line shows it: name, message, stack and `code`. A failed statement keeps its
+ * SQL and the server's error with its SQLSTATE, never its parameters (domain/statement-errors.ts);
+ * this is the one place every logged error passes, so no caller of the logger has to remember it.
  */
 function serializeError(error: Error, depth = 0, ofStatement = false): LogFields {
-  // The driver's error beneath drizzle's is the same statement's, whatever properties it has.
-  const statement = ofStatement || Object.hasOwn(error, 'params') || Object.hasOwn(error, 'parameters');
-  const message = statement ? withoutParameters(error.message) : error.message;
-  const stack = statement ? [`${error.name}: ${message}`, ...(error.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line))].join('\n') : error.stack;
-  const code = (error as { code?: unknown }).code;
+  const statement = ofStatement || isStatementError(error);
+  const shown = statement ? withoutStatementParameters(error, true) : error;
+  const code = (shown as { code?: unknown }).code;
   // A statement's cause is the server's error (its SQLSTATE); other causes stay unlogged, as they were.
-  const cause = statement && error.cause instanceof Error && depth < 4 ? serializeError(error.cause, depth + 1, statement) : undefined;
-  return { name: error.name, message, stack, ...(typeof code === 'string' ? { code } : {}), ...(cause ? { cause } : {}) };
-}
-
-function withoutParameters(message: string): string {
-  return message.replace(/\nparams: [\s\S]*$/, '').replace(/: "[\s\S]*"$/, ': "(value not logged)"');
+  const cause = statement && shown.cause instanceof Error && depth < 4 ? serializeError(shown.cause, depth + 1, true) : undefined;
+  return { name: shown.name, message: shown.message, stack: shown.stack, ...(typeof code === 'string' ? { code } : {}), ...(cause ? { cause } : {}) };
 }

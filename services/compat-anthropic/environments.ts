@@ -13,7 +13,7 @@ import {
   type EnvironmentRecord,
   type UpdateEnvironmentParams,
 } from '../../domain/compat/anthropic/environments.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.ts';
+import { NotFoundError, ValidationError } from '../../domain/errors.ts';
 import { toPage } from '../../domain/pagination.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import { keysetPage } from '../keyset.ts';
@@ -65,7 +65,7 @@ export async function updateCompatEnvironment({ ctx, input }: { ctx: ServiceCont
   if (input.id === DEFAULT_ENVIRONMENT_ID) throw new ValidationError('env_default cannot be changed', { path: 'path.environment_id' });
   return withTransaction(ctx, async (tx) => {
     const current = await findCompatEnvironment(tx, input.id, { forUpdate: true });
-    if (current.archivedAt) throw new ConflictError('The environment is archived', { error_code: 'environment_archived' });
+    if (current.archivedAt) throw new ValidationError('The environment is archived', { error_code: 'environment_archived' });
     const { params } = input;
     const [row] = await tx.db
       .update(compatAnthropicEnvironments)

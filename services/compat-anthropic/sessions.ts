@@ -5,7 +5,7 @@ import { turnFields } from '../../domain/compat/anthropic/content.ts';
 import { compatAnthropicSessions } from '../../db/schema/index.ts';
 import { DEFAULT_ENVIRONMENT_ID } from '../../domain/compat/anthropic/environments.ts';
 import { agentRefOf, checkSessionExtras, checkSessionUpdate, initialMessagesOf, renderSession, statusOf, type CmaSession, type CreateSessionParams, type UpdateSessionParams } from '../../domain/compat/anthropic/sessions.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.ts';
+import { NotFoundError, ValidationError } from '../../domain/errors.ts';
 import { requireActor } from '../require-actor.ts';
 import type { RunStarterDeps } from '../run-starter.ts';
 import { createFollowUpRun } from '../runs/create-follow-up.ts';
@@ -36,7 +36,7 @@ export async function createCompatSession({ ctx, deps, input }: { ctx: ServiceCo
   const messages = initialMessagesOf(input);
   return withTransaction(ctx, async (tx) => {
     const environment = await findCompatEnvironment(tx, input.environment_id);
-    if (environment.archivedAt) throw new ConflictError('The environment is archived', { error_code: 'environment_archived' });
+    if (environment.archivedAt) throw new ValidationError('The environment is archived', { error_code: 'environment_archived' });
     const agentVersionId = version === null ? undefined : await agentVersionIdOf(tx, agentId, version);
     const created = await createSession({
       ctx: tx,

@@ -223,6 +223,14 @@ describe('environments through the SDK', () => {
     const active = [];
     for await (const environment of client.beta.environments.list()) active.push(environment.id);
     expect(active).not.toContain(created.id);
+    // Archived is read-only, as the SDK's BetaEnvironmentArchivedError (a 400) says: no update, no new session on it.
+    const agentId = (await client.beta.agents.create({ name: 'Builder', model: 'fast' })).id;
+    for (const refused of [() => client.beta.environments.update(created.id, { name: 'Again' }), () => client.beta.sessions.create({ agent: agentId, environment_id: created.id })] as Array<() => Promise<unknown>>) {
+      const archived = await counted(refused);
+      expect(archived.error).toBeInstanceOf(BadRequestError);
+      expect((archived.error as Error).constructor.name).toBe('BetaEnvironmentArchivedError');
+      expect(archived.attempts).toBe(1);
+    }
     expect(await client.beta.environments.delete(created.id)).toEqual({ id: created.id, type: 'environment_deleted' });
     const missing = await counted(() => client.beta.environments.retrieve(created.id));
     expect(missing.error).toBeInstanceOf(NotFoundError);

@@ -1,5 +1,4 @@
 import type { Context } from 'hono';
-import { HTTPException } from 'hono/http-exception';
 import { compatErrorBody, compatErrorOf } from '../../../domain/compat/anthropic/errors.ts';
 import { PayloadTooLargeError, RateLimitedError, ServiceUnavailableError } from '../../../domain/errors.ts';
 import type { AppEnv } from '../../env.ts';
@@ -11,7 +10,6 @@ import { countRateLimited, domainErrorOf, safeError } from '../../errors.ts';
  * 503. `details.error_code` selects the SDK's specific error classes.
  */
 export function handleCompatError(error: Error, c: Context<AppEnv>): Response {
-  if (error instanceof HTTPException && error.status === 413) return renderCompat(c, 413, 'request_too_large', 'The request body is too large');
   const domain = domainErrorOf(error, c);
   countRateLimited(domain);
   const mapped = compatErrorOf(domain.code);
