@@ -1,16 +1,16 @@
 import type { Logger } from '../config/logger.ts';
 import type { DatabaseHandle } from '../db/client.ts';
 import type { Snapshot } from '../domain/sandbox/snapshot-registry.ts';
-import type { CredentialKeyring } from '../services/credentials/keyring.ts';
-import type { DeploymentPreset } from '../services/model-presets/deployment.ts';
-import type { AdmissionGate } from '../services/runs/admission-gate.ts';
-import { systemContext, type Clock } from '../services/service-context.ts';
-import type { ProjectEventTail } from '../services/background/project-event-tail.ts';
+import type { CredentialKeyring } from '../services/kernel/credentials/keyring.ts';
+import type { DeploymentPreset } from '../services/configuration/model-presets/deployment.ts';
+import type { AdmissionGate } from '../services/runtime/runs/admission-gate.ts';
+import { systemContext, type Clock } from '../services/kernel/service-context.ts';
+import type { ProjectEventTail } from '../processes/project-event-tail.ts';
 import { classifyFailures } from './failures.ts';
 import { MCP_TOOL_PREFIX } from '../domain/agent-config/index.ts';
 import { LOAD_SKILL_TOOL_NAME } from '../domain/skills/catalog.ts';
-import { callMcpTool } from '../services/mcp/call-tool.ts';
-import { answerLoadSkill } from '../services/skills/answer-load-skill.ts';
+import { callMcpTool } from '../services/runtime/mcp/call-tool.ts';
+import { answerLoadSkill } from '../services/runtime/runs/answer-load-skill.ts';
 import { createPlatformToolRegistry, fromAnswer, type BuiltInPlatformTool, type PlatformToolHandler } from './platform-tools/registry.ts';
 import type { ProviderType } from '../adapters/models/types.ts';
 import { createRunActivities } from './run-activities.ts';
@@ -21,10 +21,10 @@ import { createWorkspaceSteps } from './sandbox/workspace-steps.ts';
 import { createToolActivities } from './tool-activities.ts';
 import { createWebhookActivities, type RunTraceContextLookup } from './webhooks/deliver-batch.ts';
 import type { DestinationLookup } from '../adapters/outbound/pinned-post.ts';
-import type { MessageDeltaBus } from '../services/background/message-delta-bus.ts';
+import type { MessageDeltaBus } from '../processes/message-delta-bus.ts';
 import type { RunRecovery } from './run-activity-types.ts';
-import type { RunStarter } from '../services/run-starter.ts';
-import type { ScheduleBackend } from '../services/schedule-backend.ts';
+import type { RunStarter } from '../services/kernel/run-starter.ts';
+import type { ScheduleBackend } from '../services/kernel/schedule-backend.ts';
 import { createScheduleActivities } from './schedules/firing.ts';
 
 export type ActivityDeps = {

@@ -1,17 +1,17 @@
 import type { Settings } from '../config/settings.ts';
 import type { Logger } from '../config/logger.ts';
 import type { DatabaseHandle } from '../db/client.ts';
-import type { Clock } from '../services/service-context.ts';
-import type { ApiKeyCache } from '../services/auth/api-key-cache.ts';
-import type { CredentialKeyring } from '../services/credentials/keyring.ts';
-import type { MessageDeltaBus } from '../services/background/message-delta-bus.ts';
-import type { ProjectEventTail } from '../services/background/project-event-tail.ts';
+import type { Clock } from '../services/kernel/service-context.ts';
+import type { ApiKeyCache } from '../services/access/auth/api-key-cache.ts';
+import type { CredentialKeyring } from '../services/kernel/credentials/keyring.ts';
+import type { MessageDeltaBus } from '../processes/message-delta-bus.ts';
+import type { ProjectEventTail } from '../processes/project-event-tail.ts';
 import type { Snapshot } from '../domain/sandbox/snapshot-registry.ts';
-import type { DeploymentPreset } from '../services/model-presets/deployment.ts';
-import type { Readiness } from '../services/health/readiness.ts';
-import type { RunStarter } from '../services/run-starter.ts';
-import type { ScheduleBackend } from '../services/schedule-backend.ts';
-import type { StorageEndpointPolicy } from '../services/storage-providers/s3-client.ts';
+import type { DeploymentPreset } from '../services/configuration/model-presets/deployment.ts';
+import type { Readiness } from '../services/kernel/health/readiness.ts';
+import type { RunStarter } from '../services/kernel/run-starter.ts';
+import type { ScheduleBackend } from '../services/kernel/schedule-backend.ts';
+import type { StorageEndpointPolicy } from '../services/configuration/storage-providers/s3-client.ts';
 import type { EventStreamPlaces } from './event-stream-places.ts';
 
 /** Everything the API process builds once (scripts/app-deps.ts) and api/app.ts hands to route modules. */
@@ -21,7 +21,7 @@ export type AppDeps = {
   database: DatabaseHandle;
   clock: Clock;
   keyring: CredentialKeyring;
-  /** API keys authenticated in the last second (services/auth/api-key-cache.ts). */
+  /** API keys authenticated in the last second (services/access/auth/api-key-cache.ts). */
   apiKeyCache: ApiKeyCache;
   eventTail: ProjectEventTail;
   /** Live model output of the turns being streamed, for the session streams' `deltas=true`. */

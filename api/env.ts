@@ -1,5 +1,5 @@
 import type { Logger } from '../config/logger.ts';
-import type { Actor, ServiceContext } from '../services/service-context.ts';
+import type { Actor, ServiceContext } from '../services/kernel/service-context.ts';
 import type { RouteDoc } from './openapi/route-doc.ts';
 
 /** Variables Hono middleware sets on each request (see api/app.ts for the order). */

@@ -2,9 +2,9 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { DomainError, RateLimitedError, ServiceUnavailableError, UnauthenticatedError, ValidationError, type ErrorCode, type ErrorDetails } from '../domain/errors.ts';
-import { errorCodes, isDatabaseUnavailable, isUnstorableText } from '../services/database-errors.ts';
+import { errorCodes, isDatabaseUnavailable, isUnstorableText } from '../services/kernel/database-errors.ts';
 import type { AppEnv } from './env.ts';
-import { metrics } from '../services/metrics/registry.ts';
+import { metrics } from '../services/kernel/metrics/registry.ts';
 
 /** The one mapping from public error codes to HTTP statuses (spec 3 "Codes and statuses"). */
 export function statusForCode(code: ErrorCode): ContentfulStatusCode {

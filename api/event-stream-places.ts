@@ -1,7 +1,7 @@
 import type { LimitSettings } from '../config/settings.ts';
 import { RateLimitedError } from '../domain/errors.ts';
 import { ConcurrentSlots, type SlotClaim } from '../domain/rate-limits/concurrent-slots.ts';
-import type { Actor } from '../services/service-context.ts';
+import type { Actor } from '../services/kernel/service-context.ts';
 import { callerKey } from './middleware/rate-limit.ts';
 
 /** A stream's place frees only when another stream ends: a refused client waits a little. */

@@ -1,6 +1,6 @@
-import type { EventSubscription } from '../services/background/project-event-tail.ts';
-import type { ProductEventRow } from '../services/events/public-event.ts';
-import { metrics } from '../services/metrics/registry.ts';
+import type { EventSubscription } from '../processes/project-event-tail.ts';
+import type { ProductEventRow } from '../services/kernel/events/public-event.ts';
+import { metrics } from '../services/kernel/metrics/registry.ts';
 
 const HEARTBEAT = new TextEncoder().encode(': heartbeat\n\n');
 

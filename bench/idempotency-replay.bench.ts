@@ -10,9 +10,9 @@
 import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { principals } from '../db/schema/index.ts';
-import type { Actor } from '../services/service-context.ts';
-import { executeIdempotently } from '../services/idempotency/execute.ts';
-import { hashRequestBody } from '../services/idempotency/records.ts';
+import type { Actor } from '../services/kernel/service-context.ts';
+import { executeIdempotently } from '../services/kernel/idempotency/execute.ts';
+import { hashRequestBody } from '../services/kernel/idempotency/records.ts';
 import { benchContext, median, openBenchDatabase, printRecords, withBenchDatabase, type BenchRecord } from './support.ts';
 
 export async function run(options: { operations?: number; rounds?: number } = {}): Promise<BenchRecord[]> {

@@ -37,7 +37,7 @@ import { serve } from '@hono/node-server';
 import postgres from 'postgres';
 import { createLogger } from '../config/logger.ts';
 import { runWorkflowId } from '../domain/runs/workflow.ts';
-import { MESSAGE_DELTAS_CHANNEL } from '../services/background/message-delta-bus.ts';
+import { MESSAGE_DELTAS_CHANNEL } from '../processes/message-delta-bus.ts';
 import { startDevServer } from '../temporal/dev-server.ts';
 import { INSTANT_MODEL_API_KEY, startInstantModelServer, VENDOR_A_BASE_URL_ENV, type InstantModelServer, type InstantModelServerOptions } from './instant-model-server.ts';
 import { answers, freeLocalPort, startProcess, stopProcess, waitUntil, type PeerProcess } from './peers/processes.ts';

@@ -15,8 +15,8 @@
  */
 import { sql } from 'drizzle-orm';
 import { rowsOf, type Executor } from '../db/client.ts';
-import { newRetentionSweepState, pauseAfterTick, runRetentionTick } from '../services/background/retention-sweeper.ts';
-import { systemContext } from '../services/service-context.ts';
+import { newRetentionSweepState, pauseAfterTick, runRetentionTick } from '../processes/retention-sweeper.ts';
+import { systemContext } from '../services/kernel/service-context.ts';
 import { createLogger } from '../config/logger.ts';
 import { withBenchRuntimeApp } from './runtime-app.ts';
 import { percentile, printRecords, type BenchRecord } from './support.ts';

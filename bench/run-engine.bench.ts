@@ -43,7 +43,7 @@ import { migrateDatabase } from '../db/migrate.ts';
 import * as schema from '../db/schema/index.ts';
 import { runWorkflowId } from '../domain/runs/workflow.ts';
 import { createRuntime } from '../scripts/runtime.ts';
-import type { RunStarter } from '../services/run-starter.ts';
+import type { RunStarter } from '../services/kernel/run-starter.ts';
 import { RUN_SEARCH_ATTRIBUTES as runSearchAttributeKeys } from '../domain/runs/workflow.ts';
 import { INSTANT_MODEL_API_KEY, startInstantModelServer, VENDOR_A_BASE_URL_ENV } from './instant-model-server.ts';
 import { startBareWorker } from './baseline/worker.ts';

@@ -9,7 +9,7 @@ import { migrateDatabase } from '../db/migrate.ts';
 import { runWorkflowId } from '../domain/runs/workflow.ts';
 import { createAppDeps } from '../scripts/app-deps.ts';
 import { createRuntime, type Runtime } from '../scripts/runtime.ts';
-import type { RunStarter } from '../services/run-starter.ts';
+import type { RunStarter } from '../services/kernel/run-starter.ts';
 import { INSTANT_MODEL_API_KEY, startInstantModelServer, VENDOR_A_BASE_URL_ENV, type InstantModelServer, type InstantModelServerOptions } from './instant-model-server.ts';
 import { apiFor, REQUEST_LIMITS_OFF, withBenchDatabase } from './support.ts';
 import { startBenchTemporal } from './temporal.ts';

@@ -23,9 +23,9 @@ import { parseSettings } from '../config/settings.ts';
 import { openDatabase } from '../db/client.ts';
 import { migrateDatabase } from '../db/migrate.ts';
 import { decodeEventCursor, encodeEventCursor } from '../domain/event-cursor.ts';
-import { appendProductEvent } from '../services/events/append.ts';
-import type { PublicProductEvent } from '../services/events/public-event.ts';
-import { latestProjectPosition } from '../services/events/read.ts';
+import { appendProductEvent } from '../services/kernel/events/append.ts';
+import type { PublicProductEvent } from '../services/kernel/events/public-event.ts';
+import { latestProjectPosition } from '../services/kernel/events/read.ts';
 import { benchContext, percentile, printRecords, REQUEST_LIMITS_OFF, withBenchDatabase, type BenchRecord } from './support.ts';
 
 type Options = { clients?: number; events?: number; warmup?: number };

@@ -4,7 +4,7 @@ import { createLogger } from '../config/logger.ts';
 import { openDatabase, type DatabaseHandle } from '../db/client.ts';
 import { migrateDatabase } from '../db/migrate.ts';
 import { organizations, projects } from '../db/schema/index.ts';
-import { systemClock, type ServiceContext, systemContext } from '../services/service-context.ts';
+import { systemClock, type ServiceContext, systemContext } from '../services/kernel/service-context.ts';
 
 /**
  * Shared bench harness. Every benchmark measures its subject beside a baseline in the same run

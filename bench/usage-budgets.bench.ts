@@ -18,9 +18,9 @@
 import { sql } from 'drizzle-orm';
 import { createLogger } from '../config/logger.ts';
 import { rowsOf, type Executor } from '../db/client.ts';
-import { reserveModelTurn } from '../services/model-invocations/reserve-turn.ts';
-import { systemContext } from '../services/service-context.ts';
-import { withTransaction } from '../services/transaction.ts';
+import { reserveModelTurn } from '../services/runtime/model-invocations/reserve-turn.ts';
+import { systemContext } from '../services/kernel/service-context.ts';
+import { withTransaction } from '../services/kernel/transaction.ts';
 import { withBenchRuntimeApp } from './runtime-app.ts';
 import { percentile, printRecords, type BenchRecord } from './support.ts';
 

@@ -1,4 +1,4 @@
-import type { AdmissionGate } from '../services/runs/admission-gate.ts';
+import type { AdmissionGate } from '../services/runtime/runs/admission-gate.ts';
 import { createActivities } from '../activities/index.ts';
 import { createSandboxBrowsers } from '../activities/sandbox/browser/browser-tools.ts';
 import { createLocalSandboxDriver } from '../activities/sandbox/local/driver.ts';
@@ -8,14 +8,14 @@ import type { PlatformToolHandler } from '../activities/platform-tools/registry.
 import type { Logger } from '../config/logger.ts';
 import type { Settings } from '../config/settings.ts';
 import type { DatabaseHandle } from '../db/client.ts';
-import { systemClock, type Clock, systemContext } from '../services/service-context.ts';
-import { createMessageDeltaBus, type MessageDeltaBus } from '../services/background/message-delta-bus.ts';
-import { createProjectEventTail, type ProjectEventTail } from '../services/background/project-event-tail.ts';
-import { createWebhookDispatcher } from '../services/background/webhook-dispatcher.ts';
-import { startRunReconciler } from '../services/background/reconcile-queued-runs.ts';
-import { startOrphanedUploadSweeper } from '../services/background/sweep-orphaned-uploads.ts';
-import { startRetentionSweeper } from '../services/background/retention-sweeper.ts';
-import { startScheduleReconciler } from '../services/background/reconcile-schedules.ts';
+import { systemClock, type Clock, systemContext } from '../services/kernel/service-context.ts';
+import { createMessageDeltaBus, type MessageDeltaBus } from '../processes/message-delta-bus.ts';
+import { createProjectEventTail, type ProjectEventTail } from '../processes/project-event-tail.ts';
+import { createWebhookDispatcher } from '../processes/webhook-dispatcher.ts';
+import { startRunReconciler } from '../processes/reconcile-queued-runs.ts';
+import { startOrphanedUploadSweeper } from '../processes/sweep-orphaned-uploads.ts';
+import { startRetentionSweeper } from '../processes/retention-sweeper.ts';
+import { startScheduleReconciler } from '../processes/reconcile-schedules.ts';
 import { Client } from '@temporalio/client';
 import { connectTemporal, type TemporalClientHandle } from '../temporal/client.ts';
 import { RUN_SIGNALS } from '../domain/runs/workflow.ts';

@@ -6,7 +6,7 @@ import { RUN_SEARCH_ATTRIBUTES as keys, RUN_SIGNALS, RUN_WORKFLOW_TYPE, runWorkf
 export const START_DEADLINE_MS = 3_000;
 
 /**
- * The Temporal side of the `RunStarter` contract (services/run-starter.ts): starts
+ * The Temporal side of the `RunStarter` contract (services/kernel/run-starter.ts): starts
  * `run:<runId>` with its search attributes; a workflow that already exists is left alone, so
  * the API's after-commit start and the worker's reconciler can both call it. `eagerStart` is for
  * a client on the in-process worker's own connection.

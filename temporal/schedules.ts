@@ -14,7 +14,7 @@ import {
 export const SCHEDULE_CALL_DEADLINE_MS = 3_000;
 
 /**
- * The Temporal side of the `ScheduleBackend` contract (services/schedule-backend.ts): one
+ * The Temporal side of the `ScheduleBackend` contract (services/kernel/schedule-backend.ts): one
  * Temporal Schedule per schedule, `schedule-<id>`, whose action starts `scheduledFiringWorkflow`
  * on the runtime's task queue with the workflow id `schedule-firing-<id>` (Temporal appends the
  * scheduled time). The row is the truth: `apply` writes the whole spec, policies and pause state

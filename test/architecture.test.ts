@@ -8,19 +8,22 @@ import { describe, expect, it } from 'vitest';
  * every source file. `import type` counts only where a rule says types are allowed.
  */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const LAYERS = ['api', 'services', 'domain', 'db', 'adapters', 'workflows', 'activities', 'temporal', 'config', 'console', 'client'] as const;
+const LAYERS = ['api', 'services', 'processes', 'domain', 'db', 'adapters', 'workflows', 'activities', 'temporal', 'config', 'console', 'client'] as const;
 type Layer = (typeof LAYERS)[number] | 'test' | 'scripts' | 'bench';
 
 // Runtime imports each layer may make of our own code (its own layer is always allowed).
 const allowed: Record<(typeof LAYERS)[number], { runtime: Layer[]; typeOnly: Layer[] }> = {
-  api: { runtime: ['services', 'domain', 'config', 'console'], typeOnly: ['db'] },
+  // The event tail and the delta bus reach routes as deps (their types only); composition roots start them.
+  api: { runtime: ['services', 'domain', 'config', 'console'], typeOnly: ['db', 'processes'] },
   services: { runtime: ['db', 'domain', 'adapters', 'temporal'], typeOnly: ['config'] },
+  // Long-lived loops and buses over the verbs (the event tail, the delta bus, sweepers, dispatchers).
+  processes: { runtime: ['services', 'db', 'domain', 'adapters', 'config'], typeOnly: [] },
   domain: { runtime: [], typeOnly: [] },
   db: { runtime: [], typeOnly: ['domain', 'config'] },
   // Outbound wire protocols (models, MCP, pinned HTTP, S3): they speak to other systems and keep no state of ours.
   adapters: { runtime: ['domain'], typeOnly: [] },
   workflows: { runtime: ['domain'], typeOnly: ['activities'] },
-  activities: { runtime: ['services', 'adapters', 'domain'], typeOnly: ['config', 'db'] },
+  activities: { runtime: ['services', 'adapters', 'domain'], typeOnly: ['config', 'db', 'processes'] },
   temporal: { runtime: ['config', 'domain'], typeOnly: [] },
   // The logger shows a failed statement's error as the domain's rule says (domain/statement-errors.ts).
   config: { runtime: ['domain'], typeOnly: [] },
@@ -66,6 +69,17 @@ function targetLayer(entry: Import): Layer | null {
   return resolved.split(path.sep)[0] as Layer;
 }
 
+/** The planes of services/, lowest first (services/README.md). */
+const PLANES = ['kernel', 'access', 'configuration', 'runtime', 'operations'];
+const servicesRoot = path.join(root, 'services');
+const planeOf = (file: string) => path.relative(servicesRoot, file).split(path.sep)[0]!;
+const unitOf = (file: string) => path.relative(servicesRoot, file).split(path.sep).slice(0, 2).join('/');
+/** Every import from one file of services/ to another, with both ends as absolute paths. */
+const servicesImports = imports
+  .filter((entry) => entry.from === 'services' && entry.to.startsWith('.'))
+  .map((entry) => ({ ...entry, fromFile: path.join(root, entry.file), target: path.resolve(root, path.dirname(entry.file), entry.to) }))
+  .filter((entry) => entry.target.startsWith(servicesRoot + path.sep));
+
 describe('layer boundaries', () => {
   it('every relative import follows the who-imports-whom rules', () => {
     const violations = imports.flatMap((entry) => {
@@ -100,16 +114,24 @@ describe('layer boundaries', () => {
     expect(violations.map((entry) => `${entry.file} imports ${entry.to}`)).toEqual([]);
   });
 
+  it('services/ is split into planes that depend one way: kernel <- access <- configuration <- runtime <- operations', () => {
+    // services/README.md: a plane imports its own and lower planes only, type imports included.
+    const planes = servicesImports.map((entry) => ({ ...entry, fromPlane: planeOf(entry.fromFile), toPlane: planeOf(entry.target) }));
+    expect(new Set(planes.map((entry) => entry.fromPlane))).toEqual(new Set([...PLANES, 'compat-anthropic']));
+    const upward = planes.filter((entry) => PLANES.includes(entry.fromPlane) && PLANES.includes(entry.toPlane) && PLANES.indexOf(entry.toPlane) > PLANES.indexOf(entry.fromPlane));
+    expect(upward.map((entry) => `${entry.file} imports ${entry.to}`)).toEqual([]);
+    // The Anthropic-compatible module builds on the planes; no plane imports it.
+    const intoCompat = planes.filter((entry) => entry.toPlane === 'compat-anthropic' && entry.fromPlane !== 'compat-anthropic');
+    expect(intoCompat.map((entry) => `${entry.file} imports ${entry.to}`)).toEqual([]);
+  });
+
   it('inside services/, imports between folders point one way: no circle, type imports included', () => {
-    // A folder (or a file at the top of services/) is one unit; the run lifecycle is owned by
-    // services/runs, which the session, tool-call and delegation verbs build on, never the reverse.
-    const unitOf = (file: string) => path.relative(path.join(root, 'services'), file).split(path.sep)[0]!;
+    // A folder of a plane (or a file at the top of a plane) is one unit; the run lifecycle is owned
+    // by runtime/runs, which the session, tool-call and delegation verbs build on, never the reverse.
     const edges = new Map<string, Set<string>>();
-    for (const entry of imports.filter((item) => item.from === 'services' && item.to.startsWith('.'))) {
-      const target = path.resolve(root, path.dirname(entry.file), entry.to);
-      if (!target.startsWith(path.join(root, 'services') + path.sep)) continue;
-      const from = unitOf(path.join(root, entry.file));
-      const to = unitOf(target);
+    for (const entry of servicesImports) {
+      const from = unitOf(entry.fromFile);
+      const to = unitOf(entry.target);
       if (from !== to) edges.set(from, (edges.get(from) ?? new Set()).add(to));
     }
     expect(edges.size).toBeGreaterThan(20);

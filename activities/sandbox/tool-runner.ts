@@ -1,9 +1,9 @@
 import * as path from 'node:path';
 import type { Snapshot } from '../../domain/sandbox/snapshot-registry.ts';
 import type { SandboxToolName } from '../../domain/sandbox/tools.ts';
-import type { ServiceContext } from '../../services/service-context.ts';
-import { beginSandboxCommand, completeSandboxCommand } from '../../services/sandboxes/commands.ts';
-import { ensureRunSandbox, type RunSandbox } from '../../services/sandboxes/ensure.ts';
+import type { ServiceContext } from '../../services/kernel/service-context.ts';
+import { beginSandboxCommand, completeSandboxCommand } from '../../services/runtime/sandboxes/commands.ts';
+import { ensureRunSandbox, type RunSandbox } from '../../services/runtime/sandboxes/ensure.ts';
 import type { PlatformToolAnswer } from '../platform-tools/registry.ts';
 import type { SandboxBrowsers } from './browser/browser-tools.ts';
 import type { ExecResult, LocalSandboxDriver } from './local/driver.ts';

@@ -1,10 +1,10 @@
 import { Context } from '@temporalio/activity';
 import type { FiringResult } from '../../domain/schedules/workflow.ts';
-import type { RunStarterDeps } from '../../services/run-starter.ts';
-import type { ScheduleBackend } from '../../services/schedule-backend.ts';
-import { fireSchedule } from '../../services/schedules/fire.ts';
-import { firingSettled } from '../../services/schedules/firing-progress.ts';
-import type { ServiceContext } from '../../services/service-context.ts';
+import type { RunStarterDeps } from '../../services/kernel/run-starter.ts';
+import type { ScheduleBackend } from '../../services/kernel/schedule-backend.ts';
+import { fireSchedule } from '../../services/operations/schedules/fire.ts';
+import { firingSettled } from '../../services/operations/schedules/firing-progress.ts';
+import type { ServiceContext } from '../../services/kernel/service-context.ts';
 
 /** How often the wait for a firing's run looks at it (and heartbeats). */
 export const FIRING_POLL_MS = 1_000;

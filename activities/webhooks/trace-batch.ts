@@ -1,6 +1,6 @@
 import { context, isSpanContextValid, ROOT_CONTEXT, trace, type Link, type SpanContext } from '@opentelemetry/api';
 import { SpanKind, withSpan } from '../../adapters/tracing.ts';
-import type { WebhookAttempt } from '../../services/event-webhooks/delivery/prepare-attempt.ts';
+import type { WebhookAttempt } from '../../services/configuration/event-webhooks/delivery/prepare-attempt.ts';
 
 /** Where a run's trace is (temporal/run-trace-context.ts): the context its workflow was started in. */
 export type RunTraceContextLookup = (runId: string) => Promise<SpanContext | null>;

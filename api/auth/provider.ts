@@ -1,5 +1,5 @@
 import type { Context, Hono } from 'hono';
-import type { Actor, ServiceContext } from '../../services/service-context.ts';
+import type { Actor, ServiceContext } from '../../services/kernel/service-context.ts';
 import type { AppEnv } from '../env.ts';
 
 /**

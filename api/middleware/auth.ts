@@ -1,8 +1,8 @@
 import { createMiddleware } from 'hono/factory';
 import { ForbiddenError, UnauthenticatedError, ValidationError } from '../../domain/errors.ts';
-import { authenticateApiKey } from '../../services/auth/authenticate-api-key.ts';
-import { projectOrganizationId } from '../../services/auth/load-actor.ts';
-import type { ServiceContext } from '../../services/service-context.ts';
+import { authenticateApiKey } from '../../services/access/auth/authenticate-api-key.ts';
+import { projectOrganizationId } from '../../services/access/auth/load-actor.ts';
+import type { ServiceContext } from '../../services/kernel/service-context.ts';
 import type { AuthProvider } from '../auth/provider.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';

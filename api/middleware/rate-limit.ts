@@ -2,7 +2,7 @@ import { createMiddleware } from 'hono/factory';
 import type { LimitSettings, RequestRate } from '../../config/settings.ts';
 import { RateLimitedError } from '../../domain/errors.ts';
 import { fullBucket, isFull, returnToken, takeToken, type BucketState, type Charge } from '../../domain/rate-limits/token-bucket.ts';
-import type { Actor, Clock } from '../../services/service-context.ts';
+import type { Actor, Clock } from '../../services/kernel/service-context.ts';
 import type { AppEnv } from '../env.ts';
 
 /** Buckets kept before full ones are swept out (a full bucket is the same as none). */

@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
-import { assertOwnOrganization } from '../../services/configuration-backup/authorize.ts';
-import { exportConfiguration } from '../../services/configuration-backup/export.ts';
-import { previewRestore } from '../../services/configuration-backup/preview.ts';
-import { restoreConfiguration, type RestoreDeps } from '../../services/configuration-backup/restore.ts';
+import { assertOwnOrganization } from '../../services/operations/configuration-backup/authorize.ts';
+import { exportConfiguration } from '../../services/operations/configuration-backup/export.ts';
+import { previewRestore } from '../../services/operations/configuration-backup/preview.ts';
+import { restoreConfiguration, type RestoreDeps } from '../../services/operations/configuration-backup/restore.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';

@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import { DELEGATION_MESSAGE_MAX_LENGTH } from '../../domain/runs/delegation.ts';
-import { cancelDelegation } from '../../services/delegations/cancel.ts';
-import { messageDelegation } from '../../services/delegations/message.ts';
-import { delegationsOfSession, findDelegation, toPublicDelegations } from '../../services/delegations/public.ts';
-import { findSession } from '../../services/runs/load-session.ts';
+import { cancelDelegation } from '../../services/runtime/delegations/cancel.ts';
+import { messageDelegation } from '../../services/runtime/delegations/message.ts';
+import { delegationsOfSession, findDelegation, toPublicDelegations } from '../../services/runtime/delegations/public.ts';
+import { findSession } from '../../services/runtime/runs/load-session.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';

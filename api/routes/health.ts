@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { Readiness } from '../../services/health/readiness.ts';
+import type { Readiness } from '../../services/kernel/health/readiness.ts';
 import type { AppEnv } from '../env.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import { CreateMcpCredentialPolicyInput } from '../../domain/mcp/inputs.ts';
 import { ListQuery } from '../../domain/pagination.ts';
-import { createMcpCredentialPolicy } from '../../services/mcp-credential-policies/create.ts';
-import { listMcpCredentialPolicyVersions } from '../../services/mcp-credential-policies/list.ts';
+import { createMcpCredentialPolicy } from '../../services/configuration/mcp-credential-policies/create.ts';
+import { listMcpCredentialPolicyVersions } from '../../services/configuration/mcp-credential-policies/list.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';

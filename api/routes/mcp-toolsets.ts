@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import { CreateMcpToolsetInput } from '../../domain/mcp/inputs.ts';
 import { ListQuery } from '../../domain/pagination.ts';
-import { createMcpToolset } from '../../services/mcp-toolsets/create.ts';
-import { listMcpToolsets } from '../../services/mcp-toolsets/list.ts';
+import { createMcpToolset } from '../../services/configuration/mcp-toolsets/create.ts';
+import { listMcpToolsets } from '../../services/configuration/mcp-toolsets/list.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';
 import { validBody, validQuery } from '../validation.ts';

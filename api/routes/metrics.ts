@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { metricsRegistry } from '../../services/metrics/registry.ts';
+import { metricsRegistry } from '../../services/kernel/metrics/registry.ts';
 import type { AppEnv } from '../env.ts';
 
 /** How long a scrape waits for the Temporal SDK's own exporter before answering without it. */

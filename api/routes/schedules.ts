@@ -3,14 +3,14 @@ import * as v from 'valibot';
 import { ListQuery } from '../../domain/pagination.ts';
 import { ScheduleDeletedShape, ScheduleFiringPageShape, SchedulePageShape, ScheduleTriggeredShape, PublicScheduleShape } from '../../domain/public-shapes/schedules.ts';
 import { CreateScheduleInput, UpdateScheduleInput } from '../../domain/schedules/inputs.ts';
-import { createSchedule } from '../../services/schedules/create.ts';
-import { deleteSchedule } from '../../services/schedules/delete.ts';
-import { getSchedule, listSchedules } from '../../services/schedules/list.ts';
-import { listScheduleFirings } from '../../services/schedules/list-firings.ts';
-import type { ScheduleWriteDeps } from '../../services/schedules/minimum-interval.ts';
-import { setSchedulePaused } from '../../services/schedules/set-paused.ts';
-import { triggerSchedule } from '../../services/schedules/trigger.ts';
-import { updateSchedule } from '../../services/schedules/update.ts';
+import { createSchedule } from '../../services/operations/schedules/create.ts';
+import { deleteSchedule } from '../../services/operations/schedules/delete.ts';
+import { getSchedule, listSchedules } from '../../services/operations/schedules/list.ts';
+import { listScheduleFirings } from '../../services/operations/schedules/list-firings.ts';
+import type { ScheduleWriteDeps } from '../../services/operations/schedules/minimum-interval.ts';
+import { setSchedulePaused } from '../../services/operations/schedules/set-paused.ts';
+import { triggerSchedule } from '../../services/operations/schedules/trigger.ts';
+import { updateSchedule } from '../../services/operations/schedules/update.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';
@@ -21,12 +21,12 @@ const ScheduleParams = v.object({ projectId: Uuid, scheduleId: Uuid });
 /**
  * Schedules (issue 35, docs/decisions.md "Schedules"): reads need `schedule:read`; creating,
  * changing and "run now" also what a firing needs (`run:create` here, and `session:write` for
- * new sessions, checked by the verbs with one rule: services/schedules/check-references.ts
+ * new sessions, checked by the verbs with one rule: services/operations/schedules/check-references.ts
  * `assertMayFire`); each firing acts as the schedule's acting principal, who last changed what it
  * does. Pause, unpause and delete need `schedule:write`.
  */
 export function scheduleRoutes(deps: AppDeps) {
-  // The pool serves only the Temporal sync after the commit (services/schedules/sync.ts); the
+  // The pool serves only the Temporal sync after the commit (services/operations/schedules/sync.ts); the
   // handlers' own reads and writes go through `c.var.ctx`.
   const scheduleDeps: ScheduleWriteDeps = { scheduleBackend: deps.scheduleBackend, database: deps.database.db, minIntervalSeconds: deps.settings.scheduleMinIntervalSeconds };
   return new Hono<AppEnv>()

@@ -3,16 +3,16 @@ import { isOurId } from '../../domain/compat/anthropic/ids.ts';
 import { agents, agentVersions, compatAnthropicAgentVersions, sandboxProviders, skillVersions } from '../../db/schema/index.ts';
 import { agentConfigOf, cmaViewOf, needsSandbox, renderAgent, viewOfNativeVersion, type CmaAgent, type CmaAgentView, type CreateAgentParams, type SandboxPlacement, type UpdateAgentParams } from '../../domain/compat/anthropic/agents.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.ts';
-import { createAgent } from '../agents/create.ts';
-import { deleteAgent } from '../agents/delete.ts';
-import { listAgents } from '../agents/list.ts';
-import type { PublicationDeps } from '../agents/prepare-version.ts';
-import type { PublicAgent, PublicAgentVersion } from '../agents/public.ts';
-import { publishAgentVersion } from '../agents/publish-version.ts';
-import { getAgentIncludingArchived, listAgentsIncludingArchived } from '../agents/read-including-archived.ts';
-import { requireActor } from '../require-actor.ts';
-import type { ServiceContext } from '../service-context.ts';
-import { withTransaction } from '../transaction.ts';
+import { createAgent } from '../configuration/agents/create.ts';
+import { deleteAgent } from '../configuration/agents/delete.ts';
+import { listAgents } from '../configuration/agents/list.ts';
+import type { PublicationDeps } from '../configuration/agents/prepare-version.ts';
+import type { PublicAgent, PublicAgentVersion } from '../configuration/agents/public.ts';
+import { publishAgentVersion } from '../configuration/agents/publish-version.ts';
+import { getAgentIncludingArchived, listAgentsIncludingArchived } from '../configuration/agents/read-including-archived.ts';
+import { requireActor } from '../kernel/require-actor.ts';
+import type { ServiceContext } from '../kernel/service-context.ts';
+import { withTransaction } from '../kernel/transaction.ts';
 
 /**
  * Claude Managed Agents agents (`/compat/anthropic/v1/agents`) over our agent verbs: every rule

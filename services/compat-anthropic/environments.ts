@@ -15,11 +15,11 @@ import {
 } from '../../domain/compat/anthropic/environments.ts';
 import { NotFoundError, ValidationError } from '../../domain/errors.ts';
 import { toPage } from '../../domain/pagination.ts';
-import { recordAudit } from '../audit/record-audit.ts';
-import { keysetPage } from '../keyset.ts';
-import { requireActor } from '../require-actor.ts';
-import type { ServiceContext } from '../service-context.ts';
-import { withTransaction } from '../transaction.ts';
+import { recordAudit } from '../kernel/audit/record-audit.ts';
+import { keysetPage } from '../kernel/keyset.ts';
+import { requireActor } from '../kernel/require-actor.ts';
+import type { ServiceContext } from '../kernel/service-context.ts';
+import { withTransaction } from '../kernel/transaction.ts';
 
 /** Claude Managed Agents environments of the actor's project (`/compat/anthropic/v1/environments`). */
 

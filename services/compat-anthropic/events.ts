@@ -8,16 +8,16 @@ import { attachmentsOf, type AttachmentMetadata } from '../../domain/attachments
 import { ValidationError } from '../../domain/errors.ts';
 import { describeJsonProblem, unstorableJsonPart } from '../../domain/json-limits.ts';
 import { isSettled } from '../../domain/runs/states.ts';
-import { decideApproval } from '../approvals/decide.ts';
-import { readSessionEventsPage } from '../events/read.ts';
-import type { RunStarterDeps } from '../run-starter.ts';
-import { cancelRun } from '../runs/cancel.ts';
-import { createFollowUpRun } from '../runs/create-follow-up.ts';
-import { findSession } from '../runs/load-session.ts';
-import type { ServiceContext } from '../service-context.ts';
-import { claimToolCall } from '../tool-calls/claim.ts';
-import { submitToolResult } from '../tool-calls/submit-result.ts';
-import { withTransaction } from '../transaction.ts';
+import { decideApproval } from '../runtime/approvals/decide.ts';
+import { readSessionEventsPage } from '../kernel/events/read.ts';
+import type { RunStarterDeps } from '../kernel/run-starter.ts';
+import { cancelRun } from '../runtime/runs/cancel.ts';
+import { createFollowUpRun } from '../runtime/runs/create-follow-up.ts';
+import { findSession } from '../runtime/runs/load-session.ts';
+import type { ServiceContext } from '../kernel/service-context.ts';
+import { claimToolCall } from '../runtime/tool-calls/claim.ts';
+import { submitToolResult } from '../runtime/tool-calls/submit-result.ts';
+import { withTransaction } from '../kernel/transaction.ts';
 
 /**
  * Session events of the Anthropic-compatible API (`/v1/sessions/{id}/events`): the session's

@@ -4,16 +4,16 @@ import { ATTACHMENT_FILE_PREFIX } from '../../domain/compat/anthropic/content.ts
 import { fileRefOf, mimeTypeOfName, renderFile, workspaceFileId, type CmaFile, type FileRef } from '../../domain/compat/anthropic/files.ts';
 import { isOurId } from '../../domain/compat/anthropic/ids.ts';
 import { NotFoundError, ValidationError } from '../../domain/errors.ts';
-import { uploadIsLive, type UploadRow } from '../attachments/find-uploads.ts';
-import { readStoredFile } from '../attachments/read-object.ts';
-import { PUBLIC_STORAGE_ONLY } from '../attachments/store.ts';
-import { requireActor } from '../require-actor.ts';
-import type { ServiceContext } from '../service-context.ts';
-import { createUpload, type UploadDeps } from '../uploads/create.ts';
-import { deleteUpload } from '../uploads/delete.ts';
-import { findUpload, listUploads } from '../uploads/read.ts';
-import { downloadWorkspaceFile } from '../workspace-files/download.ts';
-import { listWorkspaceFiles } from '../workspace-files/list.ts';
+import { uploadIsLive, type UploadRow } from '../runtime/attachments/find-uploads.ts';
+import { readStoredFile } from '../runtime/attachments/read-object.ts';
+import { PUBLIC_STORAGE_ONLY } from '../runtime/attachments/store.ts';
+import { requireActor } from '../kernel/require-actor.ts';
+import type { ServiceContext } from '../kernel/service-context.ts';
+import { createUpload, type UploadDeps } from '../runtime/uploads/create.ts';
+import { deleteUpload } from '../runtime/uploads/delete.ts';
+import { findUpload, listUploads } from '../runtime/uploads/read.ts';
+import { downloadWorkspaceFile } from '../runtime/workspace-files/download.ts';
+import { listWorkspaceFiles } from '../runtime/workspace-files/list.ts';
 
 /**
  * The Anthropic-compatible Files API (`/v1/files`) over our standalone uploads, plus two

@@ -2,11 +2,11 @@ import { and, eq } from 'drizzle-orm';
 import { idempotencyRecords } from '../../db/schema/index.ts';
 import { IdempotencyConflictError } from '../../domain/errors.ts';
 import { isWithinReplayWindow } from '../../domain/idempotency.ts';
-import { isTransientConflict } from '../database-errors.ts';
-import { claimIdempotencyKey, completeIdempotencyRecord, findIdempotencyRecord, type IdempotencyScope } from '../idempotency/records.ts';
-import { requireActor } from '../require-actor.ts';
-import type { ServiceContext } from '../service-context.ts';
-import { withTransaction } from '../transaction.ts';
+import { isTransientConflict } from '../kernel/database-errors.ts';
+import { claimIdempotencyKey, completeIdempotencyRecord, findIdempotencyRecord, type IdempotencyScope } from '../kernel/idempotency/records.ts';
+import { requireActor } from '../kernel/require-actor.ts';
+import type { ServiceContext } from '../kernel/service-context.ts';
+import { withTransaction } from '../kernel/transaction.ts';
 
 /**
  * Dedupe of the Anthropic SDK's automatic retries (it sends no idempotency key; docs/decisions.md

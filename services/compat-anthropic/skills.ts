@@ -12,16 +12,16 @@ import {
   type SkillUpload,
 } from '../../domain/compat/anthropic/skills.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.ts';
-import type { ServiceContext } from '../service-context.ts';
-import { createSkill } from '../skills/create.ts';
-import { deleteSkill } from '../skills/delete.ts';
-import { exportSkillVersion } from '../skills/export-version.ts';
-import { getSkill } from '../skills/get.ts';
-import { listSkills } from '../skills/list.ts';
-import type { PublicSkill, PublicSkillDetail, PublicSkillVersion } from '../skills/public.ts';
-import { publishSkillVersion } from '../skills/publish-version.ts';
-import { setSkillVersionLifecycle } from '../skills/set-version-lifecycle.ts';
-import { withTransaction } from '../transaction.ts';
+import type { ServiceContext } from '../kernel/service-context.ts';
+import { createSkill } from '../configuration/skills/create.ts';
+import { deleteSkill } from '../configuration/skills/delete.ts';
+import { exportSkillVersion } from '../configuration/skills/export-version.ts';
+import { getSkill } from '../configuration/skills/get.ts';
+import { listSkills } from '../configuration/skills/list.ts';
+import type { PublicSkill, PublicSkillDetail, PublicSkillVersion } from '../configuration/skills/public.ts';
+import { publishSkillVersion } from '../configuration/skills/publish-version.ts';
+import { setSkillVersionLifecycle } from '../configuration/skills/set-version-lifecycle.ts';
+import { withTransaction } from '../kernel/transaction.ts';
 
 /**
  * Claude Managed Agents Skills (`/compat/anthropic/v1/skills`) over our Skill verbs: every rule

@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEntries, productEvents, toolCalls } from '../../db/schema/index.ts';
-import type { ServiceContext } from '../../services/service-context.ts';
-import { expireOverdue } from '../../services/tool-calls/expire-overdue.ts';
-import { readToolProgress } from '../../services/tool-calls/progress.ts';
-import { recordToolCalls } from '../../services/tool-calls/record.ts';
+import type { ServiceContext } from '../../services/kernel/service-context.ts';
+import { expireOverdue } from '../../services/runtime/tool-calls/expire-overdue.ts';
+import { readToolProgress } from '../../services/runtime/tool-calls/progress.ts';
+import { recordToolCalls } from '../../services/runtime/tool-calls/record.ts';
 import { errorOf } from '../fixtures/model-vendors/helpers.ts';
 import type { FakeModelProviders } from '../fixtures/model-vendors/catalog-server.ts';
 import { manualClock, type TestApp } from '../support/app.ts';

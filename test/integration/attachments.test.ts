@@ -1,4 +1,4 @@
-import { systemContext } from '../../services/service-context.ts';
+import { systemContext } from '../../services/kernel/service-context.ts';
 import { createHash } from 'node:crypto';
 import { CreateBucketCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { count, eq } from 'drizzle-orm';
@@ -171,8 +171,8 @@ describe('attachments', () => {
   }, 120_000);
 
   it('needs credential encryption on the server', async () => {
-    const { uploadAttachments } = await import('../../services/attachments/store.ts');
-    const { createKeyring } = await import('../../services/credentials/keyring.ts');
+    const { uploadAttachments } = await import('../../services/runtime/attachments/store.ts');
+    const { createKeyring } = await import('../../services/kernel/credentials/keyring.ts');
     // The first run belongs to a version whose sandbox takes text files: only encryption is missing.
     const [run] = await t.database.db.select().from(runs).orderBy(runs.createdAt).limit(1);
     const ctx = systemContext({ db: t.database.db, logger: t.deps.logger, clock: t.deps.clock });

@@ -2,10 +2,10 @@ import { eq } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { apiKeys, idempotencyRecords, organizations, principals, projects } from '../../db/schema/index.ts';
-import { createApiKey } from '../../services/api-keys/create.ts';
-import { revokeApiKey } from '../../services/api-keys/revoke.ts';
-import { authenticateApiKey } from '../../services/auth/authenticate-api-key.ts';
-import { systemContext, type ServiceContext } from '../../services/service-context.ts';
+import { createApiKey } from '../../services/access/api-keys/create.ts';
+import { revokeApiKey } from '../../services/access/api-keys/revoke.ts';
+import { authenticateApiKey } from '../../services/access/auth/authenticate-api-key.ts';
+import { systemContext, type ServiceContext } from '../../services/kernel/service-context.ts';
 import { createTestApp, TEST_ORIGIN, type TestApp, type TestResponse } from '../support/app.ts';
 
 let t: TestApp;

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { ApiError, createClient, LiveText, RunWaitTimeoutError, runToolCall, workPendingToolCalls, type FeedFrame, type ModelPrices, type PublicAgent, type PublicRun, type PublicSchedule, type ScheduleFiring, type SessionBudget, type SessionFrame, type UsageGroup } from '../../client/src/index.ts';
-import { recordToolCalls } from '../../services/tool-calls/record.ts';
+import { recordToolCalls } from '../../services/runtime/tool-calls/record.ts';
 import { TOOL_LEASE_MS } from '../../domain/tool-calls/states.ts';
 import { manualClock, TEST_ORIGIN } from '../support/app.ts';
 import { ORDER, startToolCallApp, tool } from '../support/tool-call-app.ts';
-import { appendProductEvents } from '../../services/events/append.ts';
-import { systemContext } from '../../services/service-context.ts';
+import { appendProductEvents } from '../../services/kernel/events/append.ts';
+import { systemContext } from '../../services/kernel/service-context.ts';
 import { serveApp, type ServedApp } from '../support/http-server.ts';
 import { startRunApp } from '../support/run-app.ts';
 

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeEventCursor, encodeEventCursor } from '../../domain/event-cursor.ts';
-import { type ServiceContext, systemContext } from '../../services/service-context.ts';
-import { appendProductEvent } from '../../services/events/append.ts';
+import { type ServiceContext, systemContext } from '../../services/kernel/service-context.ts';
+import { appendProductEvent } from '../../services/kernel/events/append.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 
 /**

@@ -5,11 +5,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../config/logger.ts';
 import { rowsOf } from '../../db/client.ts';
 import { organizations, productEvents, projectEventCounters, projects } from '../../db/schema/index.ts';
-import { type ServiceContext, systemContext } from '../../services/service-context.ts';
-import { appendProductEvent, appendProductEvents } from '../../services/events/append.ts';
-import { createProjectEventTail, type EventSubscription } from '../../services/background/project-event-tail.ts';
-import { latestProjectPosition, readProductEvents } from '../../services/events/read.ts';
-import { withTransaction } from '../../services/transaction.ts';
+import { type ServiceContext, systemContext } from '../../services/kernel/service-context.ts';
+import { appendProductEvent, appendProductEvents } from '../../services/kernel/events/append.ts';
+import { createProjectEventTail, type EventSubscription } from '../../processes/project-event-tail.ts';
+import { latestProjectPosition, readProductEvents } from '../../services/kernel/events/read.ts';
+import { withTransaction } from '../../services/kernel/transaction.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
 const logger = createLogger({ level: 'silent' });

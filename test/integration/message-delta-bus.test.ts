@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../config/logger.ts';
 import { openDatabase, type DatabaseHandle } from '../../db/client.ts';
 import type { StreamingTurnKey } from '../../domain/runs/message-deltas.ts';
-import { createMessageDeltaBus, type DeltaFrame, type DeltaSubscription, type MessageDeltaBus } from '../../services/background/message-delta-bus.ts';
+import { createMessageDeltaBus, type DeltaFrame, type DeltaSubscription, type MessageDeltaBus } from '../../processes/message-delta-bus.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
 /**

@@ -7,15 +7,15 @@ import { createLogger } from '../../config/logger.ts';
 import { preparing, type Executor } from '../../db/client.ts';
 import * as schema from '../../db/schema/index.ts';
 import { auditEntries, organizations, productEvents, projects } from '../../db/schema/index.ts';
-import { recordAudit } from '../../services/audit/record-audit.ts';
-import { appendProductEvent } from '../../services/events/append.ts';
-import type { Actor, ServiceContext } from '../../services/service-context.ts';
-import { systemContext } from '../../services/service-context.ts';
-import { withTransaction } from '../../services/transaction.ts';
+import { recordAudit } from '../../services/kernel/audit/record-audit.ts';
+import { appendProductEvent } from '../../services/kernel/events/append.ts';
+import type { Actor, ServiceContext } from '../../services/kernel/service-context.ts';
+import { systemContext } from '../../services/kernel/service-context.ts';
+import { withTransaction } from '../../services/kernel/transaction.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
 /**
- * Inserts held for the transaction's event append (services/pending-writes.ts): audit entries
+ * Inserts held for the transaction's event append (services/kernel/pending-writes.ts): audit entries
  * and a new run's message ride in the append's statement, so `POST /sessions` is 8 statements.
  */
 const logger = createLogger({ level: 'silent' });

@@ -23,8 +23,8 @@ import {
   workspaceBackups,
 } from '../../db/schema/index.ts';
 import { tenantRoot } from '../../domain/storage/paths.ts';
-import { newRetentionSweepState, runRetentionTick, type RetentionTickResult } from '../../services/background/retention-sweeper.ts';
-import { systemContext } from '../../services/service-context.ts';
+import { newRetentionSweepState, runRetentionTick, type RetentionTickResult } from '../../processes/retention-sweeper.ts';
+import { systemContext } from '../../services/kernel/service-context.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { takeSseFrames } from '../support/sse-frames.ts';
 import { objectExists as objectExistsIn } from '../support/s3-objects.ts';

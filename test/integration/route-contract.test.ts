@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { organizations, projects } from '../../db/schema/index.ts';
-import { createBrowserSession } from '../../services/auth/create-browser-session.ts';
-import { readInstallation } from '../../services/auth/installation.ts';
-import { systemContext } from '../../services/service-context.ts';
+import { createBrowserSession } from '../../services/access/auth/create-browser-session.ts';
+import { readInstallation } from '../../services/access/auth/installation.ts';
+import { systemContext } from '../../services/kernel/service-context.ts';
 import { edgeProxyEnvironment, startEdgeSigner, type EdgeSigner } from '../fixtures/edge-proxy/edge-signer.ts';
 import { createTestApp, TEST_ORIGIN, type RequestOptions, type TestApp } from '../support/app.ts';
 import { isMutation } from '../../api/mutations.ts';

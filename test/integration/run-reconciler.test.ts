@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RECONCILE_AFTER_MS, RESTART_AFTER_MS, reconcileQueuedRuns, startRunReconciler } from '../../services/background/reconcile-queued-runs.ts';
-import { systemContext } from '../../services/service-context.ts';
+import { RECONCILE_AFTER_MS, RESTART_AFTER_MS, reconcileQueuedRuns, startRunReconciler } from '../../processes/reconcile-queued-runs.ts';
+import { systemContext } from '../../services/kernel/service-context.ts';
 import { FAKE_KEYS } from '../fixtures/model-vendors/catalog-server.ts';
 import { startFakeModelServers, type FakeModelServers } from '../fixtures/model-vendors/chat-server.ts';
 import { createRecordingRunStarter, createTestApp, manualClock, type TestApp } from '../support/app.ts';

@@ -1,10 +1,10 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEntries, messages, modelInvocations, productEvents, runs, sessions, sessionSkillBindings, threads } from '../../db/schema/index.ts';
-import { systemClock, type Actor, type ServiceContext, systemContext } from '../../services/service-context.ts';
-import { transitionRun } from '../../services/runs/transition.ts';
-import { createSession } from '../../services/sessions/create.ts';
-import { withTransaction } from '../../services/transaction.ts';
+import { systemClock, type Actor, type ServiceContext, systemContext } from '../../services/kernel/service-context.ts';
+import { transitionRun } from '../../services/runtime/runs/transition.ts';
+import { createSession } from '../../services/runtime/sessions/create.ts';
+import { withTransaction } from '../../services/kernel/transaction.ts';
 import { createProvider, errorOf } from '../fixtures/model-vendors/helpers.ts';
 import { startFakeModelProviders, type FakeModelProviders } from '../fixtures/model-vendors/catalog-server.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
@@ -386,7 +386,7 @@ describe('GET /sessions/{id}', () => {
     const skill = await createSkill();
     const agent = await createAgent({ skillVersionIds: [skill.versions[0].id] });
     const created = await (await postSession({ agentId: agent.id, initialMessage: 'Find order 7' })).json();
-    // A model call with usage, as the runtime records it (services/model-invocations).
+    // A model call with usage, as the runtime records it (services/runtime/model-invocations).
     await transitionRun({ ctx: systemCtx(), input: { runId: created.run.id, to: 'running' } });
     const startedAt = new Date();
     const [invocation] = await t.database.db

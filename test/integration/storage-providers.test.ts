@@ -4,7 +4,7 @@ import { CreateBucketCommand, ListObjectsV2Command, PutObjectCommand, S3Client }
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { storageProviders } from '../../db/schema/index.ts';
-import { s3ClientFor } from '../../services/storage-providers/s3-client.ts';
+import { s3ClientFor } from '../../services/configuration/storage-providers/s3-client.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 
 /**
@@ -285,7 +285,7 @@ describe('storage endpoints under the address policy', () => {
  * Issue 45 finding 9: a caller who uploads files (`run:create`) may not read the storage
  * connection, so a storage failure under its upload names nothing of it — no key, bucket,
  * endpoint or prefix, nor why the address policy refused it — while the log line names the
- * connection for whoever runs it (services/storage-providers/storage-failure.ts).
+ * connection for whoever runs it (services/configuration/storage-providers/storage-failure.ts).
  */
 describe('storage failures under an upload', () => {
   const upload = { name: 'notes.txt', contentType: 'text/plain', dataBase64: Buffer.from('hello').toString('base64') };

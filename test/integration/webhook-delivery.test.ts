@@ -1,9 +1,9 @@
-import { systemContext } from '../../services/service-context.ts';
+import { systemContext } from '../../services/kernel/service-context.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Settings } from '../../config/settings.ts';
 import { decodeEventCursor } from '../../domain/event-cursor.ts';
-import { createKeyring } from '../../services/credentials/keyring.ts';
-import { appendProductEvents } from '../../services/events/append.ts';
+import { createKeyring } from '../../services/kernel/credentials/keyring.ts';
+import { appendProductEvents } from '../../services/kernel/events/append.ts';
 import { newSigningSecret, startWebhookReceiver, verifyWithStandardWebhooks, type ReceivedRequest, type WebhookReceiver } from '../fixtures/webhook-receiver/receiver.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { deferredRunStarter, startTestRuntime } from '../support/runtime.ts';

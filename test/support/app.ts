@@ -7,9 +7,9 @@ import { createApp } from '../../api/app.ts';
 import { isMutation } from '../../api/mutations.ts';
 import { createAppDeps } from '../../scripts/app-deps.ts';
 import type { AppDeps } from '../../api/deps.ts';
-import { systemClock, type Clock } from '../../services/service-context.ts';
-import type { RunStarter } from '../../services/run-starter.ts';
-import type { ScheduleBackend } from '../../services/schedule-backend.ts';
+import { systemClock, type Clock } from '../../services/kernel/service-context.ts';
+import type { RunStarter } from '../../services/kernel/run-starter.ts';
+import type { ScheduleBackend } from '../../services/kernel/schedule-backend.ts';
 import type { RunWakeSignal } from '../../domain/runs/workflow.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 

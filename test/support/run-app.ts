@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { PlatformToolHandler } from '../../activities/platform-tools/registry.ts';
-import type { Clock } from '../../services/service-context.ts';
+import type { Clock } from '../../services/kernel/service-context.ts';
 import { FAKE_KEYS } from '../fixtures/model-vendors/catalog-server.ts';
 import { startFakeModelServers, type FakeModelServers } from '../fixtures/model-vendors/chat-server.ts';
 import { createTestApp, type TestApp } from './app.ts';

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { type Clock, type ServiceContext, systemContext } from '../../services/service-context.ts';
+import { type Clock, type ServiceContext, systemContext } from '../../services/kernel/service-context.ts';
 import { createProvider } from '../fixtures/model-vendors/helpers.ts';
 import { startFakeModelProviders } from '../fixtures/model-vendors/catalog-server.ts';
 import { createTestApp } from './app.ts';

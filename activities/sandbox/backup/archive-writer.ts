@@ -7,7 +7,7 @@ import { isSafePathSegment, MAX_PATH_BYTES } from '../../../domain/workspace-fil
 
 /**
  * Packing a sandbox workspace into a backup archive (worker side; the format is described in
- * `services/workspace-files/archive-reader.ts`, which verifies it before serving a file).
+ * `services/runtime/workspace-files/archive-reader.ts`, which verifies it before serving a file).
  *
  * - Deterministic: entries in bytewise order of their tar names (directories end in `/`, so each
  *   directory comes right before its contents), mtimes zeroed, uid/gid 0, no user or group

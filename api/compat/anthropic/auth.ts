@@ -3,8 +3,8 @@ import { isOurId } from '../../../domain/compat/anthropic/ids.ts';
 import { ForbiddenError, UnauthenticatedError } from '../../../domain/errors.ts';
 
 import { assertHasScopes, type Scope } from '../../../domain/scopes.ts';
-import { authenticateApiKey } from '../../../services/auth/authenticate-api-key.ts';
-import type { ServiceContext } from '../../../services/service-context.ts';
+import { authenticateApiKey } from '../../../services/access/auth/authenticate-api-key.ts';
+import type { ServiceContext } from '../../../services/kernel/service-context.ts';
 import type { AppDeps } from '../../deps.ts';
 import type { AppEnv } from '../../env.ts';
 

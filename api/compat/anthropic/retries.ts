@@ -3,8 +3,8 @@ import * as v from 'valibot';
 import { ValidationError } from '../../../domain/errors.ts';
 import { IdempotencyKey } from '../../../domain/idempotency.ts';
 import { runDeduped } from '../../../services/compat-anthropic/retry-dedupe.ts';
-import { hashRequestBody } from '../../../services/idempotency/records.ts';
-import type { ServiceContext } from '../../../services/service-context.ts';
+import { hashRequestBody } from '../../../services/kernel/idempotency/records.ts';
+import type { ServiceContext } from '../../../services/kernel/service-context.ts';
 import type { AppEnv } from '../../env.ts';
 
 /**

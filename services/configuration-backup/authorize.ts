@@ -1,7 +1,0 @@
-import { ForbiddenError } from '../../domain/errors.ts';
-import type { Actor } from '../service-context.ts';
-
-/** Backups and restores act on the caller's own organization only (403 otherwise, like a foreign project). */
-export function assertOwnOrganization(actor: Actor, organizationId: string): void {
-  if (organizationId !== actor.organizationId) throw new ForbiddenError('The organization is not the principal organization');
-}

@@ -1,0 +1,40 @@
+import { eq } from 'drizzle-orm';
+import { delegations, runs, sessions } from '../../../db/schema/index.ts';
+import { EVENT_KINDS } from '../../../domain/runs/events.ts';
+import { isSettled } from '../../../domain/runs/states.ts';
+import { appendProductEvent } from '../../kernel/events/append.ts';
+import { cancelRun } from '../runs/cancel.ts';
+import type { RunStarterDeps } from '../../kernel/run-starter.ts';
+import type { ServiceContext } from '../../kernel/service-context.ts';
+import { withTransaction } from '../../kernel/transaction.ts';
+import { findDelegation, toPublicDelegations, type PublicDelegation } from './public.ts';
+
+/**
+ * `POST .../delegations/{id}/cancel`: closes the relation to further messages (both through the
+ * API and `message_agent`) and requests cancellation of the child's latest run when it is
+ * unsettled. Repeats answer the closed relation; `delegation.closed` is written once.
+ */
+export async function cancelDelegation({ ctx, deps, input }: { ctx: ServiceContext; deps: RunStarterDeps; input: { sessionId: string; delegationId: string } }): Promise<PublicDelegation> {
+  return withTransaction(ctx, async (tx) => {
+    let delegation = await findDelegation({ ctx: tx, input, options: { forUpdate: true } });
+    if (!delegation.closedAt) {
+      const [closed] = await tx.db.update(delegations).set({ closedAt: tx.clock.now() }).where(eq(delegations.id, delegation.id)).returning();
+      delegation = closed!;
+      await appendProductEvent(tx, {
+        organizationId: delegation.organizationId,
+        projectId: delegation.projectId,
+        aggregateType: 'session',
+        aggregateId: delegation.coordinatorSessionId,
+        kind: EVENT_KINDS.delegationClosed,
+        publicPayload: { delegationId: delegation.id, sessionId: delegation.coordinatorSessionId, coordinatorSessionId: delegation.coordinatorSessionId, delegateKey: delegation.delegateKey, childSessionId: delegation.childSessionId },
+      });
+    }
+    const [child] = await tx.db.select({ latestRunId: sessions.latestRunId }).from(sessions).where(eq(sessions.id, delegation.childSessionId));
+    if (child?.latestRunId) {
+      const [latest] = await tx.db.select({ state: runs.state }).from(runs).where(eq(runs.id, child.latestRunId));
+      if (latest && !isSettled(latest.state)) await cancelRun({ ctx: tx, deps, input: { runId: child.latestRunId } });
+    }
+    const [shown] = await toPublicDelegations({ ctx: tx, input: { rows: [delegation] } });
+    return shown!;
+  });
+}

@@ -1,0 +1,139 @@
+import { and, eq } from 'drizzle-orm';
+import * as v from 'valibot';
+import { agentVersions, delegationCalls, delegations, principals, runs, sessions, threads, toolCalls } from '../../../db/schema/index.ts';
+import type { AgentConfig } from '../../../domain/agent-config/index.ts';
+import { NotFoundError } from '../../../domain/errors.ts';
+import { DELEGATE_AGENT_TOOL } from '../../../domain/runs/delegation.ts';
+import { EVENT_KINDS } from '../../../domain/runs/events.ts';
+import { isSettled } from '../../../domain/runs/states.ts';
+import { appendProductEvents, type ProductEventDraft } from '../../kernel/events/append.ts';
+import type { CredentialKeyring } from '../../kernel/credentials/keyring.ts';
+import { loadRunVersion } from '../runs/load-run-context.ts';
+import { queueRun } from '../runs/queue-run.ts';
+import type { RunStarter } from '../../kernel/run-starter.ts';
+import type { Actor, ServiceContext } from '../../kernel/service-context.ts';
+import { copySkillBindings } from '../../configuration/skills/copy-session-bindings.ts';
+import { withTransaction } from '../../kernel/transaction.ts';
+
+const Arguments = v.object({ delegateKey: v.string(), message: v.pipe(v.string(), v.minLength(1)) });
+
+export type DelegationStart =
+  | { kind: 'started'; childRunId: string; childSessionId: string; projectId: string; agentId: string }
+  | { kind: 'refused'; message: string };
+
+/**
+ * The coordinator's workflow starts child runs itself (as Temporal child workflows), so queueing
+ * one wakes nobody; the reconciler leaves delegated runs to their coordinator.
+ */
+const startedByCoordinator: RunStarter = { start: async () => {}, requestCancellation: async () => {}, notify: async () => {} };
+
+/**
+ * A `delegate_agent` or `message_agent` call of a run (for the runtime): `delegate_agent` creates
+ * the delegate key's child session once (pinned to the delegate's exact version, with
+ * `parentSessionId` and `delegateKey`, sharing the coordinator's workspace, with the version's
+ * Skill bindings) and queues its first run with the message; `message_agent` queues the next run
+ * of that child session once its latest run has settled. Runs are queued as the coordinator
+ * run's creator, each with its own budget. Idempotent per tool call; refusals (a key already
+ * delegated, none yet, a child still working, a closed relation) are answers the model sees.
+ */
+export async function startDelegationCall({ ctx, deps, input }: { ctx: ServiceContext; deps: { keyring: CredentialKeyring }; input: { runId: string; toolCallId: string } }): Promise<DelegationStart> {
+  const [done] = await ctx.db
+    .select({ childRunId: delegationCalls.childRunId, childSessionId: delegations.childSessionId, projectId: delegations.projectId, agentId: sessions.agentId })
+    .from(delegationCalls)
+    .innerJoin(delegations, eq(delegations.id, delegationCalls.delegationId))
+    .innerJoin(sessions, eq(sessions.id, delegations.childSessionId))
+    .where(eq(delegationCalls.toolCallId, input.toolCallId));
+  if (done) return { kind: 'started', ...done };
+
+  const { run, session: coordinator, agentVersion } = await loadRunVersion(ctx.db, input.runId);
+  const [call] = await ctx.db.select().from(toolCalls).where(eq(toolCalls.id, input.toolCallId));
+  if (!call || call.runId !== run.id) throw new NotFoundError('No tool call with that id in this run');
+  const { delegateKey, message } = v.parse(Arguments, call.safeArguments);
+  const delegate = (agentVersion.config as unknown as AgentConfig).delegates.find((entry) => entry.key === delegateKey);
+  if (!delegate) return { kind: 'refused', message: `"${delegateKey}" is not a delegate of this agent.` };
+  const actor = await actorOf(ctx, run.createdByPrincipalId);
+
+  return withTransaction({ ...ctx, actor }, async (tx) => {
+    // The coordinator session's row orders concurrent calls for the same key.
+    await tx.db.select({ id: sessions.id }).from(sessions).where(eq(sessions.id, coordinator.id)).for('update');
+    const [existing] = await tx.db
+      .select()
+      .from(delegations)
+      .where(and(eq(delegations.coordinatorSessionId, coordinator.id), eq(delegations.delegateKey, delegateKey)));
+    const events: ProductEventDraft[] = [];
+    let delegationId: string;
+    let child;
+    if (call.toolName === DELEGATE_AGENT_TOOL) {
+      if (existing) return { kind: 'refused', message: `"${delegateKey}" already has a session with this coordinator; continue it with message_agent.` };
+      const [version] = await tx.db.select().from(agentVersions).where(eq(agentVersions.id, delegate.agentVersionId));
+      if (!version) return { kind: 'refused', message: `The pinned version of "${delegateKey}" no longer exists.` };
+      const now = tx.clock.now();
+      const [thread] = await tx.db.insert(threads).values({ organizationId: run.organizationId, projectId: run.projectId, createdAt: now }).returning();
+      [child] = await tx.db
+        .insert(sessions)
+        .values({
+          organizationId: run.organizationId,
+          projectId: run.projectId,
+          threadId: thread!.id,
+          agentId: version.agentId,
+          agentVersionId: version.id,
+          title: null,
+          status: 'queued',
+          parentSessionId: coordinator.id,
+          delegateKey,
+          createdByPrincipalId: actor.principalId,
+          createdAt: now,
+          lastActivityAt: now,
+        })
+        .returning();
+      await copySkillBindings(tx, { sessionId: child!.id, organizationId: run.organizationId, projectId: run.projectId, config: version.config });
+      const [relation] = await tx.db
+        .insert(delegations)
+        .values({ organizationId: run.organizationId, projectId: run.projectId, coordinatorSessionId: coordinator.id, delegateKey, childSessionId: child!.id, childAgentVersionId: version.id, createdAt: now })
+        .returning();
+      delegationId = relation!.id;
+      events.push({
+        aggregateType: 'session',
+        aggregateId: child!.id,
+        kind: EVENT_KINDS.sessionCreated,
+        publicPayload: { sessionId: child!.id, threadId: thread!.id, agentId: version.agentId, agentVersionId: version.id, status: 'queued', parentSessionId: coordinator.id, delegateKey },
+      });
+    } else {
+      if (!existing) return { kind: 'refused', message: `"${delegateKey}" has no session with this coordinator yet; start it with delegate_agent.` };
+      if (existing.closedAt) return { kind: 'refused', message: `The delegation to "${delegateKey}" was closed.` };
+      [child] = await tx.db.select().from(sessions).where(eq(sessions.id, existing.childSessionId)).for('update');
+      const [latest] = child!.latestRunId ? await tx.db.select({ state: runs.state }).from(runs).where(eq(runs.id, child!.latestRunId)) : [];
+      if (latest && !isSettled(latest.state)) return { kind: 'refused', message: `"${delegateKey}" is still working on its previous message.` };
+      delegationId = existing.id;
+    }
+    const queued = await queueRun(tx, { runStarter: startedByCoordinator }, { session: child!, text: message, idempotencyKey: null });
+    await tx.db.insert(delegationCalls).values({ toolCallId: call.id, delegationId, childRunId: queued.run.id });
+    events.push(...queued.events, {
+      aggregateType: 'session',
+      aggregateId: coordinator.id,
+      kind: EVENT_KINDS.delegationRunQueued,
+      publicPayload: { delegationId, sessionId: coordinator.id, coordinatorSessionId: coordinator.id, coordinatorRunId: run.id, toolCallId: call.id, delegateKey, childSessionId: child!.id, childRunId: queued.run.id },
+    });
+    await appendProductEvents(tx, { organizationId: run.organizationId, projectId: run.projectId, events });
+    return { kind: 'started', childRunId: queued.run.id, childSessionId: child!.id, projectId: run.projectId, agentId: child!.agentId };
+  });
+}
+
+/** The run creator as the actor its delegated runs are queued for. */
+async function actorOf(ctx: ServiceContext, principalId: string | null): Promise<Actor> {
+  if (!principalId) throw new Error('a delegating run has no creator');
+  const [principal] = await ctx.db.select().from(principals).where(eq(principals.id, principalId));
+  if (!principal) throw new NotFoundError("The run's creator no longer exists");
+  return {
+    principalId: principal.id,
+    organizationId: principal.organizationId,
+    projectId: principal.projectId,
+    kind: principal.kind,
+    subject: principal.subject,
+    scopes: principal.scopes,
+    displayName: principal.displayName,
+    organizationRole: null,
+    projectRole: null,
+    apiKeyId: null,
+  };
+}

@@ -1,0 +1,102 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { rowsOf } from '../../../db/client.ts';
+import { runTurnReservations } from '../../../db/schema/index.ts';
+import { NotFoundError } from '../../../domain/errors.ts';
+import { apiKeyIdOfSubject } from '../../../domain/principals.ts';
+import { monthStartOf, spentLimit, type Spend, type StoredBudget } from '../../../domain/usage/budget.ts';
+import type { ServiceContext } from '../../kernel/service-context.ts';
+import { withTransaction } from '../../kernel/transaction.ts';
+
+/** What the attempt's invocation row records for the usage ledger. */
+export type InvocationFacts = { agentId: string; apiKeyId: string | null };
+
+/** A budget with no room left: which one, and its figures for the explanation. */
+export type SpentBudget = { scope: 'session' | 'project'; limit: 'cost' | 'tokens'; budget: StoredBudget; spend: Spend };
+
+export type TurnReservation =
+  | { reserved: true; ordinal: number; facts: InvocationFacts }
+  | { reserved: false; spentBudget?: SpentBudget };
+
+type RunBudgetRow = {
+  organization_id: string;
+  project_id: string;
+  agent_id: string;
+  creator_subject: string | null;
+  session_max_cost_nanos: string | null;
+  session_max_tokens: string | null;
+  session_cost_nanos: string;
+  session_tokens: string;
+  project_max_cost_nanos: string | null;
+  project_max_tokens: string | null;
+  month_cost_nanos: string | null;
+  month_tokens: string | null;
+};
+
+const numberOrNull = (value: string | null) => (value === null ? null : Number(value));
+
+/**
+ * Before each model call (spec 3 "Budget rules", docs/decisions.md "Budgets"): reserves one unit
+ * of the run's turn budget for `turnId`, after checking the session's budget and the project's
+ * monthly budget still have room. Durable and idempotent: replaying a turn id reuses its
+ * reservation, so worker recovery and provider retries reserve nothing more; a spent money or
+ * token budget refuses every new call, replays included (a retried attempt is a new provider
+ * call). The run row is locked so parallel calls share the turn budget exactly; the spend is
+ * read as committed, so concurrent calls may each pass the check before any of them completes
+ * (the overshoot bound in docs/decisions.md). One statement reads the run, its budgets and the
+ * month's spend from the usage rollup.
+ */
+export async function reserveModelTurn(ctx: ServiceContext, input: { runId: string; turnId: string; maxTurns: number }): Promise<TurnReservation> {
+  return withTransaction(ctx, async (tx) => {
+    const monthStart = monthStartOf(tx.clock.now());
+    const [row] = rowsOf<RunBudgetRow>(
+      await tx.db.execute(sql`
+        select r.organization_id, r.project_id, s.agent_id, creator.subject as creator_subject,
+          s.budget_max_cost_nanos as session_max_cost_nanos, s.budget_max_tokens as session_max_tokens,
+          s.cost_nanos as session_cost_nanos, s.input_tokens + s.output_tokens as session_tokens,
+          p.budget_monthly_max_cost_nanos as project_max_cost_nanos, p.budget_monthly_max_tokens as project_max_tokens,
+          month.cost_nanos as month_cost_nanos, month.tokens as month_tokens
+        from runs r
+        join sessions s on s.id = r.session_id
+        join projects p on p.id = r.project_id
+        left join principals creator on creator.id = r.created_by_principal_id
+        left join lateral (
+          select sum(u.cost_nanos) as cost_nanos, sum(u.input_tokens + u.output_tokens) as tokens
+          from usage_daily u
+          where u.project_id = r.project_id and u.day >= ${monthStart}::date
+            and (p.budget_monthly_max_cost_nanos is not null or p.budget_monthly_max_tokens is not null)
+        ) month on true
+        where r.id = ${input.runId}::uuid
+        for update of r`),
+    );
+    if (!row) throw new NotFoundError('No run with that id');
+    const spentBudget = spentBudgetOf(row);
+    if (spentBudget) return { reserved: false as const, spentBudget };
+    const facts: InvocationFacts = { agentId: row.agent_id, apiKeyId: row.creator_subject === null ? null : apiKeyIdOfSubject(row.creator_subject) };
+    // The common case in one statement: the next ordinal, if the budget has room and this turn
+    // holds none yet. Nothing inserted means a replayed turn (its reservation stands) or a spent budget.
+    const inserted = rowsOf<{ ordinal: number }>(
+      await tx.db.execute(sql`
+        insert into run_turn_reservations (run_id, turn_id, organization_id, project_id, ordinal, created_at)
+        select ${input.runId}::uuid, ${input.turnId}::text, ${row.organization_id}::uuid, ${row.project_id}::uuid, (count(*) + 1)::int, ${tx.clock.now().toISOString()}::timestamptz
+        from run_turn_reservations where run_id = ${input.runId}::uuid
+        having count(*) < ${input.maxTurns}::int
+        on conflict (run_id, turn_id) do nothing
+        returning ordinal`),
+    );
+    if (inserted[0]) return { reserved: true as const, ordinal: Number(inserted[0].ordinal), facts };
+    const [existing] = await tx.db
+      .select({ ordinal: runTurnReservations.ordinal })
+      .from(runTurnReservations)
+      .where(and(eq(runTurnReservations.runId, input.runId), eq(runTurnReservations.turnId, input.turnId)));
+    return existing ? { reserved: true as const, ordinal: existing.ordinal, facts } : { reserved: false as const };
+  });
+}
+
+function spentBudgetOf(row: RunBudgetRow): SpentBudget | undefined {
+  const session = { budget: { maxCostNanos: numberOrNull(row.session_max_cost_nanos), maxTokens: numberOrNull(row.session_max_tokens) }, spend: { costNanos: Number(row.session_cost_nanos), tokens: Number(row.session_tokens) } };
+  const sessionLimit = spentLimit(session.budget, session.spend);
+  if (sessionLimit) return { scope: 'session', limit: sessionLimit, ...session };
+  const project = { budget: { maxCostNanos: numberOrNull(row.project_max_cost_nanos), maxTokens: numberOrNull(row.project_max_tokens) }, spend: { costNanos: Number(row.month_cost_nanos ?? 0), tokens: Number(row.month_tokens ?? 0) } };
+  const projectLimit = spentLimit(project.budget, project.spend);
+  return projectLimit ? { scope: 'project', limit: projectLimit, ...project } : undefined;
+}

@@ -1,0 +1,82 @@
+import type { AgentConfig, ToolDefinition } from '../../../domain/agent-config/index.ts';
+import { operationCallOfTurn, renderOperationInstructions } from '../../../domain/runs/harness-operations.ts';
+import { findOperationCall, operationTranscript } from '../runs/operation-threads.ts';
+import type { CredentialKeyring } from '../../kernel/credentials/keyring.ts';
+import { failModelInvocation, startModelInvocation } from '../model-invocations/record-invocation.ts';
+import { reserveModelTurn } from '../model-invocations/reserve-turn.ts';
+import { budgetExplanation } from '../../../domain/usage/budget.ts';
+import { resolveRunModel, type RunModel } from '../model-invocations/resolve-model.ts';
+import type { DeploymentPreset } from '../../configuration/model-presets/deployment.ts';
+import type { MessageRow } from '../runs/public.ts';
+import { loadRunContext } from '../runs/load-run-context.ts';
+import type { ServiceContext } from '../../kernel/service-context.ts';
+import { withTransaction } from '../../kernel/transaction.ts';
+import { mountedTools } from '../tool-calls/run-tools.ts';
+import { renderRunInstructions } from '../../../domain/skills/catalog.ts';
+import { usableSkills } from '../runs/session-skills.ts';
+
+/** A tool as the model is offered it: the published definition without owner or approval. */
+export type OfferedTool = { name: string; description: string; inputSchema: Record<string, unknown> };
+
+export type ModelTurnPlan =
+  /** The run's turn budget is spent: the model is not called. */
+  | { kind: 'budget_exhausted'; maxTurns: number }
+  /** The session's or project's money or token budget is spent: the model is not called. */
+  | { kind: 'budget_exceeded'; errorExplanation: string }
+  /** The preset or provider cannot be used (recorded as a failed invocation): not retryable. */
+  | { kind: 'unavailable'; errorCode: string; errorExplanation: string }
+  /** Call the model with this: the resolved model and key, the instructions, transcript and tools. */
+  | { kind: 'ready'; model: RunModel; systemPrompt: string; transcript: MessageRow[]; tools: OfferedTool[]; run: { projectId: string; sessionId: string } };
+
+/**
+ * The first half of one model attempt (for the runtime): checks the session's and project's
+ * budgets, reserves the turn in the run's durable turn budget and records the attempt as started (with the turn's "Model call started" event on its
+ * first attempt) in one transaction, then resolves the pinned preset to a provider and key.
+ * Idempotent on `(runId, turnId, attempt)`: a replay reuses the reservation and the attempt
+ * row. The vendor call itself is the caller's; `finishModelTurn` records how it ended.
+ */
+export async function beginModelTurn({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: { keyring: CredentialKeyring; deploymentPresets: readonly DeploymentPreset[]; currency: string };
+  input: { runId: string; turnId: string; attempt: number };
+}): Promise<ModelTurnPlan> {
+  const context = await loadRunContext(ctx.db, input.runId);
+  const config = context.agentVersion.config as unknown as AgentConfig;
+  return withTransaction(ctx, async (tx) => {
+    const reservation = await reserveModelTurn(tx, { runId: input.runId, turnId: input.turnId, maxTurns: config.limits.maxTurns });
+    if (!reservation.reserved && reservation.spentBudget) {
+      const { scope, limit, budget, spend } = reservation.spentBudget;
+      return { kind: 'budget_exceeded', errorExplanation: budgetExplanation(scope, limit, budget, spend, deps.currency) };
+    }
+    if (!reservation.reserved) return { kind: 'budget_exhausted', maxTurns: config.limits.maxTurns };
+    await startModelInvocation(tx, { ...input, ...reservation.facts, preset: config.modelPreset }, context.run);
+    const model = await resolveRunModel(tx, {
+      organizationId: context.run.organizationId,
+      projectId: context.run.projectId,
+      presetKey: config.modelPreset,
+      keyring: deps.keyring,
+      deploymentPresets: deps.deploymentPresets,
+    });
+    if ('unavailable' in model) {
+      await failModelInvocation(tx, { ...input, errorCode: model.errorCode, errorExplanation: model.errorExplanation, providerFinishReason: null });
+      return { kind: 'unavailable', errorCode: model.errorCode, errorExplanation: model.errorExplanation };
+    }
+    const offered = (tools: ToolDefinition[]) => tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema as Record<string, unknown> }));
+    const systemPrompt = renderRunInstructions(config.systemPrompt, usableSkills(context.skills), { sandboxed: config.sandbox.enabled });
+    const operationCallId = operationCallOfTurn(input.turnId);
+    const run = { projectId: context.run.projectId, sessionId: context.run.sessionId };
+    if (!operationCallId) return { kind: 'ready', model, systemPrompt, transcript: context.messages, tools: offered(await mountedTools(tx, config)), run };
+    // A Harness Operation's sub-loop: its own thread, the operation's instructions, and the
+    // parent's tools without the operations (they do not nest).
+    const call = await findOperationCall(tx.db, operationCallId);
+    const operation = config.harnessOperations.find((entry) => entry.key === call?.operationKey);
+    if (!call || !operation) throw new Error(`turn ${input.turnId} belongs to no started operation of this version`);
+    const operationKeys = new Set(config.harnessOperations.map((entry) => entry.key));
+    const tools = (await mountedTools(tx, config)).filter((tool) => !operationKeys.has(tool.name));
+    return { kind: 'ready', model, systemPrompt: renderOperationInstructions(systemPrompt, operation), transcript: await operationTranscript(tx.db, call.threadId), tools: offered(tools), run };
+  });
+}

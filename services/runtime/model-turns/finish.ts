@@ -1,0 +1,75 @@
+import { eq } from 'drizzle-orm';
+import { runs } from '../../../db/schema/index.ts';
+import { NotFoundError } from '../../../domain/errors.ts';
+import { mainTurnNumber } from '../../../domain/runs/message-deltas.ts';
+import type { ModelToolCall } from '../../../domain/runs/transcript.ts';
+import { turnMessageEventId } from '../../../domain/runs/turn-message-event-id.ts';
+import { completeModelInvocation, failModelInvocation, type InvocationUsage } from '../model-invocations/record-invocation.ts';
+import type { ModelPrices } from '../../../domain/usage/prices.ts';
+import { appendRunMessage } from '../runs/append-message.ts';
+import { threadOfTurn } from '../runs/operation-threads.ts';
+import type { ServiceContext } from '../../kernel/service-context.ts';
+import { withTransaction } from '../../kernel/transaction.ts';
+
+/** What both steps of a turn's finish need of its run. */
+type RunIdentity = { id: string; organizationId: string; projectId: string; sessionId: string; threadId: string };
+
+export type ModelTurnOutcome =
+  | {
+      kind: 'succeeded';
+      text: string;
+      toolCalls: ModelToolCall[];
+      /** Opaque vendor state the next request of the same model needs back (never shown). */
+      replay: unknown;
+      usage: InvocationUsage;
+      /** The preset's prices when the call began (null: unpriced), which its cost is figured at. */
+      prices: ModelPrices | null;
+      finishReason: string;
+      providerFinishReason: string | null;
+      thinking: string | null;
+    }
+  | { kind: 'failed'; errorCode: string; errorExplanation: string; providerFinishReason: string | null };
+
+/**
+ * The second half of one model attempt (for the runtime): a success completes the attempt
+ * (its usage added to the session's counters) and appends the turn's assistant message, keyed
+ * by the turn id, in one transaction; a failure is recorded on the attempt with a bounded, safe
+ * explanation. A main-thread turn's `message.created` carries the id `turnMessageEventId` derives
+ * from run and turn, so live output can name it before the message commits. Idempotent: a replay
+ * completes nothing twice and appends no second message (nor event). 404 when the run is gone.
+ */
+export async function finishModelTurn({
+  ctx,
+  input,
+  run: lockedRun,
+}: {
+  ctx: ServiceContext;
+  input: { runId: string; turnId: string; attempt: number; outcome: ModelTurnOutcome };
+  /** The run's row when the caller has it already (read under its lock, in `ctx`'s transaction). */
+  run?: RunIdentity;
+}): Promise<void> {
+  const { runId, turnId, attempt, outcome } = input;
+  if (outcome.kind === 'failed') {
+    await failModelInvocation(ctx, { runId, turnId, attempt, errorCode: outcome.errorCode, errorExplanation: outcome.errorExplanation, providerFinishReason: outcome.providerFinishReason });
+    return;
+  }
+  await withTransaction(ctx, async (tx) => {
+    // Read once for both steps below.
+    const [run] = lockedRun ? [lockedRun] : await tx.db.select({ id: runs.id, organizationId: runs.organizationId, projectId: runs.projectId, sessionId: runs.sessionId, threadId: runs.threadId }).from(runs).where(eq(runs.id, runId));
+    if (!run) throw new NotFoundError('No run with that id');
+    await completeModelInvocation(tx, {
+      runId,
+      turnId,
+      attempt,
+      usage: outcome.usage,
+      prices: outcome.prices,
+      finishReason: outcome.finishReason,
+      providerFinishReason: outcome.providerFinishReason,
+      thinking: outcome.thinking,
+    }, run);
+    const threadId = await threadOfTurn(tx.db, turnId);
+    const turn = threadId ? null : mainTurnNumber(turnId);
+    const content = { text: outcome.text, toolCalls: outcome.toolCalls, replay: outcome.replay ?? null };
+    await appendRunMessage(tx, { runId, stepKey: turnId, role: 'assistant', content, ...(threadId ? { threadId } : {}), ...(turn === null ? {} : { eventId: turnMessageEventId(runId, turn) }) }, run);
+  });
+}

@@ -1,0 +1,76 @@
+import { sql, type SQL } from 'drizzle-orm';
+import type { WithSubqueryWithSelection } from 'drizzle-orm/pg-core';
+import { sessions, threads } from '../../../db/schema/index.ts';
+import type { Actor, ServiceContext } from '../../kernel/service-context.ts';
+import { copySkillBindings } from '../../configuration/skills/copy-session-bindings.ts';
+import type { SessionRow } from './public.ts';
+import type { StoredBudget } from '../../../domain/usage/budget.ts';
+
+/**
+ * The rows every new session starts with, in the caller's transaction: its thread, the session
+ * pinned to `version` (`queued` when a first turn follows, else `idle`), and that version's Skill
+ * bindings copied for good. `beforeSession` runs between the thread and the session (a fork
+ * copies its transcript into the thread there).
+ */
+export async function openSession(
+  tx: ServiceContext,
+  input: {
+    actor: Actor;
+    version: { id: string; agentId: string; config: Record<string, unknown> };
+    title: string | null | undefined;
+    /** The session's budget, stored (none when omitted). */
+    budget?: StoredBudget;
+    firstTurn: boolean;
+    now: Date;
+    id?: string;
+    forkedFrom?: { sessionId: string; runId: string };
+    beforeSession?: (threadId: string) => Promise<void>;
+    /**
+     * The id of the first run, queued next in the same transaction (`queueRun`'s `firstRunId`):
+     * the session names it as its latest run, and the new thread keeps sequence 1 for its input
+     * message, so neither row is written twice.
+     */
+    firstRunId?: string;
+  },
+): Promise<SessionRow> {
+  const { actor, version, now, firstRunId } = input;
+  if (firstRunId !== undefined && (!input.firstTurn || input.beforeSession)) throw new Error('a first run needs a first turn and an empty thread');
+  const threadInsert = tx.db
+    .insert(threads)
+    .values({ organizationId: actor.organizationId, projectId: actor.projectId, createdAt: now, ...(firstRunId === undefined ? {} : { lastMessageSequence: 1 }) })
+    .returning({ id: threads.id });
+  // Without a step between them, the thread and the session are one statement (the thread a CTE).
+  let threadId: string | SQL;
+  let thread: WithSubqueryWithSelection<{ id: typeof threads.id }, 'new_thread'> | null = null;
+  if (input.beforeSession) {
+    const [inserted] = await threadInsert;
+    threadId = inserted!.id;
+    await input.beforeSession(threadId);
+  } else {
+    thread = tx.db.$with('new_thread').as(threadInsert);
+    threadId = sql`(select ${thread.id} from ${thread})`;
+  }
+  const [session] = await (thread ? tx.db.with(thread) : tx.db)
+    .insert(sessions)
+    .values({
+      ...(input.id ? { id: input.id } : {}),
+      organizationId: actor.organizationId,
+      projectId: actor.projectId,
+      threadId,
+      agentId: version.agentId,
+      agentVersionId: version.id,
+      title: input.title ? input.title : null,
+      budgetMaxCostNanos: input.budget?.maxCostNanos ?? null,
+      budgetMaxTokens: input.budget?.maxTokens ?? null,
+      status: input.firstTurn ? 'queued' : 'idle',
+      latestRunId: firstRunId ?? null,
+      createdByPrincipalId: actor.principalId,
+      forkedFromSessionId: input.forkedFrom?.sessionId ?? null,
+      forkedFromRunId: input.forkedFrom?.runId ?? null,
+      createdAt: now,
+      lastActivityAt: now,
+    })
+    .returning();
+  await copySkillBindings(tx, { sessionId: session!.id, organizationId: actor.organizationId, projectId: actor.projectId, config: version.config });
+  return session!;
+}
