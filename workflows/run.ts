@@ -3,6 +3,7 @@ import type { RunState } from '../domain/runs/states.ts';
 import { admit } from './run/admission.ts';
 import { setDescendantApprovalWait, startDeadlines } from './run/approval-clock.ts';
 import { markState, newRunContext, type RunWorkflowInput } from './run/context.ts';
+import { decidedByResult } from './run/patches.ts';
 import { RUN_GONE_RESULT } from './run/failures.ts';
 import { cancelledSettlement, interruptedSettlement, type Settlement, settle } from './run/settlement.ts';
 import { approvalDecided, cancelRequested, capacityFreed, descendantApprovalWait, toolResultSubmitted } from './run/signals.ts';
@@ -60,11 +61,10 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunState | t
     settlement = cancelledSettlement();
   } else {
     try {
-      // A run without a workspace to back up settles in its final reply's model call (issue 33:
-      // one step and one transaction fewer). Admission says so in its recorded result, which
-      // admissions from before that change lack: those runs replay as they ran. (A `patched()`
-      // marker would do the same at the cost of a marker and a search-attribute upsert per run.)
-      const settleOnReply = admission.settlesOnReply === true;
+      // A run without a workspace to back up settles in its final reply's model call (one step
+      // and one transaction fewer). Admission says so in its recorded result, which admissions
+      // from before that change lack: those runs replay as they ran (run/patches.ts).
+      const settleOnReply = decidedByResult(admission.settlesOnReply !== undefined) && admission.settlesOnReply === true;
       const plan = { prepareWorkspace: !input.resume && admission.sandboxEnabled, nextTurn: input.resume?.nextTurn ?? 1, historyEventLimit, settleOnReply };
       settlement = await run.work.run(() => prepareAndDriveTurns(run, clock, plan));
     } catch (error) {

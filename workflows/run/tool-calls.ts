@@ -2,6 +2,7 @@ import { condition } from '@temporalio/workflow';
 import { setOwnApprovalWait } from './approval-clock.ts';
 import { markState, type RunContext } from './context.ts';
 import { runDelegation } from './delegation.ts';
+import { decidedByResult } from './patches.ts';
 import type { ToolProgress, ToolProgressStep } from '../../activities/run-activity-types.ts';
 import { calls, store } from './proxies.ts';
 
@@ -22,13 +23,14 @@ export async function settleToolCalls(run: RunContext, turnId: string, runOperat
   // Cleared before each read of Postgres, so a signal that arrives during the read still wakes
   // the wait that follows it. Steps that write then read the progress (recording the calls,
   // finishing a delegation) save the workflow a step of its own for the read; histories recorded
-  // before issue 33 have no progress in those results, and read it in a step as they did.
+  // before that change have no progress in those results, and read it in a step as they did.
   run.woken = false;
   const recorded = await store.recordTurnToolCalls({ runId, turnId });
-  let progress: ToolProgress | undefined = recorded?.progress;
+  const folded = decidedByResult(recorded?.progress !== undefined);
+  let progress: ToolProgress | undefined = folded ? recorded?.progress : undefined;
   // A delegation the recording step queued already (its first call to run), and whether a
-  // delegation's finish did the last step below (both issue 33; absent in older histories).
-  let queued = recorded?.delegation;
+  // delegation's finish did the last step below (the same change; absent in older histories).
+  let queued = folded ? recorded?.delegation : undefined;
   let resumed = false;
   for (;;) {
     if (!progress) {
@@ -57,8 +59,8 @@ export async function settleToolCalls(run: RunContext, turnId: string, runOperat
     const state = progress.waitingFor === 'approval' ? 'waiting_for_approval' : 'waiting_for_tool';
     const entry = await store.enterWaitingState({ runId, state });
     // Answered (or decided) since the read: nothing blocks, so the run reads again and goes on.
-    // Histories from before issue 45 have no entry, and waited as they did.
-    if (entry?.waiting === false) {
+    // Histories from before that change have no entry, and waited as they did.
+    if (decidedByResult(entry !== undefined) && entry?.waiting === false) {
       progress = undefined;
       continue;
     }
