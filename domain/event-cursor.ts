@@ -1,4 +1,5 @@
 import { ValidationError } from './errors.ts';
+import { isLowercaseUuid } from './uuid.ts';
 
 /**
  * The opaque event cursor: the SSE frame `id` and the webhook `cursor` (spec 2 "Event feed",
@@ -13,7 +14,6 @@ import { ValidationError } from './errors.ts';
  */
 
 const VERSION = '1';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const POSITION = /^(0|[1-9][0-9]*)$/;
 /** `project_position` is a Postgres bigint. */
 const MAX_POSITION = 2n ** 63n - 1n;
@@ -42,7 +42,7 @@ export function decodeEventCursor(cursor: string, projectId: string, options: { 
   if (parts.length !== 3) throw invalid('it is not a cursor issued by this service');
   const [version, cursorProjectId, position] = parts as [string, string, string];
   if (version !== VERSION) throw invalid(`unsupported cursor version "${version.slice(0, 10)}"`);
-  if (!UUID.test(cursorProjectId)) throw invalid('it is not a cursor issued by this service');
+  if (!isLowercaseUuid(cursorProjectId)) throw invalid('it is not a cursor issued by this service');
   if (cursorProjectId !== projectId.toLowerCase()) throw invalid('it belongs to another project');
   if (!POSITION.test(position)) throw invalid('its position is not a non-negative integer');
   const value = BigInt(position);

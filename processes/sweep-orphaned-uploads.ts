@@ -10,6 +10,7 @@ import type { ServiceContext } from '../services/kernel/service-context.ts';
 import { repeatTicks } from './repeat-ticks.ts';
 import type { StorageProviderRow } from '../services/configuration/storage-providers/public.ts';
 import { s3ClientFor, type StorageEndpointPolicy } from '../services/configuration/storage-providers/s3-client.ts';
+import { isLowercaseUuid } from '../domain/uuid.ts';
 
 /** An unreferenced upload younger than this is left alone: its turn may still be committing. */
 export const ORPHANED_UPLOAD_GRACE_MS = 24 * 60 * 60 * 1000;
@@ -22,7 +23,7 @@ const FIRST_SWEEP_DELAY_MS = 60_000;
  * The object names the service writes under `run-files/`: a SHA-256 (content-addressed uploads)
  * or a UUID (legacy keys, the attachment id). Anything else there is not ours and is left alone.
  */
-const UPLOAD_NAME = /^(?:[0-9a-f]{64}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+const isUploadName = (name: string) => /^[0-9a-f]{64}$/.test(name) || isLowercaseUuid(name);
 
 /** Where a bounded sweep stopped: the (connection, project) to continue with and the last key handled there. */
 export type SweepPosition = { providerId: string; projectId: string; afterKey: string | null };
@@ -123,7 +124,7 @@ async function sweepProject(
     const entries = page.objects.filter((entry) => entry.key.startsWith(folder));
     result.listed += entries.length;
     const candidates = entries
-      .filter((entry) => UPLOAD_NAME.test(entry.key.slice(folder.length)) && entry.lastModified !== null && entry.lastModified.getTime() <= input.cutoff)
+      .filter((entry) => isUploadName(entry.key.slice(folder.length)) && entry.lastModified !== null && entry.lastModified.getTime() <= input.cutoff)
       .map((entry) => entry.key);
     const referenced = new Set(
       candidates.length === 0

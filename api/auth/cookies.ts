@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
+import { isUuid } from '../../domain/uuid.ts';
 
 /** Browser cookies of every sign-in mode (spec 3 "Browser sessions"). */
 export const SESSION_COOKIE = 'svc_session';
@@ -12,7 +13,6 @@ export const LOGIN_STATE_COOKIE = 'svc_login_state';
 /** The refresh and login-state cookies travel only to the sign-in routes. */
 export const AUTH_COOKIE_PATH = '/v1/auth';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const secure = (deps: AppDeps) => deps.settings.appOrigin.startsWith('https:');
 
@@ -42,7 +42,7 @@ export function setActiveProjectCookie(c: Context<AppEnv>, deps: AppDeps, projec
 /** The active project the browser chose, when it names a project id at all (membership is checked by the caller). */
 export function activeProjectCookie(c: Context<AppEnv>): string | null {
   const value = getCookie(c, ACTIVE_PROJECT_COOKIE);
-  return value && UUID.test(value) ? value : null;
+  return value && isUuid(value) ? value : null;
 }
 
 /** Logout: the session, refresh and active-project cookies go. */

@@ -8,9 +8,9 @@ import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { isMutation } from '../mutations.ts';
 import { OPENAPI_ROUTE } from '../openapi/document.ts';
+import { isUuid } from '../../domain/uuid.ts';
 
 const PROJECT_PATH = /^\/v1\/projects\/([^/]+)(\/.*)?$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const ORIGIN_NOT_ALLOWED = 'Request origin is not allowed';
 
@@ -89,5 +89,5 @@ function decodedProjectId(raw: string): string {
 }
 
 function assertUuid(projectId: string) {
-  if (!UUID.test(projectId)) throw new ValidationError('projectId in the path must be a UUID', { path: 'path.projectId' });
+  if (!isUuid(projectId)) throw new ValidationError('projectId in the path must be a UUID', { path: 'path.projectId' });
 }

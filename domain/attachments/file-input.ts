@@ -4,6 +4,7 @@ import { resolveFileKind, type FileClass } from './file-kinds.ts';
 import { extensionOf, fileNameKey, fileNameProblem } from './file-name.ts';
 import { mediaTypeEssence } from './media-type.ts';
 import { quote, truncated } from './quote.ts';
+import { isUuid } from '../uuid.ts';
 
 /**
  * The `files` of session and turn bodies (spec 2 "File input item", spec 3 "Limits"), checked
@@ -56,7 +57,6 @@ export type FileRuleViolation = { path: string; message: string };
 
 export type FileInputsCheck = { ok: true; files: TurnFileInput[] } | { ok: false; violation: FileRuleViolation };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const FIELDS = ['name', 'contentType', 'dataBase64'] as const;
 
@@ -93,7 +93,7 @@ type Refusal = { ok: false; violation: FileRuleViolation };
 function checkUploadRef(item: Record<string, unknown>, path: string): { ok: true; ref: UploadRef } | Refusal {
   const other = Object.keys(item).find((key) => key !== 'uploadId');
   if (other !== undefined) return violation(`${path}.${truncated(other)}`, 'is not a field of an upload reference (allowed: uploadId alone)');
-  if (typeof item.uploadId !== 'string' || !UUID.test(item.uploadId)) return violation(`${path}.uploadId`, 'must be the id of an upload');
+  if (typeof item.uploadId !== 'string' || !isUuid(item.uploadId)) return violation(`${path}.uploadId`, 'must be the id of an upload');
   return { ok: true, ref: { uploadId: item.uploadId.toLowerCase() } };
 }
 

@@ -1,3 +1,5 @@
+import { isUuid } from '../uuid.ts';
+
 /**
  * The id of the `message.created` product event of a run's main-thread model turn, known before
  * the message commits: live output (issue 30) names a turn by run and number, and a client that
@@ -9,11 +11,10 @@
 /** Our namespace for these ids (random, fixed forever: changing it changes every id). */
 const TURN_MESSAGE_EVENT_NAMESPACE = '1102505f-fc08-4d9f-85f0-18df50144f61';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The `message.created` event id of main-thread model turn `turn` (1-based, `turn-N`) of `runId`. */
 export function turnMessageEventId(runId: string, turn: number): string {
-  if (!UUID.test(runId)) throw new Error('runId must be a UUID');
+  if (!isUuid(runId)) throw new Error('runId must be a UUID');
   if (!Number.isSafeInteger(turn) || turn < 1) throw new Error('turn must be a positive integer');
   return uuidV5(TURN_MESSAGE_EVENT_NAMESPACE, `${runId.toLowerCase()}:turn-${turn}`);
 }

@@ -2,6 +2,7 @@ import { chmod, chown, lstat, mkdir, readdir, rm, stat } from 'node:fs/promises'
 import * as path from 'node:path';
 import { InternalConfigurationError, ValidationError } from '../../../domain/errors.ts';
 import { mountSizedWorkspace, unmountWorkspace } from './workspace-quota.ts';
+import { isUuid } from '../../../domain/uuid.ts';
 
 /**
  * Where a sandbox's files live on the host: `<dataDir>/sandboxes/<sandboxId>/workspace`, the only
@@ -12,10 +13,9 @@ import { mountSizedWorkspace, unmountWorkspace } from './workspace-quota.ts';
 /** The host identity bubblewrap (and so every sandboxed process) runs as. Never root. */
 export type SandboxUser = { uid: number; gid: number };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function assertSandboxId(sandboxId: unknown): asserts sandboxId is string {
-  if (typeof sandboxId !== 'string' || !UUID.test(sandboxId)) throw new ValidationError('sandboxId must be a UUID', { path: 'sandboxId' });
+  if (typeof sandboxId !== 'string' || !isUuid(sandboxId)) throw new ValidationError('sandboxId must be a UUID', { path: 'sandboxId' });
 }
 
 /**

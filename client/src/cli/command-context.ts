@@ -17,6 +17,7 @@ export type Command = { needsLogin?: false; run(context: CommandContext): Promis
 /** A mistake in the command line itself (exit 2). */
 export class UsageError extends Error {}
 
+/** The pattern of domain/uuid.ts: the client package ships alone, so it carries its own. */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const clientOf = ({ credentials }: CommandContext): ProjectClient => createClient(credentials!);
 /** The service's JSON with `--json`, else the summary for people. */

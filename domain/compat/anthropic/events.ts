@@ -1,5 +1,6 @@
 import type { AttachmentMetadata } from '../../attachments/metadata.ts';
 import { userMessageContent } from './content.ts';
+import { isUuid } from '../../uuid.ts';
 
 /**
  * Our product events as Claude Managed Agents session events (docs/decisions.md
@@ -41,8 +42,8 @@ const INTERNAL_TOOLS = new Set(['load_skill', 'delegate_agent', 'message_agent']
 export const cmaEventId = (productEventId: string, k?: number) => (k === undefined ? `sevt_${productEventId}` : `sevt_${productEventId}_${k}`);
 /** The product event id inside a CMA event id (`null` when it is not one of ours). */
 export function productEventIdOf(cmaId: string): string | null {
-  const match = /^sevt_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i.exec(cmaId);
-  return match ? match[1]!.toLowerCase() : null;
+  const id = cmaId.startsWith('sevt_') ? cmaId.slice('sevt_'.length) : '';
+  return isUuid(id) ? id.toLowerCase() : null;
 }
 
 const ERROR_TYPES: Record<string, string> = {

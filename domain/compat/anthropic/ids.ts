@@ -1,7 +1,7 @@
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '../../uuid.ts';
 
 /**
  * Whether an id the SDK sent can be one of ours (our UUIDs are used verbatim as CMA ids). Any
  * other id names nothing here, and must not reach PostgreSQL as a UUID.
  */
-export const isOurId = (id: string): boolean => UUID.test(id);
+export const isOurId = (id: string): boolean => isUuid(id);

@@ -2,8 +2,8 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { Executor } from '../../../db/client.ts';
 import { skills, skillVersions } from '../../../db/schema/index.ts';
 import type { SkillVersionFact } from '../../../domain/agent-config/facts.ts';
+import { isUuid } from '../../../domain/uuid.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * What agent publication needs about the Skill versions a config names: one fact per id that
@@ -12,7 +12,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * give `skillRemoved: true`. Ids that are not UUIDs are simply unknown.
  */
 export async function loadSkillVersionFacts(db: Executor, input: { organizationId: string; ids: string[] }): Promise<Map<string, SkillVersionFact>> {
-  const ids = [...new Set(input.ids.filter((id) => UUID.test(id)))];
+  const ids = [...new Set(input.ids.filter((id) => isUuid(id)))];
   const facts = new Map<string, SkillVersionFact>();
   if (ids.length === 0) return facts;
   const rows = await db

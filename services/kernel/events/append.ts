@@ -8,6 +8,7 @@ import { takePendingWrites } from '../pending-writes.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
 import { toPublicEvent, type ProductEventRow, type PublicProductEvent } from './public-event.ts';
+import { isUuid } from '../../../domain/uuid.ts';
 
 const dialect = new PgDialect();
 
@@ -118,7 +119,6 @@ type AppendedRow = { id: string; project_position: string; aggregate_id: string;
 /** A draft as stored: message content made explicit, and the session it belongs to. */
 type StoredDraft = Required<Omit<ProductEventDraft, 'id'>> & { id: string | null; sessionId: string | null };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The session an event belongs to: its payload's `sessionId` (every session-scoped event names
@@ -127,7 +127,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 function sessionOf(event: ProductEventDraft): string | null {
   const sessionId = event.publicPayload.sessionId;
-  return typeof sessionId === 'string' && UUID.test(sessionId) ? sessionId : null;
+  return typeof sessionId === 'string' && isUuid(sessionId) ? sessionId : null;
 }
 
 /*

@@ -8,6 +8,7 @@ import type { CredentialKeyring } from '../../kernel/credentials/keyring.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import type { StorageProviderRow } from '../../configuration/storage-providers/public.ts';
 import { s3ClientFor, type StorageEndpointPolicy } from '../../configuration/storage-providers/s3-client.ts';
+import { isLowercaseUuid } from '../../../domain/uuid.ts';
 
 export type ObjectStoreDeps = { keyring: CredentialKeyring; storagePolicy: StorageEndpointPolicy };
 
@@ -22,7 +23,6 @@ export type ObjectDeletionResult = {
   failedProviders: string[];
 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const LIST_PAGE = 1_000;
 
 /**
@@ -121,7 +121,7 @@ export async function sweepDeletedProjectObjects(ctx: ServiceContext, deps: Obje
         folders.push(...page.folders);
         token = page.truncated ? page.continuationToken : null;
       } while (token);
-      const ids = folders.map((folder) => folder.slice(projectsFolder.length, -1)).filter((id) => UUID.test(id));
+      const ids = folders.map((folder) => folder.slice(projectsFolder.length, -1)).filter((id) => isLowercaseUuid(id));
       if (ids.length === 0) continue;
       const existing = new Set(
         (await ctx.db.select({ id: projects.id }).from(projects).where(and(eq(projects.organizationId, provider.organizationId), inArray(projects.id, ids)))).map((row) => row.id),

@@ -13,6 +13,7 @@ import type { RunStarterDeps } from '../../kernel/run-starter.ts';
 import { approvalDecidedEvent, toolCallChangedEvent } from '../tool-calls/events.ts';
 import { toApprovalResponse, type PublicApproval } from '../tool-calls/public.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
+import { moveApproval, moveToolCall } from '../../../domain/tool-calls/transitions.ts';
 
 export const ApprovalDecision = v.strictObject({
   status: v.picklist(['approved', 'denied'], 'status must be "approved" or "denied"'),
@@ -67,13 +68,13 @@ export async function decideApproval({
 
     const [decided] = await tx.db
       .update(approvals)
-      .set({ status: decision.status, note: decision.note ?? null, decidedByPrincipalId: actor.principalId, decidedAt: now })
+      .set({ status: moveApproval(approval.status, decision.status), note: decision.note ?? null, decidedByPrincipalId: actor.principalId, decidedAt: now })
       .where(eq(approvals.id, approval.id))
       .returning();
     const next =
       decision.status === 'approved'
-        ? { status: call.owner === 'caller' ? ('pending' as const) : ('running' as const), updatedAt: now }
-        : { status: 'denied' as const, failure: toolFailure('approval_denied', 'The approval was denied'), completedAt: now, updatedAt: now };
+        ? { status: moveToolCall(call.status, call.owner === 'caller' ? 'pending' : 'running'), updatedAt: now }
+        : { status: moveToolCall(call.status, 'denied'), failure: toolFailure('approval_denied', 'The approval was denied'), completedAt: now, updatedAt: now };
     const [moved] = await tx.db.update(toolCalls).set(next).where(eq(toolCalls.id, call.id)).returning();
 
     await recordAudit(tx, {

@@ -1,11 +1,11 @@
-import { and, asc, eq, inArray, notInArray } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import { approvals, runs, toolCalls } from '../../../db/schema/index.ts';
 import { TOOL_CANCELLED, toolFailure } from '../../../domain/tool-calls/failures.ts';
-import { FINAL_TOOL_CALL_STATUSES } from '../../../domain/tool-calls/states.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { appendProductEvents, type ProductEventDraft } from '../../kernel/events/append.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { approvalExpiredEvent, toolCallChangedEvent } from './events.ts';
+import { approvalStatusesInto, moveToolCall, toolCallStatusesInto } from '../../../domain/tool-calls/transitions.ts';
 
 /**
  * Closes every open tool call of a run that is ending (cancelled, timed out or failed; for the
@@ -18,7 +18,7 @@ export async function cancelOpenToolCalls(ctx: ServiceContext, input: { runId: s
     const open = await tx.db
       .select()
       .from(toolCalls)
-      .where(and(eq(toolCalls.runId, input.runId), notInArray(toolCalls.status, [...FINAL_TOOL_CALL_STATUSES])))
+      .where(and(eq(toolCalls.runId, input.runId), inArray(toolCalls.status, toolCallStatusesInto('cancelled'))))
       .orderBy(asc(toolCalls.id))
       .for('update');
     if (open.length === 0) return;
@@ -27,13 +27,13 @@ export async function cancelOpenToolCalls(ctx: ServiceContext, input: { runId: s
     const expiredApprovals = await tx.db
       .update(approvals)
       .set({ status: 'expired' })
-      .where(and(inArray(approvals.toolCallId, open.map((call) => call.id)), eq(approvals.status, 'pending')))
+      .where(and(inArray(approvals.toolCallId, open.map((call) => call.id)), inArray(approvals.status, approvalStatusesInto('expired'))))
       .returning();
     for (const approval of expiredApprovals) events.push(approvalExpiredEvent(approval, 'run_ended'));
     for (const call of open) {
       const [updated] = await tx.db
         .update(toolCalls)
-        .set({ status: 'cancelled', failure: toolFailure(TOOL_CANCELLED, 'The run ended before the tool call finished'), leaseExpiresAt: null, completedAt: now, updatedAt: now })
+        .set({ status: moveToolCall(call.status, 'cancelled'), failure: toolFailure(TOOL_CANCELLED, 'The run ended before the tool call finished'), leaseExpiresAt: null, completedAt: now, updatedAt: now })
         .where(eq(toolCalls.id, call.id))
         .returning();
       events.push(toolCallChangedEvent(updated!, call.status));

@@ -14,6 +14,7 @@ import { withTransaction } from '../../kernel/transaction.ts';
 import { toolCallChangedEvent } from './events.ts';
 import { findToolCall } from './load.ts';
 import { toToolCallClaimResponse, type PublicToolCallClaim } from './public.ts';
+import { moveToolCall } from '../../../domain/tool-calls/transitions.ts';
 
 /**
  * Claims a `pending` caller tool call for the acting integration (`POST /tool-calls/{id}/claim`):
@@ -41,7 +42,7 @@ export async function claimToolCall({ ctx, deps, input }: { ctx: ServiceContext;
 
     const [updated] = await tx.db
       .update(toolCalls)
-      .set({ status: 'claimed', fence: newFence(call.fence), leaseExpiresAt: new Date(now.getTime() + TOOL_LEASE_MS), claimedByPrincipalId: actor.principalId, updatedAt: now })
+      .set({ status: moveToolCall(call.status, 'claimed'), fence: newFence(call.fence), leaseExpiresAt: new Date(now.getTime() + TOOL_LEASE_MS), claimedByPrincipalId: actor.principalId, updatedAt: now })
       .where(eq(toolCalls.id, call.id))
       .returning();
     await appendProductEvent(tx, { organizationId: call.organizationId, projectId: call.projectId, ...toolCallChangedEvent(updated!, call.status) });

@@ -12,6 +12,7 @@ import { withTransaction } from '../../kernel/transaction.ts';
 import { toolCallChangedEvent } from './events.ts';
 import { loadPinnedTools } from './run-tools.ts';
 import { validateToolValue } from './validate-tool-value.ts';
+import { moveToolCall } from '../../../domain/tool-calls/transitions.ts';
 
 const Outcome = v.variant('status', [
   v.object({ status: v.literal('success'), value: v.unknown() }),
@@ -83,7 +84,7 @@ export async function completePlatformToolCall({
     const now = tx.clock.now();
     const [updated] = await tx.db
       .update(toolCalls)
-      .set({ status, safeResult, failure, execution: input.execution ?? null, completedAt: now, updatedAt: now })
+      .set({ status: moveToolCall(call.status, status), safeResult, failure, execution: input.execution ?? null, completedAt: now, updatedAt: now })
       .where(eq(toolCalls.id, call.id))
       .returning();
     // A built-in's own events (a Skill load) follow the call's, in the same transaction.

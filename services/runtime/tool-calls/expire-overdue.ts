@@ -7,6 +7,7 @@ import type { ServiceContext } from '../../kernel/service-context.ts';
 import { appendProductEvents, type ProductEventDraft } from '../../kernel/events/append.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { approvalExpiredEvent, toolCallChangedEvent } from './events.ts';
+import { approvalStatusesInto, toolCallStatusesInto } from '../../../domain/tool-calls/transitions.ts';
 
 /**
  * Finalizes what ran out of time in a run, at `ctx.clock.now()` (for the runtime; no actor):
@@ -22,27 +23,27 @@ export async function expireOverdue(ctx: ServiceContext, input: { runId: string 
     const lapsed = await tx.db
       .update(toolCalls)
       .set({ status: 'expired', failure: toolFailure('tool_expired', 'The claim lease ended before a result was submitted'), leaseExpiresAt: null, completedAt: now, updatedAt: now })
-      .where(and(eq(toolCalls.runId, input.runId), eq(toolCalls.status, 'claimed'), lte(toolCalls.leaseExpiresAt, now)))
+      .where(and(eq(toolCalls.runId, input.runId), inArray(toolCalls.status, toolCallStatusesInto('expired')), lte(toolCalls.leaseExpiresAt, now)))
       .returning();
     const events: ProductEventDraft[] = lapsed.map((row) => toolCallChangedEvent(row, 'claimed'));
 
     const overdue = await tx.db
       .select({ toolCallId: approvals.toolCallId })
       .from(approvals)
-      .where(and(eq(approvals.runId, input.runId), eq(approvals.status, 'pending'), lte(approvals.expiresAt, now)));
+      .where(and(eq(approvals.runId, input.runId), inArray(approvals.status, approvalStatusesInto('expired')), lte(approvals.expiresAt, now)));
     if (overdue.length > 0) {
       const callIds = overdue.map((row) => row.toolCallId);
       await tx.db.select({ id: toolCalls.id }).from(toolCalls).where(inArray(toolCalls.id, callIds)).orderBy(asc(toolCalls.id)).for('update');
       const expired = await tx.db
         .update(approvals)
         .set({ status: 'expired' })
-        .where(and(inArray(approvals.toolCallId, callIds), eq(approvals.status, 'pending'), lte(approvals.expiresAt, now)))
+        .where(and(inArray(approvals.toolCallId, callIds), inArray(approvals.status, approvalStatusesInto('expired')), lte(approvals.expiresAt, now)))
         .returning();
       for (const approval of expired) {
         const [call] = await tx.db
           .update(toolCalls)
           .set({ status: 'denied', failure: toolFailure('approval_expired', 'The approval expired before anyone decided it'), completedAt: now, updatedAt: now })
-          .where(and(eq(toolCalls.id, approval.toolCallId), eq(toolCalls.status, 'pending_approval')))
+          .where(and(eq(toolCalls.id, approval.toolCallId), inArray(toolCalls.status, toolCallStatusesInto('denied'))))
           .returning();
         events.push(approvalExpiredEvent(approval, 'deadline'));
         if (call) events.push(toolCallChangedEvent(call, 'pending_approval'));

@@ -8,6 +8,7 @@ import { assertLiveClaim } from './assert-live-claim.ts';
 import { toolCallChangedEvent } from './events.ts';
 import { findToolCall } from './load.ts';
 import { toToolCallResponse, type PublicToolCall } from './public.ts';
+import { moveToolCall } from '../../../domain/tool-calls/transitions.ts';
 
 /**
  * Gives a live claim back (`POST /tool-calls/{id}/release`): the call is `pending` again with no
@@ -22,7 +23,7 @@ export async function releaseToolCall({ ctx, input }: { ctx: ServiceContext; inp
     assertLiveClaim(call, { fence: input.fence, principalId: actor.principalId }, now);
     const [updated] = await tx.db
       .update(toolCalls)
-      .set({ status: 'pending', leaseExpiresAt: null, claimedByPrincipalId: null, updatedAt: now })
+      .set({ status: moveToolCall(call.status, 'pending'), leaseExpiresAt: null, claimedByPrincipalId: null, updatedAt: now })
       .where(eq(toolCalls.id, call.id))
       .returning();
     await appendProductEvent(tx, { organizationId: call.organizationId, projectId: call.projectId, ...toolCallChangedEvent(updated!, call.status) });

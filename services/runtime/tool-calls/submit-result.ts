@@ -16,6 +16,7 @@ import { toolCallChangedEvent } from './events.ts';
 import { findToolCall } from './load.ts';
 import { loadPinnedTools } from './run-tools.ts';
 import { validateToolValue } from './validate-tool-value.ts';
+import { moveToolCall } from '../../../domain/tool-calls/transitions.ts';
 
 /** The `202` body of spec 2; `normalizedFailure` only when a success was refused. */
 export type ToolResultSubmission = { outcome: 'submitted'; normalizedFailure?: { code: 'invalid_tool_result'; path: string } };
@@ -82,7 +83,7 @@ export async function submitToolResult({
 
     const [updated] = await tx.db
       .update(toolCalls)
-      .set({ status, safeResult, failure, leaseExpiresAt: null, completedAt: now, updatedAt: now })
+      .set({ status: moveToolCall(call.status, status), safeResult, failure, leaseExpiresAt: null, completedAt: now, updatedAt: now })
       .where(eq(toolCalls.id, call.id))
       .returning();
     await appendProductEvent(tx, { organizationId: call.organizationId, projectId: call.projectId, ...toolCallChangedEvent(updated!, call.status) });
