@@ -100,8 +100,23 @@ export function createActivities(deps: ActivityDeps) {
   const storagePolicy = { allowPrivateNetwork: deps.webhooksAllowPrivateNetwork, ...(deps.webhookLookup ? { lookup: deps.webhookLookup } : {}) };
   const workspaceSteps = createWorkspaceSteps({ ...sandbox, keyring: deps.keyring, storagePolicy });
   return classifyFailures({
-    ...createRunActivities({ system, keyring: deps.keyring, modelBaseUrls: deps.modelBaseUrls, deploymentPresets: deps.deploymentPresets, currency: deps.currency, gate: deps.admissionGate, messageDeltas: deps.messageDeltas, ...(deps.runRecovery ? { recovery: deps.runRecovery } : {}) }),
-    ...createToolActivities({ system, keyring: deps.keyring, gate: deps.admissionGate, ...(deps.runRecovery ? { recovery: deps.runRecovery } : {}), platformTools: createPlatformToolRegistry({ handlers: deps.platformTools, builtIns: builtInPlatformTools(deps, sandbox) }) }),
+    ...createRunActivities({
+      system,
+      keyring: deps.keyring,
+      modelBaseUrls: deps.modelBaseUrls,
+      deploymentPresets: deps.deploymentPresets,
+      currency: deps.currency,
+      gate: deps.admissionGate,
+      messageDeltas: deps.messageDeltas,
+      ...(deps.runRecovery ? { recovery: deps.runRecovery } : {}),
+    }),
+    ...createToolActivities({
+      system,
+      keyring: deps.keyring,
+      gate: deps.admissionGate,
+      ...(deps.runRecovery ? { recovery: deps.runRecovery } : {}),
+      platformTools: createPlatformToolRegistry({ handlers: deps.platformTools, builtIns: builtInPlatformTools(deps, sandbox) }),
+    }),
     prepareRunWorkspace: workspaceSteps.prepareRunWorkspace,
     backupWorkspace: workspaceSteps.backupWorkspace,
     ...createScheduleActivities({

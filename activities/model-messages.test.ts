@@ -13,7 +13,13 @@ describe('toModelMessages', () => {
       // The run was interrupted while c2 waited; the next turn starts with the user's message.
       stored('user', { text: 'Stop, just say hi' }),
     ]);
-    expect(messages.map((message) => (message.role === 'tool' ? `tool:${message.toolCallId}:${message.isError}` : message.role))).toEqual(['user', 'assistant', 'tool:c1:false', 'tool:c2:true', 'user']);
+    expect(messages.map((message) => (message.role === 'tool' ? `tool:${message.toolCallId}:${message.isError}` : message.role))).toEqual([
+      'user',
+      'assistant',
+      'tool:c1:false',
+      'tool:c2:true',
+      'user',
+    ]);
     expect(messages[3]).toMatchObject({ role: 'tool', toolName: 'lookup_order', result: { code: 'tool_cancelled' } });
   });
 

@@ -57,7 +57,14 @@ type RunSteps = Pick<RunActivities, 'admitRun' | 'callModel' | 'scheduleModelRet
  * to the user, so they do not stream). A retried activity (a worker died mid-call) first voids
  * what the dead attempt streamed.
  */
-function livePublisher(bus: MessageDeltaBus, run: { projectId: string; sessionId: string }, runId: string, turnId: string, attempt: number, activityAttempt: number): TurnPublisher | null {
+function livePublisher(
+  bus: MessageDeltaBus,
+  run: { projectId: string; sessionId: string },
+  runId: string,
+  turnId: string,
+  attempt: number,
+  activityAttempt: number,
+): TurnPublisher | null {
   const turn = mainTurnNumber(turnId);
   if (turn === null) return null;
   const publisher = bus.turn({ projectId: run.projectId, sessionId: run.sessionId, runId, turn, attempt });
@@ -80,8 +87,10 @@ export function createRunActivities(deps: RunStepDeps): RunSteps {
         const ctx = system();
         const plan = await beginModelTurn({ ctx, deps, input: { runId, turnId, attempt } });
         if (plan.kind === 'budget_exhausted') return { kind: 'budget_exhausted', maxTurns: plan.maxTurns };
-        if (plan.kind === 'budget_exceeded') return { kind: 'provider_error', retryable: false, errorCode: 'budget_exceeded', errorExplanation: plan.errorExplanation };
-        if (plan.kind === 'unavailable') return { kind: 'provider_error', retryable: false, errorCode: plan.errorCode, errorExplanation: plan.errorExplanation };
+        if (plan.kind === 'budget_exceeded')
+          return { kind: 'provider_error', retryable: false, errorCode: 'budget_exceeded', errorExplanation: plan.errorExplanation };
+        if (plan.kind === 'unavailable')
+          return { kind: 'provider_error', retryable: false, errorCode: plan.errorCode, errorExplanation: plan.errorExplanation };
 
         // A retry is usually a worker that died mid-call: the run's next workflow task must not wait
         // out the dead worker's sticky queue once this call is done.
@@ -112,7 +121,12 @@ export function createRunActivities(deps: RunStepDeps): RunSteps {
           }
           if (!(error instanceof ModelInvocationError)) throw error;
           countModelCall({ ...called, outcome: error.retryable ? 'retryable_error' : 'error', seconds: seconds(), errorCode: error.errorCode });
-          const failed = { kind: 'failed' as const, errorCode: error.errorCode, errorExplanation: error.message, providerFinishReason: error.providerFinishReason };
+          const failed = {
+            kind: 'failed' as const,
+            errorCode: error.errorCode,
+            errorExplanation: error.message,
+            providerFinishReason: error.providerFinishReason,
+          };
           await finishModelTurn({ ctx, input: { runId, turnId, attempt, outcome: failed } });
           return { kind: 'provider_error', retryable: error.retryable, errorCode: error.errorCode, errorExplanation: error.message };
         }
@@ -120,7 +134,12 @@ export function createRunActivities(deps: RunStepDeps): RunSteps {
         countModelCall({ ...called, outcome: 'succeeded', seconds: seconds(), usage: result.usage, costNanos: costNanos(result.usage, plan.model.prices) });
         // Every delta leaves before `message.created` commits, so readers see the text first.
         await live?.flush();
-        const finished = { runId, turnId, attempt, outcome: { kind: 'succeeded' as const, ...result, replay: result.replay ?? null, prices: plan.model.prices } };
+        const finished = {
+          runId,
+          turnId,
+          attempt,
+          outcome: { kind: 'succeeded' as const, ...result, replay: result.replay ?? null, prices: plan.model.prices },
+        };
         if (settleOnReply && result.toolCalls.length === 0) {
           const settled = await finishFinalTurn({ ctx, gate: deps.gate, input: finished });
           live?.end();

@@ -79,7 +79,14 @@ export type RunActivities = {
    */
   finishDelegation(input: { runId: string; toolCallId: string; start: DelegationStart; turnId?: string }): Promise<ToolProgressStep | undefined>;
   /** Records how the sub-loop ended as the operation call's result (or tool error); idempotent. */
-  finishHarnessOperation(input: { runId: string; toolCallId: string; operationKey: string; end: HarnessOperationEnd; turns: number; durationMs: number }): Promise<void>;
+  finishHarnessOperation(input: {
+    runId: string;
+    toolCallId: string;
+    operationKey: string;
+    end: HarnessOperationEnd;
+    turns: number;
+    durationMs: number;
+  }): Promise<void>;
   /**
    * Once every call of the turn is final, appends their results to the transcript, and moves the
    * run back to `running` as `resumeRun` does (`resumed`; undefined in histories recorded before

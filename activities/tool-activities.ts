@@ -21,7 +21,15 @@ const HEARTBEAT_MS = 1_000;
 
 type ToolActivities = Pick<
   RunActivities,
-  'recordTurnToolCalls' | 'readToolProgress' | 'executePlatformTool' | 'startDelegation' | 'finishDelegation' | 'startHarnessOperation' | 'finishHarnessOperation' | 'appendToolResults' | 'enterWaitingState'
+  | 'recordTurnToolCalls'
+  | 'readToolProgress'
+  | 'executePlatformTool'
+  | 'startDelegation'
+  | 'finishDelegation'
+  | 'startHarnessOperation'
+  | 'finishHarnessOperation'
+  | 'appendToolResults'
+  | 'enterWaitingState'
 >;
 
 /**
@@ -75,7 +83,13 @@ export function createToolActivities(deps: {
       if (!call) return; // already completed by an earlier attempt
       const run = platformTools.resolve(call.toolName);
       if (!run) {
-        await completePlatformToolCall({ ctx, input: { toolCallId, outcome: { status: 'failure', code: 'platform_tool_failed', message: `No platform handler is registered for "${call.toolName}".` } } });
+        await completePlatformToolCall({
+          ctx,
+          input: {
+            toolCallId,
+            outcome: { status: 'failure', code: 'platform_tool_failed', message: `No platform handler is registered for "${call.toolName}".` },
+          },
+        });
         return;
       }
       const activity = Context.current();
@@ -88,7 +102,10 @@ export function createToolActivities(deps: {
       } catch (error) {
         if (activity.cancellationSignal.aborted) throw error;
         // A runner that throws is a tool failure the model can react to, not a worker crash.
-        await completePlatformToolCall({ ctx, input: { toolCallId, outcome: { status: 'failure', code: 'platform_tool_failed', message: 'The platform tool failed.' } } });
+        await completePlatformToolCall({
+          ctx,
+          input: { toolCallId, outcome: { status: 'failure', code: 'platform_tool_failed', message: 'The platform tool failed.' } },
+        });
         ctx.logger.warn('platform tool failed', { runId, toolCallId, tool: call.toolName, err: error });
       } finally {
         clearInterval(heartbeat);

@@ -21,16 +21,20 @@ export { SpanKind };
  * failed with `error.type` (the error's `errorCode` or class name) and is rethrown.
  */
 export function withSpan<T>(name: string, options: { kind?: SpanKind; attributes?: Attributes; links?: Link[] }, fn: (span: Span) => Promise<T>): Promise<T> {
-  return tracer.startActiveSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes ?? {}, links: options.links ?? [] }, async (span) => {
-    try {
-      return await fn(span);
-    } catch (error) {
-      markFailed(span, errorType(error));
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+  return tracer.startActiveSpan(
+    name,
+    { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes ?? {}, links: options.links ?? [] },
+    async (span) => {
+      try {
+        return await fn(span);
+      } catch (error) {
+        markFailed(span, errorType(error));
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+  );
 }
 
 /** Marks `span` as failed with a bounded, safe `error.type` (a code or a class name, never a message). */

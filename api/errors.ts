@@ -1,7 +1,15 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { DomainError, RateLimitedError, ServiceUnavailableError, UnauthenticatedError, ValidationError, type ErrorCode, type ErrorDetails } from '../domain/errors.ts';
+import {
+  DomainError,
+  RateLimitedError,
+  ServiceUnavailableError,
+  UnauthenticatedError,
+  ValidationError,
+  type ErrorCode,
+  type ErrorDetails,
+} from '../domain/errors.ts';
 import { errorCodes, isDatabaseUnavailable, isUnstorableText } from '../services/kernel/database-errors.ts';
 import type { AppEnv } from './env.ts';
 import { metrics } from '../services/kernel/metrics/registry.ts';
@@ -109,6 +117,8 @@ function withoutReceivedValues(details: ErrorDetails): ErrorDetails {
   if (!Array.isArray(issues)) return details;
   return {
     ...details,
-    issues: issues.map((issue: { message?: unknown }) => (typeof issue.message === 'string' ? { ...issue, message: withoutReceivedValue(issue.message) } : issue)),
+    issues: issues.map((issue: { message?: unknown }) =>
+      typeof issue.message === 'string' ? { ...issue, message: withoutReceivedValue(issue.message) } : issue,
+    ),
   };
 }

@@ -20,11 +20,22 @@ export function createEventStreamPlaces(limits: Pick<LimitSettings, 'eventStream
   const slots = new ConcurrentSlots();
   return (actor) => {
     const claims: Array<SlotClaim & { limit: string; what: string }> = [];
-    if (limits.eventStreamsPerPrincipal) claims.push({ key: callerKey(actor), max: limits.eventStreamsPerPrincipal, limit: 'principal_event_streams', what: actor.apiKeyId ? 'this API key' : 'you' });
-    if (limits.eventStreamsPerProject) claims.push({ key: `project:${actor.projectId}`, max: limits.eventStreamsPerProject, limit: 'project_event_streams', what: 'this project' });
+    if (limits.eventStreamsPerPrincipal)
+      claims.push({
+        key: callerKey(actor),
+        max: limits.eventStreamsPerPrincipal,
+        limit: 'principal_event_streams',
+        what: actor.apiKeyId ? 'this API key' : 'you',
+      });
+    if (limits.eventStreamsPerProject)
+      claims.push({ key: `project:${actor.projectId}`, max: limits.eventStreamsPerProject, limit: 'project_event_streams', what: 'this project' });
     const taken = slots.take(claims);
     if (taken.taken) return taken.release;
     const full = claims[taken.index]!;
-    throw new RateLimitedError(`Too many open event streams for ${full.what} (at most ${full.max} at once); close one or retry later`, { limit: full.limit }, STREAM_RETRY_AFTER_SECONDS);
+    throw new RateLimitedError(
+      `Too many open event streams for ${full.what} (at most ${full.max} at once); close one or retry later`,
+      { limit: full.limit },
+      STREAM_RETRY_AFTER_SECONDS,
+    );
   };
 }

@@ -17,9 +17,7 @@ export type MultipartLimits = {
   maxFieldBytes: number;
 };
 
-export type MultipartPart =
-  | { kind: 'file'; name: string; filename: string; mimeType: string; bytes: Buffer }
-  | { kind: 'field'; name: string; value: string };
+export type MultipartPart = { kind: 'file'; name: string; filename: string; mimeType: string; bytes: Buffer } | { kind: 'field'; name: string; value: string };
 
 /** Called as each part begins (a text part: once its value is read); throwing refuses the body. */
 export type PartCheck = (part: { name: string; kind: MultipartPart['kind'] }) => void;
@@ -48,7 +46,13 @@ export async function readMultipart(c: Context<AppEnv>, limits: MultipartLimits,
       // busboy flags a file or field that reaches its size limit, and emits `partsLimit` once
       // that many parts have ended: one more than ours, so reaching our limit is still fine.
       // `files` and `fields` are refused as the first part past them begins.
-      limits: { files: limits.maxFiles, fields: limits.maxFields, parts: limits.maxFiles + limits.maxFields + 1, fileSize: limits.maxFileBytes + 1, fieldSize: limits.maxFieldBytes + 1 },
+      limits: {
+        files: limits.maxFiles,
+        fields: limits.maxFields,
+        parts: limits.maxFiles + limits.maxFields + 1,
+        fileSize: limits.maxFileBytes + 1,
+        fieldSize: limits.maxFieldBytes + 1,
+      },
     });
   } catch {
     throw unreadable();
@@ -82,16 +86,55 @@ export async function readMultipart(c: Context<AppEnv>, limits: MultipartLimits,
     const part = { kind: 'file' as const, pending: [] as Buffer[], name, filename: info.filename ?? '', mimeType: info.mimeType };
     parts.push(part);
     stream.on('data', (chunk: Buffer) => part.pending.push(chunk));
-    stream.on('limit', () => refuse(new PayloadTooLargeError(`${name}: a file part may hold at most ${count(limits.maxFileBytes)} bytes`, { path: `body.${name}`, limit: 'multipart_file_bytes', maxBytes: limits.maxFileBytes })));
+    stream.on('limit', () =>
+      refuse(
+        new PayloadTooLargeError(`${name}: a file part may hold at most ${count(limits.maxFileBytes)} bytes`, {
+          path: `body.${name}`,
+          limit: 'multipart_file_bytes',
+          maxBytes: limits.maxFileBytes,
+        }),
+      ),
+    );
   });
   parser.on('field', (name, value, info) => {
     if (refusal) return;
-    if (info.valueTruncated) return refuse(new PayloadTooLargeError(`${name}: a text part may hold at most ${count(limits.maxFieldBytes)} bytes`, { path: `body.${name}`, limit: 'multipart_field_bytes', maxBytes: limits.maxFieldBytes }));
+    if (info.valueTruncated)
+      return refuse(
+        new PayloadTooLargeError(`${name}: a text part may hold at most ${count(limits.maxFieldBytes)} bytes`, {
+          path: `body.${name}`,
+          limit: 'multipart_field_bytes',
+          maxBytes: limits.maxFieldBytes,
+        }),
+      );
     if (check(name, 'field')) parts.push({ kind: 'field', name, value });
   });
-  parser.on('filesLimit', () => refuse(new ValidationError(`The body may hold at most ${counted(limits.maxFiles, 'file part')}`, { path: 'body', limit: 'multipart_files', max: limits.maxFiles })));
-  parser.on('fieldsLimit', () => refuse(new ValidationError(`The body may hold at most ${counted(limits.maxFields, 'text part')}`, { path: 'body', limit: 'multipart_fields', max: limits.maxFields })));
-  parser.on('partsLimit', () => refuse(new ValidationError(`The body may hold at most ${counted(limits.maxFiles + limits.maxFields, 'part')}`, { path: 'body', limit: 'multipart_parts', max: limits.maxFiles + limits.maxFields })));
+  parser.on('filesLimit', () =>
+    refuse(
+      new ValidationError(`The body may hold at most ${counted(limits.maxFiles, 'file part')}`, {
+        path: 'body',
+        limit: 'multipart_files',
+        max: limits.maxFiles,
+      }),
+    ),
+  );
+  parser.on('fieldsLimit', () =>
+    refuse(
+      new ValidationError(`The body may hold at most ${counted(limits.maxFields, 'text part')}`, {
+        path: 'body',
+        limit: 'multipart_fields',
+        max: limits.maxFields,
+      }),
+    ),
+  );
+  parser.on('partsLimit', () =>
+    refuse(
+      new ValidationError(`The body may hold at most ${counted(limits.maxFiles + limits.maxFields, 'part')}`, {
+        path: 'body',
+        limit: 'multipart_parts',
+        max: limits.maxFiles + limits.maxFields,
+      }),
+    ),
+  );
   const finished = new Promise<void>((resolve, reject) => {
     parser.on('close', resolve);
     parser.on('error', reject);
@@ -126,9 +169,15 @@ export async function readMultipart(c: Context<AppEnv>, limits: MultipartLimits,
     parser.destroy();
     throw refusal;
   }
-  return parts.map((part) => ('pending' in part ? { kind: 'file', name: part.name, filename: part.filename, mimeType: part.mimeType, bytes: Buffer.concat(part.pending) } : part));
+  return parts.map((part) =>
+    'pending' in part ? { kind: 'file', name: part.name, filename: part.filename, mimeType: part.mimeType, bytes: Buffer.concat(part.pending) } : part,
+  );
 }
 
 function bodyTooLarge(limits: MultipartLimits) {
-  return new PayloadTooLargeError(`The request body may hold at most ${count(limits.maxBodyBytes)} bytes`, { path: 'body', limit: 'multipart_body_bytes', maxBytes: limits.maxBodyBytes });
+  return new PayloadTooLargeError(`The request body may hold at most ${count(limits.maxBodyBytes)} bytes`, {
+    path: 'body',
+    limit: 'multipart_body_bytes',
+    maxBytes: limits.maxBodyBytes,
+  });
 }

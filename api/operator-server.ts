@@ -23,7 +23,10 @@ export async function startOperatorServer(options: {
 }): Promise<OperatorServer> {
   const app = new Hono<AppEnv>();
   app.route('/', healthRoutes(options.readiness));
-  app.route('/', metricsRoutes({ coreMetricsUrl: options.coreMetricsUrl ?? null, ...(options.onCoreMetricsFailure ? { onCoreFailure: options.onCoreMetricsFailure } : {}) }));
+  app.route(
+    '/',
+    metricsRoutes({ coreMetricsUrl: options.coreMetricsUrl ?? null, ...(options.onCoreMetricsFailure ? { onCoreFailure: options.onCoreMetricsFailure } : {}) }),
+  );
   const server = await new Promise<ServerType>((resolve) => {
     const started = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, () => resolve(started));
   });

@@ -13,11 +13,7 @@ type AnySchema = v.GenericSchema<unknown, unknown>;
  * The shared validation hook: reads the JSON body (size-checked, Content-Type checked), then
  * validates it. Every failure is a `bad_request` with the first failing path in `details.path`.
  */
-export async function validBody<S extends AnySchema>(
-  c: Context<AppEnv>,
-  schema: S,
-  options: { maxBytes?: number } = {},
-): Promise<v.InferOutput<S>> {
+export async function validBody<S extends AnySchema>(c: Context<AppEnv>, schema: S, options: { maxBytes?: number } = {}): Promise<v.InferOutput<S>> {
   assertDocumented(c, 'body', schema);
   const text = await readBodyText(c, options.maxBytes ?? DEFAULT_MAX_BODY_BYTES);
   let value: unknown = undefined;

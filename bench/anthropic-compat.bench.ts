@@ -73,12 +73,20 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const client = new Anthropic({ baseURL: `${base}/compat/anthropic`, apiKey: api.authorization.slice('Bearer '.length), maxRetries: 0 });
       const compatAgent = await client.beta.agents.create({ name: 'Compat bench', model: 'm-a', system: SYSTEM_PROMPT });
-      const nativeAgent = await api.call('POST', `${p}/agents`, { name: 'Native bench', initialConfig: { systemPrompt: SYSTEM_PROMPT, modelPreset: 'm-a', limits: { ...COMPAT_LIMITS } } });
+      const nativeAgent = await api.call('POST', `${p}/agents`, {
+        name: 'Native bench',
+        initialConfig: { systemPrompt: SYSTEM_PROMPT, modelPreset: 'm-a', limits: { ...COMPAT_LIMITS } },
+      });
 
       const post = async (path: string, body: unknown) => {
         const response = await fetch(`${base}${path}`, {
           method: 'POST',
-          headers: { authorization: api.authorization, accept: 'application/json', 'content-type': 'application/json', 'idempotency-key': randomBytes(8).toString('hex') },
+          headers: {
+            authorization: api.authorization,
+            accept: 'application/json',
+            'content-type': 'application/json',
+            'idempotency-key': randomBytes(8).toString('hex'),
+          },
           body: JSON.stringify(body),
         });
         if (response.status >= 300) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`);
@@ -113,7 +121,10 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
         if (session.status !== 'idle') throw new Error(`native session ${session.id} created ${session.status}, expected idle`);
         const created = performance.now();
         const abort = new AbortController();
-        const response = await fetch(`${base}${p}/sessions/${session.id}/events?from=now`, { headers: { authorization: api.authorization, accept: 'text/event-stream' }, signal: abort.signal });
+        const response = await fetch(`${base}${p}/sessions/${session.id}/events?from=now`, {
+          headers: { authorization: api.authorization, accept: 'text/event-stream' },
+          signal: abort.signal,
+        });
         if (response.status !== 200 || !response.body) throw new Error(`native session stream answered ${response.status}`);
         const opened = performance.now();
         try {
@@ -121,7 +132,8 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
           const sent = performance.now();
           for await (const { kind, data } of sseFrames(response.body)) {
             if (!SETTLED.has(kind)) continue;
-            if (data.aggregateId !== started.id) throw new Error(`native session ${session.id}: ${kind} of run ${String(data.aggregateId)}, expected run ${started.id}`);
+            if (data.aggregateId !== started.id)
+              throw new Error(`native session ${session.id}: ${kind} of run ${String(data.aggregateId)}, expected run ${started.id}`);
             if (kind !== 'run.completed') throw new Error(`native run ${started.id} settled as ${kind}`);
             const ended = performance.now();
             return { create: created - began, open: opened - created, send: sent - opened, turn: ended - sent, total: ended - began };
@@ -160,7 +172,9 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
       );
       console.log(
         `  phases p50 compat / native: ` +
-          PHASES.map((phase) => `${PHASE_NAMES[phase]} ${p50(compatRounds.map((r) => r[phase])).toFixed(1)} / ${p50(nativeRounds.map((r) => r[phase])).toFixed(1)} ms`).join('; '),
+          PHASES.map(
+            (phase) => `${PHASE_NAMES[phase]} ${p50(compatRounds.map((r) => r[phase])).toFixed(1)} / ${p50(nativeRounds.map((r) => r[phase])).toFixed(1)} ms`,
+          ).join('; '),
       );
       console.log(`  compat/native p50 ${ratio.toFixed(2)}× (target ≤ ${TARGET}×)${ratio > TARGET ? ' — MISSED' : ''}`);
       return [

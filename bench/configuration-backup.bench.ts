@@ -28,7 +28,25 @@ const VERSIONS = 5;
 const SKILLS = 50;
 const FILES = 10;
 const WEBHOOKS = 20;
-const TABLES = ['projects', 'agents', 'agent_versions', 'skills', 'skill_versions', 'event_webhooks', 'model_providers', 'model_presets', 'sandbox_providers', 'storage_providers', 'mcp_servers', 'mcp_server_versions', 'mcp_credentials', 'mcp_credential_policies', 'mcp_credential_policy_versions', 'mcp_toolsets', 'mcp_toolset_versions'];
+const TABLES = [
+  'projects',
+  'agents',
+  'agent_versions',
+  'skills',
+  'skill_versions',
+  'event_webhooks',
+  'model_providers',
+  'model_presets',
+  'sandbox_providers',
+  'storage_providers',
+  'mcp_servers',
+  'mcp_server_versions',
+  'mcp_credentials',
+  'mcp_credential_policies',
+  'mcp_credential_policy_versions',
+  'mcp_toolsets',
+  'mcp_toolset_versions',
+];
 const RESTORED_TABLES = ['agents', 'agent_versions', 'skills', 'skill_versions', 'event_webhooks'];
 
 export async function run(options: { rounds?: number } = {}): Promise<BenchRecord[]> {
@@ -60,7 +78,11 @@ export async function run(options: { rounds?: number } = {}): Promise<BenchRecor
       }
 
       const file = JSON.parse(await backup());
-      const credentials = { eventWebhooks: Object.fromEntries(file.projects.flatMap((project: any) => project.eventWebhooks).map((webhook: any) => [webhook.id, `whsec_${randomBytes(24).toString('base64')}`])) };
+      const credentials = {
+        eventWebhooks: Object.fromEntries(
+          file.projects.flatMap((project: any) => project.eventWebhooks).map((webhook: any) => [webhook.id, `whsec_${randomBytes(24).toString('base64')}`]),
+        ),
+      };
       const deps = { keyring, allowPrivateNetwork: false, deploymentPresetKeys: new Set(['fast']), snapshotIds: new Set<string>() };
       const restoreTimes: number[] = [];
       const insertTimes: number[] = [];
@@ -69,7 +91,11 @@ export async function run(options: { rounds?: number } = {}): Promise<BenchRecor
         const target = await freshOrganization(database.db);
         const measured = await withPeakRss(() =>
           timed(async () => {
-            await restoreConfiguration({ ctx: { ...benchContext(database), actor: target.actor }, deps, input: { organizationId: target.organizationId, backup: file, credentials } });
+            await restoreConfiguration({
+              ctx: { ...benchContext(database), actor: target.actor },
+              deps,
+              input: { organizationId: target.organizationId, backup: file, credentials },
+            });
           }),
         );
         restoreTimes.push(measured.result);
@@ -82,20 +108,39 @@ export async function run(options: { rounds?: number } = {}): Promise<BenchRecor
           await timed(() =>
             raw.begin(async (sql) => {
               await sql`insert into projects ${sql(rows.projects!)}`;
-              for (const table of RESTORED_TABLES) for (let at = 0; at < rows[table]!.length; at += 500) await sql`insert into ${sql(table)} ${sql(rows[table]!.slice(at, at + 500))}`;
+              for (const table of RESTORED_TABLES)
+                for (let at = 0; at < rows[table]!.length; at += 500) await sql`insert into ${sql(table)} ${sql(rows[table]!.slice(at, at + 500))}`;
             }),
           ),
         );
       }
       const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
-      console.log(`  backup file ${mib(Buffer.byteLength(JSON.stringify(file, null, 2)))} MiB; process RSS before ${mib(rssBefore)} MiB, peak during backup ${mib(backupPeak)} MiB, during restore ${mib(restorePeak)} MiB`);
+      console.log(
+        `  backup file ${mib(Buffer.byteLength(JSON.stringify(file, null, 2)))} MiB; process RSS before ${mib(rssBefore)} MiB, peak during backup ${mib(backupPeak)} MiB, during restore ${mib(restorePeak)} MiB`,
+      );
       const backupMs = median(backupTimes);
       const selectMs = median(selectTimes);
       const restoreMs = median(restoreTimes);
       const insertMs = median(insertTimes);
       return [
-        { name: `backup of ${AGENTS} agents × ${VERSIONS} versions, ${SKILLS} Skills × ${FILES} files, ${WEBHOOKS} webhooks vs bare select`, unit: 'ms', value: backupMs, baseline: selectMs, ratio: backupMs / selectMs, target: 3, better: 'lower' },
-        { name: 'restore of that file vs bare multi-row insert of the same rows', unit: 'ms', value: restoreMs, baseline: insertMs, ratio: restoreMs / insertMs, target: 3, better: 'lower' },
+        {
+          name: `backup of ${AGENTS} agents × ${VERSIONS} versions, ${SKILLS} Skills × ${FILES} files, ${WEBHOOKS} webhooks vs bare select`,
+          unit: 'ms',
+          value: backupMs,
+          baseline: selectMs,
+          ratio: backupMs / selectMs,
+          target: 3,
+          better: 'lower',
+        },
+        {
+          name: 'restore of that file vs bare multi-row insert of the same rows',
+          unit: 'ms',
+          value: restoreMs,
+          baseline: insertMs,
+          ratio: restoreMs / insertMs,
+          target: 3,
+          better: 'lower',
+        },
       ];
     } finally {
       await raw.end({ timeout: 5 });
@@ -109,37 +154,101 @@ type Db = Awaited<ReturnType<typeof openBenchDatabase>>['database']['db'];
 async function organizationWithActor(db: Db, organizationId: string) {
   const [project] = await db.insert(projects).values({ organizationId, slug: 'main', name: 'Main' }).returning();
   const subject = `api_key:${randomUUID()}`;
-  const [principal] = await db.insert(principals).values({ organizationId, projectId: project!.id, kind: 'api_key', subject, scopes: ['*'] }).returning();
-  const actor: Actor = { principalId: principal!.id, organizationId, projectId: project!.id, kind: 'api_key', subject, scopes: ['*'], displayName: null, organizationRole: null, projectRole: null, apiKeyId: null };
+  const [principal] = await db
+    .insert(principals)
+    .values({ organizationId, projectId: project!.id, kind: 'api_key', subject, scopes: ['*'] })
+    .returning();
+  const actor: Actor = {
+    principalId: principal!.id,
+    organizationId,
+    projectId: project!.id,
+    kind: 'api_key',
+    subject,
+    scopes: ['*'],
+    displayName: null,
+    organizationRole: null,
+    projectRole: null,
+    apiKeyId: null,
+  };
   return { organizationId, projectId: project!.id, actor };
 }
 
 async function freshOrganization(db: Db) {
-  const [organization] = await db.insert(organizations).values({ slug: `bench-${randomUUID()}`, name: 'Target' }).returning();
+  const [organization] = await db
+    .insert(organizations)
+    .values({ slug: `bench-${randomUUID()}`, name: 'Target' })
+    .returning();
   const [project] = await db.insert(projects).values({ organizationId: organization!.id, slug: 'home', name: 'Home' }).returning();
   const subject = `api_key:${randomUUID()}`;
-  const [principal] = await db.insert(principals).values({ organizationId: organization!.id, projectId: project!.id, kind: 'api_key', subject, scopes: ['*'] }).returning();
-  const actor: Actor = { principalId: principal!.id, organizationId: organization!.id, projectId: project!.id, kind: 'api_key', subject, scopes: ['*'], displayName: null, organizationRole: null, projectRole: null, apiKeyId: null };
+  const [principal] = await db
+    .insert(principals)
+    .values({ organizationId: organization!.id, projectId: project!.id, kind: 'api_key', subject, scopes: ['*'] })
+    .returning();
+  const actor: Actor = {
+    principalId: principal!.id,
+    organizationId: organization!.id,
+    projectId: project!.id,
+    kind: 'api_key',
+    subject,
+    scopes: ['*'],
+    displayName: null,
+    organizationRole: null,
+    projectRole: null,
+    apiKeyId: null,
+  };
   return { organizationId: organization!.id, projectId: project!.id, actor };
 }
 
 /** The organization as a busy team would have it; rows written directly (the subject is backup and restore, not publication). */
 async function seed(db: Db, keyring: ReturnType<typeof createKeyring>, source: { organizationId: string; projectId: string }) {
   const scoped = { organizationId: source.organizationId, projectId: source.projectId };
-  const file = (n: number) => ({ path: `reference/file-${n}.md`, contentType: 'text/markdown', dataBase64: Buffer.from(`# File ${n}\n${'Some reference text. '.repeat(40)}`).toString('base64') });
+  const file = (n: number) => ({
+    path: `reference/file-${n}.md`,
+    contentType: 'text/markdown',
+    dataBase64: Buffer.from(`# File ${n}\n${'Some reference text. '.repeat(40)}`).toString('base64'),
+  });
   const skillRows = Array.from({ length: SKILLS }, (_, n) => ({ id: randomUUID(), ...scoped, key: `skill-${n}`, displayName: `Skill ${n}`, latestVersion: 1 }));
   await db.insert(skills).values(skillRows);
   const versionRows = skillRows.map((skill, n) => {
-    const content = { name: `skill-${n}`, description: `Skill number ${n}`, instructions: `# Skill ${n}\nDo the thing.`, license: null, compatibility: null, metadata: {}, allowedTools: [], files: Array.from({ length: FILES }, (_, f) => file(f)) };
+    const content = {
+      name: `skill-${n}`,
+      description: `Skill number ${n}`,
+      instructions: `# Skill ${n}\nDo the thing.`,
+      license: null,
+      compatibility: null,
+      metadata: {},
+      allowedTools: [],
+      files: Array.from({ length: FILES }, (_, f) => file(f)),
+    };
     return { id: randomUUID(), ...scoped, skillId: skill.id, version: 1, ...content, contentHash: skillContentHash(content), status: 'active' as const };
   });
   await db.insert(skillVersions).values(versionRows);
 
-  const agentRows = Array.from({ length: AGENTS }, (_, n) => ({ id: randomUUID(), ...scoped, key: `agent-${n}`, name: `Agent ${n}`, description: `Agent number ${n}`, latestVersion: VERSIONS, latestVersionId: null as string | null }));
+  const agentRows = Array.from({ length: AGENTS }, (_, n) => ({
+    id: randomUUID(),
+    ...scoped,
+    key: `agent-${n}`,
+    name: `Agent ${n}`,
+    description: `Agent number ${n}`,
+    latestVersion: VERSIONS,
+    latestVersionId: null as string | null,
+  }));
   const agentVersionRows = agentRows.flatMap((agent, n) =>
     Array.from({ length: VERSIONS }, (_, v) => {
-      const config = parseAgentConfig({ systemPrompt: `You are agent ${n}, revision ${v + 1}. Answer briefly and cite your sources.`, modelPreset: 'fast', limits: { maxTurns: 16 }, skillVersionIds: [versionRows[n % SKILLS]!.id] });
-      return { id: randomUUID(), ...scoped, agentId: agent.id, version: v + 1, config: config as Record<string, unknown>, contentHash: createHash('sha256').update(canonicalAgentConfig(config)).digest('hex') };
+      const config = parseAgentConfig({
+        systemPrompt: `You are agent ${n}, revision ${v + 1}. Answer briefly and cite your sources.`,
+        modelPreset: 'fast',
+        limits: { maxTurns: 16 },
+        skillVersionIds: [versionRows[n % SKILLS]!.id],
+      });
+      return {
+        id: randomUUID(),
+        ...scoped,
+        agentId: agent.id,
+        version: v + 1,
+        config: config as Record<string, unknown>,
+        contentHash: createHash('sha256').update(canonicalAgentConfig(config)).digest('hex'),
+      };
     }),
   );
   for (const agent of agentRows) agent.latestVersionId = agentVersionRows.find((row) => row.agentId === agent.id && row.version === VERSIONS)!.id;
@@ -150,8 +259,16 @@ async function seed(db: Db, keyring: ReturnType<typeof createKeyring>, source: {
     Array.from({ length: WEBHOOKS }, (_, n) => {
       const id = randomUUID();
       return {
-        id, ...scoped, displayName: `Hook ${n}`, endpointUrl: `https://hooks.example.com/${n}`, eventKinds: ['run.*'], includeMessageContent: false, enabled: true, status: 'active' as const,
-        ...sealCredential(keyring, { plaintext: `whsec_${randomBytes(24).toString('base64')}`, associatedData: webhookCredentialAad(id) }), deliveredPosition: 0n,
+        id,
+        ...scoped,
+        displayName: `Hook ${n}`,
+        endpointUrl: `https://hooks.example.com/${n}`,
+        eventKinds: ['run.*'],
+        includeMessageContent: false,
+        enabled: true,
+        status: 'active' as const,
+        ...sealCredential(keyring, { plaintext: `whsec_${randomBytes(24).toString('base64')}`, associatedData: webhookCredentialAad(id) }),
+        deliveredPosition: 0n,
       };
     }),
   );
@@ -172,7 +289,8 @@ async function restoredRows(raw: postgres.Sql, from: string, to: { organizationI
     const found = await raw.unsafe(`select * from ${table} where organization_id = $1`, [from]);
     rows[table] = found.map((row) => {
       const copy: Record<string, unknown> = { ...row, organization_id: to.organizationId };
-      for (const column of ['id', 'project_id', 'agent_id', 'skill_id', 'latest_version_id']) if (typeof copy[column] === 'string') copy[column] = rekey(copy[column] as string);
+      for (const column of ['id', 'project_id', 'agent_id', 'skill_id', 'latest_version_id'])
+        if (typeof copy[column] === 'string') copy[column] = rekey(copy[column] as string);
       return copy;
     });
   }

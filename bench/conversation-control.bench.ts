@@ -42,7 +42,12 @@ const SETTLED = new Set(['run.completed', 'run.failed', 'run.cancelled', 'run.ti
 type Exchange = { received?: number; answered?: number };
 
 /** One SSE client of a session's event stream; `onEvent` is called as each frame arrives. */
-function openSessionStream(port: number, path: string, authorization: string, onEvent: (kind: string, data: Record<string, any>, at: number) => void): Promise<{ close(): void }> {
+function openSessionStream(
+  port: number,
+  path: string,
+  authorization: string,
+  onEvent: (kind: string, data: Record<string, any>, at: number) => void,
+): Promise<{ close(): void }> {
   return new Promise((resolve, reject) => {
     const request = http.get({ host: '127.0.0.1', port, path, headers: { authorization, accept: 'text/event-stream' }, agent: false });
     request.on('error', reject);
@@ -82,8 +87,16 @@ async function until(what: string, check: () => boolean, timeoutMs = 30_000): Pr
   }
 }
 
-const p50 = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
-const p95 = (values: number[]) => percentile([...values].sort((a, b) => a - b), 95);
+const p50 = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
+const p95 = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    95,
+  );
 
 export async function run(options: Options = {}): Promise<BenchRecord[]> {
   const settings = { handOffRounds: 30, handOffWarmup: 5, forkRounds: 40, forkWarmup: 5, transcriptRuns: 100, ...options };
@@ -102,7 +115,10 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
     const bare = postgres(databaseUrl, { max: 1, prepare: false, onnotice: () => {} });
     try {
       const port = (server.address() as AddressInfo).port;
-      const agent = await api.call('POST', `${p}/agents`, { name: 'Conversation', initialConfig: { systemPrompt: 'Answer.', modelPreset: 'm-a', limits: { maxTurns: 4 } } });
+      const agent = await api.call('POST', `${p}/agents`, {
+        name: 'Conversation',
+        initialConfig: { systemPrompt: 'Answer.', modelPreset: 'm-a', limits: { maxTurns: 4 } },
+      });
       const settle = async (runId: string) => {
         const state = await runtime.client.client.workflow.getHandle(runWorkflowId(runId)).result();
         if (state !== 'completed') throw new Error(`run ${runId} settled ${String(state)}`);
@@ -127,7 +143,9 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
           // The baseline's client: the follow-up goes out the moment run N's settlement arrives.
           if (how === 'follow-up' && data.aggregateId === firstRunId && !posted) {
             posted = true;
-            api.call('POST', `${p}/sessions/${session.id}/runs`, { message: next }).catch((error: unknown) => (follow.error = error instanceof Error ? error : new Error(String(error))));
+            api
+              .call('POST', `${p}/sessions/${session.id}/runs`, { message: next })
+              .catch((error: unknown) => (follow.error = error instanceof Error ? error : new Error(String(error))));
           }
         });
         try {
@@ -189,18 +207,22 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
         await settle(turn.id);
         lastRunId = turn.id;
       }
-      const count = async (threadId: string) => (await bare<Array<{ n: number }>>`select count(*)::int as n from messages where thread_id = ${threadId}::uuid`)[0]!.n;
+      const count = async (threadId: string) =>
+        (await bare<Array<{ n: number }>>`select count(*)::int as n from messages where thread_id = ${threadId}::uuid`)[0]!.n;
       const messages = await count(source.threadId);
       if (messages !== settings.transcriptRuns * 2) throw new Error(`the source session holds ${messages} messages, expected ${settings.transcriptRuns * 2}`);
       const fork = async () => {
         const began = performance.now();
         const forked = await api.call('POST', `${p}/sessions/${source.id}/fork`, { fromRunId: lastRunId });
         const ms = performance.now() - began;
-        if (forked.workspace !== 'empty' || forked.run !== null) throw new Error(`unexpected fork: workspace ${forked.workspace}, run ${JSON.stringify(forked.run)}`);
+        if (forked.workspace !== 'empty' || forked.run !== null)
+          throw new Error(`unexpected fork: workspace ${forked.workspace}, run ${JSON.stringify(forked.run)}`);
         return { ms, threadId: forked.threadId as string };
       };
       const copy = async () => {
-        const [thread] = await bare<Array<{ id: string }>>`insert into threads (organization_id, project_id) values (${api.organizationId}::uuid, ${api.projectId}::uuid) returning id`;
+        const [thread] = await bare<
+          Array<{ id: string }>
+        >`insert into threads (organization_id, project_id) values (${api.organizationId}::uuid, ${api.projectId}::uuid) returning id`;
         const began = performance.now();
         const [row] = await bare<Array<{ copied: number }>>`
           with last as (
@@ -233,7 +255,8 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
       for (let round = 0; round < settings.forkWarmup + settings.forkRounds; round++) {
         const keep = round >= settings.forkWarmup;
         const forked = await fork();
-        if (round === 0 && (await count(forked.threadId)) !== messages) throw new Error(`the fork holds ${await count(forked.threadId)} messages, expected ${messages}`);
+        if (round === 0 && (await count(forked.threadId)) !== messages)
+          throw new Error(`the fork holds ${await count(forked.threadId)} messages, expected ${messages}`);
         const copied = await copy();
         const idle = await idleSession();
         if (keep) {
@@ -249,7 +272,7 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
 
       return [
         {
-          name: 'queue hand-off p50: end of run N\'s model answer → the pending turn\'s model request (baseline: a follow-up posted on seeing run.completed on the session stream)',
+          name: "queue hand-off p50: end of run N's model answer → the pending turn's model request (baseline: a follow-up posted on seeing run.completed on the session stream)",
           unit: 'ms',
           value: p50(gaps(queued)),
           baseline: p50(gaps(followUp)),

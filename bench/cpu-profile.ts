@@ -55,9 +55,17 @@ peer.oneTurn = async (i: number) => {
   }
 };
 try {
-  const figures = await measurePeer(peer, { warmup: 5, sequential: 0, concurrency: [64], runs, runDeadlineMs: 60_000, twoTurn: false, crashCheck: false }, (line) => console.log(line));
+  const figures = await measurePeer(
+    peer,
+    { warmup: 5, sequential: 0, concurrency: [64], runs, runDeadlineMs: 60_000, twoTurn: false, crashCheck: false },
+    (line) => console.log(line),
+  );
   console.log(`runs/s at 64: ${figures.throughput[64]!.perSecond.toFixed(1)}; CPU ms per run: ${figures.throughput[64]!.cpuMsPerRun.toFixed(1)}`);
-  console.log(`  by process kind (the last runs may still be settling when the load ends): ${Object.entries(split).map(([kind, ms]) => `${kind} ${ms.toFixed(1)}`).join(', ')}`);
+  console.log(
+    `  by process kind (the last runs may still be settling when the load ends): ${Object.entries(split)
+      .map(([kind, ms]) => `${kind} ${ms.toFixed(1)}`)
+      .join(', ')}`,
+  );
 } finally {
   await model.close();
   if (!embedded) await admin.unsafe(`drop database if exists "${name}" with (force)`);
@@ -90,7 +98,11 @@ function summarize(dir: string) {
     });
   }
   const top = (map: Map<string, number>, count: number) =>
-    [...map].sort((a, b) => b[1] - a[1]).slice(0, count).map(([key, ms]) => `  ${((ms / total) * 100).toFixed(1).padStart(5)} %  ${key}`).join('\n');
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, count)
+      .map(([key, ms]) => `  ${((ms / total) * 100).toFixed(1).padStart(5)} %  ${key}`)
+      .join('\n');
   console.log(`\nOur process, busy time ${(total / 1000).toFixed(1)} s (idle and unattributed excluded), by place:\n${top(byPlace, 25)}`);
   console.log(`\nby function (self time):\n${top(byFunction, 40)}`);
 }
@@ -101,6 +113,11 @@ function placeOf(source: string, functionName: string): string {
   if (modules) return modules[1]!;
   if (source.startsWith('node:')) return source;
   const file = source.replace(/^file:\/\//, '');
-  if (file.startsWith(`${projectRoot}/`)) return file.slice(projectRoot.length + 1).split('/').slice(0, 2).join('/');
+  if (file.startsWith(`${projectRoot}/`))
+    return file
+      .slice(projectRoot.length + 1)
+      .split('/')
+      .slice(0, 2)
+      .join('/');
   return source.slice(-60);
 }

@@ -12,13 +12,27 @@ import { median } from './support.ts';
 import { withBenchRuntimeApp } from './runtime-app.ts';
 import { runWorkflowId } from '../domain/runs/workflow.ts';
 await withBenchRuntimeApp('dh', {}, async ({ api, projectPath: p, runtime }) => {
-  const plain = await api.call('POST', `${p}/agents`, { name: 'Plain', initialConfig: { systemPrompt: 'Answer.', modelPreset: 'm-a', limits: { maxTurns: 4 } } });
-  const coordinator = await api.call('POST', `${p}/agents`, { name: 'Coordinator', initialConfig: { systemPrompt: 'Delegate.', modelPreset: 'm-a', limits: { maxTurns: 4 }, delegates: [{ key: 'child', description: 'Answers.', agentVersionId: plain.latestVersionId, maxParallel: 1 }] } });
+  const plain = await api.call('POST', `${p}/agents`, {
+    name: 'Plain',
+    initialConfig: { systemPrompt: 'Answer.', modelPreset: 'm-a', limits: { maxTurns: 4 } },
+  });
+  const coordinator = await api.call('POST', `${p}/agents`, {
+    name: 'Coordinator',
+    initialConfig: {
+      systemPrompt: 'Delegate.',
+      modelPreset: 'm-a',
+      limits: { maxTurns: 4 },
+      delegates: [{ key: 'child', description: 'Answers.', agentVersionId: plain.latestVersionId, maxParallel: 1 }],
+    },
+  });
   const rows: Record<string, number[]> = {};
   const totals: number[] = [];
   for (let i = 0; i < 25; i++) {
     const t0 = performance.now();
-    const session = await api.call('POST', `${p}/sessions`, { agentId: coordinator.id, initialMessage: 'call delegate_agent {"delegateKey":"child","message":"Answer."}' });
+    const session = await api.call('POST', `${p}/sessions`, {
+      agentId: coordinator.id,
+      initialMessage: 'call delegate_agent {"delegateKey":"child","message":"Answer."}',
+    });
     const handle = runtime.client.client.workflow.getHandle(runWorkflowId(session.latestRunId));
     await handle.result();
     totals.push(performance.now() - t0);
@@ -28,7 +42,16 @@ await withBenchRuntimeApp('dh', {}, async ({ api, projectPath: p, runtime }) => 
     const h = await handle.fetchHistory();
     for (const e of h.events!) {
       const type = String(e.eventType).replace('EVENT_TYPE_', '');
-      const m = (e as any).markerRecordedEventAttributes; const detail = (e as any).activityTaskScheduledEventAttributes?.activityType?.name ?? (m ? Buffer.from(m.details.data.payloads[0].data).toString().match(/"activity_type":"([^"]+)"|activityType":"([^"]+)"/)?.slice(1).find(Boolean) ?? Buffer.from(m.details.data.payloads[0].data).toString().slice(0,80) : '');
+      const m = (e as any).markerRecordedEventAttributes;
+      const detail =
+        (e as any).activityTaskScheduledEventAttributes?.activityType?.name ??
+        (m
+          ? (Buffer.from(m.details.data.payloads[0].data)
+              .toString()
+              .match(/"activity_type":"([^"]+)"|activityType":"([^"]+)"/)
+              ?.slice(1)
+              .find(Boolean) ?? Buffer.from(m.details.data.payloads[0].data).toString().slice(0, 80))
+          : '');
       events.push({ at: ts(e), name: `P ${type} ${detail}` });
       const child = (e as any).childWorkflowExecutionStartedEventAttributes?.workflowExecution;
       if (child) {

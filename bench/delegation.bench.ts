@@ -20,10 +20,18 @@ type Options = { runs?: number; warmup?: number };
 export async function run(options: Options = {}): Promise<BenchRecord[]> {
   const settings = { runs: 40, warmup: 8, ...options };
   return withBenchRuntimeApp('delegation', {}, async ({ api, projectPath: p, timedSession, temporal }) => {
-    const plain = await api.call('POST', `${p}/agents`, { name: 'Plain', initialConfig: { systemPrompt: 'Answer.', modelPreset: 'm-a', limits: { maxTurns: 4 } } });
+    const plain = await api.call('POST', `${p}/agents`, {
+      name: 'Plain',
+      initialConfig: { systemPrompt: 'Answer.', modelPreset: 'm-a', limits: { maxTurns: 4 } },
+    });
     const coordinator = await api.call('POST', `${p}/agents`, {
       name: 'Coordinator',
-      initialConfig: { systemPrompt: 'Delegate.', modelPreset: 'm-a', limits: { maxTurns: 4 }, delegates: [{ key: 'child', description: 'Answers.', agentVersionId: plain.latestVersionId, maxParallel: 1 }] },
+      initialConfig: {
+        systemPrompt: 'Delegate.',
+        modelPreset: 'm-a',
+        limits: { maxTurns: 4 },
+        delegates: [{ key: 'child', description: 'Answers.', agentVersionId: plain.latestVersionId, maxParallel: 1 }],
+      },
     });
     const delegate = () => timedSession(coordinator.id, 'call delegate_agent {"delegateKey":"child","message":"Answer."}');
     const twoPlain = async () => (await timedSession(plain.id, 'Hello.')) + (await timedSession(plain.id, 'Hello again.'));
@@ -37,7 +45,11 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
       delegated.push(await delegate());
       baseline.push(await twoPlain());
     }
-    const p50 = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+    const p50 = (values: number[]) =>
+      percentile(
+        [...values].sort((a, b) => a - b),
+        50,
+      );
     const bare = await startBareWorker(temporal.address, temporal.namespace);
     const bareDelegated: number[] = [];
     const bareBaseline: number[] = [];
@@ -63,7 +75,9 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
       await bare.shutdown();
     }
     const floor = p50(bareDelegated) / p50(bareBaseline);
-    console.log(`  Temporal's own ratio for the shape: a bare delegation ${p50(bareDelegated).toFixed(1)} ms vs two bare workflows ${p50(bareBaseline).toFixed(1)} ms → ${floor.toFixed(2)}×`);
+    console.log(
+      `  Temporal's own ratio for the shape: a bare delegation ${p50(bareDelegated).toFixed(1)} ms vs two bare workflows ${p50(bareBaseline).toFixed(1)} ms → ${floor.toFixed(2)}×`,
+    );
     return [
       {
         name: 'delegation round trip p50: coordinator turn → child run → result → reply (baseline: two sequential one-turn plain runs)',

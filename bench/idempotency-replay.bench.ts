@@ -43,7 +43,11 @@ export async function run(options: { operations?: number; rounds?: number } = {}
       const body = JSON.stringify({ slug: 'bench', name: 'Bench project' });
       const scope = { principalId: actor.principalId, route: `POST /v1/projects`, idempotencyKey: 'bench-key' };
       const requestHash = hashRequestBody(body);
-      const first = await executeIdempotently({ ctx, input: { scope, requestHash }, run: async () => ({ status: 201, body: JSON.parse(body), headers: { 'content-type': 'application/json' } }) });
+      const first = await executeIdempotently({
+        ctx,
+        input: { scope, requestHash },
+        run: async () => ({ status: 201, body: JSON.parse(body), headers: { 'content-type': 'application/json' } }),
+      });
       if (first.kind !== 'executed') throw new Error('setup failed');
 
       const replay = async () => {
@@ -78,7 +82,17 @@ export async function run(options: { operations?: number; rounds?: number } = {}
       }
       const value = median(ours);
       const baseline = median(base);
-      return [{ name: 'idempotent replay vs bare primary-key select (median)', unit: 'µs/op', value, baseline, ratio: value / baseline, target: 1.2, better: 'lower' }];
+      return [
+        {
+          name: 'idempotent replay vs bare primary-key select (median)',
+          unit: 'µs/op',
+          value,
+          baseline,
+          ratio: value / baseline,
+          target: 1.2,
+          better: 'lower',
+        },
+      ];
     } finally {
       await raw.end({ timeout: 5 });
       await database.close();

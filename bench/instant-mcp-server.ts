@@ -13,7 +13,9 @@ export type InstantMcpServer = { url: string; endpointUrl: string; close(): Prom
 export async function startInstantMcpServer(): Promise<InstantMcpServer> {
   const answer = async (req: IncomingMessage, res: ServerResponse) => {
     const server = new Server({ name: 'bench-instant', version: '1.0.0' }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: 'ping', description: 'Answers pong.', inputSchema: { type: 'object', properties: {} } }] }));
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: [{ name: 'ping', description: 'Answers pong.', inputSchema: { type: 'object', properties: {} } }],
+    }));
     server.setRequestHandler(CallToolRequestSchema, async () => ({ content: [{ type: 'text', text: 'pong' }] }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => void server.close());

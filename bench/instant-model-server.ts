@@ -7,7 +7,13 @@ export const VENDOR_A_BASE_URL_ENV = 'SVC_MODEL_BASE_URL_VENDOR_A';
 /** Any key of OpenAI's shape; the server accepts every bearer key. */
 export const INSTANT_MODEL_API_KEY = 'sk-proj-bench-instant-model-key';
 
-const USAGE = { input_tokens: 12, input_tokens_details: { cached_tokens: 0 }, output_tokens: 2, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 14 };
+const USAGE = {
+  input_tokens: 12,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens: 2,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: 14,
+};
 const CHAT_USAGE = { prompt_tokens: 12, completion_tokens: 2, total_tokens: 14 };
 const REPLY = 'Done.';
 
@@ -103,7 +109,13 @@ async function holdIfAsked(userText: string | null): Promise<void> {
   if (sleep) await delay(Number(sleep[1]));
 }
 
-async function answerResponses(body: Record<string, unknown>, seq: number, seen: string[], res: ServerResponse, options: InstantModelServerOptions): Promise<void> {
+async function answerResponses(
+  body: Record<string, unknown>,
+  seq: number,
+  seen: string[],
+  res: ServerResponse,
+  options: InstantModelServerOptions,
+): Promise<void> {
   const input = (body.input ?? []) as Array<{ type?: string; role?: string; content?: unknown }>;
   const lastUser = input.findLastIndex((item) => item.role === 'user');
   const userText = typeof input[lastUser]?.content === 'string' ? (input[lastUser].content as string) : null;
@@ -111,7 +123,10 @@ async function answerResponses(body: Record<string, unknown>, seq: number, seen:
   reportExchange(res, userText, options);
   await holdIfAsked(userText);
   if (res.destroyed) return;
-  const decision = decide(userText, input.slice(lastUser + 1).some((item) => item.type === 'function_call_output'));
+  const decision = decide(
+    userText,
+    input.slice(lastUser + 1).some((item) => item.type === 'function_call_output'),
+  );
   const reply = options.replyText ?? REPLY;
   const item =
     decision.kind === 'call'
@@ -130,7 +145,8 @@ async function answerResponses(body: Record<string, unknown>, seq: number, seen:
   if (body.stream !== true) return send(res, 200, response);
   // The Responses stream (what vendor_a asks for): the item's events, then the completed response.
   let sequence = 0;
-  const event = (type: string, fields: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`;
+  const event = (type: string, fields: Record<string, unknown>) =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`;
   const at = { item_id: item.id, output_index: 0 };
   const pending = { ...response, status: 'in_progress', output: [], usage: null };
   const head = [event('response.created', { response: pending }), event('response.in_progress', { response: pending })];
@@ -145,7 +161,10 @@ async function answerResponses(body: Record<string, unknown>, seq: number, seen:
     head.push(event('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', content: [] } }));
     head.push(event('response.content_part.added', { ...at, content_index: 0, part: { ...part, text: '' } }));
     deltas.push(...pieces(reply, options.chunkSize));
-    tail.push(event('response.output_text.done', { ...at, content_index: 0, text: reply, logprobs: [] }), event('response.content_part.done', { ...at, content_index: 0, part }));
+    tail.push(
+      event('response.output_text.done', { ...at, content_index: 0, text: reply, logprobs: [] }),
+      event('response.content_part.done', { ...at, content_index: 0, part }),
+    );
   }
   tail.push(event('response.output_item.done', { output_index: 0, item }), event('response.completed', { response }));
   const offsets = deltas.map((_, index) => deltas.slice(0, index).reduce((sum, text) => sum + text.length, 0));
@@ -177,22 +196,34 @@ async function answerChat(body: Record<string, unknown>, seq: number, seen: stri
   const messages = (body.messages ?? []) as Array<{ role?: string; content?: unknown }>;
   const lastUser = messages.findLastIndex((message) => message.role === 'user');
   const content = messages[lastUser]?.content;
-  const userText =
-    typeof content === 'string' ? content : Array.isArray(content) ? content.map((part: { text?: string }) => part.text ?? '').join('') : null;
+  const userText = typeof content === 'string' ? content : Array.isArray(content) ? content.map((part: { text?: string }) => part.text ?? '').join('') : null;
   seen.push(userText ?? '');
   reportExchange(res, userText, options);
   await holdIfAsked(userText);
   if (res.destroyed) return; // the caller hung up (killed) while the call was held
-  const decision = decide(userText, messages.slice(lastUser + 1).some((message) => message.role === 'tool'));
+  const decision = decide(
+    userText,
+    messages.slice(lastUser + 1).some((message) => message.role === 'tool'),
+  );
   const id = `chatcmpl-${seq}`;
   const created = Math.floor(Date.now() / 1000);
   const model = (body.model as string | undefined) ?? 'gpt-5.1';
-  const toolCall = decision.kind === 'call' ? { index: 0, id: `call_${seq}`, type: 'function', function: { name: decision.tool, arguments: decision.arguments } } : null;
+  const toolCall =
+    decision.kind === 'call' ? { index: 0, id: `call_${seq}`, type: 'function', function: { name: decision.tool, arguments: decision.arguments } } : null;
   const finish = toolCall ? 'tool_calls' : 'stop';
   const reply = options.replyText ?? REPLY;
   if (body.stream !== true) {
-    const message = toolCall ? { role: 'assistant', content: null, tool_calls: [{ id: toolCall.id, type: 'function', function: toolCall.function }] } : { role: 'assistant', content: reply };
-    return send(res, 200, { id, object: 'chat.completion', created, model, choices: [{ index: 0, message, finish_reason: finish, logprobs: null }], usage: CHAT_USAGE });
+    const message = toolCall
+      ? { role: 'assistant', content: null, tool_calls: [{ id: toolCall.id, type: 'function', function: toolCall.function }] }
+      : { role: 'assistant', content: reply };
+    return send(res, 200, {
+      id,
+      object: 'chat.completion',
+      created,
+      model,
+      choices: [{ index: 0, message, finish_reason: finish, logprobs: null }],
+      usage: CHAT_USAGE,
+    });
   }
   const chunk = (delta: Record<string, unknown>, finishReason: string | null, usage?: unknown) =>
     `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }], ...(usage ? { usage } : {}) })}\n\n`;

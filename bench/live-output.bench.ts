@@ -39,7 +39,13 @@ import { createLogger } from '../config/logger.ts';
 import { runWorkflowId } from '../domain/runs/workflow.ts';
 import { MESSAGE_DELTAS_CHANNEL } from '../processes/message-delta-bus.ts';
 import { startDevServer } from '../temporal/dev-server.ts';
-import { INSTANT_MODEL_API_KEY, startInstantModelServer, VENDOR_A_BASE_URL_ENV, type InstantModelServer, type InstantModelServerOptions } from './instant-model-server.ts';
+import {
+  INSTANT_MODEL_API_KEY,
+  startInstantModelServer,
+  VENDOR_A_BASE_URL_ENV,
+  type InstantModelServer,
+  type InstantModelServerOptions,
+} from './instant-model-server.ts';
 import { answers, freeLocalPort, startProcess, stopProcess, waitUntil, type PeerProcess } from './peers/processes.ts';
 import { withBenchRuntimeApp } from './runtime-app.ts';
 import { apiFor, percentile, pool, printRecords, REQUEST_LIMITS_OFF, withBenchDatabase, type BenchRecord } from './support.ts';
@@ -159,10 +165,16 @@ function chunkClock() {
  * Latency samples of one round: for every chunk of each stream's reply and every reader of that
  * stream, the time from the chunk's write to the arrival of the first frame covering its end.
  */
-function collect(clock: ReturnType<typeof chunkClock>, streams: Array<{ runId: string; userText: string; readers: Reader[] }>, chunks: number, into: Sample[]): void {
+function collect(
+  clock: ReturnType<typeof chunkClock>,
+  streams: Array<{ runId: string; userText: string; readers: Reader[] }>,
+  chunks: number,
+  into: Sample[],
+): void {
   for (const stream of streams) {
     const written = clock.written.get(stream.userText);
-    if (!written || written.length !== chunks) throw new Error(`the model wrote ${written?.length ?? 0} chunks for "${stream.userText}", not ${chunks} (a retried call?)`);
+    if (!written || written.length !== chunks)
+      throw new Error(`the model wrote ${written?.length ?? 0} chunks for "${stream.userText}", not ${chunks} (a retried call?)`);
     for (const reader of stream.readers) {
       const arrivals = reader.arrivals.filter((arrival) => arrival.runId === stream.runId);
       let i = 0;
@@ -225,7 +237,13 @@ async function startPassThrough(model: InstantModelServer) {
       return new Promise((resolve, reject) => {
         const body = JSON.stringify({ model: 'gpt-5.1', stream: true, input: [{ role: 'user', content: userText }] });
         const request = http.request(
-          { host: upstream.hostname, port: upstream.port, path: upstream.pathname, method: 'POST', headers: { authorization: `Bearer ${INSTANT_MODEL_API_KEY}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+          {
+            host: upstream.hostname,
+            port: upstream.port,
+            path: upstream.pathname,
+            method: 'POST',
+            headers: { authorization: `Bearer ${INSTANT_MODEL_API_KEY}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          },
           (response) => {
             let buffered = '';
             let offset = 0;
@@ -299,7 +317,11 @@ async function measureLatency(
   const baseReaders: Reader[][] = [];
   try {
     for (const sessionId of prepared) {
-      const target: Target = { port: service.port, path: `${p}/sessions/${sessionId}/events?deltas=true&from=now`, headers: { authorization: service.authorization, accept: 'text/event-stream' } };
+      const target: Target = {
+        port: service.port,
+        path: `${p}/sessions/${sessionId}/events?deltas=true&from=now`,
+        headers: { authorization: service.authorization, accept: 'text/event-stream' },
+      };
       ourReaders.push(await openReaders(Array.from({ length: readersPerSession }, () => target)));
     }
     for (let stream = 0; stream < sessionCount; stream++) {
@@ -307,7 +329,8 @@ async function measureLatency(
     }
     await until('the pass-through clients', () => passThrough.clientCount() === sessionCount * readersPerSession);
     const samples = { ours: [] as Sample[], base: [] as Sample[], notify: [] as Sample[], sent: [] as Sample[] };
-    const full = (readers: Reader[], runId: string) => readers.every((reader) => reader.arrivals.some((arrival) => arrival.runId === runId && arrival.end === reply.length));
+    const full = (readers: Reader[], runId: string) =>
+      readers.every((reader) => reader.arrivals.some((arrival) => arrival.runId === runId && arrival.end === reply.length));
     for (let round = 0; round < settings.warmupRounds + settings.rounds; round++) {
       const keep = round >= settings.warmupRounds;
       const ours = async () => {
@@ -323,14 +346,31 @@ async function measureLatency(
           const kind = stream.readers[0]!.settled.get(stream.runId);
           if (kind !== 'run.completed') throw new Error(`run ${stream.runId} settled as ${kind}`);
         }
-        await until('the NOTIFY listener', () => streams.every((stream) => listener.reader.arrivals.some((arrival) => arrival.runId === stream.runId && arrival.end === reply.length)));
+        await until('the NOTIFY listener', () =>
+          streams.every((stream) => listener.reader.arrivals.some((arrival) => arrival.runId === stream.runId && arrival.end === reply.length)),
+        );
         collect(model.clock, streams, chunks, keep ? samples.ours : []);
-        collect(model.clock, streams.map((stream) => ({ ...stream, readers: [listener.reader] })), chunks, keep ? samples.notify : []);
-        if (notifySent) collect(model.clock, streams.map((stream) => ({ ...stream, readers: [notifySent] })), chunks, keep ? samples.sent : []);
+        collect(
+          model.clock,
+          streams.map((stream) => ({ ...stream, readers: [listener.reader] })),
+          chunks,
+          keep ? samples.notify : [],
+        );
+        if (notifySent)
+          collect(
+            model.clock,
+            streams.map((stream) => ({ ...stream, readers: [notifySent] })),
+            chunks,
+            keep ? samples.sent : [],
+          );
         for (const stream of streams) model.clock.written.delete(stream.userText);
       };
       const base = async () => {
-        const streams = Array.from({ length: sessionCount }, (_, i) => ({ runId: `relay-${i}-${round}`, userText: `live relay s${i} r${round}`, readers: baseReaders[i]! }));
+        const streams = Array.from({ length: sessionCount }, (_, i) => ({
+          runId: `relay-${i}-${round}`,
+          userText: `live relay s${i} r${round}`,
+          readers: baseReaders[i]!,
+        }));
         await Promise.all(streams.map((stream, i) => passThrough.relay(i, stream.runId, stream.userText)));
         for (const stream of streams) await until(`relay ${stream.runId}`, () => full(stream.readers, stream.runId));
         collect(model.clock, streams, chunks, keep ? samples.base : []);
@@ -349,7 +389,14 @@ async function measureLatency(
     // and settling (their transactions, workflow tasks and durable events); the middle does not.
     const stats = (values: Sample[]) => {
       const sorted = values.map((sample) => sample.ms).sort((a, b) => a - b);
-      const phase = (keep: (chunk: number) => boolean) => percentile(values.filter((sample) => keep(sample.chunk)).map((sample) => sample.ms).sort((a, b) => a - b), 99);
+      const phase = (keep: (chunk: number) => boolean) =>
+        percentile(
+          values
+            .filter((sample) => keep(sample.chunk))
+            .map((sample) => sample.ms)
+            .sort((a, b) => a - b),
+          99,
+        );
       const fifth = Math.ceil(chunks / 5);
       return {
         p50: percentile(sorted, 50),
@@ -357,7 +404,11 @@ async function measureLatency(
         p99: percentile(sorted, 99),
         max: sorted.at(-1) ?? NaN,
         n: sorted.length,
-        p99ByPhase: { first: phase((chunk) => chunk < fifth), middle: phase((chunk) => chunk >= fifth && chunk < chunks - fifth), last: phase((chunk) => chunk >= chunks - fifth) },
+        p99ByPhase: {
+          first: phase((chunk) => chunk < fifth),
+          middle: phase((chunk) => chunk >= fifth && chunk < chunks - fifth),
+          last: phase((chunk) => chunk >= chunks - fifth),
+        },
       };
     };
     return { ours: stats(samples.ours), base: stats(samples.base), notify: stats(samples.notify), sent: notifySent ? stats(samples.sent) : null };
@@ -375,19 +426,41 @@ function latencyRecords(where: string, settings: Settings, measured: Awaited<Ret
     `  ${where}: ${ours.n} samples per side; service p50 ${f(ours.p50)} / p90 ${f(ours.p90)} / p99 ${f(ours.p99)} / max ${f(ours.max)} ms;` +
       ` pass-through p50 ${f(base.p50)} / p90 ${f(base.p90)} / p99 ${f(base.p99)} / max ${f(base.max)} ms`,
   );
-  if (sent) console.log(`  ${where}: model write → the worker calling pg_notify p50 ${f(sent.p50)} / p90 ${f(sent.p90)} / p99 ${f(sent.p99)} ms (the worker's part)`);
-  console.log(`  ${where}: model write → the deltas' NOTIFY at a listening process p50 ${f(notify.p50)} / p90 ${f(notify.p90)} / p99 ${f(notify.p99)} ms (the worker's part and the transport)`);
+  if (sent)
+    console.log(`  ${where}: model write → the worker calling pg_notify p50 ${f(sent.p50)} / p90 ${f(sent.p90)} / p99 ${f(sent.p99)} ms (the worker's part)`);
+  console.log(
+    `  ${where}: model write → the deltas' NOTIFY at a listening process p50 ${f(notify.p50)} / p90 ${f(notify.p90)} / p99 ${f(notify.p99)} ms (the worker's part and the transport)`,
+  );
   const phases = (of: typeof ours) => `${f(of.p99ByPhase.first)} / ${f(of.p99ByPhase.middle)} / ${f(of.p99ByPhase.last)}`;
   console.log(
     `  ${where}: p99 in a reply's first fifth / middle / last fifth (the first and last overlap other sessions' runs starting and settling):` +
       ` service ${phases(ours)}, NOTIFY listener ${phases(notify)}, pass-through ${phases(base)} ms`,
   );
-  const name = (what: string) => `delta latency ${what}, ${settings.sessions * settings.readersPerSession} readers on ${settings.sessions} streaming sessions, ${where}`;
+  const name = (what: string) =>
+    `delta latency ${what}, ${settings.sessions * settings.readersPerSession} readers on ${settings.sessions} streaming sessions, ${where}`;
   return [
     { name: name('p50 vs node:http pass-through'), unit: 'ms', value: ours.p50, baseline: base.p50, ratio: ours.p50 / base.p50, target: 2, better: 'lower' },
     { name: name('p99 vs node:http pass-through'), unit: 'ms', value: ours.p99, baseline: base.p99, ratio: ours.p99 / base.p99, target: 2, better: 'lower' },
-    { name: name('p50'), unit: 'ms', value: ours.p50, baseline: P50_CEILING_MS, against: 'ceiling', ratio: ours.p50 / P50_CEILING_MS, target: 1, better: 'lower' },
-    { name: name('p99'), unit: 'ms', value: ours.p99, baseline: P99_CEILING_MS, against: 'ceiling', ratio: ours.p99 / P99_CEILING_MS, target: 1, better: 'lower' },
+    {
+      name: name('p50'),
+      unit: 'ms',
+      value: ours.p50,
+      baseline: P50_CEILING_MS,
+      against: 'ceiling',
+      ratio: ours.p50 / P50_CEILING_MS,
+      target: 1,
+      better: 'lower',
+    },
+    {
+      name: name('p99'),
+      unit: 'ms',
+      value: ours.p99,
+      baseline: P99_CEILING_MS,
+      against: 'ceiling',
+      ratio: ours.p99 / P99_CEILING_MS,
+      target: 1,
+      better: 'lower',
+    },
   ];
 }
 
@@ -395,122 +468,153 @@ function latencyRecords(where: string, settings: Settings, measured: Awaited<Ret
 async function inProcess(settings: Settings): Promise<BenchRecord[]> {
   const clock = chunkClock();
   const modelOptions: InstantModelServerOptions = { onTextChunk: clock.onTextChunk };
-  return withBenchRuntimeApp('live-output', { env: { ...STREAM_LIMITS_OFF }, model: modelOptions }, async ({ api, projectPath: p, runtime, app, deps, model, database, databaseUrl }) => {
-    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
-    await new Promise<void>((resolve) => server.once('listening', resolve));
-    try {
-      const port = (server.address() as AddressInfo).port;
-      const agent = await api.call('POST', `${p}/agents`, { name: 'Live', initialConfig: { systemPrompt: 'Answer.', modelPreset: 'm-a', limits: { maxTurns: 4 } } });
-      const settle = async (runId: string) => {
-        const state = await runtime.client.client.workflow.getHandle(runWorkflowId(runId)).result();
-        if (state !== 'completed') throw new Error(`run ${runId} settled ${String(state)}`);
-      };
-      const service: ServiceSide = { port, projectId: api.projectId, authorization: api.authorization, call: api.call, agentId: agent.id, settle };
-      // Diagnostic: when the worker's bus hands each delta to pg_notify (the handle API and worker share).
-      const notifySent: Reader = { arrivals: [], settled: new Map(), close: () => {} };
-      const notify = database.notify.bind(database);
-      database.notify = async (channel, payload) => {
-        if (channel === MESSAGE_DELTAS_CHANNEL) {
-          const at = performance.now();
-          type Signal = { kind: string; runId: string; offset: number; text: string };
-          const signals = JSON.parse(payload) as Signal[] | Signal;
-          for (const signal of Array.isArray(signals) ? signals : [signals]) {
-            if (signal.kind === 'delta') notifySent.arrivals.push({ runId: signal.runId, end: signal.offset + signal.text.length, at });
+  return withBenchRuntimeApp(
+    'live-output',
+    { env: { ...STREAM_LIMITS_OFF }, model: modelOptions },
+    async ({ api, projectPath: p, runtime, app, deps, model, database, databaseUrl }) => {
+      const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
+      await new Promise<void>((resolve) => server.once('listening', resolve));
+      try {
+        const port = (server.address() as AddressInfo).port;
+        const agent = await api.call('POST', `${p}/agents`, {
+          name: 'Live',
+          initialConfig: { systemPrompt: 'Answer.', modelPreset: 'm-a', limits: { maxTurns: 4 } },
+        });
+        const settle = async (runId: string) => {
+          const state = await runtime.client.client.workflow.getHandle(runWorkflowId(runId)).result();
+          if (state !== 'completed') throw new Error(`run ${runId} settled ${String(state)}`);
+        };
+        const service: ServiceSide = { port, projectId: api.projectId, authorization: api.authorization, call: api.call, agentId: agent.id, settle };
+        // Diagnostic: when the worker's bus hands each delta to pg_notify (the handle API and worker share).
+        const notifySent: Reader = { arrivals: [], settled: new Map(), close: () => {} };
+        const notify = database.notify.bind(database);
+        database.notify = async (channel, payload) => {
+          if (channel === MESSAGE_DELTAS_CHANNEL) {
+            const at = performance.now();
+            type Signal = { kind: string; runId: string; offset: number; text: string };
+            const signals = JSON.parse(payload) as Signal[] | Signal;
+            for (const signal of Array.isArray(signals) ? signals : [signals]) {
+              if (signal.kind === 'delta') notifySent.arrivals.push({ runId: signal.runId, end: signal.offset + signal.text.length, at });
+            }
+          }
+          return notify(channel, payload);
+        };
+        let measured: Awaited<ReturnType<typeof measureLatency>>;
+        try {
+          measured = await measureLatency(settings, { server: model, options: modelOptions, clock }, service, databaseUrl, notifySent);
+        } finally {
+          database.notify = notify;
+        }
+        const records = latencyRecords('API + worker in one process (PostgreSQL)', settings, measured);
+
+        // Part 2: a follow-up run of a fresh session (its first run done) with and without a reader.
+        Object.assign(modelOptions, SHORT_REPLY);
+        const withReader: number[] = [];
+        const without: number[] = [];
+        const freshSession = async () => {
+          const session = await api.call('POST', `${p}/sessions`, { agentId: agent.id, initialMessage: 'first' });
+          await settle(session.latestRunId as string);
+          return session.id as string;
+        };
+        const timedRun = async (sessionId: string) => {
+          const began = performance.now();
+          const run = await api.call('POST', `${p}/sessions/${sessionId}/runs`, { message: 'again' });
+          await settle(run.id as string);
+          return { ms: performance.now() - began, runId: run.id as string };
+        };
+        const sideWithReader = async (sessionId: string, keep: boolean) => {
+          const reader = await openReader({
+            port,
+            path: `${p}/sessions/${sessionId}/events?deltas=true&from=now`,
+            headers: { authorization: api.authorization, accept: 'text/event-stream' },
+          });
+          try {
+            const { ms, runId } = await timedRun(sessionId);
+            if (keep) withReader.push(ms);
+            await until(
+              'the reader to see the whole reply',
+              () => reader.arrivals.some((arrival) => arrival.runId === runId && arrival.end === SHORT_REPLY.replyText.length),
+              10_000,
+            );
+          } finally {
+            reader.close();
+          }
+        };
+        const sideWithout = async (sessionId: string, keep: boolean) => {
+          const { ms } = await timedRun(sessionId);
+          if (keep) without.push(ms);
+        };
+        for (let round = 0; round < settings.overheadWarmup + settings.overheadRuns; round++) {
+          const keep = round >= settings.overheadWarmup;
+          const [a, b] = await Promise.all([freshSession(), freshSession()]);
+          // Alternating, so drift on this shared machine hits both sides alike.
+          if (round % 2 === 0) {
+            await sideWithReader(a, keep);
+            await sideWithout(b, keep);
+          } else {
+            await sideWithout(b, keep);
+            await sideWithReader(a, keep);
           }
         }
-        return notify(channel, payload);
-      };
-      let measured: Awaited<ReturnType<typeof measureLatency>>;
-      try {
-        measured = await measureLatency(settings, { server: model, options: modelOptions, clock }, service, databaseUrl, notifySent);
+        const sorted = (values: number[]) => [...values].sort((x, y) => x - y);
+        const readerP50 = percentile(sorted(withReader), 50);
+        const bareP50 = percentile(sorted(without), 50);
+        console.log(
+          `  one-turn follow-up run (reply of 4 chunks 1 ms apart), ${withReader.length} per side: with a deltas=true reader p50 ${readerP50.toFixed(2)} / p95 ${percentile(sorted(withReader), 95).toFixed(2)} ms;` +
+            ` without p50 ${bareP50.toFixed(2)} / p95 ${percentile(sorted(without), 95).toFixed(2)} ms`,
+        );
+        records.push({
+          name: 'one-turn run create→settled p50 with a deltas=true session-stream reader (baseline: the same run without a reader), in-process',
+          unit: 'ms',
+          value: readerP50,
+          baseline: bareP50,
+          ratio: readerP50 / bareP50,
+          target: 1.05,
+          better: 'lower',
+        });
+
+        // Part 3, where the subscribers can be counted: 1,000 streams on 10 sessions, opened and closed.
+        const sessions = await Promise.all(Array.from({ length: 10 }, () => freshSession()));
+        const before = { bus: deps.messageDeltas.stats().subscribers, tail: deps.eventTail.stats().subscribers };
+        const readers = await openReaders(
+          Array.from({ length: settings.idleStreams }, (_, i) => ({
+            port,
+            path: `${p}/sessions/${sessions[i % sessions.length]}/events?deltas=true`,
+            headers: { authorization: api.authorization, accept: 'text/event-stream' },
+          })),
+        );
+        const open = { bus: deps.messageDeltas.stats().subscribers, tail: deps.eventTail.stats().subscribers };
+        for (const reader of readers) reader.close();
+        const closedAt = performance.now();
+        await until(
+          'the subscribers to go',
+          () => deps.messageDeltas.stats().subscribers === before.bus && deps.eventTail.stats().subscribers === before.tail,
+          10_000,
+        ).catch(() => {});
+        const left = { bus: deps.messageDeltas.stats().subscribers - before.bus, tail: deps.eventTail.stats().subscribers - before.tail };
+        console.log(
+          `  ${settings.idleStreams} deltas=true session streams in-process: live-output bus subscribers ${open.bus - before.bus}, event tail subscribers ${open.tail - before.tail} while open;` +
+            ` ${left.bus} and ${left.tail} left ${(performance.now() - closedAt).toFixed(0)} ms after closing`,
+        );
+        records.push({
+          name: `subscribers left after closing ${settings.idleStreams} deltas=true session streams (in-process: live-output bus + event tail)`,
+          unit: 'subscribers',
+          value: left.bus + left.tail,
+          baseline: open.bus - before.bus + (open.tail - before.tail),
+          against: 'open',
+          ratio: (left.bus + left.tail) / Math.max(1, open.bus - before.bus + (open.tail - before.tail)),
+          target: 0,
+          better: 'lower',
+        });
+        return records;
       } finally {
-        database.notify = notify;
+        (server as http.Server).closeAllConnections();
+        server.close();
+        await deps.messageDeltas.stop();
+        await deps.eventTail.stop();
       }
-      const records = latencyRecords('API + worker in one process (PostgreSQL)', settings, measured);
-
-      // Part 2: a follow-up run of a fresh session (its first run done) with and without a reader.
-      Object.assign(modelOptions, SHORT_REPLY);
-      const withReader: number[] = [];
-      const without: number[] = [];
-      const freshSession = async () => {
-        const session = await api.call('POST', `${p}/sessions`, { agentId: agent.id, initialMessage: 'first' });
-        await settle(session.latestRunId as string);
-        return session.id as string;
-      };
-      const timedRun = async (sessionId: string) => {
-        const began = performance.now();
-        const run = await api.call('POST', `${p}/sessions/${sessionId}/runs`, { message: 'again' });
-        await settle(run.id as string);
-        return { ms: performance.now() - began, runId: run.id as string };
-      };
-      const sideWithReader = async (sessionId: string, keep: boolean) => {
-        const reader = await openReader({ port, path: `${p}/sessions/${sessionId}/events?deltas=true&from=now`, headers: { authorization: api.authorization, accept: 'text/event-stream' } });
-        try {
-          const { ms, runId } = await timedRun(sessionId);
-          if (keep) withReader.push(ms);
-          await until('the reader to see the whole reply', () => reader.arrivals.some((arrival) => arrival.runId === runId && arrival.end === SHORT_REPLY.replyText.length), 10_000);
-        } finally {
-          reader.close();
-        }
-      };
-      const sideWithout = async (sessionId: string, keep: boolean) => {
-        const { ms } = await timedRun(sessionId);
-        if (keep) without.push(ms);
-      };
-      for (let round = 0; round < settings.overheadWarmup + settings.overheadRuns; round++) {
-        const keep = round >= settings.overheadWarmup;
-        const [a, b] = await Promise.all([freshSession(), freshSession()]);
-        // Alternating, so drift on this shared machine hits both sides alike.
-        if (round % 2 === 0) {
-          await sideWithReader(a, keep);
-          await sideWithout(b, keep);
-        } else {
-          await sideWithout(b, keep);
-          await sideWithReader(a, keep);
-        }
-      }
-      const sorted = (values: number[]) => [...values].sort((x, y) => x - y);
-      const readerP50 = percentile(sorted(withReader), 50);
-      const bareP50 = percentile(sorted(without), 50);
-      console.log(
-        `  one-turn follow-up run (reply of 4 chunks 1 ms apart), ${withReader.length} per side: with a deltas=true reader p50 ${readerP50.toFixed(2)} / p95 ${percentile(sorted(withReader), 95).toFixed(2)} ms;` +
-          ` without p50 ${bareP50.toFixed(2)} / p95 ${percentile(sorted(without), 95).toFixed(2)} ms`,
-      );
-      records.push({ name: 'one-turn run create→settled p50 with a deltas=true session-stream reader (baseline: the same run without a reader), in-process', unit: 'ms', value: readerP50, baseline: bareP50, ratio: readerP50 / bareP50, target: 1.05, better: 'lower' });
-
-      // Part 3, where the subscribers can be counted: 1,000 streams on 10 sessions, opened and closed.
-      const sessions = await Promise.all(Array.from({ length: 10 }, () => freshSession()));
-      const before = { bus: deps.messageDeltas.stats().subscribers, tail: deps.eventTail.stats().subscribers };
-      const readers = await openReaders(
-        Array.from({ length: settings.idleStreams }, (_, i) => ({ port, path: `${p}/sessions/${sessions[i % sessions.length]}/events?deltas=true`, headers: { authorization: api.authorization, accept: 'text/event-stream' } })),
-      );
-      const open = { bus: deps.messageDeltas.stats().subscribers, tail: deps.eventTail.stats().subscribers };
-      for (const reader of readers) reader.close();
-      const closedAt = performance.now();
-      await until('the subscribers to go', () => deps.messageDeltas.stats().subscribers === before.bus && deps.eventTail.stats().subscribers === before.tail, 10_000).catch(() => {});
-      const left = { bus: deps.messageDeltas.stats().subscribers - before.bus, tail: deps.eventTail.stats().subscribers - before.tail };
-      console.log(
-        `  ${settings.idleStreams} deltas=true session streams in-process: live-output bus subscribers ${open.bus - before.bus}, event tail subscribers ${open.tail - before.tail} while open;` +
-          ` ${left.bus} and ${left.tail} left ${(performance.now() - closedAt).toFixed(0)} ms after closing`,
-      );
-      records.push({
-        name: `subscribers left after closing ${settings.idleStreams} deltas=true session streams (in-process: live-output bus + event tail)`,
-        unit: 'subscribers',
-        value: left.bus + left.tail,
-        baseline: open.bus - before.bus + (open.tail - before.tail),
-        against: 'open',
-        ratio: (left.bus + left.tail) / Math.max(1, open.bus - before.bus + (open.tail - before.tail)),
-        target: 0,
-        better: 'lower',
-      });
-      return records;
-    } finally {
-      (server as http.Server).closeAllConnections();
-      server.close();
-      await deps.messageDeltas.stop();
-      await deps.eventTail.stop();
-    }
-  });
+    },
+  );
 }
 
 function rssMiB(pid: number): number {
@@ -525,7 +629,13 @@ async function splitProcesses(settings: Settings): Promise<BenchRecord[]> {
   // without installing the SDK's native runtime here: no worker runs in this process, and a runtime
   // with nothing registered would keep the process from exiting.
   const temporalDir = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-live-temporal-'));
-  const devServer = await startDevServer({ projectRoot, dataDir: temporalDir, cliPath: process.env.TEMPORAL_CLI_PATH || undefined, logger: createLogger({ level: 'warn' }), overrides: { port: 0, inMemory: true, headless: true } });
+  const devServer = await startDevServer({
+    projectRoot,
+    dataDir: temporalDir,
+    cliPath: process.env.TEMPORAL_CLI_PATH || undefined,
+    logger: createLogger({ level: 'warn' }),
+    overrides: { port: 0, inMemory: true, headless: true },
+  });
   const clock = chunkClock();
   const modelOptions: InstantModelServerOptions = { onTextChunk: clock.onTextChunk };
   const model = await startInstantModelServer(modelOptions);
@@ -558,9 +668,17 @@ async function splitProcesses(settings: Settings): Promise<BenchRecord[]> {
       const baseUrl = `http://127.0.0.1:${port}`;
       const api = await apiFor({ request: (requestPath, init) => fetch(`${baseUrl}${requestPath}`, init) }, 'live-output bench');
       const p = `/v1/projects/${api.projectId}`;
-      const provider = await api.call('POST', `${p}/model-providers`, { key: 'p-a', displayName: 'vendor_a', providerType: 'vendor_a', apiKey: INSTANT_MODEL_API_KEY });
+      const provider = await api.call('POST', `${p}/model-providers`, {
+        key: 'p-a',
+        displayName: 'vendor_a',
+        providerType: 'vendor_a',
+        apiKey: INSTANT_MODEL_API_KEY,
+      });
       await api.call('POST', `${p}/model-presets`, { key: 'm-a', displayName: 'vendor_a', providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {} });
-      const agent = await api.call('POST', `${p}/agents`, { name: 'Live', initialConfig: { systemPrompt: 'Answer.', modelPreset: 'm-a', limits: { maxTurns: 4 } } });
+      const agent = await api.call('POST', `${p}/agents`, {
+        name: 'Live',
+        initialConfig: { systemPrompt: 'Answer.', modelPreset: 'm-a', limits: { maxTurns: 4 } },
+      });
       const settle = async (runId: string) => {
         const deadline = performance.now() + 60_000;
         for (;;) {
@@ -573,7 +691,11 @@ async function splitProcesses(settings: Settings): Promise<BenchRecord[]> {
         }
       };
       const service: ServiceSide = { port, projectId: api.projectId, authorization: api.authorization, call: api.call, agentId: agent.id, settle };
-      const records = latencyRecords('worker and API as two processes (PostgreSQL)', settings, await measureLatency(settings, { server: model, options: modelOptions, clock }, service, databaseUrl));
+      const records = latencyRecords(
+        'worker and API as two processes (PostgreSQL)',
+        settings,
+        await measureLatency(settings, { server: model, options: modelOptions, clock }, service, databaseUrl),
+      );
 
       // Part 3: 1,000 idle sessions (instant one-chunk replies), a deltas=true stream on each.
       Object.assign(modelOptions, { replyText: 'Done.', chunkSize: undefined, chunkDelayMs: 0 });
@@ -594,7 +716,11 @@ async function splitProcesses(settings: Settings): Promise<BenchRecord[]> {
       processes.push(fresh);
       await waitUntil(fresh, 'second api process', () => answers(`http://127.0.0.1:${freshPort}/v1/context`));
       const pid = fresh.child.pid!;
-      const streamTo = (session: { id: string }): Target => ({ port: freshPort, path: `${p}/sessions/${session.id}/events?deltas=true`, headers: { authorization: api.authorization, accept: 'text/event-stream' } });
+      const streamTo = (session: { id: string }): Target => ({
+        port: freshPort,
+        path: `${p}/sessions/${session.id}/events?deltas=true`,
+        headers: { authorization: api.authorization, accept: 'text/event-stream' },
+      });
       // Each stream first replays its session's events; idle once its run's settlement arrived.
       const replayed = (readers: Reader[], of: typeof sessions) => readers.every((reader, i) => reader.settled.has(of[i]!.runId));
       // Warm the stream path (code loaded and compiled) with 20 streams, opened and closed.

@@ -27,21 +27,54 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
   try {
     return await withBenchRuntimeApp(
       'mcp-call',
-      { env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' }, platformTools: { ping: async () => ({ status: 'success', value: { content: [{ type: 'text', text: 'pong' }] } }) } },
+      {
+        env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' },
+        platformTools: { ping: async () => ({ status: 'success', value: { content: [{ type: 'text', text: 'pong' }] } }) },
+      },
       async ({ api, projectPath: p, timedSession }) => {
-        const credential = await api.call('POST', `${p}/mcp-credentials`, { key: 'bench', displayName: 'Bench', kind: 'static_bearer', secret: 'bench-secret-token' });
-        const policy = await api.call('POST', `${p}/mcp-credential-policies`, {
-          key: 'bench', displayName: 'Bench', credentialId: credential.id, exactOrigin: mcp.url, pathPrefix: '/mcp', timeoutMs: 10_000, maximumResponseBytes: 65_536,
+        const credential = await api.call('POST', `${p}/mcp-credentials`, {
+          key: 'bench',
+          displayName: 'Bench',
+          kind: 'static_bearer',
+          secret: 'bench-secret-token',
         });
-        const server = await api.call('POST', `${p}/mcp-servers`, { key: 'bench', displayName: 'Bench', endpointUrl: mcp.endpointUrl, transport: 'streamable_http' });
+        const policy = await api.call('POST', `${p}/mcp-credential-policies`, {
+          key: 'bench',
+          displayName: 'Bench',
+          credentialId: credential.id,
+          exactOrigin: mcp.url,
+          pathPrefix: '/mcp',
+          timeoutMs: 10_000,
+          maximumResponseBytes: 65_536,
+        });
+        const server = await api.call('POST', `${p}/mcp-servers`, {
+          key: 'bench',
+          displayName: 'Bench',
+          endpointUrl: mcp.endpointUrl,
+          transport: 'streamable_http',
+        });
         const discovered = await api.call('POST', `${p}/mcp-servers/${server.id}/discover`, { credentialPolicyVersionId: policy.id });
-        const toolset = await api.call('POST', `${p}/mcp-toolsets`, { key: 'bench', displayName: 'Bench', serverVersionId: discovered.version.id, tools: [{ remoteToolName: 'ping', approval: 'never' }] });
+        const toolset = await api.call('POST', `${p}/mcp-toolsets`, {
+          key: 'bench',
+          displayName: 'Bench',
+          serverVersionId: discovered.version.id,
+          tools: [{ remoteToolName: 'ping', approval: 'never' }],
+        });
         const base = { systemPrompt: 'Use the tool.', modelPreset: 'm-a', limits: { maxTurns: 4 } };
         const platformAgent = await api.call('POST', `${p}/agents`, {
           name: 'Platform ping',
           initialConfig: {
             ...base,
-            tools: [{ name: 'ping', description: 'Answers pong.', owner: 'platform', approval: 'never', inputSchema: { type: 'object', properties: {} }, outputSchema: { type: 'object', properties: {}, additionalProperties: true } }],
+            tools: [
+              {
+                name: 'ping',
+                description: 'Answers pong.',
+                owner: 'platform',
+                approval: 'never',
+                inputSchema: { type: 'object', properties: {} },
+                outputSchema: { type: 'object', properties: {}, additionalProperties: true },
+              },
+            ],
           },
         });
         const mcpAgent = await api.call('POST', `${p}/agents`, {
@@ -51,7 +84,9 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
         const floorCall = async () => {
           const began = performance.now();
           const sdk = new Client({ name: 'bench-floor', version: '1.0.0' });
-          await sdk.connect(new StreamableHTTPClientTransport(new URL(mcp.endpointUrl), { requestInit: { headers: { authorization: 'Bearer bench-secret-token' } } }));
+          await sdk.connect(
+            new StreamableHTTPClientTransport(new URL(mcp.endpointUrl), { requestInit: { headers: { authorization: 'Bearer bench-secret-token' } } }),
+          );
           await sdk.callTool({ name: 'ping', arguments: {} });
           await sdk.close();
           return performance.now() - began;
@@ -75,8 +110,12 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
         const platformP50 = percentile(sorted(platformRuns), 50);
         const mcpP50 = percentile(sorted(mcpRuns), 50);
         const floorP50 = percentile(sorted(floor), 50);
-        console.log(`  one-tool-turn run p50: platform tool ${platformP50.toFixed(1)} ms, MCP tool ${mcpP50.toFixed(1)} ms (MCP call cost in the run ≈ ${(mcpP50 - platformP50).toFixed(1)} ms)`);
-        console.log(`  floor: bare SDK client session (connect, initialize, callTool, close) p50 ${floorP50.toFixed(2)} ms, p95 ${percentile(sorted(floor), 95).toFixed(2)} ms`);
+        console.log(
+          `  one-tool-turn run p50: platform tool ${platformP50.toFixed(1)} ms, MCP tool ${mcpP50.toFixed(1)} ms (MCP call cost in the run ≈ ${(mcpP50 - platformP50).toFixed(1)} ms)`,
+        );
+        console.log(
+          `  floor: bare SDK client session (connect, initialize, callTool, close) p50 ${floorP50.toFixed(2)} ms, p95 ${percentile(sorted(floor), 95).toFixed(2)} ms`,
+        );
         return [
           {
             name: 'one-tool-turn run p50 with an MCP tool on an instant server (baseline: the same run with an instant platform tool)',

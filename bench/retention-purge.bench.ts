@@ -25,79 +25,94 @@ type Options = { sessions?: number; blocks?: number; runsPerBlock?: number; warm
 
 export async function run(options: Options = {}): Promise<BenchRecord[]> {
   const settings = { sessions: Number(process.env.BENCH_RETENTION_SESSIONS ?? 20_000), blocks: 4, runsPerBlock: 10, warmup: 5, ...options };
-  return withBenchRuntimeApp('retention-purge', { env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } }, async ({ api, projectPath: p, database, deps, timedSession }) => {
-    const agent = await api.call('POST', `${p}/agents`, { name: 'Plain', initialConfig: { systemPrompt: 'Answer.', modelPreset: 'm-a', limits: { maxTurns: 4 } } });
-    // Seeded first: the log's oldest positions are the backlog's (retention keeps a suffix of the log).
-    const seeding = performance.now();
-    await seedBacklog(database.db, { projectId: api.projectId, agentId: agent.id, agentVersionId: agent.latestVersionId, sessions: settings.sessions });
-    console.log(`  seeded ${settings.sessions} expired sessions (${settings.sessions * 8} messages, ${settings.sessions * 4} events) in ${((performance.now() - seeding) / 1000).toFixed(1)} s`);
-    for (let i = 0; i < settings.warmup; i++) await timedSession(agent.id, 'warm up');
+  return withBenchRuntimeApp(
+    'retention-purge',
+    { env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } },
+    async ({ api, projectPath: p, database, deps, timedSession }) => {
+      const agent = await api.call('POST', `${p}/agents`, {
+        name: 'Plain',
+        initialConfig: { systemPrompt: 'Answer.', modelPreset: 'm-a', limits: { maxTurns: 4 } },
+      });
+      // Seeded first: the log's oldest positions are the backlog's (retention keeps a suffix of the log).
+      const seeding = performance.now();
+      await seedBacklog(database.db, { projectId: api.projectId, agentId: agent.id, agentVersionId: agent.latestVersionId, sessions: settings.sessions });
+      console.log(
+        `  seeded ${settings.sessions} expired sessions (${settings.sessions * 8} messages, ${settings.sessions * 4} events) in ${((performance.now() - seeding) / 1000).toFixed(1)} s`,
+      );
+      for (let i = 0; i < settings.warmup; i++) await timedSession(agent.id, 'warm up');
 
-    // The sweep as the worker runs it, switched on and off between blocks.
-    const ctx = systemContext({ db: database.db, logger: createLogger({ level: 'error' }) });
-    const storeDeps = { keyring: deps.keyring, storagePolicy: deps.storagePolicy };
-    const retention = { sessionsMinutes: 1, eventsMinutes: 1, batchSize: 200 };
-    const state = newRetentionSweepState();
-    let purging = false;
-    let stopped = false;
-    let drained = false;
-    const purged = { sessions: 0, events: 0, ticks: 0, busyMs: 0 };
-    const sweeper = (async () => {
-      while (!stopped) {
-        if (!purging || drained) {
-          await new Promise((resolve) => setTimeout(resolve, 20));
-          continue;
+      // The sweep as the worker runs it, switched on and off between blocks.
+      const ctx = systemContext({ db: database.db, logger: createLogger({ level: 'error' }) });
+      const storeDeps = { keyring: deps.keyring, storagePolicy: deps.storagePolicy };
+      const retention = { sessionsMinutes: 1, eventsMinutes: 1, batchSize: 200 };
+      const state = newRetentionSweepState();
+      let purging = false;
+      let stopped = false;
+      let drained = false;
+      const purged = { sessions: 0, events: 0, ticks: 0, busyMs: 0 };
+      const sweeper = (async () => {
+        while (!stopped) {
+          if (!purging || drained) {
+            await new Promise((resolve) => setTimeout(resolve, 20));
+            continue;
+          }
+          const began = performance.now();
+          const tick = await runRetentionTick(ctx, storeDeps, retention, state);
+          const tickMs = performance.now() - began;
+          purged.busyMs += tickMs;
+          purged.sessions += tick.sessions;
+          purged.events += tick.events;
+          purged.ticks += 1;
+          if (!tick.more) drained = true;
+          await new Promise((resolve) => setTimeout(resolve, pauseAfterTick(tickMs)));
         }
-        const began = performance.now();
-        const tick = await runRetentionTick(ctx, storeDeps, retention, state);
-        const tickMs = performance.now() - began;
-        purged.busyMs += tickMs;
-        purged.sessions += tick.sessions;
-        purged.events += tick.events;
-        purged.ticks += 1;
-        if (!tick.more) drained = true;
-        await new Promise((resolve) => setTimeout(resolve, pauseAfterTick(tickMs)));
-      }
-    })();
+      })();
 
-    const without: number[] = [];
-    const during: number[] = [];
-    try {
-      // Alternating blocks, so drift on this shared machine hits both sides alike.
-      for (let block = 0; block < settings.blocks; block++) {
-        purging = false;
-        for (let i = 0; i < settings.runsPerBlock; i++) without.push(await timedSession(agent.id, 'hello'));
-        purging = true;
-        for (let i = 0; i < settings.runsPerBlock; i++) {
-          if (drained) break;
-          during.push(await timedSession(agent.id, 'hello'));
+      const without: number[] = [];
+      const during: number[] = [];
+      try {
+        // Alternating blocks, so drift on this shared machine hits both sides alike.
+        for (let block = 0; block < settings.blocks; block++) {
+          purging = false;
+          for (let i = 0; i < settings.runsPerBlock; i++) without.push(await timedSession(agent.id, 'hello'));
+          purging = true;
+          for (let i = 0; i < settings.runsPerBlock; i++) {
+            if (drained) break;
+            during.push(await timedSession(agent.id, 'hello'));
+          }
         }
+      } finally {
+        stopped = true;
+        await sweeper;
       }
-    } finally {
-      stopped = true;
-      await sweeper;
-    }
-    const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
-    const withoutP50 = percentile(sorted(without), 50);
-    const duringP50 = percentile(sorted(during), 50);
-    const left = rowsOf<{ n: number }>(await database.db.execute(sql`select count(*)::int as n from sessions where project_id = ${api.projectId} and last_activity_at < now() - interval '1 day'`))[0]!.n;
-    console.log(`  one-turn run p50: ${withoutP50.toFixed(1)} ms without a purge (${without.length} runs), ${duringP50.toFixed(1)} ms during it (${during.length} runs${drained ? '; the backlog drained before the last block ended' : ''})`);
-    console.log(
-      `  purged while measured: ${purged.sessions} sessions and ${purged.events} events in ${purged.ticks} ticks (${(purged.busyMs / Math.max(1, purged.ticks)).toFixed(0)} ms per tick, ` +
-        `${((purged.sessions / Math.max(1, purged.busyMs)) * 1000).toFixed(0)} sessions/s while busy); ${left} expired sessions left`,
-    );
-    return [
-      {
-        name: 'one-turn run p50 while retention purges a large backlog (baseline: the same runs without a purge, alternating blocks)',
-        unit: 'ms',
-        value: duringP50,
-        baseline: withoutP50,
-        ratio: duringP50 / withoutP50,
-        target: 1.2,
-        better: 'lower',
-      },
-    ];
-  });
+      const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
+      const withoutP50 = percentile(sorted(without), 50);
+      const duringP50 = percentile(sorted(during), 50);
+      const left = rowsOf<{ n: number }>(
+        await database.db.execute(
+          sql`select count(*)::int as n from sessions where project_id = ${api.projectId} and last_activity_at < now() - interval '1 day'`,
+        ),
+      )[0]!.n;
+      console.log(
+        `  one-turn run p50: ${withoutP50.toFixed(1)} ms without a purge (${without.length} runs), ${duringP50.toFixed(1)} ms during it (${during.length} runs${drained ? '; the backlog drained before the last block ended' : ''})`,
+      );
+      console.log(
+        `  purged while measured: ${purged.sessions} sessions and ${purged.events} events in ${purged.ticks} ticks (${(purged.busyMs / Math.max(1, purged.ticks)).toFixed(0)} ms per tick, ` +
+          `${((purged.sessions / Math.max(1, purged.busyMs)) * 1000).toFixed(0)} sessions/s while busy); ${left} expired sessions left`,
+      );
+      return [
+        {
+          name: 'one-turn run p50 while retention purges a large backlog (baseline: the same runs without a purge, alternating blocks)',
+          unit: 'ms',
+          value: duringP50,
+          baseline: withoutP50,
+          ratio: duringP50 / withoutP50,
+          target: 1.2,
+          better: 'lower',
+        },
+      ];
+    },
+  );
 }
 
 /**

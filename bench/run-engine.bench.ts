@@ -99,8 +99,19 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
         const client = runtime.client.client;
         const api = await apiFor(app, 'run-engine bench');
         const projectPath = `/v1/projects/${api.projectId}`;
-        const provider = await api.call('POST', `${projectPath}/model-providers`, { key: 'p-a', displayName: 'vendor_a', providerType: 'vendor_a', apiKey: INSTANT_MODEL_API_KEY });
-        await api.call('POST', `${projectPath}/model-presets`, { key: 'm-a', displayName: 'vendor_a', providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {} });
+        const provider = await api.call('POST', `${projectPath}/model-providers`, {
+          key: 'p-a',
+          displayName: 'vendor_a',
+          providerType: 'vendor_a',
+          apiKey: INSTANT_MODEL_API_KEY,
+        });
+        await api.call('POST', `${projectPath}/model-presets`, {
+          key: 'm-a',
+          displayName: 'vendor_a',
+          providerId: provider.id,
+          model: 'vendor_a/gpt-5.1',
+          routing: {},
+        });
         const agent = await api.call('POST', `${projectPath}/agents`, {
           name: 'Bench agent',
           initialConfig: { systemPrompt: 'You are terse.', modelPreset: 'm-a', limits: { maxTurns: 4 } },
@@ -110,8 +121,10 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
           return session.latestRunId as string;
         };
         const awaitRun = (runId: string) => client.workflow.getHandle(runWorkflowId(runId)).result();
-        const bareStart = (i: number) => client.workflow.start('bareWorkflow', { taskQueue: bare.taskQueue, workflowId: `bare-${randomUUID()}`, args: [`hello ${i}`] });
-        const bareExecute = (i: number) => client.workflow.execute('bareWorkflow', { taskQueue: bare.taskQueue, workflowId: `bare-${randomUUID()}`, args: [`hello ${i}`] });
+        const bareStart = (i: number) =>
+          client.workflow.start('bareWorkflow', { taskQueue: bare.taskQueue, workflowId: `bare-${randomUUID()}`, args: [`hello ${i}`] });
+        const bareExecute = (i: number) =>
+          client.workflow.execute('bareWorkflow', { taskQueue: bare.taskQueue, workflowId: `bare-${randomUUID()}`, args: [`hello ${i}`] });
 
         // ---- 1. sessions created per second --------------------------------------------------
         await pool(settings.concurrency * 2, settings.concurrency, async (i) => awaitRun(await createSession(i)));
@@ -207,10 +220,12 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
           starter.hold = true;
           const apiBefore = apiDatabase.counts.get('outside activities') ?? 0;
           const heldIds: string[] = [];
-          const apiOnly = settings.sessions / (await timed(() => pool(settings.sessions, settings.concurrency, async (i) => heldIds.push(await createSession(i)))));
+          const apiOnly =
+            settings.sessions / (await timed(() => pool(settings.sessions, settings.concurrency, async (i) => heldIds.push(await createSession(i)))));
           const apiStatements = ((apiDatabase.counts.get('outside activities') ?? 0) - apiBefore) / heldIds.length;
           starter.hold = false;
-          const startsOnly = heldIds.length / (await timed(() => pool(heldIds.length, settings.concurrency, (i) => runtime.runStarter.start(starter.held.get(heldIds[i]!)!))));
+          const startsOnly =
+            heldIds.length / (await timed(() => pool(heldIds.length, settings.concurrency, (i) => runtime.runStarter.start(starter.held.get(heldIds[i]!)!))));
           await Promise.all(heldIds.map(awaitRun));
           // The same bare start, carrying the run's four search attributes.
           const withAttributes = (i: number) =>
@@ -226,15 +241,23 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
               ],
             });
           const attributeHandles: Array<{ result(): Promise<unknown> }> = [];
-          const bareWithAttributes = settings.sessions / (await timed(() => pool(settings.sessions, settings.concurrency, async (i) => attributeHandles.push(await withAttributes(i)))));
+          const bareWithAttributes =
+            settings.sessions / (await timed(() => pool(settings.sessions, settings.concurrency, async (i) => attributeHandles.push(await withAttributes(i)))));
           await Promise.all(attributeHandles.map((handle) => handle.result()));
           const plainHandles: Array<{ result(): Promise<unknown> }> = [];
-          const barePlain = settings.sessions / (await timed(() => pool(settings.sessions, settings.concurrency, async (i) => plainHandles.push(await bareStart(i)))));
+          const barePlain =
+            settings.sessions / (await timed(() => pool(settings.sessions, settings.concurrency, async (i) => plainHandles.push(await bareStart(i)))));
           await Promise.all(plainHandles.map((handle) => handle.result()));
           console.log('\n  profile of figure 1');
-          console.log(`    POST /sessions/s with the workflow start held (no Temporal call, no runs executing): ${apiOnly.toFixed(1)} /s, ${apiStatements.toFixed(1)} Postgres statements per request (target ≤ 8: ${Number(apiStatements.toFixed(1)) <= 8 ? 'PASS' : 'FAIL'}; the background loops' few statements in the window are counted too)`);
-          console.log(`    run workflow starts/s alone (runStarter.start: 4 search attributes, USE_EXISTING), runs executing meanwhile: ${startsOnly.toFixed(1)} /s`);
-          console.log(`    bare workflow starts/s with the run's 4 search attributes: ${bareWithAttributes.toFixed(1)} /s; without: ${barePlain.toFixed(1)} /s`);
+          console.log(
+            `    POST /sessions/s with the workflow start held (no Temporal call, no runs executing): ${apiOnly.toFixed(1)} /s, ${apiStatements.toFixed(1)} Postgres statements per request (target ≤ 8: ${Number(apiStatements.toFixed(1)) <= 8 ? 'PASS' : 'FAIL'}; the background loops' few statements in the window are counted too)`,
+          );
+          console.log(
+            `    run workflow starts/s alone (runStarter.start: 4 search attributes, USE_EXISTING), runs executing meanwhile: ${startsOnly.toFixed(1)} /s`,
+          );
+          console.log(
+            `    bare workflow starts/s with the run's 4 search attributes: ${bareWithAttributes.toFixed(1)} /s; without: ${barePlain.toFixed(1)} /s`,
+          );
           await printProfile({
             client,
             database: appDatabase.db,
@@ -279,7 +302,6 @@ function heldRunStarter() {
   };
   return starter;
 }
-
 
 /**
  * A worker database handle like openDatabase's (postgres.js, same pool settings) whose every
@@ -432,14 +454,31 @@ async function sampleBare(client: Client, taskQueue: string, count: number): Pro
 function summarize(label: string, sample: Breakdown[]) {
   const line = (name: string, values: number[]) => console.log(`    ${name.padEnd(34)} ${mean(values).toFixed(2)} ms`);
   console.log(`  ${label} (mean of ${sample.length}, server timestamps):`);
-  line('workflow start → close', sample.map((b) => b.total));
+  line(
+    'workflow start → close',
+    sample.map((b) => b.total),
+  );
   const tasks = sample[0]?.workflowTasks.count ?? 0;
-  line(`${tasks} workflow tasks: queued (sum)`, sample.map((b) => b.workflowTasks.queued));
-  console.log(`    ${'  queued, task by task'.padEnd(34)} ${Array.from({ length: tasks }, (_, i) => mean(sample.map((b) => b.workflowTasks.queuedEach[i] ?? NaN)).toFixed(1)).join(' / ')} ms`);
-  line(`${tasks} workflow tasks: processing (sum)`, sample.map((b) => b.workflowTasks.processing));
+  line(
+    `${tasks} workflow tasks: queued (sum)`,
+    sample.map((b) => b.workflowTasks.queued),
+  );
+  console.log(
+    `    ${'  queued, task by task'.padEnd(34)} ${Array.from({ length: tasks }, (_, i) => mean(sample.map((b) => b.workflowTasks.queuedEach[i] ?? NaN)).toFixed(1)).join(' / ')} ms`,
+  );
+  line(
+    `${tasks} workflow tasks: processing (sum)`,
+    sample.map((b) => b.workflowTasks.processing),
+  );
   for (const type of sample[0]?.activities.keys() ?? []) {
-    line(`${type}: queued`, sample.map((b) => b.activities.get(type)?.queued ?? NaN));
-    line(`${type}: running`, sample.map((b) => b.activities.get(type)?.running ?? NaN));
+    line(
+      `${type}: queued`,
+      sample.map((b) => b.activities.get(type)?.queued ?? NaN),
+    );
+    line(
+      `${type}: running`,
+      sample.map((b) => b.activities.get(type)?.running ?? NaN),
+    );
   }
 }
 
@@ -453,12 +492,24 @@ async function printProfile(input: {
 }) {
   const { client, turns } = input;
   console.log('\n  profile of the measured one-turn runs');
-  console.log(`    client-side: run total p50 ${percentile([...turns.map((t) => t.total)].sort((a, b) => a - b), 50).toFixed(2)} ms, model on the wire mean ${mean(turns.map((t) => t.model)).toFixed(2)} ms, bare round trip p50 ${percentile([...input.bareTrips].sort((a, b) => a - b), 50).toFixed(2)} ms`);
+  console.log(
+    `    client-side: run total p50 ${percentile(
+      [...turns.map((t) => t.total)].sort((a, b) => a - b),
+      50,
+    ).toFixed(2)} ms, model on the wire mean ${mean(turns.map((t) => t.model)).toFixed(2)} ms, bare round trip p50 ${percentile(
+      [...input.bareTrips].sort((a, b) => a - b),
+      50,
+    ).toFixed(2)} ms`,
+  );
   const runIds = turns.map((t) => t.runId);
   const invocations = await input.database.select().from(schema.modelInvocations).where(inArray(schema.modelInvocations.runId, runIds));
   const rows = await input.database.select().from(schema.runs).where(inArray(schema.runs.id, runIds));
-  console.log(`    model_invocations startedAt → completedAt mean ${mean(invocations.map((row) => row.completedAt!.getTime() - row.startedAt.getTime())).toFixed(2)} ms (includes model resolution and the start/complete writes)`);
-  console.log(`    runs admittedAt → settledAt mean ${mean(rows.map((row) => row.settledAt!.getTime() - (row.admittedAt ?? row.createdAt).getTime())).toFixed(2)} ms`);
+  console.log(
+    `    model_invocations startedAt → completedAt mean ${mean(invocations.map((row) => row.completedAt!.getTime() - row.startedAt.getTime())).toFixed(2)} ms (includes model resolution and the start/complete writes)`,
+  );
+  console.log(
+    `    runs admittedAt → settledAt mean ${mean(rows.map((row) => row.settledAt!.getTime() - (row.admittedAt ?? row.createdAt).getTime())).toFixed(2)} ms`,
+  );
   const sample = [];
   for (const turn of turns.slice(-20)) sample.push(await historyBreakdown(client, runWorkflowId(turn.runId)));
   summarize('run workflow, one turn', sample);

@@ -12,8 +12,13 @@ import { median } from './support.ts';
 import { withBenchRuntimeApp } from './runtime-app.ts';
 import { runWorkflowId } from '../domain/runs/workflow.ts';
 await withBenchRuntimeApp('breakdown', {}, async ({ api, projectPath, runtime }) => {
-  const agent = await api.call('POST', `${projectPath}/agents`, { name: 'One turn', initialConfig: { systemPrompt: 'You are a helpful assistant.', modelPreset: 'm-a', limits: { maxTurns: 4 } } });
-  const post: number[] = []; const total: number[] = []; const gaps: Record<string, number[]> = {};
+  const agent = await api.call('POST', `${projectPath}/agents`, {
+    name: 'One turn',
+    initialConfig: { systemPrompt: 'You are a helpful assistant.', modelPreset: 'm-a', limits: { maxTurns: 4 } },
+  });
+  const post: number[] = [];
+  const total: number[] = [];
+  const gaps: Record<string, number[]> = {};
   for (let i = 0; i < 45; i++) {
     const t0 = performance.now();
     const session = await api.call('POST', `${projectPath}/sessions`, { agentId: agent.id, initialMessage: 'Hello' });
@@ -22,13 +27,14 @@ await withBenchRuntimeApp('breakdown', {}, async ({ api, projectPath, runtime })
     await handle.result();
     const t2 = performance.now();
     if (i < 5) continue;
-    post.push(t1 - t0); total.push(t2 - t0);
+    post.push(t1 - t0);
+    total.push(t2 - t0);
     const history = await handle.fetchHistory();
     const ev = history.events!;
     const ts = (e: any) => Number(e.eventTime.seconds) * 1000 + e.eventTime.nanos / 1e6;
     for (let k = 1; k < ev.length; k++) {
-      const key = `${k}:${String(ev[k-1]!.eventType).replace('EVENT_TYPE_','')}→${String(ev[k]!.eventType).replace('EVENT_TYPE_','')}`;
-      (gaps[key] ??= []).push(ts(ev[k]) - ts(ev[k-1]));
+      const key = `${k}:${String(ev[k - 1]!.eventType).replace('EVENT_TYPE_', '')}→${String(ev[k]!.eventType).replace('EVENT_TYPE_', '')}`;
+      (gaps[key] ??= []).push(ts(ev[k]) - ts(ev[k - 1]));
     }
   }
   console.log(`POST /sessions p50 ${median(post).toFixed(1)} ms; create-to-settled p50 ${median(total).toFixed(1)} ms`);

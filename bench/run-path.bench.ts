@@ -26,8 +26,24 @@ export async function run(): Promise<BenchRecord[]> {
     const lost = ours.throughput[64]!.failed + ours.throughput[64]!.stuck;
     if (lost > 0) console.log(`  ${lost} of ${ours.throughput[64]!.settled + lost} runs did not settle (${ours.throughput[64]!.firstError ?? 'stuck'})`);
     return [
-      { name: 'one-turn run create→settled p50 over HTTP (PostgreSQL) vs Restate durable handler', unit: 'ms', value: p50, baseline: restate.oneTurn.p50, ratio: p50 / restate.oneTurn.p50, target: 3, better: 'lower' },
-      { name: 'one-turn runs settled/s at concurrency 64 vs Restate', unit: 'runs/s', value: rate, baseline: restate.throughput[64]!.perSecond, ratio: rate / restate.throughput[64]!.perSecond, target: 0.4, better: 'higher' },
+      {
+        name: 'one-turn run create→settled p50 over HTTP (PostgreSQL) vs Restate durable handler',
+        unit: 'ms',
+        value: p50,
+        baseline: restate.oneTurn.p50,
+        ratio: p50 / restate.oneTurn.p50,
+        target: 3,
+        better: 'lower',
+      },
+      {
+        name: 'one-turn runs settled/s at concurrency 64 vs Restate',
+        unit: 'runs/s',
+        value: rate,
+        baseline: restate.throughput[64]!.perSecond,
+        ratio: rate / restate.throughput[64]!.perSecond,
+        target: 0.4,
+        better: 'higher',
+      },
     ];
   } finally {
     await model.close();

@@ -10,7 +10,13 @@ import { runWorkflowId } from '../domain/runs/workflow.ts';
 import { createAppDeps } from '../scripts/app-deps.ts';
 import { createRuntime, type Runtime } from '../scripts/runtime.ts';
 import type { RunStarter } from '../services/kernel/run-starter.ts';
-import { INSTANT_MODEL_API_KEY, startInstantModelServer, VENDOR_A_BASE_URL_ENV, type InstantModelServer, type InstantModelServerOptions } from './instant-model-server.ts';
+import {
+  INSTANT_MODEL_API_KEY,
+  startInstantModelServer,
+  VENDOR_A_BASE_URL_ENV,
+  type InstantModelServer,
+  type InstantModelServerOptions,
+} from './instant-model-server.ts';
 import { apiFor, REQUEST_LIMITS_OFF, withBenchDatabase } from './support.ts';
 import { startBenchTemporal } from './temporal.ts';
 
@@ -53,7 +59,13 @@ export async function withBenchRuntimeApp<T>(
       await migrateDatabase(migrations);
       await migrations.close();
       const database = await openDatabase({ driver: 'postgres', url, maxConnections: 10 });
-      const settings = parseSettings({ SVC_DATA_DIR: temporal.dataDir, SVC_LOG_LEVEL: 'error', [VENDOR_A_BASE_URL_ENV]: model.baseUrl, ...REQUEST_LIMITS_OFF, ...options.env });
+      const settings = parseSettings({
+        SVC_DATA_DIR: temporal.dataDir,
+        SVC_LOG_LEVEL: 'error',
+        [VENDOR_A_BASE_URL_ENV]: model.baseUrl,
+        ...REQUEST_LIMITS_OFF,
+        ...options.env,
+      });
       let target: RunStarter | null = null;
       const deps = await createAppDeps({
         settings,
@@ -79,8 +91,19 @@ export async function withBenchRuntimeApp<T>(
         const app = createApp(deps);
         const api = await apiFor(app, `${name} bench`);
         const projectPath = `/v1/projects/${api.projectId}`;
-        const provider = await api.call('POST', `${projectPath}/model-providers`, { key: 'p-a', displayName: 'vendor_a', providerType: 'vendor_a', apiKey: INSTANT_MODEL_API_KEY });
-        await api.call('POST', `${projectPath}/model-presets`, { key: 'm-a', displayName: 'vendor_a', providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {} });
+        const provider = await api.call('POST', `${projectPath}/model-providers`, {
+          key: 'p-a',
+          displayName: 'vendor_a',
+          providerType: 'vendor_a',
+          apiKey: INSTANT_MODEL_API_KEY,
+        });
+        await api.call('POST', `${projectPath}/model-presets`, {
+          key: 'm-a',
+          displayName: 'vendor_a',
+          providerId: provider.id,
+          model: 'vendor_a/gpt-5.1',
+          routing: {},
+        });
         const timedSession = async (agentId: string, message: string) => {
           const began = performance.now();
           const session = await api.call('POST', `${projectPath}/sessions`, { agentId, initialMessage: message });
@@ -88,7 +111,18 @@ export async function withBenchRuntimeApp<T>(
           if (state !== 'completed') throw new Error(`run ${session.latestRunId} settled ${String(state)}`);
           return performance.now() - began;
         };
-        return await body({ api, projectPath, runtime, database, timedSession, app, deps, model, databaseUrl: url, temporal: { address: temporal.devServer.address, namespace: temporal.devServer.namespace } });
+        return await body({
+          api,
+          projectPath,
+          runtime,
+          database,
+          timedSession,
+          app,
+          deps,
+          model,
+          databaseUrl: url,
+          temporal: { address: temporal.devServer.address, namespace: temporal.devServer.namespace },
+        });
       } finally {
         await runtime.shutdown();
         await running.catch(() => {});

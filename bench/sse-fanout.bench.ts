@@ -144,7 +144,8 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
         const { projectId, organizationId, apiKey } = await developmentApiKey(app);
         const ctx = benchContext(database);
         const aggregateId = randomUUID();
-        const append = (i: number) => appendProductEvent(ctx, { organizationId, projectId, aggregateType: 'run', aggregateId, kind: 'run.progressed', publicPayload: { i } });
+        const append = (i: number) =>
+          appendProductEvent(ctx, { organizationId, projectId, aggregateType: 'run', aggregateId, kind: 'run.progressed', publicPayload: { i } });
 
         const appPort = (server.address() as AddressInfo).port;
         const ours = await measure(

@@ -94,7 +94,6 @@ export function printRecords(records: BenchRecord[]): void {
   }
 }
 
-
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -124,7 +123,12 @@ export async function apiFor(app: { request(path: string, init: RequestInit): Re
   };
   const key = await send('POST', `/v1/projects/${projectId}/api-keys`, { name: keyName, scopes: ['*'] }, { origin: ORIGIN, cookie });
   const authorization = `Bearer ${key.secret as string}`;
-  return { projectId, organizationId: context.organization.id, authorization, call: (method: string, requestPath: string, body: unknown) => send(method, requestPath, body, { authorization }) };
+  return {
+    projectId,
+    organizationId: context.organization.id,
+    authorization,
+    call: (method: string, requestPath: string, body: unknown) => send(method, requestPath, body, { authorization }),
+  };
 }
 
 /** Runs `fn(0..n-1)` with at most `concurrency` in flight. */

@@ -30,9 +30,19 @@ const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
 const p50 = (values: number[]) => percentile(sorted(values), 50);
 
 export async function run(options: Options = {}): Promise<BenchRecord[]> {
-  const settings = { invocations: Number(process.env.BENCH_LEDGER_INVOCATIONS ?? 1_000_000), blocks: 4, runsPerBlock: 15, warmup: 5, ledgerReads: 21, ...options };
+  const settings = {
+    invocations: Number(process.env.BENCH_LEDGER_INVOCATIONS ?? 1_000_000),
+    blocks: 4,
+    runsPerBlock: 15,
+    warmup: 5,
+    ledgerReads: 21,
+    ...options,
+  };
   return withBenchRuntimeApp('usage-budgets', {}, async ({ api, projectPath: p, database, timedSession }) => {
-    const agent = await api.call('POST', `${p}/agents`, { name: 'Plain', initialConfig: { systemPrompt: 'Answer.', modelPreset: 'm-a', limits: { maxTurns: 4 } } });
+    const agent = await api.call('POST', `${p}/agents`, {
+      name: 'Plain',
+      initialConfig: { systemPrompt: 'Answer.', modelPreset: 'm-a', limits: { maxTurns: 4 } },
+    });
     const presets = await api.call('GET', `${p}/model-presets`, undefined);
     const preset = presets.data.find((entry: { key: string }) => entry.key === 'm-a');
     await api.call('PATCH', `${p}/model-presets/${preset.id}`, { prices: { input: 1, output: 4 } });
@@ -42,7 +52,11 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
     // 1. The budget check on the run path, alternating blocks.
     const budgeted = async () => {
       const began = performance.now();
-      const session = await api.call('POST', `${p}/sessions`, { agentId: agent.id, initialMessage: 'hello', budget: { maxCost: 1_000, maxTokens: 1_000_000_000 } });
+      const session = await api.call('POST', `${p}/sessions`, {
+        agentId: agent.id,
+        initialMessage: 'hello',
+        budget: { maxCost: 1_000, maxTokens: 1_000_000_000 },
+      });
       await waitSettled(database.db, session.latestRunId);
       return performance.now() - began;
     };
@@ -62,7 +76,9 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
     }
     const runWithout = p50(without);
     const runWith = p50(withBudget);
-    console.log(`  one-turn run p50: ${runWith.toFixed(1)} ms with session and project budgets, ${runWithout.toFixed(1)} ms without (+${(runWith - runWithout).toFixed(2)} ms)`);
+    console.log(
+      `  one-turn run p50: ${runWith.toFixed(1)} ms with session and project budgets, ${runWithout.toFixed(1)} ms without (+${(runWith - runWithout).toFixed(2)} ms)`,
+    );
 
     // The check's statement alone: the budgets read with the run's lock, with and without budgets set.
     const check = await timeCheck(database.db, api.projectId, agent.id);
@@ -71,7 +87,9 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
     // 2. The ledger over a month of invocations.
     const seeding = performance.now();
     const month = await seedInvocations(database.db, api.projectId, agent, settings.invocations);
-    console.log(`  seeded ${settings.invocations.toLocaleString('en-US')} invocations for ${month.from}..${month.to} in ${((performance.now() - seeding) / 1000).toFixed(1)} s`);
+    console.log(
+      `  seeded ${settings.invocations.toLocaleString('en-US')} invocations for ${month.from}..${month.to} in ${((performance.now() - seeding) / 1000).toFixed(1)} s`,
+    );
     const bare: number[] = [];
     const ledger: number[] = [];
     let bareRows: Array<{ day: string; cost: string; calls: string }> = [];
@@ -95,7 +113,9 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
     if (answer!.totals.invocations !== bareCalls) throw new Error(`the ledger counted ${answer!.totals.invocations} calls, the bare query ${bareCalls}`);
     const ledgerP50 = p50(ledger);
     const bareP50 = p50(bare);
-    console.log(`  GET /usage?groupBy=day p50 ${ledgerP50.toFixed(1)} ms; the bare group by over the invocations ${bareP50.toFixed(1)} ms; both count ${bareCalls.toLocaleString('en-US')} calls`);
+    console.log(
+      `  GET /usage?groupBy=day p50 ${ledgerP50.toFixed(1)} ms; the bare group by over the invocations ${bareP50.toFixed(1)} ms; both count ${bareCalls.toLocaleString('en-US')} calls`,
+    );
     return [
       {
         name: 'one-turn run p50 with session and project budgets (baseline: the same run without a budget; target: at most 2 ms more)',
@@ -115,7 +135,16 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
         target: 1.5,
         better: 'lower',
       },
-      { name: 'usage ledger for the month grouped by day, p50 (against a ceiling of 100 ms)', unit: 'ms', value: ledgerP50, baseline: 100, ratio: ledgerP50 / 100, target: 1, better: 'lower', against: 'ceiling' },
+      {
+        name: 'usage ledger for the month grouped by day, p50 (against a ceiling of 100 ms)',
+        unit: 'ms',
+        value: ledgerP50,
+        baseline: 100,
+        ratio: ledgerP50 / 100,
+        target: 1,
+        better: 'lower',
+        against: 'ceiling',
+      },
     ];
   });
 }
@@ -143,7 +172,11 @@ async function seedMonthRollup(db: Executor, projectId: string, agentId: string)
 /** `reserveModelTurn` timed on fresh turn ids of one run, with the project's and session's budgets set and not. */
 async function timeCheck(db: Executor, projectId: string, agentId: string): Promise<{ withBudget: number; without: number }> {
   const ctx = systemContext({ db, logger: createLogger({ level: 'error' }) });
-  const [run] = rowsOf<{ id: string; session_id: string }>(await db.execute(sql`select r.id, r.session_id from runs r join sessions s on s.id = r.session_id where s.agent_id = ${agentId}::uuid order by r.created_at desc limit 1`));
+  const [run] = rowsOf<{ id: string; session_id: string }>(
+    await db.execute(
+      sql`select r.id, r.session_id from runs r join sessions s on s.id = r.session_id where s.agent_id = ${agentId}::uuid order by r.created_at desc limit 1`,
+    ),
+  );
   const times = { withBudget: [] as number[], without: [] as number[] };
   for (let round = 0; round < 200; round++) {
     const budgeted = round % 2 === 0;
@@ -161,10 +194,17 @@ async function timeCheck(db: Executor, projectId: string, agentId: string): Prom
  * Last month, in bulk: 100 completed calls per run on runs of the bench agent, spread over the
  * month, with the rollup built from them (what each call's completion adds, summed).
  */
-async function seedInvocations(db: Executor, projectId: string, agent: { id: string; latestVersionId: string }, invocations: number): Promise<{ from: string; to: string }> {
+async function seedInvocations(
+  db: Executor,
+  projectId: string,
+  agent: { id: string; latestVersionId: string },
+  invocations: number,
+): Promise<{ from: string; to: string }> {
   const runsNeeded = Math.ceil(invocations / 100);
   const [range] = rowsOf<{ from: string; to: string }>(
-    await db.execute(sql`select to_char(date_trunc('month', now()) - interval '1 month', 'YYYY-MM-DD') as "from", to_char(date_trunc('month', now()) - interval '1 day', 'YYYY-MM-DD') as "to"`),
+    await db.execute(
+      sql`select to_char(date_trunc('month', now()) - interval '1 month', 'YYYY-MM-DD') as "from", to_char(date_trunc('month', now()) - interval '1 day', 'YYYY-MM-DD') as "to"`,
+    ),
   );
   const chunk = 1_000;
   for (let done = 0; done < runsNeeded; done += chunk) {

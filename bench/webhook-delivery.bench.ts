@@ -61,13 +61,23 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
         const { projectId, organizationId } = api;
         const ctx = benchContext(database);
         const append = (project: string, i: number) =>
-          appendProductEvent(ctx, { organizationId, projectId: project, aggregateType: 'bench', aggregateId: randomUUID(), kind: 'bench.appended', publicPayload: { i } });
+          appendProductEvent(ctx, {
+            organizationId,
+            projectId: project,
+            aggregateType: 'bench',
+            aggregateId: randomUUID(),
+            kind: 'bench.appended',
+            publicPayload: { i },
+          });
         const webhook = await api.call('POST', `/v1/projects/${projectId}/event-webhooks`, {
           displayName: 'Bench receiver',
           endpointUrl: receiver.url,
           signingSecret: `whsec_${randomBytes(32).toString('base64')}`,
         });
-        const [other] = await database.db.insert(projects).values({ organizationId, slug: `raw-${randomUUID()}`, name: 'Raw' }).returning();
+        const [other] = await database.db
+          .insert(projects)
+          .values({ organizationId, slug: `raw-${randomUUID()}`, name: 'Raw' })
+          .returning();
 
         // Warm up both paths: plans, connections, the delivery workflow and its first batches.
         await throughput(settings.writers, 500, (_writer, i) => append(other!.id, i));
@@ -112,9 +122,19 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
         const webhookLag = [...commits].map(([id, at]) => receiver.receipts.get(id)! - at).sort((a, b) => a - b);
         const tailLag = [...commits].map(([id, at]) => tailReceipts.get(id)! - at).sort((a, b) => a - b);
 
-        console.log(`  while delivering: ${appendedInPhase.toFixed(0)} appends/s on the webhook's project; the last event arrived ${lastReceiptLagMs.toFixed(0)} ms after the last append`);
+        console.log(
+          `  while delivering: ${appendedInPhase.toFixed(0)} appends/s on the webhook's project; the last event arrived ${lastReceiptLagMs.toFixed(0)} ms after the last append`,
+        );
         console.log(`  ${receiver.requests} requests, ${receiver.receipts.size} events received, ${receiver.duplicates} duplicates`);
-        const record = (name: string, unit: string, value: number, baseline: number, target: number, better: 'higher' | 'lower'): BenchRecord => ({ name, unit, value, baseline, ratio: value / baseline, target, better });
+        const record = (name: string, unit: string, value: number, baseline: number, target: number, better: 'higher' | 'lower'): BenchRecord => ({
+          name,
+          unit,
+          value,
+          baseline,
+          ratio: value / baseline,
+          target,
+          better,
+        });
         return [
           record('webhook events delivered per second while appending vs log appends per second', 'events/s', delivered, raw, 0.8, 'higher'),
           record('webhook events delivered per second vs appends per second in the same phase', 'events/s', delivered, appendedInPhase, 0.95, 'higher'),

@@ -34,6 +34,10 @@ describe('the logger never writes a failed statement’s parameters', () => {
     logger.child({ err: new DrizzleQueryError('select $1', [PROMPT]) }).warn('first');
     logger.info('second', { err: new TypeError('plain "quoted" text'), count: 2 });
     expect(lines[0]).not.toContain(PROMPT);
-    expect(JSON.parse(lines[1]!)).toMatchObject({ msg: 'second', count: 2, err: { name: 'TypeError', message: 'plain "quoted" text', stack: expect.stringContaining('TypeError: plain') } });
+    expect(JSON.parse(lines[1]!)).toMatchObject({
+      msg: 'second',
+      count: 2,
+      err: { name: 'TypeError', message: 'plain "quoted" text', stack: expect.stringContaining('TypeError: plain') },
+    });
   });
 });

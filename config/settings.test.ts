@@ -20,7 +20,10 @@ describe('parseSettings', () => {
 
   it('bounds concurrent event streams per caller and per project, 0 switching a bound off', () => {
     expect(parseSettings({}).limits).toMatchObject({ eventStreamsPerPrincipal: 16, eventStreamsPerProject: 256 });
-    expect(parseSettings({ SVC_EVENT_STREAMS_PER_PRINCIPAL: '0', SVC_EVENT_STREAMS_PER_PROJECT: '4' }).limits).toMatchObject({ eventStreamsPerPrincipal: null, eventStreamsPerProject: 4 });
+    expect(parseSettings({ SVC_EVENT_STREAMS_PER_PRINCIPAL: '0', SVC_EVENT_STREAMS_PER_PROJECT: '4' }).limits).toMatchObject({
+      eventStreamsPerPrincipal: null,
+      eventStreamsPerProject: 4,
+    });
     expect(() => parseSettings({ SVC_EVENT_STREAMS_PER_PRINCIPAL: '-1' })).toThrow(/SVC_EVENT_STREAMS_PER_PRINCIPAL/);
     expect(() => parseSettings({ SVC_EVENT_STREAMS_PER_PROJECT: 'many' })).toThrow(/SVC_EVENT_STREAMS_PER_PROJECT/);
   });
@@ -28,7 +31,8 @@ describe('parseSettings', () => {
   it('gathers webhook batches for 10 ms unless told otherwise, within 0-1000 ms', () => {
     expect(parseSettings({}).webhookBatchGatherMs).toBe(10);
     expect(parseSettings({ SVC_WEBHOOK_BATCH_GATHER_MS: '0' }).webhookBatchGatherMs).toBe(0);
-    for (const bad of ['-1', '1001', '2.5', 'soon']) expect(() => parseSettings({ SVC_WEBHOOK_BATCH_GATHER_MS: bad }), bad).toThrow(/SVC_WEBHOOK_BATCH_GATHER_MS/);
+    for (const bad of ['-1', '1001', '2.5', 'soon'])
+      expect(() => parseSettings({ SVC_WEBHOOK_BATCH_GATHER_MS: bad }), bad).toThrow(/SVC_WEBHOOK_BATCH_GATHER_MS/);
   });
 
   it('drains for no time unless told, within a minute; serves metrics and probes on an operator port only where it is given one', () => {
@@ -65,10 +69,28 @@ describe('parseSettings', () => {
     }
     expect(parseSettings({}).developmentAllowRemote).toBe(false);
     // Other sign-in modes may listen anywhere.
-    expect(parseSettings({ HOST: '0.0.0.0', SVC_AUTH_MODE: 'hosted', SVC_OIDC_ISSUER: 'https://login.example.com', SVC_OIDC_CLIENT_ID: 'a', SVC_INITIAL_OWNER_SUBJECT: 'b' }).host).toBe('0.0.0.0');
+    expect(
+      parseSettings({
+        HOST: '0.0.0.0',
+        SVC_AUTH_MODE: 'hosted',
+        SVC_OIDC_ISSUER: 'https://login.example.com',
+        SVC_OIDC_CLIENT_ID: 'a',
+        SVC_INITIAL_OWNER_SUBJECT: 'b',
+      }).host,
+    ).toBe('0.0.0.0');
     expect(() => parseSettings({ HOST: '0.0.0.0', SVC_DEVELOPMENT_ALLOW_REMOTE: 'yes' })).toThrow(/SVC_DEVELOPMENT_ALLOW_REMOTE/);
-    const production = { SVC_ENVIRONMENT: 'production', SVC_CREDENTIAL_ENCRYPTION_KEY: randomBytes(32).toString('base64'), SVC_APP_ORIGIN: 'https://agents.example.com', SVC_AUTH_MODE: 'hosted', SVC_OIDC_ISSUER: 'https://login.example.com', SVC_OIDC_CLIENT_ID: 'a', SVC_INITIAL_OWNER_SUBJECT: 'b' };
-    expect(() => parseSettings({ ...production, SVC_DEVELOPMENT_ALLOW_REMOTE: 'true' })).toThrow(/SVC_DEVELOPMENT_ALLOW_REMOTE is refused when SVC_ENVIRONMENT=production/);
+    const production = {
+      SVC_ENVIRONMENT: 'production',
+      SVC_CREDENTIAL_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      SVC_APP_ORIGIN: 'https://agents.example.com',
+      SVC_AUTH_MODE: 'hosted',
+      SVC_OIDC_ISSUER: 'https://login.example.com',
+      SVC_OIDC_CLIENT_ID: 'a',
+      SVC_INITIAL_OWNER_SUBJECT: 'b',
+    };
+    expect(() => parseSettings({ ...production, SVC_DEVELOPMENT_ALLOW_REMOTE: 'true' })).toThrow(
+      /SVC_DEVELOPMENT_ALLOW_REMOTE is refused when SVC_ENVIRONMENT=production/,
+    );
   });
 
   it('refuses an incomplete production start with one line per missing item', () => {
@@ -78,7 +100,10 @@ describe('parseSettings', () => {
     } catch (error) {
       message = (error as Error).message;
     }
-    const lines = message.split('\n').slice(1).map((line) => line.trim());
+    const lines = message
+      .split('\n')
+      .slice(1)
+      .map((line) => line.trim());
     expect(lines).toEqual([
       'SVC_CREDENTIAL_ENCRYPTION_KEY is required when SVC_ENVIRONMENT=production',
       'SVC_APP_ORIGIN must be an https:// origin when SVC_ENVIRONMENT=production',
@@ -92,18 +117,46 @@ describe('parseSettings', () => {
   });
 
   it('starts in production with complete settings for each mode', () => {
-    const production = { SVC_ENVIRONMENT: 'production', SVC_CREDENTIAL_ENCRYPTION_KEY: randomBytes(32).toString('base64'), SVC_APP_ORIGIN: 'https://agents.example.com' };
-    const edge = parseSettings({ ...production, SVC_AUTH_MODE: 'edge_proxy', SVC_EDGE_ISSUER: 'https://cloud.google.com/iap', SVC_EDGE_AUDIENCE: '/projects/1/global/backendServices/2', SVC_EDGE_JWKS_URL: 'https://www.gstatic.com/iap/verify/public_key-jwk', SVC_EDGE_ASSERTION_HEADER: 'X-Goog-IAP-JWT-Assertion' });
+    const production = {
+      SVC_ENVIRONMENT: 'production',
+      SVC_CREDENTIAL_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      SVC_APP_ORIGIN: 'https://agents.example.com',
+    };
+    const edge = parseSettings({
+      ...production,
+      SVC_AUTH_MODE: 'edge_proxy',
+      SVC_EDGE_ISSUER: 'https://cloud.google.com/iap',
+      SVC_EDGE_AUDIENCE: '/projects/1/global/backendServices/2',
+      SVC_EDGE_JWKS_URL: 'https://www.gstatic.com/iap/verify/public_key-jwk',
+      SVC_EDGE_ASSERTION_HEADER: 'X-Goog-IAP-JWT-Assertion',
+    });
     expect(edge.edgeProxy).toMatchObject({ algorithms: ['ES256', 'RS256'], assertionHeader: 'x-goog-iap-jwt-assertion', clockSkewSeconds: 30 });
-    const hosted = parseSettings({ ...production, SVC_AUTH_MODE: 'hosted', SVC_OIDC_ISSUER: 'https://login.example.com', SVC_OIDC_CLIENT_ID: 'agents', SVC_INITIAL_OWNER_SUBJECT: 'abc' });
+    const hosted = parseSettings({
+      ...production,
+      SVC_AUTH_MODE: 'hosted',
+      SVC_OIDC_ISSUER: 'https://login.example.com',
+      SVC_OIDC_CLIENT_ID: 'agents',
+      SVC_INITIAL_OWNER_SUBJECT: 'abc',
+    });
     expect(hosted.hosted).toMatchObject({ redirectUri: 'https://agents.example.com/v1/auth/callback', sessionMinutes: 60 });
     expect(hosted.refreshLifetimeDays).toBe(400);
-    expect(() => parseSettings({ ...production, SVC_AUTH_MODE: 'hosted', SVC_OIDC_ISSUER: 'http://login.example.com', SVC_OIDC_CLIENT_ID: 'a', SVC_INITIAL_OWNER_SUBJECT: 'b' })).toThrow(/SVC_OIDC_ISSUER must be https/);
+    expect(() =>
+      parseSettings({
+        ...production,
+        SVC_AUTH_MODE: 'hosted',
+        SVC_OIDC_ISSUER: 'http://login.example.com',
+        SVC_OIDC_CLIENT_ID: 'a',
+        SVC_INITIAL_OWNER_SUBJECT: 'b',
+      }),
+    ).toThrow(/SVC_OIDC_ISSUER must be https/);
   });
 
   it('keeps sessions and events for good unless a retention window is set, sweeping every 5 minutes in batches of 200', () => {
     expect(parseSettings({}).retention).toEqual({ sessionsMinutes: null, eventsMinutes: null, sweepIntervalMs: 300_000, batchSize: 200 });
-    expect(parseSettings({ SVC_RETENTION_SESSIONS: '30d', SVC_RETENTION_EVENTS: '12h', SVC_RETENTION_SWEEP_INTERVAL_SECONDS: '60', SVC_RETENTION_BATCH_SIZE: '500' }).retention).toEqual({
+    expect(
+      parseSettings({ SVC_RETENTION_SESSIONS: '30d', SVC_RETENTION_EVENTS: '12h', SVC_RETENTION_SWEEP_INTERVAL_SECONDS: '60', SVC_RETENTION_BATCH_SIZE: '500' })
+        .retention,
+    ).toEqual({
       sessionsMinutes: 30 * 1440,
       eventsMinutes: 720,
       sweepIntervalMs: 60_000,
@@ -120,6 +173,7 @@ describe('parseSettings', () => {
   it('lets schedules fire every 60 s at the shortest unless set lower (1 to 60: cron fires at most once a minute)', () => {
     expect(parseSettings({}).scheduleMinIntervalSeconds).toBe(60);
     expect(parseSettings({ SVC_SCHEDULE_MIN_INTERVAL_SECONDS: '1' }).scheduleMinIntervalSeconds).toBe(1);
-    for (const bad of ['0', '61', '1.5', 'soon']) expect(() => parseSettings({ SVC_SCHEDULE_MIN_INTERVAL_SECONDS: bad }), bad).toThrow(/SVC_SCHEDULE_MIN_INTERVAL_SECONDS/);
+    for (const bad of ['0', '61', '1.5', 'soon'])
+      expect(() => parseSettings({ SVC_SCHEDULE_MIN_INTERVAL_SECONDS: bad }), bad).toThrow(/SVC_SCHEDULE_MIN_INTERVAL_SECONDS/);
   });
 });

@@ -104,9 +104,17 @@ const EnvironmentSchema = v.object({
   SVC_EDGE_ALGORITHMS: v.optional(
     v.pipe(
       v.string(),
-      v.transform((value) => value.split(',').map((item) => item.trim()).filter((item) => item !== '')),
+      v.transform((value) =>
+        value
+          .split(',')
+          .map((item) => item.trim())
+          .filter((item) => item !== ''),
+      ),
       v.minLength(1, 'must name at least one algorithm'),
-      v.check((list) => list.every((alg) => (EDGE_ALGORITHMS as readonly string[]).includes(alg)), `must be a comma-separated list of ${EDGE_ALGORITHMS.join(', ')}`),
+      v.check(
+        (list) => list.every((alg) => (EDGE_ALGORITHMS as readonly string[]).includes(alg)),
+        `must be a comma-separated list of ${EDGE_ALGORITHMS.join(', ')}`,
+      ),
     ),
     'ES256,RS256',
   ),
@@ -118,7 +126,13 @@ const EnvironmentSchema = v.object({
   SVC_OIDC_CLIENT_ID: optionalNonEmpty,
   SVC_OIDC_CLIENT_SECRET: optionalNonEmpty,
   SVC_OIDC_REDIRECT_URI: optionalUrl,
-  SVC_OIDC_SCOPES: v.optional(v.pipe(v.string(), v.check((value) => value.split(/\s+/).includes('openid'), 'must include openid')), 'openid email profile offline_access'),
+  SVC_OIDC_SCOPES: v.optional(
+    v.pipe(
+      v.string(),
+      v.check((value) => value.split(/\s+/).includes('openid'), 'must include openid'),
+    ),
+    'openid email profile offline_access',
+  ),
   SVC_OIDC_CA_FILE: optionalNonEmpty,
   SVC_OIDC_SESSION_MINUTES: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(5), v.maxValue(1440)), '60'),
   SVC_INITIAL_OWNER_SUBJECT: optionalNonEmpty,
@@ -141,12 +155,24 @@ const EnvironmentSchema = v.object({
   // Retention (docs/decisions.md "Retention"): a window such as `30d`, `12h`, `90m`, or `off` (kept for good).
   SVC_RETENTION_SESSIONS: retentionString,
   SVC_RETENTION_EVENTS: retentionString,
-  SVC_RETENTION_SWEEP_INTERVAL_SECONDS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(10), v.maxValue(86_400)), '300'),
+  SVC_RETENTION_SWEEP_INTERVAL_SECONDS: v.optional(
+    v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(10), v.maxValue(86_400)),
+    '300',
+  ),
   SVC_RETENTION_BATCH_SIZE: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(1), v.maxValue(10_000)), '200'),
   // The currency of every price, cost and budget (docs/decisions.md "Prices and cost"): ISO 4217.
   SVC_CURRENCY: v.optional(v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, 'must be a three-letter ISO 4217 code such as USD')), 'USD'),
   // The shortest `intervalSeconds` a schedule may have (docs/decisions.md "Schedules: limits"); at most 60, cron's own floor.
-  SVC_SCHEDULE_MIN_INTERVAL_SECONDS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(1), v.maxValue(60, 'must be at most 60 (a cron expression fires at most once a minute)')), '60'),
+  SVC_SCHEDULE_MIN_INTERVAL_SECONDS: v.optional(
+    v.pipe(
+      v.string(),
+      v.transform(Number),
+      v.integer('must be an integer'),
+      v.minValue(1),
+      v.maxValue(60, 'must be at most 60 (a cron expression fires at most once a minute)'),
+    ),
+    '60',
+  ),
 });
 
 export type TemporalSecurity = {
@@ -361,7 +387,10 @@ export function parseSettings(env: Record<string, string | undefined> = process.
     hosted,
     refreshLifetimeDays: e.SVC_REFRESH_LIFETIME_DAYS,
     tracing: {
-      enabled: Boolean(e.OTEL_EXPORTER_OTLP_ENDPOINT ?? e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) && e.OTEL_SDK_DISABLED !== 'true' && e.OTEL_TRACES_EXPORTER?.trim() !== 'none',
+      enabled:
+        Boolean(e.OTEL_EXPORTER_OTLP_ENDPOINT ?? e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) &&
+        e.OTEL_SDK_DISABLED !== 'true' &&
+        e.OTEL_TRACES_EXPORTER?.trim() !== 'none',
     },
     limits: {
       apiKeyRequests: requestRate(e.SVC_RATE_LIMIT_API_KEY_PER_SECOND, e.SVC_RATE_LIMIT_API_KEY_BURST),
@@ -392,7 +421,8 @@ function temporalSecurity(e: ParsedEnvironment, problems: string[]): TemporalSec
   if (Boolean(e.TEMPORAL_TLS_CERT_FILE) !== Boolean(e.TEMPORAL_TLS_KEY_FILE)) {
     problems.push('TEMPORAL_TLS_CERT_FILE and TEMPORAL_TLS_KEY_FILE go together: the client certificate and its private key');
   }
-  const any = e.TEMPORAL_TLS || e.TEMPORAL_TLS_CERT_FILE || e.TEMPORAL_TLS_KEY_FILE || e.TEMPORAL_TLS_CA_FILE || e.TEMPORAL_TLS_SERVER_NAME || e.TEMPORAL_API_KEY;
+  const any =
+    e.TEMPORAL_TLS || e.TEMPORAL_TLS_CERT_FILE || e.TEMPORAL_TLS_KEY_FILE || e.TEMPORAL_TLS_CA_FILE || e.TEMPORAL_TLS_SERVER_NAME || e.TEMPORAL_API_KEY;
   if (any && !e.TEMPORAL_ADDRESS) problems.push('TEMPORAL_TLS* and TEMPORAL_API_KEY apply to an external Temporal: set TEMPORAL_ADDRESS too');
   return {
     // Client certificates, a custom CA, a server name and Temporal Cloud API keys all mean TLS.
@@ -409,7 +439,8 @@ function edgeProxySettings(e: ParsedEnvironment, problems: string[]): EdgeProxyS
   const mode = 'when SVC_AUTH_MODE=edge_proxy';
   if (!e.SVC_EDGE_ISSUER) problems.push(`SVC_EDGE_ISSUER is required ${mode}: the exact issuer (iss) of the edge's assertions`);
   if (!e.SVC_EDGE_AUDIENCE) problems.push(`SVC_EDGE_AUDIENCE is required ${mode}: the exact audience (aud) the edge signs for this service`);
-  if (!e.SVC_EDGE_JWKS_URL && !e.SVC_EDGE_PUBLIC_KEYS_FILE) problems.push(`SVC_EDGE_JWKS_URL or SVC_EDGE_PUBLIC_KEYS_FILE is required ${mode}: where the edge's public keys are`);
+  if (!e.SVC_EDGE_JWKS_URL && !e.SVC_EDGE_PUBLIC_KEYS_FILE)
+    problems.push(`SVC_EDGE_JWKS_URL or SVC_EDGE_PUBLIC_KEYS_FILE is required ${mode}: where the edge's public keys are`);
   if (e.SVC_EDGE_JWKS_URL && e.SVC_EDGE_PUBLIC_KEYS_FILE) problems.push('SVC_EDGE_JWKS_URL and SVC_EDGE_PUBLIC_KEYS_FILE are exclusive: set one');
   if (e.SVC_ENVIRONMENT === 'production' && e.SVC_EDGE_JWKS_URL && !e.SVC_EDGE_JWKS_URL.startsWith('https://')) {
     problems.push('SVC_EDGE_JWKS_URL must be https:// when SVC_ENVIRONMENT=production');
@@ -423,16 +454,20 @@ function edgeProxySettings(e: ParsedEnvironment, problems: string[]): EdgeProxyS
     algorithms: e.SVC_EDGE_ALGORITHMS,
     assertionHeader: e.SVC_EDGE_ASSERTION_HEADER,
     clockSkewSeconds: e.SVC_EDGE_CLOCK_SKEW_SECONDS,
-    serviceAccountDomains: e.SVC_EDGE_SERVICE_ACCOUNT_DOMAINS.split(',').map((item) => item.trim().toLowerCase()).filter((item) => item !== ''),
+    serviceAccountDomains: e.SVC_EDGE_SERVICE_ACCOUNT_DOMAINS.split(',')
+      .map((item) => item.trim().toLowerCase())
+      .filter((item) => item !== ''),
   };
 }
 
 function hostedSettings(e: ParsedEnvironment, problems: string[]): HostedSettings | null {
   const mode = 'when SVC_AUTH_MODE=hosted';
   if (!e.SVC_OIDC_ISSUER) problems.push(`SVC_OIDC_ISSUER is required ${mode}: the OpenID provider's issuer URL`);
-  else if (!e.SVC_OIDC_ISSUER.startsWith('https://') && e.SVC_ENVIRONMENT === 'production') problems.push('SVC_OIDC_ISSUER must be https:// when SVC_ENVIRONMENT=production');
+  else if (!e.SVC_OIDC_ISSUER.startsWith('https://') && e.SVC_ENVIRONMENT === 'production')
+    problems.push('SVC_OIDC_ISSUER must be https:// when SVC_ENVIRONMENT=production');
   if (!e.SVC_OIDC_CLIENT_ID) problems.push(`SVC_OIDC_CLIENT_ID is required ${mode}: the client id registered with the provider`);
-  if (!e.SVC_INITIAL_OWNER_SUBJECT) problems.push(`SVC_INITIAL_OWNER_SUBJECT is required ${mode}: the provider subject (sub) made owner on a fresh installation`);
+  if (!e.SVC_INITIAL_OWNER_SUBJECT)
+    problems.push(`SVC_INITIAL_OWNER_SUBJECT is required ${mode}: the provider subject (sub) made owner on a fresh installation`);
   if (!e.SVC_OIDC_ISSUER || !e.SVC_OIDC_CLIENT_ID || !e.SVC_INITIAL_OWNER_SUBJECT) return null;
   return {
     issuer: e.SVC_OIDC_ISSUER,
@@ -473,7 +508,10 @@ LOOPBACK.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
 
 /** 127.0.0.0/8, ::1 (any spelling, bracketed or not) and `localhost` names (loopback by RFC 6761). */
 function isLoopbackHost(host: string): boolean {
-  const name = host.replace(/^\[(.*)\]$/, '$1').toLowerCase().replace(/\.$/, '');
+  const name = host
+    .replace(/^\[(.*)\]$/, '$1')
+    .toLowerCase()
+    .replace(/\.$/, '');
   if (name === 'localhost' || name.endsWith('.localhost')) return true;
   const family = isIP(name);
   return family !== 0 && LOOPBACK.check(name, family === 4 ? 'ipv4' : 'ipv6');

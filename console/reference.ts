@@ -1,4 +1,10 @@
-type Operation = { summary?: string; parameters?: Array<{ name: string; in: string; required?: boolean; description?: string }>; requestBody?: unknown; responses?: Record<string, unknown>; 'x-required-scopes'?: string[] };
+type Operation = {
+  summary?: string;
+  parameters?: Array<{ name: string; in: string; required?: boolean; description?: string }>;
+  requestBody?: unknown;
+  responses?: Record<string, unknown>;
+  'x-required-scopes'?: string[];
+};
 type Document = { info: { title: string; version: string; description?: string }; paths: Record<string, Record<string, Operation>> };
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
@@ -26,10 +32,18 @@ export function renderReference(document: Document): string {
       const items = operations
         .map(({ method, path, operation }) => {
           const scopes = operation['x-required-scopes'];
-          const access = scopes === undefined ? 'no credentials' : scopes.length === 0 ? 'any signed-in principal' : scopes.map((scope) => `<code>${escape(scope)}</code>`).join(' and ');
+          const access =
+            scopes === undefined
+              ? 'no credentials'
+              : scopes.length === 0
+                ? 'any signed-in principal'
+                : scopes.map((scope) => `<code>${escape(scope)}</code>`).join(' and ');
           const parameters = (operation.parameters ?? [])
             .filter((parameter) => parameter.in !== 'path')
-            .map((parameter) => `<li><code>${escape(parameter.name)}</code> (${escape(parameter.in)}${parameter.required ? ', required' : ''})${parameter.description ? ` — ${inline(parameter.description)}` : ''}</li>`)
+            .map(
+              (parameter) =>
+                `<li><code>${escape(parameter.name)}</code> (${escape(parameter.in)}${parameter.required ? ', required' : ''})${parameter.description ? ` — ${inline(parameter.description)}` : ''}</li>`,
+            )
             .join('');
           const statuses = Object.keys(operation.responses ?? {}).filter((status) => Number(status) < 400);
           return `<article><h3><span class="method">${method}</span> <code>${escape(path)}</code></h3><p>${inline(operation.summary ?? '')}</p><dl><dt>Access</dt><dd>${access}</dd>${operation.requestBody ? '<dt>Body</dt><dd>JSON (schema in the document)</dd>' : ''}<dt>Success</dt><dd>${statuses.join(', ') || '—'}</dd></dl>${parameters ? `<ul>${parameters}</ul>` : ''}</article>`;

@@ -5,9 +5,18 @@ import { CONSOLE_DIST } from './build.ts';
 import { renderReference } from './reference.ts';
 
 /** Scripts and styles come from the bundle only: nothing inline, nothing from elsewhere. */
-const CONTENT_SECURITY_POLICY = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 const REFERENCE_POLICY = "default-src 'self'; script-src 'none'; style-src 'self' 'unsafe-inline'";
-const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.map': 'application/json', '.svg': 'image/svg+xml', '.png': 'image/png', '.ico': 'image/x-icon', '.html': 'text/html; charset=utf-8' };
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.map': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.html': 'text/html; charset=utf-8',
+};
 
 const NOT_BUILT = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Agent Runtime Service</title>
 <p>The console has not been built. <code>npm start</code> builds it on first use; or run <code>node scripts/build-console.ts</code>. The API is at <code>/v1</code>; its reference at <a href="/reference">/reference</a>.</p></html>`;

@@ -87,9 +87,7 @@ export async function exclusivelyOn<T>(url: string, key: number, fn: () => Promi
   }
 }
 
-export type DatabaseOptions =
-  | { driver: 'postgres'; url: string; maxConnections?: number }
-  | { driver: 'pglite'; dataDir?: string };
+export type DatabaseOptions = { driver: 'postgres'; url: string; maxConnections?: number } | { driver: 'pglite'; dataDir?: string };
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.driver === 'postgres') {
@@ -169,7 +167,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
 export function preparing(sql: postgres.Sql): postgres.Sql {
   return new Proxy(sql, {
     get(target, key, receiver) {
-      if (key === 'unsafe') return (query: string, params?: unknown[], options?: object) => target.unsafe(query, params as never, { ...options, prepare: true });
+      if (key === 'unsafe')
+        return (query: string, params?: unknown[], options?: object) => target.unsafe(query, params as never, { ...options, prepare: true });
       if (key === 'begin' || key === 'savepoint') {
         return (...args: unknown[]) => {
           const fn = args.pop() as (inner: postgres.Sql) => unknown;

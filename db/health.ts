@@ -20,7 +20,9 @@ export function databaseProbes(handle: DatabaseHandle): { database: () => Promis
       await handle.db.execute(sql`select 1`);
     },
     async migrations() {
-      const [row] = rowsOf<{ newest: string | number | null }>(await handle.db.execute(sql`select max(created_at) as newest from drizzle.__drizzle_migrations`));
+      const [row] = rowsOf<{ newest: string | number | null }>(
+        await handle.db.execute(sql`select max(created_at) as newest from drizzle.__drizzle_migrations`),
+      );
       if (row?.newest === null || row?.newest === undefined || Number(row.newest) < newestMigrationAt) throw new Error('migrations pending');
     },
   };

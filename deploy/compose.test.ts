@@ -12,7 +12,20 @@ import { parseSettings, SETTING_NAMES } from '../config/settings.ts';
 const here = path.dirname(fileURLToPath(import.meta.url));
 // Compose applies YAML merge keys (`<<: *service`); the yaml package does so only when asked.
 const compose = parse(readFileSync(path.join(here, 'compose.yaml'), 'utf8'), { merge: true }) as {
-  services: Record<string, { image?: string; command?: string[]; environment?: Record<string, string>; env_file?: Array<{ path: string }>; depends_on?: Record<string, unknown> | string[]; security_opt?: string[]; profiles?: string[]; volumes?: string[]; ports?: string[] }>;
+  services: Record<
+    string,
+    {
+      image?: string;
+      command?: string[];
+      environment?: Record<string, string>;
+      env_file?: Array<{ path: string }>;
+      depends_on?: Record<string, unknown> | string[];
+      security_opt?: string[];
+      profiles?: string[];
+      volumes?: string[];
+      ports?: string[];
+    }
+  >;
 };
 const dockerfile = readFileSync(path.join(here, '..', 'Dockerfile'), 'utf8');
 const envFile = (file: string) =>
@@ -65,12 +78,18 @@ describe('deploy/compose.yaml and the Dockerfile', () => {
   it('the Temporal server gets the dynamic config the service relies on', () => {
     const dynamic = parse(readFileSync(path.join(here, 'temporal-dynamic-config.yaml'), 'utf8')) as Record<string, Array<{ value: unknown }>>;
     const devServer = parse(readFileSync(path.join(here, '..', 'temporal-dev.yaml'), 'utf8')) as { dynamicConfig: Record<string, unknown> };
-    for (const key of ['frontend.enableUpdateWorkflowExecution', 'frontend.enableUpdateWorkflowExecutionAsyncAccepted', 'system.enableEagerWorkflowStart', 'history.transferProcessorMaxPollRPS', 'history.timerProcessorMaxPollRPS']) {
+    for (const key of [
+      'frontend.enableUpdateWorkflowExecution',
+      'frontend.enableUpdateWorkflowExecutionAsyncAccepted',
+      'system.enableEagerWorkflowStart',
+      'history.transferProcessorMaxPollRPS',
+      'history.timerProcessorMaxPollRPS',
+    ]) {
       expect(dynamic[key]).toEqual([{ value: devServer.dynamicConfig[key] }]);
     }
   });
 
-  it('Prometheus and Grafana are optional services that scrape both processes\' operator ports and load the dashboard', () => {
+  it("Prometheus and Grafana are optional services that scrape both processes' operator ports and load the dashboard", () => {
     for (const name of ['prometheus', 'grafana']) {
       const service = compose.services[name]!;
       expect(service.profiles).toEqual(['observability']);
@@ -84,7 +103,9 @@ describe('deploy/compose.yaml and the Dockerfile', () => {
     }
     // The API and worker stay outside the profile: `docker compose up` alone starts no monitoring.
     expect(compose.services.api!.profiles).toBeUndefined();
-    const scrape = parse(readFileSync(path.join(here, 'observability', 'prometheus.yml'), 'utf8')) as { scrape_configs: Array<{ job_name: string; dns_sd_configs: Array<{ names: string[]; port: number }> }> };
+    const scrape = parse(readFileSync(path.join(here, 'observability', 'prometheus.yml'), 'utf8')) as {
+      scrape_configs: Array<{ job_name: string; dns_sd_configs: Array<{ names: string[]; port: number }> }>;
+    };
     expect(scrape.scrape_configs.map((job) => [job.job_name, job.dns_sd_configs[0]!.names, job.dns_sd_configs[0]!.port])).toEqual([
       ['api', ['api'], Number(compose.services.api!.environment!.SVC_API_METRICS_PORT)],
       ['worker', ['worker'], Number(compose.services.worker!.environment!.SVC_WORKER_METRICS_PORT)],
@@ -92,8 +113,12 @@ describe('deploy/compose.yaml and the Dockerfile', () => {
     // Prometheus's own checker accepts it (Debian's prometheus, which the test setup installs).
     const checked = spawnSync('/usr/bin/promtool', ['check', 'config', path.join(here, 'observability', 'prometheus.yml')], { encoding: 'utf8' });
     expect(checked.status, checked.stdout + checked.stderr).toBe(0);
-    const datasource = parse(readFileSync(path.join(here, 'observability', 'grafana', 'provisioning', 'datasources', 'prometheus.yaml'), 'utf8')) as { datasources: Array<{ uid: string; url: string }> };
-    const dashboard = JSON.parse(readFileSync(path.join(here, 'observability', 'grafana', 'dashboards', 'agent-runtime.json'), 'utf8')) as { panels: Array<{ type: string; datasource?: { uid: string } }> };
+    const datasource = parse(readFileSync(path.join(here, 'observability', 'grafana', 'provisioning', 'datasources', 'prometheus.yaml'), 'utf8')) as {
+      datasources: Array<{ uid: string; url: string }>;
+    };
+    const dashboard = JSON.parse(readFileSync(path.join(here, 'observability', 'grafana', 'dashboards', 'agent-runtime.json'), 'utf8')) as {
+      panels: Array<{ type: string; datasource?: { uid: string } }>;
+    };
     expect(datasource.datasources).toMatchObject([{ uid: 'agent-runtime-prometheus', url: 'http://prometheus:9090' }]);
     for (const panel of dashboard.panels.filter((item) => item.type !== 'row')) expect(panel.datasource?.uid).toBe('agent-runtime-prometheus');
   });

@@ -6,7 +6,8 @@ const nested = (levels: number) => JSON.parse(`${'{"a":'.repeat(levels - 1)}{}${
 
 describe('unstorableJsonPart', () => {
   it('takes ordinary values, emoji (surrogate pairs) included', () => {
-    for (const value of [null, 1, 'text', true, [], {}, { a: [1, 'b', { c: null }] }, '😀 ok', { '😀': ['\u00e9'] }]) expect(unstorableJsonPart(value)).toBeNull();
+    for (const value of [null, 1, 'text', true, [], {}, { a: [1, 'b', { c: null }] }, '😀 ok', { '😀': ['\u00e9'] }])
+      expect(unstorableJsonPart(value)).toBeNull();
   });
 
   it('finds a lone high or low surrogate, in a value or a key, at its path in document order', () => {

@@ -18,8 +18,7 @@
 export const MAX_JSON_DEPTH = 100;
 
 export type JsonProblem =
-  | { kind: 'too_deep'; path: Array<string | number>; maxDepth: number }
-  | { kind: 'lone_surrogate' | 'nul'; path: Array<string | number>; inKey: boolean };
+  { kind: 'too_deep'; path: Array<string | number>; maxDepth: number } | { kind: 'lone_surrogate' | 'nul'; path: Array<string | number>; inKey: boolean };
 
 type Frame = { value: unknown; level: number; parent: Frame | null; key: string | number | null };
 

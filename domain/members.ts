@@ -27,7 +27,13 @@ const Subject = v.pipe(
   v.maxLength(200, 'subject must be at most 200 characters'),
   v.check((subject) => !subject.startsWith('api_key:'), 'subject must not name an API key'),
 );
-const Email = v.pipe(v.string(), v.trim(), v.maxLength(320, 'email must be at most 320 characters'), v.email('email must be an email address'), v.toLowerCase());
+const Email = v.pipe(
+  v.string(),
+  v.trim(),
+  v.maxLength(320, 'email must be at most 320 characters'),
+  v.email('email must be an email address'),
+  v.toLowerCase(),
+);
 
 /**
  * Non-edge-proxy member body (spec 2 rule 3): `{subject, role, scopes}`. `scopes` may narrow the
@@ -91,10 +97,13 @@ export function refuseMembershipChange(
   ownersLeft: number,
 ): MembershipRefusal | null {
   if (changer.kind !== 'human') return { status: 403, message: 'Only an authenticated person can change memberships; API keys cannot grant human access' };
-  if (changer.organizationRole !== 'owner' && changer.organizationRole !== 'admin') return { status: 403, message: 'An organization owner or admin role is required' };
+  if (changer.organizationRole !== 'owner' && changer.organizationRole !== 'admin')
+    return { status: 403, message: 'An organization owner or admin role is required' };
   if (target && target.subject === changer.subject) return { status: 403, message: 'The active principal cannot change or remove itself' };
-  if (target?.organizationRole === 'owner' && changer.organizationRole !== 'owner') return { status: 403, message: 'Only an owner can change or remove an owner' };
+  if (target?.organizationRole === 'owner' && changer.organizationRole !== 'owner')
+    return { status: 403, message: 'Only an owner can change or remove an owner' };
   if (nextRole && !canGrantRole(changer.organizationRole, nextRole)) return { status: 403, message: 'An organization owner role is required to grant owner' };
-  if (target?.organizationRole === 'owner' && nextRole !== 'owner' && ownersLeft < 1) return { status: 409, message: 'The last owner cannot be removed or demoted' };
+  if (target?.organizationRole === 'owner' && nextRole !== 'owner' && ownersLeft < 1)
+    return { status: 409, message: 'The last owner cannot be removed or demoted' };
   return null;
 }

@@ -57,7 +57,10 @@ export const ProjectRetentionChanges = v.strictObject({
 /** The windows that apply to a project: its override, else the installation's; null = kept for good. */
 export type RetentionWindows = { sessionsMinutes: number | null; eventsMinutes: number | null };
 
-export function effectiveRetention(project: { sessionRetentionMinutes: number | null; eventRetentionMinutes: number | null }, installation: RetentionWindows): RetentionWindows {
+export function effectiveRetention(
+  project: { sessionRetentionMinutes: number | null; eventRetentionMinutes: number | null },
+  installation: RetentionWindows,
+): RetentionWindows {
   return {
     sessionsMinutes: project.sessionRetentionMinutes ?? installation.sessionsMinutes,
     eventsMinutes: project.eventRetentionMinutes ?? installation.eventsMinutes,

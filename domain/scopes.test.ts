@@ -56,10 +56,16 @@ describe('the grant matrix (spec 3 "Roles" rule 3)', () => {
     return true;
   };
   const cases: Array<[Role, Role | null, Role | null]> = [];
-  for (const changer of ROLES) for (const target of [...ROLES, null]) for (const next of [...ROLES, null]) if (target !== null || next !== null) cases.push([changer, target, next]);
+  for (const changer of ROLES)
+    for (const target of [...ROLES, null]) for (const next of [...ROLES, null]) if (target !== null || next !== null) cases.push([changer, target, next]);
 
   it.each(cases)('%s changing a %s to %s', (changer, target, next) => {
-    const refusal = refuseMembershipChange({ kind: 'human', subject: 'me', organizationRole: changer }, target ? { subject: 'them', organizationRole: target } : null, next, 1);
+    const refusal = refuseMembershipChange(
+      { kind: 'human', subject: 'me', organizationRole: changer },
+      target ? { subject: 'them', organizationRole: target } : null,
+      next,
+      1,
+    );
     expect(refusal === null).toBe(allowed(changer, target, next));
     if (refusal) expect(refusal.status).toBe(403);
   });
@@ -69,7 +75,10 @@ describe('the grant matrix (spec 3 "Roles" rule 3)', () => {
     expect(refuseMembershipChange(owner, { subject: 'me', organizationRole: 'owner' }, 'admin', 5)?.message).toMatch(/itself/);
     expect(refuseMembershipChange({ ...owner, kind: 'api_key' }, null, 'viewer', 1)?.message).toMatch(/API keys/);
     expect(refuseMembershipChange({ ...owner, kind: 'service' }, null, 'viewer', 1)?.status).toBe(403);
-    expect(refuseMembershipChange(owner, { subject: 'them', organizationRole: 'owner' }, null, 0)).toEqual({ status: 409, message: 'The last owner cannot be removed or demoted' });
+    expect(refuseMembershipChange(owner, { subject: 'them', organizationRole: 'owner' }, null, 0)).toEqual({
+      status: 409,
+      message: 'The last owner cannot be removed or demoted',
+    });
     expect(refuseMembershipChange(owner, { subject: 'them', organizationRole: 'owner' }, 'admin', 1)).toBeNull();
   });
 });

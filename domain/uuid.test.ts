@@ -6,7 +6,14 @@ describe('UUIDs', () => {
 
   it('accepts an id in either case and nothing else as one of ours', () => {
     expect([id, id.toUpperCase()].map(isUuid)).toEqual([true, true]);
-    expect(['', `${id}0`, ` ${id}`, id.replaceAll('-', ''), `${id}\n`, 'g'.repeat(8) + id.slice(8)].map(isUuid)).toEqual([false, false, false, false, false, false]);
+    expect(['', `${id}0`, ` ${id}`, id.replaceAll('-', ''), `${id}\n`, 'g'.repeat(8) + id.slice(8)].map(isUuid)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 
   it('takes only the lowercase form, as PostgreSQL prints it, for names the service wrote', () => {

@@ -148,7 +148,16 @@ export function createMessageDeltaBus(options: { database: DatabaseHandle; logge
       turn = undefined;
     }
     if (!turn) {
-      turn = { projectId: signal.projectId, sessionId: signal.sessionId, runId: signal.runId, turn: signal.turn, attempt: signal.attempt, text: '', complete: signal.offset === 0, touchedAt: now() };
+      turn = {
+        projectId: signal.projectId,
+        sessionId: signal.sessionId,
+        runId: signal.runId,
+        turn: signal.turn,
+        attempt: signal.attempt,
+        text: '',
+        complete: signal.offset === 0,
+        touchedAt: now(),
+      };
       turns.set(signal.runId, turn);
     }
     turn.touchedAt = now();

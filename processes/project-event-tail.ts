@@ -182,7 +182,11 @@ export function createProjectEventTail(options: ProjectEventTailOptions): Projec
   const onNotification = (projectId: string) => {
     notifyWatchers(projectId);
     const entry = feeds.get(projectId);
-    if (entry) void entry.ready.then(() => pump(entry.feed), () => {});
+    if (entry)
+      void entry.ready.then(
+        () => pump(entry.feed),
+        () => {},
+      );
   };
 
   const poll = async () => {

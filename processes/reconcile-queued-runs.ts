@@ -24,7 +24,11 @@ export const RESTART_AFTER_MS = 30_000;
  * nothing. Starting is idempotent (`run:<runId>`), so an already running workflow is untouched.
  * Runs in `skip` are left alone. Returns the ids of the runs it (re)started.
  */
-export async function reconcileQueuedRuns(ctx: ServiceContext, starter: RunStarter, options: { limit?: number; skip?: ReadonlySet<string> } = {}): Promise<string[]> {
+export async function reconcileQueuedRuns(
+  ctx: ServiceContext,
+  starter: RunStarter,
+  options: { limit?: number; skip?: ReadonlySet<string> } = {},
+): Promise<string[]> {
   const cutoff = new Date(ctx.clock.now().getTime() - RECONCILE_AFTER_MS);
   const queued = await ctx.db
     .select({ runId: runs.id, projectId: runs.projectId, sessionId: runs.sessionId, agentId: sessions.agentId })

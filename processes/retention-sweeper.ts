@@ -1,5 +1,10 @@
 import type { RetentionSettings } from '../config/settings.ts';
-import { deleteRetainedObjects, sweepDeletedProjectObjects, type ObjectStoreDeps, type ProjectSweepPosition } from '../services/operations/retention/delete-objects.ts';
+import {
+  deleteRetainedObjects,
+  sweepDeletedProjectObjects,
+  type ObjectStoreDeps,
+  type ProjectSweepPosition,
+} from '../services/operations/retention/delete-objects.ts';
 import { purgeExpiredEvents } from '../services/operations/retention/purge-events.ts';
 import { purgeExpiredSessions } from '../services/operations/retention/purge-sessions.ts';
 import type { ServiceContext } from '../services/kernel/service-context.ts';
@@ -39,7 +44,12 @@ export type RetentionSweepState = {
   keptSessions: Map<string, number>;
 };
 
-export const newRetentionSweepState = (): RetentionSweepState => ({ projectSweep: null, nextProjectPassAt: 0, failedProviders: new Map(), keptSessions: new Map() });
+export const newRetentionSweepState = (): RetentionSweepState => ({
+  projectSweep: null,
+  nextProjectPassAt: 0,
+  failedProviders: new Map(),
+  keptSessions: new Map(),
+});
 
 /**
  * One bounded step of retention (docs/decisions.md "Retention"): at most `batchSize` session

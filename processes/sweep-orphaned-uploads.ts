@@ -64,7 +64,11 @@ type Budget = { pages: number; deletes: number; shouldStop: () => boolean };
  * connection that cannot be opened, listed or written is logged (by id and error name) and
  * skipped. Reads and deletes are idempotent: several workers may sweep at once.
  */
-export async function sweepOrphanedUploads(ctx: ServiceContext, deps: { keyring: CredentialKeyring; storagePolicy: StorageEndpointPolicy }, options: SweepOptions = {}): Promise<SweepResult> {
+export async function sweepOrphanedUploads(
+  ctx: ServiceContext,
+  deps: { keyring: CredentialKeyring; storagePolicy: StorageEndpointPolicy },
+  options: SweepOptions = {},
+): Promise<SweepResult> {
   const result: SweepResult = { listed: 0, deleted: 0, next: null };
   // Without the key no connection's credential opens (and none can have been created).
   if (!deps.keyring.configured) return result;
@@ -111,7 +115,16 @@ export async function sweepOrphanedUploads(ctx: ServiceContext, deps: { keyring:
 /** One project's `run-files/` on one connection, in key order; the position to resume at when the budget runs out. */
 async function sweepProject(
   ctx: ServiceContext,
-  input: { client: S3Client; provider: StorageProviderRow; projectId: string; afterKey: string | null; cutoff: number; pageSize: number; budget: Budget; result: SweepResult },
+  input: {
+    client: S3Client;
+    provider: StorageProviderRow;
+    projectId: string;
+    afterKey: string | null;
+    cutoff: number;
+    pageSize: number;
+    budget: Budget;
+    result: SweepResult;
+  },
 ): Promise<SweepPosition | null> {
   const { client, provider, projectId, budget, result } = input;
   const folder = tenantRoot({ providerPrefix: provider.prefix, organizationId: provider.organizationId, projectId }) + RUN_FILES_FOLDER;
@@ -133,7 +146,9 @@ async function sweepProject(
             ...(await ctx.db
               .select({ objectKey: attachments.objectKey })
               .from(attachments)
-              .where(and(eq(attachments.organizationId, provider.organizationId), eq(attachments.projectId, projectId), inArray(attachments.objectKey, candidates)))),
+              .where(
+                and(eq(attachments.organizationId, provider.organizationId), eq(attachments.projectId, projectId), inArray(attachments.objectKey, candidates)),
+              )),
             // A standalone upload that has not expired holds its object too.
             ...(await ctx.db
               .select({ objectKey: uploads.objectKey })
@@ -170,7 +185,11 @@ export function startOrphanedUploadSweeper(
   let position: SweepPosition | null = null;
   return repeatTicks(Math.min(intervalMs, FIRST_SWEEP_DELAY_MS), async (stopping) => {
     try {
-      const result = await sweepOrphanedUploads(ctx, deps, { ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}), from: position, shouldStop: stopping });
+      const result = await sweepOrphanedUploads(ctx, deps, {
+        ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
+        from: position,
+        shouldStop: stopping,
+      });
       position = result.next;
     } catch (error) {
       position = null;

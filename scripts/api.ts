@@ -38,10 +38,21 @@ const address = settings.temporal.address ?? devServer!.address;
 const temporal = await connectTemporal({ address, namespace: settings.temporal.namespace, security: settings.temporal.security, tracing });
 const runStarter = createTemporalRunStarter({ client: temporal.client, taskQueue: runtimeTaskQueue(settings), logger });
 const scheduleBackend = createTemporalScheduleBackend({ client: temporal.client, taskQueue: runtimeTaskQueue(settings), logger });
-const api = await startApiServer(await createAppDeps({ settings, logger, database, runStarter, scheduleBackend, dependencies: loadSettingsDependencies(settings), probes: { temporal: temporalProbe(temporal.client) } }));
+const api = await startApiServer(
+  await createAppDeps({
+    settings,
+    logger,
+    database,
+    runStarter,
+    scheduleBackend,
+    dependencies: loadSettingsDependencies(settings),
+    probes: { temporal: temporalProbe(temporal.client) },
+  }),
+);
 observeDatabasePool(() => database.poolStats());
 // Metrics (and the probes again) on an operator port, never on the public one.
-const operator = settings.apiMetricsPort === null ? null : await startOperatorServer({ readiness: api.deps.readiness, port: settings.apiMetricsPort, host: settings.host });
+const operator =
+  settings.apiMetricsPort === null ? null : await startOperatorServer({ readiness: api.deps.readiness, port: settings.apiMetricsPort, host: settings.host });
 logger.info('api listening', { url: `${api.url}/v1`, console: `${api.url}/`, ...(operator ? { metrics: `${operator.url}/metrics` } : {}) });
 
 const stop = async (signal: NodeJS.Signals) => {

@@ -62,5 +62,20 @@ export async function createAppDeps(options: AppDepsOptions): Promise<AppDeps> {
   const readiness = createReadiness({ ...databaseProbes(database), ...options.probes });
   // One pool for every event stream this process serves, whichever API opens it.
   const eventStreamPlaces = createEventStreamPlaces(settings.limits);
-  return { settings, logger, database, clock, eventTail, messageDeltas, eventStreamPlaces, runStarter, scheduleBackend: options.scheduleBackend ?? null, apiKeyCache, unsettledRunsLimit: settings.limits.projectUnsettledRuns, storagePolicy, readiness, ...dependencies };
+  return {
+    settings,
+    logger,
+    database,
+    clock,
+    eventTail,
+    messageDeltas,
+    eventStreamPlaces,
+    runStarter,
+    scheduleBackend: options.scheduleBackend ?? null,
+    apiKeyCache,
+    unsettledRunsLimit: settings.limits.projectUnsettledRuns,
+    storagePolicy,
+    readiness,
+    ...dependencies,
+  };
 }

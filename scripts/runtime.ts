@@ -179,7 +179,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       scheduleReconciler = startScheduleReconciler(ctx, scheduleBackend, options.scheduleReconcileIntervalMs);
       // Storage endpoints follow the webhooks' address policy and DNS seam.
       const storagePolicy = { allowPrivateNetwork: settings.webhooksAllowPrivateNetwork, ...(options.webhookLookup ? { lookup: options.webhookLookup } : {}) };
-      uploadSweeper = startOrphanedUploadSweeper(ctx, { keyring: options.dependencies.keyring, storagePolicy }, { intervalMs: options.orphanedUploadSweepIntervalMs });
+      uploadSweeper = startOrphanedUploadSweeper(
+        ctx,
+        { keyring: options.dependencies.keyring, storagePolicy },
+        { intervalMs: options.orphanedUploadSweepIntervalMs },
+      );
       // Retention (docs/decisions.md "Retention"): expired sessions, events and objects, deleted projects' objects.
       retentionSweeper = startRetentionSweeper(ctx, { keyring: options.dependencies.keyring, storagePolicy }, settings.retention);
       const running = worker.run();

@@ -65,7 +65,17 @@ try {
     tracing,
   });
   const api = await startApiServer(
-    await createAppDeps({ settings, logger, database, runStarter: runtime.runStarter, scheduleBackend: runtime.scheduleBackend, dependencies, eventTail: runtime.eventTail, messageDeltas: runtime.messageDeltas, probes: { temporal: temporalProbe(runtime.client.client) } }),
+    await createAppDeps({
+      settings,
+      logger,
+      database,
+      runStarter: runtime.runStarter,
+      scheduleBackend: runtime.scheduleBackend,
+      dependencies,
+      eventTail: runtime.eventTail,
+      messageDeltas: runtime.messageDeltas,
+      probes: { temporal: temporalProbe(runtime.client.client) },
+    }),
   );
   const workerRunning = runtime.run();
   await consoleBundle;
@@ -79,7 +89,7 @@ try {
         port,
         host: settings.host,
         coreMetricsUrl: coreMetricsAddress ? `http://${coreMetricsAddress}/metrics` : null,
-        onCoreMetricsFailure: (error) => logger.warn('the Temporal SDK\'s metrics could not be read', { err: error }),
+        onCoreMetricsFailure: (error) => logger.warn("the Temporal SDK's metrics could not be read", { err: error }),
       }),
     ),
   );

@@ -41,7 +41,11 @@ describe('sandbox packages on start', () => {
     const { machine, commands } = host({ present: ['/usr/bin/bwrap'], isRoot: true, install: 'needs_update' });
     const { lines, logger } = logged();
     expect(await ensureSandboxPackages(logger, machine)).toEqual({ kind: 'installed', packages: ['socat'] });
-    expect(commands).toEqual(['apt-get install -y -qq --no-install-recommends socat', 'apt-get update -qq', 'apt-get install -y -qq --no-install-recommends socat']);
+    expect(commands).toEqual([
+      'apt-get install -y -qq --no-install-recommends socat',
+      'apt-get update -qq',
+      'apt-get install -y -qq --no-install-recommends socat',
+    ]);
     expect(lines.map((line) => [line.level, line.msg])).toEqual([
       ['info', 'installing the sandbox packages with apt-get (first start only)'],
       ['info', 'sandbox packages installed'],

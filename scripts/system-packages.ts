@@ -39,7 +39,10 @@ export const systemPackageHost: PackageHost = {
  * package lists of a fresh image are often empty). Otherwise it says what to run by hand.
  */
 export async function installMissingPackages(packages: Readonly<Record<string, string>>, host: PackageHost = systemPackageHost): Promise<PackageOutcome> {
-  const missing = () => Object.entries(packages).filter(([, binary]) => !host.exists(binary)).map(([name]) => name);
+  const missing = () =>
+    Object.entries(packages)
+      .filter(([, binary]) => !host.exists(binary))
+      .map(([name]) => name);
   const wanted = missing();
   if (wanted.length === 0) return { kind: 'present' };
   const command = `sudo apt-get install -y ${wanted.join(' ')}`;
@@ -55,7 +58,8 @@ export async function installMissingPackages(packages: Readonly<Record<string, s
     return { kind: 'not_installed', packages: wanted, reason: 'install_failed', command, detail: (error as Error).message.slice(0, 500) };
   }
   const still = missing();
-  if (still.length > 0) return { kind: 'not_installed', packages: still, reason: 'install_failed', command, detail: 'apt-get finished but the binaries are still missing' };
+  if (still.length > 0)
+    return { kind: 'not_installed', packages: still, reason: 'install_failed', command, detail: 'apt-get finished but the binaries are still missing' };
   return { kind: 'installed', packages: wanted };
 }
 
@@ -66,7 +70,9 @@ export async function installMissingPackages(packages: Readonly<Record<string, s
  * install (sandboxed runs fail until then; everything else works). Never throws.
  */
 export async function ensureSandboxPackages(logger: Logger, host: PackageHost = systemPackageHost): Promise<PackageOutcome> {
-  const missing = Object.entries(SANDBOX_PACKAGES).filter(([, binary]) => !host.exists(binary)).map(([name]) => name);
+  const missing = Object.entries(SANDBOX_PACKAGES)
+    .filter(([, binary]) => !host.exists(binary))
+    .map(([name]) => name);
   if (missing.length > 0 && host.isRoot) logger.info('installing the sandbox packages with apt-get (first start only)', { packages: missing });
   const outcome = await installMissingPackages(SANDBOX_PACKAGES, host).catch((error: unknown): PackageOutcome => ({
     kind: 'not_installed',
@@ -78,10 +84,13 @@ export async function ensureSandboxPackages(logger: Logger, host: PackageHost = 
   if (outcome.kind === 'installed') logger.info('sandbox packages installed', { packages: outcome.packages });
   if (outcome.kind === 'not_installed') {
     const why = { not_root: 'this process is not root', no_apt_get: 'this machine has no apt-get', install_failed: 'apt-get failed' }[outcome.reason];
-    logger.warn(`sandboxed runs will fail until ${outcome.packages.join(' and ')} ${outcome.packages.length > 1 ? 'are' : 'is'} installed (${why}); run: ${outcome.command}`, {
-      packages: outcome.packages,
-      ...(outcome.detail ? { detail: outcome.detail } : {}),
-    });
+    logger.warn(
+      `sandboxed runs will fail until ${outcome.packages.join(' and ')} ${outcome.packages.length > 1 ? 'are' : 'is'} installed (${why}); run: ${outcome.command}`,
+      {
+        packages: outcome.packages,
+        ...(outcome.detail ? { detail: outcome.detail } : {}),
+      },
+    );
   }
   return outcome;
 }

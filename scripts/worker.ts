@@ -67,7 +67,14 @@ try {
   const { address, namespace } = await temporalTarget();
   const taskQueue = runtimeTaskQueue(settings);
   const database = await openConfiguredDatabase(settings);
-  runtime = await createRuntime({ settings, logger, database, dependencies: loadSettingsDependencies(settings), temporal: { address, namespace, taskQueue }, tracing });
+  runtime = await createRuntime({
+    settings,
+    logger,
+    database,
+    dependencies: loadSettingsDependencies(settings),
+    temporal: { address, namespace, taskQueue },
+    tracing,
+  });
   readiness = createReadiness({ ...databaseProbes(database), temporal: temporalProbe(runtime.client.client) });
   const operator = settings.workerMetricsPort === null ? null : await startWorkerOperatorPort(settings.workerMetricsPort, readiness, database);
   if (stopSignal) {
@@ -112,6 +119,6 @@ async function startWorkerOperatorPort(port: number, probes: Readiness, database
     port,
     host: settings.host,
     coreMetricsUrl: coreMetricsAddress ? `http://${coreMetricsAddress}/metrics` : null,
-    onCoreMetricsFailure: (error) => logger.warn('the Temporal SDK\'s metrics could not be read', { err: error }),
+    onCoreMetricsFailure: (error) => logger.warn("the Temporal SDK's metrics could not be read", { err: error }),
   });
 }

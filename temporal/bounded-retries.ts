@@ -1,4 +1,13 @@
-import { InterceptingCall, Metadata, RequesterBuilder, status as grpcStatus, type InterceptingListener, type Interceptor, type NextCall, type StatusObject } from '@grpc/grpc-js';
+import {
+  InterceptingCall,
+  Metadata,
+  RequesterBuilder,
+  status as grpcStatus,
+  type InterceptingListener,
+  type Interceptor,
+  type NextCall,
+  type StatusObject,
+} from '@grpc/grpc-js';
 import { defaultGrpcRetryOptions, type GrpcRetryOptions } from '@temporalio/client';
 
 /** The client's retrying of failed gRPC calls, and how to end it when the connection closes. */

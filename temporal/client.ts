@@ -21,10 +21,19 @@ export type TemporalClientHandle = {
  * `namespace`; `security` carries TLS and API key settings of an external cluster; with `tracing`,
  * the client's starts and signals carry the active trace context (temporal/tracing.ts).
  */
-export async function connectTemporal(options: { address: string; namespace: string; security?: TemporalSecurity; tracing?: Tracing | null }): Promise<TemporalClientHandle> {
+export async function connectTemporal(options: {
+  address: string;
+  namespace: string;
+  security?: TemporalSecurity;
+  tracing?: Tracing | null;
+}): Promise<TemporalClientHandle> {
   // Retries that stop at each call's deadline and end with the connection (temporal/bounded-retries.ts).
   const retries = boundedRetries();
-  const connection = await Connection.connect({ address: options.address, interceptors: [retries.interceptor], ...temporalConnectionOptions(options.security) }).catch((error: unknown) => {
+  const connection = await Connection.connect({
+    address: options.address,
+    interceptors: [retries.interceptor],
+    ...temporalConnectionOptions(options.security),
+  }).catch((error: unknown) => {
     retries.stop();
     throw error;
   });

@@ -36,7 +36,9 @@ describe('connection options for an external Temporal', () => {
   });
 
   it('refuses half a client pair and TLS settings without an address', () => {
-    expect(() => parseSettings({ TEMPORAL_ADDRESS: 'x:7233', TEMPORAL_TLS_CERT_FILE: 'c.pem' })).toThrow(/TEMPORAL_TLS_CERT_FILE and TEMPORAL_TLS_KEY_FILE go together/);
+    expect(() => parseSettings({ TEMPORAL_ADDRESS: 'x:7233', TEMPORAL_TLS_CERT_FILE: 'c.pem' })).toThrow(
+      /TEMPORAL_TLS_CERT_FILE and TEMPORAL_TLS_KEY_FILE go together/,
+    );
     expect(() => parseSettings({ TEMPORAL_API_KEY: 'k' })).toThrow(/set TEMPORAL_ADDRESS too/);
   });
 });

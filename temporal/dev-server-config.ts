@@ -26,7 +26,13 @@ export const DevServerConfig = v.strictObject({
   metricsPort: v.optional(listenPort),
   databaseFile: v.pipe(v.string(), v.nonEmpty()),
   // `--sqlite-pragma`: the CLI accepts journal_mode and synchronous only.
-  sqlitePragmas: v.optional(v.strictObject({ journal_mode: v.optional(v.picklist(['delete', 'truncate', 'persist', 'memory', 'wal', 'off'])), synchronous: v.optional(v.picklist(['off', 'normal', 'full', 'extra'])) }), {}),
+  sqlitePragmas: v.optional(
+    v.strictObject({
+      journal_mode: v.optional(v.picklist(['delete', 'truncate', 'persist', 'memory', 'wal', 'off'])),
+      synchronous: v.optional(v.picklist(['off', 'normal', 'full', 'extra'])),
+    }),
+    {},
+  ),
   searchAttributes: v.optional(v.record(identifier, v.picklist(searchAttributeTypes)), {}),
   dynamicConfig: v.optional(
     v.record(

@@ -94,7 +94,17 @@ export async function startDevServer(options: StartDevServerOptions): Promise<De
     const spawn = (at: DevServerListen) => {
       const host = urlHost(config.ip);
       const atUi = at.uiPort === null ? null : `http://${host}:${at.uiPort}`;
-      return spawnCli({ cliPath: cli.path, cliSource: cli.source, config, configFile, listen: at, address: `${host}:${at.port}`, uiUrl: atUi, dataDir, logger });
+      return spawnCli({
+        cliPath: cli.path,
+        cliSource: cli.source,
+        config,
+        configFile,
+        listen: at,
+        address: `${host}:${at.port}`,
+        uiUrl: atUi,
+        dataDir,
+        logger,
+      });
     };
     if (overrides.port !== 0) return spawn(listen);
     // Ports picked as free can be taken by another process before the server binds them (two
@@ -184,7 +194,10 @@ async function checkReusedServer(connection: Connection, config: DevServerConfig
     const fix = types.map(
       (type) =>
         `temporal operator search-attribute create --address ${address} --namespace ${config.namespace} --type ${type} ` +
-        missing.filter(([, t]) => t === type).map(([name]) => `--name ${name}`).join(' '),
+        missing
+          .filter(([, t]) => t === type)
+          .map(([name]) => `--name ${name}`)
+          .join(' '),
     );
     logger.warn('the reused temporal server lacks search attributes from temporal-dev.yaml; workflows that set them will fail', {
       address,

@@ -18,21 +18,23 @@ export function createTemporalRunStarter(options: { client: Client; taskQueue: s
       try {
         // Bounded: with Temporal unreachable the API answers anyway (the run is committed) and the
         // worker's reconciler starts the run once Temporal is back.
-        await withinDeadline(client, START_DEADLINE_MS, () => client.workflow.start(RUN_WORKFLOW_TYPE, {
-          workflowId: runWorkflowId(run.runId),
-          taskQueue,
-          args: [{ runId: run.runId }],
-          workflowIdConflictPolicy: 'USE_EXISTING',
-          // With a worker in this process on the same connection, the first workflow task comes
-          // back in the start response instead of through a poll (docs/decisions.md "Temporal").
-          requestEagerStart: options.eagerStart ?? false,
-          typedSearchAttributes: [
-            { key: keys.projectId, value: run.projectId },
-            { key: keys.sessionId, value: run.sessionId },
-            { key: keys.agentId, value: run.agentId },
-            { key: keys.runState, value: 'queued' },
-          ],
-        }));
+        await withinDeadline(client, START_DEADLINE_MS, () =>
+          client.workflow.start(RUN_WORKFLOW_TYPE, {
+            workflowId: runWorkflowId(run.runId),
+            taskQueue,
+            args: [{ runId: run.runId }],
+            workflowIdConflictPolicy: 'USE_EXISTING',
+            // With a worker in this process on the same connection, the first workflow task comes
+            // back in the start response instead of through a poll (docs/decisions.md "Temporal").
+            requestEagerStart: options.eagerStart ?? false,
+            typedSearchAttributes: [
+              { key: keys.projectId, value: run.projectId },
+              { key: keys.sessionId, value: run.sessionId },
+              { key: keys.agentId, value: run.agentId },
+              { key: keys.runState, value: 'queued' },
+            ],
+          }),
+        );
       } catch (error) {
         // A closed workflow with this id means the run already went through the runtime.
         if (error instanceof WorkflowExecutionAlreadyStartedError) return;

@@ -1,4 +1,11 @@
-import { ScheduleAlreadyRunning, ScheduleNotFoundError, type Client, type ScheduleOptionsAction, type ScheduleSpec, type ScheduleUpdateOptions } from '@temporalio/client';
+import {
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  type Client,
+  type ScheduleOptionsAction,
+  type ScheduleSpec,
+  type ScheduleUpdateOptions,
+} from '@temporalio/client';
 import type { Logger } from '../config/logger.ts';
 import { RUN_SEARCH_ATTRIBUTES } from '../domain/runs/workflow.ts';
 import {

@@ -53,7 +53,18 @@ function workflowSpanExporter(tracing: Tracing): InjectedSinks<OpenTelemetrySink
   return {
     export: {
       ...sink.export,
-      fn: (info, spans) => sink.export.fn({ workflowId: info.workflowId, runId: info.runId, workflowType: info.workflowType, taskQueue: info.taskQueue, namespace: info.namespace, attempt: info.attempt } as typeof info, spans),
+      fn: (info, spans) =>
+        sink.export.fn(
+          {
+            workflowId: info.workflowId,
+            runId: info.runId,
+            workflowType: info.workflowType,
+            taskQueue: info.taskQueue,
+            namespace: info.namespace,
+            attempt: info.attempt,
+          } as typeof info,
+          spans,
+        ),
     },
   };
 }

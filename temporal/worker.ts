@@ -1,14 +1,7 @@
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  NativeConnection,
-  Runtime,
-  Worker,
-  type LogLevel as TemporalLogLevel,
-  type LogMetadata,
-  type Logger as TemporalLogger,
-} from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker, type LogLevel as TemporalLogLevel, type LogMetadata, type Logger as TemporalLogger } from '@temporalio/worker';
 import type { Logger } from '../config/logger.ts';
 import type { TemporalSecurity } from '../config/settings.ts';
 import type { Tracing } from '../config/tracing.ts';
@@ -113,7 +106,10 @@ export function installWorkerRuntime(logger: Logger, options: { coreMetricsAddre
     // The SDK's own worker metrics (task slots, poll and schedule-to-start latencies, sticky cache)
     // from Core's Prometheus exporter, on a loopback address the operator port's `/metrics` reads.
     telemetryOptions: options.coreMetricsAddress
-      ? { logging, metrics: { prometheus: { bindAddress: options.coreMetricsAddress, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true } } }
+      ? {
+          logging,
+          metrics: { prometheus: { bindAddress: options.coreMetricsAddress, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true } },
+        }
       : { logging },
     // The process entry point owns SIGTERM/SIGINT (drain, then stop the dev server, then exit);
     // the Runtime's own handlers would race it.
@@ -158,4 +154,3 @@ export async function freeCoreMetricsAddress(): Promise<string> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return `127.0.0.1:${port}`;
 }
-

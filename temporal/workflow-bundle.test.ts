@@ -21,7 +21,10 @@ describe('the workflow bundle cache', () => {
     const workflowsPath = path.join(dir, 'workflows.ts');
     const helper = path.join(dir, 'greeting.ts');
     await writeFile(helper, "export const greeting = 'hello';\n");
-    await writeFile(workflowsPath, "import { sleep } from '@temporalio/workflow';\nimport { greeting } from './greeting.ts';\nexport async function greet(): Promise<string> { await sleep(1); return greeting; }\n");
+    await writeFile(
+      workflowsPath,
+      "import { sleep } from '@temporalio/workflow';\nimport { greeting } from './greeting.ts';\nexport async function greet(): Promise<string> { await sleep(1); return greeting; }\n",
+    );
     const cacheFile = path.join(dir, 'cache', 'bundle.json');
 
     const first = await loadWorkflowBundle({ workflowsPath, logger: silent, cacheFile });
@@ -42,7 +45,7 @@ describe('the workflow bundle cache', () => {
 
   it('bundles every time where the cache cannot be written', async () => {
     const workflowsPath = path.join(dir, 'plain.ts');
-    await writeFile(workflowsPath, "export async function plain(): Promise<number> { return 1; }\n");
+    await writeFile(workflowsPath, 'export async function plain(): Promise<number> { return 1; }\n');
     // A file where the cache directory should be: the write fails, the bundle is still served.
     const blocker = path.join(dir, 'blocker');
     await writeFile(blocker, '');

@@ -37,7 +37,11 @@ export async function loadWorkflowBundle(options: {
 
   // Module ids are relative to webpack's context, the working directory at bundling time.
   const context = process.cwd();
-  const bundle = await bundleWorkflowCode({ workflowsPath: options.workflowsPath, logger: options.logger, ...(interceptorModules.length > 0 ? { workflowInterceptorModules: interceptorModules } : {}) });
+  const bundle = await bundleWorkflowCode({
+    workflowsPath: options.workflowsPath,
+    logger: options.logger,
+    ...(interceptorModules.length > 0 ? { workflowInterceptorModules: interceptorModules } : {}),
+  });
   const files: Record<string, string> = {};
   for (const id of bundledModuleIds(bundle.code)) {
     const file = path.resolve(context, id);
@@ -51,8 +55,15 @@ export async function loadWorkflowBundle(options: {
     files[file] = hash;
   }
   // The bundler writes the entry module itself: its version is part of the key.
-  for (const file of [options.workflowsPath, ...interceptorModules, require.resolve('@temporalio/worker/package.json')]) files[file] ??= (await hashFile(file)) ?? '';
-  const entry: CachedBundle = { version: 1, workflowsPath: options.workflowsPath, ...(interceptorModules.length > 0 ? { interceptorModules } : {}), files, code: bundle.code };
+  for (const file of [options.workflowsPath, ...interceptorModules, require.resolve('@temporalio/worker/package.json')])
+    files[file] ??= (await hashFile(file)) ?? '';
+  const entry: CachedBundle = {
+    version: 1,
+    workflowsPath: options.workflowsPath,
+    ...(interceptorModules.length > 0 ? { interceptorModules } : {}),
+    files,
+    code: bundle.code,
+  };
   await writeCached(cacheFile, entry).catch((error: unknown) => {
     options.logger.debug('workflow bundle not cached', { cacheFile, error: String(error) });
   });
@@ -90,7 +101,9 @@ async function writeCached(cacheFile: string, entry: CachedBundle): Promise<void
 
 async function hashFile(file: string): Promise<string | null> {
   try {
-    return createHash('sha256').update(await readFile(file)).digest('base64url');
+    return createHash('sha256')
+      .update(await readFile(file))
+      .digest('base64url');
   } catch {
     return null;
   }

@@ -48,10 +48,14 @@ function importsOf(file: string): Import[] {
   const found: Import[] = [];
   for (const match of text.matchAll(/^\s*(import|export)\s+(type\s+)?([^'";]*?)from\s+['"]([^'"]+)['"]/gm)) {
     // The value names an import brings (`{ a, b as c, type D }` → a, b).
-    const names = [...(/\{([^}]*)\}/.exec(match[3]!)?.[1] ?? '').split(',')].map((name) => name.trim()).filter((name) => name && !name.startsWith('type ')).map((name) => name.split(/\s+as\s+/)[0]!.trim());
+    const names = [...(/\{([^}]*)\}/.exec(match[3]!)?.[1] ?? '').split(',')]
+      .map((name) => name.trim())
+      .filter((name) => name && !name.startsWith('type '))
+      .map((name) => name.split(/\s+as\s+/)[0]!.trim());
     found.push({ file: path.relative(root, file), from, to: match[4]!, typeOnly: Boolean(match[2]), names });
   }
-  for (const match of text.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm)) found.push({ file: path.relative(root, file), from, to: match[1]!, typeOnly: false, names: [] });
+  for (const match of text.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm))
+    found.push({ file: path.relative(root, file), from, to: match[1]!, typeOnly: false, names: [] });
   return found;
 }
 
@@ -99,7 +103,7 @@ describe('layer boundaries', () => {
     expect(violations.map((entry) => `${entry.file} imports ${entry.to}`)).toEqual([]);
   });
 
-  it('adapters/ touch no database and no Temporal: they speak other systems\' wire protocols and keep no state of ours', () => {
+  it("adapters/ touch no database and no Temporal: they speak other systems' wire protocols and keep no state of ours", () => {
     const adapters = imports.filter((entry) => entry.from === 'adapters');
     expect(adapters.length).toBeGreaterThan(0);
     const stateful = /^(drizzle-orm|postgres|@electric-sql\/pglite|@temporalio\/)/;
@@ -107,7 +111,7 @@ describe('layer boundaries', () => {
     expect(violations.map((entry) => `${entry.file} imports ${entry.to}`)).toEqual([]);
   });
 
-  it('only adapters/ speak other systems\' wire protocols: no S3, MCP, OpenID or raw HTTP client library elsewhere', () => {
+  it("only adapters/ speak other systems' wire protocols: no S3, MCP, OpenID or raw HTTP client library elsewhere", () => {
     const wire = /^(@aws-sdk\/|@modelcontextprotocol\/sdk|openid-client$|undici$)/;
     const violations = imports.filter((entry) => entry.from !== 'adapters' && wire.test(entry.to));
     expect(imports.filter((entry) => entry.from === 'adapters' && wire.test(entry.to)).length).toBeGreaterThan(3);
@@ -118,7 +122,9 @@ describe('layer boundaries', () => {
     // services/README.md: a plane imports its own and lower planes only, type imports included.
     const planes = servicesImports.map((entry) => ({ ...entry, fromPlane: planeOf(entry.fromFile), toPlane: planeOf(entry.target) }));
     expect(new Set(planes.map((entry) => entry.fromPlane))).toEqual(new Set([...PLANES, 'compat-anthropic']));
-    const upward = planes.filter((entry) => PLANES.includes(entry.fromPlane) && PLANES.includes(entry.toPlane) && PLANES.indexOf(entry.toPlane) > PLANES.indexOf(entry.fromPlane));
+    const upward = planes.filter(
+      (entry) => PLANES.includes(entry.fromPlane) && PLANES.includes(entry.toPlane) && PLANES.indexOf(entry.toPlane) > PLANES.indexOf(entry.fromPlane),
+    );
     expect(upward.map((entry) => `${entry.file} imports ${entry.to}`)).toEqual([]);
     // The Anthropic-compatible module builds on the planes; no plane imports it.
     const intoCompat = planes.filter((entry) => entry.toPlane === 'compat-anthropic' && entry.fromPlane !== 'compat-anthropic');
@@ -147,7 +153,9 @@ describe('layer boundaries', () => {
       const file = path.resolve(root, path.dirname(entry.file), entry.to);
       const text = readFileSync(file, 'utf8');
       for (const name of entry.names) {
-        const declared = new RegExp(`export\\s+(?:async\\s+)?function\\s+${name}\\s*(?:<[^>]*>)?\\s*\\(\\s*([^,)]*)`).exec(text) ?? new RegExp(`export\\s+const\\s+${name}\\s*=\\s*(?:async\\s*)?\\(\\s*([^,)]*)`).exec(text);
+        const declared =
+          new RegExp(`export\\s+(?:async\\s+)?function\\s+${name}\\s*(?:<[^>]*>)?\\s*\\(\\s*([^,)]*)`).exec(text) ??
+          new RegExp(`export\\s+const\\s+${name}\\s*=\\s*(?:async\\s*)?\\(\\s*([^,)]*)`).exec(text);
         const first = declared?.[1]?.trim() ?? '';
         if (/^(ctx|tx|db)\??\s*:/.test(first)) positional.add(`${path.relative(root, file)}#${name}`);
       }

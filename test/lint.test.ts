@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ESLint } from 'eslint';
@@ -13,7 +15,9 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 it('lints clean: eslint .', async () => {
   const results = await new ESLint({ cwd: root }).lintFiles(['.']);
   const findings = results.flatMap((result) =>
-    result.messages.map((message) => `${path.relative(root, result.filePath)}:${message.line}:${message.column} ${message.ruleId ?? 'parse'} ${message.message.split('\n')[0]}`),
+    result.messages.map(
+      (message) => `${path.relative(root, result.filePath)}:${message.line}:${message.column} ${message.ruleId ?? 'parse'} ${message.message.split('\n')[0]}`,
+    ),
   );
   expect(findings).toEqual([]);
   // Nothing silently skipped: the service, the client and the browser console were all linted.
@@ -21,3 +25,15 @@ it('lints clean: eslint .', async () => {
   expect([...linted]).toEqual(expect.arrayContaining(['api', 'services', 'processes', 'adapters', 'workflows', 'activities', 'client', 'console', 'test']));
   // A ceiling, not a bound: 161 s on a quiet 2-core host, past 300 s with other test runs beside it.
 }, 900_000);
+
+/**
+ * The whole tree is formatted by Prettier (.prettierrc.json; .prettierignore says what it leaves
+ * alone): `prettier --list-different .` names every file that is not, so CI fails on it.
+ */
+it('is formatted: prettier --list-different .', () => {
+  const prettier = createRequire(import.meta.url).resolve('prettier/bin/prettier.cjs');
+  const run = spawnSync(process.execPath, [prettier, '--list-different', '.'], { cwd: root, encoding: 'utf8' });
+  expect(run.stderr).toBe('');
+  expect(run.stdout.split('\n').filter(Boolean), 'format them: npx prettier --write .').toEqual([]);
+  expect(run.status).toBe(0);
+}, 300_000);

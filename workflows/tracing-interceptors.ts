@@ -22,5 +22,9 @@ import { RUN_WORKFLOW_TYPE } from '../domain/runs/workflow.ts';
  */
 export const interceptors = (): WorkflowInterceptors =>
   workflowInfo().workflowType === RUN_WORKFLOW_TYPE
-    ? { inbound: [new OpenTelemetryInboundInterceptor()], outbound: [new OpenTelemetryOutboundInterceptor()], internals: [new OpenTelemetryInternalsInterceptor()] }
+    ? {
+        inbound: [new OpenTelemetryInboundInterceptor()],
+        outbound: [new OpenTelemetryOutboundInterceptor()],
+        internals: [new OpenTelemetryInternalsInterceptor()],
+      }
     : {};

@@ -13,7 +13,10 @@ describe('platform tool modules (SVC_PLATFORM_TOOL_MODULES)', () => {
     expect(problems).toEqual([]);
     expect(Object.keys(handlers).sort()).toEqual(['always_fails', 'http_get', 'word_count']);
     expect(await handlers.word_count!({ ...call, arguments: { text: 'three short words' } })).toEqual({ status: 'success', value: { words: 3, runId: 'r1' } });
-    expect(await handlers.word_count!({ ...call, arguments: { text: 3 } })).toEqual({ status: 'failure', message: "The arguments do not match word_count's input schema: /text must be string" });
+    expect(await handlers.word_count!({ ...call, arguments: { text: 3 } })).toEqual({
+      status: 'failure',
+      message: "The arguments do not match word_count's input schema: /text must be string",
+    });
     expect(await handlers.always_fails!({ ...call, arguments: {} })).toEqual({ status: 'failure', message: 'the module says no' });
   });
 
@@ -43,7 +46,12 @@ describe('builtin:http_get', () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/page`;
     try {
       await expect(httpGetTool({ allowPrivateNetwork: false }).handler({ url }, call)).rejects.toThrow('the address is not allowed: loopback address');
-      expect(await httpGetTool({ allowPrivateNetwork: true }).handler({ url }, call)).toEqual({ status: 200, contentType: 'text/plain', text: 'hello from the page', truncated: false });
+      expect(await httpGetTool({ allowPrivateNetwork: true }).handler({ url }, call)).toEqual({
+        status: 200,
+        contentType: 'text/plain',
+        text: 'hello from the page',
+        truncated: false,
+      });
       await expect(httpGetTool({ allowPrivateNetwork: true }).handler({ url: 'file:///etc/passwd' }, call)).rejects.toThrow('url must use http or https');
     } finally {
       server.close();

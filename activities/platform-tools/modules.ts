@@ -37,7 +37,10 @@ const PLATFORM_NAMES = new Set([...RESERVED_TOOL_NAMES, ...Object.values(SANDBOX
  * input schema that does not compile); the caller refuses to start on any. The handlers
  * validate their input against the tool's schema before calling it.
  */
-export async function loadPlatformToolModules(entries: readonly string[], options: BuiltInOptions & { cwd: string }): Promise<{ handlers: Record<string, PlatformToolHandler>; problems: string[] }> {
+export async function loadPlatformToolModules(
+  entries: readonly string[],
+  options: BuiltInOptions & { cwd: string },
+): Promise<{ handlers: Record<string, PlatformToolHandler>; problems: string[] }> {
   const handlers: Record<string, PlatformToolHandler> = {};
   const problems: string[] = [];
   const origin = new Map<string, string>();
@@ -46,7 +49,11 @@ export async function loadPlatformToolModules(entries: readonly string[], option
     if (entry.startsWith('builtin:')) {
       const make = BUILT_IN_MODULES[entry.slice('builtin:'.length)];
       if (!make) {
-        problems.push(`SVC_PLATFORM_TOOL_MODULES: "${entry}" is not a built-in (known: ${Object.keys(BUILT_IN_MODULES).map((name) => `builtin:${name}`).join(', ')})`);
+        problems.push(
+          `SVC_PLATFORM_TOOL_MODULES: "${entry}" is not a built-in (known: ${Object.keys(BUILT_IN_MODULES)
+            .map((name) => `builtin:${name}`)
+            .join(', ')})`,
+        );
         continue;
       }
       tools = make(options);
@@ -65,12 +72,15 @@ export async function loadPlatformToolModules(entries: readonly string[], option
     }
     tools.forEach((tool: Partial<PlatformToolModuleTool>, index) => {
       const where = `SVC_PLATFORM_TOOL_MODULES: "${entry}" tool ${index}`;
-      if (typeof tool?.name !== 'string' || !TOOL_NAME_PATTERN.test(tool.name)) return problems.push(`${where}: name must be 1-200 letters, digits, "_" and "-", starting with a letter or "_"`);
+      if (typeof tool?.name !== 'string' || !TOOL_NAME_PATTERN.test(tool.name))
+        return problems.push(`${where}: name must be 1-200 letters, digits, "_" and "-", starting with a letter or "_"`);
       const name = tool.name;
-      if (PLATFORM_NAMES.has(name.toLowerCase()) || name.toLowerCase().startsWith(MCP_TOOL_PREFIX)) return problems.push(`${where}: "${name}" is a name the platform's own tools use`);
+      if (PLATFORM_NAMES.has(name.toLowerCase()) || name.toLowerCase().startsWith(MCP_TOOL_PREFIX))
+        return problems.push(`${where}: "${name}" is a name the platform's own tools use`);
       if (origin.has(name)) return problems.push(`${where}: "${name}" is already registered by "${origin.get(name)}"`);
       if (typeof tool.handler !== 'function') return problems.push(`${where} ("${name}"): handler must be an async function`);
-      if (tool.inputSchema === null || typeof tool.inputSchema !== 'object' || Array.isArray(tool.inputSchema)) return problems.push(`${where} ("${name}"): inputSchema must be a JSON Schema object`);
+      if (tool.inputSchema === null || typeof tool.inputSchema !== 'object' || Array.isArray(tool.inputSchema))
+        return problems.push(`${where} ("${name}"): inputSchema must be a JSON Schema object`);
       let validate: ValidateFunction;
       try {
         validate = ajv.compile(tool.inputSchema);
@@ -89,7 +99,10 @@ function wrap(tool: PlatformToolModuleTool, validate: ValidateFunction): Platfor
   return async ({ arguments: input, runId, toolCallId, signal }) => {
     if (!validate(input)) {
       const error = validate.errors?.[0];
-      return { status: 'failure', message: `The arguments do not match ${tool.name}'s input schema: ${error?.instancePath || '/'} ${error?.message ?? 'is invalid'}` };
+      return {
+        status: 'failure',
+        message: `The arguments do not match ${tool.name}'s input schema: ${error?.instancePath || '/'} ${error?.message ?? 'is invalid'}`,
+      };
     }
     try {
       return { status: 'success', value: (await tool.handler(input as Record<string, unknown>, { signal, runId, toolCallId })) ?? null };

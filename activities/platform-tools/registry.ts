@@ -38,7 +38,9 @@ export type PlatformToolRegistry = {
 export const fromAnswer = (answer: PlatformToolAnswer): PlatformToolResult =>
   answer.status === 'success' ? { outcome: answer } : { outcome: { status: 'failure', code: 'platform_tool_failed', message: answer.message.slice(0, 2000) } };
 
-export function createPlatformToolRegistry(input: { handlers?: Record<string, PlatformToolHandler>; builtIns?: BuiltInPlatformTool[] } = {}): PlatformToolRegistry {
+export function createPlatformToolRegistry(
+  input: { handlers?: Record<string, PlatformToolHandler>; builtIns?: BuiltInPlatformTool[] } = {},
+): PlatformToolRegistry {
   const handlers = new Map(Object.entries(input.handlers ?? {}));
   const builtIns = input.builtIns ?? [];
   return {
@@ -59,7 +61,12 @@ export function createPlatformToolRegistry(input: { handlers?: Record<string, Pl
  */
 function traced(run: PlatformToolRunner): PlatformToolRunner {
   return (call) => {
-    const attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.toolName, 'gen_ai.tool.call.id': call.toolCallId, 'agent_runtime.run_id': call.runId };
+    const attributes = {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': call.toolName,
+      'gen_ai.tool.call.id': call.toolCallId,
+      'agent_runtime.run_id': call.runId,
+    };
     return withSpan(`execute_tool ${call.toolName}`, { attributes }, async (span) => {
       const result = await run(call);
       if (result.outcome.status === 'failure') markFailed(span, result.outcome.code);

@@ -17,6 +17,11 @@ export function networkOf(target: RunSandbox): SandboxNetwork {
 export type TargetExecOptions = Pick<ExecRequest, 'stdin' | 'timeoutMs' | 'maxOutputBytes' | 'stdoutEncoding'>;
 
 /** One command in the session's sandbox under its snapshot and network policy. */
-export function execInTarget(deps: { driver: LocalSandboxDriver; snapshots: ReadonlyMap<string, Snapshot> }, target: RunSandbox, argv: string[], options: TargetExecOptions): Promise<ExecResult> {
+export function execInTarget(
+  deps: { driver: LocalSandboxDriver; snapshots: ReadonlyMap<string, Snapshot> },
+  target: RunSandbox,
+  argv: string[],
+  options: TargetExecOptions,
+): Promise<ExecResult> {
   return deps.driver.exec({ sandboxId: target.sandbox.id, snapshot: snapshotOf(deps.snapshots, target), argv, network: networkOf(target), ...options });
 }

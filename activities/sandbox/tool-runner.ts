@@ -28,19 +28,36 @@ type ToolRun = { value: ToolValue; safeCommand: Record<string, unknown>; safeRes
  * call is recorded in `sandbox_commands` with a bounded `safeCommand`/`safeResult`; a retried
  * activity reuses a completed command's result rather than running it twice.
  */
-export function createSandboxToolRunner(deps: { system: () => ServiceContext; driver: LocalSandboxDriver; browsers: SandboxBrowsers; snapshots: ReadonlyMap<string, Snapshot> }) {
+export function createSandboxToolRunner(deps: {
+  system: () => ServiceContext;
+  driver: LocalSandboxDriver;
+  browsers: SandboxBrowsers;
+  snapshots: ReadonlyMap<string, Snapshot>;
+}) {
   /** The browser tools: one Chromium per sandbox, in the same isolation and network policy. */
-  const browse = (toolName: 'browser_navigate' | 'browser_snapshot' | 'browser_interact') => async (target: RunSandbox, args: Record<string, unknown>): Promise<ToolRun> => {
-    const safeCommand = {
-      tool: toolName,
-      ...(typeof args.url === 'string' ? { url: cut(args.url, 500) } : {}),
-      ...(typeof args.action === 'string' ? { action: args.action, ref: String(args.ref ?? '') } : {}),
+  const browse =
+    (toolName: 'browser_navigate' | 'browser_snapshot' | 'browser_interact') =>
+    async (target: RunSandbox, args: Record<string, unknown>): Promise<ToolRun> => {
+      const safeCommand = {
+        tool: toolName,
+        ...(typeof args.url === 'string' ? { url: cut(args.url, 500) } : {}),
+        ...(typeof args.action === 'string' ? { action: args.action, ref: String(args.ref ?? '') } : {}),
+      };
+      const result = await deps.browsers.run({
+        sandboxId: target.sandbox.id,
+        snapshot: snapshotOf(deps.snapshots, target),
+        network: networkOf(target),
+        toolName,
+        args,
+      });
+      if (!result.ok) return { value: {}, safeCommand, safeResult: { ok: false }, failure: result.message };
+      const { url, title, status } = result.value as { url?: unknown; title?: unknown; status?: unknown };
+      return {
+        value: result.value,
+        safeCommand,
+        safeResult: { ok: true, url, title: typeof title === 'string' ? cut(title, 300) : title, ...(status !== undefined ? { status } : {}) },
+      };
     };
-    const result = await deps.browsers.run({ sandboxId: target.sandbox.id, snapshot: snapshotOf(deps.snapshots, target), network: networkOf(target), toolName, args });
-    if (!result.ok) return { value: {}, safeCommand, safeResult: { ok: false }, failure: result.message };
-    const { url, title, status } = result.value as { url?: unknown; title?: unknown; status?: unknown };
-    return { value: result.value, safeCommand, safeResult: { ok: true, url, title: typeof title === 'string' ? cut(title, 300) : title, ...(status !== undefined ? { status } : {}) } };
-  };
 
   const exec = (target: RunSandbox, argv: string[], options: TargetExecOptions) => execInTarget(deps, target, argv, options);
 
@@ -54,15 +71,26 @@ export function createSandboxToolRunner(deps: { system: () => ServiceContext; dr
       const limit = typeof args.limit === 'number' ? args.limit : lines.length;
       lines = lines.slice(offset - 1, offset - 1 + limit);
       const content = lines.join('\n');
-      return { value: { path: file, content, truncated: result.stdoutTruncated }, safeCommand: { tool: 'read', path: file }, safeResult: { exitCode: 0, bytes: Buffer.byteLength(content), truncated: result.stdoutTruncated } };
+      return {
+        value: { path: file, content, truncated: result.stdoutTruncated },
+        safeCommand: { tool: 'read', path: file },
+        safeResult: { exitCode: 0, bytes: Buffer.byteLength(content), truncated: result.stdoutTruncated },
+      };
     },
     async write(target, args) {
       const file = workspacePath(args.path);
       const content = String(args.content ?? '');
-      const result = await exec(target, ['bash', '-c', 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"', 'write', file], { stdin: content, timeoutMs: FILE_TIMEOUT_MS });
+      const result = await exec(target, ['bash', '-c', 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"', 'write', file], {
+        stdin: content,
+        timeoutMs: FILE_TIMEOUT_MS,
+      });
       const safeCommand = { tool: 'write', path: file, bytes: Buffer.byteLength(content) };
       if (result.exitCode !== 0) return failed(safeCommand, result, `Cannot write ${file}: ${firstLine(result.stderr)}`);
-      return { value: { path: file, bytesWritten: Buffer.byteLength(content) }, safeCommand, safeResult: { exitCode: 0, bytesWritten: Buffer.byteLength(content) } };
+      return {
+        value: { path: file, bytesWritten: Buffer.byteLength(content) },
+        safeCommand,
+        safeResult: { exitCode: 0, bytesWritten: Buffer.byteLength(content) },
+      };
     },
     async edit(target, args) {
       const file = workspacePath(args.path);
@@ -74,7 +102,13 @@ export function createSandboxToolRunner(deps: { system: () => ServiceContext; dr
       const text = Buffer.from(current.stdout, 'base64').toString('utf8');
       const occurrences = text.split(oldText).length - 1;
       if (occurrences === 0) return { value: {}, safeCommand, safeResult: { replaced: 0 }, failure: `oldText was not found in ${file}` };
-      if (occurrences > 1 && args.replaceAll !== true) return { value: {}, safeCommand, safeResult: { replaced: 0, occurrences }, failure: `oldText occurs ${occurrences} times in ${file}; make it unique or set replaceAll` };
+      if (occurrences > 1 && args.replaceAll !== true)
+        return {
+          value: {},
+          safeCommand,
+          safeResult: { replaced: 0, occurrences },
+          failure: `oldText occurs ${occurrences} times in ${file}; make it unique or set replaceAll`,
+        };
       const next = args.replaceAll === true ? text.split(oldText).join(newText) : text.replace(oldText, () => newText);
       const written = await exec(target, ['bash', '-c', 'cat > "$1"', 'edit', file], { stdin: next, timeoutMs: FILE_TIMEOUT_MS });
       if (written.exitCode !== 0) return failed(safeCommand, written, `Cannot write ${file}: ${firstLine(written.stderr)}`);
@@ -92,7 +126,11 @@ export function createSandboxToolRunner(deps: { system: () => ServiceContext; dr
         truncated: result.stdoutTruncated || result.stderrTruncated,
         timedOut: result.timedOut,
         // The agent can recover by deleting files; the limit itself never moves.
-        ...(result.workspaceFullMb !== null ? { note: `The workspace is full: its disk limit is ${result.workspaceFullMb} MiB. Delete files you no longer need to free space, then run the command again.` } : {}),
+        ...(result.workspaceFullMb !== null
+          ? {
+              note: `The workspace is full: its disk limit is ${result.workspaceFullMb} MiB. Delete files you no longer need to free space, then run the command again.`,
+            }
+          : {}),
       };
       return { value, safeCommand: { tool: 'bash', command: cut(command) }, safeResult: safeProcessResult(result) };
     },
@@ -103,12 +141,22 @@ export function createSandboxToolRunner(deps: { system: () => ServiceContext; dr
       const result = await exec(target, argv, { timeoutMs: FILE_TIMEOUT_MS });
       const safeCommand = { tool: 'grep', pattern: cut(pattern), path: where };
       if (result.exitCode !== 0 && result.exitCode !== 1) return failed(safeCommand, result, `grep failed: ${firstLine(result.stderr)}`);
-      const matches = result.stdout.split('\n').filter((line) => line !== '').map((line) => line.replace(/^\.\//, ''));
-      return { value: { matches, truncated: result.stdoutTruncated }, safeCommand, safeResult: { exitCode: result.exitCode, matches: matches.length, truncated: result.stdoutTruncated } };
+      const matches = result.stdout
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => line.replace(/^\.\//, ''));
+      return {
+        value: { matches, truncated: result.stdoutTruncated },
+        safeCommand,
+        safeResult: { exitCode: result.exitCode, matches: matches.length, truncated: result.stdoutTruncated },
+      };
     },
     async glob(target, args) {
       const pattern = String(args.pattern ?? '');
-      const result = await exec(target, ['bash', '-c', `find . -path ./.svc -prune -o -type f -print | head -n ${LIST_MAX_FILES}`], { timeoutMs: FILE_TIMEOUT_MS, maxOutputBytes: 1024 * 1024 });
+      const result = await exec(target, ['bash', '-c', `find . -path ./.svc -prune -o -type f -print | head -n ${LIST_MAX_FILES}`], {
+        timeoutMs: FILE_TIMEOUT_MS,
+        maxOutputBytes: 1024 * 1024,
+      });
       const safeCommand = { tool: 'glob', pattern: cut(pattern) };
       if (result.exitCode !== 0) return failed(safeCommand, result, `Cannot list files: ${firstLine(result.stderr)}`);
       const files = result.stdout
@@ -139,7 +187,10 @@ export function createSandboxToolRunner(deps: { system: () => ServiceContext; dr
       } catch (error) {
         return { status: 'failure', message: (error as Error).message };
       }
-      const recorded = await beginSandboxCommand({ ctx, input: { sandbox: target.sandbox, runId: input.runId, toolCallId: input.toolCallId, toolName: input.toolName, safeCommand: safeCommandGuess } });
+      const recorded = await beginSandboxCommand({
+        ctx,
+        input: { sandbox: target.sandbox, runId: input.runId, toolCallId: input.toolCallId, toolName: input.toolName, safeCommand: safeCommandGuess },
+      });
       // A retried step whose command finished: its side effects happened once; reuse the answer
       // (browser state is best effort, so those steps simply run again).
       if (recorded.completedAt && (recorded.failure !== null || recorded.resultValue !== null)) {

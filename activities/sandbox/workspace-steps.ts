@@ -43,7 +43,8 @@ export function createWorkspaceSteps(deps: {
 }) {
   const { driver, keyring, storagePolicy } = deps;
 
-  const exec = (target: RunSandbox, argv: string[], stdin?: Uint8Array) => execInTarget(deps, target, argv, { timeoutMs: COPY_TIMEOUT_MS, ...(stdin ? { stdin } : {}) });
+  const exec = (target: RunSandbox, argv: string[], stdin?: Uint8Array) =>
+    execInTarget(deps, target, argv, { timeoutMs: COPY_TIMEOUT_MS, ...(stdin ? { stdin } : {}) });
 
   const readObject = async (provider: StorageProviderRow, key: string): Promise<Buffer> => {
     const client = s3ClientFor(provider, keyring, storagePolicy);
@@ -62,7 +63,10 @@ export function createWorkspaceSteps(deps: {
     const { backup, provider } = latestBackup;
     const archive = await readObject(provider, backup.archiveKey);
     if (verifyArchiveBytes(archive, { sizeBytes: backup.archiveSizeBytes, sha256: backup.archiveSha256 }) !== null) {
-      ctx.logger.warn('workspace backup failed verification; starting with an empty workspace', { sandboxId: target.sandbox.id, generation: backup.generation });
+      ctx.logger.warn('workspace backup failed verification; starting with an empty workspace', {
+        sandboxId: target.sandbox.id,
+        generation: backup.generation,
+      });
       return;
     }
     // tar runs inside the sandbox, so a hostile archive can only write where the sandbox can.
@@ -79,7 +83,10 @@ export function createWorkspaceSteps(deps: {
     if (reset.exitCode !== 0) throw new Error(`clearing the Skill files failed: ${reset.stderr.slice(0, 300)}`);
     if (inputs.skills.length === 0) return;
     for (const skill of inputs.skills) {
-      const files = [{ path: 'SKILL.md', bytes: Buffer.from(renderSkillMd(skill), 'utf8') }, ...skill.files.map((file) => ({ path: file.path, bytes: Buffer.from(file.dataBase64, 'base64') }))];
+      const files = [
+        { path: 'SKILL.md', bytes: Buffer.from(renderSkillMd(skill), 'utf8') },
+        ...skill.files.map((file) => ({ path: file.path, bytes: Buffer.from(file.dataBase64, 'base64') })),
+      ];
       for (const file of files) {
         const destination = `${SKILLS_WORKSPACE_DIR}/${skill.name}/${file.path}`;
         const written = await exec(inputs.target, ['bash', '-c', 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"', 'copy', destination], file.bytes);
@@ -99,7 +106,8 @@ export function createWorkspaceSteps(deps: {
       for (const { file, provider } of inputs.attachments) {
         const typeProblem = storedTypeProblem(file);
         if (typeProblem) return { ok: false, errorCode: 'attachment_integrity_failed', errorExplanation: `${typeProblem}.` };
-        if (!provider) return { ok: false, errorCode: 'attachment_unavailable', errorExplanation: `The storage connection holding "${file.filename}" no longer exists.` };
+        if (!provider)
+          return { ok: false, errorCode: 'attachment_unavailable', errorExplanation: `The storage connection holding "${file.filename}" no longer exists.` };
         let bytes: Buffer;
         try {
           bytes = await readObject(provider, file.objectKey);
@@ -107,7 +115,11 @@ export function createWorkspaceSteps(deps: {
           return { ok: false, errorCode: 'attachment_unavailable', errorExplanation: `"${file.filename}" could not be read from storage.` };
         }
         if (bytes.length !== file.sizeBytes || sha256Of(bytes) !== file.sha256) {
-          return { ok: false, errorCode: 'attachment_integrity_failed', errorExplanation: `"${file.filename}" in storage does not match the size and SHA-256 recorded when it was attached.` };
+          return {
+            ok: false,
+            errorCode: 'attachment_integrity_failed',
+            errorExplanation: `"${file.filename}" in storage does not match the size and SHA-256 recorded when it was attached.`,
+          };
         }
         const destination = attachmentWorkspacePath(runId, file.filename);
         const written = await exec(inputs.target, ['bash', '-c', 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"', 'copy', destination], bytes);

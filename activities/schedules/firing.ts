@@ -30,7 +30,11 @@ export type ScheduleActivityDeps = {
 export function createScheduleActivities(deps: ScheduleActivityDeps): ScheduleActivities {
   return {
     async fireSchedule(input) {
-      const result = await fireSchedule({ ctx: deps.system(), deps: deps.runs, input: { scheduleId: input.scheduleId, firingKey: input.firingKey, scheduledAt: new Date(input.scheduledAt) } });
+      const result = await fireSchedule({
+        ctx: deps.system(),
+        deps: deps.runs,
+        input: { scheduleId: input.scheduleId, firingKey: input.firingKey, scheduledAt: new Date(input.scheduledAt) },
+      });
       // Its row deleted, or its project with it: this Temporal Schedule is an orphan.
       if (result.kind === 'gone') await deps.scheduleBackend?.remove(input.scheduleId);
       return result;

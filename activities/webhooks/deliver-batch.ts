@@ -81,7 +81,10 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
     }
     const { attempt } = step;
     const record = async (result: AttemptResult, attemptedAt: Date): Promise<StepResult> => {
-      const { outcome, next } = await recordWebhookAttempt({ ctx, input: { webhookId, changeSequence: attempt.changeSequence, batchId: attempt.batch.id, attemptedAt, result } });
+      const { outcome, next } = await recordWebhookAttempt({
+        ctx,
+        input: { webhookId, changeSequence: attempt.changeSequence, batchId: attempt.batch.id, attemptedAt, result },
+      });
       const caughtUp = outcome.kind === 'delivered' && !outcome.more ? { projectId: attempt.webhook.projectId, position: attempt.batch.throughPosition } : null;
       return { outcome, caughtUp, next };
     };
@@ -91,7 +94,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
       secrets = attempt.sealedSecrets.map((sealed) => deps.keyring.decrypt(sealed, webhookCredentialAad(webhookId)));
       if (secrets.length === 0) throw new Error('no signing secret');
     } catch {
-      ctx.logger.warn('webhook signing secret cannot be decrypted with this worker\'s credential key', { webhookId });
+      ctx.logger.warn("webhook signing secret cannot be decrypted with this worker's credential key", { webhookId });
       countWebhookDelivery('signing_key_unavailable', null);
       return record({ kind: 'failure', errorCode: 'signing_key_unavailable', status: null, retryAfterMs: null }, ctx.clock.now());
     }
@@ -103,27 +106,37 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
     const activity = Context.current();
     const sendStarted = performance.now();
     const heartbeat = setInterval(() => activity.heartbeat(), HEARTBEAT_MS);
-    const outcome = await traceWebhookBatch(deps.runTraceContext, attempt, () => pinnedPost({
-      url: attempt.webhook.endpointUrl,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'agent-runtime-webhooks/1',
-        'webhook-id': attempt.batch.id,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': webhookSignatureHeader({ secrets, webhookId: attempt.batch.id, timestamp, body }),
-      },
-      body,
-      timeoutMs: REQUEST_TIMEOUT_MS,
-      allowPrivateNetwork: deps.allowPrivateNetwork,
-      ...(deps.lookup ? { lookup: deps.lookup } : {}),
-    })).finally(() => clearInterval(heartbeat));
+    const outcome = await traceWebhookBatch(deps.runTraceContext, attempt, () =>
+      pinnedPost({
+        url: attempt.webhook.endpointUrl,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'agent-runtime-webhooks/1',
+          'webhook-id': attempt.batch.id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': webhookSignatureHeader({ secrets, webhookId: attempt.batch.id, timestamp, body }),
+        },
+        body,
+        timeoutMs: REQUEST_TIMEOUT_MS,
+        allowPrivateNetwork: deps.allowPrivateNetwork,
+        ...(deps.lookup ? { lookup: deps.lookup } : {}),
+      }),
+    ).finally(() => clearInterval(heartbeat));
     const result = toAttemptResult(outcome);
-    countWebhookDelivery(result.kind === 'success' ? 'delivered' : result.kind === 'gone' ? 'endpoint_gone' : result.errorCode, (performance.now() - sendStarted) / 1000);
+    countWebhookDelivery(
+      result.kind === 'success' ? 'delivered' : result.kind === 'gone' ? 'endpoint_gone' : result.errorCode,
+      (performance.now() - sendStarted) / 1000,
+    );
     // A full batch leaves more waiting: the next goes at once.
     const gather = attempt.batch.events.length < MAX_BATCH_EVENTS ? deps.gatherMs - (performance.now() - sendStarted) : 0;
     if (result.kind === 'success' && gather > 0) await new Promise((resolve) => setTimeout(resolve, gather));
     if (result.kind !== 'success') {
-      ctx.logger.info('webhook delivery failed', { webhookId, batchId: attempt.batch.id, errorCode: result.kind === 'gone' ? 'endpoint_gone' : result.errorCode, status: outcome.kind === 'response' ? outcome.status : null });
+      ctx.logger.info('webhook delivery failed', {
+        webhookId,
+        batchId: attempt.batch.id,
+        errorCode: result.kind === 'gone' ? 'endpoint_gone' : result.errorCode,
+        status: outcome.kind === 'response' ? outcome.status : null,
+      });
     }
     return record(result, attemptedAt);
   };

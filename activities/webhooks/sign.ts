@@ -9,6 +9,11 @@ import { signingKeyBase64 } from '../../domain/webhooks/signing-secret.ts';
 export function webhookSignatureHeader(input: { secrets: string[]; webhookId: string; timestamp: number; body: string }): string {
   const content = `${input.webhookId}.${input.timestamp}.${input.body}`;
   return input.secrets
-    .map((secret) => `v1,${createHmac('sha256', Buffer.from(signingKeyBase64(secret), 'base64')).update(content, 'utf8').digest('base64')}`)
+    .map(
+      (secret) =>
+        `v1,${createHmac('sha256', Buffer.from(signingKeyBase64(secret), 'base64'))
+          .update(content, 'utf8')
+          .digest('base64')}`,
+    )
     .join(' ');
 }

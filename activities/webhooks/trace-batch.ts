@@ -20,7 +20,9 @@ const MAX_LINKED_RUNS = 32;
 export async function traceWebhookBatch<T>(lookup: RunTraceContextLookup | undefined, attempt: WebhookAttempt, send: () => Promise<T>): Promise<T> {
   if (!lookup) return send();
   const runIds = [...new Set(attempt.batch.events.map(runIdOf).filter((id): id is string => id !== null))].slice(0, MAX_LINKED_RUNS);
-  const runContexts = (await Promise.all(runIds.map((runId) => lookup(runId)))).filter((found): found is SpanContext => found !== null && isSpanContextValid(found));
+  const runContexts = (await Promise.all(runIds.map((runId) => lookup(runId)))).filter(
+    (found): found is SpanContext => found !== null && isSpanContextValid(found),
+  );
   const activity = trace.getActiveSpan()?.spanContext();
   const ownLink: Link[] = activity && isSpanContextValid(activity) ? [{ context: activity }] : [];
   const single = runIds.length === 1 && runContexts.length === 1;

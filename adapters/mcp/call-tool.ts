@@ -10,10 +10,22 @@ export type { CallToolResult };
  * transport and the server's host; a failure's kind, or `tool_error` for a result flagged
  * `isError`), never the arguments, the result or the credential.
  */
-export function callRemoteMcpTool(access: McpAccess, call: { name: string; arguments: Record<string, unknown> }): Promise<{ ok: true; value: CallToolResult } | { ok: false; failure: McpFailure }> {
-  const attributes = { 'mcp.method.name': 'tools/call', 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.name, 'agent_runtime.mcp.transport': access.transport, ...serverAttributes(access.endpointUrl) };
+export function callRemoteMcpTool(
+  access: McpAccess,
+  call: { name: string; arguments: Record<string, unknown> },
+): Promise<{ ok: true; value: CallToolResult } | { ok: false; failure: McpFailure }> {
+  const attributes = {
+    'mcp.method.name': 'tools/call',
+    'gen_ai.operation.name': 'execute_tool',
+    'gen_ai.tool.name': call.name,
+    'agent_runtime.mcp.transport': access.transport,
+    ...serverAttributes(access.endpointUrl),
+  };
   return withSpan(`tools/call ${call.name}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
-    const answer = await withMcpSession(access, (client, options) => client.callTool({ name: call.name, arguments: call.arguments }, undefined, options) as Promise<CallToolResult>);
+    const answer = await withMcpSession(
+      access,
+      (client, options) => client.callTool({ name: call.name, arguments: call.arguments }, undefined, options) as Promise<CallToolResult>,
+    );
     if (!answer.ok) markFailed(span, answer.failure.kind);
     else if (answer.value.isError === true) markFailed(span, 'tool_error');
     return answer;

@@ -42,7 +42,10 @@ const CLIENT_INFO = { name: 'agent-runtime-service', version: '0.1.0' };
  * policy), (3) adds the credential header, (4) refuses redirects, and (5) counts response bytes
  * against the limit. Failures come back as `McpFailure` with fixed phrases, never raw messages.
  */
-export async function withMcpSession<T>(access: McpAccess, work: (client: Client, options: { signal: AbortSignal; timeout: number }) => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; failure: McpFailure }> {
+export async function withMcpSession<T>(
+  access: McpAccess,
+  work: (client: Client, options: { signal: AbortSignal; timeout: number }) => Promise<T>,
+): Promise<{ ok: true; value: T } | { ok: false; failure: McpFailure }> {
   const endpoint = new URL(access.endpointUrl);
   const deadline = AbortSignal.timeout(access.timeoutMs);
   const signal = access.signal ? AbortSignal.any([deadline, access.signal]) : deadline;
@@ -88,10 +91,12 @@ export async function withMcpSession<T>(access: McpAccess, work: (client: Client
       await response.body?.cancel().catch(() => {});
       throw fail({ kind: 'response_too_large', limitBytes: access.maximumResponseBytes });
     }
-    const body = response.body ? countBytes(response.body as ReadableStream<Uint8Array>, (size) => {
-      bytesLeft -= size;
-      return bytesLeft >= 0 ? null : fail({ kind: 'response_too_large', limitBytes: access.maximumResponseBytes });
-    }) : null;
+    const body = response.body
+      ? countBytes(response.body as ReadableStream<Uint8Array>, (size) => {
+          bytesLeft -= size;
+          return bytesLeft >= 0 ? null : fail({ kind: 'response_too_large', limitBytes: access.maximumResponseBytes });
+        })
+      : null;
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers as unknown as Headers });
   };
 

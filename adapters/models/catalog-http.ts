@@ -70,7 +70,8 @@ export async function getVendorJson(request: VendorRequest, url: URL, headers: R
     throw new ProviderUnavailableError(request.providerType, 'provider_error', `the provider answered HTTP ${response.status}`, response.status);
   }
   const text = await response.text();
-  if (text.length > MAX_BODY_BYTES) throw new ProviderUnavailableError(request.providerType, 'provider_invalid_response', 'the provider answered too large a body');
+  if (text.length > MAX_BODY_BYTES)
+    throw new ProviderUnavailableError(request.providerType, 'provider_invalid_response', 'the provider answered too large a body');
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -94,7 +95,8 @@ async function isInvalidKeyAnswer(response: Response): Promise<boolean> {
 /** An array field of a vendor payload, or an invalid-response error. */
 export function arrayField(request: VendorRequest, body: unknown, field: string): unknown[] {
   const value = (body as Record<string, unknown> | null)?.[field];
-  if (!Array.isArray(value)) throw new ProviderUnavailableError(request.providerType, 'provider_invalid_response', `the provider's answer has no ${field} list`);
+  if (!Array.isArray(value))
+    throw new ProviderUnavailableError(request.providerType, 'provider_invalid_response', `the provider's answer has no ${field} list`);
   return value;
 }
 

@@ -44,7 +44,9 @@ export async function postStream(
   // Spec 3: each model attempt has a five-minute deadline, the whole stream included. The
   // activity normally passes its own signal; this ceiling applies regardless, so a hung vendor
   // cannot hold a worker slot forever.
-  const signal = request.signal ? AbortSignal.any([request.signal, AbortSignal.timeout(MODEL_ATTEMPT_DEADLINE_MS)]) : AbortSignal.timeout(MODEL_ATTEMPT_DEADLINE_MS);
+  const signal = request.signal
+    ? AbortSignal.any([request.signal, AbortSignal.timeout(MODEL_ATTEMPT_DEADLINE_MS)])
+    : AbortSignal.timeout(MODEL_ATTEMPT_DEADLINE_MS);
   let response: Response;
   try {
     response = await fetch(url, {
@@ -67,7 +69,9 @@ export async function postStream(
     if (text === null) throw tooLarge(request, status);
     const parsed = parseOrNull(text);
     if (parsed === null || typeof parsed !== 'object') {
-      throw modelError('provider_invalid_response', `The ${request.providerType} provider did not answer a JSON object (HTTP ${status})`, { httpStatus: status });
+      throw modelError('provider_invalid_response', `The ${request.providerType} provider did not answer a JSON object (HTTP ${status})`, {
+        httpStatus: status,
+      });
     }
     request.onStream?.({ kind: 'chunk' });
     return { kind: 'json', status, body: parsed };
@@ -138,7 +142,12 @@ async function readWhole(request: ModelRequest, signal: AbortSignal, response: R
 }
 
 /** The next piece of a body as text (the decoder's rest at its end); a broken connection is `provider_unreachable`. */
-async function readText(request: ModelRequest, signal: AbortSignal, reader: ReadableStreamDefaultReader<Uint8Array>, decoder: InstanceType<typeof TextDecoder>): Promise<{ text: string; done: boolean }> {
+async function readText(
+  request: ModelRequest,
+  signal: AbortSignal,
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  decoder: InstanceType<typeof TextDecoder>,
+): Promise<{ text: string; done: boolean }> {
   let chunk: ReadResult;
   try {
     chunk = await reader.read();
@@ -165,7 +174,8 @@ function parseOrNull(text: string): unknown {
 function transportError(request: ModelRequest, signal: AbortSignal, error: unknown, answering: boolean) {
   if (signal.aborted) {
     const reason = signal.reason as { name?: string } | undefined;
-    if (reason?.name === 'TimeoutError') return modelError('provider_timeout', `The ${request.providerType} provider did not answer before the attempt deadline`);
+    if (reason?.name === 'TimeoutError')
+      return modelError('provider_timeout', `The ${request.providerType} provider did not answer before the attempt deadline`);
     return modelError('provider_call_cancelled', `The ${request.providerType} call was cancelled`);
   }
   const cause = (error as { cause?: { code?: unknown } }).cause?.code ?? '';

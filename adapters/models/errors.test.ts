@@ -63,7 +63,11 @@ describe('streamError (an error event inside a 200 stream)', () => {
   ];
   it.each(cases)('%s %s (%s) → %s', (providerType, code, status, expected) => {
     const error = streamError(providerType as 'vendor_a', { message: 'vendor says no', code, status }, 'secret-key');
-    expect({ code: error.errorCode, retryable: error.retryable, status: error.httpStatus }).toEqual({ code: expected, retryable: MODEL_ERROR_CODES[expected as keyof typeof MODEL_ERROR_CODES], status });
+    expect({ code: error.errorCode, retryable: error.retryable, status: error.httpStatus }).toEqual({
+      code: expected,
+      retryable: MODEL_ERROR_CODES[expected as keyof typeof MODEL_ERROR_CODES],
+      status,
+    });
   });
 
   it('redacts the key, bounds the vendor text and drops it for a rejected credential', () => {

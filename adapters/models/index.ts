@@ -44,5 +44,8 @@ function storable(request: ModelRequest, result: ModelResult): ModelResult {
   const problem = unstorableJsonPart(result);
   if (!problem) return result;
   const where = problem.path.slice(0, 3).join('.');
-  throw modelError('provider_invalid_response', `The ${request.providerType} provider answered a result that cannot be stored: ${where} ${describeJsonProblem(problem)}`);
+  throw modelError(
+    'provider_invalid_response',
+    `The ${request.providerType} provider answered a result that cannot be stored: ${where} ${describeJsonProblem(problem)}`,
+  );
 }

@@ -11,7 +11,18 @@ import { buildVendorCRequest, parseVendorCResponse, VendorCStream } from './vend
 // Pure request/response mapping; the wire round trips live in test/integration/model-adapters.
 
 function request(providerType: ProviderType, overrides: Partial<ModelRequest> = {}): ModelRequest {
-  return { providerType, baseUrl: 'http://unused', apiKey: 'k', model: 'm', settings: null, routing: {}, systemPrompt: '', messages: [], tools: [], ...overrides };
+  return {
+    providerType,
+    baseUrl: 'http://unused',
+    apiKey: 'k',
+    model: 'm',
+    settings: null,
+    routing: {},
+    systemPrompt: '',
+    messages: [],
+    tools: [],
+    ...overrides,
+  };
 }
 
 const thrown = (fn: () => unknown) => {
@@ -25,7 +36,10 @@ const thrown = (fn: () => unknown) => {
 
 describe('vendor_a mapping', () => {
   it('applies defaults to omitted settings', () => {
-    expect(buildVendorARequest(request('vendor_a', { model: 'gpt-5.1' }))).toMatchObject({ reasoning: { effort: 'medium', summary: 'auto' }, text: { verbosity: 'medium' } });
+    expect(buildVendorARequest(request('vendor_a', { model: 'gpt-5.1' }))).toMatchObject({
+      reasoning: { effort: 'medium', summary: 'auto' },
+      text: { verbosity: 'medium' },
+    });
   });
 
   it('omits reasoning and verbosity for a non-reasoning model', () => {
@@ -60,7 +74,11 @@ describe('vendor_a mapping', () => {
     expect(parseVendorAResponse(request('vendor_a'), refusal)).toMatchObject({ text: 'I cannot help.', finishReason: 'content_filter' });
     const failed = { status: 'failed', error: { code: 'server_error', message: 'x' }, output: [], usage: { input_tokens: 5, output_tokens: 0 } };
     const error = thrown(() => parseVendorAResponse(request('vendor_a'), failed));
-    expect({ code: error.errorCode, retryable: error.retryable, usage: error.usage?.inputTokens }).toEqual({ code: 'provider_server_error', retryable: true, usage: 5 });
+    expect({ code: error.errorCode, retryable: error.retryable, usage: error.usage?.inputTokens }).toEqual({
+      code: 'provider_server_error',
+      retryable: true,
+      usage: 5,
+    });
   });
 });
 
@@ -86,7 +104,8 @@ describe('vendor_b mapping', () => {
 
 describe('vendor_c mapping', () => {
   it('maps effort onto levels (Gemini 3) and budgets (Gemini 2.5)', () => {
-    const config = (model: string, effort: string) => (buildVendorCRequest(request('vendor_c', { model, settings: { effort } })).generationConfig as any).thinkingConfig;
+    const config = (model: string, effort: string) =>
+      (buildVendorCRequest(request('vendor_c', { model, settings: { effort } })).generationConfig as any).thinkingConfig;
     expect(config('gemini-3-pro-preview', 'xhigh')).toEqual({ thinkingLevel: 'high', includeThoughts: true });
     expect(config('gemini-3-flash', 'medium')).toEqual({ thinkingLevel: 'medium', includeThoughts: true });
     expect(config('gemini-2.5-pro', 'xhigh')).toEqual({ thinkingBudget: 32768, includeThoughts: true });
@@ -111,17 +130,31 @@ describe('vendor_c mapping', () => {
   });
 
   it('synthesizes ids that are stable per response and differ across turns', () => {
-    const answer = { responseId: 'r1', candidates: [{ content: { parts: [{ functionCall: { name: 'f', args: {} } }, { functionCall: { name: 'g', args: {} } }] }, finishReason: 'STOP' }] };
+    const answer = {
+      responseId: 'r1',
+      candidates: [{ content: { parts: [{ functionCall: { name: 'f', args: {} } }, { functionCall: { name: 'g', args: {} } }] }, finishReason: 'STOP' }],
+    };
     const ids = (messages: ModelRequest['messages']) => parseVendorCResponse(request('vendor_c', { messages }), answer).toolCalls.map((call) => call.id);
     const first = ids([{ role: 'user', text: 'a' }]);
     expect(first).toEqual(ids([{ role: 'user', text: 'a' }]));
     expect(new Set(first).size).toBe(2);
-    expect(ids([{ role: 'user', text: 'a' }, { role: 'user', text: 'b' }])).not.toEqual(first);
+    expect(
+      ids([
+        { role: 'user', text: 'a' },
+        { role: 'user', text: 'b' },
+      ]),
+    ).not.toEqual(first);
   });
 
   it('a malformed function call is a retryable invalid response', () => {
-    const error = thrown(() => parseVendorCResponse(request('vendor_c'), { candidates: [{ content: { parts: [] }, finishReason: 'MALFORMED_FUNCTION_CALL' }] }));
-    expect({ code: error.errorCode, retryable: error.retryable, finish: error.providerFinishReason }).toEqual({ code: 'provider_invalid_response', retryable: true, finish: 'MALFORMED_FUNCTION_CALL' });
+    const error = thrown(() =>
+      parseVendorCResponse(request('vendor_c'), { candidates: [{ content: { parts: [] }, finishReason: 'MALFORMED_FUNCTION_CALL' }] }),
+    );
+    expect({ code: error.errorCode, retryable: error.retryable, finish: error.providerFinishReason }).toEqual({
+      code: 'provider_invalid_response',
+      retryable: true,
+      finish: 'MALFORMED_FUNCTION_CALL',
+    });
   });
 });
 
@@ -165,7 +198,9 @@ function assemble(make: (request: ModelRequest) => Assembler, base: ModelRequest
 }
 
 const sse = (events: Array<[string | null, unknown]>, lineEnd = '\n') =>
-  events.map(([name, data]) => `${name ? `event: ${name}${lineEnd}` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}${lineEnd}${lineEnd}`).join('');
+  events
+    .map(([name, data]) => `${name ? `event: ${name}${lineEnd}` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}${lineEnd}${lineEnd}`)
+    .join('');
 
 const failed = (fn: () => unknown) => {
   try {
@@ -209,7 +244,13 @@ describe('vendor_a stream (Responses API)', () => {
       { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Oslo"}', status: 'completed' },
     ],
     incomplete_details: null,
-    usage: { input_tokens: 50, input_tokens_details: { cached_tokens: 32 }, output_tokens: 10, output_tokens_details: { reasoning_tokens: 4 }, total_tokens: 60 },
+    usage: {
+      input_tokens: 50,
+      input_tokens_details: { cached_tokens: 32 },
+      output_tokens: 10,
+      output_tokens_details: { reasoning_tokens: 4 },
+      total_tokens: 60,
+    },
   };
   const pending = { ...response, status: 'in_progress', output: [], usage: null };
   const recorded = (final: [string, unknown]) =>
@@ -217,19 +258,51 @@ describe('vendor_a stream (Responses API)', () => {
       ['response.created', { type: 'response.created', sequence_number: 0, response: pending }],
       ['response.in_progress', { type: 'response.in_progress', sequence_number: 1, response: pending }],
       ['response.output_item.added', { type: 'response.output_item.added', sequence_number: 2, output_index: 0, item: { ...response.output[0], summary: [] } }],
-      ['response.reasoning_summary_text.delta', { type: 'response.reasoning_summary_text.delta', sequence_number: 3, item_id: 'rs_1', output_index: 0, summary_index: 0, delta: 'Weather tool.' }],
+      [
+        'response.reasoning_summary_text.delta',
+        { type: 'response.reasoning_summary_text.delta', sequence_number: 3, item_id: 'rs_1', output_index: 0, summary_index: 0, delta: 'Weather tool.' },
+      ],
       ['response.output_item.done', { type: 'response.output_item.done', sequence_number: 4, output_index: 0, item: response.output[0] }],
-      ['response.content_part.added', { type: 'response.content_part.added', sequence_number: 5, item_id: 'msg_1', output_index: 1, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }],
-      ['response.output_text.delta', { type: 'response.output_text.delta', sequence_number: 6, item_id: 'msg_1', output_index: 1, content_index: 0, delta: 'Let me ' }],
-      ['response.output_text.delta', { type: 'response.output_text.delta', sequence_number: 7, item_id: 'msg_1', output_index: 1, content_index: 0, delta: 'check Oslo.' }],
-      ['response.output_text.done', { type: 'response.output_text.done', sequence_number: 8, item_id: 'msg_1', output_index: 1, content_index: 0, text: 'Let me check Oslo.' }],
-      ['response.function_call_arguments.delta', { type: 'response.function_call_arguments.delta', sequence_number: 9, item_id: 'fc_1', output_index: 2, delta: '{"city":' }],
-      ['response.function_call_arguments.delta', { type: 'response.function_call_arguments.delta', sequence_number: 10, item_id: 'fc_1', output_index: 2, delta: '"Oslo"}' }],
+      [
+        'response.content_part.added',
+        {
+          type: 'response.content_part.added',
+          sequence_number: 5,
+          item_id: 'msg_1',
+          output_index: 1,
+          content_index: 0,
+          part: { type: 'output_text', text: '', annotations: [] },
+        },
+      ],
+      [
+        'response.output_text.delta',
+        { type: 'response.output_text.delta', sequence_number: 6, item_id: 'msg_1', output_index: 1, content_index: 0, delta: 'Let me ' },
+      ],
+      [
+        'response.output_text.delta',
+        { type: 'response.output_text.delta', sequence_number: 7, item_id: 'msg_1', output_index: 1, content_index: 0, delta: 'check Oslo.' },
+      ],
+      [
+        'response.output_text.done',
+        { type: 'response.output_text.done', sequence_number: 8, item_id: 'msg_1', output_index: 1, content_index: 0, text: 'Let me check Oslo.' },
+      ],
+      [
+        'response.function_call_arguments.delta',
+        { type: 'response.function_call_arguments.delta', sequence_number: 9, item_id: 'fc_1', output_index: 2, delta: '{"city":' },
+      ],
+      [
+        'response.function_call_arguments.delta',
+        { type: 'response.function_call_arguments.delta', sequence_number: 10, item_id: 'fc_1', output_index: 2, delta: '"Oslo"}' },
+      ],
       final,
     ]);
 
   it('assembles the same result as the non-streamed response; the text pieces are the deltas', () => {
-    const { result, texts } = assemble((r) => new VendorAStream(r), base, recorded(['response.completed', { type: 'response.completed', sequence_number: 11, response }]));
+    const { result, texts } = assemble(
+      (r) => new VendorAStream(r),
+      base,
+      recorded(['response.completed', { type: 'response.completed', sequence_number: 11, response }]),
+    );
     expect(result).toEqual(parseVendorAResponse(base, response));
     expect(texts).toEqual(['Let me ', 'check Oslo.']);
     expect(texts.join('')).toBe(result.text);
@@ -237,12 +310,16 @@ describe('vendor_a stream (Responses API)', () => {
 
   it('an incomplete or failed terminal event reads like the non-streamed body', () => {
     const incomplete = { ...response, status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } };
-    expect(assemble((r) => new VendorAStream(r), base, recorded(['response.incomplete', { type: 'response.incomplete', response: incomplete }])).result).toMatchObject({
+    expect(
+      assemble((r) => new VendorAStream(r), base, recorded(['response.incomplete', { type: 'response.incomplete', response: incomplete }])).result,
+    ).toMatchObject({
       finishReason: 'length',
       providerFinishReason: 'incomplete:max_output_tokens',
     });
     const failedResponse = { ...response, status: 'failed', error: { code: 'rate_limit_exceeded', message: 'x' } };
-    expect(failed(() => assemble((r) => new VendorAStream(r), base, recorded(['response.failed', { type: 'response.failed', response: failedResponse }])))).toMatchObject({
+    expect(
+      failed(() => assemble((r) => new VendorAStream(r), base, recorded(['response.failed', { type: 'response.failed', response: failedResponse }]))),
+    ).toMatchObject({
       code: 'provider_rate_limited',
       retryable: true,
     });
@@ -260,10 +337,21 @@ describe('vendor_a stream (Responses API)', () => {
 
   it('error events map like the HTTP answers they stand for; a stream without its terminal event is incomplete', () => {
     const error = (data: unknown) => failed(() => assemble((r) => new VendorAStream(r), base, sse([['error', data]])));
-    expect(error({ type: 'error', code: 'rate_limit_exceeded', message: 'Slow down', param: null })).toMatchObject({ code: 'provider_rate_limited', retryable: true });
-    expect(error({ type: 'error', code: 'insufficient_quota', message: 'Quota', param: null })).toMatchObject({ code: 'provider_quota_exhausted', retryable: false });
-    expect(error({ type: 'error', code: null, message: 'The server had an error', param: null })).toMatchObject({ code: 'provider_server_error', retryable: true });
-    expect(failed(() => assemble((r) => new VendorAStream(r), base, sse([[null, { error: { message: 'The server had an error', type: 'server_error' } }]])))).toMatchObject({
+    expect(error({ type: 'error', code: 'rate_limit_exceeded', message: 'Slow down', param: null })).toMatchObject({
+      code: 'provider_rate_limited',
+      retryable: true,
+    });
+    expect(error({ type: 'error', code: 'insufficient_quota', message: 'Quota', param: null })).toMatchObject({
+      code: 'provider_quota_exhausted',
+      retryable: false,
+    });
+    expect(error({ type: 'error', code: null, message: 'The server had an error', param: null })).toMatchObject({
+      code: 'provider_server_error',
+      retryable: true,
+    });
+    expect(
+      failed(() => assemble((r) => new VendorAStream(r), base, sse([[null, { error: { message: 'The server had an error', type: 'server_error' } }]]))),
+    ).toMatchObject({
       code: 'provider_server_error',
       retryable: true,
     });
@@ -271,9 +359,13 @@ describe('vendor_a stream (Responses API)', () => {
       code: 'provider_rejected_request',
       retryable: false,
     });
-    const truncated = failed(() => assemble((r) => new VendorAStream(r), base, recorded(['response.in_progress', { type: 'response.in_progress', response: pending }])));
+    const truncated = failed(() =>
+      assemble((r) => new VendorAStream(r), base, recorded(['response.in_progress', { type: 'response.in_progress', response: pending }])),
+    );
     expect(truncated).toMatchObject({ code: 'provider_invalid_response', retryable: true });
-    expect(failed(() => assemble((r) => new VendorAStream(r), base, 'data: {"type": "response.output_text.delta", "delta": "cut\n\n'))).toMatchObject({ code: 'provider_invalid_response' });
+    expect(failed(() => assemble((r) => new VendorAStream(r), base, 'data: {"type": "response.output_text.delta", "delta": "cut\n\n'))).toMatchObject({
+      code: 'provider_invalid_response',
+    });
   });
 });
 
@@ -295,25 +387,26 @@ describe('vendor_b stream (Messages API)', () => {
   };
   const start = { ...message, content: [], stop_reason: null, usage: { ...message.usage, output_tokens: 2 } };
   const delta = (index: number, value: unknown) => ['content_block_delta', { type: 'content_block_delta', index, delta: value }] as [string, unknown];
-  const body = (end: Array<[string, unknown]>) => [
-    ['message_start', { type: 'message_start', message: start }],
-    ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '' } }],
-    ['ping', { type: 'ping' }],
-    delta(0, { type: 'thinking_delta', thinking: 'Check the' }),
-    delta(0, { type: 'thinking_delta', thinking: ' weather.' }),
-    delta(0, { type: 'signature_delta', signature: 'EqQBCgIYAhIM' }),
-    ['content_block_stop', { type: 'content_block_stop', index: 0 }],
-    ['content_block_start', { type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } }],
-    delta(1, { type: 'text_delta', text: 'Checking' }),
-    delta(1, { type: 'text_delta', text: ' Oslo.' }),
-    ['content_block_stop', { type: 'content_block_stop', index: 1 }],
-    ['content_block_start', { type: 'content_block_start', index: 2, content_block: { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: {} } }],
-    delta(2, { type: 'input_json_delta', partial_json: '' }),
-    delta(2, { type: 'input_json_delta', partial_json: '{"city": "Os' }),
-    delta(2, { type: 'input_json_delta', partial_json: 'lo", "days": [1, 2]}' }),
-    ['content_block_stop', { type: 'content_block_stop', index: 2 }],
-    ...end,
-  ] as Array<[string, unknown]>;
+  const body = (end: Array<[string, unknown]>) =>
+    [
+      ['message_start', { type: 'message_start', message: start }],
+      ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '' } }],
+      ['ping', { type: 'ping' }],
+      delta(0, { type: 'thinking_delta', thinking: 'Check the' }),
+      delta(0, { type: 'thinking_delta', thinking: ' weather.' }),
+      delta(0, { type: 'signature_delta', signature: 'EqQBCgIYAhIM' }),
+      ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+      ['content_block_start', { type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } }],
+      delta(1, { type: 'text_delta', text: 'Checking' }),
+      delta(1, { type: 'text_delta', text: ' Oslo.' }),
+      ['content_block_stop', { type: 'content_block_stop', index: 1 }],
+      ['content_block_start', { type: 'content_block_start', index: 2, content_block: { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: {} } }],
+      delta(2, { type: 'input_json_delta', partial_json: '' }),
+      delta(2, { type: 'input_json_delta', partial_json: '{"city": "Os' }),
+      delta(2, { type: 'input_json_delta', partial_json: 'lo", "days": [1, 2]}' }),
+      ['content_block_stop', { type: 'content_block_stop', index: 2 }],
+      ...end,
+    ] as Array<[string, unknown]>;
   const ending: Array<[string, unknown]> = [
     ['message_delta', { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 89 } }],
     ['message_stop', { type: 'message_stop' }],
@@ -327,13 +420,17 @@ describe('vendor_b stream (Messages API)', () => {
   });
 
   it('an error event maps like its HTTP status (overloaded like 529); a stream without message_stop is incomplete', () => {
-    const error = (type: string) => failed(() => assemble((r) => new VendorBStream(r), base, sse(body([['error', { type: 'error', error: { type, message: 'Overloaded' } }]]))));
+    const error = (type: string) =>
+      failed(() => assemble((r) => new VendorBStream(r), base, sse(body([['error', { type: 'error', error: { type, message: 'Overloaded' } }]]))));
     expect(error('overloaded_error')).toMatchObject({ code: 'provider_server_error', retryable: true });
     expect(error('api_error')).toMatchObject({ code: 'provider_server_error', retryable: true });
     expect(error('rate_limit_error')).toMatchObject({ code: 'provider_rate_limited', retryable: true });
     expect(error('invalid_request_error')).toMatchObject({ code: 'provider_rejected_request', retryable: false });
     expect(error('overloaded_error').message).toBe('The vendor_b provider reported an error in its stream (overloaded_error): Overloaded');
-    expect(failed(() => assemble((r) => new VendorBStream(r), base, sse(body([ending[0]!]))))).toMatchObject({ code: 'provider_invalid_response', retryable: true });
+    expect(failed(() => assemble((r) => new VendorBStream(r), base, sse(body([ending[0]!]))))).toMatchObject({
+      code: 'provider_invalid_response',
+      retryable: true,
+    });
   });
 });
 
@@ -356,7 +453,19 @@ describe('vendor_c stream (streamGenerateContent)', () => {
       [null, chunk([{ text: '', thoughtSignature: 'sig_text' }], { finishReason: 'STOP' }, finalUsage)],
     ]);
     const whole = {
-      candidates: [{ content: { parts: [{ text: '**Weather** lookup.', thought: true }, { text: 'It is sunny.', thoughtSignature: 'sig_text' }], role: 'model' }, finishReason: 'STOP', index: 0 }],
+      candidates: [
+        {
+          content: {
+            parts: [
+              { text: '**Weather** lookup.', thought: true },
+              { text: 'It is sunny.', thoughtSignature: 'sig_text' },
+            ],
+            role: 'model',
+          },
+          finishReason: 'STOP',
+          index: 0,
+        },
+      ],
       usageMetadata: finalUsage,
       modelVersion: 'gemini-3-pro-preview',
       responseId: 'resp_c1',
@@ -368,12 +477,19 @@ describe('vendor_c stream (streamGenerateContent)', () => {
   });
 
   it('keeps function calls whole with their signatures, so synthesized ids match the non-streamed answer', () => {
-    const calls = [{ functionCall: { name: 'get_weather', args: { city: 'Oslo' } }, thoughtSignature: 'sig_1' }, { functionCall: { name: 'get_weather', args: { city: 'Bergen' } } }];
+    const calls = [
+      { functionCall: { name: 'get_weather', args: { city: 'Oslo' } }, thoughtSignature: 'sig_1' },
+      { functionCall: { name: 'get_weather', args: { city: 'Bergen' } } },
+    ];
     const recorded = sse([
       [null, chunk([{ text: 'Two cities.', thought: true }])],
       [null, chunk(calls, { finishReason: 'STOP' }, finalUsage)],
     ]);
-    const whole = { candidates: [{ content: { parts: [{ text: 'Two cities.', thought: true }, ...calls], role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata: finalUsage, responseId: 'resp_c1' };
+    const whole = {
+      candidates: [{ content: { parts: [{ text: 'Two cities.', thought: true }, ...calls], role: 'model' }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: finalUsage,
+      responseId: 'resp_c1',
+    };
     const { result, texts } = assemble((r) => new VendorCStream(r), base, recorded);
     expect(result).toEqual(parseVendorCResponse(base, whole));
     expect(result.toolCalls.map((call) => call.id)).toEqual(parseVendorCResponse(base, whole).toolCalls.map((call) => call.id));
@@ -383,11 +499,24 @@ describe('vendor_c stream (streamGenerateContent)', () => {
   it('a blocked prompt, an error chunk and a stream without finishReason', () => {
     const blocked = sse([[null, { promptFeedback: { blockReason: 'PROHIBITED_CONTENT' }, usageMetadata: { promptTokenCount: 9 } }]]);
     expect(failed(() => assemble((r) => new VendorCStream(r), base, blocked))).toMatchObject({ code: 'provider_refused_content', retryable: false });
-    const error = (code: number, status: string) => failed(() => assemble((r) => new VendorCStream(r), base, sse([[null, chunk([{ text: 'It' }])], [null, { error: { code, message: 'boom', status } }]])));
+    const error = (code: number, status: string) =>
+      failed(() =>
+        assemble(
+          (r) => new VendorCStream(r),
+          base,
+          sse([
+            [null, chunk([{ text: 'It' }])],
+            [null, { error: { code, message: 'boom', status } }],
+          ]),
+        ),
+      );
     expect(error(503, 'UNAVAILABLE')).toMatchObject({ code: 'provider_server_error', retryable: true });
     expect(error(429, 'RESOURCE_EXHAUSTED')).toMatchObject({ code: 'provider_rate_limited', retryable: true });
     expect(error(400, 'INVALID_ARGUMENT')).toMatchObject({ code: 'provider_rejected_request', retryable: false });
-    expect(failed(() => assemble((r) => new VendorCStream(r), base, sse([[null, chunk([{ text: 'It' }])]])))).toMatchObject({ code: 'provider_invalid_response', retryable: true });
+    expect(failed(() => assemble((r) => new VendorCStream(r), base, sse([[null, chunk([{ text: 'It' }])]])))).toMatchObject({
+      code: 'provider_invalid_response',
+      retryable: true,
+    });
   });
 });
 
@@ -429,7 +558,12 @@ describe('gateway stream (chat completion chunks)', () => {
           index: 0,
           finish_reason: 'tool_calls',
           native_finish_reason: 'tool_use',
-          message: { role: 'assistant', content: 'Checking now.', reasoning: 'Need weather.', tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
+          message: {
+            role: 'assistant',
+            content: 'Checking now.',
+            reasoning: 'Need weather.',
+            tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }],
+          },
         },
       ],
       usage: usageBody,
@@ -439,12 +573,33 @@ describe('gateway stream (chat completion chunks)', () => {
   });
 
   it('an error chunk after tokens fails like the upstream error body; a stream without [DONE] is incomplete', () => {
-    const error = (code: unknown) => failed(() => assemble((r) => new GatewayStream(r), base, recorded([[null, { ...head, error: { code, message: 'Provider disconnected' }, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }] }]])));
+    const error = (code: unknown) =>
+      failed(() =>
+        assemble(
+          (r) => new GatewayStream(r),
+          base,
+          recorded([
+            [null, { ...head, error: { code, message: 'Provider disconnected' }, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }] }],
+          ]),
+        ),
+      );
     expect(error(502)).toMatchObject({ code: 'provider_server_error', retryable: true });
     expect(error(429)).toMatchObject({ code: 'provider_rate_limited', retryable: true });
     expect(error('server_error')).toMatchObject({ code: 'provider_server_error', retryable: true });
-    const finishError = failed(() => assemble((r) => new GatewayStream(r), base, recorded([[null, chunk({ content: '' }, 'error')], [null, '[DONE]']])));
+    const finishError = failed(() =>
+      assemble(
+        (r) => new GatewayStream(r),
+        base,
+        recorded([
+          [null, chunk({ content: '' }, 'error')],
+          [null, '[DONE]'],
+        ]),
+      ),
+    );
     expect(finishError).toMatchObject({ code: 'provider_server_error', retryable: true });
-    expect(failed(() => assemble((r) => new GatewayStream(r), base, recorded([[null, chunk({ content: '' }, 'stop', 'end_turn')]])))).toMatchObject({ code: 'provider_invalid_response', retryable: true });
+    expect(failed(() => assemble((r) => new GatewayStream(r), base, recorded([[null, chunk({ content: '' }, 'stop', 'end_turn')]])))).toMatchObject({
+      code: 'provider_invalid_response',
+      retryable: true,
+    });
   });
 });

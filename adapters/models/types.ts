@@ -95,7 +95,14 @@ export class ModelInvocationError extends Error {
   readonly providerFinishReason: string | null;
   readonly usage: ModelUsage | null;
 
-  constructor(input: { errorCode: string; message: string; retryable: boolean; httpStatus?: number | null; providerFinishReason?: string | null; usage?: ModelUsage | null }) {
+  constructor(input: {
+    errorCode: string;
+    message: string;
+    retryable: boolean;
+    httpStatus?: number | null;
+    providerFinishReason?: string | null;
+    usage?: ModelUsage | null;
+  }) {
     super(input.message);
     this.name = 'ModelInvocationError';
     this.errorCode = input.errorCode;

@@ -29,7 +29,12 @@ export type RelyingParty = {
   /** A fresh single-use state, PKCE verifier and nonce, and the authorization URL carrying them. */
   authorizationRequest(input: { redirectUri: string; scope: string }): Promise<{ url: string; state: string; codeVerifier: string; nonce: string }>;
   /** Exchanges the callback's code (state, PKCE and nonce checked, an ID token required). */
-  exchangeCode(input: { callbackUrl: URL; codeVerifier: string; state: string; nonce: string }): Promise<{ claims: Record<string, unknown> & { sub: string }; accessToken: string; tokens: ProviderTokens }>;
+  exchangeCode(input: {
+    callbackUrl: URL;
+    codeVerifier: string;
+    state: string;
+    nonce: string;
+  }): Promise<{ claims: Record<string, unknown> & { sub: string }; accessToken: string; tokens: ProviderTokens }>;
   /** The userinfo claims, or none (no endpoint, or it failed: names are presentation only). */
   userInfo(accessToken: string, subject: string): Promise<Record<string, unknown>>;
   /** Asks the provider again with its refresh token; the tokens to keep next. */
@@ -74,8 +79,17 @@ export function createRelyingParty(options: RelyingPartyOptions): RelyingParty {
     async exchangeCode({ callbackUrl, codeVerifier, state, nonce }) {
       const config = await configuration();
       try {
-        const tokens = await client.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: codeVerifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true });
-        return { claims: tokens.claims()!, accessToken: tokens.access_token, tokens: { refreshToken: tokens.refresh_token ?? null, idToken: tokens.id_token ?? null } };
+        const tokens = await client.authorizationCodeGrant(config, callbackUrl, {
+          pkceCodeVerifier: codeVerifier,
+          expectedState: state,
+          expectedNonce: nonce,
+          idTokenExpected: true,
+        });
+        return {
+          claims: tokens.claims()!,
+          accessToken: tokens.access_token,
+          tokens: { refreshToken: tokens.refresh_token ?? null, idToken: tokens.id_token ?? null },
+        };
       } catch (error) {
         throw providerFailure(error, 'sign-in');
       }
@@ -116,7 +130,8 @@ export function createRelyingParty(options: RelyingPartyOptions): RelyingParty {
 /** A provider that says no (invalid_grant, access_denied, bad ID token) is 401; one that fails is 503. */
 function providerFailure(error: unknown, what: string): Error {
   if (error instanceof ServiceUnavailableError) return error;
-  if (error instanceof client.ResponseBodyError && error.status < 500) return new UnauthenticatedError(`The identity provider rejected the ${what} (${error.error})`);
+  if (error instanceof client.ResponseBodyError && error.status < 500)
+    return new UnauthenticatedError(`The identity provider rejected the ${what} (${error.error})`);
   if (error instanceof client.AuthorizationResponseError) return new UnauthenticatedError(`The identity provider rejected the ${what} (${error.error})`);
   if (error instanceof client.ClientError) return new UnauthenticatedError(`The identity provider's answer to the ${what} did not validate`);
   return new ServiceUnavailableError(`The identity provider could not complete the ${what} (${describe(error)}); retry shortly`);

@@ -56,7 +56,6 @@ function refusingLiterals<T extends HttpAgent>(agent: T, refusalFor: (host: stri
   return agent;
 }
 
-
 // net.connect asks for `all` when autoSelectFamily is on (Node's default) and for one address
 // otherwise; either way the only answer is the checked one.
 function checkedLookup(policy: CheckedAgentPolicy, subject: string): LookupFunction {
@@ -67,7 +66,9 @@ function checkedLookup(policy: CheckedAgentPolicy, subject: string): LookupFunct
           const error =
             target.kind === 'destination_blocked'
               ? new DestinationBlockedError(subject, target.reason)
-              : Object.assign(new Error(`The ${subject} cannot be reached (${target.kind === 'connection_failed' ? target.reason : 'timeout'})`), { code: 'ENOTFOUND' });
+              : Object.assign(new Error(`The ${subject} cannot be reached (${target.kind === 'connection_failed' ? target.reason : 'timeout'})`), {
+                  code: 'ENOTFOUND',
+                });
           return callback(error, '', 0);
         }
         if (options.all) callback(null, [{ address: target.address, family: target.family }]);

@@ -50,7 +50,13 @@ async function getPinned(input: {
     }
     response.body.destroy();
     const contentType = response.headers['content-type'];
-    return { kind: 'response', status: response.statusCode, contentType: Array.isArray(contentType) ? (contentType[0] ?? null) : (contentType ?? null), body: Buffer.concat(chunks), truncated };
+    return {
+      kind: 'response',
+      status: response.statusCode,
+      contentType: Array.isArray(contentType) ? (contentType[0] ?? null) : (contentType ?? null),
+      body: Buffer.concat(chunks),
+      truncated,
+    };
   } catch (error) {
     if (input.signal.aborted) throw error;
     return failureOutcome(error);

@@ -20,7 +20,11 @@ export function getObjectBytes(client: S3Client, input: { bucket: string; key: s
 }
 
 export async function putObjectBytes(client: S3Client, input: { bucket: string; key: string; bytes: Uint8Array; contentType: string }): Promise<void> {
-  await traced('PutObject', input.bucket, () => client.send(new PutObjectCommand({ Bucket: input.bucket, Key: input.key, Body: input.bytes, ContentLength: input.bytes.length, ContentType: input.contentType })));
+  await traced('PutObject', input.bucket, () =>
+    client.send(
+      new PutObjectCommand({ Bucket: input.bucket, Key: input.key, Body: input.bytes, ContentLength: input.bytes.length, ContentType: input.contentType }),
+    ),
+  );
 }
 
 /** One page of a bucket listing, in the store's own terms (keys whole, as stored). */
@@ -41,18 +45,22 @@ export async function listObjectPage(
   client: S3Client,
   input: { bucket: string; prefix: string; maxKeys: number; delimiter?: string; startAfter?: string | null; continuationToken?: string | null },
 ): Promise<ObjectPage> {
-  const page = await traced('ListObjectsV2', input.bucket, () => client.send(
-    new ListObjectsV2Command({
-      Bucket: input.bucket,
-      Prefix: input.prefix,
-      MaxKeys: input.maxKeys,
-      ...(input.delimiter ? { Delimiter: input.delimiter } : {}),
-      ...(input.startAfter ? { StartAfter: input.startAfter } : {}),
-      ...(input.continuationToken ? { ContinuationToken: input.continuationToken } : {}),
-    }),
-  ));
+  const page = await traced('ListObjectsV2', input.bucket, () =>
+    client.send(
+      new ListObjectsV2Command({
+        Bucket: input.bucket,
+        Prefix: input.prefix,
+        MaxKeys: input.maxKeys,
+        ...(input.delimiter ? { Delimiter: input.delimiter } : {}),
+        ...(input.startAfter ? { StartAfter: input.startAfter } : {}),
+        ...(input.continuationToken ? { ContinuationToken: input.continuationToken } : {}),
+      }),
+    ),
+  );
   return {
-    objects: (page.Contents ?? []).flatMap((entry) => (entry.Key ? [{ key: entry.Key, sizeBytes: entry.Size ?? 0, lastModified: entry.LastModified ?? null }] : [])),
+    objects: (page.Contents ?? []).flatMap((entry) =>
+      entry.Key ? [{ key: entry.Key, sizeBytes: entry.Size ?? 0, lastModified: entry.LastModified ?? null }] : [],
+    ),
     folders: (page.CommonPrefixes ?? []).flatMap((entry) => (entry.Prefix ? [entry.Prefix] : [])),
     truncated: page.IsTruncated === true,
     continuationToken: page.NextContinuationToken ?? null,

@@ -13,7 +13,6 @@ export const LOGIN_STATE_COOKIE = 'svc_login_state';
 /** The refresh and login-state cookies travel only to the sign-in routes. */
 export const AUTH_COOKIE_PATH = '/v1/auth';
 
-
 const secure = (deps: AppDeps) => deps.settings.appOrigin.startsWith('https:');
 
 /** The HTTP-only session cookie (SameSite=Lax so links into the console keep the session). */

@@ -27,25 +27,57 @@ export function developmentAuthProvider(deps: AppDeps): AuthProvider {
   const routes = new Hono<AppEnv>();
 
   // Spec 3 "Modes": development mode has no logout button, so the console is told not to show one.
-  routes.get('/provider', route({ summary: 'The configured sign-in provider: `{mode, loginPath, logoutSupported}`', scopes: 'public', responses: { 200: { description: 'The provider', schema: AuthProviderShape } } }), (c) => c.json({ mode: 'development', loginPath: '/v1/auth/development/login', logoutSupported: false }));
+  routes.get(
+    '/provider',
+    route({
+      summary: 'The configured sign-in provider: `{mode, loginPath, logoutSupported}`',
+      scopes: 'public',
+      responses: { 200: { description: 'The provider', schema: AuthProviderShape } },
+    }),
+    (c) => c.json({ mode: 'development', loginPath: '/v1/auth/development/login', logoutSupported: false }),
+  );
 
-  routes.post('/development/login', route({ transaction: 'none', summary: 'Development mode: a cookie session for the development owner (needs the allowed Origin)', scopes: 'public', responses: { 200: { description: '`{authenticated: true, context}`', schema: DevelopmentLoginShape } } }), async (c) => {
-    if (c.req.header('origin') !== deps.settings.appOrigin) throw new ForbiddenError(ORIGIN_NOT_ALLOWED);
-    const ctx = c.var.ctx;
-    const tenant = await ensureDevelopmentTenant({ ctx });
-    const session = await createBrowserSession({ ctx, input: { organizationId: tenant.organizationId, subject: DEVELOPMENT_SUBJECT, projectId: tenant.projectId } });
-    setSessionCookie(c, deps, session.token, Math.floor(SESSION_LIFETIME_MS / 1000));
-    const actor = await loadMemberActor({ db: ctx.db, input: { organizationId: tenant.organizationId, projectId: tenant.projectId, subject: DEVELOPMENT_SUBJECT } });
-    return c.json({ authenticated: true, context: await getContext({ ctx: { ...ctx, actor }, deps }) });
-  });
+  routes.post(
+    '/development/login',
+    route({
+      transaction: 'none',
+      summary: 'Development mode: a cookie session for the development owner (needs the allowed Origin)',
+      scopes: 'public',
+      responses: { 200: { description: '`{authenticated: true, context}`', schema: DevelopmentLoginShape } },
+    }),
+    async (c) => {
+      if (c.req.header('origin') !== deps.settings.appOrigin) throw new ForbiddenError(ORIGIN_NOT_ALLOWED);
+      const ctx = c.var.ctx;
+      const tenant = await ensureDevelopmentTenant({ ctx });
+      const session = await createBrowserSession({
+        ctx,
+        input: { organizationId: tenant.organizationId, subject: DEVELOPMENT_SUBJECT, projectId: tenant.projectId },
+      });
+      setSessionCookie(c, deps, session.token, Math.floor(SESSION_LIFETIME_MS / 1000));
+      const actor = await loadMemberActor({
+        db: ctx.db,
+        input: { organizationId: tenant.organizationId, projectId: tenant.projectId, subject: DEVELOPMENT_SUBJECT },
+      });
+      return c.json({ authenticated: true, context: await getContext({ ctx: { ...ctx, actor }, deps }) });
+    },
+  );
 
-  routes.post('/logout', route({ transaction: 'none', summary: 'End the browser session and clear its cookies', scopes: [], responses: { 200: { description: 'An empty object, or `{redirectUrl}` to end the provider session', schema: LogoutShape } } }), async (c) => {
-    const token = getCookie(c, SESSION_COOKIE);
-    if (!token || c.var.authMethod !== 'cookie') throw new UnauthenticatedError('Logout needs the current cookie session');
-    await deleteBrowserSession({ ctx: c.var.ctx, input: { token } });
-    clearBrowserCookies(c);
-    return c.json({});
-  });
+  routes.post(
+    '/logout',
+    route({
+      transaction: 'none',
+      summary: 'End the browser session and clear its cookies',
+      scopes: [],
+      responses: { 200: { description: 'An empty object, or `{redirectUrl}` to end the provider session', schema: LogoutShape } },
+    }),
+    async (c) => {
+      const token = getCookie(c, SESSION_COOKIE);
+      if (!token || c.var.authMethod !== 'cookie') throw new UnauthenticatedError('Logout needs the current cookie session');
+      await deleteBrowserSession({ ctx: c.var.ctx, input: { token } });
+      clearBrowserCookies(c);
+      return c.json({});
+    },
+  );
 
   // Spec 3 "Browser sessions" rule 3: a sign-in callback in development mode is a 400.
   routes.get('/callback', route({ summary: 'Hosted sign-in callback (a 400 in development mode)', scopes: 'public', responses: {} }), () => {

@@ -23,14 +23,31 @@ export function edgeProxyAuthProvider(deps: AppDeps): AuthProvider {
   const verify = createEdgeAssertionVerifier(settings);
   const routes = new Hono<AppEnv>();
 
-  routes.get('/provider', route({ summary: 'The configured sign-in provider: `{mode, loginPath, logoutSupported}`', scopes: 'public', responses: { 200: { description: 'The provider', schema: AuthProviderShape } } }), (c) => c.json({ mode: 'edge_proxy', loginPath: null, logoutSupported: false }));
+  routes.get(
+    '/provider',
+    route({
+      summary: 'The configured sign-in provider: `{mode, loginPath, logoutSupported}`',
+      scopes: 'public',
+      responses: { 200: { description: 'The provider', schema: AuthProviderShape } },
+    }),
+    (c) => c.json({ mode: 'edge_proxy', loginPath: null, logoutSupported: false }),
+  );
 
   // Forgets the browser's project choice; signing out is the edge's business.
-  routes.post('/logout', route({ transaction: 'none', summary: 'End the browser session and clear its cookies', scopes: [], responses: { 200: { description: 'An empty object, or `{redirectUrl}` to end the provider session', schema: LogoutShape } } }), async (c) => {
-    if (c.var.authMethod !== 'edge_assertion') throw new UnauthenticatedError('Logout needs a browser session');
-    clearBrowserCookies(c);
-    return c.json({});
-  });
+  routes.post(
+    '/logout',
+    route({
+      transaction: 'none',
+      summary: 'End the browser session and clear its cookies',
+      scopes: [],
+      responses: { 200: { description: 'An empty object, or `{redirectUrl}` to end the provider session', schema: LogoutShape } },
+    }),
+    async (c) => {
+      if (c.var.authMethod !== 'edge_assertion') throw new UnauthenticatedError('Logout needs a browser session');
+      clearBrowserCookies(c);
+      return c.json({});
+    },
+  );
 
   addSwitchProjectRoute(routes, deps);
 
@@ -40,7 +57,8 @@ export function edgeProxyAuthProvider(deps: AppDeps): AuthProvider {
     const proxy = c.req.header('proxy-authorization');
     if (!proxy) return null;
     const [scheme, token, extra] = proxy.trim().split(/\s+/);
-    if (scheme?.toLowerCase() !== 'bearer' || !token || extra) throw new UnauthenticatedError('The Proxy-Authorization header must be "Bearer <edge credential>"');
+    if (scheme?.toLowerCase() !== 'bearer' || !token || extra)
+      throw new UnauthenticatedError('The Proxy-Authorization header must be "Bearer <edge credential>"');
     return token;
   };
 

@@ -18,11 +18,21 @@ import { ContextShape } from '../../domain/public-shapes/access.ts';
 const SwitchProjectBody = v.strictObject({ projectId: Uuid });
 
 export function addSwitchProjectRoute(routes: Hono<AppEnv>, deps: AppDeps): void {
-  routes.post('/switch-project', route({ transaction: 'none', summary: 'Make another project of the organization the active one of this browser session', scopes: [], body: SwitchProjectBody, responses: { 200: { description: 'The context object in the new project', schema: ContextShape } } }), async (c) => {
-    if (c.var.authMethod === 'api_key') throw new UnauthenticatedError('Switching projects needs a browser session');
-    const { projectId } = await validBody(c, SwitchProjectBody);
-    const actor = await switchActiveProject({ ctx: c.var.ctx, input: { sessionId: c.var.browserSessionId, actor: c.var.actor, projectId } });
-    setActiveProjectCookie(c, deps, projectId);
-    return c.json(await getContext({ ctx: { ...c.var.ctx, actor }, deps }));
-  });
+  routes.post(
+    '/switch-project',
+    route({
+      transaction: 'none',
+      summary: 'Make another project of the organization the active one of this browser session',
+      scopes: [],
+      body: SwitchProjectBody,
+      responses: { 200: { description: 'The context object in the new project', schema: ContextShape } },
+    }),
+    async (c) => {
+      if (c.var.authMethod === 'api_key') throw new UnauthenticatedError('Switching projects needs a browser session');
+      const { projectId } = await validBody(c, SwitchProjectBody);
+      const actor = await switchActiveProject({ ctx: c.var.ctx, input: { sessionId: c.var.browserSessionId, actor: c.var.actor, projectId } });
+      setActiveProjectCookie(c, deps, projectId);
+      return c.json(await getContext({ ctx: { ...c.var.ctx, actor }, deps }));
+    },
+  );
 }

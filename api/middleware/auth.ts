@@ -50,7 +50,11 @@ export const authenticate = (deps: AppDeps, provider: AuthProvider) =>
       }
       if (pathProjectId) assertUuid(pathProjectId);
       await provider.checkBesideApiKey?.(c);
-      actor = await authenticateApiKey({ ctx: base, deps: { keyring: deps.keyring, apiKeyCache: deps.apiKeyCache }, input: { secret, projectId: actsInPathProject ? pathProjectId : null } });
+      actor = await authenticateApiKey({
+        ctx: base,
+        deps: { keyring: deps.keyring, apiKeyCache: deps.apiKeyCache },
+        input: { secret, projectId: actsInPathProject ? pathProjectId : null },
+      });
       c.set('authMethod', 'api_key');
       c.set('browserSessionId', null);
     } else {

@@ -10,7 +10,12 @@ import type { AppEnv } from '../env.ts';
  * arrive in full before its route's own, lower limits (api/multipart.ts) could refuse it.
  */
 export function bodyCeiling(maxBytes: number): MiddlewareHandler<AppEnv> {
-  const tooLarge = () => new PayloadTooLargeError(`The request body may hold at most ${maxBytes.toLocaleString('en-US')} bytes`, { path: 'body', limit: 'request_body_bytes', maxBytes });
+  const tooLarge = () =>
+    new PayloadTooLargeError(`The request body may hold at most ${maxBytes.toLocaleString('en-US')} bytes`, {
+      path: 'body',
+      limit: 'request_body_bytes',
+      maxBytes,
+    });
   return async (c, next) => {
     const body = c.req.raw.body;
     if (!body) return next();

@@ -44,7 +44,11 @@ export const rateLimit = (limits: Pick<LimitSettings, 'apiKeyRequests' | 'projec
     if (!taken.allowed) {
       const limit = charged[taken.index]!;
       const what = { api_key_requests: 'this API key', principal_requests: 'you', project_requests: 'this project' }[limit.name];
-      throw new RateLimitedError(`Too many requests for ${what} (${limit.rule.perSecond} per second, bursts of ${limit.rule.burst}); retry later`, { limit: limit.name }, Math.max(1, Math.ceil(taken.retryAfterMs / 1000)));
+      throw new RateLimitedError(
+        `Too many requests for ${what} (${limit.rule.perSecond} per second, bursts of ${limit.rule.burst}); retry later`,
+        { limit: limit.name },
+        Math.max(1, Math.ceil(taken.retryAfterMs / 1000)),
+      );
     }
     charged.forEach(({ key }, i) => buckets.set(key, taken.states[i]!));
     if (buckets.size > SWEEP_AT) sweep(buckets, nowMs, limits);

@@ -102,7 +102,10 @@ export function openApiDocument(routes: RouterRoute[], info: { version: string }
       },
       responses: {
         Error: {
-          description: 'The error envelope (`400` bad_request, `401` unauthenticated, `403` forbidden, `404` not_found, `409` conflict or idempotency_conflict, `410` cursor_expired (an event cursor older than the retained events), `429` rate_limited with `Retry-After`, `503` service_unavailable with `Retry-After`, `500` internal_error)',
+          description:
+            'The error envelope (`400` bad_request, `401` unauthenticated, `403` forbidden, `404` not_found, `409` conflict or ' +
+            'idempotency_conflict, `410` cursor_expired (an event cursor older than the retained events), `429` rate_limited with ' +
+            '`Retry-After`, `503` service_unavailable with `Retry-After`, `500` internal_error)',
           content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
         },
       },
@@ -116,9 +119,15 @@ function operation(method: string, path: string, doc: RouteDoc): Operation {
   for (const match of path.matchAll(/:(\w+)(\{[^}]*\})?/g)) {
     const name = match[1]!;
     // Every id in a path is a UUID (the auth middleware checks the project's; routes their own).
-    parameters.push({ name, in: 'path', required: true, schema: paramSchemas[name] ?? (name.endsWith('Id') ? { type: 'string', format: 'uuid' } : { type: 'string' }) });
+    parameters.push({
+      name,
+      in: 'path',
+      required: true,
+      schema: paramSchemas[name] ?? (name.endsWith('Id') ? { type: 'string', format: 'uuid' } : { type: 'string' }),
+    });
   }
-  if (path.endsWith('/*')) parameters.push({ name: 'path', in: 'path', required: true, description: 'The rest of the path (may contain `/`)', schema: { type: 'string' } });
+  if (path.endsWith('/*'))
+    parameters.push({ name: 'path', in: 'path', required: true, description: 'The rest of the path (may contain `/`)', schema: { type: 'string' } });
   if (doc.query) {
     const query = jsonSchema(doc.query);
     const required = new Set((query.required as string[] | undefined) ?? []);
@@ -126,14 +135,16 @@ function operation(method: string, path: string, doc: RouteDoc): Operation {
       parameters.push({ name, in: 'query', required: required.has(name), schema });
     }
   }
-  for (const [name, header] of Object.entries(doc.headers ?? {})) parameters.push({ name, in: 'header', required: false, description: header, schema: { type: 'string' } });
+  for (const [name, header] of Object.entries(doc.headers ?? {}))
+    parameters.push({ name, in: 'header', required: false, description: header, schema: { type: 'string' } });
   const idempotent = isMutation(method) && takesIdempotencyKey(doc);
   if (idempotent) {
     parameters.push({
       name: 'Idempotency-Key',
       in: 'header',
       required: true,
-      description: 'At most 200 characters, scoped to principal and route; a replay within 24 hours returns the stored answer with `Idempotency-Replayed: true`',
+      description:
+        'At most 200 characters, scoped to principal and route; a replay within 24 hours returns the stored answer with `Idempotency-Replayed: true`',
       schema: { type: 'string', minLength: 1, maxLength: 200 },
     });
   }
@@ -150,7 +161,16 @@ function operation(method: string, path: string, doc: RouteDoc): Operation {
             : { 'application/json': { schema: response.schema ? responseSchema(response.schema) : { type: 'object' } } };
     responses[status] = { description: response.description, ...(content ? { content } : {}) };
   }
-  const errorStatuses = ['400', ...(doc.scopes === 'public' ? [] : ['401']), '403', ...(parameters.some((p) => p.in === 'path') ? ['404'] : []), ...(isMutation(method) ? ['409'] : []), '429', '500', '503'];
+  const errorStatuses = [
+    '400',
+    ...(doc.scopes === 'public' ? [] : ['401']),
+    '403',
+    ...(parameters.some((p) => p.in === 'path') ? ['404'] : []),
+    ...(isMutation(method) ? ['409'] : []),
+    '429',
+    '500',
+    '503',
+  ];
   for (const status of errorStatuses) responses[status] = { $ref: '#/components/responses/Error' };
 
   const scopes = doc.scopes === 'public' ? null : [...doc.scopes];

@@ -7,5 +7,13 @@ import { ContextShape } from '../../domain/public-shapes/access.ts';
 
 /** `GET /context`: any authenticated principal may read its own context (no scope needed). */
 export function contextRoutes(deps: AppDeps) {
-  return new Hono<AppEnv>().get('/context', route({ summary: 'The active organization, project and principal', scopes: [], responses: { 200: { description: 'The context object', schema: ContextShape } } }), async (c) => c.json(await getContext({ ctx: c.var.ctx, deps })));
+  return new Hono<AppEnv>().get(
+    '/context',
+    route({
+      summary: 'The active organization, project and principal',
+      scopes: [],
+      responses: { 200: { description: 'The context object', schema: ContextShape } },
+    }),
+    async (c) => c.json(await getContext({ ctx: c.var.ctx, deps })),
+  );
 }

@@ -88,10 +88,13 @@ export function eventRoutes(deps: AppDeps, options: EventRoutesOptions = {}) {
     const resumeAfter = resume?.position ?? null;
     // A cursor below what retention deleted would skip events silently: 410 before any byte.
     if (resume && resume.position < (await eventsPurgedThrough({ db: c.var.ctx.db, input: { projectId } }))) {
-      throw new CursorExpiredError('The event cursor is older than the events this project keeps (retention deleted the ones after it): reconnect with from=now, or without a cursor to start at the oldest event kept', {
-        path: resume.path,
-        restartFrom: 'now',
-      });
+      throw new CursorExpiredError(
+        'The event cursor is older than the events this project keeps (retention deleted the ones after it): reconnect with from=now, or without a cursor to start at the oldest event kept',
+        {
+          path: resume.path,
+          restartFrom: 'now',
+        },
+      );
     }
     // Hono answers HEAD with the GET handler's headers and drops its body uncancelled: a live
     // stream would never end, holding its subscription and its place for good.
@@ -104,7 +107,9 @@ export function eventRoutes(deps: AppDeps, options: EventRoutesOptions = {}) {
       const after = resumeAfter ?? (query.from === 'now' ? await latestProjectPosition({ db: c.var.ctx.db, input: { projectId } }) : 0n);
       if (query.once === 'true') {
         const page = { projectId, afterPosition: after, limit: query.limit ?? DEFAULT_PAGE_SIZE };
-        const rows = sessionId ? await readSessionEvents({ db: c.var.ctx.db, input: { ...page, sessionId } }) : await readProductEvents({ db: c.var.ctx.db, input: page });
+        const rows = sessionId
+          ? await readSessionEvents({ db: c.var.ctx.db, input: { ...page, sessionId } })
+          : await readProductEvents({ db: c.var.ctx.db, input: page });
         return c.body(Buffer.concat(rows.map(renderEventFrame)), 200, SSE_HEADERS);
       }
       // Live output first: its catch-up then holds whatever was written before the durable read.
@@ -123,7 +128,9 @@ export function eventRoutes(deps: AppDeps, options: EventRoutesOptions = {}) {
       const body = liveSseBody({
         stream: 'events',
         subscription,
-        live: deltas ? { take: () => renderDeltaFrames(deltas.take()), ready: () => deltas.ready(), beforeDurable: (rows) => deltas.beforeDurable(rows) } : null,
+        live: deltas
+          ? { take: () => renderDeltaFrames(deltas.take()), ready: () => deltas.ready(), beforeDurable: (rows) => deltas.beforeDurable(rows) }
+          : null,
         heartbeatMs,
         render: (rows) => ({ bytes: rows.length === 1 ? renderEventFrame(rows[0]!) : Buffer.concat(rows.map(renderEventFrame)), end: false }),
         onError,
@@ -139,16 +146,53 @@ export function eventRoutes(deps: AppDeps, options: EventRoutesOptions = {}) {
   };
 
   return new Hono<AppEnv>()
-    .get('/projects/:projectId/events', route({ summary: "The project's product events as server-sent events; resumes after `Last-Event-ID`", scopes: ['run:read'], query: EventFeedQuery, headers: FEED_HEADERS, responses: { 200: { description: 'Frames `id` (cursor), `event` (kind), `data` (the public product event); with `once=true` the available page, then the stream closes. A cursor older than the events retention kept is refused with `410 cursor_expired` (reconnect with `from=now`)', content: 'event-stream' } } }), async (c) => {
-      return feed(c, validQuery(c, EventFeedQuery), null);
-    })
-    .get('/projects/:projectId/sessions/:sessionId/events', route({ summary: "One session's product events as server-sent events (its runs, messages, tool calls, approvals, delegations), with `deltas=true` also the model's text as it is written; resumes after `Last-Event-ID`", scopes: ['run:read'], params: SessionParams, query: SessionFeedQuery, headers: FEED_HEADERS, responses: { 200: { description: "The project feed's frames (`id` cursor, `event` kind, `data`), only this session's events; with `deltas=true` also `message.delta` and `message.delta_reset` frames without an `id`; with `once=true` the available page, then the stream closes", content: 'event-stream' } } }), async (c) => {
-      const { sessionId } = validParams(c, SessionParams);
-      const query = validQuery(c, SessionFeedQuery);
-      // 404 for a session of another project (auth has already refused another organization's).
-      await findSession({ ctx: c.var.ctx, input: { sessionId } });
-      return feed(c, query, { id: sessionId, deltas: query.deltas === 'true' });
-    });
+    .get(
+      '/projects/:projectId/events',
+      route({
+        summary: "The project's product events as server-sent events; resumes after `Last-Event-ID`",
+        scopes: ['run:read'],
+        query: EventFeedQuery,
+        headers: FEED_HEADERS,
+        responses: {
+          200: {
+            description:
+              'Frames `id` (cursor), `event` (kind), `data` (the public product event); with `once=true` the available page, then the stream ' +
+              'closes. A cursor older than the events retention kept is refused with `410 cursor_expired` (reconnect with `from=now`)',
+            content: 'event-stream',
+          },
+        },
+      }),
+      async (c) => {
+        return feed(c, validQuery(c, EventFeedQuery), null);
+      },
+    )
+    .get(
+      '/projects/:projectId/sessions/:sessionId/events',
+      route({
+        summary:
+          "One session's product events as server-sent events (its runs, messages, tool calls, approvals, delegations), with `deltas=true` " +
+          "also the model's text as it is written; resumes after `Last-Event-ID`",
+        scopes: ['run:read'],
+        params: SessionParams,
+        query: SessionFeedQuery,
+        headers: FEED_HEADERS,
+        responses: {
+          200: {
+            description:
+              "The project feed's frames (`id` cursor, `event` kind, `data`), only this session's events; with `deltas=true` also " +
+              '`message.delta` and `message.delta_reset` frames without an `id`; with `once=true` the available page, then the stream closes',
+            content: 'event-stream',
+          },
+        },
+      }),
+      async (c) => {
+        const { sessionId } = validParams(c, SessionParams);
+        const query = validQuery(c, SessionFeedQuery);
+        // 404 for a session of another project (auth has already refused another organization's).
+        await findSession({ ctx: c.var.ctx, input: { sessionId } });
+        return feed(c, query, { id: sessionId, deltas: query.deltas === 'true' });
+      },
+    );
 }
 
 /**
@@ -159,7 +203,10 @@ function renderDeltaFrames(frames: DeltaFrame[]): Uint8Array | null {
   if (frames.length === 0) return null;
   let text = '';
   for (const frame of frames) {
-    text += frame.kind === 'delta' ? `event: ${MESSAGE_DELTA_EVENT}\ndata: ${JSON.stringify(frame.delta)}\n\n` : `event: ${MESSAGE_DELTA_RESET_EVENT}\ndata: ${JSON.stringify(frame.reset)}\n\n`;
+    text +=
+      frame.kind === 'delta'
+        ? `event: ${MESSAGE_DELTA_EVENT}\ndata: ${JSON.stringify(frame.delta)}\n\n`
+        : `event: ${MESSAGE_DELTA_RESET_EVENT}\ndata: ${JSON.stringify(frame.reset)}\n\n`;
   }
   return encoder.encode(text);
 }

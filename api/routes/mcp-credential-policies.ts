@@ -18,12 +18,33 @@ import { McpCredentialPolicyVersionPageShape, PublicMcpCredentialPolicyVersionSh
 export function mcpCredentialPolicyRoutes(deps: AppDeps) {
   const policy = { allowPrivateNetwork: deps.settings.webhooksAllowPrivateNetwork };
   return new Hono<AppEnv>()
-    .get('/projects/:projectId/mcp-credential-policies', route({ summary: 'List credential policy versions', scopes: ['credential:read_metadata'], query: ListQuery, responses: { 200: { description: 'A page of policy versions', schema: McpCredentialPolicyVersionPageShape } } }), async (c) => {
-      return c.json(await listMcpCredentialPolicyVersions({ ctx: c.var.ctx, input: validQuery(c, ListQuery) }));
-    })
-    .post('/projects/:projectId/mcp-credential-policies', route({ summary: 'Publish a credential policy version', scopes: ['credential:write'], body: CreateMcpCredentialPolicyInput, responses: { 200: { description: 'The newest version; the body equals it', schema: PublicMcpCredentialPolicyVersionShape }, 201: { description: 'The new version', schema: PublicMcpCredentialPolicyVersionShape } } }), async (c) => {
-      const input = await validBody(c, CreateMcpCredentialPolicyInput);
-      const { version, created } = await createMcpCredentialPolicy({ ctx: c.var.ctx, policy, input });
-      return c.json(version, created ? 201 : 200);
-    });
+    .get(
+      '/projects/:projectId/mcp-credential-policies',
+      route({
+        summary: 'List credential policy versions',
+        scopes: ['credential:read_metadata'],
+        query: ListQuery,
+        responses: { 200: { description: 'A page of policy versions', schema: McpCredentialPolicyVersionPageShape } },
+      }),
+      async (c) => {
+        return c.json(await listMcpCredentialPolicyVersions({ ctx: c.var.ctx, input: validQuery(c, ListQuery) }));
+      },
+    )
+    .post(
+      '/projects/:projectId/mcp-credential-policies',
+      route({
+        summary: 'Publish a credential policy version',
+        scopes: ['credential:write'],
+        body: CreateMcpCredentialPolicyInput,
+        responses: {
+          200: { description: 'The newest version; the body equals it', schema: PublicMcpCredentialPolicyVersionShape },
+          201: { description: 'The new version', schema: PublicMcpCredentialPolicyVersionShape },
+        },
+      }),
+      async (c) => {
+        const input = await validBody(c, CreateMcpCredentialPolicyInput);
+        const { version, created } = await createMcpCredentialPolicy({ ctx: c.var.ctx, policy, input });
+        return c.json(version, created ? 201 : 200);
+      },
+    );
 }

@@ -22,17 +22,49 @@ const DiscoverBody = v.optional(DiscoverMcpServerInput, {});
 export function mcpServerRoutes(deps: AppDeps) {
   const policy = { allowPrivateNetwork: deps.settings.webhooksAllowPrivateNetwork };
   return new Hono<AppEnv>()
-    .get('/projects/:projectId/mcp-servers', route({ summary: 'List MCP servers with discovered tool snapshots', scopes: ['mcp:read'], query: ListQuery, responses: { 200: { description: 'A page of servers', schema: McpServerPageShape } } }), async (c) => {
-      return c.json(await listMcpServers({ ctx: c.var.ctx, input: validQuery(c, ListQuery) }));
-    })
-    .post('/projects/:projectId/mcp-servers', route({ summary: 'Create an MCP server (immutable version 1)', scopes: ['mcp:write'], body: CreateMcpServerInput, responses: { 201: { description: 'The server', schema: PublicMcpServerShape } } }), async (c) => {
-      const input = await validBody(c, CreateMcpServerInput);
-      return c.json(await createMcpServer({ ctx: c.var.ctx, policy, input }), 201);
-    })
-    .post('/projects/:projectId/mcp-servers/:serverId/discover', route({ summary: "Discover the server's tools (a changed snapshot publishes a new version)", scopes: ['mcp:discover'], params: ServerParams, body: DiscoverBody, responses: { 200: { description: 'The discovery; nothing changed', schema: McpDiscoveryShape }, 201: { description: 'The discovery and the new version', schema: McpDiscoveryShape } }, transaction: 'deferred' }), async (c) => {
-      const { serverId } = validParams(c, ServerParams);
-      const body = await validBody(c, DiscoverBody);
-      const result = await discoverMcpServer({ ctx: c.var.ctx, deps: { keyring: deps.keyring, policy }, input: { serverId, ...body } });
-      return c.json(result, result.changed ? 201 : 200);
-    });
+    .get(
+      '/projects/:projectId/mcp-servers',
+      route({
+        summary: 'List MCP servers with discovered tool snapshots',
+        scopes: ['mcp:read'],
+        query: ListQuery,
+        responses: { 200: { description: 'A page of servers', schema: McpServerPageShape } },
+      }),
+      async (c) => {
+        return c.json(await listMcpServers({ ctx: c.var.ctx, input: validQuery(c, ListQuery) }));
+      },
+    )
+    .post(
+      '/projects/:projectId/mcp-servers',
+      route({
+        summary: 'Create an MCP server (immutable version 1)',
+        scopes: ['mcp:write'],
+        body: CreateMcpServerInput,
+        responses: { 201: { description: 'The server', schema: PublicMcpServerShape } },
+      }),
+      async (c) => {
+        const input = await validBody(c, CreateMcpServerInput);
+        return c.json(await createMcpServer({ ctx: c.var.ctx, policy, input }), 201);
+      },
+    )
+    .post(
+      '/projects/:projectId/mcp-servers/:serverId/discover',
+      route({
+        summary: "Discover the server's tools (a changed snapshot publishes a new version)",
+        scopes: ['mcp:discover'],
+        params: ServerParams,
+        body: DiscoverBody,
+        responses: {
+          200: { description: 'The discovery; nothing changed', schema: McpDiscoveryShape },
+          201: { description: 'The discovery and the new version', schema: McpDiscoveryShape },
+        },
+        transaction: 'deferred',
+      }),
+      async (c) => {
+        const { serverId } = validParams(c, ServerParams);
+        const body = await validBody(c, DiscoverBody);
+        const result = await discoverMcpServer({ ctx: c.var.ctx, deps: { keyring: deps.keyring, policy }, input: { serverId, ...body } });
+        return c.json(result, result.changed ? 201 : 200);
+      },
+    );
 }

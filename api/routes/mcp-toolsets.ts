@@ -15,12 +15,33 @@ import { McpToolsetPageShape, PublicMcpToolsetShape } from '../../domain/public-
  */
 export function mcpToolsetRoutes() {
   return new Hono<AppEnv>()
-    .get('/projects/:projectId/mcp-toolsets', route({ summary: 'List toolsets', scopes: ['mcp:read'], query: ListQuery, responses: { 200: { description: 'A page of toolsets', schema: McpToolsetPageShape } } }), async (c) => {
-      return c.json(await listMcpToolsets({ ctx: c.var.ctx, input: validQuery(c, ListQuery) }));
-    })
-    .post('/projects/:projectId/mcp-toolsets', route({ summary: 'Publish a toolset version', scopes: ['mcp:write'], body: CreateMcpToolsetInput, responses: { 200: { description: 'The toolset; the body equals its newest version', schema: PublicMcpToolsetShape }, 201: { description: 'The toolset with its new version', schema: PublicMcpToolsetShape } } }), async (c) => {
-      const input = await validBody(c, CreateMcpToolsetInput);
-      const { toolset, created } = await createMcpToolset({ ctx: c.var.ctx, input });
-      return c.json(toolset, created ? 201 : 200);
-    });
+    .get(
+      '/projects/:projectId/mcp-toolsets',
+      route({
+        summary: 'List toolsets',
+        scopes: ['mcp:read'],
+        query: ListQuery,
+        responses: { 200: { description: 'A page of toolsets', schema: McpToolsetPageShape } },
+      }),
+      async (c) => {
+        return c.json(await listMcpToolsets({ ctx: c.var.ctx, input: validQuery(c, ListQuery) }));
+      },
+    )
+    .post(
+      '/projects/:projectId/mcp-toolsets',
+      route({
+        summary: 'Publish a toolset version',
+        scopes: ['mcp:write'],
+        body: CreateMcpToolsetInput,
+        responses: {
+          200: { description: 'The toolset; the body equals its newest version', schema: PublicMcpToolsetShape },
+          201: { description: 'The toolset with its new version', schema: PublicMcpToolsetShape },
+        },
+      }),
+      async (c) => {
+        const input = await validBody(c, CreateMcpToolsetInput);
+        const { toolset, created } = await createMcpToolset({ ctx: c.var.ctx, input });
+        return c.json(toolset, created ? 201 : 200);
+      },
+    );
 }

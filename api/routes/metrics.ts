@@ -14,7 +14,10 @@ const CORE_SCRAPE_TIMEOUT_MS = 2_000;
 export function metricsRoutes(options: { coreMetricsUrl?: string | null; onCoreFailure?: (error: unknown) => void } = {}) {
   const app = new Hono<AppEnv>();
   app.get('/metrics', async (c) => {
-    const [ours, core] = await Promise.all([metricsRegistry.metrics(), options.coreMetricsUrl ? readCore(options.coreMetricsUrl).catch((error: unknown) => (options.onCoreFailure?.(error), '')) : '']);
+    const [ours, core] = await Promise.all([
+      metricsRegistry.metrics(),
+      options.coreMetricsUrl ? readCore(options.coreMetricsUrl).catch((error: unknown) => (options.onCoreFailure?.(error), '')) : '',
+    ]);
     c.header('content-type', metricsRegistry.contentType);
     c.header('cache-control', 'no-store');
     return c.body(core ? `${ours}\n${core}` : ours);

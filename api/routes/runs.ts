@@ -22,10 +22,7 @@ const RunParams = v.object({ projectId: Uuid, runId: Uuid });
 /** The run timeline pages by the numeric `entrySequence` of the last entry seen (spec 2 rule 5). */
 const TimelineQuery = v.object({
   limit: ListLimit,
-  cursor: v.optional(
-    v.pipe(v.string(), v.regex(/^\d{1,9}$/, 'cursor must be the entrySequence of the last entry seen'), v.transform(Number)),
-    '0',
-  ),
+  cursor: v.optional(v.pipe(v.string(), v.regex(/^\d{1,9}$/, 'cursor must be the entrySequence of the last entry seen'), v.transform(Number)), '0'),
 });
 
 /**
@@ -34,30 +31,82 @@ const TimelineQuery = v.object({
  */
 export function runRoutes(deps: AppDeps) {
   return new Hono<AppEnv>()
-    .get('/projects/:projectId/runs/:runId', route({ summary: 'Read a run', scopes: ['run:read'], params: RunParams, responses: { 200: { description: 'The run', schema: PublicRunShape } } }), async (c) => {
-      const { runId } = validParams(c, RunParams);
-      return c.json(await getRun({ ctx: c.var.ctx, input: { runId } }));
-    })
-    .post('/projects/:projectId/runs/:runId/resume', route({ summary: "Resume a settled run: a new run on that run's session", scopes: ['run:create'], params: RunParams, body: TurnInput, responses: { 202: { description: 'The new run', schema: PublicRunShape } }, transaction: turnTransaction }), async (c) => {
-      const { runId } = validParams(c, RunParams);
-      const body = await validBody(c, TurnInput, { maxBytes: MAX_TURN_BODY_BYTES });
-      const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));
-      return c.json(await resumeRun({ ctx: c.var.ctx, deps, input: { ...body, runId, idempotencyKey } }), 202);
-    })
-    .post('/projects/:projectId/runs/:runId/cancel', route({ summary: 'Request cancellation (asynchronous)', scopes: ['run:cancel'], params: RunParams, responses: { 202: { description: 'The run as it is now', schema: PublicRunShape } } }), async (c) => {
-      const { runId } = validParams(c, RunParams);
-      return c.json(await cancelRun({ ctx: c.var.ctx, deps, input: { runId } }), 202);
-    })
-    .get('/projects/:projectId/runs/:runId/messages', route({ summary: "Page through a run's public messages", scopes: ['run:read'], params: RunParams, query: ListQuery, responses: { 200: { description: 'A page of messages', schema: MessagePageShape } } }), async (c) => {
-      const { runId } = validParams(c, RunParams);
-      return c.json(await listRunMessages({ ctx: c.var.ctx, input: { runId, ...validQuery(c, ListQuery) } }));
-    })
-    .get('/projects/:projectId/runs/:runId/timeline', route({ summary: "Page through a run's timing waterfall", scopes: ['run:read'], params: RunParams, query: TimelineQuery, responses: { 200: { description: 'A page of timeline entries', schema: TimelinePageShape } } }), async (c) => {
-      const { runId } = validParams(c, RunParams);
-      const { limit, cursor } = validQuery(c, TimelineQuery);
-      return c.json(await listRunTimeline({ ctx: c.var.ctx, input: { runId, limit, afterEntrySequence: cursor } }));
-    })
-    .get('/projects/:projectId/pending-work', route({ summary: 'Unresolved caller tool calls and approvals of the project', scopes: ['run:read'], responses: { 200: { description: 'The pending work', schema: PendingWorkShape } } }), async (c) => {
-      return c.json(await listPendingWork({ ctx: c.var.ctx }));
-    });
+    .get(
+      '/projects/:projectId/runs/:runId',
+      route({ summary: 'Read a run', scopes: ['run:read'], params: RunParams, responses: { 200: { description: 'The run', schema: PublicRunShape } } }),
+      async (c) => {
+        const { runId } = validParams(c, RunParams);
+        return c.json(await getRun({ ctx: c.var.ctx, input: { runId } }));
+      },
+    )
+    .post(
+      '/projects/:projectId/runs/:runId/resume',
+      route({
+        summary: "Resume a settled run: a new run on that run's session",
+        scopes: ['run:create'],
+        params: RunParams,
+        body: TurnInput,
+        responses: { 202: { description: 'The new run', schema: PublicRunShape } },
+        transaction: turnTransaction,
+      }),
+      async (c) => {
+        const { runId } = validParams(c, RunParams);
+        const body = await validBody(c, TurnInput, { maxBytes: MAX_TURN_BODY_BYTES });
+        const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));
+        return c.json(await resumeRun({ ctx: c.var.ctx, deps, input: { ...body, runId, idempotencyKey } }), 202);
+      },
+    )
+    .post(
+      '/projects/:projectId/runs/:runId/cancel',
+      route({
+        summary: 'Request cancellation (asynchronous)',
+        scopes: ['run:cancel'],
+        params: RunParams,
+        responses: { 202: { description: 'The run as it is now', schema: PublicRunShape } },
+      }),
+      async (c) => {
+        const { runId } = validParams(c, RunParams);
+        return c.json(await cancelRun({ ctx: c.var.ctx, deps, input: { runId } }), 202);
+      },
+    )
+    .get(
+      '/projects/:projectId/runs/:runId/messages',
+      route({
+        summary: "Page through a run's public messages",
+        scopes: ['run:read'],
+        params: RunParams,
+        query: ListQuery,
+        responses: { 200: { description: 'A page of messages', schema: MessagePageShape } },
+      }),
+      async (c) => {
+        const { runId } = validParams(c, RunParams);
+        return c.json(await listRunMessages({ ctx: c.var.ctx, input: { runId, ...validQuery(c, ListQuery) } }));
+      },
+    )
+    .get(
+      '/projects/:projectId/runs/:runId/timeline',
+      route({
+        summary: "Page through a run's timing waterfall",
+        scopes: ['run:read'],
+        params: RunParams,
+        query: TimelineQuery,
+        responses: { 200: { description: 'A page of timeline entries', schema: TimelinePageShape } },
+      }),
+      async (c) => {
+        const { runId } = validParams(c, RunParams);
+        const { limit, cursor } = validQuery(c, TimelineQuery);
+        return c.json(await listRunTimeline({ ctx: c.var.ctx, input: { runId, limit, afterEntrySequence: cursor } }));
+      },
+    )
+    .get(
+      '/projects/:projectId/pending-work',
+      route({
+        summary: 'Unresolved caller tool calls and approvals of the project',
+        scopes: ['run:read'],
+        responses: { 200: { description: 'The pending work', schema: PendingWorkShape } },
+      }),
+      async (c) => {
+        return c.json(await listPendingWork({ ctx: c.var.ctx }));
+      },
+    );
 }

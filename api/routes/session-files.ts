@@ -14,24 +14,47 @@ const SessionParams = v.object({ projectId: Uuid, sessionId: Uuid });
 /** Files of a session's latest workspace backup (spec 2 "Sessions, runs, files"); `session:read`. */
 export function sessionFileRoutes(deps: AppDeps) {
   return new Hono<AppEnv>()
-    .get('/projects/:projectId/sessions/:sessionId/files', route({ summary: "List the files of the session's latest workspace backup", scopes: ['session:read'], params: SessionParams, responses: { 200: { description: 'The files', schema: WorkspaceFileListShape } } }), async (c) => {
-      const { sessionId } = validParams(c, SessionParams);
-      return c.json(await listWorkspaceFiles({ ctx: c.var.ctx, keyring: deps.keyring, policy: deps.storagePolicy, input: { sessionId } }));
-    })
-    .get('/projects/:projectId/sessions/:sessionId/files/*', route({ summary: 'Download one workspace file (the rest of the path is the file path)', scopes: ['session:read'], params: SessionParams, responses: { 200: { description: 'The file bytes', content: 'file' } } }), async (c) => {
-      const { sessionId } = validParams(c, SessionParams);
-      const file = await downloadWorkspaceFile({ ctx: c.var.ctx, keyring: deps.keyring, policy: deps.storagePolicy, input: { sessionId, segments: pathSegments(new URL(c.req.url).pathname, sessionId) } });
-      return new Response(new Uint8Array(file.bytes), {
-        status: 200,
-        headers: {
-          'content-type': 'application/octet-stream',
-          'content-disposition': contentDisposition(file.name),
-          'content-length': String(file.bytes.length),
-          'cache-control': 'no-store',
-          'x-content-type-options': 'nosniff',
-        },
-      });
-    });
+    .get(
+      '/projects/:projectId/sessions/:sessionId/files',
+      route({
+        summary: "List the files of the session's latest workspace backup",
+        scopes: ['session:read'],
+        params: SessionParams,
+        responses: { 200: { description: 'The files', schema: WorkspaceFileListShape } },
+      }),
+      async (c) => {
+        const { sessionId } = validParams(c, SessionParams);
+        return c.json(await listWorkspaceFiles({ ctx: c.var.ctx, keyring: deps.keyring, policy: deps.storagePolicy, input: { sessionId } }));
+      },
+    )
+    .get(
+      '/projects/:projectId/sessions/:sessionId/files/*',
+      route({
+        summary: 'Download one workspace file (the rest of the path is the file path)',
+        scopes: ['session:read'],
+        params: SessionParams,
+        responses: { 200: { description: 'The file bytes', content: 'file' } },
+      }),
+      async (c) => {
+        const { sessionId } = validParams(c, SessionParams);
+        const file = await downloadWorkspaceFile({
+          ctx: c.var.ctx,
+          keyring: deps.keyring,
+          policy: deps.storagePolicy,
+          input: { sessionId, segments: pathSegments(new URL(c.req.url).pathname, sessionId) },
+        });
+        return new Response(new Uint8Array(file.bytes), {
+          status: 200,
+          headers: {
+            'content-type': 'application/octet-stream',
+            'content-disposition': contentDisposition(file.name),
+            'content-length': String(file.bytes.length),
+            'cache-control': 'no-store',
+            'x-content-type-options': 'nosniff',
+          },
+        });
+      },
+    );
 }
 
 /** The raw segments after `/sessions/{id}/files/`, each percent-decoded on its own. */

@@ -17,7 +17,16 @@ import { route } from '../openapi/route-doc.ts';
 import { turnTransaction } from './turn-transaction.ts';
 import { idempotencyKeyOf, Uuid, validBody, validParams, validQuery } from '../validation.ts';
 import { MAX_TURN_BODY_BYTES } from '../../domain/attachments/file-input.ts';
-import { CreatedSessionShape, FollowUpAnswerShape, ForkedSessionShape, PendingTurnWithdrawnShape, PublicSessionListItemShape, SessionDeletedShape, SessionDetailShape, SessionPageShape } from '../../domain/public-shapes/sessions.ts';
+import {
+  CreatedSessionShape,
+  FollowUpAnswerShape,
+  ForkedSessionShape,
+  PendingTurnWithdrawnShape,
+  PublicSessionListItemShape,
+  SessionDeletedShape,
+  SessionDetailShape,
+  SessionPageShape,
+} from '../../domain/public-shapes/sessions.ts';
 
 const SessionParams = v.object({ projectId: Uuid, sessionId: Uuid });
 const PendingTurnParams = v.object({ projectId: Uuid, sessionId: Uuid, turnId: Uuid });
@@ -33,8 +42,18 @@ const ListSessionsQuery = v.pipe(
     agentId: v.optional(Uuid),
     status: v.optional(v.picklist(SESSION_STATUSES, `status must be one of ${SESSION_STATUSES.join(', ')}`)),
     parentSessionId: v.optional(Uuid),
-    root: v.optional(v.pipe(v.picklist(['true', 'false'], 'root must be true or false'), v.transform((value) => value === 'true'))),
-    archived: v.optional(v.pipe(v.picklist(['true', 'false'], 'archived must be true or false'), v.transform((value) => value === 'true'))),
+    root: v.optional(
+      v.pipe(
+        v.picklist(['true', 'false'], 'root must be true or false'),
+        v.transform((value) => value === 'true'),
+      ),
+    ),
+    archived: v.optional(
+      v.pipe(
+        v.picklist(['true', 'false'], 'archived must be true or false'),
+        v.transform((value) => value === 'true'),
+      ),
+    ),
     agentVersionId: v.optional(Uuid),
     order: v.optional(v.picklist(['asc', 'desc'], 'order must be asc or desc')),
   }),
@@ -52,21 +71,55 @@ const ListSessionsQuery = v.pipe(
  */
 export function sessionRoutes(deps: AppDeps) {
   return new Hono<AppEnv>()
-    .get('/projects/:projectId/sessions', route({ summary: 'List sessions with status and token counters', scopes: ['session:read'], query: ListSessionsQuery, responses: { 200: { description: 'A page of sessions', schema: SessionPageShape } } }), async (c) => {
-      return c.json(await listSessions({ ctx: c.var.ctx, input: validQuery(c, ListSessionsQuery) }));
-    })
-    .post('/projects/:projectId/sessions', route({ summary: 'Create a session, with its first run when a message or files are given (else idle)', scopes: ['session:write', 'run:create'], body: CreateSessionInput, responses: { 201: { description: 'The session with its `run` (`null` while idle)', schema: CreatedSessionShape } }, transaction: turnTransaction }), async (c) => {
-      const body = await validBody(c, CreateSessionInput, { maxBytes: MAX_TURN_BODY_BYTES });
-      const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));
-      return c.json(await createSession({ ctx: c.var.ctx, deps, input: { ...body, idempotencyKey } }), 201);
-    })
-    .get('/projects/:projectId/sessions/:sessionId', route({ summary: 'Session detail', scopes: ['session:read'], params: SessionParams, responses: { 200: { description: 'The session', schema: SessionDetailShape } } }), async (c) => {
-      const { sessionId } = validParams(c, SessionParams);
-      return c.json(await getSession({ ctx: c.var.ctx, input: { sessionId } }));
-    })
+    .get(
+      '/projects/:projectId/sessions',
+      route({
+        summary: 'List sessions with status and token counters',
+        scopes: ['session:read'],
+        query: ListSessionsQuery,
+        responses: { 200: { description: 'A page of sessions', schema: SessionPageShape } },
+      }),
+      async (c) => {
+        return c.json(await listSessions({ ctx: c.var.ctx, input: validQuery(c, ListSessionsQuery) }));
+      },
+    )
+    .post(
+      '/projects/:projectId/sessions',
+      route({
+        summary: 'Create a session, with its first run when a message or files are given (else idle)',
+        scopes: ['session:write', 'run:create'],
+        body: CreateSessionInput,
+        responses: { 201: { description: 'The session with its `run` (`null` while idle)', schema: CreatedSessionShape } },
+        transaction: turnTransaction,
+      }),
+      async (c) => {
+        const body = await validBody(c, CreateSessionInput, { maxBytes: MAX_TURN_BODY_BYTES });
+        const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));
+        return c.json(await createSession({ ctx: c.var.ctx, deps, input: { ...body, idempotencyKey } }), 201);
+      },
+    )
+    .get(
+      '/projects/:projectId/sessions/:sessionId',
+      route({
+        summary: 'Session detail',
+        scopes: ['session:read'],
+        params: SessionParams,
+        responses: { 200: { description: 'The session', schema: SessionDetailShape } },
+      }),
+      async (c) => {
+        const { sessionId } = validParams(c, SessionParams);
+        return c.json(await getSession({ ctx: c.var.ctx, input: { sessionId } }));
+      },
+    )
     .patch(
       '/projects/:projectId/sessions/:sessionId',
-      route({ summary: "Change a session's title", scopes: ['session:write'], params: SessionParams, body: UpdateSessionInput, responses: { 200: { description: 'The session', schema: PublicSessionListItemShape } } }),
+      route({
+        summary: "Change a session's title",
+        scopes: ['session:write'],
+        params: SessionParams,
+        body: UpdateSessionInput,
+        responses: { 200: { description: 'The session', schema: PublicSessionListItemShape } },
+      }),
       async (c) => {
         const { sessionId } = validParams(c, SessionParams);
         const body = await validBody(c, UpdateSessionInput);
@@ -75,7 +128,12 @@ export function sessionRoutes(deps: AppDeps) {
     )
     .post(
       '/projects/:projectId/sessions/:sessionId/archive',
-      route({ summary: 'Archive a session: its active run is cancelled, its pending turns withdrawn; it stays readable and takes no new turns', scopes: ['session:write', 'run:cancel'], params: SessionParams, responses: { 200: { description: 'The session, with `archivedAt`', schema: PublicSessionListItemShape } } }),
+      route({
+        summary: 'Archive a session: its active run is cancelled, its pending turns withdrawn; it stays readable and takes no new turns',
+        scopes: ['session:write', 'run:cancel'],
+        params: SessionParams,
+        responses: { 200: { description: 'The session, with `archivedAt`', schema: PublicSessionListItemShape } },
+      }),
       async (c) => {
         const { sessionId } = validParams(c, SessionParams);
         return c.json(await archiveSession({ ctx: c.var.ctx, deps, input: { sessionId } }));
@@ -83,7 +141,12 @@ export function sessionRoutes(deps: AppDeps) {
     )
     .delete(
       '/projects/:projectId/sessions/:sessionId',
-      route({ summary: 'Delete a session: its active run is cancelled, its pending turns withdrawn; every read of it is a 404 from then on', scopes: ['session:write', 'run:cancel'], params: SessionParams, responses: { 200: { description: '`{id, deleted: true}`', schema: SessionDeletedShape } } }),
+      route({
+        summary: 'Delete a session: its active run is cancelled, its pending turns withdrawn; every read of it is a 404 from then on',
+        scopes: ['session:write', 'run:cancel'],
+        params: SessionParams,
+        responses: { 200: { description: '`{id, deleted: true}`', schema: SessionDeletedShape } },
+      }),
       async (c) => {
         const { sessionId } = validParams(c, SessionParams);
         return c.json(await deleteSession({ ctx: c.var.ctx, deps, input: { sessionId } }));
@@ -108,7 +171,12 @@ export function sessionRoutes(deps: AppDeps) {
     )
     .delete(
       '/projects/:projectId/sessions/:sessionId/pending-turns/:turnId',
-      route({ summary: 'Withdraw a pending turn that has not become a run (a turn another principal queued needs `run:cancel` too)', scopes: ['run:create'], params: PendingTurnParams, responses: { 200: { description: '`{id, withdrawn: true}`', schema: PendingTurnWithdrawnShape } } }),
+      route({
+        summary: 'Withdraw a pending turn that has not become a run (a turn another principal queued needs `run:cancel` too)',
+        scopes: ['run:create'],
+        params: PendingTurnParams,
+        responses: { 200: { description: '`{id, withdrawn: true}`', schema: PendingTurnWithdrawnShape } },
+      }),
       async (c) => {
         const { sessionId, turnId } = validParams(c, PendingTurnParams);
         await withdrawPendingTurn({ ctx: c.var.ctx, input: { sessionId, turnId } });
@@ -118,7 +186,7 @@ export function sessionRoutes(deps: AppDeps) {
     .post(
       '/projects/:projectId/sessions/:sessionId/fork',
       route({
-        summary: "Fork a session from one of its settled runs (a new session with that transcript; idle unless a message or files are given)",
+        summary: 'Fork a session from one of its settled runs (a new session with that transcript; idle unless a message or files are given)',
         scopes: ['session:read', 'session:write', 'run:create'],
         params: SessionParams,
         body: ForkSessionInput,

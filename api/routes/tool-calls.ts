@@ -27,28 +27,80 @@ const ClaimBody = v.optional(v.strictObject({}));
  */
 export function toolCallRoutes(deps: AppDeps) {
   return new Hono<AppEnv>()
-    .get('/projects/:projectId/tool-calls', route({ summary: 'List the tool calls of a run', scopes: ['run:read'], params: ProjectParams, query: RunListQuery, responses: { 200: { description: 'A page of tool calls', schema: ToolCallPageShape } } }), async (c) => {
-      validParams(c, ProjectParams);
-      return c.json(await listToolCalls({ ctx: c.var.ctx, input: validQuery(c, RunListQuery) }));
-    })
-    .post('/projects/:projectId/tool-calls/:toolCallId/claim', route({ summary: 'Claim caller work: a lease with its `fence`', scopes: ['tool_call:claim'], params: ToolCallParams, body: ClaimBody, responses: { 200: { description: 'The claimed call with `fence` and lease expiry', schema: ToolCallClaimShape } } }), async (c) => {
-      const { toolCallId } = validParams(c, ToolCallParams);
-      await validBody(c, ClaimBody);
-      return c.json(await claimToolCall({ ctx: c.var.ctx, deps, input: { toolCallId } }));
-    })
-    .post('/projects/:projectId/tool-calls/:toolCallId/renew', route({ summary: 'Renew the lease with the fence', scopes: ['tool_call:claim'], params: ToolCallParams, body: FenceBody, responses: { 200: { description: 'The call with its new lease expiry', schema: PublicToolCallShape } } }), async (c) => {
-      const { toolCallId } = validParams(c, ToolCallParams);
-      const { fence } = await validBody(c, FenceBody);
-      return c.json(await renewToolCallLease({ ctx: c.var.ctx, input: { toolCallId, fence } }));
-    })
-    .post('/projects/:projectId/tool-calls/:toolCallId/release', route({ summary: 'Release the lease with the fence', scopes: ['tool_call:claim'], params: ToolCallParams, body: FenceBody, responses: { 200: { description: 'The call, pending again', schema: PublicToolCallShape } } }), async (c) => {
-      const { toolCallId } = validParams(c, ToolCallParams);
-      const { fence } = await validBody(c, FenceBody);
-      return c.json(await releaseToolCall({ ctx: c.var.ctx, input: { toolCallId, fence } }));
-    })
-    .post('/projects/:projectId/tool-calls/:toolCallId/result', route({ summary: 'Submit the result with the fence', scopes: ['tool_call:submit'], params: ToolCallParams, body: ResultBody, responses: { 202: { description: 'The submission (`normalizedFailure` when the value did not match the output schema)', schema: ToolResultSubmissionShape } } }), async (c) => {
-      const { toolCallId } = validParams(c, ToolCallParams);
-      const body = await validBody(c, ResultBody);
-      return c.json(await submitToolResult({ ctx: c.var.ctx, deps, input: { toolCallId, fence: body.fence, safeResult: body.safeResult } }), 202);
-    });
+    .get(
+      '/projects/:projectId/tool-calls',
+      route({
+        summary: 'List the tool calls of a run',
+        scopes: ['run:read'],
+        params: ProjectParams,
+        query: RunListQuery,
+        responses: { 200: { description: 'A page of tool calls', schema: ToolCallPageShape } },
+      }),
+      async (c) => {
+        validParams(c, ProjectParams);
+        return c.json(await listToolCalls({ ctx: c.var.ctx, input: validQuery(c, RunListQuery) }));
+      },
+    )
+    .post(
+      '/projects/:projectId/tool-calls/:toolCallId/claim',
+      route({
+        summary: 'Claim caller work: a lease with its `fence`',
+        scopes: ['tool_call:claim'],
+        params: ToolCallParams,
+        body: ClaimBody,
+        responses: { 200: { description: 'The claimed call with `fence` and lease expiry', schema: ToolCallClaimShape } },
+      }),
+      async (c) => {
+        const { toolCallId } = validParams(c, ToolCallParams);
+        await validBody(c, ClaimBody);
+        return c.json(await claimToolCall({ ctx: c.var.ctx, deps, input: { toolCallId } }));
+      },
+    )
+    .post(
+      '/projects/:projectId/tool-calls/:toolCallId/renew',
+      route({
+        summary: 'Renew the lease with the fence',
+        scopes: ['tool_call:claim'],
+        params: ToolCallParams,
+        body: FenceBody,
+        responses: { 200: { description: 'The call with its new lease expiry', schema: PublicToolCallShape } },
+      }),
+      async (c) => {
+        const { toolCallId } = validParams(c, ToolCallParams);
+        const { fence } = await validBody(c, FenceBody);
+        return c.json(await renewToolCallLease({ ctx: c.var.ctx, input: { toolCallId, fence } }));
+      },
+    )
+    .post(
+      '/projects/:projectId/tool-calls/:toolCallId/release',
+      route({
+        summary: 'Release the lease with the fence',
+        scopes: ['tool_call:claim'],
+        params: ToolCallParams,
+        body: FenceBody,
+        responses: { 200: { description: 'The call, pending again', schema: PublicToolCallShape } },
+      }),
+      async (c) => {
+        const { toolCallId } = validParams(c, ToolCallParams);
+        const { fence } = await validBody(c, FenceBody);
+        return c.json(await releaseToolCall({ ctx: c.var.ctx, input: { toolCallId, fence } }));
+      },
+    )
+    .post(
+      '/projects/:projectId/tool-calls/:toolCallId/result',
+      route({
+        summary: 'Submit the result with the fence',
+        scopes: ['tool_call:submit'],
+        params: ToolCallParams,
+        body: ResultBody,
+        responses: {
+          202: { description: 'The submission (`normalizedFailure` when the value did not match the output schema)', schema: ToolResultSubmissionShape },
+        },
+      }),
+      async (c) => {
+        const { toolCallId } = validParams(c, ToolCallParams);
+        const body = await validBody(c, ResultBody);
+        return c.json(await submitToolResult({ ctx: c.var.ctx, deps, input: { toolCallId, fence: body.fence, safeResult: body.safeResult } }), 202);
+      },
+    );
 }

@@ -24,7 +24,8 @@ export async function startBareWorker(address: string, namespace: string) {
   return {
     taskQueue,
     /** Runs a bare workflow to its end, started eagerly. */
-    execute: (type: 'bareWorkflow' | 'bareDelegation') => client.workflow.execute(type, { taskQueue, workflowId: `bare-${randomUUID()}`, args: ['hello'], requestEagerStart: true }),
+    execute: (type: 'bareWorkflow' | 'bareDelegation') =>
+      client.workflow.execute(type, { taskQueue, workflowId: `bare-${randomUUID()}`, args: ['hello'], requestEagerStart: true }),
     async shutdown() {
       worker.shutdown();
       await running;

@@ -16,10 +16,14 @@ export function langgraphPeer(options: { model: InstantModelServer }): Peer {
   let base = '';
   const boot = async () => {
     const port = await freeLocalPort();
-    server = startProcess(path.join(PEERS_DIR, 'node_modules', '.bin', 'langgraphjs'), ['dev', '--port', String(port), '--host', '127.0.0.1', '--no-browser', '--config', 'langgraph.json'], {
-      cwd: PEER_APPS_DIR,
-      env: { MODEL_BASE_URL: options.model.baseUrl, MODEL_API_KEY: 'sk-instant', LANGSMITH_TRACING: 'false', LANGGRAPH_NO_TELEMETRY: 'true' },
-    });
+    server = startProcess(
+      path.join(PEERS_DIR, 'node_modules', '.bin', 'langgraphjs'),
+      ['dev', '--port', String(port), '--host', '127.0.0.1', '--no-browser', '--config', 'langgraph.json'],
+      {
+        cwd: PEER_APPS_DIR,
+        env: { MODEL_BASE_URL: options.model.baseUrl, MODEL_API_KEY: 'sk-instant', LANGSMITH_TRACING: 'false', LANGGRAPH_NO_TELEMETRY: 'true' },
+      },
+    );
     base = `http://127.0.0.1:${port}`;
     await waitUntil(server, 'langgraph dev server', () => answers(`${base}/ok`));
   };
@@ -37,7 +41,8 @@ export function langgraphPeer(options: { model: InstantModelServer }): Peer {
   };
   return {
     name: 'LangGraph.js 1.5.1 agent server (dev)',
-    setup: '`langgraphjs dev` (`@langchain/langgraph-cli` 1.5.1, in-memory storage persisted to disk) with `@langchain/langgraph` 1.7.3 prebuilt ReAct agents and `ChatOpenAI`; `POST /threads` + `POST /threads/{id}/runs/wait`',
+    setup:
+      '`langgraphjs dev` (`@langchain/langgraph-cli` 1.5.1, in-memory storage persisted to disk) with `@langchain/langgraph` 1.7.3 prebuilt ReAct agents and `ChatOpenAI`; `POST /threads` + `POST /threads/{id}/runs/wait`',
     async start() {
       rmSync(path.join(PEER_APPS_DIR, '.langgraph_api'), { recursive: true, force: true });
       await boot();
@@ -48,7 +53,10 @@ export function langgraphPeer(options: { model: InstantModelServer }): Peer {
     async crashCheck() {
       const marker = `crash-${Date.now()}`;
       const thread = await post('/threads', {});
-      const created = await post(`/threads/${thread.thread_id}/runs`, { assistant_id: 'plain', input: { messages: [{ role: 'user', content: `sleep 3000 ${marker}` }] } });
+      const created = await post(`/threads/${thread.thread_id}/runs`, {
+        assistant_id: 'plain',
+        input: { messages: [{ role: 'user', content: `sleep 3000 ${marker}` }] },
+      });
       while (options.model.requestsMentioning(marker) === 0) await delay(20);
       await killHard(server!);
       await boot();

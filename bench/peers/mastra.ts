@@ -24,7 +24,11 @@ export function mastraPeer(options: { model: InstantModelServer; databaseUrl: st
     await waitUntil(started, 'mastra app', () => started.output().includes('listening'));
   };
   const run = async (message: string, tools: boolean, threadId = randomUUID()) => {
-    const response = await fetch(`${base}/run`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ threadId, message, tools }) });
+    const response = await fetch(`${base}/run`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ threadId, message, tools }),
+    });
     const result = (await response.json()) as { text?: string; error?: string };
     if (response.status !== 200 || result.text !== 'Done.') throw new Error(`mastra answered ${response.status}: ${JSON.stringify(result).slice(0, 200)}`);
   };

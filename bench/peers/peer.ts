@@ -32,14 +32,25 @@ export type PeerFigures = {
   setup: string;
   oneTurn: { p50: number; p95: number };
   twoTurn: { p50: number; p95: number };
-  throughput: Record<number, { perSecond: number; settled: number; failed: number; stuck: number; firstError: string | null; cpuMsPerRun: number; cpuMsPerRunByKind: CpuByKind }>;
+  throughput: Record<
+    number,
+    { perSecond: number; settled: number; failed: number; stuck: number; firstError: string | null; cpuMsPerRun: number; cpuMsPerRunByKind: CpuByKind }
+  >;
   peakRssMiB: number;
   durable: boolean;
   durableDetail: string;
 };
 
 /** `runs` per load level: at least this many, and five per concurrent client. */
-export type MeasureOptions = { warmup: number; sequential: number; concurrency: number[]; runs: number; runDeadlineMs: number; twoTurn?: boolean; crashCheck?: boolean };
+export type MeasureOptions = {
+  warmup: number;
+  sequential: number;
+  concurrency: number[];
+  runs: number;
+  runDeadlineMs: number;
+  twoTurn?: boolean;
+  crashCheck?: boolean;
+};
 
 export async function measurePeer(peer: Peer, options: MeasureOptions, log: (line: string) => void): Promise<PeerFigures> {
   await peer.start();
@@ -60,10 +71,16 @@ export async function measurePeer(peer: Peer, options: MeasureOptions, log: (lin
       const load = await accountedLoad(concurrency, Math.max(options.runs, concurrency * 5), options.runDeadlineMs, () => peer.oneTurn(seq++));
       const byKindAfter = cpuSecondsByKind(peer.processes());
       const perRun = (seconds: number) => (seconds * 1000) / Math.max(1, load.settled);
-      const cpuMsPerRunByKind = { postgres: perRun(byKindAfter.postgres - byKindBefore.postgres), temporal: perRun(byKindAfter.temporal - byKindBefore.temporal), node: perRun(byKindAfter.node - byKindBefore.node) };
+      const cpuMsPerRunByKind = {
+        postgres: perRun(byKindAfter.postgres - byKindBefore.postgres),
+        temporal: perRun(byKindAfter.temporal - byKindBefore.temporal),
+        node: perRun(byKindAfter.node - byKindBefore.node),
+      };
       const t = (throughput[concurrency] = { ...load, cpuMsPerRun: perRun(cpuSeconds(peer.processes()) - cpuBefore), cpuMsPerRunByKind });
       const split = `Node ${cpuMsPerRunByKind.node.toFixed(1)}, Temporal server ${cpuMsPerRunByKind.temporal.toFixed(1)}, PostgreSQL ${cpuMsPerRunByKind.postgres.toFixed(1)}`;
-      log(`${peer.name}: concurrency ${concurrency}: ${t.perSecond.toFixed(1)} runs/s (${t.settled} settled, ${t.failed} failed, ${t.stuck} stuck), ${t.cpuMsPerRun.toFixed(1)} ms CPU per run (${split})${t.firstError ? `; first error: ${t.firstError}` : ''}`);
+      log(
+        `${peer.name}: concurrency ${concurrency}: ${t.perSecond.toFixed(1)} runs/s (${t.settled} settled, ${t.failed} failed, ${t.stuck} stuck), ${t.cpuMsPerRun.toFixed(1)} ms CPU per run (${split})${t.firstError ? `; first error: ${t.firstError}` : ''}`,
+      );
     }
     const peakRss = peakRssMiB(peer.processes());
     const crash =

@@ -23,8 +23,14 @@ export function startProcess(command: string, args: string[], options: { cwd: st
 export async function waitUntil(peer: PeerProcess, what: string, ready: () => boolean | Promise<boolean>, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (await Promise.resolve().then(ready).catch(() => false)) return;
-    if (peer.child.exitCode !== null || peer.child.signalCode !== null) throw new Error(`${what} exited (${peer.child.exitCode ?? peer.child.signalCode}):\n${peer.output().slice(-4000)}`);
+    if (
+      await Promise.resolve()
+        .then(ready)
+        .catch(() => false)
+    )
+      return;
+    if (peer.child.exitCode !== null || peer.child.signalCode !== null)
+      throw new Error(`${what} exited (${peer.child.exitCode ?? peer.child.signalCode}):\n${peer.output().slice(-4000)}`);
     if (Date.now() > deadline) throw new Error(`${what} not ready after ${timeoutMs} ms:\n${peer.output().slice(-4000)}`);
     await delay(100);
   }
@@ -92,7 +98,11 @@ function readProcesses(): ProcInfo[] {
 export type ProcessSet = { groups: number[]; markers?: string[]; postgres?: boolean };
 
 function member(set: ProcessSet, p: ProcInfo): boolean {
-  return set.groups.includes(p.pgrp) || (set.markers ?? []).some((marker) => p.cmdline.includes(marker)) || (set.postgres === true && p.cmdline.startsWith('postgres'));
+  return (
+    set.groups.includes(p.pgrp) ||
+    (set.markers ?? []).some((marker) => p.cmdline.includes(marker)) ||
+    (set.postgres === true && p.cmdline.startsWith('postgres'))
+  );
 }
 
 /**
@@ -100,12 +110,18 @@ function member(set: ProcessSet, p: ProcInfo): boolean {
  * (PostgreSQL, shared by several runtimes, is left out).
  */
 export function peakRssMiB(set: ProcessSet): number {
-  return readProcesses().filter((p) => member({ ...set, postgres: false }, p)).reduce((sum, p) => sum + p.peakRssKb, 0) / 1024;
+  return (
+    readProcesses()
+      .filter((p) => member({ ...set, postgres: false }, p))
+      .reduce((sum, p) => sum + p.peakRssKb, 0) / 1024
+  );
 }
 
 /** CPU seconds used so far by a runtime's processes, PostgreSQL's backends included when it uses them. */
 export function cpuSeconds(set: ProcessSet): number {
-  return readProcesses().filter((p) => member(set, p)).reduce((sum, p) => sum + p.cpuSeconds, 0);
+  return readProcesses()
+    .filter((p) => member(set, p))
+    .reduce((sum, p) => sum + p.cpuSeconds, 0);
 }
 
 /** The same CPU seconds split by kind of process: PostgreSQL, the Temporal server, and the rest (Node). */

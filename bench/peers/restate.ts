@@ -38,7 +38,8 @@ export function restatePeer(options: { model: InstantModelServer }): Peer {
 
   return {
     name: 'Restate 1.7.12 (durable handler)',
-    setup: '`restate-server` 1.7.12 (npm) + a `@restatedev/restate-sdk` 1.17.2 service handler journaling each model and tool call with `ctx.run`; called through the HTTP ingress',
+    setup:
+      '`restate-server` 1.7.12 (npm) + a `@restatedev/restate-sdk` 1.17.2 service handler journaling each model and tool call with `ctx.run`; called through the HTTP ingress',
     async start() {
       const [ingressPort, adminPort, nodePort, pgPort] = [await freeLocalPort(), await freeLocalPort(), await freeLocalPort(), await freeLocalPort()];
       handlerPort = await freeLocalPort();
@@ -57,7 +58,11 @@ export function restatePeer(options: { model: InstantModelServer }): Peer {
       const admin = `http://127.0.0.1:${adminPort}`;
       await waitUntil(server, 'restate-server', () => answers(`${admin}/health`));
       await startHandler();
-      const registered = await fetch(`${admin}/deployments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ uri: `http://127.0.0.1:${handlerPort}` }) });
+      const registered = await fetch(`${admin}/deployments`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ uri: `http://127.0.0.1:${handlerPort}` }),
+      });
       if (!registered.ok) throw new Error(`restate registration answered ${registered.status}: ${await registered.text()}`);
       await waitUntil(server, 'restate ingress', () => answers(`${ingress}/restate/health`));
     },
@@ -78,7 +83,10 @@ export function restatePeer(options: { model: InstantModelServer }): Peer {
       const attached = await fetch(`${ingress}/restate/invocation/${invocationId}/attach`, { signal: AbortSignal.timeout(90_000) });
       const output = (await attached.json()) as { text?: string };
       const calls = options.model.requestsMentioning(marker);
-      return { durable: attached.status === 200 && output.text === 'Done.', detail: `invocation answered ${attached.status} after the handler restarted; model called ${calls}×` };
+      return {
+        durable: attached.status === 200 && output.text === 'Done.',
+        detail: `invocation answered ${attached.status} after the handler restarted; model called ${calls}×`,
+      };
     },
     async stop() {
       if (handler) await stopProcess(handler);

@@ -34,8 +34,21 @@ const peers: Array<[string, (model: InstantModelServer, database: (name: string)
   ['service-postgres', async (model, database) => servicePeer({ name: 'This service, PostgreSQL', model, databaseUrl: await database('svc') })],
   // The default running-runs limit per project (32) makes half of the 64 runs in flight wait for a
   // place; with 64 none waits, so this row is the engine's own cost at that load.
-  ['service-postgres-limit-64', async (model, database) => servicePeer({ name: 'This service, PostgreSQL, running-runs limit 64', model, databaseUrl: await database('svc64'), env: { SVC_PROJECT_RUNNING_RUNS_LIMIT: '64' } })],
-  ['service-split', async (model, database) => servicePeer({ name: 'This service, PostgreSQL, API and worker processes', model, databaseUrl: await database('split'), topology: 'split' })],
+  [
+    'service-postgres-limit-64',
+    async (model, database) =>
+      servicePeer({
+        name: 'This service, PostgreSQL, running-runs limit 64',
+        model,
+        databaseUrl: await database('svc64'),
+        env: { SVC_PROJECT_RUNNING_RUNS_LIMIT: '64' },
+      }),
+  ],
+  [
+    'service-split',
+    async (model, database) =>
+      servicePeer({ name: 'This service, PostgreSQL, API and worker processes', model, databaseUrl: await database('split'), topology: 'split' }),
+  ],
   ['restate', async (model) => restatePeer({ model })],
   ['mastra', async (model, database) => mastraPeer({ model, databaseUrl: await database('mastra') })],
   ['langgraph', async (model) => langgraphPeer({ model })],
@@ -68,7 +81,9 @@ try {
   if (chosen.includes('temporal-floor')) {
     log('\n# Temporal floor (one workflow, one model-call activity, eager start)');
     floor = await measureTemporalFloor(model, { sequential: options.sequential, runs: Math.max(options.runs, 320), concurrency: 64 });
-    log(`p50 ${floor.oneTurnP50.toFixed(1)} ms; ${floor.perSecond.toFixed(1)} runs/s at 64; Temporal server ${floor.serverCpuMsPerRun.toFixed(1)} ms CPU per run, with the worker ${floor.totalCpuMsPerRun.toFixed(1)} ms`);
+    log(
+      `p50 ${floor.oneTurnP50.toFixed(1)} ms; ${floor.perSecond.toFixed(1)} runs/s at 64; Temporal server ${floor.serverCpuMsPerRun.toFixed(1)} ms CPU per run, with the worker ${floor.totalCpuMsPerRun.toFixed(1)} ms`,
+    );
   }
   for (const [key, make] of peers) {
     if (!chosen.includes(key)) continue;

@@ -69,7 +69,8 @@ export function servicePeer(options: {
     }
     baseUrl = `http://127.0.0.1:${port}`;
   };
-  const session = async (agentId: string, message: string): Promise<string> => (await api.call('POST', `${projectPath}/sessions`, { agentId, initialMessage: message })).latestRunId as string;
+  const session = async (agentId: string, message: string): Promise<string> =>
+    (await api.call('POST', `${projectPath}/sessions`, { agentId, initialMessage: message })).latestRunId as string;
   const runOnce = async (agentId: string, message: string) => {
     const runId = await session(agentId, message);
     const kind = await feed.settled(runId);
@@ -83,8 +84,19 @@ export function servicePeer(options: {
       await boot();
       api = await apiFor({ request: (requestPath, init) => fetch(`${baseUrl}${requestPath}`, init) }, 'peer bench');
       projectPath = `/v1/projects/${api.projectId}`;
-      const provider = await api.call('POST', `${projectPath}/model-providers`, { key: 'instant', displayName: 'Instant', providerType: 'vendor_a', apiKey: INSTANT_MODEL_API_KEY });
-      await api.call('POST', `${projectPath}/model-presets`, { key: 'instant', displayName: 'Instant', providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {} });
+      const provider = await api.call('POST', `${projectPath}/model-providers`, {
+        key: 'instant',
+        displayName: 'Instant',
+        providerType: 'vendor_a',
+        apiKey: INSTANT_MODEL_API_KEY,
+      });
+      await api.call('POST', `${projectPath}/model-presets`, {
+        key: 'instant',
+        displayName: 'Instant',
+        providerId: provider.id,
+        model: 'vendor_a/gpt-5.1',
+        routing: {},
+      });
       const config = { systemPrompt: 'You are a helpful assistant.', modelPreset: 'instant', limits: { maxTurns: 4 } };
       agents.plain = (await api.call('POST', `${projectPath}/agents`, { name: 'One turn', initialConfig: config })).id;
       const lookup = {
@@ -100,7 +112,11 @@ export function servicePeer(options: {
     },
     oneTurn: () => runOnce(agents.plain, 'Hello.'),
     twoTurn: () => runOnce(agents.tool, 'call lookup {"city":"Paris"}'),
-    processes: () => ({ groups: [server!.child.pid!, ...(worker ? [worker.child.pid!] : [])], markers: [dataDir], postgres: options.databaseUrl !== undefined }),
+    processes: () => ({
+      groups: [server!.child.pid!, ...(worker ? [worker.child.pid!] : [])],
+      markers: [dataDir],
+      postgres: options.databaseUrl !== undefined,
+    }),
     async crashCheck() {
       const marker = `crash-${Date.now()}`;
       const runId = await session(agents.plain, `sleep 3000 ${marker}`);
@@ -119,7 +135,10 @@ export function servicePeer(options: {
         const run = response.ok ? ((await response.json()) as { state: string }) : null;
         if (run && ['completed', 'failed', 'cancelled', 'timed_out'].includes(run.state)) {
           const calls = options.model.requestsMentioning(marker);
-          return { durable: run.state === 'completed', detail: `run ${run.state} ${((Date.now() - restarted) / 1000).toFixed(1)} s after restart; model called ${calls}×` };
+          return {
+            durable: run.state === 'completed',
+            detail: `run ${run.state} ${((Date.now() - restarted) / 1000).toFixed(1)} s after restart; model called ${calls}×`,
+          };
         }
         await delay(250);
       }
@@ -145,7 +164,10 @@ function settledFeed() {
       let lastEventId: string | undefined;
       while (!controller.signal.aborted) {
         try {
-          const response = await fetch(url, { headers: { authorization, accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) }, signal: controller.signal });
+          const response = await fetch(url, {
+            headers: { authorization, accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+            signal: controller.signal,
+          });
           const reader = response.body!.getReader();
           const decoder = new TextDecoder();
           let buffer = '';

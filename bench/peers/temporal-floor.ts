@@ -26,14 +26,23 @@ export type TemporalFloor = { oneTurnP50: number; perSecond: number; serverCpuMs
  * fastest start Temporal offers). Latency p50 over `sequential` runs; runs/s and CPU per run
  * (the Temporal server's, and with this process's worker) at `concurrency`.
  */
-export async function measureTemporalFloor(model: InstantModelServer, options: { sequential: number; runs: number; concurrency: number }): Promise<TemporalFloor> {
+export async function measureTemporalFloor(
+  model: InstantModelServer,
+  options: { sequential: number; runs: number; concurrency: number },
+): Promise<TemporalFloor> {
   try {
     installWorkerRuntime(createLogger({ level: 'error' }));
   } catch {
     // installed already
   }
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'temporal-floor-'));
-  const devServer = await startDevServer({ projectRoot, dataDir, cliPath: process.env.TEMPORAL_CLI_PATH || undefined, logger: createLogger({ level: 'warn' }), overrides: { port: 0, headless: true } });
+  const devServer = await startDevServer({
+    projectRoot,
+    dataDir,
+    cliPath: process.env.TEMPORAL_CLI_PATH || undefined,
+    logger: createLogger({ level: 'warn' }),
+    overrides: { port: 0, headless: true },
+  });
   const connection = await NativeConnection.connect({ address: devServer.address });
   const taskQueue = `floor-${randomUUID()}`;
   const activities: FloorActivities = {
@@ -41,7 +50,13 @@ export async function measureTemporalFloor(model: InstantModelServer, options: {
       const response = await fetch(`${model.baseUrl}/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: 'Bearer sk-instant' },
-        body: JSON.stringify({ model: 'gpt-5.1', messages: [{ role: 'system', content: 'You are a helpful assistant.' }, { role: 'user', content: message }] }),
+        body: JSON.stringify({
+          model: 'gpt-5.1',
+          messages: [
+            { role: 'system', content: 'You are a helpful assistant.' },
+            { role: 'user', content: message },
+          ],
+        }),
       });
       return ((await response.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content;
     },

@@ -11,13 +11,17 @@ const key = (name: string) => (IDENTIFIER.test(name) ? name : JSON.stringify(nam
 
 export function renderTypes(document: Schema): string {
   const lines = [
-    '// Generated from the service\'s OpenAPI document by client/scripts/render-types.ts. Do not edit:',
+    "// Generated from the service's OpenAPI document by client/scripts/render-types.ts. Do not edit:",
     '// regenerate with `UPDATE_CLIENT_TYPES=1 npx vitest run test/integration/client-types.test.ts`.',
     '',
   ];
   // Named shapes (the answers' `$ref`s) first, so operations read as `PublicRun`, `SessionDetail`...
   const components = document.components.schemas as Record<string, Schema>;
-  lines.push('/** A page of a list route: `nextCursor` is null on the last page. */', 'export type Page<T> = { data: Array<T>; pageInfo: { nextCursor: string | null } };', '');
+  lines.push(
+    '/** A page of a list route: `nextCursor` is null on the last page. */',
+    'export type Page<T> = { data: Array<T>; pageInfo: { nextCursor: string | null } };',
+    '',
+  );
   for (const [name, schema] of Object.entries(components)) {
     if (schema.description) lines.push(`/** ${String(schema.description).replace(/\*\//g, '*\\/')} */`);
     lines.push(`export type ${name} = ${pageType(schema) ?? extendedType(name, schema, components) ?? typeOf(schema, 0)};`, '');
@@ -41,7 +45,11 @@ export function renderTypes(document: Schema): string {
       lines.push('      responses: {');
       for (const [status, response] of answers) {
         const content = response.content ?? {};
-        const type = content['application/json'] ? typeOf(content['application/json'].schema ?? {}, 4) : content['text/event-stream'] || content['application/octet-stream'] ? 'ReadableStream<Uint8Array>' : 'void';
+        const type = content['application/json']
+          ? typeOf(content['application/json'].schema ?? {}, 4)
+          : content['text/event-stream'] || content['application/octet-stream']
+            ? 'ReadableStream<Uint8Array>'
+            : 'void';
         lines.push(`        ${status}: ${type};`);
       }
       lines.push('      };', '    };');
@@ -72,7 +80,10 @@ function extendedType(name: string, schema: Schema, components: Record<string, S
   for (const [other, candidate] of Object.entries(components)) {
     const fields = Object.entries((candidate.properties ?? {}) as Record<string, Schema>);
     if (other === name || fields.length === 0 || fields.length >= Object.keys(properties).length || (base && fields.length <= base.size)) continue;
-    const same = fields.every(([field, value]) => JSON.stringify(properties[field]) === JSON.stringify(value) && required.has(field) === ((candidate.required ?? []) as string[]).includes(field));
+    const same = fields.every(
+      ([field, value]) =>
+        JSON.stringify(properties[field]) === JSON.stringify(value) && required.has(field) === ((candidate.required ?? []) as string[]).includes(field),
+    );
     if (same) base = { name: other, size: fields.length };
   }
   if (!base) return null;
@@ -115,7 +126,8 @@ function objectType(schema: Schema, depth: number): string {
   const properties = Object.entries((schema.properties ?? {}) as Record<string, Schema>);
   const required = new Set<string>(schema.required ?? []);
   const extra = schema.additionalProperties;
-  if (properties.length === 0) return extra === false ? 'Record<string, never>' : `Record<string, ${extra && extra !== true ? typeOf(extra, depth) : 'unknown'}>`;
+  if (properties.length === 0)
+    return extra === false ? 'Record<string, never>' : `Record<string, ${extra && extra !== true ? typeOf(extra, depth) : 'unknown'}>`;
   const pad = '  '.repeat(depth + 1);
   const fields = properties.map(([name, property]) => `${pad}${key(name)}${required.has(name) ? '' : '?'}: ${typeOf(property, depth + 1)};`);
   if (extra && extra !== false && extra !== true) fields.push(`${pad}[key: string]: ${typeOf(extra, depth + 1)};`);

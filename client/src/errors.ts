@@ -15,7 +15,14 @@ export class ApiError extends Error {
   /** The envelope's `message` alone (`message` adds the code and request id). */
   readonly envelopeMessage: string;
 
-  constructor(input: { status: number; code: string; message: string; requestId: string | null; details?: Record<string, unknown>; retryAfterSeconds?: number | null }) {
+  constructor(input: {
+    status: number;
+    code: string;
+    message: string;
+    requestId: string | null;
+    details?: Record<string, unknown>;
+    retryAfterSeconds?: number | null;
+  }) {
     super(input.requestId ? `${input.message} (${input.code}, request ${input.requestId})` : `${input.message} (${input.code})`);
     this.name = 'ApiError';
     this.status = input.status;

@@ -16,9 +16,7 @@ export type MessageDeltaReset = { runId: string; turn: number; attempt: number }
  * live output (no cursor: it never moves the resume point).
  */
 export type SessionFrame =
-  | ({ type: 'event' } & FeedFrame)
-  | { type: 'message.delta'; delta: MessageDelta }
-  | { type: 'message.delta_reset'; reset: MessageDeltaReset };
+  ({ type: 'event' } & FeedFrame) | { type: 'message.delta'; delta: MessageDelta } | { type: 'message.delta_reset'; reset: MessageDeltaReset };
 
 export type SessionFollowOptions = Omit<FollowOptions, 'from'> & {
   /** Also yield the model's text as it is written (`message.delta`, `message.delta_reset`). */
@@ -56,7 +54,12 @@ export async function* followEvents(transport: Transport, projectId: string, opt
  * with the whole text so far of any turn being written (a delta at offset 0), so text assembled
  * by offset (`LiveText`) stays exact across reconnections.
  */
-export async function* followSession(transport: Transport, projectId: string, sessionId: string, options: SessionFollowOptions = {}): AsyncGenerator<SessionFrame> {
+export async function* followSession(
+  transport: Transport,
+  projectId: string,
+  sessionId: string,
+  options: SessionFollowOptions = {},
+): AsyncGenerator<SessionFrame> {
   yield* followStream(transport, `/projects/${projectId}/sessions/${sessionId}/events`, options.deltas ? { deltas: 'true' } : {}, options);
 }
 
@@ -133,7 +136,8 @@ async function* followStream(transport: Transport, path: string, query: Record<s
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;
       // A refusal (403, a malformed cursor) will not heal by retrying; a dropped stream will.
-      if ((error as { status?: number }).status !== undefined && (error as { status: number }).status < 500 && (error as { status: number }).status !== 429) throw error;
+      if ((error as { status?: number }).status !== undefined && (error as { status: number }).status < 500 && (error as { status: number }).status !== 429)
+        throw error;
     }
     failures = received ? 0 : failures + 1;
     await sleep(Math.min(5_000, base * 2 ** Math.max(0, failures - 1)), options.signal);

@@ -71,7 +71,11 @@ export class ProjectClient {
    * document's (`/v1/projects/{projectId}/runs/{runId}`), its parameters come from `path`, and
    * the answer has the documented type.
    */
-  async call<P extends keyof Paths, M extends keyof Paths[P] & Method>(method: M, path: P, args: TypedCall<Operation<P, M>>): Promise<SuccessBody<Operation<P, M>>> {
+  async call<P extends keyof Paths, M extends keyof Paths[P] & Method>(
+    method: M,
+    path: P,
+    args: TypedCall<Operation<P, M>>,
+  ): Promise<SuccessBody<Operation<P, M>>> {
     const values: Record<string, string | undefined> = { ...(args.path as Record<string, string> | undefined) };
     if (path.includes('{projectId}') && values.projectId === undefined) values.projectId = await this.projectId();
     const concrete = path.replace(/\{(\w+)\}/g, (_, name: string) => {
@@ -175,7 +179,11 @@ export async function runToolCall(client: ProjectClient, toolCallId: string, han
  * One sweep of the project's pending caller work: every pending tool call with a handler in
  * `handlers` (by tool name) is run with `runToolCall`, one after another. Returns how many ran.
  */
-export async function workPendingToolCalls(client: ProjectClient, handlers: Record<string, ToolHandler>, options: { renewEveryMs?: number } = {}): Promise<number> {
+export async function workPendingToolCalls(
+  client: ProjectClient,
+  handlers: Record<string, ToolHandler>,
+  options: { renewEveryMs?: number } = {},
+): Promise<number> {
   const pending = await client.request<{ toolCalls: Array<{ id: string; toolName: string; status: string }> }>('GET', '/pending-work');
   let ran = 0;
   for (const call of pending.toolCalls) {

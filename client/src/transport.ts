@@ -101,9 +101,22 @@ export class Transport {
     const retryAfterSeconds = Number.isFinite(retryAfter) && retryAfter >= 0 && response.headers.has('retry-after') ? retryAfter : null;
     try {
       const { error } = JSON.parse(text) as ErrorEnvelope;
-      return new ApiError({ status: response.status, code: error.code, message: error.message, requestId: error.requestId, details: error.details, retryAfterSeconds });
+      return new ApiError({
+        status: response.status,
+        code: error.code,
+        message: error.message,
+        requestId: error.requestId,
+        details: error.details,
+        retryAfterSeconds,
+      });
     } catch {
-      return new ApiError({ status: response.status, code: 'http_error', message: `HTTP ${response.status}`, requestId: response.headers.get('x-request-id'), retryAfterSeconds });
+      return new ApiError({
+        status: response.status,
+        code: 'http_error',
+        message: `HTTP ${response.status}`,
+        requestId: response.headers.get('x-request-id'),
+        retryAfterSeconds,
+      });
     }
   }
 

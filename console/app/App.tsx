@@ -81,7 +81,12 @@ function Screen({ path }: { path: string }) {
 export function App() {
   const path = usePath();
   const [headerError, setHeaderError] = useState<unknown>(null);
-  const [state, setState] = useState<{ provider: Provider | null; context: Context | null; error: unknown; loading: boolean }>({ provider: null, context: null, error: null, loading: true });
+  const [state, setState] = useState<{ provider: Provider | null; context: Context | null; error: unknown; loading: boolean }>({
+    provider: null,
+    context: null,
+    error: null,
+    loading: true,
+  });
 
   const reloadContext = useCallback(async () => {
     try {
@@ -97,7 +102,12 @@ export function App() {
     // Once, on load: later reloads come from sign-in, project switches and sign-out.
   }, []);
 
-  if (state.loading) return <p className="loading" aria-busy="true">Loading the console…</p>;
+  if (state.loading)
+    return (
+      <p className="loading" aria-busy="true">
+        Loading the console…
+      </p>
+    );
   if (!state.provider) return <ErrorNotice error={state.error} />;
   if (!state.context) return <SignInScreen provider={state.provider} onSignedIn={reloadContext} error={state.error} />;
 
@@ -123,22 +133,35 @@ export function App() {
 
   return (
     <SignedContext.Provider value={signed}>
-      <a className="skip" href="#main">Skip to content</a>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
       <header className="top">
         <span className="brand">Agent Runtime</span>
         <span className="muted">{context.organization.name}</span>
         <label className="switcher">
           Project
-          <select aria-label="Project" value={context.project.id} onChange={(event) => switchProject(event.target.value)} disabled={state.provider.mode !== 'development' && context.projects.length < 2}>
+          <select
+            aria-label="Project"
+            value={context.project.id}
+            onChange={(event) => switchProject(event.target.value)}
+            disabled={state.provider.mode !== 'development' && context.projects.length < 2}
+          >
             {context.projects.map((project) => (
-              <option key={project.id} value={project.id}>{project.name}</option>
+              <option key={project.id} value={project.id}>
+                {project.name}
+              </option>
             ))}
           </select>
         </label>
         <span className="who" title={context.principal.scopes.join(' ')}>
           {context.principal.displayName ?? context.principal.subject} · {context.principal.projectRole ?? context.principal.kind}
         </span>
-        {state.provider.logoutSupported ? <button type="button" className="link" onClick={signOut}>Sign out</button> : null}
+        {state.provider.logoutSupported ? (
+          <button type="button" className="link" onClick={signOut}>
+            Sign out
+          </button>
+        ) : null}
       </header>
       <div className="layout">
         <nav className="side" aria-label="Console">
@@ -147,7 +170,9 @@ export function App() {
               const active = to === '/' ? path === '/' : path.startsWith(to);
               return (
                 <li key={to}>
-                  <Link to={to} aria-current={active ? 'page' : undefined}>{label}</Link>
+                  <Link to={to} aria-current={active ? 'page' : undefined}>
+                    {label}
+                  </Link>
                 </li>
               );
             })}

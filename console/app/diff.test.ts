@@ -11,7 +11,13 @@ describe('the version diff', () => {
       ['changed', 'd', 'e'],
       ['added', null, 'f'],
     ]);
-    expect(rows.map((row) => [row.leftNumber, row.rightNumber])).toEqual([[1, 1], [2, 2], [3, 3], [4, 4], [null, 5]]);
+    expect(rows.map((row) => [row.leftNumber, row.rightNumber])).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 3],
+      [4, 4],
+      [null, 5],
+    ]);
     expect(sideBySideDiff('x\ny', 'y').map((row) => row.kind)).toEqual(['removed', 'same']);
   });
 

@@ -1,10 +1,24 @@
 /** One row of a side-by-side diff: the same line on both sides, or a removal, an addition, or a change. */
-export type DiffRow = { kind: 'same' | 'removed' | 'added' | 'changed'; left: string | null; right: string | null; leftNumber: number | null; rightNumber: number | null };
+export type DiffRow = {
+  kind: 'same' | 'removed' | 'added' | 'changed';
+  left: string | null;
+  right: string | null;
+  leftNumber: number | null;
+  rightNumber: number | null;
+};
 
 /** JSON with sorted keys, two-space indented: two configs diff by content, not key order. */
 export function stableJson(value: unknown): string {
   const sort = (item: unknown): unknown =>
-    Array.isArray(item) ? item.map(sort) : item && typeof item === 'object' ? Object.fromEntries(Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, inner]) => [key, sort(inner)])) : item;
+    Array.isArray(item)
+      ? item.map(sort)
+      : item && typeof item === 'object'
+        ? Object.fromEntries(
+            Object.entries(item as Record<string, unknown>)
+              .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+              .map(([key, inner]) => [key, sort(inner)]),
+          )
+        : item;
   return JSON.stringify(sort(value), null, 2);
 }
 
@@ -17,7 +31,8 @@ export function sideBySideDiff(before: string, after: string): DiffRow[] {
   const a = before.split('\n');
   const b = after.split('\n');
   const lcs: number[][] = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
-  for (let i = a.length - 1; i >= 0; i--) for (let j = b.length - 1; j >= 0; j--) lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+  for (let i = a.length - 1; i >= 0; i--)
+    for (let j = b.length - 1; j >= 0; j--) lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
   const ops: Array<{ kind: 'same' | 'removed' | 'added'; i: number; j: number }> = [];
   let i = 0;
   let j = 0;
@@ -39,7 +54,13 @@ export function sideBySideDiff(before: string, after: string): DiffRow[] {
       for (let n = 0; n < Math.max(removed.length, added.length); n++) {
         const left = removed[n];
         const right = added[n];
-        rows.push({ kind: left && right ? 'changed' : left ? 'removed' : 'added', left: left ? a[left.i]! : null, right: right ? b[right.j]! : null, leftNumber: left ? left.i + 1 : null, rightNumber: right ? right.j + 1 : null });
+        rows.push({
+          kind: left && right ? 'changed' : left ? 'removed' : 'added',
+          left: left ? a[left.i]! : null,
+          right: right ? b[right.j]! : null,
+          leftNumber: left ? left.i + 1 : null,
+          rightNumber: right ? right.j + 1 : null,
+        });
       }
     } else rows.push({ kind: 'added', left: null, right: b[op.j]!, leftNumber: null, rightNumber: op.j + 1 });
   }

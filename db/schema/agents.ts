@@ -20,7 +20,9 @@ export const agents = pgTable(
     deletedAt: timestampColumn('deleted_at'),
   },
   (table) => [
-    uniqueIndex('agents_live_key').on(table.projectId, table.key).where(sql`${table.deletedAt} is null`),
+    uniqueIndex('agents_live_key')
+      .on(table.projectId, table.key)
+      .where(sql`${table.deletedAt} is null`),
     index('agents_project_idx').on(table.projectId, table.createdAt),
   ],
 );

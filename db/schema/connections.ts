@@ -55,7 +55,9 @@ export const storageProviders = pgTable(
   },
   (table) => [
     uniqueIndex('storage_providers_key').on(table.organizationId, table.key),
-    uniqueIndex('storage_providers_default').on(table.organizationId).where(sql`${table.isDefault}`),
+    uniqueIndex('storage_providers_default')
+      .on(table.organizationId)
+      .where(sql`${table.isDefault}`),
     index('storage_providers_organization_idx').on(table.organizationId, table.createdAt),
   ],
 );

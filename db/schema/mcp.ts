@@ -21,7 +21,10 @@ export const mcpServers = pgTable(
     createdByPrincipalId: uuid('created_by_principal_id'),
     createdAt: createdAt(),
   },
-  (table) => [uniqueIndex('mcp_servers_key').on(table.organizationId, table.key), index('mcp_servers_organization_idx').on(table.organizationId, table.createdAt)],
+  (table) => [
+    uniqueIndex('mcp_servers_key').on(table.organizationId, table.key),
+    index('mcp_servers_organization_idx').on(table.organizationId, table.createdAt),
+  ],
 );
 
 /** Immutable server versions: the tool snapshot as discovered (input schemas as the server gave them). */
@@ -64,7 +67,10 @@ export const mcpCredentials = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (table) => [uniqueIndex('mcp_credentials_key').on(table.organizationId, table.key), index('mcp_credentials_organization_idx').on(table.organizationId, table.createdAt)],
+  (table) => [
+    uniqueIndex('mcp_credentials_key').on(table.organizationId, table.key),
+    index('mcp_credentials_organization_idx').on(table.organizationId, table.createdAt),
+  ],
 );
 
 /** Credential policies: a key per organization; the rules live in immutable versions. */

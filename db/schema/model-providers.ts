@@ -23,7 +23,9 @@ export const modelProviders = pgTable(
     removedAt: timestampColumn('removed_at'),
   },
   (table) => [
-    uniqueIndex('model_providers_live_key').on(table.organizationId, table.key).where(sql`${table.removedAt} is null`),
+    uniqueIndex('model_providers_live_key')
+      .on(table.organizationId, table.key)
+      .where(sql`${table.removedAt} is null`),
     index('model_providers_organization_idx').on(table.organizationId, table.createdAt),
   ],
 );
@@ -55,8 +57,5 @@ export const modelPresets = pgTable(
     createdAt: createdAt(),
     archivedAt: timestampColumn('archived_at'),
   },
-  (table) => [
-    uniqueIndex('model_presets_project_key').on(table.projectId, table.key),
-    index('model_presets_project_idx').on(table.projectId, table.createdAt),
-  ],
+  (table) => [uniqueIndex('model_presets_project_key').on(table.projectId, table.key), index('model_presets_project_idx').on(table.projectId, table.createdAt)],
 );

@@ -29,13 +29,10 @@ export const productEvents = pgTable(
   },
   (table) => [
     uniqueIndex('product_events_project_position_key').on(table.projectId, table.projectPosition),
-    index('product_events_session_position_idx').on(table.projectId, table.sessionId, table.projectPosition).where(sql`${table.sessionId} is not null`),
-    uniqueIndex('product_events_aggregate_sequence_key').on(
-      table.projectId,
-      table.aggregateType,
-      table.aggregateId,
-      table.aggregateSequence,
-    ),
+    index('product_events_session_position_idx')
+      .on(table.projectId, table.sessionId, table.projectPosition)
+      .where(sql`${table.sessionId} is not null`),
+    uniqueIndex('product_events_aggregate_sequence_key').on(table.projectId, table.aggregateType, table.aggregateId, table.aggregateSequence),
   ],
 );
 
@@ -57,4 +54,3 @@ export const aggregateEventCounters = pgTable(
   },
   (table) => [primaryKey({ columns: [table.projectId, table.aggregateType, table.aggregateId] })],
 );
-

@@ -23,7 +23,9 @@ export const projects = pgTable(
     /** The monthly budget (null: none), per UTC calendar month; cost in billionths of the currency. */
     budgetMonthlyMaxCostNanos: bigint('budget_monthly_max_cost_nanos', { mode: 'number' }),
     budgetMonthlyMaxTokens: bigint('budget_monthly_max_tokens', { mode: 'number' }),
-    eventsPurgedThroughPosition: bigint('events_purged_through_position', { mode: 'bigint' }).notNull().default(sql`0`),
+    eventsPurgedThroughPosition: bigint('events_purged_through_position', { mode: 'bigint' })
+      .notNull()
+      .default(sql`0`),
   },
   (table) => [
     uniqueIndex('projects_organization_slug_key').on(table.organizationId, table.slug),

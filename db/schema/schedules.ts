@@ -52,9 +52,13 @@ export const schedules = pgTable(
     deletedAt: timestampColumn('deleted_at'),
   },
   (table) => [
-    index('schedules_project_created_idx').on(table.projectId, table.createdAt).where(sql`${table.deletedAt} is null`),
+    index('schedules_project_created_idx')
+      .on(table.projectId, table.createdAt)
+      .where(sql`${table.deletedAt} is null`),
     // What the reconciler scans: only rows whose Temporal Schedule is behind (a handful at most).
-    index('schedules_unsynced_idx').on(table.updatedAt).where(sql`${table.temporalRevision} is distinct from ${table.revision}`),
+    index('schedules_unsynced_idx')
+      .on(table.updatedAt)
+      .where(sql`${table.temporalRevision} is distinct from ${table.revision}`),
   ],
 );
 

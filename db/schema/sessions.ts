@@ -61,10 +61,14 @@ export const sessions = pgTable(
   (table) => [
     index('sessions_project_activity_idx').on(table.projectId, table.lastActivityAt),
     // Retention: a session tree's delegated sessions, and the cascade from a deleted thread.
-    index('sessions_parent_idx').on(table.parentSessionId).where(sql`${table.parentSessionId} is not null`),
+    index('sessions_parent_idx')
+      .on(table.parentSessionId)
+      .where(sql`${table.parentSessionId} is not null`),
     index('sessions_thread_idx').on(table.threadId),
     // Retention purges deleted root sessions whatever the window: found without scanning the rest.
-    index('sessions_deleted_idx').on(table.deletedAt).where(sql`${table.deletedAt} is not null and ${table.parentSessionId} is null`),
+    index('sessions_deleted_idx')
+      .on(table.deletedAt)
+      .where(sql`${table.deletedAt} is not null and ${table.parentSessionId} is null`),
   ],
 );
 

@@ -22,7 +22,9 @@ export const skills = pgTable(
     deletedAt: timestampColumn('deleted_at'),
   },
   (table) => [
-    uniqueIndex('skills_live_key').on(table.projectId, table.key).where(sql`${table.deletedAt} is null`),
+    uniqueIndex('skills_live_key')
+      .on(table.projectId, table.key)
+      .where(sql`${table.deletedAt} is null`),
     index('skills_project_idx').on(table.projectId, table.createdAt),
   ],
 );

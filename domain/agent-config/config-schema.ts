@@ -101,10 +101,7 @@ export const McpBinding = v.strictObject(
   {
     toolsetVersionId: Uuid,
     credentialPolicyVersionId: Uuid,
-    namespace: pattern(
-      MCP_NAMESPACE_PATTERN,
-      'must be 1-64 characters: lowercase letters and digits in segments joined by single "_", starting with a letter',
-    ),
+    namespace: pattern(MCP_NAMESPACE_PATTERN, 'must be 1-64 characters: lowercase letters and digits in segments joined by single "_", starting with a letter'),
   },
   'must be an object',
 );

@@ -12,9 +12,13 @@ describe("the console's agent config rules", () => {
   });
 
   it('refuses a system prompt under 20 characters, maxTurns other than 32, and a timeout outside 1,000-3,600,000', () => {
-    expect(consoleConfigProblem({ ...valid, systemPrompt: 'x'.repeat(19) }, 'initialConfig')).toEqual({ path: 'initialConfig.systemPrompt', message: 'must be at least 20 characters in the console' });
+    expect(consoleConfigProblem({ ...valid, systemPrompt: 'x'.repeat(19) }, 'initialConfig')).toEqual({
+      path: 'initialConfig.systemPrompt',
+      message: 'must be at least 20 characters in the console',
+    });
     expect(consoleConfigProblem({ ...valid, systemPrompt: `   ${'x'.repeat(19)}   ` })?.path).toBe('config.systemPrompt');
     for (const maxTurns of [1, 31, 33, 256]) expect(consoleConfigProblem({ ...valid, limits: { maxTurns } })?.path).toBe('config.limits.maxTurns');
-    for (const timeoutMs of [999, 3_600_001, 1_500.5]) expect(consoleConfigProblem({ ...valid, limits: { maxTurns: 32, timeoutMs } })?.path).toBe('config.limits.timeoutMs');
+    for (const timeoutMs of [999, 3_600_001, 1_500.5])
+      expect(consoleConfigProblem({ ...valid, limits: { maxTurns: 32, timeoutMs } })?.path).toBe('config.limits.timeoutMs');
   });
 });

@@ -13,7 +13,10 @@ export const CONSOLE_AGENT_RULES = {
 export type ConsoleProblem = { path: string; message: string };
 
 /** The first console rule `config` breaks (its path under `root`), or null. */
-export function consoleConfigProblem(config: { systemPrompt?: unknown; limits?: { maxTurns?: unknown; timeoutMs?: unknown } }, root = 'config'): ConsoleProblem | null {
+export function consoleConfigProblem(
+  config: { systemPrompt?: unknown; limits?: { maxTurns?: unknown; timeoutMs?: unknown } },
+  root = 'config',
+): ConsoleProblem | null {
   const { systemPromptMinLength, maxTurns, timeoutMs } = CONSOLE_AGENT_RULES;
   if (typeof config.systemPrompt !== 'string' || config.systemPrompt.trim().length < systemPromptMinLength) {
     return { path: `${root}.systemPrompt`, message: `must be at least ${systemPromptMinLength} characters in the console` };
@@ -21,7 +24,10 @@ export function consoleConfigProblem(config: { systemPrompt?: unknown; limits?: 
   if (config.limits?.maxTurns !== maxTurns) return { path: `${root}.limits.maxTurns`, message: `must be ${maxTurns} in the console (the API accepts 1-256)` };
   const timeout = config.limits?.timeoutMs ?? timeoutMs.default;
   if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < timeoutMs.min || timeout > timeoutMs.max) {
-    return { path: `${root}.limits.timeoutMs`, message: `must be an integer from ${timeoutMs.min.toLocaleString('en')} to ${timeoutMs.max.toLocaleString('en')} in the console` };
+    return {
+      path: `${root}.limits.timeoutMs`,
+      message: `must be an integer from ${timeoutMs.min.toLocaleString('en')} to ${timeoutMs.max.toLocaleString('en')} in the console`,
+    };
   }
   return null;
 }

@@ -7,16 +7,7 @@ export {
   TOOL_NAME_PATTERN,
   defaultSandboxPolicy,
 } from './config-schema.ts';
-export type {
-  AgentConfig,
-  AgentLimits,
-  Delegate,
-  HarnessOperation,
-  McpBinding,
-  SandboxCapability,
-  SandboxPolicy,
-  ToolDefinition,
-} from './config-schema.ts';
+export type { AgentConfig, AgentLimits, Delegate, HarnessOperation, McpBinding, SandboxCapability, SandboxPolicy, ToolDefinition } from './config-schema.ts';
 export { parseAgentConfig, type ParseOptions } from './parse.ts';
 export { checkAgentConfigReferences, referencedResources, type ReferencedResources } from './references.ts';
 export { canonicalAgentConfig } from './canonical.ts';
@@ -34,5 +25,14 @@ export {
 } from './tool-schema-policy.ts';
 export { isSensitivePropertyName, normalizePropertyName, sensitiveWordIn } from './sensitive-names.ts';
 export { DEFAULT_ROOT } from './paths.ts';
-export type { DelegateVersionFact, McpFacts, McpPolicyVersionFact, McpToolsetVersionFact, PresetFact, PublicationFacts, SandboxPolicyFact,
-  SandboxProviderFact, SkillVersionFact } from './facts.ts';
+export type {
+  DelegateVersionFact,
+  McpFacts,
+  McpPolicyVersionFact,
+  McpToolsetVersionFact,
+  PresetFact,
+  PublicationFacts,
+  SandboxPolicyFact,
+  SandboxProviderFact,
+  SkillVersionFact,
+} from './facts.ts';

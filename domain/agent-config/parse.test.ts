@@ -11,7 +11,7 @@ const letters = (count: number) => 'a'.repeat(count);
 describe('parseAgentConfig accepts', () => {
   const accepted: Array<[string, Mutation]> = [
     ['the full valid config', () => {}],
-    ['a one-character systemPrompt (the 20-character minimum is the console\'s)', (c) => (c.systemPrompt = 'x')],
+    ["a one-character systemPrompt (the 20-character minimum is the console's)", (c) => (c.systemPrompt = 'x')],
     ['an explicit tool schemaVersion 1', (c) => (c.tools[0].schemaVersion = 1)],
     ['a 200-character tool name', (c) => (c.tools[0].name = `t${letters(199)}`)],
     ['tool names with capitals, digits, "_" and "-"', (c) => (c.tools[0].name = '_Get-Order_2')],
@@ -19,14 +19,34 @@ describe('parseAgentConfig accepts', () => {
     ['platform-owned tools that always need approval', (c) => Object.assign(c.tools[0], { owner: 'platform', approval: 'always' })],
     ['32 Harness Operations', (c) => (c.harnessOperations = repeat(32, (i) => operation(`op${i}`)))],
     ['a 64-character Harness Operation key with "_" and "-"', (c) => (c.harnessOperations[0].key = `a-_${letters(61)}`)],
-    ['Harness Operation timeouts of 1,000 and 300,000 ms', (c) => (c.harnessOperations = [{ ...operation('a'), timeoutMs: 1000 }, { ...operation('b'), timeoutMs: 300_000 }])],
+    [
+      'Harness Operation timeouts of 1,000 and 300,000 ms',
+      (c) =>
+        (c.harnessOperations = [
+          { ...operation('a'), timeoutMs: 1000 },
+          { ...operation('b'), timeoutMs: 300_000 },
+        ]),
+    ],
     ['100,000-character instructions', (c) => (c.harnessOperations[0].instructions = letters(100_000))],
     ['32 delegates', (c) => (c.delegates = repeat(32, (i) => delegate(`d${i}`, uuid(i))))],
-    ['maxParallel 1 and 8', (c) => (c.delegates = [{ ...delegate('a', uuid(1)), maxParallel: 1 }, { ...delegate('b', uuid(2)), maxParallel: 8 }])],
-    ['MCP namespaces of one letter, segments and 64 characters', (c) => (c.mcpBindings = ['a', 'crm_v2_eu', `n${letters(63)}`].map((namespace) => ({ ...c.mcpBindings[0], namespace })))],
+    [
+      'maxParallel 1 and 8',
+      (c) =>
+        (c.delegates = [
+          { ...delegate('a', uuid(1)), maxParallel: 1 },
+          { ...delegate('b', uuid(2)), maxParallel: 8 },
+        ]),
+    ],
+    [
+      'MCP namespaces of one letter, segments and 64 characters',
+      (c) => (c.mcpBindings = ['a', 'crm_v2_eu', `n${letters(63)}`].map((namespace) => ({ ...c.mcpBindings[0], namespace }))),
+    ],
     ['a disabled sandbox without provider or snapshot', (c) => (c.sandbox = { enabled: false, provider: null, capabilities: [] })],
     ['a disabled sandbox that keeps a provider and snapshot', (c) => (c.sandbox.enabled = false)],
-    ['restricted network and every capability', (c) => (c.sandbox = { ...enabledSandbox(['filesystem_read', 'filesystem_write', 'shell', 'browser']), network: 'restricted' })],
+    [
+      'restricted network and every capability',
+      (c) => (c.sandbox = { ...enabledSandbox(['filesystem_read', 'filesystem_write', 'shell', 'browser']), network: 'restricted' }),
+    ],
     ['an enabled sandbox without capabilities', (c) => (c.sandbox.capabilities = [])],
     ['maxTurns 1 and timeoutMs 1,000', (c) => (c.limits = { maxTurns: 1, timeoutMs: 1000 })],
     ['maxTurns 256', (c) => (c.limits.maxTurns = 256)],
@@ -112,7 +132,11 @@ describe('parseAgentConfig rejects', () => {
     ['a missing inputSchema', (c) => delete c.tools[0].inputSchema, 'config.tools[0].inputSchema'],
     ['an inputSchema that is an array', (c) => (c.tools[0].inputSchema = []), 'config.tools[0].inputSchema'],
     ['an outputSchema whose root is not an object', (c) => (c.tools[0].outputSchema = { type: 'string' }), 'config.tools[0].outputSchema.type'],
-    ['a schema-policy violation inside a later tool', (c) => c.tools.push(tool('b', { inputSchema: { type: 'object', properties: { user: { type: 'string', pattern: '^a' } } } })), 'config.tools[1].inputSchema.properties.user.pattern'],
+    [
+      'a schema-policy violation inside a later tool',
+      (c) => c.tools.push(tool('b', { inputSchema: { type: 'object', properties: { user: { type: 'string', pattern: '^a' } } } })),
+      'config.tools[1].inputSchema.properties.user.pattern',
+    ],
     // The mounted tool namespace
     ['a repeated tool name', (c) => c.tools.push(tool('lookup_order')), 'config.tools[1].name'],
     ['a tool name repeated in another case', (c) => c.tools.push(tool('Lookup_Order')), 'config.tools[1].name'],
@@ -121,7 +145,11 @@ describe('parseAgentConfig rejects', () => {
     ['the reserved mcp__ prefix', (c) => c.tools.push(tool('mcp__crm__find')), 'config.tools[1].name'],
     ['a shell tool name while shell is enabled', (c) => c.tools.push(tool('bash')), 'config.tools[1].name'],
     ['a read tool name while filesystem_read is enabled', (c) => c.tools.push(tool('Read')), 'config.tools[1].name'],
-    ['a browser tool name while browser is enabled', (c) => ((c.sandbox.capabilities = ['browser']), c.tools.push(tool('browser_snapshot'))), 'config.tools[1].name'],
+    [
+      'a browser tool name while browser is enabled',
+      (c) => ((c.sandbox.capabilities = ['browser']), c.tools.push(tool('browser_snapshot'))),
+      'config.tools[1].name',
+    ],
     ['a Harness Operation key equal to a tool name', (c) => c.harnessOperations.push(operation('lookup_order')), 'config.harnessOperations[1].key'],
     ['a Harness Operation key equal to a sandbox tool', (c) => c.harnessOperations.push(operation('grep')), 'config.harnessOperations[1].key'],
     ['a Harness Operation key equal to a delegation tool', (c) => c.harnessOperations.push(operation('message_agent')), 'config.harnessOperations[1].key'],
@@ -139,7 +167,11 @@ describe('parseAgentConfig rejects', () => {
     ['a Harness Operation timeout of 300,001 ms', (c) => (c.harnessOperations[0].timeoutMs = 300_001), 'config.harnessOperations[0].timeoutMs'],
     ['a fractional Harness Operation timeout', (c) => (c.harnessOperations[0].timeoutMs = 1500.5), 'config.harnessOperations[0].timeoutMs'],
     ['a missing resultSchema', (c) => delete c.harnessOperations[0].resultSchema, 'config.harnessOperations[0].resultSchema'],
-    ['a resultSchema whose root is an array', (c) => (c.harnessOperations[0].resultSchema = { type: 'array', items: { type: 'string' } }), 'config.harnessOperations[0].resultSchema.type'],
+    [
+      'a resultSchema whose root is an array',
+      (c) => (c.harnessOperations[0].resultSchema = { type: 'array', items: { type: 'string' } }),
+      'config.harnessOperations[0].resultSchema.type',
+    ],
     ['a Harness Operation with its own model', (c) => (c.harnessOperations[0].model = 'fast'), 'config.harnessOperations[0].model'],
     ['a Harness Operation with an input schema', (c) => (c.harnessOperations[0].inputSchema = { type: 'object' }), 'config.harnessOperations[0].inputSchema'],
     // Skills

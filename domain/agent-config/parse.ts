@@ -46,8 +46,10 @@ export function parseAgentConfig(input: unknown, options: ParseOptions = {}): Ag
 
 function checkSandbox(config: AgentConfig, root: string): void {
   const { sandbox } = config;
-  if (sandbox.enabled && sandbox.provider === null) throw invalid(pathOf(root, 'sandbox', 'provider'), 'must name a sandbox connection when the sandbox is enabled');
-  if (sandbox.enabled && sandbox.snapshotId === null) throw invalid(pathOf(root, 'sandbox', 'snapshotId'), 'must be a snapshot UUID when the sandbox is enabled');
+  if (sandbox.enabled && sandbox.provider === null)
+    throw invalid(pathOf(root, 'sandbox', 'provider'), 'must name a sandbox connection when the sandbox is enabled');
+  if (sandbox.enabled && sandbox.snapshotId === null)
+    throw invalid(pathOf(root, 'sandbox', 'snapshotId'), 'must be a snapshot UUID when the sandbox is enabled');
   checkUnique(sandbox.capabilities, (capability) => capability, pathOf(root, 'sandbox', 'capabilities'), []);
 }
 

@@ -50,10 +50,19 @@ export function checkAgentConfigReferences(config: AgentConfig, facts: Publicati
 function checkMcpBinding(binding: McpBinding, facts: PublicationFacts, path: string): void {
   if (facts.mcp === null) return;
   const toolset = facts.mcp.toolsetVersions.get(binding.toolsetVersionId);
-  if (!toolset || toolset.projectId !== facts.projectId) throw invalid(pathOf(path, 'toolsetVersionId'), `names toolset version ${binding.toolsetVersionId}, which does not exist in this project`);
+  if (!toolset || toolset.projectId !== facts.projectId)
+    throw invalid(pathOf(path, 'toolsetVersionId'), `names toolset version ${binding.toolsetVersionId}, which does not exist in this project`);
   const policy = facts.mcp.policyVersions.get(binding.credentialPolicyVersionId);
-  if (!policy) throw invalid(pathOf(path, 'credentialPolicyVersionId'), `names credential policy version ${binding.credentialPolicyVersionId}, which does not exist in this organization`);
-  if (!policy.active) throw invalid(pathOf(path, 'credentialPolicyVersionId'), `names a version of credential policy "${policy.policyKey}", which is not active (its credential is revoked)`);
+  if (!policy)
+    throw invalid(
+      pathOf(path, 'credentialPolicyVersionId'),
+      `names credential policy version ${binding.credentialPolicyVersionId}, which does not exist in this organization`,
+    );
+  if (!policy.active)
+    throw invalid(
+      pathOf(path, 'credentialPolicyVersionId'),
+      `names a version of credential policy "${policy.policyKey}", which is not active (its credential is revoked)`,
+    );
   if (!policyContains(policy, toolset.serverEndpointUrl)) {
     throw invalid(
       pathOf(path, 'credentialPolicyVersionId'),
@@ -63,7 +72,10 @@ function checkMcpBinding(binding: McpBinding, facts: PublicationFacts, path: str
   for (const remote of toolset.remoteToolNames) {
     const mounted = mcpToolName(binding.namespace, remote);
     if (!TOOL_NAME_PATTERN.test(mounted)) {
-      throw invalid(pathOf(path, 'toolsetVersionId'), `selects the remote tool "${remote}", whose mounted name "${mounted}" is not a valid tool name (1-200 letters, digits, "_" and "-")`);
+      throw invalid(
+        pathOf(path, 'toolsetVersionId'),
+        `selects the remote tool "${remote}", whose mounted name "${mounted}" is not a valid tool name (1-200 letters, digits, "_" and "-")`,
+      );
     }
   }
 }
@@ -109,17 +121,14 @@ function checkSandbox(sandbox: SandboxPolicy, facts: PublicationFacts, path: str
     throw invalid(pathOf(path, 'snapshotId'), `names a snapshot that is not active on sandbox provider "${provider.key}"`);
   }
   if (sandbox.network === 'restricted' && provider.allowlistEmpty) {
-    throw invalid(pathOf(path, 'network'), `is restricted, but sandbox provider "${provider.key}" allows no domains or CIDRs; add some to its configuration or use "none"`);
+    throw invalid(
+      pathOf(path, 'network'),
+      `is restricted, but sandbox provider "${provider.key}" allows no domains or CIDRs; add some to its configuration or use "none"`,
+    );
   }
 }
 
-function checkDelegate(
-  key: string,
-  fact: DelegateVersionFact | undefined,
-  sandbox: SandboxPolicy,
-  facts: PublicationFacts,
-  path: string,
-): void {
+function checkDelegate(key: string, fact: DelegateVersionFact | undefined, sandbox: SandboxPolicy, facts: PublicationFacts, path: string): void {
   if (!fact || fact.projectId !== facts.projectId) throw invalid(path, `of delegate "${key}" is not an agent version in this project`);
   const child = { delegateKey: key, agentKey: fact.agentKey };
   if (facts.agentId !== null && fact.agentId === facts.agentId) {

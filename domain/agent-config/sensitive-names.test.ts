@@ -48,7 +48,26 @@ describe('sensitive property names', () => {
     expect(sensitiveWordIn(name)).toBe(word);
   });
 
-  const accepted = ['maxTokens', 'max_tokens', 'tokenCount', 'totalTokens', 'tokens', 'tokenizer', 'author', 'authorName', 'authenticated', 'key', 'keyName', 'sortKey', 'idempotencyKey', 'publicKey', 'passage', 'sessionId', 'query', 'user'];
+  const accepted = [
+    'maxTokens',
+    'max_tokens',
+    'tokenCount',
+    'totalTokens',
+    'tokens',
+    'tokenizer',
+    'author',
+    'authorName',
+    'authenticated',
+    'key',
+    'keyName',
+    'sortKey',
+    'idempotencyKey',
+    'publicKey',
+    'passage',
+    'sessionId',
+    'query',
+    'user',
+  ];
 
   it.each(accepted)('%s is not sensitive', (name) => {
     expect(isSensitivePropertyName(name)).toBe(false);

@@ -40,11 +40,7 @@ export function normalizePropertyName(name: string): string {
 /** The sensitive word a property name matches, or null when the name is acceptable. */
 export function sensitiveWordIn(name: string): string | null {
   const normalized = normalizePropertyName(name);
-  return (
-    SENSITIVE_FRAGMENTS.find((fragment) => normalized.includes(fragment)) ??
-    SENSITIVE_SUFFIXES.find((suffix) => normalized.endsWith(suffix)) ??
-    null
-  );
+  return SENSITIVE_FRAGMENTS.find((fragment) => normalized.includes(fragment)) ?? SENSITIVE_SUFFIXES.find((suffix) => normalized.endsWith(suffix)) ?? null;
 }
 
 export function isSensitivePropertyName(name: string): boolean {

@@ -33,7 +33,13 @@ export function tool(name: string, extra: Record<string, unknown> = {}): Json {
 }
 
 export function operation(key: string): Json {
-  return { key, description: `The ${key} operation`, instructions: 'Do the task.', resultSchema: objectSchema({ summary: { type: 'string' } }), timeoutMs: 60_000 };
+  return {
+    key,
+    description: `The ${key} operation`,
+    instructions: 'Do the task.',
+    resultSchema: objectSchema({ summary: { type: 'string' } }),
+    timeoutMs: 60_000,
+  };
 }
 
 export function delegate(key: string, agentVersionId: string): Json {

@@ -15,7 +15,10 @@ function nested(levels: number): Json {
 }
 const nestedPath = (levels: number) => `${S}${'.properties.n'.repeat(levels - 1)}`;
 
-const manyProperties = (count: number) => ({ type: 'object', properties: Object.fromEntries(Array.from({ length: count }, (_, i) => [`p${i}`, { type: 'string' }])) });
+const manyProperties = (count: number) => ({
+  type: 'object',
+  properties: Object.fromEntries(Array.from({ length: count }, (_, i) => [`p${i}`, { type: 'string' }])),
+});
 
 /** The root plus `count` array properties of two nodes each (the property and its items). */
 const arrayProperties = (count: number, extra: Record<string, unknown> = {}) => ({
@@ -26,12 +29,46 @@ const arrayProperties = (count: number, extra: Record<string, unknown> = {}) => 
 describe('tool schema dialect accepts', () => {
   const accepted: Array<[string, Json]> = [
     ['a bare object root', { type: 'object' }],
-    ['every scalar type', withX({ type: 'object', properties: { s: { type: 'string' }, n: { type: 'number' }, i: { type: 'integer' }, b: { type: 'boolean' }, z: { type: 'null' } } })],
-    ['nullable forms in either order', withX({ type: 'object', properties: { a: { type: ['string', 'null'] }, b: { type: ['null', 'object'], properties: {} }, c: { type: ['array', 'null'], items: { type: 'integer' } } } })],
-    ['homogeneous arrays of objects', withX({ type: 'array', items: { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] }, minItems: 1, maxItems: 1 })],
-    ['typed enums, untyped mixed enums and nullable enums', withX({ type: 'object', properties: { a: { type: 'string', enum: ['x', 'y'] }, b: { enum: ['x', 1, true, null] }, c: { type: ['integer', 'null'], enum: [1, null] } } })],
+    [
+      'every scalar type',
+      withX({
+        type: 'object',
+        properties: { s: { type: 'string' }, n: { type: 'number' }, i: { type: 'integer' }, b: { type: 'boolean' }, z: { type: 'null' } },
+      }),
+    ],
+    [
+      'nullable forms in either order',
+      withX({
+        type: 'object',
+        properties: {
+          a: { type: ['string', 'null'] },
+          b: { type: ['null', 'object'], properties: {} },
+          c: { type: ['array', 'null'], items: { type: 'integer' } },
+        },
+      }),
+    ],
+    [
+      'homogeneous arrays of objects',
+      withX({ type: 'array', items: { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] }, minItems: 1, maxItems: 1 }),
+    ],
+    [
+      'typed enums, untyped mixed enums and nullable enums',
+      withX({
+        type: 'object',
+        properties: { a: { type: 'string', enum: ['x', 'y'] }, b: { enum: ['x', 1, true, null] }, c: { type: ['integer', 'null'], enum: [1, null] } },
+      }),
+    ],
     ['const with and without type', withX({ type: 'object', properties: { a: { const: 'v1' }, b: { type: 'number', const: 2.5 } } })],
-    ['title, description and eight examples on every node', { type: 'object', title: 'Root', description: 'd', examples: Array(8).fill({}), properties: { x: { type: 'string', title: 't', description: 'd', examples: ['a', 'b'] }, e: { enum: ['a'], title: 't', examples: ['a'] } } }],
+    [
+      'title, description and eight examples on every node',
+      {
+        type: 'object',
+        title: 'Root',
+        description: 'd',
+        examples: Array(8).fill({}),
+        properties: { x: { type: 'string', title: 't', description: 'd', examples: ['a', 'b'] }, e: { enum: ['a'], title: 't', examples: ['a'] } },
+      },
+    ],
     ['string lengths, equal bounds included', withX({ type: 'string', minLength: 2, maxLength: 2 })],
     ...STRING_FORMATS.map((format): [string, Json] => [`format ${format}`, withX({ type: 'string', format })]),
     ['numeric bounds and multipleOf', withX({ type: 'number', minimum: -1.5, maximum: 10, exclusiveMaximum: 11, multipleOf: 0.5 })],
@@ -147,7 +184,11 @@ describe('tool schema dialect rejects', () => {
     ['a required name that is not declared', withX({ type: 'string' }, { required: ['x', 'y'] }), `${S}.required[1]`],
     ['a required name in a nested object without properties', withX({ type: 'object', required: ['a'] }), `${S}.properties.x.required[0]`],
     ['a non-boolean, non-schema additionalProperties', withX({ type: 'object', additionalProperties: 'no' }), `${S}.properties.x.additionalProperties`],
-    ['a refused keyword inside a typed map', withX({ type: 'object', additionalProperties: { type: 'string', pattern: 'a' } }), `${S}.properties.x.additionalProperties.pattern`],
+    [
+      'a refused keyword inside a typed map',
+      withX({ type: 'object', additionalProperties: { type: 'string', pattern: 'a' } }),
+      `${S}.properties.x.additionalProperties.pattern`,
+    ],
     // Property names
     ['the property name __proto__', JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"}}}'), `${S}.properties.__proto__`],
     ['the property name constructor', withX({ type: 'string' }, { properties: { constructor: { type: 'string' } } }), `${S}.properties.constructor`],
@@ -156,8 +197,16 @@ describe('tool schema dialect rejects', () => {
     ['a property name with a space', withX({ type: 'string' }, { properties: { 'first name': { type: 'string' } } }), `${S}.properties["first name"]`],
     ['a 65-character property name', withX({ type: 'string' }, { properties: { ['p'.repeat(65)]: { type: 'string' } } }), `${S}.properties.${'p'.repeat(65)}`],
     ['a sensitive property name', withX({ type: 'string' }, { properties: { apiKey: { type: 'string' } } }), `${S}.properties.apiKey`],
-    ['a sensitive nested property name', withX({ type: 'object', properties: { github_token: { type: 'string' } } }), `${S}.properties.x.properties.github_token`],
-    ['a sensitive property name inside array items', withX({ type: 'array', items: { type: 'object', properties: { Password: { type: 'string' } } } }), `${S}.properties.x.items.properties.Password`],
+    [
+      'a sensitive nested property name',
+      withX({ type: 'object', properties: { github_token: { type: 'string' } } }),
+      `${S}.properties.x.properties.github_token`,
+    ],
+    [
+      'a sensitive property name inside array items',
+      withX({ type: 'array', items: { type: 'object', properties: { Password: { type: 'string' } } } }),
+      `${S}.properties.x.items.properties.Password`,
+    ],
     // Limits
     [`${TOOL_SCHEMA_LIMITS.maxDepth + 1} levels`, nested(TOOL_SCHEMA_LIMITS.maxDepth + 1), nestedPath(TOOL_SCHEMA_LIMITS.maxDepth + 1)],
     [`${TOOL_SCHEMA_LIMITS.maxProperties + 1} properties`, manyProperties(TOOL_SCHEMA_LIMITS.maxProperties + 1), `${S}.properties.p256`],
@@ -173,6 +222,10 @@ describe('tool schema dialect rejects', () => {
 
   it('explains refused keywords', () => {
     expectBadRequest(() => normalizeObjectSchema(withX({ type: 'string', pattern: 'a' }), S), `${S}.properties.x.pattern`, /regular expressions/);
-    expectBadRequest(() => normalizeObjectSchema(withX({ type: 'string' }, { properties: { secret: { type: 'string' } } }), S), `${S}.properties.secret`, /credential/);
+    expectBadRequest(
+      () => normalizeObjectSchema(withX({ type: 'string' }, { properties: { secret: { type: 'string' } } }), S),
+      `${S}.properties.secret`,
+      /credential/,
+    );
   });
 });

@@ -155,7 +155,8 @@ function readValueSetNode(node: Record<string, unknown>, path: string): SchemaNo
       if (type.base === 'array' || type.base === 'object') throw invalid(at, 'must be a primitive type for enum and const');
       out.type = copyType(value);
     } else if (ANNOTATIONS.includes(keyword)) out[keyword] = readAnnotation(keyword, value, at);
-    else if (keyword !== 'enum' && keyword !== 'const') throw invalid(at, 'is not allowed beside enum or const (only type, title, description and examples are)');
+    else if (keyword !== 'enum' && keyword !== 'const')
+      throw invalid(at, 'is not allowed beside enum or const (only type, title, description and examples are)');
   }
   if ('const' in node) {
     out.const = readPrimitive(node.const, childPath(path, 'const'), type);
@@ -287,8 +288,7 @@ function checkBounds(node: SchemaNode, path: string): void {
 }
 
 function readPrimitive(value: unknown, path: string, type: TypeInfo | null): string | number | boolean | null {
-  const primitive =
-    value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+  const primitive = value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
   if (!primitive) throw invalid(path, 'must be a string, number, boolean or null');
   if (type !== null && !matchesType(value, type)) throw invalid(path, `does not match type "${type.base}"${type.nullable ? ' or null' : ''}`);
   return value;

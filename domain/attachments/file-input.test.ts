@@ -89,7 +89,12 @@ describe('file items are strict objects of three strings', () => {
   });
 
   it.each([
-    ['name', 1], ['name', null], ['contentType', ['text/plain']], ['contentType', null], ['dataBase64', { data: 'aGk=' }], ['dataBase64', 0],
+    ['name', 1],
+    ['name', null],
+    ['contentType', ['text/plain']],
+    ['contentType', null],
+    ['dataBase64', { data: 'aGk=' }],
+    ['dataBase64', 0],
   ])('%s must be a string (%j)', (field, value) => {
     expect(violationOf([item({ [field]: value })])).toEqual({ path: `files.0.${field}`, message: 'must be a string' });
   });
@@ -165,7 +170,10 @@ describe('name', () => {
   ])('%j and %j are duplicates (compared ignoring case and normalization)', (first, second) => {
     const type = first.toLowerCase().endsWith('.pdf') ? 'application/pdf' : 'text/plain';
     const files = [item({ name: 'other.txt' }), item({ name: first, contentType: type }), item({ name: second, contentType: type })];
-    expect(violationOf(files)).toEqual({ path: 'files.2.name', message: `${JSON.stringify(second)} is already the name of files.1 (names are compared ignoring case)` });
+    expect(violationOf(files)).toEqual({
+      path: 'files.2.name',
+      message: `${JSON.stringify(second)} is already the name of files.1 (names are compared ignoring case)`,
+    });
   });
 
   it('a duplicate is reported before its other fields', () => {
@@ -201,7 +209,10 @@ describe('contentType', () => {
   });
 
   it.each(Object.entries(FILE_KINDS))('.%s is accepted with its canonical type and with application/octet-stream', (extension, kind) => {
-    for (const [name, contentType] of [[`file.${extension}`, kind.mediaType], [`FILE.${extension.toUpperCase()}`, 'application/octet-stream']] as const) {
+    for (const [name, contentType] of [
+      [`file.${extension}`, kind.mediaType],
+      [`FILE.${extension.toUpperCase()}`, 'application/octet-stream'],
+    ] as const) {
       expect(acceptedFiles([item({ name, contentType })])[0]).toMatchObject({ contentType: kind.mediaType, fileClass: kind.fileClass });
     }
   });
@@ -221,7 +232,11 @@ describe('contentType', () => {
     ['a.jpeg', 'image/png', '"image/png" does not match the .jpeg extension (expected image/jpeg)'],
     ['a.ts', 'video/mp2t', '"video/mp2t" does not match the .ts extension (expected text/typescript)'],
     ['a.mts', 'video/MP2T', '"video/MP2T" does not match the .mts extension (expected text/typescript)'],
-    ['a.docx', 'application/pdf', '"application/pdf" does not match the .docx extension (expected application/vnd.openxmlformats-officedocument.wordprocessingml.document)'],
+    [
+      'a.docx',
+      'application/pdf',
+      '"application/pdf" does not match the .docx extension (expected application/vnd.openxmlformats-officedocument.wordprocessingml.document)',
+    ],
     ['a.pdf', 'text/plain; charset=utf-8', '"text/plain; charset=utf-8" does not match the .pdf extension (expected application/pdf)'],
     ['a.main.rs', 'text/rust', '"text/rust" is not a supported file type'],
     ['a.dat', 'application/octet-stream', 'an unrecognized extension (.dat) needs a specific supported type, not application/octet-stream'],
@@ -325,7 +340,10 @@ describe('sizes', () => {
 
   it('a string too long for 10 MiB is refused by its length, valid or not', () => {
     const tooLong = `${'!'.repeat(14_000_000)}`;
-    expect(violationOf([item({ dataBase64: tooLong })])).toEqual({ path: 'files.0.dataBase64', message: '"notes.txt" must be at most 10,485,760 bytes (10 MiB) once decoded' });
+    expect(violationOf([item({ dataBase64: tooLong })])).toEqual({
+      path: 'files.0.dataBase64',
+      message: '"notes.txt" must be at most 10,485,760 bytes (10 MiB) once decoded',
+    });
   });
 
   it('two files of 10 MiB (20 MiB in all) are accepted; one byte more in a third is refused on files', () => {
@@ -404,12 +422,22 @@ describe('sandbox capabilities (rule 3)', () => {
     ['text, both', [text], sandbox(true, 'filesystem_read', 'shell'), null],
     ['text, neither', [text], sandbox(true, 'filesystem_write', 'browser'), TEXT_REFUSED],
     ['text, no capabilities', [text], sandbox(true), TEXT_REFUSED],
-    ['text, sandbox disabled', [text], sandbox(false, 'filesystem_read', 'shell'), 'text files need a sandbox with filesystem_read or shell, and this agent version has no sandbox enabled'],
+    [
+      'text, sandbox disabled',
+      [text],
+      sandbox(false, 'filesystem_read', 'shell'),
+      'text files need a sandbox with filesystem_read or shell, and this agent version has no sandbox enabled',
+    ],
     ['binary, shell', [binary], sandbox(true, 'shell'), null],
     ['binary, filesystem_read only', [binary], sandbox(true, 'filesystem_read'), BINARY_REFUSED],
     ['text and binary, filesystem_read only', [text, binary], sandbox(true, 'filesystem_read', 'filesystem_write'), BINARY_REFUSED],
     ['text and binary, shell', [text, binary], sandbox(true, 'shell'), null],
-    ['binary, sandbox disabled', [binary], sandbox(false, 'shell'), 'binary files such as "scan.pdf" need a sandbox with shell, and this agent version has no sandbox enabled'],
+    [
+      'binary, sandbox disabled',
+      [binary],
+      sandbox(false, 'shell'),
+      'binary files such as "scan.pdf" need a sandbox with shell, and this agent version has no sandbox enabled',
+    ],
   ] as const)('%s', (_, files, box, expected) => {
     expect(sandboxCapabilityProblem(files, box)).toBe(expected);
   });
@@ -437,15 +465,41 @@ describe('upload references', () => {
   it('accepts {uploadId} items beside inline files, in order, and refuses anything else on them', () => {
     const result = checkFileInputs([item(), { uploadId: id.toUpperCase() }]);
     expect(result).toMatchObject({ ok: true, files: [{ name: 'notes.txt' }, { uploadId: id }] });
-    expect(violationOf([{ uploadId: id, name: 'x.txt' }])).toEqual({ path: 'files.0.name', message: 'is not a field of an upload reference (allowed: uploadId alone)' });
+    expect(violationOf([{ uploadId: id, name: 'x.txt' }])).toEqual({
+      path: 'files.0.name',
+      message: 'is not a field of an upload reference (allowed: uploadId alone)',
+    });
     expect(violationOf([{ uploadId: 'nope' }])).toEqual({ path: 'files.0.uploadId', message: 'must be the id of an upload' });
   });
 
   it('checks names and the total across resolved files', () => {
     const path = (index: number) => `files.${index}`;
-    expect(turnFileSetProblem([{ name: 'a.txt', sizeBytes: 1 }, { name: 'b.txt', sizeBytes: 1 }], path)).toBeNull();
-    expect(turnFileSetProblem([{ name: 'a.txt', sizeBytes: 1 }, { name: 'A.TXT', sizeBytes: 1 }], path)?.path).toBe('files.1');
-    expect(turnFileSetProblem([{ name: 'a.txt', sizeBytes: 15 * 1024 * 1024 }, { name: 'b.txt', sizeBytes: 6 * 1024 * 1024 }], path)?.message).toContain('20 MiB');
+    expect(
+      turnFileSetProblem(
+        [
+          { name: 'a.txt', sizeBytes: 1 },
+          { name: 'b.txt', sizeBytes: 1 },
+        ],
+        path,
+      ),
+    ).toBeNull();
+    expect(
+      turnFileSetProblem(
+        [
+          { name: 'a.txt', sizeBytes: 1 },
+          { name: 'A.TXT', sizeBytes: 1 },
+        ],
+        path,
+      )?.path,
+    ).toBe('files.1');
+    expect(
+      turnFileSetProblem(
+        [
+          { name: 'a.txt', sizeBytes: 15 * 1024 * 1024 },
+          { name: 'b.txt', sizeBytes: 6 * 1024 * 1024 },
+        ],
+        path,
+      )?.message,
+    ).toContain('20 MiB');
   });
 });
-

@@ -57,7 +57,6 @@ export type FileRuleViolation = { path: string; message: string };
 
 export type FileInputsCheck = { ok: true; files: TurnFileInput[] } | { ok: false; violation: FileRuleViolation };
 
-
 const FIELDS = ['name', 'contentType', 'dataBase64'] as const;
 
 /** Checks a body's `files` value; `pathPrefix` (default `files`) starts every violation path. */
@@ -81,7 +80,10 @@ export function checkFileInputs(files: unknown, options: { pathPrefix?: string }
     earlierNames.set(fileNameKey(checked.file.name), index);
     totalBytes += checked.file.sizeBytes;
     if (totalBytes > MAX_TURN_FILE_BYTES) {
-      return violation(prefix, `must total at most ${grouped(MAX_TURN_FILE_BYTES)} bytes (20 MiB); files 0-${index} already decode to ${grouped(totalBytes)} bytes`);
+      return violation(
+        prefix,
+        `must total at most ${grouped(MAX_TURN_FILE_BYTES)} bytes (20 MiB); files 0-${index} already decode to ${grouped(totalBytes)} bytes`,
+      );
     }
     accepted.push(checked.file);
   }
@@ -106,10 +108,15 @@ export function turnFileSetProblem(files: ReadonlyArray<{ name: string; sizeByte
   let total = 0;
   for (const [index, file] of files.entries()) {
     const seen = earlier.get(fileNameKey(file.name));
-    if (seen !== undefined) return { path: pathOf(index), message: `${quote(file.name)} is already the name of another file of this turn (names are compared ignoring case)` };
+    if (seen !== undefined)
+      return { path: pathOf(index), message: `${quote(file.name)} is already the name of another file of this turn (names are compared ignoring case)` };
     earlier.set(fileNameKey(file.name), index);
     total += file.sizeBytes;
-    if (total > MAX_TURN_FILE_BYTES) return { path: pathOf(index), message: `the files must total at most ${grouped(MAX_TURN_FILE_BYTES)} bytes (20 MiB); files 0-${index} hold ${grouped(total)} bytes` };
+    if (total > MAX_TURN_FILE_BYTES)
+      return {
+        path: pathOf(index),
+        message: `the files must total at most ${grouped(MAX_TURN_FILE_BYTES)} bytes (20 MiB); files 0-${index} hold ${grouped(total)} bytes`,
+      };
   }
   return null;
 }
@@ -193,6 +200,7 @@ export function storedTypeProblem(file: { filename: string; contentType: string;
   const essence = mediaTypeEssence(file.contentType);
   if (extension === null || essence === null) return `"${truncated(file.filename)}" has no usable extension or content type`;
   const kind = resolveFileKind(extension.toLowerCase(), essence, file.contentType);
-  if (!kind.ok || kind.mediaType !== file.contentType || kind.fileClass !== file.fileClass) return `"${truncated(file.filename)}" no longer matches its recorded type`;
+  if (!kind.ok || kind.mediaType !== file.contentType || kind.fileClass !== file.fileClass)
+    return `"${truncated(file.filename)}" no longer matches its recorded type`;
   return null;
 }

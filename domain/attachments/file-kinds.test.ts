@@ -4,19 +4,44 @@ import { mediaTypeEssence } from './media-type.ts';
 
 // Spec 2 "File input item" rule 1, extension by extension, with the type each must normalize to.
 const SPEC_TEXT: ReadonlyArray<[string, string]> = [
-  ['txt', 'text/plain'], ['log', 'text/plain'], ['md', 'text/markdown'], ['markdown', 'text/markdown'],
-  ['csv', 'text/csv'], ['tsv', 'text/tab-separated-values'], ['html', 'text/html'], ['htm', 'text/html'], ['css', 'text/css'],
-  ['json', 'application/json'], ['jsonld', 'application/ld+json'], ['ndjson', 'application/x-ndjson'], ['jsonl', 'application/x-ndjson'],
-  ['xml', 'application/xml'], ['yaml', 'application/yaml'], ['yml', 'application/yaml'],
-  ['js', 'text/javascript'], ['mjs', 'text/javascript'], ['cjs', 'text/javascript'],
-  ['ts', 'text/typescript'], ['mts', 'text/typescript'], ['cts', 'text/typescript'], ['tsx', 'text/typescript'],
+  ['txt', 'text/plain'],
+  ['log', 'text/plain'],
+  ['md', 'text/markdown'],
+  ['markdown', 'text/markdown'],
+  ['csv', 'text/csv'],
+  ['tsv', 'text/tab-separated-values'],
+  ['html', 'text/html'],
+  ['htm', 'text/html'],
+  ['css', 'text/css'],
+  ['json', 'application/json'],
+  ['jsonld', 'application/ld+json'],
+  ['ndjson', 'application/x-ndjson'],
+  ['jsonl', 'application/x-ndjson'],
+  ['xml', 'application/xml'],
+  ['yaml', 'application/yaml'],
+  ['yml', 'application/yaml'],
+  ['js', 'text/javascript'],
+  ['mjs', 'text/javascript'],
+  ['cjs', 'text/javascript'],
+  ['ts', 'text/typescript'],
+  ['mts', 'text/typescript'],
+  ['cts', 'text/typescript'],
+  ['tsx', 'text/typescript'],
 ];
 
 const SPEC_IMAGES_AND_DOCUMENTS: ReadonlyArray<[string, string]> = [
-  ['png', 'image/png'], ['jpg', 'image/jpeg'], ['jpeg', 'image/jpeg'], ['webp', 'image/webp'], ['gif', 'image/gif'],
-  ['pdf', 'application/pdf'], ['rtf', 'application/rtf'],
-  ['pages', 'application/vnd.apple.pages'], ['numbers', 'application/vnd.apple.numbers'], ['key', 'application/vnd.apple.keynote'],
-  ['eml', 'message/rfc822'], ['msg', 'application/vnd.ms-outlook'],
+  ['png', 'image/png'],
+  ['jpg', 'image/jpeg'],
+  ['jpeg', 'image/jpeg'],
+  ['webp', 'image/webp'],
+  ['gif', 'image/gif'],
+  ['pdf', 'application/pdf'],
+  ['rtf', 'application/rtf'],
+  ['pages', 'application/vnd.apple.pages'],
+  ['numbers', 'application/vnd.apple.numbers'],
+  ['key', 'application/vnd.apple.keynote'],
+  ['eml', 'message/rfc822'],
+  ['msg', 'application/vnd.ms-outlook'],
 ];
 
 const SPEC_OFFICE: ReadonlyArray<[string, string]> = [
@@ -82,8 +107,13 @@ describe('the kinds table', () => {
   });
 
   it.each([
-    ['ini', 'text/plain'], ['toml', 'application/toml'], ['sql', 'application/sql'], ['py', 'text/x-python'],
-    ['sh', 'text/x-shellscript'], ['bash', 'text/x-shellscript'], ['jsx', 'text/javascript'],
+    ['ini', 'text/plain'],
+    ['toml', 'application/toml'],
+    ['sql', 'application/sql'],
+    ['py', 'text/x-python'],
+    ['sh', 'text/x-shellscript'],
+    ['bash', 'text/x-shellscript'],
+    ['jsx', 'text/javascript'],
   ])('the extra plain-text kind .%s is text (%s)', (extension, mediaType) => {
     expect(FILE_KINDS[extension]).toMatchObject({ mediaType, fileClass: 'text' });
   });
@@ -173,10 +203,25 @@ describe('resolveFileKind: declared types agree with known extensions', () => {
 
 describe('resolveFileKind: refused families', () => {
   it.each([
-    ['zip', 'archive'], ['tar', 'archive'], ['gz', 'archive'], ['tgz', 'archive'], ['7z', 'archive'], ['rar', 'archive'],
-    ['mp3', 'audio'], ['wav', 'audio'], ['flac', 'audio'],
-    ['mp4', 'video'], ['mov', 'video'], ['webm', 'video'], ['m2ts', 'video'],
-    ['exe', 'executable'], ['dll', 'executable'], ['so', 'executable'], ['bin', 'executable'], ['dylib', 'executable'], ['msi', 'executable'],
+    ['zip', 'archive'],
+    ['tar', 'archive'],
+    ['gz', 'archive'],
+    ['tgz', 'archive'],
+    ['7z', 'archive'],
+    ['rar', 'archive'],
+    ['mp3', 'audio'],
+    ['wav', 'audio'],
+    ['flac', 'audio'],
+    ['mp4', 'video'],
+    ['mov', 'video'],
+    ['webm', 'video'],
+    ['m2ts', 'video'],
+    ['exe', 'executable'],
+    ['dll', 'executable'],
+    ['so', 'executable'],
+    ['bin', 'executable'],
+    ['dylib', 'executable'],
+    ['msi', 'executable'],
   ])('.%s is refused on name (%s), even when declared as an accepted type', (extension, family) => {
     for (const declared of ['application/octet-stream', 'text/plain', 'application/pdf']) {
       expect(resolve(extension, declared)).toEqual({ ok: false, field: 'name', message: `.${extension} files are not supported (${family})` });
@@ -184,9 +229,16 @@ describe('resolveFileKind: refused families', () => {
   });
 
   it.each([
-    ['audio/mpeg', 'audio'], ['audio/wav', 'audio'], ['video/mp4', 'video'], ['video/mp2t', 'video'],
-    ['application/zip', 'archive'], ['application/gzip', 'archive'], ['application/x-7z-compressed', 'archive'], ['application/vnd.rar', 'archive'],
-    ['application/x-msdownload', 'executable'], ['application/x-executable', 'executable'],
+    ['audio/mpeg', 'audio'],
+    ['audio/wav', 'audio'],
+    ['video/mp4', 'video'],
+    ['video/mp2t', 'video'],
+    ['application/zip', 'archive'],
+    ['application/gzip', 'archive'],
+    ['application/x-7z-compressed', 'archive'],
+    ['application/vnd.rar', 'archive'],
+    ['application/x-msdownload', 'executable'],
+    ['application/x-executable', 'executable'],
   ])('an unknown extension declared %s is refused on contentType (%s)', (declared, family) => {
     expect(familyOfMediaType(declared)).toBe(family);
     expect(resolve('dat', declared)).toEqual({ ok: false, field: 'contentType', message: `"${declared}" is not supported (${family})` });
@@ -237,9 +289,23 @@ describe('mediaTypeEssence', () => {
   });
 
   it.each([
-    [''], ['text'], ['text/'], ['/plain'], ['text/plain/x'], [' text/plain'], ['text/plain '], ['text /plain'],
-    ['text/plain;'], ['text/plain; charset'], ['text/plain; charset='], ['text/plain; charset="unterminated'],
-    ['text/pl ain'], ['tëxt/plain'], ['text/plain\n'], ['*/*'], [`application/${'x'.repeat(300)}`],
+    [''],
+    ['text'],
+    ['text/'],
+    ['/plain'],
+    ['text/plain/x'],
+    [' text/plain'],
+    ['text/plain '],
+    ['text /plain'],
+    ['text/plain;'],
+    ['text/plain; charset'],
+    ['text/plain; charset='],
+    ['text/plain; charset="unterminated'],
+    ['text/pl ain'],
+    ['tëxt/plain'],
+    ['text/plain\n'],
+    ['*/*'],
+    [`application/${'x'.repeat(300)}`],
   ])('%j is not a media type', (declared) => {
     expect(mediaTypeEssence(declared)).toBeNull();
   });

@@ -57,7 +57,11 @@ const TEXT_KINDS: readonly KindRow[] = [
   { extensions: ['xml'], mediaType: 'application/xml', aliases: ['text/xml'] },
   { extensions: ['yaml', 'yml'], mediaType: 'application/yaml', aliases: ['application/x-yaml', 'text/yaml', 'text/x-yaml'] },
   { extensions: ['js', 'mjs', 'cjs', 'jsx'], mediaType: 'text/javascript', aliases: ['application/javascript', 'application/x-javascript'] },
-  { extensions: ['ts', 'mts', 'cts', 'tsx'], mediaType: 'text/typescript', aliases: ['application/typescript', 'application/x-typescript', 'text/x-typescript'] },
+  {
+    extensions: ['ts', 'mts', 'cts', 'tsx'],
+    mediaType: 'text/typescript',
+    aliases: ['application/typescript', 'application/x-typescript', 'text/x-typescript'],
+  },
 ];
 
 const BINARY_KINDS: readonly KindRow[] = [
@@ -112,7 +116,10 @@ const BINARY_KINDS: readonly KindRow[] = [
 
 function kindsByExtension(): Record<string, FileKind> {
   const table: Record<string, FileKind> = {};
-  for (const [rows, fileClass] of [[TEXT_KINDS, 'text'], [BINARY_KINDS, 'binary']] as const) {
+  for (const [rows, fileClass] of [
+    [TEXT_KINDS, 'text'],
+    [BINARY_KINDS, 'binary'],
+  ] as const) {
     for (const row of rows) {
       const kind: FileKind = Object.freeze({ mediaType: row.mediaType, fileClass, aliases: Object.freeze([...(row.aliases ?? [])]) });
       for (const extension of row.extensions) table[extension] = kind;
@@ -147,15 +154,29 @@ const REFUSED_EXTENSIONS: Readonly<Record<UnsupportedFamily, readonly string[]>>
 
 const REFUSED_TYPES: Readonly<Record<UnsupportedFamily, readonly string[]>> = {
   archive: [
-    'application/zip', 'application/x-zip-compressed', 'application/x-tar', 'application/gzip', 'application/x-gzip',
-    'application/x-bzip2', 'application/x-xz', 'application/zstd', 'application/x-7z-compressed', 'application/vnd.rar',
-    'application/x-rar-compressed', 'application/java-archive',
+    'application/zip',
+    'application/x-zip-compressed',
+    'application/x-tar',
+    'application/gzip',
+    'application/x-gzip',
+    'application/x-bzip2',
+    'application/x-xz',
+    'application/zstd',
+    'application/x-7z-compressed',
+    'application/vnd.rar',
+    'application/x-rar-compressed',
+    'application/java-archive',
   ],
   audio: [],
   video: [],
   executable: [
-    'application/x-msdownload', 'application/vnd.microsoft.portable-executable', 'application/x-executable',
-    'application/x-sharedlib', 'application/x-mach-binary', 'application/x-msi', 'application/wasm',
+    'application/x-msdownload',
+    'application/vnd.microsoft.portable-executable',
+    'application/x-executable',
+    'application/x-sharedlib',
+    'application/x-mach-binary',
+    'application/x-msi',
+    'application/wasm',
   ],
 };
 
@@ -173,9 +194,7 @@ export function familyOfMediaType(essence: string): UnsupportedFamily | null {
   return FAMILIES.find((family) => REFUSED_TYPES[family].includes(essence)) ?? null;
 }
 
-export type ResolvedKind =
-  | { ok: true; mediaType: string; fileClass: FileClass }
-  | { ok: false; field: 'name' | 'contentType'; message: string };
+export type ResolvedKind = { ok: true; mediaType: string; fileClass: FileClass } | { ok: false; field: 'name' | 'contentType'; message: string };
 
 /**
  * Rules 1-2: the kind of a file from its lowercase extension and the essence of its declared
@@ -185,7 +204,11 @@ export function resolveFileKind(extension: string, essence: string, declared: st
   const kind = Object.hasOwn(FILE_KINDS, extension) ? FILE_KINDS[extension] : undefined;
   if (kind) {
     if (essence === OCTET_STREAM || agrees(kind, essence)) return { ok: true, mediaType: kind.mediaType, fileClass: kind.fileClass };
-    return { ok: false, field: 'contentType', message: `${quote(declared)} does not match the .${truncated(extension)} extension (expected ${kind.mediaType})` };
+    return {
+      ok: false,
+      field: 'contentType',
+      message: `${quote(declared)} does not match the .${truncated(extension)} extension (expected ${kind.mediaType})`,
+    };
   }
   const byExtension = familyOfExtension(extension);
   if (byExtension) return { ok: false, field: 'name', message: `.${truncated(extension)} files are not supported (${byExtension})` };

@@ -23,7 +23,15 @@ export function attachmentsOf(content: Record<string, unknown>): AttachmentMetad
   return list.flatMap((item: unknown) => {
     if (typeof item !== 'object' || item === null) return [];
     const { id, filename, contentType, sizeBytes, sha256, createdAt } = item as Record<string, unknown>;
-    if (typeof id !== 'string' || typeof filename !== 'string' || typeof contentType !== 'string' || typeof sizeBytes !== 'number' || typeof sha256 !== 'string' || typeof createdAt !== 'string') return [];
+    if (
+      typeof id !== 'string' ||
+      typeof filename !== 'string' ||
+      typeof contentType !== 'string' ||
+      typeof sizeBytes !== 'number' ||
+      typeof sha256 !== 'string' ||
+      typeof createdAt !== 'string'
+    )
+      return [];
     return [{ id, filename, contentType, sizeBytes, sha256, createdAt }];
   });
 }

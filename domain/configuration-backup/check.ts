@@ -15,14 +15,34 @@ export function readBackupFile(value: unknown, path = 'body.backup'): BackupFile
   const { format, formatVersion } = value as { format?: unknown; formatVersion?: unknown };
   if (format !== BACKUP_FORMAT) throw new ValidationError(`${path}.format must be "${BACKUP_FORMAT}"`, { path: `${path}.format` });
   if (typeof formatVersion === 'number' && formatVersion > BACKUP_FORMAT_VERSION) {
-    throw new ValidationError(`${path}.formatVersion ${formatVersion} is newer than this server reads (${BACKUP_FORMAT_VERSION}); upgrade the server first`, { path: `${path}.formatVersion` });
+    throw new ValidationError(`${path}.formatVersion ${formatVersion} is newer than this server reads (${BACKUP_FORMAT_VERSION}); upgrade the server first`, {
+      path: `${path}.formatVersion`,
+    });
   }
   const file = parseAt(BackupFile, value, path);
   checkLinks(file, path);
   return file;
 }
 
-type Kind = 'modelProvider' | 'sandboxProvider' | 'storageProvider' | 'mcpServer' | 'mcpServerVersion' | 'mcpCredential' | 'mcpCredentialPolicy' | 'policyVersion' | 'project' | 'modelPreset' | 'skill' | 'skillVersion' | 'mcpToolset' | 'toolsetVersion' | 'agent' | 'agentVersion' | 'eventWebhook' | 'schedule';
+type Kind =
+  | 'modelProvider'
+  | 'sandboxProvider'
+  | 'storageProvider'
+  | 'mcpServer'
+  | 'mcpServerVersion'
+  | 'mcpCredential'
+  | 'mcpCredentialPolicy'
+  | 'policyVersion'
+  | 'project'
+  | 'modelPreset'
+  | 'skill'
+  | 'skillVersion'
+  | 'mcpToolset'
+  | 'toolsetVersion'
+  | 'agent'
+  | 'agentVersion'
+  | 'eventWebhook'
+  | 'schedule';
 
 function checkLinks(file: BackupFile, root: string): void {
   // id → [kind, project id or null for organization entries]
@@ -50,11 +70,14 @@ function checkLinks(file: BackupFile, root: string): void {
     unique<{ key: string; archived?: boolean }>(list, (entry) => (entry.archived ? null : entry.key), `${root}.${name}`, 'key');
     list.forEach((entry, index) => declare(entry.id, kind, null, `${root}.${name}.${index}`));
   }
-  if (file.storageProviders.filter((entry) => entry.isDefault).length > 1) fail(`${root}.storageProviders has more than one default`, `${root}.storageProviders`);
+  if (file.storageProviders.filter((entry) => entry.isDefault).length > 1)
+    fail(`${root}.storageProviders has more than one default`, `${root}.storageProviders`);
   file.mcpServers.forEach((server, index) => versions(server.versions, `${root}.mcpServers.${index}`, 'mcpServerVersion', null));
   file.mcpCredentialPolicies.forEach((policy, index) => versions(policy.versions, `${root}.mcpCredentialPolicies.${index}`, 'policyVersion', null));
   file.mcpCredentialPolicies.forEach((policy, index) =>
-    policy.versions.forEach((version, at) => link(version.credentialId, 'mcpCredential', null, `${root}.mcpCredentialPolicies.${index}.versions.${at}.credentialId`)),
+    policy.versions.forEach((version, at) =>
+      link(version.credentialId, 'mcpCredential', null, `${root}.mcpCredentialPolicies.${index}.versions.${at}.credentialId`),
+    ),
   );
 
   unique(file.projects, (project) => project.slug, `${root}.projects`, 'slug');
@@ -87,7 +110,9 @@ function checkLinks(file: BackupFile, root: string): void {
     const at = `${root}.projects.${p}`;
     project.modelPresets.forEach((entry, index) => link(entry.providerId, 'modelProvider', null, `${at}.modelPresets.${index}.providerId`));
     project.mcpToolsets.forEach((entry, index) =>
-      entry.versions.forEach((version, v2) => link(version.serverVersionId, 'mcpServerVersion', null, `${at}.mcpToolsets.${index}.versions.${v2}.serverVersionId`)),
+      entry.versions.forEach((version, v2) =>
+        link(version.serverVersionId, 'mcpServerVersion', null, `${at}.mcpToolsets.${index}.versions.${v2}.serverVersionId`),
+      ),
     );
     project.agents.forEach((entry, index) =>
       entry.versions.forEach((version, v2) =>
@@ -102,7 +127,11 @@ function checkLinks(file: BackupFile, root: string): void {
       if (entry.agentVersionId === null) return;
       // A pinned version must be one of that agent's.
       const agent = project.agents.find((candidate) => candidate.id === entry.agentId)!;
-      if (!agent.versions.some((version) => version.id === entry.agentVersionId)) fail(`${at}.schedules.${index}.agentVersionId "${entry.agentVersionId}" does not name a version of its agent in the file`, `${at}.schedules.${index}.agentVersionId`);
+      if (!agent.versions.some((version) => version.id === entry.agentVersionId))
+        fail(
+          `${at}.schedules.${index}.agentVersionId "${entry.agentVersionId}" does not name a version of its agent in the file`,
+          `${at}.schedules.${index}.agentVersionId`,
+        );
     });
   });
 

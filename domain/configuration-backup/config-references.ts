@@ -24,7 +24,8 @@ export function mapConfigReferences(config: Record<string, unknown>, map: MapRef
     next.mcpBindings = config.mcpBindings.map((binding, index) => {
       if (!isObject(binding)) return binding;
       const mapped = { ...binding };
-      if (typeof binding.toolsetVersionId === 'string') mapped.toolsetVersionId = map('toolsetVersion', binding.toolsetVersionId, `mcpBindings.${index}.toolsetVersionId`);
+      if (typeof binding.toolsetVersionId === 'string')
+        mapped.toolsetVersionId = map('toolsetVersion', binding.toolsetVersionId, `mcpBindings.${index}.toolsetVersionId`);
       if (typeof binding.credentialPolicyVersionId === 'string') {
         mapped.credentialPolicyVersionId = map('policyVersion', binding.credentialPolicyVersionId, `mcpBindings.${index}.credentialPolicyVersionId`);
       }

@@ -25,7 +25,8 @@ const Fingerprint = v.nullable(v.pipe(v.string(), v.regex(/^[0-9a-f]{12}$/)));
 const JsonObject = v.record(v.string(), v.unknown());
 const list = <T extends v.GenericSchema>(item: T, max = 10_000) => v.pipe(v.array(item), v.maxLength(max));
 /** An entry's immutable versions: at least one, each with its id, number and creation time. */
-const versions = <T extends v.ObjectEntries>(entries: T) => v.pipe(list(v.strictObject({ id: Id, version: VersionNumber, ...entries, createdAt: Timestamp })), v.minLength(1));
+const versions = <T extends v.ObjectEntries>(entries: T) =>
+  v.pipe(list(v.strictObject({ id: Id, version: VersionNumber, ...entries, createdAt: Timestamp })), v.minLength(1));
 
 export const BackupModelProvider = v.strictObject({
   id: Id,
@@ -101,7 +102,13 @@ export const BackupMcpCredentialPolicy = v.strictObject({
 const Price = v.pipe(v.number(), v.minValue(0), v.maxValue(MAX_PRICE_PER_MILLION));
 
 /** A preset's prices per million tokens (docs/decisions.md "Prices and cost"), in the backed-up installation's currency. */
-const BackupPrices = v.strictObject({ input: Price, output: Price, cacheRead: v.nullable(Price), cacheWrite: v.nullable(Price), source: v.picklist(['catalog', 'operator']) });
+const BackupPrices = v.strictObject({
+  input: Price,
+  output: Price,
+  cacheRead: v.nullable(Price),
+  cacheWrite: v.nullable(Price),
+  source: v.picklist(['catalog', 'operator']),
+});
 
 export const BackupModelPreset = v.strictObject({
   id: Id,

@@ -64,10 +64,16 @@ export const CreateMcpCredentialInput = v.pipe(
     secret: McpSecret,
   }),
   v.forward(
-    v.check((input) => input.kind !== 'static_bearer' || input.headerName === null, 'headerName must be null for static_bearer (it is sent as Authorization: Bearer)'),
+    v.check(
+      (input) => input.kind !== 'static_bearer' || input.headerName === null,
+      'headerName must be null for static_bearer (it is sent as Authorization: Bearer)',
+    ),
     ['headerName'],
   ),
-  v.forward(v.check((input) => input.kind !== 'api_key_header' || input.headerName !== null, 'headerName is required for api_key_header'), ['headerName']),
+  v.forward(
+    v.check((input) => input.kind !== 'api_key_header' || input.headerName !== null, 'headerName is required for api_key_header'),
+    ['headerName'],
+  ),
   v.forward(
     v.rawCheck(({ dataset, addIssue }) => {
       if (!dataset.typed || dataset.value.kind !== 'api_key_header' || dataset.value.headerName === null) return;
@@ -83,14 +89,23 @@ export const RotateMcpCredentialInput = v.strictObject({ secret: McpSecret });
 export type RotateMcpCredentialInput = v.InferOutput<typeof RotateMcpCredentialInput>;
 
 const integerIn = (name: string, min: number, max: number) =>
-  v.pipe(v.number(`${name} must be a number`), v.integer(`${name} must be an integer`), v.minValue(min, `${name} must be at least ${min}`), v.maxValue(max, `${name} must be at most ${max}`));
+  v.pipe(
+    v.number(`${name} must be a number`),
+    v.integer(`${name} must be an integer`),
+    v.minValue(min, `${name} must be at least ${min}`),
+    v.maxValue(max, `${name} must be at most ${max}`),
+  );
 
 /** A policy version; posting an existing key publishes that policy's next version. */
 export const CreateMcpCredentialPolicyInput = v.strictObject({
   key: ConfigurationKey,
   displayName: DisplayName,
   credentialId: Uuid('credentialId'),
-  exactOrigin: v.pipe(v.string('exactOrigin must be a string'), v.minLength(1, 'exactOrigin must not be empty'), v.maxLength(MAX_ENDPOINT_URL_LENGTH, 'exactOrigin is too long')),
+  exactOrigin: v.pipe(
+    v.string('exactOrigin must be a string'),
+    v.minLength(1, 'exactOrigin must not be empty'),
+    v.maxLength(MAX_ENDPOINT_URL_LENGTH, 'exactOrigin is too long'),
+  ),
   pathPrefix: v.pipe(
     v.string('pathPrefix must be a string'),
     v.maxLength(MAX_PATH_PREFIX_LENGTH, `pathPrefix must be at most ${MAX_PATH_PREFIX_LENGTH} characters`),
@@ -112,7 +127,11 @@ const Approval = v.pipe(
 );
 
 const ToolsetTool = v.strictObject({
-  remoteToolName: v.pipe(v.string('remoteToolName must be a string'), v.minLength(1, 'remoteToolName must not be empty'), v.maxLength(200, 'remoteToolName must be at most 200 characters')),
+  remoteToolName: v.pipe(
+    v.string('remoteToolName must be a string'),
+    v.minLength(1, 'remoteToolName must not be empty'),
+    v.maxLength(200, 'remoteToolName must be at most 200 characters'),
+  ),
   approval: v.optional(Approval, 'never'),
 });
 
@@ -130,7 +149,10 @@ export const CreateMcpToolsetInput = v.strictObject({
       const seen = new Set<string>();
       for (const [index, tool] of dataset.value.entries()) {
         if (seen.has(tool.remoteToolName)) {
-          addIssue({ message: `tools selects "${tool.remoteToolName}" twice`, path: [{ type: 'array', origin: 'value', input: dataset.value, key: index, value: tool }] });
+          addIssue({
+            message: `tools selects "${tool.remoteToolName}" twice`,
+            path: [{ type: 'array', origin: 'value', input: dataset.value, key: index, value: tool }],
+          });
           return;
         }
         seen.add(tool.remoteToolName);

@@ -37,7 +37,8 @@ export function exactOriginProblem(text: string, options: { allowPlainHttp: bool
 /** `pathPrefix` starts with `/`, and holds no `.`/`..` segment, query, fragment or percent-encoded slash. */
 export function pathPrefixProblem(prefix: string): string | null {
   if (!prefix.startsWith('/')) return 'pathPrefix must start with /';
-  if (/[?#\s]/.test(prefix) || /%2f|%5c/i.test(prefix) || prefix.includes('\\')) return 'pathPrefix must be a plain path without query, fragment, spaces or encoded slashes';
+  if (/[?#\s]/.test(prefix) || /%2f|%5c/i.test(prefix) || prefix.includes('\\'))
+    return 'pathPrefix must be a plain path without query, fragment, spaces or encoded slashes';
   if (prefix.split('/').some((segment) => segment === '.' || segment === '..')) return 'pathPrefix must not contain . or .. segments';
   if (prefix.includes('//')) return 'pathPrefix must not contain empty segments';
   return null;

@@ -24,8 +24,22 @@ export type CuratedCapabilities = {
 type Row = { id: string } & CuratedCapabilities;
 
 const VENDOR_A: Row[] = [
-  { id: 'gpt-5.2', contextWindow: 400_000, outputLimit: 128_000, reasoning: true, effortLevels: ['none', 'low', 'medium', 'high', 'xhigh'], thinkingCanBeDisabled: true },
-  { id: 'gpt-5.1', contextWindow: 400_000, outputLimit: 128_000, reasoning: true, effortLevels: ['none', 'low', 'medium', 'high'], thinkingCanBeDisabled: true },
+  {
+    id: 'gpt-5.2',
+    contextWindow: 400_000,
+    outputLimit: 128_000,
+    reasoning: true,
+    effortLevels: ['none', 'low', 'medium', 'high', 'xhigh'],
+    thinkingCanBeDisabled: true,
+  },
+  {
+    id: 'gpt-5.1',
+    contextWindow: 400_000,
+    outputLimit: 128_000,
+    reasoning: true,
+    effortLevels: ['none', 'low', 'medium', 'high'],
+    thinkingCanBeDisabled: true,
+  },
   { id: 'gpt-5-pro', contextWindow: 400_000, outputLimit: 272_000, reasoning: true, effortLevels: ['high'], thinkingCanBeDisabled: false },
   // gpt-5's lowest effort is `minimal`, which is not one of the spec's values; it cannot be disabled.
   { id: 'gpt-5', contextWindow: 400_000, outputLimit: 128_000, reasoning: true, effortLevels: ['low', 'medium', 'high'], thinkingCanBeDisabled: false },

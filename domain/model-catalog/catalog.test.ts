@@ -45,7 +45,10 @@ describe('vendor_b mapping', () => {
       display_name: 'Claude Opus 4.6',
       max_input_tokens: 200000,
       max_tokens: 128000,
-      capabilities: { thinking: { supported: true, types: { adaptive: { supported: true }, enabled: { supported: true } } }, effort: effort(['low', 'medium', 'high', 'max']) },
+      capabilities: {
+        thinking: { supported: true, types: { adaptive: { supported: true }, enabled: { supported: true } } },
+        effort: effort(['low', 'medium', 'high', 'max']),
+      },
     });
     expect(entry).toEqual({
       providerType: 'vendor_b',
@@ -63,13 +66,25 @@ describe('vendor_b mapping', () => {
   });
 
   it('a model supporting no effort level cannot back a preset', () => {
-    const entry = toVendorBEntry({ id: 'claude-3-haiku-20240307', max_tokens: 4096, capabilities: { thinking: { supported: false, types: {} }, effort: effort([]) } });
+    const entry = toVendorBEntry({
+      id: 'claude-3-haiku-20240307',
+      max_tokens: 4096,
+      capabilities: { thinking: { supported: false, types: {} }, effort: effort([]) },
+    });
     expect(entry).toMatchObject({ effortLevels: [], reasoning: false, runtimeSupported: false });
   });
 
   it('adaptive-only lines cannot disable thinking; missing capabilities stay unknown', () => {
-    expect(toVendorBEntry({ id: 'claude-mythos-5', capabilities: { thinking: { supported: true, types: { adaptive: { supported: true } } } } }).thinkingCanBeDisabled).toBe(false);
-    expect(toVendorBEntry({ id: 'claude-x', capabilities: null })).toMatchObject({ reasoning: null, adaptiveThinking: null, effortLevels: null, runtimeSupported: true });
+    expect(
+      toVendorBEntry({ id: 'claude-mythos-5', capabilities: { thinking: { supported: true, types: { adaptive: { supported: true } } } } })
+        .thinkingCanBeDisabled,
+    ).toBe(false);
+    expect(toVendorBEntry({ id: 'claude-x', capabilities: null })).toMatchObject({
+      reasoning: null,
+      adaptiveThinking: null,
+      effortLevels: null,
+      runtimeSupported: true,
+    });
   });
 });
 
@@ -84,7 +99,16 @@ describe('vendor_c mapping', () => {
   });
 
   it('strips models/ and reads limits', () => {
-    expect(toVendorCEntry({ name: 'models/gemini-2.5-pro', displayName: 'Gemini 2.5 Pro', inputTokenLimit: 1048576, outputTokenLimit: 65536, thinking: true, supportedGenerationMethods: ['generateContent'] })).toMatchObject({
+    expect(
+      toVendorCEntry({
+        name: 'models/gemini-2.5-pro',
+        displayName: 'Gemini 2.5 Pro',
+        inputTokenLimit: 1048576,
+        outputTokenLimit: 65536,
+        thinking: true,
+        supportedGenerationMethods: ['generateContent'],
+      }),
+    ).toMatchObject({
       model: 'vendor_c/gemini-2.5-pro',
       catalogId: 'gemini-2.5-pro',
       contextWindow: 1048576,
@@ -121,7 +145,12 @@ describe('gateway mapping', () => {
   });
 
   it('reads fixed prices only: none, a variable (-1) or a malformed price gives null', () => {
-    expect(toGatewayEntry({ id: 'x/free', pricing: { prompt: '0', completion: '0' } }).pricesUsd).toEqual({ input: 0, output: 0, cacheRead: null, cacheWrite: null });
+    expect(toGatewayEntry({ id: 'x/free', pricing: { prompt: '0', completion: '0' } }).pricesUsd).toEqual({
+      input: 0,
+      output: 0,
+      cacheRead: null,
+      cacheWrite: null,
+    });
     expect(toGatewayEntry({ id: 'x/none' }).pricesUsd).toBeNull();
     expect(toGatewayEntry({ id: 'openrouter/auto', pricing: { prompt: '-1', completion: '-1' } }).pricesUsd).toBeNull();
     expect(toGatewayEntry({ id: 'x/bad', pricing: { prompt: 'cheap', completion: '0.000001' } }).pricesUsd).toBeNull();

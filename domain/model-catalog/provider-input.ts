@@ -2,10 +2,7 @@ import * as v from 'valibot';
 import { ModelProviderType } from './types.ts';
 
 /** Keys of provider connections and presets: lowercase, 1-64 chars, safe in URLs and configs. */
-export const ConfigurationKey = v.pipe(
-  v.string('key must be a string'),
-  v.regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'key must match ^[a-z0-9][a-z0-9_-]{0,63}$'),
-);
+export const ConfigurationKey = v.pipe(v.string('key must be a string'), v.regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'key must match ^[a-z0-9][a-z0-9_-]{0,63}$'));
 
 export const DisplayName = v.pipe(
   v.string('displayName must be a string'),

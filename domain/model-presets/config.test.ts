@@ -26,7 +26,11 @@ describe('settings defaults', () => {
   });
 
   it('fills missing fields of partial settings', () => {
-    expect(normalizePresetConfig('vendor_b', { model: 'vendor_b/m', settings: { effort: 'low' } }, 'body').settings).toEqual({ thinking: 'adaptive', maxTokens: 20000, effort: 'low' });
+    expect(normalizePresetConfig('vendor_b', { model: 'vendor_b/m', settings: { effort: 'low' } }, 'body').settings).toEqual({
+      thinking: 'adaptive',
+      maxTokens: 20000,
+      effort: 'low',
+    });
   });
 });
 

@@ -42,7 +42,9 @@ export function normalizePresetConfig(
     }
     const savedGatewayPreset = catalogId.startsWith('@preset/');
     if (savedGatewayPreset && !SAVED_GATEWAY_PRESET.test(catalogId)) {
-      throw new ValidationError('a saved gateway preset must be gateway/@preset/<slug> with a slug matching ^[a-z0-9][a-z0-9_-]{0,63}$', { path: `${path}.model` });
+      throw new ValidationError('a saved gateway preset must be gateway/@preset/<slug> with a slug matching ^[a-z0-9][a-z0-9_-]{0,63}$', {
+        path: `${path}.model`,
+      });
     }
     const routing = parseAt(GatewayRouting, input.routing ?? {}, `${path}.routing`);
     return { providerType, model: input.model, catalogId, routing, settings: null, savedGatewayPreset };

@@ -59,6 +59,12 @@ export function parseDeploymentPresets(json: unknown): DeploymentPresetDefinitio
       throw new ValidationError(`${at}.model: must start with gateway/, vendor_a/, vendor_b/ or vendor_c/`, { path: `${at}.model` });
     }
     const config = normalizePresetConfig(providerType, entry, at);
-    return { key: entry.key, displayName: entry.displayName, providerKey: entry.providerKey, ...config, prices: entry.prices ? operatorPrices(entry.prices) : null };
+    return {
+      key: entry.key,
+      displayName: entry.displayName,
+      providerKey: entry.providerKey,
+      ...config,
+      prices: entry.prices ? operatorPrices(entry.prices) : null,
+    };
   });
 }

@@ -1,7 +1,10 @@
 import * as v from 'valibot';
 
 const MESSAGE_SLUGS = 'must be 1-16 unique provider slugs';
-const ProviderSlug = v.pipe(v.string('each entry must be a provider slug'), v.regex(/^[a-z0-9][a-z0-9._/-]{0,99}$/, 'each entry must be a provider slug such as "anthropic" or "deepinfra/fp8"'));
+const ProviderSlug = v.pipe(
+  v.string('each entry must be a provider slug'),
+  v.regex(/^[a-z0-9][a-z0-9._/-]{0,99}$/, 'each entry must be a provider slug such as "anthropic" or "deepinfra/fp8"'),
+);
 const SlugList = v.pipe(
   v.array(ProviderSlug, MESSAGE_SLUGS),
   v.minLength(1, MESSAGE_SLUGS),

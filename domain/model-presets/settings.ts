@@ -25,7 +25,12 @@ export const VendorBSettings = v.strictObject(
     // Manual thinking budgets (`enabled` + budget_tokens) are not accepted (spec 2).
     thinking: v.optional(v.picklist(['disabled', 'adaptive'], 'must be disabled or adaptive (manual thinking budgets are not accepted)'), 'adaptive'),
     maxTokens: v.optional(
-      v.pipe(v.number(MAX_TOKENS_MESSAGE), v.integer(MAX_TOKENS_MESSAGE), v.minValue(1, MAX_TOKENS_MESSAGE), v.maxValue(VENDOR_B_MAX_TOKENS, MAX_TOKENS_MESSAGE)),
+      v.pipe(
+        v.number(MAX_TOKENS_MESSAGE),
+        v.integer(MAX_TOKENS_MESSAGE),
+        v.minValue(1, MAX_TOKENS_MESSAGE),
+        v.maxValue(VENDOR_B_MAX_TOKENS, MAX_TOKENS_MESSAGE),
+      ),
       20_000,
     ),
     effort: v.optional(v.picklist(['low', 'medium', 'high', 'xhigh', 'max'], 'must be low, medium, high, xhigh or max'), 'high'),

@@ -12,8 +12,20 @@ export const PublicOrganizationShape = v.strictObject({ id: Id, slug: v.string()
  * `effectiveRetention` what applies now (null: kept for good).
  */
 const RetentionWindowsShape = v.strictObject({ sessions: v.nullable(v.string()), events: v.nullable(v.string()) });
-export const PublicProjectShape = v.strictObject({ id: Id, organizationId: Id, slug: v.string(), name: v.string(), createdAt: Timestamp, retention: RetentionWindowsShape, budget: v.nullable(ProjectBudgetShape) });
-export const ProjectWithOrganizationShape = v.strictObject({ ...PublicProjectShape.entries, organization: PublicOrganizationShape, effectiveRetention: RetentionWindowsShape });
+export const PublicProjectShape = v.strictObject({
+  id: Id,
+  organizationId: Id,
+  slug: v.string(),
+  name: v.string(),
+  createdAt: Timestamp,
+  retention: RetentionWindowsShape,
+  budget: v.nullable(ProjectBudgetShape),
+});
+export const ProjectWithOrganizationShape = v.strictObject({
+  ...PublicProjectShape.entries,
+  organization: PublicOrganizationShape,
+  effectiveRetention: RetentionWindowsShape,
+});
 export const OrganizationPageShape = page(PublicOrganizationShape);
 export const ProjectPageShape = page(PublicProjectShape);
 export const ProjectDeletedShape = v.strictObject({ id: Id, deleted: v.literal(true) });
@@ -79,7 +91,11 @@ export const ContextShape = v.strictObject({
 });
 
 /** Browser sign-in (spec 3 "Browser sessions"): which provider this server uses and where to start. */
-export const AuthProviderShape = v.strictObject({ mode: v.picklist(['development', 'hosted', 'edge_proxy']), loginPath: v.nullable(v.string()), logoutSupported: v.boolean() });
+export const AuthProviderShape = v.strictObject({
+  mode: v.picklist(['development', 'hosted', 'edge_proxy']),
+  loginPath: v.nullable(v.string()),
+  logoutSupported: v.boolean(),
+});
 export const DevelopmentLoginShape = v.strictObject({ authenticated: v.literal(true), context: ContextShape });
 /** Hosted sign-in: the identity provider's address to send the browser to. */
 export const SignInRedirectShape = v.strictObject({ redirectUrl: v.string() });

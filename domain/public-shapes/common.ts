@@ -9,7 +9,8 @@ export const Id = v.pipe(v.string(), v.uuid());
 export const Timestamp = v.pipe(v.string(), v.isoTimestamp());
 
 /** `{data, pageInfo: {nextCursor}}`; `nextCursor` is null on the last page. */
-export const page = <T extends v.GenericSchema>(item: T) => v.strictObject({ data: v.array(item), pageInfo: v.strictObject({ nextCursor: v.nullable(v.string()) }) });
+export const page = <T extends v.GenericSchema>(item: T) =>
+  v.strictObject({ data: v.array(item), pageInfo: v.strictObject({ nextCursor: v.nullable(v.string()) }) });
 
 /** An amount of money in the installation's currency (`SVC_CURRENCY`), exact to the billionth. */
 export const Cost = v.pipe(v.number(), v.minValue(0));

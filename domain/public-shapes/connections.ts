@@ -10,7 +10,11 @@ import { Id, page, Timestamp } from './common.ts';
  * whether one is configured, its fingerprint and its version, never the secret.
  */
 const ProviderType = v.picklist(MODEL_PROVIDER_TYPES);
-const credentialFields = { credentialConfigured: v.boolean(), credentialFingerprint: v.nullable(v.string()), credentialVersion: v.pipe(v.number(), v.integer()) };
+const credentialFields = {
+  credentialConfigured: v.boolean(),
+  credentialFingerprint: v.nullable(v.string()),
+  credentialVersion: v.pipe(v.number(), v.integer()),
+};
 
 export const PublicModelProviderShape = v.strictObject({
   id: Id,
@@ -119,4 +123,9 @@ export const CatalogEntryShape = v.strictObject({
   /** False for models the runtime cannot drive; such entries cannot back a preset. */
   runtimeSupported: v.boolean(),
 });
-export const ModelCatalogShape = v.strictObject({ providerId: Id, providerType: ProviderType, data: v.array(CatalogEntryShape), total: v.pipe(v.number(), v.integer()) });
+export const ModelCatalogShape = v.strictObject({
+  providerId: Id,
+  providerType: ProviderType,
+  data: v.array(CatalogEntryShape),
+  total: v.pipe(v.number(), v.integer()),
+});

@@ -33,9 +33,15 @@ export const PublicRunShape = v.strictObject({
   cost: Cost,
 });
 
-
 /** Attachment metadata on a user message: never the bytes. */
-export const AttachmentMetadataShape = v.strictObject({ id: Id, filename: v.string(), contentType: v.string(), sizeBytes: Count, sha256: v.string(), createdAt: Timestamp });
+export const AttachmentMetadataShape = v.strictObject({
+  id: Id,
+  filename: v.string(),
+  contentType: v.string(),
+  sizeBytes: Count,
+  sha256: v.string(),
+  createdAt: Timestamp,
+});
 
 /**
  * A transcript message as the API shows it: user text and the assistant's final reply; tool

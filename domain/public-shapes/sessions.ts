@@ -68,7 +68,9 @@ export const PendingTurnShape = v.strictObject({
   position: v.pipe(v.number(), v.integer(), v.minValue(1)),
   ifBusy: v.picklist(['enqueue', 'interrupt']),
   message: v.string(),
-  attachments: v.array(v.strictObject({ id: Id, filename: v.string(), contentType: v.string(), sizeBytes: TokenCount, sha256: v.string(), createdAt: Timestamp })),
+  attachments: v.array(
+    v.strictObject({ id: Id, filename: v.string(), contentType: v.string(), sizeBytes: TokenCount, sha256: v.string(), createdAt: Timestamp }),
+  ),
   createdAt: Timestamp,
 });
 
@@ -97,7 +99,12 @@ export const PublicSessionSkillShape = v.strictObject({
 });
 
 /** A tool of the pinned agent version, without its schema. */
-export const ToolSummaryShape = v.strictObject({ name: v.string(), description: v.string(), owner: v.picklist(['caller', 'platform']), approval: v.picklist(['never', 'always']) });
+export const ToolSummaryShape = v.strictObject({
+  name: v.string(),
+  description: v.string(),
+  owner: v.picklist(['caller', 'platform']),
+  approval: v.picklist(['never', 'always']),
+});
 
 /** One provider attempt (debug `modelInvocations`). */
 export const PublicModelInvocationShape = v.strictObject({
@@ -122,7 +129,15 @@ export const PublicModelInvocationShape = v.strictObject({
 });
 
 /** Session debug records: the workspace's sandbox, its backups and this session's sandbox commands. */
-export const PublicSandboxShape = v.strictObject({ id: Id, workspaceSessionId: Id, providerId: Id, snapshotId: Id, network: v.picklist(['none', 'restricted']), createdAt: Timestamp, lastUsedAt: Timestamp });
+export const PublicSandboxShape = v.strictObject({
+  id: Id,
+  workspaceSessionId: Id,
+  providerId: Id,
+  snapshotId: Id,
+  network: v.picklist(['none', 'restricted']),
+  createdAt: Timestamp,
+  lastUsedAt: Timestamp,
+});
 export const PublicWorkspaceBackupShape = v.strictObject({
   id: Id,
   workspaceSessionId: Id,

@@ -97,9 +97,30 @@ export const PublicSkillDraftShape = v.strictObject({
   files: v.array(v.strictObject({ ...SkillPackageFileShape.entries, sizeBytes: Size })),
 });
 export const SkillDraftDiscardedShape = v.strictObject({ id: Id, deleted: v.literal(true) });
-export const CreatedDirectoryShape = v.strictObject({ path: v.string(), kind: v.literal('directory'), created: v.boolean(), createdPaths: v.array(v.string()) });
-export const PutFileResultShape = v.strictObject({ path: v.string(), kind: v.literal('file'), contentType: v.string(), sizeBytes: Size, created: v.boolean(), createdDirectories: v.array(v.string()) });
-export const DeletedEntryShape = v.strictObject({ path: v.string(), kind: v.picklist(['file', 'directory']), deleted: v.literal(true), deletedPaths: v.array(v.string()) });
+export const CreatedDirectoryShape = v.strictObject({
+  path: v.string(),
+  kind: v.literal('directory'),
+  created: v.boolean(),
+  createdPaths: v.array(v.string()),
+});
+export const PutFileResultShape = v.strictObject({
+  path: v.string(),
+  kind: v.literal('file'),
+  contentType: v.string(),
+  sizeBytes: Size,
+  created: v.boolean(),
+  createdDirectories: v.array(v.string()),
+});
+export const DeletedEntryShape = v.strictObject({
+  path: v.string(),
+  kind: v.picklist(['file', 'directory']),
+  deleted: v.literal(true),
+  deletedPaths: v.array(v.string()),
+});
 /** Always a 200: the problems are the answer; a valid draft also gets the content hash it would publish with. */
-export const SkillDraftValidationShape = v.strictObject({ valid: v.boolean(), problems: v.array(v.strictObject({ path: v.string(), message: v.string() })), contentHash: v.nullable(Sha256) });
+export const SkillDraftValidationShape = v.strictObject({
+  valid: v.boolean(),
+  problems: v.array(v.strictObject({ path: v.string(), message: v.string() })),
+  contentHash: v.nullable(Sha256),
+});
 export const PublishedSkillDraftShape = v.strictObject({ draftId: Id, skill: PublicSkillShape, version: PublicSkillVersionShape });

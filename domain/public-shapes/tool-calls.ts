@@ -12,7 +12,10 @@ export const ToolCallFailureShape = v.strictObject({
 });
 
 /** How the worker ran a call (an MCP call or a Harness Operation); its fields are described in docs/decisions.md. */
-const ExecutionShape = v.custom<ToolExecutionRecord>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'must be an execution record');
+const ExecutionShape = v.custom<ToolExecutionRecord>(
+  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  'must be an execution record',
+);
 
 /** A tool call as the API shows it (list, session debug records, pending work). */
 export const PublicToolCallShape = v.strictObject({
@@ -42,7 +45,11 @@ export const PublicToolCallShape = v.strictObject({
 });
 
 /** The claim answer: the call with its new `fence` and the `arguments` to run the tool with. */
-export const ToolCallClaimShape = v.strictObject({ ...PublicToolCallShape.entries, fence: v.pipe(v.string(), v.regex(/^[1-9][0-9]*$/)), arguments: v.unknown() });
+export const ToolCallClaimShape = v.strictObject({
+  ...PublicToolCallShape.entries,
+  fence: v.pipe(v.string(), v.regex(/^[1-9][0-9]*$/)),
+  arguments: v.unknown(),
+});
 
 export const ToolResultSubmissionShape = v.strictObject({
   outcome: v.literal('submitted'),

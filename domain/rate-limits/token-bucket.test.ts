@@ -20,7 +20,13 @@ describe('token buckets', () => {
     const slow = { perSecond: 1, burst: 1 };
     const fast = fullBucket(rule, 0);
     const empty = { tokens: 0, atMs: 0 };
-    const refused = takeToken([{ rule, state: fast }, { rule: slow, state: empty }], 0);
+    const refused = takeToken(
+      [
+        { rule, state: fast },
+        { rule: slow, state: empty },
+      ],
+      0,
+    );
     expect(refused).toEqual({ allowed: false, index: 1, retryAfterMs: 1000 });
     // The refusal took nothing from the bucket that had tokens.
     expect(fast.tokens).toBe(3);

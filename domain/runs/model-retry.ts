@@ -14,5 +14,4 @@ export function shouldRetryModel(input: { retryable: boolean; attempt: number })
   return input.retryable && input.attempt < MODEL_MAX_ATTEMPTS;
 }
 
-export const turnLimitExplanation = (maxTurns: number) =>
-  `The run used all ${maxTurns} model turns its agent version allows (limits.maxTurns = ${maxTurns}).`;
+export const turnLimitExplanation = (maxTurns: number) => `The run used all ${maxTurns} model turns its agent version allows (limits.maxTurns = ${maxTurns}).`;

@@ -4,7 +4,10 @@ import { turnMessageEventId, uuidV5 } from './turn-message-event-id.ts';
 
 /** RFC 9562 version 5 through Node's SHA-1: what the pure implementation must match. */
 function referenceV5(namespace: string, name: string): string {
-  const hash = createHash('sha1').update(Buffer.from(namespace.replace(/-/g, ''), 'hex')).update(name, 'utf8').digest();
+  const hash = createHash('sha1')
+    .update(Buffer.from(namespace.replace(/-/g, ''), 'hex'))
+    .update(name, 'utf8')
+    .digest();
   hash[6] = (hash[6]! & 0x0f) | 0x50;
   hash[8] = (hash[8]! & 0x3f) | 0x80;
   const hex = hash.subarray(0, 16).toString('hex');
@@ -39,7 +42,9 @@ describe('turnMessageEventId', () => {
   });
 
   it('is stable: a changed namespace or name would re-identify stored events', () => {
-    expect(turnMessageEventId('00000000-0000-4000-8000-000000000001', 3)).toBe(referenceV5('1102505f-fc08-4d9f-85f0-18df50144f61', '00000000-0000-4000-8000-000000000001:turn-3'));
+    expect(turnMessageEventId('00000000-0000-4000-8000-000000000001', 3)).toBe(
+      referenceV5('1102505f-fc08-4d9f-85f0-18df50144f61', '00000000-0000-4000-8000-000000000001:turn-3'),
+    );
   });
 
   it('refuses what is not a run id or a turn number', () => {

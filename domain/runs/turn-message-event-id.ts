@@ -11,7 +11,6 @@ import { isUuid } from '../uuid.ts';
 /** Our namespace for these ids (random, fixed forever: changing it changes every id). */
 const TURN_MESSAGE_EVENT_NAMESPACE = '1102505f-fc08-4d9f-85f0-18df50144f61';
 
-
 /** The `message.created` event id of main-thread model turn `turn` (1-based, `turn-N`) of `runId`. */
 export function turnMessageEventId(runId: string, turn: number): string {
   if (!isUuid(runId)) throw new Error('runId must be a UUID');
@@ -52,7 +51,14 @@ function sha1(bytes: Uint8Array): Uint8Array {
     }
     let [a, b, c, d, e] = h as [number, number, number, number, number];
     for (let i = 0; i < 80; i++) {
-      const [f, k] = i < 20 ? [(b & c) | (~b & d), 0x5a827999] : i < 40 ? [b ^ c ^ d, 0x6ed9eba1] : i < 60 ? [(b & c) | (b & d) | (c & d), 0x8f1bbcdc] : [b ^ c ^ d, 0xca62c1d6];
+      const [f, k] =
+        i < 20
+          ? [(b & c) | (~b & d), 0x5a827999]
+          : i < 40
+            ? [b ^ c ^ d, 0x6ed9eba1]
+            : i < 60
+              ? [(b & c) | (b & d) | (c & d), 0x8f1bbcdc]
+              : [b ^ c ^ d, 0xca62c1d6];
       const t = (((a << 5) | (a >>> 27)) + f + e + k + w[i]!) >>> 0;
       e = d;
       d = c;

@@ -37,8 +37,16 @@ const AllowedCidr = v.pipe(
 );
 
 export const RestrictedEgressInput = v.strictObject({
-  allowedDomains: v.pipe(v.array(AllowedDomain, 'allowedDomains must be an array'), v.maxLength(MAX_EGRESS_ENTRIES, `allowedDomains may hold at most ${MAX_EGRESS_ENTRIES} entries`), v.transform((list) => [...new Set(list)])),
-  allowedCidrs: v.pipe(v.array(AllowedCidr, 'allowedCidrs must be an array'), v.maxLength(MAX_EGRESS_ENTRIES, `allowedCidrs may hold at most ${MAX_EGRESS_ENTRIES} entries`), v.transform((list) => [...new Set(list)])),
+  allowedDomains: v.pipe(
+    v.array(AllowedDomain, 'allowedDomains must be an array'),
+    v.maxLength(MAX_EGRESS_ENTRIES, `allowedDomains may hold at most ${MAX_EGRESS_ENTRIES} entries`),
+    v.transform((list) => [...new Set(list)]),
+  ),
+  allowedCidrs: v.pipe(
+    v.array(AllowedCidr, 'allowedCidrs must be an array'),
+    v.maxLength(MAX_EGRESS_ENTRIES, `allowedCidrs may hold at most ${MAX_EGRESS_ENTRIES} entries`),
+    v.transform((list) => [...new Set(list)]),
+  ),
 });
 
 /**
@@ -48,7 +56,10 @@ export const RestrictedEgressInput = v.strictObject({
  * same policy to every address it dials, so a wide block such as `0.0.0.0/0` opens only the
  * public internet.
  */
-export function restrictedEgressProblem(egress: { allowedCidrs: readonly string[] }, options: { allowPrivateNetwork: boolean }): { path: string; message: string } | null {
+export function restrictedEgressProblem(
+  egress: { allowedCidrs: readonly string[] },
+  options: { allowPrivateNetwork: boolean },
+): { path: string; message: string } | null {
   for (const [index, cidr] of egress.allowedCidrs.entries()) {
     const message = allowedCidrProblem(cidr, options);
     if (message) return { path: `restrictedEgress.allowedCidrs.${index}`, message };
@@ -56,7 +67,14 @@ export function restrictedEgressProblem(egress: { allowedCidrs: readonly string[
   return null;
 }
 
-const Target = v.nullable(v.pipe(v.string('target must be a string or null'), v.trim(), v.minLength(1, 'target must not be empty (use null)'), v.maxLength(200, 'target must be at most 200 characters')));
+const Target = v.nullable(
+  v.pipe(
+    v.string('target must be a string or null'),
+    v.trim(),
+    v.minLength(1, 'target must not be empty (use null)'),
+    v.maxLength(200, 'target must be at most 200 characters'),
+  ),
+);
 
 export const CreateSandboxProviderInput = v.strictObject({
   key: ConfigurationKey,

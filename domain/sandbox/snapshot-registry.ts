@@ -17,8 +17,10 @@ export const SNAPSHOT_STATES = ['active', 'pending', 'failed', 'retired'] as con
 export type SnapshotState = (typeof SNAPSHOT_STATES)[number];
 
 const Uuid = v.pipe(v.string(), v.uuid('must be a UUID'));
-const Label = (name: string) => v.pipe(v.string(`${name} must be a string`), v.minLength(1, `${name} must not be empty`), v.maxLength(200, `${name} must be at most 200 characters`));
-const Positive = (name: string) => v.pipe(v.number(`${name} must be a number`), v.integer(`${name} must be an integer`), v.minValue(1, `${name} must be at least 1`));
+const Label = (name: string) =>
+  v.pipe(v.string(`${name} must be a string`), v.minLength(1, `${name} must not be empty`), v.maxLength(200, `${name} must be at most 200 characters`));
+const Positive = (name: string) =>
+  v.pipe(v.number(`${name} must be a number`), v.integer(`${name} must be an integer`), v.minValue(1, `${name} must be at least 1`));
 const Timestamp = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 timestamp'));
 
 export const SnapshotEntry = v.strictObject({

@@ -15,7 +15,10 @@ describe('sandboxToolsFor', () => {
     [['filesystem_write'], ['write', 'edit']],
     [['shell'], ['bash', 'grep', 'glob']],
     [['browser'], ['browser_navigate', 'browser_snapshot', 'browser_interact']],
-    [['browser', 'filesystem_read', 'shell', 'filesystem_write'], ['read', 'write', 'edit', 'bash', 'grep', 'glob', 'browser_navigate', 'browser_snapshot', 'browser_interact']],
+    [
+      ['browser', 'filesystem_read', 'shell', 'filesystem_write'],
+      ['read', 'write', 'edit', 'bash', 'grep', 'glob', 'browser_navigate', 'browser_snapshot', 'browser_interact'],
+    ],
   ] as const)('%j mounts %j', (capabilities, tools) => {
     expect(sandboxToolsFor(policy([...capabilities])).map((tool) => tool.name)).toEqual(tools);
   });

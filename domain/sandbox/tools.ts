@@ -7,16 +7,7 @@ import { sandboxToolNames } from '../agent-config/tools.ts';
  * `glob`; `browser` → `browser_navigate`, `browser_snapshot`, `browser_interact`. Paths are
  * relative to the workspace (`/workspace` inside the sandbox).
  */
-export type SandboxToolName =
-  | 'read'
-  | 'write'
-  | 'edit'
-  | 'bash'
-  | 'grep'
-  | 'glob'
-  | 'browser_navigate'
-  | 'browser_snapshot'
-  | 'browser_interact';
+export type SandboxToolName = 'read' | 'write' | 'edit' | 'bash' | 'grep' | 'glob' | 'browser_navigate' | 'browser_snapshot' | 'browser_interact';
 
 export type SandboxToolDefinition = { name: SandboxToolName; description: string; inputSchema: Record<string, unknown> };
 
@@ -26,7 +17,12 @@ const DEFINITIONS: Record<SandboxToolName, SandboxToolDefinition> = {
   read: {
     name: 'read',
     description: 'Read a UTF-8 text file from the workspace. Returns its content (long files are cut; use offset and limit for lines).',
-    inputSchema: { type: 'object', properties: { path, offset: { type: 'integer', minimum: 1 }, limit: { type: 'integer', minimum: 1, maximum: 5000 } }, required: ['path'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { path, offset: { type: 'integer', minimum: 1 }, limit: { type: 'integer', minimum: 1, maximum: 5000 } },
+      required: ['path'],
+      additionalProperties: false,
+    },
   },
   write: {
     name: 'write',
@@ -46,14 +42,23 @@ const DEFINITIONS: Record<SandboxToolName, SandboxToolDefinition> = {
   bash: {
     name: 'bash',
     description: 'Run a bash command in the workspace. Returns exit code, stdout and stderr (each cut at 64 KiB).',
-    inputSchema: { type: 'object', properties: { command: { type: 'string', minLength: 1 }, timeoutMs: { type: 'integer', minimum: 1000, maximum: 300000 } }, required: ['command'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { command: { type: 'string', minLength: 1 }, timeoutMs: { type: 'integer', minimum: 1000, maximum: 300000 } },
+      required: ['command'],
+      additionalProperties: false,
+    },
   },
   grep: {
     name: 'grep',
     description: 'Search workspace files for a regular expression (extended syntax). Returns matching lines as path:line:text.',
     inputSchema: {
       type: 'object',
-      properties: { pattern: { type: 'string', minLength: 1 }, path: { ...path, description: 'Folder or file to search; the workspace root by default.' }, ignoreCase: { type: 'boolean' } },
+      properties: {
+        pattern: { type: 'string', minLength: 1 },
+        path: { ...path, description: 'Folder or file to search; the workspace root by default.' },
+        ignoreCase: { type: 'boolean' },
+      },
       required: ['pattern'],
       additionalProperties: false,
     },
@@ -90,7 +95,6 @@ export function sandboxToolsFor(sandbox: SandboxPolicy): SandboxToolDefinition[]
   const names = new Set(sandboxToolNames(sandbox));
   return (Object.keys(DEFINITIONS) as SandboxToolName[]).filter((name) => names.has(name)).map((name) => DEFINITIONS[name]);
 }
-
 
 /**
  * Sandbox tools as pinned tool definitions: platform-owned, never gated, results free-form

@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { cronProblem, normalizeCron } from './cron.ts';
 
 describe('cronProblem', () => {
-  it.each(['* * * * *', '0 * * * *', '*/15 9-17 * * MON-FRI', '30 9 1,15 * *', '0 0 1 jan *', '0 12 * JAN-MAR sun', '5,10-20/5 0-23/2 1-31 1-12 0-6', '  0  9 * * 1  '])('accepts %j', (text) => {
+  it.each([
+    '* * * * *',
+    '0 * * * *',
+    '*/15 9-17 * * MON-FRI',
+    '30 9 1,15 * *',
+    '0 0 1 jan *',
+    '0 12 * JAN-MAR sun',
+    '5,10-20/5 0-23/2 1-31 1-12 0-6',
+    '  0  9 * * 1  ',
+  ])('accepts %j', (text) => {
     expect(cronProblem(text)).toBeNull();
   });
 

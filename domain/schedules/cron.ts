@@ -50,7 +50,8 @@ function fieldProblem(part: string, field: Field): string | null {
     if (step !== undefined && bounds.length !== 2) return 'a step follows "*" or a range (n-m/step)';
     if (bounds.length > 2) return 'a range has one "-"';
     const values = bounds.map((bound) => valueOf(bound, field));
-    if (values.some((value) => value === null)) return `values must be ${field.min}-${field.max}${field.names ? ` or ${field.names[0]}-${field.names.at(-1)}` : ''}`;
+    if (values.some((value) => value === null))
+      return `values must be ${field.min}-${field.max}${field.names ? ` or ${field.names[0]}-${field.names.at(-1)}` : ''}`;
     if (values.length === 2 && values[0]! > values[1]!) return 'a range must go from low to high';
   }
   return null;

@@ -60,7 +60,10 @@ const CatchupWindowSeconds = v.pipe(
 );
 /** Files already uploaded (`POST /uploads`), by id only: a schedule keeps no bytes. */
 const Files = v.pipe(
-  v.array(v.strictObject({ uploadId: v.pipe(Uuid, v.toLowerCase()) }, 'must be an upload reference {uploadId} (upload the file first: POST /uploads)'), 'must be an array of upload references'),
+  v.array(
+    v.strictObject({ uploadId: v.pipe(Uuid, v.toLowerCase()) }, 'must be an upload reference {uploadId} (upload the file first: POST /uploads)'),
+    'must be an array of upload references',
+  ),
   v.maxLength(MAX_FILES_PER_TURN, `must hold at most ${MAX_FILES_PER_TURN} files`),
 );
 
@@ -118,7 +121,11 @@ const crossFieldCheck = <T extends Omit<ScheduleFields, 'target'> & { target?: S
   v.rawCheck<T>(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
     const problem = scheduleFieldsProblem({ ...dataset.value, target: dataset.value.target ?? 'new_session' });
-    if (problem) addIssue({ message: problem.message, path: [{ type: 'object', origin: 'value', input: dataset.value, key: problem.path, value: (dataset.value as Record<string, unknown>)[problem.path] }] });
+    if (problem)
+      addIssue({
+        message: problem.message,
+        path: [{ type: 'object', origin: 'value', input: dataset.value, key: problem.path, value: (dataset.value as Record<string, unknown>)[problem.path] }],
+      });
   });
 
 const CreateScheduleObject = v.strictObject({ ...fields, paused: v.optional(v.boolean('must be true or false')) });

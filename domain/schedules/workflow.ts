@@ -50,6 +50,4 @@ export type FiringOutcome = (typeof FIRING_OUTCOMES)[number];
  * workflow waits for what the firing made (a run or pending turn) to settle, so that `overlap`
  * counts a firing as running until then.
  */
-export type FiringResult =
-  | { kind: 'recorded'; outcome: FiringOutcome; sessionId: string | null; runId: string | null; awaits: boolean }
-  | { kind: 'gone' };
+export type FiringResult = { kind: 'recorded'; outcome: FiringOutcome; sessionId: string | null; runId: string | null; awaits: boolean } | { kind: 'gone' };

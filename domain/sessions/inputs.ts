@@ -56,7 +56,8 @@ export const UpdateSessionInput = v.strictObject({ title: Title, budget: v.optio
 export type UpdateSessionInput = v.InferOutput<typeof UpdateSessionInput>;
 
 /** Whether a creation body carries a first turn (a message or files); without one the session is idle. */
-export const hasFirstTurn = (input: { initialMessage?: string | undefined; files?: unknown[] | undefined }) => input.initialMessage !== undefined || hasFiles(input.files);
+export const hasFirstTurn = (input: { initialMessage?: string | undefined; files?: unknown[] | undefined }) =>
+  input.initialMessage !== undefined || hasFiles(input.files);
 
 /**
  * `POST /sessions/{id}/fork` body: the settled run of the source session whose transcript the
@@ -84,10 +85,14 @@ const TurnEntries = {
   files: v.optional(Files),
 };
 type TurnFields = { message?: string | undefined; redactedInput?: string | undefined; files?: unknown[] | undefined };
-const oneText = <T extends TurnFields>() => v.check<T, string>((input) => !(input.message !== undefined && input.redactedInput !== undefined), 'give message or redactedInput, not both');
+const oneText = <T extends TurnFields>() =>
+  v.check<T, string>((input) => !(input.message !== undefined && input.redactedInput !== undefined), 'give message or redactedInput, not both');
 const someContent = <T extends TurnFields>() =>
   v.forward<T, v.CheckIssue<T>, ['message']>(
-    v.check<T, string>((input) => input.message !== undefined || input.redactedInput !== undefined || hasFiles(input.files), 'message is required unless files are attached'),
+    v.check<T, string>(
+      (input) => input.message !== undefined || input.redactedInput !== undefined || hasFiles(input.files),
+      'message is required unless files are attached',
+    ),
     ['message'] as never,
   );
 

@@ -8,7 +8,10 @@ describe('toPublicMessageContent', () => {
   });
 
   it('summarizes tool calls and results without arguments, results or intermediate text', () => {
-    const call = toPublicMessageContent('assistant', { text: 'Checking', toolCalls: [{ id: 'c1', name: 'lookup', arguments: { secret: 1 }, argumentsText: '{"secret":1}' }] });
+    const call = toPublicMessageContent('assistant', {
+      text: 'Checking',
+      toolCalls: [{ id: 'c1', name: 'lookup', arguments: { secret: 1 }, argumentsText: '{"secret":1}' }],
+    });
     expect(call).toEqual({ text: null, toolCalls: [{ toolCallId: 'c1', toolName: 'lookup' }], toolResult: null, attachments: [] });
     const result = toPublicMessageContent('tool', { toolCallId: 'c1', toolName: 'lookup', result: { secret: 2 }, isError: true });
     expect(result).toEqual({ text: null, toolCalls: [], toolResult: { toolCallId: 'c1', toolName: 'lookup', isError: true }, attachments: [] });
@@ -16,13 +19,25 @@ describe('toPublicMessageContent', () => {
   });
 
   it('shows attachment metadata of user messages and drops malformed entries', () => {
-    const file = { id: 'a1', filename: 'notes.md', contentType: 'text/markdown', sizeBytes: 12, sha256: 'ab'.repeat(32), createdAt: '2026-11-22T00:00:00.000Z' };
+    const file = {
+      id: 'a1',
+      filename: 'notes.md',
+      contentType: 'text/markdown',
+      sizeBytes: 12,
+      sha256: 'ab'.repeat(32),
+      createdAt: '2026-11-22T00:00:00.000Z',
+    };
     const view = toPublicMessageContent('user', { text: 'See file', attachments: [file, { id: 'broken' }, null], bytes: 'never' });
     expect(view).toEqual({ text: 'See file', toolCalls: [], toolResult: null, attachments: [file] });
   });
 
   it('tolerates malformed stored content', () => {
-    expect(toPublicMessageContent('assistant', { toolCalls: [null, 'x', { id: 3 }] })).toEqual({ text: null, toolCalls: [{ toolCallId: '', toolName: '' }], toolResult: null, attachments: [] });
+    expect(toPublicMessageContent('assistant', { toolCalls: [null, 'x', { id: 3 }] })).toEqual({
+      text: null,
+      toolCalls: [{ toolCallId: '', toolName: '' }],
+      toolResult: null,
+      attachments: [],
+    });
     expect(toPublicMessageContent('user', {})).toEqual({ text: null, toolCalls: [], toolResult: null, attachments: [] });
   });
 });

@@ -23,7 +23,9 @@ export function renderSkillCatalog(skills: readonly CatalogSkill[], options: { s
     '',
     '## Skills',
     `Skills are instructions for particular tasks. Before a task that one of them covers, call \`${LOAD_SKILL_TOOL_NAME}\` with its name to read its instructions${
-      options.sandboxed ? `; its files are also in the workspace under \`${SKILLS_WORKSPACE_DIR}/<name>/\` (read-only)` : ` and the list of its files, and with \`path\` to read one file`
+      options.sandboxed
+        ? `; its files are also in the workspace under \`${SKILLS_WORKSPACE_DIR}/<name>/\` (read-only)`
+        : ` and the list of its files, and with \`path\` to read one file`
     }.`,
     ...skills.map((skill) => `- ${skill.name}: ${skill.description}`),
   ];
@@ -31,7 +33,8 @@ export function renderSkillCatalog(skills: readonly CatalogSkill[], options: { s
 }
 
 /** The instructions a run's model turns use: the version's system prompt plus the Skill catalog. */
-export const renderRunInstructions = (systemPrompt: string, skills: readonly CatalogSkill[], options: { sandboxed: boolean }) => systemPrompt + renderSkillCatalog(skills, options);
+export const renderRunInstructions = (systemPrompt: string, skills: readonly CatalogSkill[], options: { sandboxed: boolean }) =>
+  systemPrompt + renderSkillCatalog(skills, options);
 
 /** The Skill loader as a pinned tool definition (mounted when the version binds Skills). */
 export const loadSkillToolDefinition: ToolDefinition = {

@@ -119,7 +119,8 @@ export function filesProblems(files: SkillPackageFile[], locate: FileLocator = b
     }
   });
   if (files.length > SKILL_MAX_FILES) problems.push({ path: 'files', message: `must hold at most ${SKILL_MAX_FILES} files` });
-  if (totalBytes > SKILL_PACKAGE_MAX_BYTES) problems.push({ path: 'files', message: `must hold at most ${withThousands(SKILL_PACKAGE_MAX_BYTES)} bytes in total` });
+  if (totalBytes > SKILL_PACKAGE_MAX_BYTES)
+    problems.push({ path: 'files', message: `must hold at most ${withThousands(SKILL_PACKAGE_MAX_BYTES)} bytes in total` });
   return problems;
 }
 

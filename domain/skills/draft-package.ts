@@ -44,6 +44,7 @@ export function draftProblems(fields: DraftFields, files: SkillPackageFile[], di
     const problem = packagePathProblem(directory, 'directory');
     if (problem) problems.push({ path: `directories/${directory}`, message: `path ${problem}` });
   }
-  if (directories.length > SKILL_DRAFT_MAX_DIRECTORIES) problems.push({ path: 'directories', message: `must hold at most ${SKILL_DRAFT_MAX_DIRECTORIES} folders` });
+  if (directories.length > SKILL_DRAFT_MAX_DIRECTORIES)
+    problems.push({ path: 'directories', message: `must hold at most ${SKILL_DRAFT_MAX_DIRECTORIES} folders` });
   return problems;
 }

@@ -8,9 +8,7 @@ import { isWithin, parentDirectories, pathIdentity, type EntryKind } from './pat
  */
 export type TreeEntry = { path: string; kind: EntryKind };
 
-export type Placement =
-  | { ok: true; existing: TreeEntry | null; createDirectories: string[] }
-  | { ok: false; message: string };
+export type Placement = { ok: true; existing: TreeEntry | null; createDirectories: string[] } | { ok: false; message: string };
 
 /** Where `path` (a valid package path of `kind`) would go: the folders to create, or why it cannot. */
 export function planPlacement(entries: readonly TreeEntry[], path: string, kind: EntryKind): Placement {

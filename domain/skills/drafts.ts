@@ -8,7 +8,10 @@ const Uuid = v.pipe(v.string(), v.uuid('must be a UUID'));
 export const CreateSkillDraftInput = v.optional(
   v.pipe(
     v.strictObject({ skillId: v.optional(Uuid), sourceSkillVersionId: v.optional(Uuid) }),
-    v.check((input) => (input.skillId === undefined) === (input.sourceSkillVersionId === undefined), 'give both skillId and sourceSkillVersionId to clone, or neither'),
+    v.check(
+      (input) => (input.skillId === undefined) === (input.sourceSkillVersionId === undefined),
+      'give both skillId and sourceSkillVersionId to clone, or neither',
+    ),
   ),
   {},
 );

@@ -51,7 +51,10 @@ export function metadataProblems(metadata: Record<string, string>): SkillProblem
   for (const [key, value] of entries) {
     const path = `metadata.${key}`;
     if (key.length > SKILL_METADATA_KEY_MAX_CHARS || !METADATA_KEY_PATTERN.test(key)) {
-      problems.push({ path, message: `keys must be 1-${SKILL_METADATA_KEY_MAX_CHARS} characters of letters, digits, ".", "_" and "-", starting with a letter or digit` });
+      problems.push({
+        path,
+        message: `keys must be 1-${SKILL_METADATA_KEY_MAX_CHARS} characters of letters, digits, ".", "_" and "-", starting with a letter or digit`,
+      });
       continue;
     }
     const problem = boundedText(value, 0, SKILL_METADATA_VALUE_MAX_CHARS, 'multi');
@@ -66,7 +69,8 @@ export function metadataProblems(metadata: Record<string, string>): SkillProblem
  * so they hold no whitespace, and they are unique.
  */
 export function allowedToolsProblems(allowedTools: string[]): SkillProblem[] {
-  if (allowedTools.length > SKILL_ALLOWED_TOOLS_MAX_ENTRIES) return [{ path: 'allowedTools', message: `must have at most ${SKILL_ALLOWED_TOOLS_MAX_ENTRIES} entries` }];
+  if (allowedTools.length > SKILL_ALLOWED_TOOLS_MAX_ENTRIES)
+    return [{ path: 'allowedTools', message: `must have at most ${SKILL_ALLOWED_TOOLS_MAX_ENTRIES} entries` }];
   const problems: SkillProblem[] = [];
   const seen = new Set<string>();
   allowedTools.forEach((tool, index) => {

@@ -1,10 +1,4 @@
-import {
-  SKILL_FILE_EXTENSION,
-  SKILL_MANIFEST_PATH,
-  SKILL_PATH_MAX_CHARS,
-  SKILL_PATH_MAX_DEPTH,
-  SKILL_PATH_SEGMENT_MAX_CHARS,
-} from './limits.ts';
+import { SKILL_FILE_EXTENSION, SKILL_MANIFEST_PATH, SKILL_PATH_MAX_CHARS, SKILL_PATH_MAX_DEPTH, SKILL_PATH_SEGMENT_MAX_CHARS } from './limits.ts';
 
 /**
  * Package path rules. A path is a pure string naming an entry inside the package: it never

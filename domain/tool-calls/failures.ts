@@ -14,7 +14,13 @@ export type ToolCallFailureCode = ToolFailureCode | typeof TOOL_CANCELLED;
 export const TOOL_CALL_FAILURE_CODES: readonly ToolCallFailureCode[] = [...TOOL_FAILURE_CODES, TOOL_CANCELLED];
 
 /** Spec 3 "Run and tool failure codes": the model may try these again (within the attempt limit). */
-export const RETRYABLE_TOOL_FAILURES: readonly ToolCallFailureCode[] = ['tool_expired', 'tool_failed', 'platform_tool_failed', 'invalid_tool_arguments', 'invalid_tool_result'];
+export const RETRYABLE_TOOL_FAILURES: readonly ToolCallFailureCode[] = [
+  'tool_expired',
+  'tool_failed',
+  'platform_tool_failed',
+  'invalid_tool_arguments',
+  'invalid_tool_result',
+];
 
 export const isRetryableToolFailure = (code: string): boolean => (RETRYABLE_TOOL_FAILURES as readonly string[]).includes(code);
 

@@ -17,7 +17,11 @@ export const SafeResultInput = v.variant(
   'status',
   [
     v.strictObject({ version: v.literal(TOOL_RESULT_VERSION, 'version must be 1'), status: v.literal('success'), value: v.unknown() }),
-    v.strictObject({ version: v.literal(TOOL_RESULT_VERSION, 'version must be 1'), status: v.literal('failure'), value: v.optional(v.nullable(ToolFailureValue)) }),
+    v.strictObject({
+      version: v.literal(TOOL_RESULT_VERSION, 'version must be 1'),
+      status: v.literal('failure'),
+      value: v.optional(v.nullable(ToolFailureValue)),
+    }),
   ],
   'status must be "success" or "failure"',
 );
@@ -31,6 +35,4 @@ export const FENCE_LIMIT = 10 ** 15;
 export const Fence = v.pipe(v.string('fence must be a positive-integer string'), v.regex(/^[1-9][0-9]{0,14}$/, 'fence must be a positive-integer string'));
 
 /** What is stored in `tool_calls.safe_result`: only validated values, or a safe failure. */
-export type StoredSafeResult =
-  | { version: 1; status: 'success'; value: unknown }
-  | { version: 1; status: 'failure'; value: { message?: string } | null };
+export type StoredSafeResult = { version: 1; status: 'success'; value: unknown } | { version: 1; status: 'failure'; value: { message?: string } | null };

@@ -15,7 +15,10 @@ export function consecutiveFailures(history: readonly AttemptRecord[]): number {
   for (let index = history.length - 1; index >= 0; index -= 1) {
     const call = history[index]!;
     if (call.status === 'succeeded') break;
-    const failedAttempt = (call.status === 'failed' || call.status === 'expired') && call.failureCode !== null && (isRetryableToolFailure(call.failureCode) || call.failureCode === 'tool_retry_exhausted');
+    const failedAttempt =
+      (call.status === 'failed' || call.status === 'expired') &&
+      call.failureCode !== null &&
+      (isRetryableToolFailure(call.failureCode) || call.failureCode === 'tool_retry_exhausted');
     if (failedAttempt) count += 1;
   }
   return count;

@@ -23,5 +23,14 @@ export const TOOL_ATTEMPTS_PER_RUN = 3;
 export const TOOL_LEASE_MS = 5 * 60 * 1000;
 
 /** Tool failure codes of spec 3 "Run and tool failure codes". */
-export const TOOL_FAILURE_CODES = ['tool_expired', 'tool_failed', 'platform_tool_failed', 'invalid_tool_arguments', 'invalid_tool_result', 'tool_retry_exhausted', 'approval_denied', 'approval_expired'] as const;
+export const TOOL_FAILURE_CODES = [
+  'tool_expired',
+  'tool_failed',
+  'platform_tool_failed',
+  'invalid_tool_arguments',
+  'invalid_tool_result',
+  'tool_retry_exhausted',
+  'approval_denied',
+  'approval_expired',
+] as const;
 export type ToolFailureCode = (typeof TOOL_FAILURE_CODES)[number];

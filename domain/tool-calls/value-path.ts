@@ -21,7 +21,13 @@ export type SchemaErrorLocation = { instancePath: string; keyword: string; param
 export function schemaErrorPath(root: string, value: unknown, error: SchemaErrorLocation): string {
   let path = root;
   let current: unknown = value;
-  const segments = error.instancePath === '' ? [] : error.instancePath.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments =
+    error.instancePath === ''
+      ? []
+      : error.instancePath
+          .slice(1)
+          .split('/')
+          .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   for (const segment of segments) {
     if (Array.isArray(current) && /^\d+$/.test(segment)) {
       path = childValuePath(path, Number(segment));
@@ -31,6 +37,7 @@ export function schemaErrorPath(root: string, value: unknown, error: SchemaError
       current = typeof current === 'object' && current !== null ? (current as Record<string, unknown>)[segment] : undefined;
     }
   }
-  const extra = error.keyword === 'required' ? error.params.missingProperty : error.keyword === 'additionalProperties' ? error.params.additionalProperty : undefined;
+  const extra =
+    error.keyword === 'required' ? error.params.missingProperty : error.keyword === 'additionalProperties' ? error.params.additionalProperty : undefined;
   return typeof extra === 'string' ? childValuePath(path, extra) : path;
 }

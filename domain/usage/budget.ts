@@ -4,9 +4,19 @@ import { amountOf, MAX_AMOUNT, nanosOf } from './money.ts';
 const MAX_TOKENS = 1_000_000_000_000;
 
 const MaxCost = (path: string) =>
-  v.pipe(v.number(`${path} must be a number`), v.finite(`${path} must be a finite number`), v.gtValue(0, `${path} must be greater than 0`), v.maxValue(MAX_AMOUNT, `${path} must be at most ${MAX_AMOUNT.toLocaleString('en-US')}`));
+  v.pipe(
+    v.number(`${path} must be a number`),
+    v.finite(`${path} must be a finite number`),
+    v.gtValue(0, `${path} must be greater than 0`),
+    v.maxValue(MAX_AMOUNT, `${path} must be at most ${MAX_AMOUNT.toLocaleString('en-US')}`),
+  );
 const MaxTokens = (path: string) =>
-  v.pipe(v.number(`${path} must be a number`), v.integer(`${path} must be an integer`), v.minValue(1, `${path} must be at least 1`), v.maxValue(MAX_TOKENS, `${path} must be at most ${MAX_TOKENS.toLocaleString('en-US')}`));
+  v.pipe(
+    v.number(`${path} must be a number`),
+    v.integer(`${path} must be an integer`),
+    v.minValue(1, `${path} must be at least 1`),
+    v.maxValue(MAX_TOKENS, `${path} must be at most ${MAX_TOKENS.toLocaleString('en-US')}`),
+  );
 
 const atLeastOne = (input: object) => Object.values(input).some((value) => value !== undefined && value !== null);
 
@@ -25,7 +35,10 @@ export type SessionBudgetInput = v.InferOutput<typeof SessionBudgetInput>;
 /** A project's budget per UTC calendar month: `{maxMonthlyCost?, maxMonthlyTokens?}`, or null for none. */
 export const ProjectBudgetInput = v.nullable(
   v.pipe(
-    v.strictObject({ maxMonthlyCost: v.optional(v.nullable(MaxCost('budget.maxMonthlyCost'))), maxMonthlyTokens: v.optional(v.nullable(MaxTokens('budget.maxMonthlyTokens'))) }),
+    v.strictObject({
+      maxMonthlyCost: v.optional(v.nullable(MaxCost('budget.maxMonthlyCost'))),
+      maxMonthlyTokens: v.optional(v.nullable(MaxTokens('budget.maxMonthlyTokens'))),
+    }),
     v.check((input) => atLeastOne(input), 'budget needs maxMonthlyCost, maxMonthlyTokens or both (null removes the budget)'),
   ),
 );
@@ -45,10 +58,14 @@ export const storedProjectBudget = (input: ProjectBudgetInput | undefined): Stor
 });
 
 export const publicSessionBudget = (stored: StoredBudget) =>
-  stored.maxCostNanos === null && stored.maxTokens === null ? null : { maxCost: stored.maxCostNanos === null ? null : amountOf(stored.maxCostNanos), maxTokens: stored.maxTokens };
+  stored.maxCostNanos === null && stored.maxTokens === null
+    ? null
+    : { maxCost: stored.maxCostNanos === null ? null : amountOf(stored.maxCostNanos), maxTokens: stored.maxTokens };
 
 export const publicProjectBudget = (stored: StoredBudget) =>
-  stored.maxCostNanos === null && stored.maxTokens === null ? null : { maxMonthlyCost: stored.maxCostNanos === null ? null : amountOf(stored.maxCostNanos), maxMonthlyTokens: stored.maxTokens };
+  stored.maxCostNanos === null && stored.maxTokens === null
+    ? null
+    : { maxMonthlyCost: stored.maxCostNanos === null ? null : amountOf(stored.maxCostNanos), maxMonthlyTokens: stored.maxTokens };
 
 /** What has been spent against a budget. */
 export type Spend = { costNanos: number; tokens: number };
@@ -67,10 +84,10 @@ export function spentLimit(budget: StoredBudget, spend: Spend): 'cost' | 'tokens
 /** The safe explanation of a `budget_exceeded` failure: which budget, its limit and the spend. */
 export function budgetExplanation(scope: 'session' | 'project', limit: 'cost' | 'tokens', budget: StoredBudget, spend: Spend, currency: string): string {
   const owner = scope === 'session' ? "The session's budget" : "The project's monthly budget";
-  if (limit === 'cost') return `${owner} of ${amountOf(budget.maxCostNanos!)} ${currency} is spent (${amountOf(spend.costNanos)} ${currency} used); raise it to continue.`;
+  if (limit === 'cost')
+    return `${owner} of ${amountOf(budget.maxCostNanos!)} ${currency} is spent (${amountOf(spend.costNanos)} ${currency} used); raise it to continue.`;
   return `${owner} of ${budget.maxTokens!.toLocaleString('en-US')} tokens is spent (${spend.tokens.toLocaleString('en-US')} used); raise it to continue.`;
 }
 
 /** The first day (UTC) of the month `now` falls in, `YYYY-MM-DD`. */
 export const monthStartOf = (now: Date): string => `${now.toISOString().slice(0, 7)}-01`;
-

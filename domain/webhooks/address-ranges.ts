@@ -17,17 +17,29 @@ type Interval = readonly [bigint, bigint];
 
 // Every IPv4 range ipaddr.js names other than 'unicast' (checkIPv4 refuses them all).
 const IPV4_REFUSED = [
-  '0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12',
-  '192.0.0.0/24', '192.0.2.0/24', '192.31.196.0/24', '192.52.193.0/24', '192.88.99.0/24',
-  '192.168.0.0/16', '192.175.48.0/24', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24',
-  '224.0.0.0/4', '240.0.0.0/4',
+  '0.0.0.0/8',
+  '10.0.0.0/8',
+  '100.64.0.0/10',
+  '127.0.0.0/8',
+  '169.254.0.0/16',
+  '172.16.0.0/12',
+  '192.0.0.0/24',
+  '192.0.2.0/24',
+  '192.31.196.0/24',
+  '192.52.193.0/24',
+  '192.88.99.0/24',
+  '192.168.0.0/16',
+  '192.175.48.0/24',
+  '198.18.0.0/15',
+  '198.51.100.0/24',
+  '203.0.113.0/24',
+  '224.0.0.0/4',
+  '240.0.0.0/4',
 ];
 
 // Inside 2000::/3 (the only allocated global unicast space), the ranges checkIPv6 refuses;
 // 2002::/16 (6to4) is judged by the IPv4 address it carries and added back below.
-const IPV6_REFUSED_IN_GLOBAL = [
-  '2001::/23', '2001:db8::/32', '2002::/16', '2620:4f:8000::/48', '3fff::/20',
-];
+const IPV6_REFUSED_IN_GLOBAL = ['2001::/23', '2001:db8::/32', '2002::/16', '2620:4f:8000::/48', '3fff::/20'];
 
 const IPV4_BITS = 32n;
 const IPV6_BITS = 128n;
@@ -81,7 +93,9 @@ export function blockHoldsPublicAddress(cidr: string): boolean {
 
 // Loopback, unspecified and IPv4-compatible (`::a.b.c.d`, `::1` among them), also IPv4-mapped:
 // the worker host itself, refused even where private networks are allowed.
-const HOST_ITSELF = ['0.0.0.0/8', '127.0.0.0/8', '::/96', '::ffff:0.0.0.0/104', '::ffff:127.0.0.0/104'].map((cidr) => [ipaddr.parseCIDR(cidr)[0].kind(), block(cidr)] as const);
+const HOST_ITSELF = ['0.0.0.0/8', '127.0.0.0/8', '::/96', '::ffff:0.0.0.0/104', '::ffff:127.0.0.0/104'].map(
+  (cidr) => [ipaddr.parseCIDR(cidr)[0].kind(), block(cidr)] as const,
+);
 
 function insideHostItself(cidr: string): boolean {
   const kind = ipaddr.parseCIDR(cidr)[0].kind();

@@ -5,8 +5,17 @@ import { signingSecretProblem } from './signing-secret.ts';
 
 /** Request bodies of the event webhook routes (spec 2 "Event webhooks"). */
 
-const DisplayName = v.pipe(v.string(), v.trim(), v.minLength(1, 'displayName must not be empty'), v.maxLength(200, 'displayName must be at most 200 characters'));
-const EndpointUrl = v.pipe(v.string(), v.minLength(1, 'endpointUrl must not be empty'), v.maxLength(MAX_ENDPOINT_URL_LENGTH, `endpointUrl must be at most ${MAX_ENDPOINT_URL_LENGTH} characters`));
+const DisplayName = v.pipe(
+  v.string(),
+  v.trim(),
+  v.minLength(1, 'displayName must not be empty'),
+  v.maxLength(200, 'displayName must be at most 200 characters'),
+);
+const EndpointUrl = v.pipe(
+  v.string(),
+  v.minLength(1, 'endpointUrl must not be empty'),
+  v.maxLength(MAX_ENDPOINT_URL_LENGTH, `endpointUrl must be at most ${MAX_ENDPOINT_URL_LENGTH} characters`),
+);
 const SigningSecret = v.pipe(
   v.string('signingSecret must be a string'),
   v.check((secret) => signingSecretProblem(secret) === null, 'signingSecret must be "whsec_" followed by the base64 of 24 to 64 random bytes'),

@@ -1,7 +1,18 @@
 import { and, asc, desc, eq, inArray, ne } from 'drizzle-orm';
 import { isOurId } from '../../domain/compat/anthropic/ids.ts';
 import { agents, agentVersions, compatAnthropicAgentVersions, sandboxProviders, skillVersions } from '../../db/schema/index.ts';
-import { agentConfigOf, cmaViewOf, needsSandbox, renderAgent, viewOfNativeVersion, type CmaAgent, type CmaAgentView, type CreateAgentParams, type SandboxPlacement, type UpdateAgentParams } from '../../domain/compat/anthropic/agents.ts';
+import {
+  agentConfigOf,
+  cmaViewOf,
+  needsSandbox,
+  renderAgent,
+  viewOfNativeVersion,
+  type CmaAgent,
+  type CmaAgentView,
+  type CreateAgentParams,
+  type SandboxPlacement,
+  type UpdateAgentParams,
+} from '../../domain/compat/anthropic/agents.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.ts';
 import { createAgent } from '../configuration/agents/create.ts';
 import { deleteAgent } from '../configuration/agents/delete.ts';
@@ -22,12 +33,15 @@ import { withTransaction } from '../kernel/transaction.ts';
 
 type AgentWithVersions = PublicAgent & { versions: PublicAgentVersion[]; archivedAt?: string | null };
 
-
 export async function createCompatAgent({ ctx, deps, input }: { ctx: ServiceContext; deps: PublicationDeps; input: CreateAgentParams }): Promise<CmaAgent> {
   const view = cmaViewOf(input, null);
   return withTransaction(ctx, async (tx) => {
     const config = agentConfigOf(view, await skillVersionIdsOf(tx, view), await sandboxPlacementOf(tx, deps, view));
-    const created = await createAgent({ ctx: tx, deps, input: { name: view.name, ...(view.description ? { description: view.description } : {}), initialConfig: config } });
+    const created = await createAgent({
+      ctx: tx,
+      deps,
+      input: { name: view.name, ...(view.description ? { description: view.description } : {}), initialConfig: config },
+    });
     const version = created.versions[0]!;
     await storeView(tx, version.id, view);
     return render(created, version, view);
@@ -47,7 +61,15 @@ export async function getCompatAgent({ ctx, input }: { ctx: ServiceContext; inpu
  * given, must be the latest (409 otherwise). A patch that changes only what our versions do not
  * hold (name, description, metadata) is kept on the latest version, whose number stays.
  */
-export async function updateCompatAgent({ ctx, deps, input }: { ctx: ServiceContext; deps: PublicationDeps; input: { agentId: string; params: UpdateAgentParams } }): Promise<CmaAgent> {
+export async function updateCompatAgent({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: PublicationDeps;
+  input: { agentId: string; params: UpdateAgentParams };
+}): Promise<CmaAgent> {
   const { version: expected, ...patch } = input.params;
   return withTransaction(ctx, async (tx) => {
     const agent = await getAgentIncludingArchived({ ctx: tx, input: { agentId: input.agentId } });
@@ -66,7 +88,8 @@ export async function updateCompatAgent({ ctx, deps, input }: { ctx: ServiceCont
     } catch (error) {
       const same = error instanceof ConflictError ? (error.details?.version as number | undefined) : undefined;
       if (same !== latest.version) {
-        if (same !== undefined) throw new ConflictError(`This configuration was published as version ${same}; a version cannot be published twice`, { version: same });
+        if (same !== undefined)
+          throw new ConflictError(`This configuration was published as version ${same}; a version cannot be published twice`, { version: same });
         throw error;
       }
       await storeView(tx, latest.id, view);
@@ -76,7 +99,13 @@ export async function updateCompatAgent({ ctx, deps, input }: { ctx: ServiceCont
 }
 
 /** The project's agents, oldest first; archived ones (with `archived_at`) only with `includeArchived`. */
-export async function listCompatAgents({ ctx, input }: { ctx: ServiceContext; input: { limit: number; page: string | undefined; includeArchived: boolean } }): Promise<{ data: CmaAgent[]; next_page: string | null }> {
+export async function listCompatAgents({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { limit: number; page: string | undefined; includeArchived: boolean };
+}): Promise<{ data: CmaAgent[]; next_page: string | null }> {
   const query = { limit: Math.min(input.limit, 200), ...(input.page ? { cursor: input.page } : {}) };
   const page = input.includeArchived ? await listAgentsIncludingArchived({ ctx, input: query }) : await listAgents({ ctx, input: query });
   const data: CmaAgent[] = [];
@@ -143,9 +172,25 @@ async function storeView(tx: ServiceContext, agentVersionId: string, view: CmaAg
 
 /** The CMA view of each version: as stored when published here, else derived from the version itself. */
 async function viewsOf(ctx: ServiceContext, agent: AgentWithVersions, versions: PublicAgentVersion[]): Promise<Map<string, CmaAgentView>> {
-  const rows = versions.length === 0 ? [] : await ctx.db.select().from(compatAnthropicAgentVersions).where(inArray(compatAnthropicAgentVersions.agentVersionId, versions.map((version) => version.id)));
+  const rows =
+    versions.length === 0
+      ? []
+      : await ctx.db
+          .select()
+          .from(compatAnthropicAgentVersions)
+          .where(
+            inArray(
+              compatAnthropicAgentVersions.agentVersionId,
+              versions.map((version) => version.id),
+            ),
+          );
   const stored = new Map(rows.map((row) => [row.agentVersionId, row.view as unknown as CmaAgentView]));
-  return new Map(versions.map((version) => [version.id, stored.get(version.id) ?? viewOfNativeVersion({ name: agent.name, description: agent.description || null }, version.config)]));
+  return new Map(
+    versions.map((version) => [
+      version.id,
+      stored.get(version.id) ?? viewOfNativeVersion({ name: agent.name, description: agent.description || null }, version.config),
+    ]),
+  );
 }
 
 /**
@@ -161,7 +206,8 @@ async function sandboxPlacementOf(ctx: ServiceContext, deps: PublicationDeps, vi
     .where(eq(sandboxProviders.organizationId, actor.organizationId))
     .orderBy(asc(sandboxProviders.createdAt), asc(sandboxProviders.id));
   const connection = connections.find((row) => row.key === 'default') ?? connections[0];
-  if (!connection) throw new ValidationError('tools: agent_toolset_20260401 needs a sandbox connection in this organization; connect one first', { path: 'body.tools' });
+  if (!connection)
+    throw new ValidationError('tools: agent_toolset_20260401 needs a sandbox connection in this organization; connect one first', { path: 'body.tools' });
   const snapshot = deps.sandboxSnapshots.find((candidate) => candidate.state === 'active');
   if (!snapshot) throw new ValidationError('tools: agent_toolset_20260401 needs an active sandbox snapshot on this server', { path: 'body.tools' });
   return { provider: connection.key, snapshotId: snapshot.id };
@@ -178,11 +224,20 @@ async function skillVersionIdsOf(ctx: ServiceContext, view: CmaAgentView): Promi
       ? await ctx.db
           .select({ id: skillVersions.id })
           .from(skillVersions)
-          .where(and(eq(skillVersions.skillId, skill.skill_id), eq(skillVersions.projectId, actor.projectId), ...(skill.version ? [eq(skillVersions.id, skill.version)] : [ne(skillVersions.status, 'revoked')])))
+          .where(
+            and(
+              eq(skillVersions.skillId, skill.skill_id),
+              eq(skillVersions.projectId, actor.projectId),
+              ...(skill.version ? [eq(skillVersions.id, skill.version)] : [ne(skillVersions.status, 'revoked')]),
+            ),
+          )
           .orderBy(desc(skillVersions.version))
           .limit(1)
       : [];
-    if (!row) throw new ValidationError(`skills.${index}: no Skill ${skill.skill_id}${skill.version ? ` with version ${skill.version}` : ''} in this project`, { path: `body.skills.${index}` });
+    if (!row)
+      throw new ValidationError(`skills.${index}: no Skill ${skill.skill_id}${skill.version ? ` with version ${skill.version}` : ''} in this project`, {
+        path: `body.skills.${index}`,
+      });
     ids.push(row.id);
   }
   return ids;
@@ -194,14 +249,26 @@ async function skillVersionIdsOf(ctx: ServiceContext, view: CmaAgentView): Promi
  */
 export async function agentSnapshotOf(ctx: ServiceContext, agentVersionId: string): Promise<CmaAgent> {
   const [row] = await ctx.db
-    .select({ version: agentVersions, agent: { id: agents.id, name: agents.name, description: agents.description, createdAt: agents.createdAt }, stored: compatAnthropicAgentVersions.view })
+    .select({
+      version: agentVersions,
+      agent: { id: agents.id, name: agents.name, description: agents.description, createdAt: agents.createdAt },
+      stored: compatAnthropicAgentVersions.view,
+    })
     .from(agentVersions)
     .innerJoin(agents, eq(agents.id, agentVersions.agentId))
     .leftJoin(compatAnthropicAgentVersions, eq(compatAnthropicAgentVersions.agentVersionId, agentVersions.id))
     .where(eq(agentVersions.id, agentVersionId));
   if (!row) throw new NotFoundError('No agent version with that id');
-  const view = (row.stored as unknown as CmaAgentView | null) ?? viewOfNativeVersion({ name: row.agent.name, description: row.agent.description }, row.version.config);
-  return renderAgent({ id: row.agent.id, view, skillVersionIds: row.version.config.skillVersionIds, version: row.version.version, createdAt: row.agent.createdAt, updatedAt: row.version.createdAt });
+  const view =
+    (row.stored as unknown as CmaAgentView | null) ?? viewOfNativeVersion({ name: row.agent.name, description: row.agent.description }, row.version.config);
+  return renderAgent({
+    id: row.agent.id,
+    view,
+    skillVersionIds: row.version.config.skillVersionIds,
+    version: row.version.version,
+    createdAt: row.agent.createdAt,
+    updatedAt: row.version.createdAt,
+  });
 }
 
 /** Our id of an agent's version numbered `version` (404 when there is none). */

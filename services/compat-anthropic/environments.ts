@@ -32,14 +32,24 @@ export const environmentNotFound = () => new NotFoundError('No environment with 
 
 export async function createCompatEnvironment({ ctx, input }: { ctx: ServiceContext; input: CreateEnvironmentParams }): Promise<CmaEnvironment> {
   const actor = requireActor(ctx);
-  if (input.scope && input.scope !== 'organization') throw new ValidationError('scope: only "organization" is supported by this server', { path: 'body.scope' });
+  if (input.scope && input.scope !== 'organization')
+    throw new ValidationError('scope: only "organization" is supported by this server', { path: 'body.scope' });
   const config = environmentConfigOf(input.config);
   const metadata = patchedMetadata({}, input.metadata);
   return withTransaction(ctx, async (tx) => {
     const now = tx.clock.now();
     const [row] = await tx.db
       .insert(compatAnthropicEnvironments)
-      .values({ organizationId: actor.organizationId, projectId: actor.projectId, name: input.name, description: input.description ?? null, config: config as unknown as Record<string, unknown>, metadata, createdAt: now, updatedAt: now })
+      .values({
+        organizationId: actor.organizationId,
+        projectId: actor.projectId,
+        name: input.name,
+        description: input.description ?? null,
+        config: config as unknown as Record<string, unknown>,
+        metadata,
+        createdAt: now,
+        updatedAt: now,
+      })
       .returning();
     await recordAudit(tx, { action: 'compat.environment_created', targetType: 'environment', targetId: row!.id });
     return renderEnvironment(recordOf(row!));
@@ -51,7 +61,10 @@ export async function findCompatEnvironment(ctx: ServiceContext, id: string, opt
   const actor = requireActor(ctx);
   if (id === DEFAULT_ENVIRONMENT_ID) return defaultEnvironment(await projectCreatedAt(ctx));
   if (!isOurId(id)) throw environmentNotFound();
-  const query = ctx.db.select().from(compatAnthropicEnvironments).where(and(eq(compatAnthropicEnvironments.id, id), eq(compatAnthropicEnvironments.projectId, actor.projectId)));
+  const query = ctx.db
+    .select()
+    .from(compatAnthropicEnvironments)
+    .where(and(eq(compatAnthropicEnvironments.id, id), eq(compatAnthropicEnvironments.projectId, actor.projectId)));
   const [row] = options.forUpdate ? await query.for('update') : await query;
   if (!row) throw environmentNotFound();
   return recordOf(row);
@@ -61,7 +74,13 @@ export async function getCompatEnvironment({ ctx, input }: { ctx: ServiceContext
   return renderEnvironment(await findCompatEnvironment(ctx, input.id));
 }
 
-export async function updateCompatEnvironment({ ctx, input }: { ctx: ServiceContext; input: { id: string; params: UpdateEnvironmentParams } }): Promise<CmaEnvironment> {
+export async function updateCompatEnvironment({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { id: string; params: UpdateEnvironmentParams };
+}): Promise<CmaEnvironment> {
   if (input.id === DEFAULT_ENVIRONMENT_ID) throw new ValidationError('env_default cannot be changed', { path: 'path.environment_id' });
   return withTransaction(ctx, async (tx) => {
     const current = await findCompatEnvironment(tx, input.id, { forUpdate: true });
@@ -84,14 +103,26 @@ export async function updateCompatEnvironment({ ctx, input }: { ctx: ServiceCont
 }
 
 /** `env_default` first, then the project's environments oldest first; archived ones only when asked. */
-export async function listCompatEnvironments({ ctx, input }: { ctx: ServiceContext; input: { limit: number; page: string | undefined; includeArchived: boolean } }): Promise<{ data: CmaEnvironment[]; next_page: string | null }> {
+export async function listCompatEnvironments({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { limit: number; page: string | undefined; includeArchived: boolean };
+}): Promise<{ data: CmaEnvironment[]; next_page: string | null }> {
   const actor = requireActor(ctx);
   const limit = Math.min(input.limit, 200);
   const keyset = keysetPage({ createdAt: compatAnthropicEnvironments.createdAt, id: compatAnthropicEnvironments.id }, input.page, 'asc');
   const rows = await ctx.db
     .select()
     .from(compatAnthropicEnvironments)
-    .where(and(eq(compatAnthropicEnvironments.projectId, actor.projectId), input.includeArchived ? undefined : isNull(compatAnthropicEnvironments.archivedAt), keyset.after))
+    .where(
+      and(
+        eq(compatAnthropicEnvironments.projectId, actor.projectId),
+        input.includeArchived ? undefined : isNull(compatAnthropicEnvironments.archivedAt),
+        keyset.after,
+      ),
+    )
     .orderBy(...keyset.orderBy)
     .limit(limit + 1);
   const page = toPage(rows, limit, (row) => renderEnvironment(recordOf(row)));
@@ -105,13 +136,23 @@ export async function archiveCompatEnvironment({ ctx, input }: { ctx: ServiceCon
     const current = await findCompatEnvironment(tx, input.id, { forUpdate: true });
     if (current.archivedAt) return renderEnvironment(current);
     const now = tx.clock.now();
-    const [row] = await tx.db.update(compatAnthropicEnvironments).set({ archivedAt: now, updatedAt: now }).where(eq(compatAnthropicEnvironments.id, current.id)).returning();
+    const [row] = await tx.db
+      .update(compatAnthropicEnvironments)
+      .set({ archivedAt: now, updatedAt: now })
+      .where(eq(compatAnthropicEnvironments.id, current.id))
+      .returning();
     await recordAudit(tx, { action: 'compat.environment_archived', targetType: 'environment', targetId: current.id });
     return renderEnvironment(recordOf(row!));
   });
 }
 
-export async function deleteCompatEnvironment({ ctx, input }: { ctx: ServiceContext; input: { id: string } }): Promise<{ id: string; type: 'environment_deleted' }> {
+export async function deleteCompatEnvironment({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { id: string };
+}): Promise<{ id: string; type: 'environment_deleted' }> {
   if (input.id === DEFAULT_ENVIRONMENT_ID) throw new ValidationError('env_default cannot be deleted', { path: 'path.environment_id' });
   return withTransaction(ctx, async (tx) => {
     const current = await findCompatEnvironment(tx, input.id, { forUpdate: true });
@@ -122,6 +163,9 @@ export async function deleteCompatEnvironment({ ctx, input }: { ctx: ServiceCont
 }
 
 async function projectCreatedAt(ctx: ServiceContext): Promise<Date> {
-  const [project] = await ctx.db.select({ createdAt: projects.createdAt }).from(projects).where(eq(projects.id, requireActor(ctx).projectId));
+  const [project] = await ctx.db
+    .select({ createdAt: projects.createdAt })
+    .from(projects)
+    .where(eq(projects.id, requireActor(ctx).projectId));
   return project!.createdAt;
 }

@@ -2,7 +2,16 @@ import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import { rowsOf } from '../../db/client.ts';
 import { canonicalJson } from '../../domain/canonical-json.ts';
 import { approvals, attachments, pendingTurns, productEvents, runs, toolCalls } from '../../db/schema/index.ts';
-import { cmaEventId, cmaEventsOf, productEventIdOf, toolCallIdsOf, type CmaEvent, type EventFacts, type EventSource, type ToolCallFacts } from '../../domain/compat/anthropic/events.ts';
+import {
+  cmaEventId,
+  cmaEventsOf,
+  productEventIdOf,
+  toolCallIdsOf,
+  type CmaEvent,
+  type EventFacts,
+  type EventSource,
+  type ToolCallFacts,
+} from '../../domain/compat/anthropic/events.ts';
 import { turnFields, userMessageContent, userMessageTurn } from '../../domain/compat/anthropic/content.ts';
 import { attachmentsOf, type AttachmentMetadata } from '../../domain/attachments/metadata.ts';
 import { ValidationError } from '../../domain/errors.ts';
@@ -51,7 +60,9 @@ export async function factsFor(ctx: ServiceContext, rows: EventSource[]): Promis
       });
     }
   }
-  const userMessageRuns = rows.filter((row) => row.kind === 'message.created' && row.publicPayload.role === 'user').map((row) => String(row.publicPayload.runId));
+  const userMessageRuns = rows
+    .filter((row) => row.kind === 'message.created' && row.publicPayload.role === 'user')
+    .map((row) => String(row.publicPayload.runId));
   const queuedMessageEventOfRun = new Map<string, string>();
   if (userMessageRuns.length > 0) {
     const result = await ctx.db.execute(sql`
@@ -59,16 +70,30 @@ export async function factsFor(ctx: ServiceContext, rows: EventSource[]): Promis
       from pending_turns pt
       join product_events pe on pe.project_id = pt.project_id and pe.session_id = pt.session_id
         and pe.kind = 'session.input_queued' and pe.public_payload->>'pendingTurnId' = pt.id::text
-      where pt.run_id in (${sql.join(userMessageRuns.map((id) => sql`${id}::uuid`), sql`, `)})
+      where pt.run_id in (${sql.join(
+        userMessageRuns.map((id) => sql`${id}::uuid`),
+        sql`, `,
+      )})
     `);
     for (const row of rowsOf<{ run_id: string; event_id: string }>(result)) queuedMessageEventOfRun.set(row.run_id, row.event_id);
   }
   const attachmentsOfRun = new Map<string, AttachmentMetadata[]>();
   if (userMessageRuns.length > 0) {
-    const files = await ctx.db.select().from(attachments).where(inArray(attachments.runId, userMessageRuns)).orderBy(asc(attachments.runId), asc(attachments.position));
+    const files = await ctx.db
+      .select()
+      .from(attachments)
+      .where(inArray(attachments.runId, userMessageRuns))
+      .orderBy(asc(attachments.runId), asc(attachments.position));
     for (const file of files) {
       const list = attachmentsOfRun.get(file.runId) ?? [];
-      list.push({ id: file.id, filename: file.filename, contentType: file.contentType, sizeBytes: file.sizeBytes, sha256: file.sha256, createdAt: file.createdAt.toISOString() });
+      list.push({
+        id: file.id,
+        filename: file.filename,
+        contentType: file.contentType,
+        sizeBytes: file.sizeBytes,
+        sha256: file.sha256,
+        createdAt: file.createdAt.toISOString(),
+      });
       attachmentsOfRun.set(file.runId, list);
     }
   }
@@ -78,7 +103,8 @@ export async function factsFor(ctx: ServiceContext, rows: EventSource[]): Promis
 /** A tool's result value as content blocks: the blocks a CMA client sent, else the value as JSON text. */
 function blocksOfValue(value: unknown): Array<Record<string, unknown>> {
   const blocks = (value as { content?: unknown } | null)?.content;
-  if (Array.isArray(blocks) && blocks.every((block) => typeof block === 'object' && block !== null && typeof (block as { type?: unknown }).type === 'string')) return blocks as Array<Record<string, unknown>>;
+  if (Array.isArray(blocks) && blocks.every((block) => typeof block === 'object' && block !== null && typeof (block as { type?: unknown }).type === 'string'))
+    return blocks as Array<Record<string, unknown>>;
   return [{ type: 'text', text: JSON.stringify(value) }];
 }
 
@@ -91,7 +117,13 @@ const sourceOf = (row: { id: string; kind: string; publicPayload: unknown; messa
 });
 
 /** Rows of the session's product events (as the tail hands them out) as CMA events, in order. */
-export async function cmaEventsForRows({ ctx, input }: { ctx: ServiceContext; input: { rows: Array<{ id: string; kind: string; publicPayload: unknown; message: unknown; occurredAt: Date }> } }): Promise<CmaEvent[]> {
+export async function cmaEventsForRows({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { rows: Array<{ id: string; kind: string; publicPayload: unknown; message: unknown; occurredAt: Date }> };
+}): Promise<CmaEvent[]> {
   const sources = input.rows.map(sourceOf);
   const facts = await factsFor(ctx, sources);
   return sources.flatMap((source) => cmaEventsOf(source, facts));
@@ -119,14 +151,24 @@ export async function listCompatEvents({
   input,
 }: {
   ctx: ServiceContext;
-  input: { sessionId: string; limit: number; page: string | undefined; types: string[]; order: 'asc' | 'desc'; created: { gt?: Date; gte?: Date; lt?: Date; lte?: Date } };
+  input: {
+    sessionId: string;
+    limit: number;
+    page: string | undefined;
+    types: string[];
+    order: 'asc' | 'desc';
+    created: { gt?: Date; gte?: Date; lt?: Date; lte?: Date };
+  };
 }): Promise<{ data: CmaEvent[]; next_page: string | null }> {
   const session = await findSession({ ctx, input: { sessionId: input.sessionId } });
   let from = input.page === undefined ? null : positionOf(input.page);
   const batch = Math.min(input.limit, 500);
   const data: CmaEvent[] = [];
   for (;;) {
-    const rows = await readSessionEventsPage({ db: ctx.db, input: { projectId: session.projectId, sessionId: session.id, from, order: input.order, limit: batch, occurred: input.created } });
+    const rows = await readSessionEventsPage({
+      db: ctx.db,
+      input: { projectId: session.projectId, sessionId: session.id, from, order: input.order, limit: batch, occurred: input.created },
+    });
     const sources = rows.map(sourceOf);
     const facts = await factsFor(ctx, sources);
     for (const [index, source] of sources.entries()) {
@@ -179,10 +221,14 @@ const SENDABLE = new Set(['user.message', 'user.interrupt', 'user.custom_tool_re
 function checkEvent(event: Record<string, unknown>, index: number) {
   const field = `events.${index}`;
   if (!SENDABLE.has(String(event.type))) {
-    const why = event.type === 'user.tool_result' ? 'tools run by the client are custom tools here; send user.custom_tool_result' : `${String(event.type)} is not supported by this server`;
+    const why =
+      event.type === 'user.tool_result'
+        ? 'tools run by the client are custom tools here; send user.custom_tool_result'
+        : `${String(event.type)} is not supported by this server`;
     throw new ValidationError(`${field}.type: ${why}`, { path: `body.${field}.type` });
   }
-  if (event.session_thread_id !== undefined && event.session_thread_id !== null) throw new ValidationError(`${field}.session_thread_id: multi-agent threads are not supported by this server`, { path: `body.${field}.session_thread_id` });
+  if (event.session_thread_id !== undefined && event.session_thread_id !== null)
+    throw new ValidationError(`${field}.session_thread_id: multi-agent threads are not supported by this server`, { path: `body.${field}.session_thread_id` });
   if (event.type === 'user.message') userMessageTurn(event, field);
 }
 
@@ -190,26 +236,53 @@ async function applyEvent(tx: ServiceContext, deps: RunStarterDeps, sessionId: s
   const field = `events.${index}`;
   switch (event.type) {
     case 'user.message': {
-      const answer = await createFollowUpRun({ ctx: tx, deps, input: { sessionId, ...turnFields(userMessageTurn(event, field), 'message'), ifBusy: 'enqueue', idempotencyKey: null } });
+      const answer = await createFollowUpRun({
+        ctx: tx,
+        deps,
+        input: { sessionId, ...turnFields(userMessageTurn(event, field), 'message'), ifBusy: 'enqueue', idempotencyKey: null },
+      });
       if ('queued' in answer) {
         // Rendered from what was stored, as the list will render it once the turn runs.
         const [turn] = await tx.db.select().from(pendingTurns).where(eq(pendingTurns.id, answer.pendingTurn.id));
         const [queued] = await tx.db
           .select({ id: productEvents.id })
           .from(productEvents)
-          .where(and(eq(productEvents.kind, 'session.input_queued'), eq(productEvents.sessionId, sessionId), sql`${productEvents.publicPayload}->>'pendingTurnId' = ${answer.pendingTurn.id}`));
-        return { id: cmaEventId(queued!.id), type: 'user.message', content: userMessageContent(turn!.message, attachmentsOf({ attachments: turn!.attachments })), processed_at: null };
+          .where(
+            and(
+              eq(productEvents.kind, 'session.input_queued'),
+              eq(productEvents.sessionId, sessionId),
+              sql`${productEvents.publicPayload}->>'pendingTurnId' = ${answer.pendingTurn.id}`,
+            ),
+          );
+        return {
+          id: cmaEventId(queued!.id),
+          type: 'user.message',
+          content: userMessageContent(turn!.message, attachmentsOf({ attachments: turn!.attachments })),
+          processed_at: null,
+        };
       }
       const [created] = await tx.db
         .select()
         .from(productEvents)
-        .where(and(eq(productEvents.kind, 'message.created'), eq(productEvents.sessionId, sessionId), sql`${productEvents.publicPayload}->>'runId' = ${answer.id}`, sql`${productEvents.publicPayload}->>'role' = 'user'`));
+        .where(
+          and(
+            eq(productEvents.kind, 'message.created'),
+            eq(productEvents.sessionId, sessionId),
+            sql`${productEvents.publicPayload}->>'runId' = ${answer.id}`,
+            sql`${productEvents.publicPayload}->>'role' = 'user'`,
+          ),
+        );
       const source = sourceOf(created!);
       const [echo] = cmaEventsOf(source, await factsFor(tx, [source]));
       return echo!;
     }
     case 'user.interrupt': {
-      const [latest] = await tx.db.select({ id: runs.id, state: runs.state }).from(runs).where(eq(runs.sessionId, sessionId)).orderBy(sql`${runs.createdAt} desc`).limit(1);
+      const [latest] = await tx.db
+        .select({ id: runs.id, state: runs.state })
+        .from(runs)
+        .where(eq(runs.sessionId, sessionId))
+        .orderBy(sql`${runs.createdAt} desc`)
+        .limit(1);
       if (!latest || isSettled(latest.state)) throw new ValidationError(`${field}: nothing is running to interrupt`, { path: `body.${field}` });
       await cancelRun({ ctx: tx, deps, input: { runId: latest.id } });
       const [requested] = await tx.db
@@ -251,50 +324,84 @@ async function callOfUseId(tx: ServiceContext, sessionId: string, useId: unknown
  */
 async function applyToolResult(tx: ServiceContext, deps: RunStarterDeps, sessionId: string, event: Record<string, unknown>, field: string): Promise<CmaEvent> {
   const { call } = await callOfUseId(tx, sessionId, event.custom_tool_use_id, `${field}.custom_tool_use_id`);
-  if (call.owner !== 'caller') throw new ValidationError(`${field}.custom_tool_use_id: that tool is run by this server`, { path: `body.${field}.custom_tool_use_id` });
+  if (call.owner !== 'caller')
+    throw new ValidationError(`${field}.custom_tool_use_id: that tool is run by this server`, { path: `body.${field}.custom_tool_use_id` });
   const content = contentBlocksOf(event.content, field);
   const isError = event.is_error === true;
   const safeResult = isError
     ? { version: 1 as const, status: 'failure' as const, value: { message: textOf(content).slice(0, 2000).toWellFormed() || 'The tool failed' } }
     : { version: 1 as const, status: 'success' as const, value: valueOf(content, field) };
   if (call.status === 'succeeded' || call.status === 'failed') {
-    if (canonicalJson(call.safeResult) !== canonicalJson(safeResult)) throw new ValidationError(`${field}: that tool use already has a result`, { path: `body.${field}` });
+    if (canonicalJson(call.safeResult) !== canonicalJson(safeResult))
+      throw new ValidationError(`${field}: that tool use already has a result`, { path: `body.${field}` });
   } else if (call.status === 'pending' || call.status === 'claimed') {
     const claim = await claimToolCall({ ctx: tx, deps, input: { toolCallId: call.id } });
     await submitToolResult({ ctx: tx, deps, input: { toolCallId: call.id, fence: claim.fence, safeResult } });
   } else {
-    throw new ValidationError(`${field}: that tool use is ${call.status === 'pending_approval' ? 'waiting for a tool confirmation' : `over (${call.status})`}`, { path: `body.${field}` });
+    throw new ValidationError(
+      `${field}: that tool use is ${call.status === 'pending_approval' ? 'waiting for a tool confirmation' : `over (${call.status})`}`,
+      { path: `body.${field}` },
+    );
   }
   const [ended] = await tx.db
     .select({ id: productEvents.id, occurredAt: productEvents.occurredAt })
     .from(productEvents)
     .where(and(eq(productEvents.aggregateId, call.id), inArray(productEvents.kind, ['tool_call.succeeded', 'tool_call.failed'])));
-  return { id: cmaEventId(ended!.id), type: 'user.custom_tool_result', custom_tool_use_id: event.custom_tool_use_id as string, content, is_error: isError, processed_at: ended!.occurredAt.toISOString() };
+  return {
+    id: cmaEventId(ended!.id),
+    type: 'user.custom_tool_result',
+    custom_tool_use_id: event.custom_tool_use_id as string,
+    content,
+    is_error: isError,
+    processed_at: ended!.occurredAt.toISOString(),
+  };
 }
 
-async function applyConfirmation(tx: ServiceContext, deps: RunStarterDeps, sessionId: string, event: Record<string, unknown>, field: string): Promise<CmaEvent> {
+async function applyConfirmation(
+  tx: ServiceContext,
+  deps: RunStarterDeps,
+  sessionId: string,
+  event: Record<string, unknown>,
+  field: string,
+): Promise<CmaEvent> {
   const { call } = await callOfUseId(tx, sessionId, event.tool_use_id, `${field}.tool_use_id`);
-  if (event.result !== 'allow' && event.result !== 'deny') throw new ValidationError(`${field}.result: must be allow or deny`, { path: `body.${field}.result` });
+  if (event.result !== 'allow' && event.result !== 'deny')
+    throw new ValidationError(`${field}.result: must be allow or deny`, { path: `body.${field}.result` });
   const [approval] = await tx.db.select({ id: approvals.id }).from(approvals).where(eq(approvals.toolCallId, call.id));
   if (!approval) throw new ValidationError(`${field}.tool_use_id: that tool use needs no confirmation`, { path: `body.${field}.tool_use_id` });
   const note = typeof event.deny_message === 'string' ? event.deny_message : undefined;
-  await decideApproval({ ctx: tx, deps, input: { approvalId: approval.id, status: event.result === 'allow' ? 'approved' : 'denied', ...(note ? { note } : {}) } });
+  await decideApproval({
+    ctx: tx,
+    deps,
+    input: { approvalId: approval.id, status: event.result === 'allow' ? 'approved' : 'denied', ...(note ? { note } : {}) },
+  });
   const [decided] = await tx.db
     .select({ id: productEvents.id, occurredAt: productEvents.occurredAt })
     .from(productEvents)
     .where(and(eq(productEvents.aggregateId, approval.id), eq(productEvents.kind, 'approval.decided')));
-  return { id: cmaEventId(decided!.id), type: 'user.tool_confirmation', tool_use_id: event.tool_use_id as string, result: event.result, ...(note ? { deny_message: note } : {}), processed_at: decided!.occurredAt.toISOString() };
+  return {
+    id: cmaEventId(decided!.id),
+    type: 'user.tool_confirmation',
+    tool_use_id: event.tool_use_id as string,
+    result: event.result,
+    ...(note ? { deny_message: note } : {}),
+    processed_at: decided!.occurredAt.toISOString(),
+  };
 }
 
 function contentBlocksOf(content: unknown, field: string): Array<Record<string, unknown>> {
   if (content === undefined || content === null) return [];
-  if (!Array.isArray(content) || !content.every((block) => typeof block === 'object' && block !== null && typeof (block as { type?: unknown }).type === 'string')) {
+  if (
+    !Array.isArray(content) ||
+    !content.every((block) => typeof block === 'object' && block !== null && typeof (block as { type?: unknown }).type === 'string')
+  ) {
     throw new ValidationError(`${field}.content: must be an array of content blocks`, { path: `body.${field}.content` });
   }
   return content as Array<Record<string, unknown>>;
 }
 
-const textOf = (blocks: Array<Record<string, unknown>>) => blocks.flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : [])).join('\n');
+const textOf = (blocks: Array<Record<string, unknown>>) =>
+  blocks.flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : [])).join('\n');
 
 /**
  * A success's value: the JSON object the text blocks spell, else the blocks themselves. The JSON
@@ -310,7 +417,11 @@ function valueOf(blocks: Array<Record<string, unknown>>, field: string): Record<
     }
     if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
       const problem = unstorableJsonPart(parsed);
-      if (problem) throw new ValidationError(`${field}.content: the JSON its text spells ${describeJsonProblem(problem)}`, { path: `body.${field}.content`, ...(problem.kind === 'too_deep' ? { limit: 'json_depth', maxDepth: problem.maxDepth } : {}) });
+      if (problem)
+        throw new ValidationError(`${field}.content: the JSON its text spells ${describeJsonProblem(problem)}`, {
+          path: `body.${field}.content`,
+          ...(problem.kind === 'too_deep' ? { limit: 'json_depth', maxDepth: problem.maxDepth } : {}),
+        });
       return parsed as Record<string, unknown>;
     }
   }

@@ -24,17 +24,46 @@ import { listWorkspaceFiles } from '../runtime/workspace-files/list.ts';
 const notFound = () => new NotFoundError('No file with that id in this project');
 
 const uploadFile = (row: UploadRow): CmaFile =>
-  renderFile({ id: row.id, filename: row.filename, mimeType: row.contentType, sizeBytes: row.sizeBytes, createdAt: row.createdAt.toISOString(), expiresAt: row.expiresAt?.toISOString() ?? null, sessionId: null });
+  renderFile({
+    id: row.id,
+    filename: row.filename,
+    mimeType: row.contentType,
+    sizeBytes: row.sizeBytes,
+    createdAt: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+    sessionId: null,
+  });
 
 /** An upload through our upload rules; the part's type when given, else the one of its name. */
-export async function uploadCompatFile({ ctx, deps, input }: { ctx: ServiceContext; deps: UploadDeps; input: { filename: string; mimeType: string; bytes: Uint8Array; expiresInSeconds?: number | undefined } }): Promise<CmaFile> {
+export async function uploadCompatFile({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: UploadDeps;
+  input: { filename: string; mimeType: string; bytes: Uint8Array; expiresInSeconds?: number | undefined };
+}): Promise<CmaFile> {
   const contentType = input.mimeType === '' || input.mimeType === 'application/octet-stream' ? mimeTypeOfName(input.filename) : input.mimeType;
   const created = await createUpload({
     ctx,
     deps,
-    input: { name: input.filename, contentType, dataBase64: Buffer.from(input.bytes).toString('base64'), ...(input.expiresInSeconds !== undefined ? { expiresInSeconds: input.expiresInSeconds } : {}) },
+    input: {
+      name: input.filename,
+      contentType,
+      dataBase64: Buffer.from(input.bytes).toString('base64'),
+      ...(input.expiresInSeconds !== undefined ? { expiresInSeconds: input.expiresInSeconds } : {}),
+    },
   });
-  return renderFile({ id: created.id, filename: created.name, mimeType: created.contentType, sizeBytes: created.sizeBytes, createdAt: created.createdAt, expiresAt: created.expiresAt, sessionId: null });
+  return renderFile({
+    id: created.id,
+    filename: created.name,
+    mimeType: created.contentType,
+    sizeBytes: created.sizeBytes,
+    createdAt: created.createdAt,
+    expiresAt: created.expiresAt,
+    sessionId: null,
+  });
 }
 
 /**
@@ -52,25 +81,54 @@ export async function listCompatFiles({
 }): Promise<{ data: CmaFile[]; next_page: string | null }> {
   if (input.scopeId !== undefined) {
     if (!isOurId(input.scopeId)) throw new NotFoundError('No session with that id in this project');
-    const listed = await listWorkspaceFiles({ ctx, keyring: deps.keyring, policy: deps.storagePolicy ?? PUBLIC_STORAGE_ONLY, input: { sessionId: input.scopeId } });
+    const listed = await listWorkspaceFiles({
+      ctx,
+      keyring: deps.keyring,
+      policy: deps.storagePolicy ?? PUBLIC_STORAGE_ONLY,
+      input: { sessionId: input.scopeId },
+    });
     return { data: listed.data.map((file) => workspaceFile(input.scopeId!, file, listed.backedUpAt!)), next_page: null };
   }
   if (input.ids.length > 0) {
     if (input.ids.length > 100) throw new ValidationError('ids: at most 100', { path: 'query.ids' });
     const actor = requireActor(ctx);
     const ids = input.ids.filter(isOurId).map((id) => id.toLowerCase());
-    const rows = ids.length === 0 ? [] : await ctx.db.select().from(uploads).where(and(eq(uploads.projectId, actor.projectId), inArray(uploads.id, ids), uploadIsLive(ctx.clock.now())));
+    const rows =
+      ids.length === 0
+        ? []
+        : await ctx.db
+            .select()
+            .from(uploads)
+            .where(and(eq(uploads.projectId, actor.projectId), inArray(uploads.id, ids), uploadIsLive(ctx.clock.now())));
     return { data: rows.map(uploadFile), next_page: null };
   }
   const page = await listUploads({ ctx, input: { limit: Math.min(input.limit, 200), cursor: input.page } });
   return {
-    data: page.data.map((upload) => renderFile({ id: upload.id, filename: upload.name, mimeType: upload.contentType, sizeBytes: upload.sizeBytes, createdAt: upload.createdAt, expiresAt: upload.expiresAt, sessionId: null })),
+    data: page.data.map((upload) =>
+      renderFile({
+        id: upload.id,
+        filename: upload.name,
+        mimeType: upload.contentType,
+        sizeBytes: upload.sizeBytes,
+        createdAt: upload.createdAt,
+        expiresAt: upload.expiresAt,
+        sessionId: null,
+      }),
+    ),
     next_page: page.pageInfo.nextCursor,
   };
 }
 
 const workspaceFile = (sessionId: string, file: { name: string; path: string; sizeBytes: number }, backedUpAt: string): CmaFile =>
-  renderFile({ id: workspaceFileId(sessionId, file.path), filename: file.name, mimeType: mimeTypeOfName(file.name), sizeBytes: file.sizeBytes, createdAt: backedUpAt, expiresAt: null, sessionId });
+  renderFile({
+    id: workspaceFileId(sessionId, file.path),
+    filename: file.name,
+    mimeType: mimeTypeOfName(file.name),
+    sizeBytes: file.sizeBytes,
+    createdAt: backedUpAt,
+    expiresAt: null,
+    sessionId,
+  });
 
 function refOf(id: string): FileRef {
   const ref = fileRefOf(id);
@@ -97,10 +155,23 @@ export async function getCompatFile({ ctx, deps, input }: { ctx: ServiceContext;
       return uploadFile(await findUploadOr404(ctx, ref.uploadId));
     case 'attachment': {
       const row = await findAttachment(ctx, ref.attachmentId);
-      return renderFile({ id: `${ATTACHMENT_FILE_PREFIX}${row.id}`, filename: row.filename, mimeType: row.contentType, sizeBytes: row.sizeBytes, createdAt: row.createdAt.toISOString(), expiresAt: null, sessionId: row.sessionId });
+      return renderFile({
+        id: `${ATTACHMENT_FILE_PREFIX}${row.id}`,
+        filename: row.filename,
+        mimeType: row.contentType,
+        sizeBytes: row.sizeBytes,
+        createdAt: row.createdAt.toISOString(),
+        expiresAt: null,
+        sessionId: row.sessionId,
+      });
     }
     case 'workspace': {
-      const listed = await listWorkspaceFiles({ ctx, keyring: deps.keyring, policy: deps.storagePolicy ?? PUBLIC_STORAGE_ONLY, input: { sessionId: ref.sessionId } });
+      const listed = await listWorkspaceFiles({
+        ctx,
+        keyring: deps.keyring,
+        policy: deps.storagePolicy ?? PUBLIC_STORAGE_ONLY,
+        input: { sessionId: ref.sessionId },
+      });
       const file = listed.data.find((entry) => entry.path === ref.path);
       if (!file) throw notFound();
       return workspaceFile(ref.sessionId, file, listed.backedUpAt!);
@@ -109,7 +180,15 @@ export async function getCompatFile({ ctx, deps, input }: { ctx: ServiceContext;
 }
 
 /** A file's bytes: an upload's or attachment's checked against its SHA-256, a workspace file's verified from its backup. */
-export async function downloadCompatFile({ ctx, deps, input }: { ctx: ServiceContext; deps: UploadDeps; input: { fileId: string } }): Promise<{ filename: string; bytes: Buffer }> {
+export async function downloadCompatFile({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: UploadDeps;
+  input: { fileId: string };
+}): Promise<{ filename: string; bytes: Buffer }> {
   const ref = refOf(input.fileId);
   switch (ref.kind) {
     case 'upload': {
@@ -121,7 +200,12 @@ export async function downloadCompatFile({ ctx, deps, input }: { ctx: ServiceCon
       return { filename: row.filename, bytes: await readStoredFile(ctx, deps, row) };
     }
     case 'workspace': {
-      const file = await downloadWorkspaceFile({ ctx, keyring: deps.keyring, policy: deps.storagePolicy ?? PUBLIC_STORAGE_ONLY, input: { sessionId: ref.sessionId, segments: ref.path.split('/') } });
+      const file = await downloadWorkspaceFile({
+        ctx,
+        keyring: deps.keyring,
+        policy: deps.storagePolicy ?? PUBLIC_STORAGE_ONLY,
+        input: { sessionId: ref.sessionId, segments: ref.path.split('/') },
+      });
       return { filename: file.name, bytes: file.bytes };
     }
   }
@@ -130,7 +214,8 @@ export async function downloadCompatFile({ ctx, deps, input }: { ctx: ServiceCon
 /** Deletes an upload; attachments and workspace files are read-only here (400). */
 export async function deleteCompatFile({ ctx, input }: { ctx: ServiceContext; input: { fileId: string } }): Promise<{ id: string; type: 'file_deleted' }> {
   const ref = refOf(input.fileId);
-  if (ref.kind !== 'upload') throw new ValidationError(`${ref.kind === 'attachment' ? "A turn's attachments" : "A session's workspace files"} are read-only`, { path: 'path.file_id' });
+  if (ref.kind !== 'upload')
+    throw new ValidationError(`${ref.kind === 'attachment' ? "A turn's attachments" : "A session's workspace files"} are read-only`, { path: 'path.file_id' });
   await findUploadOr404(ctx, ref.uploadId);
   await deleteUpload({ ctx, input: { uploadId: ref.uploadId } });
   return { id: input.fileId, type: 'file_deleted' };

@@ -23,9 +23,21 @@ export type Dedupe = { route: string; requestHash: string; attempt: number; idem
 
 export type DedupedAnswer<T> = { replayed: false; body: T } | { replayed: true; bodyText: string };
 
-export async function runDeduped<T>({ ctx, input, run }: { ctx: ServiceContext; input: Dedupe; run: (tx: ServiceContext) => Promise<T> }): Promise<DedupedAnswer<T>> {
+export async function runDeduped<T>({
+  ctx,
+  input,
+  run,
+}: {
+  ctx: ServiceContext;
+  input: Dedupe;
+  run: (tx: ServiceContext) => Promise<T>;
+}): Promise<DedupedAnswer<T>> {
   const actor = requireActor(ctx);
-  const scope: IdempotencyScope = { principalId: actor.principalId, route: `CMA ${input.route}`, idempotencyKey: input.idempotencyKey ?? `sdk-retry:${input.requestHash}` };
+  const scope: IdempotencyScope = {
+    principalId: actor.principalId,
+    route: `CMA ${input.route}`,
+    idempotencyKey: input.idempotencyKey ?? `sdk-retry:${input.requestHash}`,
+  };
   const replayable = input.idempotencyKey !== null || input.attempt > 0;
   /** The committed answer under this key, or null; the key's answer to another request is the core's 409 (the SDK is told not to retry it). */
   const stored = async () => {
@@ -43,8 +55,23 @@ export async function runDeduped<T>({ ctx, input, run }: { ctx: ServiceContext; 
       const outcome = await withTransaction(ctx, async (tx) => {
         const now = tx.clock.now();
         // A first attempt is a new request: an older answer to the same body is not its answer.
-        if (!replayable) await tx.db.delete(idempotencyRecords).where(and(eq(idempotencyRecords.principalId, scope.principalId), eq(idempotencyRecords.route, scope.route), eq(idempotencyRecords.idempotencyKey, scope.idempotencyKey)));
-        const claimed = await claimIdempotencyKey(tx.db, { ...scope, organizationId: actor.organizationId, projectId: actor.projectId, requestHash: input.requestHash, now });
+        if (!replayable)
+          await tx.db
+            .delete(idempotencyRecords)
+            .where(
+              and(
+                eq(idempotencyRecords.principalId, scope.principalId),
+                eq(idempotencyRecords.route, scope.route),
+                eq(idempotencyRecords.idempotencyKey, scope.idempotencyKey),
+              ),
+            );
+        const claimed = await claimIdempotencyKey(tx.db, {
+          ...scope,
+          organizationId: actor.organizationId,
+          projectId: actor.projectId,
+          requestHash: input.requestHash,
+          now,
+        });
         if (!claimed) return null; // the first attempt committed while this one waited
         const body = await run(tx);
         await completeIdempotencyRecord(tx.db, scope, { status: 200, body, headers: { 'content-type': 'application/json' } });

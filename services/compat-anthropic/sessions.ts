@@ -4,7 +4,17 @@ import { isOurId } from '../../domain/compat/anthropic/ids.ts';
 import { turnFields } from '../../domain/compat/anthropic/content.ts';
 import { compatAnthropicSessions } from '../../db/schema/index.ts';
 import { DEFAULT_ENVIRONMENT_ID } from '../../domain/compat/anthropic/environments.ts';
-import { agentRefOf, checkSessionExtras, checkSessionUpdate, initialMessagesOf, renderSession, statusOf, type CmaSession, type CreateSessionParams, type UpdateSessionParams } from '../../domain/compat/anthropic/sessions.ts';
+import {
+  agentRefOf,
+  checkSessionExtras,
+  checkSessionUpdate,
+  initialMessagesOf,
+  renderSession,
+  statusOf,
+  type CmaSession,
+  type CreateSessionParams,
+  type UpdateSessionParams,
+} from '../../domain/compat/anthropic/sessions.ts';
 import { NotFoundError, ValidationError } from '../../domain/errors.ts';
 import { requireActor } from '../kernel/require-actor.ts';
 import type { RunStarterDeps } from '../kernel/run-starter.ts';
@@ -21,14 +31,20 @@ import { findCompatEnvironment } from './environments.ts';
 
 /** Claude Managed Agents sessions (`/compat/anthropic/v1/sessions`) over our session verbs. */
 
-
-
 /**
  * A session pinned to the agent's latest version or the version named, idle, or with its first
  * `user.message` as its first run and any further ones as pending turns (`ifBusy: enqueue`), all
  * in one transaction.
  */
-export async function createCompatSession({ ctx, deps, input }: { ctx: ServiceContext; deps: RunStarterDeps; input: CreateSessionParams }): Promise<CmaSession> {
+export async function createCompatSession({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: RunStarterDeps;
+  input: CreateSessionParams;
+}): Promise<CmaSession> {
   const actor = requireActor(ctx);
   checkSessionExtras(input);
   const { agentId, version } = agentRefOf(input.agent);
@@ -53,8 +69,15 @@ export async function createCompatSession({ ctx, deps, input }: { ctx: ServiceCo
       if (error instanceof NotFoundError && (await isArchivedAgent(tx, agentId))) throw archivedAgent('started');
       throw error;
     });
-    for (const message of messages.slice(1)) await createFollowUpRun({ ctx: tx, deps, input: { sessionId: created.id, ...turnFields(message, 'message'), ifBusy: 'enqueue', idempotencyKey: null } });
-    await tx.db.insert(compatAnthropicSessions).values({ sessionId: created.id, organizationId: actor.organizationId, projectId: actor.projectId, environmentId: environment.id, metadata: input.metadata ?? {} });
+    for (const message of messages.slice(1))
+      await createFollowUpRun({ ctx: tx, deps, input: { sessionId: created.id, ...turnFields(message, 'message'), ifBusy: 'enqueue', idempotencyKey: null } });
+    await tx.db.insert(compatAnthropicSessions).values({
+      sessionId: created.id,
+      organizationId: actor.organizationId,
+      projectId: actor.projectId,
+      environmentId: environment.id,
+      metadata: input.metadata ?? {},
+    });
     return render(tx, await findSession({ ctx: tx, input: { sessionId: created.id } }), { environmentId: environment.id, metadata: input.metadata ?? {} });
   });
 }
@@ -67,7 +90,13 @@ export async function getCompatSession({ ctx, input }: { ctx: ServiceContext; in
 }
 
 /** Title (the session's own, through `updateSession`) and metadata (a patch: `null` deletes a key), in one transaction. */
-export async function updateCompatSession({ ctx, input }: { ctx: ServiceContext; input: { sessionId: string; params: UpdateSessionParams } }): Promise<CmaSession> {
+export async function updateCompatSession({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { sessionId: string; params: UpdateSessionParams };
+}): Promise<CmaSession> {
   if (!isOurId(input.sessionId)) throw new NotFoundError('No session with that id in this project');
   checkSessionUpdate(input.params);
   const actor = requireActor(ctx);
@@ -78,14 +107,28 @@ export async function updateCompatSession({ ctx, input }: { ctx: ServiceContext;
     const metadata = patchedMetadata(extra?.metadata ?? {}, input.params.metadata);
     await tx.db
       .insert(compatAnthropicSessions)
-      .values({ sessionId: session.id, organizationId: actor.organizationId, projectId: actor.projectId, environmentId: extra?.environmentId ?? DEFAULT_ENVIRONMENT_ID, metadata })
+      .values({
+        sessionId: session.id,
+        organizationId: actor.organizationId,
+        projectId: actor.projectId,
+        environmentId: extra?.environmentId ?? DEFAULT_ENVIRONMENT_ID,
+        metadata,
+      })
       .onConflictDoUpdate({ target: compatAnthropicSessions.sessionId, set: { metadata } });
     return getCompatSession({ ctx: tx, input: { sessionId: session.id } });
   });
 }
 
 /** Archive (`POST /v1/sessions/{id}/archive`): the core's archive; the session is `terminated` from then on. */
-export async function archiveCompatSession({ ctx, deps, input }: { ctx: ServiceContext; deps: RunStarterDeps; input: { sessionId: string } }): Promise<CmaSession> {
+export async function archiveCompatSession({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: RunStarterDeps;
+  input: { sessionId: string };
+}): Promise<CmaSession> {
   if (!isOurId(input.sessionId)) throw new NotFoundError('No session with that id in this project');
   return withTransaction(ctx, async (tx) => {
     await archiveSession({ ctx: tx, deps, input });
@@ -94,7 +137,15 @@ export async function archiveCompatSession({ ctx, deps, input }: { ctx: ServiceC
 }
 
 /** Delete (`DELETE /v1/sessions/{id}`): the core's delete; every read of it is a 404 from then on. */
-export async function deleteCompatSession({ ctx, deps, input }: { ctx: ServiceContext; deps: RunStarterDeps; input: { sessionId: string } }): Promise<{ id: string; type: 'session_deleted' }> {
+export async function deleteCompatSession({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: RunStarterDeps;
+  input: { sessionId: string };
+}): Promise<{ id: string; type: 'session_deleted' }> {
   if (!isOurId(input.sessionId)) throw new NotFoundError('No session with that id in this project');
   const deleted = await deleteSession({ ctx, deps, input });
   return { id: deleted.id, type: 'session_deleted' };
@@ -128,7 +179,8 @@ export async function listCompatSessions({
     if (!(SESSION_STATUSES as readonly string[]).includes(status)) throw new ValidationError(`statuses: unknown status ${status}`, { path: 'query.statuses' });
   }
   if (input.agentId !== undefined && !isOurId(input.agentId)) return { data: [], next_page: null, prev_page: null };
-  const agentVersionId = input.agentId !== undefined && input.agentVersion !== undefined ? await agentVersionIdOrNull(ctx, input.agentId, input.agentVersion) : undefined;
+  const agentVersionId =
+    input.agentId !== undefined && input.agentVersion !== undefined ? await agentVersionIdOrNull(ctx, input.agentId, input.agentVersion) : undefined;
   if (agentVersionId === null) return { data: [], next_page: null, prev_page: null };
   const page = await listSessions({
     ctx,
@@ -148,7 +200,11 @@ export async function listCompatSessions({
   const extraOf = new Map(extras.map((row) => [row.sessionId, row]));
   const data: CmaSession[] = [];
   for (const item of page.data) {
-    if (input.statuses.length > 0 && !input.statuses.includes(statusOf({ status: item.status, archivedAt: item.archivedAt ? new Date(item.archivedAt) : null }))) continue;
+    if (
+      input.statuses.length > 0 &&
+      !input.statuses.includes(statusOf({ status: item.status, archivedAt: item.archivedAt ? new Date(item.archivedAt) : null }))
+    )
+      continue;
     const session = await findSession({ ctx, input: { sessionId: item.id } });
     data.push(await render(ctx, session, extraOf.get(item.id) ?? null));
   }
@@ -165,7 +221,11 @@ async function agentVersionIdOrNull(ctx: ServiceContext, agentId: string, versio
   }
 }
 
-async function render(ctx: ServiceContext, session: SessionRow, extra: { environmentId: string; metadata: Record<string, string> } | null): Promise<CmaSession> {
+async function render(
+  ctx: ServiceContext,
+  session: SessionRow,
+  extra: { environmentId: string; metadata: Record<string, string> } | null,
+): Promise<CmaSession> {
   return renderSession({
     session,
     agent: await agentSnapshotOf(ctx, session.agentVersionId),

@@ -32,7 +32,13 @@ import { withTransaction } from '../kernel/transaction.ts';
 const versionNotFound = () => new NotFoundError('No version with that id for this Skill');
 
 /** Creates a Skill and its version 1 from an upload; a name taken in the project is `skill_name_taken`. */
-export async function createCompatSkill({ ctx, input }: { ctx: ServiceContext; input: { files: SkillUpload[]; displayName?: string | undefined } }): Promise<CmaSkill> {
+export async function createCompatSkill({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { files: SkillUpload[]; displayName?: string | undefined };
+}): Promise<CmaSkill> {
   const { name, body } = skillBodyOf(input.files);
   const displayName = displayNameOf(input.displayName, name);
   try {
@@ -51,7 +57,13 @@ export async function getCompatSkill({ ctx, input }: { ctx: ServiceContext; inpu
 }
 
 /** The project's Skills, newest first; `source` other than `custom` lists nothing (all ours are custom). */
-export async function listCompatSkills({ ctx, input }: { ctx: ServiceContext; input: { limit: number; page: string | undefined; source: string | undefined } }): Promise<{ data: CmaSkill[]; next_page: string | null }> {
+export async function listCompatSkills({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { limit: number; page: string | undefined; source: string | undefined };
+}): Promise<{ data: CmaSkill[]; next_page: string | null }> {
   if (input.source !== undefined && input.source !== 'custom') return { data: [], next_page: null };
   const page = await listSkills({ ctx, input: { limit: Math.min(input.limit, 200), ...(input.page ? { cursor: input.page } : {}) } });
   const data: CmaSkill[] = [];
@@ -65,7 +77,13 @@ export async function deleteCompatSkill({ ctx, input }: { ctx: ServiceContext; i
 }
 
 /** Publishes the next version from an upload whose SKILL.md name is the Skill's (its latest version's name). */
-export async function createCompatSkillVersion({ ctx, input }: { ctx: ServiceContext; input: { skillId: string; files: SkillUpload[] } }): Promise<CmaSkillVersion> {
+export async function createCompatSkillVersion({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { skillId: string; files: SkillUpload[] };
+}): Promise<CmaSkillVersion> {
   const { name, body } = skillBodyOf(input.files);
   return withTransaction(ctx, async (tx) => {
     const skill = await getSkill({ ctx: tx, input: { skillId: input.skillId } });
@@ -76,7 +94,13 @@ export async function createCompatSkillVersion({ ctx, input }: { ctx: ServiceCon
 }
 
 /** The Skill's versions but revoked ones, newest first. */
-export async function listCompatSkillVersions({ ctx, input }: { ctx: ServiceContext; input: { skillId: string; limit: number; page: string | undefined } }): Promise<{ data: CmaSkillVersion[]; next_page: string | null }> {
+export async function listCompatSkillVersions({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { skillId: string; limit: number; page: string | undefined };
+}): Promise<{ data: CmaSkillVersion[]; next_page: string | null }> {
   const skill = await getSkill({ ctx, input: { skillId: input.skillId } });
   const visible = skill.versions.filter((version) => version.status !== 'revoked').reverse();
   return offsetPage(visible.map(toCmaVersion), input);
@@ -87,7 +111,13 @@ export async function getCompatSkillVersion({ ctx, input }: { ctx: ServiceContex
 }
 
 /** Revokes the version (our lifecycle: existing sessions stop using it too); a revoked version is already deleted (404). */
-export async function deleteCompatSkillVersion({ ctx, input }: { ctx: ServiceContext; input: { skillId: string; versionId: string } }): Promise<{ id: string; type: 'skill_version_deleted' }> {
+export async function deleteCompatSkillVersion({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { skillId: string; versionId: string };
+}): Promise<{ id: string; type: 'skill_version_deleted' }> {
   return withTransaction(ctx, async (tx) => {
     visibleVersion(await getSkill({ ctx: tx, input: { skillId: input.skillId } }), input.versionId);
     const revoked = await setSkillVersionLifecycle({ ctx: tx, input: { ...input, status: 'revoked' } });
@@ -96,7 +126,13 @@ export async function deleteCompatSkillVersion({ ctx, input }: { ctx: ServiceCon
 }
 
 /** The version as a stored zip: `<name>/SKILL.md` (rendered by the core) and every file, under the version's name. */
-export async function downloadCompatSkillVersion({ ctx, input }: { ctx: ServiceContext; input: { skillId: string; versionId: string } }): Promise<{ filename: string; zip: Uint8Array }> {
+export async function downloadCompatSkillVersion({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { skillId: string; versionId: string };
+}): Promise<{ filename: string; zip: Uint8Array }> {
   const version = visibleVersion(await getSkill({ ctx, input: { skillId: input.skillId } }), input.versionId);
   const exported = await exportSkillVersion({ ctx, input });
   return { filename: `${exported.name}.zip`, zip: storedZip(skillArchiveEntries(exported), new Date(version.createdAt)) };
@@ -116,7 +152,13 @@ function toCmaSkill(skill: PublicSkillDetail): CmaSkill {
 /** A listed Skill: its latest version from the list, unless that one is revoked (then every version is read). */
 async function listedSkill(ctx: ServiceContext, skill: PublicSkill): Promise<CmaSkill> {
   if (skill.latestVersion && skill.latestVersion.status !== 'revoked') {
-    return renderSkill({ id: skill.id, displayName: skill.displayName, latestVersionId: skill.latestVersion.id, createdAt: skill.createdAt, updatedAt: skill.updatedAt });
+    return renderSkill({
+      id: skill.id,
+      displayName: skill.displayName,
+      latestVersionId: skill.latestVersion.id,
+      createdAt: skill.createdAt,
+      updatedAt: skill.updatedAt,
+    });
   }
   return toCmaSkill(await getSkill({ ctx, input: { skillId: skill.id } }));
 }

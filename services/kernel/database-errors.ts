@@ -1,5 +1,17 @@
 /** Connection failures of postgres.js and of the socket beneath it. */
-const CONNECTION_CODES = new Set(['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const CONNECTION_CODES = new Set([
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 
 /** The `code`s along an error's `cause` chain (drizzle wraps the driver's error), outermost first. */
 export function errorCodes(error: unknown): string[] {
@@ -18,7 +30,9 @@ export function errorCodes(error: unknown): string[] {
  * so the API answers 503 rather than 500.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  return errorCodes(error).some((code) => CONNECTION_CODES.has(code) || code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300');
+  return errorCodes(error).some(
+    (code) => CONNECTION_CODES.has(code) || code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300',
+  );
 }
 
 /**

@@ -45,7 +45,15 @@ beforeAll(async () => {
   // The seeded preset priced: 2 per million input tokens, 10 per million output tokens.
   const fast = (await ok(f.call('GET', '/model-presets'))).data.find((preset: { key: string }) => preset.key === 'fast');
   await ok(f.call('PATCH', `/model-presets/${fast.id}`, { prices: { input: 2, output: 10 } }));
-  agentId = (await ok(f.call('POST', '/agents', { name: 'Ledger agent', initialConfig: { systemPrompt: 'You write short reports for the team.', modelPreset: 'fast', limits: { maxTurns: 4 } } }), 201)).id;
+  agentId = (
+    await ok(
+      f.call('POST', '/agents', {
+        name: 'Ledger agent',
+        initialConfig: { systemPrompt: 'You write short reports for the team.', modelPreset: 'fast', limits: { maxTurns: 4 } },
+      }),
+      201,
+    )
+  ).id;
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
   page = await (await browser.newContext({ viewport: { width: 1360, height: 900 } })).newPage();
   page.setDefaultTimeout(20_000);
@@ -69,7 +77,9 @@ describe('cost, budgets and usage in the console', () => {
       await f.waitForRun(session.run.id);
     }
     await nav('Sessions').click();
-    await expect.poll(() => page.getByRole('row', { name: /Morning report/ }).innerText()).toMatch(/Morning report\s+completed\s+1,000 \/ 200\s+0 \/ 0\s+0\.004 USD\s/);
+    await expect
+      .poll(() => page.getByRole('row', { name: /Morning report/ }).innerText())
+      .toMatch(/Morning report\s+completed\s+1,000 \/ 200\s+0 \/ 0\s+0\.004 USD\s/);
 
     await page.getByRole('link', { name: 'Morning report' }).click();
     const facts = page.locator('dl.facts');
@@ -102,7 +112,9 @@ describe('cost, budgets and usage in the console', () => {
     await nav('Usage').click();
     await expect.poll(() => page.getByRole('heading', { name: 'Usage', level: 1 }).isVisible()).toBe(true);
     const totals = page.locator('dl.figures');
-    await expect.poll(() => totals.innerText()).toMatch(new RegExp(`Cost\\s+0\\.008 ${ledger.currency}\\s+Runs\\s+2\\s+Model calls\\s+2\\s+Tokens in\\s+2,000\\s+Tokens out\\s+400`));
+    await expect
+      .poll(() => totals.innerText())
+      .toMatch(new RegExp(`Cost\\s+0\\.008 ${ledger.currency}\\s+Runs\\s+2\\s+Model calls\\s+2\\s+Tokens in\\s+2,000\\s+Tokens out\\s+400`));
     // This month so far, every day a bar; today's holds both runs.
     const bars = page.locator('figure.chart rect.bar');
     expect(await bars.count()).toBe(ledger.groups.length);
@@ -111,7 +123,12 @@ describe('cost, budgets and usage in the console', () => {
     expect(Number(await todays.getAttribute('height'))).toBeGreaterThan(100);
     expect(await todays.locator('title').textContent()).toBe(`${today()}: 0.008 ${ledger.currency}, 2 runs`);
     expect(await page.getByRole('img', { name: new RegExp(`^Cost per day, .+: highest 0\\.008 ${ledger.currency} on ${today()}$`) }).count()).toBe(1);
-    expect(await page.getByRole('table', { name: 'Usage by day' }).getByRole('row', { name: new RegExp(today()) }).innerText()).toMatch(/\s2\s+2\s+2,000\s+400\s+0\s+0\s+0\.008$/);
+    expect(
+      await page
+        .getByRole('table', { name: 'Usage by day' })
+        .getByRole('row', { name: new RegExp(today()) })
+        .innerText(),
+    ).toMatch(/\s2\s+2\s+2,000\s+400\s+0\s+0\s+0\.008$/);
 
     await page.getByLabel('Chart').selectOption('tokens');
     await expect.poll(() => todays.locator('title').textContent()).toBe(`${today()}: 2,400 tokens, 2 runs`);
@@ -132,7 +149,9 @@ describe('cost, budgets and usage in the console', () => {
     const change = form('Change the monthly budget');
     await change.getByLabel(/^Max cost per month/).fill('0.01');
     await change.getByRole('button', { name: 'Save budget' }).click();
-    await expect.poll(() => monthly.innerText()).toMatch(new RegExp(`cost at most 0\\.01 ${ledger.currency}[\\s\\S]*This month so far: 0\\.008 ${ledger.currency} \\(80% of the budget\\)`));
+    await expect
+      .poll(() => monthly.innerText())
+      .toMatch(new RegExp(`cost at most 0\\.01 ${ledger.currency}[\\s\\S]*This month so far: 0\\.008 ${ledger.currency} \\(80% of the budget\\)`));
     expect((await ok(f.call('GET', ''))).budget).toEqual({ maxMonthlyCost: 0.01, maxMonthlyTokens: null });
     expect(await auditAccessibility(page)).toEqual([]);
     await shot('41-usage');
@@ -156,7 +175,9 @@ describe('schedules in the console', () => {
     await create.getByLabel(/^Message/).fill('Summarize the last hour.');
     await create.getByRole('button', { name: 'Create schedule' }).click();
     const digest = row(/Hourly digest/);
-    await expect.poll(() => digest.innerText()).toMatch(/Hourly digest\s+Summarize the last hour\.\s+Ledger agent\s+a new session each firing\s+every hour\s+overlap skip\s+active/);
+    await expect
+      .poll(() => digest.innerText())
+      .toMatch(/Hourly digest\s+Summarize the last hour\.\s+Ledger agent\s+a new session each firing\s+every hour\s+overlap skip\s+active/);
     // The next three firings, an hour apart, once the Temporal Schedule exists.
     const next = digest.getByRole('list', { name: /^Next firings/ }).getByRole('listitem');
     await expect.poll(() => next.count()).toBe(3);
@@ -179,7 +200,14 @@ describe('schedules in the console', () => {
     await expect.poll(() => digest.innerText()).toMatch(/paused\s+none while paused/);
     expect((await ok(f.call('GET', `/schedules/${schedule.id}`))).paused).toBe(true);
     await digest.getByRole('button', { name: 'Unpause' }).click();
-    await expect.poll(() => digest.getByRole('list', { name: /^Next firings/ }).getByRole('listitem').count()).toBe(3);
+    await expect
+      .poll(() =>
+        digest
+          .getByRole('list', { name: /^Next firings/ })
+          .getByRole('listitem')
+          .count(),
+      )
+      .toBe(3);
     expect(await digest.innerText()).toContain('active');
     expect((await ok(f.call('GET', `/schedules/${schedule.id}`))).paused).toBe(false);
   });
@@ -198,7 +226,14 @@ describe('schedules in the console', () => {
     await create.getByRole('button', { name: 'Create schedule' }).click();
     const mornings = row(/Weekday mornings/);
     await expect.poll(() => mornings.innerText()).toContain('cron 0 9 * * 1-5 (Europe/Paris)');
-    await expect.poll(() => mornings.getByRole('list', { name: /^Next firings/ }).getByRole('listitem').count()).toBe(3);
+    await expect
+      .poll(() =>
+        mornings
+          .getByRole('list', { name: /^Next firings/ })
+          .getByRole('listitem')
+          .count(),
+      )
+      .toBe(3);
     expect(await auditAccessibility(page)).toEqual([]);
     await shot('43-schedules');
 
@@ -216,7 +251,11 @@ describe('schedules in the console', () => {
     await narrow(scopesForRole('viewer').scopes);
     await page.goto(`${origin}/schedules`);
     await expect.poll(() => row(/Hourly digest/).isVisible()).toBe(true);
-    expect(await row(/Hourly digest/).getByRole('button').count()).toBe(0);
+    expect(
+      await row(/Hourly digest/)
+        .getByRole('button')
+        .count(),
+    ).toBe(0);
     expect(await form('New schedule').count()).toBe(0);
     await nav('Usage').click();
     await expect.poll(() => page.locator('dl.figures').isVisible()).toBe(true);

@@ -44,7 +44,15 @@ describe('hosted sign-in in the browser', () => {
     idp = await startOidcProvider({ redirectUris: [`${origin}/v1/auth/callback`], postLogoutRedirectUris: [`${origin}/`] });
     const t = await createTestApp({
       clock: { now: () => new Date(Date.now() + aheadMs) },
-      env: { SVC_APP_ORIGIN: origin, SVC_AUTH_MODE: 'hosted', SVC_OIDC_ISSUER: idp.issuer, SVC_OIDC_CLIENT_ID: idp.clientId, SVC_OIDC_CLIENT_SECRET: idp.clientSecret, SVC_OIDC_CA_FILE: idp.caFile, SVC_INITIAL_OWNER_SUBJECT: OWNER.sub },
+      env: {
+        SVC_APP_ORIGIN: origin,
+        SVC_AUTH_MODE: 'hosted',
+        SVC_OIDC_ISSUER: idp.issuer,
+        SVC_OIDC_CLIENT_ID: idp.clientId,
+        SVC_OIDC_CLIENT_SECRET: idp.clientSecret,
+        SVC_OIDC_CA_FILE: idp.caFile,
+        SVC_INITIAL_OWNER_SUBJECT: OWNER.sub,
+      },
     });
     app = { t, served: await serveApp(t.app.fetch, { port }), origin };
   });
@@ -135,7 +143,9 @@ describe('edge-proxy sign-in in the browser', () => {
   });
 
   it('is signed in by the assertion the proxy adds to every request, mutations included', async () => {
-    const context = await browser.newContext({ extraHTTPHeaders: { 'x-edge-assertion': await edge.sign({ sub: 'sub-olivia', email: 'olivia@example.com', name: 'Olivia' }) } });
+    const context = await browser.newContext({
+      extraHTTPHeaders: { 'x-edge-assertion': await edge.sign({ sub: 'sub-olivia', email: 'olivia@example.com', name: 'Olivia' }) },
+    });
     const page = await context.newPage();
     await page.goto(app.origin);
     await expect.poll(() => page.getByRole('heading', { name: 'Overview' }).isVisible()).toBe(true);

@@ -41,7 +41,10 @@ beforeAll(async () => {
   const port = await freePort();
   origin = `http://127.0.0.1:${port}`;
   // A fresh installation: the browser creates the provider, the preset and the agents.
-  f = await startRunApp({ seed: false, env: { SVC_APP_ORIGIN: origin, SVC_RATE_LIMIT_API_KEY_PER_SECOND: '0', SVC_RATE_LIMIT_PROJECT_PER_SECOND: '0', SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
+  f = await startRunApp({
+    seed: false,
+    env: { SVC_APP_ORIGIN: origin, SVC_RATE_LIMIT_API_KEY_PER_SECOND: '0', SVC_RATE_LIMIT_PROJECT_PER_SECOND: '0', SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' },
+  });
   mcp = await startMcpFixtureServer();
   receiver = await startWebhookReceiver();
   projectId = f.projectId;
@@ -99,7 +102,14 @@ describe('the console', () => {
     const replace = form("Replace a provider's API key");
     await replace.getByLabel('New API key').fill(FAKE_KEYS.vendor_a);
     await replace.getByRole('button', { name: 'Replace key' }).click();
-    await expect.poll(() => page.getByRole('row', { name: /OpenAI/ }).first().innerText()).toMatch(/\s2\s*Remove$/);
+    await expect
+      .poll(() =>
+        page
+          .getByRole('row', { name: /OpenAI/ })
+          .first()
+          .innerText(),
+      )
+      .toMatch(/\s2\s*Remove$/);
     expect(await page.content()).not.toContain(FAKE_KEYS.vendor_a);
     await preset.getByLabel('Name', { exact: true }).fill('Spare');
     await preset.getByLabel(/^Key/).fill('spare');
@@ -181,7 +191,8 @@ describe('the console', () => {
   });
 
   it('shows the reply growing as the model writes it, then the committed message once', async () => {
-    const answer = 'Your refund of 12.50 was issued this morning. It reaches your card within three to five working days; your bank may show it as pending first. Nothing else is needed from you.';
+    const answer =
+      'Your refund of 12.50 was issued this morning. It reaches your card within three to five working days; your bank may show it as pending first. Nothing else is needed from you.';
     // Slow enough (45 chunks, 11 s) that the checks of the reply being written run while it is.
     f.fakes.vendor_a.reply({ text: answer, chunkSize: 4, chunkDelayMs: 250 });
     await page.getByRole('textbox', { name: 'Follow-up message' }).fill('When will the money arrive?');
@@ -191,7 +202,15 @@ describe('the console', () => {
     // Part of the reply, before the run completes: a prefix of the answer, shorter than the whole.
     let partial = '';
     await expect
-      .poll(async () => (partial = (await writing.locator('p').textContent({ timeout: 1_000 }).catch(() => null)) ?? ''), { timeout: 20_000, interval: 50 })
+      .poll(
+        async () =>
+          (partial =
+            (await writing
+              .locator('p')
+              .textContent({ timeout: 1_000 })
+              .catch(() => null)) ?? ''),
+        { timeout: 20_000, interval: 50 },
+      )
       .toMatch(/^.{8,}$/);
     expect(answer.startsWith(partial)).toBe(true);
     expect(partial.length).toBeLessThan(answer.length);
@@ -221,7 +240,13 @@ describe('the console', () => {
     // The integration answers the caller tool through the API (the typed client's helper).
     const client = createClient({ baseUrl: origin, apiKey: f.apiKey, projectId });
     let toolCallId: string | undefined;
-    await expect.poll(async () => (toolCallId = (await client.call('get', '/v1/projects/{projectId}/pending-work', {})).toolCalls.find((call) => call.status === 'pending')?.id), { timeout: 20_000 }).toBeTruthy();
+    await expect
+      .poll(
+        async () =>
+          (toolCallId = (await client.call('get', '/v1/projects/{projectId}/pending-work', {})).toolCalls.find((call) => call.status === 'pending')?.id),
+        { timeout: 20_000 },
+      )
+      .toBeTruthy();
     await runToolCall(client, toolCallId!, async () => ({ total: 12.5 }));
     await expect.poll(() => page.locator('ol.transcript').innerText(), { timeout: 30_000 }).toContain('Refund issued.');
     const sessionId = new URL(page.url()).pathname.split('/').at(-1)!;
@@ -257,7 +282,10 @@ describe('the console', () => {
     await queue('And order C3.');
     // Under the active run, in order, each with Withdraw.
     const pending = page.locator('tr.pending-turn');
-    expect(await pending.allInnerTexts()).toEqual([expect.stringMatching(/^waiting #1\s+pending\s+queued\s+Also check order B2\./), expect.stringMatching(/^waiting #2\s+pending\s+queued\s+And order C3\./)]);
+    expect(await pending.allInnerTexts()).toEqual([
+      expect.stringMatching(/^waiting #1\s+pending\s+queued\s+Also check order B2\./),
+      expect.stringMatching(/^waiting #2\s+pending\s+queued\s+And order C3\./),
+    ]);
     const rows = await page.getByRole('table', { name: 'Runs' }).locator('tbody tr').allInnerTexts();
     expect(rows[0]).toContain('Refund order A1, please.');
     expect(rows.slice(1)).toEqual(await pending.allInnerTexts());
@@ -275,7 +303,15 @@ describe('the console', () => {
     const client = createClient({ baseUrl: origin, apiKey: f.apiKey, projectId });
     const runId = session.body.run.id;
     let toolCallId: string | undefined;
-    await expect.poll(async () => (toolCallId = (await client.call('get', '/v1/projects/{projectId}/pending-work', {})).toolCalls.find((call) => call.runId === runId && call.status === 'pending')?.id), { timeout: 20_000 }).toBeTruthy();
+    await expect
+      .poll(
+        async () =>
+          (toolCallId = (await client.call('get', '/v1/projects/{projectId}/pending-work', {})).toolCalls.find(
+            (call) => call.runId === runId && call.status === 'pending',
+          )?.id),
+        { timeout: 20_000 },
+      )
+      .toBeTruthy();
     await runToolCall(client, toolCallId!, async () => ({ total: 12.5 }));
     await expect.poll(() => page.locator('ol.transcript').innerText(), { timeout: 30_000 }).toContain('B2 ships on Monday.');
     await expect.poll(() => page.locator('.heading .badge').innerText(), { timeout: 30_000 }).toBe('completed');
@@ -318,7 +354,9 @@ describe('the console', () => {
     await expect.poll(async () => (await f.call('GET', `/sessions/${sessionId}`)).body.pendingWork.approvals).toEqual([]);
     expect(detail.pendingTurns).toEqual([]);
     expect(await page.locator('ol.transcript').innerText()).not.toContain('Something else entirely.');
-    expect(await page.getByRole('table', { name: 'Runs' }).innerText()).toMatch(/cancelled\s+Refund order A1 again\.[\s\S]*completed\s+Never mind; just say hello\./);
+    expect(await page.getByRole('table', { name: 'Runs' }).innerText()).toMatch(
+      /cancelled\s+Refund order A1 again\.[\s\S]*completed\s+Never mind; just say hello\./,
+    );
     await shot('07d-interrupted');
   }, 90_000);
 
@@ -327,7 +365,11 @@ describe('the console', () => {
     const source = (await f.call('GET', `/sessions/${sourceId}`)).body;
     const fromRun = source.runs[1];
     const v1 = (await f.call('GET', `/agents/${source.agentId}/versions`)).body.data.find((version: { version: number }) => version.version === 1);
-    await page.getByRole('table', { name: 'Runs' }).getByRole('row', { name: /Also check order B2/ }).getByRole('button', { name: 'Fork' }).click();
+    await page
+      .getByRole('table', { name: 'Runs' })
+      .getByRole('row', { name: /Also check order B2/ })
+      .getByRole('button', { name: 'Fork' })
+      .click();
     const fork = form(`Fork from run ${fromRun.id.slice(0, 8)}`);
     await fork.getByLabel('Agent version').selectOption({ label: 'Refunds desk v1' });
     await fork.getByLabel(/^Title/).fill('B2 on v1');
@@ -384,7 +426,12 @@ describe('the console', () => {
   it('downloads a file the agent wrote in its sandbox', async () => {
     const s3 = inject('s3');
     const bucket = `svc-console-${crypto.randomUUID().slice(0, 8)}`;
-    const s3Client = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+    const s3Client = new S3Client({
+      endpoint: s3.endpoint,
+      region: s3.region,
+      forcePathStyle: true,
+      credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    });
     await s3Client.send(new CreateBucketCommand({ Bucket: bucket }));
     s3Client.destroy();
     // The storage and sandbox connections, made in the console.
@@ -411,10 +458,17 @@ describe('the console', () => {
     const snapshotId = (await f.call('GET', `/sandbox-providers/${provider.id}/snapshots`)).body.data[0].id;
     const agent = await f.call('POST', '/agents', {
       name: 'Note taker',
-      initialConfig: { systemPrompt: 'You take notes in the workspace.', modelPreset: 'fast', limits: { maxTurns: 32 }, sandbox: { enabled: true, provider: 'local', snapshotId, network: 'none', capabilities: ['filesystem_read', 'filesystem_write'] } },
+      initialConfig: {
+        systemPrompt: 'You take notes in the workspace.',
+        modelPreset: 'fast',
+        limits: { maxTurns: 32 },
+        sandbox: { enabled: true, provider: 'local', snapshotId, network: 'none', capabilities: ['filesystem_read', 'filesystem_write'] },
+      },
     });
     expect(agent.status, JSON.stringify(agent.body)).toBe(201);
-    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'write', arguments: { path: 'notes/summary.md', content: '# Summary\nAll refunds issued.\n' } }] }).reply({ text: 'Notes written.' });
+    f.fakes.vendor_a
+      .reply({ toolCalls: [{ name: 'write', arguments: { path: 'notes/summary.md', content: '# Summary\nAll refunds issued.\n' } }] })
+      .reply({ text: 'Notes written.' });
     const session = await f.call('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'Write the summary.' });
     await f.waitForRun(session.body.latestRunId, undefined, 90_000);
 
@@ -432,10 +486,18 @@ describe('the console', () => {
   });
 
   it("shows a coordinator's delegation, opens the child session, and cancels the delegation", async () => {
-    const helper = await f.call('POST', '/agents', { name: 'Capital finder', initialConfig: { systemPrompt: 'You find capitals of countries.', modelPreset: 'fast', limits: { maxTurns: 32 } } });
+    const helper = await f.call('POST', '/agents', {
+      name: 'Capital finder',
+      initialConfig: { systemPrompt: 'You find capitals of countries.', modelPreset: 'fast', limits: { maxTurns: 32 } },
+    });
     const coordinator = await f.call('POST', '/agents', {
       name: 'Coordinator',
-      initialConfig: { systemPrompt: 'You coordinate helpers for questions.', modelPreset: 'fast', limits: { maxTurns: 32 }, delegates: [{ key: 'finder', description: 'Finds capitals.', agentVersionId: helper.body.latestVersionId, maxParallel: 1 }] },
+      initialConfig: {
+        systemPrompt: 'You coordinate helpers for questions.',
+        modelPreset: 'fast',
+        limits: { maxTurns: 32 },
+        delegates: [{ key: 'finder', description: 'Finds capitals.', agentVersionId: helper.body.latestVersionId, maxParallel: 1 }],
+      },
     });
     expect(coordinator.status, JSON.stringify(coordinator.body)).toBe(201);
     f.fakes.vendor_a
@@ -474,7 +536,9 @@ describe('the console', () => {
     await expect.poll(() => editor.isVisible()).toBe(true);
     await editor.getByLabel(/^Name/).fill('refund-policy');
     await editor.getByLabel('Description').fill('How refunds are decided and issued.');
-    await editor.getByLabel('Instructions (Markdown)').fill('# Refunds\n\nRefund **within 30 days**; check `orderId` first.\n\n- Look up the order\n- Refund it');
+    await editor
+      .getByLabel('Instructions (Markdown)')
+      .fill('# Refunds\n\nRefund **within 30 days**; check `orderId` first.\n\n- Look up the order\n- Refund it');
     const preview = editor.getByRole('region', { name: 'Preview' });
     expect(await preview.getByRole('heading', { name: 'Refunds' }).isVisible()).toBe(true);
     expect(await preview.locator('strong').innerText()).toBe('within 30 days');
@@ -572,7 +636,10 @@ describe('the console', () => {
     expect(await page.content()).not.toContain(secret);
     // Revoking it (confirmed) ends it at once.
     page.once('dialog', (dialog) => void dialog.accept());
-    await page.getByRole('row', { name: /billing integration/ }).getByRole('button', { name: 'Revoke' }).click();
+    await page
+      .getByRole('row', { name: /billing integration/ })
+      .getByRole('button', { name: 'Revoke' })
+      .click();
     await expect.poll(() => page.getByRole('row', { name: /billing integration/ }).innerText()).toContain('revoked');
     expect((await f.t.request('GET', '/v1/context', { apiKey: secret })).status).toBe(401);
   });
@@ -706,7 +773,10 @@ describe('the console', () => {
       mcp.requireHeader('authorization', null);
     }
     page.once('dialog', (dialog) => void dialog.accept());
-    await page.getByRole('row', { name: /Orders token/ }).getByRole('button', { name: 'Revoke' }).click();
+    await page
+      .getByRole('row', { name: /Orders token/ })
+      .getByRole('button', { name: 'Revoke' })
+      .click();
     await expect.poll(() => page.getByRole('row', { name: /Orders token/ }).innerText()).toContain('revoked');
     expect(await form("Rotate a credential's secret").count()).toBe(0);
     await shot('15b-mcp-credential-policy-toolset');
@@ -722,15 +792,23 @@ describe('the console', () => {
     await add.getByRole('button', { name: 'Add webhook' }).click();
     await expect.poll(() => page.getByRole('cell', { name: /Billing receiver/ }).isVisible()).toBe(true);
     // Events after its creation (deliverFrom now): a new session and its run; the webhook delivers them.
-    const witness = await f.call('POST', '/agents', { name: 'Webhook witness', initialConfig: { systemPrompt: 'You witness webhook deliveries.', modelPreset: 'fast', limits: { maxTurns: 32 } } });
+    const witness = await f.call('POST', '/agents', {
+      name: 'Webhook witness',
+      initialConfig: { systemPrompt: 'You witness webhook deliveries.', modelPreset: 'fast', limits: { maxTurns: 32 } },
+    });
     expect(witness.status).toBe(201);
     f.fakes.vendor_a.reply({ text: 'Witnessed.' });
     expect((await f.call('POST', '/sessions', { agentId: witness.body.id, initialMessage: 'Hello.' })).status).toBe(201);
     await receiver.waitFor((requests) => requests.length > 0, 30_000);
-    await expect.poll(async () => {
-      await page.reload();
-      return page.getByRole('row', { name: /Billing receiver/ }).innerText();
-    }, { timeout: 30_000 }).toMatch(/active\s+0\s+\d/);
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          return page.getByRole('row', { name: /Billing receiver/ }).innerText();
+        },
+        { timeout: 30_000 },
+      )
+      .toMatch(/active\s+0\s+\d/);
     await shot('16-webhook-delivered');
 
     // The receiver starts failing: the next delivery's failure shows as the last error, with a retry time.
@@ -740,10 +818,15 @@ describe('the console', () => {
       f.fakes.vendor_a.reply({ text: 'Witnessed again.' });
       expect((await f.call('POST', '/sessions', { agentId: witness.body.id, initialMessage: 'Hello again.' })).status).toBe(201);
       await receiver.waitFor((requests) => requests.slice(delivered).some((request) => request.answeredStatus === 500), 30_000);
-      await expect.poll(async () => {
-        await page.reload();
-        return page.getByRole('row', { name: /Billing receiver/ }).innerText();
-      }, { timeout: 15_000 }).toMatch(/HTTP 500/);
+      await expect
+        .poll(
+          async () => {
+            await page.reload();
+            return page.getByRole('row', { name: /Billing receiver/ }).innerText();
+          },
+          { timeout: 15_000 },
+        )
+        .toMatch(/HTTP 500/);
       expect(await page.getByRole('row', { name: /Billing receiver/ }).innerText()).toMatch(/\d+ failures?[\s\S]*retry/);
       await shot('16b-webhook-failing');
     } finally {
@@ -758,7 +841,10 @@ describe('the console', () => {
     await expect.poll(() => rotate.getByRole('status').isVisible()).toBe(true);
     expect(await page.content()).not.toContain(rotated);
     page.once('dialog', (dialog) => void dialog.accept());
-    await page.getByRole('row', { name: /Billing receiver/ }).getByRole('button', { name: 'Delete' }).click();
+    await page
+      .getByRole('row', { name: /Billing receiver/ })
+      .getByRole('button', { name: 'Delete' })
+      .click();
     await expect.poll(() => page.getByText('No webhooks.').isVisible()).toBe(true);
     expect((await f.call('GET', '/event-webhooks')).body.data).toEqual([]);
   });
@@ -785,9 +871,14 @@ describe('the console', () => {
     await member.getByRole('button', { name: 'Save member' }).click();
     await expect.poll(() => page.getByRole('cell', { name: 'alice@example.com' }).isVisible()).toBe(true);
     await page.getByLabel('Role of alice@example.com').selectOption('viewer');
-    await expect.poll(async () => (await f.call('GET', '/members')).body.data.find((m: { subject: string }) => m.subject === 'alice@example.com')?.role).toBe('viewer');
+    await expect
+      .poll(async () => (await f.call('GET', '/members')).body.data.find((m: { subject: string }) => m.subject === 'alice@example.com')?.role)
+      .toBe('viewer');
     page.once('dialog', (dialog) => void dialog.accept());
-    await page.getByRole('row', { name: /alice@example\.com/ }).getByRole('button', { name: 'Remove' }).click();
+    await page
+      .getByRole('row', { name: /alice@example\.com/ })
+      .getByRole('button', { name: 'Remove' })
+      .click();
     await expect.poll(() => page.getByRole('cell', { name: 'alice@example.com' }).count()).toBe(0);
     expect((await f.call('GET', '/members')).body.data.some((m: { subject: string }) => m.subject === 'alice@example.com')).toBe(false);
 
@@ -802,7 +893,8 @@ describe('the console', () => {
     await page.goto(origin);
     await expect.poll(() => nav('Overview').isVisible()).toBe(true);
     await page.keyboard.press('Tab');
-    const focused = () => page.evaluate(() => (globalThis as unknown as { document: { activeElement: { textContent: string } | null } }).document.activeElement?.textContent);
+    const focused = () =>
+      page.evaluate(() => (globalThis as unknown as { document: { activeElement: { textContent: string } | null } }).document.activeElement?.textContent);
     expect(await focused()).toBe('Skip to content');
     for (let presses = 0; presses < 30 && (await focused()) !== 'Pending work'; presses++) await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
@@ -815,7 +907,23 @@ describe('the console', () => {
     const agentId = (await f.call('GET', '/agents')).body.data[0].id;
     const sessionId = (await f.call('GET', '/sessions')).body.data[0].id;
     const found: Record<string, AccessibilityViolation[]> = {};
-    for (const where of ['/', '/agents', `/agents/${agentId}`, '/sessions', `/sessions/${sessionId}`, '/schedules', '/usage', '/pending', '/connections', '/skills', '/mcp', '/webhooks', '/access', '/backup', '/no-such-page']) {
+    for (const where of [
+      '/',
+      '/agents',
+      `/agents/${agentId}`,
+      '/sessions',
+      `/sessions/${sessionId}`,
+      '/schedules',
+      '/usage',
+      '/pending',
+      '/connections',
+      '/skills',
+      '/mcp',
+      '/webhooks',
+      '/access',
+      '/backup',
+      '/no-such-page',
+    ]) {
       await page.goto(`${origin}${where}`);
       // What is audited is the loaded screen; how fast it loads beside two other test files is not (10 s, not the poll's 1 s default).
       await expect.poll(() => page.locator('main h1').count(), { timeout: 10_000 }).toBeGreaterThan(0);
@@ -839,7 +947,9 @@ describe('the console', () => {
     const agentsBefore = (await f.call('GET', '/agents')).body.data.length;
     const attacker: Server = createServer((_request, response) => {
       response.setHeader('content-type', 'text/html');
-      response.end(`<!doctype html><form id="f" method="post" action="${origin}/v1/projects/${projectId}/agents"><input name="name" value="Planted"></form><script>document.getElementById('f').submit()</script>`);
+      response.end(
+        `<!doctype html><form id="f" method="post" action="${origin}/v1/projects/${projectId}/agents"><input name="name" value="Planted"></form><script>document.getElementById('f').submit()</script>`,
+      );
     });
     await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
     try {

@@ -18,7 +18,10 @@ export const HISTORIES_DIR = path.dirname(fileURLToPath(import.meta.url));
 // protobufjs 8 (npm keeps @grpc/proto-loader's protobufjs 7 at the top), and common's protojson
 // rejects the proto package's reflection types by `instanceof`. These two do what the SDK's do
 // with the protojson of the copy @temporalio/proto itself loads: the same Temporal JSON format.
-type ProtoJson = { toJson(type: unknown, message: unknown): unknown; fromJson(type: unknown, json: unknown, options: { ignoreUnknownFields: boolean }): unknown };
+type ProtoJson = {
+  toJson(type: unknown, message: unknown): unknown;
+  fromJson(type: unknown, json: unknown, options: { ignoreUnknownFields: boolean }): unknown;
+};
 const requireBesideProto = createRequire(createRequire(import.meta.url).resolve('@temporalio/proto'));
 const protoJson = requireBesideProto('protobufjs/ext/protojson') as ProtoJson;
 const historyType = (proto as unknown as { lookupType(name: string): { fromObject(value: unknown): unknown } }).lookupType('temporal.api.history.v1.History');

@@ -79,12 +79,26 @@ async function startSession(agentId: string, initialMessage: string) {
 async function sandboxedAgent(storageKey: string, providerKey: string) {
   const server = inject('s3');
   const bucket = `svc-histories-${crypto.randomUUID().slice(0, 8)}`;
-  const s3 = new S3Client({ endpoint: server.endpoint, region: server.region, forcePathStyle: true, credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey } });
+  const s3 = new S3Client({
+    endpoint: server.endpoint,
+    region: server.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
+  });
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
   s3.destroy();
   const storage = await f.call('POST', '/storage-providers', {
-    key: storageKey, displayName: 'Files', providerType: 's3', endpoint: server.endpoint, region: server.region, bucket, prefix: 'svc', forcePathStyle: true,
-    accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey, setDefault: true,
+    key: storageKey,
+    displayName: 'Files',
+    providerType: 's3',
+    endpoint: server.endpoint,
+    region: server.region,
+    bucket,
+    prefix: 'svc',
+    forcePathStyle: true,
+    accessKeyId: server.accessKeyId,
+    secretAccessKey: server.secretAccessKey,
+    setDefault: true,
   });
   expect(storage.status, JSON.stringify(storage.body)).toBe(201);
   const provider = await f.call('POST', '/sandbox-providers', { key: providerKey, displayName: 'Local', providerType: 'sandbox_vendor', apiKey: 'local' });
@@ -112,7 +126,9 @@ async function recordDelegation(history: string, agentPrefix: string) {
     .reply({ toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'child', message: 'Answer briefly.' } }] })
     .reply({ text: 'Brief answer.' })
     .reply({ text: 'The child answered.' });
-  const agentId = await createAgent(`${agentPrefix}Coordinator`, { delegates: [{ key: 'child', description: 'A child.', agentVersionId: childVersion.id, maxParallel: 1 }] });
+  const agentId = await createAgent(`${agentPrefix}Coordinator`, {
+    delegates: [{ key: 'child', description: 'A child.', agentVersionId: childVersion.id, maxParallel: 1 }],
+  });
   const runId = await startSession(agentId, 'Ask the child.');
   expect((await f.waitForRun(runId)).state).toBe('completed');
   await save(history, runWorkflowId(runId));
@@ -149,7 +165,10 @@ describe('golden histories', () => {
     const call = (await f.call('GET', `/tool-calls?runId=${runId}`)).body.data.find((c: { status: string }) => c.status === 'pending');
     const claim = await f.call('POST', `/tool-calls/${call.id}/claim`);
     expect(claim.status).toBe(200);
-    const result = await f.call('POST', `/tool-calls/${call.id}/result`, { fence: claim.body.fence, safeResult: { version: 1, status: 'success', value: { refunded: true } } });
+    const result = await f.call('POST', `/tool-calls/${call.id}/result`, {
+      fence: claim.body.fence,
+      safeResult: { version: 1, status: 'success', value: { refunded: true } },
+    });
     expect(result.status).toBe(202);
     expect((await f.waitForRun(runId)).state).toBe('completed');
     await save('run-caller-tool-approval', runWorkflowId(runId));
@@ -179,13 +198,22 @@ describe('golden histories', () => {
         const [row] = await tx<{ state: string }[]>`select state from runs where id = ${runId} for update`;
         const claim = await f.call('POST', `/tool-calls/${callId}/claim`);
         expect(claim.status).toBe(200);
-        expect((await f.call('POST', `/tool-calls/${callId}/result`, { fence: claim.body.fence, safeResult: { version: 1, status: 'success', value: { status: 'shipped' } } })).status).toBe(202);
+        expect(
+          (
+            await f.call('POST', `/tool-calls/${callId}/result`, {
+              fence: claim.body.fence,
+              safeResult: { version: 1, status: 'success', value: { status: 'shipped' } },
+            })
+          ).status,
+        ).toBe(202);
         return row!.state;
       });
       expect((await f.waitForRun(runId)).state).toBe('completed');
       if (heldState === 'running') break;
     }
-    const kinds = (await f.t.database.db.select({ kind: productEvents.kind }).from(productEvents).where(eq(productEvents.aggregateId, runId))).map((event) => event.kind);
+    const kinds = (await f.t.database.db.select({ kind: productEvents.kind }).from(productEvents).where(eq(productEvents.aggregateId, runId))).map(
+      (event) => event.kind,
+    );
     expect(kinds).not.toContain('run.waiting_for_tool');
     await save('run-answered-before-wait', runWorkflowId(runId));
   });
@@ -226,14 +254,27 @@ describe('golden histories', () => {
     const server = await f.call('POST', '/mcp-servers', { key: 'crm', displayName: 'CRM', endpointUrl: mcp.streamableUrl, transport: 'streamable_http' });
     const credential = await f.call('POST', '/mcp-credentials', { key: 'crm-token', displayName: 'CRM token', kind: 'static_bearer', secret: bearer });
     const policy = await f.call('POST', '/mcp-credential-policies', {
-      key: 'crm-policy', displayName: 'CRM', credentialId: credential.body.id, exactOrigin: mcp.url, pathPrefix: '/mcp', timeoutMs: 5_000, maximumResponseBytes: 65_536,
+      key: 'crm-policy',
+      displayName: 'CRM',
+      credentialId: credential.body.id,
+      exactOrigin: mcp.url,
+      pathPrefix: '/mcp',
+      timeoutMs: 5_000,
+      maximumResponseBytes: 65_536,
     });
     expect(policy.status, JSON.stringify(policy.body)).toBe(201);
     const discovered = await f.call('POST', `/mcp-servers/${server.body.id}/discover`, { credentialPolicyVersionId: policy.body.id });
     expect(discovered.status, JSON.stringify(discovered.body)).toBe(201);
-    const toolset = await f.call('POST', '/mcp-toolsets', { key: 'crm-tools', displayName: 'CRM tools', serverVersionId: discovered.body.version.id, tools: [{ remoteToolName: 'echo', approval: 'always' }] });
+    const toolset = await f.call('POST', '/mcp-toolsets', {
+      key: 'crm-tools',
+      displayName: 'CRM tools',
+      serverVersionId: discovered.body.version.id,
+      tools: [{ remoteToolName: 'echo', approval: 'always' }],
+    });
     expect(toolset.status, JSON.stringify(toolset.body)).toBe(201);
-    const agentId = await createAgent('CRM', { mcpBindings: [{ toolsetVersionId: toolset.body.latestVersionId, credentialPolicyVersionId: policy.body.id, namespace: 'crm' }] });
+    const agentId = await createAgent('CRM', {
+      mcpBindings: [{ toolsetVersionId: toolset.body.latestVersionId, credentialPolicyVersionId: policy.body.id, namespace: 'crm' }],
+    });
     f.fakes.vendor_a.reply({ toolCalls: [{ name: 'mcp__crm__echo', arguments: { text: 'hello, CRM' } }] }).reply({ text: 'The CRM answered.' });
     const runId = await startSession(agentId, 'Ask the CRM.');
     await f.waitForRun(runId, (run) => run.state === 'waiting_for_approval');
@@ -315,7 +356,9 @@ describe('golden histories', () => {
     expect((await f.waitForRun(first)).state).toBe('completed');
     expect((await f.waitForRun(second)).state).toBe('completed');
     const history = await save('run-deferred-admission', runWorkflowId(second));
-    const signals = history.events!.filter((event) => event.workflowExecutionSignaledEventAttributes).map((event) => event.workflowExecutionSignaledEventAttributes!.signalName);
+    const signals = history
+      .events!.filter((event) => event.workflowExecutionSignaledEventAttributes)
+      .map((event) => event.workflowExecutionSignaledEventAttributes!.signalName);
     expect(signals).toEqual(['capacityFreed']);
   });
 
@@ -337,7 +380,12 @@ describe('golden histories', () => {
     const events = await appendProductEvents(ctx, {
       organizationId: context.organization.id,
       projectId: context.project.id,
-      events: Array.from({ length: 150 }, (_, index) => ({ aggregateType: 'test', aggregateId: crypto.randomUUID(), kind: 'test.appended', publicPayload: { index } })),
+      events: Array.from({ length: 150 }, (_, index) => ({
+        aggregateType: 'test',
+        aggregateId: crypto.randomUUID(),
+        kind: 'test.appended',
+        publicPayload: { index },
+      })),
     });
     const tail = events.at(-1)!.projectPosition;
     const deadline = Date.now() + 30_000;

@@ -80,7 +80,10 @@ describe('agents', () => {
       [{ name: 'x', config: config({ tools: [tool('login', { password: { type: 'string' } })] }) }, 'body.config.tools[0].inputSchema.properties.password'],
       [{ name: 'x', config: config({ tools: [tool('delegate_agent')] }) }, 'body.config.tools[0].name'],
       [{ name: 'x', config: config({ limits: { maxTurns: 0 } }) }, 'body.config.limits.maxTurns'],
-      [{ name: 'x', config: config({ tools: [{ ...tool('t'), inputSchema: { type: 'object', properties: { a: { type: 'string', pattern: '^a' } } } }] }) }, 'body.config.tools[0].inputSchema.properties.a.pattern'],
+      [
+        { name: 'x', config: config({ tools: [{ ...tool('t'), inputSchema: { type: 'object', properties: { a: { type: 'string', pattern: '^a' } } } }] }) },
+        'body.config.tools[0].inputSchema.properties.a.pattern',
+      ],
     ];
     for (const [body, path] of cases) {
       const response = await createAgent(body);
@@ -122,7 +125,10 @@ describe('agents', () => {
     expect((await t.request('DELETE', path, { apiKey: admin })).status).toBe(404);
     const reused = await createAgent({ name: 'Doomed again', key: 'doomed', initialConfig: config() });
     expect(reused.status).toBe(201);
-    const audit = await t.database.db.select().from(auditEntries).where(and(eq(auditEntries.action, 'agent.deleted'), eq(auditEntries.targetId, agent.id)));
+    const audit = await t.database.db
+      .select()
+      .from(auditEntries)
+      .where(and(eq(auditEntries.action, 'agent.deleted'), eq(auditEntries.targetId, agent.id)));
     expect(audit).toHaveLength(1);
     // A delegate may not point at an archived agent's version.
     const coordinator = await createAgent({
@@ -140,7 +146,10 @@ describe('agents', () => {
       initialConfig: config({ delegates: [{ key: 'child', description: 'Does the work', agentVersionId: child.latestVersionId, maxParallel: 8 }] }),
     });
     expect(coordinator.status).toBe(201);
-    const tooMany = await createAgent({ name: 'Parent 2', initialConfig: config({ delegates: [{ key: 'child', description: 'x', agentVersionId: child.latestVersionId, maxParallel: 9 }] }) });
+    const tooMany = await createAgent({
+      name: 'Parent 2',
+      initialConfig: config({ delegates: [{ key: 'child', description: 'x', agentVersionId: child.latestVersionId, maxParallel: 9 }] }),
+    });
     expect((await errorOf(tooMany)).details.path).toBe('body.initialConfig.delegates[0].maxParallel');
   });
 

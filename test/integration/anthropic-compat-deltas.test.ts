@@ -19,7 +19,12 @@ let f: Awaited<ReturnType<typeof startRunApp>>;
 let served: ServedApp;
 
 const sdk = () => new Anthropic({ baseURL: `${served.baseUrl}/compat/anthropic`, apiKey: f.apiKey, maxRetries: 0 });
-const weather = { type: 'custom' as const, name: 'get_weather', description: 'The weather in a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] } };
+const weather = {
+  type: 'custom' as const,
+  name: 'get_weather',
+  description: 'The weather in a city',
+  input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] },
+};
 const LONG = 'A reply arrives piece by piece; the reader sees it grow before it is committed. '.repeat(3).trim();
 
 /** What the stream yields, loosely: durable events and the two preview frames. */
@@ -69,8 +74,13 @@ async function readUntil(stream: AsyncIterable<unknown> & { controller: AbortCon
   }
 }
 
-const idleWith = (reason: string) => (events: StreamEvent[]) => events.some((event) => event.type === 'session.status_idle' && event.stop_reason?.type === reason);
-const deltaText = (events: StreamEvent[], id: string) => events.filter((event) => event.type === 'event_delta' && event.event_id === id).map((event) => event.delta!.content.text).join('');
+const idleWith = (reason: string) => (events: StreamEvent[]) =>
+  events.some((event) => event.type === 'session.status_idle' && event.stop_reason?.type === reason);
+const deltaText = (events: StreamEvent[], id: string) =>
+  events
+    .filter((event) => event.type === 'event_delta' && event.event_id === id)
+    .map((event) => event.delta!.content.text)
+    .join('');
 const latestRunOf = async (sessionId: string): Promise<string> => (await f.call('GET', `/sessions/${sessionId}`)).body.latestRunId;
 
 async function listed(client: Anthropic, sessionId: string): Promise<StreamEvent[]> {
@@ -98,7 +108,12 @@ describe('event deltas through the SDK', () => {
     expect(starts[0]!.event).toEqual({ id: previewId, type: 'agent.message' });
     const deltas = events.filter((event) => event.type === 'event_delta');
     expect(deltas.length).toBeGreaterThan(2);
-    for (const delta of deltas) expect(delta).toEqual({ type: 'event_delta', event_id: previewId, delta: { type: 'content_delta', content: { type: 'text', text: expect.any(String) }, index: 0 } });
+    for (const delta of deltas)
+      expect(delta).toEqual({
+        type: 'event_delta',
+        event_id: previewId,
+        delta: { type: 'content_delta', content: { type: 'text', text: expect.any(String) }, index: 0 },
+      });
     const message = events.find((event) => event.type === 'agent.message')!;
     const at = (event: StreamEvent) => events.indexOf(event);
     expect(at(starts[0]!)).toBeLessThan(at(deltas[0]!));
@@ -150,7 +165,9 @@ describe('event deltas through the SDK', () => {
     await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Weather in Oslo?' }] }] });
     const asked = await stream.until(idleWith('requires_action'));
     const use = asked.find((event) => event.type === 'agent.custom_tool_use')!;
-    await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.custom_tool_result', custom_tool_use_id: use.id!, content: [{ type: 'text', text: '{"sky":"clear"}' }] }] });
+    await client.beta.sessions.events.send(session.id, {
+      events: [{ type: 'user.custom_tool_result', custom_tool_use_id: use.id!, content: [{ type: 'text', text: '{"sky":"clear"}' }] }],
+    });
     const events = [...asked, ...(await stream.until(idleWith('end_turn')))];
     stream.close();
 
@@ -200,7 +217,11 @@ describe('event deltas through the SDK', () => {
     const client = sdk();
     const agent = await client.beta.agents.create({ name: 'Deltas idempotent', model: 'fast' });
     f.fakes.vendor_a.reply({ text: 'Only once.' });
-    const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default', initial_events: [{ type: 'user.message', content: [{ type: 'text', text: 'Once?' }] }] });
+    const session = await client.beta.sessions.create({
+      agent: agent.id,
+      environment_id: 'env_default',
+      initial_events: [{ type: 'user.message', content: [{ type: 'text', text: 'Once?' }] }],
+    });
     const runId = await latestRunOf(session.id);
     await f.waitForRun(runId);
     const eventId = turnMessageEventId(runId, 1);
@@ -208,10 +229,22 @@ describe('event deltas through the SDK', () => {
       f.t.database.db
         .select({ id: productEvents.id })
         .from(productEvents)
-        .where(and(eq(productEvents.kind, 'message.created'), eq(productEvents.sessionId, session.id), sql`${productEvents.publicPayload}->>'role' = 'assistant'`));
+        .where(
+          and(eq(productEvents.kind, 'message.created'), eq(productEvents.sessionId, session.id), sql`${productEvents.publicPayload}->>'role' = 'assistant'`),
+        );
     expect(await assistantEvents()).toEqual([{ id: eventId }]);
     const ctx = systemContext({ db: f.t.database.db, logger: f.t.deps.logger });
-    const outcome = { kind: 'succeeded' as const, text: 'Only once.', toolCalls: [], replay: null, usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }, finishReason: 'stop', providerFinishReason: null, thinking: null, prices: null };
+    const outcome = {
+      kind: 'succeeded' as const,
+      text: 'Only once.',
+      toolCalls: [],
+      replay: null,
+      usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      finishReason: 'stop',
+      providerFinishReason: null,
+      thinking: null,
+      prices: null,
+    };
     await finishModelTurn({ ctx, input: { runId, turnId: 'turn-1', attempt: 1, outcome } });
     expect(await assistantEvents()).toEqual([{ id: eventId }]);
   }, 60_000);
@@ -224,7 +257,10 @@ describe('event deltas on the raw stream', () => {
     const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default' });
     const query = new URLSearchParams([['event_deltas[]', 'agent.message']]);
     const abort = new AbortController();
-    const response = await fetch(`${served.baseUrl}/compat/anthropic/v1/sessions/${session.id}/events/stream?${query}`, { headers: { authorization: `Bearer ${f.apiKey}` }, signal: abort.signal });
+    const response = await fetch(`${served.baseUrl}/compat/anthropic/v1/sessions/${session.id}/events/stream?${query}`, {
+      headers: { authorization: `Bearer ${f.apiKey}` },
+      signal: abort.signal,
+    });
     expect(response.status).toBe(200);
     f.fakes.vendor_a.reply({ text: 'Hello in pieces.', chunkSize: 3, chunkDelayMs: 10 });
     await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Hi' }] }] });
@@ -249,9 +285,17 @@ describe('event deltas on the raw stream', () => {
       return data;
     });
     expect(parsed.filter((event) => event.type === 'event_start')).toHaveLength(1);
-    expect(parsed.map((event) => event.type).filter((type) => !type.startsWith('event_'))).toEqual(['user.message', 'session.status_running', 'agent.message', 'session.status_idle']);
+    expect(parsed.map((event) => event.type).filter((type) => !type.startsWith('event_'))).toEqual([
+      'user.message',
+      'session.status_running',
+      'agent.message',
+      'session.status_idle',
+    ]);
 
-    const refused = await fetch(`${served.baseUrl}/compat/anthropic/v1/sessions/${session.id}/events/stream?${new URLSearchParams([['event_deltas[]', 'agent.nothing']])}`, { headers: { authorization: `Bearer ${f.apiKey}` } });
+    const refused = await fetch(
+      `${served.baseUrl}/compat/anthropic/v1/sessions/${session.id}/events/stream?${new URLSearchParams([['event_deltas[]', 'agent.nothing']])}`,
+      { headers: { authorization: `Bearer ${f.apiKey}` } },
+    );
     expect(refused.status).toBe(400);
     expect(((await refused.json()) as { error: { type: string } }).error.type).toBe('invalid_request_error');
     const viaSdk = await client.beta.sessions.events.stream(session.id, { event_deltas: ['agent.nothing' as never] }).catch((error: unknown) => error);

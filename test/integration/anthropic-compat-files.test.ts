@@ -19,18 +19,34 @@ const requests = recordSdkRequests();
 const { sent } = requests;
 const counted = requests.counted;
 const sdk = () => new Anthropic({ baseURL: `${served.baseUrl}/compat/anthropic`, apiKey: f.apiKey, fetch: requests.fetch, maxRetries: 2 });
-const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a2d6e26f0000000049454e44ae426082', 'hex');
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a2d6e26f0000000049454e44ae426082',
+  'hex',
+);
 
 beforeAll(async () => {
   const server = inject('s3');
-  s3 = new S3Client({ endpoint: server.endpoint, region: server.region, forcePathStyle: true, credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey } });
+  s3 = new S3Client({
+    endpoint: server.endpoint,
+    region: server.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
+  });
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
   // moto listens on 127.0.0.1: development's private-network setting.
   f = await startRunApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
   served = await serveApp(f.t.app.fetch);
   const storage = await f.call('POST', '/storage-providers', {
-    key: 'files', displayName: 'Files', providerType: 's3', endpoint: server.endpoint, region: server.region, bucket, prefix: null, forcePathStyle: true,
-    accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey,
+    key: 'files',
+    displayName: 'Files',
+    providerType: 's3',
+    endpoint: server.endpoint,
+    region: server.region,
+    bucket,
+    prefix: null,
+    forcePathStyle: true,
+    accessKeyId: server.accessKeyId,
+    secretAccessKey: server.secretAccessKey,
   });
   expect(storage.status).toBe(201);
   const sandbox = await f.call('POST', '/sandbox-providers', { key: 'local', displayName: 'Local', providerType: 'sandbox_vendor', apiKey: 'local' });
@@ -42,8 +58,6 @@ afterAll(async () => {
   s3?.destroy();
 });
 
-
-
 describe('files through the SDK', () => {
   it('uploads, reads, downloads, lists and deletes; a retried upload is stored once; bad files are a 400', async () => {
     const client = sdk();
@@ -52,8 +66,23 @@ describe('files through the SDK', () => {
     const before = sent.length;
     const uploaded = await client.beta.files.upload({ file: await toFile(Buffer.from(text), 'numbers.txt', { type: 'text/plain' }) });
     // (The SDK probes FormData support with a `data:` request of its own first.)
-    expect(sent.slice(before).filter((request) => request.url.startsWith('http')).map((request) => `${request.method} ${new URL(request.url).pathname} ${request.retry}`)).toEqual(['POST /compat/anthropic/v1/files 0', 'POST /compat/anthropic/v1/files 1']);
-    expect(uploaded).toEqual({ id: expect.any(String), type: 'file', filename: 'numbers.txt', mime_type: 'text/plain', size_bytes: text.length, created_at: expect.any(String), downloadable: true, expires_at: null, scope: null });
+    expect(
+      sent
+        .slice(before)
+        .filter((request) => request.url.startsWith('http'))
+        .map((request) => `${request.method} ${new URL(request.url).pathname} ${request.retry}`),
+    ).toEqual(['POST /compat/anthropic/v1/files 0', 'POST /compat/anthropic/v1/files 1']);
+    expect(uploaded).toEqual({
+      id: expect.any(String),
+      type: 'file',
+      filename: 'numbers.txt',
+      mime_type: 'text/plain',
+      size_bytes: text.length,
+      created_at: expect.any(String),
+      downloadable: true,
+      expires_at: null,
+      scope: null,
+    });
     const listed = [];
     for await (const file of client.beta.files.list()) listed.push(file);
     expect(listed.filter((file) => file.filename === 'numbers.txt')).toHaveLength(1);
@@ -62,7 +91,10 @@ describe('files through the SDK', () => {
     // The GA surface is the same resource.
     expect((await client.files.retrieveMetadata(uploaded.id)).id).toBe(uploaded.id);
 
-    const expiring = await client.beta.files.upload({ file: await toFile(Buffer.from('soon'), 'soon.md', { type: 'text/markdown' }), expires_in_seconds: 3600 });
+    const expiring = await client.beta.files.upload({
+      file: await toFile(Buffer.from('soon'), 'soon.md', { type: 'text/markdown' }),
+      expires_in_seconds: 3600,
+    });
     expect(Date.parse(expiring.expires_at!) - Date.parse(expiring.created_at)).toBe(3_600_000);
     const exeFile = await toFile(Buffer.from('MZ'), 'tool.exe');
     const exe = await counted(() => client.beta.files.upload({ file: exeFile }));
@@ -78,14 +110,30 @@ describe('files through the SDK', () => {
 describe('files in messages, with the agent toolset', () => {
   it('image and document blocks become turn files of a toolset agent; attachments and workspace files read as files', async () => {
     const client = sdk();
-    const refused = await counted(() => client.beta.agents.create({ name: 'Web', model: 'fast', tools: [{ type: 'agent_toolset_20260401', configs: [{ name: 'web_fetch', enabled: true }] }] }));
+    const refused = await counted(() =>
+      client.beta.agents.create({ name: 'Web', model: 'fast', tools: [{ type: 'agent_toolset_20260401', configs: [{ name: 'web_fetch', enabled: true }] }] }),
+    );
     expect(refused.error).toBeInstanceOf(BadRequestError);
     const agent = await client.beta.agents.create({ name: 'Reader', model: 'fast', tools: [{ type: 'agent_toolset_20260401' }] });
     const toolset = agent.tools[0] as { type: string; configs: Array<{ name: string; enabled: boolean }> };
     expect(toolset.type).toBe('agent_toolset_20260401');
-    expect(Object.fromEntries(toolset.configs.map((config) => [config.name, config.enabled]))).toEqual({ bash: true, edit: true, read: true, write: true, glob: true, grep: true, web_fetch: false, web_search: false });
+    expect(Object.fromEntries(toolset.configs.map((config) => [config.name, config.enabled]))).toEqual({
+      bash: true,
+      edit: true,
+      read: true,
+      write: true,
+      glob: true,
+      grep: true,
+      web_fetch: false,
+      web_search: false,
+    });
     const native = await f.call('GET', `/agents/${agent.id}`);
-    expect(native.body.versions[0].config.sandbox).toMatchObject({ enabled: true, provider: 'local', network: 'none', capabilities: ['shell', 'filesystem_write', 'filesystem_read'] });
+    expect(native.body.versions[0].config.sandbox).toMatchObject({
+      enabled: true,
+      provider: 'local',
+      network: 'none',
+      capabilities: ['shell', 'filesystem_write', 'filesystem_read'],
+    });
 
     const report = await client.beta.files.upload({ file: await toFile(Buffer.from('%PDF-1.4 report'), 'report.pdf', { type: 'application/pdf' }) });
     const notes = await client.beta.files.upload({ file: await toFile(Buffer.from('# Notes'), 'notes.md', { type: 'text/markdown' }) });
@@ -124,7 +172,9 @@ describe('files in messages, with the agent toolset', () => {
     expect(JSON.stringify(f.fakes.vendor_a.requests.at(-1)!.body)).toContain('image-2.png');
 
     // A message sent with a file later echoes what the list shows.
-    const sentMessage = await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'image', source: { type: 'file', file_id: fileIdOfUpload(report.id) } }] }] });
+    const sentMessage = await client.beta.sessions.events.send(session.id, {
+      events: [{ type: 'user.message', content: [{ type: 'image', source: { type: 'file', file_id: fileIdOfUpload(report.id) } }] }],
+    });
     await untilEvent(client, session.id, 'agent.message', 2);
     const all = [];
     for await (const event of client.beta.sessions.events.list(session.id)) all.push(event);
@@ -141,7 +191,11 @@ describe('files in messages, with the agent toolset', () => {
     expect(Buffer.from(await (await client.beta.files.download(image!.id)).arrayBuffer()).equals(PNG)).toBe(true);
     expect((await counted(() => client.beta.files.delete(image!.id))).error).toBeInstanceOf(BadRequestError);
 
-    const badSource = await counted(() => client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } }] }] }));
+    const badSource = await counted(() =>
+      client.beta.sessions.events.send(session.id, {
+        events: [{ type: 'user.message', content: [{ type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } }] }],
+      }),
+    );
     expect(badSource.error).toBeInstanceOf(BadRequestError);
     expect(JSON.stringify((badSource.error as BadRequestError).error)).toContain('events.0.content.0.source');
   }, 90_000);
@@ -157,12 +211,18 @@ describe('sandbox tools through the SDK', () => {
     await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Run echo' }] }] });
     let ran = 0;
     // A runner with only custom tools (as the README says) leaves the sandbox call to the server.
-    const lookup = betaTool({ name: 'lookup', description: 'Looks up', inputSchema: { type: 'object', properties: {} }, run: async () => {
-      ran += 1;
-      return 'looked up';
-    } });
+    const lookup = betaTool({
+      name: 'lookup',
+      description: 'Looks up',
+      inputSchema: { type: 'object', properties: {} },
+      run: async () => {
+        ran += 1;
+        return 'looked up';
+      },
+    });
     const yielded: Array<{ name: string; posted: boolean }> = [];
-    for await (const call of client.beta.sessions.events.toolRunner(session.id, { tools: [lookup], maxIdleMs: 1_500 })) yielded.push({ name: call.name, posted: call.posted });
+    for await (const call of client.beta.sessions.events.toolRunner(session.id, { tools: [lookup], maxIdleMs: 1_500 }))
+      yielded.push({ name: call.name, posted: call.posted });
     expect(yielded.every((call) => call.name === 'bash' && !call.posted)).toBe(true);
     const events = await untilEvent(client, session.id, 'agent.message');
     expect(ran).toBe(0);

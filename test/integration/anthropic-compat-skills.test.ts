@@ -16,7 +16,8 @@ let served: ServedApp;
 const requests = recordSdkRequests();
 const counted = requests.counted;
 
-const sdk = (options: { apiKey?: string } = {}) => new Anthropic({ baseURL: `${served.baseUrl}/compat/anthropic`, apiKey: options.apiKey ?? f.apiKey, fetch: requests.fetch });
+const sdk = (options: { apiKey?: string } = {}) =>
+  new Anthropic({ baseURL: `${served.baseUrl}/compat/anthropic`, apiKey: options.apiKey ?? f.apiKey, fetch: requests.fetch });
 
 beforeAll(async () => {
   // No runs here: no worker, but the `fast` preset agents need.
@@ -28,7 +29,8 @@ afterAll(async () => {
   await f?.close();
 });
 
-const skillMd = (name: string, description: string, body = `# ${name}\n\nFollow the steps.\n`) => `---\nname: ${name}\ndescription: ${description}\nlicense: MIT\nmetadata:\n  version: "1.0"\n---\n${body}`;
+const skillMd = (name: string, description: string, body = `# ${name}\n\nFollow the steps.\n`) =>
+  `---\nname: ${name}\ndescription: ${description}\nlicense: MIT\nmetadata:\n  version: "1.0"\n---\n${body}`;
 
 /** An upload as the SDK's users build it: `toFile` with the relative path as the filename. */
 const files = (entries: Record<string, string>) => Promise.all(Object.entries(entries).map(([path, text]) => toFile(Buffer.from(text), path)));
@@ -83,7 +85,9 @@ describe('Skills through the SDK', () => {
     expect((await client.beta.skills.list({ source: 'anthropic' })).data).toEqual([]);
     expect((await client.beta.skills.list({ source: 'custom' })).data.map((item) => item.id)).toContain(skill.id);
 
-    const v2 = await client.beta.skills.versions.create(skill.id, { files: await files({ 'form-filler/SKILL.md': skillMd('form-filler', 'Fills forms, faster.') }) });
+    const v2 = await client.beta.skills.versions.create(skill.id, {
+      files: await files({ 'form-filler/SKILL.md': skillMd('form-filler', 'Fills forms, faster.') }),
+    });
     expect(v2).toMatchObject({ type: 'skill_version', skill_id: skill.id, name: 'form-filler', description: 'Fills forms, faster.' });
     expect((await client.beta.skills.retrieve(skill.id)).latest_version_id).toBe(v2.id);
     const versions = [];
@@ -129,18 +133,24 @@ describe('Skills through the SDK', () => {
   it('refuses a non-Markdown file, a layout without one directory holding SKILL.md, and another name for a version, writing nothing', async () => {
     const client = sdk();
     const before = (await f.call('GET', '/skills?limit=100')).body.data.length;
-    const script = await counted(async () => client.beta.skills.create({ files: await files({ 'tools/SKILL.md': skillMd('tools', 'Tools.'), 'tools/scripts/run.py': 'print(1)\n' }) }));
+    const script = await counted(async () =>
+      client.beta.skills.create({ files: await files({ 'tools/SKILL.md': skillMd('tools', 'Tools.'), 'tools/scripts/run.py': 'print(1)\n' }) }),
+    );
     expect(script.error).toBeInstanceOf(BadRequestError);
     expect(script.attempts).toBe(1);
     expect(errorBody(script.error)).toMatchObject({ type: 'invalid_request_error', message: expect.stringContaining('tools/scripts/run.py') });
-    const twoDirectories = await counted(async () => client.beta.skills.create({ files: await files({ 'a/SKILL.md': skillMd('tools', 'Tools.'), 'b/notes.md': '# n' }) }));
+    const twoDirectories = await counted(async () =>
+      client.beta.skills.create({ files: await files({ 'a/SKILL.md': skillMd('tools', 'Tools.'), 'b/notes.md': '# n' }) }),
+    );
     expect(errorBody(twoDirectories.error).message).toMatch(/^files\[\]: all files must share one top-level directory/);
     const noManifest = await counted(async () => client.beta.skills.create({ files: await files({ 'tools/README.md': '# r' }) }));
     expect(errorBody(noManifest.error).message).toContain('"tools/SKILL.md" is missing');
     expect((await f.call('GET', '/skills?limit=100')).body.data.length).toBe(before);
 
     const skill = await client.beta.skills.create({ files: await files({ 'tools/SKILL.md': skillMd('tools', 'Tools.') }) });
-    const renamed = await counted(async () => client.beta.skills.versions.create(skill.id, { files: await files({ 'tools/SKILL.md': skillMd('other-tools', 'Tools.') }) }));
+    const renamed = await counted(async () =>
+      client.beta.skills.versions.create(skill.id, { files: await files({ 'tools/SKILL.md': skillMd('other-tools', 'Tools.') }) }),
+    );
     expect(renamed.error).toBeInstanceOf(BadRequestError);
     expect(errorBody(renamed.error).message).toContain('"other-tools" must be the Skill\'s name "tools"');
     expect((await client.beta.skills.versions.list(skill.id)).data).toHaveLength(1);

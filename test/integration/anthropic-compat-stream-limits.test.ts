@@ -23,7 +23,12 @@ const sdk = (apiKey: string) => new Anthropic({ baseURL: `${served.baseUrl}/comp
 beforeAll(async () => {
   f = await startRunApp({
     runtime: 'later',
-    env: { SVC_EVENT_STREAMS_PER_PRINCIPAL: String(PER_PRINCIPAL), SVC_EVENT_STREAMS_PER_PROJECT: String(PER_PROJECT), SVC_RATE_LIMIT_API_KEY_PER_SECOND: '0', SVC_RATE_LIMIT_PROJECT_PER_SECOND: '0' },
+    env: {
+      SVC_EVENT_STREAMS_PER_PRINCIPAL: String(PER_PRINCIPAL),
+      SVC_EVENT_STREAMS_PER_PROJECT: String(PER_PROJECT),
+      SVC_RATE_LIMIT_API_KEY_PER_SECOND: '0',
+      SVC_RATE_LIMIT_PROJECT_PER_SECOND: '0',
+    },
   });
   served = await serveApp(f.t.app.fetch);
   other = (await f.t.createApiKey(['*'], 'other')).secret;
@@ -42,7 +47,10 @@ const held: Open[] = [];
 async function nativeFeed(apiKey: string, of: 'project' | 'session'): Promise<Open> {
   const controller = new AbortController();
   const path = of === 'project' ? `/v1/projects/${f.projectId}/events` : `/v1/projects/${f.projectId}/sessions/${sessionId}/events`;
-  const response = await fetch(`${served.baseUrl}${path}`, { headers: { authorization: `Bearer ${apiKey}`, accept: 'text/event-stream' }, signal: controller.signal });
+  const response = await fetch(`${served.baseUrl}${path}`, {
+    headers: { authorization: `Bearer ${apiKey}`, accept: 'text/event-stream' },
+    signal: controller.signal,
+  });
   const open = { status: response.status, body: () => response.json(), headers: response.headers, close: () => controller.abort() };
   if (response.status === 200) held.push(open);
   return open;
@@ -71,7 +79,11 @@ function expectCompatRefused(refused: Open | RateLimitError, limit: string) {
   expect(refused).toBeInstanceOf(RateLimitError);
   const error = refused as RateLimitError;
   expect(error.headers?.get('retry-after')).toBe('5');
-  expect(error.error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error', message: expect.stringMatching(/event streams/), details: { limit } }, request_id: error.requestID });
+  expect(error.error).toMatchObject({
+    type: 'error',
+    error: { type: 'rate_limit_error', message: expect.stringMatching(/event streams/), details: { limit } },
+    request_id: error.requestID,
+  });
 }
 
 async function untilSubscribers(expected: number) {

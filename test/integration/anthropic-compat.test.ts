@@ -1,4 +1,12 @@
-import Anthropic, { AuthenticationError, BadRequestError, ConflictError, NotFoundError, PermissionDeniedError, RateLimitError, toFile } from '@anthropic-ai/sdk';
+import Anthropic, {
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+  toFile,
+} from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { organizationMemberships, organizations, principals, projectMemberships, projects, uploads } from '../../db/schema/index.ts';
@@ -22,9 +30,20 @@ const { sent } = requests;
 const counted = requests.counted;
 
 const sdk = (options: { apiKey?: string; headers?: Record<string, string>; maxRetries?: number } = {}) =>
-  new Anthropic({ baseURL: `${served.baseUrl}/compat/anthropic`, apiKey: options.apiKey ?? f.apiKey, fetch: requests.fetch, maxRetries: options.maxRetries ?? 2, defaultHeaders: options.headers ?? {} });
+  new Anthropic({
+    baseURL: `${served.baseUrl}/compat/anthropic`,
+    apiKey: options.apiKey ?? f.apiKey,
+    fetch: requests.fetch,
+    maxRetries: options.maxRetries ?? 2,
+    defaultHeaders: options.headers ?? {},
+  });
 
-const weather = { type: 'custom' as const, name: 'get_weather', description: 'The weather in a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] } };
+const weather = {
+  type: 'custom' as const,
+  name: 'get_weather',
+  description: 'The weather in a city',
+  input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] },
+};
 
 beforeAll(async () => {
   f = await startRunApp();
@@ -36,18 +55,37 @@ afterAll(async () => {
   await f?.close();
 });
 
-
 describe('agents through the SDK', () => {
   it('creates, retrieves by version, updates with the version precondition, lists, pages versions and archives', async () => {
     const client = sdk();
-    const agent = await client.beta.agents.create({ name: 'Weather', model: 'fast', system: 'You report the weather.', tools: [weather], metadata: { team: 'ops' } });
-    expect(agent).toMatchObject({ type: 'agent', name: 'Weather', system: 'You report the weather.', model: { id: 'fast' }, version: 1, metadata: { team: 'ops' }, archived_at: null, mcp_servers: [], multiagent: null });
+    const agent = await client.beta.agents.create({
+      name: 'Weather',
+      model: 'fast',
+      system: 'You report the weather.',
+      tools: [weather],
+      metadata: { team: 'ops' },
+    });
+    expect(agent).toMatchObject({
+      type: 'agent',
+      name: 'Weather',
+      system: 'You report the weather.',
+      model: { id: 'fast' },
+      version: 1,
+      metadata: { team: 'ops' },
+      archived_at: null,
+      mcp_servers: [],
+      multiagent: null,
+    });
     expect(agent.tools).toEqual([{ type: 'custom', name: 'get_weather', description: 'The weather in a city', input_schema: weather.input_schema }]);
     // The same agent through the native API: one definition, version 1, a caller tool.
     const native = await f.call('GET', `/agents/${agent.id}`);
     expect(native.body.versions[0].config.tools[0]).toMatchObject({ name: 'get_weather', owner: 'caller', approval: 'never' });
 
-    const updated = await client.beta.agents.update(agent.id, { version: 1, system: 'You report the weather briefly.', metadata: { team: null, tier: 'gold' } });
+    const updated = await client.beta.agents.update(agent.id, {
+      version: 1,
+      system: 'You report the weather briefly.',
+      metadata: { team: null, tier: 'gold' },
+    });
     expect(updated).toMatchObject({ id: agent.id, version: 2, system: 'You report the weather briefly.', metadata: { tier: 'gold' } });
     expect((await client.beta.agents.retrieve(agent.id, { version: 1 })).system).toBe('You report the weather.');
     expect((await client.beta.agents.retrieve(agent.id)).version).toBe(2);
@@ -107,12 +145,17 @@ describe('agents through the SDK', () => {
     const update = await counted(() => client.beta.agents.update(agent.id, { version: 2, system: 'Third.' }));
     expect(update.error).toBeInstanceOf(BadRequestError);
     expect(update.attempts).toBe(1);
-    expect((update.error as BadRequestError).error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('archived') } });
+    expect((update.error as BadRequestError).error).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: expect.stringContaining('archived') },
+    });
     for (const ref of [agent.id, { type: 'agent' as const, id: agent.id, version: 1 }]) {
       const started = await counted(() => client.beta.sessions.create({ agent: ref, environment_id: 'env_default' }));
       expect(started.error).toBeInstanceOf(BadRequestError);
       expect(started.attempts).toBe(1);
-      expect((started.error as BadRequestError).error).toMatchObject({ error: { type: 'invalid_request_error', message: expect.stringContaining('archived') } });
+      expect((started.error as BadRequestError).error).toMatchObject({
+        error: { type: 'invalid_request_error', message: expect.stringContaining('archived') },
+      });
     }
     expect((await client.beta.agents.retrieve(agent.id)).version).toBe(2);
     const sessions = [];
@@ -137,7 +180,10 @@ describe('agents through the SDK', () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ mcp_servers: [{ type: 'url', name: 'docs', url: 'https://mcp.example.com' }] }, 'mcp_servers'],
       [{ tools: [{ type: 'agent_toolset_20260401', configs: [{ name: 'web_search', enabled: true }] }] }, 'tools.0.configs.0.enabled'],
-      [{ tools: [{ type: 'agent_toolset_20260401', default_config: { permission_policy: { type: 'always_ask' } } }] }, 'tools.0.default_config.permission_policy'],
+      [
+        { tools: [{ type: 'agent_toolset_20260401', default_config: { permission_policy: { type: 'always_ask' } } }] },
+        'tools.0.default_config.permission_policy',
+      ],
       [{ tools: [{ type: 'agent_toolset_20260401', configs: [{ name: 'bash', enabled: false }] }] }, 'tools.0.configs'],
       [{ tools: [{ type: 'mcp_toolset', mcp_server_name: 'docs' }] }, 'tools.0'],
       [{ multiagent: { type: 'coordinator', agents: [] } }, 'multiagent'],
@@ -159,7 +205,13 @@ describe('agents through the SDK', () => {
 describe('authentication, projects and errors', () => {
   it('takes our API key as Bearer or x-api-key, the project from anthropic-workspace-id, and enforces scopes', async () => {
     expect((await sdk().beta.agents.list()).data).toBeInstanceOf(Array);
-    const viaHeader = new Anthropic({ baseURL: `${served.baseUrl}/compat/anthropic`, apiKey: null, authToken: null, defaultHeaders: { 'x-api-key': f.apiKey }, fetch: requests.fetch });
+    const viaHeader = new Anthropic({
+      baseURL: `${served.baseUrl}/compat/anthropic`,
+      apiKey: null,
+      authToken: null,
+      defaultHeaders: { 'x-api-key': f.apiKey },
+      fetch: requests.fetch,
+    });
     expect((await viaHeader.beta.environments.list()).data[0]!.id).toBe('env_default');
     expect((await sdk({ headers: { 'anthropic-workspace-id': f.projectId } }).beta.environments.retrieve('env_default')).id).toBe('env_default');
 
@@ -196,12 +248,18 @@ describe('authentication, projects and errors', () => {
   });
 
   it('answers in the SDK envelope with request-id, and 404 for what this server does not serve', async () => {
-    const response = await fetch(`${served.baseUrl}/compat/anthropic/v1/vaults`, { headers: { authorization: `Bearer ${f.apiKey}`, 'anthropic-version': '2026-10-21' } });
+    const response = await fetch(`${served.baseUrl}/compat/anthropic/v1/vaults`, {
+      headers: { authorization: `Bearer ${f.apiKey}`, 'anthropic-version': '2026-10-21' },
+    });
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toContain('application/json');
     const requestId = response.headers.get('request-id');
     expect(requestId).toBeTruthy();
-    expect(await response.json()).toEqual({ type: 'error', error: { type: 'not_found_error', message: expect.stringContaining('/vaults') }, request_id: requestId });
+    expect(await response.json()).toEqual({
+      type: 'error',
+      error: { type: 'not_found_error', message: expect.stringContaining('/vaults') },
+      request_id: requestId,
+    });
     const error = await counted(() => sdk().beta.agents.retrieve('agent_that_is_no_uuid'));
     expect(error.error).toBeInstanceOf(NotFoundError);
     expect((error.error as NotFoundError).requestID).toBeTruthy();
@@ -211,9 +269,25 @@ describe('authentication, projects and errors', () => {
 describe('environments through the SDK', () => {
   it('has env_default; creates, updates, lists, archives and deletes; unknown ids are environment_not_found', async () => {
     const client = sdk();
-    const created = await client.beta.environments.create({ name: 'Build', description: 'CI', config: { type: 'cloud', networking: { type: 'unrestricted' } }, metadata: { owner: 'ci' } });
-    expect(created).toMatchObject({ type: 'environment', name: 'Build', description: 'CI', metadata: { owner: 'ci' }, archived_at: null, config: { type: 'cloud', networking: { type: 'unrestricted' } } });
-    expect(await client.beta.environments.update(created.id, { name: 'Builds', metadata: { owner: null } })).toMatchObject({ id: created.id, name: 'Builds', metadata: {} });
+    const created = await client.beta.environments.create({
+      name: 'Build',
+      description: 'CI',
+      config: { type: 'cloud', networking: { type: 'unrestricted' } },
+      metadata: { owner: 'ci' },
+    });
+    expect(created).toMatchObject({
+      type: 'environment',
+      name: 'Build',
+      description: 'CI',
+      metadata: { owner: 'ci' },
+      archived_at: null,
+      config: { type: 'cloud', networking: { type: 'unrestricted' } },
+    });
+    expect(await client.beta.environments.update(created.id, { name: 'Builds', metadata: { owner: null } })).toMatchObject({
+      id: created.id,
+      name: 'Builds',
+      metadata: {},
+    });
     expect(await client.beta.environments.retrieve(created.id)).toMatchObject({ name: 'Builds', metadata: {} });
     const ids = [];
     for await (const environment of client.beta.environments.list({ limit: 1 })) ids.push(environment.id);
@@ -225,7 +299,10 @@ describe('environments through the SDK', () => {
     expect(active).not.toContain(created.id);
     // Archived is read-only, as the SDK's BetaEnvironmentArchivedError (a 400) says: no update, no new session on it.
     const agentId = (await client.beta.agents.create({ name: 'Builder', model: 'fast' })).id;
-    for (const refused of [() => client.beta.environments.update(created.id, { name: 'Again' }), () => client.beta.sessions.create({ agent: agentId, environment_id: created.id })] as Array<() => Promise<unknown>>) {
+    for (const refused of [
+      () => client.beta.environments.update(created.id, { name: 'Again' }),
+      () => client.beta.sessions.create({ agent: agentId, environment_id: created.id }),
+    ] as Array<() => Promise<unknown>>) {
       const archived = await counted(refused);
       expect(archived.error).toBeInstanceOf(BadRequestError);
       expect((archived.error as Error).constructor.name).toBe('BetaEnvironmentArchivedError');
@@ -248,7 +325,17 @@ describe('sessions through the SDK', () => {
     await client.beta.agents.update(agent.id, { version: 1, system: 'Version two.' });
 
     const idle = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default', title: 'Waiting', metadata: { ticket: 'T-1' } });
-    expect(idle).toMatchObject({ type: 'session', status: 'idle', title: 'Waiting', environment_id: 'env_default', metadata: { ticket: 'T-1' }, archived_at: null, budget: null, resources: [], vault_ids: [] });
+    expect(idle).toMatchObject({
+      type: 'session',
+      status: 'idle',
+      title: 'Waiting',
+      environment_id: 'env_default',
+      metadata: { ticket: 'T-1' },
+      archived_at: null,
+      budget: null,
+      resources: [],
+      vault_ids: [],
+    });
     expect(idle.agent).toMatchObject({ id: agent.id, type: 'agent', version: 2, system: 'Version two.' });
     expect((await f.call('GET', `/sessions/${idle.id}`)).body).toMatchObject({ status: 'idle', latestRunId: null, runs: [] });
 
@@ -269,7 +356,13 @@ describe('sessions through the SDK', () => {
       environment_id: 'env_default',
       initial_events: [
         { type: 'user.message', content: [{ type: 'text', text: 'First question' }] },
-        { type: 'user.message', content: [{ type: 'text', text: 'Second' }, { type: 'text', text: 'question' }] },
+        {
+          type: 'user.message',
+          content: [
+            { type: 'text', text: 'Second' },
+            { type: 'text', text: 'question' },
+          ],
+        },
       ],
     });
     expect(busy.status).toBe('running');
@@ -306,7 +399,10 @@ describe('sessions through the SDK', () => {
       [{ budget: { type: 'usd', limit: 5 } }, 'budget'],
       [{ vault_ids: ['vlt_1'] }, 'vault_ids'],
       [{ initial_events: [{ type: 'user.define_outcome', description: 'x', rubric: 'y' }] }, 'initial_events.0.type'],
-      [{ initial_events: [{ type: 'user.message', content: [{ type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } }] }] }, 'initial_events.0.content.0.source'],
+      [
+        { initial_events: [{ type: 'user.message', content: [{ type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } }] }] },
+        'initial_events.0.content.0.source',
+      ],
       [{ initial_events: [{ type: 'user.message', content: [{ type: 'tool_result' }] }] }, 'initial_events.0.content.0.type'],
       [{ resources: [{ type: 'github_repository', url: 'https://github.com/a/b' }] }, 'resources.0'],
       [{ resources: [{ type: 'file', file_id: '00000000-0000-4000-8000-000000000000' }] }, 'resources'],
@@ -316,7 +412,9 @@ describe('sessions through the SDK', () => {
       expect(refused.error, field).toBeInstanceOf(BadRequestError);
       expect(JSON.stringify((refused.error as BadRequestError).error), field).toContain(field);
     }
-    const unknownVersion = await counted(() => client.beta.sessions.create({ agent: { type: 'agent', id: agent.id, version: 9 }, environment_id: 'env_default' }));
+    const unknownVersion = await counted(() =>
+      client.beta.sessions.create({ agent: { type: 'agent', id: agent.id, version: 9 }, environment_id: 'env_default' }),
+    );
     expect(unknownVersion.error).toBeInstanceOf(NotFoundError);
     expect((await f.call('GET', `/sessions?agentId=${agent.id}`)).body.data.length).toBe(before);
     expect((await counted(() => client.beta.sessions.retrieve('00000000-0000-4000-8000-000000000000'))).error).toBeInstanceOf(NotFoundError);
@@ -343,9 +441,16 @@ describe('session events through the SDK', () => {
     const client = sdk();
     const agent = await client.beta.agents.create({ name: 'Tools', model: 'fast', tools: [weather] });
     const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default' });
-    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] }).reply({ text: 'It is sunny in Paris.' }).reply({ text: 'You are welcome.' });
-    const sent = await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Weather in Paris?' }] }] });
-    expect(sent.data).toEqual([{ id: expect.stringMatching(/^sevt_/), type: 'user.message', content: [{ type: 'text', text: 'Weather in Paris?' }], processed_at: expect.any(String) }]);
+    f.fakes.vendor_a
+      .reply({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] })
+      .reply({ text: 'It is sunny in Paris.' })
+      .reply({ text: 'You are welcome.' });
+    const sent = await client.beta.sessions.events.send(session.id, {
+      events: [{ type: 'user.message', content: [{ type: 'text', text: 'Weather in Paris?' }] }],
+    });
+    expect(sent.data).toEqual([
+      { id: expect.stringMatching(/^sevt_/), type: 'user.message', content: [{ type: 'text', text: 'Weather in Paris?' }], processed_at: expect.any(String) },
+    ]);
 
     const use = await until('the tool use', async () => (await allEvents(client, session.id)).find((event) => event.type === 'agent.custom_tool_use'));
     expect(use).toMatchObject({ type: 'agent.custom_tool_use', name: 'get_weather', input: { city: 'Paris' }, evaluated_permission: 'allow' });
@@ -362,13 +467,18 @@ describe('session events through the SDK', () => {
     expect(first.data![0]).toMatchObject({ type: 'user.custom_tool_result', custom_tool_use_id: use.id, is_error: false });
     const again = await client.beta.sessions.events.send(session.id, { events: [result] });
     expect(again.data![0]!.id).toBe(first.data![0]!.id);
-    const different = await counted(() => client.beta.sessions.events.send(session.id, { events: [{ ...result, content: [{ type: 'text', text: 'rainy' }] }] }));
+    const different = await counted(() =>
+      client.beta.sessions.events.send(session.id, { events: [{ ...result, content: [{ type: 'text', text: 'rainy' }] }] }),
+    );
     expect(different.error).toBeInstanceOf(BadRequestError);
     expect(different.attempts).toBe(1);
 
     const events = await until('both turns to end', async () => {
       const all = await allEvents(client, session.id);
-      return all.filter((event) => event.type === 'session.status_idle' && (event as { stop_reason: { type: string } }).stop_reason.type === 'end_turn').length === 2 ? all : null;
+      return all.filter((event) => event.type === 'session.status_idle' && (event as { stop_reason: { type: string } }).stop_reason.type === 'end_turn')
+        .length === 2
+        ? all
+        : null;
     });
     expect(events.map((event) => event.type)).toEqual([
       'user.message',
@@ -447,7 +557,15 @@ describe('session events through the SDK', () => {
       return idles(all).length === 1 ? all : null;
     });
     // The run is rescheduled (our run.retry_scheduled), the error says why, then it runs again.
-    expect(recovered.map((event) => event.type)).toEqual(['user.message', 'session.status_running', 'session.status_rescheduled', 'session.error', 'session.status_running', 'agent.message', 'session.status_idle']);
+    expect(recovered.map((event) => event.type)).toEqual([
+      'user.message',
+      'session.status_running',
+      'session.status_rescheduled',
+      'session.error',
+      'session.status_running',
+      'agent.message',
+      'session.status_idle',
+    ]);
     expect(recovered[3]).toMatchObject({ error: { type: 'model_request_failed_error', retry_status: { type: 'retrying' } } });
     expect(recovered[6]).toMatchObject({ stop_reason: { type: 'end_turn' } });
 
@@ -469,11 +587,15 @@ describe('session events through the SDK', () => {
     const agent = await client.beta.agents.create({ name: 'Atomic', model: 'fast' });
     const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default' });
     const mixed = await counted(() =>
-      client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Hi' }] }, { type: 'user.define_outcome', description: 'x', rubric: 'y' } as never] }),
+      client.beta.sessions.events.send(session.id, {
+        events: [{ type: 'user.message', content: [{ type: 'text', text: 'Hi' }] }, { type: 'user.define_outcome', description: 'x', rubric: 'y' } as never],
+      }),
     );
     expect(mixed.error).toBeInstanceOf(BadRequestError);
     expect(JSON.stringify((mixed.error as BadRequestError).error)).toContain('events.1.type');
-    const badResult = await counted(() => client.beta.sessions.events.send(session.id, { events: [{ type: 'user.custom_tool_result', custom_tool_use_id: 'sevt_nope', content: [] }] }));
+    const badResult = await counted(() =>
+      client.beta.sessions.events.send(session.id, { events: [{ type: 'user.custom_tool_result', custom_tool_use_id: 'sevt_nope', content: [] }] }),
+    );
     expect(badResult.error).toBeInstanceOf(BadRequestError);
     expect((await f.call('GET', `/sessions/${session.id}`)).body).toMatchObject({ status: 'idle', runs: [] });
     expect(await allEvents(client, session.id)).toEqual([]);
@@ -538,7 +660,10 @@ describe('the raw event stream', () => {
     const agent = await client.beta.agents.create({ name: 'Raw', model: 'fast' });
     const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default' });
     const abort = new AbortController();
-    const response = await fetch(`${served.baseUrl}/compat/anthropic/v1/sessions/${session.id}/events/stream`, { headers: { authorization: `Bearer ${f.apiKey}`, accept: 'application/json' }, signal: abort.signal });
+    const response = await fetch(`${served.baseUrl}/compat/anthropic/v1/sessions/${session.id}/events/stream`, {
+      headers: { authorization: `Bearer ${f.apiKey}`, accept: 'application/json' },
+      signal: abort.signal,
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     expect(response.headers.get('request-id')).toBeTruthy();
@@ -584,11 +709,15 @@ describe('confirmations, interrupts and tenancy through the SDK', () => {
       const use = asked.find((event) => event.type === 'agent.custom_tool_use')!;
       expect(use).toMatchObject({ name: 'refund', evaluated_permission: 'ask' });
       expect(asked.at(-1)).toMatchObject({ stop_reason: { type: 'requires_action', event_ids: [use.id] } });
-      const confirmed = await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.tool_confirmation', tool_use_id: use.id, result: verdict, ...(verdict === 'deny' ? { deny_message: 'Not today' } : {}) }] });
+      const confirmed = await client.beta.sessions.events.send(session.id, {
+        events: [{ type: 'user.tool_confirmation', tool_use_id: use.id, result: verdict, ...(verdict === 'deny' ? { deny_message: 'Not today' } : {}) }],
+      });
       expect(confirmed.data![0]).toMatchObject({ type: 'user.tool_confirmation', tool_use_id: use.id, result: verdict });
       if (verdict === 'allow') {
         await untilEvent(client, session.id, 'session.status_idle', 2);
-        await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.custom_tool_result', custom_tool_use_id: use.id, content: [{ type: 'text', text: '{"refunded":true}' }] }] });
+        await client.beta.sessions.events.send(session.id, {
+          events: [{ type: 'user.custom_tool_result', custom_tool_use_id: use.id, content: [{ type: 'text', text: '{"refunded":true}' }] }],
+        });
       }
       const events = await untilEvent(client, session.id, 'agent.message');
       const types = events.map((event) => event.type);
@@ -614,7 +743,11 @@ describe('confirmations, interrupts and tenancy through the SDK', () => {
     expect(after.map((event) => event.type).slice(-3)).toEqual(['user.interrupt', 'user.custom_tool_result', 'session.status_idle']);
     expect(after.at(-2)).toMatchObject({ custom_tool_use_id: use.id, is_error: true });
     expect(after.at(-1)).toMatchObject({ stop_reason: { type: 'end_turn' } });
-    const late = await counted(() => client.beta.sessions.events.send(session.id, { events: [{ type: 'user.custom_tool_result', custom_tool_use_id: use.id, content: [{ type: 'text', text: '{}' }] }] }));
+    const late = await counted(() =>
+      client.beta.sessions.events.send(session.id, {
+        events: [{ type: 'user.custom_tool_result', custom_tool_use_id: use.id, content: [{ type: 'text', text: '{}' }] }],
+      }),
+    );
     expect(late.error).toBeInstanceOf(BadRequestError);
     expect((await counted(() => client.beta.sessions.events.send(session.id, { events: [{ type: 'user.interrupt' }] }))).error).toBeInstanceOf(BadRequestError);
   }, 60_000);
@@ -623,32 +756,66 @@ describe('confirmations, interrupts and tenancy through the SDK', () => {
     const client = sdk();
     const agent = await client.beta.agents.create({ name: 'Private', model: 'fast' });
     const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default' });
-    const skill = await client.beta.skills.create({ files: [await toFile(Buffer.from('---\nname: private-skill\ndescription: Ours only.\n---\nSecret steps.\n'), 'private-skill/SKILL.md')] });
+    const skill = await client.beta.skills.create({
+      files: [await toFile(Buffer.from('---\nname: private-skill\ndescription: Ours only.\n---\nSecret steps.\n'), 'private-skill/SKILL.md')],
+    });
     // An upload's row as `POST /v1/files` leaves it (this storage endpoint is not reachable here).
     const storage = await f.call('POST', '/storage-providers', {
-      key: `files-${randomUUID().slice(0, 8)}`, displayName: 'Files', providerType: 's3', endpoint: 'https://s3.example.com', region: 'eu-west-1', bucket: 'files', prefix: null, forcePathStyle: true,
-      accessKeyId: 'AKIAOURS000000000001', secretAccessKey: 'ours-storage-secret-access-key-0001',
+      key: `files-${randomUUID().slice(0, 8)}`,
+      displayName: 'Files',
+      providerType: 's3',
+      endpoint: 'https://s3.example.com',
+      region: 'eu-west-1',
+      bucket: 'files',
+      prefix: null,
+      forcePathStyle: true,
+      accessKeyId: 'AKIAOURS000000000001',
+      secretAccessKey: 'ours-storage-secret-access-key-0001',
     });
     expect(storage.status, JSON.stringify(storage.body)).toBe(201);
     const [ours] = await f.t.database.db.select().from(projects).where(eq(projects.id, f.projectId));
     const [upload] = await f.t.database.db
       .insert(uploads)
-      .values({ organizationId: ours!.organizationId, projectId: f.projectId, filename: 'private.txt', contentType: 'text/plain', fileClass: 'text', sizeBytes: 1, sha256: 'b'.repeat(64), storageProviderId: storage.body.id, objectKey: `run-files/${'b'.repeat(64)}` })
+      .values({
+        organizationId: ours!.organizationId,
+        projectId: f.projectId,
+        filename: 'private.txt',
+        contentType: 'text/plain',
+        fileClass: 'text',
+        sizeBytes: 1,
+        sha256: 'b'.repeat(64),
+        storageProviderId: storage.body.id,
+        objectKey: `run-files/${'b'.repeat(64)}`,
+      })
       .returning();
     // Another organization with its owner (rows as a completed sign-in leaves them) and a key of theirs.
     const db = f.t.database.db;
-    const [org] = await db.insert(organizations).values({ slug: `stranger-${randomUUID().slice(0, 8)}`, name: 'Stranger' }).returning();
+    const [org] = await db
+      .insert(organizations)
+      .values({ slug: `stranger-${randomUUID().slice(0, 8)}`, name: 'Stranger' })
+      .returning();
     const [project] = await db.insert(projects).values({ organizationId: org!.id, slug: 'stranger', name: 'Stranger' }).returning();
     await db.insert(organizationMemberships).values({ organizationId: org!.id, subject: 'stranger-owner', role: 'owner' });
-    const [principal] = await db.insert(principals).values({ organizationId: org!.id, projectId: project!.id, kind: 'human', subject: 'stranger-owner', scopes: ['*'] }).returning();
+    const [principal] = await db
+      .insert(principals)
+      .values({ organizationId: org!.id, projectId: project!.id, kind: 'human', subject: 'stranger-owner', scopes: ['*'] })
+      .returning();
     await db.insert(projectMemberships).values({ organizationId: org!.id, projectId: project!.id, principalId: principal!.id, role: 'owner' });
-    const browser = await createBrowserSession({ ctx: systemContext({ db, logger: f.t.deps.logger, clock: f.t.deps.clock }), input: { organizationId: org!.id, subject: 'stranger-owner', projectId: project!.id } });
-    const key = await f.t.request('POST', `/v1/projects/${project!.id}/api-keys`, { cookie: `svc_session=${browser.token}`, body: { name: 'stranger key', scopes: ['*'] } });
+    const browser = await createBrowserSession({
+      ctx: systemContext({ db, logger: f.t.deps.logger, clock: f.t.deps.clock }),
+      input: { organizationId: org!.id, subject: 'stranger-owner', projectId: project!.id },
+    });
+    const key = await f.t.request('POST', `/v1/projects/${project!.id}/api-keys`, {
+      cookie: `svc_session=${browser.token}`,
+      body: { name: 'stranger key', scopes: ['*'] },
+    });
     expect(key.status).toBe(201);
     const secret = ((await key.json()) as { secret: string }).secret;
     const stranger = sdk({ apiKey: secret });
     // Naming our project as their workspace is refused.
-    expect((await counted(() => sdk({ apiKey: secret, headers: { 'anthropic-workspace-id': f.projectId } }).beta.agents.list())).error).toBeInstanceOf(PermissionDeniedError);
+    expect((await counted(() => sdk({ apiKey: secret, headers: { 'anthropic-workspace-id': f.projectId } }).beta.agents.list())).error).toBeInstanceOf(
+      PermissionDeniedError,
+    );
     expect((await counted(() => stranger.beta.agents.retrieve(agent.id))).error).toBeInstanceOf(NotFoundError);
     expect((await counted(() => stranger.beta.sessions.retrieve(session.id))).error).toBeInstanceOf(NotFoundError);
     expect((await counted(() => stranger.beta.sessions.events.list(session.id).then((page) => page.data))).error).toBeInstanceOf(NotFoundError);
@@ -683,7 +850,10 @@ describe('retries, archive and delete through the SDK', () => {
     const client = sdk();
     const agent = await client.beta.agents.create({ name: 'Lossy', model: 'fast', tools: [weather] });
     const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default' });
-    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Rome' } }] }).reply({ text: 'Warm in Rome.' }).reply({ text: 'Again: warm.' });
+    f.fakes.vendor_a
+      .reply({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Rome' } }] })
+      .reply({ text: 'Warm in Rome.' })
+      .reply({ text: 'Again: warm.' });
     const message = { events: [{ type: 'user.message' as const, content: [{ type: 'text' as const, text: 'Rome?' }] }] };
     requests.loseResponseOf(isSend(session.id));
     const before = sent.length;
@@ -696,7 +866,9 @@ describe('retries, archive and delete through the SDK', () => {
 
     const use = asked.find((event) => event.type === 'agent.custom_tool_use')!;
     requests.loseResponseOf(isSend(session.id));
-    const result = await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.custom_tool_result', custom_tool_use_id: use.id, content: [{ type: 'text', text: '{"celsius":24}' }] }] });
+    const result = await client.beta.sessions.events.send(session.id, {
+      events: [{ type: 'user.custom_tool_result', custom_tool_use_id: use.id, content: [{ type: 'text', text: '{"celsius":24}' }] }],
+    });
     expect(result.data![0]).toMatchObject({ type: 'user.custom_tool_result', custom_tool_use_id: use.id, is_error: false });
     const done = await untilEvent(client, session.id, 'agent.message');
     expect(done.filter((event) => event.type === 'user.custom_tool_result')).toHaveLength(1);
@@ -725,12 +897,20 @@ describe('retries, archive and delete through the SDK', () => {
     expect(reused.attempts).toBe(1);
     const error = reused.error as ConflictError;
     expect(error.headers?.get('x-should-retry')).toBe('false');
-    expect(error.error).toEqual({ type: 'error', error: { type: 'conflict_error', message: expect.stringContaining('Idempotency-Key') }, request_id: error.requestID });
+    expect(error.error).toEqual({
+      type: 'error',
+      error: { type: 'conflict_error', message: expect.stringContaining('Idempotency-Key') },
+      request_id: error.requestID,
+    });
     expect((await agentNames()).filter((name) => name.startsWith('Keyed'))).toEqual(['Keyed']);
 
     // Raw: the envelope and headers as sent, on another route (an environment).
     const post = (body: unknown) =>
-      fetch(`${served.baseUrl}/compat/anthropic/v1/environments`, { method: 'POST', headers: { authorization: `Bearer ${f.apiKey}`, 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify(body) });
+      fetch(`${served.baseUrl}/compat/anthropic/v1/environments`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${f.apiKey}`, 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify(body),
+      });
     const created = await post({ name: 'Keyed env' });
     expect(created.status).toBe(200);
     const environmentId = ((await created.json()) as { id: string }).id;
@@ -739,7 +919,11 @@ describe('retries, archive and delete through the SDK', () => {
     expect(conflict.headers.get('x-should-retry')).toBe('false');
     const requestId = conflict.headers.get('request-id');
     expect(requestId).toBeTruthy();
-    expect(await conflict.json()).toEqual({ type: 'error', error: { type: 'conflict_error', message: 'This Idempotency-Key was already used with a different request body' }, request_id: requestId });
+    expect(await conflict.json()).toEqual({
+      type: 'error',
+      error: { type: 'conflict_error', message: 'This Idempotency-Key was already used with a different request body' },
+      request_id: requestId,
+    });
     const environments = [];
     for await (const environment of client.beta.environments.list()) environments.push(environment);
     expect(environments.filter((environment) => environment.name === 'Another env')).toEqual([]);
@@ -771,7 +955,9 @@ describe('retries, archive and delete through the SDK', () => {
     expect(events.filter((event) => event.type === 'user.message')).toHaveLength(1); // the queued turn was withdrawn
     expect((await client.beta.sessions.retrieve(session.id)).status).toBe('terminated');
 
-    const refused = await counted(() => client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Hello?' }] }] }));
+    const refused = await counted(() =>
+      client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Hello?' }] }] }),
+    );
     expect(refused.error).toBeInstanceOf(ConflictError);
     expect(refused.attempts).toBe(1);
     const listed = async (params: { include_archived?: boolean }) => {
@@ -801,4 +987,3 @@ describe('retries, archive and delete through the SDK', () => {
     expect(await listed({ include_archived: true })).not.toContain(other.id);
   }, 60_000);
 });
-

@@ -54,13 +54,22 @@ const dataDir = () => {
 
 /** An API process; through the Temporal proxy unless `direct`. */
 async function startApi(options: { direct?: boolean } = {}) {
-  const api = await startApiProcess({ databaseUrl, taskQueue, dataDir: dataDir(), env: { ...env(), ...(options.direct ? {} : { TEMPORAL_ADDRESS: temporalProxy.address }) } });
+  const api = await startApiProcess({
+    databaseUrl,
+    taskQueue,
+    dataDir: dataDir(),
+    env: { ...env(), ...(options.direct ? {} : { TEMPORAL_ADDRESS: temporalProxy.address }) },
+  });
   children.push(api.child);
   return api;
 }
 
 const post = (url: string, pathname: string, body: unknown, idempotencyKey: string) =>
-  fetch(`${url}/v1/projects/${projectId}${pathname}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey }, body: JSON.stringify(body) });
+  fetch(`${url}/v1/projects/${projectId}${pathname}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+    body: JSON.stringify(body),
+  });
 
 /** Sessions created in a row while Temporal is down; each answer must come by the start deadline. */
 const OUTAGE_POSTS = 20;
@@ -85,9 +94,19 @@ describe.skipIf(provided.kind !== 'postgres')('faults around a commit', () => {
 
     const api = await startApi({ direct: true });
     ({ key, projectId } = await developmentApiKey(api.url, 'crash'));
-    const provider: any = await (await post(api.url, '/model-providers', { key: 'openai', displayName: 'OpenAI', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a }, 'provider')).json();
-    expect((await post(api.url, '/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {} }, 'preset')).status).toBe(201);
-    const agent = await post(api.url, '/agents', { name: 'Crash', initialConfig: { systemPrompt: 'You are a helpful assistant.', modelPreset: 'fast', limits: { maxTurns: 4 } } }, 'agent');
+    const provider: any = await (
+      await post(api.url, '/model-providers', { key: 'openai', displayName: 'OpenAI', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a }, 'provider')
+    ).json();
+    expect(
+      (await post(api.url, '/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {} }, 'preset'))
+        .status,
+    ).toBe(201);
+    const agent = await post(
+      api.url,
+      '/agents',
+      { name: 'Crash', initialConfig: { systemPrompt: 'You are a helpful assistant.', modelPreset: 'fast', limits: { maxTurns: 4 } } },
+      'agent',
+    );
     agentId = ((await agent.json()) as { id: string }).id;
     await killProcess(api.child);
   }, 180_000);
@@ -113,10 +132,14 @@ describe.skipIf(provided.kind !== 'postgres')('faults around a commit', () => {
       () => null,
     );
     // The commit is visible; the answer is not (the workflow start hangs on Temporal).
-    const [committed] = await waitFor('the session to commit', async () => {
-      const rows = await sql`select id, created_at from runs where idempotency_key = ${idempotencyKey}`;
-      return rows.length > 0 ? rows : null;
-    }, 20_000);
+    const [committed] = await waitFor(
+      'the session to commit',
+      async () => {
+        const rows = await sql`select id, created_at from runs where idempotency_key = ${idempotencyKey}`;
+        return rows.length > 0 ? rows : null;
+      },
+      20_000,
+    );
     const committedAt = (committed!.created_at as Date).getTime();
     expect(answered).toBe(false);
     await killProcess(doomed.child);
@@ -133,7 +156,8 @@ describe.skipIf(provided.kind !== 'postgres')('faults around a commit', () => {
     expect(await again.text()).toBe(retriedText);
     const session = JSON.parse(retriedText) as { id: string; latestRunId: string };
     expect(session.latestRunId).toBe(committed!.id);
-    const [counts] = await sql`select (select count(*)::int from sessions) as sessions, (select count(*)::int from runs where session_id = ${session.id}) as runs`;
+    const [counts] =
+      await sql`select (select count(*)::int from sessions) as sessions, (select count(*)::int from runs where session_id = ${session.id}) as runs`;
     expect(counts).toEqual({ sessions: 1, runs: 1 });
 
     await waitFor('the reconciler to start and settle the run', async () => ((await runState(session.latestRunId)) === 'completed' ? true : null), 60_000);
@@ -154,7 +178,9 @@ describe.skipIf(provided.kind !== 'postgres')('faults around a commit', () => {
     const api = await startApi();
     // One session before the cut: a fresh process's first request compiles its code paths, which
     // took 1.5 s of the first outage POST on a loaded host (4.6 s against 3.1-3.4 s for the rest).
-    const warm = (await (await post(api.url, '/sessions', { agentId, initialMessage: 'Before the outage' }, `warm-${randomUUID()}`)).json()) as { latestRunId: string };
+    const warm = (await (await post(api.url, '/sessions', { agentId, initialMessage: 'Before the outage' }, `warm-${randomUUID()}`)).json()) as {
+      latestRunId: string;
+    };
     await waitFor('the run before the outage to settle', async () => ((await runState(warm.latestRunId)) === 'completed' ? true : null), 60_000);
     temporalProxy.cut();
     workerTemporalProxy.cut();
@@ -178,8 +204,10 @@ describe.skipIf(provided.kind !== 'postgres')('faults around a commit', () => {
       temporalProxy.restore();
       workerTemporalProxy.restore();
     }
-    for (const session of created) await waitFor(`run ${session.latestRunId} to settle`, async () => ((await runState(session.latestRunId)) === 'completed' ? true : null), 30_000);
-    const [counts] = await sql`select count(*)::int as n from product_events where kind = 'run.completed' and aggregate_id in ${sql(created.map((session) => session.latestRunId))}`;
+    for (const session of created)
+      await waitFor(`run ${session.latestRunId} to settle`, async () => ((await runState(session.latestRunId)) === 'completed' ? true : null), 30_000);
+    const [counts] =
+      await sql`select count(*)::int as n from product_events where kind = 'run.completed' and aggregate_id in ${sql(created.map((session) => session.latestRunId))}`;
     expect(counts!.n).toBe(created.length);
     await killProcess(api.child);
   }, 300_000);
@@ -195,13 +223,19 @@ describe.skipIf(provided.kind !== 'postgres')('faults around a commit', () => {
     }
     await killProcess(doomed.child);
 
-    const settled = await waitFor('four completed runs', async () => {
-      const rows = await sql`select id, state, input_public, created_at, settled_at from runs where session_id = ${session.id} order by created_at, id`;
-      return rows.length === 4 && rows.every((row) => row.state === 'completed') ? rows : null;
-    }, 60_000);
+    const settled = await waitFor(
+      'four completed runs',
+      async () => {
+        const rows = await sql`select id, state, input_public, created_at, settled_at from runs where session_id = ${session.id} order by created_at, id`;
+        return rows.length === 4 && rows.every((row) => row.state === 'completed') ? rows : null;
+      },
+      60_000,
+    );
     expect(settled.map((row) => (row.input_public as { message: string }).message)).toEqual(['The active turn', 'p1', 'p2', 'p3']);
-    for (let i = 1; i < settled.length; i++) expect((settled[i]!.created_at as Date).getTime()).toBeGreaterThanOrEqual((settled[i - 1]!.settled_at as Date).getTime());
-    const [events] = await sql`select count(*)::int as n from product_events where kind = 'run.completed' and aggregate_id in ${sql(settled.map((row) => row.id as string))}`;
+    for (let i = 1; i < settled.length; i++)
+      expect((settled[i]!.created_at as Date).getTime()).toBeGreaterThanOrEqual((settled[i - 1]!.settled_at as Date).getTime());
+    const [events] =
+      await sql`select count(*)::int as n from product_events where kind = 'run.completed' and aggregate_id in ${sql(settled.map((row) => row.id as string))}`;
     expect(events!.n).toBe(4);
     const [pending] = await sql`select count(*)::int as n from pending_turns where session_id = ${session.id} and state = 'started'`;
     expect(pending!.n).toBe(3);

@@ -35,14 +35,25 @@ afterAll(async () => {
 });
 
 let turn = 0;
-const call = (name: string, args: unknown, id = `call_${(turn += 1)}`) => ({ providerCallId: id, name, arguments: args, argumentsText: JSON.stringify(args ?? null) });
+const call = (name: string, args: unknown, id = `call_${(turn += 1)}`) => ({
+  providerCallId: id,
+  name,
+  arguments: args,
+  argumentsText: JSON.stringify(args ?? null),
+});
 const record = (runId: string, calls: ReturnType<typeof call>[], turnId = `turn-${(turn += 1)}`) => recordToolCalls(sys(), { runId, turnId, calls });
 const rowOf = async (id: string) => (await t.database.db.select().from(toolCalls).where(eq(toolCalls.id, id)))[0]!;
 const eventsOf = async (aggregateId: string) =>
-  (await t.database.db.select().from(productEvents).where(eq(productEvents.aggregateId, aggregateId))).sort((a, b) => a.aggregateSequence - b.aggregateSequence);
+  (await t.database.db.select().from(productEvents).where(eq(productEvents.aggregateId, aggregateId))).sort(
+    (a, b) => a.aggregateSequence - b.aggregateSequence,
+  );
 
 const decide = (approvalId: string, body: unknown, options: { apiKey?: string; idempotencyKey?: string } = {}) =>
-  t.request('POST', p(`/approvals/${approvalId}/decision`), { apiKey: options.apiKey ?? admin, body, ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}) });
+  t.request('POST', p(`/approvals/${approvalId}/decision`), {
+    apiKey: options.apiKey ?? admin,
+    body,
+    ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}),
+  });
 async function gated(tool = 'refund_order') {
   const { runId, sessionId } = await newRun();
   const turnId = `turn-gated-${(turn += 1)}`;
@@ -55,12 +66,21 @@ describe('approval decisions', () => {
   it('approving a caller tool makes its call claimable; the same decision again is answered unchanged', async () => {
     const { runId, turnId, toolCallId, approval } = await gated();
     expect(approval).toMatchObject({ status: 'pending', toolCallId, toolName: 'refund_order', runId, note: null, decidedAt: null });
-    expect(await readToolProgress(t.database.db, { runId, turnId })).toMatchObject({ waitingFor: 'approval', nextDeadlineAtMs: new Date(approval.expiresAt).getTime() });
+    expect(await readToolProgress(t.database.db, { runId, turnId })).toMatchObject({
+      waitingFor: 'approval',
+      nextDeadlineAtMs: new Date(approval.expiresAt).getTime(),
+    });
 
     const before = t.runStarter.notifications.length;
     const approved = await decide(approval.id, { status: 'approved', note: 'Customer verified by phone' });
     expect(approved.status).toBe(200);
-    expect(await approved.json()).toMatchObject({ id: approval.id, status: 'approved', note: 'Customer verified by phone', expiresAt: approval.expiresAt, decidedAt: clock.now().toISOString() });
+    expect(await approved.json()).toMatchObject({
+      id: approval.id,
+      status: 'approved',
+      note: 'Customer verified by phone',
+      expiresAt: approval.expiresAt,
+      decidedAt: clock.now().toISOString(),
+    });
     expect(t.runStarter.notifications.slice(before)).toEqual([{ runId, signal: 'approvalDecided' }]);
     expect((await rowOf(toolCallId)).status).toBe('pending');
     expect(await readToolProgress(t.database.db, { runId, turnId })).toMatchObject({ waitingFor: 'tool', nextDeadlineAtMs: null });
@@ -85,7 +105,9 @@ describe('approval decisions', () => {
     const { runId, turnId, toolCallId, approval } = await gated('close_account');
     expect((await decide(approval.id, { status: 'approved' })).status).toBe(200);
     expect((await rowOf(toolCallId)).status).toBe('running');
-    expect((await readToolProgress(t.database.db, { runId, turnId })).platformCalls).toEqual([{ toolCallId, toolName: 'close_account', arguments: { orderId: ORDER } }]);
+    expect((await readToolProgress(t.database.db, { runId, turnId })).platformCalls).toEqual([
+      { toolCallId, toolName: 'close_account', arguments: { orderId: ORDER } },
+    ]);
 
     const denied = await gated();
     const response = await decide(denied.approval.id, { status: 'denied' });

@@ -45,11 +45,17 @@ const textFile = (name: string, text: string) => ({ name, contentType: 'text/pla
 const runFilesKey = (name: string) => `${tenantRoot({ providerPrefix: null, organizationId, projectId })}run-files/${name}`;
 const systemCtx = () => systemContext({ db: t.database.db, logger: t.deps.logger, clock: t.deps.clock });
 const deps = () => ({ runStarter: t.runStarter, keyring: t.deps.keyring, storagePolicy: t.deps.storagePolicy });
-const sweep = (options: Parameters<typeof sweepOrphanedUploads>[2]) => sweepOrphanedUploads(systemCtx(), { keyring: t.deps.keyring, storagePolicy: t.deps.storagePolicy }, options);
+const sweep = (options: Parameters<typeof sweepOrphanedUploads>[2]) =>
+  sweepOrphanedUploads(systemCtx(), { keyring: t.deps.keyring, storagePolicy: t.deps.storagePolicy }, options);
 
 beforeAll(async () => {
   const server = inject('s3');
-  s3 = new S3Client({ endpoint: server.endpoint, region: server.region, forcePathStyle: true, credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey } });
+  s3 = new S3Client({
+    endpoint: server.endpoint,
+    region: server.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
+  });
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
   proxy = await startHoldingProxy(server.endpoint);
   // moto and the proxy listen on 127.0.0.1: only a server that allows private networks may use them.
@@ -62,14 +68,27 @@ beforeAll(async () => {
   const snapshotId = (await call('GET', `/sandbox-providers/${sandboxProvider.body.id}/snapshots`)).body.data[0].id;
   const agent = await call('POST', '/agents', {
     name: 'Reader',
-    initialConfig: { systemPrompt: 'Read files.', modelPreset: 'p', limits: { maxTurns: 4 }, sandbox: { enabled: true, provider: 'local', snapshotId, network: 'none', capabilities: ['filesystem_read'] } },
+    initialConfig: {
+      systemPrompt: 'Read files.',
+      modelPreset: 'p',
+      limits: { maxTurns: 4 },
+      sandbox: { enabled: true, provider: 'local', snapshotId, network: 'none', capabilities: ['filesystem_read'] },
+    },
   });
   expect(agent.status, JSON.stringify(agent.body)).toBe(201);
   agentId = agent.body.id;
   // The organization's default storage connection goes through the proxy.
   const storage = await call('POST', '/storage-providers', {
-    key: 'slow', displayName: 'Slow', providerType: 's3', endpoint: proxy.endpoint, region: server.region, bucket, prefix: null, forcePathStyle: true,
-    accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey,
+    key: 'slow',
+    displayName: 'Slow',
+    providerType: 's3',
+    endpoint: proxy.endpoint,
+    region: server.region,
+    bucket,
+    prefix: null,
+    forcePathStyle: true,
+    accessKeyId: server.accessKeyId,
+    secretAccessKey: server.secretAccessKey,
   });
   expect(storage.status, JSON.stringify(storage.body)).toBe(201);
   storageProviderId = storage.body.id;
@@ -115,7 +134,11 @@ async function attachmentKeys(): Promise<string[]> {
 }
 
 /** Settles to the verb's outcome, so a held call can be awaited after the test moved on. */
-const outcomeOf = <T>(promise: Promise<T>) => promise.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
+const outcomeOf = <T>(promise: Promise<T>) =>
+  promise.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
 
 describe('uploads before the transaction', () => {
   it('a slow object store holds no transaction and no row lock while turns upload over HTTP', async () => {
@@ -161,7 +184,11 @@ describe('uploads before the transaction', () => {
 
     proxy.holdPuts({ maxMs: 15_000 });
     const late = outcomeOf(
-      createFollowUpRun({ ctx: requestCtx(), deps: deps(), input: { sessionId: sessionA, idempotencyKey: null, message: 'With a file', files: [textFile('late.txt', orphanText)] } }),
+      createFollowUpRun({
+        ctx: requestCtx(),
+        deps: deps(),
+        input: { sessionId: sessionA, idempotencyKey: null, message: 'With a file', files: [textFile('late.txt', orphanText)] },
+      }),
     );
     try {
       await proxy.waitForHeld(1);
@@ -198,8 +225,12 @@ describe('uploads before the transaction', () => {
     proxy.holdPuts({ maxMs: 15_000 });
     try {
       const input = { idempotencyKey: null, message: 'More', files: [textFile('never.txt', unique('never'))] };
-      await expect(createFollowUpRun({ ctx: requestCtx(), deps: deps(), input: { ...input, sessionId: busy.body.id } })).rejects.toMatchObject({ code: 'conflict' });
-      await expect(resumeRun({ ctx: requestCtx(), deps: deps(), input: { ...input, runId: busy.body.latestRunId } })).rejects.toMatchObject({ code: 'conflict' });
+      await expect(createFollowUpRun({ ctx: requestCtx(), deps: deps(), input: { ...input, sessionId: busy.body.id } })).rejects.toMatchObject({
+        code: 'conflict',
+      });
+      await expect(resumeRun({ ctx: requestCtx(), deps: deps(), input: { ...input, runId: busy.body.latestRunId } })).rejects.toMatchObject({
+        code: 'conflict',
+      });
       expect(proxy.isHolding()).toBe(true);
     } finally {
       proxy.release();
@@ -211,7 +242,11 @@ describe('uploads before the transaction', () => {
     const sessionId = await idleSession();
     const [session] = await t.database.db.select().from(sessions).where(eq(sessions.id, sessionId));
     const text = unique('resume');
-    const run = await resumeRun({ ctx: requestCtx(), deps: deps(), input: { runId: session!.latestRunId!, idempotencyKey: null, message: 'Again', files: [textFile('again.txt', text)] } });
+    const run = await resumeRun({
+      ctx: requestCtx(),
+      deps: deps(),
+      input: { runId: session!.latestRunId!, idempotencyKey: null, message: 'Again', files: [textFile('again.txt', text)] },
+    });
     const rows = await t.database.db.select().from(attachments).where(eq(attachments.runId, run.id));
     expect(rows.map((row) => [row.filename, row.objectKey])).toEqual([['again.txt', runFilesKey(sha256(text))]]);
   });
@@ -221,14 +256,27 @@ describe('uploads before the transaction', () => {
     const server = inject('s3');
     proxy.holdPuts({ maxMs: 15_000 });
     const turn = outcomeOf(
-      createFollowUpRun({ ctx: requestCtx(), deps: deps(), input: { sessionId, idempotencyKey: null, message: 'Moving', files: [textFile('moving.txt', unique('moving'))] } }),
+      createFollowUpRun({
+        ctx: requestCtx(),
+        deps: deps(),
+        input: { sessionId, idempotencyKey: null, message: 'Moving', files: [textFile('moving.txt', unique('moving'))] },
+      }),
     );
     let direct: { status: number; body: any };
     try {
       await proxy.waitForHeld(1);
       direct = await call('POST', '/storage-providers', {
-        key: `direct-${randomBytes(3).toString('hex')}`, displayName: 'Direct', providerType: 's3', endpoint: server.endpoint, region: server.region, bucket, prefix: null,
-        forcePathStyle: true, accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey, setDefault: true,
+        key: `direct-${randomBytes(3).toString('hex')}`,
+        displayName: 'Direct',
+        providerType: 's3',
+        endpoint: server.endpoint,
+        region: server.region,
+        bucket,
+        prefix: null,
+        forcePathStyle: true,
+        accessKeyId: server.accessKeyId,
+        secretAccessKey: server.secretAccessKey,
+        setDefault: true,
       });
       expect(direct.status, JSON.stringify(direct.body)).toBe(201);
     } finally {
@@ -334,9 +382,17 @@ describe('the orphaned-upload sweep', () => {
     const upload = await call('POST', '/uploads', { name: 'kept.txt', contentType: 'text/plain', dataBase64: Buffer.from(kept).toString('base64') });
     expect(upload.status, JSON.stringify(upload.body)).toBe(201);
     const expiring = unique('expiring upload');
-    const soon = await call('POST', '/uploads', { name: 'soon.txt', contentType: 'text/plain', dataBase64: Buffer.from(expiring).toString('base64'), expiresInSeconds: 3600 });
+    const soon = await call('POST', '/uploads', {
+      name: 'soon.txt',
+      contentType: 'text/plain',
+      dataBase64: Buffer.from(expiring).toString('base64'),
+      expiresInSeconds: 3600,
+    });
     const { uploads } = await import('../../db/schema/index.ts');
-    await t.database.db.update(uploads).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(uploads.id, soon.body.id));
+    await t.database.db
+      .update(uploads)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(uploads.id, soon.body.id));
     await sweep({ graceMs: 0 });
     expect(await objectExists(runFilesKey(sha256(kept)))).toBe(true);
     expect(await objectExists(runFilesKey(sha256(expiring)))).toBe(false);
@@ -351,8 +407,16 @@ describe('the orphaned-upload sweep', () => {
     await unreachable.close();
     const server = inject('s3');
     const dead = await call('POST', '/storage-providers', {
-      key: 'gone', displayName: 'Gone', providerType: 's3', endpoint, region: server.region, bucket, prefix: null, forcePathStyle: true,
-      accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey,
+      key: 'gone',
+      displayName: 'Gone',
+      providerType: 's3',
+      endpoint,
+      region: server.region,
+      bucket,
+      prefix: null,
+      forcePathStyle: true,
+      accessKeyId: server.accessKeyId,
+      secretAccessKey: server.secretAccessKey,
     });
     expect(dead.status, JSON.stringify(dead.body)).toBe(201);
     const text = unique('orphan');
@@ -371,7 +435,11 @@ describe('the orphaned-upload sweep', () => {
     // A tick against a closed database fails; the loop logs it and keeps its schedule.
     const closed = await createTestDatabase();
     await closed.drop();
-    const failing = startOrphanedUploadSweeper(systemContext({ db: closed.db, logger }), { keyring: t.deps.keyring, storagePolicy: t.deps.storagePolicy }, { intervalMs: 20 });
+    const failing = startOrphanedUploadSweeper(
+      systemContext({ db: closed.db, logger }),
+      { keyring: t.deps.keyring, storagePolicy: t.deps.storagePolicy },
+      { intervalMs: 20 },
+    );
     const failures = () => lines.filter((line) => line.includes('orphaned-upload sweep failed')).length;
     await waitUntil(() => failures() >= 2);
     await failing.stop();

@@ -26,7 +26,12 @@ const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
 
 beforeAll(async () => {
   const server = inject('s3');
-  s3 = new S3Client({ endpoint: server.endpoint, region: server.region, forcePathStyle: true, credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey } });
+  s3 = new S3Client({
+    endpoint: server.endpoint,
+    region: server.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
+  });
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
   // moto listens on 127.0.0.1: only a server that allows private networks may use it.
   t = await createTestApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
@@ -39,7 +44,10 @@ beforeAll(async () => {
   const snapshotId = (await call('GET', `/sandbox-providers/${sandboxProvider.body.id}/snapshots`)).body.data[0].id;
   const agent = async (capabilities: string[] | null) => {
     const sandbox = capabilities ? { enabled: true, provider: 'local', snapshotId, network: 'none', capabilities } : undefined;
-    const created = await call('POST', '/agents', { name: `Files ${Math.random()}`, initialConfig: { systemPrompt: 'Read files.', modelPreset: 'p', limits: { maxTurns: 4 }, ...(sandbox ? { sandbox } : {}) } });
+    const created = await call('POST', '/agents', {
+      name: `Files ${Math.random()}`,
+      initialConfig: { systemPrompt: 'Read files.', modelPreset: 'p', limits: { maxTurns: 4 }, ...(sandbox ? { sandbox } : {}) },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     return created.body.id as string;
   };
@@ -66,14 +74,26 @@ async function rowCounts() {
 describe('attachments', () => {
   it('needs a default storage provider', async () => {
     const before = await rowCounts();
-    const response = await call('POST', '/sessions', { agentId: readerAgent, initialMessage: 'Read it', files: [{ name: 'a.txt', contentType: 'text/plain', dataBase64: b64('alpha') }] });
+    const response = await call('POST', '/sessions', {
+      agentId: readerAgent,
+      initialMessage: 'Read it',
+      files: [{ name: 'a.txt', contentType: 'text/plain', dataBase64: b64('alpha') }],
+    });
     expect(response.status).toBe(400);
     expect(response.body.error.message).toMatch(/default storage provider/);
     expect(await rowCounts()).toEqual(before);
     const server = inject('s3');
     const storage = await call('POST', '/storage-providers', {
-      key: 'files', displayName: 'Files', providerType: 's3', endpoint: server.endpoint, region: server.region, bucket, prefix: null, forcePathStyle: true,
-      accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey,
+      key: 'files',
+      displayName: 'Files',
+      providerType: 's3',
+      endpoint: server.endpoint,
+      region: server.region,
+      bucket,
+      prefix: null,
+      forcePathStyle: true,
+      accessKeyId: server.accessKeyId,
+      secretAccessKey: server.secretAccessKey,
     });
     expect(storage.status).toBe(201);
   });
@@ -128,7 +148,10 @@ describe('attachments', () => {
   });
 
   it('accepts a files-only turn with a neutral message', async () => {
-    const session = await call('POST', '/sessions', { agentId: readerAgent, files: [{ name: 'data.json', contentType: 'application/json', dataBase64: b64('{"a":1}') }] });
+    const session = await call('POST', '/sessions', {
+      agentId: readerAgent,
+      files: [{ name: 'data.json', contentType: 'application/json', dataBase64: b64('{"a":1}') }],
+    });
     expect(session.status).toBe(201);
     const messagesOfRun = await call('GET', `/runs/${session.body.latestRunId}/messages`);
     expect(messagesOfRun.body.data[0]).toMatchObject({ text: 'Attached files.', attachments: [{ filename: 'data.json', contentType: 'application/json' }] });
@@ -155,7 +178,12 @@ describe('attachments', () => {
       // 13,981,016 base64 characters decode to 10,485,762 bytes: just over 10 MiB.
       ['a file over 10 MiB', shellAgent, [{ name: 'big.pdf', contentType: 'application/pdf', dataBase64: 'A'.repeat(13_981_016) }], 'body.files.0.dataBase64'],
       // Three files of 7,340,034 bytes each: every one under 10 MiB, together over 20 MiB.
-      ['files over 20 MiB together', shellAgent, [0, 1, 2].map((i) => ({ name: `b${i}.pdf`, contentType: 'application/pdf', dataBase64: 'A'.repeat(9_786_712) })), 'body.files'],
+      [
+        'files over 20 MiB together',
+        shellAgent,
+        [0, 1, 2].map((i) => ({ name: `b${i}.pdf`, contentType: 'application/pdf', dataBase64: 'A'.repeat(9_786_712) })),
+        'body.files',
+      ],
       ['files not an array', readerAgent, { name: 'a.txt' }, 'body.files'],
     ];
     const before = await rowCounts();
@@ -178,7 +206,14 @@ describe('attachments', () => {
     const ctx = systemContext({ db: t.database.db, logger: t.deps.logger, clock: t.deps.clock });
     const files = [{ name: 'a.txt', contentType: 'text/plain', fileClass: 'text' as const, sizeBytes: 1, dataBase64: b64('a') }];
     await expect(
-      uploadAttachments(ctx, { files, organizationId: run!.organizationId, projectId: run!.projectId, agentVersionId: run!.agentVersionId, keyring: createKeyring(null), storagePolicy: t.deps.storagePolicy }),
+      uploadAttachments(ctx, {
+        files,
+        organizationId: run!.organizationId,
+        projectId: run!.projectId,
+        agentVersionId: run!.agentVersionId,
+        keyring: createKeyring(null),
+        storagePolicy: t.deps.storagePolicy,
+      }),
     ).rejects.toMatchObject({ code: 'bad_request', message: expect.stringMatching(/credential encryption/) });
   });
 
@@ -189,7 +224,10 @@ describe('attachments', () => {
     await t.database.db.update(sessions).set({ status: 'completed' }).where(eq(sessions.id, session.body.id));
     const bad = await call('POST', `/sessions/${session.body.id}/runs`, { files: [{ name: 'x.png', contentType: 'image/png', dataBase64: b64(PNG) }] });
     expect(bad.status).toBe(400);
-    const turn = await call('POST', `/sessions/${session.body.id}/runs`, { message: 'And this', files: [{ name: 'more.md', contentType: 'text/markdown', dataBase64: b64('# More') }] });
+    const turn = await call('POST', `/sessions/${session.body.id}/runs`, {
+      message: 'And this',
+      files: [{ name: 'more.md', contentType: 'text/markdown', dataBase64: b64('# More') }],
+    });
     expect(turn.status, JSON.stringify(turn.body)).toBe(202);
     const rows = await t.database.db.select().from(attachments).where(eq(attachments.runId, turn.body.id));
     expect(rows.map((row) => row.filename)).toEqual(['more.md']);
@@ -220,7 +258,11 @@ describe('standalone uploads', () => {
     expect(download.headers.get('content-disposition')).toContain('report.txt');
     expect(await download.text()).toBe(text);
 
-    const turn = await call('POST', '/sessions', { agentId: readerAgent, initialMessage: 'Read both', files: [{ uploadId }, { name: 'inline.md', contentType: 'text/markdown', dataBase64: b64('# Inline') }] });
+    const turn = await call('POST', '/sessions', {
+      agentId: readerAgent,
+      initialMessage: 'Read both',
+      files: [{ uploadId }, { name: 'inline.md', contentType: 'text/markdown', dataBase64: b64('# Inline') }],
+    });
     expect(turn.status, JSON.stringify(turn.body)).toBe(201);
     const rows = await t.database.db.select().from(attachments).where(eq(attachments.runId, turn.body.latestRunId));
     expect(rows.map((row) => [row.position, row.filename, row.sha256])).toEqual([
@@ -229,7 +271,11 @@ describe('standalone uploads', () => {
     ]);
 
     // Rules across the resolved files, and the sandbox rule of the version that receives them.
-    const clash = await call('POST', '/sessions', { agentId: readerAgent, initialMessage: 'x', files: [{ name: 'REPORT.txt', contentType: 'text/plain', dataBase64: b64('x') }, { uploadId }] });
+    const clash = await call('POST', '/sessions', {
+      agentId: readerAgent,
+      initialMessage: 'x',
+      files: [{ name: 'REPORT.txt', contentType: 'text/plain', dataBase64: b64('x') }, { uploadId }],
+    });
     expect(clash).toMatchObject({ status: 400, body: { error: { details: { path: 'body.files.1' } } } });
     const png = await call('POST', '/uploads', { name: 'pixel.png', contentType: 'image/png', dataBase64: b64(PNG) });
     expect((await call('POST', '/sessions', { agentId: readerAgent, initialMessage: 'x', files: [{ uploadId: png.body.id }] })).status).toBe(400);
@@ -244,7 +290,10 @@ describe('standalone uploads', () => {
     const expiring = await call('POST', '/uploads', { name: 'soon.txt', contentType: 'text/plain', dataBase64: b64('soon'), expiresInSeconds: 3600 });
     expect(Date.parse(expiring.body.expiresAt) - Date.parse(expiring.body.createdAt)).toBe(3_600_000);
     const { uploads } = await import('../../db/schema/index.ts');
-    await t.database.db.update(uploads).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(uploads.id, expiring.body.id));
+    await t.database.db
+      .update(uploads)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(uploads.id, expiring.body.id));
     expect((await call('GET', `/uploads/${expiring.body.id}`)).status).toBe(404);
 
     expect(await call('DELETE', `/uploads/${uploadId}`)).toEqual({ status: 200, body: { id: uploadId, deleted: true } });

@@ -84,7 +84,12 @@ describe('development login', () => {
 
 describe('API keys', () => {
   it('missing or bad key is 401', async () => {
-    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer svc_not-a-key' }, { authorization: 'Basic abc' }, { authorization: 'Bearer' }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: 'Bearer svc_not-a-key' },
+      { authorization: 'Basic abc' },
+      { authorization: 'Bearer' },
+    ]) {
       const response = await t.request('GET', '/v1/context', { headers });
       expect(response.status).toBe(401);
       expect((await errorOf(response)).code).toBe('unauthenticated');
@@ -136,7 +141,10 @@ describe('API keys', () => {
     const created = await (await t.request('POST', '/v1/projects', { apiKey: secret, body: { slug: 'mirror-target', name: 'M' } })).json();
     const members = await t.request('GET', `/v1/projects/${created.id}/members`, { apiKey: secret });
     expect(members.status).toBe(200);
-    const mirrors = await t.database.db.select().from(principals).where(eq(principals.subject, `api_key:${id}`));
+    const mirrors = await t.database.db
+      .select()
+      .from(principals)
+      .where(eq(principals.subject, `api_key:${id}`));
     expect(mirrors.map((row) => row.projectId).sort()).toEqual([projectId, created.id].sort());
     expect(mirrors.every((row) => row.kind === 'api_key')).toBe(true);
     const context = await (await t.request('GET', '/v1/context', { apiKey: secret })).json();
@@ -184,11 +192,13 @@ describe('API keys', () => {
     const grandchild = await keyMadeBy(child.body.secret, ['agent:read'], 'grandchild');
     expect(grandchild.status).toBe(201);
     const bystander = await t.createApiKey(['agent:read'], 'bystander');
-    for (const secret of [parent.secret, child.body.secret, grandchild.body.secret]) expect((await t.request('GET', '/v1/context', { apiKey: secret })).status).toBe(200);
+    for (const secret of [parent.secret, child.body.secret, grandchild.body.secret])
+      expect((await t.request('GET', '/v1/context', { apiKey: secret })).status).toBe(200);
 
     const revoke = await t.request('DELETE', `/v1/projects/${projectId}/api-keys/${parent.id}`, { cookie });
     expect(await revoke.json()).toEqual({ id: parent.id, revoked: true });
-    for (const secret of [parent.secret, child.body.secret, grandchild.body.secret]) expect((await t.request('GET', '/v1/context', { apiKey: secret })).status).toBe(401);
+    for (const secret of [parent.secret, child.body.secret, grandchild.body.secret])
+      expect((await t.request('GET', '/v1/context', { apiKey: secret })).status).toBe(401);
     expect((await keyMadeBy(child.body.secret, ['agent:read'], 'survivor')).status).toBe(401);
     expect((await t.request('GET', '/v1/context', { apiKey: bystander.secret })).status).toBe(200);
     const rows = await t.database.db.select({ id: apiKeys.id, revokedAt: apiKeys.revokedAt }).from(apiKeys);
@@ -223,7 +233,9 @@ describe('API keys', () => {
     const sql = postgres(t.database.url!, { max: 1, onnotice: () => {} });
     try {
       for (let tries = 0; tries < 200; tries += 1) {
-        const [row] = await sql<{ waiting: number }[]>`select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
+        const [row] = await sql<
+          { waiting: number }[]
+        >`select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
         if (row!.waiting > 0) return;
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
@@ -248,7 +260,9 @@ describe('API keys', () => {
 
   it.skipIf(!onPostgres)('a key being created when its creator is revoked commits first and is revoked with the chain', async () => {
     const parent = await t.createApiKey(['project:admin', 'agent:read'], 'in-flight-parent');
-    const creation = await heldTransaction(await asKey(parent.secret), (tx) => createApiKey({ ctx: tx, keyring: t.deps.keyring, input: { name: 'in-flight-child', scopes: ['agent:read'] } }));
+    const creation = await heldTransaction(await asKey(parent.secret), (tx) =>
+      createApiKey({ ctx: tx, keyring: t.deps.keyring, input: { name: 'in-flight-child', scopes: ['agent:read'] } }),
+    );
     const revoking = t.request('DELETE', `/v1/projects/${projectId}/api-keys/${parent.id}`, { cookie });
     await waitForLockWaiter();
     await creation.commit();

@@ -77,7 +77,8 @@ describe('svc, the command line', () => {
 
   it('creates an agent from a YAML file, then publishes its changed config as a new version', async () => {
     const file = path.join(work, 'agent.yaml');
-    const yaml = (prompt: string) => `name: Support desk\nkey: support-desk\nconfig:\n  systemPrompt: ${prompt}\n  modelPreset: fast\n  limits:\n    maxTurns: 4\n`;
+    const yaml = (prompt: string) =>
+      `name: Support desk\nkey: support-desk\nconfig:\n  systemPrompt: ${prompt}\n  modelPreset: fast\n  limits:\n    maxTurns: 4\n`;
     await writeFile(file, yaml('You help customers with their orders, politely.'));
     const created = await svc(['agents', 'apply', file]);
     expect(created.code, created.stderr).toBe(0);
@@ -106,12 +107,16 @@ describe('svc, the command line', () => {
     f.fakes.vendor_a.reply({ text: answer, chunkSize: 4, chunkDelayMs: 60 });
     const followed = svcSpawn(['sessions', 'start', '--agent', 'support-desk', '--message', 'Where is my parcel?', '--follow']);
     // Part of the answer is on the terminal while the model is still writing it.
-    const partial = await eventually(async () => {
-      const at = followed.output.stdout.indexOf('Your parcel');
-      if (at === -1) return undefined;
-      const shown = followed.output.stdout.slice(at).split('\n')[0]!;
-      return shown.length < answer.length ? shown : undefined;
-    }, 'part of the answer', 20_000);
+    const partial = await eventually(
+      async () => {
+        const at = followed.output.stdout.indexOf('Your parcel');
+        if (at === -1) return undefined;
+        const shown = followed.output.stdout.slice(at).split('\n')[0]!;
+        return shown.length < answer.length ? shown : undefined;
+      },
+      'part of the answer',
+      20_000,
+    );
     expect(answer.startsWith(partial)).toBe(true);
     expect(await followed.exited, followed.output.stderr).toBe(0);
     const out = followed.output.stdout;
@@ -123,7 +128,14 @@ describe('svc, the command line', () => {
   it('approves a gated caller tool and answers it while a followed session waits, with the progress shown', async () => {
     const file = path.join(work, 'refunds.json');
     const refund = tool('refund_order', 'caller', 'always', 'Refunds an order.');
-    await writeFile(file, JSON.stringify({ name: 'Refunds', key: 'refunds', config: { systemPrompt: 'You refund orders when asked, carefully.', modelPreset: 'fast', limits: { maxTurns: 4 }, tools: [refund] } }));
+    await writeFile(
+      file,
+      JSON.stringify({
+        name: 'Refunds',
+        key: 'refunds',
+        config: { systemPrompt: 'You refund orders when asked, carefully.', modelPreset: 'fast', limits: { maxTurns: 4 }, tools: [refund] },
+      }),
+    );
     expect((await svc(['agents', 'apply', file])).code).toBe(0);
     f.fakes.vendor_a.reply({ toolCalls: [{ name: 'refund_order', arguments: { orderId: ORDER } }] }).reply({ text: 'Refunded order A1.' });
     const followed = svcSpawn(['sessions', 'start', '--agent', 'refunds', '--message', 'Refund A1, please.', '--follow']);
@@ -170,7 +182,9 @@ describe('svc, the command line', () => {
 
     const queued = await svc(['sessions', 'send', sessionId!, '--message', 'And B2?', '--if-busy', 'enqueue']);
     expect(queued.code, queued.stderr).toBe(0);
-    const [, b2] = new RegExp(`^session ${sessionId}, pending turn ([0-9a-f-]{36}) at position 1 \\(enqueue\\): it runs after the active run$`, 'm').exec(queued.stdout)!;
+    const [, b2] = new RegExp(`^session ${sessionId}, pending turn ([0-9a-f-]{36}) at position 1 \\(enqueue\\): it runs after the active run$`, 'm').exec(
+      queued.stdout,
+    )!;
     expect(queued.stdout).toContain(`withdraw it with: svc sessions withdraw ${sessionId} ${b2}`);
     const second = await svc(['sessions', 'send', sessionId!, '--message', 'And C3?', '--if-busy', 'enqueue', '--json']);
     const c3 = JSON.parse(second.stdout) as { queued: true; pendingTurn: { id: string; position: number; ifBusy: string; message: string } };
@@ -184,10 +198,18 @@ describe('svc, the command line', () => {
     f.fakes.vendor_a.reply({ text: 'Refunded A1.' }).reply({ text: 'B2 ships on Monday.' }).reply({ text: 'D4 ships on Tuesday.' });
     const followed = svcSpawn(['sessions', 'send', sessionId!, '--message', 'And D4?', '--if-busy', 'enqueue', '--follow']);
     await eventually(async () => (followed.output.stdout.includes('waiting for the active run to settle') ? true : undefined), 'the pending turn');
-    expect(followed.output.stdout).toMatch(/pending turn [0-9a-f-]{36} at position 2 \(enqueue\): it runs after the active run and the 1 pending turn before it/);
+    expect(followed.output.stdout).toMatch(
+      /pending turn [0-9a-f-]{36} at position 2 \(enqueue\): it runs after the active run and the 1 pending turn before it/,
+    );
     const pending = JSON.parse((await svc(['tools', 'pending', '--json'])).stdout) as { approvals: Array<{ id: string; runId: string }> };
     expect((await svc(['approvals', 'decide', pending.approvals.find((approval) => approval.runId === runId)!.id, 'approve'])).code).toBe(0);
-    const call = await eventually(async () => (JSON.parse((await svc(['tools', 'pending', '--json'])).stdout) as { toolCalls: Array<{ id: string; runId: string; status: string }> }).toolCalls.find((entry) => entry.runId === runId && entry.status === 'pending'), 'the tool call');
+    const call = await eventually(
+      async () =>
+        (JSON.parse((await svc(['tools', 'pending', '--json'])).stdout) as { toolCalls: Array<{ id: string; runId: string; status: string }> }).toolCalls.find(
+          (entry) => entry.runId === runId && entry.status === 'pending',
+        ),
+      'the tool call',
+    );
     expect((await svc(['tools', 'answer', call.id, '--value', '{"total":12.5}'])).code).toBe(0);
 
     expect(await followed.exited, followed.output.stderr).toBe(0);
@@ -209,7 +231,9 @@ describe('svc, the command line', () => {
   it('forks a session from a settled run, idle or followed, and starts an idle session', async () => {
     // A session of support-desk (on its version 2), forked onto version 1.
     const supportDesk = (await f.call('GET', '/agents')).body.data.find((agent: { key: string }) => agent.key === 'support-desk');
-    const source = (await f.call('GET', '/sessions')).body.data.find((session: { agentId: string; status: string }) => session.agentId === supportDesk.id && session.status === 'completed');
+    const source = (await f.call('GET', '/sessions')).body.data.find(
+      (session: { agentId: string; status: string }) => session.agentId === supportDesk.id && session.status === 'completed',
+    );
     const detail = (await f.call('GET', `/sessions/${source.id}`)).body;
     const fromRun = detail.runs[0];
     const v1 = (await f.call('GET', `/agents/${supportDesk.id}/versions`)).body.data.find((version: { version: number }) => version.version === 1);
@@ -219,7 +243,13 @@ describe('svc, the command line', () => {
     const [, forkId] = new RegExp(`^session ([0-9a-f-]{36}), forked from session ${source.id} at run ${fromRun.id}$`, 'm').exec(idle.stdout)!;
     expect(idle.stdout).toContain(`agent version ${v1.id}, workspace empty`);
     expect(idle.stdout).toContain(`idle (send its first message: svc sessions send ${forkId} --message <text>)`);
-    expect((await f.call('GET', `/sessions/${forkId}`)).body).toMatchObject({ status: 'idle', title: 'Tried on v1', agentVersionId: v1.id, forkedFrom: { sessionId: source.id, runId: fromRun.id }, runs: [] });
+    expect((await f.call('GET', `/sessions/${forkId}`)).body).toMatchObject({
+      status: 'idle',
+      title: 'Tried on v1',
+      agentVersionId: v1.id,
+      forkedFrom: { sessionId: source.id, runId: fromRun.id },
+      runs: [],
+    });
 
     f.fakes.vendor_a.reply({ text: 'Forked and answered.' });
     const followed = await svc(['sessions', 'fork', source.id, '--from-run', fromRun.id, '--message', 'And now?', '--follow']);
@@ -277,7 +307,9 @@ describe('svc, the command line', () => {
       expect(preview.code, preview.stderr).toBe(0);
       expect(preview.stdout).toMatch(/^project default \(.+\): fill empty project$/m);
       expect(preview.stdout).toMatch(/^needs --credentials: modelProviders\.\S+ \(OpenAI, string\)$/m);
-      const { requiredCredentials } = JSON.parse((await onTarget(['backup', 'restore', backupFile, '--preview', '--json'])).stdout) as { requiredCredentials: Array<{ kind: string; id: string }> };
+      const { requiredCredentials } = JSON.parse((await onTarget(['backup', 'restore', backupFile, '--preview', '--json'])).stdout) as {
+        requiredCredentials: Array<{ kind: string; id: string }>;
+      };
       const credentials: Record<string, Record<string, string>> = {};
       for (const needed of requiredCredentials) (credentials[needed.kind] ??= {})[needed.id] = FAKE_KEYS.vendor_a;
       const credentialsFile = path.join(work, 'credentials.json');
@@ -309,7 +341,10 @@ describe('svc, the command line', () => {
 
   it('prints a refusal with its request id and exits non-zero', async () => {
     const file = path.join(work, 'broken.json');
-    await writeFile(file, JSON.stringify({ name: 'Broken', config: { systemPrompt: 'You help customers with their orders.', modelPreset: 'fast', limits: { maxTurns: 0 } } }));
+    await writeFile(
+      file,
+      JSON.stringify({ name: 'Broken', config: { systemPrompt: 'You help customers with their orders.', modelPreset: 'fast', limits: { maxTurns: 0 } } }),
+    );
     const refused = await svc(['agents', 'apply', file]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^error: .+ \(bad_request, request [0-9a-f-]{36}\)$/m);
@@ -344,14 +379,21 @@ describe('svc, the command line', () => {
     expect(continued.code, continued.stderr).toBe(0);
     expect(continued.stdout).toContain('Raised and answered.');
     expect(JSON.parse((await svc(['sessions', 'budget', sessionId!, '--no-budget', '--json'])).stdout).budget).toBeNull();
-    expect((await svc(['sessions', 'start', '--agent', 'support-desk', '--max-tokens', 'many'])).stderr).toContain('--max-tokens is a whole number of at least 0 (not "many")');
+    expect((await svc(['sessions', 'start', '--agent', 'support-desk', '--max-tokens', 'many'])).stderr).toContain(
+      '--max-tokens is a whole number of at least 0 (not "many")',
+    );
   });
 
   it('prints the usage ledger by day and by agent, with the totals', async () => {
     const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
     // Yesterday through tomorrow: today's runs fall inside whatever the clock's day is.
     const range = ['--from', day(-1), '--to', day(1)];
-    const json = JSON.parse((await svc(['usage', ...range, '--json'])).stdout) as { groupBy: string; currency: string; totals: { runs: number; cost: number }; groups: Array<{ key: string; runs: number; cost: number }> };
+    const json = JSON.parse((await svc(['usage', ...range, '--json'])).stdout) as {
+      groupBy: string;
+      currency: string;
+      totals: { runs: number; cost: number };
+      groups: Array<{ key: string; runs: number; cost: number }>;
+    };
     expect(json.groupBy).toBe('day');
     expect(json.groups.map((group) => group.key)).toEqual([day(-1), day(0), day(1)]);
     expect(json.totals.runs).toBeGreaterThan(0);
@@ -380,12 +422,27 @@ describe('svc, the command line', () => {
     const missing = await svc(['schedules', 'create', '--agent', 'support-desk', '--every', '1h']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('Missing --message');
-    expect((await svc(['schedules', 'create', '--agent', 'support-desk', '--every', 'hourly', '--message', 'Report.'])).stderr).toContain('--every is a duration such as 30s, 5m, 2h or 1d (not "hourly")');
+    expect((await svc(['schedules', 'create', '--agent', 'support-desk', '--every', 'hourly', '--message', 'Report.'])).stderr).toContain(
+      '--every is a duration such as 30s, 5m, 2h or 1d (not "hourly")',
+    );
     const badCron = await svc(['schedules', 'create', '--agent', 'support-desk', '--cron', 'every day', '--message', 'Report.']);
     expect(badCron.code).toBe(1);
     expect(badCron.stderr).toMatch(/\(bad_request, request [0-9a-f-]{36}\)/);
 
-    const created = await svc(['schedules', 'create', '--agent', 'support-desk', '--every', '1h', '--name', 'Hourly digest', '--message', 'Summarize the last hour.', '--overlap', 'skip']);
+    const created = await svc([
+      'schedules',
+      'create',
+      '--agent',
+      'support-desk',
+      '--every',
+      '1h',
+      '--name',
+      'Hourly digest',
+      '--message',
+      'Summarize the last hour.',
+      '--overlap',
+      'skip',
+    ]);
     expect(created.code, created.stderr).toBe(0);
     const [, scheduleId] = /^Created schedule ([0-9a-f-]{36}) "Hourly digest"  active$/m.exec(created.stdout)!;
     expect(created.stdout).toContain('every 1 h · overlap skip · catch-up window 1 min');
@@ -404,7 +461,9 @@ describe('svc, the command line', () => {
     expect(triggered.code, triggered.stderr).toBe(0);
     expect(triggered.stdout).toContain(`Triggered schedule ${scheduleId}`);
     const firing = await eventually(async () => {
-      const got = JSON.parse((await svc(['schedules', 'get', scheduleId!, '--json'])).stdout) as { recentFirings: Array<{ outcome: string; runId: string | null }> };
+      const got = JSON.parse((await svc(['schedules', 'get', scheduleId!, '--json'])).stdout) as {
+        recentFirings: Array<{ outcome: string; runId: string | null }>;
+      };
       return got.recentFirings[0]?.runId ? got.recentFirings[0] : undefined;
     }, 'the triggered firing');
     expect(firing.outcome).toBe('started');

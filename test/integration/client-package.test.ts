@@ -21,7 +21,12 @@ let f: Awaited<ReturnType<typeof startRunApp>>;
 let served: ServedApp;
 let consumer: string;
 
-const npm = (args: string[], cwd: string) => run('npm', args, { cwd, timeout: 120_000, env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } });
+const npm = (args: string[], cwd: string) =>
+  run('npm', args, {
+    cwd,
+    timeout: 120_000,
+    env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' },
+  });
 
 beforeAll(async () => {
   f = await startRunApp();
@@ -42,7 +47,9 @@ afterAll(async () => {
 describe('the packed @svc/client', () => {
   it('ships compiled JavaScript with declarations, and no TypeScript source', () => {
     const files = (globalThis as { packedFiles?: string[] }).packedFiles!;
-    expect(files).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/api-types.d.ts', 'dist/cli/main.js', 'bin/svc.js', 'README.md', 'package.json']));
+    expect(files).toEqual(
+      expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/api-types.d.ts', 'dist/cli/main.js', 'bin/svc.js', 'README.md', 'package.json']),
+    );
     expect(files.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))).toEqual([]);
   });
 
@@ -51,7 +58,16 @@ describe('the packed @svc/client', () => {
     const example = /```ts\n([\s\S]*?)```/.exec(readme)![1]!;
     await writeFile(path.join(consumer, 'example.ts'), example);
     const typeCheck = async (file: string) => {
-      const compilerOptions = { target: 'es2024', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, skipLibCheck: false, types: ['node'], typeRoots: [path.resolve('node_modules/@types')] };
+      const compilerOptions = {
+        target: 'es2024',
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        types: ['node'],
+        typeRoots: [path.resolve('node_modules/@types')],
+      };
       await writeFile(path.join(consumer, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: [file] }));
       return run(TSC, ['-p', 'tsconfig.json'], { cwd: consumer }).then(
         ({ stdout }) => stdout,
@@ -60,7 +76,10 @@ describe('the packed @svc/client', () => {
     };
     expect(await typeCheck('example.ts')).toBe('');
     // The check is real: a body field of the wrong type fails it.
-    await writeFile(path.join(consumer, 'wrong.ts'), "import { createClient } from '@svc/client';\nawait createClient({ baseUrl: 'x' }).call('post', '/v1/projects/{projectId}/sessions', { body: { agentId: 1 } });\n");
+    await writeFile(
+      path.join(consumer, 'wrong.ts'),
+      "import { createClient } from '@svc/client';\nawait createClient({ baseUrl: 'x' }).call('post', '/v1/projects/{projectId}/sessions', { body: { agentId: 1 } });\n",
+    );
     expect(await typeCheck('wrong.ts')).toContain("Type 'number' is not assignable to type 'string'");
 
     const result = await run(NODE, ['example.ts'], { cwd: consumer, timeout: 90_000, env: { ...process.env, SVC_URL: served.baseUrl, SVC_API_KEY: f.apiKey } });

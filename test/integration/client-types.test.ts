@@ -30,6 +30,8 @@ describe('client/src/api-types.ts', () => {
     const text = readFileSync(FILE, 'utf8');
     const operations = Object.values(document.paths as Record<string, object>).reduce((count, methods) => count + Object.keys(methods).length, 0);
     expect(text.match(/^ {4}(get|post|put|patch|delete): \{$/gm)?.length).toBe(operations);
-    expect(text).toContain('state: "queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out";');
+    expect(text).toContain(
+      'state: "queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out";',
+    );
   });
 });

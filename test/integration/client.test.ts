@@ -1,5 +1,21 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { ApiError, createClient, LiveText, RunWaitTimeoutError, runToolCall, workPendingToolCalls, type FeedFrame, type ModelPrices, type PublicAgent, type PublicRun, type PublicSchedule, type ScheduleFiring, type SessionBudget, type SessionFrame, type UsageGroup } from '../../client/src/index.ts';
+import {
+  ApiError,
+  createClient,
+  LiveText,
+  RunWaitTimeoutError,
+  runToolCall,
+  workPendingToolCalls,
+  type FeedFrame,
+  type ModelPrices,
+  type PublicAgent,
+  type PublicRun,
+  type PublicSchedule,
+  type ScheduleFiring,
+  type SessionBudget,
+  type SessionFrame,
+  type UsageGroup,
+} from '../../client/src/index.ts';
 import { recordToolCalls } from '../../services/runtime/tool-calls/record.ts';
 import { TOOL_LEASE_MS } from '../../domain/tool-calls/states.ts';
 import { manualClock, TEST_ORIGIN } from '../support/app.ts';
@@ -66,7 +82,9 @@ describe('the typed client', () => {
     const session = await client.call('post', '/v1/projects/{projectId}/sessions', { body: { agentId: agent.id, initialMessage: 'Hello' } });
     // `run` is null only for an idle session (created without a message or files).
     if (!session.run) throw new Error('a session created with a message has its first run');
-    expectTypeOf(session.run.state).toEqualTypeOf<'queued' | 'running' | 'waiting_for_tool' | 'waiting_for_approval' | 'retry_scheduled' | 'completed' | 'failed' | 'cancelled' | 'timed_out'>();
+    expectTypeOf(session.run.state).toEqualTypeOf<
+      'queued' | 'running' | 'waiting_for_tool' | 'waiting_for_approval' | 'retry_scheduled' | 'completed' | 'failed' | 'cancelled' | 'timed_out'
+    >();
     const run = await client.call('get', '/v1/projects/{projectId}/runs/{runId}', { path: { runId: session.run.id } });
     expect(run).toMatchObject({ id: session.run.id, sessionId: session.id });
     const page = await client.call('get', '/v1/projects/{projectId}/sessions', { query: { limit: '5' } });
@@ -96,7 +114,9 @@ describe('the typed client', () => {
     // Without the Origin the cookie session may read but not change anything (spec 3 "Browser sessions" 2).
     const noOrigin = createClient({ baseUrl, cookie, projectId: f.projectId });
     expect((await noOrigin.call('get', '/v1/projects/{projectId}/agents/{agentId}', { path: { agentId: agent.id } })).id).toBe(agent.id);
-    const refused = await noOrigin.call('post', '/v1/projects/{projectId}/agents', { body: { name: 'Refused', initialConfig: config } }).catch((error: unknown) => error);
+    const refused = await noOrigin
+      .call('post', '/v1/projects/{projectId}/agents', { body: { name: 'Refused', initialConfig: config } })
+      .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ApiError);
     expect(refused).toMatchObject({ status: 403, code: 'forbidden', envelopeMessage: 'Request origin is not allowed' });
   });
@@ -127,7 +147,12 @@ describe('the typed client', () => {
       appendProductEvents(ctx, {
         organizationId: context.organization.id,
         projectId: f.projectId,
-        events: Array.from({ length: count }, (_, index) => ({ aggregateType: 'test', aggregateId: crypto.randomUUID(), kind: 'test.followed', publicPayload: { tag, index } })),
+        events: Array.from({ length: count }, (_, index) => ({
+          aggregateType: 'test',
+          aggregateId: crypto.randomUUID(),
+          kind: 'test.followed',
+          publicPayload: { tag, index },
+        })),
       });
     const controller = new AbortController();
     const frames: FeedFrame[] = [];
@@ -164,7 +189,12 @@ describe('the typed client', () => {
     let connections = 0;
     let cut = false;
     const reading = (async () => {
-      for await (const frame of client.sessionEvents(session.id, { deltas: true, signal: controller.signal, reconnectDelayMs: 50, onConnect: () => void (connections += 1) })) {
+      for await (const frame of client.sessionEvents(session.id, {
+        deltas: true,
+        signal: controller.signal,
+        reconnectDelayMs: 50,
+        onConnect: () => void (connections += 1),
+      })) {
         frames.push(frame);
         live.apply(frame);
         if (!cut && frame.type === 'message.delta' && frame.delta.offset > 10) {
@@ -210,7 +240,9 @@ describe('the typed client', () => {
     const client = createClient({ baseUrl, apiKey: f.apiKey, projectId: f.projectId });
     const lookup = tool('lookup_order', 'caller', 'never', 'Looks up an order.');
     f.fakes.vendor_a.reply({ toolCalls: [{ name: 'lookup_order', arguments: { orderId: ORDER } }] }).reply({ text: 'Found it.' });
-    const agent = await client.request<{ id: string }>('POST', '/agents', { body: { name: 'Waits for a caller', initialConfig: { ...config, tools: [lookup] } } });
+    const agent = await client.request<{ id: string }>('POST', '/agents', {
+      body: { name: 'Waits for a caller', initialConfig: { ...config, tools: [lookup] } },
+    });
     const session = await client.request<{ latestRunId: string }>('POST', '/sessions', { body: { agentId: agent.id, initialMessage: 'Look up A1.' } });
     await f.waitForRun(session.latestRunId, (run) => run.state === 'waiting_for_tool');
     const began = Date.now();
@@ -227,10 +259,16 @@ describe('the typed client', () => {
   it('types conversation control: an idle session, a turn queued while busy (told apart by `queued`), interrupt, withdraw, fork', async () => {
     const client = createClient({ baseUrl, apiKey: f.apiKey, projectId: f.projectId });
     const lookup = tool('lookup_order', 'caller', 'never', 'Looks up an order.');
-    const agent = await client.call('post', '/v1/projects/{projectId}/agents', { body: { name: 'Conversation control', initialConfig: { ...config, tools: [lookup] } } });
+    const agent = await client.call('post', '/v1/projects/{projectId}/agents', {
+      body: { name: 'Conversation control', initialConfig: { ...config, tools: [lookup] } },
+    });
     const session = await client.call('post', '/v1/projects/{projectId}/sessions', { body: { agentId: agent.id } });
     expect(session).toMatchObject({ status: 'idle', latestRunId: null, run: null });
-    const turn = (message: string, ifBusy?: 'enqueue' | 'interrupt') => client.call('post', '/v1/projects/{projectId}/sessions/{sessionId}/runs', { path: { sessionId: session.id }, body: { message, ...(ifBusy ? { ifBusy } : {}) } });
+    const turn = (message: string, ifBusy?: 'enqueue' | 'interrupt') =>
+      client.call('post', '/v1/projects/{projectId}/sessions/{sessionId}/runs', {
+        path: { sessionId: session.id },
+        body: { message, ...(ifBusy ? { ifBusy } : {}) },
+      });
 
     f.fakes.vendor_a.reset(); // the run left waiting above did not use its second reply
     f.fakes.vendor_a.reply({ toolCalls: [{ name: 'lookup_order', arguments: { orderId: ORDER } }] });
@@ -242,39 +280,63 @@ describe('the typed client', () => {
     if (!('queued' in queued)) throw new Error('a busy session queues the turn');
     expectTypeOf(queued.pendingTurn.ifBusy).toEqualTypeOf<'enqueue' | 'interrupt'>();
     expect(queued.pendingTurn).toMatchObject({ sessionId: session.id, position: 1, ifBusy: 'enqueue', message: 'And B2?', attachments: [] });
-    expect((await client.call('get', '/v1/projects/{projectId}/sessions/{sessionId}', { path: { sessionId: session.id } })).pendingTurns).toEqual([queued.pendingTurn]);
+    expect((await client.call('get', '/v1/projects/{projectId}/sessions/{sessionId}', { path: { sessionId: session.id } })).pendingTurns).toEqual([
+      queued.pendingTurn,
+    ]);
 
     // Interrupt: the active run is cancelled, the queued turn dropped, and this one runs next.
     f.fakes.vendor_a.reply({ text: 'Interrupted, then answered.' });
     const interrupting = await turn('Never mind; hello.', 'interrupt');
     expect(interrupting).toMatchObject({ queued: true, pendingTurn: { position: 1, ifBusy: 'interrupt' } });
     expect((await client.waitForRunSettled(first.id, { timeoutMs: 30_000 })).state).toBe('cancelled');
-    const withdrawn = await client.call('delete', '/v1/projects/{projectId}/sessions/{sessionId}/pending-turns/{turnId}', { path: { sessionId: session.id, turnId: queued.pendingTurn.id } });
+    const withdrawn = await client.call('delete', '/v1/projects/{projectId}/sessions/{sessionId}/pending-turns/{turnId}', {
+      path: { sessionId: session.id, turnId: queued.pendingTurn.id },
+    });
     expect(withdrawn).toEqual({ id: queued.pendingTurn.id, withdrawn: true }); // dropped by the interrupt already: the same answer
     const detail = await client.call('get', '/v1/projects/{projectId}/sessions/{sessionId}', { path: { sessionId: session.id } });
     const next = await client.waitForRunSettled(detail.latestRunId!, { timeoutMs: 30_000 });
     expect(next).toMatchObject({ state: 'completed', inputPublic: { message: 'Never mind; hello.' } });
 
-    const fork = await client.call('post', '/v1/projects/{projectId}/sessions/{sessionId}/fork', { path: { sessionId: session.id }, body: { fromRunId: next.id, title: 'Forked' } });
+    const fork = await client.call('post', '/v1/projects/{projectId}/sessions/{sessionId}/fork', {
+      path: { sessionId: session.id },
+      body: { fromRunId: next.id, title: 'Forked' },
+    });
     expectTypeOf(fork.workspace).toEqualTypeOf<'copied' | 'empty'>();
-    expect(fork).toMatchObject({ title: 'Forked', status: 'idle', run: null, forkedFrom: { sessionId: session.id, runId: next.id }, workspace: 'empty', agentVersionId: session.agentVersionId });
+    expect(fork).toMatchObject({
+      title: 'Forked',
+      status: 'idle',
+      run: null,
+      forkedFrom: { sessionId: session.id, runId: next.id },
+      workspace: 'empty',
+      agentVersionId: session.agentVersionId,
+    });
   });
 
   it('types money and schedules: preset prices, run cost, session and project budgets, the usage ledger, every schedule route', async () => {
     const client = createClient({ baseUrl, apiKey: f.apiKey, projectId: f.projectId });
-    const fast = (await client.call('get', '/v1/projects/{projectId}/model-presets', { query: { limit: '100' } })).data.find((preset) => preset.key === 'fast')!;
-    const priced = await client.call('patch', '/v1/projects/{projectId}/model-presets/{presetId}', { path: { presetId: fast.id }, body: { prices: { input: 2, output: 10 } } });
+    const fast = (await client.call('get', '/v1/projects/{projectId}/model-presets', { query: { limit: '100' } })).data.find(
+      (preset) => preset.key === 'fast',
+    )!;
+    const priced = await client.call('patch', '/v1/projects/{projectId}/model-presets/{presetId}', {
+      path: { presetId: fast.id },
+      body: { prices: { input: 2, output: 10 } },
+    });
     expectTypeOf(priced.prices).toEqualTypeOf<ModelPrices | null>();
     expect(priced.prices).toEqual({ input: 2, output: 10, cacheRead: null, cacheWrite: null, source: 'operator' });
 
     const agent = await client.call('post', '/v1/projects/{projectId}/agents', { body: { name: 'Priced', initialConfig: config } });
     f.fakes.vendor_a.reply({ text: 'Priced answer.', usage: { inputTokens: 1000, outputTokens: 100 } });
-    const session = await client.call('post', '/v1/projects/{projectId}/sessions', { body: { agentId: agent.id, initialMessage: 'Hello', budget: { maxTokens: 100_000 } } });
+    const session = await client.call('post', '/v1/projects/{projectId}/sessions', {
+      body: { agentId: agent.id, initialMessage: 'Hello', budget: { maxTokens: 100_000 } },
+    });
     expect(session.budget).toEqual({ maxCost: null, maxTokens: 100_000 });
     const run = await client.waitForRunSettled(session.run!.id, { timeoutMs: 30_000 });
     expectTypeOf(run.cost).toEqualTypeOf<number>();
     expect(run).toMatchObject({ state: 'completed', inputTokens: 1000, outputTokens: 100, cost: 0.003 }); // 1,000 × 2 + 100 × 10 per million
-    const rebudgeted = await client.call('patch', '/v1/projects/{projectId}/sessions/{sessionId}', { path: { sessionId: session.id }, body: { budget: { maxCost: 1 } } });
+    const rebudgeted = await client.call('patch', '/v1/projects/{projectId}/sessions/{sessionId}', {
+      path: { sessionId: session.id },
+      body: { budget: { maxCost: 1 } },
+    });
     expectTypeOf(rebudgeted.budget).toEqualTypeOf<SessionBudget | null>();
     expect(rebudgeted).toMatchObject({ budget: { maxCost: 1, maxTokens: null }, cost: 0.003 });
     const project = await client.call('patch', '/v1/projects/{projectId}', { body: { budget: { maxMonthlyTokens: 1_000_000 } } });
@@ -285,12 +347,16 @@ describe('the typed client', () => {
     expectTypeOf(ledger.groups).toEqualTypeOf<UsageGroup[]>();
     expect(ledger.groups.find((group) => group.key === agent.id)).toMatchObject({ runs: 1, invocations: 1, inputTokens: 1000, outputTokens: 100, cost: 0.003 });
 
-    const schedule = await client.call('post', '/v1/projects/{projectId}/schedules', { body: { agentId: agent.id, intervalSeconds: 3600, message: 'Hourly.', paused: true } });
+    const schedule = await client.call('post', '/v1/projects/{projectId}/schedules', {
+      body: { agentId: agent.id, intervalSeconds: 3600, message: 'Hourly.', paused: true },
+    });
     expectTypeOf(schedule.recentFirings).toEqualTypeOf<ScheduleFiring[]>();
     expect(schedule).toMatchObject({ agentId: agent.id, intervalSeconds: 3600, paused: true, nextFirings: [] });
     const path = { scheduleId: schedule.id };
     expect((await client.call('post', '/v1/projects/{projectId}/schedules/{scheduleId}/unpause', { path })).paused).toBe(false);
-    expect((await client.call('patch', '/v1/projects/{projectId}/schedules/{scheduleId}', { path, body: { cron: '0 9 * * *', timeZone: 'Europe/Paris' } })).cron).toBe('0 9 * * *');
+    expect(
+      (await client.call('patch', '/v1/projects/{projectId}/schedules/{scheduleId}', { path, body: { cron: '0 9 * * *', timeZone: 'Europe/Paris' } })).cron,
+    ).toBe('0 9 * * *');
     expect((await client.call('post', '/v1/projects/{projectId}/schedules/{scheduleId}/pause', { path })).paused).toBe(true);
     f.fakes.vendor_a.reply({ text: 'Run now.' });
     expect(await client.call('post', '/v1/projects/{projectId}/schedules/{scheduleId}/trigger', { path })).toEqual({ id: schedule.id, triggered: true });
@@ -298,7 +364,10 @@ describe('the typed client', () => {
     const firings = await client.call('get', '/v1/projects/{projectId}/schedules/{scheduleId}/firings', { path });
     expectTypeOf(firings.data).toEqualTypeOf<ScheduleFiring[]>();
     expect(await client.call('delete', '/v1/projects/{projectId}/schedules/{scheduleId}', { path })).toEqual({ id: schedule.id, deleted: true });
-    expect((await client.call('get', '/v1/projects/{projectId}/schedules/{scheduleId}', { path }).catch((error: unknown) => error)) as ApiError).toMatchObject({ status: 404, code: 'not_found' });
+    expect((await client.call('get', '/v1/projects/{projectId}/schedules/{scheduleId}', { path }).catch((error: unknown) => error)) as ApiError).toMatchObject({
+      status: 404,
+      code: 'not_found',
+    });
   });
 });
 
@@ -326,12 +395,21 @@ describe('the caller-tool worker helper', () => {
     const recorded = await recordToolCalls(app.sys(), {
       runId,
       turnId: `turn-${crypto.randomUUID()}`,
-      calls: [{ providerCallId: `call_${crypto.randomUUID()}`, name: 'lookup_order', arguments: { orderId: ORDER }, argumentsText: JSON.stringify({ orderId: ORDER }) }],
+      calls: [
+        {
+          providerCallId: `call_${crypto.randomUUID()}`,
+          name: 'lookup_order',
+          arguments: { orderId: ORDER },
+          argumentsText: JSON.stringify({ orderId: ORDER }),
+        },
+      ],
     });
     return { toolCallId: recorded.calls[0]!.toolCallId, runId };
   }
   const statusOf = async (client: ReturnType<typeof createClient>, call: { toolCallId: string; runId: string }) =>
-    (await client.request<{ data: Array<{ id: string; status: string }> }>('GET', '/tool-calls', { query: { runId: call.runId } })).data.find((listed) => listed.id === call.toolCallId)?.status;
+    (await client.request<{ data: Array<{ id: string; status: string }> }>('GET', '/tool-calls', { query: { runId: call.runId } })).data.find(
+      (listed) => listed.id === call.toolCallId,
+    )?.status;
 
   it('renews the lease while a handler outlives the TTL, then submits once with the fence', async () => {
     const pending = await pendingCall();
@@ -371,7 +449,9 @@ describe('the caller-tool worker helper', () => {
   it('releases the claim when the handler fails, so another worker can take the call', async () => {
     const pending = await pendingCall();
     const client = createClient({ baseUrl: toolBaseUrl, apiKey: app.admin, projectId: app.projectId });
-    await expect(runToolCall(client, pending.toolCallId, async () => Promise.reject(new Error('the order system is down')))).rejects.toThrow('the order system is down');
+    await expect(runToolCall(client, pending.toolCallId, async () => Promise.reject(new Error('the order system is down')))).rejects.toThrow(
+      'the order system is down',
+    );
     expect(await statusOf(client, pending)).toBe('pending');
     // Another worker takes it over.
     expect(await runToolCall(client, pending.toolCallId, async () => ({ total: 7 }))).toEqual({ outcome: 'submitted' });

@@ -33,7 +33,25 @@ let backupText: string;
 let backup: any;
 let backupProviderId: string | undefined;
 
-const TABLES = ['projects', 'agents', 'agent_versions', 'skills', 'skill_versions', 'model_providers', 'model_presets', 'sandbox_providers', 'storage_providers', 'mcp_servers', 'mcp_server_versions', 'mcp_credentials', 'mcp_credential_policies', 'mcp_toolsets', 'event_webhooks', 'schedules', 'audit_entries'];
+const TABLES = [
+  'projects',
+  'agents',
+  'agent_versions',
+  'skills',
+  'skill_versions',
+  'model_providers',
+  'model_presets',
+  'sandbox_providers',
+  'storage_providers',
+  'mcp_servers',
+  'mcp_server_versions',
+  'mcp_credentials',
+  'mcp_credential_policies',
+  'mcp_toolsets',
+  'event_webhooks',
+  'schedules',
+  'audit_entries',
+];
 async function rowCounts(app: TestApp): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   for (const table of TABLES) {
@@ -48,11 +66,18 @@ function credentialsFor(file: any) {
   const byKey = (list: any[], key: string) => list.find((entry) => entry.key === key).id;
   const webhooks = file.projects.flatMap((project: any) => project.eventWebhooks);
   return {
-    modelProviders: { [byKey(file.modelProviders.filter((entry: any) => !entry.archived), 'openai')]: rich.credentials.modelProvider },
+    modelProviders: {
+      [byKey(
+        file.modelProviders.filter((entry: any) => !entry.archived),
+        'openai',
+      )]: rich.credentials.modelProvider,
+    },
     sandboxProviders: { [byKey(file.sandboxProviders, 'sandbox')]: rich.credentials.sandboxProvider },
     storageProviders: { [byKey(file.storageProviders, 'archive')]: rich.credentials.storage },
     mcpCredentials: { [byKey(file.mcpCredentials, 'tools-token')]: rich.credentials.mcpCredential },
-    eventWebhooks: Object.fromEntries(webhooks.map((webhook: any) => [webhook.id, webhook.displayName === 'Receiver' ? RICH_SECRETS.webhookSecrets[0] : RICH_SECRETS.webhookSecrets[1]])),
+    eventWebhooks: Object.fromEntries(
+      webhooks.map((webhook: any) => [webhook.id, webhook.displayName === 'Receiver' ? RICH_SECRETS.webhookSecrets[0] : RICH_SECRETS.webhookSecrets[1]]),
+    ),
   };
 }
 
@@ -65,7 +90,13 @@ beforeAll(async () => {
   const { context } = await source.login();
   organizationId = context.organization.id;
   sourceKey = (await source.createApiKey(['*'])).secret;
-  rich = await buildRichOrganization(source, { apiKey: sourceKey, projectId: context.project.id, mcpUrl: mcp.streamableUrl, mcpOrigin: mcp.url, webhookUrl: receiver.url });
+  rich = await buildRichOrganization(source, {
+    apiKey: sourceKey,
+    projectId: context.project.id,
+    mcpUrl: mcp.streamableUrl,
+    mcpOrigin: mcp.url,
+    webhookUrl: receiver.url,
+  });
   const response = await source.request('GET', `/v1/organizations/${organizationId}/configuration-backup`, { apiKey: sourceKey });
   expect(response.status).toBe(200);
   backupText = await response.text();
@@ -92,38 +123,98 @@ describe('configuration backup', () => {
 
   it('holds every kind of configuration and nothing else', () => {
     expect(backup).toMatchObject({ format: 'svc.organization-configuration', formatVersion: 1 });
-    expect(Object.keys(backup).sort()).toEqual(['format', 'formatVersion', 'mcpCredentialPolicies', 'mcpCredentials', 'mcpServers', 'modelProviders', 'projects', 'sandboxProviders', 'storageProviders']);
-    expect(backup.modelProviders.map((p: any) => [p.key, p.archived])).toEqual([['openai', false], ['legacy', true]]);
+    expect(Object.keys(backup).sort()).toEqual([
+      'format',
+      'formatVersion',
+      'mcpCredentialPolicies',
+      'mcpCredentials',
+      'mcpServers',
+      'modelProviders',
+      'projects',
+      'sandboxProviders',
+      'storageProviders',
+    ]);
+    expect(backup.modelProviders.map((p: any) => [p.key, p.archived])).toEqual([
+      ['openai', false],
+      ['legacy', true],
+    ]);
     expect(backup.modelProviders[0].credentialFingerprint).toMatch(/^[0-9a-f]{12}$/);
-    expect(backup.mcpCredentials.map((c: any) => [c.key, c.revoked])).toEqual([['tools-token', false], ['old-token', true]]);
+    expect(backup.mcpCredentials.map((c: any) => [c.key, c.revoked])).toEqual([
+      ['tools-token', false],
+      ['old-token', true],
+    ]);
     expect(backup.mcpCredentialPolicies[0].versions.map((v: any) => v.version)).toEqual([1, 2]);
     expect(backup.mcpServers[0].versions.at(-1).tools.map((tool: any) => tool.name)).toContain('echo');
-    expect(backup.storageProviders[0], JSON.stringify(backup.storageProviders[0])).toMatchObject({ key: 'archive', isDefault: true, bucket: 'agents', prefix: 'svc' });
+    expect(backup.storageProviders[0], JSON.stringify(backup.storageProviders[0])).toMatchObject({
+      key: 'archive',
+      isDefault: true,
+      bucket: 'agents',
+      prefix: 'svc',
+    });
 
     const main = backup.projects.find((project: any) => project.slug === 'default');
     expect(backup.projects.map((project: any) => project.slug)).toEqual(['default', 'research']);
-    expect(main.modelPresets.map((preset: any) => [preset.key, preset.archived])).toEqual([['fast', false], ['retired', true]]);
+    expect(main.modelPresets.map((preset: any) => [preset.key, preset.archived])).toEqual([
+      ['fast', false],
+      ['retired', true],
+    ]);
     // Prices and budgets are configuration: an unpriced preset and a project without a budget carry neither field.
     expect(main.modelPresets[0].prices).toEqual({ input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: null, source: 'operator' });
     expect(main.modelPresets[1]).not.toHaveProperty('prices');
     expect(main).not.toHaveProperty('budget');
     expect(backup.projects[1].budget).toEqual({ maxMonthlyCost: 250, maxMonthlyTokens: null });
-    expect(main.skills.map((skill: any) => [skill.key, skill.enabled, skill.removed])).toEqual([['refunds', true, false], ['tone', false, false], ['gone', true, true]]);
+    expect(main.skills.map((skill: any) => [skill.key, skill.enabled, skill.removed])).toEqual([
+      ['refunds', true, false],
+      ['tone', false, false],
+      ['gone', true, true],
+    ]);
     expect(main.skills[0].versions.map((version: any) => version.status)).toEqual(['revoked', 'active']);
     expect(main.skills[0].versions[0].files).toHaveLength(2);
-    expect(main.agents.map((agent: any) => [agent.key, agent.archived, agent.versions.length])).toEqual([['researcher', false, 1], ['helper', false, 3], ['old-helper', true, 1]]);
+    expect(main.agents.map((agent: any) => [agent.key, agent.archived, agent.versions.length])).toEqual([
+      ['researcher', false, 1],
+      ['helper', false, 3],
+      ['old-helper', true, 1],
+    ]);
     const helperConfig = main.agents[1].versions[2].config;
     expect(helperConfig.delegates[0].agentVersionId).toBe(main.agents[0].versions[0].id);
     expect(helperConfig.skillVersionIds).toEqual([main.skills[0].versions[1].id]);
-    expect(helperConfig.mcpBindings[0]).toMatchObject({ toolsetVersionId: main.mcpToolsets[0].versions[0].id, credentialPolicyVersionId: backup.mcpCredentialPolicies[0].versions[1].id });
+    expect(helperConfig.mcpBindings[0]).toMatchObject({
+      toolsetVersionId: main.mcpToolsets[0].versions[0].id,
+      credentialPolicyVersionId: backup.mcpCredentialPolicies[0].versions[1].id,
+    });
     expect(helperConfig.harnessOperations[0].key).toBe('summarize');
-    expect(main.eventWebhooks.map((webhook: any) => [webhook.displayName, webhook.enabled])).toEqual([['Receiver', true], ['Paused', false]]);
+    expect(main.eventWebhooks.map((webhook: any) => [webhook.displayName, webhook.enabled])).toEqual([
+      ['Receiver', true],
+      ['Paused', false],
+    ]);
     // Live schedules that open sessions, without pause state or files; a deleted one and one sending turns to a session are left out.
-    expect(main.schedules.map((schedule: any) => [schedule.name, schedule.agentId, schedule.agentVersionId, schedule.cron, schedule.intervalSeconds, schedule.timeZone, schedule.overlap])).toEqual([
+    expect(
+      main.schedules.map((schedule: any) => [
+        schedule.name,
+        schedule.agentId,
+        schedule.agentVersionId,
+        schedule.cron,
+        schedule.intervalSeconds,
+        schedule.timeZone,
+        schedule.overlap,
+      ]),
+    ).toEqual([
       ['Morning report', main.agents[1].id, null, '0 9 * * MON-FRI', null, 'Europe/Paris', 'skip'],
       [null, main.agents[0].id, main.agents[0].versions[0].id, null, 3600, 'UTC', 'buffer_one'],
     ]);
-    expect(Object.keys(main.schedules[0]).sort()).toEqual(['agentId', 'agentVersionId', 'catchupWindowSeconds', 'createdAt', 'cron', 'id', 'intervalSeconds', 'message', 'name', 'overlap', 'timeZone']);
+    expect(Object.keys(main.schedules[0]).sort()).toEqual([
+      'agentId',
+      'agentVersionId',
+      'catchupWindowSeconds',
+      'createdAt',
+      'cron',
+      'id',
+      'intervalSeconds',
+      'message',
+      'name',
+      'overlap',
+      'timeZone',
+    ]);
     expect(backup.projects[1]).not.toHaveProperty('schedules');
 
     for (const secret of rich.secrets) expect(backupText).not.toContain(secret);
@@ -140,29 +231,60 @@ describe('blocked projects (rule 2)', () => {
       return json;
     };
     const project = async (slug: string) => (await call('POST', '/v1/projects', { slug, name: slug })).id as string;
-    const providerId = backupProviderId ??= (await call('GET', `/v1/projects/${(await call('GET', '/v1/context')).project.id}/model-providers`)).data.find((p: any) => p.key === 'openai').id;
-    const preset = (projectId: string) => call('POST', `/v1/projects/${projectId}/model-presets`, { key: 'fast', displayName: 'Fast', providerId, model: 'vendor_a/gpt-5.1', routing: {} });
+    const providerId = (backupProviderId ??= (await call('GET', `/v1/projects/${(await call('GET', '/v1/context')).project.id}/model-providers`)).data.find(
+      (p: any) => p.key === 'openai',
+    ).id);
+    const preset = (projectId: string) =>
+      call('POST', `/v1/projects/${projectId}/model-presets`, { key: 'fast', displayName: 'Fast', providerId, model: 'vendor_a/gpt-5.1', routing: {} });
     const [serverVersion] = await source.database.db.select().from(mcpServerVersions).orderBy(desc(mcpServerVersions.version)).limit(1);
     const serverVersionId = serverVersion!.id;
 
     const kinds: Array<[string, (projectId: string) => Promise<unknown>]> = [
-      ['agents', async (id) => { await preset(id); await call('POST', `/v1/projects/${id}/agents`, { name: 'A', initialConfig: { systemPrompt: 'You are a helpful assistant.', modelPreset: 'fast', limits: { maxTurns: 2 } } }); }],
+      [
+        'agents',
+        async (id) => {
+          await preset(id);
+          await call('POST', `/v1/projects/${id}/agents`, {
+            name: 'A',
+            initialConfig: { systemPrompt: 'You are a helpful assistant.', modelPreset: 'fast', limits: { maxTurns: 2 } },
+          });
+        },
+      ],
       ['Skills', (id) => call('POST', `/v1/projects/${id}/skills`, { key: 's', displayName: 'S', name: 's', description: 'S', instructions: 'S.' })],
       ['model presets', (id) => preset(id)],
-      ['MCP toolsets', (id) => call('POST', `/v1/projects/${id}/mcp-toolsets`, { key: 't', displayName: 'T', serverVersionId, tools: [{ remoteToolName: 'echo' }] })],
-      ['event webhooks', (id) => call('POST', `/v1/projects/${id}/event-webhooks`, { displayName: 'W', endpointUrl: receiver.url, signingSecret: RICH_SECRETS.webhookSecrets[0] })],
-      ['schedules', async (id) => {
-        await preset(id);
-        const agent = await call('POST', `/v1/projects/${id}/agents`, { name: 'A', initialConfig: { systemPrompt: 'You are a helpful assistant.', modelPreset: 'fast', limits: { maxTurns: 2 } } });
-        await call('POST', `/v1/projects/${id}/schedules`, { agentId: agent.id, intervalSeconds: 3600, message: 'Hello.', paused: true });
-      }],
+      [
+        'MCP toolsets',
+        (id) => call('POST', `/v1/projects/${id}/mcp-toolsets`, { key: 't', displayName: 'T', serverVersionId, tools: [{ remoteToolName: 'echo' }] }),
+      ],
+      [
+        'event webhooks',
+        (id) =>
+          call('POST', `/v1/projects/${id}/event-webhooks`, { displayName: 'W', endpointUrl: receiver.url, signingSecret: RICH_SECRETS.webhookSecrets[0] }),
+      ],
+      [
+        'schedules',
+        async (id) => {
+          await preset(id);
+          const agent = await call('POST', `/v1/projects/${id}/agents`, {
+            name: 'A',
+            initialConfig: { systemPrompt: 'You are a helpful assistant.', modelPreset: 'fast', limits: { maxTurns: 2 } },
+          });
+          await call('POST', `/v1/projects/${id}/schedules`, { agentId: agent.id, intervalSeconds: 3600, message: 'Hello.', paused: true });
+        },
+      ],
     ];
     for (const [kind, add] of kinds) {
       const slug = `blocked-${kind.toLowerCase().replace(/\s+/g, '-')}`;
       await add(await project(slug));
       const file = structuredClone(backup);
       file.projects[1].slug = slug;
-      const plan = await (await source.request('POST', `/v1/organizations/${organizationId}/configuration-restore/preview`, { apiKey: sourceKey, idempotencyKey: null, body: { backup: file } })).json();
+      const plan = await (
+        await source.request('POST', `/v1/organizations/${organizationId}/configuration-restore/preview`, {
+          apiKey: sourceKey,
+          idempotencyKey: null,
+          body: { backup: file },
+        })
+      ).json();
       expect(plan.projects[1], kind).toMatchObject({ slug, action: 'blocked' });
       expect(plan.projects[1].reason, kind).toContain(kind);
       expect(plan.ready).toBe(false);
@@ -170,7 +292,13 @@ describe('blocked projects (rule 2)', () => {
     await project('empty-one');
     const file = structuredClone(backup);
     file.projects[1].slug = 'empty-one';
-    const plan = await (await source.request('POST', `/v1/organizations/${organizationId}/configuration-restore/preview`, { apiKey: sourceKey, idempotencyKey: null, body: { backup: file } })).json();
+    const plan = await (
+      await source.request('POST', `/v1/organizations/${organizationId}/configuration-restore/preview`, {
+        apiKey: sourceKey,
+        idempotencyKey: null,
+        body: { backup: file },
+      })
+    ).json();
     expect(plan.projects[1]).toMatchObject({ slug: 'empty-one', action: 'fill_empty_project' });
   });
 });
@@ -190,20 +318,40 @@ describe('restore into a fresh installation', () => {
   it('previews, restores, and backs up to the same file; a restored agent runs; a restored webhook delivers only new events', async () => {
     // An event from before the restore, which the restored webhook must never deliver.
     const ctx = systemContext({ db: target.t.database.db, logger: target.t.deps.logger });
-    const before = await appendProductEvent(ctx, { organizationId: targetOrganization, projectId: target.projectId, aggregateType: 'run', aggregateId: randomUUID(), kind: 'run.progressed', publicPayload: { before: true } });
+    const before = await appendProductEvent(ctx, {
+      organizationId: targetOrganization,
+      projectId: target.projectId,
+      aggregateType: 'run',
+      aggregateId: randomUUID(),
+      kind: 'run.progressed',
+      publicPayload: { before: true },
+    });
 
     const preview = await target.t.request('POST', `${restoreRoute()}/preview`, { apiKey: target.apiKey, idempotencyKey: null, body: { backup } });
     expect(preview.status).toBe(200);
     const plan = await preview.json();
     expect(plan).toMatchObject({ ready: true, conflicts: [], warnings: [] });
-    expect(plan.projects).toEqual([{ slug: 'default', name: 'Default project', action: 'fill_empty_project' }, { slug: 'research', name: 'Research', action: 'create' }]);
+    expect(plan.projects).toEqual([
+      { slug: 'default', name: 'Default project', action: 'fill_empty_project' },
+      { slug: 'research', name: 'Research', action: 'create' },
+    ]);
     expect(plan.counts).toMatchObject({ projects: 2, agents: 4, agentVersions: 6, skills: 3, skillVersions: 4, eventWebhooks: 2, mcpServers: 1, schedules: 2 });
-    expect(plan.requiredCredentials.map((entry: any) => entry.kind).sort()).toEqual(['eventWebhooks', 'eventWebhooks', 'mcpCredentials', 'modelProviders', 'sandboxProviders', 'storageProviders']);
+    expect(plan.requiredCredentials.map((entry: any) => entry.kind).sort()).toEqual([
+      'eventWebhooks',
+      'eventWebhooks',
+      'mcpCredentials',
+      'modelProviders',
+      'sandboxProviders',
+      'storageProviders',
+    ]);
 
     const restored = await target.t.request('POST', restoreRoute(), { apiKey: target.apiKey, body: { backup, credentials: credentialsFor(backup) } });
     const result = await restored.json();
     expect(restored.status, JSON.stringify(result)).toBe(201);
-    expect(result.projects.map((project: any) => [project.slug, project.action])).toEqual([['default', 'fill_empty_project'], ['research', 'create']]);
+    expect(result.projects.map((project: any) => [project.slug, project.action])).toEqual([
+      ['default', 'fill_empty_project'],
+      ['research', 'create'],
+    ]);
     expect(result.counts.agentVersions).toBe(6);
 
     const copy = await target.t.request('GET', `/v1/organizations/${targetOrganization}/configuration-backup`, { apiKey: target.apiKey });
@@ -211,9 +359,20 @@ describe('restore into a fresh installation', () => {
 
     // Restored schedules are paused, and so are their Temporal Schedules (created after the commit).
     const schedules = (await target.call('GET', '/schedules')).body.data;
-    expect(schedules.map((schedule: any) => [schedule.name, schedule.paused, schedule.createdByPrincipalId === schedules[0].createdByPrincipalId])).toEqual([[null, true, true], ['Morning report', true, true]]);
+    expect(schedules.map((schedule: any) => [schedule.name, schedule.paused, schedule.createdByPrincipalId === schedules[0].createdByPrincipalId])).toEqual([
+      [null, true, true],
+      ['Morning report', true, true],
+    ]);
     for (const schedule of schedules) {
-      const described = await waitFor('the restored Temporal Schedule', () => target.runtime.client.client.schedule.getHandle(temporalScheduleId(schedule.id)).describe().catch(() => null), 60_000);
+      const described = await waitFor(
+        'the restored Temporal Schedule',
+        () =>
+          target.runtime.client.client.schedule
+            .getHandle(temporalScheduleId(schedule.id))
+            .describe()
+            .catch(() => null),
+        60_000,
+      );
       expect(described.state.paused).toBe(true);
     }
 
@@ -234,11 +393,21 @@ describe('restore into a fresh installation', () => {
 
   it('refuses a second restore of the same file: every shared key conflicts and both projects are blocked; nothing changes', async () => {
     const counts = await rowCounts(target.t);
-    const preview = await (await target.t.request('POST', `${restoreRoute()}/preview`, { apiKey: target.apiKey, idempotencyKey: null, body: { backup } })).json();
+    const preview = await (
+      await target.t.request('POST', `${restoreRoute()}/preview`, { apiKey: target.apiKey, idempotencyKey: null, body: { backup } })
+    ).json();
     expect(preview.ready).toBe(false);
     expect(preview.projects.map((project: any) => project.action)).toEqual(['blocked', 'blocked']);
     expect(preview.conflicts.map((conflict: any) => `${conflict.resource}:${conflict.key}`).sort()).toEqual(
-      ['MCP credential:old-token', 'MCP credential:tools-token', 'MCP credential policy:tools-policy', 'MCP server:tools', 'model provider:openai', 'sandbox provider:sandbox', 'storage provider:archive'].sort(),
+      [
+        'MCP credential:old-token',
+        'MCP credential:tools-token',
+        'MCP credential policy:tools-policy',
+        'MCP server:tools',
+        'model provider:openai',
+        'sandbox provider:sandbox',
+        'storage provider:archive',
+      ].sort(),
     );
     const refused = await target.t.request('POST', restoreRoute(), { apiKey: target.apiKey, body: { backup, credentials: credentialsFor(backup) } });
     expect(refused.status).toBe(409);
@@ -256,9 +425,12 @@ describe('restore refusals', () => {
     org = (await (await fresh.request('GET', '/v1/context', { apiKey: key })).json()).organization.id;
   });
   afterAll(() => fresh?.close());
-  const restore = (body: unknown, app = fresh, apiKey = key, organization = org) => app.request('POST', `/v1/organizations/${organization}/configuration-restore`, { apiKey, body });
+  const restore = (body: unknown, app = fresh, apiKey = key, organization = org) =>
+    app.request('POST', `/v1/organizations/${organization}/configuration-restore`, { apiKey, body });
   const preview = async (file: unknown, app = fresh, apiKey = key, organization = org) =>
-    (await app.request('POST', `/v1/organizations/${organization}/configuration-restore/preview`, { apiKey, idempotencyKey: null, body: { backup: file } })).json();
+    (
+      await app.request('POST', `/v1/organizations/${organization}/configuration-restore/preview`, { apiKey, idempotencyKey: null, body: { backup: file } })
+    ).json();
 
   it('missing, unneeded or malformed credentials are 400 and nothing is created', async () => {
     const counts = await rowCounts(fresh);
@@ -290,14 +462,38 @@ describe('restore refusals', () => {
     const cases: Array<[string, unknown, RegExp]> = [
       ['another format', edit((file) => (file.format = 'something.else')), /^body\.backup\.format$/],
       ['a newer format version', edit((file) => (file.formatVersion = 2)), /^body\.backup\.formatVersion$/],
-      ['a dangling preset provider', edit((file) => (file.projects[0].modelPresets[0].providerId = 'modelProvider-99')), /^body\.backup\.projects\.0\.modelPresets\.0\.providerId$/],
-      ['a dangling delegate', edit((file) => (file.projects[0].agents[1].versions[2].config.delegates[0].agentVersionId = 'agent-99.v1')), /config\.delegates\.0\.agentVersionId$/],
+      [
+        'a dangling preset provider',
+        edit((file) => (file.projects[0].modelPresets[0].providerId = 'modelProvider-99')),
+        /^body\.backup\.projects\.0\.modelPresets\.0\.providerId$/,
+      ],
+      [
+        'a dangling delegate',
+        edit((file) => (file.projects[0].agents[1].versions[2].config.delegates[0].agentVersionId = 'agent-99.v1')),
+        /config\.delegates\.0\.agentVersionId$/,
+      ],
       ['a duplicated id', edit((file) => (file.projects[1].agents[0].id = file.projects[0].agents[0].id)), /^body\.backup\.projects\.1\.agents\.0\.id$/],
-      ['a malformed entry', edit((file) => (file.projects[0].agents[0].versions[0].version = 'one')), /^body\.backup\.projects\.0\.agents\.0\.versions\.0\.version$/],
+      [
+        'a malformed entry',
+        edit((file) => (file.projects[0].agents[0].versions[0].version = 'one')),
+        /^body\.backup\.projects\.0\.agents\.0\.versions\.0\.version$/,
+      ],
       ['a malformed agent config', edit((file) => (file.projects[0].agents[0].versions[0].config.limits = { maxTurns: 0 })), /config\.limits\.maxTurns$/],
-      ['a schedule of a dangling agent', edit((file) => (file.projects[0].schedules[0].agentId = 'agent-99')), /^body\.backup\.projects\.0\.schedules\.0\.agentId$/],
-      ["a schedule pinned to another agent's version", edit((file) => (file.projects[0].schedules[1].agentVersionId = file.projects[0].agents[1].versions[0].id)), /^body\.backup\.projects\.0\.schedules\.1\.agentVersionId$/],
-      ['a schedule with a bad cron expression', edit((file) => (file.projects[0].schedules[0].cron = '0 25 * * *')), /^body\.backup\.projects\.0\.schedules\.0\.cron$/],
+      [
+        'a schedule of a dangling agent',
+        edit((file) => (file.projects[0].schedules[0].agentId = 'agent-99')),
+        /^body\.backup\.projects\.0\.schedules\.0\.agentId$/,
+      ],
+      [
+        "a schedule pinned to another agent's version",
+        edit((file) => (file.projects[0].schedules[1].agentVersionId = file.projects[0].agents[1].versions[0].id)),
+        /^body\.backup\.projects\.0\.schedules\.1\.agentVersionId$/,
+      ],
+      [
+        'a schedule with a bad cron expression',
+        edit((file) => (file.projects[0].schedules[0].cron = '0 25 * * *')),
+        /^body\.backup\.projects\.0\.schedules\.0\.cron$/,
+      ],
       ['a schedule with both timings', edit((file) => (file.projects[0].schedules[0].intervalSeconds = 60)), /^body\.backup\.projects\.0\.schedules\.0\.cron$/],
       ['a negative price', edit((file) => (file.projects[0].modelPresets[0].prices.input = -1)), /^body\.backup\.projects\.0\.modelPresets\.0\.prices\.input$/],
       ['a zero budget', edit((file) => (file.projects[1].budget.maxMonthlyCost = 0)), /^body\.backup\.projects\.1\.budget\.maxMonthlyCost$/],
@@ -321,12 +517,25 @@ describe('restore refusals', () => {
       const context = await (await other.request('GET', '/v1/context', { apiKey: otherKey })).json();
       const storage = await other.request('POST', `/v1/projects/${context.project.id}/storage-providers`, {
         apiKey: otherKey,
-        body: { key: 'existing', displayName: 'Existing', providerType: 's3', region: 'eu-west-1', bucket: 'existing-bucket', setDefault: true, accessKeyId: 'AKIAEXISTING0001', secretAccessKey: 'existing-secret-0001' },
+        body: {
+          key: 'existing',
+          displayName: 'Existing',
+          providerType: 's3',
+          region: 'eu-west-1',
+          bucket: 'existing-bucket',
+          setDefault: true,
+          accessKeyId: 'AKIAEXISTING0001',
+          secretAccessKey: 'existing-secret-0001',
+        },
       });
       expect(storage.status).toBe(201);
       const plan = await preview(file, other, otherKey, context.organization.id);
       expect(plan.ready).toBe(true);
-      expect(plan.warnings.map((warning: any) => warning.code).sort()).toEqual(['default_storage_provider_exists', 'model_preset_unavailable', 'sandbox_snapshot_unknown']);
+      expect(plan.warnings.map((warning: any) => warning.code).sort()).toEqual([
+        'default_storage_provider_exists',
+        'model_preset_unavailable',
+        'sandbox_snapshot_unknown',
+      ]);
     } finally {
       await other.close();
     }
@@ -341,11 +550,19 @@ describe('restore refusals', () => {
       const plan = await preview(backup, strict, strictKey, strictOrg);
       expect(plan.ready).toBe(false);
       // Storage endpoints and credential policy origins follow the same rule (issue 28).
-      expect(plan.conflicts.map((conflict: any) => conflict.resource).sort()).toEqual(['MCP credential policy', 'MCP credential policy', 'MCP server', 'event webhook', 'event webhook']);
+      expect(plan.conflicts.map((conflict: any) => conflict.resource).sort()).toEqual([
+        'MCP credential policy',
+        'MCP credential policy',
+        'MCP server',
+        'event webhook',
+        'event webhook',
+      ]);
       const edited = structuredClone(backup);
       edited.storageProviders[0].endpoint = 'https://10.0.0.5:9000';
       const storagePlan = await preview(edited, strict, strictKey, strictOrg);
-      expect(storagePlan.conflicts.find((conflict: any) => conflict.resource === 'storage provider')?.message).toMatch(/its endpoint must name a public host, not a private address/);
+      expect(storagePlan.conflicts.find((conflict: any) => conflict.resource === 'storage provider')?.message).toMatch(
+        /its endpoint must name a public host, not a private address/,
+      );
       const refused = await restore({ backup, credentials: credentialsFor(backup) }, strict, strictKey, strictOrg);
       expect(refused.status).toBe(409);
       expect(await rowCounts(strict)).toEqual(counts);
@@ -363,7 +580,9 @@ describe('restore refusals', () => {
       edited.sandboxProviders[0].restrictedEgress.allowedCidrs = ['10.0.0.0/8', '127.0.0.1/32'];
       const plan = await preview(edited, lenient, lenientKey, lenientOrg);
       expect(plan.ready).toBe(false);
-      expect(plan.conflicts).toEqual([expect.objectContaining({ resource: 'sandbox provider', key: 'sandbox', message: expect.stringContaining('"127.0.0.1/32"') })]);
+      expect(plan.conflicts).toEqual([
+        expect.objectContaining({ resource: 'sandbox provider', key: 'sandbox', message: expect.stringContaining('"127.0.0.1/32"') }),
+      ]);
       // The file as it was (a public domain allowlist) is ready on the same server.
       expect((await preview(backup, lenient, lenientKey, lenientOrg)).ready).toBe(true);
     } finally {
@@ -372,9 +591,11 @@ describe('restore refusals', () => {
   });
 
   it('a restore that fails at its last table leaves nothing behind', async () => {
-    await fresh.database.db.execute(sql.raw(`
+    await fresh.database.db.execute(
+      sql.raw(`
       create function refuse_restored_webhook() returns trigger language plpgsql as $$ begin raise exception 'injected failure'; end $$;
-      create trigger refuse_restored_webhook before insert on event_webhooks for each row execute function refuse_restored_webhook();`));
+      create trigger refuse_restored_webhook before insert on event_webhooks for each row execute function refuse_restored_webhook();`),
+    );
     const counts = await rowCounts(fresh);
     const response = await restore({ backup, credentials: credentialsFor(backup) });
     const body = await response.json();
@@ -397,7 +618,10 @@ describe('restore refusals', () => {
     expect(member.status).toBe(201);
     expect((await preview(backup, fresh, reader)).error.code).toBe('forbidden');
     // A person with the member role (signed in with a cookie session) is refused too.
-    const session = await createBrowserSession({ ctx: systemContext({ db: fresh.database.db, logger: fresh.deps.logger }), input: { organizationId: org, subject: 'member-sub', projectId: context.project.id } });
+    const session = await createBrowserSession({
+      ctx: systemContext({ db: fresh.database.db, logger: fresh.deps.logger }),
+      input: { organizationId: org, subject: 'member-sub', projectId: context.project.id },
+    });
     const asMember = await fresh.request('GET', route, { cookie: `svc_session=${session.token}` });
     expect(asMember.status).toBe(403);
     expect((await asMember.json()).error.message).toMatch(/owner or admin|scope/);

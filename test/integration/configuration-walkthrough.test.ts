@@ -30,7 +30,12 @@ describe('configuration walkthrough', () => {
       return { status: response.status, body: await response.json() };
     };
 
-    const provider = await call('POST', '/model-providers', { key: 'anthropic', displayName: 'Anthropic', providerType: 'vendor_b', apiKey: FAKE_KEYS.vendor_b });
+    const provider = await call('POST', '/model-providers', {
+      key: 'anthropic',
+      displayName: 'Anthropic',
+      providerType: 'vendor_b',
+      apiKey: FAKE_KEYS.vendor_b,
+    });
     expect(provider.status).toBe(201);
     expect(provider.body).toMatchObject({ credentialConfigured: true, credentialVersion: 1 });
     expect(provider.body.credentialFingerprint).toHaveLength(12);
@@ -40,7 +45,13 @@ describe('configuration walkthrough', () => {
     const model = catalog.body.data.find((entry: { runtimeSupported: boolean }) => entry.runtimeSupported);
     expect(model.model).toMatch(/^vendor_b\//);
 
-    const preset = await call('POST', '/model-presets', { key: 'deep', displayName: 'Deep thinker', providerId: provider.body.id, model: model.model, routing: {} });
+    const preset = await call('POST', '/model-presets', {
+      key: 'deep',
+      displayName: 'Deep thinker',
+      providerId: provider.body.id,
+      model: model.model,
+      routing: {},
+    });
     expect(preset.status).toBe(201);
     expect(preset.body.settings).toMatchObject({ thinking: 'adaptive', maxTokens: 20000, effort: 'high' });
 

@@ -38,7 +38,10 @@ async function callWithKey(method: string, path: string, body: unknown, idempote
 }
 
 async function createAgent(tools: unknown[] = [], systemPrompt = 'Answer briefly.') {
-  const agent = await f.call('POST', '/agents', { name: `Control ${Math.random()}`, initialConfig: { systemPrompt, modelPreset: 'fast', tools, limits: { maxTurns: 6 } } });
+  const agent = await f.call('POST', '/agents', {
+    name: `Control ${Math.random()}`,
+    initialConfig: { systemPrompt, modelPreset: 'fast', tools, limits: { maxTurns: 6 } },
+  });
   expect(agent.status, JSON.stringify(agent.body)).toBe(201);
   return agent.body as { id: string; latestVersionId: string; versions: Array<{ id: string; config: Record<string, unknown> }> };
 }
@@ -59,7 +62,10 @@ async function answerTool(runId: string, status = 'shipped') {
   const call = list.body.data.find((item: { status: string }) => item.status === 'pending' || item.status === 'claimed');
   const claim = await f.call('POST', `/tool-calls/${call.id}/claim`);
   expect(claim.status).toBe(200);
-  const result = await f.call('POST', `/tool-calls/${call.id}/result`, { fence: claim.body.fence, safeResult: { version: 1, status: 'success', value: { status } } });
+  const result = await f.call('POST', `/tool-calls/${call.id}/result`, {
+    fence: claim.body.fence,
+    safeResult: { version: 1, status: 'success', value: { status } },
+  });
   expect(result.status).toBe(202);
 }
 
@@ -70,13 +76,18 @@ async function waitForRuns(sessionId: string, count: number, timeoutMs = 90_000)
   for (;;) {
     const rows = await sessionRuns(sessionId);
     if (rows.length >= count && rows.every((run) => ['completed', 'failed', 'cancelled', 'timed_out'].includes(run.state))) return rows;
-    if (Date.now() > deadline) throw new Error(`session ${sessionId}: ${rows.length} runs in states ${rows.map((run) => run.state).join(', ')} after ${timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`session ${sessionId}: ${rows.length} runs in states ${rows.map((run) => run.state).join(', ')} after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
 const threadTexts = async (threadId: string) =>
-  (await f.t.database.db.select().from(messages).where(eq(messages.threadId, threadId)).orderBy(asc(messages.sequence))).map((row) => ({ role: row.role, content: row.content, runId: row.runId }));
+  (await f.t.database.db.select().from(messages).where(eq(messages.threadId, threadId)).orderBy(asc(messages.sequence))).map((row) => ({
+    role: row.role,
+    content: row.content,
+    runId: row.runId,
+  }));
 
 describe('idle sessions', () => {
   it('are created without a run or a workflow; the first turn starts run 1', async () => {
@@ -100,10 +111,16 @@ describe('idle sessions', () => {
     expect(detail.body).toMatchObject({ status: 'idle', runs: [], transcript: [], pendingTurns: [], forkedFrom: null });
     const idle = await f.call('GET', `/sessions?status=idle&agentId=${agent.id}`);
     expect(idle.body.data.map((s: { id: string }) => s.id)).toEqual([sessionId]);
-    const [createdEvent] = await f.t.database.db.select().from(productEvents).where(and(eq(productEvents.aggregateId, sessionId), eq(productEvents.kind, 'session.created')));
+    const [createdEvent] = await f.t.database.db
+      .select()
+      .from(productEvents)
+      .where(and(eq(productEvents.aggregateId, sessionId), eq(productEvents.kind, 'session.created')));
     expect(createdEvent!.publicPayload).toMatchObject({ status: 'idle', runId: null });
     // The session stream shows it idle: one `session.created` frame.
-    const streamed = await f.t.request('GET', `${project()}/sessions/${sessionId}/events?once=true`, { apiKey: f.apiKey, headers: { accept: 'text/event-stream' } });
+    const streamed = await f.t.request('GET', `${project()}/sessions/${sessionId}/events?once=true`, {
+      apiKey: f.apiKey,
+      headers: { accept: 'text/event-stream' },
+    });
     expect(streamed.status).toBe(200);
     const frames = takeSseFrames(`${await streamed.text()}\n\n`).frames.filter((frame) => frame.data !== undefined);
     expect(frames.map((frame) => frame.event)).toEqual(['session.created']);
@@ -147,7 +164,9 @@ describe('ifBusy', () => {
   it('enqueue: 10 concurrent turns wait, then run one at a time in the order accepted, after the earlier run’s tool call and result', async () => {
     const { sessionId, runId } = await busySession('Track A1 please');
     const keys = Array.from({ length: 10 }, (_, i) => `enqueue-${sessionId}-${i}`);
-    const answers = await Promise.all(keys.map((key, i) => callWithKey('POST', `/sessions/${sessionId}/runs`, { message: `follow-up ${i}`, ifBusy: 'enqueue' }, key)));
+    const answers = await Promise.all(
+      keys.map((key, i) => callWithKey('POST', `/sessions/${sessionId}/runs`, { message: `follow-up ${i}`, ifBusy: 'enqueue' }, key)),
+    );
     for (const answer of answers) {
       expect(answer.status, JSON.stringify(answer.body)).toBe(202);
       expect(answer.body).toMatchObject({ queued: true, pendingTurn: { sessionId, ifBusy: 'enqueue' } });
@@ -177,12 +196,23 @@ describe('ifBusy', () => {
     // The thread: the first run's tool call and result stay adjacent; each turn's message enters with its run.
     const thread = await threadTexts(all[0]!.threadId);
     expect(thread.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', ...Array(10).fill(['user', 'assistant']).flat()]);
-    expect(thread.filter((message) => message.role === 'user').slice(1).map((message) => message.content.text)).toEqual(accepted);
+    expect(
+      thread
+        .filter((message) => message.role === 'user')
+        .slice(1)
+        .map((message) => message.content.text),
+    ).toEqual(accepted);
     // What the model received for the last turn: the whole conversation in that order.
     const sent = f.fakes.vendor_a.requests.slice(requestsBefore);
     expect(sent).toHaveLength(11);
     const last = JSON.stringify(sent.at(-1)!.body);
-    const positions = ['Track A1 please', 'lookup_order', 'shipped', 'A1 has shipped.', ...accepted.flatMap((text, i) => (i < 9 ? [text, `answer ${i}`] : [text]))].map((text) => last.indexOf(text));
+    const positions = [
+      'Track A1 please',
+      'lookup_order',
+      'shipped',
+      'A1 has shipped.',
+      ...accepted.flatMap((text, i) => (i < 9 ? [text, `answer ${i}`] : [text])),
+    ].map((text) => last.indexOf(text));
     expect(positions.every((position) => position >= 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
     expect((await f.call('GET', `/sessions/${sessionId}`)).body.pendingTurns).toEqual([]);
@@ -215,7 +245,10 @@ describe('ifBusy', () => {
     const list = await f.call('GET', `/tool-calls?runId=${runId}`);
     const call = list.body.data[0];
     // The waiting event names what the run waits on.
-    const [waiting] = await f.t.database.db.select().from(productEvents).where(and(eq(productEvents.aggregateId, runId), eq(productEvents.kind, 'run.waiting_for_tool')));
+    const [waiting] = await f.t.database.db
+      .select()
+      .from(productEvents)
+      .where(and(eq(productEvents.aggregateId, runId), eq(productEvents.kind, 'run.waiting_for_tool')));
     expect(waiting!.publicPayload).toMatchObject({ waitingOn: { toolCallIds: [call.id] } });
     const claim = await f.call('POST', `/tool-calls/${call.id}/claim`);
     expect(claim.status).toBe(200);
@@ -234,7 +267,10 @@ describe('ifBusy', () => {
     const outputs = input.filter((item) => item.type === 'function_call_output');
     expect(outputs.map((item) => item.call_id)).toEqual(calls);
     expect(outputs.at(-1)!.output).toContain('tool_cancelled');
-    const late = await f.call('POST', `/tool-calls/${call.id}/result`, { fence: claim.body.fence, safeResult: { version: 1, status: 'success', value: { status: 'late' } } });
+    const late = await f.call('POST', `/tool-calls/${call.id}/result`, {
+      fence: claim.body.fence,
+      safeResult: { version: 1, status: 'success', value: { status: 'late' } },
+    });
     expect(late.status).toBe(409);
     const turns = await f.t.database.db.select().from(pendingTurns).where(eq(pendingTurns.sessionId, sessionId)).orderBy(asc(pendingTurns.sequence));
     expect(turns.map((turn) => [turn.message, turn.state, turn.withdrawnReason])).toEqual([
@@ -252,7 +288,10 @@ describe('ifBusy', () => {
     const approvals = await f.call('GET', `/approvals?runId=${runId}`);
     const approval = approvals.body.data[0];
     expect(approval.status).toBe('pending');
-    const [waiting] = await f.t.database.db.select().from(productEvents).where(and(eq(productEvents.aggregateId, runId), eq(productEvents.kind, 'run.waiting_for_approval')));
+    const [waiting] = await f.t.database.db
+      .select()
+      .from(productEvents)
+      .where(and(eq(productEvents.aggregateId, runId), eq(productEvents.kind, 'run.waiting_for_approval')));
     expect(waiting!.publicPayload).toMatchObject({ waitingOn: { toolCallIds: [approval.toolCallId] } });
     f.fakes.vendor_a.reply({ text: 'Doing something else.' });
     const interrupt = await f.call('POST', `/sessions/${session.body.id}/runs`, { message: 'Never mind', ifBusy: 'interrupt' });
@@ -267,7 +306,8 @@ describe('ifBusy', () => {
   it('withdrawing the middle of three pending turns: it never runs; the third runs after the first', async () => {
     const { sessionId, runId } = await busySession();
     const turns = [];
-    for (const message of ['first', 'second', 'third']) turns.push((await f.call('POST', `/sessions/${sessionId}/runs`, { message, ifBusy: 'enqueue' })).body.pendingTurn);
+    for (const message of ['first', 'second', 'third'])
+      turns.push((await f.call('POST', `/sessions/${sessionId}/runs`, { message, ifBusy: 'enqueue' })).body.pendingTurn);
     const withdrawn = await f.call('DELETE', `/sessions/${sessionId}/pending-turns/${turns[1].id}`);
     expect(withdrawn.status).toBe(200);
     expect(withdrawn.body).toEqual({ id: turns[1].id, withdrawn: true });
@@ -337,14 +377,27 @@ describe('fork', () => {
       await f.waitForRun(run.body.id);
     }
     const sourceRuns = await sessionRuns(sessionId);
-    const v2 = await f.call('POST', `/agents/${agent.id}/versions`, { config: { systemPrompt: 'You are version two.', modelPreset: 'fast', limits: { maxTurns: 6 } } });
+    const v2 = await f.call('POST', `/agents/${agent.id}/versions`, {
+      config: { systemPrompt: 'You are version two.', modelPreset: 'fast', limits: { maxTurns: 6 } },
+    });
     expect(v2.status, JSON.stringify(v2.body)).toBe(201);
     const before = await f.call('GET', `/sessions/${sessionId}`);
 
     f.fakes.vendor_a.reply({ text: 'forked reply' });
-    const fork = await f.call('POST', `/sessions/${sessionId}/fork`, { fromRunId: sourceRuns[1]!.id, agentVersionId: v2.body.id, title: 'Try v2', initialMessage: 'question four' });
+    const fork = await f.call('POST', `/sessions/${sessionId}/fork`, {
+      fromRunId: sourceRuns[1]!.id,
+      agentVersionId: v2.body.id,
+      title: 'Try v2',
+      initialMessage: 'question four',
+    });
     expect(fork.status, JSON.stringify(fork.body)).toBe(201);
-    expect(fork.body).toMatchObject({ agentVersionId: v2.body.id, title: 'Try v2', status: 'queued', forkedFrom: { sessionId, runId: sourceRuns[1]!.id }, workspace: 'empty' });
+    expect(fork.body).toMatchObject({
+      agentVersionId: v2.body.id,
+      title: 'Try v2',
+      status: 'queued',
+      forkedFrom: { sessionId, runId: sourceRuns[1]!.id },
+      workspace: 'empty',
+    });
     expect(fork.body.id).not.toBe(sessionId);
     const requestsBefore = f.fakes.vendor_a.requests.length;
     expect((await f.waitForRun(fork.body.run.id)).state).toBe('completed');
@@ -360,7 +413,14 @@ describe('fork', () => {
 
     const forkDetail = await f.call('GET', `/sessions/${fork.body.id}`);
     expect(forkDetail.body.forkedFrom).toEqual({ sessionId, runId: sourceRuns[1]!.id });
-    expect(forkDetail.body.transcript.map((message: { role: string }) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
+    expect(forkDetail.body.transcript.map((message: { role: string }) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
     expect(forkDetail.body.runs).toHaveLength(1);
     const after = await f.call('GET', `/sessions/${sessionId}`);
     expect(after.body.transcript).toEqual(before.body.transcript);
@@ -373,7 +433,13 @@ describe('fork', () => {
     // A fork of the fork, idle, from its only run, on the source's version by default.
     const forkOfFork = await f.call('POST', `/sessions/${fork.body.id}/fork`, { fromRunId: fork.body.run.id });
     expect(forkOfFork.status).toBe(201);
-    expect(forkOfFork.body).toMatchObject({ status: 'idle', run: null, latestRunId: null, agentVersionId: v2.body.id, forkedFrom: { sessionId: fork.body.id, runId: fork.body.run.id } });
+    expect(forkOfFork.body).toMatchObject({
+      status: 'idle',
+      run: null,
+      latestRunId: null,
+      agentVersionId: v2.body.id,
+      forkedFrom: { sessionId: fork.body.id, runId: fork.body.run.id },
+    });
     const nested = await f.call('GET', `/sessions/${forkOfFork.body.id}`);
     expect(nested.body.transcript.map((message: { role: string }) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
   }, 120_000);
@@ -399,8 +465,14 @@ describe('fork', () => {
     expect(neighbour.status).toBe(201);
     const neighbourId = ((await neighbour.json()) as { id: string }).id;
     const sys = systemContext({ db: f.t.database.db, logger: f.t.deps.logger, clock: f.t.deps.clock });
-    const inNeighbour = await createBrowserSession({ ctx: sys, input: { organizationId: login.context.organization.id, subject: login.context.principal.subject, projectId: neighbourId } });
-    const crossProject = await f.t.request('POST', `/v1/projects/${neighbourId}/sessions/${sessionId}/fork`, { cookie: `svc_session=${inNeighbour.token}`, body: { fromRunId: runId } });
+    const inNeighbour = await createBrowserSession({
+      ctx: sys,
+      input: { organizationId: login.context.organization.id, subject: login.context.principal.subject, projectId: neighbourId },
+    });
+    const crossProject = await f.t.request('POST', `/v1/projects/${neighbourId}/sessions/${sessionId}/fork`, {
+      cookie: `svc_session=${inNeighbour.token}`,
+      body: { fromRunId: runId },
+    });
     expect(crossProject.status, await crossProject.clone().text()).toBe(404);
     const withKey = await f.t.request('POST', `/v1/projects/${neighbourId}/sessions/${sessionId}/fork`, { apiKey: f.apiKey, body: { fromRunId: runId } });
     expect([403, 404]).toContain(withKey.status);
@@ -424,7 +496,9 @@ describe('archive and delete', () => {
     expect(settled.state).toBe('cancelled');
     const turns = await f.t.database.db.select().from(pendingTurns).where(eq(pendingTurns.sessionId, sessionId));
     expect(turns.map((turn) => [turn.state, turn.withdrawnReason])).toEqual([['withdrawn', 'session_archived']]);
-    const kinds = (await f.t.database.db.select().from(productEvents).where(eq(productEvents.sessionId, sessionId)).orderBy(asc(productEvents.projectPosition))).map((event) => event.kind);
+    const kinds = (
+      await f.t.database.db.select().from(productEvents).where(eq(productEvents.sessionId, sessionId)).orderBy(asc(productEvents.projectPosition))
+    ).map((event) => event.kind);
     expect(kinds.filter((kind) => kind === 'session.archived')).toHaveLength(1);
     expect(kinds).toContain('session.input_withdrawn');
 
@@ -442,7 +516,8 @@ describe('archive and delete', () => {
     expect(fork.status, JSON.stringify(fork.body)).toBe(201);
     expect(fork.body).toMatchObject({ archivedAt: null, forkedFrom: { sessionId, runId } });
     // Both are pinned to the agent's version: listed by it, oldest activity first on request.
-    const byVersion = async (order: string) => (await f.call('GET', `/sessions?agentVersionId=${agent.latestVersionId}&order=${order}`)).body.data.map((item: { id: string }) => item.id);
+    const byVersion = async (order: string) =>
+      (await f.call('GET', `/sessions?agentVersionId=${agent.latestVersionId}&order=${order}`)).body.data.map((item: { id: string }) => item.id);
     expect(await byVersion('asc')).toEqual([sessionId, fork.body.id]);
     expect(await byVersion('desc')).toEqual([fork.body.id, sessionId]);
   }, 60_000);
@@ -451,13 +526,18 @@ describe('archive and delete', () => {
     const { sessionId, runId } = await busySession();
     const deleted = await f.call('DELETE', `/sessions/${sessionId}`);
     expect(deleted).toMatchObject({ status: 200, body: { id: sessionId, deleted: true } });
-    await expect.poll(async () => (await f.t.database.db.select({ state: runs.state }).from(runs).where(eq(runs.id, runId)))[0]!.state, { timeout: 30_000 }).toBe('cancelled');
+    await expect
+      .poll(async () => (await f.t.database.db.select({ state: runs.state }).from(runs).where(eq(runs.id, runId)))[0]!.state, { timeout: 30_000 })
+      .toBe('cancelled');
     expect((await f.call('GET', `/sessions/${sessionId}`)).status).toBe(404);
     expect((await f.call('GET', `/runs/${runId}`)).status).toBe(404);
     expect((await f.call('DELETE', `/sessions/${sessionId}`)).status).toBe(404);
     expect((await f.call('POST', `/sessions/${sessionId}/runs`, { message: 'Hi' })).status).toBe(404);
     expect((await f.call('GET', '/sessions?limit=200')).body.data.map((item: { id: string }) => item.id)).not.toContain(sessionId);
-    const events = await f.t.database.db.select().from(productEvents).where(and(eq(productEvents.sessionId, sessionId), eq(productEvents.kind, 'session.deleted')));
+    const events = await f.t.database.db
+      .select()
+      .from(productEvents)
+      .where(and(eq(productEvents.sessionId, sessionId), eq(productEvents.kind, 'session.deleted')));
     expect(events).toHaveLength(1);
   }, 60_000);
 });

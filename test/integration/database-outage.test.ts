@@ -40,11 +40,26 @@ let projectId = '';
 const request = async (method: string, pathname: string, body?: unknown, idempotencyKey?: string) => {
   const response = await fetch(`${api.url}/v1/projects/${projectId}${pathname}`, {
     method,
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(method === 'GET' ? {} : { 'idempotency-key': idempotencyKey ?? randomUUID() }) },
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      ...(method === 'GET' ? {} : { 'idempotency-key': idempotencyKey ?? randomUUID() }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, text, body: (() => { try { return JSON.parse(text); } catch { return null; } })() as any };
+  return {
+    status: response.status,
+    headers: response.headers,
+    text,
+    body: (() => {
+      try {
+        return JSON.parse(text);
+      } catch {
+        return null;
+      }
+    })() as any,
+  };
 };
 
 describe.skipIf(provided.kind !== 'postgres')('database outage', () => {
@@ -88,9 +103,23 @@ describe.skipIf(provided.kind !== 'postgres')('database outage', () => {
   it('answers 503 while the database is gone, then loses and duplicates nothing', async () => {
     const provider = await request('POST', '/model-providers', { key: 'openai', displayName: 'OpenAI', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a });
     expect(provider.status).toBe(201);
-    expect((await request('POST', '/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.body.id, model: 'vendor_a/gpt-5.1', routing: {} })).status).toBe(201);
-    expect((await request('POST', '/event-webhooks', { displayName: 'Receiver', endpointUrl: receiver.url, signingSecret: `whsec_${randomBytes(24).toString('base64')}` })).status).toBe(201);
-    const agent = await request('POST', '/agents', { name: 'Outage', initialConfig: { systemPrompt: 'You are a helpful assistant.', modelPreset: 'fast', limits: { maxTurns: 4 } } });
+    expect(
+      (await request('POST', '/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.body.id, model: 'vendor_a/gpt-5.1', routing: {} }))
+        .status,
+    ).toBe(201);
+    expect(
+      (
+        await request('POST', '/event-webhooks', {
+          displayName: 'Receiver',
+          endpointUrl: receiver.url,
+          signingSecret: `whsec_${randomBytes(24).toString('base64')}`,
+        })
+      ).status,
+    ).toBe(201);
+    const agent = await request('POST', '/agents', {
+      name: 'Outage',
+      initialConfig: { systemPrompt: 'You are a helpful assistant.', modelPreset: 'fast', limits: { maxTurns: 4 } },
+    });
     expect(agent.status).toBe(201);
     const feed = readFeed({ baseUrl: api.url, projectId, apiKey: key, resume: true });
 
@@ -100,7 +129,11 @@ describe.skipIf(provided.kind !== 'postgres')('database outage', () => {
       expect(session.status).toBe(201);
       runIds.push(session.body.latestRunId);
     }
-    await waitFor('the runs to be mid-call', async () => (await sql`select count(*)::int as n from model_invocations where status = 'started'`)[0]!.n >= RUNS / 2 || null, 60_000);
+    await waitFor(
+      'the runs to be mid-call',
+      async () => (await sql`select count(*)::int as n from model_invocations where status = 'started'`)[0]!.n >= RUNS / 2 || null,
+      60_000,
+    );
 
     proxy.cut();
     beginOutage();
@@ -115,26 +148,42 @@ describe.skipIf(provided.kind !== 'postgres')('database outage', () => {
     for (const refused of refusals) {
       expect(refused.status, refused.text).toBe(503);
       expect(refused.headers.get('retry-after')).toBe('5');
-      expect(refused.body.error).toMatchObject({ code: 'service_unavailable', message: 'The database is unavailable; retry shortly', requestId: refused.headers.get('x-request-id') });
+      expect(refused.body.error).toMatchObject({
+        code: 'service_unavailable',
+        message: 'The database is unavailable; retry shortly',
+        requestId: refused.headers.get('x-request-id'),
+      });
       expect(refused.text).not.toMatch(/select|insert|update|from "|postgres/i);
     }
     proxy.restore();
 
     // The refused creation, retried with its key, creates its session once.
-    const retried = await waitFor('the API to answer again', async () => {
-      const answer = await request('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'During the outage' }, refusedKey);
-      return answer.status === 201 ? answer : null;
-    }, 30_000);
+    const retried = await waitFor(
+      'the API to answer again',
+      async () => {
+        const answer = await request('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'During the outage' }, refusedKey);
+        return answer.status === 201 ? answer : null;
+      },
+      30_000,
+    );
     runIds.push(retried.body.latestRunId);
     const [sessions] = await sql`select count(*)::int as n from sessions`;
     expect(sessions!.n).toBe(RUNS + 1);
 
-    const settled = await waitFor('every run to settle', async () => {
-      const states = await sql`select state from runs where id in ${sql(runIds)}`;
-      return states.length === runIds.length && states.every((row) => row.state === 'completed') ? true : null;
-    }, 120_000).catch(async (error: Error) => {
-      const runs = await sql`select r.id, r.state, r.updated_at, (select json_agg(json_build_object('attempt', m.attempt, 'status', m.status)) from model_invocations m where m.run_id = r.id) as calls from runs r where r.id in ${sql(runIds)}`;
-      const problems = workerLog.split('\n').filter((line) => /"level":"(warn|error)"/.test(line)).slice(-15);
+    const settled = await waitFor(
+      'every run to settle',
+      async () => {
+        const states = await sql`select state from runs where id in ${sql(runIds)}`;
+        return states.length === runIds.length && states.every((row) => row.state === 'completed') ? true : null;
+      },
+      120_000,
+    ).catch(async (error: Error) => {
+      const runs =
+        await sql`select r.id, r.state, r.updated_at, (select json_agg(json_build_object('attempt', m.attempt, 'status', m.status)) from model_invocations m where m.run_id = r.id) as calls from runs r where r.id in ${sql(runIds)}`;
+      const problems = workerLog
+        .split('\n')
+        .filter((line) => /"level":"(warn|error)"/.test(line))
+        .slice(-15);
       throw new Error(`${error.message}: ${JSON.stringify(runs)}\n${problems.join('\n')}`);
     });
     expect(settled).toBe(true);
@@ -143,13 +192,23 @@ describe.skipIf(provided.kind !== 'postgres')('database outage', () => {
     expect(settledEvents.every((row) => row.n === 1)).toBe(true);
     const assistantReplies = await sql`select run_id, count(*)::int as n from messages where role = 'assistant' group by run_id`;
     expect(assistantReplies.every((row) => row.n === 1)).toBe(true);
-    const positions = (await sql`select project_position from product_events where project_id = ${projectId} order by project_position`).map((row) => Number(row.project_position));
+    const positions = (await sql`select project_position from product_events where project_id = ${projectId} order by project_position`).map((row) =>
+      Number(row.project_position),
+    );
     expect(positions).toEqual(positions.map((_, index) => index + 1));
 
     // The webhook resumes from its cursor: every event in exactly one batch, in log order.
-    await waitFor('the webhook to catch up', async () => new Set(receiver.requests.flatMap((r) => r.body?.data?.events?.map((event: any) => event.id) ?? [])).size >= positions.length || null, 60_000);
+    await waitFor(
+      'the webhook to catch up',
+      async () => new Set(receiver.requests.flatMap((r) => r.body?.data?.events?.map((event: any) => event.id) ?? [])).size >= positions.length || null,
+      60_000,
+    );
     const batches = new Map<string, string[]>();
-    for (const received of receiver.requests) batches.set(String(received.headers['webhook-id']), received.body.data.events.map((event: any) => event.id));
+    for (const received of receiver.requests)
+      batches.set(
+        String(received.headers['webhook-id']),
+        received.body.data.events.map((event: any) => event.id),
+      );
     const inLogOrder = (await sql`select id from product_events where project_id = ${projectId} order by project_position`).map((row) => row.id as string);
     expect([...batches.values()].flat()).toEqual(inLogOrder);
 

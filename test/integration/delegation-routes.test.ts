@@ -17,13 +17,24 @@ let childVersionId: string;
 
 beforeAll(async () => {
   f = await startRunApp();
-  const child = await f.call('POST', '/agents', { name: 'Child', initialConfig: { systemPrompt: 'You are the child.', modelPreset: 'fast', limits: { maxTurns: 4 } } });
+  const child = await f.call('POST', '/agents', {
+    name: 'Child',
+    initialConfig: { systemPrompt: 'You are the child.', modelPreset: 'fast', limits: { maxTurns: 4 } },
+  });
   childVersionId = child.body.latestVersionId;
   const coordinator = await f.call('POST', '/agents', {
     name: 'Coordinator',
-    initialConfig: { systemPrompt: 'Coordinate.', modelPreset: 'fast', limits: { maxTurns: 6 }, delegates: [{ key: 'child', description: 'The child.', agentVersionId: childVersionId, maxParallel: 1 }] },
+    initialConfig: {
+      systemPrompt: 'Coordinate.',
+      modelPreset: 'fast',
+      limits: { maxTurns: 6 },
+      delegates: [{ key: 'child', description: 'The child.', agentVersionId: childVersionId, maxParallel: 1 }],
+    },
   });
-  f.fakes.vendor_a.reply({ toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'child', message: 'First task.' } }] }).reply({ text: 'First done.' }).reply({ text: 'Coordinated.' });
+  f.fakes.vendor_a
+    .reply({ toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'child', message: 'First task.' } }] })
+    .reply({ text: 'First done.' })
+    .reply({ text: 'Coordinated.' });
   const session = await f.call('POST', '/sessions', { agentId: coordinator.body.id, initialMessage: 'Start.' });
   sessionId = session.body.id;
   expect((await f.waitForRun(session.body.latestRunId)).state).toBe('completed');
@@ -43,9 +54,30 @@ describe('delegation routes', () => {
     delegationId = delegation.id;
     childSessionId = delegation.childSessionId;
     expect(Object.keys(delegation).sort()).toEqual(
-      ['childAgentVersionId', 'childSessionId', 'childThreadId', 'closedAt', 'coordinatorSessionId', 'createdAt', 'delegateKey', 'id', 'latestChildRunId', 'latestChildRunState', 'state', 'workspaceSessionId'].sort(),
+      [
+        'childAgentVersionId',
+        'childSessionId',
+        'childThreadId',
+        'closedAt',
+        'coordinatorSessionId',
+        'createdAt',
+        'delegateKey',
+        'id',
+        'latestChildRunId',
+        'latestChildRunState',
+        'state',
+        'workspaceSessionId',
+      ].sort(),
     );
-    expect(delegation).toMatchObject({ coordinatorSessionId: sessionId, delegateKey: 'child', childAgentVersionId: childVersionId, workspaceSessionId: sessionId, state: 'open', latestChildRunState: 'completed', closedAt: null });
+    expect(delegation).toMatchObject({
+      coordinatorSessionId: sessionId,
+      delegateKey: 'child',
+      childAgentVersionId: childVersionId,
+      workspaceSessionId: sessionId,
+      state: 'open',
+      latestChildRunState: 'completed',
+      closedAt: null,
+    });
     expect((await f.call('GET', `${base()}/${delegationId}`, undefined, { apiKey: reader })).body).toEqual(delegation);
     expect((await f.call('GET', `/sessions/${sessionId}`)).body.delegations).toEqual([delegation]);
     expect((await f.call('GET', `${base()}/${randomUUID()}`)).status).toBe(404);
@@ -55,7 +87,12 @@ describe('delegation routes', () => {
   it('messages the child once its latest run settled: 202, replayed with the same key, 409 while it works', async () => {
     f.fakes.vendor_a.reply({ text: 'Second done.', delayMs: 1_500 });
     const key = `message-${randomUUID()}`;
-    const request = () => f.t.request('POST', `/v1/projects/${f.projectId}${base()}/${delegationId}/messages`, { apiKey: f.apiKey, body: { message: 'Second task.' }, idempotencyKey: key });
+    const request = () =>
+      f.t.request('POST', `/v1/projects/${f.projectId}${base()}/${delegationId}/messages`, {
+        apiKey: f.apiKey,
+        body: { message: 'Second task.' },
+        idempotencyKey: key,
+      });
     const first = await request();
     expect(first.status).toBe(202);
     const body = await first.json();

@@ -21,14 +21,22 @@ beforeAll(async () => {
 afterAll(() => f?.close());
 
 async function agent(name: string, config: Record<string, unknown>) {
-  const created = await f.call('POST', '/agents', { name: `${name} ${randomUUID().slice(0, 6)}`, initialConfig: { systemPrompt: `You are ${name}.`, modelPreset: 'fast', limits: { maxTurns: 8 }, ...config } });
+  const created = await f.call('POST', '/agents', {
+    name: `${name} ${randomUUID().slice(0, 6)}`,
+    initialConfig: { systemPrompt: `You are ${name}.`, modelPreset: 'fast', limits: { maxTurns: 8 }, ...config },
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return { id: created.body.id as string, versionId: created.body.latestVersionId as string };
 }
 
 async function coordinatorWith(delegates: Array<{ key: string; versionId: string; maxParallel?: number }>, extra: Record<string, unknown> = {}) {
   return agent('coordinator', {
-    delegates: delegates.map((delegate) => ({ key: delegate.key, description: `The ${delegate.key}.`, agentVersionId: delegate.versionId, maxParallel: delegate.maxParallel ?? 1 })),
+    delegates: delegates.map((delegate) => ({
+      key: delegate.key,
+      description: `The ${delegate.key}.`,
+      agentVersionId: delegate.versionId,
+      maxParallel: delegate.maxParallel ?? 1,
+    })),
     ...extra,
   });
 }
@@ -72,10 +80,22 @@ describe('delegation', () => {
       ['delegate_agent', 'succeeded', 'Oslo.'],
       ['message_agent', 'succeeded', 'Stockholm.'],
     ]);
-    expect(calls[0]!.safeResult.value).toMatchObject({ delegateKey: 'researcher', childSessionId: child!.id, childRunId: childRuns[0]!.id, state: 'completed' });
+    expect(calls[0]!.safeResult.value).toMatchObject({
+      delegateKey: 'researcher',
+      childSessionId: child!.id,
+      childRunId: childRuns[0]!.id,
+      state: 'completed',
+    });
     expect(JSON.stringify(f.fakes.vendor_a.requests.at(-1)!.body)).toContain('Stockholm.');
-    const events = (await f.call('GET', `/sessions/${sessionId}`)).body.debug.productEvents.filter((event: { kind: string }) => event.kind.startsWith('delegation.'));
-    expect(events.map((event: { kind: string }) => event.kind)).toEqual(['delegation.run_queued', 'delegation.run_settled', 'delegation.run_queued', 'delegation.run_settled']);
+    const events = (await f.call('GET', `/sessions/${sessionId}`)).body.debug.productEvents.filter((event: { kind: string }) =>
+      event.kind.startsWith('delegation.'),
+    );
+    expect(events.map((event: { kind: string }) => event.kind)).toEqual([
+      'delegation.run_queued',
+      'delegation.run_settled',
+      'delegation.run_queued',
+      'delegation.run_settled',
+    ]);
     expect(JSON.stringify(events)).not.toContain('capital');
   }, 90_000);
 
@@ -108,7 +128,12 @@ describe('delegation', () => {
       { key: 'second', versionId: b.versionId },
     ]);
     f.fakes.vendor_a
-      .reply({ toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'first', message: 'One.' } }, { name: 'delegate_agent', arguments: { delegateKey: 'second', message: 'Two.' } }] })
+      .reply({
+        toolCalls: [
+          { name: 'delegate_agent', arguments: { delegateKey: 'first', message: 'One.' } },
+          { name: 'delegate_agent', arguments: { delegateKey: 'second', message: 'Two.' } },
+        ],
+      })
       .reply({ text: 'First done.', delayMs: 300 })
       .reply({ text: 'Second done.' })
       .reply({ text: 'Both done.' });
@@ -123,7 +148,9 @@ describe('delegation', () => {
   it('cancelling the coordinator run cancels the child run', async () => {
     const slow = await agent('slow helper', {});
     const coordinator = await coordinatorWith([{ key: 'slow', versionId: slow.versionId }]);
-    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'slow', message: 'Take your time.' } }] }).reply({ text: 'too late', delayMs: 30_000 });
+    f.fakes.vendor_a
+      .reply({ toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'slow', message: 'Take your time.' } }] })
+      .reply({ text: 'too late', delayMs: 30_000 });
     const { sessionId, runId } = await start(coordinator.id, 'Go slowly.');
     const child = await (async () => {
       for (let i = 0; i < 200; i++) {
@@ -175,12 +202,25 @@ describe('delegation', () => {
   it("a child shares the coordinator's sandbox workspace", async () => {
     const server = inject('s3');
     const bucket = `delegation-${randomUUID().slice(0, 8)}`;
-    const s3 = new S3Client({ endpoint: server.endpoint, region: server.region, forcePathStyle: true, credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey } });
+    const s3 = new S3Client({
+      endpoint: server.endpoint,
+      region: server.region,
+      forcePathStyle: true,
+      credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
+    });
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
     s3.destroy();
     await f.call('POST', '/storage-providers', {
-      key: 'delegation-files', displayName: 'Files', providerType: 's3', endpoint: server.endpoint, region: server.region, bucket, prefix: null, forcePathStyle: true,
-      accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey,
+      key: 'delegation-files',
+      displayName: 'Files',
+      providerType: 's3',
+      endpoint: server.endpoint,
+      region: server.region,
+      bucket,
+      prefix: null,
+      forcePathStyle: true,
+      accessKeyId: server.accessKeyId,
+      secretAccessKey: server.secretAccessKey,
     });
     const provider = await f.call('POST', '/sandbox-providers', { key: 'shared', displayName: 'Shared', providerType: 'sandbox_vendor', apiKey: 'local' });
     const snapshotId = (await f.call('GET', `/sandbox-providers/${provider.body.id}/snapshots`)).body.data[0].id;

@@ -117,7 +117,9 @@ describe('the owner claim (spec 3 "Roles" rule 1)', () => {
     const ownerId = (await contextOf(owner)).principal.id;
     expect((await as(heir, 'DELETE', `/v1/projects/${defaultProject}/members/${ownerId}`)).status).toBe(200);
 
-    const restarted = createApp(await createAppDeps({ settings: t.deps.settings, logger: t.deps.logger, database: t.database, clock: t.deps.clock, runStarter: t.runStarter }));
+    const restarted = createApp(
+      await createAppDeps({ settings: t.deps.settings, logger: t.deps.logger, database: t.database, clock: t.deps.clock, runStarter: t.runStarter }),
+    );
     const viaRestarted = async (who: Person) =>
       restarted.request('/v1/context', { headers: { 'x-edge-assertion': await edge.sign({ sub: who.sub, email: who.email, name: who.name }) } });
     const newcomer = (await (await viaRestarted(person('ivan'))).json()) as { principal: { organizationRole: string } };
@@ -161,7 +163,8 @@ describe('the grant matrix (spec 3 "Roles" rule 3), through PATCH and DELETE', (
           if (response.status !== expected) mismatches.push(`${changer} → ${target} to ${next ?? 'removed'}: ${response.status}, expected ${expected}`);
           if (expected === 200 && next) {
             const after = await contextOf(someone);
-            if (after.principal.organizationRole !== next || JSON.stringify(after.principal.scopes) !== JSON.stringify(ROLE_SCOPES[next])) mismatches.push(`${changer} → ${target} to ${next}: stored ${after.principal.organizationRole}`);
+            if (after.principal.organizationRole !== next || JSON.stringify(after.principal.scopes) !== JSON.stringify(ROLE_SCOPES[next]))
+              mismatches.push(`${changer} → ${target} to ${next}: stored ${after.principal.organizationRole}`);
           }
         }
       }
@@ -202,11 +205,20 @@ describe('members by email, project access and the default project', () => {
     expect(activeCookie).toMatch(/^svc_active_project=/);
     const unknown = await as(boss, 'POST', `/v1/projects/${otherProject}/members`, { body: { email: 'nobody@example.com' }, cookie: activeCookie });
     expect(unknown.status).toBe(404);
-    const bySubject = await as(boss, 'POST', `/v1/projects/${otherProject}/members`, { body: { subject: pia.sub, role: 'member', scopes: [] }, cookie: activeCookie });
+    const bySubject = await as(boss, 'POST', `/v1/projects/${otherProject}/members`, {
+      body: { subject: pia.sub, role: 'member', scopes: [] },
+      cookie: activeCookie,
+    });
     expect(bySubject.status).toBe(400);
     const added = await as(boss, 'POST', `/v1/projects/${otherProject}/members`, { body: { email: 'PIA@example.com' }, cookie: activeCookie });
     expect(added.status).toBe(201);
-    expect(await added.json()).toMatchObject({ subject: pia.sub, role: 'member', organizationRole: 'member', email: 'pia@example.com', scopes: ROLE_SCOPES.member });
+    expect(await added.json()).toMatchObject({
+      subject: pia.sub,
+      role: 'member',
+      organizationRole: 'member',
+      email: 'pia@example.com',
+      scopes: ROLE_SCOPES.member,
+    });
     const again = await as(boss, 'POST', `/v1/projects/${otherProject}/members`, { body: { email: 'pia@example.com' }, cookie: activeCookie });
     expect(again.status).toBe(200);
   });
@@ -268,15 +280,21 @@ describe('browser requests and API keys through the edge', () => {
   });
 
   it('Proxy-Authorization carries the edge credential while Authorization carries the API key (spec 3 "API keys" rule 5)', async () => {
-    const key = (await (await as(boss, 'POST', `/v1/projects/${defaultProject}/api-keys`, { body: { name: 'through edge', scopes: ['agent:read'] } })).json()).secret;
+    const key = (await (await as(boss, 'POST', `/v1/projects/${defaultProject}/api-keys`, { body: { name: 'through edge', scopes: ['agent:read'] } })).json())
+      .secret;
     const edgeToken = await edge.sign({ sub: 'sub-robot', email: 'robot@ci.iam.gserviceaccount.com' });
     const ok = await t.request('GET', '/v1/context', { apiKey: key, headers: { 'proxy-authorization': `Bearer ${edgeToken}` } });
     expect(ok.status).toBe(200);
     expect((await ok.json()).principal.kind).toBe('api_key');
-    const bad = await t.request('GET', '/v1/context', { apiKey: key, headers: { 'proxy-authorization': `Bearer ${await edge.sign({ sub: 'x' }, { audience: 'other' })}` } });
+    const bad = await t.request('GET', '/v1/context', {
+      apiKey: key,
+      headers: { 'proxy-authorization': `Bearer ${await edge.sign({ sub: 'x' }, { audience: 'other' })}` },
+    });
     expect(bad.status).toBe(401);
     // Without an API key, Proxy-Authorization alone identifies the person.
-    const person = await t.request('GET', '/v1/context', { headers: { 'proxy-authorization': `Bearer ${await edge.sign({ sub: boss.sub, email: boss.email })}` } });
+    const person = await t.request('GET', '/v1/context', {
+      headers: { 'proxy-authorization': `Bearer ${await edge.sign({ sub: boss.sub, email: boss.email })}` },
+    });
     expect((await person.json()).principal.subject).toBe(boss.sub);
   });
 
@@ -286,7 +304,9 @@ describe('browser requests and API keys through the edge', () => {
     const outcomes: string[] = [];
     for (let round = 0; round < 20; round += 1) {
       expect((await as(boss, 'PATCH', `/v1/projects/${defaultProject}/members/${adamId}`, { body: { role: 'admin' } })).status).toBe(200);
-      const early = (await (await as(adam, 'POST', `/v1/projects/${defaultProject}/api-keys`, { body: { name: `early ${round}`, scopes: ['agent:read'] } })).json()).secret;
+      const early = (
+        await (await as(adam, 'POST', `/v1/projects/${defaultProject}/api-keys`, { body: { name: `early ${round}`, scopes: ['agent:read'] } })).json()
+      ).secret;
       const [creation, downgrade] = await Promise.all([
         as(adam, 'POST', `/v1/projects/${defaultProject}/api-keys`, { body: { name: `race ${round}`, scopes: ['agent:read'] } }),
         as(boss, 'PATCH', `/v1/projects/${defaultProject}/members/${adamId}`, { body: { role: 'member' } }),

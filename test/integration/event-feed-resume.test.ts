@@ -48,7 +48,14 @@ const ctx = (): ServiceContext => systemContext({ db: t.database.db, logger: t.d
 async function writer(index: number) {
   const aggregateId = randomUUID();
   for (let i = 0; i < EVENTS_PER_WRITER; i++) {
-    await appendProductEvent(ctx(), { organizationId, projectId, aggregateType: 'run', aggregateId, kind: 'run.progressed', publicPayload: { writer: index, i } });
+    await appendProductEvent(ctx(), {
+      organizationId,
+      projectId,
+      aggregateType: 'run',
+      aggregateId,
+      kind: 'run.progressed',
+      publicPayload: { writer: index, i },
+    });
   }
 }
 

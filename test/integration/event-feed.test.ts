@@ -116,9 +116,28 @@ describe('GET /projects/{projectId}/events?once=true', () => {
     expect(frames[0]!.id).toBe(encodeEventCursor(projectId, 1n));
     const event = JSON.parse(frames[0]!.data!);
     expect(Object.keys(event).sort()).toEqual(
-      ['aggregateId', 'aggregateSequence', 'aggregateType', 'id', 'kind', 'occurredAt', 'organizationId', 'projectId', 'projectPosition', 'publicPayload'].sort(),
+      [
+        'aggregateId',
+        'aggregateSequence',
+        'aggregateType',
+        'id',
+        'kind',
+        'occurredAt',
+        'organizationId',
+        'projectId',
+        'projectPosition',
+        'publicPayload',
+      ].sort(),
     );
-    expect(event).toMatchObject({ projectId, organizationId, aggregateId, aggregateSequence: 1, projectPosition: '1', kind: 'run.progressed', publicPayload: { i: 0 } });
+    expect(event).toMatchObject({
+      projectId,
+      organizationId,
+      aggregateId,
+      aggregateSequence: 1,
+      projectPosition: '1',
+      kind: 'run.progressed',
+      publicPayload: { i: 0 },
+    });
     expect(event.occurredAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 
@@ -156,7 +175,10 @@ describe('GET /projects/{projectId}/events?once=true', () => {
   });
 
   it('answers malformed, foreign and out-of-range input with the 400 envelope', async () => {
-    const [org] = await t.database.db.insert(organizations).values({ slug: `feed-${randomUUID()}`, name: 'Other' }).returning();
+    const [org] = await t.database.db
+      .insert(organizations)
+      .values({ slug: `feed-${randomUUID()}`, name: 'Other' })
+      .returning();
     const [foreign] = await t.database.db.insert(projects).values({ organizationId: org!.id, slug: 'foreign', name: 'F' }).returning();
     const cases: Array<[string, Record<string, string>, RegExp]> = [
       ['?once=true', { 'last-event-id': 'garbage!' }, /Invalid event cursor: it is not a cursor/],

@@ -60,11 +60,7 @@ async function write(projectId: string, aggregateIds: string[], count: number, w
 }
 
 async function allEvents(projectId: string) {
-  return database.db
-    .select()
-    .from(productEvents)
-    .where(eq(productEvents.projectId, projectId))
-    .orderBy(asc(productEvents.projectPosition));
+  return database.db.select().from(productEvents).where(eq(productEvents.projectId, projectId)).orderBy(asc(productEvents.projectPosition));
 }
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);

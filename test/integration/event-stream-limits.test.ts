@@ -48,7 +48,11 @@ const open: Feed[] = [];
 async function openFeed(caller: Caller, query = '', method = 'GET'): Promise<Feed> {
   const controller = new AbortController();
   const auth: Record<string, string> = 'apiKey' in caller ? { authorization: `Bearer ${caller.apiKey}` } : { cookie: caller.cookie };
-  const response = await fetch(`${served.baseUrl}/v1/projects/${projectId}/events${query}`, { method, headers: { accept: 'text/event-stream', ...auth }, signal: controller.signal });
+  const response = await fetch(`${served.baseUrl}/v1/projects/${projectId}/events${query}`, {
+    method,
+    headers: { accept: 'text/event-stream', ...auth },
+    signal: controller.signal,
+  });
   const feed = { response, close: () => controller.abort() };
   if (response.status === 200 && query === '' && method === 'GET') open.push(feed);
   return feed;

@@ -260,10 +260,14 @@ describe('event webhook routes', () => {
   });
 
   it('audits only the endpoint origin and never the secret', async () => {
-    const rows = await t.database.db.select().from(auditEntries).where(and(eq(auditEntries.projectId, projectId), eq(auditEntries.targetType, 'event_webhook')));
+    const rows = await t.database.db
+      .select()
+      .from(auditEntries)
+      .where(and(eq(auditEntries.projectId, projectId), eq(auditEntries.targetType, 'event_webhook')));
     expect(rows.length).toBeGreaterThan(10);
     const actions = new Set(rows.map((row) => row.action));
-    for (const action of ['event_webhook.created', 'event_webhook.updated', 'event_webhook.credential_rotated', 'event_webhook.deleted']) expect(actions).toContain(action);
+    for (const action of ['event_webhook.created', 'event_webhook.updated', 'event_webhook.credential_rotated', 'event_webhook.deleted'])
+      expect(actions).toContain(action);
     for (const row of rows) {
       const text = JSON.stringify(row.details);
       expect(text).not.toContain('/svc');

@@ -33,7 +33,13 @@ const summarize = (timeoutMs = 30_000) => ({
 async function runWith(input: { maxTurns?: number; timeoutMs?: number }) {
   const agent = await f.call('POST', '/agents', {
     name: `Operator ${randomUUID().slice(0, 6)}`,
-    initialConfig: { systemPrompt: 'You coordinate work.', modelPreset: 'fast', limits: { maxTurns: input.maxTurns ?? 8 }, tools: [addNumbersTool], harnessOperations: [summarize(input.timeoutMs)] },
+    initialConfig: {
+      systemPrompt: 'You coordinate work.',
+      modelPreset: 'fast',
+      limits: { maxTurns: input.maxTurns ?? 8 },
+      tools: [addNumbersTool],
+      harnessOperations: [summarize(input.timeoutMs)],
+    },
   });
   expect(agent.status, JSON.stringify(agent.body)).toBe(201);
   const session = await f.call('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'Summarize the report.' });
@@ -41,8 +47,14 @@ async function runWith(input: { maxTurns?: number; timeoutMs?: number }) {
   return { sessionId: session.body.id as string, runId: session.body.latestRunId as string };
 }
 
-const requestBody = (index: number) => f.fakes.vendor_a.requests[index]!.body as { instructions: string; tools?: Array<{ name: string }>; input: Array<{ role?: string; content?: unknown; type?: string; output?: string }> };
-const operationCall = async (runId: string) => ((await f.call('GET', `/tool-calls?runId=${runId}`)).body.data as Array<Record<string, any>>).find((call) => call.toolName === 'summarize')!;
+const requestBody = (index: number) =>
+  f.fakes.vendor_a.requests[index]!.body as {
+    instructions: string;
+    tools?: Array<{ name: string }>;
+    input: Array<{ role?: string; content?: unknown; type?: string; output?: string }>;
+  };
+const operationCall = async (runId: string) =>
+  ((await f.call('GET', `/tool-calls?runId=${runId}`)).body.data as Array<Record<string, any>>).find((call) => call.toolName === 'summarize')!;
 
 describe('Harness Operations', () => {
   it('a sub-loop with the parent tools returns a valid object to the parent', async () => {
@@ -73,7 +85,12 @@ describe('Harness Operations', () => {
     // The sub-loop is in the debug record, not in the session's transcript or the run's messages.
     const detail = await f.call('GET', `/sessions/${sessionId}`);
     expect(detail.body.transcript.map((message: { role: string }) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
-    expect(detail.body.debug.modelInvocations.map((invocation: { turnId: string }) => invocation.turnId)).toEqual(['turn-1', `op:${call.id}:turn-1`, `op:${call.id}:turn-2`, 'turn-2']);
+    expect(detail.body.debug.modelInvocations.map((invocation: { turnId: string }) => invocation.turnId)).toEqual([
+      'turn-1',
+      `op:${call.id}:turn-1`,
+      `op:${call.id}:turn-2`,
+      'turn-2',
+    ]);
     expect(detail.body.debug.toolCalls.map((entry: { toolName: string }) => entry.toolName).sort()).toEqual(['add_numbers', 'summarize']);
     const runMessages = await f.call('GET', `/runs/${runId}/messages`);
     expect(runMessages.body.data.map((message: { role: string }) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);

@@ -162,7 +162,8 @@ describe.skipIf(!onPostgres)('the API process, drained', () => {
     expect((await fetch(`${started.url}/readyz`)).status).toBe(200);
     // The image's HEALTHCHECK command, as Docker runs it in the container.
     const port = new URL(started.url).port;
-    const healthcheck = (env: Record<string, string>) => spawnSync(process.execPath, ['scripts/healthcheck.ts'], { env: { ...process.env, ...env }, encoding: 'utf8' }).status;
+    const healthcheck = (env: Record<string, string>) =>
+      spawnSync(process.execPath, ['scripts/healthcheck.ts'], { env: { ...process.env, ...env }, encoding: 'utf8' }).status;
     expect(healthcheck({ PORT: port })).toBe(0);
     // A worker's container: nothing on PORT, its probes on SVC_WORKER_METRICS_PORT (here the API's).
     expect(healthcheck({ PORT: String(await freePort()), SVC_WORKER_METRICS_PORT: port })).toBe(0);

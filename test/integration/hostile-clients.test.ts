@@ -74,7 +74,12 @@ describe('hostile bodies', () => {
     await expectRefusal(await post('/agents', `${'['.repeat(10_000)}${']'.repeat(10_000)}`));
     await expectRefusal(await post('/agents', `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`));
     await expectRefusal(await post('/agents', new Uint8Array([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0xc0, 0x22, 0x7d])));
-    await expectRefusal(await post('/agents', '{"name":"nul\u0000byte","initialConfig":{"systemPrompt":"You are a careful assistant.","modelPreset":"none","limits":{"maxTurns":4}}}'));
+    await expectRefusal(
+      await post(
+        '/agents',
+        '{"name":"nul\u0000byte","initialConfig":{"systemPrompt":"You are a careful assistant.","modelPreset":"none","limits":{"maxTurns":4}}}',
+      ),
+    );
     await expectRefusal(await post('/agents', '{"name":"first","name":"second"}'));
     const duplicate = await post('/sessions', `{"agentId":"not-an-id","agentId":"${crypto.randomUUID()}","initialMessage":"Hi"}`);
     // The last key wins (JSON.parse): a well-formed id of no agent, 404.
@@ -91,11 +96,22 @@ describe('hostile bodies', () => {
 });
 
 describe('hostile Last-Event-ID', () => {
-  const feed = (lastEventId: string) => fetch(`${server.url}/v1/projects/${projectId}/events?once=true`, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream', 'last-event-id': lastEventId } });
+  const feed = (lastEventId: string) =>
+    fetch(`${server.url}/v1/projects/${projectId}/events?once=true`, {
+      headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream', 'last-event-id': lastEventId },
+    });
 
   it('refuses garbage, negative positions and another project’s cursor with 400', async () => {
     const otherProject = crypto.randomUUID();
-    for (const cursor of ['garbage', '-1', '%%%', 'x'.repeat(5_000), Buffer.from('v1.not-a-uuid.1').toString('base64url'), Buffer.from(`v1.${projectId}.-5`).toString('base64url'), encodeEventCursor(otherProject, 1n)]) {
+    for (const cursor of [
+      'garbage',
+      '-1',
+      '%%%',
+      'x'.repeat(5_000),
+      Buffer.from('v1.not-a-uuid.1').toString('base64url'),
+      Buffer.from(`v1.${projectId}.-5`).toString('base64url'),
+      encodeEventCursor(otherProject, 1n),
+    ]) {
       const error = await expectRefusal(await feed(cursor));
       expect(error.message).toMatch(/^Invalid event cursor/);
     }
@@ -141,7 +157,12 @@ describe('hostile clients', () => {
       await appendProductEvents(ctx, {
         organizationId,
         projectId,
-        events: Array.from({ length: 250 }, (_, i) => ({ aggregateType: 'run', aggregateId: crypto.randomUUID(), kind: 'run.queued', publicPayload: { note: `${batch}-${i}-${padding}` } })),
+        events: Array.from({ length: 250 }, (_, i) => ({
+          aggregateType: 'run',
+          aggregateId: crypto.randomUUID(),
+          kind: 'run.queued',
+          publicPayload: { note: `${batch}-${i}-${padding}` },
+        })),
       });
     }
     // The feed has begun writing (waited for), and has had a while to try to push the rest.

@@ -90,7 +90,9 @@ describe('Idempotency-Key', () => {
     const { context } = await t.login();
     const path = `/v1/projects/${context.project.id}/api-keys`;
     const responses = await Promise.all(
-      Array.from({ length: 20 }, () => t.request('POST', path, { apiKey: key, idempotencyKey: 'parallel-2', body: { name: 'parallel key', scopes: ['agent:read'] } })),
+      Array.from({ length: 20 }, () =>
+        t.request('POST', path, { apiKey: key, idempotencyKey: 'parallel-2', body: { name: 'parallel key', scopes: ['agent:read'] } }),
+      ),
     );
     expect(responses.map((r) => r.status)).toEqual(Array(20).fill(201));
     const bodies = await Promise.all(responses.map(async (r) => (await r.json()) as { id: string; secret: string }));

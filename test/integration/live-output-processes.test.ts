@@ -55,7 +55,10 @@ function readSession(api: Api, sessionId: string) {
   const frames: Frame[] = [];
   const controller = new AbortController();
   const done = (async () => {
-    const response = await fetch(`${api.url}/v1/projects/${projectId}/sessions/${sessionId}/events?deltas=true`, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' }, signal: controller.signal });
+    const response = await fetch(`${api.url}/v1/projects/${projectId}/sessions/${sessionId}/events?deltas=true`, {
+      headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
+      signal: controller.signal,
+    });
     const reader = response.body!.getReader();
     const decoder = new TextDecoder();
     let buffered = '';
@@ -97,14 +100,35 @@ describe.skipIf(provided.kind !== 'postgres')('live output across processes', ()
     proxy = await startTcpProxy(`${direct.hostname}:${direct.port || '5432'}`);
     const proxied = new URL(database.url);
     proxied.host = proxy.address;
-    const [second, started] = await Promise.all([startApiProcess({ databaseUrl: proxied.toString(), taskQueue, dataDir: dataDir(), env }), startWorkerProcess({ databaseUrl: database.url, taskQueue, dataDir: dataDir(), env })]);
+    const [second, started] = await Promise.all([
+      startApiProcess({ databaseUrl: proxied.toString(), taskQueue, dataDir: dataDir(), env }),
+      startWorkerProcess({ databaseUrl: database.url, taskQueue, dataDir: dataDir(), env }),
+    ]);
     apis = [first, second];
     worker = started;
     ({ key, projectId } = await developmentApiKey(first.url, 'live'));
-    const provider = await request(first, 'POST', '/model-providers', { key: 'openai', displayName: 'OpenAI', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a });
+    const provider = await request(first, 'POST', '/model-providers', {
+      key: 'openai',
+      displayName: 'OpenAI',
+      providerType: 'vendor_a',
+      apiKey: FAKE_KEYS.vendor_a,
+    });
     expect(provider.status).toBe(201);
-    expect((await request(second, 'POST', '/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.body.id, model: 'vendor_a/gpt-5.1', routing: {} })).status).toBe(201);
-    const agent = await request(first, 'POST', '/agents', { name: 'Live', initialConfig: { systemPrompt: 'Answer.', modelPreset: 'fast', limits: { maxTurns: 4 } } });
+    expect(
+      (
+        await request(second, 'POST', '/model-presets', {
+          key: 'fast',
+          displayName: 'Fast',
+          providerId: provider.body.id,
+          model: 'vendor_a/gpt-5.1',
+          routing: {},
+        })
+      ).status,
+    ).toBe(201);
+    const agent = await request(first, 'POST', '/agents', {
+      name: 'Live',
+      initialConfig: { systemPrompt: 'Answer.', modelPreset: 'fast', limits: { maxTurns: 4 } },
+    });
     expect(agent.status, JSON.stringify(agent.body)).toBe(201);
     agentId = agent.body.id;
   }, 180_000);
@@ -209,6 +233,8 @@ describe.skipIf(provided.kind !== 'postgres')('live output across processes', ()
     expect(assembledText(frames)).toBe('Recovered on a new worker.');
     expect(assistantMessagesCreated(frames)).toHaveLength(1);
     const listed = await request(api1, 'GET', `/runs/${runId}/messages`);
-    expect(listed.body.data.filter((message: { role: string }) => message.role === 'assistant').map((message: { text: string }) => message.text)).toEqual(['Recovered on a new worker.']);
+    expect(listed.body.data.filter((message: { role: string }) => message.role === 'assistant').map((message: { text: string }) => message.text)).toEqual([
+      'Recovered on a new worker.',
+    ]);
   }, 120_000);
 });

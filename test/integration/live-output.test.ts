@@ -20,7 +20,12 @@ let readKey: string;
 let withContent: WebhookReceiver;
 let without: WebhookReceiver;
 const agents = {} as Record<ProviderType, string>;
-const MODELS: Record<ProviderType, string> = { vendor_a: 'vendor_a/gpt-5.1', vendor_b: 'vendor_b/claude-opus-4-6', vendor_c: 'vendor_c/gemini-2.5-pro', gateway: 'gateway/anthropic/claude-sonnet-4.5' };
+const MODELS: Record<ProviderType, string> = {
+  vendor_a: 'vendor_a/gpt-5.1',
+  vendor_b: 'vendor_b/claude-opus-4-6',
+  vendor_c: 'vendor_c/gemini-2.5-pro',
+  gateway: 'gateway/anthropic/claude-sonnet-4.5',
+};
 const LONG = 'Streams arrive piece by piece; the reader sees the answer grow before it is committed. '.repeat(3).trim();
 
 beforeAll(async () => {
@@ -30,15 +35,25 @@ beforeAll(async () => {
   readKey = (await app.t.createApiKey(['run:read'])).secret;
   for (const type of Object.keys(MODELS) as ProviderType[]) {
     let providerId: string;
-    if (type === 'vendor_a') providerId = (await app.call('GET', '/model-providers')).body.data.find((provider: { key: string }) => provider.key === 'openai').id;
+    if (type === 'vendor_a')
+      providerId = (await app.call('GET', '/model-providers')).body.data.find((provider: { key: string }) => provider.key === 'openai').id;
     else {
       const provider = await app.call('POST', '/model-providers', { key: `live-${type}`, displayName: type, providerType: type, apiKey: FAKE_KEYS[type] });
       expect(provider.status, JSON.stringify(provider.body)).toBe(201);
       providerId = provider.body.id;
     }
-    const preset = await app.call('POST', '/model-presets', { key: `live-${type.replace('_', '-')}`, displayName: type, providerId, model: MODELS[type], routing: {} });
+    const preset = await app.call('POST', '/model-presets', {
+      key: `live-${type.replace('_', '-')}`,
+      displayName: type,
+      providerId,
+      model: MODELS[type],
+      routing: {},
+    });
     expect(preset.status, JSON.stringify(preset.body)).toBe(201);
-    const agent = await app.call('POST', '/agents', { name: `Live ${type}`, initialConfig: { systemPrompt: 'Answer.', modelPreset: preset.body.key, limits: { maxTurns: 4 } } });
+    const agent = await app.call('POST', '/agents', {
+      name: `Live ${type}`,
+      initialConfig: { systemPrompt: 'Answer.', modelPreset: preset.body.key, limits: { maxTurns: 4 } },
+    });
     expect(agent.status, JSON.stringify(agent.body)).toBe(201);
     agents[type] = agent.body.id;
   }
@@ -51,7 +66,10 @@ afterAll(async () => {
 
 /** An open session stream: frames as they arrive, until `stop()`. */
 async function openStream(sessionId: string, headers: Record<string, string> = {}) {
-  const response = await app.t.request('GET', `/v1/projects/${app.projectId}/sessions/${sessionId}/events?deltas=true`, { apiKey: readKey, headers: { accept: 'text/event-stream', ...headers } });
+  const response = await app.t.request('GET', `/v1/projects/${app.projectId}/sessions/${sessionId}/events?deltas=true`, {
+    apiKey: readKey,
+    headers: { accept: 'text/event-stream', ...headers },
+  });
   expect(response.status).toBe(200);
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
@@ -84,20 +102,26 @@ async function committedText(runId: string): Promise<string> {
 }
 
 describe('live output on the session stream', () => {
-  it.each(['vendor_a', 'vendor_b', 'vendor_c', 'gateway'] as const)('%s: deltas arrive before message.created and add up to the committed text', async (type) => {
-    app.fakes[type].reply({ text: LONG, chunkSize: 12, chunkDelayMs: 15 });
-    const created = await app.call('POST', '/sessions', { agentId: agents[type], initialMessage: 'Tell me.' });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const stream = await openStream(created.body.id);
-    const frames = await stream.until(assistantCommitted);
-    await stream.stop();
-    const beforeCommit = frames.slice(0, frames.findIndex((frame) => frame.event === 'message.created' && JSON.parse(frame.data!).publicPayload.role === 'assistant'));
-    expect(deltasOf(beforeCommit).length).toBeGreaterThan(2);
-    for (const frame of frames.filter((entry) => entry.event?.startsWith('message.delta'))) expect(frame.id).toBeNull();
-    expect(deltasOf(frames).every((delta) => delta.runId === created.body.latestRunId && delta.turn === 1 && delta.attempt === 1)).toBe(true);
-    expect(assembledText(frames)).toBe(LONG);
-    expect(await committedText(created.body.latestRunId)).toBe(LONG);
-  });
+  it.each(['vendor_a', 'vendor_b', 'vendor_c', 'gateway'] as const)(
+    '%s: deltas arrive before message.created and add up to the committed text',
+    async (type) => {
+      app.fakes[type].reply({ text: LONG, chunkSize: 12, chunkDelayMs: 15 });
+      const created = await app.call('POST', '/sessions', { agentId: agents[type], initialMessage: 'Tell me.' });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const stream = await openStream(created.body.id);
+      const frames = await stream.until(assistantCommitted);
+      await stream.stop();
+      const beforeCommit = frames.slice(
+        0,
+        frames.findIndex((frame) => frame.event === 'message.created' && JSON.parse(frame.data!).publicPayload.role === 'assistant'),
+      );
+      expect(deltasOf(beforeCommit).length).toBeGreaterThan(2);
+      for (const frame of frames.filter((entry) => entry.event?.startsWith('message.delta'))) expect(frame.id).toBeNull();
+      expect(deltasOf(frames).every((delta) => delta.runId === created.body.latestRunId && delta.turn === 1 && delta.attempt === 1)).toBe(true);
+      expect(assembledText(frames)).toBe(LONG);
+      expect(await committedText(created.body.latestRunId)).toBe(LONG);
+    },
+  );
 
   it('a reconnect mid-message starts with the text so far at offset 0, and the final text is exact', async () => {
     app.fakes.vendor_a.reply({ text: LONG, chunkSize: 6, chunkDelayMs: 25 });
@@ -156,8 +180,16 @@ describe('live output on the session stream', () => {
   });
 
   it('never sends a delta to a webhook, with or without message content', async () => {
-    for (const [receiver, includeMessageContent] of [[withContent, true], [without, false]] as const) {
-      const webhook = await app.call('POST', '/event-webhooks', { displayName: `Live ${includeMessageContent}`, endpointUrl: receiver.url, signingSecret: newSigningSecret(), includeMessageContent });
+    for (const [receiver, includeMessageContent] of [
+      [withContent, true],
+      [without, false],
+    ] as const) {
+      const webhook = await app.call('POST', '/event-webhooks', {
+        displayName: `Live ${includeMessageContent}`,
+        endpointUrl: receiver.url,
+        signingSecret: newSigningSecret(),
+        includeMessageContent,
+      });
       expect(webhook.status, JSON.stringify(webhook.body)).toBe(201);
     }
     app.fakes.vendor_c.reply({ text: LONG, chunkSize: 4, chunkDelayMs: 5 });
@@ -167,16 +199,27 @@ describe('live output on the session stream', () => {
     await stream.stop();
     expect(deltasOf(frames).length).toBeGreaterThan(2);
     const delivered = (receiver: WebhookReceiver) =>
-      receiver.requests.flatMap((request) => (request.body?.data?.events ?? []) as Array<{ kind: string; publicPayload: { runId?: string; role?: string }; message?: { text?: string } }>);
+      receiver.requests.flatMap(
+        (request) =>
+          (request.body?.data?.events ?? []) as Array<{ kind: string; publicPayload: { runId?: string; role?: string }; message?: { text?: string } }>,
+      );
     for (const receiver of [withContent, without]) {
-      await receiver.waitFor(() => delivered(receiver).some((event) => event.kind === 'message.created' && event.publicPayload.runId === created.body.latestRunId && event.publicPayload.role === 'assistant'), 30_000);
+      await receiver.waitFor(
+        () =>
+          delivered(receiver).some(
+            (event) => event.kind === 'message.created' && event.publicPayload.runId === created.body.latestRunId && event.publicPayload.role === 'assistant',
+          ),
+        30_000,
+      );
       const kinds = delivered(receiver).map((event) => event.kind);
       expect(kinds.filter((kind) => kind.startsWith('message.delta'))).toEqual([]);
       // Every delivered event is a durable one: it has a position in the log.
       for (const event of delivered(receiver)) expect((event as { projectPosition?: string }).projectPosition).toMatch(/^[0-9]+$/);
     }
     // Message content reaches the opted-in webhook only through the durable message.created.
-    const opted = delivered(withContent).find((event) => event.kind === 'message.created' && event.publicPayload.runId === created.body.latestRunId && event.publicPayload.role === 'assistant')!;
+    const opted = delivered(withContent).find(
+      (event) => event.kind === 'message.created' && event.publicPayload.runId === created.body.latestRunId && event.publicPayload.role === 'assistant',
+    )!;
     expect(JSON.stringify(opted.message)).toContain(LONG.slice(0, 40));
   });
 

@@ -27,7 +27,11 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 async function call(method: string, path: string, body?: unknown, options: { apiKey?: string; idempotencyKey?: string } = {}) {
-  const response = await t.request(method, `/v1/projects/${projectId}${path}`, { apiKey: options.apiKey ?? admin, body, ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}) });
+  const response = await t.request(method, `/v1/projects/${projectId}${path}`, {
+    apiKey: options.apiKey ?? admin,
+    body,
+    ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}),
+  });
   return { status: response.status, body: await response.json(), headers: response.headers };
 }
 
@@ -38,14 +42,42 @@ describe('MCP credentials', () => {
     const created = await call('POST', '/mcp-credentials', { key: 'crm', displayName: 'CRM token', kind: 'static_bearer', headerName: null, secret: SECRET });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(Object.keys(created.body).sort()).toEqual(
-      ['createdAt', 'credentialConfigured', 'credentialFingerprint', 'credentialVersion', 'displayName', 'headerName', 'id', 'key', 'kind', 'lifecycle', 'organizationId', 'revokedAt', 'updatedAt'].sort(),
+      [
+        'createdAt',
+        'credentialConfigured',
+        'credentialFingerprint',
+        'credentialVersion',
+        'displayName',
+        'headerName',
+        'id',
+        'key',
+        'kind',
+        'lifecycle',
+        'organizationId',
+        'revokedAt',
+        'updatedAt',
+      ].sort(),
     );
-    expect(created.body).toMatchObject({ key: 'crm', kind: 'static_bearer', headerName: null, lifecycle: 'active', credentialConfigured: true, credentialVersion: 1, revokedAt: null });
+    expect(created.body).toMatchObject({
+      key: 'crm',
+      kind: 'static_bearer',
+      headerName: null,
+      lifecycle: 'active',
+      credentialConfigured: true,
+      credentialVersion: 1,
+      revokedAt: null,
+    });
     expect(created.body.credentialFingerprint).toMatch(/^[0-9a-f]{12}$/);
     const [row] = await t.database.db.select().from(mcpCredentials).where(eq(mcpCredentials.id, created.body.id));
     expect(t.deps.keyring.decrypt(row!.credentialCiphertext!, `mcp_credential:${created.body.id}`)).toBe(SECRET);
 
-    const headerKind = await call('POST', '/mcp-credentials', { key: 'search', displayName: 'Search key', kind: 'api_key_header', headerName: 'X-Api-Key', secret: API_KEY_SECRET });
+    const headerKind = await call('POST', '/mcp-credentials', {
+      key: 'search',
+      displayName: 'Search key',
+      kind: 'api_key_header',
+      headerName: 'X-Api-Key',
+      secret: API_KEY_SECRET,
+    });
     expect(headerKind.status, JSON.stringify(headerKind.body)).toBe(201);
     expect(headerKind.body).toMatchObject({ kind: 'api_key_header', headerName: 'X-Api-Key' });
 
@@ -108,11 +140,23 @@ describe('MCP credentials', () => {
 
 describe('MCP servers', () => {
   it('creates immutable version 1 with an empty snapshot; https only outside development', async () => {
-    const created = await call('POST', '/mcp-servers', { key: 'crm', displayName: 'CRM', endpointUrl: 'https://mcp.example.com/mcp', transport: 'streamable_http' });
+    const created = await call('POST', '/mcp-servers', {
+      key: 'crm',
+      displayName: 'CRM',
+      endpointUrl: 'https://mcp.example.com/mcp',
+      transport: 'streamable_http',
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(created.body).toMatchObject({ key: 'crm', endpointUrl: 'https://mcp.example.com/mcp', transport: 'streamable_http', latestVersion: 1 });
-    expect(created.body.versions).toEqual([{ id: created.body.latestVersionId, serverId: created.body.id, version: 1, tools: [], discoveredAt: null, createdAt: expect.any(String) }]);
-    const sse = await call('POST', '/mcp-servers', { key: 'legacy', displayName: 'Legacy', endpointUrl: 'https://legacy.example.com/sse', transport: 'legacy_sse' });
+    expect(created.body.versions).toEqual([
+      { id: created.body.latestVersionId, serverId: created.body.id, version: 1, tools: [], discoveredAt: null, createdAt: expect.any(String) },
+    ]);
+    const sse = await call('POST', '/mcp-servers', {
+      key: 'legacy',
+      displayName: 'Legacy',
+      endpointUrl: 'https://legacy.example.com/sse',
+      transport: 'legacy_sse',
+    });
     expect(sse.status).toBe(201);
 
     const reader = await withScopes('mcp:read');
@@ -139,7 +183,9 @@ describe('MCP servers', () => {
       expect(response.status, `${JSON.stringify(body)} → ${JSON.stringify(response.body)}`).toBe(400);
       expect(response.body.error.details.path).toBe(path);
     }
-    expect((await call('POST', '/mcp-servers', { key: 'crm', displayName: 'x', endpointUrl: 'https://other.example.com/', transport: 'legacy_sse' })).status).toBe(409);
+    expect(
+      (await call('POST', '/mcp-servers', { key: 'crm', displayName: 'x', endpointUrl: 'https://other.example.com/', transport: 'legacy_sse' })).status,
+    ).toBe(409);
   });
 
   it('replays an idempotent creation and stores one server', async () => {
@@ -156,8 +202,17 @@ describe('MCP servers', () => {
 
 describe('credential policies', () => {
   it('publishes versions per key; equal content answers the newest version', async () => {
-    const credential = (await call('POST', '/mcp-credentials', { key: 'policy-cred', displayName: 'P', kind: 'static_bearer', secret: 'policy-secret-1' })).body;
-    const body = { key: 'crm-policy', displayName: 'CRM', credentialId: credential.id, exactOrigin: 'https://mcp.example.com', pathPrefix: '/mcp', timeoutMs: 10_000, maximumResponseBytes: 65_536 };
+    const credential = (await call('POST', '/mcp-credentials', { key: 'policy-cred', displayName: 'P', kind: 'static_bearer', secret: 'policy-secret-1' }))
+      .body;
+    const body = {
+      key: 'crm-policy',
+      displayName: 'CRM',
+      credentialId: credential.id,
+      exactOrigin: 'https://mcp.example.com',
+      pathPrefix: '/mcp',
+      timeoutMs: 10_000,
+      maximumResponseBytes: 65_536,
+    };
     const writer = await withScopes('credential:write');
     const first = await call('POST', '/mcp-credential-policies', body, { apiKey: writer });
     expect(first.status, JSON.stringify(first.body)).toBe(201);
@@ -171,19 +226,34 @@ describe('credential policies', () => {
 
     const list = await call('GET', '/mcp-credential-policies', undefined, { apiKey: await withScopes('credential:read_metadata') });
     const versions = list.body.data.filter((entry: { key: string }) => entry.key === 'crm-policy');
-    expect(versions.map((entry: { version: number; latestVersion: number }) => [entry.version, entry.latestVersion])).toEqual([[1, 2], [2, 2]]);
+    expect(versions.map((entry: { version: number; latestVersion: number }) => [entry.version, entry.latestVersion])).toEqual([
+      [1, 2],
+      [2, 2],
+    ]);
 
     // A revoked credential makes its policies inactive.
     await call('DELETE', `/mcp-credentials/${credential.id}`);
     const after = await call('GET', '/mcp-credential-policies');
-    expect(after.body.data.filter((entry: { key: string }) => entry.key === 'crm-policy').map((entry: { active: boolean }) => entry.active)).toEqual([false, false]);
+    expect(after.body.data.filter((entry: { key: string }) => entry.key === 'crm-policy').map((entry: { active: boolean }) => entry.active)).toEqual([
+      false,
+      false,
+    ]);
   });
 
   it('refuses bad input with 400 and its path', async () => {
-    const credential = (await call('POST', '/mcp-credentials', { key: 'bounds-cred', displayName: 'B', kind: 'static_bearer', secret: 'bounds-secret-1' })).body;
+    const credential = (await call('POST', '/mcp-credentials', { key: 'bounds-cred', displayName: 'B', kind: 'static_bearer', secret: 'bounds-secret-1' }))
+      .body;
     const revoked = (await call('POST', '/mcp-credentials', { key: 'gone-cred', displayName: 'G', kind: 'static_bearer', secret: 'gone-secret-1' })).body;
     await call('DELETE', `/mcp-credentials/${revoked.id}`);
-    const good = { key: 'bounded', displayName: 'B', credentialId: credential.id, exactOrigin: 'https://mcp.example.com', pathPrefix: '/', timeoutMs: 1_000, maximumResponseBytes: 1_024 };
+    const good = {
+      key: 'bounded',
+      displayName: 'B',
+      credentialId: credential.id,
+      exactOrigin: 'https://mcp.example.com',
+      pathPrefix: '/',
+      timeoutMs: 1_000,
+      maximumResponseBytes: 1_024,
+    };
     expect((await call('POST', '/mcp-credential-policies', good)).status).toBe(201);
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ ...good, timeoutMs: 999 }, 'body.timeoutMs'],
@@ -215,15 +285,28 @@ describe('credential policies', () => {
 
 describe('toolsets', () => {
   it('needs tools of the pinned server version: version 1 has none to select', async () => {
-    const server = (await call('POST', '/mcp-servers', { key: 'empty', displayName: 'Empty', endpointUrl: 'https://empty.example.com/mcp', transport: 'streamable_http' })).body;
-    const response = await call('POST', '/mcp-toolsets', { key: 'ts', displayName: 'TS', serverVersionId: server.latestVersionId, tools: [{ remoteToolName: 'echo', approval: 'never' }] });
+    const server = (
+      await call('POST', '/mcp-servers', { key: 'empty', displayName: 'Empty', endpointUrl: 'https://empty.example.com/mcp', transport: 'streamable_http' })
+    ).body;
+    const response = await call('POST', '/mcp-toolsets', {
+      key: 'ts',
+      displayName: 'TS',
+      serverVersionId: server.latestVersionId,
+      tools: [{ remoteToolName: 'echo', approval: 'never' }],
+    });
     expect(response.status).toBe(400);
     expect(response.body.error.details.path).toBe('body.tools.0.remoteToolName');
     for (const [body, path] of [
       [{ key: 'ts', displayName: 'TS', serverVersionId: server.latestVersionId, tools: [] }, 'body.tools'],
       [{ key: 'ts', displayName: 'TS', serverVersionId: randomUUID(), tools: [{ remoteToolName: 'echo' }] }, 'body.serverVersionId'],
-      [{ key: 'ts', displayName: 'TS', serverVersionId: server.latestVersionId, tools: [{ remoteToolName: 'echo', approval: 'sometimes' }] }, 'body.tools.0.approval'],
-      [{ key: 'ts', displayName: 'TS', serverVersionId: server.latestVersionId, tools: Array.from({ length: 65 }, (_, i) => ({ remoteToolName: `t${i}` })) }, 'body.tools'],
+      [
+        { key: 'ts', displayName: 'TS', serverVersionId: server.latestVersionId, tools: [{ remoteToolName: 'echo', approval: 'sometimes' }] },
+        'body.tools.0.approval',
+      ],
+      [
+        { key: 'ts', displayName: 'TS', serverVersionId: server.latestVersionId, tools: Array.from({ length: 65 }, (_, i) => ({ remoteToolName: `t${i}` })) },
+        'body.tools',
+      ],
       [{ key: 'ts', displayName: 'TS', serverVersionId: server.latestVersionId, tools: [{ remoteToolName: 'a' }, { remoteToolName: 'a' }] }, 'body.tools.1'],
     ] as const) {
       const bad = await call('POST', '/mcp-toolsets', body);
@@ -237,7 +320,9 @@ describe('scopes', () => {
   it('each route needs its own scope', async () => {
     const none = await withScopes('agent:read');
     const credential = (await call('POST', '/mcp-credentials', { key: 'scoped', displayName: 'S', kind: 'static_bearer', secret: 'scoped-secret-1' })).body;
-    const server = (await call('POST', '/mcp-servers', { key: 'scoped', displayName: 'S', endpointUrl: 'https://scoped.example.com/mcp', transport: 'streamable_http' })).body;
+    const server = (
+      await call('POST', '/mcp-servers', { key: 'scoped', displayName: 'S', endpointUrl: 'https://scoped.example.com/mcp', transport: 'streamable_http' })
+    ).body;
     const routes: Array<[string, string, unknown, string]> = [
       ['GET', '/mcp-servers', undefined, 'mcp:read'],
       ['POST', '/mcp-servers', { key: 'n', displayName: 'n', endpointUrl: 'https://n.example.com/', transport: 'streamable_http' }, 'mcp:write'],

@@ -29,12 +29,21 @@ afterAll(async () => {
 });
 
 async function call(method: string, path: string, body?: unknown, options: { idempotencyKey?: string } = {}) {
-  const response = await t.request(method, `/v1/projects/${projectId}${path}`, { apiKey: admin, body, ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}) });
+  const response = await t.request(method, `/v1/projects/${projectId}${path}`, {
+    apiKey: admin,
+    body,
+    ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}),
+  });
   return { status: response.status, body: await response.json(), headers: response.headers };
 }
 
 async function server(key: string, transport: 'streamable_http' | 'legacy_sse' = 'streamable_http') {
-  const created = await call('POST', '/mcp-servers', { key, displayName: key, endpointUrl: transport === 'streamable_http' ? fixture.streamableUrl : fixture.sseUrl, transport });
+  const created = await call('POST', '/mcp-servers', {
+    key,
+    displayName: key,
+    endpointUrl: transport === 'streamable_http' ? fixture.streamableUrl : fixture.sseUrl,
+    transport,
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return created.body;
 }
@@ -77,11 +86,23 @@ describe.each(['streamable_http', 'legacy_sse'] as const)('discovery over %s', (
     expect(unchanged.status).toBe(200);
     expect(unchanged.body).toMatchObject({ changed: false, version: { id: first.body.version.id, version: 2 } });
 
-    const toolset = await call('POST', '/mcp-toolsets', { key: `ts-${transport}`, displayName: 'Echo only', serverVersionId: first.body.version.id, tools: [{ remoteToolName: 'echo', approval: true }] });
+    const toolset = await call('POST', '/mcp-toolsets', {
+      key: `ts-${transport}`,
+      displayName: 'Echo only',
+      serverVersionId: first.body.version.id,
+      tools: [{ remoteToolName: 'echo', approval: true }],
+    });
     expect(toolset.status, JSON.stringify(toolset.body)).toBe(201);
-    expect(toolset.body.versions[0]).toMatchObject({ version: 1, serverVersionId: first.body.version.id, tools: [{ remoteToolName: 'echo', approval: 'always' }] });
+    expect(toolset.body.versions[0]).toMatchObject({
+      version: 1,
+      serverVersionId: first.body.version.id,
+      tools: [{ remoteToolName: 'echo', approval: 'always' }],
+    });
 
-    fixture.setTools([...DEFAULT_TOOLS.filter((tool) => tool.name !== 'big'), { name: 'new_tool', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } }]);
+    fixture.setTools([
+      ...DEFAULT_TOOLS.filter((tool) => tool.name !== 'big'),
+      { name: 'new_tool', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } },
+    ]);
     try {
       const changed = await call('POST', `/mcp-servers/${created.id}/discover`);
       expect(changed.status).toBe(201);

@@ -20,7 +20,12 @@ beforeAll(async () => {
   fixture = await startMcpFixtureServer();
   fixture.requireHeader('authorization', `Bearer ${BEARER}`);
   f = await startRunApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
-  const server = await f.call('POST', '/mcp-servers', { key: 'fixture', displayName: 'Fixture', endpointUrl: fixture.streamableUrl, transport: 'streamable_http' });
+  const server = await f.call('POST', '/mcp-servers', {
+    key: 'fixture',
+    displayName: 'Fixture',
+    endpointUrl: fixture.streamableUrl,
+    transport: 'streamable_http',
+  });
   const { version } = await policy();
   const discovered = await f.call('POST', `/mcp-servers/${server.body.id}/discover`, { credentialPolicyVersionId: version.id });
   expect(discovered.status, JSON.stringify(discovered.body)).toBe(201);
@@ -101,15 +106,27 @@ describe('MCP tools in runs', () => {
     expect(first.tools.map((tool) => tool.name).sort()).toEqual(['mcp__crm__big', 'mcp__crm__echo', 'mcp__crm__fail', 'mcp__crm__slow']);
     expect(JSON.stringify(first.tools.find((tool) => tool.name === 'mcp__crm__echo'))).toContain('What to echo');
     // The server got one call, with the policy's credential.
-    expect(fixture.toolCalls.slice(calls).map((call) => [call.name, call.arguments, call.headers.authorization])).toEqual([['echo', { text: 'hello from the model' }, `Bearer ${BEARER}`]]);
+    expect(fixture.toolCalls.slice(calls).map((call) => [call.name, call.arguments, call.headers.authorization])).toEqual([
+      ['echo', { text: 'hello from the model' }, `Bearer ${BEARER}`],
+    ]);
     // The result went back to the model, and the call's debug record says how it ran.
     expect(lastModelRequest()).toContain('hello from the model');
     const [call] = await toolCallsOf(runId);
     expect(call).toMatchObject({ toolName: 'mcp__crm__echo', owner: 'platform', status: 'succeeded', failure: null });
     expect(call!.safeResult.value).toEqual({ content: [{ type: 'text', text: 'hello from the model' }] });
-    expect(call!.execution).toMatchObject({ kind: 'mcp', serverKey: 'fixture', serverVersion: 2, remoteToolName: 'echo', namespace: 'crm', credentialPolicyVersionId: version.id, credentialVersion: 1, failureReason: null });
-    const stored = JSON.stringify([await f.t.database.db.select().from(messages).where(eq(messages.runId, runId)), await f.t.database.db.select().from(productEvents)], (_key, value) =>
-      typeof value === 'bigint' ? value.toString() : value,
+    expect(call!.execution).toMatchObject({
+      kind: 'mcp',
+      serverKey: 'fixture',
+      serverVersion: 2,
+      remoteToolName: 'echo',
+      namespace: 'crm',
+      credentialPolicyVersionId: version.id,
+      credentialVersion: 1,
+      failureReason: null,
+    });
+    const stored = JSON.stringify(
+      [await f.t.database.db.select().from(messages).where(eq(messages.runId, runId)), await f.t.database.db.select().from(productEvents)],
+      (_key, value) => (typeof value === 'bigint' ? value.toString() : value),
     );
     expect(stored).not.toContain(BEARER);
   }, 60_000);
@@ -157,14 +174,18 @@ describe('MCP call failures are tool errors, never stuck runs', () => {
   it("the run creator's mcp:execute scope is checked live", async () => {
     const { version } = await policy();
     const agentId = await agentWith({ policyVersionId: version.id });
-    const noExecute = (await f.t.createApiKey(['agent:read', 'session:read', 'session:write', 'run:create', 'run:read'], `no-mcp-${randomUUID().slice(0, 6)}`)).secret;
+    const noExecute = (await f.t.createApiKey(['agent:read', 'session:read', 'session:write', 'run:create', 'run:read'], `no-mcp-${randomUUID().slice(0, 6)}`))
+      .secret;
     const calls = fixture.requests.length;
     const call = await failedCall(agentId, { name: 'mcp__crm__echo', arguments: { text: 'x' } }, noExecute);
     expect(call.failure).toMatchObject({ code: 'platform_tool_failed', reason: 'scope_missing' });
     expect(fixture.requests.length).toBe(calls);
 
     // A key that held the scope when the run started but was revoked before the call.
-    const revocable = await f.t.createApiKey(['agent:read', 'session:read', 'session:write', 'run:create', 'run:read', 'mcp:execute'], `mcp-${randomUUID().slice(0, 6)}`);
+    const revocable = await f.t.createApiKey(
+      ['agent:read', 'session:read', 'session:write', 'run:create', 'run:read', 'mcp:execute'],
+      `mcp-${randomUUID().slice(0, 6)}`,
+    );
     const gated = await agentWith({ policyVersionId: version.id, tools: [{ remoteToolName: 'echo', approval: 'always' }] });
     f.fakes.vendor_a.reply({ toolCalls: [{ name: 'mcp__crm__echo', arguments: { text: 'late' } }] }).reply({ text: 'Could not.' });
     const runId = await runOf(gated, 'Go.', revocable.secret);
@@ -199,13 +220,28 @@ describe('MCP call failures are tool errors, never stuck runs', () => {
 
   it('a server that is gone: connection_failed', async () => {
     const gone = await startMcpFixtureServer();
-    const goneServer = await f.call('POST', '/mcp-servers', { key: `gone-${randomUUID().slice(0, 6)}`, displayName: 'Gone', endpointUrl: gone.streamableUrl, transport: 'streamable_http' });
+    const goneServer = await f.call('POST', '/mcp-servers', {
+      key: `gone-${randomUUID().slice(0, 6)}`,
+      displayName: 'Gone',
+      endpointUrl: gone.streamableUrl,
+      transport: 'streamable_http',
+    });
     const discovered = await f.call('POST', `/mcp-servers/${goneServer.body.id}/discover`);
-    const toolset = await f.call('POST', '/mcp-toolsets', { key: `gone-${randomUUID().slice(0, 6)}`, displayName: 'Gone', serverVersionId: discovered.body.version.id, tools: [{ remoteToolName: 'echo' }] });
+    const toolset = await f.call('POST', '/mcp-toolsets', {
+      key: `gone-${randomUUID().slice(0, 6)}`,
+      displayName: 'Gone',
+      serverVersionId: discovered.body.version.id,
+      tools: [{ remoteToolName: 'echo' }],
+    });
     const { version } = await policy({ exactOrigin: gone.url });
     const agent = await f.call('POST', '/agents', {
       name: `Gone ${randomUUID().slice(0, 6)}`,
-      initialConfig: { systemPrompt: 'x', modelPreset: 'fast', limits: { maxTurns: 4 }, mcpBindings: [{ toolsetVersionId: toolset.body.latestVersionId, credentialPolicyVersionId: version.id, namespace: 'crm' }] },
+      initialConfig: {
+        systemPrompt: 'x',
+        modelPreset: 'fast',
+        limits: { maxTurns: 4 },
+        mcpBindings: [{ toolsetVersionId: toolset.body.latestVersionId, credentialPolicyVersionId: version.id, namespace: 'crm' }],
+      },
     });
     expect(agent.status, JSON.stringify(agent.body)).toBe(201);
     await gone.close();
@@ -218,10 +254,20 @@ describe('publication', () => {
   it('refuses a binding whose policy does not contain the server endpoint, and nothing is sent', async () => {
     const requests = fixture.requests.length;
     const elsewhere = await policy({ exactOrigin: 'https://elsewhere.example.com' });
-    const toolset = await f.call('POST', '/mcp-toolsets', { key: `ts-${randomUUID().slice(0, 8)}`, displayName: 'x', serverVersionId, tools: [{ remoteToolName: 'echo' }] });
+    const toolset = await f.call('POST', '/mcp-toolsets', {
+      key: `ts-${randomUUID().slice(0, 8)}`,
+      displayName: 'x',
+      serverVersionId,
+      tools: [{ remoteToolName: 'echo' }],
+    });
     const refused = await f.call('POST', '/agents', {
       name: 'Elsewhere',
-      initialConfig: { systemPrompt: 'x', modelPreset: 'fast', limits: { maxTurns: 2 }, mcpBindings: [{ toolsetVersionId: toolset.body.latestVersionId, credentialPolicyVersionId: elsewhere.version.id, namespace: 'crm' }] },
+      initialConfig: {
+        systemPrompt: 'x',
+        modelPreset: 'fast',
+        limits: { maxTurns: 2 },
+        mcpBindings: [{ toolsetVersionId: toolset.body.latestVersionId, credentialPolicyVersionId: elsewhere.version.id, namespace: 'crm' }],
+      },
     });
     expect(refused.status).toBe(400);
     expect(refused.body.error.details.path).toBe('body.initialConfig.mcpBindings[0].credentialPolicyVersionId');
@@ -232,7 +278,15 @@ describe('publication', () => {
     const noScope = await f.call(
       'POST',
       '/agents',
-      { name: 'No bind', initialConfig: { systemPrompt: 'x', modelPreset: 'fast', limits: { maxTurns: 2 }, mcpBindings: [{ toolsetVersionId: toolset.body.latestVersionId, credentialPolicyVersionId: version.id, namespace: 'crm' }] } },
+      {
+        name: 'No bind',
+        initialConfig: {
+          systemPrompt: 'x',
+          modelPreset: 'fast',
+          limits: { maxTurns: 2 },
+          mcpBindings: [{ toolsetVersionId: toolset.body.latestVersionId, credentialPolicyVersionId: version.id, namespace: 'crm' }],
+        },
+      },
       { apiKey: bindOnly },
     );
     expect(noScope.status).toBe(403);

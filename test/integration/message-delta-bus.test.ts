@@ -13,7 +13,14 @@ import { createTestDatabase, type TestDatabase } from '../support/database.ts';
  * PostgreSQL when the machine has one.
  */
 const logger = createLogger({ level: 'silent' });
-const key = (overrides: Partial<StreamingTurnKey> = {}): StreamingTurnKey => ({ projectId: randomUUID(), sessionId: randomUUID(), runId: randomUUID(), turn: 1, attempt: 1, ...overrides });
+const key = (overrides: Partial<StreamingTurnKey> = {}): StreamingTurnKey => ({
+  projectId: randomUUID(),
+  sessionId: randomUUID(),
+  runId: randomUUID(),
+  turn: 1,
+  attempt: 1,
+  ...overrides,
+});
 
 /** Reads frames until `done(frames)` holds (or fails after 30 s). */
 async function readUntil(subscription: DeltaSubscription, done: (frames: DeltaFrame[]) => boolean): Promise<DeltaFrame[]> {
@@ -153,17 +160,19 @@ describe.each(['in-process (PGlite)', 'LISTEN/NOTIFY (PostgreSQL)'] as const)('t
     // came back, not because the wait for a lost one (2 s) ran out. In one process it needs none.
     const betweenProcesses = transport === 'LISTEN/NOTIFY (PostgreSQL)';
     const marksHeard: string[] = [];
-    const listening = !betweenProcesses ? api : createMessageDeltaBus({
-      database: {
-        ...database,
-        listen: (channel, handler) =>
-          database.listen(channel, (payload) => {
-            if (channel.includes('_mark_')) marksHeard.push(payload);
-            handler(payload);
-          }),
-      },
-      logger,
-    });
+    const listening = !betweenProcesses
+      ? api
+      : createMessageDeltaBus({
+          database: {
+            ...database,
+            listen: (channel, handler) =>
+              database.listen(channel, (payload) => {
+                if (channel.includes('_mark_')) marksHeard.push(payload);
+                handler(payload);
+              }),
+          },
+          logger,
+        });
     if (listening !== api) await listening.start();
     try {
       const turn = key();
@@ -174,8 +183,16 @@ describe.each(['in-process (PGlite)', 'LISTEN/NOTIFY (PostgreSQL)'] as const)('t
       await publisher.flush();
       // Only a batch with a reply's message waits (test/integration/live-output-processes.test.ts
       // makes the listener lag to show why).
-      expect(reader.beforeDurable([{ kind: 'run.started', publicPayload: {} }, { kind: 'message.created', publicPayload: { role: 'user' } }])).toBeNull();
-      await reader.beforeDurable([{ kind: 'run.started', publicPayload: {} }, { kind: 'message.created', publicPayload: { role: 'assistant' } }]);
+      expect(
+        reader.beforeDurable([
+          { kind: 'run.started', publicPayload: {} },
+          { kind: 'message.created', publicPayload: { role: 'user' } },
+        ]),
+      ).toBeNull();
+      await reader.beforeDurable([
+        { kind: 'run.started', publicPayload: {} },
+        { kind: 'message.created', publicPayload: { role: 'assistant' } },
+      ]);
       expect(marksHeard).toHaveLength(betweenProcesses ? 1 : 0);
       expect(textOf(reader.take())).toBe(pieces.join(''));
       reader.close();

@@ -77,7 +77,12 @@ describe.skipIf(provided.kind !== 'postgres')('Prometheus metrics of the API and
       return dir;
     };
     api = await startApiProcess({ databaseUrl: database.url, taskQueue, dataDir: dataDir(), env: { ...env, SVC_API_METRICS_PORT: String(apiPort) } });
-    worker = await startWorkerProcess({ databaseUrl: database.url, taskQueue, dataDir: dataDir(), env: { ...env, SVC_WORKER_METRICS_PORT: String(workerPort) } });
+    worker = await startWorkerProcess({
+      databaseUrl: database.url,
+      taskQueue,
+      dataDir: dataDir(),
+      env: { ...env, SVC_WORKER_METRICS_PORT: String(workerPort) },
+    });
     apiMetrics = `http://127.0.0.1:${apiPort}/metrics`;
     workerMetrics = `http://127.0.0.1:${workerPort}/metrics`;
     prometheus = await startPrometheus({ api: `127.0.0.1:${apiPort}`, worker: `127.0.0.1:${workerPort}` });
@@ -86,7 +91,18 @@ describe.skipIf(provided.kind !== 'postgres')('Prometheus metrics of the API and
     const provider = await request('POST', '/model-providers', { key: 'openai', displayName: 'OpenAI', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a });
     expect(provider.status).toBe(201);
     // Priced: 1 per million input tokens, 10 per million output tokens.
-    expect((await request('POST', '/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.body.id, model: 'vendor_a/gpt-5.1', routing: {}, prices: { input: 1, output: 10 } })).status).toBe(201);
+    expect(
+      (
+        await request('POST', '/model-presets', {
+          key: 'fast',
+          displayName: 'Fast',
+          providerId: provider.body.id,
+          model: 'vendor_a/gpt-5.1',
+          routing: {},
+          prices: { input: 1, output: 10 },
+        })
+      ).status,
+    ).toBe(201);
     const agent = await request('POST', '/agents', { name: 'Plain', initialConfig: { systemPrompt: 'Answer.', modelPreset: 'fast', limits: { maxTurns: 4 } } });
     expect(agent.status, JSON.stringify(agent.body)).toBe(201);
     agentId = agent.body.id;
@@ -98,7 +114,10 @@ describe.skipIf(provided.kind !== 'postgres')('Prometheus metrics of the API and
       inputSchema: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'], additionalProperties: false },
       outputSchema: { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] },
     };
-    const gated = await request('POST', '/agents', { name: 'Gated', initialConfig: { systemPrompt: 'Use the tool.', modelPreset: 'fast', tools: [gatedTool], limits: { maxTurns: 4 } } });
+    const gated = await request('POST', '/agents', {
+      name: 'Gated',
+      initialConfig: { systemPrompt: 'Use the tool.', modelPreset: 'fast', tools: [gatedTool], limits: { maxTurns: 4 } },
+    });
     expect(gated.status, JSON.stringify(gated.body)).toBe(201);
     gatedAgentId = gated.body.id;
     const webhook = await request('POST', '/event-webhooks', { displayName: 'Receiver', endpointUrl: receiver.url, signingSecret: secrets.webhook });
@@ -140,7 +159,10 @@ describe.skipIf(provided.kind !== 'postgres')('Prometheus metrics of the API and
 
     // One stream open (the caller's only place), a second refused with 429.
     const stream = new AbortController();
-    const open = await fetch(`${api.url}/v1/projects/${projectId}/events`, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' }, signal: stream.signal });
+    const open = await fetch(`${api.url}/v1/projects/${projectId}/events`, {
+      headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
+      signal: stream.signal,
+    });
     expect(open.status).toBe(200);
     const refused = await fetch(`${api.url}/v1/projects/${projectId}/events`, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' } });
     expect(refused.status).toBe(429);
@@ -152,20 +174,38 @@ describe.skipIf(provided.kind !== 'postgres')('Prometheus metrics of the API and
       // the change shows it (a stale sample is replaced within a second or two), then compared.
       // Runs: created on the API process, settled and timed on the worker.
       await eventually('sum by (agent_id) (agent_runtime_runs_created_total)', (s) => byLabel(s, 'agent_id'), { [agentId]: 3, [gatedAgentId]: 1 });
-      await eventually('sum by (agent_id, state) (agent_runtime_runs_settled_total)', (s) => s.map((sample) => `${sample.labels.agent_id} ${sample.labels.state} ${sample.value}`).sort(), [
-        `${agentId} completed 2`,
-        `${agentId} failed 1`,
-      ]);
+      await eventually(
+        'sum by (agent_id, state) (agent_runtime_runs_settled_total)',
+        (s) => s.map((sample) => `${sample.labels.agent_id} ${sample.labels.state} ${sample.value}`).sort(),
+        [`${agentId} completed 2`, `${agentId} failed 1`],
+      );
       await eventually('sum by (state) (agent_runtime_run_duration_seconds_count)', (s) => byLabel(s, 'state'), { completed: 2, failed: 1 });
       await eventually('sum(agent_runtime_run_queue_seconds_count)', single, 4);
-      await eventually('agent_runtime_runs_unsettled', (s) => byLabel(s, 'state'), { queued: 0, running: 0, waiting_for_tool: 0, waiting_for_approval: 1, retry_scheduled: 0 });
+      await eventually('agent_runtime_runs_unsettled', (s) => byLabel(s, 'state'), {
+        queued: 0,
+        running: 0,
+        waiting_for_tool: 0,
+        waiting_for_approval: 1,
+        retry_scheduled: 0,
+      });
 
       // Model calls by provider type, preset and outcome; tokens of the successful ones.
-      await eventually('sum by (outcome) (agent_runtime_model_calls_total{provider_type="vendor_a", preset="fast"})', (s) => byLabel(s, 'outcome'), { succeeded: 3, retryable_error: 1, error: 1 });
+      await eventually('sum by (outcome) (agent_runtime_model_calls_total{provider_type="vendor_a", preset="fast"})', (s) => byLabel(s, 'outcome'), {
+        succeeded: 3,
+        retryable_error: 1,
+        error: 1,
+      });
       await eventually('sum(agent_runtime_model_call_duration_seconds_count)', single, 5);
-      await eventually('sum by (kind) (agent_runtime_model_tokens_total)', (s) => byLabel(s, 'kind'), { input: 300, output: 30, cache_read: 0, cache_write: 0 });
+      await eventually('sum by (kind) (agent_runtime_model_tokens_total)', (s) => byLabel(s, 'kind'), {
+        input: 300,
+        output: 30,
+        cache_read: 0,
+        cache_write: 0,
+      });
       // 300 × 1 + 30 × 10 per million.
-      await eventually('sum by (preset) (agent_runtime_model_cost_total)', (s) => s.map((sample) => `${sample.labels.preset} ${sample.value.toFixed(9)}`), ['fast 0.000600000']);
+      await eventually('sum by (preset) (agent_runtime_model_cost_total)', (s) => s.map((sample) => `${sample.labels.preset} ${sample.value.toFixed(9)}`), [
+        'fast 0.000600000',
+      ]);
       await eventually('count(sum by (error_code) (agent_runtime_model_call_errors_total))', single, 2);
 
       // The approval waits; nothing ended yet.
@@ -199,7 +239,9 @@ describe.skipIf(provided.kind !== 'postgres')('Prometheus metrics of the API and
   }, 240_000);
 
   it('every query of the Grafana dashboard is valid PromQL over metrics the processes export', async () => {
-    const dashboard = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '..', '..', 'deploy', 'observability', 'grafana', 'dashboards', 'agent-runtime.json'), 'utf8')) as {
+    const dashboard = JSON.parse(
+      fs.readFileSync(path.join(import.meta.dirname, '..', '..', 'deploy', 'observability', 'grafana', 'dashboards', 'agent-runtime.json'), 'utf8'),
+    ) as {
       panels: Array<{ title: string; targets?: Array<{ expr: string }> }>;
     };
     const exprs = dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => ({ panel: panel.title, expr: target.expr })));

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseGatewayResponse } from '../../adapters/models/gateway/chat.ts';
-import { invokeModel, ModelInvocationError, type ModelRequest, type ModelResult, type ModelStreamEvent, type ProviderType } from '../../adapters/models/index.ts';
+import {
+  invokeModel,
+  ModelInvocationError,
+  type ModelRequest,
+  type ModelResult,
+  type ModelStreamEvent,
+  type ProviderType,
+} from '../../adapters/models/index.ts';
 import { parseVendorAResponse } from '../../adapters/models/vendor-a/chat.ts';
 import { parseVendorBResponse } from '../../adapters/models/vendor-b/chat.ts';
 import { parseVendorCResponse } from '../../adapters/models/vendor-c/chat.ts';
@@ -14,7 +21,12 @@ import { vendorCProtocol } from '../fixtures/model-vendors/vendor-c/chat.ts';
 
 // Model adapters against the fake servers speaking each vendor's wire protocol.
 
-const MODELS: Record<ProviderType, string> = { vendor_a: 'gpt-5.2', vendor_b: 'claude-opus-4-6', vendor_c: 'gemini-3-pro-preview', gateway: 'anthropic/claude-sonnet-4.6' };
+const MODELS: Record<ProviderType, string> = {
+  vendor_a: 'gpt-5.2',
+  vendor_b: 'claude-opus-4-6',
+  vendor_c: 'gemini-3-pro-preview',
+  gateway: 'anthropic/claude-sonnet-4.6',
+};
 const SETTINGS: Record<ProviderType, Record<string, unknown> | null> = {
   vendor_a: { textFormat: 'text', mode: 'standard', effort: 'high', verbosity: 'low', summary: 'detailed' },
   vendor_b: { thinking: 'adaptive', maxTokens: 32000, effort: 'max' },
@@ -90,7 +102,10 @@ describe.each(TYPES)('%s adapter', (type) => {
     expect({ code: lone.errorCode, retryable: lone.retryable }).toEqual({ code: 'provider_invalid_response', retryable: true });
     expect(lone.message).toMatch(/cannot be stored: text holds text that is not well-formed Unicode/);
     // String-argument protocols take raw text (5,000 levels); the others an object (JSON.stringify in the fake recurses).
-    const deep = type === 'vendor_b' || type === 'vendor_c' ? { arguments: JSON.parse(`${'{"a":'.repeat(200)}1${'}'.repeat(200)}`) } : { argumentsText: `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}` };
+    const deep =
+      type === 'vendor_b' || type === 'vendor_c'
+        ? { arguments: JSON.parse(`${'{"a":'.repeat(200)}1${'}'.repeat(200)}`) }
+        : { argumentsText: `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}` };
     fakes[type].reply({ toolCalls: [{ id: 'call_deep', name: 'get_weather', ...deep }] });
     const nested = await failure(invokeModel(request(type)));
     expect({ code: nested.errorCode, retryable: nested.retryable }).toEqual({ code: 'provider_invalid_response', retryable: true });
@@ -126,8 +141,20 @@ describe.each(TYPES)('%s adapter', (type) => {
         retryable: false,
         status: 400,
       },
-      { name: 'malformed JSON', script: (fake) => fake.raw({ body: '{"id": "resp_1", "output": [' }), code: 'provider_invalid_response', retryable: true, status: 200 },
-      { name: 'an HTML error page', script: (fake) => fake.raw({ status: 502, body: '<html>Bad gateway</html>', contentType: 'text/html' }), code: 'provider_server_error', retryable: true, status: 502 },
+      {
+        name: 'malformed JSON',
+        script: (fake) => fake.raw({ body: '{"id": "resp_1", "output": [' }),
+        code: 'provider_invalid_response',
+        retryable: true,
+        status: 200,
+      },
+      {
+        name: 'an HTML error page',
+        script: (fake) => fake.raw({ status: 502, body: '<html>Bad gateway</html>', contentType: 'text/html' }),
+        code: 'provider_server_error',
+        retryable: true,
+        status: 502,
+      },
     ];
     it.each(cases)('$name → $code', async ({ script, code, retryable, status }) => {
       script(fakes[type]);
@@ -208,7 +235,11 @@ describe('vendor_a (OpenAI Responses)', () => {
   });
 
   it('runs a tool call round trip with function_call and function_call_output items', async () => {
-    fake().reply({ thinking: 'Need the weather tool.', toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: { city: 'Oslo' } }], usage: { inputTokens: 50, outputTokens: 10, cacheReadTokens: 32 } });
+    fake().reply({
+      thinking: 'Need the weather tool.',
+      toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: { city: 'Oslo' } }],
+      usage: { inputTokens: 50, outputTokens: 10, cacheReadTokens: 32 },
+    });
     const first = await invokeModel(request('vendor_a'));
     expect(first).toMatchObject({
       finishReason: 'tool_calls',
@@ -217,7 +248,11 @@ describe('vendor_a (OpenAI Responses)', () => {
       toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: { city: 'Oslo' }, argumentsText: '{"city":"Oslo"}' }],
       usage: { inputTokens: 50, outputTokens: 10, cacheReadTokens: 32, cacheWriteTokens: 0 },
     });
-    expect(first.replay).toEqual({ providerType: 'vendor_a', model: 'gpt-5.2', items: [{ type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Need the weather tool.' }], encrypted_content: 'enc_1' }] });
+    expect(first.replay).toEqual({
+      providerType: 'vendor_a',
+      model: 'gpt-5.2',
+      items: [{ type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Need the weather tool.' }], encrypted_content: 'enc_1' }],
+    });
 
     fake().reply({ text: 'Sunny in Oslo.' });
     const second = await invokeModel(
@@ -409,7 +444,11 @@ describe('vendor_c (Gemini streamGenerateContent)', () => {
       request('vendor_c', {
         messages: [
           { role: 'user', text: 'Weather?' },
-          { role: 'assistant', text: '', toolCalls: [{ id: 'gcall_000000000000000000000000', name: 'get_weather', arguments: { city: 'Oslo' }, argumentsText: '{"city":"Oslo"}' }] },
+          {
+            role: 'assistant',
+            text: '',
+            toolCalls: [{ id: 'gcall_000000000000000000000000', name: 'get_weather', arguments: { city: 'Oslo' }, argumentsText: '{"city":"Oslo"}' }],
+          },
           { role: 'tool', toolCallId: 'gcall_000000000000000000000000', toolName: 'get_weather', result: 'boom', isError: true },
         ],
       }),
@@ -421,7 +460,10 @@ describe('vendor_c (Gemini streamGenerateContent)', () => {
   });
 
   it('reads a JSON array of chunks (streamGenerateContent without alt=sse) like the stream', async () => {
-    const chunk = (parts: unknown[], extra: Record<string, unknown> = {}) => ({ candidates: [{ content: { role: 'model', parts }, index: 0, ...extra }], responseId: 'r1' });
+    const chunk = (parts: unknown[], extra: Record<string, unknown> = {}) => ({
+      candidates: [{ content: { role: 'model', parts }, index: 0, ...extra }],
+      responseId: 'r1',
+    });
     fake().raw({ body: JSON.stringify([chunk([{ text: 'Sun' }]), chunk([{ text: 'ny.' }], { finishReason: 'STOP' })]) });
     const { result, texts } = await streamed('vendor_c');
     expect(result).toMatchObject({ text: 'Sunny.', finishReason: 'stop' });
@@ -438,7 +480,11 @@ describe('vendor_c (Gemini streamGenerateContent)', () => {
     for (const raw of [{ body: `data: ${blocked}\r\n\r\n`, contentType: 'text/event-stream' }, { body: blocked }]) {
       fake().raw(raw);
       const error = await failure(invokeModel(request('vendor_c')));
-      expect({ code: error.errorCode, retryable: error.retryable, finish: error.providerFinishReason }).toEqual({ code: 'provider_refused_content', retryable: false, finish: 'PROHIBITED_CONTENT' });
+      expect({ code: error.errorCode, retryable: error.retryable, finish: error.providerFinishReason }).toEqual({
+        code: 'provider_refused_content',
+        retryable: false,
+        finish: 'PROHIBITED_CONTENT',
+      });
     }
   });
 });
@@ -493,9 +539,17 @@ describe('gateway (OpenRouter chat completions)', () => {
   });
 
   it('runs a tool call round trip with tool_calls and role tool messages', async () => {
-    fake().reply({ thinking: 'Call the tool.', toolCalls: [{ id: 'call_9', name: 'get_weather', arguments: { city: 'Oslo' } }], usage: { inputTokens: 70, outputTokens: 9, cacheReadTokens: 64, cacheWriteTokens: 6 } });
+    fake().reply({
+      thinking: 'Call the tool.',
+      toolCalls: [{ id: 'call_9', name: 'get_weather', arguments: { city: 'Oslo' } }],
+      usage: { inputTokens: 70, outputTokens: 9, cacheReadTokens: 64, cacheWriteTokens: 6 },
+    });
     const first = await invokeModel(request('gateway'));
-    expect(first).toMatchObject({ finishReason: 'tool_calls', thinking: 'Call the tool.', usage: { inputTokens: 70, outputTokens: 9, cacheReadTokens: 64, cacheWriteTokens: 6 } });
+    expect(first).toMatchObject({
+      finishReason: 'tool_calls',
+      thinking: 'Call the tool.',
+      usage: { inputTokens: 70, outputTokens: 9, cacheReadTokens: 64, cacheWriteTokens: 6 },
+    });
     await invokeModel(
       request('gateway', {
         messages: [
@@ -519,7 +573,11 @@ describe('gateway (OpenRouter chat completions)', () => {
     expect((await failure(invokeModel(request('gateway')))).errorCode).toBe('provider_refused_content');
     fake().reply({ text: '', finishReason: 'error' });
     const upstream = await failure(invokeModel(request('gateway')));
-    expect({ code: upstream.errorCode, retryable: upstream.retryable, finish: upstream.providerFinishReason }).toEqual({ code: 'provider_server_error', retryable: true, finish: 'error' });
+    expect({ code: upstream.errorCode, retryable: upstream.retryable, finish: upstream.providerFinishReason }).toEqual({
+      code: 'provider_server_error',
+      retryable: true,
+      finish: 'error',
+    });
   });
 
   it('finish_reason length and content_filter map through', async () => {
@@ -536,7 +594,10 @@ describe('fake servers', () => {
     expect(result.text).toBe('echo: ping');
     const list = await fetch(`${fakes.vendor_b.baseUrl}/v1/models`, { headers: { 'x-api-key': fakes.vendor_b.apiKey, 'anthropic-version': '2023-06-01' } });
     expect(list.status).toBe(200);
-    expect(fakes.env).toMatchObject({ SVC_MODEL_BASE_URL_VENDOR_A: expect.stringMatching(/\/v1$/), SVC_MODEL_BASE_URL_VENDOR_C: expect.stringMatching(/\/v1beta$/) });
+    expect(fakes.env).toMatchObject({
+      SVC_MODEL_BASE_URL_VENDOR_A: expect.stringMatching(/\/v1$/),
+      SVC_MODEL_BASE_URL_VENDOR_C: expect.stringMatching(/\/v1beta$/),
+    });
   });
 });
 
@@ -580,11 +641,24 @@ describe.each(TYPES)('%s streaming', (type) => {
   it('the streamed answer is exactly the non-streamed answer for the same reply', async () => {
     const replies: ScriptedReply[] = [
       { text: 'Sunny.' },
-      { thinking: 'Two cities, two calls.', text: 'Checking both.', toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }, { name: 'get_weather', arguments: { city: 'Bergen', days: [1, 2] } }] },
-      { toolCalls: [{ id: 'my_call', name: 'get_weather', arguments: { city: 'Tromsø' } }], usage: { inputTokens: 900, outputTokens: 30, cacheReadTokens: 800, cacheWriteTokens: 50, reasoningTokens: 9 } },
+      {
+        thinking: 'Two cities, two calls.',
+        text: 'Checking both.',
+        toolCalls: [
+          { name: 'get_weather', arguments: { city: 'Oslo' } },
+          { name: 'get_weather', arguments: { city: 'Bergen', days: [1, 2] } },
+        ],
+      },
+      {
+        toolCalls: [{ id: 'my_call', name: 'get_weather', arguments: { city: 'Tromsø' } }],
+        usage: { inputTokens: 900, outputTokens: 30, cacheReadTokens: 800, cacheWriteTokens: 50, reasoningTokens: 9 },
+      },
       { text: 'Emoji 🌞🌧️ and ünïcödé, split by code points: 日本語のテキスト。', chunkSize: 1 },
       { text: '', usage: null },
-      { text: 'cut off', finishReason: type === 'vendor_a' ? 'incomplete:max_output_tokens' : type === 'vendor_b' ? 'max_tokens' : type === 'vendor_c' ? 'MAX_TOKENS' : 'length' },
+      {
+        text: 'cut off',
+        finishReason: type === 'vendor_a' ? 'incomplete:max_output_tokens' : type === 'vendor_b' ? 'max_tokens' : type === 'vendor_c' ? 'MAX_TOKENS' : 'length',
+      },
       { text: 'x'.repeat(5000), chunkSize: 7 },
     ];
     for (const [index, reply] of replies.entries()) {
@@ -608,14 +682,21 @@ describe.each(TYPES)('%s streaming', (type) => {
   });
 
   it('an in-stream rate limit is retryable as provider_rate_limited', async () => {
-    const streamError = { vendor_a: { code: 'rate_limit_exceeded' }, vendor_b: { code: 'rate_limit_error' }, vendor_c: { code: 'RESOURCE_EXHAUSTED', status: 429 }, gateway: { status: 429 } }[type];
+    const streamError = {
+      vendor_a: { code: 'rate_limit_exceeded' },
+      vendor_b: { code: 'rate_limit_error' },
+      vendor_c: { code: 'RESOURCE_EXHAUSTED', status: 429 },
+      gateway: { status: 429 },
+    }[type];
     fake().failMidStream({ text: 'partial', afterChunks: 1, streamError: { ...streamError, message: 'Slow down' } });
     const { error } = await streamed(type);
     expect({ code: error?.errorCode, retryable: error?.retryable }).toEqual({ code: 'provider_rate_limited', retryable: true });
   });
 
   it('a dropped connection is provider_unreachable; a stream that ends without its final event is provider_invalid_response', async () => {
-    fake().failMidStream({ text: 'dropped mid-answer', afterChunks: 1, failHow: 'drop' }).failMidStream({ text: 'ended mid-answer', afterChunks: 1, failHow: 'end' });
+    fake()
+      .failMidStream({ text: 'dropped mid-answer', afterChunks: 1, failHow: 'drop' })
+      .failMidStream({ text: 'ended mid-answer', afterChunks: 1, failHow: 'end' });
     const dropped = await streamed(type);
     expect({ code: dropped.error?.errorCode, retryable: dropped.error?.retryable }).toEqual({ code: 'provider_unreachable', retryable: true });
     const ended = await streamed(type);
@@ -634,13 +715,19 @@ describe.each(TYPES)('%s streaming', (type) => {
     fake().reply({ text: 'A long answer that streams slowly.', chunkDelayMs: 100 });
     const controller = new AbortController();
     const texts: string[] = [];
-    const cancelled = failure(invokeModel(request(type, { signal: controller.signal, onStream: (event) => void (event.kind === 'text' && texts.push(event.text) && controller.abort()) })));
+    const cancelled = failure(
+      invokeModel(
+        request(type, { signal: controller.signal, onStream: (event) => void (event.kind === 'text' && texts.push(event.text) && controller.abort()) }),
+      ),
+    );
     const error = await cancelled;
     expect({ code: error.errorCode, retryable: error.retryable }).toEqual({ code: 'provider_call_cancelled', retryable: false });
     expect(texts).toEqual(['A lo']);
 
     fake().chunkDelayMs = 100;
-    const timedOut = await failure(invokeModel(request(type, { signal: AbortSignal.timeout(250), messages: [{ role: 'user', text: 'a question long enough to take a while' }] })));
+    const timedOut = await failure(
+      invokeModel(request(type, { signal: AbortSignal.timeout(250), messages: [{ role: 'user', text: 'a question long enough to take a while' }] })),
+    );
     expect({ code: timedOut.errorCode, retryable: timedOut.retryable }).toEqual({ code: 'provider_timeout', retryable: true });
   });
 
@@ -669,9 +756,20 @@ describe('fake servers stream only when asked', () => {
     for (const type of TYPES) {
       const fake = fakes[type];
       fake.reply({ text: 'Plain.' });
-      const path = { vendor_a: '/responses', vendor_b: '/v1/messages', vendor_c: '/models/gemini-3-pro-preview:generateContent', gateway: '/chat/completions' }[type];
-      const headers = { vendor_a: { authorization: `Bearer ${fake.apiKey}` }, vendor_b: { 'x-api-key': fake.apiKey, 'anthropic-version': '2023-06-01' }, vendor_c: { 'x-goog-api-key': fake.apiKey }, gateway: { authorization: `Bearer ${fake.apiKey}` } }[type];
-      const response = await fetch(`${fake.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ model: MODELS[type] }) });
+      const path = { vendor_a: '/responses', vendor_b: '/v1/messages', vendor_c: '/models/gemini-3-pro-preview:generateContent', gateway: '/chat/completions' }[
+        type
+      ];
+      const headers = {
+        vendor_a: { authorization: `Bearer ${fake.apiKey}` },
+        vendor_b: { 'x-api-key': fake.apiKey, 'anthropic-version': '2023-06-01' },
+        vendor_c: { 'x-goog-api-key': fake.apiKey },
+        gateway: { authorization: `Bearer ${fake.apiKey}` },
+      }[type];
+      const response = await fetch(`${fake.baseUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ model: MODELS[type] }),
+      });
       expect(response.headers.get('content-type')).toBe('application/json');
       expect(PARSERS[type](request(type), await response.json()).text).toBe('Plain.');
     }

@@ -56,7 +56,12 @@ describe('model catalog', () => {
   it('vendor_b: Anthropic /v1/models with x-api-key and anthropic-version, following after_id', async () => {
     const before = fakes.requests.length;
     const body = await (await catalog(`providerId=${providers.vendor_b!.id}`)).json();
-    expect(body.data.map((entry: { catalogId: string }) => entry.catalogId)).toEqual(['claude-opus-4-6', 'claude-mythos-5', 'claude-sonnet-4-6', 'claude-3-haiku-20240307']);
+    expect(body.data.map((entry: { catalogId: string }) => entry.catalogId)).toEqual([
+      'claude-opus-4-6',
+      'claude-mythos-5',
+      'claude-sonnet-4-6',
+      'claude-3-haiku-20240307',
+    ]);
     expect(body.data[0]).toEqual({
       providerType: 'vendor_b',
       model: 'vendor_b/claude-opus-4-6',
@@ -87,7 +92,14 @@ describe('model catalog', () => {
       ['vendor_c/gemini-embedding-001', false],
       ['vendor_c/imagen-4.0-generate-001', false],
     ]);
-    expect(body.data[0]).toMatchObject({ displayName: 'Gemini 2.5 Pro', contextWindow: 1048576, outputLimit: 65536, reasoning: true, effortLevels: ['low', 'medium', 'high'], thinkingCanBeDisabled: false });
+    expect(body.data[0]).toMatchObject({
+      displayName: 'Gemini 2.5 Pro',
+      contextWindow: 1048576,
+      outputLimit: 65536,
+      reasoning: true,
+      effortLevels: ['low', 'medium', 'high'],
+      thinkingCanBeDisabled: false,
+    });
     const requests = fakes.requests.slice(before);
     expect(requests).toHaveLength(3);
     for (const request of requests) {
@@ -112,7 +124,12 @@ describe('model catalog', () => {
       runtimeSupported: true,
     });
     const supported = Object.fromEntries(body.data.map((entry: { catalogId: string; runtimeSupported: boolean }) => [entry.catalogId, entry.runtimeSupported]));
-    expect(supported).toEqual({ 'anthropic/claude-sonnet-4.5': true, 'openai/gpt-4o': true, 'google/gemini-2.5-flash-image': false, 'meta-llama/llama-guard-4-12b': false });
+    expect(supported).toEqual({
+      'anthropic/claude-sonnet-4.5': true,
+      'openai/gpt-4o': true,
+      'google/gemini-2.5-flash-image': false,
+      'meta-llama/llama-guard-4-12b': false,
+    });
     expect(body.data[3]).toMatchObject({ contextWindow: 163840, outputLimit: null });
   });
 
@@ -146,7 +163,10 @@ describe('model catalog', () => {
   it('a rejected key is a 400 that never carries the key or the vendor body', async () => {
     const badKeys = { gateway: 'sk-or-v1-wrong-0009', vendor_a: 'sk-proj-wrong-0009', vendor_b: 'sk-ant-wrong-0009', vendor_c: 'AIzaWrong0009' } as const;
     for (const type of ['gateway', 'vendor_a', 'vendor_b', 'vendor_c'] as const) {
-      const rotated = await t.request('PUT', `/v1/projects/${projectId}/model-providers/${providers[type]!.id}/credential`, { apiKey: admin, body: { apiKey: badKeys[type] } });
+      const rotated = await t.request('PUT', `/v1/projects/${projectId}/model-providers/${providers[type]!.id}/credential`, {
+        apiKey: admin,
+        body: { apiKey: badKeys[type] },
+      });
       expect(rotated.status).toBe(200);
       const response = await catalog(`providerId=${providers[type]!.id}`);
       const text = await response.clone().text();
@@ -162,7 +182,10 @@ describe('model catalog', () => {
         body: { key: `bad-${type.replace('_', '-')}`, displayName: 'x', providerId: providers[type]!.id, model: `${type}/x` },
       });
       expect(preset.status).toBe(400);
-      await t.request('PUT', `/v1/projects/${projectId}/model-providers/${providers[type]!.id}/credential`, { apiKey: admin, body: { apiKey: FAKE_KEYS[type] } });
+      await t.request('PUT', `/v1/projects/${projectId}/model-providers/${providers[type]!.id}/credential`, {
+        apiKey: admin,
+        body: { apiKey: FAKE_KEYS[type] },
+      });
     }
     for (const secret of Object.values(badKeys)) expect(t.logLines.join('\n')).not.toContain(secret);
   });
@@ -194,7 +217,11 @@ describe('an unreachable provider', () => {
     const response = await unreachable.request('GET', `/v1/projects/${project}/model-catalog?providerId=${provider.id}`, { apiKey: key });
     const text = await response.clone().text();
     expect(response.status).toBe(500);
-    expect(await errorOf(response)).toMatchObject({ code: 'internal_error', message: expect.stringContaining('could not be reached'), details: { reason: 'provider_unreachable' } });
+    expect(await errorOf(response)).toMatchObject({
+      code: 'internal_error',
+      message: expect.stringContaining('could not be reached'),
+      details: { reason: 'provider_unreachable' },
+    });
     expect(text).not.toContain(FAKE_KEYS.vendor_a);
     expect(unreachable.logLines.join('\n')).not.toContain(FAKE_KEYS.vendor_a);
   });

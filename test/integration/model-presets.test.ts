@@ -105,7 +105,8 @@ describe('creating presets', () => {
       expect((await create('vendor_b', { model: 'vendor_b/claude-opus-4-6', settings })).status).toBe(201);
     }
     expect((await create('vendor_b', { model: 'vendor_b/claude-mythos-5', settings: { effort: 'xhigh' } })).status).toBe(201);
-    for (const effort of ['low', 'high']) expect((await create('vendor_c', { model: 'vendor_c/gemini-3-pro-preview', settings: { textFormat: 'text', effort } })).status).toBe(201);
+    for (const effort of ['low', 'high'])
+      expect((await create('vendor_c', { model: 'vendor_c/gemini-3-pro-preview', settings: { textFormat: 'text', effort } })).status).toBe(201);
   });
 
   it('refuses invalid settings with details.path', async () => {
@@ -164,7 +165,10 @@ describe('creating presets', () => {
     await expect400(await create('gateway', { model: 'gateway/openai/gpt-4o', routing: { providerOrder: [] } }), 'body.routing.providerOrder');
     await expect400(await create('gateway', { model: 'gateway/openai/gpt-4o', routing: { providerOrder: ['a', 'a'] } }), 'body.routing.providerOrder');
     await expect400(await create('gateway', { model: 'gateway/openai/gpt-4o', routing: { sort: 'cheapest' } }), 'body.routing.sort');
-    await expect400(await create('gateway', { model: 'gateway/openai/gpt-4o', routing: { maxPromptPriceUsdPerMillion: 1_000_001 } }), 'body.routing.maxPromptPriceUsdPerMillion');
+    await expect400(
+      await create('gateway', { model: 'gateway/openai/gpt-4o', routing: { maxPromptPriceUsdPerMillion: 1_000_001 } }),
+      'body.routing.maxPromptPriceUsdPerMillion',
+    );
     await expect400(await create('gateway', { model: 'gateway/openai/gpt-4o', routing: { allowFallbacks: 'true' } }), 'body.routing.allowFallbacks');
   });
 
@@ -245,7 +249,10 @@ describe('listing, archiving and deployment presets', () => {
     expect(reuse.status).toBe(409);
     expect((await errorOf(reuse)).code).toBe('conflict');
     expect((await t.request('DELETE', `${base()}/${created.id}`, { apiKey: admin })).status).toBe(404);
-    const [audit] = await t.database.db.select().from(auditEntries).where(and(eq(auditEntries.action, 'model_preset.archived'), eq(auditEntries.targetId, created.id)));
+    const [audit] = await t.database.db
+      .select()
+      .from(auditEntries)
+      .where(and(eq(auditEntries.action, 'model_preset.archived'), eq(auditEntries.targetId, created.id)));
     expect(audit!.details).toEqual({ key: 'to-archive' });
   });
 
@@ -271,5 +278,4 @@ describe('SVC_DEPLOYMENT_PRESETS_FILE', () => {
     expect(() => loadDeploymentPresets(presetsFile('{not json'))).toThrow(/not valid JSON/);
     expect(() => loadDeploymentPresets('/nonexistent/presets.json')).toThrow(/cannot be read/);
   });
-
 });

@@ -36,7 +36,18 @@ describe('model provider connections', () => {
   it('creates a connection and shows only safe metadata', async () => {
     const created = await createProvider(t, { apiKey: admin, projectId, key: 'openai', providerType: 'vendor_a' });
     expect(Object.keys(created).sort()).toEqual(
-      ['createdAt', 'credentialConfigured', 'credentialFingerprint', 'credentialVersion', 'displayName', 'id', 'key', 'organizationId', 'providerType', 'updatedAt'].sort(),
+      [
+        'createdAt',
+        'credentialConfigured',
+        'credentialFingerprint',
+        'credentialVersion',
+        'displayName',
+        'id',
+        'key',
+        'organizationId',
+        'providerType',
+        'updatedAt',
+      ].sort(),
     );
     expect(created).toMatchObject({ key: 'openai', providerType: 'vendor_a', credentialConfigured: true, credentialVersion: 1 });
     expect(created.credentialFingerprint).toMatch(/^[0-9a-f]{12}$/);
@@ -49,7 +60,10 @@ describe('model provider connections', () => {
   });
 
   it('refuses a live duplicate key with 409 and malformed bodies with 400 and details.path', async () => {
-    const duplicate = await t.request('POST', base(), { apiKey: admin, body: { key: 'openai', displayName: 'Again', providerType: 'vendor_a', apiKey: 'sk-x' } });
+    const duplicate = await t.request('POST', base(), {
+      apiKey: admin,
+      body: { key: 'openai', displayName: 'Again', providerType: 'vendor_a', apiKey: 'sk-x' },
+    });
     expect(duplicate.status).toBe(409);
     expect((await errorOf(duplicate)).code).toBe('conflict');
     for (const [body, path] of [
@@ -120,7 +134,10 @@ describe('model provider connections', () => {
   });
 
   it("another organization's connection is a 404 everywhere", async () => {
-    const [other] = await t.database.db.insert(organizations).values({ slug: `other-${randomUUID().slice(0, 8)}`, name: 'Other' }).returning();
+    const [other] = await t.database.db
+      .insert(organizations)
+      .values({ slug: `other-${randomUUID().slice(0, 8)}`, name: 'Other' })
+      .returning();
     const [foreign] = await t.database.db
       .insert(modelProviders)
       .values({ organizationId: other!.id, key: 'foreign', displayName: 'Foreign', providerType: 'vendor_a', credentialVersion: 0 })

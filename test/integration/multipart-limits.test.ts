@@ -38,7 +38,12 @@ const bucket = `svc-multipart-${crypto.randomUUID().slice(0, 8)}`;
 beforeAll(async () => {
   if (provided.kind !== 'postgres') return;
   const storage = inject('s3');
-  s3 = new S3Client({ endpoint: storage.endpoint, region: storage.region, forcePathStyle: true, credentials: { accessKeyId: storage.accessKeyId, secretAccessKey: storage.secretAccessKey } });
+  s3 = new S3Client({
+    endpoint: storage.endpoint,
+    region: storage.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: storage.accessKeyId, secretAccessKey: storage.secretAccessKey },
+  });
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
   database = await createProcessDatabase(provided, 'multipart');
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-multipart-'));
@@ -50,7 +55,18 @@ beforeAll(async () => {
   const provider = await fetch(`${api.url}/v1/projects/${developer.projectId}/storage-providers`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': 'multipart-storage' },
-    body: JSON.stringify({ key: 'files', displayName: 'Files', providerType: 's3', endpoint: storage.endpoint, region: storage.region, bucket, prefix: null, forcePathStyle: true, accessKeyId: storage.accessKeyId, secretAccessKey: storage.secretAccessKey }),
+    body: JSON.stringify({
+      key: 'files',
+      displayName: 'Files',
+      providerType: 's3',
+      endpoint: storage.endpoint,
+      region: storage.region,
+      bucket,
+      prefix: null,
+      forcePathStyle: true,
+      accessKeyId: storage.accessKeyId,
+      secretAccessKey: storage.secretAccessKey,
+    }),
   });
   expect(provider.status).toBe(201);
 }, 120_000);
@@ -62,7 +78,8 @@ afterAll(async () => {
 });
 
 /** A raw upload to the compatible API (test/support/raw-multipart.ts). */
-const openUpload = (path: string, options: { contentLength?: number; contentType?: string } = {}) => openRawUpload(api.url, key, `/compat/anthropic/v1${path}`, options);
+const openUpload = (path: string, options: { contentLength?: number; contentType?: string } = {}) =>
+  openRawUpload(api.url, key, `/compat/anthropic/v1${path}`, options);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -86,7 +103,11 @@ describe.skipIf(provided.kind !== 'postgres')('hostile multipart bodies', () => 
     const upload = openUpload('/skills');
     const answer = await expectRefusedAtOnce(upload, oneByteParts(SKILL_UPLOAD_LIMITS.maxFiles), oneByteParts(1));
     expect(answer.status).toBe(400);
-    expect(answer.body.error).toMatchObject({ type: 'invalid_request_error', message: `The body may hold at most ${SKILL_MAX_FILES + 1} file parts`, details: { limit: 'multipart_files', max: SKILL_MAX_FILES + 1 } });
+    expect(answer.body.error).toMatchObject({
+      type: 'invalid_request_error',
+      message: `The body may hold at most ${SKILL_MAX_FILES + 1} file parts`,
+      details: { limit: 'multipart_files', max: SKILL_MAX_FILES + 1 },
+    });
     upload.destroy();
   });
 
@@ -96,7 +117,11 @@ describe.skipIf(provided.kind !== 'postgres')('hostile multipart bodies', () => 
     const data = Buffer.alloc(FILE_UPLOAD_LIMITS.maxFileBytes, 0x61);
     const answer = await expectRefusedAtOnce(upload, Buffer.concat([header, data]), Buffer.alloc(1024, 0x61));
     expect(answer.status).toBe(413);
-    expect(answer.body.error).toMatchObject({ type: 'request_too_large', message: 'file: a file part may hold at most 10,485,760 bytes', details: { limit: 'multipart_file_bytes', maxBytes: 10_485_760 } });
+    expect(answer.body.error).toMatchObject({
+      type: 'request_too_large',
+      message: 'file: a file part may hold at most 10,485,760 bytes',
+      details: { limit: 'multipart_file_bytes', maxBytes: 10_485_760 },
+    });
     upload.destroy();
   });
 
@@ -108,13 +133,30 @@ describe.skipIf(provided.kind !== 'postgres')('hostile multipart bodies', () => 
       upload.destroy();
       return answer;
     };
-    expect(await refusal('/skills', filePart('files[]', 'big/SKILL.md', Buffer.alloc(SKILL_FILE_MAX_BYTES + 1, 0x61)))).toMatchObject({ status: 413, body: { error: { type: 'request_too_large', details: { limit: 'multipart_file_bytes', maxBytes: SKILL_FILE_MAX_BYTES } } } });
-    expect(await refusal('/skills', Buffer.concat([fieldPart('display_name', 'é'.repeat(401)), fieldPart('display_name', 'x')]))).toMatchObject({ status: 413, body: { error: { type: 'request_too_large', message: 'display_name: a text part may hold at most 800 bytes' } } });
-    expect(await refusal('/skills', Buffer.concat([fieldPart('display_name', 'A'), fieldPart('display_name', 'B')]))).toMatchObject({ status: 400, body: { error: { details: { limit: 'multipart_fields', max: 1 } } } });
-    expect(await refusal('/files', filePart('files[]', 'a.md'))).toMatchObject({ status: 400, body: { error: { type: 'invalid_request_error', message: 'files[]: not a field of a file upload (one "file" part, optional "expires_in_seconds")' } } });
+    expect(await refusal('/skills', filePart('files[]', 'big/SKILL.md', Buffer.alloc(SKILL_FILE_MAX_BYTES + 1, 0x61)))).toMatchObject({
+      status: 413,
+      body: { error: { type: 'request_too_large', details: { limit: 'multipart_file_bytes', maxBytes: SKILL_FILE_MAX_BYTES } } },
+    });
+    expect(await refusal('/skills', Buffer.concat([fieldPart('display_name', 'é'.repeat(401)), fieldPart('display_name', 'x')]))).toMatchObject({
+      status: 413,
+      body: { error: { type: 'request_too_large', message: 'display_name: a text part may hold at most 800 bytes' } },
+    });
+    expect(await refusal('/skills', Buffer.concat([fieldPart('display_name', 'A'), fieldPart('display_name', 'B')]))).toMatchObject({
+      status: 400,
+      body: { error: { details: { limit: 'multipart_fields', max: 1 } } },
+    });
+    expect(await refusal('/files', filePart('files[]', 'a.md'))).toMatchObject({
+      status: 400,
+      body: { error: { type: 'invalid_request_error', message: 'files[]: not a field of a file upload (one "file" part, optional "expires_in_seconds")' } },
+    });
     // Many files each within the limits: refused as the body passes its own limit.
-    const files = Array.from({ length: SKILL_UPLOAD_LIMITS.maxBodyBytes / SKILL_FILE_MAX_BYTES + 1 }, (_, index) => filePart('files[]', `many/f${index}.md`, Buffer.alloc(SKILL_FILE_MAX_BYTES, 0x61)));
-    expect(await refusal('/skills', Buffer.concat(files))).toMatchObject({ status: 413, body: { error: { details: { limit: 'multipart_body_bytes', maxBytes: SKILL_UPLOAD_LIMITS.maxBodyBytes } } } });
+    const files = Array.from({ length: SKILL_UPLOAD_LIMITS.maxBodyBytes / SKILL_FILE_MAX_BYTES + 1 }, (_, index) =>
+      filePart('files[]', `many/f${index}.md`, Buffer.alloc(SKILL_FILE_MAX_BYTES, 0x61)),
+    );
+    expect(await refusal('/skills', Buffer.concat(files))).toMatchObject({
+      status: 413,
+      body: { error: { details: { limit: 'multipart_body_bytes', maxBytes: SKILL_UPLOAD_LIMITS.maxBodyBytes } } },
+    });
     // A declared length past the limit is refused before any byte of the body is sent.
     const declared = openUpload('/skills', { contentLength: SKILL_UPLOAD_LIMITS.maxBodyBytes + 1 });
     expect(await within(declared.answer, 10_000, 'an answer')).toMatchObject({ status: 413, body: { error: { details: { limit: 'multipart_body_bytes' } } } });
@@ -128,10 +170,16 @@ describe.skipIf(provided.kind !== 'postgres')('hostile multipart bodies', () => 
     await sleep(300);
     expect(chunked.answered()).toBe(false);
     void chunked.send(Buffer.from('  '));
-    expect(await within(chunked.answer, 10_000, 'an answer')).toMatchObject({ status: 413, body: { error: { type: 'request_too_large', details: { limit: 'request_body_bytes', maxBytes: ceiling } } } });
+    expect(await within(chunked.answer, 10_000, 'an answer')).toMatchObject({
+      status: 413,
+      body: { error: { type: 'request_too_large', details: { limit: 'request_body_bytes', maxBytes: ceiling } } },
+    });
     chunked.destroy();
     const declared = openUpload('/agents', { contentType: 'application/json', contentLength: ceiling + 1 });
-    expect(await within(declared.answer, 10_000, 'an answer')).toMatchObject({ status: 413, body: { error: { type: 'request_too_large', details: { limit: 'request_body_bytes' } } } });
+    expect(await within(declared.answer, 10_000, 'an answer')).toMatchObject({
+      status: 413,
+      body: { error: { type: 'request_too_large', details: { limit: 'request_body_bytes' } } },
+    });
     declared.destroy();
   });
 
@@ -152,8 +200,11 @@ describe.skipIf(provided.kind !== 'postgres')('hostile multipart bodies', () => 
     expect(await Promise.all(paths.map((path) => uploadOnce(api.url, key, path, hostile)))).toEqual([400, 400, 400]);
 
     // The clients send from a thread of their own, so this one measures the server, not its own sending.
-    const clients = new Worker(new URL('../support/hostile-uploads-worker.ts', import.meta.url), { workerData: { baseUrl: api.url, key, paths, parts: 300_000, durationMs: 1_000 } });
-    const message = (): Promise<{ ready?: true; statuses?: number[]; error?: string }> => new Promise((resolve, reject) => clients.once('message', resolve).once('error', reject));
+    const clients = new Worker(new URL('../support/hostile-uploads-worker.ts', import.meta.url), {
+      workerData: { baseUrl: api.url, key, paths, parts: 300_000, durationMs: 1_000 },
+    });
+    const message = (): Promise<{ ready?: true; statuses?: number[]; error?: string }> =>
+      new Promise((resolve, reject) => clients.once('message', resolve).once('error', reject));
     try {
       await message();
       const finished = message();

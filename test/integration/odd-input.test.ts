@@ -53,7 +53,15 @@ const deepJson = (levels: number) => `${'{"a":'.repeat(levels - 1)}{}${'}'.repea
 async function rowCounts() {
   const db = t.database.db;
   const of = async (table: PgTable) => (await db.select({ n: count() }).from(table))[0]!.n;
-  return { agents: await of(agents), sessions: await of(sessions), runs: await of(runs), messages: await of(messages), pendingTurns: await of(pendingTurns), toolCalls: await of(toolCalls), events: await of(productEvents) };
+  return {
+    agents: await of(agents),
+    sessions: await of(sessions),
+    runs: await of(runs),
+    messages: await of(messages),
+    pendingTurns: await of(pendingTurns),
+    toolCalls: await of(toolCalls),
+    events: await of(productEvents),
+  };
 }
 
 async function expectRefused(response: Response, path: string) {
@@ -65,26 +73,77 @@ async function expectRefused(response: Response, path: string) {
   return error as { message: string; details: Record<string, unknown> };
 }
 
-const agentBody = (name: string) => `{"name":"${name}","initialConfig":{"systemPrompt":"You are a careful assistant.","modelPreset":"fast","limits":{"maxTurns":4}}}`;
+const agentBody = (name: string) =>
+  `{"name":"${name}","initialConfig":{"systemPrompt":"You are a careful assistant.","modelPreset":"fast","limits":{"maxTurns":4}}}`;
 
 describe('text no column can store (lone surrogates, NUL) is a 400 naming the field, with nothing written', () => {
   // Bodies as raw text: `\ud800` is the JSON escape a client sends, which JSON.parse turns into a lone surrogate.
   const cases: Array<{ name: string; method: string; path: () => string; body: () => string; at: string; problem: RegExp }> = [
-    { name: 'session create: message, high surrogate', method: 'POST', path: () => '/sessions', body: () => `{"agentId":"${agentId}","initialMessage":"${PROMPT} \\ud800"}`, at: 'body.initialMessage', problem: /lone UTF-16 surrogate/ },
-    { name: 'session create: title, low surrogate', method: 'POST', path: () => '/sessions', body: () => `{"agentId":"${agentId}","title":"${PROMPT} \\udc00","initialMessage":"Hello"}`, at: 'body.title', problem: /lone UTF-16 surrogate/ },
+    {
+      name: 'session create: message, high surrogate',
+      method: 'POST',
+      path: () => '/sessions',
+      body: () => `{"agentId":"${agentId}","initialMessage":"${PROMPT} \\ud800"}`,
+      at: 'body.initialMessage',
+      problem: /lone UTF-16 surrogate/,
+    },
+    {
+      name: 'session create: title, low surrogate',
+      method: 'POST',
+      path: () => '/sessions',
+      body: () => `{"agentId":"${agentId}","title":"${PROMPT} \\udc00","initialMessage":"Hello"}`,
+      at: 'body.title',
+      problem: /lone UTF-16 surrogate/,
+    },
     {
       name: 'session create: a nested field (a file name)',
       method: 'POST',
       path: () => '/sessions',
-      body: () => `{"agentId":"${agentId}","initialMessage":"Hello","files":[{"filename":"${PROMPT}\\ud83d.txt","contentType":"text/plain","dataBase64":"aGk="}]}`,
+      body: () =>
+        `{"agentId":"${agentId}","initialMessage":"Hello","files":[{"filename":"${PROMPT}\\ud83d.txt","contentType":"text/plain","dataBase64":"aGk="}]}`,
       at: 'body.files.0.filename',
       problem: /lone UTF-16 surrogate/,
     },
-    { name: 'session create: a key', method: 'POST', path: () => '/sessions', body: () => `{"agentId":"${agentId}","initialMessage":"${PROMPT}","note\\ud800":1}`, at: 'body.note\ufffd', problem: /a key that is not well-formed/ },
-    { name: 'session create: a NUL', method: 'POST', path: () => '/sessions', body: () => `{"agentId":"${agentId}","initialMessage":"${PROMPT} \\u0000"}`, at: 'body.initialMessage', problem: /NUL character/ },
-    { name: 'a turn', method: 'POST', path: () => `/sessions/${idleSessionId}/runs`, body: () => `{"message":"${PROMPT} \\ud800"}`, at: 'body.message', problem: /lone UTF-16 surrogate/ },
-    { name: 'a session title', method: 'PATCH', path: () => `/sessions/${idleSessionId}`, body: () => `{"title":"${PROMPT} \\udfff"}`, at: 'body.title', problem: /lone UTF-16 surrogate/ },
-    { name: 'an agent name', method: 'POST', path: () => '/agents', body: () => agentBody(`${PROMPT} \\ud800`), at: 'body.name', problem: /lone UTF-16 surrogate/ },
+    {
+      name: 'session create: a key',
+      method: 'POST',
+      path: () => '/sessions',
+      body: () => `{"agentId":"${agentId}","initialMessage":"${PROMPT}","note\\ud800":1}`,
+      at: 'body.note\ufffd',
+      problem: /a key that is not well-formed/,
+    },
+    {
+      name: 'session create: a NUL',
+      method: 'POST',
+      path: () => '/sessions',
+      body: () => `{"agentId":"${agentId}","initialMessage":"${PROMPT} \\u0000"}`,
+      at: 'body.initialMessage',
+      problem: /NUL character/,
+    },
+    {
+      name: 'a turn',
+      method: 'POST',
+      path: () => `/sessions/${idleSessionId}/runs`,
+      body: () => `{"message":"${PROMPT} \\ud800"}`,
+      at: 'body.message',
+      problem: /lone UTF-16 surrogate/,
+    },
+    {
+      name: 'a session title',
+      method: 'PATCH',
+      path: () => `/sessions/${idleSessionId}`,
+      body: () => `{"title":"${PROMPT} \\udfff"}`,
+      at: 'body.title',
+      problem: /lone UTF-16 surrogate/,
+    },
+    {
+      name: 'an agent name',
+      method: 'POST',
+      path: () => '/agents',
+      body: () => agentBody(`${PROMPT} \\ud800`),
+      at: 'body.name',
+      problem: /lone UTF-16 surrogate/,
+    },
   ];
 
   it.each(cases)('native $name', async ({ method, path, body, at, problem }) => {
@@ -99,7 +158,9 @@ describe('text no column can store (lone surrogates, NUL) is a 400 naming the fi
     const agent = await client.beta.agents.create({ name: 'Odd', model: 'fast', system: 'You help.' });
     const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default' });
     const before = await rowCounts();
-    const refused = await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: `${PROMPT} \ud800` }] }] }).catch((error: unknown) => error);
+    const refused = await client.beta.sessions.events
+      .send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: `${PROMPT} \ud800` }] }] })
+      .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(BadRequestError);
     const body = (refused as BadRequestError).error as { error: { type: string; message: string; details: { path: string } } };
     expect(body.error).toMatchObject({ type: 'invalid_request_error', details: { path: 'body.events.0.content.0.text' } });
@@ -135,10 +196,17 @@ describe(`JSON nested past ${MAX_JSON_DEPTH} levels is a 400 naming the limit`, 
 
   it('a caller tool result (5,000 levels): 400, and the call is still claimed with no result', async () => {
     const { runId } = await newRun();
-    const recorded = await recordToolCalls(sys(), { runId, turnId: 'turn-deep', calls: [{ providerCallId: 'call_deep', name: 'lookup_order', arguments: { orderId: ORDER }, argumentsText: '{}' }] });
+    const recorded = await recordToolCalls(sys(), {
+      runId,
+      turnId: 'turn-deep',
+      calls: [{ providerCallId: 'call_deep', name: 'lookup_order', arguments: { orderId: ORDER }, argumentsText: '{}' }],
+    });
     const id = recorded.calls[0]!.toolCallId;
     const claimed = await (await t.request('POST', p(`/tool-calls/${id}/claim`), { apiKey: admin, body: {} })).json();
-    const response = await t.request('POST', p(`/tool-calls/${id}/result`), { apiKey: admin, rawBody: `{"fence":"${claimed.fence}","safeResult":{"version":1,"status":"success","value":{"total":1,"extra":${DEEP}}}}` });
+    const response = await t.request('POST', p(`/tool-calls/${id}/result`), {
+      apiKey: admin,
+      rawBody: `{"fence":"${claimed.fence}","safeResult":{"version":1,"status":"success","value":{"total":1,"extra":${DEEP}}}}`,
+    });
     const error = await expectRefused(response, ['body.safeResult.value.extra', ...Array(MAX_JSON_DEPTH - 3).fill('a')].join('.'));
     expect(error.message).toContain(`nests deeper than ${MAX_JSON_DEPTH} levels`);
     expect(error.details).toMatchObject({ limit: 'json_depth', maxDepth: MAX_JSON_DEPTH });
@@ -147,7 +215,10 @@ describe(`JSON nested past ${MAX_JSON_DEPTH} levels is a 400 naming the limit`, 
   });
 
   it('session metadata (5,000 levels): the limit, before any field rule', async () => {
-    const error = await expectRefused(await t.request('POST', p('/sessions'), { apiKey: admin, rawBody: `{"agentId":"${agentId}","initialMessage":"Hi","metadata":${DEEP}}` }), ['body.metadata', ...Array(MAX_JSON_DEPTH - 1).fill('a')].join('.'));
+    const error = await expectRefused(
+      await t.request('POST', p('/sessions'), { apiKey: admin, rawBody: `{"agentId":"${agentId}","initialMessage":"Hi","metadata":${DEEP}}` }),
+      ['body.metadata', ...Array(MAX_JSON_DEPTH - 1).fill('a')].join('.'),
+    );
     expect(error.details).toMatchObject({ limit: 'json_depth', maxDepth: MAX_JSON_DEPTH });
   });
 
@@ -158,21 +229,34 @@ describe(`JSON nested past ${MAX_JSON_DEPTH} levels is a 400 naming the limit`, 
     expect(deepAgent).toBeInstanceOf(BadRequestError);
     expect((deepAgent as BadRequestError).message).toContain(`nests deeper than ${MAX_JSON_DEPTH} levels`);
 
-    const agent = await client.beta.agents.create({ name: 'Weather', model: 'fast', tools: [{ type: 'custom', name: 'get_weather', description: 'The weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }] });
+    const agent = await client.beta.agents.create({
+      name: 'Weather',
+      model: 'fast',
+      tools: [{ type: 'custom', name: 'get_weather', description: 'The weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }],
+    });
     const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default' });
     // Its run stays queued (no worker here); the test records the model's tool call itself.
     await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Weather in Oslo?' }] }] });
     const runId: string = (await (await t.request('GET', p(`/sessions/${session.id}`), { apiKey: admin })).json()).latestRunId;
-    await recordToolCalls(sys(), { runId, turnId: 'turn-compat', calls: [{ providerCallId: 'toolu_1', name: 'get_weather', arguments: { city: 'Oslo' }, argumentsText: '{"city":"Oslo"}' }] });
+    await recordToolCalls(sys(), {
+      runId,
+      turnId: 'turn-compat',
+      calls: [{ providerCallId: 'toolu_1', name: 'get_weather', arguments: { city: 'Oslo' }, argumentsText: '{"city":"Oslo"}' }],
+    });
     const use = [];
     for await (const event of client.beta.sessions.events.list(session.id)) if (event.type === 'agent.custom_tool_use') use.push(event.id);
     expect(use).toHaveLength(1);
     const before = await rowCounts();
-    const inBlock = await raw(`/v1/sessions/${session.id}/events`, `{"events":[{"type":"user.custom_tool_result","custom_tool_use_id":"${use[0]}","content":[{"type":"text","text":"x","extra":${DEEP}}]}]}`);
+    const inBlock = await raw(
+      `/v1/sessions/${session.id}/events`,
+      `{"events":[{"type":"user.custom_tool_result","custom_tool_use_id":"${use[0]}","content":[{"type":"text","text":"x","extra":${DEEP}}]}]}`,
+    );
     expect(inBlock).toBeInstanceOf(BadRequestError);
     expect((inBlock as BadRequestError).error).toMatchObject({ error: { details: { limit: 'json_depth', maxDepth: MAX_JSON_DEPTH } } });
     // The JSON a text block spells is parsed into the tool's value: the same limit.
-    const inText = await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.custom_tool_result', custom_tool_use_id: use[0]!, content: [{ type: 'text', text: DEEP }] }] }).catch((error: unknown) => error);
+    const inText = await client.beta.sessions.events
+      .send(session.id, { events: [{ type: 'user.custom_tool_result', custom_tool_use_id: use[0]!, content: [{ type: 'text', text: DEEP }] }] })
+      .catch((error: unknown) => error);
     expect(inText).toBeInstanceOf(BadRequestError);
     expect((inText as BadRequestError).error).toMatchObject({ error: { details: { path: 'body.events.0.content', limit: 'json_depth' } } });
     expect(await rowCounts()).toEqual(before);
@@ -193,7 +277,9 @@ describe('values from third parties that cannot be stored fail the call, not the
       ],
     });
     expect(recorded.calls.map((call) => call.status)).toEqual(['failed', 'failed']);
-    const rows = await Promise.all(recorded.calls.map(async (call) => (await t.database.db.select().from(toolCalls).where(eq(toolCalls.id, call.toolCallId)))[0]!));
+    const rows = await Promise.all(
+      recorded.calls.map(async (call) => (await t.database.db.select().from(toolCalls).where(eq(toolCalls.id, call.toolCallId)))[0]!),
+    );
     expect(rows[0]!.failure).toMatchObject({ code: 'invalid_tool_arguments', message: expect.stringContaining(`nests deeper than ${MAX_JSON_DEPTH} levels`) });
     expect(rows[1]!.failure).toMatchObject({ code: 'invalid_tool_arguments', path: 'arguments.note' });
   });

@@ -45,7 +45,9 @@ const modes: Mode[] = [
   {
     name: 'hosted',
     publicRoutes: ['GET /v1/auth/provider', 'POST /v1/auth/login', 'GET /v1/auth/callback', 'POST /v1/auth/refresh'],
-    env: async () => ({ env: { SVC_AUTH_MODE: 'hosted', SVC_OIDC_ISSUER: 'https://idp.invalid', SVC_OIDC_CLIENT_ID: 'svc', SVC_INITIAL_OWNER_SUBJECT: 'owner-sub' } }),
+    env: async () => ({
+      env: { SVC_AUTH_MODE: 'hosted', SVC_OIDC_ISSUER: 'https://idp.invalid', SVC_OIDC_CLIENT_ID: 'svc', SVC_INITIAL_OWNER_SUBJECT: 'owner-sub' },
+    }),
   },
 ];
 
@@ -69,7 +71,9 @@ describe.each(modes)('the OpenAPI document in $name mode', (mode) => {
   });
 
   const operations = () =>
-    Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ key: `${method.toUpperCase()} ${path}`, operation })));
+    Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({ key: `${method.toUpperCase()} ${path}`, operation })),
+    );
 
   it('is served without credentials and is a valid OpenAPI 3.1 document', () => {
     expect(document.openapi).toBe('3.1.0');
@@ -91,7 +95,11 @@ describe.each(modes)('the OpenAPI document in $name mode', (mode) => {
     const { documented, undocumented } = documentedRoutes(t.app.routes);
     expect(undocumented).toEqual([]);
     const fromRouter = documented.map((route) => `${route.method} ${openApiPath(route.path)}`).sort();
-    expect(operations().map((operation) => operation.key).sort()).toEqual(fromRouter);
+    expect(
+      operations()
+        .map((operation) => operation.key)
+        .sort(),
+    ).toEqual(fromRouter);
     expect(fromRouter.length).toBeGreaterThan(100);
   });
 
@@ -108,7 +116,8 @@ describe.each(modes)('the OpenAPI document in $name mode', (mode) => {
       if (expectsKey !== Boolean(keyHeader?.required)) failures.push(`${key}: Idempotency-Key ${keyHeader ? 'documented' : 'missing'}`);
       const isPublic = doc.scopes === 'public';
       if (isPublic !== (operation.security.length === 0)) failures.push(`${key}: security ${JSON.stringify(operation.security)}`);
-      if (!isPublic && JSON.stringify(operation['x-required-scopes']) !== JSON.stringify(doc.scopes)) failures.push(`${key}: scopes ${operation['x-required-scopes']}`);
+      if (!isPublic && JSON.stringify(operation['x-required-scopes']) !== JSON.stringify(doc.scopes))
+        failures.push(`${key}: scopes ${operation['x-required-scopes']}`);
       if (!isPublic && operation.responses['401']?.$ref !== '#/components/responses/Error') failures.push(`${key}: no 401`);
     }
     expect(failures).toEqual([]);
@@ -140,8 +149,12 @@ describe.each(modes)('the OpenAPI document in $name mode', (mode) => {
   it('describes the error envelope with every code, the event stream and file downloads', () => {
     expect(document.components.schemas.ErrorEnvelope.properties.error.properties.code.enum).toEqual([...ERROR_CODES]);
     expect(document.paths['/v1/projects/{projectId}/events'].get.responses['200'].content).toHaveProperty(['text/event-stream']);
-    expect(document.paths['/v1/projects/{projectId}/events'].get.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['Last-Event-ID', 'once', 'limit', 'cursor']));
-    expect(document.paths['/v1/projects/{projectId}/sessions/{sessionId}/files/{path}'].get.responses['200'].content).toHaveProperty(['application/octet-stream']);
+    expect(document.paths['/v1/projects/{projectId}/events'].get.parameters.map((p: any) => p.name)).toEqual(
+      expect.arrayContaining(['Last-Event-ID', 'once', 'limit', 'cursor']),
+    );
+    expect(document.paths['/v1/projects/{projectId}/sessions/{sessionId}/files/{path}'].get.responses['200'].content).toHaveProperty([
+      'application/octet-stream',
+    ]);
     // A request body is the schema the route validates with: the agent creation body's fields.
     const agentBody = document.paths['/v1/projects/{projectId}/agents'].post.requestBody.content['application/json'].schema;
     expect(Object.keys(agentBody.properties)).toEqual(expect.arrayContaining(['name', 'key', 'description', 'initialConfig', 'config']));
@@ -171,9 +184,14 @@ describe('a route contract', () => {
     const Documented = v.strictObject({ name: v.string() });
     const Other = v.strictObject({ title: v.string() });
     const app = new Hono<AppEnv>();
-    app.post('/x', route({ summary: 'x', scopes: 'public', body: Documented, responses: { 200: { description: 'ok' } } }), async (c) => c.json(await validBody(c, Other)));
-    app.post('/y', route({ summary: 'y', scopes: 'public', body: Documented, responses: { 200: { description: 'ok' } } }), async (c) => c.json(await validBody(c, Documented)));
-    const request = (path: string) => app.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'a' }) });
+    app.post('/x', route({ summary: 'x', scopes: 'public', body: Documented, responses: { 200: { description: 'ok' } } }), async (c) =>
+      c.json(await validBody(c, Other)),
+    );
+    app.post('/y', route({ summary: 'y', scopes: 'public', body: Documented, responses: { 200: { description: 'ok' } } }), async (c) =>
+      c.json(await validBody(c, Documented)),
+    );
+    const request = (path: string) =>
+      app.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'a' }) });
     expect((await request('/x')).status).toBe(500);
     expect((await request('/y')).status).toBe(200);
   });

@@ -26,12 +26,34 @@ let actor: Actor;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  const [organization] = await database.db.insert(organizations).values({ slug: `org-${randomUUID()}`, name: 'Held writes' }).returning();
-  const [project] = await database.db.insert(projects).values({ organizationId: organization!.id, slug: `project-${randomUUID()}`, name: 'Held writes' }).returning();
-  actor = { principalId: randomUUID(), organizationId: organization!.id, projectId: project!.id, kind: 'human', subject: 'someone', scopes: [], displayName: null, organizationRole: null, projectRole: null, apiKeyId: null };
+  const [organization] = await database.db
+    .insert(organizations)
+    .values({ slug: `org-${randomUUID()}`, name: 'Held writes' })
+    .returning();
+  const [project] = await database.db
+    .insert(projects)
+    .values({ organizationId: organization!.id, slug: `project-${randomUUID()}`, name: 'Held writes' })
+    .returning();
+  actor = {
+    principalId: randomUUID(),
+    organizationId: organization!.id,
+    projectId: project!.id,
+    kind: 'human',
+    subject: 'someone',
+    scopes: [],
+    displayName: null,
+    organizationRole: null,
+    projectRole: null,
+    apiKeyId: null,
+  };
   if (database.url) {
     const statements: string[] = [];
-    const client = postgres(database.url, { max: 1, onnotice: () => {}, types: {}, debug: (_connection, query) => statements.push(query.trim().split(/\s+/)[0]!) });
+    const client = postgres(database.url, {
+      max: 1,
+      onnotice: () => {},
+      types: {},
+      debug: (_connection, query) => statements.push(query.trim().split(/\s+/)[0]!),
+    });
     await client`select 1`; // the connection's own set-up statements, before any is counted
     counted = { db: drizzle(preparing(client), { schema }) as unknown as Executor, statements, end: () => client.end({ timeout: 5 }) };
   }
@@ -45,7 +67,14 @@ afterAll(async () => {
 const context = (db: Executor = database.db): ServiceContext => ({ ...systemContext({ db, logger }), actor });
 const auditOf = (targetId: string) => database.db.select().from(auditEntries).where(eq(auditEntries.targetId, targetId));
 const eventsOf = (aggregateId: string) => database.db.select().from(productEvents).where(eq(productEvents.aggregateId, aggregateId));
-const event = (aggregateId: string) => ({ organizationId: actor.organizationId, projectId: actor.projectId, aggregateType: 'thing', aggregateId, kind: 'thing.changed', publicPayload: {} });
+const event = (aggregateId: string) => ({
+  organizationId: actor.organizationId,
+  projectId: actor.projectId,
+  aggregateType: 'thing',
+  aggregateId,
+  kind: 'thing.changed',
+  publicPayload: {},
+});
 
 describe('writes held for the event append', () => {
   it('an audit entry commits with the event append, in its statement', async () => {

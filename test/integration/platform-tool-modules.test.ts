@@ -18,7 +18,9 @@ beforeAll(async () => {
   page = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Release notes</h1>'));
   await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
   pageUrl = `http://127.0.0.1:${(page.address() as AddressInfo).port}/notes`;
-  f = await startRunApp({ env: { SVC_PLATFORM_TOOL_MODULES: 'test/fixtures/platform-tools/word-count.ts, builtin:http_get', SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
+  f = await startRunApp({
+    env: { SVC_PLATFORM_TOOL_MODULES: 'test/fixtures/platform-tools/word-count.ts, builtin:http_get', SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' },
+  });
 }, 120_000);
 afterAll(async () => {
   await f?.close();
@@ -50,7 +52,12 @@ describe('platform tools registered by setting', () => {
     });
     expect(agent.status, JSON.stringify(agent.body)).toBe(201);
     f.fakes.vendor_a
-      .reply({ toolCalls: [{ name: 'word_count', arguments: { text: 'one two three four' } }, { name: 'http_get', arguments: { url: pageUrl } }] })
+      .reply({
+        toolCalls: [
+          { name: 'word_count', arguments: { text: 'one two three four' } },
+          { name: 'http_get', arguments: { url: pageUrl } },
+        ],
+      })
       .reply({ text: 'Four words; the page is release notes.' });
     const session = await f.call('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'Count and fetch.' });
     const runId = session.body.latestRunId as string;
@@ -58,7 +65,10 @@ describe('platform tools registered by setting', () => {
     const calls = (await f.call('GET', `/tool-calls?runId=${runId}`)).body.data as Array<{ toolName: string; status: string; safeResult: { value: unknown } }>;
     const byName = Object.fromEntries(calls.map((call) => [call.toolName, call]));
     expect(byName.word_count).toMatchObject({ status: 'succeeded', safeResult: { value: { words: 4, runId } } });
-    expect(byName.http_get).toMatchObject({ status: 'succeeded', safeResult: { value: { status: 200, contentType: 'text/html', text: '<h1>Release notes</h1>', truncated: false } } });
+    expect(byName.http_get).toMatchObject({
+      status: 'succeeded',
+      safeResult: { value: { status: 200, contentType: 'text/html', text: '<h1>Release notes</h1>', truncated: false } },
+    });
   }, 60_000);
 
   it('npm run worker refuses to start with a broken module, naming each problem', async (context) => {

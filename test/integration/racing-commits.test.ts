@@ -72,7 +72,12 @@ async function writer(index: number, random: () => number): Promise<string[]> {
     try {
       const ids = await withTransaction(ctx(), async (tx) => {
         if (shape < 0.3) await pause(random() * 20);
-        const drafts = Array.from({ length: count }, (_, i) => ({ aggregateType: 'test', aggregateId, kind: 'test.raced', publicPayload: { writer: index, transaction, i } }));
+        const drafts = Array.from({ length: count }, (_, i) => ({
+          aggregateType: 'test',
+          aggregateId,
+          kind: 'test.raced',
+          publicPayload: { writer: index, transaction, i },
+        }));
         const events =
           count === 1
             ? [await appendProductEvent(tx, { organizationId, projectId, ...drafts[0]! })]
@@ -130,9 +135,10 @@ describe('ordering under racing commits (issue 16, promise 4)', () => {
     await feed.done;
 
     // The feed: every committed event once, no rolled-back one, positions start+1 .. through.
-    expect(feed.frames.map((frame) => BigInt(frame.position)), `seed ${seed}`).toEqual(
-      Array.from({ length: committed.size }, (_, i) => start + BigInt(i + 1)),
-    );
+    expect(
+      feed.frames.map((frame) => BigInt(frame.position)),
+      `seed ${seed}`,
+    ).toEqual(Array.from({ length: committed.size }, (_, i) => start + BigInt(i + 1)));
     const byPosition = await t.database.db
       .select({ id: productEvents.id, projectPosition: productEvents.projectPosition })
       .from(productEvents)

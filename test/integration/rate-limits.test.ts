@@ -37,8 +37,18 @@ beforeAll(async () => {
   // Set-up requests drew from the buckets: start the tests with full ones.
   clock.advance(10_000);
   const provider = await createProvider(t, { apiKey: first, projectId, key: 'openai', providerType: 'vendor_a' });
-  expect((await t.request('POST', `/v1/projects/${projectId}/model-presets`, { apiKey: first, body: { key: 'fast', displayName: 'Fast', providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {} } })).status).toBe(201);
-  const agent = await t.request('POST', `/v1/projects/${projectId}/agents`, { apiKey: first, body: { name: 'Quota', initialConfig: { systemPrompt: 'You are a careful assistant.', modelPreset: 'fast', limits: { maxTurns: 4 } } } });
+  expect(
+    (
+      await t.request('POST', `/v1/projects/${projectId}/model-presets`, {
+        apiKey: first,
+        body: { key: 'fast', displayName: 'Fast', providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {} },
+      })
+    ).status,
+  ).toBe(201);
+  const agent = await t.request('POST', `/v1/projects/${projectId}/agents`, {
+    apiKey: first,
+    body: { name: 'Quota', initialConfig: { systemPrompt: 'You are a careful assistant.', modelPreset: 'fast', limits: { maxTurns: 4 } } },
+  });
   expect(agent.status).toBe(201);
   agentId = (await agent.json()).id;
 });
@@ -129,11 +139,19 @@ describe('request limits', () => {
     clock.advance(10_000);
     for (let i = 0; i < 4; i++) expect((await get(first)).status).toBe(200);
     const before = await t.database.db.select().from(sessions);
-    const refused = await t.request('POST', `/v1/projects/${projectId}/sessions`, { apiKey: first, idempotencyKey: 'limited-once', body: { agentId, initialMessage: 'Hello' } });
+    const refused = await t.request('POST', `/v1/projects/${projectId}/sessions`, {
+      apiKey: first,
+      idempotencyKey: 'limited-once',
+      body: { agentId, initialMessage: 'Hello' },
+    });
     expect(refused.status).toBe(429);
     expect(await t.database.db.select().from(sessions)).toHaveLength(before.length);
     clock.advance(1_000);
-    const created = await t.request('POST', `/v1/projects/${projectId}/sessions`, { apiKey: first, idempotencyKey: 'limited-once', body: { agentId, initialMessage: 'Hello' } });
+    const created = await t.request('POST', `/v1/projects/${projectId}/sessions`, {
+      apiKey: first,
+      idempotencyKey: 'limited-once',
+      body: { agentId, initialMessage: 'Hello' },
+    });
     expect(created.status).toBe(201);
     await settleAll();
   });

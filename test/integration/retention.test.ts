@@ -63,7 +63,9 @@ const storeDeps = () => ({ keyring: t.deps.keyring, storagePolicy: t.deps.storag
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 
 /** Ticks until the sweep reports nothing left; returns each tick's result. */
-async function sweepAll(settings: { sessionsMinutes: number | null; eventsMinutes: number | null; batchSize: number } = INSTALLATION): Promise<RetentionTickResult[]> {
+async function sweepAll(
+  settings: { sessionsMinutes: number | null; eventsMinutes: number | null; batchSize: number } = INSTALLATION,
+): Promise<RetentionTickResult[]> {
   const state = newRetentionSweepState();
   const ticks: RetentionTickResult[] = [];
   for (let i = 0; i < 50; i++) {
@@ -96,7 +98,10 @@ async function projectWithAgent(slug: string): Promise<{ projectId: string; agen
   expect(created.status).toBe(201);
   const projectId = (await created.json()).id;
   await call(projectId, 'POST', '/model-presets', { key: 'p', displayName: 'P', providerId, model: 'gateway/@preset/fast', routing: {} });
-  const agent = await call(projectId, 'POST', '/agents', { name: 'Plain', initialConfig: { systemPrompt: 'Answer briefly, please.', modelPreset: 'p', limits: { maxTurns: 4 } } });
+  const agent = await call(projectId, 'POST', '/agents', {
+    name: 'Plain',
+    initialConfig: { systemPrompt: 'Answer briefly, please.', modelPreset: 'p', limits: { maxTurns: 4 } },
+  });
   expect(agent.status, agent.text).toBe(201);
   return { projectId, agentId: agent.body.id };
 }
@@ -120,7 +125,12 @@ const sessionExists = async (id: string) => (await t.database.db.select({ id: se
 
 beforeAll(async () => {
   const server = inject('s3');
-  s3 = new S3Client({ endpoint: server.endpoint, region: server.region, forcePathStyle: true, credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey } });
+  s3 = new S3Client({
+    endpoint: server.endpoint,
+    region: server.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
+  });
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
   // moto listens on 127.0.0.1: only a server that allows private networks may use it.
   t = await createTestApp({ clock, env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true', SVC_RETENTION_SESSIONS: '1m' } });
@@ -129,12 +139,25 @@ beforeAll(async () => {
   const provider = await call(mainProject, 'POST', '/model-providers', { key: 'gw', displayName: 'Gateway', providerType: 'gateway', apiKey: 'sk-or-v1-test' });
   providerId = provider.body.id;
   await call(mainProject, 'POST', '/model-presets', { key: 'p', displayName: 'P', providerId, model: 'gateway/@preset/fast', routing: {} });
-  const sandboxProvider = await call(mainProject, 'POST', '/sandbox-providers', { key: 'local', displayName: 'Local', providerType: 'sandbox_vendor', apiKey: 'local-key' });
+  const sandboxProvider = await call(mainProject, 'POST', '/sandbox-providers', {
+    key: 'local',
+    displayName: 'Local',
+    providerType: 'sandbox_vendor',
+    apiKey: 'local-key',
+  });
   sandboxProviderId = sandboxProvider.body.id;
   snapshotId = (await call(mainProject, 'GET', `/sandbox-providers/${sandboxProviderId}/snapshots`)).body.data[0].id;
   const storage = await call(mainProject, 'POST', '/storage-providers', {
-    key: 'store', displayName: 'Store', providerType: 's3', endpoint: server.endpoint, region: server.region, bucket, prefix: null, forcePathStyle: true,
-    accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey,
+    key: 'store',
+    displayName: 'Store',
+    providerType: 's3',
+    endpoint: server.endpoint,
+    region: server.region,
+    bucket,
+    prefix: null,
+    forcePathStyle: true,
+    accessKeyId: server.accessKeyId,
+    secretAccessKey: server.secretAccessKey,
   });
   expect(storage.status, storage.text).toBe(201);
   storageProviderId = storage.body.id;
@@ -150,7 +173,12 @@ describe('expired sessions', () => {
   it('go with every row and object they own; recent ones, live ones and objects still shared stay', async () => {
     const agent = await call(mainProject, 'POST', '/agents', {
       name: 'Reader',
-      initialConfig: { systemPrompt: 'Read the files.', modelPreset: 'p', limits: { maxTurns: 4 }, sandbox: { enabled: true, provider: 'local', snapshotId, network: 'none', capabilities: ['filesystem_read'] } },
+      initialConfig: {
+        systemPrompt: 'Read the files.',
+        modelPreset: 'p',
+        limits: { maxTurns: 4 },
+        sandbox: { enabled: true, provider: 'local', snapshotId, network: 'none', capabilities: ['filesystem_read'] },
+      },
     });
     expect(agent.status, agent.text).toBe(201);
     const agentId = agent.body.id;
@@ -158,7 +186,14 @@ describe('expired sessions', () => {
     const own = `own ${randomUUID()}\n`;
 
     // Old: a settled session with files, tool calls, an approval, a model call, a sandbox, a backup and a delegated session.
-    const old = await call(mainProject, 'POST', '/sessions', { agentId, initialMessage: 'Read these', files: [{ name: 'shared.txt', contentType: 'text/plain', dataBase64: b64(shared) }, { name: 'own.txt', contentType: 'text/plain', dataBase64: b64(own) }] });
+    const old = await call(mainProject, 'POST', '/sessions', {
+      agentId,
+      initialMessage: 'Read these',
+      files: [
+        { name: 'shared.txt', contentType: 'text/plain', dataBase64: b64(shared) },
+        { name: 'own.txt', contentType: 'text/plain', dataBase64: b64(own) },
+      ],
+    });
     expect(old.status, old.text).toBe(201);
     const oldId: string = old.body.id;
     const oldRunId = await settleLatestRun(oldId);
@@ -166,26 +201,65 @@ describe('expired sessions', () => {
     const base = { organizationId, projectId: mainProject };
     const [toolCall] = await t.database.db
       .insert(toolCalls)
-      .values({ ...base, runId: oldRunId, sessionId: oldId, turnId: 't1', providerCallId: 'c1', toolName: 'read', owner: 'platform', status: 'succeeded', attempt: 1, approvalRequired: true })
+      .values({
+        ...base,
+        runId: oldRunId,
+        sessionId: oldId,
+        turnId: 't1',
+        providerCallId: 'c1',
+        toolName: 'read',
+        owner: 'platform',
+        status: 'succeeded',
+        attempt: 1,
+        approvalRequired: true,
+      })
       .returning();
-    await t.database.db.insert(approvals).values({ ...base, runId: oldRunId, sessionId: oldId, toolCallId: toolCall!.id, status: 'approved', expiresAt: clock.now() });
+    await t.database.db
+      .insert(approvals)
+      .values({ ...base, runId: oldRunId, sessionId: oldId, toolCallId: toolCall!.id, status: 'approved', expiresAt: clock.now() });
     await t.database.db.insert(modelInvocations).values({ ...base, runId: oldRunId, turnId: 't1', attempt: 1, status: 'succeeded', startedAt: clock.now() });
-    const [sandbox] = await t.database.db.insert(sandboxes).values({ ...base, workspaceSessionId: oldId, providerId: sandboxProviderId, snapshotId, network: 'none' }).returning();
-    await t.database.db.insert(sandboxCommands).values({ ...base, sandboxId: sandbox!.id, runId: oldRunId, toolCallId: toolCall!.id, toolName: 'read', safeCommand: {} });
+    const [sandbox] = await t.database.db
+      .insert(sandboxes)
+      .values({ ...base, workspaceSessionId: oldId, providerId: sandboxProviderId, snapshotId, network: 'none' })
+      .returning();
+    await t.database.db
+      .insert(sandboxCommands)
+      .values({ ...base, sandboxId: sandbox!.id, runId: oldRunId, toolCallId: toolCall!.id, toolName: 'read', safeCommand: {} });
     const root = tenantRoot({ providerPrefix: null, organizationId, projectId: mainProject });
     const backupFolder = `${root}workspace-backups/${oldId}/1/`;
     await putObject(`${backupFolder}workspace.tar`, 'tar');
     await putObject(`${backupFolder}manifest.json`, '{}');
     await t.database.db.insert(workspaceBackups).values({
-      ...base, workspaceSessionId: oldId, runId: oldRunId, generation: 1, storageProviderId, archiveKey: `${backupFolder}workspace.tar`, archiveSizeBytes: 3, archiveSha256: 'a'.repeat(64),
-      manifestKey: `${backupFolder}manifest.json`, manifestSha256: 'b'.repeat(64), fileCount: 0, totalBytes: 0,
+      ...base,
+      workspaceSessionId: oldId,
+      runId: oldRunId,
+      generation: 1,
+      storageProviderId,
+      archiveKey: `${backupFolder}workspace.tar`,
+      archiveSizeBytes: 3,
+      archiveSha256: 'a'.repeat(64),
+      manifestKey: `${backupFolder}manifest.json`,
+      manifestSha256: 'b'.repeat(64),
+      fileCount: 0,
+      totalBytes: 0,
     });
     const [childThread] = await t.database.db.insert(threads).values(base).returning();
     const [child] = await t.database.db
       .insert(sessions)
-      .values({ ...base, threadId: childThread!.id, agentId: oldSession!.agentId, agentVersionId: oldSession!.agentVersionId, status: 'idle', parentSessionId: oldId, delegateKey: 'helper', lastActivityAt: clock.now() })
+      .values({
+        ...base,
+        threadId: childThread!.id,
+        agentId: oldSession!.agentId,
+        agentVersionId: oldSession!.agentVersionId,
+        status: 'idle',
+        parentSessionId: oldId,
+        delegateKey: 'helper',
+        lastActivityAt: clock.now(),
+      })
       .returning();
-    await t.database.db.insert(delegations).values({ ...base, coordinatorSessionId: oldId, delegateKey: 'helper', childSessionId: child!.id, childAgentVersionId: oldSession!.agentVersionId });
+    await t.database.db
+      .insert(delegations)
+      .values({ ...base, coordinatorSessionId: oldId, delegateKey: 'helper', childSessionId: child!.id, childAgentVersionId: oldSession!.agentVersionId });
     const fileKeys = (await t.database.db.select().from(attachments).where(eq(attachments.sessionId, oldId))).map((row) => row.objectKey);
     expect(fileKeys).toHaveLength(2);
 
@@ -196,7 +270,11 @@ describe('expired sessions', () => {
 
     advance(2);
     // Recent: one holds the same file as the old session (content-addressed: the same object).
-    const recent = await call(mainProject, 'POST', '/sessions', { agentId, initialMessage: 'Read this too', files: [{ name: 'again.txt', contentType: 'text/plain', dataBase64: b64(shared) }] });
+    const recent = await call(mainProject, 'POST', '/sessions', {
+      agentId,
+      initialMessage: 'Read this too',
+      files: [{ name: 'again.txt', contentType: 'text/plain', dataBase64: b64(shared) }],
+    });
     expect(recent.status, recent.text).toBe(201);
     await settleLatestRun(recent.body.id);
     const idle = await idleSession(mainProject, agentId);
@@ -219,9 +297,34 @@ describe('expired sessions', () => {
       attachments: await gone(attachments, attachments.sessionId, oldId),
       workspaceBackups: await gone(workspaceBackups, workspaceBackups.workspaceSessionId, oldId),
       delegations: await gone(delegations, delegations.coordinatorSessionId, oldId),
-      sessionCounter: (await t.database.db.select({ n: count() }).from(aggregateEventCounters).where(and(eq(aggregateEventCounters.aggregateType, 'session'), eq(aggregateEventCounters.aggregateId, oldId))))[0]!.n,
-      runCounter: (await t.database.db.select({ n: count() }).from(aggregateEventCounters).where(and(eq(aggregateEventCounters.aggregateType, 'run'), eq(aggregateEventCounters.aggregateId, oldRunId))))[0]!.n,
-    }).toEqual({ runs: 0, messages: 0, threads: 0, childThread: 0, toolCalls: 0, approvals: 0, modelInvocations: 0, sandboxes: 0, sandboxCommands: 0, attachments: 0, workspaceBackups: 0, delegations: 0, sessionCounter: 0, runCounter: 0 });
+      sessionCounter: (
+        await t.database.db
+          .select({ n: count() })
+          .from(aggregateEventCounters)
+          .where(and(eq(aggregateEventCounters.aggregateType, 'session'), eq(aggregateEventCounters.aggregateId, oldId)))
+      )[0]!.n,
+      runCounter: (
+        await t.database.db
+          .select({ n: count() })
+          .from(aggregateEventCounters)
+          .where(and(eq(aggregateEventCounters.aggregateType, 'run'), eq(aggregateEventCounters.aggregateId, oldRunId)))
+      )[0]!.n,
+    }).toEqual({
+      runs: 0,
+      messages: 0,
+      threads: 0,
+      childThread: 0,
+      toolCalls: 0,
+      approvals: 0,
+      modelInvocations: 0,
+      sandboxes: 0,
+      sandboxCommands: 0,
+      attachments: 0,
+      workspaceBackups: 0,
+      delegations: 0,
+      sessionCounter: 0,
+      runCounter: 0,
+    });
     // Its objects are gone, except the file a recent session still names.
     expect(await objectExists(`${backupFolder}workspace.tar`)).toBe(false);
     expect(await objectExists(`${backupFolder}manifest.json`)).toBe(false);
@@ -254,11 +357,29 @@ describe('expired sessions', () => {
     const [thread] = await t.database.db.insert(threads).values(base).returning();
     const [child] = await t.database.db
       .insert(sessions)
-      .values({ ...base, threadId: thread!.id, agentId: root!.agentId, agentVersionId: root!.agentVersionId, status: 'waiting_for_approval', parentSessionId: rootId, delegateKey: 'helper', lastActivityAt: clock.now() })
+      .values({
+        ...base,
+        threadId: thread!.id,
+        agentId: root!.agentId,
+        agentVersionId: root!.agentVersionId,
+        status: 'waiting_for_approval',
+        parentSessionId: rootId,
+        delegateKey: 'helper',
+        lastActivityAt: clock.now(),
+      })
       .returning();
     const [childRun] = await t.database.db
       .insert(runs)
-      .values({ ...base, threadId: thread!.id, sessionId: child!.id, agentVersionId: root!.agentVersionId, state: 'waiting_for_approval', inputPublic: { message: 'help' }, wallDeadlineAt: clock.now(), createdAt: clock.now() })
+      .values({
+        ...base,
+        threadId: thread!.id,
+        sessionId: child!.id,
+        agentVersionId: root!.agentVersionId,
+        state: 'waiting_for_approval',
+        inputPublic: { message: 'help' },
+        wallDeadlineAt: clock.now(),
+        createdAt: clock.now(),
+      })
       .returning();
     advance(2);
     const ticks = await sweepAll();
@@ -303,7 +424,9 @@ describe('the per-project override', () => {
     const body = await patched.json();
     expect(body).toMatchObject({ id: projectId, retention: { sessions: '1h', events: null }, effectiveRetention: { sessions: '1h', events: null } });
     expect((await (await t.request('GET', `/v1/projects/${projectId}`, { apiKey: admin })).json()).retention).toEqual({ sessions: '1h', events: null });
-    const listed = (await (await t.request('GET', '/v1/projects?limit=200', { apiKey: admin })).json()).data.find((project: { id: string }) => project.id === projectId);
+    const listed = (await (await t.request('GET', '/v1/projects?limit=200', { apiKey: admin })).json()).data.find(
+      (project: { id: string }) => project.id === projectId,
+    );
     expect(listed.retention).toEqual({ sessions: '1h', events: null });
 
     // The configuration backup carries the override (and only there: other projects' entries are as before).
@@ -328,7 +451,8 @@ describe('the per-project override', () => {
 
   it('validates its input with the 400 envelope, and gets the shared checks', async () => {
     const { projectId } = await projectWithAgent('validation');
-    const patch = (body: unknown, options: Record<string, unknown> = {}) => t.request('PATCH', `/v1/projects/${projectId}`, { apiKey: admin, body, ...options });
+    const patch = (body: unknown, options: Record<string, unknown> = {}) =>
+      t.request('PATCH', `/v1/projects/${projectId}`, { apiKey: admin, body, ...options });
     for (const [body, path] of [
       [{ retention: { sessions: '0d' } }, 'body.retention.sessions'],
       [{ retention: { sessions: '3651d' } }, 'body.retention.sessions'],
@@ -345,13 +469,20 @@ describe('the per-project override', () => {
       expect(error.requestId).toBeTruthy();
       expect(error.details?.path ?? 'body', JSON.stringify(body)).toMatch(new RegExp(`^${path.replace(/\./g, '\\.')}`));
     }
-    const malformed = await t.request('PATCH', `/v1/projects/${projectId}`, { apiKey: admin, rawBody: '{"retention":', headers: { 'content-type': 'application/json' } });
+    const malformed = await t.request('PATCH', `/v1/projects/${projectId}`, {
+      apiKey: admin,
+      rawBody: '{"retention":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(malformed.status).toBe(400);
     expect((await patch({ retention: { sessions: '1d' } }, { apiKey: undefined })).status).toBe(401);
     expect((await patch({ retention: { sessions: '1d' } }, { idempotencyKey: null })).status).toBe(400);
     const reader = (await t.createApiKey(['run:read'])).secret;
     expect((await patch({ retention: { sessions: '1d' } }, { apiKey: reader })).status).toBe(403);
-    const [otherOrganization] = await t.database.db.insert(organizations).values({ slug: `other-${randomUUID()}`, name: 'Other' }).returning();
+    const [otherOrganization] = await t.database.db
+      .insert(organizations)
+      .values({ slug: `other-${randomUUID()}`, name: 'Other' })
+      .returning();
     const [otherProject] = await t.database.db.insert(projects).values({ organizationId: otherOrganization!.id, slug: 'theirs', name: 'Theirs' }).returning();
     expect((await t.request('PATCH', `/v1/projects/${otherProject!.id}`, { apiKey: admin, body: { retention: { sessions: '1d' } } })).status).toBe(403);
     // Nothing changed by any of them.
@@ -380,9 +511,15 @@ describe('product events', () => {
       expect(response.body.error.message).toMatch(/from=now/);
     };
     await expectExpired(await call(projectId, 'GET', '/events?once=true', undefined, { headers: { 'last-event-id': oldCursor } }), 'header.Last-Event-ID');
-    await expectExpired(await call(projectId, 'GET', '/events', undefined, { headers: { 'last-event-id': oldCursor, accept: 'text/event-stream' } }), 'header.Last-Event-ID');
+    await expectExpired(
+      await call(projectId, 'GET', '/events', undefined, { headers: { 'last-event-id': oldCursor, accept: 'text/event-stream' } }),
+      'header.Last-Event-ID',
+    );
     await expectExpired(await call(projectId, 'GET', `/events?once=true&cursor=${oldCursor}`), 'query.cursor');
-    await expectExpired(await call(projectId, 'GET', `/sessions/${firstSession}/events?once=true`, undefined, { headers: { 'last-event-id': oldCursor } }), 'header.Last-Event-ID');
+    await expectExpired(
+      await call(projectId, 'GET', `/sessions/${firstSession}/events?once=true`, undefined, { headers: { 'last-event-id': oldCursor } }),
+      'header.Last-Event-ID',
+    );
 
     // The last purged position is a cursor that misses nothing: it resumes.
     const resumed = await call(projectId, 'GET', '/events?once=true', undefined, { headers: { 'last-event-id': lastOldCursor } });
@@ -401,7 +538,11 @@ describe('product events', () => {
     const { projectId, agentId } = await projectWithAgent('hooks');
     await t.request('PATCH', `/v1/projects/${projectId}`, { apiKey: admin, body: { retention: { events: '1m' } } });
     const webhook = await call(projectId, 'POST', '/event-webhooks', {
-      displayName: 'Receiver', endpointUrl: 'http://127.0.0.1:9/hook', signingSecret: `whsec_${randomBytes(24).toString('base64')}`, includeMessageContent: false, deliverFrom: 'beginning',
+      displayName: 'Receiver',
+      endpointUrl: 'http://127.0.0.1:9/hook',
+      signingSecret: `whsec_${randomBytes(24).toString('base64')}`,
+      includeMessageContent: false,
+      deliverFrom: 'beginning',
     });
     expect(webhook.status, webhook.text).toBe(201);
     for (let i = 0; i < 4; i++) await idleSession(projectId, agentId);
@@ -413,7 +554,13 @@ describe('product events', () => {
     expect(await events()).toBe(before);
 
     // Delivered up to some position: the ones before it may go.
-    const [second] = await t.database.db.select({ position: productEvents.projectPosition }).from(productEvents).where(eq(productEvents.projectId, projectId)).orderBy(productEvents.projectPosition).offset(1).limit(1);
+    const [second] = await t.database.db
+      .select({ position: productEvents.projectPosition })
+      .from(productEvents)
+      .where(eq(productEvents.projectId, projectId))
+      .orderBy(productEvents.projectPosition)
+      .offset(1)
+      .limit(1);
     await t.database.db.update(eventWebhooks).set({ deliveredPosition: second!.position }).where(eq(eventWebhooks.id, webhook.body.id));
     await sweepAll({ ...INSTALLATION, sessionsMinutes: null });
     expect(await events()).toBe(before - 2);

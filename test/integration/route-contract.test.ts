@@ -42,7 +42,11 @@ const modes: Mode[] = [
       const t = await createTestApp({ env: edgeProxyEnvironment(edge) });
       const browser = async (): Promise<RequestOptions> => ({ headers: { 'x-edge-assertion': await edge.sign({ sub: 'owner', email: 'owner@example.com' }) } });
       const context = await (await t.request('GET', '/v1/context', await browser())).json();
-      const created = await t.request('POST', `/v1/projects/${context.project.id}/api-keys`, { ...(await browser()), origin: TEST_ORIGIN, body: { name: 'k', scopes: ['*'] } });
+      const created = await t.request('POST', `/v1/projects/${context.project.id}/api-keys`, {
+        ...(await browser()),
+        origin: TEST_ORIGIN,
+        body: { name: 'k', scopes: ['*'] },
+      });
       return { t, browser, key: (await created.json()).secret, close: () => edge.close() };
     },
   },
@@ -82,7 +86,10 @@ describe.each(modes)('every route in $name mode', (mode) => {
   beforeAll(async () => {
     ({ t, key, browser, close } = await mode.start());
     ownProject = (await (await t.request('GET', '/v1/context', { apiKey: key })).json()).project.id;
-    const [org] = await t.database.db.insert(organizations).values({ slug: `other-${randomUUID()}`, name: 'Other' }).returning();
+    const [org] = await t.database.db
+      .insert(organizations)
+      .values({ slug: `other-${randomUUID()}`, name: 'Other' })
+      .returning();
     const [project] = await t.database.db.insert(projects).values({ organizationId: org!.id, slug: 'theirs', name: 'Theirs' }).returning();
     foreignProject = project!.id;
     routes = registeredRoutes(t.app);
@@ -118,7 +125,10 @@ describe.each(modes)('every route in $name mode', (mode) => {
   it("answers 403 to a browser credential for another organization's project", async () => {
     const failures: string[] = [];
     for (const route of routes.filter((r) => r.path.includes(':projectId'))) {
-      const response = await t.request(route.method, concrete(route.path, foreignProject), { ...(await browser()), ...(isMutation(route.method) ? { body: {} } : {}) });
+      const response = await t.request(route.method, concrete(route.path, foreignProject), {
+        ...(await browser()),
+        ...(isMutation(route.method) ? { body: {} } : {}),
+      });
       if (response.status !== 403) failures.push(`${route.method} ${route.path} → ${response.status}`);
     }
     expect(failures).toEqual([]);
@@ -128,9 +138,15 @@ describe.each(modes)('every route in $name mode', (mode) => {
     const failures: string[] = [];
     for (const route of routes.filter((r) => isMutation(r.method) && !PUBLIC.has(`${r.method} ${r.path}`))) {
       const credential = await browser();
-      const response = await t.request(route.method, concrete(route.path, ownProject), { ...credential, origin: null, headers: { ...credential.headers, origin: 'https://evil.example' }, body: {} });
+      const response = await t.request(route.method, concrete(route.path, ownProject), {
+        ...credential,
+        origin: null,
+        headers: { ...credential.headers, origin: 'https://evil.example' },
+        body: {},
+      });
       const body = await response.json().catch(() => null);
-      if (response.status !== 403 || body?.error?.message !== 'Request origin is not allowed') failures.push(`${route.method} ${route.path} → ${response.status}`);
+      if (response.status !== 403 || body?.error?.message !== 'Request origin is not allowed')
+        failures.push(`${route.method} ${route.path} → ${response.status}`);
     }
     expect(failures).toEqual([]);
   });

@@ -50,7 +50,9 @@ async function refusedWrites(): Promise<string | null> {
 }
 
 async function tablesWrittenAfter(n: number): Promise<string[]> {
-  return rowsOf<{ table_name: string }>(await t.database.db.execute(sql`select distinct table_name from fuzz_write_log where n > ${n}`)).map((row) => row.table_name);
+  return rowsOf<{ table_name: string }>(await t.database.db.execute(sql`select distinct table_name from fuzz_write_log where n > ${n}`)).map(
+    (row) => row.table_name,
+  );
 }
 
 beforeAll(async () => {
@@ -64,7 +66,8 @@ beforeAll(async () => {
   expect((await t.request('GET', '/v1/openapi.json')).status).toBe(200);
   // A row trigger on every table: a write that commits leaves a row in fuzz_write_log; a
   // rolled-back one does not.
-  await t.database.db.execute(sql.raw(`
+  await t.database.db.execute(
+    sql.raw(`
     create table fuzz_write_log (n bigserial primary key, table_name text not null);
     create function fuzz_log_write() returns trigger language plpgsql as $$
     begin insert into fuzz_write_log (table_name) values (tg_table_name); return null; end $$;
@@ -73,7 +76,8 @@ beforeAll(async () => {
         execute format('create trigger fuzz_log after insert or update or delete on %I for each row execute function fuzz_log_write()', t.tablename);
       end loop;
     end $$;
-  `));
+  `),
+  );
   writes = await writeCount();
 }, 60_000);
 afterAll(() => t.close());
@@ -90,9 +94,56 @@ const segment = fc.oneof(
 const jsonValue = fc.jsonValue({ maxDepth: 3 });
 const body = fc.oneof(
   { weight: 4, arbitrary: jsonValue.map((value) => JSON.stringify(value)) },
-  { weight: 3, arbitrary: fc.dictionary(fc.constantFrom('name', 'key', 'displayName', 'agentId', 'initialMessage', 'message', 'config', 'initialConfig', 'status', 'scopes', 'files', 'fence', 'safeResult', 'endpointUrl', 'providerId', 'model', 'routing', 'apiKey', 'role', 'projectId', 'slug', 'note', 'limit', 'cursor'), jsonValue).map((value) => JSON.stringify(value)) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .dictionary(
+        fc.constantFrom(
+          'name',
+          'key',
+          'displayName',
+          'agentId',
+          'initialMessage',
+          'message',
+          'config',
+          'initialConfig',
+          'status',
+          'scopes',
+          'files',
+          'fence',
+          'safeResult',
+          'endpointUrl',
+          'providerId',
+          'model',
+          'routing',
+          'apiKey',
+          'role',
+          'projectId',
+          'slug',
+          'note',
+          'limit',
+          'cursor',
+        ),
+        jsonValue,
+      )
+      .map((value) => JSON.stringify(value)),
+  },
   { weight: 1, arbitrary: fc.string({ maxLength: 300 }) },
-  { weight: 1, arbitrary: fc.constantFrom('', '{', '{"a":1,"a":2}', '{"a":"\u0000"}', '[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]', '\uFEFF{}', '{"__proto__":{"x":1}}', 'null', 'true', '1e999') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '',
+      '{',
+      '{"a":1,"a":2}',
+      '{"a":"\u0000"}',
+      '[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]',
+      '\uFEFF{}',
+      '{"__proto__":{"x":1}}',
+      'null',
+      'true',
+      '1e999',
+    ),
+  },
   // Strings of any UTF-16 code units (lone surrogates among them, which JSON.stringify escapes as
   // `"\ud800"`), and values nested 5,000 levels deep, under the fields routes read (issue 45).
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3, stringUnit: 'binary' }).map((value) => JSON.stringify(value)) },
@@ -104,14 +155,24 @@ const body = fc.oneof(
   },
 );
 const query = fc.dictionary(
-  fc.oneof(fc.constantFrom('limit', 'cursor', 'status', 'runId', 'sessionId', 'agentId', 'state', 'kind', 'after', 'q', 'includeArchived', 'path'), fc.string({ maxLength: 20 })),
+  fc.oneof(
+    fc.constantFrom('limit', 'cursor', 'status', 'runId', 'sessionId', 'agentId', 'state', 'kind', 'after', 'q', 'includeArchived', 'path'),
+    fc.string({ maxLength: 20 }),
+  ),
   fc.oneof(fc.string({ maxLength: 60 }), fc.integer().map(String), fc.constantFrom('-1', '0', '201', '1e3', 'NaN', '%', 'true')),
   { maxKeys: 4 },
 );
 const headers = fc.record(
   {
     'last-event-id': fc.oneof(fc.string({ maxLength: 60 }), fc.integer().map(String), fc.constantFrom('-1', '99999999999999999999', `${'9'.repeat(400)}`)),
-    'content-type': fc.constantFrom('application/json', 'text/plain', 'application/json; charset=latin1', 'multipart/form-data', 'application/x-www-form-urlencoded', ''),
+    'content-type': fc.constantFrom(
+      'application/json',
+      'text/plain',
+      'application/json; charset=latin1',
+      'multipart/form-data',
+      'application/x-www-form-urlencoded',
+      '',
+    ),
     accept: fc.constantFrom('application/json', 'text/event-stream', '*/*', 'text/html'),
   },
   { requiredKeys: [] },
@@ -131,51 +192,62 @@ describe('generated hostile input on every route', () => {
     expect(routes.length).toBeGreaterThan(40);
   });
 
-  it.each(routes)('$method $path', async (route) => {
-    const parameters = routeParameters(route.path);
-    const input = fc.record({
-      segments: fc.tuple(...parameters.map((name) => (name === 'projectId' ? fc.oneof({ weight: 3, arbitrary: fc.constant('own') }, { weight: 1, arbitrary: segment }) : segment))),
-      query,
-      body,
-      headers,
-    });
-    const failures: string[] = [];
-    await fc.assert(
-      fc.asyncProperty(input, async ({ segments, query: params, body: rawBody, headers: extra }) => {
-        const search = new URLSearchParams(params).toString();
-        const url = `${pathFor(route, segments as string[])}${search ? `?${search}` : ''}`;
-        const began = performance.now();
-        const response = await t.request(route.method, url, { apiKey: key, headers: extra, ...(isMutation(route.method) ? { rawBody } : {}) });
-        // A stream (the event feed) or a download that did succeed is not read to its end.
-        const text = response.status < 400 ? (await response.body?.cancel(), '') : await response.text();
-        const elapsedMs = performance.now() - began;
-        const problem = (() => {
-          if (response.status >= 500) return `answered ${response.status}: ${text.slice(0, 200)}`;
-          if (elapsedMs > HANG_MS) return `took ${elapsedMs.toFixed(0)} ms`;
-          if (response.status >= 400) {
-            let envelope: { error?: { code?: unknown; requestId?: unknown } } | null = null;
-            try {
-              envelope = JSON.parse(text);
-            } catch {
-              return `answered ${response.status} without a JSON envelope: ${text.slice(0, 200)}`;
-            }
-            if (typeof envelope?.error?.code !== 'string' || envelope.error.requestId !== response.headers.get('x-request-id')) return `answered ${response.status} without the envelope: ${text.slice(0, 200)}`;
-          }
-          return null;
-        })();
-        // Refusals write nothing, so only an answer that succeeded moves the baseline; a write
-        // seen after refusals alone is theirs (checked every few cases, and at the end).
-        let failure = problem;
-        if (response.status < 400) writes = await writeCount();
-        else if (++refusedSinceCheck >= CHECK_EVERY) failure ??= await refusedWrites();
-        if (failure) failures.push(`${route.method} ${url.slice(0, 300)} (${JSON.stringify(extra)}; body ${JSON.stringify(rawBody?.slice(0, 200))}): ${failure}`);
-        return failure === null;
-      }),
-      { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }), endOnFailure: true },
-    ).catch((error: Error) => {
-      throw new Error(`${failures.at(-1) ?? error.message}\n${error.message.split('\n').slice(0, 4).join('\n')}`);
-    });
-    expect(await refusedWrites()).toBeNull();
-  }, 600_000);
+  it.each(routes)(
+    '$method $path',
+    async (route) => {
+      const parameters = routeParameters(route.path);
+      const input = fc.record({
+        segments: fc.tuple(
+          ...parameters.map((name) =>
+            name === 'projectId' ? fc.oneof({ weight: 3, arbitrary: fc.constant('own') }, { weight: 1, arbitrary: segment }) : segment,
+          ),
+        ),
+        query,
+        body,
+        headers,
+      });
+      const failures: string[] = [];
+      await fc
+        .assert(
+          fc.asyncProperty(input, async ({ segments, query: params, body: rawBody, headers: extra }) => {
+            const search = new URLSearchParams(params).toString();
+            const url = `${pathFor(route, segments as string[])}${search ? `?${search}` : ''}`;
+            const began = performance.now();
+            const response = await t.request(route.method, url, { apiKey: key, headers: extra, ...(isMutation(route.method) ? { rawBody } : {}) });
+            // A stream (the event feed) or a download that did succeed is not read to its end.
+            const text = response.status < 400 ? (await response.body?.cancel(), '') : await response.text();
+            const elapsedMs = performance.now() - began;
+            const problem = (() => {
+              if (response.status >= 500) return `answered ${response.status}: ${text.slice(0, 200)}`;
+              if (elapsedMs > HANG_MS) return `took ${elapsedMs.toFixed(0)} ms`;
+              if (response.status >= 400) {
+                let envelope: { error?: { code?: unknown; requestId?: unknown } } | null = null;
+                try {
+                  envelope = JSON.parse(text);
+                } catch {
+                  return `answered ${response.status} without a JSON envelope: ${text.slice(0, 200)}`;
+                }
+                if (typeof envelope?.error?.code !== 'string' || envelope.error.requestId !== response.headers.get('x-request-id'))
+                  return `answered ${response.status} without the envelope: ${text.slice(0, 200)}`;
+              }
+              return null;
+            })();
+            // Refusals write nothing, so only an answer that succeeded moves the baseline; a write
+            // seen after refusals alone is theirs (checked every few cases, and at the end).
+            let failure = problem;
+            if (response.status < 400) writes = await writeCount();
+            else if (++refusedSinceCheck >= CHECK_EVERY) failure ??= await refusedWrites();
+            if (failure)
+              failures.push(`${route.method} ${url.slice(0, 300)} (${JSON.stringify(extra)}; body ${JSON.stringify(rawBody?.slice(0, 200))}): ${failure}`);
+            return failure === null;
+          }),
+          { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }), endOnFailure: true },
+        )
+        .catch((error: Error) => {
+          throw new Error(`${failures.at(-1) ?? error.message}\n${error.message.split('\n').slice(0, 4).join('\n')}`);
+        });
+      expect(await refusedWrites()).toBeNull();
+    },
+    600_000,
+  );
 });
-

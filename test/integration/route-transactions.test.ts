@@ -66,7 +66,12 @@ describe('routes that declare their own transaction', () => {
     // On PostgreSQL no connection of this database sits in an open transaction; on PGlite (one
     // connection) a second mutation could not commit if the discovery held one.
     if (t.database.url) expect(await idleInTransaction(t.database.url)).toEqual([]);
-    const other = await call('POST', '/mcp-servers', { key: 'meanwhile', displayName: 'Meanwhile', endpointUrl: 'http://127.0.0.1:9/mcp', transport: 'streamable_http' });
+    const other = await call('POST', '/mcp-servers', {
+      key: 'meanwhile',
+      displayName: 'Meanwhile',
+      endpointUrl: 'http://127.0.0.1:9/mcp',
+      transport: 'streamable_http',
+    });
     expect(other.status, JSON.stringify(other.body)).toBe(201);
 
     await silent.close();
@@ -90,7 +95,9 @@ describe('routes that declare their own transaction', () => {
     expect(need('POST', '/v1/projects/:projectId/mcp-servers/:serverId/discover', undefined)).toBe('deferred');
     // A fork may copy a workspace backup before it writes.
     expect(need('POST', '/v1/projects/:projectId/sessions/:sessionId/fork', { fromRunId: 'x' })).toBe('deferred');
-    const deferred = documentedRoutes(t.app.routes).documented.filter(({ doc }) => doc.transaction !== undefined && doc.transaction !== 'eager' && doc.transaction !== 'none');
+    const deferred = documentedRoutes(t.app.routes).documented.filter(
+      ({ doc }) => doc.transaction !== undefined && doc.transaction !== 'eager' && doc.transaction !== 'none',
+    );
     expect(deferred.map(({ method, path }) => `${method} ${path}`).sort()).toEqual([
       'POST /v1/projects/:projectId/mcp-servers/:serverId/discover',
       'POST /v1/projects/:projectId/runs/:runId/resume',

@@ -35,7 +35,10 @@ afterAll(() => f?.close());
 
 async function runWaitingForApproval(orderId: string, timeoutMs = 20_000) {
   f.fakes.vendor_a.reply({ toolCalls: [{ name: 'issue_refund', arguments: { orderId } }] }).reply({ text: `Handled ${orderId}.` });
-  const agent = await f.call('POST', '/agents', { name: `Refunds ${Math.random()}`, initialConfig: { systemPrompt: 'Refund carefully.', modelPreset: 'fast', tools: [refund], limits: { maxTurns: 8, timeoutMs } } });
+  const agent = await f.call('POST', '/agents', {
+    name: `Refunds ${Math.random()}`,
+    initialConfig: { systemPrompt: 'Refund carefully.', modelPreset: 'fast', tools: [refund], limits: { maxTurns: 8, timeoutMs } },
+  });
   const session = await f.call('POST', '/sessions', { agentId: agent.body.id, initialMessage: `Refund ${orderId}.` });
   const runId = session.body.latestRunId as string;
   await f.waitForRun(runId, (run) => run.state === 'waiting_for_approval');

@@ -22,7 +22,10 @@ describe('continue-as-new', () => {
     for (let i = 0; i < 50; i++) f.fakes.vendor_a.reply({ toolCalls: [{ name: 'add_numbers', arguments: { a: i, b: 1 } }] });
     f.fakes.vendor_a.reply({ text: 'Done adding.' });
     // timeoutMs a ceiling, not a bound: 50 round trips outlasted the 60 s default on a loaded host.
-    const agent = await f.call('POST', '/agents', { name: 'Long', initialConfig: { systemPrompt: 'Add.', modelPreset: 'fast', tools: [addNumbers], limits: { maxTurns: 64, timeoutMs: 600_000 } } });
+    const agent = await f.call('POST', '/agents', {
+      name: 'Long',
+      initialConfig: { systemPrompt: 'Add.', modelPreset: 'fast', tools: [addNumbers], limits: { maxTurns: 64, timeoutMs: 600_000 } },
+    });
     const live = f.starter.target;
     f.starter.target = null; // start the workflow ourselves, with a small history limit
     const session = await f.call('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'Add fifty times.' });
@@ -46,7 +49,10 @@ describe('continue-as-new', () => {
     expect(first.firstExecutionRunId).toBeTruthy();
 
     // Exactly once: one assistant message per turn, one tool call per round trip, no duplicate events.
-    const assistant = await f.t.database.db.select().from(messages).where(and(eq(messages.runId, runId), eq(messages.role, 'assistant')));
+    const assistant = await f.t.database.db
+      .select()
+      .from(messages)
+      .where(and(eq(messages.runId, runId), eq(messages.role, 'assistant')));
     expect(assistant).toHaveLength(51);
     expect(await f.t.database.db.select().from(toolCalls).where(eq(toolCalls.runId, runId))).toHaveLength(50);
     const runEvents = (await f.t.database.db.select().from(productEvents).where(eq(productEvents.aggregateId, runId))).map((e) => e.kind);
@@ -60,7 +66,10 @@ describe('continue-as-new', () => {
     const TURNS = 200;
     for (let i = 0; i < TURNS - 1; i++) f.fakes.vendor_a.reply({ toolCalls: [{ name: 'add_numbers', arguments: { a: i, b: 1 } }] });
     f.fakes.vendor_a.reply({ text: 'Done at last.' });
-    const agent = await f.call('POST', '/agents', { name: 'Very long', initialConfig: { systemPrompt: 'Add.', modelPreset: 'fast', tools: [addNumbers], limits: { maxTurns: 256, timeoutMs: 600_000 } } });
+    const agent = await f.call('POST', '/agents', {
+      name: 'Very long',
+      initialConfig: { systemPrompt: 'Add.', modelPreset: 'fast', tools: [addNumbers], limits: { maxTurns: 256, timeoutMs: 600_000 } },
+    });
     const session = await f.call('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'Add two hundred times.' });
     const runId = session.body.latestRunId as string;
     expect((await f.waitForRun(runId, undefined, 300_000)).state).toBe('completed');
@@ -69,12 +78,18 @@ describe('continue-as-new', () => {
     for await (const listed of f.runtime.client.client.workflow.list({ query: `WorkflowId = '${runWorkflowId(runId)}'` })) {
       executions.push(await f.runtime.client.client.workflow.getHandle(listed.workflowId, listed.runId).describe());
     }
-    const largest = { events: Math.max(...executions.map((execution) => execution.historyLength ?? 0)), bytes: Math.max(...executions.map((execution) => execution.historySize ?? 0)) };
+    const largest = {
+      events: Math.max(...executions.map((execution) => execution.historyLength ?? 0)),
+      bytes: Math.max(...executions.map((execution) => execution.historySize ?? 0)),
+    };
     console.log(`200-turn run: ${executions.length} execution(s), largest history ${largest.events} events, ${(largest.bytes / 1024).toFixed(0)} KiB`);
     expect(largest.events).toBeGreaterThan(0);
     expect(largest.events).toBeLessThan(10_240);
     expect(largest.bytes).toBeLessThan(10 * 1024 * 1024);
-    const assistant = await f.t.database.db.select().from(messages).where(and(eq(messages.runId, runId), eq(messages.role, 'assistant')));
+    const assistant = await f.t.database.db
+      .select()
+      .from(messages)
+      .where(and(eq(messages.runId, runId), eq(messages.role, 'assistant')));
     expect(assistant).toHaveLength(TURNS);
   }, 360_000);
 });

@@ -18,7 +18,10 @@ beforeAll(async () => {
 afterAll(() => f?.close());
 
 async function agentWith(limits: Record<string, number>, tools: unknown[] = []) {
-  const agent = await f.call('POST', '/agents', { name: `Deadlines ${Math.random()}`, initialConfig: { systemPrompt: 'Wait.', modelPreset: 'fast', tools, limits } });
+  const agent = await f.call('POST', '/agents', {
+    name: `Deadlines ${Math.random()}`,
+    initialConfig: { systemPrompt: 'Wait.', modelPreset: 'fast', tools, limits },
+  });
   expect(agent.status).toBe(201);
   return agent.body.id as string;
 }
@@ -32,7 +35,10 @@ describe('deadlines', () => {
     const session = await f.call('POST', '/sessions', { agentId, initialMessage: 'Slow.' });
     const runId = session.body.latestRunId as string;
     // The ceiling is stored with the run (48 h for every new submission); bring it close.
-    await f.t.database.db.update(runs).set({ wallDeadlineAt: new Date(Date.now() + 2000) }).where(eq(runs.id, runId));
+    await f.t.database.db
+      .update(runs)
+      .set({ wallDeadlineAt: new Date(Date.now() + 2000) })
+      .where(eq(runs.id, runId));
     f.starter.target = live;
     await live!.start({ runId, projectId: session.body.projectId, sessionId: session.body.id, agentId });
     const run = await f.waitForRun(runId);
@@ -57,7 +63,10 @@ describe('deadlines', () => {
     const calls = (await f.call('GET', `/tool-calls?runId=${runId}`)).body.data;
     expect(calls[0]).toMatchObject({ status: 'expired' });
     expect(JSON.stringify(f.fakes.vendor_a.requests.at(-1)!.body)).toContain('tool_expired');
-    const late = await f.call('POST', `/tool-calls/${call.id}/result`, { fence: claim.body.fence, safeResult: { version: 1, status: 'success', value: { status: 'late' } } });
+    const late = await f.call('POST', `/tool-calls/${call.id}/result`, {
+      fence: claim.body.fence,
+      safeResult: { version: 1, status: 'success', value: { status: 'late' } },
+    });
     expect(late.status).toBe(409);
   }, 60_000);
 });

@@ -64,7 +64,12 @@ async function call(method: string, urlPath: string, body?: unknown) {
 
 /** `npm run worker` against the test database and Temporal server; resolves once it polls. */
 async function startWorker(): Promise<ChildProcess> {
-  const child = await startWorkerProcess({ databaseUrl: t.database.url!, taskQueue, dataDir: t.deps.settings.dataDir, env: { ...fakes.env, ...DEVELOPMENT_NETWORK } });
+  const child = await startWorkerProcess({
+    databaseUrl: t.database.url!,
+    taskQueue,
+    dataDir: t.deps.settings.dataDir,
+    env: { ...fakes.env, ...DEVELOPMENT_NETWORK },
+  });
   workers.push(child);
   return child;
 }
@@ -106,7 +111,10 @@ describe('run durability', () => {
     // The first call is slow and dies with the worker; the retried call answers.
     const asked = answerBy(({ nth }) => (nth === 1 ? { text: 'Lost with the first worker.', delayMs: 60_000 } : { text: 'Survived.' }));
     const first = await startWorker();
-    const agent = await call('POST', '/agents', { name: 'Durable', initialConfig: { systemPrompt: 'Be brief.', modelPreset: 'fast', limits: { maxTurns: 4 } } });
+    const agent = await call('POST', '/agents', {
+      name: 'Durable',
+      initialConfig: { systemPrompt: 'Be brief.', modelPreset: 'fast', limits: { maxTurns: 4 } },
+    });
     const session = await call('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'Still there?' });
     const runId = session.body.latestRunId as string;
 
@@ -117,7 +125,10 @@ describe('run durability', () => {
     const run = await settled(runId);
     expect(run.state).toBe('completed');
 
-    const assistant = await t.database.db.select().from(messages).where(and(eq(messages.runId, runId), eq(messages.role, 'assistant')));
+    const assistant = await t.database.db
+      .select()
+      .from(messages)
+      .where(and(eq(messages.runId, runId), eq(messages.role, 'assistant')));
     expect(assistant.map((row) => row.content.text)).toEqual(['Survived.']);
     const runEvents = await t.database.db.select().from(productEvents).where(eq(productEvents.aggregateId, runId));
     expect(runEvents.map((row) => row.kind).sort()).toEqual(['model.call_started', 'run.completed', 'run.queued', 'run.running'].sort());
@@ -136,10 +147,14 @@ describe('run durability', () => {
     const session = await call('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'Anyone?' });
     starter.target = live;
     expect((await call('GET', `/runs/${session.body.latestRunId}`)).body.state).toBe('queued');
-    const run = await waitFor('the reconciler to start the run', async () => {
-      const current = await call('GET', `/runs/${session.body.latestRunId}`);
-      return current.body.state === 'completed' ? current.body : null;
-    }, 60_000);
+    const run = await waitFor(
+      'the reconciler to start the run',
+      async () => {
+        const current = await call('GET', `/runs/${session.body.latestRunId}`);
+        return current.body.state === 'completed' ? current.body : null;
+      },
+      60_000,
+    );
     expect(run.state).toBe('completed');
   }, 90_000);
 
@@ -148,19 +163,46 @@ describe('run durability', () => {
     // The first call of `hold` never answers (it dies with the worker); a retried call answers at once.
     let holds = 0;
     const mcp = await startMcpFixtureServer({
-      tools: [{ name: 'hold', inputSchema: { type: 'object' }, handler: async () => (++holds === 1 ? new Promise(() => {}) : { content: [{ type: 'text', text: 'held and answered' }] }) }],
+      tools: [
+        {
+          name: 'hold',
+          inputSchema: { type: 'object' },
+          handler: async () => (++holds === 1 ? new Promise(() => {}) : { content: [{ type: 'text', text: 'held and answered' }] }),
+        },
+      ],
     });
     try {
       const credential = await call('POST', '/mcp-credentials', { key: 'durable', displayName: 'Durable', kind: 'static_bearer', secret: 'durable-secret-1' });
       const policy = await call('POST', '/mcp-credential-policies', {
-        key: 'durable', displayName: 'Durable', credentialId: credential.body.id, exactOrigin: mcp.url, pathPrefix: '/', timeoutMs: 120_000, maximumResponseBytes: 65_536,
+        key: 'durable',
+        displayName: 'Durable',
+        credentialId: credential.body.id,
+        exactOrigin: mcp.url,
+        pathPrefix: '/',
+        timeoutMs: 120_000,
+        maximumResponseBytes: 65_536,
       });
-      const server = await call('POST', '/mcp-servers', { key: 'durable', displayName: 'Durable', endpointUrl: mcp.streamableUrl, transport: 'streamable_http' });
+      const server = await call('POST', '/mcp-servers', {
+        key: 'durable',
+        displayName: 'Durable',
+        endpointUrl: mcp.streamableUrl,
+        transport: 'streamable_http',
+      });
       const discovered = await call('POST', `/mcp-servers/${server.body.id}/discover`, { credentialPolicyVersionId: policy.body.id });
-      const toolset = await call('POST', '/mcp-toolsets', { key: 'durable', displayName: 'Durable', serverVersionId: discovered.body.version.id, tools: [{ remoteToolName: 'hold' }] });
+      const toolset = await call('POST', '/mcp-toolsets', {
+        key: 'durable',
+        displayName: 'Durable',
+        serverVersionId: discovered.body.version.id,
+        tools: [{ remoteToolName: 'hold' }],
+      });
       const agent = await call('POST', '/agents', {
         name: 'Durable MCP',
-        initialConfig: { systemPrompt: 'Use it.', modelPreset: 'fast', limits: { maxTurns: 4, timeoutMs: 150_000 }, mcpBindings: [{ toolsetVersionId: toolset.body.latestVersionId, credentialPolicyVersionId: policy.body.id, namespace: 'ops' }] },
+        initialConfig: {
+          systemPrompt: 'Use it.',
+          modelPreset: 'fast',
+          limits: { maxTurns: 4, timeoutMs: 150_000 },
+          mcpBindings: [{ toolsetVersionId: toolset.body.latestVersionId, credentialPolicyVersionId: policy.body.id, namespace: 'ops' }],
+        },
       });
       expect(agent.status, JSON.stringify(agent.body)).toBe(201);
       answerBy(({ afterTool }) => (afterTool ? { text: 'Held.' } : { toolCalls: [{ name: 'mcp__ops__hold', arguments: {} }] }));
@@ -178,7 +220,10 @@ describe('run durability', () => {
       expect(holds).toBeLessThanOrEqual(2);
       const calls = await t.database.db.select().from(toolCalls).where(eq(toolCalls.runId, runId));
       expect(calls.map((row) => [row.toolName, row.status])).toEqual([['mcp__ops__hold', 'succeeded']]);
-      const toolMessages = await t.database.db.select().from(messages).where(and(eq(messages.runId, runId), eq(messages.role, 'tool')));
+      const toolMessages = await t.database.db
+        .select()
+        .from(messages)
+        .where(and(eq(messages.runId, runId), eq(messages.role, 'tool')));
       expect(toolMessages).toHaveLength(1);
       expect(JSON.stringify(toolMessages[0]!.content)).toContain('held and answered');
     } finally {
@@ -201,7 +246,15 @@ describe('run durability', () => {
         systemPrompt: 'Coordinate.',
         modelPreset: 'fast',
         limits: { maxTurns: 6, timeoutMs: 150_000 },
-        harnessOperations: [{ key: 'summarize', description: 'Summarizes.', instructions: 'Be brief.', resultSchema: { type: 'object', properties: { summary: { type: 'string' } }, required: ['summary'] }, timeoutMs: 120_000 }],
+        harnessOperations: [
+          {
+            key: 'summarize',
+            description: 'Summarizes.',
+            instructions: 'Be brief.',
+            resultSchema: { type: 'object', properties: { summary: { type: 'string' } }, required: ['summary'] },
+            timeoutMs: 120_000,
+          },
+        ],
       },
     });
     expect(agent.status, JSON.stringify(agent.body)).toBe(201);
@@ -217,24 +270,41 @@ describe('run durability', () => {
     const calls = await t.database.db.select().from(toolCalls).where(eq(toolCalls.runId, runId));
     // On failure, say how the call ended, what the vendor was asked in which order, which
     // invocations ran, and each model step's activity attempts (more than one: a retry).
-    const requested = fakes.vendor_a.requests.slice(requests).map((request) => JSON.stringify(request.body).match(/"(?:content|text)":"([^"]{0,40})/)?.[1] ?? '?');
-    const invocations = (await t.database.db.select().from(modelInvocations).where(eq(modelInvocations.runId, runId))).map((row) => `${row.turnId.replace(/^op:[^:]+/, 'op')}#${row.attempt}:${row.status}`);
+    const requested = fakes.vendor_a.requests
+      .slice(requests)
+      .map((request) => JSON.stringify(request.body).match(/"(?:content|text)":"([^"]{0,40})/)?.[1] ?? '?');
+    const invocations = (await t.database.db.select().from(modelInvocations).where(eq(modelInvocations.runId, runId))).map(
+      (row) => `${row.turnId.replace(/^op:[^:]+/, 'op')}#${row.attempt}:${row.status}`,
+    );
     const history = await temporal.client.workflow.getHandle(`run:${runId}`).fetchHistory();
-    const activityAttempts = (history.events ?? []).flatMap((event) => (event.activityTaskStartedEventAttributes ? [event.activityTaskStartedEventAttributes.attempt] : []));
-    expect(calls.map((row) => [row.toolName, row.status, (row.safeResult as { value?: unknown } | null)?.value]), JSON.stringify({ failure: calls[0]?.failure, requested, invocations, activityAttempts })).toEqual([['summarize', 'succeeded', { summary: 'Fine.' }]]);
+    const activityAttempts = (history.events ?? []).flatMap((event) =>
+      event.activityTaskStartedEventAttributes ? [event.activityTaskStartedEventAttributes.attempt] : [],
+    );
+    expect(
+      calls.map((row) => [row.toolName, row.status, (row.safeResult as { value?: unknown } | null)?.value]),
+      JSON.stringify({ failure: calls[0]?.failure, requested, invocations, activityAttempts }),
+    ).toEqual([['summarize', 'succeeded', { summary: 'Fine.' }]]);
     const operations = await t.database.db.select().from(harnessOperationCalls).where(eq(harnessOperationCalls.runId, runId));
     expect(operations).toHaveLength(1);
     const subLoop = await t.database.db.select().from(messages).where(eq(messages.threadId, operations[0]!.threadId));
     expect(subLoop.map((row) => row.role)).toEqual(['user', 'assistant']);
     const attempts = await t.database.db.select().from(modelInvocations).where(eq(modelInvocations.runId, runId));
-    expect(attempts.filter((row) => row.status === 'succeeded').map((row) => row.turnId).sort()).toEqual([`op:${calls[0]!.id}:turn-1`, 'turn-1', 'turn-2'].sort());
+    expect(
+      attempts
+        .filter((row) => row.status === 'succeeded')
+        .map((row) => row.turnId)
+        .sort(),
+    ).toEqual([`op:${calls[0]!.id}:turn-1`, 'turn-1', 'turn-2'].sort());
     const toolEvents = await t.database.db.select().from(productEvents).where(eq(productEvents.aggregateId, calls[0]!.id));
     expect(toolEvents.map((row) => row.kind).sort()).toEqual(['tool_call.created', 'tool_call.succeeded']);
   }, 180_000);
 
   it('a worker killed with SIGKILL while a delegated child run is in flight: both complete once, one child session', async (context) => {
     if (!t.database.url) context.skip();
-    const child = await call('POST', '/agents', { name: 'Durable child', initialConfig: { systemPrompt: 'Answer.', modelPreset: 'fast', limits: { maxTurns: 4 } } });
+    const child = await call('POST', '/agents', {
+      name: 'Durable child',
+      initialConfig: { systemPrompt: 'Answer.', modelPreset: 'fast', limits: { maxTurns: 4 } },
+    });
     const coordinator = await call('POST', '/agents', {
       name: 'Durable coordinator',
       initialConfig: {
@@ -248,7 +318,9 @@ describe('run durability', () => {
     // The child's first model call is slow and dies with the worker; its retry answers.
     const asked = answerBy(({ text, afterTool, nth }) => {
       if (text === 'Answer once.') return nth === 1 ? { text: 'lost', delayMs: 60_000 } : { text: 'Answered.' };
-      return afterTool ? { text: 'The child answered.' } : { toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'child', message: 'Answer once.' } }] };
+      return afterTool
+        ? { text: 'The child answered.' }
+        : { toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'child', message: 'Answer once.' } }] };
     });
     for (const worker of workers) await killWorkerProcess(worker);
     const first = await startWorker();
@@ -264,17 +336,28 @@ describe('run durability', () => {
     const childRuns = await t.database.db.select().from(runs).where(eq(runs.sessionId, children[0]!.id));
     expect(childRuns.map((row) => row.state)).toEqual(['completed']);
     const calls = await t.database.db.select().from(toolCalls).where(eq(toolCalls.runId, runId));
-    expect(calls.map((row) => [row.toolName, row.status, (row.safeResult as { value?: { answer?: string } } | null)?.value?.answer])).toEqual([['delegate_agent', 'succeeded', 'Answered.']]);
+    expect(calls.map((row) => [row.toolName, row.status, (row.safeResult as { value?: { answer?: string } } | null)?.value?.answer])).toEqual([
+      ['delegate_agent', 'succeeded', 'Answered.'],
+    ]);
     const queued = await t.database.db.select().from(productEvents).where(eq(productEvents.kind, 'delegation.run_queued'));
     expect(queued.filter((row) => (row.publicPayload as { coordinatorRunId?: string }).coordinatorRunId === runId)).toHaveLength(1);
-    const childMessages = await t.database.db.select().from(messages).where(and(eq(messages.runId, childRuns[0]!.id), eq(messages.role, 'assistant')));
+    const childMessages = await t.database.db
+      .select()
+      .from(messages)
+      .where(and(eq(messages.runId, childRuns[0]!.id), eq(messages.role, 'assistant')));
     expect(childMessages.map((row) => row.content.text)).toEqual(['Answered.']);
   }, 180_000);
   it('a worker killed with SIGKILL with three turns pending behind the active run: every turn becomes a run and settles once, in order', async (context) => {
     if (!t.database.url) context.skip();
     for (const worker of workers) await killWorkerProcess(worker);
     const answers: Record<string, string> = { p1: 'one', p2: 'two', p3: 'three' };
-    const asked = answerBy(({ text, nth }) => (text === 'The active turn' ? (nth === 1 ? { text: 'Lost with the first worker.', delayMs: 60_000 } : { text: 'Active done.' }) : { text: answers[text] ?? `unexpected: ${text}` }));
+    const asked = answerBy(({ text, nth }) =>
+      text === 'The active turn'
+        ? nth === 1
+          ? { text: 'Lost with the first worker.', delayMs: 60_000 }
+          : { text: 'Active done.' }
+        : { text: answers[text] ?? `unexpected: ${text}` },
+    );
     const first = await startWorker();
     const agent = await call('POST', '/agents', { name: 'Queued', initialConfig: { systemPrompt: 'Be brief.', modelPreset: 'fast', limits: { maxTurns: 4 } } });
     const session = await call('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'The active turn' });
@@ -295,9 +378,15 @@ describe('run durability', () => {
     expect(all.map((run) => run.inputPublic.message)).toEqual(['The active turn', 'p1', 'p2', 'p3']);
     for (let i = 1; i < all.length; i++) expect(all[i]!.createdAt.getTime()).toBeGreaterThanOrEqual(all[i - 1]!.settledAt!.getTime());
     for (const [i, run] of all.entries()) {
-      const assistant = await t.database.db.select().from(messages).where(and(eq(messages.runId, run.id), eq(messages.role, 'assistant')));
+      const assistant = await t.database.db
+        .select()
+        .from(messages)
+        .where(and(eq(messages.runId, run.id), eq(messages.role, 'assistant')));
       expect(assistant.map((row) => row.content.text)).toEqual([['Active done.', 'one', 'two', 'three'][i]]);
-      const settledEvents = await t.database.db.select().from(productEvents).where(and(eq(productEvents.aggregateId, run.id), eq(productEvents.kind, 'run.completed')));
+      const settledEvents = await t.database.db
+        .select()
+        .from(productEvents)
+        .where(and(eq(productEvents.aggregateId, run.id), eq(productEvents.kind, 'run.completed')));
       expect(settledEvents).toHaveLength(1);
     }
   }, 180_000);

@@ -16,16 +16,32 @@ let app: Awaited<ReturnType<typeof startRunApp>>;
 let t: TestApp;
 let fakes: FakeModelServers;
 
-const MODELS = { vendor_a: 'vendor_a/gpt-5.1', vendor_b: 'vendor_b/claude-opus-4-6', vendor_c: 'vendor_c/gemini-2.5-pro', gateway: 'gateway/anthropic/claude-sonnet-4.5' } as const;
+const MODELS = {
+  vendor_a: 'vendor_a/gpt-5.1',
+  vendor_b: 'vendor_b/claude-opus-4-6',
+  vendor_c: 'vendor_c/gemini-2.5-pro',
+  gateway: 'gateway/anthropic/claude-sonnet-4.5',
+} as const;
 type ProviderType = keyof typeof MODELS;
 
 beforeAll(async () => {
   app = await startRunApp();
   ({ t, fakes } = app);
   for (const providerType of Object.keys(MODELS) as ProviderType[]) {
-    const provider = await call('POST', '/model-providers', { key: `p-${providerType.replace('_', '-')}`, displayName: providerType, providerType, apiKey: FAKE_KEYS[providerType] });
+    const provider = await call('POST', '/model-providers', {
+      key: `p-${providerType.replace('_', '-')}`,
+      displayName: providerType,
+      providerType,
+      apiKey: FAKE_KEYS[providerType],
+    });
     expect(provider.status, JSON.stringify(provider.body)).toBe(201);
-    const preset = await call('POST', '/model-presets', { key: `m-${providerType.replace('_', '-')}`, displayName: providerType, providerId: provider.body.id, model: MODELS[providerType], routing: {} });
+    const preset = await call('POST', '/model-presets', {
+      key: `m-${providerType.replace('_', '-')}`,
+      displayName: providerType,
+      providerId: provider.body.id,
+      model: MODELS[providerType],
+      routing: {},
+    });
     expect(preset.status, JSON.stringify(preset.body)).toBe(201);
   }
 }, 120_000);
@@ -43,7 +59,11 @@ async function agentFor(providerType: ProviderType, limits: Record<string, numbe
   return agent.body;
 }
 
-async function waitForRun(runId: string, predicate: (run: any) => boolean = (run) => ['completed', 'failed', 'cancelled', 'timed_out'].includes(run.state), timeoutMs = 45_000) {
+async function waitForRun(
+  runId: string,
+  predicate: (run: any) => boolean = (run) => ['completed', 'failed', 'cancelled', 'timed_out'].includes(run.state),
+  timeoutMs = 45_000,
+) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const run = await call('GET', `/runs/${runId}`);
@@ -54,7 +74,14 @@ async function waitForRun(runId: string, predicate: (run: any) => boolean = (run
 }
 
 const eventKinds = async (runId: string) =>
-  (await t.database.db.select().from(productEvents).where(and(eq(productEvents.aggregateType, 'run'), eq(productEvents.aggregateId, runId)))).sort((a, b) => Number(a.projectPosition - b.projectPosition)).map((row) => row.kind);
+  (
+    await t.database.db
+      .select()
+      .from(productEvents)
+      .where(and(eq(productEvents.aggregateType, 'run'), eq(productEvents.aggregateId, runId)))
+  )
+    .sort((a, b) => Number(a.projectPosition - b.projectPosition))
+    .map((row) => row.kind);
 
 describe('run engine', () => {
   for (const providerType of Object.keys(MODELS) as ProviderType[]) {
@@ -125,7 +152,9 @@ describe('run engine', () => {
     expect(run.state).toBe('failed');
     expect(run.failure.errorCode).toBe('provider_rejected_request');
     expect(await eventKinds(run.id)).toEqual(['run.queued', 'run.running', 'model.call_started', 'model.invocation_failed', 'run.failed']);
-    const failed = (await t.database.db.select().from(productEvents).where(eq(productEvents.kind, 'model.invocation_failed'))).find((row) => row.aggregateId === run.id)!;
+    const failed = (await t.database.db.select().from(productEvents).where(eq(productEvents.kind, 'model.invocation_failed'))).find(
+      (row) => row.aggregateId === run.id,
+    )!;
     expect(failed.publicPayload).toMatchObject({ errorCode: 'provider_rejected_request' });
     expect(JSON.stringify(failed.publicPayload)).not.toContain(FAKE_KEYS.vendor_b);
   });
@@ -177,9 +206,23 @@ describe('run engine', () => {
   }, 60_000);
 
   it('a run pinned to an archived preset whose provider was removed fails with model_provider_removed', async () => {
-    const provider = await call('POST', '/model-providers', { key: 'short-lived', displayName: 'Short-lived', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a });
-    const preset = await call('POST', '/model-presets', { key: 'short-lived', displayName: 'Short-lived', providerId: provider.body.id, model: MODELS.vendor_a, routing: {} });
-    const agent = await call('POST', '/agents', { name: 'Pinned', initialConfig: { systemPrompt: 'Hi.', modelPreset: 'short-lived', limits: { maxTurns: 2 } } });
+    const provider = await call('POST', '/model-providers', {
+      key: 'short-lived',
+      displayName: 'Short-lived',
+      providerType: 'vendor_a',
+      apiKey: FAKE_KEYS.vendor_a,
+    });
+    const preset = await call('POST', '/model-presets', {
+      key: 'short-lived',
+      displayName: 'Short-lived',
+      providerId: provider.body.id,
+      model: MODELS.vendor_a,
+      routing: {},
+    });
+    const agent = await call('POST', '/agents', {
+      name: 'Pinned',
+      initialConfig: { systemPrompt: 'Hi.', modelPreset: 'short-lived', limits: { maxTurns: 2 } },
+    });
     expect(agent.status).toBe(201);
     expect((await call('DELETE', `/model-presets/${preset.body.id}`)).body).toMatchObject({ archived: true });
     expect((await call('DELETE', `/model-providers/${provider.body.id}`)).body).toMatchObject({ removed: true });

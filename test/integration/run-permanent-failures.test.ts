@@ -31,8 +31,14 @@ async function runInNewProject(initialMessage: string) {
   expect(project.status).toBe(201);
   const base = `/projects/${project.body.id}`;
   const [provider] = (await request('GET', `${base}/model-providers`)).body.data;
-  expect((await request('POST', `${base}/model-presets`, { key: 'fast', displayName: 'Fast', providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {} })).status).toBe(201);
-  const agent = await request('POST', `${base}/agents`, { name: 'Doomed agent', initialConfig: { systemPrompt: 'Use tools.', modelPreset: 'fast', tools: [lookupOrderTool], limits: { maxTurns: 4 } } });
+  expect(
+    (await request('POST', `${base}/model-presets`, { key: 'fast', displayName: 'Fast', providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {} }))
+      .status,
+  ).toBe(201);
+  const agent = await request('POST', `${base}/agents`, {
+    name: 'Doomed agent',
+    initialConfig: { systemPrompt: 'Use tools.', modelPreset: 'fast', tools: [lookupOrderTool], limits: { maxTurns: 4 } },
+  });
   expect(agent.status, JSON.stringify(agent.body)).toBe(201);
   const session = await request('POST', `${base}/sessions`, { agentId: agent.body.id, initialMessage });
   expect(session.status).toBe(201);

@@ -27,7 +27,8 @@ beforeAll(async () => {
   key = (await t.createApiKey(['*'])).secret;
   const provider = await call('POST', '/model-providers', { key: 'openai', displayName: 'OpenAI', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a });
   await call('POST', '/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.body.id, model: 'vendor_a/gpt-5.1', routing: {} });
-  agentId = (await call('POST', '/agents', { name: 'Queued', initialConfig: { systemPrompt: 'Be brief.', modelPreset: 'fast', limits: { maxTurns: 4 } } })).body.id;
+  agentId = (await call('POST', '/agents', { name: 'Queued', initialConfig: { systemPrompt: 'Be brief.', modelPreset: 'fast', limits: { maxTurns: 4 } } })).body
+    .id;
 }, 120_000);
 
 afterAll(async () => {

@@ -37,7 +37,10 @@ beforeAll(async () => {
 afterAll(() => f?.close());
 
 async function startRun(tools: unknown[], initialMessage: string, maxTurns = 8) {
-  const agent = await f.call('POST', '/agents', { name: `Tools ${Math.random()}`, initialConfig: { systemPrompt: 'Use tools.', modelPreset: 'fast', tools, limits: { maxTurns } } });
+  const agent = await f.call('POST', '/agents', {
+    name: `Tools ${Math.random()}`,
+    initialConfig: { systemPrompt: 'Use tools.', modelPreset: 'fast', tools, limits: { maxTurns } },
+  });
   expect(agent.status, JSON.stringify(agent.body)).toBe(201);
   const session = await f.call('POST', '/sessions', { agentId: agent.body.id, initialMessage });
   expect(session.status).toBe(201);
@@ -62,7 +65,10 @@ describe('caller tools', () => {
     const claim = await f.call('POST', `/tool-calls/${call.id}/claim`);
     expect(claim.status).toBe(200);
     expect(claim.body.fence).toMatch(/^[1-9][0-9]*$/);
-    const result = await f.call('POST', `/tool-calls/${call.id}/result`, { fence: claim.body.fence, safeResult: { version: 1, status: 'success', value: { status: 'shipped' } } });
+    const result = await f.call('POST', `/tool-calls/${call.id}/result`, {
+      fence: claim.body.fence,
+      safeResult: { version: 1, status: 'success', value: { status: 'shipped' } },
+    });
     expect(result.status).toBe(202);
     expect(result.body).toEqual({ outcome: 'submitted' });
     const run = await f.waitForRun(runId);
@@ -80,9 +86,15 @@ describe('caller tools', () => {
     expect((await f.call('POST', `/tool-calls/${call.id}/release`, { fence: first.body.fence })).status).toBe(200);
     const second = await f.call('POST', `/tool-calls/${call.id}/claim`);
     expect(second.body.fence).not.toBe(first.body.fence);
-    const stale = await f.call('POST', `/tool-calls/${call.id}/result`, { fence: first.body.fence, safeResult: { version: 1, status: 'success', value: { status: 'x' } } });
+    const stale = await f.call('POST', `/tool-calls/${call.id}/result`, {
+      fence: first.body.fence,
+      safeResult: { version: 1, status: 'success', value: { status: 'x' } },
+    });
     expect(stale.status).toBe(409);
-    const fresh = await f.call('POST', `/tool-calls/${call.id}/result`, { fence: second.body.fence, safeResult: { version: 1, status: 'success', value: { status: 'ok' } } });
+    const fresh = await f.call('POST', `/tool-calls/${call.id}/result`, {
+      fence: second.body.fence,
+      safeResult: { version: 1, status: 'success', value: { status: 'ok' } },
+    });
     expect(fresh.status).toBe(202);
     expect((await f.waitForRun(runId)).state).toBe('completed');
   }, 60_000);
@@ -100,7 +112,10 @@ describe('caller tools', () => {
     const runId = await startRun([lookupOrder], 'Where is C3?');
     const call = await pendingCallOf(runId);
     const claim = await f.call('POST', `/tool-calls/${call.id}/claim`);
-    const result = await f.call('POST', `/tool-calls/${call.id}/result`, { fence: claim.body.fence, safeResult: { version: 1, status: 'success', value: { status: 12345, secretish: 'RAW-VALUE-MARKER' } } });
+    const result = await f.call('POST', `/tool-calls/${call.id}/result`, {
+      fence: claim.body.fence,
+      safeResult: { version: 1, status: 'success', value: { status: 12345, secretish: 'RAW-VALUE-MARKER' } },
+    });
     expect(result.status).toBe(202);
     expect(result.body.normalizedFailure).toMatchObject({ code: 'invalid_tool_result' });
     expect(result.body.normalizedFailure.path).toMatch(/^safeResult\.value/);
@@ -126,7 +141,12 @@ describe('caller tools', () => {
 describe('platform tools', () => {
   it('run in the worker; one without a handler fails with platform_tool_failed', async () => {
     f.fakes.vendor_a
-      .reply({ toolCalls: [{ name: 'add_numbers', arguments: { a: 2, b: 3 } }, { name: 'not_registered', arguments: { a: 1, b: 1 } }] })
+      .reply({
+        toolCalls: [
+          { name: 'add_numbers', arguments: { a: 2, b: 3 } },
+          { name: 'not_registered', arguments: { a: 1, b: 1 } },
+        ],
+      })
       .reply({ text: 'The sum is 5.' });
     const runId = await startRun([addNumbers, unhandled], 'Add 2 and 3.');
     const run = await f.waitForRun(runId);
@@ -145,7 +165,10 @@ describe('platform tools', () => {
     const run = await f.waitForRun(runId, undefined, 120_000);
     expect(run.state).toBe('completed');
     expect(platformCalls - before).toBe(50);
-    const assistant = await f.t.database.db.select().from(messages).where(and(eq(messages.runId, runId), eq(messages.role, 'assistant')));
+    const assistant = await f.t.database.db
+      .select()
+      .from(messages)
+      .where(and(eq(messages.runId, runId), eq(messages.role, 'assistant')));
     expect(assistant).toHaveLength(51);
   }, 150_000);
 });

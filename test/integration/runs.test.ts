@@ -58,7 +58,12 @@ const settle = async (runId: string, to: 'completed' | 'failed' | 'cancelled' = 
   return transitionRun({ ctx: systemCtx(), input: { runId, to } });
 };
 const runEvents = async (runId: string) =>
-  (await t.database.db.select().from(productEvents).where(and(eq(productEvents.aggregateType, 'run'), eq(productEvents.aggregateId, runId)))).sort((a, b) => a.aggregateSequence - b.aggregateSequence);
+  (
+    await t.database.db
+      .select()
+      .from(productEvents)
+      .where(and(eq(productEvents.aggregateType, 'run'), eq(productEvents.aggregateId, runId)))
+  ).sort((a, b) => a.aggregateSequence - b.aggregateSequence);
 
 describe('follow-up runs', () => {
   it('409 while the latest run is unsettled; 202 with the new run once it settled', async () => {
@@ -71,14 +76,26 @@ describe('follow-up runs', () => {
     await transitionRun({ ctx: systemCtx(), input: { runId: session.run.id, to: 'completed' } });
 
     // A newer agent version never upgrades the session.
-    const v2 = await t.request('POST', p(`/agents/${agent.id}/versions`), { apiKey: admin, body: { config: config({ systemPrompt: `Newer prompt ${Date.now()}` }) } });
+    const v2 = await t.request('POST', p(`/agents/${agent.id}/versions`), {
+      apiKey: admin,
+      body: { config: config({ systemPrompt: `Newer prompt ${Date.now()}` }) },
+    });
     expect(v2.status).toBe(201);
 
     const starts = t.runStarter.starts.length;
     const response = await followUp(session.id, { message: 'And the invoice?' });
     expect(response.status).toBe(202);
     const run = await response.json();
-    expect(run).toMatchObject({ sessionId: session.id, threadId: session.threadId, agentVersionId: session.agentVersionId, state: 'queued', inputPublic: { message: 'And the invoice?' }, admittedAt: null, settledAt: null, failure: null });
+    expect(run).toMatchObject({
+      sessionId: session.id,
+      threadId: session.threadId,
+      agentVersionId: session.agentVersionId,
+      state: 'queued',
+      inputPublic: { message: 'And the invoice?' },
+      admittedAt: null,
+      settledAt: null,
+      failure: null,
+    });
     expect(run.idempotencyKey).toEqual(expect.any(String));
     expect(t.runStarter.starts.slice(starts)).toEqual([{ runId: run.id, projectId, sessionId: session.id, agentId: agent.id }]);
     const [row] = await t.database.db.select().from(sessions).where(eq(sessions.id, session.id));
@@ -90,7 +107,10 @@ describe('follow-up runs', () => {
       [2, 'user', run.id],
     ]);
     expect(context.agentVersion.id).toBe(session.agentVersionId);
-    const [audit] = await t.database.db.select().from(auditEntries).where(and(eq(auditEntries.action, 'run.created'), eq(auditEntries.targetId, run.id)));
+    const [audit] = await t.database.db
+      .select()
+      .from(auditEntries)
+      .where(and(eq(auditEntries.action, 'run.created'), eq(auditEntries.targetId, run.id)));
     expect(audit?.details).toMatchObject({ sessionId: session.id, via: 'follow_up' });
   });
 
@@ -165,7 +185,12 @@ describe('cancel', () => {
     // The runtime settles it; the public object then carries the default failure.
     await transitionRun({ ctx: systemCtx(), input: { runId: session.run.id, to: 'cancelled' } });
     const settled = await (await t.request('GET', p(`/runs/${session.run.id}`), { apiKey: admin })).json();
-    expect(settled).toMatchObject({ state: 'cancelled', settledAt: expect.any(String), admittedAt: null, failure: { errorCode: 'run_cancelled', errorExplanation: expect.any(String) } });
+    expect(settled).toMatchObject({
+      state: 'cancelled',
+      settledAt: expect.any(String),
+      admittedAt: null,
+      failure: { errorCode: 'run_cancelled', errorExplanation: expect.any(String) },
+    });
     const later = await cancel(session.run.id);
     expect(later.status).toBe(202);
     expect(await later.json()).toEqual(settled);
@@ -199,7 +224,10 @@ describe('runtime verbs', () => {
     await transitionRun({ ctx: systemCtx(), input: { runId: session.run.id, to: 'waiting_for_tool' } });
     const back = await transitionRun({ ctx: systemCtx(), input: { runId: session.run.id, to: 'running' } });
     expect(back.admittedAt).toEqual(running.admittedAt);
-    const failed = await transitionRun({ ctx: systemCtx(), input: { runId: session.run.id, to: 'failed', failure: { errorCode: 'model_turn_limit_exceeded', errorExplanation: 'The run used all 8 model turns.' } } });
+    const failed = await transitionRun({
+      ctx: systemCtx(),
+      input: { runId: session.run.id, to: 'failed', failure: { errorCode: 'model_turn_limit_exceeded', errorExplanation: 'The run used all 8 model turns.' } },
+    });
     expect(failed.settledAt).toBeInstanceOf(Date);
     await expect(transitionRun({ ctx: systemCtx(), input: { runId: session.run.id, to: 'completed' } })).rejects.toBeInstanceOf(ConflictError);
     await expect(transitionRun({ ctx: systemCtx(), input: { runId: session.run.id, to: 'failed' } })).resolves.toMatchObject({ state: 'failed' });
@@ -220,11 +248,19 @@ describe('runtime verbs', () => {
       runId,
       stepKey: 'turn-1',
       role: 'assistant',
-      content: { text: 'Let me check.', toolCalls: [{ id: 'call_1', name: 'lookup_order', arguments: { orderId: 'SECRET-ARG' }, argumentsText: '{"orderId":"SECRET-ARG"}' }] },
+      content: {
+        text: 'Let me check.',
+        toolCalls: [{ id: 'call_1', name: 'lookup_order', arguments: { orderId: 'SECRET-ARG' }, argumentsText: '{"orderId":"SECRET-ARG"}' }],
+      },
     });
     const repeat = await appendRunMessage(systemCtx(), { runId, stepKey: 'turn-1', role: 'assistant', content: { text: 'different', toolCalls: [] } });
     expect(repeat).toEqual(call);
-    await appendRunMessage(systemCtx(), { runId, stepKey: 'tool-call_1', role: 'tool', content: { toolCallId: 'call_1', toolName: 'lookup_order', result: { status: 'SECRET-RESULT' }, isError: false } });
+    await appendRunMessage(systemCtx(), {
+      runId,
+      stepKey: 'tool-call_1',
+      role: 'tool',
+      content: { toolCallId: 'call_1', toolName: 'lookup_order', result: { status: 'SECRET-RESULT' }, isError: false },
+    });
     await appendRunMessage(systemCtx(), { runId, stepKey: 'turn-2', role: 'assistant', content: { text: 'Order 9 shipped.', toolCalls: [] } });
     await expect(appendRunMessage(systemCtx(), { runId, stepKey: 'bad', role: 'tool', content: { text: 'no ids' } })).rejects.toThrow(/tool message content/);
 
@@ -245,11 +281,19 @@ describe('runtime verbs', () => {
     expect((await page('garbage')).status).toBe(400);
 
     // Events: ids, role and sequence only; the final reply is the only assistant content offered to opted-in consumers.
-    const messageEvents = await t.database.db.select().from(productEvents).where(and(eq(productEvents.projectId, projectId), eq(productEvents.kind, 'message.created')));
+    const messageEvents = await t.database.db
+      .select()
+      .from(productEvents)
+      .where(and(eq(productEvents.projectId, projectId), eq(productEvents.kind, 'message.created')));
     const ofRun = messageEvents.filter((event) => event.publicPayload.runId === runId);
     expect(ofRun).toHaveLength(4);
     expect(JSON.stringify(ofRun.map((event) => [event.publicPayload, event.message]))).not.toContain('SECRET');
-    expect(ofRun.filter((event) => event.message).map((event) => (event.message as { content: { text: string } }).content.text).sort()).toEqual(['Look up order 9', 'Order 9 shipped.']);
+    expect(
+      ofRun
+        .filter((event) => event.message)
+        .map((event) => (event.message as { content: { text: string } }).content.text)
+        .sort(),
+    ).toEqual(['Look up order 9', 'Order 9 shipped.']);
     const context = await loadRunContext(t.database.db, runId);
     expect(context.messages.map((m) => m.stepKey)).toEqual(['input', 'turn-1', 'tool-call_1', 'turn-2']);
     expect(context.messages[1]!.content).toMatchObject({ toolCalls: [{ arguments: { orderId: 'SECRET-ARG' } }] });
@@ -285,7 +329,14 @@ describe('runtime verbs', () => {
     expect(first.data[1]).toMatchObject({ status: 'completed', durationMs: expect.any(Number), completedAt: expect.any(String) });
     expect(first.pageInfo.nextCursor).toBe('2');
     const rest = await (await timeline(`limit=2&cursor=${first.pageInfo.nextCursor}`)).json();
-    expect(rest.data.map((e: { entrySequence: number; attempt: number; status: string; errorCode: string | null }) => [e.entrySequence, e.attempt, e.status, e.errorCode])).toEqual([
+    expect(
+      rest.data.map((e: { entrySequence: number; attempt: number; status: string; errorCode: string | null }) => [
+        e.entrySequence,
+        e.attempt,
+        e.status,
+        e.errorCode,
+      ]),
+    ).toEqual([
       [3, 1, 'failed', 'provider_unavailable'],
       [4, 2, 'succeeded', null],
     ]);

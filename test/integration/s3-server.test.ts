@@ -1,12 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import {
-  CreateBucketCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
+import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 /** The S3-compatible server of the global setup (moto, or TEST_S3_ENDPOINT) speaks S3 to the real AWS SDK. */

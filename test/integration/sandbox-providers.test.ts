@@ -53,13 +53,23 @@ async function call(method: string, urlPath: string, body?: unknown, apiKey = ad
   return { status: response.status, body: await response.json() };
 }
 const create = (body: Record<string, unknown> = {}) =>
-  call('POST', base(), { key: 'local', displayName: 'Local sandboxes', providerType: 'sandbox_vendor', apiKey: API_KEY, target: null, restrictedEgress: { allowedDomains: [], allowedCidrs: [] }, ...body });
+  call('POST', base(), {
+    key: 'local',
+    displayName: 'Local sandboxes',
+    providerType: 'sandbox_vendor',
+    apiKey: API_KEY,
+    target: null,
+    restrictedEgress: { allowedDomains: [], allowedCidrs: [] },
+    ...body,
+  });
 
 describe('sandbox provider connections', () => {
   let providerId: string;
 
   it('creates a connection with safe metadata only', async () => {
-    const created = await create({ restrictedEgress: { allowedDomains: ['API.Example.com', '*.example.org'], allowedCidrs: ['8.8.8.0/24', '2606:4700::/32'] } });
+    const created = await create({
+      restrictedEgress: { allowedDomains: ['API.Example.com', '*.example.org'], allowedCidrs: ['8.8.8.0/24', '2606:4700::/32'] },
+    });
     expect(created.status).toBe(201);
     providerId = created.body.id;
     expect(created.body).toMatchObject({
@@ -99,12 +109,31 @@ describe('sandbox provider connections', () => {
 
   it('refuses allowlist blocks that hold no public address, naming the entry, when created or configured (issue 28)', async () => {
     // This server does not allow private networks: only blocks with public addresses may be saved.
-    const refused = ['127.0.0.1/32', '127.0.0.0/8', '::1/128', '0.0.0.0/8', '10.0.0.0/8', '192.168.0.0/16', '169.254.169.254/32', 'fd00::/8', 'fe80::/10', '::ffff:127.0.0.1/128', '203.0.113.0/24'];
+    const refused = [
+      '127.0.0.1/32',
+      '127.0.0.0/8',
+      '::1/128',
+      '0.0.0.0/8',
+      '10.0.0.0/8',
+      '192.168.0.0/16',
+      '169.254.169.254/32',
+      'fd00::/8',
+      'fe80::/10',
+      '::ffff:127.0.0.1/128',
+      '203.0.113.0/24',
+    ];
     for (const cidr of refused) {
       const response = await create({ key: 'other', restrictedEgress: { allowedDomains: [], allowedCidrs: ['8.8.8.0/24', cidr] } });
       expect(response.status, cidr).toBe(400);
-      expect(response.body.error, cidr).toMatchObject({ code: 'bad_request', details: { path: 'restrictedEgress.allowedCidrs.1' }, message: expect.stringContaining(`"${ipaddrCanonical(cidr)}"`) });
-      const configured = await call('PUT', `${base()}/${providerId}/configuration`, { target: null, restrictedEgress: { allowedDomains: [], allowedCidrs: [cidr] } });
+      expect(response.body.error, cidr).toMatchObject({
+        code: 'bad_request',
+        details: { path: 'restrictedEgress.allowedCidrs.1' },
+        message: expect.stringContaining(`"${ipaddrCanonical(cidr)}"`),
+      });
+      const configured = await call('PUT', `${base()}/${providerId}/configuration`, {
+        target: null,
+        restrictedEgress: { allowedDomains: [], allowedCidrs: [cidr] },
+      });
       expect(configured.status, cidr).toBe(400);
       expect(configured.body.error.details.path).toBe('restrictedEgress.allowedCidrs.0');
     }
@@ -112,7 +141,10 @@ describe('sandbox provider connections', () => {
     expect((await call('GET', base())).body.data.map((p: any) => p.key)).toEqual(['local']);
     expect((await call('GET', base())).body.data[0].restrictedEgress.allowedCidrs).toEqual(['8.8.8.0/24', '2606:4700::/32']);
     // A wide block holds public addresses: accepted (the proxy still refuses every non-public one).
-    const wide = await call('PUT', `${base()}/${providerId}/configuration`, { target: null, restrictedEgress: { allowedDomains: [], allowedCidrs: ['0.0.0.0/0', '::/0'] } });
+    const wide = await call('PUT', `${base()}/${providerId}/configuration`, {
+      target: null,
+      restrictedEgress: { allowedDomains: [], allowedCidrs: ['0.0.0.0/0', '::/0'] },
+    });
     expect(wide.status).toBe(200);
     expect(wide.body.restrictedEgress.allowedCidrs).toEqual(['0.0.0.0/0', '::/0']);
   });
@@ -120,7 +152,10 @@ describe('sandbox provider connections', () => {
   it('rotates the credential and replaces the configuration', async () => {
     const rotated = await call('PUT', `${base()}/${providerId}/credential`, { apiKey: 'sbx-rotated-key-999' });
     expect(rotated.body.credentialVersion).toBe(2);
-    const configured = await call('PUT', `${base()}/${providerId}/configuration`, { target: 'eu-west', restrictedEgress: { allowedDomains: [], allowedCidrs: [] } });
+    const configured = await call('PUT', `${base()}/${providerId}/configuration`, {
+      target: 'eu-west',
+      restrictedEgress: { allowedDomains: [], allowedCidrs: [] },
+    });
     expect(configured.body).toMatchObject({ target: 'eu-west', restrictedEgress: { allowedDomains: [], allowedCidrs: [] }, credentialVersion: 2 });
     expect((await call('PUT', `${base()}/${providerId}/configuration`, { target: 'x' })).status).toBe(400);
     expect((await call('PUT', `${base()}/${crypto.randomUUID()}/credential`, { apiKey: 'k' })).status).toBe(404);
@@ -130,7 +165,16 @@ describe('sandbox provider connections', () => {
     const snapshots = await call('GET', `${base()}/${providerId}/snapshots`);
     expect(snapshots.status).toBe(200);
     expect(snapshots.body.data).toEqual([
-      expect.objectContaining({ id: activeId, name: 'debian-12', state: 'active', available: true, image: 'debian-12 image', resource: { cpu: 2, memoryMb: 4096, diskMb: 2048 }, region: 'local', class: 'standard' }),
+      expect.objectContaining({
+        id: activeId,
+        name: 'debian-12',
+        state: 'active',
+        available: true,
+        image: 'debian-12 image',
+        resource: { cpu: 2, memoryMb: 4096, diskMb: 2048 },
+        region: 'local',
+        class: 'standard',
+      }),
       expect.objectContaining({ id: pendingId, state: 'pending', available: false }),
     ]);
     expect(JSON.stringify(snapshots.body)).not.toContain('/srv/rootfs');
@@ -139,9 +183,20 @@ describe('sandbox provider connections', () => {
 
   it('checks an enabled sandbox at publication', async () => {
     // Model preset checks come first; give the project a preset so only the sandbox can fail.
-    const provider = await call('POST', `/v1/projects/${projectId}/model-providers`, { key: 'gw', displayName: 'Gateway', providerType: 'gateway', apiKey: 'sk-or-v1-test' });
+    const provider = await call('POST', `/v1/projects/${projectId}/model-providers`, {
+      key: 'gw',
+      displayName: 'Gateway',
+      providerType: 'gateway',
+      apiKey: 'sk-or-v1-test',
+    });
     expect(provider.status).toBe(201);
-    const created = await call('POST', `/v1/projects/${projectId}/model-presets`, { key: 'p', displayName: 'P', providerId: provider.body.id, model: 'gateway/@preset/fast', routing: {} });
+    const created = await call('POST', `/v1/projects/${projectId}/model-presets`, {
+      key: 'p',
+      displayName: 'P',
+      providerId: provider.body.id,
+      model: 'gateway/@preset/fast',
+      routing: {},
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const agent = (sandbox: Record<string, unknown>) =>
       call('POST', `/v1/projects/${projectId}/agents`, {

@@ -29,7 +29,12 @@ const CSV = Buffer.from('id,name\n1,Ada\n2,Grace\n\u00e9t\u00e9\n', 'utf8');
 
 beforeAll(async () => {
   const server = inject('s3');
-  s3 = new S3Client({ endpoint: server.endpoint, region: server.region, forcePathStyle: true, credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey } });
+  s3 = new S3Client({
+    endpoint: server.endpoint,
+    region: server.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
+  });
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
   hostServer = createServer((req, res) => {
     if (req.url === '/page') {
@@ -52,8 +57,16 @@ beforeAll(async () => {
   // The egress test host sits at a private address: development's private-network setting.
   f = await startRunApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
   const storage = await f.call('POST', '/storage-providers', {
-    key: 'files', displayName: 'Files', providerType: 's3', endpoint: server.endpoint, region: server.region, bucket, prefix: 'svc', forcePathStyle: true,
-    accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey,
+    key: 'files',
+    displayName: 'Files',
+    providerType: 's3',
+    endpoint: server.endpoint,
+    region: server.region,
+    bucket,
+    prefix: 'svc',
+    forcePathStyle: true,
+    accessKeyId: server.accessKeyId,
+    secretAccessKey: server.secretAccessKey,
   });
   expect(storage.status).toBe(201);
   const provider = await f.call('POST', '/sandbox-providers', { key: 'local', displayName: 'Local', providerType: 'sandbox_vendor', apiKey: 'local' });
@@ -94,7 +107,13 @@ describe('sandboxed runs', () => {
       .reply({ toolCalls: [{ name: 'write', arguments: { path: 'notes/hello.md', content: '# Hello\n' } }] })
       .reply({ toolCalls: [{ name: 'bash', arguments: { command: 'cat notes/hello.md; sha256sum .svc/attachments/*/people.csv; id -u' } }] })
       .reply({ toolCalls: [{ name: 'edit', arguments: { path: 'notes/hello.md', oldText: 'Hello', newText: 'Hello, sandbox' } }] })
-      .reply({ toolCalls: [{ name: 'read', arguments: { path: 'notes/hello.md' } }, { name: 'glob', arguments: { pattern: '**/*.md' } }, { name: 'grep', arguments: { pattern: 'sand', path: 'notes' } }] })
+      .reply({
+        toolCalls: [
+          { name: 'read', arguments: { path: 'notes/hello.md' } },
+          { name: 'glob', arguments: { pattern: '**/*.md' } },
+          { name: 'grep', arguments: { pattern: 'sand', path: 'notes' } },
+        ],
+      })
       .reply({ text: 'Done.' });
     const session = await f.call('POST', '/sessions', {
       agentId,
@@ -134,7 +153,8 @@ describe('sandboxed runs', () => {
 
   it('downloads a file exactly, with the listed headers', async () => {
     const project = `/v1/projects/${(await f.call('GET', '/agents')).body.data[0].projectId}`;
-    const download = async (path: string) => f.t.request('GET', `${project}/sessions/${sessionId}/files/${path}`, { apiKey: (await f.t.createApiKey(['session:read'])).secret });
+    const download = async (path: string) =>
+      f.t.request('GET', `${project}/sessions/${sessionId}/files/${path}`, { apiKey: (await f.t.createApiKey(['session:read'])).secret });
     const note = await download('notes/hello.md');
     expect(note.status).toBe(200);
     expect(await note.text()).toBe('# Hello, sandbox\n');
@@ -169,7 +189,12 @@ describe('sandboxed runs', () => {
 
     // The fork's first run restores the copy: the agent reads the note and appends to it.
     f.fakes.vendor_a
-      .reply({ toolCalls: [{ name: 'read', arguments: { path: 'notes/hello.md' } }, { name: 'write', arguments: { path: 'notes/fork.md', content: 'fork only\n' } }] })
+      .reply({
+        toolCalls: [
+          { name: 'read', arguments: { path: 'notes/hello.md' } },
+          { name: 'write', arguments: { path: 'notes/fork.md', content: 'fork only\n' } },
+        ],
+      })
       .reply({ text: 'Read it.' });
     const turn = await f.call('POST', `/sessions/${forkId}/runs`, { message: 'Read your notes.' });
     expect(turn.status).toBe(202);
@@ -187,10 +212,20 @@ describe('sandboxed runs', () => {
 
   it('keeps the agent inside its sandbox', async () => {
     f.fakes.vendor_a
-      .reply({ toolCalls: [{ name: 'read', arguments: { path: '../../etc/shadow' } }, { name: 'write', arguments: { path: '/etc/owned', content: 'x' } }] })
       .reply({
         toolCalls: [
-          { name: 'bash', arguments: { command: `cat /etc/shadow; ls /work/main/package.json; touch /usr/owned; curl -sS --max-time 3 http://127.0.0.1:${hostPort}/ ; echo done` } },
+          { name: 'read', arguments: { path: '../../etc/shadow' } },
+          { name: 'write', arguments: { path: '/etc/owned', content: 'x' } },
+        ],
+      })
+      .reply({
+        toolCalls: [
+          {
+            name: 'bash',
+            arguments: {
+              command: `cat /etc/shadow; ls /work/main/package.json; touch /usr/owned; curl -sS --max-time 3 http://127.0.0.1:${hostPort}/ ; echo done`,
+            },
+          },
         ],
       })
       .reply({ text: 'Tried.' });
@@ -219,7 +254,11 @@ describe('sandboxed runs', () => {
     // Hold the run's start (the reconciler only picks up runs queued for a while) to tamper first.
     const live = f.starter.target;
     f.starter.target = null;
-    const session = await f.call('POST', '/sessions', { agentId, initialMessage: 'Read it.', files: [{ name: 'a.txt', contentType: 'text/plain', dataBase64: Buffer.from('original').toString('base64') }] });
+    const session = await f.call('POST', '/sessions', {
+      agentId,
+      initialMessage: 'Read it.',
+      files: [{ name: 'a.txt', contentType: 'text/plain', dataBase64: Buffer.from('original').toString('base64') }],
+    });
     const { attachments } = await import('../../db/schema/index.ts');
     const [row] = await f.t.database.db.select().from(attachments).where(eq(attachments.runId, session.body.latestRunId));
     await s3.send(new PutObjectCommand({ Bucket: bucket, Key: row!.objectKey, Body: Buffer.from('tampered') }));
@@ -227,71 +266,114 @@ describe('sandboxed runs', () => {
     await f.starter.start({ runId: session.body.latestRunId, projectId: row!.projectId, sessionId: session.body.id, agentId });
     const run = await f.waitForRun(session.body.latestRunId, undefined, 60_000);
     expect(run.state).toBe('failed');
-    expect(run.failure ?? (await f.call('GET', `/sessions/${session.body.id}`)).body.runs[0].failure).toMatchObject({ errorCode: 'attachment_integrity_failed' });
+    expect(run.failure ?? (await f.call('GET', `/sessions/${session.body.id}`)).body.runs[0].failure).toMatchObject({
+      errorCode: 'attachment_integrity_failed',
+    });
   }, 90_000);
 
-  it.skipIf(!canStartEgressTestHost)('drives a browser inside the sandbox under the restricted network policy', async () => {
-    const provider = await f.call('POST', '/sandbox-providers', {
-      key: 'web', displayName: 'Web', providerType: 'sandbox_vendor', apiKey: 'local',
-      restrictedEgress: { allowedDomains: [], allowedCidrs: [`${testHost!.address}/32`] },
-    });
-    const snapshotId = (await f.call('GET', `/sandbox-providers/${provider.body.id}/snapshots`)).body.data[0].id;
-    const browserAgent = await f.call('POST', '/agents', {
-      name: 'Browser',
-      initialConfig: { systemPrompt: 'Browse.', modelPreset: 'fast', limits: { maxTurns: 6 }, sandbox: { enabled: true, provider: 'web', snapshotId, network: 'restricted', capabilities: ['browser'] } },
-    });
-    expect(browserAgent.status, JSON.stringify(browserAgent.body)).toBe(201);
-    f.fakes.vendor_a
-      .reply({ toolCalls: [{ name: 'browser_navigate', arguments: { url: `http://${testHost!.address}:${hostPort}/page` } }] })
-      .reply({ toolCalls: [{ name: 'browser_snapshot', arguments: {} }] })
-      .reply({ toolCalls: [{ name: 'browser_interact', arguments: { action: 'click', ref: 'e1' } }] })
-      .reply({ toolCalls: [{ name: 'browser_navigate', arguments: { url: `http://127.0.0.2:${hostPort}/page` } }] })
-      .reply({ text: 'Browsed.' });
-    const session = await f.call('POST', '/sessions', { agentId: browserAgent.body.id, initialMessage: 'Read the report.' });
-    const run = await f.waitForRun(session.body.latestRunId, undefined, 120_000);
-    expect(run.state, JSON.stringify(run.failure)).toBe('completed');
-    const outputs = toolOutputs().slice(-4);
-    expect(outputs[0]!).toMatchObject({ title: 'Fixture page', status: 200 });
-    expect(outputs[1]!.snapshot).toContain('Quarterly report');
-    expect(outputs[1]!.elements).toEqual(expect.arrayContaining([expect.objectContaining({ ref: 'e1', role: 'link', name: 'Next page' })]));
-    expect(outputs[2]!).toMatchObject({ title: 'Second page' });
-    // 127.0.0.2 is outside the allowlist: the proxy refuses it and the tool says so.
-    const lastRequest = JSON.stringify(f.fakes.vendor_a.requests.at(-1)!.body);
-    expect(lastRequest).toMatch(/network policy does not allow/);
-    const detail = await f.call('GET', `/sessions/${session.body.id}`);
-    expect(detail.body.debug.sandboxCommands.map((c: any) => c.toolName)).toEqual(['browser_navigate', 'browser_snapshot', 'browser_interact', 'browser_navigate']);
-  }, 180_000);
+  it.skipIf(!canStartEgressTestHost)(
+    'drives a browser inside the sandbox under the restricted network policy',
+    async () => {
+      const provider = await f.call('POST', '/sandbox-providers', {
+        key: 'web',
+        displayName: 'Web',
+        providerType: 'sandbox_vendor',
+        apiKey: 'local',
+        restrictedEgress: { allowedDomains: [], allowedCidrs: [`${testHost!.address}/32`] },
+      });
+      const snapshotId = (await f.call('GET', `/sandbox-providers/${provider.body.id}/snapshots`)).body.data[0].id;
+      const browserAgent = await f.call('POST', '/agents', {
+        name: 'Browser',
+        initialConfig: {
+          systemPrompt: 'Browse.',
+          modelPreset: 'fast',
+          limits: { maxTurns: 6 },
+          sandbox: { enabled: true, provider: 'web', snapshotId, network: 'restricted', capabilities: ['browser'] },
+        },
+      });
+      expect(browserAgent.status, JSON.stringify(browserAgent.body)).toBe(201);
+      f.fakes.vendor_a
+        .reply({ toolCalls: [{ name: 'browser_navigate', arguments: { url: `http://${testHost!.address}:${hostPort}/page` } }] })
+        .reply({ toolCalls: [{ name: 'browser_snapshot', arguments: {} }] })
+        .reply({ toolCalls: [{ name: 'browser_interact', arguments: { action: 'click', ref: 'e1' } }] })
+        .reply({ toolCalls: [{ name: 'browser_navigate', arguments: { url: `http://127.0.0.2:${hostPort}/page` } }] })
+        .reply({ text: 'Browsed.' });
+      const session = await f.call('POST', '/sessions', { agentId: browserAgent.body.id, initialMessage: 'Read the report.' });
+      const run = await f.waitForRun(session.body.latestRunId, undefined, 120_000);
+      expect(run.state, JSON.stringify(run.failure)).toBe('completed');
+      const outputs = toolOutputs().slice(-4);
+      expect(outputs[0]!).toMatchObject({ title: 'Fixture page', status: 200 });
+      expect(outputs[1]!.snapshot).toContain('Quarterly report');
+      expect(outputs[1]!.elements).toEqual(expect.arrayContaining([expect.objectContaining({ ref: 'e1', role: 'link', name: 'Next page' })]));
+      expect(outputs[2]!).toMatchObject({ title: 'Second page' });
+      // 127.0.0.2 is outside the allowlist: the proxy refuses it and the tool says so.
+      const lastRequest = JSON.stringify(f.fakes.vendor_a.requests.at(-1)!.body);
+      expect(lastRequest).toMatch(/network policy does not allow/);
+      const detail = await f.call('GET', `/sessions/${session.body.id}`);
+      expect(detail.body.debug.sandboxCommands.map((c: any) => c.toolName)).toEqual([
+        'browser_navigate',
+        'browser_snapshot',
+        'browser_interact',
+        'browser_navigate',
+      ]);
+    },
+    180_000,
+  );
 
-  it.skipIf(!canStartEgressTestHost)('keeps a model-driven bash call off the worker host, even under an allowlist of everything (issue 28)', async () => {
-    // The allowlist refuses the worker host itself when it is saved ...
-    for (const cidr of ['127.0.0.1/32', '127.0.0.0/8', '::1/128', '0.0.0.0/8']) {
-      const refused = await f.call('POST', '/sandbox-providers', { key: 'loop', displayName: 'Loop', providerType: 'sandbox_vendor', apiKey: 'local', restrictedEgress: { allowedDomains: [], allowedCidrs: ['8.8.8.0/24', cidr] } });
-      expect(refused.status, cidr).toBe(400);
-      expect(refused.body.error).toMatchObject({ code: 'bad_request', message: expect.stringContaining(`"${cidr}"`), details: { path: 'restrictedEgress.allowedCidrs.1' } });
-    }
-    // ... and a wide block is accepted, but opens only what the address policy allows.
-    const provider = await f.call('POST', '/sandbox-providers', {
-      key: 'open', displayName: 'Open', providerType: 'sandbox_vendor', apiKey: 'local',
-      restrictedEgress: { allowedDomains: [], allowedCidrs: ['0.0.0.0/0', '::/0'] },
-    });
-    expect(provider.status, JSON.stringify(provider.body)).toBe(201);
-    const snapshotId = (await f.call('GET', `/sandbox-providers/${provider.body.id}/snapshots`)).body.data[0].id;
-    const agent = await f.call('POST', '/agents', {
-      name: 'Curious',
-      initialConfig: { systemPrompt: 'Look around.', modelPreset: 'fast', limits: { maxTurns: 4 }, sandbox: { enabled: true, provider: 'open', snapshotId, network: 'restricted', capabilities: ['shell'] } },
-    });
-    expect(agent.status, JSON.stringify(agent.body)).toBe(201);
-    const hostItself = ['127.0.0.1', '[::1]', '0.0.0.0', testHost!.hostSideAddress].map((target) => `http://${target}:${hostPort}/`);
-    const command = [...hostItself, `http://${testHost!.address}:${hostPort}/page`].map((url) => `curl -sS -m 5 -o /dev/null -w '%{http_code} ' ${url}`).join('; ');
-    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'bash', arguments: { command } }] }).reply({ text: 'Looked.' });
-    directConnections = 0;
-    const session = await f.call('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'Find the admin page.' });
-    const run = await f.waitForRun(session.body.latestRunId, undefined, 90_000);
-    expect(run.state, JSON.stringify(run.failure)).toBe('completed');
-    // Four refusals by the proxy, then the test host (a private address the setting allows) answers.
-    expect(toolOutputs().at(-1)!).toMatchObject({ stdout: '403 403 403 403 200 ' });
-    expect(directConnections).toBe(0);
-  }, 120_000);
+  it.skipIf(!canStartEgressTestHost)(
+    'keeps a model-driven bash call off the worker host, even under an allowlist of everything (issue 28)',
+    async () => {
+      // The allowlist refuses the worker host itself when it is saved ...
+      for (const cidr of ['127.0.0.1/32', '127.0.0.0/8', '::1/128', '0.0.0.0/8']) {
+        const refused = await f.call('POST', '/sandbox-providers', {
+          key: 'loop',
+          displayName: 'Loop',
+          providerType: 'sandbox_vendor',
+          apiKey: 'local',
+          restrictedEgress: { allowedDomains: [], allowedCidrs: ['8.8.8.0/24', cidr] },
+        });
+        expect(refused.status, cidr).toBe(400);
+        expect(refused.body.error).toMatchObject({
+          code: 'bad_request',
+          message: expect.stringContaining(`"${cidr}"`),
+          details: { path: 'restrictedEgress.allowedCidrs.1' },
+        });
+      }
+      // ... and a wide block is accepted, but opens only what the address policy allows.
+      const provider = await f.call('POST', '/sandbox-providers', {
+        key: 'open',
+        displayName: 'Open',
+        providerType: 'sandbox_vendor',
+        apiKey: 'local',
+        restrictedEgress: { allowedDomains: [], allowedCidrs: ['0.0.0.0/0', '::/0'] },
+      });
+      expect(provider.status, JSON.stringify(provider.body)).toBe(201);
+      const snapshotId = (await f.call('GET', `/sandbox-providers/${provider.body.id}/snapshots`)).body.data[0].id;
+      const agent = await f.call('POST', '/agents', {
+        name: 'Curious',
+        initialConfig: {
+          systemPrompt: 'Look around.',
+          modelPreset: 'fast',
+          limits: { maxTurns: 4 },
+          sandbox: { enabled: true, provider: 'open', snapshotId, network: 'restricted', capabilities: ['shell'] },
+        },
+      });
+      expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+      const hostItself = ['127.0.0.1', '[::1]', '0.0.0.0', testHost!.hostSideAddress].map((target) => `http://${target}:${hostPort}/`);
+      const command = [...hostItself, `http://${testHost!.address}:${hostPort}/page`]
+        .map((url) => `curl -sS -m 5 -o /dev/null -w '%{http_code} ' ${url}`)
+        .join('; ');
+      f.fakes.vendor_a.reply({ toolCalls: [{ name: 'bash', arguments: { command } }] }).reply({ text: 'Looked.' });
+      directConnections = 0;
+      const session = await f.call('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'Find the admin page.' });
+      const run = await f.waitForRun(session.body.latestRunId, undefined, 90_000);
+      expect(run.state, JSON.stringify(run.failure)).toBe('completed');
+      // Four refusals by the proxy, then the test host (a private address the setting allows) answers.
+      expect(toolOutputs().at(-1)!).toMatchObject({ stdout: '403 403 403 403 200 ' });
+      expect(directConnections).toBe(0);
+    },
+    120_000,
+  );
 
   it('answers 409 without bytes when the backup is corrupted', async () => {
     const rows = await f.t.database.db.select().from(workspaceBackups).where(eq(workspaceBackups.workspaceSessionId, sessionId));

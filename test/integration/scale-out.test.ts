@@ -41,7 +41,12 @@ const dataDirs: string[] = [];
 const request = async (api: Api, method: string, pathname: string, body?: unknown, headers: Record<string, string> = {}) => {
   const response = await fetch(`${api.url}/v1${pathname}`, {
     method,
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(method === 'GET' ? {} : { 'idempotency-key': headers['idempotency-key'] ?? randomUUID() }), ...headers },
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      ...(method === 'GET' ? {} : { 'idempotency-key': headers['idempotency-key'] ?? randomUUID() }),
+      ...headers,
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json().catch(() => null)) as any };
@@ -110,13 +115,47 @@ describe.skipIf(provided.kind !== 'postgres')('two API and two worker processes'
   it('runs through both APIs settle exactly once while a worker and an API are killed', async () => {
     const [api1, api2] = apis as [Api, Api];
     const p = `/projects/${projectId}`;
-    const provider = await request(api1, 'POST', `${p}/model-providers`, { key: 'openai', displayName: 'OpenAI', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a });
+    const provider = await request(api1, 'POST', `${p}/model-providers`, {
+      key: 'openai',
+      displayName: 'OpenAI',
+      providerType: 'vendor_a',
+      apiKey: FAKE_KEYS.vendor_a,
+    });
     expect(provider.status).toBe(201);
-    expect((await request(api2, 'POST', `${p}/model-presets`, { key: 'fast', displayName: 'Fast', providerId: provider.body.id, model: 'vendor_a/gpt-5.1', routing: {} })).status).toBe(201);
-    const webhook = await request(api2, 'POST', `${p}/event-webhooks`, { displayName: 'Receiver', endpointUrl: receiver.url, signingSecret: `whsec_${randomBytes(24).toString('base64')}` });
+    expect(
+      (
+        await request(api2, 'POST', `${p}/model-presets`, {
+          key: 'fast',
+          displayName: 'Fast',
+          providerId: provider.body.id,
+          model: 'vendor_a/gpt-5.1',
+          routing: {},
+        })
+      ).status,
+    ).toBe(201);
+    const webhook = await request(api2, 'POST', `${p}/event-webhooks`, {
+      displayName: 'Receiver',
+      endpointUrl: receiver.url,
+      signingSecret: `whsec_${randomBytes(24).toString('base64')}`,
+    });
     expect(webhook.status, JSON.stringify(webhook.body)).toBe(201);
-    const lookup = { name: 'lookup_order', description: 'Looks up an order', owner: 'caller', approval: 'never', inputSchema: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] }, outputSchema: { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] } };
-    const agent = await request(api1, 'POST', `${p}/agents`, { name: 'Scale', initialConfig: { systemPrompt: 'You are a helpful assistant.', modelPreset: 'fast', tools: [lookup, { ...lookup, name: 'cancel_order', description: 'Cancels an order', approval: 'always' }], limits: { maxTurns: 4, timeoutMs: 600_000 } } });
+    const lookup = {
+      name: 'lookup_order',
+      description: 'Looks up an order',
+      owner: 'caller',
+      approval: 'never',
+      inputSchema: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] },
+      outputSchema: { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] },
+    };
+    const agent = await request(api1, 'POST', `${p}/agents`, {
+      name: 'Scale',
+      initialConfig: {
+        systemPrompt: 'You are a helpful assistant.',
+        modelPreset: 'fast',
+        tools: [lookup, { ...lookup, name: 'cancel_order', description: 'Cancels an order', approval: 'always' }],
+        limits: { maxTurns: 4, timeoutMs: 600_000 },
+      },
+    });
     expect(agent.status, JSON.stringify(agent.body)).toBe(201);
 
     const steady = readFeed(api1);
@@ -158,7 +197,13 @@ describe.skipIf(provided.kind !== 'postgres')('two API and two worker processes'
           if (call.status !== 'pending' || answered.has(call.id)) continue;
           const claim = await reliably(api, 'POST', `${p}/tool-calls/${call.id}/claim`, undefined, `claim-${call.id}`);
           if (claim?.status !== 200) continue;
-          const result = await reliably(api, 'POST', `${p}/tool-calls/${call.id}/result`, { fence: claim.body.fence, safeResult: { version: 1, status: 'success', value: { status: 'shipped' } } }, `result-${call.id}`);
+          const result = await reliably(
+            api,
+            'POST',
+            `${p}/tool-calls/${call.id}/result`,
+            { fence: claim.body.fence, safeResult: { version: 1, status: 'success', value: { status: 'shipped' } } },
+            `result-${call.id}`,
+          );
           if (result?.status === 202) answered.add(call.id);
         }
         await new Promise((resolve) => setTimeout(resolve, 100));
@@ -171,10 +216,14 @@ describe.skipIf(provided.kind !== 'postgres')('two API and two worker processes'
     await killProcess(apis[1]!.child);
     for (let index = RUNS / 2; index < RUNS; index += 4) await Promise.all([0, 1, 2, 3].map((offset) => create(index + offset)));
 
-    const states = await waitFor('every run to settle', async () => {
-      const all = await Promise.all(runIds.map(async (runId) => (await request(api1, 'GET', `${p}/runs/${runId}`)).body.state as string));
-      return all.every((state) => SETTLED.includes(state)) ? all : null;
-    }, 150_000);
+    const states = await waitFor(
+      'every run to settle',
+      async () => {
+        const all = await Promise.all(runIds.map(async (runId) => (await request(api1, 'GET', `${p}/runs/${runId}`)).body.state as string));
+        return all.every((state) => SETTLED.includes(state)) ? all : null;
+      },
+      150_000,
+    );
     answering = false;
     await answers;
     const unfinished = runIds.filter((_, index) => states[index] !== 'completed');
@@ -191,17 +240,28 @@ describe.skipIf(provided.kind !== 'postgres')('two API and two worker processes'
     const settled = await sql`select aggregate_id, count(*)::int as n from product_events where kind = 'run.completed' group by aggregate_id`;
     expect(settled.length).toBe(RUNS);
     expect(settled.every((row) => row.n === 1)).toBe(true);
-    const toolMessages = await sql`select r.id as run_id, count(m.*)::int as n from runs r join messages m on m.thread_id = r.thread_id and m.role = 'tool' group by r.id`;
+    const toolMessages =
+      await sql`select r.id as run_id, count(m.*)::int as n from runs r join messages m on m.thread_id = r.thread_id and m.role = 'tool' group by r.id`;
     expect(toolMessages.length).toBe(withTool.size);
     expect(toolMessages.every((row) => row.n === 1)).toBe(true);
-    const positions = (await sql`select project_position::int as position from product_events where project_id = ${projectId} order by project_position`).map((row) => row.position as number);
+    const positions = (await sql`select project_position::int as position from product_events where project_id = ${projectId} order by project_position`).map(
+      (row) => row.position as number,
+    );
     expect(positions).toEqual(positions.map((_, index) => index + 1));
 
     // The webhook: every event in exactly one batch (retries of a batch keep its webhook-id), in order.
     // Two minutes: on a loaded host the killed worker's delivery workflow takes a while to move.
-    await waitFor('the webhook to catch up', async () => new Set(receiver.requests.flatMap((r) => r.body.data.events.map((event: any) => event.id))).size >= positions.length || null, 120_000);
+    await waitFor(
+      'the webhook to catch up',
+      async () => new Set(receiver.requests.flatMap((r) => r.body.data.events.map((event: any) => event.id))).size >= positions.length || null,
+      120_000,
+    );
     const batches = new Map<string, string[]>();
-    for (const received of receiver.requests) batches.set(String(received.headers['webhook-id']), received.body.data.events.map((event: any) => event.id));
+    for (const received of receiver.requests)
+      batches.set(
+        String(received.headers['webhook-id']),
+        received.body.data.events.map((event: any) => event.id),
+      );
     const delivered = [...batches.values()].flat();
     expect(delivered.length).toBe(positions.length);
     const inLogOrder = (await sql`select id from product_events where project_id = ${projectId} order by project_position`).map((row) => row.id as string);

@@ -66,7 +66,8 @@ async function call(method: string, pathname: string, body?: unknown) {
   return { status: response.status, body: (await response.json()) as any };
 }
 
-const firingsOf = (scheduleId: string) => sql`select firing_key, scheduled_at, outcome, run_id, session_id from schedule_firings where schedule_id = ${scheduleId} order by scheduled_at, fired_at`;
+const firingsOf = (scheduleId: string) =>
+  sql`select firing_key, scheduled_at, outcome, run_id, session_id from schedule_firings where schedule_id = ${scheduleId} order by scheduled_at, fired_at`;
 
 describe.skipIf(provided.kind !== 'postgres')('a schedule across a worker SIGKILL and an API restart', () => {
   beforeAll(async () => {
@@ -80,7 +81,9 @@ describe.skipIf(provided.kind !== 'postgres')('a schedule across a worker SIGKIL
     await startApi();
     ({ key, projectId } = await developmentApiKey(apiUrl, 'schedules'));
     const provider = await call('POST', '/model-providers', { key: 'openai', displayName: 'OpenAI', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a });
-    expect((await call('POST', '/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.body.id, model: 'vendor_a/gpt-5.1', routing: {} })).status).toBe(201);
+    expect(
+      (await call('POST', '/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.body.id, model: 'vendor_a/gpt-5.1', routing: {} })).status,
+    ).toBe(201);
   }, 180_000);
 
   afterAll(async () => {
@@ -92,8 +95,17 @@ describe.skipIf(provided.kind !== 'postgres')('a schedule across a worker SIGKIL
   });
 
   it('loses and duplicates no firing', async () => {
-    const agent = await call('POST', '/agents', { name: 'Durable', initialConfig: { systemPrompt: 'Answer briefly.', modelPreset: 'fast', limits: { maxTurns: 4 } } });
-    const created = await call('POST', '/schedules', { agentId: agent.body.id, message: 'Tick.', intervalSeconds: 2, overlap: 'allow_all', catchupWindowSeconds: 60 });
+    const agent = await call('POST', '/agents', {
+      name: 'Durable',
+      initialConfig: { systemPrompt: 'Answer briefly.', modelPreset: 'fast', limits: { maxTurns: 4 } },
+    });
+    const created = await call('POST', '/schedules', {
+      agentId: agent.body.id,
+      message: 'Tick.',
+      intervalSeconds: 2,
+      overlap: 'allow_all',
+      catchupWindowSeconds: 60,
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const scheduleId: string = created.body.id;
     await waitFor('two firings', async () => (await firingsOf(scheduleId)).length >= 2, 30_000);
@@ -108,20 +120,31 @@ describe.skipIf(provided.kind !== 'postgres')('a schedule across a worker SIGKIL
     const restartedAt = Date.now();
 
     // The firings due while no worker ran are made once it is back (well inside the catch-up window).
-    await waitFor('the firings due during the outage', async () => {
-      const during = (await firingsOf(scheduleId)).filter((firing) => firing.scheduled_at.getTime() > killedAt && firing.scheduled_at.getTime() < restartedAt);
-      return during.length >= 2;
-    }, 60_000);
+    await waitFor(
+      'the firings due during the outage',
+      async () => {
+        const during = (await firingsOf(scheduleId)).filter(
+          (firing) => firing.scheduled_at.getTime() > killedAt && firing.scheduled_at.getTime() < restartedAt,
+        );
+        return during.length >= 2;
+      },
+      60_000,
+    );
     expect((await call('POST', `/schedules/${scheduleId}/pause`)).status).toBe(200);
 
     // Every action Temporal took (with allow_all it tracks none as running) is recorded once, and its run settled.
     const handle = client.schedule.getHandle(temporalScheduleId(scheduleId));
-    const runsOf = () => sql`select id, session_id, state, idempotency_key from runs where project_id = ${projectId} and idempotency_key like ${`schedule-firing-${scheduleId}-%`}`;
-    const taken = await waitFor('every firing recorded and its run settled', async () => {
-      const [description, firings, made] = await Promise.all([handle.describe(), firingsOf(scheduleId), runsOf()]);
-      const settled = made.every((run) => ['completed', 'failed', 'cancelled', 'timed_out'].includes(run.state as string));
-      return firings.length === description.info.numActionsTaken && made.length === firings.length && settled ? description.info.numActionsTaken : null;
-    }, 90_000);
+    const runsOf = () =>
+      sql`select id, session_id, state, idempotency_key from runs where project_id = ${projectId} and idempotency_key like ${`schedule-firing-${scheduleId}-%`}`;
+    const taken = await waitFor(
+      'every firing recorded and its run settled',
+      async () => {
+        const [description, firings, made] = await Promise.all([handle.describe(), firingsOf(scheduleId), runsOf()]);
+        const settled = made.every((run) => ['completed', 'failed', 'cancelled', 'timed_out'].includes(run.state as string));
+        return firings.length === description.info.numActionsTaken && made.length === firings.length && settled ? description.info.numActionsTaken : null;
+      },
+      90_000,
+    );
     // Nothing more arrives later (a duplicate would).
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     const firings = await firingsOf(scheduleId);

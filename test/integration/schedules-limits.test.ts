@@ -17,7 +17,10 @@ let agentId: string;
 
 beforeAll(async () => {
   f = await startRunApp({ env: { SVC_PROJECT_UNSETTLED_RUNS_LIMIT: '1' } });
-  const agent = await f.call('POST', '/agents', { name: 'Limited', initialConfig: { systemPrompt: 'Answer briefly.', modelPreset: 'fast', tools: [lookupOrderTool], limits: { maxTurns: 6 } } });
+  const agent = await f.call('POST', '/agents', {
+    name: 'Limited',
+    initialConfig: { systemPrompt: 'Answer briefly.', modelPreset: 'fast', tools: [lookupOrderTool], limits: { maxTurns: 6 } },
+  });
   expect(agent.status, JSON.stringify(agent.body)).toBe(201);
   agentId = agent.body.id;
 }, 120_000);
@@ -27,7 +30,10 @@ describe('the shortest interval', () => {
   it('an interval below 60 s is a 400 naming the limit, on creation and on change; 60 s and a cron expression every minute are fine', async () => {
     const refused = await f.call('POST', '/schedules', { agentId, message: 'Tick.', intervalSeconds: 59, paused: true });
     expect(refused.status, JSON.stringify(refused.body)).toBe(400);
-    expect(refused.body.error).toMatchObject({ code: 'bad_request', details: { path: 'body.intervalSeconds', limit: 'schedule_min_interval_seconds', minimum: 60 } });
+    expect(refused.body.error).toMatchObject({
+      code: 'bad_request',
+      details: { path: 'body.intervalSeconds', limit: 'schedule_min_interval_seconds', minimum: 60 },
+    });
     expect(refused.body.error.message).toContain('at least 60');
     expect(refused.body.error.message).toContain('SVC_SCHEDULE_MIN_INTERVAL_SECONDS');
 
@@ -79,7 +85,11 @@ describe("the project's run quota", () => {
     const [refused] = await waitFor('the refused firing', async () => ((await firingsOf()).length > 0 ? firingsOf() : null), 30_000);
     expect(refused).toMatchObject({ outcome: 'failed', errorCode: 'rate_limited', sessionId: null, runId: null });
     expect(refused!.errorExplanation).toContain('unsettled runs');
-    const made = () => f.t.database.db.select().from(sessions).where(and(eq(sessions.projectId, f.projectId), eq(sessions.title, 'quota-bound')));
+    const made = () =>
+      f.t.database.db
+        .select()
+        .from(sessions)
+        .where(and(eq(sessions.projectId, f.projectId), eq(sessions.title, 'quota-bound')));
     expect(await made()).toEqual([]);
     const shown = await f.call('GET', `/schedules/${schedule.body.id}`);
     expect(shown.body.recentFirings).toMatchObject([{ outcome: 'failed', errorCode: 'rate_limited' }]);
@@ -88,7 +98,14 @@ describe("the project's run quota", () => {
     // run (still one row, no session); the next firing starts one.
     const [call] = (await f.call('GET', `/tool-calls?runId=${busyRunId}`)).body.data;
     const claim = await f.call('POST', `/tool-calls/${call.id}/claim`);
-    expect((await f.call('POST', `/tool-calls/${call.id}/result`, { fence: claim.body.fence, safeResult: { version: 1, status: 'success', value: { status: 'shipped' } } })).status).toBe(202);
+    expect(
+      (
+        await f.call('POST', `/tool-calls/${call.id}/result`, {
+          fence: claim.body.fence,
+          safeResult: { version: 1, status: 'success', value: { status: 'shipped' } },
+        })
+      ).status,
+    ).toBe(202);
     await f.waitForRun(busyRunId);
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect(await firingsOf()).toHaveLength(1);

@@ -27,7 +27,10 @@ beforeAll(async () => {
   // (schedules-limits.test.ts tests the default minimum of 60 s).
   f = await startRunApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true', SVC_SCHEDULE_MIN_INTERVAL_SECONDS: '1' } });
   temporal = f.runtime.client.client;
-  const agent = await f.call('POST', '/agents', { name: 'Scheduled', initialConfig: { systemPrompt: 'Answer briefly.', modelPreset: 'fast', limits: { maxTurns: 4 } } });
+  const agent = await f.call('POST', '/agents', {
+    name: 'Scheduled',
+    initialConfig: { systemPrompt: 'Answer briefly.', modelPreset: 'fast', limits: { maxTurns: 4 } },
+  });
   expect(agent.status, JSON.stringify(agent.body)).toBe(201);
   agentId = agent.body.id;
 }, 120_000);
@@ -35,7 +38,12 @@ afterAll(() => f?.close());
 
 const SETTLED = ['completed', 'failed', 'cancelled', 'timed_out'];
 
-const firingsOf = (scheduleId: string) => f.t.database.db.select().from(scheduleFirings).where(eq(scheduleFirings.scheduleId, scheduleId)).orderBy(asc(scheduleFirings.scheduledAt), asc(scheduleFirings.firedAt));
+const firingsOf = (scheduleId: string) =>
+  f.t.database.db
+    .select()
+    .from(scheduleFirings)
+    .where(eq(scheduleFirings.scheduleId, scheduleId))
+    .orderBy(asc(scheduleFirings.scheduledAt), asc(scheduleFirings.firedAt));
 const runsOf = (runIds: string[]) => Promise.all(runIds.map(async (id) => (await f.t.database.db.select().from(runs).where(eq(runs.id, id)))[0]!));
 const describeSchedule = (scheduleId: string) => temporal.schedule.getHandle(temporalScheduleId(scheduleId)).describe();
 
@@ -46,10 +54,14 @@ async function createSchedule(body: Record<string, unknown>) {
 }
 
 async function waitForFirings(scheduleId: string, count: number, timeoutMs = 30_000) {
-  return waitFor(`${count} firings of ${scheduleId}`, async () => {
-    const rows = await firingsOf(scheduleId);
-    return rows.length >= count ? rows : null;
-  }, timeoutMs);
+  return waitFor(
+    `${count} firings of ${scheduleId}`,
+    async () => {
+      const rows = await firingsOf(scheduleId);
+      return rows.length >= count ? rows : null;
+    },
+    timeoutMs,
+  );
 }
 
 describe('a schedule on an interval', () => {
@@ -69,7 +81,10 @@ describe('a schedule on an interval', () => {
     expect(new Set(started.map((firing) => firing.sessionId)).size).toBe(started.length);
     const made = await runsOf(started.map((firing) => firing.runId!));
     expect(made.every((run, index) => run.sessionId === started[index]!.sessionId)).toBe(true);
-    const sessionsMade = await f.t.database.db.select().from(sessions).where(and(eq(sessions.projectId, f.projectId), eq(sessions.title, 'every two seconds'), isNull(sessions.deletedAt)));
+    const sessionsMade = await f.t.database.db
+      .select()
+      .from(sessions)
+      .where(and(eq(sessions.projectId, f.projectId), eq(sessions.title, 'every two seconds'), isNull(sessions.deletedAt)));
     expect(sessionsMade.length).toBeGreaterThanOrEqual(started.length);
 
     const shown = await f.call('GET', `/schedules/${schedule.id}`);
@@ -113,7 +128,7 @@ describe('a schedule on an interval', () => {
 });
 
 describe('overlap', () => {
-  it('skip: while a firing\'s run is running (a slow model), the firings due are skipped; never two runs at once', async () => {
+  it("skip: while a firing's run is running (a slow model), the firings due are skipped; never two runs at once", async () => {
     const fallback = f.fakes.vendor_a.defaultReply;
     f.fakes.vendor_a.defaultReply = () => ({ text: 'a slow report', delayMs: 2_000 });
     try {
@@ -124,7 +139,8 @@ describe('overlap', () => {
       for (const run of made) await f.waitForRun(run.id);
       const settled = (await runsOf(made.map((run) => run.id))).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
       // Each run was queued only after the one before it had settled.
-      for (let index = 1; index < settled.length; index++) expect(settled[index]!.createdAt.getTime()).toBeGreaterThanOrEqual(settled[index - 1]!.settledAt!.getTime());
+      for (let index = 1; index < settled.length; index++)
+        expect(settled[index]!.createdAt.getTime()).toBeGreaterThanOrEqual(settled[index - 1]!.settledAt!.getTime());
       // Over two seconds per run on a one-second interval: fewer firings than times due.
       const first = firings[0]!.scheduledAt.getTime();
       const last = firings.at(-1)!.scheduledAt.getTime();
@@ -140,7 +156,10 @@ describe('a schedule that sends turns to one session', () => {
 
   /** A session whose run waits for the caller's `lookup_order` result (busy until answered). */
   async function busySession() {
-    const agent = await f.call('POST', '/agents', { name: `Busy ${Math.random()}`, initialConfig: { systemPrompt: 'Answer briefly.', modelPreset: 'fast', tools: [lookupOrder], limits: { maxTurns: 6 } } });
+    const agent = await f.call('POST', '/agents', {
+      name: `Busy ${Math.random()}`,
+      initialConfig: { systemPrompt: 'Answer briefly.', modelPreset: 'fast', tools: [lookupOrder], limits: { maxTurns: 6 } },
+    });
     expect(agent.status).toBe(201);
     f.fakes.vendor_a.reply({ toolCalls: [{ name: 'lookup_order', arguments: { orderId: 'A1' } }] });
     const session = await f.call('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'Where is my order?' });
@@ -154,7 +173,14 @@ describe('a schedule that sends turns to one session', () => {
     const list = await f.call('GET', `/tool-calls?runId=${runId}`);
     const call = list.body.data.find((item: { status: string }) => item.status === 'pending');
     const claim = await f.call('POST', `/tool-calls/${call.id}/claim`);
-    expect((await f.call('POST', `/tool-calls/${call.id}/result`, { fence: claim.body.fence, safeResult: { version: 1, status: 'success', value: { status: 'shipped' } } })).status).toBe(202);
+    expect(
+      (
+        await f.call('POST', `/tool-calls/${call.id}/result`, {
+          fence: claim.body.fence,
+          safeResult: { version: 1, status: 'success', value: { status: 'shipped' } },
+        })
+      ).status,
+    ).toBe(202);
   }
 
   it('ifBusy enqueue: a firing while the session is busy waits as a pending turn and becomes its next run', async () => {
@@ -235,7 +261,10 @@ describe('refusals and the creator', () => {
 
   it('a schedule created by a person (a browser session) fires as that person', async () => {
     const { cookie } = await f.t.login();
-    const created = await f.t.request('POST', `/v1/projects/${f.projectId}/schedules`, { cookie, body: { agentId, message: 'Report.', intervalSeconds: 3600, paused: true } });
+    const created = await f.t.request('POST', `/v1/projects/${f.projectId}/schedules`, {
+      cookie,
+      body: { agentId, message: 'Report.', intervalSeconds: 3600, paused: true },
+    });
     expect(created.status).toBe(201);
     const schedule = await created.json();
     expect((await f.call('POST', `/schedules/${schedule.id}/trigger`)).status).toBe(202);
@@ -291,7 +320,12 @@ describe('the acting principal (issue 45)', () => {
     const lower = await lowerKey('lower schedule editor');
 
     // Only when it fires: the owner still acts.
-    const renamed = await f.call('PATCH', `/schedules/${schedule.id}`, { name: 'renamed by the lower key', intervalSeconds: 7200, overlap: 'allow_all' }, { apiKey: lower.secret });
+    const renamed = await f.call(
+      'PATCH',
+      `/schedules/${schedule.id}`,
+      { name: 'renamed by the lower key', intervalSeconds: 7200, overlap: 'allow_all' },
+      { apiKey: lower.secret },
+    );
     expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
     expect(renamed.body).toMatchObject({ createdByPrincipalId: owner, actingPrincipalId: owner });
     // The message is what it does: the lower key takes the schedule over.
@@ -302,8 +336,13 @@ describe('the acting principal (issue 45)', () => {
     expect(changed.body.createdByPrincipalId).toBe(owner);
     expect((await f.call('GET', `/schedules/${schedule.id}`)).body.actingPrincipalId).toBe(lowerPrincipal);
     // The audit trail says whose authority the change replaced; the rename replaced none.
-    const audits = await f.t.database.db.select().from(auditEntries).where(and(eq(auditEntries.targetId, schedule.id), eq(auditEntries.action, 'schedule.updated')));
-    expect(audits.map((entry) => [entry.principalId, entry.details.fields, entry.details.actingPrincipalId, entry.details.previousActingPrincipalId]).sort()).toEqual(
+    const audits = await f.t.database.db
+      .select()
+      .from(auditEntries)
+      .where(and(eq(auditEntries.targetId, schedule.id), eq(auditEntries.action, 'schedule.updated')));
+    expect(
+      audits.map((entry) => [entry.principalId, entry.details.fields, entry.details.actingPrincipalId, entry.details.previousActingPrincipalId]).sort(),
+    ).toEqual(
       [
         [lowerPrincipal, ['intervalSeconds', 'name', 'overlap'], owner, undefined],
         [lowerPrincipal, ['message'], lowerPrincipal, owner],
@@ -331,8 +370,11 @@ describe('the acting principal (issue 45)', () => {
     const lowerPrincipal = created.body.createdByPrincipalId as string;
     expect(created.body.actingPrincipalId).toBe(lowerPrincipal);
 
-    const ownerAgent = await f.call('POST', '/agents', { name: `Owner's ${randomUUID().slice(0, 6)}`, initialConfig: { systemPrompt: 'Answer briefly.', modelPreset: 'fast', limits: { maxTurns: 4 } } });
-    const changed = await f.call('PATCH', `/schedules/${created.body.id}`, { agentId: ownerAgent.body.id, message: 'The owner\'s report.' });
+    const ownerAgent = await f.call('POST', '/agents', {
+      name: `Owner's ${randomUUID().slice(0, 6)}`,
+      initialConfig: { systemPrompt: 'Answer briefly.', modelPreset: 'fast', limits: { maxTurns: 4 } },
+    });
+    const changed = await f.call('PATCH', `/schedules/${created.body.id}`, { agentId: ownerAgent.body.id, message: "The owner's report." });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
     const ownerPrincipal = changed.body.actingPrincipalId as string;
     expect(ownerPrincipal).not.toBe(lowerPrincipal);
@@ -354,7 +396,10 @@ describe('changes reach the Temporal Schedule', () => {
     await waitFor('the Temporal Schedule', () => describeSchedule(schedule.id).catch(() => null), 30_000);
     // As if the after-commit sync of a change had never happened (the API died, Temporal was out of reach).
     await temporal.schedule.getHandle(temporalScheduleId(schedule.id)).delete();
-    await f.t.database.db.update(schedulesTable).set({ temporalRevision: null, updatedAt: new Date(Date.now() - 60_000) }).where(eq(schedulesTable.id, schedule.id));
+    await f.t.database.db
+      .update(schedulesTable)
+      .set({ temporalRevision: null, updatedAt: new Date(Date.now() - 60_000) })
+      .where(eq(schedulesTable.id, schedule.id));
     const recreated = await waitFor('the reconciler to create it again', () => describeSchedule(schedule.id).catch(() => null), 30_000);
     expect(recreated.state.paused).toBe(true);
 
@@ -373,17 +418,29 @@ describe('changes reach the Temporal Schedule', () => {
     await waitFor('the Temporal Schedule', () => describeSchedule(schedule.id).catch(() => null), 30_000);
     await f.t.database.db.delete(schedulesTable).where(eq(schedulesTable.id, schedule.id));
     await temporal.schedule.getHandle(temporalScheduleId(schedule.id)).trigger();
-    await waitFor('the orphan to be removed', () => describeSchedule(schedule.id).then(() => null, (error: unknown) => error instanceof ScheduleNotFoundError), 30_000);
+    await waitFor(
+      'the orphan to be removed',
+      () =>
+        describeSchedule(schedule.id).then(
+          () => null,
+          (error: unknown) => error instanceof ScheduleNotFoundError,
+        ),
+      30_000,
+    );
     expect(await firingsOf(schedule.id)).toEqual([]);
   });
 
   it('a cron expression in a time zone, then PATCH to another timing and overlap', async () => {
     const schedule = await createSchedule({ intervalSeconds: undefined, cron: '30 9 * * MON-FRI', timeZone: 'europe/paris', overlap: 'buffer_one' });
     expect(schedule).toMatchObject({ cron: '30 9 * * MON-FRI', timeZone: 'Europe/Paris', intervalSeconds: null });
-    const shown = await waitFor('the next firings', async () => {
-      const read = await f.call('GET', `/schedules/${schedule.id}`);
-      return read.body.nextFirings.length > 0 ? read.body : null;
-    }, 30_000);
+    const shown = await waitFor(
+      'the next firings',
+      async () => {
+        const read = await f.call('GET', `/schedules/${schedule.id}`);
+        return read.body.nextFirings.length > 0 ? read.body : null;
+      },
+      30_000,
+    );
     const local = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Paris', weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
     for (const at of shown.nextFirings as string[]) expect(local.format(new Date(at))).toMatch(/^(Mon|Tue|Wed|Thu|Fri),? 09:30$/);
     expect((await describeSchedule(schedule.id)).policies.overlap).toBe('BUFFER_ONE');
@@ -403,25 +460,66 @@ describe('files', () => {
   it('attaches the same uploads at each firing; an expiring upload is refused; a deleted one fails the firing', async () => {
     const server = inject('s3');
     const bucket = `svc-schedules-${randomUUID().slice(0, 8)}`;
-    const s3 = new S3Client({ endpoint: server.endpoint, region: server.region, forcePathStyle: true, credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey } });
+    const s3 = new S3Client({
+      endpoint: server.endpoint,
+      region: server.region,
+      forcePathStyle: true,
+      credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
+    });
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
     s3.destroy();
-    const storage = await f.call('POST', '/storage-providers', { key: 'files', displayName: 'Files', providerType: 's3', endpoint: server.endpoint, region: server.region, bucket, prefix: null, forcePathStyle: true, accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey, setDefault: true });
+    const storage = await f.call('POST', '/storage-providers', {
+      key: 'files',
+      displayName: 'Files',
+      providerType: 's3',
+      endpoint: server.endpoint,
+      region: server.region,
+      bucket,
+      prefix: null,
+      forcePathStyle: true,
+      accessKeyId: server.accessKeyId,
+      secretAccessKey: server.secretAccessKey,
+      setDefault: true,
+    });
     expect(storage.status, JSON.stringify(storage.body)).toBe(201);
-    const sandboxProvider = await f.call('POST', '/sandbox-providers', { key: 'local', displayName: 'Local', providerType: 'sandbox_vendor', apiKey: 'local-key' });
+    const sandboxProvider = await f.call('POST', '/sandbox-providers', {
+      key: 'local',
+      displayName: 'Local',
+      providerType: 'sandbox_vendor',
+      apiKey: 'local-key',
+    });
     const snapshotId = (await f.call('GET', `/sandbox-providers/${sandboxProvider.body.id}/snapshots`)).body.data[0].id;
-    const reader = await f.call('POST', '/agents', { name: 'Reader', initialConfig: { systemPrompt: 'Read the brief.', modelPreset: 'fast', limits: { maxTurns: 4 }, sandbox: { enabled: true, provider: 'local', snapshotId, network: 'none', capabilities: ['filesystem_read'] } } });
+    const reader = await f.call('POST', '/agents', {
+      name: 'Reader',
+      initialConfig: {
+        systemPrompt: 'Read the brief.',
+        modelPreset: 'fast',
+        limits: { maxTurns: 4 },
+        sandbox: { enabled: true, provider: 'local', snapshotId, network: 'none', capabilities: ['filesystem_read'] },
+      },
+    });
     expect(reader.status, JSON.stringify(reader.body)).toBe(201);
 
     const file = { name: 'brief.txt', contentType: 'text/plain', dataBase64: Buffer.from('Summarize the week.\n').toString('base64') };
     const upload = await f.call('POST', '/uploads', file);
     expect(upload.status, JSON.stringify(upload.body)).toBe(201);
     const expiring = await f.call('POST', '/uploads', { ...file, expiresInSeconds: 3600 });
-    const refused = await f.call('POST', '/schedules', { agentId: reader.body.id, message: 'Read it.', intervalSeconds: 3600, files: [{ uploadId: expiring.body.id }] });
+    const refused = await f.call('POST', '/schedules', {
+      agentId: reader.body.id,
+      message: 'Read it.',
+      intervalSeconds: 3600,
+      files: [{ uploadId: expiring.body.id }],
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.error.details.path).toBe('body.files.0.uploadId');
 
-    const schedule = await createSchedule({ agentId: reader.body.id, message: 'Read it.', intervalSeconds: 3600, files: [{ uploadId: upload.body.id }], paused: true });
+    const schedule = await createSchedule({
+      agentId: reader.body.id,
+      message: 'Read it.',
+      intervalSeconds: 3600,
+      files: [{ uploadId: upload.body.id }],
+      paused: true,
+    });
     expect((await f.call('POST', `/schedules/${schedule.id}/trigger`)).status).toBe(202);
     const [started] = await waitForFirings(schedule.id, 1);
     expect(started).toMatchObject({ outcome: 'started' });

@@ -20,7 +20,10 @@ let agentId: string;
 beforeAll(async () => {
   app = await startRunApp();
   readKey = (await app.t.createApiKey(['run:read'])).secret;
-  const agent = await app.call('POST', '/agents', { name: 'Streamer', initialConfig: { systemPrompt: 'Be brief.', modelPreset: 'fast', limits: { maxTurns: 4 } } });
+  const agent = await app.call('POST', '/agents', {
+    name: 'Streamer',
+    initialConfig: { systemPrompt: 'Be brief.', modelPreset: 'fast', limits: { maxTurns: 4 } },
+  });
   expect(agent.status, JSON.stringify(agent.body)).toBe(201);
   agentId = agent.body.id;
 });
@@ -64,7 +67,9 @@ describe('the session event stream', () => {
     // ... and the session stream holds every project frame that names the session.
     const expected = project.filter((frame) => sessionIdOf(frame) === first.sessionId).map((frame) => frame.id);
     expect(own.map((frame) => frame.id)).toEqual(expected);
-    expect(own.map((frame) => frame.event)).toEqual(expect.arrayContaining(['session.created', 'run.queued', 'run.running', 'message.created', 'run.completed']));
+    expect(own.map((frame) => frame.event)).toEqual(
+      expect.arrayContaining(['session.created', 'run.queued', 'run.running', 'message.created', 'run.completed']),
+    );
     expect(own.some((frame) => sessionIdOf(frame) === second.sessionId)).toBe(false);
     // Ordered by position, like the project feed.
     const positions = own.map((frame) => decodeEventCursor(frame.id!, app.projectId));
@@ -134,7 +139,9 @@ describe('the session event stream', () => {
       text += decoder.decode(value, { stream: true });
     }
     await reader.cancel();
-    expect(parseFrames(text).map((frame) => frame.id)).toEqual((await page(`/sessions/${sessionId}/events?once=true`)).map((frame) => frame.id).slice(0, parseFrames(text).length));
+    expect(parseFrames(text).map((frame) => frame.id)).toEqual(
+      (await page(`/sessions/${sessionId}/events?once=true`)).map((frame) => frame.id).slice(0, parseFrames(text).length),
+    );
   });
 
   it('refuses an unknown session (404), a bad id or query (400) and a missing scope (403)', async () => {

@@ -20,7 +20,15 @@ const retainedHeap = () => {
 };
 
 beforeAll(async () => {
-  app = await startRunApp({ runtime: 'later', env: { SVC_EVENT_STREAMS_PER_PRINCIPAL: '0', SVC_EVENT_STREAMS_PER_PROJECT: '0', SVC_RATE_LIMIT_API_KEY_PER_SECOND: '0', SVC_RATE_LIMIT_PROJECT_PER_SECOND: '0' } });
+  app = await startRunApp({
+    runtime: 'later',
+    env: {
+      SVC_EVENT_STREAMS_PER_PRINCIPAL: '0',
+      SVC_EVENT_STREAMS_PER_PROJECT: '0',
+      SVC_RATE_LIMIT_API_KEY_PER_SECOND: '0',
+      SVC_RATE_LIMIT_PROJECT_PER_SECOND: '0',
+    },
+  });
 });
 afterAll(() => app?.close());
 
@@ -32,7 +40,10 @@ it('opens and closes 1,000 session streams without leaking subscribers or listen
   const heapBefore = retainedHeap();
   const streams = await Promise.all(
     Array.from({ length: 1000 }, async (_, i) => {
-      const response = await app.t.request('GET', `/v1/projects/${app.projectId}/sessions/${sessions[i % sessions.length]}/events?deltas=true&from=now`, { apiKey: app.apiKey, headers: { accept: 'text/event-stream' } });
+      const response = await app.t.request('GET', `/v1/projects/${app.projectId}/sessions/${sessions[i % sessions.length]}/events?deltas=true&from=now`, {
+        apiKey: app.apiKey,
+        headers: { accept: 'text/event-stream' },
+      });
       expect(response.status).toBe(200);
       const reader = response.body!.getReader();
       // The first pull subscribes the stream to the live output.
@@ -41,14 +52,16 @@ it('opens and closes 1,000 session streams without leaking subscribers or listen
     }),
   );
   const deadline = Date.now() + 10_000;
-  while ((app.t.deps.eventTail.stats().subscribers < 1000 || app.t.deps.messageDeltas.stats().subscribers < 1000) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  while ((app.t.deps.eventTail.stats().subscribers < 1000 || app.t.deps.messageDeltas.stats().subscribers < 1000) && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 20));
   expect(app.t.deps.eventTail.stats().subscribers).toBe(1000);
   expect(app.t.deps.messageDeltas.stats()).toMatchObject({ subscribers: 1000, sessions: 10 });
   const heapOpen = retainedHeap() - heapBefore;
 
   await Promise.all(streams.map((reader) => reader.cancel()));
   const closed = Date.now() + 10_000;
-  while ((app.t.deps.eventTail.stats().subscribers > 0 || app.t.deps.messageDeltas.stats().subscribers > 0) && Date.now() < closed) await new Promise((resolve) => setTimeout(resolve, 20));
+  while ((app.t.deps.eventTail.stats().subscribers > 0 || app.t.deps.messageDeltas.stats().subscribers > 0) && Date.now() < closed)
+    await new Promise((resolve) => setTimeout(resolve, 20));
   expect(app.t.deps.eventTail.stats()).toMatchObject({ subscribers: 0, projects: 0 });
   expect(app.t.deps.messageDeltas.stats()).toMatchObject({ subscribers: 0, sessions: 0 });
   // A thousand open streams retain well under 100 MiB of heap here (the bench measures RSS).

@@ -57,7 +57,10 @@ afterAll(async () => {
 
 let agentCounter = 0;
 async function createAgent(overrides: Record<string, unknown> = {}) {
-  const response = await t.request('POST', `/v1/projects/${projectId}/agents`, { apiKey: admin, body: { name: `Agent ${++agentCounter}`, initialConfig: config(overrides) } });
+  const response = await t.request('POST', `/v1/projects/${projectId}/agents`, {
+    apiKey: admin,
+    body: { name: `Agent ${++agentCounter}`, initialConfig: config(overrides) },
+  });
   expect(response.status, await response.clone().text()).toBe(201);
   return response.json();
 }
@@ -96,10 +99,25 @@ async function counts() {
     db.select().from(messages).where(eq(messages.projectId, projectId)),
     db.select().from(runs).where(eq(runs.projectId, projectId)),
     db.select().from(sessionSkillBindings).where(eq(sessionSkillBindings.projectId, projectId)),
-    db.select().from(productEvents).where(and(eq(productEvents.projectId, projectId), inArray(productEvents.aggregateType, ['session', 'run', 'message']))),
-    db.select().from(auditEntries).where(and(eq(auditEntries.projectId, projectId), eq(auditEntries.action, 'session.created'))),
+    db
+      .select()
+      .from(productEvents)
+      .where(and(eq(productEvents.projectId, projectId), inArray(productEvents.aggregateType, ['session', 'run', 'message']))),
+    db
+      .select()
+      .from(auditEntries)
+      .where(and(eq(auditEntries.projectId, projectId), eq(auditEntries.action, 'session.created'))),
   ]);
-  return { threads: th.length, sessions: se.length, messages: me.length, runs: ru.length, bindings: bi.length, events: ev.length, audit: au.length, starts: t.runStarter.starts.length };
+  return {
+    threads: th.length,
+    sessions: se.length,
+    messages: me.length,
+    runs: ru.length,
+    bindings: bi.length,
+    events: ev.length,
+    audit: au.length,
+    starts: t.runStarter.starts.length,
+  };
 }
 
 describe('POST /sessions', () => {
@@ -176,7 +194,10 @@ describe('POST /sessions', () => {
     const [message] = await t.database.db.select().from(messages).where(eq(messages.runId, session.run.id));
     expect(message).toMatchObject({ role: 'user', stepKey: 'input', sequence: 1, content: { text: 'Where is my order 42?' }, threadId: session.threadId });
 
-    const events = await t.database.db.select().from(productEvents).where(inArray(productEvents.aggregateId, [session.id, session.run.id, message!.id]));
+    const events = await t.database.db
+      .select()
+      .from(productEvents)
+      .where(inArray(productEvents.aggregateId, [session.id, session.run.id, message!.id]));
     events.sort((a, b) => Number(a.projectPosition - b.projectPosition));
     expect(events.map((event) => [event.aggregateType, event.kind])).toEqual([
       ['session', 'session.created'],
@@ -185,13 +206,27 @@ describe('POST /sessions', () => {
     ]);
     expect(events[0]!.publicPayload).toMatchObject({ sessionId: session.id, agentVersionId: agent.latestVersionId, status: 'queued', runId: session.run.id });
     expect(events[1]!.publicPayload).toMatchObject({ runId: session.run.id, sessionId: session.id, state: 'queued' });
-    expect(events[2]!.publicPayload).toEqual({ messageId: message!.id, sessionId: session.id, runId: session.run.id, threadId: session.threadId, role: 'user', sequence: 1 });
+    expect(events[2]!.publicPayload).toEqual({
+      messageId: message!.id,
+      sessionId: session.id,
+      runId: session.run.id,
+      threadId: session.threadId,
+      role: 'user',
+      sequence: 1,
+    });
     // Text never travels in public payloads; the opt-in message object carries it for webhooks.
     for (const event of events) expect(JSON.stringify(event.publicPayload)).not.toContain('order 42');
     expect(events[2]!.message).toEqual({ id: message!.id, runId: session.run.id, role: 'user', content: { text: 'Where is my order 42?' } });
 
-    const [audit] = await t.database.db.select().from(auditEntries).where(and(eq(auditEntries.action, 'session.created'), eq(auditEntries.targetId, session.id)));
-    expect(audit).toMatchObject({ principalId: session.run.createdByPrincipalId, targetType: 'session', details: { agentId: agent.id, agentVersionId: agent.latestVersionId, runId: session.run.id } });
+    const [audit] = await t.database.db
+      .select()
+      .from(auditEntries)
+      .where(and(eq(auditEntries.action, 'session.created'), eq(auditEntries.targetId, session.id)));
+    expect(audit).toMatchObject({
+      principalId: session.run.createdByPrincipalId,
+      targetType: 'session',
+      details: { agentId: agent.id, agentVersionId: agent.latestVersionId, runId: session.run.id },
+    });
     const bindings = await t.database.db.select().from(sessionSkillBindings).where(eq(sessionSkillBindings.sessionId, session.id));
     expect(bindings).toEqual([expect.objectContaining({ position: 0, skillId: skill.id, skillVersionId: skill.versions[0].id })]);
   });
@@ -249,12 +284,22 @@ describe('POST /sessions', () => {
     const renamed = await patch({ title: 'After' });
     expect(renamed.status).toBe(200);
     expect(await renamed.json()).toMatchObject({ id: created.id, title: 'After', status: 'idle', forkedFrom: null });
-    const events = await t.database.db.select().from(productEvents).where(and(eq(productEvents.aggregateId, created.id), eq(productEvents.kind, 'session.updated')));
+    const events = await t.database.db
+      .select()
+      .from(productEvents)
+      .where(and(eq(productEvents.aggregateId, created.id), eq(productEvents.kind, 'session.updated')));
     expect(events.map((event) => event.publicPayload)).toEqual([{ sessionId: created.id, changed: ['title'] }]);
     expect((await patch({ title: 'After' })).status).toBe(200);
     expect((await patch({ title: null })).status).toBe(200);
-    expect((await t.request('GET', `/v1/projects/${projectId}/sessions/${created.id}`, { apiKey: admin }).then((response) => response.json())).title).toBeNull();
-    expect(await t.database.db.select().from(productEvents).where(and(eq(productEvents.aggregateId, created.id), eq(productEvents.kind, 'session.updated')))).toHaveLength(2);
+    expect(
+      (await t.request('GET', `/v1/projects/${projectId}/sessions/${created.id}`, { apiKey: admin }).then((response) => response.json())).title,
+    ).toBeNull();
+    expect(
+      await t.database.db
+        .select()
+        .from(productEvents)
+        .where(and(eq(productEvents.aggregateId, created.id), eq(productEvents.kind, 'session.updated'))),
+    ).toHaveLength(2);
     expect((await patch({ title: 'x'.repeat(201) })).status).toBe(400);
     expect((await patch({ agentId: agent.id })).status).toBe(400);
     const reader = (await t.createApiKey(['session:read'])).secret;
@@ -310,11 +355,26 @@ describe('POST /sessions', () => {
   it('a transaction that rolls back after creating the session writes nothing and starts nothing', async () => {
     const agent = await createAgent();
     const before = await counts();
-    const actor: Actor = { principalId, organizationId, projectId, kind: 'human', subject: 'test', scopes: ['*'], displayName: null, organizationRole: null, projectRole: null, apiKeyId: null };
+    const actor: Actor = {
+      principalId,
+      organizationId,
+      projectId,
+      kind: 'human',
+      subject: 'test',
+      scopes: ['*'],
+      displayName: null,
+      organizationRole: null,
+      projectRole: null,
+      apiKeyId: null,
+    };
     const ctx: ServiceContext = { ...systemCtx(), actor };
     await expect(
       withTransaction(ctx, async (tx) => {
-        await createSession({ ctx: tx, deps: { runStarter: t.runStarter, keyring: t.deps.keyring }, input: { agentId: agent.id, initialMessage: 'Hi', idempotencyKey: null } });
+        await createSession({
+          ctx: tx,
+          deps: { runStarter: t.runStarter, keyring: t.deps.keyring },
+          input: { agentId: agent.id, initialMessage: 'Hi', idempotencyKey: null },
+        });
         throw new Error('boom after the session was written');
       }),
     ).rejects.toThrow('boom');
@@ -391,7 +451,21 @@ describe('GET /sessions/{id}', () => {
     const startedAt = new Date();
     const [invocation] = await t.database.db
       .insert(modelInvocations)
-      .values({ organizationId, projectId, runId: created.run.id, turnId: 'turn-1', attempt: 1, status: 'succeeded', inputTokens: 120, outputTokens: 30, cacheReadTokens: 5, finishReason: 'stop', thinking: 'thinking text', startedAt, completedAt: new Date(startedAt.getTime() + 250) })
+      .values({
+        organizationId,
+        projectId,
+        runId: created.run.id,
+        turnId: 'turn-1',
+        attempt: 1,
+        status: 'succeeded',
+        inputTokens: 120,
+        outputTokens: 30,
+        cacheReadTokens: 5,
+        finishReason: 'stop',
+        thinking: 'thinking text',
+        startedAt,
+        completedAt: new Date(startedAt.getTime() + 250),
+      })
       .returning();
     await t.database.db.update(sessions).set({ inputTokens: 120, outputTokens: 30, cacheReadTokens: 5 }).where(eq(sessions.id, created.id));
 
@@ -408,24 +482,66 @@ describe('GET /sessions/{id}', () => {
     const response = await t.request('GET', `${sessionsPath()}/${created.id}`, { apiKey: reader });
     expect(response.status).toBe(200);
     const detail = await response.json();
-    expect(detail).toMatchObject({ id: created.id, agentVersionId: agent.latestVersionId, status: 'running', inputTokens: 120, outputTokens: 30, cacheReadTokens: 5, cacheWriteTokens: 0 });
+    expect(detail).toMatchObject({
+      id: created.id,
+      agentVersionId: agent.latestVersionId,
+      status: 'running',
+      inputTokens: 120,
+      outputTokens: 30,
+      cacheReadTokens: 5,
+      cacheWriteTokens: 0,
+    });
     expect(detail.runs).toEqual([expect.objectContaining({ id: created.run.id, state: 'running', admittedAt: expect.any(String) })]);
     expect(detail.transcript).toEqual([
-      { id: expect.any(String), threadId: created.threadId, runId: created.run.id, sequence: 1, role: 'user', text: 'Find order 7', toolCalls: [], toolResult: null, attachments: [], createdAt: expect.any(String) },
+      {
+        id: expect.any(String),
+        threadId: created.threadId,
+        runId: created.run.id,
+        sequence: 1,
+        role: 'user',
+        text: 'Find order 7',
+        toolCalls: [],
+        toolResult: null,
+        attachments: [],
+        createdAt: expect.any(String),
+      },
     ]);
     expect(detail.timeline.map((entry: { entrySequence: number; kind: string }) => [entry.entrySequence, entry.kind])).toEqual([
       [1, 'queue'],
       [2, 'execution'],
       [3, 'model_invocation'],
     ]);
-    expect(detail.timeline[2]).toMatchObject({ runId: created.run.id, modelInvocationId: invocation!.id, turnId: 'turn-1', attempt: 1, status: 'succeeded', finishReason: 'stop', durationMs: 250 });
+    expect(detail.timeline[2]).toMatchObject({
+      runId: created.run.id,
+      modelInvocationId: invocation!.id,
+      turnId: 'turn-1',
+      attempt: 1,
+      status: 'succeeded',
+      finishReason: 'stop',
+      durationMs: 250,
+    });
     expect(detail.pendingWork).toEqual({ toolCalls: [], approvals: [] });
-    expect(detail.debug.productEvents.map((event: { kind: string }) => event.kind)).toEqual(['session.created', 'run.queued', 'message.created', 'run.running']);
+    expect(detail.debug.productEvents.map((event: { kind: string }) => event.kind)).toEqual([
+      'session.created',
+      'run.queued',
+      'message.created',
+      'run.running',
+    ]);
     expect(JSON.stringify(detail.debug.productEvents)).not.toContain('Find order 7');
-    expect(detail.debug.modelInvocations).toEqual([expect.objectContaining({ id: invocation!.id, inputTokens: 120, outputTokens: 30, cacheReadTokens: 5, status: 'succeeded', thinking: 'thinking text' })]);
+    expect(detail.debug.modelInvocations).toEqual([
+      expect.objectContaining({ id: invocation!.id, inputTokens: 120, outputTokens: 30, cacheReadTokens: 5, status: 'succeeded', thinking: 'thinking text' }),
+    ]);
     expect(detail.debug).toMatchObject({ toolCalls: [], approvals: [], sandboxes: [], workspaceBackups: [], sandboxCommands: [] });
     expect(detail.skills).toEqual([
-      { skillId: skill.id, skillVersionId: skill.versions[0].id, version: 1, name: 'pdf-tools', description: 'Work with PDF files.', contentHash: skill.versions[0].contentHash, status: 'active' },
+      {
+        skillId: skill.id,
+        skillVersionId: skill.versions[0].id,
+        version: 1,
+        name: 'pdf-tools',
+        description: 'Work with PDF files.',
+        contentHash: skill.versions[0].contentHash,
+        status: 'active',
+      },
     ]);
     expect(JSON.stringify(detail.skills)).not.toContain('instructions');
     expect(detail.tools).toEqual([
@@ -433,7 +549,6 @@ describe('GET /sessions/{id}', () => {
       { name: 'refund_order', description: 'The refund_order tool', owner: 'caller', approval: 'always' },
     ]);
     expect(detail.delegations).toEqual([]);
-
   });
 
   it('is 404 for an unknown session and 400 for a malformed id', async () => {

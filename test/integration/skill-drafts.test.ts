@@ -69,10 +69,21 @@ describe('scopes', () => {
 describe('draft metadata', () => {
   it('creates a blank draft, saves any subset of fields, and lists it', async () => {
     const draft = await blankDraft();
-    expect(draft).toMatchObject({ skillId: null, sourceSkillVersionId: null, name: null, instructions: null, metadata: {}, allowedTools: [], directories: [], files: [] });
+    expect(draft).toMatchObject({
+      skillId: null,
+      sourceSkillVersionId: null,
+      name: null,
+      instructions: null,
+      metadata: {},
+      allowedTools: [],
+      directories: [],
+      files: [],
+    });
     const path = `${drafts()}/${draft.id}`;
     expect(await (await t.request('PATCH', path, { apiKey: writer, body: { name: 'notes' } })).json()).toMatchObject({ name: 'notes', description: null });
-    const saved = await (await t.request('PATCH', path, { apiKey: writer, body: { instructions: 'Do it.', metadata: { author: 'me' }, license: 'MIT' } })).json();
+    const saved = await (
+      await t.request('PATCH', path, { apiKey: writer, body: { instructions: 'Do it.', metadata: { author: 'me' }, license: 'MIT' } })
+    ).json();
     expect(saved).toMatchObject({ name: 'notes', instructions: 'Do it.', metadata: { author: 'me' }, license: 'MIT' });
     expect(await (await t.request('PATCH', path, { apiKey: writer, body: { license: null } })).json()).toMatchObject({ license: null, name: 'notes' });
 
@@ -191,8 +202,14 @@ describe('folders and files', () => {
     const refused = await t.request('DELETE', `${d}/entries?path=refs`, { apiKey: writer });
     expect(refused.status).toBe(409);
     expect((await t.request('DELETE', `${d}/entries?path=refs&recursive=false`, { apiKey: writer })).status).toBe(409);
-    expect(await (await t.request('DELETE', `${d}/entries?path=empty`, { apiKey: writer })).json()).toMatchObject({ kind: 'directory', deletedPaths: ['empty'] });
-    expect(await (await t.request('DELETE', `${d}/entries?path=refs/a.md`, { apiKey: writer })).json()).toMatchObject({ kind: 'file', deletedPaths: ['refs/a.md'] });
+    expect(await (await t.request('DELETE', `${d}/entries?path=empty`, { apiKey: writer })).json()).toMatchObject({
+      kind: 'directory',
+      deletedPaths: ['empty'],
+    });
+    expect(await (await t.request('DELETE', `${d}/entries?path=refs/a.md`, { apiKey: writer })).json()).toMatchObject({
+      kind: 'file',
+      deletedPaths: ['refs/a.md'],
+    });
     const recursive = await t.request('DELETE', `${d}/entries?path=refs&recursive=true`, { apiKey: writer });
     expect(recursive.status).toBe(200);
     expect(await recursive.json()).toEqual({ path: 'refs', kind: 'directory', deleted: true, deletedPaths: ['refs', 'refs/sub', 'refs/sub/b.md'] });
@@ -259,15 +276,35 @@ describe('validate and publish', () => {
     const created = await (
       await t.request('POST', `/v1/projects/${projectId}/skills`, {
         apiKey: admin,
-        body: { key: nextKey(), displayName: 'Cloned', name: 'cloned', description: 'd', instructions: 'v1', metadata: { a: '1' }, files: [md('refs/one.md', 'one')] },
+        body: {
+          key: nextKey(),
+          displayName: 'Cloned',
+          name: 'cloned',
+          description: 'd',
+          instructions: 'v1',
+          metadata: { a: '1' },
+          files: [md('refs/one.md', 'one')],
+        },
       })
     ).json();
-    const v2 = await (await t.request('POST', `/v1/projects/${projectId}/skills/${created.id}/versions`, { apiKey: admin, body: { name: 'cloned', description: 'd', instructions: 'v2', files: [md('refs/one.md', 'one')] } })).json();
+    const v2 = await (
+      await t.request('POST', `/v1/projects/${projectId}/skills/${created.id}/versions`, {
+        apiKey: admin,
+        body: { name: 'cloned', description: 'd', instructions: 'v2', files: [md('refs/one.md', 'one')] },
+      })
+    ).json();
 
     const cloned = await t.request('POST', drafts(), { apiKey: writer, body: { skillId: created.id, sourceSkillVersionId: v2.id } });
     expect(cloned.status).toBe(201);
     const draft = await cloned.json();
-    expect(draft).toMatchObject({ skillId: created.id, sourceSkillVersionId: v2.id, name: 'cloned', instructions: 'v2', directories: ['refs'], files: [{ path: 'refs/one.md', dataBase64: b64('one') }] });
+    expect(draft).toMatchObject({
+      skillId: created.id,
+      sourceSkillVersionId: v2.id,
+      name: 'cloned',
+      instructions: 'v2',
+      directories: ['refs'],
+      files: [{ path: 'refs/one.md', dataBase64: b64('one') }],
+    });
 
     // Unchanged content conflicts with version 2; key and displayName are refused for a clone.
     expect((await t.request('POST', `${drafts()}/${draft.id}/publish`, { apiKey: writer })).status).toBe(409);
@@ -280,16 +317,30 @@ describe('validate and publish', () => {
     expect(response.status).toBe(201);
     const published = await response.json();
     expect(published.version).toMatchObject({ version: 3, skillId: created.id, metadata: {} });
-    const exported = await (await t.request('GET', `/v1/projects/${projectId}/skills/${created.id}/versions/${published.version.id}/export`, { apiKey: reader })).json();
+    const exported = await (
+      await t.request('GET', `/v1/projects/${projectId}/skills/${created.id}/versions/${published.version.id}/export`, { apiKey: reader })
+    ).json();
     expect(exported.instructions).toBe('v3');
     expect(exported.files).toEqual([md('refs/one.md', 'one'), md('refs/two.md', 'two')]);
   });
 
   it('clone of another Skill’s version or a missing Skill is 404; half a clone is 400', async () => {
-    const a = await (await t.request('POST', `/v1/projects/${projectId}/skills`, { apiKey: admin, body: { key: nextKey(), displayName: 'A', name: 'a', description: 'd', instructions: 'i' } })).json();
-    const b = await (await t.request('POST', `/v1/projects/${projectId}/skills`, { apiKey: admin, body: { key: nextKey(), displayName: 'B', name: 'b', description: 'd', instructions: 'i' } })).json();
+    const a = await (
+      await t.request('POST', `/v1/projects/${projectId}/skills`, {
+        apiKey: admin,
+        body: { key: nextKey(), displayName: 'A', name: 'a', description: 'd', instructions: 'i' },
+      })
+    ).json();
+    const b = await (
+      await t.request('POST', `/v1/projects/${projectId}/skills`, {
+        apiKey: admin,
+        body: { key: nextKey(), displayName: 'B', name: 'b', description: 'd', instructions: 'i' },
+      })
+    ).json();
     expect((await t.request('POST', drafts(), { apiKey: writer, body: { skillId: a.id, sourceSkillVersionId: b.versions[0].id } })).status).toBe(404);
-    expect((await t.request('POST', drafts(), { apiKey: writer, body: { skillId: crypto.randomUUID(), sourceSkillVersionId: b.versions[0].id } })).status).toBe(404);
+    expect((await t.request('POST', drafts(), { apiKey: writer, body: { skillId: crypto.randomUUID(), sourceSkillVersionId: b.versions[0].id } })).status).toBe(
+      404,
+    );
     expect((await t.request('POST', drafts(), { apiKey: writer, body: { skillId: a.id } })).status).toBe(400);
   });
 });

@@ -35,7 +35,13 @@ async function skill(name: string, description: string, instructions: string) {
 async function agentWith(skillVersionIds: string[], sandbox?: Record<string, unknown>) {
   const agent = await f.call('POST', '/agents', {
     name: `Skilled ${randomUUID().slice(0, 6)}`,
-    initialConfig: { systemPrompt: 'You are a document assistant.', modelPreset: 'fast', limits: { maxTurns: 8 }, skillVersionIds, ...(sandbox ? { sandbox } : {}) },
+    initialConfig: {
+      systemPrompt: 'You are a document assistant.',
+      modelPreset: 'fast',
+      limits: { maxTurns: 8 },
+      skillVersionIds,
+      ...(sandbox ? { sandbox } : {}),
+    },
   });
   expect(agent.status, JSON.stringify(agent.body)).toBe(201);
   return agent.body.id as string;
@@ -43,7 +49,9 @@ async function agentWith(skillVersionIds: string[], sandbox?: Record<string, unk
 
 const requestAt = (index: number) => f.fakes.vendor_a.requests[index]!.body as { instructions: string; tools?: Array<{ name: string }> };
 const toolOutputs = (index: number) =>
-  ((f.fakes.vendor_a.requests[index]!.body as { input: Array<{ type?: string; output?: string }> }).input ?? []).filter((item) => item.type === 'function_call_output').map((item) => item.output!);
+  ((f.fakes.vendor_a.requests[index]!.body as { input: Array<{ type?: string; output?: string }> }).input ?? [])
+    .filter((item) => item.type === 'function_call_output')
+    .map((item) => item.output!);
 
 describe('Skills in runs', () => {
   it('the catalog is in the instructions and load_skill returns instructions, the file list and a file', async () => {
@@ -66,11 +74,18 @@ describe('Skills in runs', () => {
     expect(requestAt(first).tools!.map((tool) => tool.name)).toContain('load_skill');
 
     const loaded = JSON.parse(toolOutputs(first + 1)[0]!);
-    expect(loaded).toMatchObject({ name: 'pdf-tools', instructions: '# PDF tools\n\nRead references/guide.md first.\n', files: [{ path: 'references/guide.md', contentType: 'text/markdown', sizeBytes: GUIDE.length }] });
+    expect(loaded).toMatchObject({
+      name: 'pdf-tools',
+      instructions: '# PDF tools\n\nRead references/guide.md first.\n',
+      files: [{ path: 'references/guide.md', contentType: 'text/markdown', sizeBytes: GUIDE.length }],
+    });
     expect(JSON.parse(toolOutputs(first + 2)[1]!)).toMatchObject({ path: 'references/guide.md', text: GUIDE });
 
     const detail = await f.call('GET', `/sessions/${session.body.id}`);
-    expect(detail.body.skills.map((entry: { name: string; status: string }) => [entry.name, entry.status])).toEqual([['pdf-tools', 'active'], ['meeting-notes', 'active']]);
+    expect(detail.body.skills.map((entry: { name: string; status: string }) => [entry.name, entry.status])).toEqual([
+      ['pdf-tools', 'active'],
+      ['meeting-notes', 'active'],
+    ]);
     expect(JSON.stringify(detail.body.skills)).not.toContain('PDF tools\n');
     const loads = detail.body.debug.productEvents.filter((event: { kind: string }) => event.kind === 'skill.loaded');
     expect(loads.map((event: { publicPayload: { name: string; path: string | null } }) => [event.publicPayload.name, event.publicPayload.path])).toEqual([
@@ -88,12 +103,22 @@ describe('Skills in runs', () => {
     const session = await f.call('POST', '/sessions', { agentId, initialMessage: 'Hello.' });
     await f.waitForRun(session.body.latestRunId);
 
-    const newer = await f.call('POST', `/skills/${pdf.id}/versions`, { name: 'pdf-tools', description: 'Version two.', instructions: '# PDF tools v2\n', files: [] });
+    const newer = await f.call('POST', `/skills/${pdf.id}/versions`, {
+      name: 'pdf-tools',
+      description: 'Version two.',
+      instructions: '# PDF tools v2\n',
+      files: [],
+    });
     expect(newer.status, JSON.stringify(newer.body)).toBe(201);
     expect((await f.call('PATCH', `/skills/${notes.id}/versions/${notes.versionId}/lifecycle`, { status: 'revoked' })).status).toBe(200);
 
     f.fakes.vendor_a
-      .reply({ toolCalls: [{ name: 'load_skill', arguments: { name: 'meeting-notes' } }, { name: 'load_skill', arguments: { name: 'pdf-tools' } }] })
+      .reply({
+        toolCalls: [
+          { name: 'load_skill', arguments: { name: 'meeting-notes' } },
+          { name: 'load_skill', arguments: { name: 'pdf-tools' } },
+        ],
+      })
       .reply({ text: 'Done.' });
     const first = f.fakes.vendor_a.requests.length;
     const followUp = await f.call('POST', `/sessions/${session.body.id}/runs`, { message: 'Take notes.' });
@@ -104,9 +129,16 @@ describe('Skills in runs', () => {
     expect(instructions).toContain('- pdf-tools: Work with PDF files.');
     expect(instructions).not.toContain('Version two.');
     expect(instructions).not.toContain('meeting-notes');
-    const calls = (await f.call('GET', `/tool-calls?runId=${followUp.body.id}`)).body.data as Array<{ safeArguments: { name: string }; status: string; failure: { message: string } | null }>;
+    const calls = (await f.call('GET', `/tool-calls?runId=${followUp.body.id}`)).body.data as Array<{
+      safeArguments: { name: string };
+      status: string;
+      failure: { message: string } | null;
+    }>;
     const byName = Object.fromEntries(calls.map((call) => [call.safeArguments.name, call]));
-    expect(byName['meeting-notes']).toMatchObject({ status: 'failed', failure: { message: 'The Skill "meeting-notes" was revoked and can no longer be used.' } });
+    expect(byName['meeting-notes']).toMatchObject({
+      status: 'failed',
+      failure: { message: 'The Skill "meeting-notes" was revoked and can no longer be used.' },
+    });
     expect(byName['pdf-tools']!.status).toBe('succeeded');
     expect(JSON.stringify(toolOutputs(first + 1))).toContain('PDF tools v1');
 
@@ -120,18 +152,38 @@ describe('Skills in runs', () => {
   it('a sandboxed session finds the Skill files read-only in its workspace', async () => {
     const server = inject('s3');
     const bucket = `skills-${randomUUID().slice(0, 8)}`;
-    const s3 = new S3Client({ endpoint: server.endpoint, region: server.region, forcePathStyle: true, credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey } });
+    const s3 = new S3Client({
+      endpoint: server.endpoint,
+      region: server.region,
+      forcePathStyle: true,
+      credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
+    });
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
     s3.destroy();
     await f.call('POST', '/storage-providers', {
-      key: 'skill-files', displayName: 'Files', providerType: 's3', endpoint: server.endpoint, region: server.region, bucket, prefix: null, forcePathStyle: true,
-      accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey,
+      key: 'skill-files',
+      displayName: 'Files',
+      providerType: 's3',
+      endpoint: server.endpoint,
+      region: server.region,
+      bucket,
+      prefix: null,
+      forcePathStyle: true,
+      accessKeyId: server.accessKeyId,
+      secretAccessKey: server.secretAccessKey,
     });
     const provider = await f.call('POST', '/sandbox-providers', { key: 'local', displayName: 'Local', providerType: 'sandbox_vendor', apiKey: 'local' });
     const snapshotId = (await f.call('GET', `/sandbox-providers/${provider.body.id}/snapshots`)).body.data[0].id;
     const pdf = await skill('pdf-tools', 'Work with PDF files.', '# PDF tools\n');
-    const agentId = await agentWith([pdf.versionId], { enabled: true, provider: 'local', snapshotId, network: 'none', capabilities: ['filesystem_read', 'shell'] });
-    const script = 'cat .svc/skills/pdf-tools/references/guide.md; head -2 .svc/skills/pdf-tools/SKILL.md; echo changed > .svc/skills/pdf-tools/references/guide.md || echo read-only';
+    const agentId = await agentWith([pdf.versionId], {
+      enabled: true,
+      provider: 'local',
+      snapshotId,
+      network: 'none',
+      capabilities: ['filesystem_read', 'shell'],
+    });
+    const script =
+      'cat .svc/skills/pdf-tools/references/guide.md; head -2 .svc/skills/pdf-tools/SKILL.md; echo changed > .svc/skills/pdf-tools/references/guide.md || echo read-only';
     f.fakes.vendor_a.reply({ toolCalls: [{ name: 'bash', arguments: { command: script } }] }).reply({ text: 'Read it.' });
     const first = f.fakes.vendor_a.requests.length;
     const session = await f.call('POST', '/sessions', { agentId, initialMessage: 'Look at the Skill files.' });

@@ -22,7 +22,13 @@ beforeAll(async () => {
   organizationId = context.organization.id;
   admin = (await t.createApiKey(['*'], 'skills admin')).secret;
   eventsKey = (await t.createApiKey(['run:read'], 'events')).secret;
-  for (const scope of SKILL_SCOPES) without[scope] = (await t.createApiKey(SKILL_SCOPES.filter((other) => other !== scope), `without ${scope}`)).secret;
+  for (const scope of SKILL_SCOPES)
+    without[scope] = (
+      await t.createApiKey(
+        SKILL_SCOPES.filter((other) => other !== scope),
+        `without ${scope}`,
+      )
+    ).secret;
 });
 afterAll(() => t.close());
 
@@ -41,7 +47,10 @@ const base = (project = projectId) => `/v1/projects/${project}/skills`;
 const errorOf = async (response: TestResponse) => (await response.json()).error as { code: string; message: string; details?: { path?: string } };
 
 async function createSkill(overrides: Record<string, unknown> = {}, project = projectId) {
-  const response = await t.request('POST', base(project), { apiKey: admin, body: { key: nextKey(), displayName: 'PDF tools', ...versionBody(), ...overrides } });
+  const response = await t.request('POST', base(project), {
+    apiKey: admin,
+    body: { key: nextKey(), displayName: 'PDF tools', ...versionBody(), ...overrides },
+  });
   expect(response.status).toBe(201);
   return response.json();
 }
@@ -119,7 +128,7 @@ describe('create, read, list', () => {
       compatibility: null,
       metadata: { author: 'me' },
       allowedTools: ['Read'],
-      files: [{ path: 'references/guide.md', contentType: 'text/markdown', sizeBytes: guide.length, sha256: (await sha256(guide)) }],
+      files: [{ path: 'references/guide.md', contentType: 'text/markdown', sizeBytes: guide.length, sha256: await sha256(guide) }],
     });
     expect(skill.versions[0].contentHash).toMatch(/^[0-9a-f]{64}$/);
     expect(skill.versions[0]).not.toHaveProperty('instructions');
@@ -166,7 +175,11 @@ describe('create, read, list', () => {
   });
 
   it.each([
-    ['non-UTF-8 bytes', { files: [{ path: 'a.md', contentType: 'text/markdown', dataBase64: Buffer.from([0xc3, 0x28]).toString('base64') }] }, 'body.files.0.dataBase64'],
+    [
+      'non-UTF-8 bytes',
+      { files: [{ path: 'a.md', contentType: 'text/markdown', dataBase64: Buffer.from([0xc3, 0x28]).toString('base64') }] },
+      'body.files.0.dataBase64',
+    ],
     ['bad base64', { files: [{ path: 'a.md', contentType: 'text/markdown', dataBase64: 'not base64!' }] }, 'body.files.0.dataBase64'],
     ['another content type', { files: [{ ...md('a.md'), contentType: 'text/plain' }] }, 'body.files.0.contentType'],
     ['case-only duplicate paths', { files: [md('a.md'), md('A.md')] }, 'body.files.1.path'],
@@ -184,7 +197,10 @@ describe('create, read, list', () => {
     const files = Array.from({ length: SKILL_PACKAGE_MAX_BYTES / SKILL_FILE_MAX_BYTES }, (_, index) => md(`f${index}.md`, full));
     const fits = await t.request('POST', base(), { apiKey: admin, body: { key: nextKey(), displayName: 'Big', ...versionBody({ files }) } });
     expect(fits.status).toBe(201);
-    const over = await t.request('POST', base(), { apiKey: admin, body: { key: nextKey(), displayName: 'Big', ...versionBody({ files: [...files, md('x.md', 'x')] }) } });
+    const over = await t.request('POST', base(), {
+      apiKey: admin,
+      body: { key: nextKey(), displayName: 'Big', ...versionBody({ files: [...files, md('x.md', 'x')] }) },
+    });
     expect(over.status).toBe(400);
     expect((await errorOf(over)).details?.path).toBe('body.files');
   });
@@ -203,7 +219,15 @@ describe('create, read, list', () => {
     }
     const facts = await loadSkillVersionFacts(t.database.db, { organizationId, ids: [foreign.versions[0].id, 'not-a-uuid', crypto.randomUUID()] });
     expect([...facts.values()]).toEqual([
-      { skillVersionId: foreign.versions[0].id, skillId: foreign.id, projectId: project.id, name: 'pdf-tools', skillEnabled: true, skillRemoved: false, status: 'active' },
+      {
+        skillVersionId: foreign.versions[0].id,
+        skillId: foreign.id,
+        projectId: project.id,
+        name: 'pdf-tools',
+        skillEnabled: true,
+        skillRemoved: false,
+        status: 'active',
+      },
     ]);
   });
 });
@@ -233,7 +257,13 @@ describe('versions and export', () => {
     expect(exported.files.map((file: { path: string }) => file.path)).toEqual(['a/z.md', 'b.md']);
     expect(Buffer.from(exported.files[1].dataBase64, 'base64').equals(Buffer.from(tricky, 'utf8'))).toBe(true);
     expect(exported.files[0].dataBase64).toBe('');
-    expect(exported).toMatchObject({ skillId: skill.id, skillVersionId: skill.versions[0].id, version: 1, contentHash: skill.versions[0].contentHash, compatibility: 'Needs "python3"' });
+    expect(exported).toMatchObject({
+      skillId: skill.id,
+      skillVersionId: skill.versions[0].id,
+      version: 1,
+      contentHash: skill.versions[0].contentHash,
+      compatibility: 'Needs "python3"',
+    });
     expect(exported.skillMd).toBe(`---\nname: pdf-tools\ndescription: "Work with PDF files."\ncompatibility: "Needs \\"python3\\""\n---\n${instructions}`);
   });
 });
@@ -256,11 +286,19 @@ describe('enable and disable', () => {
     expect((await t.request('POST', `${path}/versions`, { apiKey: admin, body: versionBody({ instructions: 'while disabled' }) })).status).toBe(201);
 
     expect((await t.request('PATCH', path, { apiKey: admin, body: { enabled: true } })).status).toBe(200);
-    expect(await (await t.request('PATCH', path, { apiKey: admin, body: { enabled: true } })).json()).toEqual({ id: skill.id, key: skill.key, enabled: true, disabledAt: null });
+    expect(await (await t.request('PATCH', path, { apiKey: admin, body: { enabled: true } })).json()).toEqual({
+      id: skill.id,
+      key: skill.key,
+      enabled: true,
+      disabledAt: null,
+    });
 
     const events = await skillEvents(skill.id);
     expect(events.map((event) => event.kind)).toEqual(['skill.disabled', 'skill.enabled']);
-    expect(events[0]).toMatchObject({ aggregateType: 'skill', publicPayload: { skillId: skill.id, key: skill.key, enabled: false, disabledAt: body.disabledAt } });
+    expect(events[0]).toMatchObject({
+      aggregateType: 'skill',
+      publicPayload: { skillId: skill.id, key: skill.key, enabled: false, disabledAt: body.disabledAt },
+    });
   });
 
   it('rejects a body without a boolean', async () => {
@@ -289,7 +327,10 @@ describe('version lifecycle', () => {
     expect((await set('active')).status).toBe(400);
 
     const other = await createSkill();
-    const revokedDirectly = await t.request('PATCH', `${base()}/${other.id}/versions/${other.versions[0].id}/lifecycle`, { apiKey: admin, body: { status: 'revoked' } });
+    const revokedDirectly = await t.request('PATCH', `${base()}/${other.id}/versions/${other.versions[0].id}/lifecycle`, {
+      apiKey: admin,
+      body: { status: 'revoked' },
+    });
     expect(await revokedDirectly.json()).toMatchObject({ status: 'revoked' });
     const facts = await loadSkillVersionFacts(t.database.db, { organizationId, ids: [other.versions[0].id] });
     expect(facts.get(other.versions[0].id)?.status).toBe('revoked');
@@ -307,7 +348,10 @@ describe('removal', () => {
     const skill = await createSkill();
     const path = `${base()}/${skill.id}`;
     const draft = await (
-      await t.request('POST', `/v1/projects/${projectId}/skill-drafts`, { apiKey: admin, body: { skillId: skill.id, sourceSkillVersionId: skill.versions[0].id } })
+      await t.request('POST', `/v1/projects/${projectId}/skill-drafts`, {
+        apiKey: admin,
+        body: { skillId: skill.id, sourceSkillVersionId: skill.versions[0].id },
+      })
     ).json();
 
     const removed = await t.request('DELETE', path, { apiKey: without['skill:write'] });

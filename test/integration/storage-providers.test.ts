@@ -76,7 +76,16 @@ describe('storage provider connections', () => {
     const created = await call('POST', base(), connection('primary', { setDefault: false }));
     expect(created.status).toBe(201);
     first = created.body;
-    expect(first).toMatchObject({ key: 'primary', providerType: 's3', bucket, prefix: 'svc/data', forcePathStyle: true, isDefault: true, credentialConfigured: true, credentialVersion: 1 });
+    expect(first).toMatchObject({
+      key: 'primary',
+      providerType: 's3',
+      bucket,
+      prefix: 'svc/data',
+      forcePathStyle: true,
+      isDefault: true,
+      credentialConfigured: true,
+      credentialVersion: 1,
+    });
     expect(first.credentialFingerprint).toMatch(/^[0-9a-f]{12}$/);
     const other = await call('POST', base(), connection('secondary', { prefix: 'other/' }));
     second = other.body;
@@ -88,7 +97,10 @@ describe('storage provider connections', () => {
     const switched = await call('PUT', `${base()}/${second.id}/default`);
     expect(switched.body.isDefault).toBe(true);
     const list = await call('GET', base());
-    expect(list.body.data.map((p: any) => [p.key, p.isDefault])).toEqual([['primary', false], ['secondary', true]]);
+    expect(list.body.data.map((p: any) => [p.key, p.isDefault])).toEqual([
+      ['primary', false],
+      ['secondary', true],
+    ]);
     expect((await call('PUT', `${base()}/${second.id}/default`)).body.isDefault).toBe(true);
     const third = await call('POST', base(), connection('third', { setDefault: true }));
     expect(third.body.isDefault).toBe(true);
@@ -139,7 +151,10 @@ describe('storage provider connections', () => {
     const runFiles = await call('GET', `${base()}/${first.id}/objects?prefix=run-files/r1`);
     expect(runFiles.body.prefix).toBe('run-files/r1/');
     expect(runFiles.body.folders).toEqual([]);
-    expect(runFiles.body.objects.map((o: any) => [o.key, o.sizeBytes])).toEqual([['run-files/r1/a.txt', 5], ['run-files/r1/b.txt', 6]]);
+    expect(runFiles.body.objects.map((o: any) => [o.key, o.sizeBytes])).toEqual([
+      ['run-files/r1/a.txt', 5],
+      ['run-files/r1/b.txt', 6],
+    ]);
 
     const firstPage = await call('GET', `${base()}/${first.id}/objects?prefix=run-files/r1/&limit=1`);
     expect(firstPage.body).toMatchObject({ truncated: true, objects: [{ key: 'run-files/r1/a.txt' }] });
@@ -160,7 +175,11 @@ describe('storage provider connections', () => {
   });
 
   it('rotates credentials; an unreachable bucket makes the listing a 409 without provider text', async () => {
-    const rotated = await call('PUT', `${base()}/${first.id}/credential`, { accessKeyId: 'AKIASVCROTATED000002', secretAccessKey: 'rotated-secret-value', sessionToken: 'session-token-value' });
+    const rotated = await call('PUT', `${base()}/${first.id}/credential`, {
+      accessKeyId: 'AKIASVCROTATED000002',
+      secretAccessKey: 'rotated-secret-value',
+      sessionToken: 'session-token-value',
+    });
     expect(rotated.status).toBe(200);
     expect(rotated.body.credentialVersion).toBe(2);
     expect(rotated.body.credentialFingerprint).not.toBe(first.credentialFingerprint);
@@ -264,7 +283,10 @@ describe('storage endpoints under the address policy', () => {
     const lookup = async () => [{ address: '127.0.0.1', family: 4 as const }];
     const refused = s3ClientFor(rebinding, strict.deps.keyring, { allowPrivateNetwork: false, lookup });
     try {
-      const error = await refused.send(new ListObjectsV2Command({ Bucket: bucket })).then(() => null, (caught: unknown) => caught as Error);
+      const error = await refused.send(new ListObjectsV2Command({ Bucket: bucket })).then(
+        () => null,
+        (caught: unknown) => caught as Error,
+      );
       expect(error?.message).toBe('The storage endpoint is not allowed (resolves to a loopback address)');
     } finally {
       refused.destroy();
@@ -289,7 +311,14 @@ describe('storage endpoints under the address policy', () => {
  */
 describe('storage failures under an upload', () => {
   const upload = { name: 'notes.txt', contentType: 'text/plain', dataBase64: Buffer.from('hello').toString('base64') };
-  const configuration = (endpoint: string, missingBucket: string) => ['broken-store-key', missingBucket, endpoint, new URL(endpoint).host, 'svc/tenant-prefix', 'Broken Store Name'];
+  const configuration = (endpoint: string, missingBucket: string) => [
+    'broken-store-key',
+    missingBucket,
+    endpoint,
+    new URL(endpoint).host,
+    'svc/tenant-prefix',
+    'Broken Store Name',
+  ];
 
   async function brokenApp(env: Record<string, string>) {
     const app = await createTestApp({ env });

@@ -72,10 +72,12 @@ describe('a Temporal call during an outage', () => {
     proxy.cut();
     try {
       const controller = new AbortController();
-      const call = temporal.connection.withAbortSignal(controller.signal, () => temporal.client.workflowService.getSystemInfo({})).then(
-        () => 'answered',
-        (error: { code?: number }) => error.code,
-      );
+      const call = temporal.connection
+        .withAbortSignal(controller.signal, () => temporal.client.workflowService.getSystemInfo({}))
+        .then(
+          () => 'answered',
+          (error: { code?: number }) => error.code,
+        );
       await sleep(700);
       controller.abort();
       // gRPC's CANCELLED (1), well before the next try would have come.

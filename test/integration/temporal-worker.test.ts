@@ -56,9 +56,9 @@ describe('dev server launcher', () => {
     await new Promise<void>((resolve) => squatter.listen({ host: '127.0.0.1', port: 0 }, resolve));
     const { port } = squatter.address() as net.AddressInfo;
     try {
-      await expect(
-        startDevServer({ projectRoot, dataDir: scratch, logger, overrides: { port, headless: true, inMemory: true } }),
-      ).rejects.toThrow(new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is in use by something that is not a Temporal frontend.*temporal-dev\\.yaml`));
+      await expect(startDevServer({ projectRoot, dataDir: scratch, logger, overrides: { port, headless: true, inMemory: true } })).rejects.toThrow(
+        new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is in use by something that is not a Temporal frontend.*temporal-dev\\.yaml`),
+      );
     } finally {
       // The gRPC client leaves half-closed sockets behind; close() would wait for them forever.
       for (const socket of sockets) socket.destroy();
@@ -72,9 +72,7 @@ describe('temporal cli lookup', () => {
     const notExecutable = path.join(scratch, 'temporal');
     await writeFile(notExecutable, '#!/bin/sh\n');
     await chmod(notExecutable, 0o644);
-    await expect(locateTemporalCli({ cliPath: notExecutable, projectRoot, logger })).rejects.toThrow(
-      /TEMPORAL_CLI_PATH=.*temporal is not executable/,
-    );
+    await expect(locateTemporalCli({ cliPath: notExecutable, projectRoot, logger })).rejects.toThrow(/TEMPORAL_CLI_PATH=.*temporal is not executable/);
     await expect(locateTemporalCli({ cliPath: path.join(scratch, 'missing'), projectRoot, logger })).rejects.toThrow(
       /TEMPORAL_CLI_PATH=.*missing does not exist/,
     );

@@ -25,7 +25,9 @@ describe('GET /context', () => {
   it('returns the whole context object', async () => {
     const context = await json(await t.request('GET', '/v1/context', { cookie }));
     expect(context.currency).toBe('USD');
-    expect(Object.keys(context).sort()).toEqual(['activeModelPresets', 'authProvider', 'currency', 'organization', 'organizations', 'principal', 'project', 'projects'].sort());
+    expect(Object.keys(context).sort()).toEqual(
+      ['activeModelPresets', 'authProvider', 'currency', 'organization', 'organizations', 'principal', 'project', 'projects'].sort(),
+    );
     expect(context.principal).toMatchObject({ organizationId, projectId: homeProjectId, kind: 'human', subject: 'development:owner' });
     expect(context.organizations).toEqual([context.organization]);
     expect(context.projects.map((p: { id: string }) => p.id)).toContain(homeProjectId);
@@ -74,7 +76,10 @@ describe('organizations and projects', () => {
     const { secret } = await t.createApiKey(['agent:read']);
     const denied = await t.request('POST', '/v1/projects', { apiKey: secret, body: { slug: 'nope', name: 'N' } });
     expect(denied.status).toBe(403);
-    const viewer = await t.request('POST', `/v1/projects/${homeProjectId}/members`, { cookie, body: { subject: 'user:viewer', role: 'viewer', scopes: ['agent:read'] } });
+    const viewer = await t.request('POST', `/v1/projects/${homeProjectId}/members`, {
+      cookie,
+      body: { subject: 'user:viewer', role: 'viewer', scopes: ['agent:read'] },
+    });
     expect(viewer.status).toBe(201);
   });
 
@@ -84,10 +89,14 @@ describe('organizations and projects', () => {
     // Give the project rows in every kind of owned table.
     await t.request('GET', `/v1/projects/${doomed.id}/members`, { apiKey: secret });
     await t.request('POST', `/v1/projects/${doomed.id}/api-keys`, { apiKey: secret, body: { name: 'in doomed', scopes: ['agent:read'] } });
-    await appendProductEvent(
-      systemContext({ db: t.database.db, logger: t.deps.logger, clock: t.deps.clock }),
-      { organizationId, projectId: doomed.id, aggregateType: 'project', aggregateId: doomed.id, kind: 'test.event', publicPayload: {} },
-    );
+    await appendProductEvent(systemContext({ db: t.database.db, logger: t.deps.logger, clock: t.deps.clock }), {
+      organizationId,
+      projectId: doomed.id,
+      aggregateType: 'project',
+      aggregateId: doomed.id,
+      kind: 'test.event',
+      publicPayload: {},
+    });
     expect(await ownedRowCount(doomed.id)).toBeGreaterThan(3);
 
     const acting = await t.request('DELETE', `/v1/projects/${homeProjectId}`, { cookie });
@@ -119,7 +128,10 @@ describe('members', () => {
     expect(created.status).toBe(201);
     const ada = await json(created);
     expect(ada).toMatchObject({ subject: 'user:ada', role: 'member', organizationRole: 'member', scopes: ['agent:read', 'agent:write'] });
-    const again = await t.request('POST', `/v1/projects/${homeProjectId}/members`, { cookie, body: { subject: 'user:ada', role: 'admin', scopes: ['agent:read'] } });
+    const again = await t.request('POST', `/v1/projects/${homeProjectId}/members`, {
+      cookie,
+      body: { subject: 'user:ada', role: 'admin', scopes: ['agent:read'] },
+    });
     expect(again.status).toBe(200);
     expect((await json(again)).role).toBe('admin');
     const patched = await json(await t.request('PATCH', `/v1/projects/${homeProjectId}/members/${ada.id}`, { cookie, body: { role: 'viewer' } }));
@@ -136,9 +148,15 @@ describe('members', () => {
     expect((await t.request('DELETE', `/v1/projects/${homeProjectId}/members/${context.principal.id}`, { cookie })).status).toBe(403);
     expect((await t.request('PATCH', `/v1/projects/${homeProjectId}/members/${context.principal.id}`, { cookie, body: { role: 'viewer' } })).status).toBe(403);
     const { secret } = await t.createApiKey(['*']);
-    const byKey = await t.request('POST', `/v1/projects/${homeProjectId}/members`, { apiKey: secret, body: { subject: 'user:bob', role: 'member', scopes: [] } });
+    const byKey = await t.request('POST', `/v1/projects/${homeProjectId}/members`, {
+      apiKey: secret,
+      body: { subject: 'user:bob', role: 'member', scopes: [] },
+    });
     expect(byKey.status).toBe(400); // empty scopes are invalid before any permission check
-    const byKey2 = await t.request('POST', `/v1/projects/${homeProjectId}/members`, { apiKey: secret, body: { subject: 'user:bob', role: 'member', scopes: ['agent:read'] } });
+    const byKey2 = await t.request('POST', `/v1/projects/${homeProjectId}/members`, {
+      apiKey: secret,
+      body: { subject: 'user:bob', role: 'member', scopes: ['agent:read'] },
+    });
     expect(byKey2.status).toBe(403);
   });
 });
@@ -150,7 +168,9 @@ async function ownedRowCount(projectId: string): Promise<number> {
   );
   let total = 0;
   for (const { table_name } of tables) {
-    const [row] = rowsOf<{ n: number | string }>(await t.database.db.execute(sql`select count(*) as n from ${sql.identifier(table_name)} where project_id = ${projectId}`));
+    const [row] = rowsOf<{ n: number | string }>(
+      await t.database.db.execute(sql`select count(*) as n from ${sql.identifier(table_name)} where project_id = ${projectId}`),
+    );
     total += Number(row!.n);
   }
   return total;

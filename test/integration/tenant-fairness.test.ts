@@ -25,12 +25,24 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 beforeAll(async () => {
   app = await startRunApp({
-    env: { SVC_PROJECT_RUNNING_RUNS_LIMIT: String(RUNNING_LIMIT), SVC_RATE_LIMIT_API_KEY_PER_SECOND: '0', SVC_RATE_LIMIT_PROJECT_PER_SECOND: '0', SVC_PROJECT_UNSETTLED_RUNS_LIMIT: '0' },
+    env: {
+      SVC_PROJECT_RUNNING_RUNS_LIMIT: String(RUNNING_LIMIT),
+      SVC_RATE_LIMIT_API_KEY_PER_SECOND: '0',
+      SVC_RATE_LIMIT_PROJECT_PER_SECOND: '0',
+      SVC_PROJECT_UNSETTLED_RUNS_LIMIT: '0',
+    },
   });
   // Tenant A's backlog calls a slow model; everyone else's answers at once.
   app.fakes.vendor_a.defaultReply = (_request, text) =>
-    text.startsWith('backlog') ? { text: 'done', delayMs: backlogModelMs } : text.startsWith('hold') ? { text: 'held', heldUntil: holdersReleased } : { text: `echo: ${text}` };
-  const agent = await app.call('POST', '/agents', { name: 'Tenant A', initialConfig: { systemPrompt: 'You are a careful assistant.', modelPreset: 'fast', limits: { maxTurns: 4 } } });
+    text.startsWith('backlog')
+      ? { text: 'done', delayMs: backlogModelMs }
+      : text.startsWith('hold')
+        ? { text: 'held', heldUntil: holdersReleased }
+        : { text: `echo: ${text}` };
+  const agent = await app.call('POST', '/agents', {
+    name: 'Tenant A',
+    initialConfig: { systemPrompt: 'You are a careful assistant.', modelPreset: 'fast', limits: { maxTurns: 4 } },
+  });
   expect(agent.status).toBe(201);
   agentA = agent.body.id;
 
@@ -51,7 +63,10 @@ beforeAll(async () => {
   };
   const provider = await callB('/model-providers', { key: 'openai-b', displayName: 'OpenAI for B', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a });
   await callB('/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {} });
-  const agentB = await callB('/agents', { name: 'Tenant B', initialConfig: { systemPrompt: 'You are a careful assistant.', modelPreset: 'fast', limits: { maxTurns: 4 } } });
+  const agentB = await callB('/agents', {
+    name: 'Tenant B',
+    initialConfig: { systemPrompt: 'You are a careful assistant.', modelPreset: 'fast', limits: { maxTurns: 4 } },
+  });
   tenantB = { apiKey, projectId, agentId: agentB.id };
 }, 120_000);
 afterAll(() => app?.close());
@@ -59,7 +74,10 @@ afterAll(() => app?.close());
 /** Tenant B's one-turn run, create to settled (the workflow's end), in ms. */
 async function timedRunOfB(): Promise<number> {
   const began = performance.now();
-  const response = await app.t.request('POST', `/v1/projects/${tenantB.projectId}/sessions`, { apiKey: tenantB.apiKey, body: { agentId: tenantB.agentId, initialMessage: 'Hello from B' } });
+  const response = await app.t.request('POST', `/v1/projects/${tenantB.projectId}/sessions`, {
+    apiKey: tenantB.apiKey,
+    body: { agentId: tenantB.agentId, initialMessage: 'Hello from B' },
+  });
   expect(response.status).toBe(201);
   const state = await app.runtime.client.client.workflow.getHandle(runWorkflowId((await response.json()).latestRunId)).result();
   expect(state).toBe('completed');
@@ -67,7 +85,10 @@ async function timedRunOfB(): Promise<number> {
 }
 
 const countA = async (where: ReturnType<typeof and>) => {
-  const [row] = await app.t.database.db.select({ count: sql<number>`count(*)::int` }).from(runs).where(and(eq(runs.projectId, app.projectId), where));
+  const [row] = await app.t.database.db
+    .select({ count: sql<number>`count(*)::int` })
+    .from(runs)
+    .where(and(eq(runs.projectId, app.projectId), where));
   return row!.count;
 };
 
@@ -104,7 +125,9 @@ describe('tenant fairness', () => {
       expect(await countA(eq(runs.state, 'running'))).toBeLessThanOrEqual(RUNNING_LIMIT);
     }
     const ratio = median(loaded) / median(unloaded);
-    console.log(`tenant B one-turn run p50: unloaded ${median(unloaded).toFixed(0)} ms, beside a ${BACKLOG}-run backlog ${median(loaded).toFixed(0)} ms (${ratio.toFixed(2)}x)`);
+    console.log(
+      `tenant B one-turn run p50: unloaded ${median(unloaded).toFixed(0)} ms, beside a ${BACKLOG}-run backlog ${median(loaded).toFixed(0)} ms (${ratio.toFixed(2)}x)`,
+    );
     expect(ratio).toBeLessThanOrEqual(2);
 
     // The backlog moves by wake-ups, not by the minute-long re-check: once the model answers at
@@ -124,7 +147,10 @@ describe('tenant fairness', () => {
 
   it('hands a freed place to the oldest waiting run in the transaction that frees it', async () => {
     const createB = async (text: string) => {
-      const response = await app.t.request('POST', `/v1/projects/${tenantB.projectId}/sessions`, { apiKey: tenantB.apiKey, body: { agentId: tenantB.agentId, initialMessage: text } });
+      const response = await app.t.request('POST', `/v1/projects/${tenantB.projectId}/sessions`, {
+        apiKey: tenantB.apiKey,
+        body: { agentId: tenantB.agentId, initialMessage: text },
+      });
       expect(response.status).toBe(201);
       return (await response.json()).latestRunId as string;
     };
@@ -135,8 +161,20 @@ describe('tenant fairness', () => {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     };
-    const deferred = async (ids: string[]) => (await app.t.database.db.select({ id: runs.id }).from(runs).where(and(inArray(runs.id, ids), isNotNull(runs.admissionDeferredAt)))).length;
-    const running = async (ids: string[]) => (await app.t.database.db.select({ id: runs.id }).from(runs).where(and(inArray(runs.id, ids), eq(runs.state, 'running')))).length;
+    const deferred = async (ids: string[]) =>
+      (
+        await app.t.database.db
+          .select({ id: runs.id })
+          .from(runs)
+          .where(and(inArray(runs.id, ids), isNotNull(runs.admissionDeferredAt)))
+      ).length;
+    const running = async (ids: string[]) =>
+      (
+        await app.t.database.db
+          .select({ id: runs.id })
+          .from(runs)
+          .where(and(inArray(runs.id, ids), eq(runs.state, 'running')))
+      ).length;
     // The holders take every place (their model answers when released); then each waiter, one
     // after another, meets admission and waits; then the holders answer.
     const holders = await Promise.all(Array.from({ length: RUNNING_LIMIT }, (_, i) => createB(`hold ${i}`)));

@@ -60,13 +60,19 @@ beforeAll(async () => {
   const neighbourProject = await t.request('POST', '/v1/projects', { cookie: ownerCookie, body: { slug: 'neighbour', name: 'Neighbour' } });
   expect(neighbourProject.status).toBe(201);
   const neighbourProjectId = (await neighbourProject.json()).id as string;
-  const ownerInNeighbour = await createBrowserSession({ ctx: sys(), input: { organizationId, subject: login.context.principal.subject, projectId: neighbourProjectId } });
+  const ownerInNeighbour = await createBrowserSession({
+    ctx: sys(),
+    input: { organizationId, subject: login.context.principal.subject, projectId: neighbourProjectId },
+  });
   neighbour = await seedTenant('neighbour', organizationId, neighbourProjectId, ownerKey, { cookie: `svc_session=${ownerInNeighbour.token}` });
   const scopes = await t.request('POST', '/v1/projects', { apiKey: ownerKey, body: { slug: 'scope-matrix', name: 'Scope matrix' } });
   scopeProject = (await scopes.json()).id;
 
   // Another organization with its own owner (rows as a completed sign-in leaves them).
-  const [org] = await t.database.db.insert(organizations).values({ slug: `foreign-${randomUUID().slice(0, 8)}`, name: 'Foreign Org FOREIGN-MARK' }).returning();
+  const [org] = await t.database.db
+    .insert(organizations)
+    .values({ slug: `foreign-${randomUUID().slice(0, 8)}`, name: 'Foreign Org FOREIGN-MARK' })
+    .returning();
   const [project] = await t.database.db.insert(projects).values({ organizationId: org!.id, slug: 'foreign', name: 'Foreign project FOREIGN-MARK' }).returning();
   await t.database.db.insert(organizationMemberships).values({ organizationId: org!.id, subject: 'foreign-owner', role: 'owner' });
   const [principal] = await t.database.db
@@ -110,10 +116,19 @@ async function seedTenant(name: string, organizationId: string, projectId: strin
   };
   const provider = await createProvider(t, { apiKey, projectId, key: `openai-${name}`, providerType: 'vendor_a' });
   ids.modelProviderId = provider.id;
-  const preset = await call('POST', '/model-presets', { key: 'fast', displayName: `Fast ${marker}`, providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {} });
+  const preset = await call('POST', '/model-presets', {
+    key: 'fast',
+    displayName: `Fast ${marker}`,
+    providerId: provider.id,
+    model: 'vendor_a/gpt-5.1',
+    routing: {},
+  });
   ids.presetId = preset.id;
   const tools = [tool('lookup_order', 'caller', 'never', `Looks up an order ${marker}.`), tool('refund_order', 'caller', 'always', 'Refunds an order.')];
-  const agent = await call('POST', '/agents', { name: `Agent ${marker}`, initialConfig: { systemPrompt: `You are the ${marker} assistant.`, modelPreset: 'fast', tools, limits: { maxTurns: 8 } } });
+  const agent = await call('POST', '/agents', {
+    name: `Agent ${marker}`,
+    initialConfig: { systemPrompt: `You are the ${marker} assistant.`, modelPreset: 'fast', tools, limits: { maxTurns: 8 } },
+  });
   ids.agentId = agent.id;
   const session = await call('POST', '/sessions', { agentId: agent.id, initialMessage: `Hello from ${marker}` });
   ids.sessionId = session.id;
@@ -132,12 +147,23 @@ async function seedTenant(name: string, organizationId: string, projectId: strin
   ids.toolCallId = recorded.calls.find((recordedCall) => recordedCall.toolName === 'lookup_order')!.toolCallId;
   const approvals = await call('GET', `/approvals?runId=${session.run.id}`);
   ids.approvalId = approvals.data[0].id;
-  const skill = await call('POST', '/skills', { key: `skill-${name}`, displayName: `Skill ${marker}`, name: `skill-${name}`, description: 'A skill', instructions: `# ${marker}` });
+  const skill = await call('POST', '/skills', {
+    key: `skill-${name}`,
+    displayName: `Skill ${marker}`,
+    name: `skill-${name}`,
+    description: 'A skill',
+    instructions: `# ${marker}`,
+  });
   ids.skillId = skill.id;
   ids.versionId = skill.versions[0].id;
   const draft = await call('POST', '/skill-drafts', {});
   ids.draftId = draft.id;
-  const sandbox = await call('POST', '/sandbox-providers', { key: `sandbox-${name}`, displayName: `Sandbox ${marker}`, providerType: 'sandbox_vendor', apiKey: `sbx-${name}-secret-0001` });
+  const sandbox = await call('POST', '/sandbox-providers', {
+    key: `sandbox-${name}`,
+    displayName: `Sandbox ${marker}`,
+    providerType: 'sandbox_vendor',
+    apiKey: `sbx-${name}-secret-0001`,
+  });
   ids.sandboxProviderId = sandbox.id;
   const storage = await call('POST', '/storage-providers', {
     key: `archive-${name}`,
@@ -153,21 +179,51 @@ async function seedTenant(name: string, organizationId: string, projectId: strin
   // An upload's row as `POST /uploads` leaves it (this storage endpoint is not reachable here).
   const [upload] = await t.database.db
     .insert(uploads)
-    .values({ organizationId, projectId, filename: `${name}.txt`, contentType: 'text/plain', fileClass: 'text', sizeBytes: 4, sha256: 'a'.repeat(64), storageProviderId: storage.id, objectKey: `run-files/${'a'.repeat(64)}` })
+    .values({
+      organizationId,
+      projectId,
+      filename: `${name}.txt`,
+      contentType: 'text/plain',
+      fileClass: 'text',
+      sizeBytes: 4,
+      sha256: 'a'.repeat(64),
+      storageProviderId: storage.id,
+      objectKey: `run-files/${'a'.repeat(64)}`,
+    })
     .returning();
   ids.uploadId = upload!.id;
-  const server = await call('POST', '/mcp-servers', { key: `tools-${name}`, displayName: `Tools ${marker}`, endpointUrl: `https://mcp-${name}.example.com/mcp`, transport: 'streamable_http' });
+  const server = await call('POST', '/mcp-servers', {
+    key: `tools-${name}`,
+    displayName: `Tools ${marker}`,
+    endpointUrl: `https://mcp-${name}.example.com/mcp`,
+    transport: 'streamable_http',
+  });
   ids.serverId = server.id;
-  const credential = await call('POST', '/mcp-credentials', { key: `token-${name}`, displayName: `Token ${marker}`, kind: 'static_bearer', secret: `mcp-${name}-bearer-0001` });
+  const credential = await call('POST', '/mcp-credentials', {
+    key: `token-${name}`,
+    displayName: `Token ${marker}`,
+    kind: 'static_bearer',
+    secret: `mcp-${name}-bearer-0001`,
+  });
   ids.credentialId = credential.id;
   const webhookSecret = `whsec_${Buffer.from(`${name}-webhook-signing-secret-0001`).toString('base64')}`;
-  const webhook = await call('POST', '/event-webhooks', { displayName: `Hook ${marker}`, endpointUrl: 'http://127.0.0.1:9/hooks', signingSecret: webhookSecret });
+  const webhook = await call('POST', '/event-webhooks', {
+    displayName: `Hook ${marker}`,
+    endpointUrl: 'http://127.0.0.1:9/hooks',
+    signingSecret: webhookSecret,
+  });
   ids.webhookId = webhook.id;
   const key = await call('POST', '/api-keys', { name: `Key ${marker}`, scopes: ['agent:read'] }, browser);
   ids.apiKeyId = key.id;
   const member = await call('POST', '/members', { subject: `member-${name}`, role: 'viewer' }, browser);
   ids.memberId = member.id ?? member.principalId;
-  const schedule = await call('POST', '/schedules', { name: `Schedule ${marker}`, agentId: agent.id, intervalSeconds: 3600, message: `Report ${marker}`, paused: true });
+  const schedule = await call('POST', '/schedules', {
+    name: `Schedule ${marker}`,
+    agentId: agent.id,
+    intervalSeconds: 3600,
+    message: `Report ${marker}`,
+    paused: true,
+  });
   ids.scheduleId = schedule.id;
   // No delegation without a run engine: its routes name a real session of the tenant and a fresh id.
   ids.delegationId = randomUUID();
@@ -185,7 +241,8 @@ async function seedTenant(name: string, organizationId: string, projectId: strin
 function pathFor(route: Route, projectId: string, tenant: Tenant): string {
   return route.path.replace(/:(\w+)(\{[^}]*\})?/g, (_, name: string) => {
     if (name === 'projectId') return projectId;
-    if (name === 'providerId') return tenant.ids[route.path.includes('sandbox-') ? 'sandboxProviderId' : route.path.includes('storage-') ? 'storageProviderId' : 'modelProviderId']!;
+    if (name === 'providerId')
+      return tenant.ids[route.path.includes('sandbox-') ? 'sandboxProviderId' : route.path.includes('storage-') ? 'storageProviderId' : 'modelProviderId']!;
     if (name === 'path') return 'notes.md';
     const id = tenant.ids[name];
     if (!id) throw new Error(`no seeded resource for :${name} in ${route.path}`);
@@ -231,12 +288,20 @@ const VALID_REQUESTS: Record<string, { body: unknown; query?: string }> = {
   'POST /v1/projects/:projectId/tool-calls/:toolCallId/release': { body: { fence: '1' } },
   'POST /v1/projects/:projectId/tool-calls/:toolCallId/renew': { body: { fence: '1' } },
   'POST /v1/projects/:projectId/tool-calls/:toolCallId/result': { body: { fence: '1', safeResult: { version: 1, status: 'success', value: { total: 1 } } } },
-  'PUT /v1/projects/:projectId/event-webhooks/:webhookId/credential': { body: { signingSecret: `whsec_${Buffer.from('a-rotated-webhook-signing-secret').toString('base64')}` } },
+  'PUT /v1/projects/:projectId/event-webhooks/:webhookId/credential': {
+    body: { signingSecret: `whsec_${Buffer.from('a-rotated-webhook-signing-secret').toString('base64')}` },
+  },
   'PUT /v1/projects/:projectId/model-providers/:providerId/credential': { body: { apiKey: 'sk-rotated-provider-key-0001' } },
-  'PUT /v1/projects/:projectId/sandbox-providers/:providerId/configuration': { body: { target: null, restrictedEgress: { allowedDomains: [], allowedCidrs: [] } } },
+  'PUT /v1/projects/:projectId/sandbox-providers/:providerId/configuration': {
+    body: { target: null, restrictedEgress: { allowedDomains: [], allowedCidrs: [] } },
+  },
   'PUT /v1/projects/:projectId/sandbox-providers/:providerId/credential': { body: { apiKey: 'sbx-rotated-key-0001' } },
-  'PUT /v1/projects/:projectId/skill-drafts/:draftId/files': { body: { path: 'notes.md', contentType: 'text/markdown', dataBase64: Buffer.from('# Notes').toString('base64') } },
-  'PUT /v1/projects/:projectId/storage-providers/:providerId/credential': { body: { accessKeyId: 'AKIAROTATED000000001', secretAccessKey: 'rotated-storage-secret-access-key-0001' } },
+  'PUT /v1/projects/:projectId/skill-drafts/:draftId/files': {
+    body: { path: 'notes.md', contentType: 'text/markdown', dataBase64: Buffer.from('# Notes').toString('base64') },
+  },
+  'PUT /v1/projects/:projectId/storage-providers/:providerId/credential': {
+    body: { accessKeyId: 'AKIAROTATED000000001', secretAccessKey: 'rotated-storage-secret-access-key-0001' },
+  },
 };
 
 async function send(route: Route, path: string, credential: RequestOptions, options: { validBody?: boolean } = {}): Promise<Observed> {
@@ -253,7 +318,8 @@ async function send(route: Route, path: string, credential: RequestOptions, opti
 function leaks(observed: Observed[], traces: string[], requestPaths: string[]): string[] {
   const found: string[] = [];
   observed.forEach((answer, index) => {
-    for (const trace of traces) if (answer.text.includes(trace) && !requestPaths[index]!.includes(trace)) found.push(`${answer.route} (${answer.status}) shows ${trace}`);
+    for (const trace of traces)
+      if (answer.text.includes(trace) && !requestPaths[index]!.includes(trace)) found.push(`${answer.route} (${answer.status}) shows ${trace}`);
   });
   return found;
 }
@@ -263,13 +329,17 @@ async function tenantDigest(filter: { organizationId: string } | { projectId: st
   const column = 'organizationId' in filter ? 'organization_id' : 'project_id';
   const value = 'organizationId' in filter ? filter.organizationId : filter.projectId;
   const tables = rowsOf<{ table_name: string }>(
-    await t.database.db.execute(sql`select table_name from information_schema.columns where table_schema = 'public' and column_name = ${column} order by table_name`),
+    await t.database.db.execute(
+      sql`select table_name from information_schema.columns where table_schema = 'public' and column_name = ${column} order by table_name`,
+    ),
   ).map((row) => row.table_name);
   const digest: Record<string, string> = {};
   for (const table of tables) {
     if (table === 'browser_sessions') continue; // sign-in bookkeeping of the tenant's own owner
     const [row] = rowsOf<{ digest: string | null }>(
-      await t.database.db.execute(sql.raw(`select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as digest from "${table}" t where ${column} = '${value}'`)),
+      await t.database.db.execute(
+        sql.raw(`select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as digest from "${table}" t where ${column} = '${value}'`),
+      ),
     );
     digest[table] = row!.digest ?? '';
   }
@@ -296,7 +366,9 @@ describe('tenant isolation matrix (issue 16, promise 6)', () => {
     for (const credential of [{ apiKey: ownerKey }, { cookie: ownerCookie }, { cookie: carolCookie }] as RequestOptions[]) {
       for (const route of [...projectRoutes(), ...organizationRoutes]) {
         // Their project and their real resources: 403 at the project boundary.
-        const path = route.path.includes(':organizationId') ? route.path.replace(':organizationId', foreign.organizationId) : pathFor(route, foreign.projectId, foreign);
+        const path = route.path.includes(':organizationId')
+          ? route.path.replace(':organizationId', foreign.organizationId)
+          : pathFor(route, foreign.projectId, foreign);
         const answer = await send(route, path, credential);
         observed.push(answer);
         paths.push(path);
@@ -315,7 +387,8 @@ describe('tenant isolation matrix (issue 16, promise 6)', () => {
     for (const route of projectRoutes()) {
       const answer = await send(route, pathFor(route, own.projectId, own), { apiKey: foreignKey });
       if (answer.status !== 403) failures.push(`their key: ${answer.route} on our project → ${answer.status}`);
-      for (const trace of tenantTraces(own, { sharedToo: true })) if (answer.text.includes(trace) && !pathFor(route, own.projectId, own).includes(trace)) failures.push(`their key: ${answer.route} shows ${trace}`);
+      for (const trace of tenantTraces(own, { sharedToo: true }))
+        if (answer.text.includes(trace) && !pathFor(route, own.projectId, own).includes(trace)) failures.push(`their key: ${answer.route} shows ${trace}`);
     }
     expect(failures).toEqual([]);
     expect(leaks(observed, tenantTraces(foreign, { sharedToo: true }), paths)).toEqual([]);
@@ -367,7 +440,9 @@ describe('tenant isolation matrix (issue 16, promise 6)', () => {
     const matrixRoutes = routes
       .filter((route) => route.path.startsWith('/v1/projects/:projectId') || route.path.startsWith('/v1/organizations/:organizationId'))
       // Last: a permitted delete of the matrix project ends it.
-      .sort((a, b) => Number(a.path === '/v1/projects/:projectId' && a.method === 'DELETE') - Number(b.path === '/v1/projects/:projectId' && b.method === 'DELETE'));
+      .sort(
+        (a, b) => Number(a.path === '/v1/projects/:projectId' && a.method === 'DELETE') - Number(b.path === '/v1/projects/:projectId' && b.method === 'DELETE'),
+      );
     for (const route of matrixRoutes) {
       const path = route.path
         .replace(':organizationId', own.organizationId)
@@ -384,7 +459,8 @@ describe('tenant isolation matrix (issue 16, promise 6)', () => {
         // A refusal is the envelope alone: no data of the project or the route.
         const body = JSON.parse(answer.text.slice(answer.text.indexOf('\n{') + 1));
         if (Object.keys(body).join() !== 'error') failures.push(`${answer.route} with ${scope}: a body beside the error`);
-        for (const trace of tenantTraces(own, { sharedToo: true })) if (answer.text.includes(trace)) failures.push(`${answer.route} with ${scope} shows ${trace}`);
+        for (const trace of tenantTraces(own, { sharedToo: true }))
+          if (answer.text.includes(trace)) failures.push(`${answer.route} with ${scope} shows ${trace}`);
       }
       permittedBy.set(`${route.method} ${route.path}`, permitted);
       // Every project route needs a scope: at most the one (or, for `project:admin` routes, the

@@ -38,14 +38,25 @@ afterAll(async () => {
 });
 
 let turn = 0;
-const call = (name: string, args: unknown, id = `call_${(turn += 1)}`) => ({ providerCallId: id, name, arguments: args, argumentsText: JSON.stringify(args ?? null) });
+const call = (name: string, args: unknown, id = `call_${(turn += 1)}`) => ({
+  providerCallId: id,
+  name,
+  arguments: args,
+  argumentsText: JSON.stringify(args ?? null),
+});
 const record = (runId: string, calls: ReturnType<typeof call>[], turnId = `turn-${(turn += 1)}`) => recordToolCalls(sys(), { runId, turnId, calls });
 const rowOf = async (id: string) => (await t.database.db.select().from(toolCalls).where(eq(toolCalls.id, id)))[0]!;
 const claim = (id: string, apiKey = admin) => t.request('POST', p(`/tool-calls/${id}/claim`), { apiKey, body: {} });
 const submit = (id: string, fence: string, safeResult: unknown, options: { apiKey?: string; idempotencyKey?: string } = {}) =>
-  t.request('POST', p(`/tool-calls/${id}/result`), { apiKey: options.apiKey ?? admin, body: { fence, safeResult }, ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}) });
+  t.request('POST', p(`/tool-calls/${id}/result`), {
+    apiKey: options.apiKey ?? admin,
+    body: { fence, safeResult },
+    ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}),
+  });
 const eventsOf = async (aggregateId: string) =>
-  (await t.database.db.select().from(productEvents).where(eq(productEvents.aggregateId, aggregateId))).sort((a, b) => a.aggregateSequence - b.aggregateSequence);
+  (await t.database.db.select().from(productEvents).where(eq(productEvents.aggregateId, aggregateId))).sort(
+    (a, b) => a.aggregateSequence - b.aggregateSequence,
+  );
 
 describe('recordToolCalls', () => {
   it('checks each call against the pinned tools and is idempotent per provider call id', async () => {
@@ -87,7 +98,13 @@ describe('recordToolCalls', () => {
 
     const created = await eventsOf(first.calls[1]!.toolCallId);
     expect(created.map((e) => e.kind)).toEqual(['tool_call.created']);
-    expect(created[0]!.publicPayload).toMatchObject({ toolCallId: first.calls[1]!.toolCallId, runId, toolName: 'lookup_order', owner: 'caller', status: 'pending' });
+    expect(created[0]!.publicPayload).toMatchObject({
+      toolCallId: first.calls[1]!.toolCallId,
+      runId,
+      toolName: 'lookup_order',
+      owner: 'caller',
+      status: 'pending',
+    });
     const allEvents = JSON.stringify((await t.database.db.select().from(productEvents)).map((e) => e.publicPayload));
     expect(allEvents).not.toContain(SECRET_MARKER);
     expect(allEvents).not.toContain(ORDER);
@@ -123,7 +140,14 @@ describe('claim, renew, release and result', () => {
     const first = await claim(id);
     expect(first.status).toBe(200);
     const claimed = await first.json();
-    expect(claimed).toMatchObject({ id, runId, toolName: 'lookup_order', status: 'claimed', fence: expect.stringMatching(/^[1-9][0-9]*$/), arguments: { orderId: ORDER } });
+    expect(claimed).toMatchObject({
+      id,
+      runId,
+      toolName: 'lookup_order',
+      status: 'claimed',
+      fence: expect.stringMatching(/^[1-9][0-9]*$/),
+      arguments: { orderId: ORDER },
+    });
     const fence: string = claimed.fence;
     const otherFence = fence === '1' ? '2' : '1';
     expect(new Date(claimed.leaseExpiresAt).getTime()).toBe(clock.now().getTime() + 5 * 60 * 1000);
@@ -165,7 +189,13 @@ describe('claim, renew, release and result', () => {
     const immutable = await submit(id, second.fence, { version: 1, status: 'success', value: { total: 4 } });
     expect(immutable.status).toBe(409);
     expect((await rowOf(id)).safeResult).toEqual({ version: 1, status: 'failure', value: null });
-    expect((await eventsOf(id)).map((e) => e.kind)).toEqual(['tool_call.created', 'tool_call.claimed', 'tool_call.pending', 'tool_call.claimed', 'tool_call.failed']);
+    expect((await eventsOf(id)).map((e) => e.kind)).toEqual([
+      'tool_call.created',
+      'tool_call.claimed',
+      'tool_call.pending',
+      'tool_call.claimed',
+      'tool_call.failed',
+    ]);
   });
 
   it('stores valid successes and caller failures; replays the same Idempotency-Key', async () => {
@@ -191,21 +221,35 @@ describe('claim, renew, release and result', () => {
     expect(listed.status).toBe(200);
     const body = await listed.json();
     expect(body.data.map((c: any) => c.id)).toEqual([a, b]);
-    expect(body.data[0]).toMatchObject({ status: 'succeeded', fence: fenceA, owner: 'caller', attempt: 1, safeArguments: { orderId: ORDER }, sessionId: expect.any(String), turnId: expect.any(String) });
+    expect(body.data[0]).toMatchObject({
+      status: 'succeeded',
+      fence: fenceA,
+      owner: 'caller',
+      attempt: 1,
+      safeArguments: { orderId: ORDER },
+      sessionId: expect.any(String),
+      turnId: expect.any(String),
+    });
     expect((await t.request('GET', p('/tool-calls'), { apiKey: admin })).status).toBe(400);
   });
 
   it('refuses platform calls and calls awaiting approval; expires lapsed leases via expireOverdue', async () => {
     const { runId } = await newRun();
     const turnId = 'turn-expiry';
-    const recorded = (await record(runId, [call('lookup_order', { orderId: ORDER }), call('compute_tax', { orderId: ORDER }), call('refund_order', { orderId: ORDER })], turnId)).calls;
+    const recorded = (
+      await record(runId, [call('lookup_order', { orderId: ORDER }), call('compute_tax', { orderId: ORDER }), call('refund_order', { orderId: ORDER })], turnId)
+    ).calls;
     const [caller, platform, gated] = recorded.map((c) => c.toolCallId) as [string, string, string];
     expect((await claim(platform)).status).toBe(409);
     expect((await claim(gated)).status).toBe(409);
 
     const claimed = await (await claim(caller)).json();
     const progress = await readToolProgress(t.database.db, { runId, turnId });
-    expect(progress).toMatchObject({ allFinal: false, waitingFor: 'approval', platformCalls: [{ toolCallId: platform, toolName: 'compute_tax', arguments: { orderId: ORDER } }] });
+    expect(progress).toMatchObject({
+      allFinal: false,
+      waitingFor: 'approval',
+      platformCalls: [{ toolCallId: platform, toolName: 'compute_tax', arguments: { orderId: ORDER } }],
+    });
     expect(progress.nextDeadlineAtMs).toBe(new Date(claimed.leaseExpiresAt).getTime());
 
     clock.advance(5 * 60 * 1000);
@@ -260,7 +304,12 @@ describe('the claim holder and its fence (issue 28)', () => {
 
   it('gives unguessable fences, a different one on every claim, and the previous one is stale', async () => {
     const { runId } = await newRun();
-    const recorded = (await record(runId, [1, 2, 3, 4, 5].map(() => call('lookup_order', { orderId: ORDER })))).calls;
+    const recorded = (
+      await record(
+        runId,
+        [1, 2, 3, 4, 5].map(() => call('lookup_order', { orderId: ORDER })),
+      )
+    ).calls;
     const fences: string[] = [];
     for (const { toolCallId } of recorded) fences.push((await (await claim(toolCallId)).json()).fence);
     const id = recorded[0]!.toolCallId;
@@ -284,12 +333,27 @@ describe('platform calls, results in the transcript, cancellation', () => {
   it('completes platform calls, then appends one tool message per call in provider order', async () => {
     const { runId } = await newRun();
     const turnId = 'turn-results';
-    const recorded = (await record(runId, [call('compute_tax', { orderId: ORDER }, 'p1'), call('lookup_order', { orderId: ORDER }, 'c1'), call('compute_tax', { orderId: ORDER }, 'p2'), call('nope', {}, 'x1')], turnId)).calls;
+    const recorded = (
+      await record(
+        runId,
+        [
+          call('compute_tax', { orderId: ORDER }, 'p1'),
+          call('lookup_order', { orderId: ORDER }, 'c1'),
+          call('compute_tax', { orderId: ORDER }, 'p2'),
+          call('nope', {}, 'x1'),
+        ],
+        turnId,
+      )
+    ).calls;
     const [p1, c1, p2] = recorded.map((c) => c.toolCallId) as [string, string, string];
     await expect(appendToolResultMessages({ ctx: sys(), input: { runId, turnId } })).rejects.toThrow(/open tool calls/);
 
-    expect(await completePlatformToolCall({ ctx: sys(), input: { toolCallId: p1, outcome: { status: 'success', value: { total: 2 } } } })).toMatchObject({ status: 'succeeded' });
-    expect(await completePlatformToolCall({ ctx: sys(), input: { toolCallId: p1, outcome: { status: 'failure', code: 'tool_failed', message: 'late' } } })).toMatchObject({ status: 'succeeded' });
+    expect(await completePlatformToolCall({ ctx: sys(), input: { toolCallId: p1, outcome: { status: 'success', value: { total: 2 } } } })).toMatchObject({
+      status: 'succeeded',
+    });
+    expect(
+      await completePlatformToolCall({ ctx: sys(), input: { toolCallId: p1, outcome: { status: 'failure', code: 'tool_failed', message: 'late' } } }),
+    ).toMatchObject({ status: 'succeeded' });
     const bad = await completePlatformToolCall({ ctx: sys(), input: { toolCallId: p2, outcome: { status: 'success', value: { total: SECRET_MARKER } } } });
     expect(bad).toMatchObject({ status: 'failed', failure: { code: 'invalid_tool_result', path: 'safeResult.value.total' } });
     expect(JSON.stringify(await rowOf(p2))).not.toContain(SECRET_MARKER);
@@ -297,15 +361,30 @@ describe('platform calls, results in the transcript, cancellation', () => {
 
     const fence = (await (await claim(c1)).json()).fence;
     await submit(c1, fence, { version: 1, status: 'success', value: { total: 7 } });
-    expect(await readToolProgress(t.database.db, { runId, turnId })).toMatchObject({ allFinal: true, waitingFor: null, nextDeadlineAtMs: null, platformCalls: [] });
+    expect(await readToolProgress(t.database.db, { runId, turnId })).toMatchObject({
+      allFinal: true,
+      waitingFor: null,
+      nextDeadlineAtMs: null,
+      platformCalls: [],
+    });
 
     await appendToolResultMessages({ ctx: sys(), input: { runId, turnId } });
     await appendToolResultMessages({ ctx: sys(), input: { runId, turnId } });
-    const toolMessages = (await t.database.db.select().from(messages).where(and(eq(messages.runId, runId), eq(messages.role, 'tool')))).sort((x, y) => x.sequence - y.sequence);
+    const toolMessages = (
+      await t.database.db
+        .select()
+        .from(messages)
+        .where(and(eq(messages.runId, runId), eq(messages.role, 'tool')))
+    ).sort((x, y) => x.sequence - y.sequence);
     expect(toolMessages.map((m) => m.content)).toEqual([
       { toolCallId: 'p1', toolName: 'compute_tax', result: { total: 2 }, isError: false },
       { toolCallId: 'c1', toolName: 'lookup_order', result: { total: 7 }, isError: false },
-      { toolCallId: 'p2', toolName: 'compute_tax', result: { code: 'invalid_tool_result', message: expect.any(String), path: 'safeResult.value.total' }, isError: true },
+      {
+        toolCallId: 'p2',
+        toolName: 'compute_tax',
+        result: { code: 'invalid_tool_result', message: expect.any(String), path: 'safeResult.value.total' },
+        isError: true,
+      },
       { toolCallId: 'x1', toolName: 'nope', result: { code: 'tool_failed', message: expect.stringContaining('no tool named') }, isError: true },
     ]);
     expect(toolMessages.map((m) => m.stepKey)).toEqual(recorded.map((c) => `tool:${c.toolCallId}`));
@@ -332,7 +411,9 @@ describe('platform calls, results in the transcript, cancellation', () => {
 describe('pending work, session detail and scopes', () => {
   it('lists unresolved caller calls and approvals; the session detail shows them', async () => {
     const { runId, sessionId } = await newRun();
-    const recorded = (await record(runId, [call('lookup_order', { orderId: ORDER }), call('compute_tax', { orderId: ORDER }), call('refund_order', { orderId: ORDER })])).calls;
+    const recorded = (
+      await record(runId, [call('lookup_order', { orderId: ORDER }), call('compute_tax', { orderId: ORDER }), call('refund_order', { orderId: ORDER })])
+    ).calls;
     const work = await (await t.request('GET', p('/pending-work'), { apiKey: admin })).json();
     expect(work.toolCalls.map((c: any) => c.id)).toContain(recorded[0]!.toolCallId);
     expect(work.toolCalls.map((c: any) => c.id)).not.toContain(recorded[1]!.toolCallId);

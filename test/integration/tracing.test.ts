@@ -90,7 +90,11 @@ async function startOtlpReceiver() {
   };
 }
 
-function valueOf(value: { stringValue?: string | null; intValue?: unknown; doubleValue?: number | null; boolValue?: boolean | null; arrayValue?: { values: unknown[] } } | undefined): unknown {
+function valueOf(
+  value:
+    | { stringValue?: string | null; intValue?: unknown; doubleValue?: number | null; boolValue?: boolean | null; arrayValue?: { values: unknown[] } }
+    | undefined,
+): unknown {
   if (!value) return undefined;
   if (value.stringValue !== undefined && value.stringValue !== null) return value.stringValue;
   if (value.intValue !== undefined && value.intValue !== null) return Number(value.intValue);
@@ -182,16 +186,31 @@ describe.skipIf(provided.kind !== 'postgres')('one trace per run, exported over 
   it('a run with a platform tool, an MCP call and a webhook delivery is one connected trace from its POST /sessions', async () => {
     const provider = await call('POST', '/model-providers', { key: 'openai', displayName: 'OpenAI', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a });
     expect(provider.status, JSON.stringify(provider.body)).toBe(201);
-    expect((await call('POST', '/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.body.id, model: 'vendor_a/gpt-5.1', routing: {} })).status).toBe(201);
+    expect(
+      (await call('POST', '/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.body.id, model: 'vendor_a/gpt-5.1', routing: {} })).status,
+    ).toBe(201);
     const server = await call('POST', '/mcp-servers', { key: 'fixture', displayName: 'Fixture', endpointUrl: mcp.streamableUrl, transport: 'streamable_http' });
     expect(server.status, JSON.stringify(server.body)).toBe(201);
     const credential = await call('POST', '/mcp-credentials', { key: 'crm-token', displayName: 'CRM token', kind: 'static_bearer', secret: MCP_BEARER });
     expect(credential.status, JSON.stringify(credential.body)).toBe(201);
-    const policy = await call('POST', '/mcp-credential-policies', { key: 'crm', displayName: 'CRM', credentialId: credential.body.id, exactOrigin: mcp.url, pathPrefix: '/mcp', timeoutMs: 5_000, maximumResponseBytes: 65_536 });
+    const policy = await call('POST', '/mcp-credential-policies', {
+      key: 'crm',
+      displayName: 'CRM',
+      credentialId: credential.body.id,
+      exactOrigin: mcp.url,
+      pathPrefix: '/mcp',
+      timeoutMs: 5_000,
+      maximumResponseBytes: 65_536,
+    });
     expect(policy.status, JSON.stringify(policy.body)).toBe(201);
     const discovered = await call('POST', `/mcp-servers/${server.body.id}/discover`, { credentialPolicyVersionId: policy.body.id });
     expect(discovered.status, JSON.stringify(discovered.body)).toBe(201);
-    const toolset = await call('POST', '/mcp-toolsets', { key: 'crm-tools', displayName: 'CRM tools', serverVersionId: discovered.body.version.id, tools: [{ remoteToolName: 'echo' }] });
+    const toolset = await call('POST', '/mcp-toolsets', {
+      key: 'crm-tools',
+      displayName: 'CRM tools',
+      serverVersionId: discovered.body.version.id,
+      tools: [{ remoteToolName: 'echo' }],
+    });
     expect(toolset.status, JSON.stringify(toolset.body)).toBe(201);
     const agent = await call('POST', '/agents', {
       name: 'Traced',
@@ -199,7 +218,16 @@ describe.skipIf(provided.kind !== 'postgres')('one trace per run, exported over 
         systemPrompt: SYSTEM_PROMPT,
         modelPreset: 'fast',
         limits: { maxTurns: 6 },
-        tools: [{ name: 'word_count', description: 'Counts words', owner: 'platform', approval: 'never', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, outputSchema: { type: 'object', properties: {}, additionalProperties: true } }],
+        tools: [
+          {
+            name: 'word_count',
+            description: 'Counts words',
+            owner: 'platform',
+            approval: 'never',
+            inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+            outputSchema: { type: 'object', properties: {}, additionalProperties: true },
+          },
+        ],
         mcpBindings: [{ toolsetVersionId: toolset.body.latestVersionId, credentialPolicyVersionId: policy.body.id, namespace: 'crm' }],
       },
     });
@@ -209,7 +237,12 @@ describe.skipIf(provided.kind !== 'postgres')('one trace per run, exported over 
     expect(webhook.status, JSON.stringify(webhook.body)).toBe(201);
 
     fakes.vendor_a
-      .reply({ toolCalls: [{ name: 'word_count', arguments: { text: TOOL_TEXT } }, { name: 'mcp__crm__echo', arguments: { text: MCP_TEXT } }] })
+      .reply({
+        toolCalls: [
+          { name: 'word_count', arguments: { text: TOOL_TEXT } },
+          { name: 'mcp__crm__echo', arguments: { text: MCP_TEXT } },
+        ],
+      })
       .reply({ text: ANSWER })
       .reply({ text: `${ANSWER}-again` });
     const session = await call('POST', '/sessions', { agentId: agent.body.id, initialMessage: PROMPT });
@@ -222,16 +255,26 @@ describe.skipIf(provided.kind !== 'postgres')('one trace per run, exported over 
     expect(followUp.status, JSON.stringify(followUp.body)).toBe(202);
     const followUpRunId = followUp.body.id as string;
     expect((await settledRun(followUpRunId)).state).toBe('completed');
-    await receiver.waitFor((requests) => requests.some((request) => JSON.stringify(request.body).includes(`"runId":"${followUpRunId}"`) && request.rawBody.includes('run.completed')), 60_000);
+    await receiver.waitFor(
+      (requests) =>
+        requests.some((request) => JSON.stringify(request.body).includes(`"runId":"${followUpRunId}"`) && request.rawBody.includes('run.completed')),
+      60_000,
+    );
 
     const sessionsRoute = 'POST /v1/projects/:projectId/sessions';
     // Everything of the run is exported once its workflow ended and its batch was delivered.
-    const traceId = await waitFor('the run trace with its webhook delivery', async () => {
-      const root = otlp.spans.find((span) => span.name === sessionsRoute);
-      if (!root) return null;
-      const names = new Set(otlp.spans.filter((span) => span.traceId === root.traceId).map((span) => span.name));
-      return ['RunWorkflow:runWorkflow', 'webhook deliver', 'tools/call echo', 'execute_tool word_count'].every((name) => names.has(name)) ? root.traceId : null;
-    }, 60_000);
+    const traceId = await waitFor(
+      'the run trace with its webhook delivery',
+      async () => {
+        const root = otlp.spans.find((span) => span.name === sessionsRoute);
+        if (!root) return null;
+        const names = new Set(otlp.spans.filter((span) => span.traceId === root.traceId).map((span) => span.name));
+        return ['RunWorkflow:runWorkflow', 'webhook deliver', 'tools/call echo', 'execute_tool word_count'].every((name) => names.has(name))
+          ? root.traceId
+          : null;
+      },
+      60_000,
+    );
     const spans = otlp.spans.filter((span) => span.traceId === traceId);
     const names = spans.map((span) => span.name);
 
@@ -240,7 +283,11 @@ describe.skipIf(provided.kind !== 'postgres')('one trace per run, exported over 
     const roots = spans.filter((span) => span.parentSpanId === '');
     expect(roots.map((span) => [span.name, span.service, span.kind])).toEqual([[sessionsRoute, 'agent-runtime-api', 2]]);
     expect(spans.filter((span) => span.parentSpanId !== '' && !ids.has(span.parentSpanId)).map((span) => span.name)).toEqual([]);
-    expect(roots[0]!.attributes).toMatchObject({ 'http.request.method': 'POST', 'http.route': '/v1/projects/:projectId/sessions', 'http.response.status_code': 201 });
+    expect(roots[0]!.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'http.route': '/v1/projects/:projectId/sessions',
+      'http.response.status_code': 201,
+    });
 
     // The chain: request → workflow start → workflow → activities → outbound calls.
     const byId = new Map(spans.map((span) => [span.spanId, span]));
@@ -261,7 +308,12 @@ describe.skipIf(provided.kind !== 'postgres')('one trace per run, exported over 
     for (const span of modelSpans) {
       expect(parentName(span)).toBe('RunActivity:callModel');
       expect(span.kind).toBe(3); // CLIENT
-      expect(span.attributes).toMatchObject({ 'gen_ai.system': 'openai', 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-5.1', 'server.address': '127.0.0.1' });
+      expect(span.attributes).toMatchObject({
+        'gen_ai.system': 'openai',
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.request.model': 'gpt-5.1',
+        'server.address': '127.0.0.1',
+      });
       expect(span.attributes['gen_ai.usage.input_tokens']).toEqual(expect.any(Number));
       expect(span.attributes['gen_ai.usage.output_tokens']).toEqual(expect.any(Number));
       expect(span.attributes['gen_ai.response.model']).toEqual(expect.any(String));
@@ -284,18 +336,38 @@ describe.skipIf(provided.kind !== 'postgres')('one trace per run, exported over 
 
     // The follow-up run: its workflow in the trace of its own request, not the first run's.
     const followUpRoute = 'POST /v1/projects/:projectId/sessions/:sessionId/runs';
-    const followUpTrace = await waitFor('the follow-up trace', async () => {
-      const root = otlp.spans.find((span) => span.name === followUpRoute);
-      return root && otlp.spans.some((span) => span.traceId === root.traceId && span.name === 'RunWorkflow:runWorkflow') ? root.traceId : null;
-    }, 30_000);
+    const followUpTrace = await waitFor(
+      'the follow-up trace',
+      async () => {
+        const root = otlp.spans.find((span) => span.name === followUpRoute);
+        return root && otlp.spans.some((span) => span.traceId === root.traceId && span.name === 'RunWorkflow:runWorkflow') ? root.traceId : null;
+      },
+      30_000,
+    );
     expect(followUpTrace).not.toBe(traceId);
     expect(otlp.spans.filter((span) => span.traceId === followUpTrace && span.name === 'chat gpt-5.1')).toHaveLength(1);
 
     // Nothing the test sent or any secret appears anywhere in what was exported.
     const exported = otlp.bodies.join('\n');
-    const forbidden = { PROMPT, FOLLOW_UP, TOOL_TEXT, MCP_TEXT, ANSWER, SYSTEM_PROMPT, MCP_BEARER, SIGNING_SECRET, HOOK_TOKEN, providerKey: FAKE_KEYS.vendor_a, apiKey: key };
+    const forbidden = {
+      PROMPT,
+      FOLLOW_UP,
+      TOOL_TEXT,
+      MCP_TEXT,
+      ANSWER,
+      SYSTEM_PROMPT,
+      MCP_BEARER,
+      SIGNING_SECRET,
+      HOOK_TOKEN,
+      providerKey: FAKE_KEYS.vendor_a,
+      apiKey: key,
+    };
     expect(exported.length).toBeGreaterThan(10_000);
-    expect(Object.entries(forbidden).filter(([, value]) => exported.includes(value)).map(([name]) => name)).toEqual([]);
+    expect(
+      Object.entries(forbidden)
+        .filter(([, value]) => exported.includes(value))
+        .map(([name]) => name),
+    ).toEqual([]);
   }, 180_000);
 });
 
@@ -331,11 +403,15 @@ describe('the traced workflow bundle', () => {
   }, 120_000);
 
   // Turning tracing on while runs are in flight: their histories, recorded untraced, replay.
-  it.each(goldenHistories())('$name replays with the tracing interceptors bundled', async ({ name, json }) => {
-    const exporter = new InMemorySpanExporter();
-    const sinks = { exporter: makeWorkflowExporter(new SimpleSpanProcessor(exporter), new Resource({})) };
-    await Worker.runReplayHistory({ workflowBundle: bundle, replayName: name, sinks }, historyFromJson(json), name);
-    // Replay exports nothing (sinks are not called while replaying).
-    expect(exporter.getFinishedSpans()).toEqual([]);
-  }, 60_000);
+  it.each(goldenHistories())(
+    '$name replays with the tracing interceptors bundled',
+    async ({ name, json }) => {
+      const exporter = new InMemorySpanExporter();
+      const sinks = { exporter: makeWorkflowExporter(new SimpleSpanProcessor(exporter), new Resource({})) };
+      await Worker.runReplayHistory({ workflowBundle: bundle, replayName: name, sinks }, historyFromJson(json), name);
+      // Replay exports nothing (sinks are not called while replaying).
+      expect(exporter.getFinishedSpans()).toEqual([]);
+    },
+    60_000,
+  );
 });

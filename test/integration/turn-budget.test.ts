@@ -22,7 +22,10 @@ const ctx = (): ServiceContext => systemContext({ db: t.database.db, logger: t.d
 
 /** A queued run nobody starts (the starter has no target yet). */
 async function queuedRun(maxTurns: number): Promise<string> {
-  const agent = await call('POST', '/agents', { name: `Budget ${Math.random()}`, initialConfig: { systemPrompt: 'Count.', modelPreset: 'fast', limits: { maxTurns } } });
+  const agent = await call('POST', '/agents', {
+    name: `Budget ${Math.random()}`,
+    initialConfig: { systemPrompt: 'Count.', modelPreset: 'fast', limits: { maxTurns } },
+  });
   const session = await call('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'Go.' });
   return session.body.latestRunId;
 }
@@ -45,7 +48,9 @@ describe('turn budget', () => {
     const runId = await queuedRun(5);
     const results = await Promise.all(Array.from({ length: 12 }, (_, i) => reserveModelTurn(ctx(), { runId, turnId: `parallel-${i}`, maxTurns: 5 })));
     expect(results.filter((r) => r.reserved)).toHaveLength(5);
-    expect((await t.database.db.select().from(runTurnReservations).where(eq(runTurnReservations.runId, runId))).map((r) => r.ordinal).sort()).toEqual([1, 2, 3, 4, 5]);
+    expect((await t.database.db.select().from(runTurnReservations).where(eq(runTurnReservations.runId, runId))).map((r) => r.ordinal).sort()).toEqual([
+      1, 2, 3, 4, 5,
+    ]);
   });
 
   it('a run whose budget is spent fails with model_turn_limit_exceeded naming the maximum', async () => {
@@ -63,7 +68,9 @@ describe('turn budget', () => {
     expect(run.state).toBe('failed');
     expect(run.failure.errorCode).toBe('model_turn_limit_exceeded');
     expect(run.failure.errorExplanation).toContain('2');
-    const failed = (await t.database.db.select().from(productEvents).where(eq(productEvents.kind, 'model.invocation_failed'))).find((row) => row.aggregateId === runId);
+    const failed = (await t.database.db.select().from(productEvents).where(eq(productEvents.kind, 'model.invocation_failed'))).find(
+      (row) => row.aggregateId === runId,
+    );
     expect(failed?.publicPayload).toMatchObject({ errorCode: 'model_turn_limit_exceeded' });
     // No provider call was made without a reservation.
     expect(await t.database.db.select().from(modelInvocations).where(eq(modelInvocations.runId, runId))).toEqual([]);

@@ -35,10 +35,19 @@ async function pricedAgent(type: ProviderType, prices: Record<string, number> = 
     await ok(f.call('PATCH', `/model-presets/${presets.find((preset) => preset.key === 'fast')!.id}`, { prices }));
   } else if (!presets.some((preset) => preset.key === key)) {
     const model = { vendor_b: 'vendor_b/claude-sonnet-4-6', vendor_c: 'vendor_c/gemini-2.5-pro', gateway: 'gateway/openai/gpt-4o' }[type];
-    const provider = await ok(f.call('POST', '/model-providers', { key: `p-${type.replace('_', '-')}`, displayName: type, providerType: type, apiKey: FAKE_KEYS[type] }), 201);
+    const provider = await ok(
+      f.call('POST', '/model-providers', { key: `p-${type.replace('_', '-')}`, displayName: type, providerType: type, apiKey: FAKE_KEYS[type] }),
+      201,
+    );
     await ok(f.call('POST', '/model-presets', { key, displayName: key, providerId: provider.id, model, prices }), 201);
   }
-  const agent = await ok(f.call('POST', '/agents', { name: `Priced ${type} ${Math.random()}`, initialConfig: { systemPrompt: 'Answer.', modelPreset: key, limits: { maxTurns: 4 }, ...config } }), 201);
+  const agent = await ok(
+    f.call('POST', '/agents', {
+      name: `Priced ${type} ${Math.random()}`,
+      initialConfig: { systemPrompt: 'Answer.', modelPreset: key, limits: { maxTurns: 4 }, ...config },
+    }),
+    201,
+  );
   return agent.id as string;
 }
 
@@ -56,37 +65,87 @@ describe('prices and cost', () => {
   // vendor's own numbers, at 2 / 10 / 0.5 / 2.5 per million (input / output / cache read / write).
   const cases: Array<{ type: ProviderType; usage: ScriptedUsage; tokens: Record<string, number>; cost: number }> = [
     // 600 uncached × 2 + 400 cached × 0.5 + 200 out × 10 = 3,400 per million.
-    { type: 'vendor_a', usage: { inputTokens: 1000, outputTokens: 200, cacheReadTokens: 400 }, tokens: { inputTokens: 1000, outputTokens: 200, cacheReadTokens: 400, cacheWriteTokens: 0 }, cost: 0.0034 },
+    {
+      type: 'vendor_a',
+      usage: { inputTokens: 1000, outputTokens: 200, cacheReadTokens: 400 },
+      tokens: { inputTokens: 1000, outputTokens: 200, cacheReadTokens: 400, cacheWriteTokens: 0 },
+      cost: 0.0034,
+    },
     // input_tokens is the uncached part: 600 × 2 + 400 × 0.5 + 100 × 2.5 + 200 × 10 = 3,650.
-    { type: 'vendor_b', usage: { inputTokens: 600, outputTokens: 200, cacheReadTokens: 400, cacheWriteTokens: 100 }, tokens: { inputTokens: 1100, outputTokens: 200, cacheReadTokens: 400, cacheWriteTokens: 100 }, cost: 0.00365 },
+    {
+      type: 'vendor_b',
+      usage: { inputTokens: 600, outputTokens: 200, cacheReadTokens: 400, cacheWriteTokens: 100 },
+      tokens: { inputTokens: 1100, outputTokens: 200, cacheReadTokens: 400, cacheWriteTokens: 100 },
+      cost: 0.00365,
+    },
     // Thoughts bill as output: 600 × 2 + 400 × 0.5 + (200 + 50) × 10 = 3,900.
-    { type: 'vendor_c', usage: { inputTokens: 1000, outputTokens: 200, cacheReadTokens: 400, reasoningTokens: 50 }, tokens: { inputTokens: 1000, outputTokens: 250, cacheReadTokens: 400, cacheWriteTokens: 0 }, cost: 0.0039 },
+    {
+      type: 'vendor_c',
+      usage: { inputTokens: 1000, outputTokens: 200, cacheReadTokens: 400, reasoningTokens: 50 },
+      tokens: { inputTokens: 1000, outputTokens: 250, cacheReadTokens: 400, cacheWriteTokens: 0 },
+      cost: 0.0039,
+    },
     // prompt_tokens holds both cache figures: 500 × 2 + 400 × 0.5 + 100 × 2.5 + 200 × 10 = 3,450.
-    { type: 'gateway', usage: { inputTokens: 1000, outputTokens: 200, cacheReadTokens: 400, cacheWriteTokens: 100 }, tokens: { inputTokens: 1000, outputTokens: 200, cacheReadTokens: 400, cacheWriteTokens: 100 }, cost: 0.00345 },
+    {
+      type: 'gateway',
+      usage: { inputTokens: 1000, outputTokens: 200, cacheReadTokens: 400, cacheWriteTokens: 100 },
+      tokens: { inputTokens: 1000, outputTokens: 200, cacheReadTokens: 400, cacheWriteTokens: 100 },
+      cost: 0.00345,
+    },
   ];
 
-  it.each(cases)('$type: the cost equals the tokens at the preset prices, on the run, the session, the attempt and the settled event', async ({ type, usage, tokens, cost }) => {
-    const agentId = await pricedAgent(type);
-    f.fakes[type].reply({ text: 'Priced answer.', usage });
-    const session = await ok(f.call('POST', '/sessions', { agentId, initialMessage: 'What does this cost?' }), 201);
-    const run = await f.waitForRun(session.run.id);
-    expect(run).toMatchObject({ state: 'completed', ...tokens, cost });
-    const detail = await ok(f.call('GET', `/sessions/${session.id}`));
-    expect(detail).toMatchObject({ ...tokens, cost });
-    expect(detail.debug.modelInvocations).toEqual([expect.objectContaining({ status: 'succeeded', ...tokens, cost })]);
-    const { cost: eventCost, ...usageShown } = { ...tokens, cost };
-    expect(await settledEvent(run.id)).toMatchObject({ state: 'completed', usage: usageShown, cost: eventCost });
-  }, 60_000);
+  it.each(cases)(
+    '$type: the cost equals the tokens at the preset prices, on the run, the session, the attempt and the settled event',
+    async ({ type, usage, tokens, cost }) => {
+      const agentId = await pricedAgent(type);
+      f.fakes[type].reply({ text: 'Priced answer.', usage });
+      const session = await ok(f.call('POST', '/sessions', { agentId, initialMessage: 'What does this cost?' }), 201);
+      const run = await f.waitForRun(session.run.id);
+      expect(run).toMatchObject({ state: 'completed', ...tokens, cost });
+      const detail = await ok(f.call('GET', `/sessions/${session.id}`));
+      expect(detail).toMatchObject({ ...tokens, cost });
+      expect(detail.debug.modelInvocations).toEqual([expect.objectContaining({ status: 'succeeded', ...tokens, cost })]);
+      const { cost: eventCost, ...usageShown } = { ...tokens, cost };
+      expect(await settledEvent(run.id)).toMatchObject({ state: 'completed', usage: usageShown, cost: eventCost });
+    },
+    60_000,
+  );
 
   it('a gateway preset takes the catalog prices; an operator replaces them for later calls; bad prices are a 400', async () => {
-    const provider = await ok(f.call('POST', '/model-providers', { key: 'router-catalog', displayName: 'Router', providerType: 'gateway', apiKey: FAKE_KEYS.gateway }), 201);
+    const provider = await ok(
+      f.call('POST', '/model-providers', { key: 'router-catalog', displayName: 'Router', providerType: 'gateway', apiKey: FAKE_KEYS.gateway }),
+      201,
+    );
     // The fake catalog publishes 0.000003 / 0.000015 USD per token for this model.
-    const preset = await ok(f.call('POST', '/model-presets', { key: 'catalog-priced', displayName: 'Catalog priced', providerId: provider.id, model: 'gateway/anthropic/claude-sonnet-4.5' }), 201);
+    const preset = await ok(
+      f.call('POST', '/model-presets', {
+        key: 'catalog-priced',
+        displayName: 'Catalog priced',
+        providerId: provider.id,
+        model: 'gateway/anthropic/claude-sonnet-4.5',
+      }),
+      201,
+    );
     expect(preset.prices).toEqual({ input: 3, output: 15, cacheRead: null, cacheWrite: null, source: 'catalog' });
-    const unpriced = await ok(f.call('POST', '/model-presets', { key: 'kept-unpriced', displayName: 'Unpriced', providerId: provider.id, model: 'gateway/anthropic/claude-sonnet-4.5', prices: null }), 201);
+    const unpriced = await ok(
+      f.call('POST', '/model-presets', {
+        key: 'kept-unpriced',
+        displayName: 'Unpriced',
+        providerId: provider.id,
+        model: 'gateway/anthropic/claude-sonnet-4.5',
+        prices: null,
+      }),
+      201,
+    );
     expect(unpriced.prices).toBeNull();
 
-    const agent = await ok(f.call('POST', '/agents', { name: `Catalog ${Math.random()}`, initialConfig: { systemPrompt: 'Answer.', modelPreset: 'catalog-priced', limits: { maxTurns: 4 } } }), 201);
+    const agent = await ok(
+      f.call('POST', '/agents', {
+        name: `Catalog ${Math.random()}`,
+        initialConfig: { systemPrompt: 'Answer.', modelPreset: 'catalog-priced', limits: { maxTurns: 4 } },
+      }),
+      201,
+    );
     f.fakes.gateway.reply({ text: 'At catalog prices.', usage: { inputTokens: 1000, outputTokens: 100 } });
     const first = await f.waitForRun((await ok(f.call('POST', '/sessions', { agentId: agent.id, initialMessage: 'One.' }), 201)).run.id);
     expect(first.cost).toBe(0.0045); // 1,000 × 3 + 100 × 15 per million
@@ -148,7 +207,10 @@ describe('budgets', () => {
     f.fakes.vendor_a.reply({ text: 'Counted.', usage: USAGE });
     await f.waitForRun(tokens.run.id);
     const spent = await f.waitForRun((await ok(f.call('POST', `/sessions/${tokens.id}/runs`, { message: 'Again.' }), 202)).id);
-    expect(spent.failure).toMatchObject({ errorCode: 'budget_exceeded', errorExplanation: "The session's budget of 1,000 tokens is spent (1,100 used); raise it to continue." });
+    expect(spent.failure).toMatchObject({
+      errorCode: 'budget_exceeded',
+      errorExplanation: "The session's budget of 1,000 tokens is spent (1,100 used); raise it to continue.",
+    });
     await ok(f.call('PATCH', `/sessions/${tokens.id}`, { budget: { maxTokens: 5000 } }));
     f.fakes.vendor_a.reply({ text: 'Resumed.', usage: USAGE });
     const resumed = await ok(f.call('POST', `/runs/${spent.id}/resume`, { message: 'Resume.' }), 202);
@@ -185,7 +247,15 @@ describe('budgets', () => {
       const created = await Promise.all(Array.from({ length: 20 }, (_, i) => ok(f.call('POST', '/sessions', { agentId, initialMessage: `Add ${i}.` }), 201)));
       const runIds = created.map((session) => session.run.id as string);
       // Polled in the database: twenty runs polled over the API would pass its request rate limit.
-      await expect.poll(async () => (await f.t.database.db.select({ settledAt: runsTable.settledAt }).from(runsTable).where(inArray(runsTable.id, runIds))).every((run) => run.settledAt), { timeout: 90_000, interval: 200 }).toBe(true);
+      await expect
+        .poll(
+          async () =>
+            (await f.t.database.db.select({ settledAt: runsTable.settledAt }).from(runsTable).where(inArray(runsTable.id, runIds))).every(
+              (run) => run.settledAt,
+            ),
+          { timeout: 90_000, interval: 200 },
+        )
+        .toBe(true);
       const runs = await Promise.all(runIds.map((runId) => ok(f.call('GET', `/runs/${runId}`))));
       const failed = runs.filter((run) => run.state === 'failed');
       expect(failed.length).toBeGreaterThan(0);
@@ -228,9 +298,13 @@ describe('usage ledger', () => {
     expect(byDay.groups).toHaveLength(Number(today.slice(8, 10)));
 
     // The totals equal the project's completed calls, summed from the attempts themselves.
-    const calls = await f.t.database.db.select().from(modelInvocations).where(and(eq(modelInvocations.projectId, f.projectId), eq(modelInvocations.status, 'succeeded')));
+    const calls = await f.t.database.db
+      .select()
+      .from(modelInvocations)
+      .where(and(eq(modelInvocations.projectId, f.projectId), eq(modelInvocations.status, 'succeeded')));
     expect(calls.length).toBeGreaterThan(10);
-    const sum = (field: 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'costNanos') => calls.reduce((total, call) => total + call[field], 0);
+    const sum = (field: 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'costNanos') =>
+      calls.reduce((total, call) => total + call[field], 0);
     expect(byDay.totals).toEqual({
       runs: new Set(calls.map((call) => call.runId)).size,
       invocations: calls.length,
@@ -245,12 +319,17 @@ describe('usage ledger', () => {
       const grouped = await ledger(`groupBy=${groupBy}`);
       expect(grouped.totals).toEqual(byDay.totals);
       for (const field of ['runs', 'invocations', 'inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens'] as const) {
-        expect(grouped.groups.reduce((total: number, group: Record<string, number>) => total + (group[field] ?? 0), 0), `${groupBy} ${field}`).toBe(grouped.totals[field]);
+        expect(
+          grouped.groups.reduce((total: number, group: Record<string, number>) => total + (group[field] ?? 0), 0),
+          `${groupBy} ${field}`,
+        ).toBe(grouped.totals[field]);
       }
       expect(grouped.groups.reduce((total: number, group: { cost: number }) => total + group.cost, 0)).toBeCloseTo(grouped.totals.cost, 9);
     }
     const presets = await ledger('groupBy=preset');
-    expect(presets.groups.map((group: { key: string }) => group.key)).toEqual(expect.arrayContaining(['fast', 'priced-vendor-b', 'priced-vendor-c', 'priced-gateway', 'catalog-priced']));
+    expect(presets.groups.map((group: { key: string }) => group.key)).toEqual(
+      expect.arrayContaining(['fast', 'priced-vendor-b', 'priced-vendor-c', 'priced-gateway', 'catalog-priced']),
+    );
     // Every run here was created with the test's one API key.
     const [apiKey] = (await ok(f.call('GET', '/api-keys'))).data.filter((key: { name: string }) => key.name === 'test key');
     expect((await ledger('groupBy=apiKey')).groups).toEqual([expect.objectContaining({ key: apiKey.id, invocations: calls.length })]);

@@ -51,7 +51,12 @@ describe('a caller tool answered before the run waits for it', () => {
   it(`through the Anthropic-compatible API: a SessionToolRunner answering at once, ${TRIES} times in a row`, async () => {
     const { betaTool } = await import('@anthropic-ai/sdk/helpers/beta/json-schema');
     const client = new Anthropic({ baseURL: `${served.baseUrl}/compat/anthropic`, apiKey: f.apiKey, fetch: requests.fetch, maxRetries: 2 });
-    const weather = { type: 'custom' as const, name: 'get_weather', description: 'The weather in a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] } };
+    const weather = {
+      type: 'custom' as const,
+      name: 'get_weather',
+      description: 'The weather in a city',
+      input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] },
+    };
     const agent = await client.beta.agents.create({ name: 'Fast answers', model: 'fast', tools: [weather] });
     const getWeather = betaTool({
       name: 'get_weather',
@@ -128,7 +133,10 @@ describe('a caller tool answered before the run waits for it', () => {
 });
 
 async function createAgent(name: string, tool: unknown): Promise<string> {
-  const agent = await f.call('POST', '/agents', { name, initialConfig: { systemPrompt: 'Use tools.', modelPreset: 'fast', tools: [tool], limits: { maxTurns: 4 } } });
+  const agent = await f.call('POST', '/agents', {
+    name,
+    initialConfig: { systemPrompt: 'Use tools.', modelPreset: 'fast', tools: [tool], limits: { maxTurns: 4 } },
+  });
   expect(agent.status, JSON.stringify(agent.body)).toBe(201);
   return agent.body.id;
 }
@@ -152,7 +160,10 @@ async function firstCallOf(runId: string): Promise<string> {
 async function answer(callId: string) {
   const claim = await f.call('POST', `/tool-calls/${callId}/claim`);
   expect(claim.status, JSON.stringify(claim.body)).toBe(200);
-  const result = await f.call('POST', `/tool-calls/${callId}/result`, { fence: claim.body.fence, safeResult: { version: 1, status: 'success', value: { status: 'shipped' } } });
+  const result = await f.call('POST', `/tool-calls/${callId}/result`, {
+    fence: claim.body.fence,
+    safeResult: { version: 1, status: 'success', value: { status: 'shipped' } },
+  });
   expect(result.status, JSON.stringify(result.body)).toBe(202);
 }
 

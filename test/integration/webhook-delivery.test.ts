@@ -4,7 +4,13 @@ import type { Settings } from '../../config/settings.ts';
 import { decodeEventCursor } from '../../domain/event-cursor.ts';
 import { createKeyring } from '../../services/kernel/credentials/keyring.ts';
 import { appendProductEvents } from '../../services/kernel/events/append.ts';
-import { newSigningSecret, startWebhookReceiver, verifyWithStandardWebhooks, type ReceivedRequest, type WebhookReceiver } from '../fixtures/webhook-receiver/receiver.ts';
+import {
+  newSigningSecret,
+  startWebhookReceiver,
+  verifyWithStandardWebhooks,
+  type ReceivedRequest,
+  type WebhookReceiver,
+} from '../fixtures/webhook-receiver/receiver.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { deferredRunStarter, startTestRuntime } from '../support/runtime.ts';
 
@@ -182,7 +188,13 @@ describe('webhook delivery', () => {
     const { webhook } = await createWebhook(hooks.url);
     await appendEvents(4);
     const disabled = await waitForWebhook(webhook.id, (w) => w.status === 'disabled');
-    expect(disabled).toMatchObject({ enabled: false, disabledReason: 'endpoint_gone', lastErrorCode: 'endpoint_gone', lastResponseStatus: 410, pendingEvents: 4 });
+    expect(disabled).toMatchObject({
+      enabled: false,
+      disabledReason: 'endpoint_gone',
+      lastErrorCode: 'endpoint_gone',
+      lastResponseStatus: 410,
+      pendingEvents: 4,
+    });
     expect(disabled.deliveredPosition).toBe(webhook.deliveredPosition);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(hooks.requests).toHaveLength(1);
@@ -319,16 +331,29 @@ describe('webhook delivery with production rules', () => {
     const { context } = await prod.login();
     const key = (await prod.createApiKey(['*'])).secret;
     const path = `/v1/projects/${context.project.id}/event-webhooks`;
-    const literal = await prod.request('POST', path, { apiKey: key, body: { displayName: 'x', endpointUrl: `https://127.0.0.1:${hooks.port}/hooks`, signingSecret: newSigningSecret() } });
+    const literal = await prod.request('POST', path, {
+      apiKey: key,
+      body: { displayName: 'x', endpointUrl: `https://127.0.0.1:${hooks.port}/hooks`, signingSecret: newSigningSecret() },
+    });
     expect(literal.status).toBe(400);
     // `localhost` names are loopback by definition: refused when saved, like the literal (issue 28).
-    const named = await prod.request('POST', path, { apiKey: key, body: { displayName: 'x', endpointUrl: `https://localhost:${hooks.port}/hooks`, signingSecret: newSigningSecret() } });
+    const named = await prod.request('POST', path, {
+      apiKey: key,
+      body: { displayName: 'x', endpointUrl: `https://localhost:${hooks.port}/hooks`, signingSecret: newSigningSecret() },
+    });
     expect(named.status).toBe(400);
-    const created = await prod.request('POST', path, { apiKey: key, body: { displayName: 'x', endpointUrl: `https://rebound.test:${hooks.port}/hooks`, signingSecret: newSigningSecret() } });
+    const created = await prod.request('POST', path, {
+      apiKey: key,
+      body: { displayName: 'x', endpointUrl: `https://rebound.test:${hooks.port}/hooks`, signingSecret: newSigningSecret() },
+    });
     expect(created.status).toBe(201);
     const webhook = await created.json();
     const ctx = systemContext({ db: prod.database.db, logger: prod.deps.logger, clock: prod.deps.clock });
-    await appendProductEvents(ctx, { organizationId: context.organization.id, projectId: context.project.id, events: [{ aggregateType: 'test', aggregateId: crypto.randomUUID(), kind: 'test.blocked', publicPayload: {} }] });
+    await appendProductEvents(ctx, {
+      organizationId: context.organization.id,
+      projectId: context.project.id,
+      events: [{ aggregateType: 'test', aggregateId: crypto.randomUUID(), kind: 'test.blocked', publicPayload: {} }],
+    });
     const state = await pollWebhook(prod, key, `${path}/${webhook.id}`, (w) => w.lastErrorCode !== null);
     expect(state).toMatchObject({ status: 'failing', lastErrorCode: 'destination_blocked', lastResponseStatus: null, pendingEvents: 1 });
     expect(hooks.requests).toHaveLength(0);
@@ -353,10 +378,16 @@ async function withOwnWorker(
     const { context } = await app.login();
     const key = (await app.createApiKey(['*'])).secret;
     const path = `/v1/projects/${context.project.id}/event-webhooks`;
-    const webhook = await (await app.request('POST', path, { apiKey: key, body: { displayName: 'x', endpointUrl: hooks.url, signingSecret: newSigningSecret() } })).json();
+    const webhook = await (
+      await app.request('POST', path, { apiKey: key, body: { displayName: 'x', endpointUrl: hooks.url, signingSecret: newSigningSecret() } })
+    ).json();
     const ctx = systemContext({ db: app.database.db, logger: app.deps.logger, clock: app.deps.clock });
     const append = async (kind: string) => {
-      const [event] = await appendProductEvents(ctx, { organizationId: context.organization.id, projectId: context.project.id, events: [{ aggregateType: 'test', aggregateId: crypto.randomUUID(), kind, publicPayload: {} }] });
+      const [event] = await appendProductEvents(ctx, {
+        organizationId: context.organization.id,
+        projectId: context.project.id,
+        events: [{ aggregateType: 'test', aggregateId: crypto.randomUUID(), kind, publicPayload: {} }],
+      });
       return event!.projectPosition;
     };
     await fn({ app, key, webhookUrl: `${path}/${webhook.id}`, hooks, append });

@@ -31,15 +31,28 @@ afterAll(async () => {
 
 describe('webhook message content', () => {
   it('adds the message to message.created for the user message and the final reply only', async () => {
-    const opted = await f.call('POST', '/event-webhooks', { displayName: 'With content', endpointUrl: withContent.url, signingSecret: newSigningSecret(), includeMessageContent: true });
-    const plain = await f.call('POST', '/event-webhooks', { displayName: 'Without', endpointUrl: without.url, signingSecret: newSigningSecret(), eventKinds: ['message.created'] });
+    const opted = await f.call('POST', '/event-webhooks', {
+      displayName: 'With content',
+      endpointUrl: withContent.url,
+      signingSecret: newSigningSecret(),
+      includeMessageContent: true,
+    });
+    const plain = await f.call('POST', '/event-webhooks', {
+      displayName: 'Without',
+      endpointUrl: without.url,
+      signingSecret: newSigningSecret(),
+      eventKinds: ['message.created'],
+    });
     expect(opted.status).toBe(201);
     expect(plain.status).toBe(201);
 
     f.fakes.vendor_a
       .reply({ thinking: 'I should add.', text: 'Let me add those.', toolCalls: [{ name: 'add_numbers', arguments: { a: 20, b: 22 } }] })
       .reply({ text: 'The sum is 42.' });
-    const agent = await f.call('POST', '/agents', { name: 'Adder', initialConfig: { systemPrompt: 'Use tools.', modelPreset: 'fast', tools: [addNumbers], limits: { maxTurns: 4 } } });
+    const agent = await f.call('POST', '/agents', {
+      name: 'Adder',
+      initialConfig: { systemPrompt: 'Use tools.', modelPreset: 'fast', tools: [addNumbers], limits: { maxTurns: 4 } },
+    });
     expect(agent.status, JSON.stringify(agent.body)).toBe(201);
     const session = await f.call('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'What is 20 + 22?' });
     const runId = session.body.latestRunId;

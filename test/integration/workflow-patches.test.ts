@@ -21,7 +21,10 @@ afterAll(() => f?.close());
 
 describe('workflow patches', () => {
   it('a caller-tool run records the marker once, at its first branch, and its history replays against the current code', async () => {
-    const agent = await f.call('POST', '/agents', { name: 'Patched', initialConfig: { systemPrompt: 'Use tools.', modelPreset: 'fast', tools: [lookupOrderTool], limits: { maxTurns: 4 } } });
+    const agent = await f.call('POST', '/agents', {
+      name: 'Patched',
+      initialConfig: { systemPrompt: 'Use tools.', modelPreset: 'fast', tools: [lookupOrderTool], limits: { maxTurns: 4 } },
+    });
     expect(agent.status).toBe(201);
     f.fakes.vendor_a.reply({ toolCalls: [{ name: 'lookup_order', arguments: { orderId: 'A1' } }] });
     f.fakes.vendor_a.reply({ text: 'Shipped.' });
@@ -31,7 +34,14 @@ describe('workflow patches', () => {
     await f.waitForRun(runId, (run) => run.state === 'waiting_for_tool');
     const call = (await f.call('GET', `/tool-calls?runId=${runId}`)).body.data[0];
     const claim = await f.call('POST', `/tool-calls/${call.id}/claim`);
-    expect((await f.call('POST', `/tool-calls/${call.id}/result`, { fence: claim.body.fence, safeResult: { version: 1, status: 'success', value: { status: 'shipped' } } })).status).toBe(202);
+    expect(
+      (
+        await f.call('POST', `/tool-calls/${call.id}/result`, {
+          fence: claim.body.fence,
+          safeResult: { version: 1, status: 'success', value: { status: 'shipped' } },
+        })
+      ).status,
+    ).toBe(202);
     expect((await f.waitForRun(runId)).state).toBe('completed');
 
     const handle = f.runtime.client.client.workflow.getHandle(runWorkflowId(runId));

@@ -29,7 +29,9 @@ beforeAll(async () => {
   bundle = await bundleWorkflowCode({ workflowsPath, logger });
 }, 120_000);
 
-const workflowTypeOf = (json: unknown) => (json as { events: Array<{ workflowExecutionStartedEventAttributes?: { workflowType?: { name?: string } } }> }).events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
+const workflowTypeOf = (json: unknown) =>
+  (json as { events: Array<{ workflowExecutionStartedEventAttributes?: { workflowType?: { name?: string } } }> }).events[0]
+    ?.workflowExecutionStartedEventAttributes?.workflowType?.name;
 
 describe('golden histories', () => {
   it('cover every workflow the worker runs', () => {
@@ -56,6 +58,8 @@ describe('the replay net', () => {
   it('fails with a determinism error when runWorkflow gains a new first command', async () => {
     const changed = await bundleWorkflowCode({ workflowsPath: path.join(HISTORIES_DIR, 'fixtures', 'changed-run-workflow.ts'), logger });
     const oneTurn = histories.find((history) => history.name === 'run-one-turn')!;
-    await expect(Worker.runReplayHistory({ workflowBundle: changed, replayName: 'changed' }, historyFromJson(oneTurn.json), 'changed')).rejects.toThrow(DeterminismViolationError);
+    await expect(Worker.runReplayHistory({ workflowBundle: changed, replayName: 'changed' }, historyFromJson(oneTurn.json), 'changed')).rejects.toThrow(
+      DeterminismViolationError,
+    );
   }, 120_000);
 });

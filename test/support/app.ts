@@ -87,7 +87,9 @@ export function createRecordingRunStarter(inner?: RunStarter): RecordingRunStart
  * The real app over a fresh migrated database, in process (`app.request`). Settings come from
  * the same parser the server uses; logs are captured so tests can check what was written.
  */
-export async function createTestApp(options: { clock?: Clock; env?: Record<string, string>; runStarter?: RunStarter; scheduleBackend?: ScheduleBackend } = {}): Promise<TestApp> {
+export async function createTestApp(
+  options: { clock?: Clock; env?: Record<string, string>; runStarter?: RunStarter; scheduleBackend?: ScheduleBackend } = {},
+): Promise<TestApp> {
   const database = await createTestDatabase({ maxConnections: 24 });
   const settings: Settings = parseSettings({
     SVC_DATA_DIR: path.join(os.tmpdir(), `svc-test-${randomBytes(4).toString('hex')}`),
@@ -100,7 +102,14 @@ export async function createTestApp(options: { clock?: Clock; env?: Record<strin
   const logger: Logger = createLogger({ level: 'info', sink: (line) => logLines.push(line) });
   // Calls are always recorded; a given starter (e.g. the Temporal one) still receives them.
   const runStarter = createRecordingRunStarter(options.runStarter);
-  const deps = await createAppDeps({ settings, logger, database, clock: options.clock ?? systemClock, runStarter, ...(options.scheduleBackend ? { scheduleBackend: options.scheduleBackend } : {}) });
+  const deps = await createAppDeps({
+    settings,
+    logger,
+    database,
+    clock: options.clock ?? systemClock,
+    runStarter,
+    ...(options.scheduleBackend ? { scheduleBackend: options.scheduleBackend } : {}),
+  });
   const app = createApp(deps);
 
   const request: TestApp['request'] = async (method, requestPath, opts = {}) => {

@@ -64,7 +64,11 @@ export async function startEgressTestHost(): Promise<EgressTestHost> {
     address,
     hostSideAddress,
     async expose(port) {
-      const forwarder = spawn('ip', ['netns', 'exec', namespace, 'socat', `TCP-LISTEN:${port},bind=${address},fork,reuseaddr`, `TCP:${hostSideAddress}:${port}`], { stdio: 'ignore' });
+      const forwarder = spawn(
+        'ip',
+        ['netns', 'exec', namespace, 'socat', `TCP-LISTEN:${port},bind=${address},fork,reuseaddr`, `TCP:${hostSideAddress}:${port}`],
+        { stdio: 'ignore' },
+      );
       forwarders.push(forwarder);
       await untilListening(address, port);
     },

@@ -29,7 +29,12 @@ export async function startPrometheus(jobs: Record<string, string>): Promise<Pro
   const url = `http://127.0.0.1:${port}`;
   const child: ChildProcess = spawn(
     '/usr/bin/prometheus',
-    [`--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+    [
+      `--config.file=${path.join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${path.join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
@@ -38,7 +43,10 @@ export async function startPrometheus(jobs: Record<string, string>): Promise<Pro
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`prometheus exited ${child.exitCode}:\n${output}`);
-    const ready = await fetch(`${url}/-/ready`).then((response) => response.ok, () => false);
+    const ready = await fetch(`${url}/-/ready`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (ready) break;
     if (Date.now() > deadline) throw new Error(`prometheus did not become ready:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -46,7 +54,11 @@ export async function startPrometheus(jobs: Record<string, string>): Promise<Pro
 
   const query = async (promql: string): Promise<Sample[]> => {
     const response = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(promql)}`);
-    const body = (await response.json()) as { status: string; error?: string; data: { resultType: string; result: Array<{ metric: Record<string, string>; value: [number, string] }> } };
+    const body = (await response.json()) as {
+      status: string;
+      error?: string;
+      data: { resultType: string; result: Array<{ metric: Record<string, string>; value: [number, string] }> };
+    };
     if (body.status !== 'success') throw new Error(`query ${promql} failed: ${body.error}`);
     return body.data.result.map((series) => ({ labels: series.metric, value: Number(series.value[1]) }));
   };

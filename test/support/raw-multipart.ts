@@ -10,7 +10,11 @@ import { performance } from 'node:perf_hooks';
 export const BOUNDARY = 'hostile-boundary-7f3a';
 
 export const filePart = (name: string, filename: string, bytes: string | Buffer = 'x') =>
-  Buffer.concat([Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"; filename="${filename}"\r\nContent-Type: text/markdown\r\n\r\n`), Buffer.from(bytes), Buffer.from('\r\n')]);
+  Buffer.concat([
+    Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"; filename="${filename}"\r\nContent-Type: text/markdown\r\n\r\n`),
+    Buffer.from(bytes),
+    Buffer.from('\r\n'),
+  ]);
 
 export const fieldPart = (name: string, value: string) => Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`);
 
@@ -51,7 +55,11 @@ export function openUpload(baseUrl: string, key: string, path: string, options: 
       const headers = received.subarray(0, head).toString('latin1');
       const bodyLength = Number(/\r\ncontent-length: *(\d+)/i.exec(headers)?.[1]);
       if (received.length < head + 4 + bodyLength) return;
-      resolve({ status: Number(headers.split(' ')[1]), body: JSON.parse(received.subarray(head + 4, head + 4 + bodyLength).toString('utf8')), at: firstByteAt });
+      resolve({
+        status: Number(headers.split(' ')[1]),
+        body: JSON.parse(received.subarray(head + 4, head + 4 + bodyLength).toString('utf8')),
+        at: firstByteAt,
+      });
     });
     socket.on('close', () => reject(new Error(`the connection closed without an answer: ${received.toString('latin1').slice(0, 200)}`)));
   });
@@ -85,7 +93,8 @@ export function openUpload(baseUrl: string, key: string, path: string, options: 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** `promise`, or a failure naming what did not happen within `ms`. */
-export const within = <T>(promise: Promise<T>, ms: number, what: string) => Promise.race([promise, sleep(ms).then(() => Promise.reject(new Error(`${what} within ${ms} ms`)))]);
+export const within = <T>(promise: Promise<T>, ms: number, what: string) =>
+  Promise.race([promise, sleep(ms).then(() => Promise.reject(new Error(`${what} within ${ms} ms`)))]);
 
 /** One upload of `body`: its status once it is answered and its body sent in full or cut off. */
 export async function uploadOnce(baseUrl: string, key: string, path: string, body: Buffer): Promise<number> {

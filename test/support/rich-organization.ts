@@ -15,7 +15,13 @@ import type { TestApp } from './app.ts';
 export type RichOrganization = {
   secrets: string[];
   /** The credentials a restore of this organization's backup needs, by connection key. */
-  credentials: { modelProvider: string; sandboxProvider: string; storage: { accessKeyId: string; secretAccessKey: string }; mcpCredential: string; webhookSecrets: string[] };
+  credentials: {
+    modelProvider: string;
+    sandboxProvider: string;
+    storage: { accessKeyId: string; secretAccessKey: string };
+    mcpCredential: string;
+    webhookSecrets: string[];
+  };
   helperAgentKey: string;
 };
 
@@ -25,10 +31,16 @@ export const RICH_SECRETS = {
   mcpBearer: 'mcp-rich-organization-bearer-0001',
   revokedMcpBearer: 'mcp-rich-organization-bearer-old-0002',
   archivedProviderKey: 'sk-proj-rich-organization-archived-0003',
-  webhookSecrets: ['whsec_' + Buffer.from('rich-organization-webhook-secret-01').toString('base64'), 'whsec_' + Buffer.from('rich-organization-webhook-secret-02').toString('base64')],
+  webhookSecrets: [
+    'whsec_' + Buffer.from('rich-organization-webhook-secret-01').toString('base64'),
+    'whsec_' + Buffer.from('rich-organization-webhook-secret-02').toString('base64'),
+  ],
 };
 
-export async function buildRichOrganization(t: TestApp, options: { apiKey: string; projectId: string; mcpUrl: string; mcpOrigin: string; webhookUrl: string }): Promise<RichOrganization> {
+export async function buildRichOrganization(
+  t: TestApp,
+  options: { apiKey: string; projectId: string; mcpUrl: string; mcpOrigin: string; webhookUrl: string },
+): Promise<RichOrganization> {
   const call = async (method: string, path: string, body?: unknown, projectId = options.projectId) => {
     const response = await t.request(method, `/v1/projects/${projectId}${path}`, { apiKey: options.apiKey, body });
     const json = await response.json();
@@ -37,24 +49,83 @@ export async function buildRichOrganization(t: TestApp, options: { apiKey: strin
   };
 
   const provider = await call('POST', '/model-providers', { key: 'openai', displayName: 'OpenAI', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a });
-  const archivedProvider = await call('POST', '/model-providers', { key: 'legacy', displayName: 'Legacy', providerType: 'vendor_a', apiKey: RICH_SECRETS.archivedProviderKey });
-  await call('POST', '/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {}, prices: { input: 1.25, output: 10, cacheRead: 0.125 } });
-  const retired = await call('POST', '/model-presets', { key: 'retired', displayName: 'Retired', providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {} });
+  const archivedProvider = await call('POST', '/model-providers', {
+    key: 'legacy',
+    displayName: 'Legacy',
+    providerType: 'vendor_a',
+    apiKey: RICH_SECRETS.archivedProviderKey,
+  });
+  await call('POST', '/model-presets', {
+    key: 'fast',
+    displayName: 'Fast',
+    providerId: provider.id,
+    model: 'vendor_a/gpt-5.1',
+    routing: {},
+    prices: { input: 1.25, output: 10, cacheRead: 0.125 },
+  });
+  const retired = await call('POST', '/model-presets', {
+    key: 'retired',
+    displayName: 'Retired',
+    providerId: provider.id,
+    model: 'vendor_a/gpt-5.1',
+    routing: {},
+  });
   await call('DELETE', `/model-presets/${retired.id}`);
   await call('DELETE', `/model-providers/${archivedProvider.id}`);
 
-  await call('POST', '/sandbox-providers', { key: 'sandbox', displayName: 'Sandbox', providerType: 'sandbox_vendor', apiKey: RICH_SECRETS.sandboxApiKey, restrictedEgress: { allowedDomains: ['example.com'], allowedCidrs: [] } });
-  await call('POST', '/storage-providers', { key: 'archive', displayName: 'Archive', providerType: 's3', endpoint: 'https://s3.example.com', region: 'eu-west-1', bucket: 'agents', prefix: 'svc/', forcePathStyle: true, setDefault: true, ...RICH_SECRETS.storage });
+  await call('POST', '/sandbox-providers', {
+    key: 'sandbox',
+    displayName: 'Sandbox',
+    providerType: 'sandbox_vendor',
+    apiKey: RICH_SECRETS.sandboxApiKey,
+    restrictedEgress: { allowedDomains: ['example.com'], allowedCidrs: [] },
+  });
+  await call('POST', '/storage-providers', {
+    key: 'archive',
+    displayName: 'Archive',
+    providerType: 's3',
+    endpoint: 'https://s3.example.com',
+    region: 'eu-west-1',
+    bucket: 'agents',
+    prefix: 'svc/',
+    forcePathStyle: true,
+    setDefault: true,
+    ...RICH_SECRETS.storage,
+  });
 
   const server = await call('POST', '/mcp-servers', { key: 'tools', displayName: 'Tools', endpointUrl: options.mcpUrl, transport: 'streamable_http' });
-  const credential = await call('POST', '/mcp-credentials', { key: 'tools-token', displayName: 'Tools token', kind: 'static_bearer', secret: RICH_SECRETS.mcpBearer });
-  const oldCredential = await call('POST', '/mcp-credentials', { key: 'old-token', displayName: 'Old token', kind: 'api_key_header', headerName: 'X-Api-Key', secret: RICH_SECRETS.revokedMcpBearer });
+  const credential = await call('POST', '/mcp-credentials', {
+    key: 'tools-token',
+    displayName: 'Tools token',
+    kind: 'static_bearer',
+    secret: RICH_SECRETS.mcpBearer,
+  });
+  const oldCredential = await call('POST', '/mcp-credentials', {
+    key: 'old-token',
+    displayName: 'Old token',
+    kind: 'api_key_header',
+    headerName: 'X-Api-Key',
+    secret: RICH_SECRETS.revokedMcpBearer,
+  });
   await call('DELETE', `/mcp-credentials/${oldCredential.id}`);
-  const policyBody = { key: 'tools-policy', displayName: 'Tools', credentialId: credential.id, exactOrigin: options.mcpOrigin, pathPrefix: '/mcp', timeoutMs: 10_000, maximumResponseBytes: 1_000_000 };
+  const policyBody = {
+    key: 'tools-policy',
+    displayName: 'Tools',
+    credentialId: credential.id,
+    exactOrigin: options.mcpOrigin,
+    pathPrefix: '/mcp',
+    timeoutMs: 10_000,
+    maximumResponseBytes: 1_000_000,
+  };
   await call('POST', '/mcp-credential-policies', policyBody);
   const policy = await call('POST', '/mcp-credential-policies', { ...policyBody, displayName: 'Tools (v2)', timeoutMs: 20_000 });
   const discovered = await call('POST', `/mcp-servers/${server.id}/discover`, { credentialPolicyVersionId: policy.id });
-  const toolset = await call('POST', '/mcp-toolsets', { key: 'echo-tools', displayName: 'Echo tools', serverVersionId: discovered.version.id, tools: [{ remoteToolName: 'echo', approval: 'never' }] });
+  const toolset = await call('POST', '/mcp-toolsets', {
+    key: 'echo-tools',
+    displayName: 'Echo tools',
+    serverVersionId: discovered.version.id,
+    tools: [{ remoteToolName: 'echo', approval: 'never' }],
+  });
 
   const file = (text: string) => Buffer.from(text).toString('base64');
   const skill = await call('POST', '/skills', {
@@ -68,9 +139,20 @@ export async function buildRichOrganization(t: TestApp, options: { apiKey: strin
       { path: 'reference/regions/eu.md', contentType: 'text/markdown', dataBase64: file('# EU\n') },
     ],
   });
-  const skillV2 = await call('POST', `/skills/${skill.id}/versions`, { name: 'refund-policy', description: 'How refunds work (v2)', instructions: '# Refunds\nWithin 60 days.', files: [] });
+  const skillV2 = await call('POST', `/skills/${skill.id}/versions`, {
+    name: 'refund-policy',
+    description: 'How refunds work (v2)',
+    instructions: '# Refunds\nWithin 60 days.',
+    files: [],
+  });
   await call('PATCH', `/skills/${skill.id}/versions/${skill.versions[0].id}/lifecycle`, { status: 'revoked' });
-  const disabledSkill = await call('POST', '/skills', { key: 'tone', displayName: 'Tone', name: 'tone', description: 'Tone of voice', instructions: 'Be kind.' });
+  const disabledSkill = await call('POST', '/skills', {
+    key: 'tone',
+    displayName: 'Tone',
+    name: 'tone',
+    description: 'Tone of voice',
+    instructions: 'Be kind.',
+  });
   await call('PATCH', `/skills/${disabledSkill.id}`, { enabled: false });
   const removedSkill = await call('POST', '/skills', { key: 'gone', displayName: 'Gone', name: 'gone', description: 'Removed', instructions: 'Gone.' });
   await call('DELETE', `/skills/${removedSkill.id}`);
@@ -84,32 +166,80 @@ export async function buildRichOrganization(t: TestApp, options: { apiKey: strin
       ...base,
       skillVersionIds: [skillV2.id],
       mcpBindings: [{ toolsetVersionId: toolset.latestVersionId, credentialPolicyVersionId: policy.id, namespace: 'tools' }],
-      harnessOperations: [{ key: 'summarize', description: 'Summarize', instructions: 'Summarize the text.', resultSchema: { type: 'object', properties: { summary: { type: 'string' } }, required: ['summary'] }, timeoutMs: 30_000 }],
+      harnessOperations: [
+        {
+          key: 'summarize',
+          description: 'Summarize',
+          instructions: 'Summarize the text.',
+          resultSchema: { type: 'object', properties: { summary: { type: 'string' } }, required: ['summary'] },
+          timeoutMs: 30_000,
+        },
+      ],
       delegates: [{ key: 'research', description: 'Research things.', agentVersionId: child.latestVersionId, maxParallel: 2 }],
     },
   });
   const archivedAgent = await call('POST', '/agents', { key: 'old-helper', name: 'Old helper', initialConfig: base });
   await call('DELETE', `/agents/${archivedAgent.id}`);
 
-  await call('POST', '/event-webhooks', { displayName: 'Receiver', endpointUrl: options.webhookUrl, signingSecret: RICH_SECRETS.webhookSecrets[0], eventKinds: ['run.*'], includeMessageContent: true });
-  const paused = await call('POST', '/event-webhooks', { displayName: 'Paused', endpointUrl: options.webhookUrl, signingSecret: RICH_SECRETS.webhookSecrets[1] });
+  await call('POST', '/event-webhooks', {
+    displayName: 'Receiver',
+    endpointUrl: options.webhookUrl,
+    signingSecret: RICH_SECRETS.webhookSecrets[0],
+    eventKinds: ['run.*'],
+    includeMessageContent: true,
+  });
+  const paused = await call('POST', '/event-webhooks', {
+    displayName: 'Paused',
+    endpointUrl: options.webhookUrl,
+    signingSecret: RICH_SECRETS.webhookSecrets[1],
+  });
   await call('PATCH', `/event-webhooks/${paused.id}`, { enabled: false });
 
-  await call('POST', '/schedules', { name: 'Morning report', agentId: helper.id, cron: '0 9 * * MON-FRI', timeZone: 'Europe/Paris', message: 'Write the morning report.' });
-  await call('POST', '/schedules', { agentVersionId: child.latestVersionId, intervalSeconds: 3600, overlap: 'buffer_one', catchupWindowSeconds: 600, message: 'Research the news.', paused: true });
+  await call('POST', '/schedules', {
+    name: 'Morning report',
+    agentId: helper.id,
+    cron: '0 9 * * MON-FRI',
+    timeZone: 'Europe/Paris',
+    message: 'Write the morning report.',
+  });
+  await call('POST', '/schedules', {
+    agentVersionId: child.latestVersionId,
+    intervalSeconds: 3600,
+    overlap: 'buffer_one',
+    catchupWindowSeconds: 600,
+    message: 'Research the news.',
+    paused: true,
+  });
   const dropped = await call('POST', '/schedules', { name: 'Dropped', agentId: helper.id, intervalSeconds: 60, message: 'Never mind.' });
   await call('DELETE', `/schedules/${dropped.id}`);
   const idle = await call('POST', '/sessions', { agentId: helper.id });
   await call('POST', '/schedules', { name: 'Nudge', target: 'session', sessionId: idle.id, intervalSeconds: 86_400, message: 'Anything new?' });
 
-  const research = (await (await t.request('POST', '/v1/projects', { apiKey: options.apiKey, body: { slug: 'research', name: 'Research' } })).json()).id as string;
+  const research = (await (await t.request('POST', '/v1/projects', { apiKey: options.apiKey, body: { slug: 'research', name: 'Research' } })).json())
+    .id as string;
   await call('POST', '/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.id, model: 'vendor_a/gpt-5.1', routing: {} }, research);
   await call('POST', '/agents', { key: 'analyst', name: 'Analyst', initialConfig: base }, research);
   await t.request('PATCH', `/v1/projects/${research}`, { apiKey: options.apiKey, body: { budget: { maxMonthlyCost: 250, maxMonthlyTokens: null } } });
 
   return {
-    secrets: [FAKE_KEYS.vendor_a, RICH_SECRETS.archivedProviderKey, RICH_SECRETS.sandboxApiKey, RICH_SECRETS.storage.accessKeyId, RICH_SECRETS.storage.secretAccessKey, RICH_SECRETS.mcpBearer, RICH_SECRETS.revokedMcpBearer, ...RICH_SECRETS.webhookSecrets, options.apiKey],
-    credentials: { modelProvider: FAKE_KEYS.vendor_a, sandboxProvider: RICH_SECRETS.sandboxApiKey, storage: RICH_SECRETS.storage, mcpCredential: RICH_SECRETS.mcpBearer, webhookSecrets: RICH_SECRETS.webhookSecrets },
+    secrets: [
+      FAKE_KEYS.vendor_a,
+      RICH_SECRETS.archivedProviderKey,
+      RICH_SECRETS.sandboxApiKey,
+      RICH_SECRETS.storage.accessKeyId,
+      RICH_SECRETS.storage.secretAccessKey,
+      RICH_SECRETS.mcpBearer,
+      RICH_SECRETS.revokedMcpBearer,
+      ...RICH_SECRETS.webhookSecrets,
+      options.apiKey,
+    ],
+    credentials: {
+      modelProvider: FAKE_KEYS.vendor_a,
+      sandboxProvider: RICH_SECRETS.sandboxApiKey,
+      storage: RICH_SECRETS.storage,
+      mcpCredential: RICH_SECRETS.mcpBearer,
+      webhookSecrets: RICH_SECRETS.webhookSecrets,
+    },
     helperAgentKey: 'helper',
   };
 }

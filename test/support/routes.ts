@@ -29,4 +29,5 @@ export const concretePath = (path: string, projectId: string) =>
  * `/v1/auth/` and the configuration-restore preview (it changes nothing). Held here, apart from
  * the routes' own declarations (`transaction: 'none'`), so tests check those against the spec.
  */
-export const takesNoIdempotencyKeyBySpec = (path: string) => path.startsWith('/v1/auth/') || /^\/v1\/organizations\/[^/]+\/configuration-restore\/preview$/.test(path);
+export const takesNoIdempotencyKeyBySpec = (path: string) =>
+  path.startsWith('/v1/auth/') || /^\/v1\/organizations\/[^/]+\/configuration-restore\/preview$/.test(path);

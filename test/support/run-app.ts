@@ -29,7 +29,12 @@ export async function startRunApp(options: RunAppOptions = {}) {
   const fakes: FakeModelServers = await startFakeModelServers();
   const starter = deferredRunStarter();
   const scheduleBackend = deferredScheduleBackend();
-  const t: TestApp = await createTestApp({ env: { ...fakes.env, ...options.env }, runStarter: starter, scheduleBackend, ...(options.clock ? { clock: options.clock } : {}) });
+  const t: TestApp = await createTestApp({
+    env: { ...fakes.env, ...options.env },
+    runStarter: starter,
+    scheduleBackend,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   let runtime: TestRuntime | null = null;
   const startRuntime = async () => {
     runtime ??= await startTestRuntime(t, starter, { platformTools: options.platformTools ?? {}, scheduleBackend });
@@ -46,7 +51,9 @@ export async function startRunApp(options: RunAppOptions = {}) {
   if (options.seed !== false) {
     const provider = await call('POST', '/model-providers', { key: 'openai', displayName: 'OpenAI', providerType: 'vendor_a', apiKey: FAKE_KEYS.vendor_a });
     expect(provider.status).toBe(201);
-    expect((await call('POST', '/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.body.id, model: 'vendor_a/gpt-5.1', routing: {} })).status).toBe(201);
+    expect(
+      (await call('POST', '/model-presets', { key: 'fast', displayName: 'Fast', providerId: provider.body.id, model: 'vendor_a/gpt-5.1', routing: {} })).status,
+    ).toBe(201);
   }
 
   const waitForRun = async (runId: string, predicate: (run: any) => boolean = (run) => SETTLED.includes(run.state), timeoutMs = 60_000) => {
@@ -54,7 +61,8 @@ export async function startRunApp(options: RunAppOptions = {}) {
     for (;;) {
       const run = await call('GET', `/runs/${runId}`);
       if (predicate(run.body)) return run.body;
-      if (SETTLED.includes(run.body.state)) throw new Error(`run ${runId} settled ${run.body.state} (${JSON.stringify(run.body.failure)}) before the awaited state`);
+      if (SETTLED.includes(run.body.state))
+        throw new Error(`run ${runId} settled ${run.body.state} (${JSON.stringify(run.body.failure)}) before the awaited state`);
       if (Date.now() > deadline) throw new Error(`run ${runId} stuck in ${run.body.state}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

@@ -15,5 +15,7 @@ export async function ensureTestPackages(): Promise<void> {
   const outcome = await installMissingPackages({ ...SANDBOX_PACKAGES, ...BROWSER_PACKAGES, ...TEST_PACKAGES });
   if (outcome.kind !== 'not_installed') return;
   const detail = outcome.detail ? `: ${outcome.detail}` : '';
-  throw new Error(`The sandbox tests need ${outcome.packages.join(', ')} (${outcome.reason}${detail}); install them (Debian: ${outcome.command}) and run the tests again`);
+  throw new Error(
+    `The sandbox tests need ${outcome.packages.join(', ')} (${outcome.reason}${detail}); install them (Debian: ${outcome.command}) and run the tests again`,
+  );
 }

@@ -13,15 +13,27 @@ const START_CEILING_MS = 150_000;
  * server, for fault tests that SIGKILL it. Resolves once it polls. Needs a PostgreSQL server:
  * two processes cannot share an embedded PGlite database.
  */
-export async function startWorkerProcess(options: { databaseUrl: string; taskQueue: string; dataDir: string; env?: Record<string, string> }): Promise<ChildProcess> {
+export async function startWorkerProcess(options: {
+  databaseUrl: string;
+  taskQueue: string;
+  dataDir: string;
+  env?: Record<string, string>;
+}): Promise<ChildProcess> {
   const { child } = await startServiceProcess('scripts/worker.ts', '"msg":"worker started"', options);
   return child;
 }
 
 /** `npm run api` as its own OS process on a free port; resolves with its base URL once it listens. */
-export async function startApiProcess(options: { databaseUrl: string; taskQueue: string; dataDir: string; env?: Record<string, string> }): Promise<{ child: ChildProcess; url: string }> {
+export async function startApiProcess(options: {
+  databaseUrl: string;
+  taskQueue: string;
+  dataDir: string;
+  env?: Record<string, string>;
+}): Promise<{ child: ChildProcess; url: string }> {
   const { child, output } = await startServiceProcess('scripts/api.ts', '"msg":"api listening"', { ...options, env: { PORT: '0', ...options.env } });
-  const line = output().split('\n').find((entry) => entry.includes('"msg":"api listening"'))!;
+  const line = output()
+    .split('\n')
+    .find((entry) => entry.includes('"msg":"api listening"'))!;
   return { child, url: (JSON.parse(line) as { url: string }).url.replace(/\/v1$/, '') };
 }
 

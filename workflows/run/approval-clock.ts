@@ -51,6 +51,8 @@ function syncClock(run: RunContext) {
   const parent = workflowInfo().parent;
   if (parent && paused !== waits.reported) {
     waits.reported = paused;
-    void getExternalWorkflowHandle(parent.workflowId).signal(descendantApprovalWait, { runId: run.runId, waiting: paused }).catch(() => {});
+    void getExternalWorkflowHandle(parent.workflowId)
+      .signal(descendantApprovalWait, { runId: run.runId, waiting: paused })
+      .catch(() => {});
   }
 }

@@ -1,4 +1,13 @@
-import { CancellationScope, ChildWorkflowCancellationType, getExternalWorkflowHandle, isCancellation, log, ParentClosePolicy, startChild, workflowInfo } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  ChildWorkflowCancellationType,
+  getExternalWorkflowHandle,
+  isCancellation,
+  log,
+  ParentClosePolicy,
+  startChild,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { RUN_SEARCH_ATTRIBUTES, RUN_WORKFLOW_TYPE, runWorkflowId } from '../../domain/runs/workflow.ts';
 import type { DelegationStart, ToolProgressStep } from '../../activities/run-activity-types.ts';
 import type { RunContext } from './context.ts';
@@ -11,7 +20,12 @@ import { cancelRequested } from './signals.ts';
  * as a Temporal child workflow of this one, so cancelling this run cancels it; its answer, or
  * how it ended, becomes the call's result (docs/decisions.md "Delegation").
  */
-export async function runDelegation(run: RunContext, toolCallId: string, turnId: string, queued: DelegationStart | undefined): Promise<ToolProgressStep | undefined> {
+export async function runDelegation(
+  run: RunContext,
+  toolCallId: string,
+  turnId: string,
+  queued: DelegationStart | undefined,
+): Promise<ToolProgressStep | undefined> {
   const { runId } = run;
   // Queued already by the step that recorded the turn's calls (issue 33), else queued here.
   const start = queued ?? (await store.startDelegation({ runId, toolCallId }));

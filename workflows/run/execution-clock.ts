@@ -15,9 +15,11 @@ export function executionClock(limitMs: number, onExpire: () => void) {
       runningSince = Date.now();
       const scope = new CancellationScope();
       timer = scope;
-      scope.run(() => sleep(Math.max(0, remainingMs))).then(onExpire, () => {
-        // Cancelled by pause(): nothing to do.
-      });
+      scope
+        .run(() => sleep(Math.max(0, remainingMs)))
+        .then(onExpire, () => {
+          // Cancelled by pause(): nothing to do.
+        });
     },
     /** What is left of the limit now (carried across continue-as-new). */
     remainingMs() {

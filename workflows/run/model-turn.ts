@@ -27,7 +27,8 @@ export async function modelTurn(run: RunContext, turnId: string, runOperation: O
       await settleToolCalls(run, turnId, runOperation);
       return { kind: 'tools_done' };
     }
-    if (!shouldRetryModel({ retryable: result.retryable, attempt })) return { kind: 'failed', errorCode: result.errorCode, errorExplanation: result.errorExplanation };
+    if (!shouldRetryModel({ retryable: result.retryable, attempt }))
+      return { kind: 'failed', errorCode: result.errorCode, errorExplanation: result.errorExplanation };
     const delayMs = modelRetryDelayMs(attempt);
     await store.scheduleModelRetry({ runId, turnId, attempt, errorCode: result.errorCode, delayMs });
     markState('retry_scheduled');

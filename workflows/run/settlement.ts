@@ -17,7 +17,11 @@ export function cancelledSettlement(): Settlement {
 }
 
 function timedOutSettlement(timeoutMs: number): Settlement {
-  return { state: 'timed_out', failure: { errorCode: 'run_timed_out', errorExplanation: `The run exceeded its execution time limit of ${timeoutMs} ms.` }, invocationFailed: false };
+  return {
+    state: 'timed_out',
+    failure: { errorCode: 'run_timed_out', errorExplanation: `The run exceeded its execution time limit of ${timeoutMs} ms.` },
+    invocationFailed: false,
+  };
 }
 
 /**

@@ -47,7 +47,15 @@ export async function settleToolCalls(run: RunContext, turnId: string, runOperat
           queued = undefined;
           next = await runDelegation(run, call.toolCallId, turnId, start);
         } else if (!call.operation) await calls.executePlatformTool({ runId, toolCallId: call.toolCallId });
-        else if (!runOperation) await store.finishHarnessOperation({ runId, toolCallId: call.toolCallId, operationKey: call.toolName, end: { kind: 'nested' }, turns: 0, durationMs: 0 });
+        else if (!runOperation)
+          await store.finishHarnessOperation({
+            runId,
+            toolCallId: call.toolCallId,
+            operationKey: call.toolName,
+            end: { kind: 'nested' },
+            turns: 0,
+            durationMs: 0,
+          });
         else await runOperation(call.toolCallId);
       }
       // Read after the last call only (a delegation's finish reads it): earlier reads are stale.

@@ -25,7 +25,8 @@ export type TurnPlan = {
 export async function prepareAndDriveTurns(run: RunContext, clock: ExecutionClock, plan: TurnPlan): Promise<Settlement> {
   if (plan.prepareWorkspace) {
     const prepared = await prepareWorkspace(run);
-    if (!prepared.ok) return { state: 'failed', failure: { errorCode: prepared.errorCode, errorExplanation: prepared.errorExplanation }, invocationFailed: false };
+    if (!prepared.ok)
+      return { state: 'failed', failure: { errorCode: prepared.errorCode, errorExplanation: prepared.errorExplanation }, invocationFailed: false };
   }
   return driveTurns(run, clock, plan);
 }
@@ -49,13 +50,22 @@ async function driveTurns(run: RunContext, clock: ExecutionClock, plan: TurnPlan
     const info = workflowInfo();
     if (info.continueAsNewSuggested || info.historyLength > historyEventLimit) {
       // Keep history bounded: start afresh at this turn; Postgres holds the transcript.
-      await continueAsNew<(input: RunWorkflowInput) => Promise<unknown>>({ runId, historyEventLimit, resume: { nextTurn: turn, executionRemainingMs: clock.remainingMs() } });
+      await continueAsNew<(input: RunWorkflowInput) => Promise<unknown>>({
+        runId,
+        historyEventLimit,
+        resume: { nextTurn: turn, executionRemainingMs: clock.remainingMs() },
+      });
     }
     const ended = await modelTurn(run, `turn-${turn}`, (toolCallId) => runOperation(run, toolCallId), plan.settleOnReply);
     if (ended.kind === 'reply') return { state: 'completed', failure: null, invocationFailed: false, ...(ended.settled ? { recorded: ended.settled } : {}) };
     if (ended.kind === 'budget_exhausted') {
-      return { state: 'failed', failure: { errorCode: 'model_turn_limit_exceeded', errorExplanation: turnLimitExplanation(ended.maxTurns) }, invocationFailed: true };
+      return {
+        state: 'failed',
+        failure: { errorCode: 'model_turn_limit_exceeded', errorExplanation: turnLimitExplanation(ended.maxTurns) },
+        invocationFailed: true,
+      };
     }
-    if (ended.kind === 'failed') return { state: 'failed', failure: { errorCode: ended.errorCode, errorExplanation: ended.errorExplanation }, invocationFailed: true };
+    if (ended.kind === 'failed')
+      return { state: 'failed', failure: { errorCode: ended.errorCode, errorExplanation: ended.errorExplanation }, invocationFailed: true };
   }
 }

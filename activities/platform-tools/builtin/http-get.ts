@@ -16,7 +16,12 @@ export function httpGetTool(options: { allowPrivateNetwork: boolean; lookup?: De
   return {
     name: 'http_get',
     description: 'Fetches a web page or API response with GET and returns its status, content type and text.',
-    inputSchema: { type: 'object', properties: { url: { type: 'string', description: 'An http or https URL' } }, required: ['url'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { url: { type: 'string', description: 'An http or https URL' } },
+      required: ['url'],
+      additionalProperties: false,
+    },
     async handler({ url: text }, { signal }) {
       let url: URL;
       try {
@@ -26,7 +31,14 @@ export function httpGetTool(options: { allowPrivateNetwork: boolean; lookup?: De
       }
       if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('url must use http or https');
       if (url.username !== '' || url.password !== '') throw new Error('url must not contain a user name or password');
-      const answer = await pinnedGet({ url, headers: { accept: '*/*', 'user-agent': 'agent-runtime-service http_get' }, timeoutMs: TIMEOUT_MS, maxBodyBytes: MAX_BODY_BYTES, ...options, signal });
+      const answer = await pinnedGet({
+        url,
+        headers: { accept: '*/*', 'user-agent': 'agent-runtime-service http_get' },
+        timeoutMs: TIMEOUT_MS,
+        maxBodyBytes: MAX_BODY_BYTES,
+        ...options,
+        signal,
+      });
       if (answer.kind !== 'response') throw new Error(describeFailure(answer));
       return { status: answer.status, contentType: answer.contentType, text: answer.body.toString('utf8'), truncated: answer.truncated };
     },

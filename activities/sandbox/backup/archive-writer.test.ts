@@ -134,7 +134,10 @@ describe('createWorkspaceArchive', () => {
     for (const path of ['passwd-link', 'outside-link', 'notes/rel-link', 'notes', 'empty-dir']) {
       expect(await extractArchiveFile(archive, { path, sizeBytes: 0, sha256: sha256('') })).toEqual({ ok: false, problem: 'not_a_regular_file' });
     }
-    expect(await extractArchiveFile(archive, { path: 'outside-link/secret.txt', sizeBytes: SECRET.length, sha256: sha256(SECRET) })).toEqual({ ok: false, problem: 'missing_entry' });
+    expect(await extractArchiveFile(archive, { path: 'outside-link/secret.txt', sizeBytes: SECRET.length, sha256: sha256(SECRET) })).toEqual({
+      ok: false,
+      problem: 'missing_entry',
+    });
     expect(await extractArchiveFile(archive, { path: 'fifo', sizeBytes: 0, sha256: sha256('') })).toEqual({ ok: false, problem: 'missing_entry' });
 
     const manifest = {

@@ -48,8 +48,7 @@ export type WorkspaceArchiveSkipped = {
 };
 
 export type WorkspaceArchiveResult =
-  | { ok: true; archive: Buffer; files: WorkspaceArchiveFile[]; skipped: WorkspaceArchiveSkipped }
-  | { ok: false; reason: 'too_large' };
+  { ok: true; archive: Buffer; files: WorkspaceArchiveFile[]; skipped: WorkspaceArchiveSkipped } | { ok: false; reason: 'too_large' };
 
 const BLOCK = 512;
 const EPOCH = new Date(0);

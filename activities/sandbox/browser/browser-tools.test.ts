@@ -126,7 +126,9 @@ describe.skipIf(!canStartEgressTestHost)('browser tools under restricted network
     expect(again.elements).toEqual(elements);
 
     const ref = (name: string) => elements.find((element) => element.name === name)!.ref;
-    expect(valueOf(await call(sandboxId, restricted, 'browser_interact', { action: 'type', ref: ref('Your name'), text: 'Ada <Lovelace>' }))).toMatchObject({ title: 'Shop home' });
+    expect(valueOf(await call(sandboxId, restricted, 'browser_interact', { action: 'type', ref: ref('Your name'), text: 'Ada <Lovelace>' }))).toMatchObject({
+      title: 'Shop home',
+    });
     valueOf(await call(sandboxId, restricted, 'browser_interact', { action: 'select', ref: ref('Colour'), text: 'blue' }));
     const sent = valueOf(await call(sandboxId, restricted, 'browser_interact', { action: 'click', ref: ref('Send') }));
     expect(sent.title).toBe('Hello Ada <Lovelace>');
@@ -140,7 +142,10 @@ describe.skipIf(!canStartEgressTestHost)('browser tools under restricted network
     valueOf(await call(sandboxId, restricted, 'browser_navigate', { url: `${site.origin}/` }));
     const elements = valueOf(await call(sandboxId, restricted, 'browser_snapshot')).elements as Element[];
     const help = elements.find((element) => element.name === 'Help')!;
-    expect(valueOf(await call(sandboxId, restricted, 'browser_interact', { action: 'click', ref: help.ref }))).toEqual({ url: `${site.origin}/help`, title: 'Help' });
+    expect(valueOf(await call(sandboxId, restricted, 'browser_interact', { action: 'click', ref: help.ref }))).toEqual({
+      url: `${site.origin}/help`,
+      title: 'Help',
+    });
     expect(valueOf(await call(sandboxId, restricted, 'browser_snapshot')).snapshot).toContain('heading "How to shop"');
   });
 
@@ -157,12 +162,23 @@ describe.skipIf(!canStartEgressTestHost)('browser tools under restricted network
     const refused = await call(sandboxId, restricted, 'browser_navigate', { url: `${other.origin}/` });
     expect(refused).toEqual({ ok: false, message: 'The sandbox network policy does not allow ' + new URL(other.origin).host });
     const tunnelled = await call(sandboxId, restricted, 'browser_navigate', { url: `https://127.0.0.2:${new URL(other.origin).port}/` });
-    expect(valueOf(await call(sandboxId, restricted, 'browser_navigate', { url: `${site.origin}/forbidden` }))).toMatchObject({ title: 'Origin says no', status: 403 });
+    expect(valueOf(await call(sandboxId, restricted, 'browser_navigate', { url: `${site.origin}/forbidden` }))).toMatchObject({
+      title: 'Origin says no',
+      status: 403,
+    });
     expect(tunnelled).toEqual({ ok: false, message: expect.stringMatching(/does not allow it, or it could not be reached/) });
   });
 
   it('opens only http and https URLs', async () => {
-    for (const url of ['file:///etc/passwd', 'chrome://version', 'javascript:alert(1)', 'data:text/html,<h1>x</h1>', 'view-source:http://127.0.0.1/', '/relative', 'http//x']) {
+    for (const url of [
+      'file:///etc/passwd',
+      'chrome://version',
+      'javascript:alert(1)',
+      'data:text/html,<h1>x</h1>',
+      'view-source:http://127.0.0.1/',
+      '/relative',
+      'http//x',
+    ]) {
       const outcome = await call(sandboxId, restricted, 'browser_navigate', { url });
       expect(outcome.ok, url).toBe(false);
     }
@@ -174,7 +190,10 @@ describe.skipIf(!canStartEgressTestHost)('browser tools under restricted network
 describe.skipIf(!canStartEgressTestHost)('browser tools under network none', () => {
   it('cannot reach the host loopback', async () => {
     const outcome = await call(randomUUID(), { mode: 'none' }, 'browser_navigate', { url: `${other.origin}/` });
-    expect(outcome).toEqual({ ok: false, message: expect.stringMatching(/^Cannot open 127\.0\.0\.2:\d+ \(ERR_CONNECTION_REFUSED\): this sandbox has no network access$/) });
+    expect(outcome).toEqual({
+      ok: false,
+      message: expect.stringMatching(/^Cannot open 127\.0\.0\.2:\d+ \(ERR_CONNECTION_REFUSED\): this sandbox has no network access$/),
+    });
   });
 });
 
@@ -184,7 +203,10 @@ describe.skipIf(!canStartEgressTestHost)('browser tools and the address policy (
     const sandboxId = randomUUID();
     const sitePort = new URL(site.origin).port;
     for (const target of [new URL(other.origin).host, `127.0.0.1:${sitePort}`, `${host.hostSideAddress}:${sitePort}`, `[::1]:${sitePort}`]) {
-      expect(await call(sandboxId, everything, 'browser_navigate', { url: `http://${target}/` }), target).toEqual({ ok: false, message: `The sandbox network policy does not allow ${target}` });
+      expect(await call(sandboxId, everything, 'browser_navigate', { url: `http://${target}/` }), target).toEqual({
+        ok: false,
+        message: `The sandbox network policy does not allow ${target}`,
+      });
     }
     // The same browser opens the test host: the refusals are the policy's.
     expect(valueOf(await call(sandboxId, everything, 'browser_navigate', { url: `${site.origin}/` }))).toMatchObject({ title: 'Shop home' });
@@ -198,7 +220,14 @@ describe.skipIf(!canStartEgressTestHost)('browser lifetime', () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 300);
     // The page never answers: only the cancellation ends the call (the 60 s deadline says otherwise).
-    const cancelled = await browsers.run({ sandboxId, snapshot: BUILT_IN_SNAPSHOT, network: restricted, toolName: 'browser_navigate', args: { url: `${site.origin}/hang` }, signal: controller.signal });
+    const cancelled = await browsers.run({
+      sandboxId,
+      snapshot: BUILT_IN_SNAPSHOT,
+      network: restricted,
+      toolName: 'browser_navigate',
+      args: { url: `${site.origin}/hang` },
+      signal: controller.signal,
+    });
     expect(cancelled).toEqual({ ok: false, message: 'The browser call was cancelled' });
     expect(valueOf(await call(sandboxId, restricted, 'browser_snapshot')).url).toBe('about:blank');
   });
@@ -240,7 +269,9 @@ describe.skipIf(!canStartEgressTestHost)('browser lifetime', () => {
       valueOf(await short.run({ sandboxId, snapshot: BUILT_IN_SNAPSHOT, network: restricted, toolName: 'browser_navigate', args: { url: `${site.origin}/` } }));
       const browser = [...descendants()].filter(([pid, command]) => !before.has(pid) && command.endsWith('/chromium')).map(([pid]) => pid);
       expect(browser.length).toBeGreaterThan(0);
-      expect(valueOf(await short.run({ sandboxId, snapshot: BUILT_IN_SNAPSHOT, network: restricted, toolName: 'browser_snapshot', args: {} })).title).toBe('Shop home');
+      expect(valueOf(await short.run({ sandboxId, snapshot: BUILT_IN_SNAPSHOT, network: restricted, toolName: 'browser_snapshot', args: {} })).title).toBe(
+        'Shop home',
+      );
       // Closed once idle: its processes end (waited for, not slept on).
       await vi.waitFor(() => expect(browser.filter((pid) => descendants().has(pid))).toEqual([]), { timeout: 30_000, interval: 100 });
       const fresh = valueOf(await short.run({ sandboxId, snapshot: BUILT_IN_SNAPSHOT, network: restricted, toolName: 'browser_snapshot', args: {} }));
@@ -248,6 +279,8 @@ describe.skipIf(!canStartEgressTestHost)('browser lifetime', () => {
     } finally {
       await short.close();
     }
-    await expect(short.run({ sandboxId: randomUUID(), snapshot: BUILT_IN_SNAPSHOT, network: restricted, toolName: 'browser_snapshot', args: {} })).rejects.toThrow(/closed/);
+    await expect(
+      short.run({ sandboxId: randomUUID(), snapshot: BUILT_IN_SNAPSHOT, network: restricted, toolName: 'browser_snapshot', args: {} }),
+    ).rejects.toThrow(/closed/);
   });
 });

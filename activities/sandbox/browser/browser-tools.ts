@@ -123,10 +123,16 @@ export function createSandboxBrowsers(options: SandboxBrowsersOptions = {}): San
   async function sessionFor(input: BrowserToolInput): Promise<Session> {
     const fingerprint = JSON.stringify({ snapshot: [input.snapshot.id, input.snapshot.resource, input.snapshot.rootfs], network: input.network });
     const current = sessions.get(input.sandboxId);
-    if (current && current.fingerprint === fingerprint && current.chromium.browser.isConnected() && Date.now() - current.startedAt < maxLifetimeMs) return current;
+    if (current && current.fingerprint === fingerprint && current.chromium.browser.isConnected() && Date.now() - current.startedAt < maxLifetimeMs)
+      return current;
     if (current) await endSession(input.sandboxId, current);
 
-    const chromium = await launchSandboxedChromium(launchOptions, { snapshot: input.snapshot, network: input.network, lifetimeMs: maxLifetimeMs, launchTimeoutMs });
+    const chromium = await launchSandboxedChromium(launchOptions, {
+      snapshot: input.snapshot,
+      network: input.network,
+      lifetimeMs: maxLifetimeMs,
+      launchTimeoutMs,
+    });
     try {
       if (closed) throw new InternalConfigurationError('The sandbox browsers were closed during the launch');
       const context = await chromium.browser.newContext({ acceptDownloads: false, serviceWorkers: 'block', viewport: { width: 1280, height: 800 } });
@@ -154,7 +160,11 @@ export function createSandboxBrowsers(options: SandboxBrowsersOptions = {}): San
 
   async function pageOf(session: Session): Promise<Page> {
     if (session.page && !session.page.isClosed()) return session.page;
-    session.page = session.context.pages().filter((page) => !page.isClosed()).at(-1) ?? (await session.context.newPage());
+    session.page =
+      session.context
+        .pages()
+        .filter((page) => !page.isClosed())
+        .at(-1) ?? (await session.context.newPage());
     return session.page;
   }
 
@@ -260,7 +270,8 @@ export function createSandboxBrowsers(options: SandboxBrowsersOptions = {}): San
     } catch (error) {
       await stopping;
       if (stop.signal.reason === 'cancelled') return fail('The browser call was cancelled');
-      if (stop.signal.reason === 'timeout') return fail(`The browser did not finish within ${callTimeoutMs / 1000} s and was closed; the next call starts a new one`);
+      if (stop.signal.reason === 'timeout')
+        return fail(`The browser did not finish within ${callTimeoutMs / 1000} s and was closed; the next call starts a new one`);
       if (!session.chromium.browser.isConnected()) return fail('The sandbox browser stopped (it crashed or hit a limit); the next call starts a new one');
       options.logger?.warn('sandbox browser tool failed', { sandboxId: input.sandboxId, toolName: input.toolName, error });
       return fail(`${input.toolName} failed`);
@@ -296,13 +307,15 @@ function checkArgs(toolName: BrowserToolName, args: Record<string, unknown>): st
   const { action, ref, text } = args;
   if (action !== 'click' && action !== 'type' && action !== 'select') return 'action must be click, type or select';
   if (typeof ref !== 'string' || !REF_PATTERN.test(ref)) return 'ref must be an element reference such as "e3" from browser_snapshot';
-  if (action !== 'click' && (typeof text !== 'string' || text.length > MAX_TEXT_CHARS)) return `text (a string of at most ${MAX_TEXT_CHARS} characters) is required to ${action}`;
+  if (action !== 'click' && (typeof text !== 'string' || text.length > MAX_TEXT_CHARS))
+    return `text (a string of at most ${MAX_TEXT_CHARS} characters) is required to ${action}`;
   return null;
 }
 
 /** Only absolute http(s) URLs: no file:, chrome:, data:, javascript: or view-source: pages. */
 export function checkUrl(raw: unknown): URL | string {
-  if (typeof raw !== 'string' || raw.trim() === '' || raw.length > MAX_URL_CHARS) return `url must be an absolute http or https URL of at most ${MAX_URL_CHARS} characters`;
+  if (typeof raw !== 'string' || raw.trim() === '' || raw.length > MAX_URL_CHARS)
+    return `url must be an absolute http or https URL of at most ${MAX_URL_CHARS} characters`;
   let url: URL;
   try {
     url = new URL(raw.trim());
@@ -349,5 +362,10 @@ function actionFailure(error: unknown): string {
   const message = error instanceof Error ? error.message : '';
   // Playwright's first line names the problem ("Element is not a <select> element" …); the
   // call log after it may quote page content.
-  return message.split('\n')[0]!.replace(/^[\w.]+: /, '').slice(0, 200) || 'the action failed';
+  return (
+    message
+      .split('\n')[0]!
+      .replace(/^[\w.]+: /, '')
+      .slice(0, 200) || 'the action failed'
+  );
 }

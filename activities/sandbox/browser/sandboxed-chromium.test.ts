@@ -61,7 +61,8 @@ describe('sandboxed chromium', () => {
       expect(/^Uid:\s+(.*)$/m.exec(status)?.[1]?.split(/\s+/)).toEqual(['65534', '65534', '65534', '65534']);
       expect(/^CapEff:\s+(\w+)$/m.exec(status)?.[1]).toBe('0000000000000000');
       expect(readFileSync(`/proc/${pid}/limits`, 'utf8')).toMatch(/^Max address space\s+137438953472\s+137438953472\s+bytes/m);
-      for (const ns of ['net', 'pid', 'mnt', 'user', 'ipc', 'uts']) expect(readlinkSync(`/proc/${pid}/ns/${ns}`), ns).not.toBe(readlinkSync(`/proc/self/ns/${ns}`));
+      for (const ns of ['net', 'pid', 'mnt', 'user', 'ipc', 'uts'])
+        expect(readlinkSync(`/proc/${pid}/ns/${ns}`), ns).not.toBe(readlinkSync(`/proc/self/ns/${ns}`));
     }
   });
 
@@ -69,7 +70,12 @@ describe('sandboxed chromium', () => {
     const before = descendants();
     const second = await launchSandboxedChromium(
       { user: { uid: 65534, gid: 65534 }, bwrapPath: '/usr/bin/bwrap', chromiumPath: '/usr/lib/chromium/chromium', addressSpaceFloorMb: 16384 },
-      { snapshot: BUILT_IN_SNAPSHOT, network: { mode: 'restricted', allowedDomains: [], allowedCidrs: ['127.0.0.1/32'] }, lifetimeMs: 60_000, launchTimeoutMs: 30_000 },
+      {
+        snapshot: BUILT_IN_SNAPSHOT,
+        network: { mode: 'restricted', allowedDomains: [], allowedCidrs: ['127.0.0.1/32'] },
+        lifetimeMs: 60_000,
+        launchTimeoutMs: 30_000,
+      },
     );
     const running = [...descendants()].filter(([pid]) => !before.has(pid)).map(([, command]) => path.basename(command));
     expect(running).toEqual(expect.arrayContaining(['bwrap', 'socat', 'chromium']));

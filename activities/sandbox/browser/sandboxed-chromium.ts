@@ -70,7 +70,9 @@ export async function launchSandboxedChromium(
     if (scriptDir) await rm(scriptDir, { recursive: true, force: true });
   };
   try {
-    egress = policy ? await openEgressSocket({ policy, guard: options.egressGuard ?? PUBLIC_ONLY, user: options.user, ...(options.lookup ? { lookup: options.lookup } : {}) }) : null;
+    egress = policy
+      ? await openEgressSocket({ policy, guard: options.egressGuard ?? PUBLIC_ONLY, user: options.user, ...(options.lookup ? { lookup: options.lookup } : {}) })
+      : null;
     const invocation = buildBwrapArgs({
       rootfs,
       cwd: '/tmp',
@@ -83,7 +85,13 @@ export async function launchSandboxedChromium(
     // Root-owned and 0700: only the worker may read or run it.
     scriptDir = await mkdtemp(path.join(tmpdir(), 'sbx-browser-'));
     const script = path.join(scriptDir, 'chromium');
-    const command = [...((process.getuid?.() ?? 0) !== options.user.uid ? [SETPRIV, `--reuid=${options.user.uid}`, `--regid=${options.user.gid}`, '--clear-groups', '--'] : []), options.bwrapPath, ...invocation.args];
+    const command = [
+      ...((process.getuid?.() ?? 0) !== options.user.uid
+        ? [SETPRIV, `--reuid=${options.user.uid}`, `--regid=${options.user.gid}`, '--clear-groups', '--']
+        : []),
+      options.bwrapPath,
+      ...invocation.args,
+    ];
     await writeFile(script, launchScript(command, chromiumFlags(input.network, limits.tmpBytes), invocation.dataFiles), { mode: 0o700 });
 
     const browser = await chromium.launch({

@@ -79,7 +79,11 @@ describe('limits from a snapshot', () => {
       shmBytes: 256 * MIB,
     });
     const big = { ...BUILT_IN_SNAPSHOT, resource: { cpu: 2, memoryMb: 8192, diskMb: 4096 } };
-    expect(limitsForSnapshot(big, 10_000, { addressSpaceFloorMb: 16384 })).toMatchObject({ cpuSeconds: 20, addressSpaceBytes: 32768 * MIB, shmBytes: 256 * MIB });
+    expect(limitsForSnapshot(big, 10_000, { addressSpaceFloorMb: 16384 })).toMatchObject({
+      cpuSeconds: 20,
+      addressSpaceBytes: 32768 * MIB,
+      shmBytes: 256 * MIB,
+    });
     const tightened = limitsForSnapshot(BUILT_IN_SNAPSHOT, 30_000, { addressSpaceFloorMb: 16384 }, { cpuSeconds: 2, processes: 10_000 });
     expect(tightened).toMatchObject({ cpuSeconds: 2, processes: 512 });
   });

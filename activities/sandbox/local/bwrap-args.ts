@@ -49,14 +49,25 @@ export function buildBwrapArgs(input: {
     '--disable-userns',
     '--die-with-parent',
     '--new-session',
-    '--uid', String(SANDBOX_UID),
-    '--gid', String(SANDBOX_UID),
-    '--hostname', 'sandbox',
+    '--uid',
+    String(SANDBOX_UID),
+    '--gid',
+    String(SANDBOX_UID),
+    '--hostname',
+    'sandbox',
     '--clearenv',
-    '--setenv', 'PATH', PATH,
-    '--setenv', 'HOME', input.workspace ? '/workspace' : '/tmp',
-    '--setenv', 'LANG', 'C.UTF-8',
-    '--setenv', 'TERM', 'dumb',
+    '--setenv',
+    'PATH',
+    PATH,
+    '--setenv',
+    'HOME',
+    input.workspace ? '/workspace' : '/tmp',
+    '--setenv',
+    'LANG',
+    'C.UTF-8',
+    '--setenv',
+    'TERM',
+    'dumb',
   ];
   if (input.proxySocket) {
     for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy']) args.push('--setenv', name, PROXY_URL);
@@ -72,21 +83,37 @@ export function buildBwrapArgs(input: {
   }
 
   args.push(
-    '--proc', '/proc',
-    '--dev', '/dev',
-    '--size', String(input.limits.shmBytes), '--tmpfs', '/dev/shm',
-    '--size', String(input.limits.tmpBytes), '--tmpfs', '/tmp',
-    '--size', String(RUN_BYTES), '--tmpfs', '/run',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--size',
+    String(input.limits.shmBytes),
+    '--tmpfs',
+    '/dev/shm',
+    '--size',
+    String(input.limits.tmpBytes),
+    '--tmpfs',
+    '/tmp',
+    '--size',
+    String(RUN_BYTES),
+    '--tmpfs',
+    '/run',
   );
   if (input.proxySocket) args.push('--bind', input.proxySocket, PROXY_SOCKET_INSIDE);
   if (input.workspace) args.push('--bind', input.workspace, '/workspace');
   args.push(
     // bwrap's own root and /dev are tmpfs the sandbox user owns: freeze them last.
-    '--remount-ro', '/dev',
-    '--remount-ro', '/',
-    '--chdir', input.cwd,
+    '--remount-ro',
+    '/dev',
+    '--remount-ro',
+    '/',
+    '--chdir',
+    input.cwd,
     '--',
-    'prlimit', ...prlimitArgs(input.limits), '--',
+    'prlimit',
+    ...prlimitArgs(input.limits),
+    '--',
   );
   const closeFds = closeInheritedFds(passFds);
   args.push('/bin/bash', '-c', input.proxySocket ? `${closeFds}\n${START_RELAY}\nexec "$@"` : `${closeFds}\nexec "$@"`, 'sandbox-init');
@@ -95,7 +122,12 @@ export function buildBwrapArgs(input: {
 }
 
 const ETC_FILES: Record<string, string> = {
-  passwd: ['root:x:0:0:root:/root:/usr/sbin/nologin', `sandbox:x:${SANDBOX_UID}:${SANDBOX_UID}:sandbox:/workspace:/bin/sh`, 'nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin', ''].join('\n'),
+  passwd: [
+    'root:x:0:0:root:/root:/usr/sbin/nologin',
+    `sandbox:x:${SANDBOX_UID}:${SANDBOX_UID}:sandbox:/workspace:/bin/sh`,
+    'nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin',
+    '',
+  ].join('\n'),
   group: ['root:x:0:', `sandbox:x:${SANDBOX_UID}:`, 'nogroup:x:65534:', ''].join('\n'),
   hosts: ['127.0.0.1 localhost sandbox', '::1 localhost ip6-localhost ip6-loopback', ''].join('\n'),
 };

@@ -30,10 +30,10 @@ describe('local sandbox driver: limits', () => {
     // dash fails fast on EAGAIN (bash would retry); the sleeps outlive their shell, and the
     // sandbox then holds them for 2 s by exec-ing (not forking) one more sleep.
     const id = randomUUID();
-    const bomb = run(
-      ['bash', '-c', `sh -c 'i=0; while [ $i -lt 200 ]; do sleep 3 & i=$((i+1)); echo $i > count; done' 2>err; exec sleep 2`],
-      { sandboxId: id, limits: { processes: 20 } },
-    );
+    const bomb = run(['bash', '-c', `sh -c 'i=0; while [ $i -lt 200 ]; do sleep 3 & i=$((i+1)); echo $i > count; done' 2>err; exec sleep 2`], {
+      sandboxId: id,
+      limits: { processes: 20 },
+    });
     await sleep(500);
     // A second sandbox with the same limit still forks freely while the first is full.
     const neighbour = await run(['sh', '-c', 'for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.1 & done; wait; echo ok'], { limits: { processes: 20 } });
@@ -90,7 +90,11 @@ describe.skipIf((process.getuid?.() ?? 1) !== 0)('local sandbox driver: the work
   it('stops one command that writes many files past diskMb; the host keeps at most the limit; deleting files recovers', async () => {
     const sandboxId = randomUUID();
     // Eight 8 MiB files: each under the per-file limit, 64 MiB together, twice the workspace.
-    const flood = await run(['bash', '-c', 'for i in 1 2 3 4 5 6 7 8; do head -c 8388608 /dev/zero > big-$i || exit 3; done'], { sandboxId, snapshot: small, timeoutMs: 30_000 });
+    const flood = await run(['bash', '-c', 'for i in 1 2 3 4 5 6 7 8; do head -c 8388608 /dev/zero > big-$i || exit 3; done'], {
+      sandboxId,
+      snapshot: small,
+      timeoutMs: 30_000,
+    });
     expect(flood.exitCode).toBe(3);
     expect(flood.stderr).toMatch(/No space left on device/);
     expect(flood.workspaceFullMb).toBe(32);

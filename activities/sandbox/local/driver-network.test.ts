@@ -29,13 +29,23 @@ const development = { allowPrivateNetwork: true, protectedPorts: [5432] };
 
 beforeAll(async () => {
   t = await createTestDriver({ egressGuard: development });
-  named = await createTestDriver({ egressGuard: development, lookup: async (name) => (names[name] ? [{ address: names[name]!, family: names[name]!.includes(':') ? 6 : 4 }] : []) });
+  named = await createTestDriver({
+    egressGuard: development,
+    lookup: async (name) => (names[name] ? [{ address: names[name]!, family: names[name]!.includes(':') ? 6 : 4 }] : []),
+  });
   strict = await createTestDriver({ egressGuard: { allowPrivateNetwork: false } });
   if (!canStartEgressTestHost) return;
   host = await startEgressTestHost();
   [a, b, guarded] = await Promise.all([startHttpServer(host.hostSideAddress, 'from-A'), startHttpServer(host.hostSideAddress, 'from-B'), countingServer()]);
   await Promise.all([host.expose(a.port), host.expose(b.port)]);
-  names = { 'allowed.test': host.address, 'api.wild.test': host.address, 'wild.test': host.address, 'blocked.test': host.address, 'loop.wild.test': '127.0.0.1', 'own.wild.test': host.hostSideAddress };
+  names = {
+    'allowed.test': host.address,
+    'api.wild.test': host.address,
+    'wild.test': host.address,
+    'blocked.test': host.address,
+    'loop.wild.test': '127.0.0.1',
+    'own.wild.test': host.hostSideAddress,
+  };
 });
 afterAll(async () => {
   await Promise.all([t.cleanup(), named.cleanup(), strict.cleanup(), a?.close(), b?.close(), guarded?.close()]);
@@ -56,7 +66,10 @@ const probe = (driver: TestDriver, network: SandboxNetwork, urls: string[], flag
   // Through a tunnel the proxy's own answer is the CONNECT status.
   const status = flags.includes('--proxytunnel') ? '%{http_connect}' : '%{http_code}';
   const script = urls
-    .map((url) => `rm -f /tmp/body; code=$(curl -sS -m 5 ${flags} -o /tmp/body -w '${status}' '${url}' 2>/dev/null); echo "$?:$code:$(tr -d '\\n' < /tmp/body 2>/dev/null)"`)
+    .map(
+      (url) =>
+        `rm -f /tmp/body; code=$(curl -sS -m 5 ${flags} -o /tmp/body -w '${status}' '${url}' 2>/dev/null); echo "$?:$code:$(tr -d '\\n' < /tmp/body 2>/dev/null)"`,
+    )
     .join('\n');
   const request: ExecRequest = { sandboxId: randomUUID(), snapshot: BUILT_IN_SNAPSHOT, argv: ['bash', '-c', script], network, timeoutMs: 30_000 };
   return driver.driver.exec(request).then((result) => result.stdout.trim().split('\n'));
@@ -113,8 +126,19 @@ describe.skipIf(!canStartEgressTestHost)('network restricted', () => {
   it('never reaches the worker host itself, whatever the allowlist holds (issue 28)', async () => {
     // The widest allowlist and private networks allowed: still not one connection to this host.
     const network: SandboxNetwork = { mode: 'restricted', allowedDomains: ['*.wild.test'], allowedCidrs: ['0.0.0.0/0', '::/0'] };
-    const own = Object.values(networkInterfaces()).flat().filter((entry) => entry && !entry.address.includes('%')).map((entry) => entry!.address);
-    const targets = ['127.0.0.1', '127.0.0.2', '0.0.0.0', '[::1]', '[::ffff:127.0.0.1]', host.hostSideAddress, ...own.map((address) => (address.includes(':') ? `[${address}]` : address))];
+    const own = Object.values(networkInterfaces())
+      .flat()
+      .filter((entry) => entry && !entry.address.includes('%'))
+      .map((entry) => entry!.address);
+    const targets = [
+      '127.0.0.1',
+      '127.0.0.2',
+      '0.0.0.0',
+      '[::1]',
+      '[::ffff:127.0.0.1]',
+      host.hostSideAddress,
+      ...own.map((address) => (address.includes(':') ? `[${address}]` : address)),
+    ];
     const urls = [...new Set(targets)].map((target) => `http://${target}:${guarded.port}/`);
     urls.push(`http://loop.wild.test:${guarded.port}/`, `http://own.wild.test:${guarded.port}/`); // allowed names that resolve to this host
     const plain = await probe(named, network, urls);

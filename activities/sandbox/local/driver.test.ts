@@ -43,14 +43,36 @@ describe('local sandbox driver: workspace', () => {
   it('round-trips every byte value through stdin, as raw stdout and through base64', async () => {
     const id = randomUUID();
     const bytes = Uint8Array.from({ length: 256 }, (_, index) => index);
-    const raw = await t.driver.exec({ sandboxId: id, snapshot: BUILT_IN_SNAPSHOT, argv: ['cat'], stdin: bytes, stdoutEncoding: 'base64', network: { mode: 'none' }, timeoutMs: 10_000 });
+    const raw = await t.driver.exec({
+      sandboxId: id,
+      snapshot: BUILT_IN_SNAPSHOT,
+      argv: ['cat'],
+      stdin: bytes,
+      stdoutEncoding: 'base64',
+      network: { mode: 'none' },
+      timeoutMs: 10_000,
+    });
     expect(Buffer.from(raw.stdout, 'base64')).toEqual(Buffer.from(bytes));
 
-    const encoded = await t.driver.exec({ sandboxId: id, snapshot: BUILT_IN_SNAPSHOT, argv: ['base64', '-w0'], stdin: bytes, network: { mode: 'none' }, timeoutMs: 10_000 });
+    const encoded = await t.driver.exec({
+      sandboxId: id,
+      snapshot: BUILT_IN_SNAPSHOT,
+      argv: ['base64', '-w0'],
+      stdin: bytes,
+      network: { mode: 'none' },
+      timeoutMs: 10_000,
+    });
     expect(Buffer.from(encoded.stdout, 'base64')).toEqual(Buffer.from(bytes));
 
     // Writing a file through stdin keeps it byte-exact on the host too.
-    await t.driver.exec({ sandboxId: id, snapshot: BUILT_IN_SNAPSHOT, argv: ['bash', '-c', 'cat > blob.bin'], stdin: bytes, network: { mode: 'none' }, timeoutMs: 10_000 });
+    await t.driver.exec({
+      sandboxId: id,
+      snapshot: BUILT_IN_SNAPSHOT,
+      argv: ['bash', '-c', 'cat > blob.bin'],
+      stdin: bytes,
+      network: { mode: 'none' },
+      timeoutMs: 10_000,
+    });
     expect(await readFile(path.join(await t.driver.ensureWorkspace(id), 'blob.bin'))).toEqual(Buffer.from(bytes));
   });
 
@@ -60,8 +82,12 @@ describe('local sandbox driver: workspace', () => {
     await expect(sh(id, 'true', { cwd: '../..' })).rejects.toMatchObject({ details: { path: 'cwd' } });
     await expect(sh(id, 'true', { cwd: '/etc' })).rejects.toMatchObject({ details: { path: 'cwd' } });
     await expect(sh(id, 'true', { snapshot: { ...BUILT_IN_SNAPSHOT, state: 'retired' } })).rejects.toMatchObject({ details: { path: 'snapshot.state' } });
-    await expect(sh(id, 'true', { snapshot: { ...BUILT_IN_SNAPSHOT, rootfs: { kind: 'directory', path: '/' } } })).rejects.toMatchObject({ details: { path: 'snapshot.rootfs.path' } });
-    await expect(sh(id, 'true', { network: { mode: 'restricted', allowedDomains: ['*'], allowedCidrs: [] } })).rejects.toMatchObject({ details: { path: 'network.allowedDomains.0' } });
+    await expect(sh(id, 'true', { snapshot: { ...BUILT_IN_SNAPSHOT, rootfs: { kind: 'directory', path: '/' } } })).rejects.toMatchObject({
+      details: { path: 'snapshot.rootfs.path' },
+    });
+    await expect(sh(id, 'true', { network: { mode: 'restricted', allowedDomains: ['*'], allowedCidrs: [] } })).rejects.toMatchObject({
+      details: { path: 'network.allowedDomains.0' },
+    });
   });
 });
 
@@ -86,16 +112,43 @@ describe('local sandbox driver: escape attempts', () => {
 
   it('sees no host secrets, project files, data dir or home directories', async () => {
     const id = randomUUID();
-    const probes = ['/etc/shadow', '/etc/gshadow', '/etc/ssh', '/etc/hostname', '/root', '/home', '/work', '/work/main/package.json', process.cwd(), t.dataDir, '/var', '/sys', '/mnt', '/opt'];
-    const result = await sh(id, `for p in ${probes.map((p) => `'${p}'`).join(' ')}; do test -e "$p" && echo "visible $p"; done; cat /etc/passwd | cut -d: -f1 | tr '\\n' ' '`);
+    const probes = [
+      '/etc/shadow',
+      '/etc/gshadow',
+      '/etc/ssh',
+      '/etc/hostname',
+      '/root',
+      '/home',
+      '/work',
+      '/work/main/package.json',
+      process.cwd(),
+      t.dataDir,
+      '/var',
+      '/sys',
+      '/mnt',
+      '/opt',
+    ];
+    const result = await sh(
+      id,
+      `for p in ${probes.map((p) => `'${p}'`).join(' ')}; do test -e "$p" && echo "visible $p"; done; cat /etc/passwd | cut -d: -f1 | tr '\\n' ' '`,
+    );
     expect(result.stdout).toBe('root sandbox nobody ');
   });
 
   it('sees only its own processes and cannot make nested user namespaces', async () => {
     const id = randomUUID();
-    const result = await sh(id, 'ls /proc | grep -E "^[0-9]+$" | sort -n | tr "\\n" " "; echo; cat /proc/*/cmdline 2>/dev/null | tr "\\0\\n" "  "; echo; unshare --user true 2>/dev/null && echo nested-userns');
+    const result = await sh(
+      id,
+      'ls /proc | grep -E "^[0-9]+$" | sort -n | tr "\\n" " "; echo; cat /proc/*/cmdline 2>/dev/null | tr "\\0\\n" "  "; echo; unshare --user true 2>/dev/null && echo nested-userns',
+    );
     const [pids, cmdlines, nested] = result.stdout.split('\n');
-    expect(pids!.trim().split(' ').map(Number).every((pid) => pid < 50)).toBe(true);
+    expect(
+      pids!
+        .trim()
+        .split(' ')
+        .map(Number)
+        .every((pid) => pid < 50),
+    ).toBe(true);
     expect(cmdlines).not.toMatch(/vitest|node/);
     expect(nested).toBe('');
   });
@@ -116,7 +169,11 @@ describe('local sandbox driver: directory snapshots', () => {
       const result = await t.driver.exec({
         sandboxId: randomUUID(),
         snapshot,
-        argv: ['bash', '-c', 'cat /etc/marker; id -un; [ -e /usr/bin/curl ] && echo host-usr-visible; (echo x > /etc/marker) 2>/dev/null && echo wrote-root; echo done'],
+        argv: [
+          'bash',
+          '-c',
+          'cat /etc/marker; id -un; [ -e /usr/bin/curl ] && echo host-usr-visible; (echo x > /etc/marker) 2>/dev/null && echo wrote-root; echo done',
+        ],
         network: { mode: 'none' },
         timeoutMs: 10_000,
       });

@@ -74,11 +74,13 @@ export function createLocalSandboxDriver(options: LocalSandboxDriverOptions): Lo
   const settingUp = new Map<string, Promise<string>>();
   const ensure = (sandboxId: string, diskMb: number | undefined): Promise<string> => {
     const previous = settingUp.get(sandboxId) ?? Promise.resolve('');
-    const next = previous.catch(() => '').then(async () => {
-      const { workspace, sized } = await ensureWorkspaceDir(dataDir, sandboxId, user, diskMb, options.sizedWorkspaces !== false);
-      if (sized) mounted.add(workspace);
-      return workspace;
-    });
+    const next = previous
+      .catch(() => '')
+      .then(async () => {
+        const { workspace, sized } = await ensureWorkspaceDir(dataDir, sandboxId, user, diskMb, options.sizedWorkspaces !== false);
+        if (sized) mounted.add(workspace);
+        return workspace;
+      });
     settingUp.set(sandboxId, next);
     void next.finally(() => settingUp.get(sandboxId) === next && settingUp.delete(sandboxId)).catch(() => {});
     return next;
@@ -94,7 +96,9 @@ export function createLocalSandboxDriver(options: LocalSandboxDriverOptions): Lo
     const workspace = await ensure(request.sandboxId, diskMb);
     const rootfs = await rootfsMounts(request.snapshot);
 
-    const egress = policy ? await openEgressSocket({ policy, guard: options.egressGuard ?? PUBLIC_ONLY, user, ...(options.lookup ? { lookup: options.lookup } : {}) }) : null;
+    const egress = policy
+      ? await openEgressSocket({ policy, guard: options.egressGuard ?? PUBLIC_ONLY, user, ...(options.lookup ? { lookup: options.lookup } : {}) })
+      : null;
     let usage: UsageGuard | null = null;
     try {
       // A plain-directory workspace is measured before, during (stopping the sandbox when it
@@ -138,7 +142,11 @@ export function createLocalSandboxDriver(options: LocalSandboxDriverOptions): Lo
       // its environment or its output.
       const run = withSpan('sandbox exec', { kind: SpanKind.INTERNAL, attributes: { 'agent_runtime.sandbox.driver': 'local' } }, async (span) => {
         const result = await exec(request, controller);
-        span.setAttributes({ 'process.exit.code': result.exitCode ?? -1, 'agent_runtime.sandbox.timed_out': result.timedOut, ...(result.signal ? { 'agent_runtime.sandbox.signal': result.signal } : {}) });
+        span.setAttributes({
+          'process.exit.code': result.exitCode ?? -1,
+          'agent_runtime.sandbox.timed_out': result.timedOut,
+          ...(result.signal ? { 'agent_runtime.sandbox.signal': result.signal } : {}),
+        });
         if (result.timedOut) markFailed(span, 'timeout');
         return result;
       });

@@ -56,8 +56,14 @@ describe('egress decisions', () => {
     ({
       'api.example.com': [{ address: '93.184.216.34', family: 4 }],
       'inside.example.org': [{ address: '10.1.2.3', family: 4 }],
-      'split.example.org': [{ address: '10.1.2.3', family: 4 }, { address: '93.184.216.9', family: 4 }],
-      'a.cdn.example.net': [{ address: '93.184.216.7', family: 4 }, { address: '127.0.0.1', family: 4 }],
+      'split.example.org': [
+        { address: '10.1.2.3', family: 4 },
+        { address: '93.184.216.9', family: 4 },
+      ],
+      'a.cdn.example.net': [
+        { address: '93.184.216.7', family: 4 },
+        { address: '127.0.0.1', family: 4 },
+      ],
       'rebound.cdn.example.net': [{ address: '::ffff:127.0.0.1', family: 6 }],
       'metadata.cdn.example.net': [{ address: '169.254.169.254', family: 4 }],
     })[host] ?? [];
@@ -75,28 +81,59 @@ describe('egress decisions', () => {
   });
 
   it('refuses non-public addresses an allowlist admits unless private networks are allowed', async () => {
-    expect(await decideEgress(policy, publicOnly, to('inside.example.org'), lookup)).toEqual({ ok: false, status: 403, reason: 'inside.example.org resolves to 10.1.2.3, which is not public (private address)' });
-    expect(await decideEgress(policy, publicOnly, to('10.1.0.1'), lookup)).toEqual({ ok: false, status: 403, reason: '10.1.0.1 is not public (private address)' });
-    expect(await decideEgress(policy, publicOnly, to('metadata.cdn.example.net', 80), lookup)).toMatchObject({ ok: false, status: 403, reason: expect.stringContaining('link-local') });
+    expect(await decideEgress(policy, publicOnly, to('inside.example.org'), lookup)).toEqual({
+      ok: false,
+      status: 403,
+      reason: 'inside.example.org resolves to 10.1.2.3, which is not public (private address)',
+    });
+    expect(await decideEgress(policy, publicOnly, to('10.1.0.1'), lookup)).toEqual({
+      ok: false,
+      status: 403,
+      reason: '10.1.0.1 is not public (private address)',
+    });
+    expect(await decideEgress(policy, publicOnly, to('metadata.cdn.example.net', 80), lookup)).toMatchObject({
+      ok: false,
+      status: 403,
+      reason: expect.stringContaining('link-local'),
+    });
     expect(await decideEgress(policy, publicOnly, to('api.example.com'), lookup)).toEqual({ ok: true, addresses: ['93.184.216.34'] });
   });
 
-  it("never reaches the worker host itself, whatever the allowlist and the private-network setting", async () => {
+  it('never reaches the worker host itself, whatever the allowlist and the private-network setting', async () => {
     const everything = compileEgressPolicy({ allowedDomains: [], allowedCidrs: ['0.0.0.0/0', '::/0'] });
-    const own = Object.values(networkInterfaces()).flat().map((entry) => entry!.address);
+    const own = Object.values(networkInterfaces())
+      .flat()
+      .map((entry) => entry!.address);
     for (const guard of [publicOnly, development]) {
-      for (const address of ['127.0.0.1', '127.9.9.9', '0.0.0.0', '::1', '::', '::ffff:127.0.0.1', '::127.0.0.1', ...own.filter((address) => !address.includes('%'))]) {
+      for (const address of [
+        '127.0.0.1',
+        '127.9.9.9',
+        '0.0.0.0',
+        '::1',
+        '::',
+        '::ffff:127.0.0.1',
+        '::127.0.0.1',
+        ...own.filter((address) => !address.includes('%')),
+      ]) {
         const decision = await decideEgress(everything, guard, to(address, 8080), lookup);
         expect(decision, address).toMatchObject({ ok: false, status: 403, reason: `${address} is the worker host's own address` });
       }
     }
     // An allowed name is judged by every answer, on every connection (DNS rebinding).
-    expect(await decideEgress(policy, development, to('a.cdn.example.net'), lookup)).toEqual({ ok: false, status: 403, reason: "a.cdn.example.net resolves to 127.0.0.1, which is the worker host's own address" });
+    expect(await decideEgress(policy, development, to('a.cdn.example.net'), lookup)).toEqual({
+      ok: false,
+      status: 403,
+      reason: "a.cdn.example.net resolves to 127.0.0.1, which is the worker host's own address",
+    });
     expect(await decideEgress(policy, development, to('rebound.cdn.example.net'), lookup)).toMatchObject({ ok: false, status: 403 });
   });
 
   it("keeps the service's own ports closed on private addresses where private networks are allowed", async () => {
-    expect(await decideEgress(policy, development, to('10.1.0.1', 5432), lookup)).toEqual({ ok: false, status: 403, reason: "10.1.0.1 port 5432 is one of the service's own" });
+    expect(await decideEgress(policy, development, to('10.1.0.1', 5432), lookup)).toEqual({
+      ok: false,
+      status: 403,
+      reason: "10.1.0.1 port 5432 is one of the service's own",
+    });
     expect(await decideEgress(policy, development, to('inside.example.org', 7233), lookup)).toMatchObject({ ok: false, status: 403 });
     expect(await decideEgress(policy, development, to('10.1.0.1', 80), lookup)).toMatchObject({ ok: true });
     // A public address is not the service's, whatever its port.

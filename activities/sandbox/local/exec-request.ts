@@ -52,7 +52,8 @@ export function checkExecRequest(request: ExecRequest): { cwd: string; maxOutput
   if (!Array.isArray(argv) || argv.length === 0 || !argv.every((arg) => typeof arg === 'string' && !arg.includes('\0')) || argv[0] === '') {
     throw invalid('argv must be a non-empty list of strings without NUL bytes', 'argv');
   }
-  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) throw invalid('timeoutMs must be an integer from 1 to 86400000', 'timeoutMs');
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS)
+    throw invalid('timeoutMs must be an integer from 1 to 86400000', 'timeoutMs');
   const maxOutputBytes = request.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   if (!Number.isSafeInteger(maxOutputBytes) || maxOutputBytes < 1 || maxOutputBytes > MAX_OUTPUT_BYTES) {
     throw invalid(`maxOutputBytes must be an integer from 1 to ${MAX_OUTPUT_BYTES}`, 'maxOutputBytes');

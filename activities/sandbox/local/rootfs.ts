@@ -17,7 +17,17 @@ export type RootfsMounts = { args: string[]; generatedEtc: string[] };
 const HOST_USR_LINKS = ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'];
 
 // Read by common programs; none holds credentials or host identity.
-const HOST_ETC_ALLOWLIST = ['alternatives', 'ssl/certs', 'ca-certificates.conf', 'ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'fonts', 'chromium', 'chromium.d'];
+const HOST_ETC_ALLOWLIST = [
+  'alternatives',
+  'ssl/certs',
+  'ca-certificates.conf',
+  'ld.so.cache',
+  'ld.so.conf',
+  'ld.so.conf.d',
+  'fonts',
+  'chromium',
+  'chromium.d',
+];
 
 // Supplied fresh by the sandbox, never taken from a directory root.
 const SANDBOX_OWNED = new Set(['proc', 'dev', 'sys', 'tmp', 'run', 'workspace', 'lost+found']);

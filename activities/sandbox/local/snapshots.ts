@@ -16,7 +16,8 @@ export function assertRunnableSnapshot(snapshot: SnapshotForExec): void {
   if (snapshot.state !== 'active') throw new ValidationError(`snapshot is ${snapshot.state}, not active`, { path: 'snapshot.state' });
   const { cpu, memoryMb, diskMb } = snapshot.resource;
   for (const [key, value] of Object.entries({ cpu, memoryMb, diskMb })) {
-    if (!Number.isSafeInteger(value) || value < 1) throw new ValidationError(`snapshot.resource.${key} must be a positive integer`, { path: `snapshot.resource.${key}` });
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new ValidationError(`snapshot.resource.${key} must be a positive integer`, { path: `snapshot.resource.${key}` });
   }
   if (snapshot.rootfs.kind === 'directory') {
     const root = snapshot.rootfs.path;

@@ -81,10 +81,11 @@ async function createImage(image: string, diskMb: number | undefined, user: Sand
   }
 }
 
-const exists = (file: string) => access(file).then(
-  () => true,
-  () => false,
-);
+const exists = (file: string) =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
 
 /** Unmounts a sized workspace (lazily when a process still holds it); a plain one is left alone. */
 export async function unmountWorkspace(workspace: string): Promise<void> {

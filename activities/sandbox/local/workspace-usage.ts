@@ -40,7 +40,10 @@ const FIND_MAX_BUFFER = 256 * 1024 * 1024;
 export async function measureWorkspace(root: string): Promise<WorkspaceUsage> {
   let output: string;
   try {
-    ({ stdout: output } = await run('find', [root, '-xdev', '-mindepth', '1', '-printf', '%y %n %i %b %s\\n'], { maxBuffer: FIND_MAX_BUFFER, env: { PATH: '/usr/bin:/bin', LC_ALL: 'C' } }));
+    ({ stdout: output } = await run('find', [root, '-xdev', '-mindepth', '1', '-printf', '%y %n %i %b %s\\n'], {
+      maxBuffer: FIND_MAX_BUFFER,
+      env: { PATH: '/usr/bin:/bin', LC_ALL: 'C' },
+    }));
   } catch (error) {
     // Entries the sandbox deletes mid-scan make find exit 1; what it printed still counts.
     const failed = error as { stdout?: string; stderr?: string };

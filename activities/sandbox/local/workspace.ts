@@ -13,7 +13,6 @@ import { isUuid } from '../../../domain/uuid.ts';
 /** The host identity bubblewrap (and so every sandboxed process) runs as. Never root. */
 export type SandboxUser = { uid: number; gid: number };
 
-
 export function assertSandboxId(sandboxId: unknown): asserts sandboxId is string {
   if (typeof sandboxId !== 'string' || !isUuid(sandboxId)) throw new ValidationError('sandboxId must be a UUID', { path: 'sandboxId' });
 }
@@ -47,7 +46,13 @@ export function workspaceDir(dataDir: string, sandboxId: string): string {
  * whether it is a file system of its own, `diskMb` in size (`workspace-quota.ts`; the size is
  * needed only to create one; `mount: false` keeps a plain directory, measured instead).
  */
-export async function ensureWorkspaceDir(dataDir: string, sandboxId: string, user: SandboxUser, diskMb?: number, mount = true): Promise<{ workspace: string; sized: boolean }> {
+export async function ensureWorkspaceDir(
+  dataDir: string,
+  sandboxId: string,
+  user: SandboxUser,
+  diskMb?: number,
+  mount = true,
+): Promise<{ workspace: string; sized: boolean }> {
   const owned = (process.getuid?.() ?? 0) === 0;
   const sandboxes = path.join(dataDir, 'sandboxes');
   const perSandbox = sandboxDir(dataDir, sandboxId);

@@ -12,8 +12,13 @@ import { noteResponseModel } from '../trace.ts';
 export const gatewayAdapter: ModelAdapter = async (request) => {
   const body = buildGatewayRequest(request);
   const stream = new GatewayStream(request);
-  const answer = await postStream(request, joinUrl(request.baseUrl, '/chat/completions'), { authorization: `Bearer ${request.apiKey}` }, body, readGatewayError, (event) =>
-    stream.push(event),
+  const answer = await postStream(
+    request,
+    joinUrl(request.baseUrl, '/chat/completions'),
+    { authorization: `Bearer ${request.apiKey}` },
+    body,
+    readGatewayError,
+    (event) => stream.push(event),
   );
   return answer.kind === 'json' ? stream.whole(answer.body) : stream.finish();
 };
@@ -34,7 +39,12 @@ export class GatewayStream {
   readonly #text: StreamText;
   readonly #completion: Record<string, unknown> = {};
   readonly #choice: Record<string, unknown> = { index: 0 };
-  readonly #message: { role: string; content: string | null; reasoning: string | null; tool_calls: Array<Record<string, unknown> & { function: { name: string; arguments: string } }> } = {
+  readonly #message: {
+    role: string;
+    content: string | null;
+    reasoning: string | null;
+    tool_calls: Array<Record<string, unknown> & { function: { name: string; arguments: string } }>;
+  } = {
     role: 'assistant',
     content: null,
     reasoning: null,
@@ -61,7 +71,8 @@ export class GatewayStream {
     for (const raw of list(chunk.choices).map(record)) {
       if ((typeof raw.index === 'number' ? raw.index : 0) !== 0) continue;
       this.#sawChoice = true;
-      for (const key of ['finish_reason', 'native_finish_reason', 'error'] as const) if (raw[key] !== undefined && raw[key] !== null) this.#choice[key] = raw[key];
+      for (const key of ['finish_reason', 'native_finish_reason', 'error'] as const)
+        if (raw[key] !== undefined && raw[key] !== null) this.#choice[key] = raw[key];
       this.#delta(record(raw.delta));
     }
     return false;
@@ -141,7 +152,12 @@ export function buildGatewayRequest(request: ModelRequest): Record<string, unkno
     stream_options: { include_usage: true },
     messages: messages(request),
     ...(request.tools.length > 0
-      ? { tools: request.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } })) }
+      ? {
+          tools: request.tools.map((tool) => ({
+            type: 'function',
+            function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+          })),
+        }
       : {}),
     ...(provider ? { provider } : {}),
   };

@@ -2,7 +2,21 @@ import { curatedCapabilities } from '../../../domain/model-catalog/capabilities.
 import { VendorASettings } from '../../../domain/model-presets/settings.ts';
 import { modelError, streamError, type VendorErrorDetail } from '../errors.ts';
 import { eventJson, joinUrl, postStream, streamEndedEarly, type StreamEvent } from '../chat-http.ts';
-import { finishText, joinThinking, list, parseStored, record, replayItems, replayOf, StreamText, text, tokens, toolCall, toolResultText, usage } from '../shared.ts';
+import {
+  finishText,
+  joinThinking,
+  list,
+  parseStored,
+  record,
+  replayItems,
+  replayOf,
+  StreamText,
+  text,
+  tokens,
+  toolCall,
+  toolResultText,
+  usage,
+} from '../shared.ts';
 import type { FinishReason, ModelAdapter, ModelRequest, ModelResult, ModelToolCall } from '../types.ts';
 import { noteResponseModel } from '../trace.ts';
 
@@ -15,8 +29,13 @@ import { noteResponseModel } from '../trace.ts';
 export const vendorAAdapter: ModelAdapter = async (request) => {
   const body = buildVendorARequest(request);
   const stream = new VendorAStream(request);
-  const answer = await postStream(request, joinUrl(request.baseUrl, '/responses'), { authorization: `Bearer ${request.apiKey}` }, body, readVendorAError, (event) =>
-    stream.push(event),
+  const answer = await postStream(
+    request,
+    joinUrl(request.baseUrl, '/responses'),
+    { authorization: `Bearer ${request.apiKey}` },
+    body,
+    readVendorAError,
+    (event) => stream.push(event),
   );
   return answer.kind === 'json' ? stream.whole(answer.body) : stream.finish();
 };
@@ -59,7 +78,11 @@ export class VendorAStream {
       case 'error': {
         // `{type: "error", code, message, param}`; some deployments nest it under `error`.
         const error = Object.keys(record(data.error)).length > 0 ? record(data.error) : data;
-        throw streamError('vendor_a', { message: text(error.message) || undefined, code: text(error.code) || (error === data ? '' : text(error.type)) || undefined }, this.#request.apiKey);
+        throw streamError(
+          'vendor_a',
+          { message: text(error.message) || undefined, code: text(error.code) || (error === data ? '' : text(error.type)) || undefined },
+          this.#request.apiKey,
+        );
       }
       default:
         return false;
@@ -132,10 +155,14 @@ export function parseVendorAResponse(request: ModelRequest, answer: unknown): Mo
   if (status === 'failed') {
     const error = record(body.error);
     const rateLimited = text(error.code) === 'rate_limit_exceeded';
-    throw modelError(rateLimited ? 'provider_rate_limited' : 'provider_server_error', `The vendor_a response failed${error.code ? ` (${text(error.code).slice(0, 80)})` : ''}`, {
-      providerFinishReason: 'failed',
-      usage: usageOut,
-    });
+    throw modelError(
+      rateLimited ? 'provider_rate_limited' : 'provider_server_error',
+      `The vendor_a response failed${error.code ? ` (${text(error.code).slice(0, 80)})` : ''}`,
+      {
+        providerFinishReason: 'failed',
+        usage: usageOut,
+      },
+    );
   }
   const texts: string[] = [];
   const thinking: string[] = [];
@@ -155,7 +182,8 @@ export function parseVendorAResponse(request: ModelRequest, answer: unknown): Mo
       toolCalls.push(toolCall(text(item.call_id) || text(item.id), text(item.name), text(item.arguments)));
     } else if (item.type === 'reasoning') {
       for (const part of [...list(item.summary), ...list(item.content)].map(record)) thinking.push(text(part.text));
-      if (typeof item.encrypted_content === 'string') replay.push({ type: 'reasoning', id: item.id, summary: list(item.summary), encrypted_content: item.encrypted_content });
+      if (typeof item.encrypted_content === 'string')
+        replay.push({ type: 'reasoning', id: item.id, summary: list(item.summary), encrypted_content: item.encrypted_content });
     }
   }
   const incomplete = text(record(body.incomplete_details).reason);

@@ -143,7 +143,9 @@ export function buildVendorBRequest(request: ModelRequest): Record<string, unkno
     stream: true,
     ...(request.systemPrompt !== '' ? { system: request.systemPrompt } : {}),
     messages: messages(request),
-    ...(request.tools.length > 0 ? { tools: request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.inputSchema })) } : {}),
+    ...(request.tools.length > 0
+      ? { tools: request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.inputSchema })) }
+      : {}),
     ...(settings.thinking === 'adaptive' ? { thinking: { type: 'adaptive' } } : {}),
     output_config: { effort: settings.effort },
   };

@@ -104,7 +104,8 @@ export class VendorCStream {
 }
 
 // A part that is only text (and its thought flag and signature): the kind that streams in pieces.
-const isTextPart = (part: Record<string, unknown>) => typeof part.text === 'string' && Object.keys(part).every((key) => key === 'text' || key === 'thought' || key === 'thoughtSignature');
+const isTextPart = (part: Record<string, unknown>) =>
+  typeof part.text === 'string' && Object.keys(part).every((key) => key === 'text' || key === 'thought' || key === 'thoughtSignature');
 
 const modelId = (model: string) => model.replace(/^models\//, '');
 // Gemini 1.x/2.x take a token budget; Gemini 3 and later take a named level.
@@ -127,7 +128,11 @@ export function buildVendorCRequest(request: ModelRequest): Record<string, unkno
     ...(request.systemPrompt !== '' ? { systemInstruction: { parts: [{ text: request.systemPrompt }] } } : {}),
     contents: contents(request),
     ...(request.tools.length > 0
-      ? { tools: [{ functionDeclarations: request.tools.map((tool) => ({ name: tool.name, description: tool.description, parametersJsonSchema: tool.inputSchema })) }] }
+      ? {
+          tools: [
+            { functionDeclarations: request.tools.map((tool) => ({ name: tool.name, description: tool.description, parametersJsonSchema: tool.inputSchema })) },
+          ],
+        }
       : {}),
     generationConfig: { responseMimeType: 'text/plain', thinkingConfig },
   };
@@ -198,7 +203,11 @@ export function parseVendorCResponse(request: ModelRequest, answer: unknown): Mo
   const candidate = record(list(body.candidates)[0]);
   if (Object.keys(candidate).length === 0) {
     const blocked = text(record(body.promptFeedback).blockReason);
-    if (blocked) throw modelError('provider_refused_content', `The vendor_c provider blocked the prompt (${blocked.slice(0, 80)})`, { providerFinishReason: blocked, usage: usageOut });
+    if (blocked)
+      throw modelError('provider_refused_content', `The vendor_c provider blocked the prompt (${blocked.slice(0, 80)})`, {
+        providerFinishReason: blocked,
+        usage: usageOut,
+      });
     throw modelError('provider_invalid_response', 'The vendor_c provider answered without a candidate');
   }
   const finish = text(candidate.finishReason);
@@ -224,7 +233,8 @@ export function parseVendorCResponse(request: ModelRequest, answer: unknown): Mo
   return {
     text: texts.join(''),
     toolCalls,
-    finishReason: toolCalls.length > 0 && (finish === 'STOP' || finish === '') ? 'tool_calls' : ((Object.hasOwn(FINISH, finish) ? FINISH[finish] : undefined) ?? 'other'),
+    finishReason:
+      toolCalls.length > 0 && (finish === 'STOP' || finish === '') ? 'tool_calls' : ((Object.hasOwn(FINISH, finish) ? FINISH[finish] : undefined) ?? 'other'),
     providerFinishReason: finishText(finish),
     usage: usageOut,
     thinking: joinThinking(thinking),

@@ -1,7 +1,14 @@
 import { Hono } from 'hono';
 import { CreateAgentParams, UpdateAgentParams } from '../../../domain/compat/anthropic/agents.ts';
 import { NotFoundError, ValidationError } from '../../../domain/errors.ts';
-import { archiveCompatAgent, createCompatAgent, getCompatAgent, listCompatAgents, listCompatAgentVersions, updateCompatAgent } from '../../../services/compat-anthropic/agents.ts';
+import {
+  archiveCompatAgent,
+  createCompatAgent,
+  getCompatAgent,
+  listCompatAgents,
+  listCompatAgentVersions,
+  updateCompatAgent,
+} from '../../../services/compat-anthropic/agents.ts';
 import type { AppDeps } from '../../deps.ts';
 import type { AppEnv } from '../../env.ts';
 import { needs } from './auth.ts';
@@ -20,19 +27,26 @@ export function compatAgentRoutes(deps: AppDeps) {
       const input = await jsonBody(c, CreateAgentParams);
       return deduped(c, (ctx) => createCompatAgent({ ctx, deps, input }));
     })
-    .get('/agents', needs('agent:read'), async (c) => c.json(await listCompatAgents({ ctx: c.var.ctx, input: { ...paging(c), includeArchived: flag(c, 'include_archived') } })))
+    .get('/agents', needs('agent:read'), async (c) =>
+      c.json(await listCompatAgents({ ctx: c.var.ctx, input: { ...paging(c), includeArchived: flag(c, 'include_archived') } })),
+    )
     .get('/agents/:agentId', needs('agent:read'), async (c) => {
       const raw = c.req.query('version');
       const version = raw === undefined || raw === '' ? undefined : Number(raw);
-      if (version !== undefined && (!Number.isInteger(version) || version < 1)) throw new ValidationError('version must be a positive integer', { path: 'query.version' });
-      return c.json(await getCompatAgent({ ctx: c.var.ctx, input: { agentId: agentId(c.req.param('agentId')), ...(version !== undefined ? { version } : {}) } }));
+      if (version !== undefined && (!Number.isInteger(version) || version < 1))
+        throw new ValidationError('version must be a positive integer', { path: 'query.version' });
+      return c.json(
+        await getCompatAgent({ ctx: c.var.ctx, input: { agentId: agentId(c.req.param('agentId')), ...(version !== undefined ? { version } : {}) } }),
+      );
     })
     .post('/agents/:agentId', needs('agent:write'), async (c) => {
       const params = await jsonBody(c, UpdateAgentParams);
       const id = agentId(c.req.param('agentId'));
       return deduped(c, (ctx) => updateCompatAgent({ ctx, deps, input: { agentId: id, params } }));
     })
-    .post('/agents/:agentId/archive', needs('agent:write'), async (c) => deduped(c, (ctx) => archiveCompatAgent({ ctx, input: { agentId: agentId(c.req.param('agentId')) } })))
+    .post('/agents/:agentId/archive', needs('agent:write'), async (c) =>
+      deduped(c, (ctx) => archiveCompatAgent({ ctx, input: { agentId: agentId(c.req.param('agentId')) } })),
+    )
     .get('/agents/:agentId/versions', needs('agent:read'), async (c) => {
       const { limit, page } = paging(c);
       const all = await listCompatAgentVersions({ ctx: c.var.ctx, input: { agentId: agentId(c.req.param('agentId')) } });

@@ -15,7 +15,15 @@ import type { AppEnv } from '../../env.ts';
  */
 export const compatAuthenticate = (deps: AppDeps) =>
   createMiddleware<AppEnv>(async (c, next) => {
-    const base: ServiceContext = { db: deps.database.db, inTransaction: false, afterCommit: [], actor: null, requestId: c.get('requestId'), logger: c.get('logger'), clock: deps.clock };
+    const base: ServiceContext = {
+      db: deps.database.db,
+      inTransaction: false,
+      afterCommit: [],
+      actor: null,
+      requestId: c.get('requestId'),
+      logger: c.get('logger'),
+      clock: deps.clock,
+    };
     c.set('ctx', base);
     const secret = bearerOf(c.req.header('authorization')) ?? c.req.header('x-api-key')?.trim();
     if (!secret) throw new UnauthenticatedError('Send an API key of this server as "Authorization: Bearer svc_…" or "x-api-key"');
@@ -25,7 +33,11 @@ export const compatAuthenticate = (deps: AppDeps) =>
       // The key is valid; a workspace that is not a project of its organization is a 403.
       if (!isOurId(workspace)) throw new ForbiddenError('anthropic-workspace-id must be the id of a project of the API key organization');
       try {
-        actor = await authenticateApiKey({ ctx: base, deps: { keyring: deps.keyring, apiKeyCache: deps.apiKeyCache }, input: { secret, projectId: workspace } });
+        actor = await authenticateApiKey({
+          ctx: base,
+          deps: { keyring: deps.keyring, apiKeyCache: deps.apiKeyCache },
+          input: { secret, projectId: workspace },
+        });
       } catch (error) {
         if (error instanceof UnauthenticatedError) throw new ForbiddenError('anthropic-workspace-id must be the id of a project of the API key organization');
         throw error;

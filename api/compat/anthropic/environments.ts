@@ -24,13 +24,17 @@ export function compatEnvironmentRoutes() {
       const input = await jsonBody(c, CreateEnvironmentParams);
       return deduped(c, (ctx) => createCompatEnvironment({ ctx, input }));
     })
-    .get('/environments', needs('agent:read'), async (c) => c.json(await listCompatEnvironments({ ctx: c.var.ctx, input: { ...paging(c), includeArchived: flag(c, 'include_archived') } })))
+    .get('/environments', needs('agent:read'), async (c) =>
+      c.json(await listCompatEnvironments({ ctx: c.var.ctx, input: { ...paging(c), includeArchived: flag(c, 'include_archived') } })),
+    )
     .get('/environments/:id', needs('agent:read'), async (c) => c.json(await getCompatEnvironment({ ctx: c.var.ctx, input: { id: c.req.param('id') } })))
     .post('/environments/:id', needs('agent:write'), async (c) => {
       const params = await jsonBody(c, UpdateEnvironmentParams);
       return deduped(c, (ctx) => updateCompatEnvironment({ ctx, input: { id: c.req.param('id'), params } }));
     })
-    .post('/environments/:id/archive', needs('agent:write'), async (c) => deduped(c, (ctx) => archiveCompatEnvironment({ ctx, input: { id: c.req.param('id') } })))
+    .post('/environments/:id/archive', needs('agent:write'), async (c) =>
+      deduped(c, (ctx) => archiveCompatEnvironment({ ctx, input: { id: c.req.param('id') } })),
+    )
     .delete('/environments/:id', needs('agent:write'), async (c) => deduped(c, (ctx) => deleteCompatEnvironment({ ctx, input: { id: c.req.param('id') } })))
     .all('/environments/:id/work/*', () => {
       throw new NotFoundError('Self-hosted environment work queues are not supported by this server');

@@ -24,7 +24,13 @@ export function handleCompatError(error: Error, c: Context<AppEnv>): Response {
   return renderCompat(c, mapped.status, mapped.type, safe.message, safe.details);
 }
 
-export function renderCompat(c: Context<AppEnv>, status: number, type: Parameters<typeof compatErrorBody>[0], message: string, details?: Record<string, unknown>): Response {
+export function renderCompat(
+  c: Context<AppEnv>,
+  status: number,
+  type: Parameters<typeof compatErrorBody>[0],
+  message: string,
+  details?: Record<string, unknown>,
+): Response {
   const requestId = c.get('requestId');
   c.header('request-id', requestId);
   return c.json(compatErrorBody(type, message, requestId, details), status as 400);

@@ -43,7 +43,13 @@ export function compatEventRoutes(deps: AppDeps) {
       c.json(
         await listCompatEvents({
           ctx: c.var.ctx,
-          input: { sessionId: sessionIdOf(c.req.param('sessionId')), ...paging(c), types: c.req.queries('types[]') ?? [], order: orderOf(c, 'asc'), created: createdAtBounds(c) },
+          input: {
+            sessionId: sessionIdOf(c.req.param('sessionId')),
+            ...paging(c),
+            types: c.req.queries('types[]') ?? [],
+            order: orderOf(c, 'asc'),
+            created: createdAtBounds(c),
+          },
         }),
       ),
     );

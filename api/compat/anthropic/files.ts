@@ -20,7 +20,13 @@ type FilePart = { filename: string; mimeType: string; bytes: Uint8Array; expires
  * An upload's body: one `file` part of at most the upload limit (spec 3: 10 MiB per file) and
  * `expires_in_seconds` (an integer: 32 bytes is plenty), with 64 KiB for the multipart framing.
  */
-export const FILE_UPLOAD_LIMITS: MultipartLimits = { maxBodyBytes: MAX_FILE_BYTES + 64 * 1024, maxFiles: 1, maxFileBytes: MAX_FILE_BYTES, maxFields: 1, maxFieldBytes: 32 };
+export const FILE_UPLOAD_LIMITS: MultipartLimits = {
+  maxBodyBytes: MAX_FILE_BYTES + 64 * 1024,
+  maxFiles: 1,
+  maxFileBytes: MAX_FILE_BYTES,
+  maxFields: 1,
+  maxFieldBytes: 32,
+};
 
 /**
  * `client.beta.files` and `client.files`: upload (multipart `file`, optional
@@ -49,7 +55,14 @@ export function compatFileRoutes(deps: AppDeps) {
       const file = await downloadCompatFile({ ctx: c.var.ctx, deps, input: { fileId: c.req.param('fileId') } });
       return new Response(new Uint8Array(file.bytes), {
         status: 200,
-        headers: { 'content-type': 'application/octet-stream', 'content-disposition': contentDisposition(file.filename), 'content-length': String(file.bytes.length), 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'request-id': c.var.requestId },
+        headers: {
+          'content-type': 'application/octet-stream',
+          'content-disposition': contentDisposition(file.filename),
+          'content-length': String(file.bytes.length),
+          'cache-control': 'no-store',
+          'x-content-type-options': 'nosniff',
+          'request-id': c.var.requestId,
+        },
       });
     })
     .delete('/files/:fileId', needs('run:create'), async (c) => deduped(c, (ctx) => deleteCompatFile({ ctx, input: { fileId: c.req.param('fileId') } })));
@@ -65,7 +78,8 @@ function scopesOfRead(c: Context<AppEnv>) {
  * `FILE_UPLOAD_LIMITS`; any other part is a 400 naming it as soon as it begins.
  */
 async function filePartOf(c: Context<AppEnv>): Promise<FilePart> {
-  if (!/^multipart\/form-data\b/i.test(c.req.header('content-type') ?? '')) throw new ValidationError('The body must be multipart/form-data with the file as its "file" part', { path: 'body' });
+  if (!/^multipart\/form-data\b/i.test(c.req.header('content-type') ?? ''))
+    throw new ValidationError('The body must be multipart/form-data with the file as its "file" part', { path: 'body' });
   const parts = await readMultipart(c, FILE_UPLOAD_LIMITS, ({ name, kind }) => {
     if ((name === 'file' && kind === 'file') || (name === 'expires_in_seconds' && kind === 'field')) return;
     throw new ValidationError(`${name}: not a field of a file upload (one "file" part, optional "expires_in_seconds")`, { path: `body.${name}` });
@@ -77,7 +91,9 @@ async function filePartOf(c: Context<AppEnv>): Promise<FilePart> {
     else {
       expiresInSeconds = Number(part.value);
       if (!Number.isInteger(expiresInSeconds) || expiresInSeconds < MIN_UPLOAD_LIFETIME_SECONDS || expiresInSeconds > MAX_UPLOAD_LIFETIME_SECONDS) {
-        throw new ValidationError(`expires_in_seconds must be an integer from ${MIN_UPLOAD_LIFETIME_SECONDS} to ${MAX_UPLOAD_LIFETIME_SECONDS}`, { path: 'body.expires_in_seconds' });
+        throw new ValidationError(`expires_in_seconds must be an integer from ${MIN_UPLOAD_LIFETIME_SECONDS} to ${MAX_UPLOAD_LIFETIME_SECONDS}`, {
+          path: 'body.expires_in_seconds',
+        });
       }
     }
   }
@@ -86,4 +102,8 @@ async function filePartOf(c: Context<AppEnv>): Promise<FilePart> {
 }
 
 /** A hash of the parts (a retry's multipart boundary differs; its parts do not). */
-const partHash = (part: FilePart) => createHash('sha256').update(`${part.filename}\n${part.mimeType}\n${part.expiresInSeconds ?? ''}\n`).update(part.bytes).digest('hex');
+const partHash = (part: FilePart) =>
+  createHash('sha256')
+    .update(`${part.filename}\n${part.mimeType}\n${part.expiresInSeconds ?? ''}\n`)
+    .update(part.bytes)
+    .digest('hex');

@@ -59,7 +59,8 @@ export function createdAtBounds(c: Context<AppEnv>): { gt?: Date; gte?: Date; lt
     const raw = c.req.query(`created_at[${key}]`);
     if (raw === undefined || raw === '') continue;
     const at = new Date(raw);
-    if (!/^\d{4}-\d{2}-\d{2}T/.test(raw) || Number.isNaN(at.getTime())) throw new ValidationError(`created_at[${key}] must be an RFC 3339 time`, { path: `query.created_at[${key}]` });
+    if (!/^\d{4}-\d{2}-\d{2}T/.test(raw) || Number.isNaN(at.getTime()))
+      throw new ValidationError(`created_at[${key}] must be an RFC 3339 time`, { path: `query.created_at[${key}]` });
     bounds[key] = at;
   }
   return bounds;

@@ -15,7 +15,11 @@ import type { AppEnv } from '../../env.ts';
  */
 export async function deduped<T>(c: Context<AppEnv>, run: (ctx: ServiceContext) => Promise<T>, options: { requestHash?: string } = {}): Promise<Response> {
   const requestHash = options.requestHash ?? hashRequestBody(await c.req.text());
-  const answer = await runDeduped({ ctx: c.var.ctx, input: { route: `${c.req.method} ${c.req.path}`, requestHash, attempt: retryCountOf(c), idempotencyKey: idempotencyKeyOf(c) }, run });
+  const answer = await runDeduped({
+    ctx: c.var.ctx,
+    input: { route: `${c.req.method} ${c.req.path}`, requestHash, attempt: retryCountOf(c), idempotencyKey: idempotencyKeyOf(c) },
+    run,
+  });
   if (!answer.replayed) return c.json(answer.body as object);
   return c.body(answer.bodyText, 200, { 'content-type': 'application/json', 'idempotency-replayed': 'true' });
 }

@@ -1,7 +1,14 @@
 import { Hono } from 'hono';
 import { CreateSessionParams, UpdateSessionParams } from '../../../domain/compat/anthropic/sessions.ts';
 import { ValidationError } from '../../../domain/errors.ts';
-import { archiveCompatSession, createCompatSession, deleteCompatSession, getCompatSession, listCompatSessions, updateCompatSession } from '../../../services/compat-anthropic/sessions.ts';
+import {
+  archiveCompatSession,
+  createCompatSession,
+  deleteCompatSession,
+  getCompatSession,
+  listCompatSessions,
+  updateCompatSession,
+} from '../../../services/compat-anthropic/sessions.ts';
 import type { AppDeps } from '../../deps.ts';
 import type { AppEnv } from '../../env.ts';
 import { needs } from './auth.ts';
@@ -22,20 +29,35 @@ export function compatSessionRoutes(deps: AppDeps) {
       const agentId = c.req.query('agent_id') || undefined;
       const rawVersion = c.req.query('agent_version');
       const agentVersion = rawVersion === undefined || rawVersion === '' ? undefined : Number(rawVersion);
-      if (agentVersion !== undefined && (!Number.isInteger(agentVersion) || agentVersion < 1)) throw new ValidationError('agent_version must be a positive integer', { path: 'query.agent_version' });
+      if (agentVersion !== undefined && (!Number.isInteger(agentVersion) || agentVersion < 1))
+        throw new ValidationError('agent_version must be a positive integer', { path: 'query.agent_version' });
       if (agentVersion !== undefined && agentId === undefined) throw new ValidationError('agent_version needs agent_id', { path: 'query.agent_version' });
       return c.json(
         await listCompatSessions({
           ctx: c.var.ctx,
-          input: { ...paging(c), agentId, agentVersion, statuses: c.req.queries('statuses[]') ?? [], includeArchived, created: createdAtBounds(c), order: orderOf(c, 'desc') },
+          input: {
+            ...paging(c),
+            agentId,
+            agentVersion,
+            statuses: c.req.queries('statuses[]') ?? [],
+            includeArchived,
+            created: createdAtBounds(c),
+            order: orderOf(c, 'desc'),
+          },
         }),
       );
     })
-    .get('/sessions/:sessionId', needs('session:read'), async (c) => c.json(await getCompatSession({ ctx: c.var.ctx, input: { sessionId: c.req.param('sessionId') } })))
+    .get('/sessions/:sessionId', needs('session:read'), async (c) =>
+      c.json(await getCompatSession({ ctx: c.var.ctx, input: { sessionId: c.req.param('sessionId') } })),
+    )
     .post('/sessions/:sessionId', needs('session:write', 'session:read'), async (c) => {
       const params = await jsonBody(c, UpdateSessionParams);
       return deduped(c, (ctx) => updateCompatSession({ ctx, input: { sessionId: c.req.param('sessionId'), params } }));
     })
-    .post('/sessions/:sessionId/archive', needs('session:write', 'run:cancel', 'session:read'), async (c) => deduped(c, (ctx) => archiveCompatSession({ ctx, deps, input: { sessionId: c.req.param('sessionId') } })))
-    .delete('/sessions/:sessionId', needs('session:write', 'run:cancel'), async (c) => deduped(c, (ctx) => deleteCompatSession({ ctx, deps, input: { sessionId: c.req.param('sessionId') } })));
+    .post('/sessions/:sessionId/archive', needs('session:write', 'run:cancel', 'session:read'), async (c) =>
+      deduped(c, (ctx) => archiveCompatSession({ ctx, deps, input: { sessionId: c.req.param('sessionId') } })),
+    )
+    .delete('/sessions/:sessionId', needs('session:write', 'run:cancel'), async (c) =>
+      deduped(c, (ctx) => deleteCompatSession({ ctx, deps, input: { sessionId: c.req.param('sessionId') } })),
+    );
 }

@@ -72,9 +72,15 @@ export function compatSkillRoutes() {
       const upload = await uploadOf(c, { displayName: false });
       return deduped(c, (ctx) => createCompatSkillVersion({ ctx, input: { skillId: id, files: upload.files } }), { requestHash: uploadHash(upload) });
     })
-    .get('/skills/:skillId/versions', needs('skill:read'), async (c) => c.json(await listCompatSkillVersions({ ctx: c.var.ctx, input: { skillId: skillId(c), ...paging(c) } })))
-    .get('/skills/:skillId/versions/:versionId', needs('skill:read'), async (c) => c.json(await getCompatSkillVersion({ ctx: c.var.ctx, input: versionIds(c) })))
-    .delete('/skills/:skillId/versions/:versionId', needs('skill:revoke'), async (c) => deduped(c, (ctx) => deleteCompatSkillVersion({ ctx, input: versionIds(c) })))
+    .get('/skills/:skillId/versions', needs('skill:read'), async (c) =>
+      c.json(await listCompatSkillVersions({ ctx: c.var.ctx, input: { skillId: skillId(c), ...paging(c) } })),
+    )
+    .get('/skills/:skillId/versions/:versionId', needs('skill:read'), async (c) =>
+      c.json(await getCompatSkillVersion({ ctx: c.var.ctx, input: versionIds(c) })),
+    )
+    .delete('/skills/:skillId/versions/:versionId', needs('skill:revoke'), async (c) =>
+      deduped(c, (ctx) => deleteCompatSkillVersion({ ctx, input: versionIds(c) })),
+    )
     .get('/skills/:skillId/versions/:versionId/content', needs('skill:read'), async (c) => {
       const { filename, zip } = await downloadCompatSkillVersion({ ctx: c.var.ctx, input: versionIds(c) });
       return c.body(zip as Uint8Array<ArrayBuffer>, 200, { 'content-type': 'application/zip', 'content-disposition': `attachment; filename="${filename}"` });
@@ -99,7 +105,8 @@ async function uploadOf(c: Context<AppEnv>, options: { displayName: boolean }): 
   }
   const parts = await readMultipart(c, SKILL_UPLOAD_LIMITS, ({ name, kind }) => {
     if (name === 'files[]' || name === 'files') {
-      if (kind !== 'file') throw new ValidationError('files[]: every part must be a file whose filename is its path, like "my-skill/SKILL.md"', { path: 'body.files[]' });
+      if (kind !== 'file')
+        throw new ValidationError('files[]: every part must be a file whose filename is its path, like "my-skill/SKILL.md"', { path: 'body.files[]' });
     } else if (!(name === 'display_name' && options.displayName)) {
       throw new ValidationError(`${name}: not a field of this upload`, { path: `body.${name}` });
     } else if (kind !== 'field') {

@@ -44,7 +44,8 @@ export function compatStream(deps: AppDeps, options: { heartbeatMs?: number } = 
   return async (c: Context<AppEnv>, sessionId: string) => {
     const kinds = c.req.queries('event_deltas[]') ?? [];
     for (const kind of kinds) {
-      if (kind !== 'agent.message' && kind !== 'agent.thinking') throw new ValidationError(`event_deltas: unknown event type ${kind}`, { path: 'query.event_deltas' });
+      if (kind !== 'agent.message' && kind !== 'agent.thinking')
+        throw new ValidationError(`event_deltas: unknown event type ${kind}`, { path: 'query.event_deltas' });
     }
     const ctx = c.var.ctx;
     const session = await findSession({ ctx, input: { sessionId } });
@@ -81,7 +82,11 @@ export function compatStream(deps: AppDeps, options: { heartbeatMs?: number } = 
       onError(error, enqueue) {
         c.var.logger.error('anthropic event stream failed', { err: error, sessionId, requestId: c.var.requestId });
         // A stream failure, not a business one: the SDK throws and the runner reconnects.
-        enqueue(encoded(`event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'The event stream failed; reconnect' }, request_id: c.var.requestId })}\n\n`)!);
+        enqueue(
+          encoded(
+            `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'The event stream failed; reconnect' }, request_id: c.var.requestId })}\n\n`,
+          )!,
+        );
       },
       finish() {
         deltas?.close();
@@ -109,7 +114,8 @@ function replyPreviews(deltas: DeltaSubscription) {
   /** Characters shown per preview; null once its message committed. */
   const shown = new Map<string, number | null>();
   const start = (id: string) => `event: event_start\ndata: ${JSON.stringify({ type: 'event_start', event: { id, type: 'agent.message' } })}\n\n`;
-  const delta = (id: string, text: string) => `event: event_delta\ndata: ${JSON.stringify({ type: 'event_delta', event_id: id, delta: { type: 'content_delta', content: { type: 'text', text }, index: 0 } })}\n\n`;
+  const delta = (id: string, text: string) =>
+    `event: event_delta\ndata: ${JSON.stringify({ type: 'event_delta', event_id: id, delta: { type: 'content_delta', content: { type: 'text', text }, index: 0 } })}\n\n`;
   return {
     /** The SSE frames of the live output ready now (empty when there is nothing to show). */
     take(): string {

@@ -47,7 +47,8 @@ export const optionalNumber = (context: CommandContext, name: string, { integer 
   const value = optionalOption(context, name);
   if (value === undefined) return undefined;
   const number = Number(value);
-  if (!Number.isFinite(number) || number < 0 || (integer && !Number.isInteger(number))) throw new UsageError(`--${name} is ${integer ? 'a whole number' : 'a number'} of at least 0 (not ${JSON.stringify(value)})`);
+  if (!Number.isFinite(number) || number < 0 || (integer && !Number.isInteger(number)))
+    throw new UsageError(`--${name} is ${integer ? 'a whole number' : 'a number'} of at least 0 (not ${JSON.stringify(value)})`);
   return number;
 };
 
@@ -55,7 +56,8 @@ export const optionalNumber = (context: CommandContext, name: string, { integer 
 export const optionalChoice = <T extends string>(context: CommandContext, name: string, choices: readonly T[]): T | undefined => {
   const value = context.options[name];
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !(choices as readonly string[]).includes(value)) throw new UsageError(`--${name} is ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)} (not ${JSON.stringify(value)})`);
+  if (typeof value !== 'string' || !(choices as readonly string[]).includes(value))
+    throw new UsageError(`--${name} is ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)} (not ${JSON.stringify(value)})`);
   return value as T;
 };
 

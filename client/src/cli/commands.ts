@@ -1,10 +1,31 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { ApiError } from '../errors.ts';
-import type { Context, ForkedSession, PendingTurn, PendingWork, PublicAgent, PublicApproval, PublicSessionListItem, RestorePreview, RestoreResult } from '../api-types.ts';
+import type {
+  Context,
+  ForkedSession,
+  PendingTurn,
+  PendingWork,
+  PublicAgent,
+  PublicApproval,
+  PublicSessionListItem,
+  RestorePreview,
+  RestoreResult,
+} from '../api-types.ts';
 import { LiveText, runToolCall, SETTLED_RUN_STATES, type ProductEvent, type ProjectClient, type Run } from '../index.ts';
 import { Transport } from '../transport.ts';
-import { agentIdOf, argument, clientOf, option, optionalNumber, optionalOption, print, UsageError, type Command, type CommandContext } from './command-context.ts';
+import {
+  agentIdOf,
+  argument,
+  clientOf,
+  option,
+  optionalNumber,
+  optionalOption,
+  print,
+  UsageError,
+  type Command,
+  type CommandContext,
+} from './command-context.ts';
 import { saveCredentials } from './credentials.ts';
 import { amount, count, spendOf } from './format.ts';
 import { RunProgress } from './progress.ts';
@@ -17,7 +38,8 @@ type IfBusy = (typeof IF_BUSY)[number];
 const ifBusyOf = (context: CommandContext): IfBusy | undefined => {
   const value = context.options['if-busy'];
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !(IF_BUSY as readonly string[]).includes(value)) throw new UsageError(`--if-busy is enqueue, interrupt or reject (not ${JSON.stringify(value)})`);
+  if (typeof value !== 'string' || !(IF_BUSY as readonly string[]).includes(value))
+    throw new UsageError(`--if-busy is enqueue, interrupt or reject (not ${JSON.stringify(value)})`);
   return value as IfBusy;
 };
 
@@ -30,7 +52,10 @@ function budgetOf(context: CommandContext): { maxCost?: number; maxTokens?: numb
 }
 
 function describeBudget(budget: { maxCost: number | null; maxTokens: number | null } | null): string {
-  const limits = [budget?.maxCost != null ? `at most ${amount(budget.maxCost)} cost` : null, budget?.maxTokens != null ? `at most ${count(budget.maxTokens)} tokens` : null];
+  const limits = [
+    budget?.maxCost != null ? `at most ${amount(budget.maxCost)} cost` : null,
+    budget?.maxTokens != null ? `at most ${count(budget.maxTokens)} tokens` : null,
+  ];
   return limits.filter(Boolean).join(', ') || 'none';
 }
 
@@ -51,7 +76,11 @@ function describeEvent(event: ProductEvent): string {
  * and, as the model writes it, the answer's text (with `--json`, the durable events only, one per
  * line). Returns the settled run and the text that was shown live.
  */
-async function followRun(context: CommandContext, client: ProjectClient, start: () => Promise<{ runId: string; sessionId: string }>): Promise<{ run: Run; shown: string }> {
+async function followRun(
+  context: CommandContext,
+  client: ProjectClient,
+  start: () => Promise<{ runId: string; sessionId: string }>,
+): Promise<{ run: Run; shown: string }> {
   const done = new AbortController();
   const progress = context.options.json ? null : new RunProgress(context.io.stdout);
   const ids = await start();
@@ -132,7 +161,10 @@ async function replyOf(context: CommandContext, client: ProjectClient, { run, sh
 
 function describePendingTurn(turn: PendingTurn): string {
   const ahead = turn.position - 1;
-  const after = turn.ifBusy === 'interrupt' ? 'the active run is being cancelled; this turn runs once it has settled' : `it runs after the active run${ahead > 0 ? ` and the ${ahead} pending ${ahead === 1 ? 'turn' : 'turns'} before it` : ''}`;
+  const after =
+    turn.ifBusy === 'interrupt'
+      ? 'the active run is being cancelled; this turn runs once it has settled'
+      : `it runs after the active run${ahead > 0 ? ` and the ${ahead} pending ${ahead === 1 ? 'turn' : 'turns'} before it` : ''}`;
   return `session ${turn.sessionId}, pending turn ${turn.id} at position ${turn.position} (${turn.ifBusy}): ${after}\n  withdraw it with: svc sessions withdraw ${turn.sessionId} ${turn.id}`;
 }
 
@@ -165,7 +197,10 @@ async function sendTurn(context: CommandContext): Promise<number> {
   const sessionId = argument(context, 0, 'sessionId');
   const message = option(context, 'message');
   const ifBusy = ifBusyOf(context);
-  const answer = await client.call('post', '/v1/projects/{projectId}/sessions/{sessionId}/runs', { path: { sessionId }, body: { message, ...(ifBusy ? { ifBusy } : {}) } });
+  const answer = await client.call('post', '/v1/projects/{projectId}/sessions/{sessionId}/runs', {
+    path: { sessionId },
+    body: { message, ...(ifBusy ? { ifBusy } : {}) },
+  });
   if (!context.options.follow) {
     print(context, answer, () => ('queued' in answer ? describePendingTurn(answer.pendingTurn) : `session ${sessionId}, run ${answer.id}`));
     return 0;
@@ -183,7 +218,9 @@ async function sendTurn(context: CommandContext): Promise<number> {
 
 /** A restore preview for people: each project's action, what blocks it, and the secrets the restore needs. */
 function describePreview(preview: RestorePreview): string {
-  const lines = preview.projects.map((project) => `project ${project.slug} (${project.name}): ${project.action.replaceAll('_', ' ')}${project.reason ? ` (${project.reason})` : ''}`);
+  const lines = preview.projects.map(
+    (project) => `project ${project.slug} (${project.name}): ${project.action.replaceAll('_', ' ')}${project.reason ? ` (${project.reason})` : ''}`,
+  );
   for (const conflict of preview.conflicts) lines.push(`conflict: ${conflict.resource} ${conflict.key ?? conflict.id}: ${conflict.message}`);
   for (const warning of preview.warnings) lines.push(`warning: ${warning.message}`);
   for (const needed of preview.requiredCredentials) lines.push(`needs --credentials: ${needed.kind}.${needed.id} (${needed.displayName}, ${needed.value})`);
@@ -226,7 +263,9 @@ export const COMMANDS: Record<string, Command> = {
       const transport = new Transport({ baseUrl, apiKey });
       const who = await transport.json<Context>('GET', '/context');
       const file = await saveCredentials(context.io.env, { baseUrl, apiKey, projectId: who.project.id });
-      context.io.stdout.write(`Logged in to ${baseUrl} as ${describePrincipal(who)} in project ${who.project.name}; the key is stored in ${file} (mode 0600)\n`);
+      context.io.stdout.write(
+        `Logged in to ${baseUrl} as ${describePrincipal(who)} in project ${who.project.name}; the key is stored in ${file} (mode 0600)\n`,
+      );
       return 0;
     },
   },
@@ -254,7 +293,9 @@ export const COMMANDS: Record<string, Command> = {
       const client = clientOf(context);
       const existing = spec.key ? await agentIdOf(client, spec.key).catch(() => null) : null;
       if (!existing) {
-        const agent = await client.request<{ id: string; key: string; version: number }>('POST', '/agents', { body: { name: spec.name, key: spec.key, description: spec.description, initialConfig: spec.config } });
+        const agent = await client.request<{ id: string; key: string; version: number }>('POST', '/agents', {
+          body: { name: spec.name, key: spec.key, description: spec.description, initialConfig: spec.config },
+        });
         print(context, agent, () => `Created agent ${agent.key} (${agent.id}), version ${agent.version}`);
         return 0;
       }
@@ -263,7 +304,11 @@ export const COMMANDS: Record<string, Command> = {
         print(context, version, () => `Published version ${version.version} of ${spec.key}`);
       } catch (error) {
         if (!(error instanceof ApiError && error.code === 'conflict' && error.details?.version !== undefined)) throw error;
-        print(context, { unchanged: true, version: error.details.version }, () => `Unchanged: ${spec.key} is already version ${String(error.details!.version)}`);
+        print(
+          context,
+          { unchanged: true, version: error.details.version },
+          () => `Unchanged: ${spec.key} is already version ${String(error.details!.version)}`,
+        );
       }
       return 0;
     },
@@ -272,7 +317,11 @@ export const COMMANDS: Record<string, Command> = {
     async run(context) {
       const sessions: PublicSessionListItem[] = [];
       for await (const session of clientOf(context).list('/sessions', { limit: 100 })) sessions.push(session);
-      print(context, sessions, () => sessions.map((session) => `${session.id}  ${session.status}  ${session.createdAt}  ${spendOf(session)}`).join('\n') || '(no sessions)');
+      print(
+        context,
+        sessions,
+        () => sessions.map((session) => `${session.id}  ${session.status}  ${session.createdAt}  ${spendOf(session)}`).join('\n') || '(no sessions)',
+      );
       return 0;
     },
   },
@@ -284,14 +333,21 @@ export const COMMANDS: Record<string, Command> = {
       const title = optionalOption(context, 'title');
       const budget = budgetOf(context);
       // Without a message the session is idle: it waits for its first turn (svc sessions send).
-      if (message === undefined && context.options.follow) throw new UsageError('--follow needs --message: a session without one is idle, with no run to follow');
+      if (message === undefined && context.options.follow)
+        throw new UsageError('--follow needs --message: a session without one is idle, with no run to follow');
       const create = async () => {
-        const session = await client.call('post', '/v1/projects/{projectId}/sessions', { body: { agentId, ...(title ? { title } : {}), ...(budget ? { budget } : {}), ...(message !== undefined ? { initialMessage: message } : {}) } });
+        const session = await client.call('post', '/v1/projects/{projectId}/sessions', {
+          body: { agentId, ...(title ? { title } : {}), ...(budget ? { budget } : {}), ...(message !== undefined ? { initialMessage: message } : {}) },
+        });
         return { sessionId: session.id, runId: session.run?.id ?? null };
       };
       if (!context.options.follow) {
         const ids = await create();
-        print(context, ids, () => (ids.runId ? `session ${ids.sessionId}, run ${ids.runId}` : `session ${ids.sessionId}, idle (send its first message: svc sessions send ${ids.sessionId} --message <text>)`));
+        print(context, ids, () =>
+          ids.runId
+            ? `session ${ids.sessionId}, run ${ids.runId}`
+            : `session ${ids.sessionId}, idle (send its first message: svc sessions send ${ids.sessionId} --message <text>)`,
+        );
         return 0;
       }
       return replyOf(context, client, await followRun(context, client, async () => started(await create())));
@@ -304,7 +360,9 @@ export const COMMANDS: Record<string, Command> = {
       } catch (error) {
         // The spec's default: a turn while a run is going is refused; say how to send it anyway.
         if (!(error instanceof ApiError && error.code === 'conflict' && error.details?.latestRunId)) throw error;
-        context.io.stderr.write(`error: ${error.message}\n  run ${String(error.details.latestRunId)} is ${String(error.details.state)}: send with --if-busy enqueue (after it) or --if-busy interrupt (instead of it)\n`);
+        context.io.stderr.write(
+          `error: ${error.message}\n  run ${String(error.details.latestRunId)} is ${String(error.details.state)}: send with --if-busy enqueue (after it) or --if-busy interrupt (instead of it)\n`,
+        );
         return 1;
       }
     },
@@ -323,7 +381,9 @@ export const COMMANDS: Record<string, Command> = {
     async run(context) {
       const sessionId = argument(context, 0, 'sessionId');
       const turnId = argument(context, 1, 'turnId');
-      const withdrawn = await clientOf(context).call('delete', '/v1/projects/{projectId}/sessions/{sessionId}/pending-turns/{turnId}', { path: { sessionId, turnId } });
+      const withdrawn = await clientOf(context).call('delete', '/v1/projects/{projectId}/sessions/{sessionId}/pending-turns/{turnId}', {
+        path: { sessionId, turnId },
+      });
       print(context, withdrawn, () => `Withdrew pending turn ${withdrawn.id}: it will not run`);
       return 0;
     },
@@ -340,7 +400,12 @@ export const COMMANDS: Record<string, Command> = {
       const fork = () =>
         client.call('post', '/v1/projects/{projectId}/sessions/{sessionId}/fork', {
           path: { sessionId },
-          body: { fromRunId, ...(agentVersionId ? { agentVersionId } : {}), ...(title ? { title } : {}), ...(message !== undefined ? { initialMessage: message } : {}) },
+          body: {
+            fromRunId,
+            ...(agentVersionId ? { agentVersionId } : {}),
+            ...(title ? { title } : {}),
+            ...(message !== undefined ? { initialMessage: message } : {}),
+          },
         });
       if (!context.options.follow) {
         const forked = await fork();
@@ -358,7 +423,12 @@ export const COMMANDS: Record<string, Command> = {
   'runs get': {
     async run(context) {
       const run = await clientOf(context).getRun(argument(context, 0, 'runId'));
-      print(context, run, () => `${run.id}  ${run.state}  session ${run.sessionId}\n${spendOf(run)}${run.failure ? `\n${run.failure.errorCode}: ${run.failure.errorExplanation}` : ''}`);
+      print(
+        context,
+        run,
+        () =>
+          `${run.id}  ${run.state}  session ${run.sessionId}\n${spendOf(run)}${run.failure ? `\n${run.failure.errorCode}: ${run.failure.errorExplanation}` : ''}`,
+      );
       return 0;
     },
   },
@@ -368,7 +438,11 @@ export const COMMANDS: Record<string, Command> = {
       if (from !== 'now' && from !== 'start') throw new UsageError('--from is start or now');
       for await (const frame of clientOf(context).events({ from })) {
         const event = frame.event;
-        context.io.stdout.write(context.options.json ? `${JSON.stringify(event)}\n` : `${event.projectPosition}  ${event.occurredAt}  ${event.kind}  ${event.aggregateType}/${event.aggregateId}\n`);
+        context.io.stdout.write(
+          context.options.json
+            ? `${JSON.stringify(event)}\n`
+            : `${event.projectPosition}  ${event.occurredAt}  ${event.kind}  ${event.aggregateType}/${event.aggregateId}\n`,
+        );
       }
       return 0;
     },
@@ -376,8 +450,14 @@ export const COMMANDS: Record<string, Command> = {
   'tools pending': {
     async run(context) {
       const work = await clientOf(context).request<PendingWork>('GET', '/pending-work');
-      print(context, work, () =>
-        [...work.toolCalls.map((call) => `tool call ${call.id}  ${call.toolName}  ${call.status}  run ${call.runId}`), ...work.approvals.map((approval) => `approval  ${approval.id}  ${approval.toolName}  run ${approval.runId}`)].join('\n') || '(nothing pending)',
+      print(
+        context,
+        work,
+        () =>
+          [
+            ...work.toolCalls.map((call) => `tool call ${call.id}  ${call.toolName}  ${call.status}  run ${call.runId}`),
+            ...work.approvals.map((approval) => `approval  ${approval.id}  ${approval.toolName}  run ${approval.runId}`),
+          ].join('\n') || '(nothing pending)',
       );
       return 0;
     },
@@ -403,7 +483,9 @@ export const COMMANDS: Record<string, Command> = {
       const decision = argument(context, 1, 'approve|deny');
       if (decision !== 'approve' && decision !== 'deny') throw new UsageError('Decide approve or deny');
       const note = context.options.note as string | undefined;
-      const decided = await clientOf(context).request<PublicApproval>('POST', `/approvals/${approvalId}/decision`, { body: { status: decision === 'approve' ? 'approved' : 'denied', ...(note ? { note } : {}) } });
+      const decided = await clientOf(context).request<PublicApproval>('POST', `/approvals/${approvalId}/decision`, {
+        body: { status: decision === 'approve' ? 'approved' : 'denied', ...(note ? { note } : {}) },
+      });
       print(context, decided, () => `Approval ${approvalId} ${decided.status}`);
       return 0;
     },

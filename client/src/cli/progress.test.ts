@@ -26,11 +26,22 @@ describe('the progress of a followed run', () => {
     let now = 1_000;
     const { stream, text } = output(false);
     const progress = new RunProgress(stream, () => now);
-    for (const kind of ['run.running', 'model.call_started', 'tool_call.created', 'approval.requested', 'model.call_started', 'run.cancellation_requested', 'run.completed']) progress.event(event(kind), kind);
+    for (const kind of [
+      'run.running',
+      'model.call_started',
+      'tool_call.created',
+      'approval.requested',
+      'model.call_started',
+      'run.cancellation_requested',
+      'run.completed',
+    ])
+      progress.event(event(kind), kind);
     now = 4_250;
     progress.finish();
     // Piped output: the event lines as they came, no terminal control codes, then the summary.
-    expect(text()).toBe('run.running\nmodel.call_started\ntool_call.created\napproval.requested\nmodel.call_started\nrun.cancellation_requested\nrun.completed\nrun completed · 2 model calls · 1 tool call · 1 approval · 3.3 s\n');
+    expect(text()).toBe(
+      'run.running\nmodel.call_started\ntool_call.created\napproval.requested\nmodel.call_started\nrun.cancellation_requested\nrun.completed\nrun completed · 2 model calls · 1 tool call · 1 approval · 3.3 s\n',
+    );
   });
 
   it('keeps a status line at the bottom of a terminal, cleared before each event line', () => {

@@ -18,11 +18,17 @@ function secondsOf(name: string, value: string): number {
 
 /** Seconds in the largest unit that divides them: 7200 → `2 h`. */
 function durationOf(seconds: number): string {
-  for (const [unit, size] of [['d', 86_400], ['h', 3_600], ['min', 60]] as const) if (seconds % size === 0) return `${seconds / size} ${unit}`;
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3_600],
+    ['min', 60],
+  ] as const)
+    if (seconds % size === 0) return `${seconds / size} ${unit}`;
   return `${seconds} s`;
 }
 
-const timingOf = (schedule: PublicSchedule) => (schedule.cron ? `cron "${schedule.cron}" in ${schedule.timeZone}` : `every ${durationOf(schedule.intervalSeconds!)}`);
+const timingOf = (schedule: PublicSchedule) =>
+  schedule.cron ? `cron "${schedule.cron}" in ${schedule.timeZone}` : `every ${durationOf(schedule.intervalSeconds!)}`;
 
 function describeFiring(firing: ScheduleFiring): string {
   const made = firing.runId ? ` run ${firing.runId}` : firing.pendingTurnId ? ` pending turn ${firing.pendingTurnId}` : '';
@@ -31,15 +37,19 @@ function describeFiring(firing: ScheduleFiring): string {
 }
 
 /** Next firing times: none while paused; a change's answer comes before Temporal knows them. */
-const nextOf = (schedule: PublicSchedule) => (schedule.paused ? '(none: paused)' : schedule.nextFirings.length ? schedule.nextFirings.join(', ') : `(not known yet: svc schedules get ${schedule.id})`);
+const nextOf = (schedule: PublicSchedule) =>
+  schedule.paused ? '(none: paused)' : schedule.nextFirings.length ? schedule.nextFirings.join(', ') : `(not known yet: svc schedules get ${schedule.id})`;
 
 /** Whose authority each firing uses: who last changed what the schedule does (its creator until then). */
 const actsAs = (schedule: PublicSchedule) =>
-  schedule.actingPrincipalId === schedule.createdByPrincipalId ? `principal ${schedule.actingPrincipalId} (its creator)` : `principal ${schedule.actingPrincipalId} (who last changed what it does; created by ${schedule.createdByPrincipalId})`;
+  schedule.actingPrincipalId === schedule.createdByPrincipalId
+    ? `principal ${schedule.actingPrincipalId} (its creator)`
+    : `principal ${schedule.actingPrincipalId} (who last changed what it does; created by ${schedule.createdByPrincipalId})`;
 
 function describeSchedule(schedule: PublicSchedule): string {
   const agent = schedule.agentVersionId ? `agent version ${schedule.agentVersionId} (pinned)` : `agent ${schedule.agentId} (its latest version)`;
-  const target = schedule.target === 'session' ? `turns of session ${schedule.sessionId} (while it is busy: ${schedule.ifBusy ?? 'enqueue'})` : 'a new session each firing';
+  const target =
+    schedule.target === 'session' ? `turns of session ${schedule.sessionId} (while it is busy: ${schedule.ifBusy ?? 'enqueue'})` : 'a new session each firing';
   return [
     `schedule ${schedule.id}${schedule.name ? ` "${schedule.name}"` : ''}  ${schedule.paused ? 'paused' : 'active'}`,
     `  ${timingOf(schedule)} · overlap ${schedule.overlap} · catch-up window ${durationOf(schedule.catchupWindowSeconds)}`,
@@ -47,7 +57,9 @@ function describeSchedule(schedule: PublicSchedule): string {
     `  message: ${schedule.message}${schedule.files.length ? ` (+${schedule.files.length} ${schedule.files.length === 1 ? 'file' : 'files'})` : ''}`,
     `  acts as: ${actsAs(schedule)}`,
     `  next: ${nextOf(schedule)}`,
-    ...(schedule.recentFirings.length ? ['  recent firings:', ...schedule.recentFirings.map((firing) => `    ${describeFiring(firing)}`)] : ['  recent firings: none yet']),
+    ...(schedule.recentFirings.length
+      ? ['  recent firings:', ...schedule.recentFirings.map((firing) => `    ${describeFiring(firing)}`)]
+      : ['  recent firings: none yet']),
   ].join('\n');
 }
 
@@ -92,7 +104,11 @@ const pauseCommand = (paused: boolean): Command => ({
     const client = clientOf(context);
     const path = paused ? '/v1/projects/{projectId}/schedules/{scheduleId}/pause' : '/v1/projects/{projectId}/schedules/{scheduleId}/unpause';
     const schedule = await client.call('post', path, { path: { scheduleId } });
-    print(context, schedule, () => (paused ? `Paused schedule ${schedule.id}: no firings until svc schedules unpause ${schedule.id}` : `Unpaused schedule ${schedule.id}: it fires again from its next time`));
+    print(context, schedule, () =>
+      paused
+        ? `Paused schedule ${schedule.id}: no firings until svc schedules unpause ${schedule.id}`
+        : `Unpaused schedule ${schedule.id}: it fires again from its next time`,
+    );
     return 0;
   },
 });
@@ -102,21 +118,26 @@ export const SCHEDULE_COMMANDS: Record<string, Command> = {
     async run(context) {
       const schedules: PublicSchedule[] = [];
       for await (const schedule of clientOf(context).list('/schedules', { limit: 100 })) schedules.push(schedule);
-      print(context, schedules, () =>
-        schedules
-          .map((schedule) => {
-            const last = schedule.recentFirings[0];
-            const next = schedule.paused ? 'paused' : `next ${schedule.nextFirings[0] ?? '—'}`;
-            return `${schedule.id}  ${timingOf(schedule)}  ${next}  last ${last ? `${last.outcome} ${last.scheduledAt}` : '—'}${schedule.name ? `  ${schedule.name}` : ''}`;
-          })
-          .join('\n') || '(no schedules)',
+      print(
+        context,
+        schedules,
+        () =>
+          schedules
+            .map((schedule) => {
+              const last = schedule.recentFirings[0];
+              const next = schedule.paused ? 'paused' : `next ${schedule.nextFirings[0] ?? '—'}`;
+              return `${schedule.id}  ${timingOf(schedule)}  ${next}  last ${last ? `${last.outcome} ${last.scheduledAt}` : '—'}${schedule.name ? `  ${schedule.name}` : ''}`;
+            })
+            .join('\n') || '(no schedules)',
       );
       return 0;
     },
   },
   'schedules get': {
     async run(context) {
-      const schedule = await clientOf(context).call('get', '/v1/projects/{projectId}/schedules/{scheduleId}', { path: { scheduleId: argument(context, 0, 'scheduleId') } });
+      const schedule = await clientOf(context).call('get', '/v1/projects/{projectId}/schedules/{scheduleId}', {
+        path: { scheduleId: argument(context, 0, 'scheduleId') },
+      });
       print(context, schedule, () => describeSchedule(schedule));
       return 0;
     },
@@ -127,7 +148,9 @@ export const SCHEDULE_COMMANDS: Record<string, Command> = {
       const fields = await scheduleFields(context, client);
       if (fields.message === undefined) throw new UsageError('Missing --message');
       if (!fields.cron && !fields.intervalSeconds) throw new UsageError('Missing --cron <expression> or --every <duration>');
-      const schedule = await client.call('post', '/v1/projects/{projectId}/schedules', { body: { ...fields, message: fields.message, ...(context.options.paused ? { paused: true } : {}) } });
+      const schedule = await client.call('post', '/v1/projects/{projectId}/schedules', {
+        body: { ...fields, message: fields.message, ...(context.options.paused ? { paused: true } : {}) },
+      });
       print(context, schedule, () => `Created ${describeSchedule(schedule)}`);
       return 0;
     },
@@ -145,15 +168,23 @@ export const SCHEDULE_COMMANDS: Record<string, Command> = {
   },
   'schedules delete': {
     async run(context) {
-      const deleted = await clientOf(context).call('delete', '/v1/projects/{projectId}/schedules/{scheduleId}', { path: { scheduleId: argument(context, 0, 'scheduleId') } });
+      const deleted = await clientOf(context).call('delete', '/v1/projects/{projectId}/schedules/{scheduleId}', {
+        path: { scheduleId: argument(context, 0, 'scheduleId') },
+      });
       print(context, deleted, () => `Deleted schedule ${deleted.id} and its Temporal Schedule`);
       return 0;
     },
   },
   'schedules trigger': {
     async run(context) {
-      const triggered = await clientOf(context).call('post', '/v1/projects/{projectId}/schedules/{scheduleId}/trigger', { path: { scheduleId: argument(context, 0, 'scheduleId') } });
-      print(context, triggered, () => `Triggered schedule ${triggered.id}: the firing shows under recent firings once it ran (svc schedules get ${triggered.id})`);
+      const triggered = await clientOf(context).call('post', '/v1/projects/{projectId}/schedules/{scheduleId}/trigger', {
+        path: { scheduleId: argument(context, 0, 'scheduleId') },
+      });
+      print(
+        context,
+        triggered,
+        () => `Triggered schedule ${triggered.id}: the firing shows under recent firings once it ran (svc schedules get ${triggered.id})`,
+      );
       return 0;
     },
   },

@@ -21,7 +21,15 @@ async function labelsOf(client: ProjectClient, ledger: UsageLedger): Promise<(gr
 
 /** The ledger as a table: one line per group, then the totals, the cost in the installation's currency. */
 export function describeLedger(ledger: UsageLedger, label: (group: UsageGroup) => string): string {
-  const figures = (entry: Omit<UsageGroup, 'key'>) => [count(entry.runs), count(entry.invocations), count(entry.inputTokens), count(entry.outputTokens), count(entry.cacheReadTokens), count(entry.cacheWriteTokens), amount(entry.cost)];
+  const figures = (entry: Omit<UsageGroup, 'key'>) => [
+    count(entry.runs),
+    count(entry.invocations),
+    count(entry.inputTokens),
+    count(entry.outputTokens),
+    count(entry.cacheReadTokens),
+    count(entry.cacheWriteTokens),
+    amount(entry.cost),
+  ];
   const header = [ledger.groupBy, 'runs', 'model calls', 'tokens in', 'tokens out', 'cache read', 'cache write', `cost (${ledger.currency})`];
   const rows = [...ledger.groups.map((group) => [label(group), ...figures(group)]), ['total', ...figures(ledger.totals)]];
   return `usage ${ledger.from} to ${ledger.to}, by ${ledger.groupBy}\n${table(header, rows)}`;
@@ -35,7 +43,9 @@ export const USAGE_COMMANDS: Record<string, Command> = {
       const from = optionalOption(context, 'from');
       const to = optionalOption(context, 'to');
       const groupBy = optionalChoice(context, 'group-by', GROUPS);
-      const ledger = await client.call('get', '/v1/projects/{projectId}/usage', { query: { ...(from ? { from } : {}), ...(to ? { to } : {}), ...(groupBy ? { groupBy } : {}) } });
+      const ledger = await client.call('get', '/v1/projects/{projectId}/usage', {
+        query: { ...(from ? { from } : {}), ...(to ? { to } : {}), ...(groupBy ? { groupBy } : {}) },
+      });
       const label = context.options.json ? () => '' : await labelsOf(client, ledger);
       print(context, ledger, () => describeLedger(ledger, label));
       return 0;

@@ -15,15 +15,27 @@ export function ApprovalActions({ approval, onDecided }: { approval: PublicAppro
   const { busy, error, run } = useAction();
   const decide = (status: 'approved' | 'denied') =>
     run(async () => {
-      await client.call('post', '/v1/projects/{projectId}/approvals/{approvalId}/decision', { path: { approvalId: approval.id }, body: { status, ...(note.trim() ? { note: note.trim() } : {}) } });
+      await client.call('post', '/v1/projects/{projectId}/approvals/{approvalId}/decision', {
+        path: { approvalId: approval.id },
+        body: { status, ...(note.trim() ? { note: note.trim() } : {}) },
+      });
       onDecided();
     });
   return (
     <div className="approval" role="group" aria-label={`Approval for ${approval.toolName}`}>
-      <label htmlFor={`${id}-note`}>Note <span className="muted small">(optional, {note.length}/{APPROVAL_NOTE_MAX})</span></label>
+      <label htmlFor={`${id}-note`}>
+        Note{' '}
+        <span className="muted small">
+          (optional, {note.length}/{APPROVAL_NOTE_MAX})
+        </span>
+      </label>
       <input id={`${id}-note`} value={note} maxLength={APPROVAL_NOTE_MAX} onChange={(event) => setNote(event.target.value)} />
-      <button type="button" onClick={() => void decide('approved')} disabled={busy}>Approve</button>
-      <button type="button" className="danger" onClick={() => void decide('denied')} disabled={busy}>Deny</button>
+      <button type="button" onClick={() => void decide('approved')} disabled={busy}>
+        Approve
+      </button>
+      <button type="button" className="danger" onClick={() => void decide('denied')} disabled={busy}>
+        Deny
+      </button>
       <ErrorNotice error={error} />
     </div>
   );

@@ -8,7 +8,11 @@ export function ErrorNotice({ error }: { error: unknown }) {
     return (
       <div className="notice error" role="alert">
         <strong>{error.envelopeMessage}</strong>
-        {path ? <div>at <code>{path}</code></div> : null}
+        {path ? (
+          <div>
+            at <code>{path}</code>
+          </div>
+        ) : null}
         <div className="muted small">
           {error.code} · request <code>{error.requestId ?? 'unknown'}</code>
         </div>

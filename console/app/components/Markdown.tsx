@@ -14,7 +14,11 @@ export function Markdown({ text }: { text: string }) {
       const code: string[] = [];
       for (index++; index < lines.length && !lines[index]!.startsWith('```'); index++) code.push(lines[index]!);
       index++;
-      blocks.push(<pre key={blocks.length}><code>{code.join('\n')}</code></pre>);
+      blocks.push(
+        <pre key={blocks.length}>
+          <code>{code.join('\n')}</code>
+        </pre>,
+      );
     } else if (/^#{1,6} /.test(line)) {
       const level = line.indexOf(' ');
       const Tag = `h${Math.min(6, level + 2)}` as 'h3';
@@ -23,12 +27,14 @@ export function Markdown({ text }: { text: string }) {
     } else if (/^\s*([-*]|\d+\.) /.test(line)) {
       const ordered = /^\s*\d+\. /.test(line);
       const items: ReactNode[] = [];
-      for (; index < lines.length && /^\s*([-*]|\d+\.) /.test(lines[index]!); index++) items.push(<li key={items.length}>{inline(lines[index]!.replace(/^\s*([-*]|\d+\.) /, ''))}</li>);
+      for (; index < lines.length && /^\s*([-*]|\d+\.) /.test(lines[index]!); index++)
+        items.push(<li key={items.length}>{inline(lines[index]!.replace(/^\s*([-*]|\d+\.) /, ''))}</li>);
       blocks.push(ordered ? <ol key={blocks.length}>{items}</ol> : <ul key={blocks.length}>{items}</ul>);
     } else if (line.trim() === '') index++;
     else {
       const paragraph: string[] = [];
-      for (; index < lines.length && lines[index]!.trim() !== '' && !/^(#{1,6} |```|\s*([-*]|\d+\.) )/.test(lines[index]!); index++) paragraph.push(lines[index]!);
+      for (; index < lines.length && lines[index]!.trim() !== '' && !/^(#{1,6} |```|\s*([-*]|\d+\.) )/.test(lines[index]!); index++)
+        paragraph.push(lines[index]!);
       blocks.push(<p key={blocks.length}>{inline(paragraph.join(' '))}</p>);
     }
   }

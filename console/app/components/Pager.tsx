@@ -6,7 +6,21 @@ export const PAGE_SIZE = 10;
  * Spec 3 "Console fetch": the console fetches up to 100 agents or sessions, then filters locally
  * and shows ten rows a page.
  */
-export function FilteredTable<T>({ items, filterText, columns, row, empty, label }: { items: T[]; filterText: (item: T) => string; columns: string[]; row: (item: T) => ReactNode; empty: ReactNode; label: string }) {
+export function FilteredTable<T>({
+  items,
+  filterText,
+  columns,
+  row,
+  empty,
+  label,
+}: {
+  items: T[];
+  filterText: (item: T) => string;
+  columns: string[];
+  row: (item: T) => ReactNode;
+  empty: ReactNode;
+  label: string;
+}) {
   const [filter, setFilter] = useState('');
   const [page, setPage] = useState(0);
   const filtered = useMemo(() => {
@@ -26,7 +40,9 @@ export function FilteredTable<T>({ items, filterText, columns, row, empty, label
         <thead>
           <tr>
             {columns.map((column) => (
-              <th key={column} scope="col">{column}</th>
+              <th key={column} scope="col">
+                {column}
+              </th>
             ))}
           </tr>
         </thead>
@@ -34,11 +50,15 @@ export function FilteredTable<T>({ items, filterText, columns, row, empty, label
       </table>
       {filtered.length === 0 ? <p className="muted">Nothing matches “{filter}”.</p> : null}
       <nav className="pager" aria-label={`${label} pages`}>
-        <button type="button" disabled={current === 0} onClick={() => setPage(current - 1)}>Previous</button>
+        <button type="button" disabled={current === 0} onClick={() => setPage(current - 1)}>
+          Previous
+        </button>
         <span>
           Page {current + 1} of {pages} · {filtered.length} {label}
         </span>
-        <button type="button" disabled={current >= pages - 1} onClick={() => setPage(current + 1)}>Next</button>
+        <button type="button" disabled={current >= pages - 1} onClick={() => setPage(current + 1)}>
+          Next
+        </button>
       </nav>
     </div>
   );

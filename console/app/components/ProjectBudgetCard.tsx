@@ -27,7 +27,8 @@ export function ProjectBudgetCard() {
       {spent ? (
         <p className="muted">
           This month so far: {formatCost(spent.cost, currency)}
-          {budget?.maxMonthlyCost ? ` (${share(spent.cost, budget.maxMonthlyCost)} of the budget)` : ''} · {formatTokens(spent.inputTokens + spent.outputTokens)} tokens
+          {budget?.maxMonthlyCost ? ` (${share(spent.cost, budget.maxMonthlyCost)} of the budget)` : ''} ·{' '}
+          {formatTokens(spent.inputTokens + spent.outputTokens)} tokens
           {budget?.maxMonthlyTokens ? ` (${share(spent.inputTokens + spent.outputTokens, budget.maxMonthlyTokens)} of the budget)` : ''}
         </p>
       ) : null}
@@ -37,7 +38,13 @@ export function ProjectBudgetCard() {
   );
 }
 
-function BudgetForm({ current, onSaved }: { current: { maxMonthlyCost: number | null; maxMonthlyTokens: number | null } | null; onSaved: () => Promise<unknown> }) {
+function BudgetForm({
+  current,
+  onSaved,
+}: {
+  current: { maxMonthlyCost: number | null; maxMonthlyTokens: number | null } | null;
+  onSaved: () => Promise<unknown>;
+}) {
   const { client } = useSigned();
   const [cost, setCost] = useState(current?.maxMonthlyCost?.toString() ?? '');
   const [tokens, setTokens] = useState(current?.maxMonthlyTokens?.toString() ?? '');
@@ -71,8 +78,14 @@ function BudgetForm({ current, onSaved }: { current: { maxMonthlyCost: number | 
       </div>
       <ErrorNotice error={error} />
       <div className="actions-row">
-        <button type="submit" disabled={busy} aria-busy={busy}>{busy ? 'Saving…' : 'Save budget'}</button>
-        {current ? <button type="button" className="danger" disabled={busy} onClick={() => void save(null)}>Remove budget</button> : null}
+        <button type="submit" disabled={busy} aria-busy={busy}>
+          {busy ? 'Saving…' : 'Save budget'}
+        </button>
+        {current ? (
+          <button type="button" className="danger" disabled={busy} onClick={() => void save(null)}>
+            Remove budget
+          </button>
+        ) : null}
       </div>
     </form>
   );

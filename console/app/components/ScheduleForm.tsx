@@ -36,7 +36,10 @@ export function ScheduleForm({ agents, onCreated }: { agents: PublicAgent[]; onC
   const [paused, setPaused] = useState(false);
   const { busy, error, run } = useAction();
   // The sessions a schedule's turns may go to, only once that target is chosen.
-  const sessions = useResource(() => (target === 'session' ? client.call('get', '/v1/projects/{projectId}/sessions', { query: { limit: '100' } }) : Promise.resolve(null)), [client, target]);
+  const sessions = useResource(
+    () => (target === 'session' ? client.call('get', '/v1/projects/{projectId}/sessions', { query: { limit: '100' } }) : Promise.resolve(null)),
+    [client, target],
+  );
   const chosenAgent = agentId || agents[0]?.id || '';
   const chosenSession = sessionId || sessions.data?.data[0]?.id || '';
   const submit = (event: FormEvent) => {
@@ -77,7 +80,11 @@ export function ScheduleForm({ agents, onCreated }: { agents: PublicAgent[]; onC
         <label>
           Agent <span className="muted small">(its latest version at each firing)</span>
           <select name="agentId" value={chosenAgent} onChange={(event) => setAgentId(event.target.value)}>
-            {agents.map((agent) => <option key={agent.id} value={agent.id}>{agent.name}</option>)}
+            {agents.map((agent) => (
+              <option key={agent.id} value={agent.id}>
+                {agent.name}
+              </option>
+            ))}
           </select>
         </label>
       ) : (
@@ -85,7 +92,11 @@ export function ScheduleForm({ agents, onCreated }: { agents: PublicAgent[]; onC
           <label>
             Session
             <select name="sessionId" value={chosenSession} onChange={(event) => setSessionId(event.target.value)} disabled={!sessions.data}>
-              {(sessions.data?.data ?? []).map((session) => <option key={session.id} value={session.id}>{session.title ?? session.id.slice(0, 8)} ({session.status})</option>)}
+              {(sessions.data?.data ?? []).map((session) => (
+                <option key={session.id} value={session.id}>
+                  {session.title ?? session.id.slice(0, 8)} ({session.status})
+                </option>
+              ))}
             </select>
           </label>
           <label>
@@ -114,7 +125,11 @@ export function ScheduleForm({ agents, onCreated }: { agents: PublicAgent[]; onC
             <label>
               Unit
               <select name="unit" value={unit} onChange={(event) => setUnit(event.target.value as Unit)}>
-                {UNITS.map((entry) => <option key={entry.value} value={entry.value}>{entry.label}</option>)}
+                {UNITS.map((entry) => (
+                  <option key={entry.value} value={entry.value}>
+                    {entry.label}
+                  </option>
+                ))}
               </select>
             </label>
           </>
@@ -138,7 +153,11 @@ export function ScheduleForm({ agents, onCreated }: { agents: PublicAgent[]; onC
       <label>
         Overlap
         <select name="overlap" value={overlap} onChange={(event) => setOverlap(event.target.value as Overlap)}>
-          {OVERLAPS.map((entry) => <option key={entry.value} value={entry.value}>{entry.label}</option>)}
+          {OVERLAPS.map((entry) => (
+            <option key={entry.value} value={entry.value}>
+              {entry.label}
+            </option>
+          ))}
         </select>
       </label>
       <div className="field check">
@@ -146,7 +165,9 @@ export function ScheduleForm({ agents, onCreated }: { agents: PublicAgent[]; onC
         <label htmlFor="schedule-paused">Create it paused</label>
       </div>
       <ErrorNotice error={error} />
-      <button type="submit" disabled={busy || (target === 'new_session' ? !chosenAgent : !chosenSession)} aria-busy={busy}>{busy ? 'Creating…' : 'Create schedule'}</button>
+      <button type="submit" disabled={busy || (target === 'new_session' ? !chosenAgent : !chosenSession)} aria-busy={busy}>
+        {busy ? 'Creating…' : 'Create schedule'}
+      </button>
     </form>
   );
 }

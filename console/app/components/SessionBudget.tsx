@@ -22,7 +22,10 @@ export function SessionBudget({ session, onChanged }: { session: SessionDetail; 
     event.preventDefault();
     const budget = { ...(cost ? { maxCost: Number(cost) } : {}), ...(tokens ? { maxTokens: Number(tokens) } : {}) };
     void run(async () => {
-      await client.call('patch', '/v1/projects/{projectId}/sessions/{sessionId}', { path: { sessionId: session.id }, body: { budget: Object.keys(budget).length ? budget : null } });
+      await client.call('patch', '/v1/projects/{projectId}/sessions/{sessionId}', {
+        path: { sessionId: session.id },
+        body: { budget: Object.keys(budget).length ? budget : null },
+      });
       setEditing(false);
       onChanged();
     });
@@ -31,7 +34,11 @@ export function SessionBudget({ session, onChanged }: { session: SessionDetail; 
   return (
     <>
       {shown}{' '}
-      {can('session:write') && !editing ? <button type="button" className="link small" onClick={() => setEditing(true)}>Change budget</button> : null}
+      {can('session:write') && !editing ? (
+        <button type="button" className="link small" onClick={() => setEditing(true)}>
+          Change budget
+        </button>
+      ) : null}
       {editing ? (
         <form onSubmit={submit} aria-label="Session budget">
           <div className="row">
@@ -46,8 +53,12 @@ export function SessionBudget({ session, onChanged }: { session: SessionDetail; 
           </div>
           <ErrorNotice error={error} />
           <div className="actions-row">
-            <button type="submit" disabled={busy} aria-busy={busy}>{busy ? 'Saving…' : 'Save budget'}</button>
-            <button type="button" className="link" onClick={() => setEditing(false)}>Close</button>
+            <button type="submit" disabled={busy} aria-busy={busy}>
+              {busy ? 'Saving…' : 'Save budget'}
+            </button>
+            <button type="button" className="link" onClick={() => setEditing(false)}>
+              Close
+            </button>
           </div>
         </form>
       ) : null}

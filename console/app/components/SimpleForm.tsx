@@ -21,9 +21,29 @@ type Body = Record<string, unknown>;
  * (JSON fields parsed, `list` fields split on commas), the service's refusal shown with its
  * request id and the field path it names.
  */
-export function SimpleForm({ title, fields, submitLabel, doneLabel = 'Saved.', onSubmit, children }: { title: string; fields: Field[]; submitLabel: string; doneLabel?: string; onSubmit: (body: Body) => Promise<unknown>; children?: ReactNode }) {
+export function SimpleForm({
+  title,
+  fields,
+  submitLabel,
+  doneLabel = 'Saved.',
+  onSubmit,
+  children,
+}: {
+  title: string;
+  fields: Field[];
+  submitLabel: string;
+  doneLabel?: string;
+  onSubmit: (body: Body) => Promise<unknown>;
+  children?: ReactNode;
+}) {
   const id = useId();
-  const initial = () => Object.fromEntries(fields.map((field) => [field.name, field.initial ?? (field.type === 'checkbox' ? false : field.type === 'select' ? (field.options?.[0]?.value ?? '') : '')]));
+  const initial = () =>
+    Object.fromEntries(
+      fields.map((field) => [
+        field.name,
+        field.initial ?? (field.type === 'checkbox' ? false : field.type === 'select' ? (field.options?.[0]?.value ?? '') : ''),
+      ]),
+    );
   const [values, setValues] = useState<Record<string, string | boolean>>(initial);
   const { busy, error, run } = useAction();
   const [done, setDone] = useState(false);
@@ -40,7 +60,11 @@ export function SimpleForm({ title, fields, submitLabel, doneLabel = 'Saved.', o
       if (field.optional && (value === '' || value === undefined)) continue;
       if (field.type === 'checkbox') body[field.name] = Boolean(value);
       else if (field.type === 'number') body[field.name] = Number(value);
-      else if (field.type === 'list') body[field.name] = String(value).split(',').map((item) => item.trim()).filter(Boolean);
+      else if (field.type === 'list')
+        body[field.name] = String(value)
+          .split(',')
+          .map((item) => item.trim())
+          .filter(Boolean);
       else if (field.type === 'json') {
         try {
           body[field.name] = JSON.parse(String(value) || 'null');
@@ -76,22 +100,45 @@ export function SimpleForm({ title, fields, submitLabel, doneLabel = 'Saved.', o
             </label>
             {field.type === 'select' ? (
               <select {...common} value={String(value)} onChange={(event) => set(field.name, event.target.value)}>
-                {field.options?.map((option) => <option key={option.value} value={option.value}>{option.label}</option>)}
+                {field.options?.map((option) => (
+                  <option key={option.value} value={option.value}>
+                    {option.label}
+                  </option>
+                ))}
               </select>
             ) : field.type === 'checkbox' ? (
               <input {...common} type="checkbox" checked={Boolean(value)} onChange={(event) => set(field.name, event.target.checked)} />
             ) : field.type === 'json' || field.type === 'textarea' ? (
-              <textarea {...common} className={field.type === 'json' ? 'code' : ''} rows={4} value={String(value)} onChange={(event) => set(field.name, event.target.value)} spellCheck={field.type !== 'json'} />
+              <textarea
+                {...common}
+                className={field.type === 'json' ? 'code' : ''}
+                rows={4}
+                value={String(value)}
+                onChange={(event) => set(field.name, event.target.value)}
+                spellCheck={field.type !== 'json'}
+              />
             ) : (
-              <input {...common} type={field.type === 'password' ? 'password' : field.type === 'number' ? 'number' : 'text'} autoComplete={field.type === 'password' ? 'new-password' : 'off'} value={String(value)} onChange={(event) => set(field.name, event.target.value)} />
+              <input
+                {...common}
+                type={field.type === 'password' ? 'password' : field.type === 'number' ? 'number' : 'text'}
+                autoComplete={field.type === 'password' ? 'new-password' : 'off'}
+                value={String(value)}
+                onChange={(event) => set(field.name, event.target.value)}
+              />
             )}
           </div>
         );
       })}
       {children}
       <ErrorNotice error={error} />
-      {done ? <p className="notice good" role="status">{doneLabel}</p> : null}
-      <button type="submit" disabled={busy} aria-busy={busy}>{busy ? 'Working…' : submitLabel}</button>
+      {done ? (
+        <p className="notice good" role="status">
+          {doneLabel}
+        </p>
+      ) : null}
+      <button type="submit" disabled={busy} aria-busy={busy}>
+        {busy ? 'Working…' : submitLabel}
+      </button>
     </form>
   );
 }

@@ -4,7 +4,18 @@ export function StatusBadge({ status }: { status: string }) {
     ? 'good'
     : ['failed', 'failing', 'timed_out', 'denied', 'expired', 'cancelled', 'revoked'].includes(status)
       ? 'bad'
-      : ['waiting_for_tool', 'waiting_for_approval', 'pending', 'pending_approval', 'retry_scheduled', 'deprecated', 'disabled', 'paused', 'skipped', 'enqueued'].includes(status)
+      : [
+            'waiting_for_tool',
+            'waiting_for_approval',
+            'pending',
+            'pending_approval',
+            'retry_scheduled',
+            'deprecated',
+            'disabled',
+            'paused',
+            'skipped',
+            'enqueued',
+          ].includes(status)
         ? 'wait'
         : // A session before its first run is neither progress nor trouble: the plain badge.
           status === 'idle'

@@ -29,7 +29,14 @@ export function UsageChart({ days, metric, currency }: { days: UsageGroup[]; met
   const labelled = (index: number) => days.length <= 14 || index % 7 === 0 || index === days.length - 1;
   return (
     <figure className="chart">
-      <svg role="img" aria-labelledby={caption} viewBox={`0 0 ${Math.max(width, 1)} ${HEIGHT + LABELS}`} preserveAspectRatio="xMinYMin meet" width="100%" height={HEIGHT + LABELS}>
+      <svg
+        role="img"
+        aria-labelledby={caption}
+        viewBox={`0 0 ${Math.max(width, 1)} ${HEIGHT + LABELS}`}
+        preserveAspectRatio="xMinYMin meet"
+        width="100%"
+        height={HEIGHT + LABELS}
+      >
         <line x1={0} x2={width} y1={HEIGHT + 0.5} y2={HEIGHT + 0.5} className="axis" />
         {days.map((day, index) => {
           const value = values[index]!;
@@ -42,13 +49,17 @@ export function UsageChart({ days, metric, currency }: { days: UsageGroup[]; met
                 <title>{`${day.key}: ${show(value)}, ${day.runs} ${day.runs === 1 ? 'run' : 'runs'}`}</title>
               </rect>
               {labelled(index) ? (
-                <text x={x + BAR / 2} y={HEIGHT + 15} textAnchor="middle" className="tick">{day.key!.slice(5)}</text>
+                <text x={x + BAR / 2} y={HEIGHT + 15} textAnchor="middle" className="tick">
+                  {day.key!.slice(5)}
+                </text>
               ) : null}
             </g>
           );
         })}
       </svg>
-      <figcaption id={caption} className="muted small">{summary}</figcaption>
+      <figcaption id={caption} className="muted small">
+        {summary}
+      </figcaption>
     </figure>
   );
 }

@@ -14,9 +14,30 @@ export function Waterfall({ session, now }: { session: SessionDetail; now: numbe
       start: at(entry.startedAt),
       end: entry.completedAt ? at(entry.completedAt) : null,
     })),
-    ...session.debug.toolCalls.map((call) => ({ key: `c${call.id}`, lane: 'tool call', label: call.toolName, status: call.status, start: at(call.createdAt), end: call.completedAt ? at(call.completedAt) : null })),
-    ...session.debug.approvals.map((approval) => ({ key: `a${approval.id}`, lane: 'approval', label: approval.toolName, status: approval.status, start: at(approval.createdAt), end: approval.decidedAt ? at(approval.decidedAt) : null })),
-    ...session.debug.sandboxCommands.map((command) => ({ key: `s${command.id}`, lane: 'sandbox', label: command.toolName, status: command.completedAt ? 'done' : 'running', start: at(command.startedAt), end: command.completedAt ? at(command.completedAt) : null })),
+    ...session.debug.toolCalls.map((call) => ({
+      key: `c${call.id}`,
+      lane: 'tool call',
+      label: call.toolName,
+      status: call.status,
+      start: at(call.createdAt),
+      end: call.completedAt ? at(call.completedAt) : null,
+    })),
+    ...session.debug.approvals.map((approval) => ({
+      key: `a${approval.id}`,
+      lane: 'approval',
+      label: approval.toolName,
+      status: approval.status,
+      start: at(approval.createdAt),
+      end: approval.decidedAt ? at(approval.decidedAt) : null,
+    })),
+    ...session.debug.sandboxCommands.map((command) => ({
+      key: `s${command.id}`,
+      lane: 'sandbox',
+      label: command.toolName,
+      status: command.completedAt ? 'done' : 'running',
+      start: at(command.startedAt),
+      end: command.completedAt ? at(command.completedAt) : null,
+    })),
   ].sort((a, b) => a.start - b.start);
   if (bars.length === 0) return <p className="muted">No timing yet: the run has not started.</p>;
   const origin = bars[0]!.start;
@@ -24,7 +45,16 @@ export function Waterfall({ session, now }: { session: SessionDetail; now: numbe
   const span = finish - origin;
   return (
     <table className="waterfall" aria-label="Timeline">
-      <thead><tr><th scope="col">What</th><th scope="col">Status</th><th scope="col">Duration</th><th scope="col" className="axis">0 – {(span / 1000).toFixed(2)} s</th></tr></thead>
+      <thead>
+        <tr>
+          <th scope="col">What</th>
+          <th scope="col">Status</th>
+          <th scope="col">Duration</th>
+          <th scope="col" className="axis">
+            0 – {(span / 1000).toFixed(2)} s
+          </th>
+        </tr>
+      </thead>
       <tbody>
         {bars.map((bar) => {
           const end = bar.end ?? now;
@@ -32,10 +62,14 @@ export function Waterfall({ session, now }: { session: SessionDetail; now: numbe
           const width = Math.max(0.5, ((end - bar.start) / span) * 100);
           return (
             <tr key={bar.key}>
-              <th scope="row"><span className="lane">{bar.lane}</span> {bar.label}</th>
+              <th scope="row">
+                <span className="lane">{bar.lane}</span> {bar.label}
+              </th>
               <td>{bar.status.replaceAll('_', ' ')}</td>
               <td>{bar.end === null ? 'ongoing' : `${((end - bar.start) / 1000).toFixed(2)} s`}</td>
-              <td className="track"><span className={`bar ${bar.lane.replace(' ', '-')}`} style={{ left: `${left}%`, width: `${Math.min(width, 100 - left)}%` }} /></td>
+              <td className="track">
+                <span className={`bar ${bar.lane.replace(' ', '-')}`} style={{ left: `${left}%`, width: `${Math.min(width, 100 - left)}%` }} />
+              </td>
             </tr>
           );
         })}

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { eventLabel } from './eventLabel.ts';
 
 describe('eventLabel', () => {
-  it("names the model-progress kinds as spec 3 shows them in the console", () => {
+  it('names the model-progress kinds as spec 3 shows them in the console', () => {
     expect(eventLabel('model.call_started')).toBe('Model call started');
     expect(eventLabel('model.retry_scheduled')).toBe('Model retry scheduled');
   });

@@ -21,7 +21,10 @@ describe('liveReplies', () => {
   });
 
   it("keeps a run's live text while a later turn of it is open, even one without text yet", () => {
-    const entries = [{ runId: 'r1', turn: 1, text: 'Checking.' }, { runId: 'r1', turn: 2, text: '' }];
+    const entries = [
+      { runId: 'r1', turn: 1, text: 'Checking.' },
+      { runId: 'r1', turn: 2, text: '' },
+    ];
     expect(liveReplies(entries, [assistant('r1')])).toEqual({ writing: [], done: [] });
     expect(liveReplies(entries, [assistant('r1'), assistant('r1')])).toEqual({ writing: [], done: ['r1'] });
   });

@@ -11,7 +11,10 @@ export type LiveReply = { runId: string; turn: number; text: string };
  * both, never neither). `writing` keeps the turns not yet committed that have text; `done`
  * lists the runs whose every live turn is committed (forget them).
  */
-export function liveReplies(entries: readonly LiveReply[], transcript: readonly Pick<PublicMessage, 'runId' | 'role'>[]): { writing: LiveReply[]; done: string[] } {
+export function liveReplies(
+  entries: readonly LiveReply[],
+  transcript: readonly Pick<PublicMessage, 'runId' | 'role'>[],
+): { writing: LiveReply[]; done: string[] } {
   const committed = new Map<string, number>();
   for (const message of transcript) if (message.role === 'assistant') committed.set(message.runId, (committed.get(message.runId) ?? 0) + 1);
   const open = entries.filter((entry) => entry.turn > (committed.get(entry.runId) ?? 0));

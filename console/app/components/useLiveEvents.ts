@@ -14,7 +14,12 @@ export function useLiveEvents(client: ProjectClient, relevant: (event: ProductEv
     const stop = new AbortController();
     void (async () => {
       try {
-        for await (const frame of client.events({ from: 'now', signal: stop.signal, onConnect: () => setConnected(true), onDisconnect: () => setConnected(false) })) {
+        for await (const frame of client.events({
+          from: 'now',
+          signal: stop.signal,
+          onConnect: () => setConnected(true),
+          onDisconnect: () => setConnected(false),
+        })) {
           if (handlers.current.relevant(frame.event)) handlers.current.onEvent(frame.event);
         }
       } catch {

@@ -24,7 +24,17 @@ export function AccessScreen() {
       <ErrorNotice error={members.error ?? memberAction.error} />
       {members.data ? (
         <table>
-          <thead><tr><th scope="col">Who</th><th scope="col">Project role</th><th scope="col">Organization role</th><th scope="col">Scopes</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Who</th>
+              <th scope="col">Project role</th>
+              <th scope="col">Organization role</th>
+              <th scope="col">Scopes</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
           <tbody>
             {members.data.data.map((member) => {
               const who = member.displayName ?? member.email ?? member.subject;
@@ -32,13 +42,43 @@ export function AccessScreen() {
                 <tr key={member.id}>
                   <td>{who}</td>
                   <td>
-                    <select aria-label={`Role of ${who}`} value={member.role} onChange={(event) => void memberAction.act(() => client.call('patch', '/v1/projects/{projectId}/members/{memberId}', { path: { memberId: member.id }, body: { role: event.target.value as never } }))}>
-                      {ROLES.map((role) => <option key={role.value} value={role.value}>{role.label}</option>)}
+                    <select
+                      aria-label={`Role of ${who}`}
+                      value={member.role}
+                      onChange={(event) =>
+                        void memberAction.act(() =>
+                          client.call('patch', '/v1/projects/{projectId}/members/{memberId}', {
+                            path: { memberId: member.id },
+                            body: { role: event.target.value as never },
+                          }),
+                        )
+                      }
+                    >
+                      {ROLES.map((role) => (
+                        <option key={role.value} value={role.value}>
+                          {role.label}
+                        </option>
+                      ))}
                     </select>
                   </td>
                   <td>{member.organizationRole ?? '—'}</td>
                   <td className="small">{member.scopes.join(' ')}</td>
-                  <td>{member.subject === context.principal.subject ? null : <button type="button" className="danger small" onClick={() => void memberAction.act(() => client.call('delete', '/v1/projects/{projectId}/members/{memberId}', { path: { memberId: member.id } }), `Remove ${who} from the organization? Their project memberships go and their API keys are revoked.`)}>Remove</button>}</td>
+                  <td>
+                    {member.subject === context.principal.subject ? null : (
+                      <button
+                        type="button"
+                        className="danger small"
+                        onClick={() =>
+                          void memberAction.act(
+                            () => client.call('delete', '/v1/projects/{projectId}/members/{memberId}', { path: { memberId: member.id } }),
+                            `Remove ${who} from the organization? Their project memberships go and their API keys are revoked.`,
+                          )
+                        }
+                      >
+                        Remove
+                      </button>
+                    )}
+                  </td>
                 </tr>
               );
             })}
@@ -48,7 +88,18 @@ export function AccessScreen() {
       <SimpleForm
         title={edge ? 'Add a person by email' : 'Add or update a member'}
         submitLabel="Save member"
-        fields={edge ? [{ name: 'email', label: 'Email', required: true }, { name: 'role', label: 'Role', type: 'select', options: ROLES }] : [{ name: 'subject', label: 'Subject', required: true, hint: 'the identity provider’s subject' }, { name: 'role', label: 'Role', type: 'select', options: ROLES }, { name: 'scopes', label: 'Scopes', type: 'list', optional: true, hint: 'comma-separated; empty for the role’s scopes' }]}
+        fields={
+          edge
+            ? [
+                { name: 'email', label: 'Email', required: true },
+                { name: 'role', label: 'Role', type: 'select', options: ROLES },
+              ]
+            : [
+                { name: 'subject', label: 'Subject', required: true, hint: 'the identity provider’s subject' },
+                { name: 'role', label: 'Role', type: 'select', options: ROLES },
+                { name: 'scopes', label: 'Scopes', type: 'list', optional: true, hint: 'comma-separated; empty for the role’s scopes' },
+              ]
+        }
         onSubmit={async (body) => {
           await client.call('post', '/v1/projects/{projectId}/members', { body: body as never });
           await members.reload();
@@ -61,29 +112,65 @@ export function AccessScreen() {
       <ErrorNotice error={keys.error ?? keyAction.error} />
       {keys.data && keys.data.data.length > 0 ? (
         <table>
-          <thead><tr><th scope="col">Name</th><th scope="col">Secret</th><th scope="col">Scopes</th><th scope="col">Last used</th><th scope="col">State</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Secret</th>
+              <th scope="col">Scopes</th>
+              <th scope="col">Last used</th>
+              <th scope="col">State</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
           <tbody>
             {keys.data.data.map((key) => (
               <tr key={key.id}>
                 <td>{key.name}</td>
-                <td><code>{key.secretHint}</code></td>
+                <td>
+                  <code>{key.secretHint}</code>
+                </td>
                 <td className="small">{key.scopes.join(' ')}</td>
                 <td>{key.lastUsedAt ? new Date(key.lastUsedAt).toLocaleString() : 'never'}</td>
                 <td>{key.revokedAt ? 'revoked' : 'active'}</td>
-                <td>{key.revokedAt ? null : <button type="button" className="danger small" onClick={() => void keyAction.act(() => client.call('delete', '/v1/projects/{projectId}/api-keys/{apiKeyId}', { path: { apiKeyId: key.id } }), `Revoke the key ${key.name}? Integrations using it stop working at once.`)}>Revoke</button>}</td>
+                <td>
+                  {key.revokedAt ? null : (
+                    <button
+                      type="button"
+                      className="danger small"
+                      onClick={() =>
+                        void keyAction.act(
+                          () => client.call('delete', '/v1/projects/{projectId}/api-keys/{apiKeyId}', { path: { apiKeyId: key.id } }),
+                          `Revoke the key ${key.name}? Integrations using it stop working at once.`,
+                        )
+                      }
+                    >
+                      Revoke
+                    </button>
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
       ) : (
-        <p className="empty">No API keys yet. Create one for an integration or the <code>svc</code> command line.</p>
+        <p className="empty">
+          No API keys yet. Create one for an integration or the <code>svc</code> command line.
+        </p>
       )}
       <SimpleForm
         title="Create an API key"
         submitLabel="Create key"
         fields={[
           { name: 'name', label: 'Name', required: true },
-          { name: 'scopes', label: 'Scopes', type: 'list', initial: 'session:write, run:create, run:read, session:read', hint: 'comma-separated; * for all you hold' },
+          {
+            name: 'scopes',
+            label: 'Scopes',
+            type: 'list',
+            initial: 'session:write, run:create, run:read, session:read',
+            hint: 'comma-separated; * for all you hold',
+          },
         ]}
         onSubmit={async (body) => {
           setCreated(await client.call('post', '/v1/projects/{projectId}/api-keys', { body: body as never }));
@@ -102,10 +189,18 @@ function NewSecret({ created, onDismiss }: { created: CreatedApiKey; onDismiss: 
   };
   return (
     <div className="card secret" role="alert" aria-label="New API key secret">
-      <p><strong>Copy the secret of “{created.name}” now.</strong> It is shown this once and cannot be read again.</p>
-      <p><code className="secret-value">{created.secret}</code></p>
-      <button type="button" onClick={() => void copy()}>{copied ? 'Copied' : 'Copy secret'}</button>
-      <button type="button" className="link" onClick={onDismiss}>I have stored it</button>
+      <p>
+        <strong>Copy the secret of “{created.name}” now.</strong> It is shown this once and cannot be read again.
+      </p>
+      <p>
+        <code className="secret-value">{created.secret}</code>
+      </p>
+      <button type="button" onClick={() => void copy()}>
+        {copied ? 'Copied' : 'Copy secret'}
+      </button>
+      <button type="button" className="link" onClick={onDismiss}>
+        I have stored it
+      </button>
     </div>
   );
 }

@@ -30,32 +30,61 @@ export function AgentDetailScreen({ agentId }: { agentId: string }) {
   };
   return (
     <section>
-      <p className="crumbs"><Link to="/agents">Agents</Link> /</p>
+      <p className="crumbs">
+        <Link to="/agents">Agents</Link> /
+      </p>
       <div className="heading">
         <h1>{data.name}</h1>
         <div className="actions">
-          <Link className="button" to={`/sessions?agent=${data.id}`}>Start a session</Link>
-          <button type="button" onClick={() => setPublishing(!publishing)} aria-expanded={publishing}>{publishing ? 'Close editor' : 'Publish a new version'}</button>
-          <button type="button" className="danger" onClick={() => void archive()}>Archive</button>
+          <Link className="button" to={`/sessions?agent=${data.id}`}>
+            Start a session
+          </Link>
+          <button type="button" onClick={() => setPublishing(!publishing)} aria-expanded={publishing}>
+            {publishing ? 'Close editor' : 'Publish a new version'}
+          </button>
+          <button type="button" className="danger" onClick={() => void archive()}>
+            Archive
+          </button>
         </div>
       </div>
       <ErrorNotice error={archiveError} />
       <dl className="facts">
-        <dt>Key</dt><dd><code>{data.key}</code></dd>
-        <dt>Latest version</dt><dd>v{data.version} · {data.model}</dd>
-        <dt>Description</dt><dd>{data.description || <span className="muted">none</span>}</dd>
-        <dt>Id</dt><dd><code>{data.id}</code></dd>
+        <dt>Key</dt>
+        <dd>
+          <code>{data.key}</code>
+        </dd>
+        <dt>Latest version</dt>
+        <dd>
+          v{data.version} · {data.model}
+        </dd>
+        <dt>Description</dt>
+        <dd>{data.description || <span className="muted">none</span>}</dd>
+        <dt>Id</dt>
+        <dd>
+          <code>{data.id}</code>
+        </dd>
       </dl>
-      {publishing ? <PublishVersion agentId={agentId} latest={versions[0]!} presets={presets.data ?? []} onPublished={() => (setPublishing(false), void agent.reload())} /> : null}
+      {publishing ? (
+        <PublishVersion agentId={agentId} latest={versions[0]!} presets={presets.data ?? []} onPublished={() => (setPublishing(false), void agent.reload())} />
+      ) : null}
       <h2>Versions</h2>
       <table>
-        <thead><tr><th scope="col">Version</th><th scope="col">Preset</th><th scope="col">Content hash</th><th scope="col">Published</th></tr></thead>
+        <thead>
+          <tr>
+            <th scope="col">Version</th>
+            <th scope="col">Preset</th>
+            <th scope="col">Content hash</th>
+            <th scope="col">Published</th>
+          </tr>
+        </thead>
         <tbody>
           {versions.map((version) => (
             <tr key={version.id}>
               <td>v{version.version}</td>
               <td>{String(version.config.modelPreset ?? '')}</td>
-              <td><code title={version.contentHash}>{version.contentHash.slice(0, 12)}</code></td>
+              <td>
+                <code title={version.contentHash}>{version.contentHash.slice(0, 12)}</code>
+              </td>
               <td>{new Date(version.createdAt).toLocaleString()}</td>
             </tr>
           ))}
@@ -66,21 +95,36 @@ export function AgentDetailScreen({ agentId }: { agentId: string }) {
   );
 }
 
-function PublishVersion({ agentId, latest, presets, onPublished }: { agentId: string; latest: PublicAgentVersion; presets: string[]; onPublished: () => void }) {
+function PublishVersion({
+  agentId,
+  latest,
+  presets,
+  onPublished,
+}: {
+  agentId: string;
+  latest: PublicAgentVersion;
+  presets: string[];
+  onPublished: () => void;
+}) {
   const { client } = useSigned();
   const editor = useConfigEditor(latest.config, 'config');
   const { busy, error, run } = useAction();
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const config = editor.check();
-    if (config) void run(async () => (await client.call('post', '/v1/projects/{projectId}/agents/{agentId}/versions', { path: { agentId }, body: { config } }), onPublished()));
+    if (config)
+      void run(
+        async () => (await client.call('post', '/v1/projects/{projectId}/agents/{agentId}/versions', { path: { agentId }, body: { config } }), onPublished()),
+      );
   };
   return (
     <form className="card" onSubmit={submit} aria-label="New version">
       <h2>New version (from v{latest.version})</h2>
       <ConfigFields editor={editor} presets={presets} root="config" />
       <ErrorNotice error={error} />
-      <button type="submit" disabled={busy} aria-busy={busy}>{busy ? 'Publishing…' : `Publish v${latest.version + 1}`}</button>
+      <button type="submit" disabled={busy} aria-busy={busy}>
+        {busy ? 'Publishing…' : `Publish v${latest.version + 1}`}
+      </button>
     </form>
   );
 }
@@ -96,7 +140,9 @@ function VersionDiff({ versions }: { versions: PublicAgentVersion[] }) {
       {label}
       <select value={value} onChange={(event) => set(event.target.value)}>
         {versions.map((version) => (
-          <option key={version.id} value={version.id}>v{version.version}</option>
+          <option key={version.id} value={version.id}>
+            v{version.version}
+          </option>
         ))}
       </select>
     </label>
@@ -107,16 +153,22 @@ function VersionDiff({ versions }: { versions: PublicAgentVersion[] }) {
       <div className="row">
         {picker('From', left, setLeft)}
         {picker('To', right, setRight)}
-        <p className="muted" aria-live="polite">{changes === 0 ? 'Identical configs' : `${changes} changed line${changes === 1 ? '' : 's'}`}</p>
+        <p className="muted" aria-live="polite">
+          {changes === 0 ? 'Identical configs' : `${changes} changed line${changes === 1 ? '' : 's'}`}
+        </p>
       </div>
       <table className="diff" aria-label="Side-by-side diff">
         <tbody>
           {rows.map((row, index) => (
             <tr key={index} className={row.kind}>
               <td className="number">{row.leftNumber ?? ''}</td>
-              <td className="left"><pre>{row.left ?? ''}</pre></td>
+              <td className="left">
+                <pre>{row.left ?? ''}</pre>
+              </td>
               <td className="number">{row.rightNumber ?? ''}</td>
-              <td className="right"><pre>{row.right ?? ''}</pre></td>
+              <td className="right">
+                <pre>{row.right ?? ''}</pre>
+              </td>
             </tr>
           ))}
         </tbody>

@@ -30,11 +30,19 @@ export function AgentsScreen() {
           items={agents.data.data}
           filterText={(agent) => `${agent.name} ${agent.key} ${agent.id} ${agent.model}`}
           columns={['Name', 'Key', 'Version', 'Model', 'Updated']}
-          empty={<p>No agents yet. Create one with <strong>New agent</strong>: it needs a model preset (see Models &amp; connections).</p>}
+          empty={
+            <p>
+              No agents yet. Create one with <strong>New agent</strong>: it needs a model preset (see Models &amp; connections).
+            </p>
+          }
           row={(agent) => (
             <tr key={agent.id}>
-              <td><Link to={`/agents/${agent.id}`}>{agent.name}</Link></td>
-              <td><code>{agent.key}</code></td>
+              <td>
+                <Link to={`/agents/${agent.id}`}>{agent.name}</Link>
+              </td>
+              <td>
+                <code>{agent.key}</code>
+              </td>
               <td>v{agent.version}</td>
               <td>{agent.model}</td>
               <td>{new Date(agent.updatedAt).toLocaleString()}</td>
@@ -57,7 +65,10 @@ function NewAgent({ presets }: { presets: string[] }) {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const config = editor.check();
-    if (config) void run(async () => navigate(`/agents/${(await client.call('post', '/v1/projects/{projectId}/agents', { body: { name, description, initialConfig: config } })).id}`));
+    if (config)
+      void run(async () =>
+        navigate(`/agents/${(await client.call('post', '/v1/projects/{projectId}/agents', { body: { name, description, initialConfig: config } })).id}`),
+      );
   };
   return (
     <form className="card" onSubmit={submit} aria-label="New agent">
@@ -72,7 +83,9 @@ function NewAgent({ presets }: { presets: string[] }) {
       </label>
       <ConfigFields editor={editor} presets={presets} root="initialConfig" />
       <ErrorNotice error={error} />
-      <button type="submit" disabled={busy} aria-busy={busy}>{busy ? 'Creating…' : 'Create agent'}</button>
+      <button type="submit" disabled={busy} aria-busy={busy}>
+        {busy ? 'Creating…' : 'Create agent'}
+      </button>
     </form>
   );
 }

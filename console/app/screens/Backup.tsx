@@ -58,8 +58,15 @@ export function BackupScreen() {
     <section>
       <h1>Backup &amp; restore</h1>
       <h2>Back up {context.organization.name}</h2>
-      <p>Every project's configuration — agents and versions, presets, connections, Skills, MCP, webhooks — as one JSON file. Secrets are never in it: a restore asks for them.</p>
-      <p><a className="button" href={`/v1/organizations/${organizationId}/configuration-backup`} download>Download backup</a></p>
+      <p>
+        Every project's configuration — agents and versions, presets, connections, Skills, MCP, webhooks — as one JSON file. Secrets are never in it: a restore
+        asks for them.
+      </p>
+      <p>
+        <a className="button" href={`/v1/organizations/${organizationId}/configuration-backup`} download>
+          Download backup
+        </a>
+      </p>
 
       <h2>Restore</h2>
       <label>
@@ -72,19 +79,61 @@ export function BackupScreen() {
         <form className="card" onSubmit={(event) => void restore(event)} aria-label="Restore preview">
           <h3>Preview of {fileName}</h3>
           <table>
-            <thead><tr><th scope="col">Project</th><th scope="col">Action</th></tr></thead>
-            <tbody>{preview.projects.map((project) => <tr key={project.slug}><td>{project.name} <span className="muted">{project.slug}</span></td><td>{project.action.replaceAll('_', ' ')}{project.reason ? ` — ${project.reason}` : ''}</td></tr>)}</tbody>
+            <thead>
+              <tr>
+                <th scope="col">Project</th>
+                <th scope="col">Action</th>
+              </tr>
+            </thead>
+            <tbody>
+              {preview.projects.map((project) => (
+                <tr key={project.slug}>
+                  <td>
+                    {project.name} <span className="muted">{project.slug}</span>
+                  </td>
+                  <td>
+                    {project.action.replaceAll('_', ' ')}
+                    {project.reason ? ` — ${project.reason}` : ''}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
           </table>
-          <p className="small">{Object.entries(preview.counts).filter(([, count]) => count > 0).map(([resource, count]) => `${resource} ${count}`).join(' · ')}</p>
-          {preview.conflicts.map((conflict) => <p key={`${conflict.resource}${conflict.id}`} className="notice error">{conflict.resource} {conflict.key ?? conflict.id}: {conflict.message}</p>)}
-          {preview.warnings.map((warning) => <p key={`${warning.code}${warning.id}`} className="notice">{warning.message}</p>)}
+          <p className="small">
+            {Object.entries(preview.counts)
+              .filter(([, count]) => count > 0)
+              .map(([resource, count]) => `${resource} ${count}`)
+              .join(' · ')}
+          </p>
+          {preview.conflicts.map((conflict) => (
+            <p key={`${conflict.resource}${conflict.id}`} className="notice error">
+              {conflict.resource} {conflict.key ?? conflict.id}: {conflict.message}
+            </p>
+          ))}
+          {preview.warnings.map((warning) => (
+            <p key={`${warning.code}${warning.id}`} className="notice">
+              {warning.message}
+            </p>
+          ))}
           {preview.requiredCredentials.map((needed) => (
             <label key={`${needed.kind}.${needed.id}`}>
-              Secret for {needed.displayName} <span className="muted small">({needed.kind}{needed.value === 'accessKeyPair' ? ', JSON {"accessKeyId","secretAccessKey"}' : ''})</span>
-              <input type="password" required autoComplete="off" value={secrets[`${needed.kind}.${needed.id}`] ?? ''} onChange={(event) => setSecrets({ ...secrets, [`${needed.kind}.${needed.id}`]: event.target.value })} />
+              Secret for {needed.displayName}{' '}
+              <span className="muted small">
+                ({needed.kind}
+                {needed.value === 'accessKeyPair' ? ', JSON {"accessKeyId","secretAccessKey"}' : ''})
+              </span>
+              <input
+                type="password"
+                required
+                autoComplete="off"
+                value={secrets[`${needed.kind}.${needed.id}`] ?? ''}
+                onChange={(event) => setSecrets({ ...secrets, [`${needed.kind}.${needed.id}`]: event.target.value })}
+              />
             </label>
           ))}
-          <button type="submit" disabled={!preview.ready || busy !== null} aria-busy={busy === 'restore'}>{busy === 'restore' ? 'Restoring…' : preview.ready ? 'Restore' : 'Blocked: see the conflicts'}</button>
+          <button type="submit" disabled={!preview.ready || busy !== null} aria-busy={busy === 'restore'}>
+            {busy === 'restore' ? 'Restoring…' : preview.ready ? 'Restore' : 'Blocked: see the conflicts'}
+          </button>
         </form>
       ) : null}
       {result ? (

@@ -27,11 +27,17 @@ export function OverviewScreen() {
           project {principal.projectRole ?? 'none'} · organization {principal.organizationRole ?? 'none'}
         </dd>
         <dt>Scopes</dt>
-        <dd>{principal.scopes.map((scope) => <code key={scope}>{scope}</code>)}</dd>
+        <dd>
+          {principal.scopes.map((scope) => (
+            <code key={scope}>{scope}</code>
+          ))}
+        </dd>
         <dt>Sign-in</dt>
         <dd>{context.authProvider}</dd>
         <dt>Model presets</dt>
-        <dd>{context.activeModelPresets.length ? context.activeModelPresets.map((key) => <code key={key}>{key}</code>) : <span className="muted">none yet</span>}</dd>
+        <dd>
+          {context.activeModelPresets.length ? context.activeModelPresets.map((key) => <code key={key}>{key}</code>) : <span className="muted">none yet</span>}
+        </dd>
       </dl>
       <h2>Getting started</h2>
       <ol className="steps">

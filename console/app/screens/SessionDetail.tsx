@@ -63,20 +63,54 @@ export function SessionDetailScreen({ sessionId }: { sessionId: string }) {
   const latest = data.runs.at(-1);
   return (
     <section>
-      <p className="crumbs"><Link to="/sessions">Sessions</Link> /</p>
+      <p className="crumbs">
+        <Link to="/sessions">Sessions</Link> /
+      </p>
       <div className="heading">
         <h1>{data.title ?? `Session ${data.id.slice(0, 8)}`}</h1>
         <StatusBadge status={data.status} />
-        <span className={`live ${live ? 'on' : ''}`} aria-live="polite">{live ? 'Live' : 'Reconnecting…'}</span>
+        <span className={`live ${live ? 'on' : ''}`} aria-live="polite">
+          {live ? 'Live' : 'Reconnecting…'}
+        </span>
         {latest && running ? <CancelRun runId={latest.id} onCancelled={() => void session.reload()} /> : null}
       </div>
       <dl className="facts">
-        <dt>Agent version</dt><dd><Link to={`/agents/${data.agentId}`}><code>{data.agentVersionId.slice(0, 8)}</code></Link></dd>
-        <dt>Tokens</dt><dd>in {formatTokens(data.inputTokens)} · out {formatTokens(data.outputTokens)} · cache read {formatTokens(data.cacheReadTokens)} · cache write {formatTokens(data.cacheWriteTokens)}</dd>
-        <dt>Cost</dt><dd>{formatCost(data.cost, context.currency)}</dd>
-        <dt>Budget</dt><dd><SessionBudget key={JSON.stringify(data.budget)} session={data} onChanged={() => void session.reload()} /></dd>
-        {latest?.failure ? (<><dt>Failure</dt><dd><code>{latest.failure.errorCode}</code> {latest.failure.errorExplanation}</dd></>) : null}
-        {data.forkedFrom ? (<><dt>Forked from</dt><dd><Link to={`/sessions/${data.forkedFrom.sessionId}`}>session <code>{data.forkedFrom.sessionId.slice(0, 8)}</code></Link> at run <code>{data.forkedFrom.runId.slice(0, 8)}</code></dd></>) : null}
+        <dt>Agent version</dt>
+        <dd>
+          <Link to={`/agents/${data.agentId}`}>
+            <code>{data.agentVersionId.slice(0, 8)}</code>
+          </Link>
+        </dd>
+        <dt>Tokens</dt>
+        <dd>
+          in {formatTokens(data.inputTokens)} · out {formatTokens(data.outputTokens)} · cache read {formatTokens(data.cacheReadTokens)} · cache write{' '}
+          {formatTokens(data.cacheWriteTokens)}
+        </dd>
+        <dt>Cost</dt>
+        <dd>{formatCost(data.cost, context.currency)}</dd>
+        <dt>Budget</dt>
+        <dd>
+          <SessionBudget key={JSON.stringify(data.budget)} session={data} onChanged={() => void session.reload()} />
+        </dd>
+        {latest?.failure ? (
+          <>
+            <dt>Failure</dt>
+            <dd>
+              <code>{latest.failure.errorCode}</code> {latest.failure.errorExplanation}
+            </dd>
+          </>
+        ) : null}
+        {data.forkedFrom ? (
+          <>
+            <dt>Forked from</dt>
+            <dd>
+              <Link to={`/sessions/${data.forkedFrom.sessionId}`}>
+                session <code>{data.forkedFrom.sessionId.slice(0, 8)}</code>
+              </Link>{' '}
+              at run <code>{data.forkedFrom.runId.slice(0, 8)}</code>
+            </dd>
+          </>
+        ) : null}
       </dl>
 
       <PendingWork session={data} onChanged={() => void session.reload()} />
@@ -87,9 +121,22 @@ export function SessionDetailScreen({ sessionId }: { sessionId: string }) {
           <li key={message.id} className={`message ${message.role}`}>
             <span className="role">{message.role}</span>
             {message.text ? <p>{message.text}</p> : null}
-            {message.toolCalls.map((call) => <p key={call.toolCallId} className="muted">calls <code>{call.toolName}</code></p>)}
-            {message.toolResult ? <p className="muted">result of <code>{message.toolResult.toolName}</code>{message.toolResult.isError ? ' (error)' : ''}</p> : null}
-            {message.attachments.map((file) => <p key={file.id} className="muted">attached {file.filename} ({file.sizeBytes.toLocaleString('en')} bytes)</p>)}
+            {message.toolCalls.map((call) => (
+              <p key={call.toolCallId} className="muted">
+                calls <code>{call.toolName}</code>
+              </p>
+            ))}
+            {message.toolResult ? (
+              <p className="muted">
+                result of <code>{message.toolResult.toolName}</code>
+                {message.toolResult.isError ? ' (error)' : ''}
+              </p>
+            ) : null}
+            {message.attachments.map((file) => (
+              <p key={file.id} className="muted">
+                attached {file.filename} ({file.sizeBytes.toLocaleString('en')} bytes)
+              </p>
+            ))}
           </li>
         ))}
       </ol>
@@ -99,7 +146,9 @@ export function SessionDetailScreen({ sessionId }: { sessionId: string }) {
         <FollowUp sessionId={sessionId} busy={running} first={data.status === 'idle'} pendingTurns={data.pendingTurns} onSent={() => void session.reload()} />
       ) : (
         // A delegated session's turns are its coordinator's to drive: no queue or interrupt here.
-        <p className="muted" aria-busy="true">The agent is working; follow-up messages open when the run settles.</p>
+        <p className="muted" aria-busy="true">
+          The agent is working; follow-up messages open when the run settles.
+        </p>
       )}
 
       <h2>Timeline</h2>
@@ -112,11 +161,19 @@ export function SessionDetailScreen({ sessionId }: { sessionId: string }) {
       <ErrorNotice error={files.error} />
       {files.data && files.data.data.length > 0 ? (
         <>
-          <p className="muted">Backup generation {files.data.generation} of run <code>{files.data.lastRunId?.slice(0, 8)}</code>, {files.data.backedUpAt ? new Date(files.data.backedUpAt).toLocaleString() : ''}</p>
+          <p className="muted">
+            Backup generation {files.data.generation} of run <code>{files.data.lastRunId?.slice(0, 8)}</code>,{' '}
+            {files.data.backedUpAt ? new Date(files.data.backedUpAt).toLocaleString() : ''}
+          </p>
           <ul className="files">
             {files.data.data.map((file) => (
               <li key={file.path}>
-                <a href={`/v1/projects/${data.projectId}/sessions/${data.id}/files/${file.path.split('/').map(encodeURIComponent).join('/')}`} download={file.name}>{file.path}</a>
+                <a
+                  href={`/v1/projects/${data.projectId}/sessions/${data.id}/files/${file.path.split('/').map(encodeURIComponent).join('/')}`}
+                  download={file.name}
+                >
+                  {file.path}
+                </a>
                 <span className="muted small"> {file.sizeBytes.toLocaleString('en')} bytes</span>
               </li>
             ))}
@@ -127,8 +184,31 @@ export function SessionDetailScreen({ sessionId }: { sessionId: string }) {
       )}
 
       <h2>Agent</h2>
-      <p>Tools: {data.tools.length ? data.tools.map((tool) => <code key={tool.name} title={tool.description}>{tool.name}{tool.approval === 'always' ? ' (approval)' : ''}</code>) : <span className="muted">none</span>}</p>
-      <p>Skills: {data.skills.length ? data.skills.map((skill) => <code key={skill.skillVersionId}>{skill.name} v{skill.version}</code>) : <span className="muted">none</span>}</p>
+      <p>
+        Tools:{' '}
+        {data.tools.length ? (
+          data.tools.map((tool) => (
+            <code key={tool.name} title={tool.description}>
+              {tool.name}
+              {tool.approval === 'always' ? ' (approval)' : ''}
+            </code>
+          ))
+        ) : (
+          <span className="muted">none</span>
+        )}
+      </p>
+      <p>
+        Skills:{' '}
+        {data.skills.length ? (
+          data.skills.map((skill) => (
+            <code key={skill.skillVersionId}>
+              {skill.name} v{skill.version}
+            </code>
+          ))
+        ) : (
+          <span className="muted">none</span>
+        )}
+      </p>
       {data.delegations.length ? <Delegations session={data} onChanged={() => void session.reload()} /> : null}
 
       <Debug session={data} />
@@ -146,7 +226,9 @@ function LiveReplies({ replies }: { replies: LiveReply[] }) {
     <div className="live-replies" aria-live="polite">
       {replies.map((reply) => (
         <section key={`${reply.runId}:${reply.turn}`} className="message assistant writing" aria-label="Reply being written" aria-busy="true">
-          <span className="role">assistant <span className="writing-note">· writing…</span></span>
+          <span className="role">
+            assistant <span className="writing-note">· writing…</span>
+          </span>
           <p>{reply.text}</p>
         </section>
       ))}
@@ -164,14 +246,43 @@ function Delegations({ session, onChanged }: { session: SessionDetail; onChanged
       <h3>Delegations</h3>
       <ErrorNotice error={action.error} />
       <table>
-        <thead><tr><th scope="col">Delegate</th><th scope="col">Relation</th><th scope="col">Latest child run</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+        <thead>
+          <tr>
+            <th scope="col">Delegate</th>
+            <th scope="col">Relation</th>
+            <th scope="col">Latest child run</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
         <tbody>
           {session.delegations.map((delegation) => (
             <tr key={delegation.id}>
-              <td><Link to={`/sessions/${delegation.childSessionId}`}>{delegation.delegateKey}</Link></td>
+              <td>
+                <Link to={`/sessions/${delegation.childSessionId}`}>{delegation.delegateKey}</Link>
+              </td>
               <td>{delegation.state}</td>
               <td>{delegation.latestChildRunState ? <StatusBadge status={delegation.latestChildRunState} /> : '—'}</td>
-              <td>{delegation.state === 'open' ? <button type="button" className="small danger" onClick={() => void action.act(() => client.call('post', '/v1/projects/{projectId}/sessions/{sessionId}/delegations/{delegationId}/cancel', { path: { sessionId: session.id, delegationId: delegation.id } }), `Cancel the delegation to ${delegation.delegateKey}? Its child run is cancelled and the relation closes.`)}>Cancel delegation</button> : null}</td>
+              <td>
+                {delegation.state === 'open' ? (
+                  <button
+                    type="button"
+                    className="small danger"
+                    onClick={() =>
+                      void action.act(
+                        () =>
+                          client.call('post', '/v1/projects/{projectId}/sessions/{sessionId}/delegations/{delegationId}/cancel', {
+                            path: { sessionId: session.id, delegationId: delegation.id },
+                          }),
+                        `Cancel the delegation to ${delegation.delegateKey}? Its child run is cancelled and the relation closes.`,
+                      )
+                    }
+                  >
+                    Cancel delegation
+                  </button>
+                ) : null}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -182,11 +293,19 @@ function Delegations({ session, onChanged }: { session: SessionDetail; onChanged
           submitLabel="Send to the delegate"
           doneLabel="Sent: the child session runs it."
           fields={[
-            { name: 'delegationId', label: 'Delegate', type: 'select', options: open.map((delegation) => ({ value: delegation.id, label: delegation.delegateKey })) },
+            {
+              name: 'delegationId',
+              label: 'Delegate',
+              type: 'select',
+              options: open.map((delegation) => ({ value: delegation.id, label: delegation.delegateKey })),
+            },
             { name: 'message', label: 'Message to the delegate', type: 'textarea', required: true },
           ]}
           onSubmit={async ({ delegationId, message }) => {
-            await client.call('post', '/v1/projects/{projectId}/sessions/{sessionId}/delegations/{delegationId}/messages', { path: { sessionId: session.id, delegationId: String(delegationId) }, body: { message: String(message) } });
+            await client.call('post', '/v1/projects/{projectId}/sessions/{sessionId}/delegations/{delegationId}/messages', {
+              path: { sessionId: session.id, delegationId: String(delegationId) },
+              body: { message: String(message) },
+            });
             onChanged();
           }}
         />
@@ -203,13 +322,16 @@ function PendingWork({ session, onChanged }: { session: SessionDetail; onChanged
       <h2>Waiting for a decision or a caller</h2>
       {approvals.map((approval) => (
         <div key={approval.id}>
-          <p><strong>{approval.toolName}</strong> needs approval (expires {new Date(approval.expiresAt).toLocaleString()})</p>
+          <p>
+            <strong>{approval.toolName}</strong> needs approval (expires {new Date(approval.expiresAt).toLocaleString()})
+          </p>
           <ApprovalActions approval={approval} onDecided={onChanged} />
         </div>
       ))}
       {toolCalls.map((call) => (
         <p key={call.id}>
-          Caller tool <strong>{call.toolName}</strong> is {call.status.replaceAll('_', ' ')}: your integration answers it (claim, then submit the result). <code>{call.id}</code>
+          Caller tool <strong>{call.toolName}</strong> is {call.status.replaceAll('_', ' ')}: your integration answers it (claim, then submit the result).{' '}
+          <code>{call.id}</code>
         </p>
       ))}
     </div>
@@ -222,7 +344,9 @@ function CancelRun({ runId, onCancelled }: { runId: string; onCancelled: () => v
   const cancel = () => run(async () => (await client.call('post', '/v1/projects/{projectId}/runs/{runId}/cancel', { path: { runId } }), onCancelled()));
   return (
     <>
-      <button type="button" className="danger" onClick={() => void cancel()} disabled={busy}>Cancel run</button>
+      <button type="button" className="danger" onClick={() => void cancel()} disabled={busy}>
+        Cancel run
+      </button>
       <ErrorNotice error={error} />
     </>
   );
@@ -234,7 +358,19 @@ function CancelRun({ runId, onCancelled }: { runId: string; onCancelled: () => v
  * and "Interrupt" (the run is cancelled, the queued turns are dropped, and this message runs
  * next), sent as the follow-up's `ifBusy`.
  */
-function FollowUp({ sessionId, busy, first, pendingTurns, onSent }: { sessionId: string; busy: boolean; first: boolean; pendingTurns: PendingTurn[]; onSent: () => void }) {
+function FollowUp({
+  sessionId,
+  busy,
+  first,
+  pendingTurns,
+  onSent,
+}: {
+  sessionId: string;
+  busy: boolean;
+  first: boolean;
+  pendingTurns: PendingTurn[];
+  onSent: () => void;
+}) {
   const { client } = useSigned();
   const [message, setMessage] = useState('');
   const [files, setFiles] = useState<FileList | null>(null);
@@ -246,7 +382,8 @@ function FollowUp({ sessionId, busy, first, pendingTurns, onSent }: { sessionId:
     // Which button sent the form: Send (no run going), Queue or Interrupt.
     const submitter = (event.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
     const ifBusy = submitter?.value === 'interrupt' ? 'interrupt' : submitter?.value === 'enqueue' ? 'enqueue' : undefined;
-    if (ifBusy === 'interrupt' && !globalThis.confirm('Interrupt the run? It is cancelled, the queued messages are dropped, and this message runs next.')) return;
+    if (ifBusy === 'interrupt' && !globalThis.confirm('Interrupt the run? It is cancelled, the queued messages are dropped, and this message runs next.'))
+      return;
     setQueued(null);
     void run(async () => {
       const attachments = await toAttachments(files);
@@ -275,17 +412,28 @@ function FollowUp({ sessionId, busy, first, pendingTurns, onSent }: { sessionId:
       </label>
       <ErrorNotice error={error} />
       {/* Said while the message still waits: once it has become a run (or was withdrawn) the Runs table tells. */}
-      {waiting ? <p className="notice good" role="status">Queued at position {waiting.position}: it runs {waiting.ifBusy === 'interrupt' ? 'once the interrupted run has settled' : 'after the active run and the messages queued before it'}.</p> : null}
+      {waiting ? (
+        <p className="notice good" role="status">
+          Queued at position {waiting.position}: it runs{' '}
+          {waiting.ifBusy === 'interrupt' ? 'once the interrupted run has settled' : 'after the active run and the messages queued before it'}.
+        </p>
+      ) : null}
       {busy ? (
         <>
           <p className="muted small">The agent is working. Queue the message to run after it, or interrupt the run and send this message instead.</p>
           <div className="actions-row">
-            <button type="submit" name="ifBusy" value="enqueue" disabled={sending || empty}>Queue</button>
-            <button type="submit" name="ifBusy" value="interrupt" className="danger" disabled={sending || empty}>Interrupt</button>
+            <button type="submit" name="ifBusy" value="enqueue" disabled={sending || empty}>
+              Queue
+            </button>
+            <button type="submit" name="ifBusy" value="interrupt" className="danger" disabled={sending || empty}>
+              Interrupt
+            </button>
           </div>
         </>
       ) : (
-        <button type="submit" disabled={sending || empty}>{sending ? 'Sending…' : 'Send'}</button>
+        <button type="submit" disabled={sending || empty}>
+          {sending ? 'Sending…' : 'Send'}
+        </button>
       )}
     </form>
   );
@@ -304,25 +452,63 @@ function Runs({ session, onChanged }: { session: SessionDetail; onChanged: () =>
     <>
       <ErrorNotice error={withdraw.error} />
       <table aria-label="Runs">
-        <thead><tr><th scope="col">Run</th><th scope="col">State</th><th scope="col">Message</th><th scope="col">Tokens in / out</th><th scope="col">Cost</th><th scope="col">Created</th><th scope="col">Settled</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+        <thead>
+          <tr>
+            <th scope="col">Run</th>
+            <th scope="col">State</th>
+            <th scope="col">Message</th>
+            <th scope="col">Tokens in / out</th>
+            <th scope="col">Cost</th>
+            <th scope="col">Created</th>
+            <th scope="col">Settled</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
         <tbody>
           {session.runs.map((run) => (
             <tr key={run.id}>
-              <td><code>{run.id.slice(0, 8)}</code></td>
-              <td><StatusBadge status={run.state} />{run.failure ? <span className="muted small"> {run.failure.errorCode}</span> : null}</td>
+              <td>
+                <code>{run.id.slice(0, 8)}</code>
+              </td>
+              <td>
+                <StatusBadge status={run.state} />
+                {run.failure ? <span className="muted small"> {run.failure.errorCode}</span> : null}
+              </td>
               <td>{run.inputPublic.message}</td>
-              <td>{formatTokens(run.inputTokens)} / {formatTokens(run.outputTokens)}</td>
+              <td>
+                {formatTokens(run.inputTokens)} / {formatTokens(run.outputTokens)}
+              </td>
               <td>{formatCost(run.cost, context.currency)}</td>
               <td>{new Date(run.createdAt).toLocaleTimeString()}</td>
               <td>{run.settledAt ? new Date(run.settledAt).toLocaleTimeString() : '—'}</td>
-              <td>{SETTLED.includes(run.state) ? <button type="button" className="small" aria-expanded={forking?.id === run.id} onClick={() => setForking(forking?.id === run.id ? null : run)}>Fork</button> : null}</td>
+              <td>
+                {SETTLED.includes(run.state) ? (
+                  <button
+                    type="button"
+                    className="small"
+                    aria-expanded={forking?.id === run.id}
+                    onClick={() => setForking(forking?.id === run.id ? null : run)}
+                  >
+                    Fork
+                  </button>
+                ) : null}
+              </td>
             </tr>
           ))}
           {session.pendingTurns.map((turn) => (
             <tr key={turn.id} className="pending-turn">
-              <td><span className="muted">waiting #{turn.position}</span></td>
-              <td><StatusBadge status="pending" /> <span className="muted small">{turn.ifBusy === 'interrupt' ? 'after the interrupted run' : 'queued'}</span></td>
-              <td>{turn.message}{turn.attachments.length ? <span className="muted small"> · {turn.attachments.map((file) => file.filename).join(', ')}</span> : null}</td>
+              <td>
+                <span className="muted">waiting #{turn.position}</span>
+              </td>
+              <td>
+                <StatusBadge status="pending" /> <span className="muted small">{turn.ifBusy === 'interrupt' ? 'after the interrupted run' : 'queued'}</span>
+              </td>
+              <td>
+                {turn.message}
+                {turn.attachments.length ? <span className="muted small"> · {turn.attachments.map((file) => file.filename).join(', ')}</span> : null}
+              </td>
               <td>—</td>
               <td>—</td>
               <td>{new Date(turn.createdAt).toLocaleTimeString()}</td>
@@ -332,7 +518,15 @@ function Runs({ session, onChanged }: { session: SessionDetail; onChanged: () =>
                   type="button"
                   className="small danger"
                   disabled={withdraw.busy}
-                  onClick={() => void withdraw.act(() => client.call('delete', '/v1/projects/{projectId}/sessions/{sessionId}/pending-turns/{turnId}', { path: { sessionId: session.id, turnId: turn.id } }), 'Withdraw this queued message? It will not run.')}
+                  onClick={() =>
+                    void withdraw.act(
+                      () =>
+                        client.call('delete', '/v1/projects/{projectId}/sessions/{sessionId}/pending-turns/{turnId}', {
+                          path: { sessionId: session.id, turnId: turn.id },
+                        }),
+                      'Withdraw this queued message? It will not run.',
+                    )
+                  }
                 >
                   Withdraw
                 </button>
@@ -384,9 +578,14 @@ function ForkForm({ session, run, onClose }: { session: SessionDetail; run: Publ
   };
   return (
     <form className="card" onSubmit={submit} aria-label={`Fork from run ${run.id.slice(0, 8)}`}>
-      <h3>Fork from run <code>{run.id.slice(0, 8)}</code></h3>
+      <h3>
+        Fork from run <code>{run.id.slice(0, 8)}</code>
+      </h3>
       <p className="muted small">
-        A new session with this conversation through this run. {latest ? "It starts from a copy of this session's workspace files, when they have a backup." : 'Its workspace starts empty: this is not the latest run.'}
+        A new session with this conversation through this run.{' '}
+        {latest
+          ? "It starts from a copy of this session's workspace files, when they have a backup."
+          : 'Its workspace starts empty: this is not the latest run.'}
       </p>
       <ErrorNotice error={choices.error} />
       <div className="row">
@@ -398,7 +597,8 @@ function ForkForm({ session, run, onClose }: { session: SessionDetail; run: Publ
               <optgroup key={agent.id} label={agent.name}>
                 {versions.map((version) => (
                   <option key={version.id} value={version.id}>
-                    {agent.name} v{version.version}{version.id === session.agentVersionId ? " (this session's)" : ''}
+                    {agent.name} v{version.version}
+                    {version.id === session.agentVersionId ? " (this session's)" : ''}
                   </option>
                 ))}
               </optgroup>
@@ -416,8 +616,12 @@ function ForkForm({ session, run, onClose }: { session: SessionDetail; run: Publ
       </label>
       <ErrorNotice error={error} />
       <div className="actions-row">
-        <button type="submit" disabled={busy || !choices.data} aria-busy={busy}>{busy ? 'Forking…' : 'Create fork'}</button>
-        <button type="button" className="link" onClick={onClose}>Close</button>
+        <button type="submit" disabled={busy || !choices.data} aria-busy={busy}>
+          {busy ? 'Forking…' : 'Create fork'}
+        </button>
+        <button type="button" className="link" onClick={onClose}>
+          Close
+        </button>
       </div>
     </form>
   );
@@ -431,14 +635,28 @@ function Debug({ session }: { session: SessionDetail }) {
       <summary>Debug records</summary>
       <h3>Model invocations</h3>
       <table>
-        <thead><tr><th scope="col">Turn</th><th scope="col">Attempt</th><th scope="col">Status</th><th scope="col">Tokens in / out</th><th scope="col">Cost</th><th scope="col">Finish</th><th scope="col">Error</th></tr></thead>
+        <thead>
+          <tr>
+            <th scope="col">Turn</th>
+            <th scope="col">Attempt</th>
+            <th scope="col">Status</th>
+            <th scope="col">Tokens in / out</th>
+            <th scope="col">Cost</th>
+            <th scope="col">Finish</th>
+            <th scope="col">Error</th>
+          </tr>
+        </thead>
         <tbody>
           {debug.modelInvocations.map((invocation) => (
             <tr key={invocation.id}>
-              <td><code>{invocation.turnId.slice(0, 8)}</code></td>
+              <td>
+                <code>{invocation.turnId.slice(0, 8)}</code>
+              </td>
               <td>{invocation.attempt}</td>
               <td>{invocation.status}</td>
-              <td>{invocation.inputTokens} / {invocation.outputTokens}</td>
+              <td>
+                {invocation.inputTokens} / {invocation.outputTokens}
+              </td>
               <td>{formatCost(invocation.cost, context.currency)}</td>
               <td>{invocation.finishReason ?? '—'}</td>
               <td>{invocation.errorCode ? `${invocation.errorCode}: ${invocation.errorExplanation ?? ''}` : '—'}</td>
@@ -447,17 +665,79 @@ function Debug({ session }: { session: SessionDetail }) {
         </tbody>
       </table>
       <h3>Tool calls</h3>
-      {debug.toolCalls.length ? <ul>{debug.toolCalls.map((call) => <li key={call.id}><code>{call.toolName}</code> {call.status}{call.failure ? ` (${call.failure.code})` : ''}</li>)}</ul> : <p className="muted">None.</p>}
+      {debug.toolCalls.length ? (
+        <ul>
+          {debug.toolCalls.map((call) => (
+            <li key={call.id}>
+              <code>{call.toolName}</code> {call.status}
+              {call.failure ? ` (${call.failure.code})` : ''}
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p className="muted">None.</p>
+      )}
       <h3>Approvals</h3>
-      {debug.approvals.length ? <ul>{debug.approvals.map((approval) => <li key={approval.id}><code>{approval.toolName}</code> <StatusBadge status={approval.status} />{approval.decidedAt ? ` ${new Date(approval.decidedAt).toLocaleString()}` : ''}{approval.note ? ` — ${approval.note}` : ''}</li>)}</ul> : <p className="muted">None.</p>}
+      {debug.approvals.length ? (
+        <ul>
+          {debug.approvals.map((approval) => (
+            <li key={approval.id}>
+              <code>{approval.toolName}</code> <StatusBadge status={approval.status} />
+              {approval.decidedAt ? ` ${new Date(approval.decidedAt).toLocaleString()}` : ''}
+              {approval.note ? ` — ${approval.note}` : ''}
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p className="muted">None.</p>
+      )}
       <h3>Sandboxes</h3>
-      {debug.sandboxes.length ? <ul>{debug.sandboxes.map((sandbox) => <li key={sandbox.id}><code>{sandbox.id.slice(0, 8)}</code> snapshot <code>{sandbox.snapshotId.slice(0, 8)}</code>, network {sandbox.network}, last used {new Date(sandbox.lastUsedAt).toLocaleString()}</li>)}</ul> : <p className="muted">None.</p>}
+      {debug.sandboxes.length ? (
+        <ul>
+          {debug.sandboxes.map((sandbox) => (
+            <li key={sandbox.id}>
+              <code>{sandbox.id.slice(0, 8)}</code> snapshot <code>{sandbox.snapshotId.slice(0, 8)}</code>, network {sandbox.network}, last used{' '}
+              {new Date(sandbox.lastUsedAt).toLocaleString()}
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p className="muted">None.</p>
+      )}
       <h3>Workspace backups</h3>
-      {debug.workspaceBackups.length ? <ul>{debug.workspaceBackups.map((backup) => <li key={backup.id}>generation {backup.generation}: {backup.fileCount} {backup.fileCount === 1 ? 'file' : 'files'}, {backup.totalBytes.toLocaleString('en')} bytes (archive {backup.archiveSizeBytes.toLocaleString('en')} bytes) <span className="muted small">{new Date(backup.createdAt).toLocaleString()}</span></li>)}</ul> : <p className="muted">None.</p>}
+      {debug.workspaceBackups.length ? (
+        <ul>
+          {debug.workspaceBackups.map((backup) => (
+            <li key={backup.id}>
+              generation {backup.generation}: {backup.fileCount} {backup.fileCount === 1 ? 'file' : 'files'}, {backup.totalBytes.toLocaleString('en')} bytes
+              (archive {backup.archiveSizeBytes.toLocaleString('en')} bytes) <span className="muted small">{new Date(backup.createdAt).toLocaleString()}</span>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p className="muted">None.</p>
+      )}
       <h3>Sandbox commands</h3>
-      {debug.sandboxCommands.length ? <ul>{debug.sandboxCommands.map((command) => <li key={command.id}><code>{command.toolName}</code> <code>{JSON.stringify(command.safeCommand)}</code></li>)}</ul> : <p className="muted">None.</p>}
+      {debug.sandboxCommands.length ? (
+        <ul>
+          {debug.sandboxCommands.map((command) => (
+            <li key={command.id}>
+              <code>{command.toolName}</code> <code>{JSON.stringify(command.safeCommand)}</code>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p className="muted">None.</p>
+      )}
       <h3>Events ({debug.productEvents.length})</h3>
-      <ol className="events">{debug.productEvents.map((event) => <li key={event.id}><code>{event.projectPosition}</code> {eventLabel(event.kind)} <code className="muted small">{event.kind}</code> <span className="muted small">{event.occurredAt}</span></li>)}</ol>
+      <ol className="events">
+        {debug.productEvents.map((event) => (
+          <li key={event.id}>
+            <code>{event.projectPosition}</code> {eventLabel(event.kind)} <code className="muted small">{event.kind}</code>{' '}
+            <span className="muted small">{event.occurredAt}</span>
+          </li>
+        ))}
+      </ol>
     </details>
   );
 }

@@ -10,18 +10,23 @@ import { useSigned } from '../session.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
 import { formatCost, formatTokens as tokens } from '../components/money.ts';
 
-
 /** Sessions: the newest 100 with status, token counters and cost, live; and a new session (idle when started without a message). */
 export function SessionsScreen() {
   const { client, context } = useSigned();
   const sessions = useResource(() => client.call('get', '/v1/projects/{projectId}/sessions', { query: { limit: '100' } }), [client]);
-  const live = useLiveEvents(client, (event) => event.kind === 'session.created' || event.kind.startsWith('run.'), () => void sessions.refresh());
+  const live = useLiveEvents(
+    client,
+    (event) => event.kind === 'session.created' || event.kind.startsWith('run.'),
+    () => void sessions.refresh(),
+  );
   const preselected = new URLSearchParams(window.location.search).get('agent');
   return (
     <section>
       <div className="heading">
         <h1>Sessions</h1>
-        <span className={`live ${live ? 'on' : ''}`} aria-live="polite">{live ? 'Live' : 'Connecting…'}</span>
+        <span className={`live ${live ? 'on' : ''}`} aria-live="polite">
+          {live ? 'Live' : 'Connecting…'}
+        </span>
       </div>
       <NewSession preselected={preselected} />
       <ErrorNotice error={sessions.error} />
@@ -34,10 +39,20 @@ export function SessionsScreen() {
           empty={<p>No sessions yet. Start one above with an agent and, if you like, a first message.</p>}
           row={(session) => (
             <tr key={session.id}>
-              <td><Link to={`/sessions/${session.id}`}>{session.title ?? session.id.slice(0, 8)}</Link>{session.delegateKey ? <span className="muted small"> · delegate {session.delegateKey}</span> : null}{session.forkedFrom ? <span className="muted small"> · fork</span> : null}</td>
-              <td><StatusBadge status={session.status} /></td>
-              <td>{tokens(session.inputTokens)} / {tokens(session.outputTokens)}</td>
-              <td>{tokens(session.cacheReadTokens)} / {tokens(session.cacheWriteTokens)}</td>
+              <td>
+                <Link to={`/sessions/${session.id}`}>{session.title ?? session.id.slice(0, 8)}</Link>
+                {session.delegateKey ? <span className="muted small"> · delegate {session.delegateKey}</span> : null}
+                {session.forkedFrom ? <span className="muted small"> · fork</span> : null}
+              </td>
+              <td>
+                <StatusBadge status={session.status} />
+              </td>
+              <td>
+                {tokens(session.inputTokens)} / {tokens(session.outputTokens)}
+              </td>
+              <td>
+                {tokens(session.cacheReadTokens)} / {tokens(session.cacheWriteTokens)}
+              </td>
               <td>{formatCost(session.cost, context.currency)}</td>
               <td>{new Date(session.lastActivityAt).toLocaleString()}</td>
             </tr>
@@ -68,12 +83,23 @@ function NewSession({ preselected }: { preselected: string | null }) {
       // Either limit alone is a budget; neither is none.
       const budget = { ...(maxCost ? { maxCost: Number(maxCost) } : {}), ...(maxTokens ? { maxTokens: Number(maxTokens) } : {}) };
       const session = await client.call('post', '/v1/projects/{projectId}/sessions', {
-        body: { agentId: chosen, ...(message ? { initialMessage: message } : {}), ...(title ? { title } : {}), ...(attachments.length ? { files: attachments } : {}), ...(maxCost || maxTokens ? { budget } : {}) },
+        body: {
+          agentId: chosen,
+          ...(message ? { initialMessage: message } : {}),
+          ...(title ? { title } : {}),
+          ...(attachments.length ? { files: attachments } : {}),
+          ...(maxCost || maxTokens ? { budget } : {}),
+        },
       });
       navigate(`/sessions/${session.id}`);
     });
   };
-  if (agents.data && agents.data.data.length === 0) return <p className="empty">Create an <Link to="/agents">agent</Link> first; then start sessions with it here.</p>;
+  if (agents.data && agents.data.data.length === 0)
+    return (
+      <p className="empty">
+        Create an <Link to="/agents">agent</Link> first; then start sessions with it here.
+      </p>
+    );
   return (
     <form className="card" onSubmit={submit} aria-label="New session">
       <h2>New session</h2>
@@ -82,7 +108,9 @@ function NewSession({ preselected }: { preselected: string | null }) {
           Agent
           <select name="agent" value={chosen} onChange={(event) => setAgentId(event.target.value)}>
             {(agents.data?.data ?? []).map((agent) => (
-              <option key={agent.id} value={agent.id}>{agent.name} (v{agent.version})</option>
+              <option key={agent.id} value={agent.id}>
+                {agent.name} (v{agent.version})
+              </option>
             ))}
           </select>
         </label>
@@ -110,7 +138,9 @@ function NewSession({ preselected }: { preselected: string | null }) {
         </label>
       </div>
       <ErrorNotice error={error} />
-      <button type="submit" disabled={busy || !chosen} aria-busy={busy}>{busy ? 'Starting…' : 'Start session'}</button>
+      <button type="submit" disabled={busy || !chosen} aria-busy={busy}>
+        {busy ? 'Starting…' : 'Start session'}
+      </button>
     </form>
   );
 }

@@ -29,10 +29,17 @@ export function SignInScreen({ provider, onSignedIn, error }: { provider: Provid
     <main className="sign-in" id="main">
       <h1>Agent Runtime Service</h1>
       {provider.mode === 'edge_proxy' ? (
-        <p>This console is signed in by your organization's access proxy. Your request reached it without a verified identity: open the console through the proxy's address, or ask an administrator to grant you access.</p>
+        <p>
+          This console is signed in by your organization's access proxy. Your request reached it without a verified identity: open the console through the
+          proxy's address, or ask an administrator to grant you access.
+        </p>
       ) : (
         <>
-          <p>{provider.mode === 'hosted' ? 'Sign in with your organization account.' : 'Development mode: sign in as the development owner of this installation.'}</p>
+          <p>
+            {provider.mode === 'hosted'
+              ? 'Sign in with your organization account.'
+              : 'Development mode: sign in as the development owner of this installation.'}
+          </p>
           <button type="button" onClick={() => void signIn()} disabled={busy} aria-busy={busy}>
             {busy ? 'Signing in…' : 'Sign in'}
           </button>

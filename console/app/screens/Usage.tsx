@@ -30,7 +30,9 @@ export function UsageScreen() {
     return (
       <section>
         <h1>Usage</h1>
-        <p className="empty">Reading usage and cost needs the <code>usage:read</code> scope.</p>
+        <p className="empty">
+          Reading usage and cost needs the <code>usage:read</code> scope.
+        </p>
       </section>
     );
   }
@@ -70,7 +72,11 @@ function Ledger() {
         <label>
           Group by
           <select name="groupBy" value={groupBy} onChange={(event) => setGroupBy(event.target.value as GroupBy)}>
-            {GROUPS.map((group) => <option key={group.value} value={group.value}>{group.label}</option>)}
+            {GROUPS.map((group) => (
+              <option key={group.value} value={group.value}>
+                {group.label}
+              </option>
+            ))}
           </select>
         </label>
         <label>
@@ -84,14 +90,20 @@ function Ledger() {
       <ErrorNotice error={days.error ?? grouped.error} />
       {data ? (
         <>
-          <p className="muted small">UTC days {data.from} to {data.to}; amounts in {data.currency}. A run counts on the day of its first model call.</p>
+          <p className="muted small">
+            UTC days {data.from} to {data.to}; amounts in {data.currency}. A run counts on the day of its first model call.
+          </p>
           <Totals ledger={data} />
           <UsageChart days={data.groups} metric={metric} currency={data.currency} />
         </>
       ) : days.loading ? (
         <p aria-busy="true">Loading usage…</p>
       ) : null}
-      {table ? <GroupTable ledger={table} label={labelOf(table.groupBy, names.data ?? new Map())} /> : grouped.loading ? <p aria-busy="true">Loading…</p> : null}
+      {table ? (
+        <GroupTable ledger={table} label={labelOf(table.groupBy, names.data ?? new Map())} />
+      ) : grouped.loading ? (
+        <p aria-busy="true">Loading…</p>
+      ) : null}
       <ProjectBudgetCard />
     </section>
   );
@@ -139,18 +151,31 @@ function Totals({ ledger }: { ledger: UsageLedger }) {
 
 function GroupTable({ ledger, label }: { ledger: UsageLedger; label: (group: UsageGroup) => string }) {
   const title = GROUPS.find((group) => group.value === ledger.groupBy)!.label;
-  const cells = (entry: Omit<UsageGroup, 'key'>) => [entry.runs, entry.invocations, entry.inputTokens, entry.outputTokens, entry.cacheReadTokens, entry.cacheWriteTokens].map((value, index) => <td key={index} className="number">{formatTokens(value)}</td>);
+  const cells = (entry: Omit<UsageGroup, 'key'>) =>
+    [entry.runs, entry.invocations, entry.inputTokens, entry.outputTokens, entry.cacheReadTokens, entry.cacheWriteTokens].map((value, index) => (
+      <td key={index} className="number">
+        {formatTokens(value)}
+      </td>
+    ));
   return (
     <table aria-label={`Usage by ${title.toLowerCase()}`}>
       <thead>
         <tr>
           <th scope="col">{title}</th>
-          {['Runs', 'Model calls', 'Tokens in', 'Tokens out', 'Cache read', 'Cache write', `Cost (${ledger.currency})`].map((column) => <th key={column} scope="col" className="number">{column}</th>)}
+          {['Runs', 'Model calls', 'Tokens in', 'Tokens out', 'Cache read', 'Cache write', `Cost (${ledger.currency})`].map((column) => (
+            <th key={column} scope="col" className="number">
+              {column}
+            </th>
+          ))}
         </tr>
       </thead>
       <tbody>
         {ledger.groups.length === 0 ? (
-          <tr><td colSpan={8} className="muted">No model calls in this range.</td></tr>
+          <tr>
+            <td colSpan={8} className="muted">
+              No model calls in this range.
+            </td>
+          </tr>
         ) : (
           ledger.groups.map((group) => (
             <tr key={group.key ?? 'none'}>

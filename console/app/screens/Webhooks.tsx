@@ -11,28 +11,70 @@ export function WebhooksScreen() {
   const { client } = useSigned();
   const webhooks = useResource(() => client.call('get', '/v1/projects/{projectId}/event-webhooks', {}), [client]);
   const action = useRowAction(webhooks.reload);
-  const toggle = (webhookId: string, enabled: boolean) => action.act(() => client.call('patch', '/v1/projects/{projectId}/event-webhooks/{webhookId}', { path: { webhookId }, body: { enabled } }));
+  const toggle = (webhookId: string, enabled: boolean) =>
+    action.act(() => client.call('patch', '/v1/projects/{projectId}/event-webhooks/{webhookId}', { path: { webhookId }, body: { enabled } }));
   const data = webhooks.data;
   return (
     <section>
       <h1>Webhooks</h1>
       <ErrorNotice error={webhooks.error ?? action.error} />
       <h2>Endpoints</h2>
-      {data && !data.credentialEncryptionConfigured ? <p className="notice error">This server has no credential encryption key, so it cannot store signing secrets: webhooks cannot be created.</p> : null}
+      {data && !data.credentialEncryptionConfigured ? (
+        <p className="notice error">This server has no credential encryption key, so it cannot store signing secrets: webhooks cannot be created.</p>
+      ) : null}
       {data && data.data.length > 0 ? (
         <table>
-          <thead><tr><th scope="col">Webhook</th><th scope="col">Status</th><th scope="col">Pending</th><th scope="col">Last success</th><th scope="col">Last error</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Webhook</th>
+              <th scope="col">Status</th>
+              <th scope="col">Pending</th>
+              <th scope="col">Last success</th>
+              <th scope="col">Last error</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
           <tbody>
             {data.data.map((webhook) => (
               <tr key={webhook.id}>
-                <td>{webhook.displayName}<br /><code className="small">{webhook.endpointUrl}</code></td>
-                <td><StatusBadge status={webhook.status} />{webhook.consecutiveFailures ? <span className="small"> {webhook.consecutiveFailures} {webhook.consecutiveFailures === 1 ? 'failure' : 'failures'}</span> : null}</td>
+                <td>
+                  {webhook.displayName}
+                  <br />
+                  <code className="small">{webhook.endpointUrl}</code>
+                </td>
+                <td>
+                  <StatusBadge status={webhook.status} />
+                  {webhook.consecutiveFailures ? (
+                    <span className="small">
+                      {' '}
+                      {webhook.consecutiveFailures} {webhook.consecutiveFailures === 1 ? 'failure' : 'failures'}
+                    </span>
+                  ) : null}
+                </td>
                 <td>{webhook.pendingEvents}</td>
                 <td>{webhook.lastSuccessAt ? new Date(webhook.lastSuccessAt).toLocaleString() : '—'}</td>
-                <td>{webhook.lastErrorCode ? `${webhook.lastErrorCode}${webhook.lastResponseStatus ? ` (HTTP ${webhook.lastResponseStatus})` : ''}` : '—'}{webhook.nextAttemptAt ? <div className="small muted">retry {new Date(webhook.nextAttemptAt).toLocaleTimeString()}</div> : null}</td>
+                <td>
+                  {webhook.lastErrorCode ? `${webhook.lastErrorCode}${webhook.lastResponseStatus ? ` (HTTP ${webhook.lastResponseStatus})` : ''}` : '—'}
+                  {webhook.nextAttemptAt ? <div className="small muted">retry {new Date(webhook.nextAttemptAt).toLocaleTimeString()}</div> : null}
+                </td>
                 <td className="actions">
-                  <button type="button" className="small" onClick={() => void toggle(webhook.id, !webhook.enabled)}>{webhook.enabled ? 'Disable' : 'Enable'}</button>
-                  <button type="button" className="small danger" onClick={() => void action.act(() => client.call('delete', '/v1/projects/{projectId}/event-webhooks/{webhookId}', { path: { webhookId: webhook.id } }), `Delete ${webhook.displayName}? Undelivered events are not sent to it.`)}>Delete</button>
+                  <button type="button" className="small" onClick={() => void toggle(webhook.id, !webhook.enabled)}>
+                    {webhook.enabled ? 'Disable' : 'Enable'}
+                  </button>
+                  <button
+                    type="button"
+                    className="small danger"
+                    onClick={() =>
+                      void action.act(
+                        () => client.call('delete', '/v1/projects/{projectId}/event-webhooks/{webhookId}', { path: { webhookId: webhook.id } }),
+                        `Delete ${webhook.displayName}? Undelivered events are not sent to it.`,
+                      )
+                    }
+                  >
+                    Delete
+                  </button>
                 </td>
               </tr>
             ))}
@@ -49,10 +91,18 @@ export function WebhooksScreen() {
           fields={[
             { name: 'webhookId', label: 'Webhook', type: 'select', options: data.data.map((webhook) => ({ value: webhook.id, label: webhook.displayName })) },
             { name: 'signingSecret', label: 'New signing secret', type: 'password', required: true, hint: 'whsec_… (base64)' },
-            { name: 'previousCredentialTtlSeconds', label: 'Keep signing with the old secret for (seconds)', type: 'number', initial: String(DEFAULT_PREVIOUS_CREDENTIAL_TTL_SECONDS) },
+            {
+              name: 'previousCredentialTtlSeconds',
+              label: 'Keep signing with the old secret for (seconds)',
+              type: 'number',
+              initial: String(DEFAULT_PREVIOUS_CREDENTIAL_TTL_SECONDS),
+            },
           ]}
           onSubmit={async ({ webhookId, ...body }) => {
-            await client.call('put', '/v1/projects/{projectId}/event-webhooks/{webhookId}/credential', { path: { webhookId: String(webhookId) }, body: body as never });
+            await client.call('put', '/v1/projects/{projectId}/event-webhooks/{webhookId}/credential', {
+              path: { webhookId: String(webhookId) },
+              body: body as never,
+            });
             await webhooks.reload();
           }}
         />

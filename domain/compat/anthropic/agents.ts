@@ -16,7 +16,12 @@ export const COMPAT_LIMITS = { maxTurns: 64, timeoutMs: 6 * 60 * 60 * 1000 } as 
 
 const Model = v.union([
   v.pipe(v.string(), v.minLength(1)),
-  v.strictObject({ id: v.pipe(v.string(), v.minLength(1)), effort: v.optional(v.unknown()), speed: v.optional(v.unknown()), inference_geo: v.optional(v.unknown()) }),
+  v.strictObject({
+    id: v.pipe(v.string(), v.minLength(1)),
+    effort: v.optional(v.unknown()),
+    speed: v.optional(v.unknown()),
+    inference_geo: v.optional(v.unknown()),
+  }),
 ]);
 const CustomTool = v.strictObject({
   type: v.literal('custom'),
@@ -74,14 +79,14 @@ export type CmaAgentView = {
   metadata: Record<string, string>;
 };
 
-
 const fail = (field: string, message: string): never => {
   throw new ValidationError(`${field}: ${message}`, { path: `body.${field}` });
 };
 
 /** Checks the fields this server cannot honour, then normalizes the CMA view (create, or an update merged over `base`). */
 export function cmaViewOf(params: Partial<CreateAgentParams>, base: CmaAgentView | null): CmaAgentView {
-  if (params.mcp_servers && params.mcp_servers.length > 0) fail('mcp_servers', 'MCP servers by URL are not supported by this server; bind MCP toolsets through the native API');
+  if (params.mcp_servers && params.mcp_servers.length > 0)
+    fail('mcp_servers', 'MCP servers by URL are not supported by this server; bind MCP toolsets through the native API');
   if (params.multiagent !== undefined && params.multiagent !== null) fail('multiagent', 'multi-agent sessions are not supported by this server');
   if (params.execution_identity !== undefined && params.execution_identity !== null) {
     const identity = params.execution_identity as { type?: unknown };
@@ -144,7 +149,9 @@ export type SandboxPlacement = { provider: string; snapshotId: string };
  */
 export function agentConfigOf(view: CmaAgentView, skillVersionIds: string[], sandbox: SandboxPlacement | null = null): Record<string, unknown> {
   return {
-    ...(needsSandbox(view) && sandbox ? { sandbox: { enabled: true, provider: sandbox.provider, snapshotId: sandbox.snapshotId, network: 'none', capabilities: view.toolset!.capabilities } } : {}),
+    ...(needsSandbox(view) && sandbox
+      ? { sandbox: { enabled: true, provider: sandbox.provider, snapshotId: sandbox.snapshotId, network: 'none', capabilities: view.toolset!.capabilities } }
+      : {}),
     systemPrompt: view.system ?? DEFAULT_SYSTEM_PROMPT,
     modelPreset: view.model.id,
     tools: view.tools.map((tool) => ({
@@ -174,11 +181,28 @@ export function viewOfNativeVersion(agent: { name: string; description: string |
     }));
   const sandbox = config.sandbox as { enabled?: boolean; capabilities?: string[] } | undefined;
   const toolset = sandbox?.enabled ? toolsetOfCapabilities(sandbox.capabilities ?? []) : null;
-  return { name: agent.name, description: agent.description, model: { id: String(config.modelPreset) }, system: String(config.systemPrompt), tools, toolset, skills: [], metadata: {} };
+  return {
+    name: agent.name,
+    description: agent.description,
+    model: { id: String(config.modelPreset) },
+    system: String(config.systemPrompt),
+    tools,
+    toolset,
+    skills: [],
+    metadata: {},
+  };
 }
 
 /** `BetaManagedAgentsAgent`: every required field, times from our rows; a Skill named without a version shows the version it pinned (`skillVersionIds`, in order). */
-export function renderAgent(input: { id: string; view: CmaAgentView; skillVersionIds: unknown; version: number; createdAt: Date; updatedAt: Date; archivedAt?: Date | null }) {
+export function renderAgent(input: {
+  id: string;
+  view: CmaAgentView;
+  skillVersionIds: unknown;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+  archivedAt?: Date | null;
+}) {
   const { view } = input;
   return {
     id: input.id,
@@ -189,10 +213,19 @@ export function renderAgent(input: { id: string; view: CmaAgentView; skillVersio
     model: view.model,
     tools: [
       ...(view.toolset ? [renderToolset(view.toolset)] : []),
-      ...view.tools.map((tool) => ({ type: 'custom', name: tool.name, description: tool.description ?? '', input_schema: tool.input_schema, ...(tool.permission_policy ? { permission_policy: tool.permission_policy } : {}) })),
+      ...view.tools.map((tool) => ({
+        type: 'custom',
+        name: tool.name,
+        description: tool.description ?? '',
+        input_schema: tool.input_schema,
+        ...(tool.permission_policy ? { permission_policy: tool.permission_policy } : {}),
+      })),
     ],
     mcp_servers: [],
-    skills: view.skills.map((skill, index) => ({ ...skill, version: skill.version ?? (Array.isArray(input.skillVersionIds) ? (input.skillVersionIds[index] as string | undefined) ?? null : null) })),
+    skills: view.skills.map((skill, index) => ({
+      ...skill,
+      version: skill.version ?? (Array.isArray(input.skillVersionIds) ? ((input.skillVersionIds[index] as string | undefined) ?? null) : null),
+    })),
     multiagent: null,
     execution_identity: { type: 'service_account' },
     metadata: view.metadata,

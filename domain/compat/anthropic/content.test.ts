@@ -28,17 +28,27 @@ describe('a user.message as one of our turns', () => {
     );
     expect(turn).toEqual({ text: 'Look\n\nMemo\nBody', files: [{ name: 'image-2.png', contentType: 'image/png', dataBase64: 'iVBO' }, { uploadId: upload }] });
     expect(turnFields(turn, 'message')).toEqual({ message: 'Look\n\nMemo\nBody', files: turn.files });
-    expect(turnFields(userMessageTurn(message([{ type: 'image', source: { type: 'file', file_id: upload } }]), 'x'), 'initialMessage')).toEqual({ files: [{ uploadId: upload }] });
+    expect(turnFields(userMessageTurn(message([{ type: 'image', source: { type: 'file', file_id: upload } }]), 'x'), 'initialMessage')).toEqual({
+      files: [{ uploadId: upload }],
+    });
   });
 
   it('refuses what it cannot take, naming the block', () => {
-    expect(refusal(() => userMessageTurn(message([{ type: 'image', source: { type: 'url', url: 'https://x' } }]), 'events.0'))).toBe('body.events.0.content.0.source');
-    expect(refusal(() => userMessageTurn(message([{ type: 'image', source: { type: 'base64', media_type: 'image/tiff', data: 'x' } }]), 'events.0'))).toBe('body.events.0.content.0.source.media_type');
+    expect(refusal(() => userMessageTurn(message([{ type: 'image', source: { type: 'url', url: 'https://x' } }]), 'events.0'))).toBe(
+      'body.events.0.content.0.source',
+    );
+    expect(refusal(() => userMessageTurn(message([{ type: 'image', source: { type: 'base64', media_type: 'image/tiff', data: 'x' } }]), 'events.0'))).toBe(
+      'body.events.0.content.0.source.media_type',
+    );
     // Names of Object.prototype's members are media types like any other unknown one.
     for (const mediaType of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
-      expect(refusal(() => userMessageTurn(message([{ type: 'image', source: { type: 'base64', media_type: mediaType, data: 'x' } }]), 'events.0'))).toBe('body.events.0.content.0.source.media_type');
+      expect(refusal(() => userMessageTurn(message([{ type: 'image', source: { type: 'base64', media_type: mediaType, data: 'x' } }]), 'events.0'))).toBe(
+        'body.events.0.content.0.source.media_type',
+      );
     }
-    expect(refusal(() => userMessageTurn(message([{ type: 'image', source: { type: 'file', file_id: `att_${upload}` } }]), 'events.0'))).toBe('body.events.0.content.0.source.file_id');
+    expect(refusal(() => userMessageTurn(message([{ type: 'image', source: { type: 'file', file_id: `att_${upload}` } }]), 'events.0'))).toBe(
+      'body.events.0.content.0.source.file_id',
+    );
     expect(refusal(() => userMessageTurn(message([{ type: 'tool_result' }]), 'events.0'))).toBe('body.events.0.content.0.type');
     expect(refusal(() => userMessageTurn(message([{ type: 'text', text: '  ' }]), 'events.0'))).toBe('body.events.0.content');
   });
@@ -47,10 +57,16 @@ describe('a user.message as one of our turns', () => {
 describe('agent_toolset_20260401 as our sandbox', () => {
   it('enables capabilities by tool; web tools are off unless asked, which is refused', () => {
     expect(toolsetOf({ type: 'agent_toolset_20260401' }, 'tools.0')).toEqual({ capabilities: ['shell', 'filesystem_write', 'filesystem_read'] });
-    expect(toolsetOf({ type: 'agent_toolset_20260401', default_config: { enabled: false }, configs: [{ name: 'read', enabled: true }] }, 'tools.0')).toEqual({ capabilities: ['filesystem_read'] });
-    expect(refusal(() => toolsetOf({ type: 'agent_toolset_20260401', configs: [{ name: 'web_fetch', enabled: true }] }, 'tools.0'))).toBe('body.tools.0.configs.0.enabled');
+    expect(toolsetOf({ type: 'agent_toolset_20260401', default_config: { enabled: false }, configs: [{ name: 'read', enabled: true }] }, 'tools.0')).toEqual({
+      capabilities: ['filesystem_read'],
+    });
+    expect(refusal(() => toolsetOf({ type: 'agent_toolset_20260401', configs: [{ name: 'web_fetch', enabled: true }] }, 'tools.0'))).toBe(
+      'body.tools.0.configs.0.enabled',
+    );
     expect(refusal(() => toolsetOf({ type: 'agent_toolset_20260401', configs: [{ name: 'edit', enabled: false }] }, 'tools.0'))).toBe('body.tools.0.configs');
-    expect(refusal(() => toolsetOf({ type: 'agent_toolset_20260401', configs: [{ name: 'bash', permission_policy: { type: 'always_ask' } }] }, 'tools.0'))).toBe('body.tools.0.configs.0.permission_policy');
+    expect(
+      refusal(() => toolsetOf({ type: 'agent_toolset_20260401', configs: [{ name: 'bash', permission_policy: { type: 'always_ask' } }] }, 'tools.0')),
+    ).toBe('body.tools.0.configs.0.permission_policy');
   });
 
   it('renders every tool resolved', () => {

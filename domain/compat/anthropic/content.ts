@@ -28,10 +28,23 @@ const Source = v.variant('type', [
   v.strictObject({ type: v.literal('text'), media_type: v.optional(v.string()), data: v.string() }),
   v.strictObject({ type: v.literal('url'), url: v.string() }),
 ]);
-const FileBlock = v.strictObject({ type: v.picklist(['image', 'document']), source: Source, title: v.optional(v.nullable(v.string())), context: v.optional(v.nullable(v.string())), ...Extras });
+const FileBlock = v.strictObject({
+  type: v.picklist(['image', 'document']),
+  source: Source,
+  title: v.optional(v.nullable(v.string())),
+  context: v.optional(v.nullable(v.string())),
+  ...Extras,
+});
 
 /** Extensions for the media types a CMA client sends inline (our file kinds accept these). */
-const EXTENSION_OF: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp', 'application/pdf': 'pdf', 'text/plain': 'txt' };
+const EXTENSION_OF: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'application/pdf': 'pdf',
+  'text/plain': 'txt',
+};
 
 /** The prefix of a CMA file id that names one of a turn's stored attachments (read-only). */
 export const ATTACHMENT_FILE_PREFIX = 'att_';
@@ -49,7 +62,8 @@ export function userMessageTurn(event: Record<string, unknown>, field: string): 
       texts.push(text.output.text);
       continue;
     }
-    if (block.type !== 'image' && block.type !== 'document') return fail(`${at}.type`, `${String(block.type)} blocks are not supported by this server; send text, image or document blocks`);
+    if (block.type !== 'image' && block.type !== 'document')
+      return fail(`${at}.type`, `${String(block.type)} blocks are not supported by this server; send text, image or document blocks`);
     const file = v.safeParse(FileBlock, block);
     if (!file.success) return fail(at, `must be {type: "${block.type}", source: {type: "base64" | "file" | "text", …}}`);
     const { source, title } = file.output;
@@ -61,7 +75,8 @@ export function userMessageTurn(event: Record<string, unknown>, field: string): 
         texts.push(title ? `${title}\n${source.data}` : source.data);
         break;
       case 'file':
-        if (source.file_id.startsWith(ATTACHMENT_FILE_PREFIX) && isOurId(source.file_id.slice(ATTACHMENT_FILE_PREFIX.length))) return fail(`${at}.source.file_id`, "a turn's attachment cannot be attached again; upload the file");
+        if (source.file_id.startsWith(ATTACHMENT_FILE_PREFIX) && isOurId(source.file_id.slice(ATTACHMENT_FILE_PREFIX.length)))
+          return fail(`${at}.source.file_id`, "a turn's attachment cannot be attached again; upload the file");
         if (!isOurId(source.file_id)) return fail(`${at}.source.file_id`, 'no uploaded file with that id');
         files.push({ uploadId: source.file_id.toLowerCase() });
         break;
@@ -80,8 +95,13 @@ export function userMessageTurn(event: Record<string, unknown>, field: string): 
 }
 
 /** A CMA message as the text and files fields of one of our turns (`initialMessage` on creation, `message` after). */
-export function turnFields<K extends 'initialMessage' | 'message'>(turn: TurnFromMessage, key: K): { [P in K]?: string } & { files?: TurnFromMessage['files'] } {
-  return { ...(turn.text !== undefined ? { [key]: turn.text } : {}), ...(turn.files.length > 0 ? { files: turn.files } : {}) } as { [P in K]?: string } & { files?: TurnFromMessage['files'] };
+export function turnFields<K extends 'initialMessage' | 'message'>(
+  turn: TurnFromMessage,
+  key: K,
+): { [P in K]?: string } & { files?: TurnFromMessage['files'] } {
+  return { ...(turn.text !== undefined ? { [key]: turn.text } : {}), ...(turn.files.length > 0 ? { files: turn.files } : {}) } as { [P in K]?: string } & {
+    files?: TurnFromMessage['files'];
+  };
 }
 
 /**
@@ -91,7 +111,10 @@ export function turnFields<K extends 'initialMessage' | 'message'>(turn: TurnFro
 export function userMessageContent(text: string, attachments: readonly AttachmentMetadata[]): Array<Record<string, unknown>> {
   const blocks: Array<Record<string, unknown>> = attachments.length > 0 && text === NEUTRAL_FILES_MESSAGE ? [] : [{ type: 'text', text }];
   for (const file of attachments) {
-    blocks.push({ type: file.contentType.startsWith('image/') ? 'image' : 'document', source: { type: 'file', file_id: `${ATTACHMENT_FILE_PREFIX}${file.id}` } });
+    blocks.push({
+      type: file.contentType.startsWith('image/') ? 'image' : 'document',
+      source: { type: 'file', file_id: `${ATTACHMENT_FILE_PREFIX}${file.id}` },
+    });
   }
   return blocks;
 }

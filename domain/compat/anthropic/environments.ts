@@ -58,8 +58,10 @@ export function environmentConfigOf(config: v.InferOutput<typeof Config> | null 
   if (config.type !== 'cloud') throw new ValidationError('config.type: only "cloud" environments are supported by this server', { path: 'body.config.type' });
   for (const [manager, list] of Object.entries(config.packages ?? {})) {
     if (manager === 'type') continue;
-    if (!(PACKAGE_MANAGERS as readonly string[]).includes(manager)) throw new ValidationError(`config.packages.${manager}: unknown package manager`, { path: `body.config.packages.${manager}` });
-    if (Array.isArray(list) && list.length > 0) throw new ValidationError(`config.packages.${manager}: installing packages is not supported by this server`, { path: `body.config.packages.${manager}` });
+    if (!(PACKAGE_MANAGERS as readonly string[]).includes(manager))
+      throw new ValidationError(`config.packages.${manager}: unknown package manager`, { path: `body.config.packages.${manager}` });
+    if (Array.isArray(list) && list.length > 0)
+      throw new ValidationError(`config.packages.${manager}: installing packages is not supported by this server`, { path: `body.config.packages.${manager}` });
   }
   const networking = config.networking ?? { type: 'unrestricted' as const };
   return {
@@ -67,12 +69,26 @@ export function environmentConfigOf(config: v.InferOutput<typeof Config> | null 
     networking:
       networking.type === 'unrestricted'
         ? { type: 'unrestricted' }
-        : { type: 'limited', allowed_hosts: networking.allowed_hosts ?? [], allow_mcp_servers: networking.allow_mcp_servers ?? false, allow_package_managers: networking.allow_package_managers ?? false },
+        : {
+            type: 'limited',
+            allowed_hosts: networking.allowed_hosts ?? [],
+            allow_mcp_servers: networking.allow_mcp_servers ?? false,
+            allow_package_managers: networking.allow_package_managers ?? false,
+          },
     packages: emptyPackages(),
   };
 }
 
-export type EnvironmentRecord = { id: string; name: string; description: string | null; config: EnvironmentConfig; metadata: Record<string, string>; createdAt: Date; updatedAt: Date; archivedAt: Date | null };
+export type EnvironmentRecord = {
+  id: string;
+  name: string;
+  description: string | null;
+  config: EnvironmentConfig;
+  metadata: Record<string, string>;
+  createdAt: Date;
+  updatedAt: Date;
+  archivedAt: Date | null;
+};
 
 /** `BetaEnvironment`. */
 export function renderEnvironment(environment: EnvironmentRecord) {
@@ -92,5 +108,14 @@ export type CmaEnvironment = ReturnType<typeof renderEnvironment>;
 
 /** The built-in environment every project has (its times: the project's creation). */
 export function defaultEnvironment(projectCreatedAt: Date): EnvironmentRecord {
-  return { id: DEFAULT_ENVIRONMENT_ID, name: 'Default', description: 'The built-in environment: sessions use their agent version’s sandbox settings.', config: environmentConfigOf(null), metadata: {}, createdAt: projectCreatedAt, updatedAt: projectCreatedAt, archivedAt: null };
+  return {
+    id: DEFAULT_ENVIRONMENT_ID,
+    name: 'Default',
+    description: 'The built-in environment: sessions use their agent version’s sandbox settings.',
+    config: environmentConfigOf(null),
+    metadata: {},
+    createdAt: projectCreatedAt,
+    updatedAt: projectCreatedAt,
+    archivedAt: null,
+  };
 }

@@ -60,7 +60,11 @@ const ERROR_TYPES: Record<string, string> = {
 };
 
 function sessionError(errorCode: unknown, message: unknown, retry: 'retrying' | 'exhausted') {
-  return { type: ERROR_TYPES[String(errorCode)] ?? 'unknown_error', message: typeof message === 'string' ? message : 'The run failed', retry_status: { type: retry } };
+  return {
+    type: ERROR_TYPES[String(errorCode)] ?? 'unknown_error',
+    message: typeof message === 'string' ? message : 'The run failed',
+    retry_status: { type: retry },
+  };
 }
 
 const text = (value: string) => [{ type: 'text', text: value }];
@@ -79,7 +83,14 @@ export function cmaEventsOf(event: EventSource, facts: EventFacts): CmaEvent[] {
       if (typeof content?.text !== 'string') return [];
       if (payload.role === 'user') {
         const queued = facts.queuedMessageEventOfRun.get(String(payload.runId));
-        return [{ id: queued ? cmaEventId(queued) : cmaEventId(event.id), type: 'user.message', content: userMessageContent(content.text, facts.attachmentsOfRun.get(String(payload.runId)) ?? []), processed_at: at }];
+        return [
+          {
+            id: queued ? cmaEventId(queued) : cmaEventId(event.id),
+            type: 'user.message',
+            content: userMessageContent(content.text, facts.attachmentsOfRun.get(String(payload.runId)) ?? []),
+            processed_at: at,
+          },
+        ];
       }
       return payload.role === 'assistant' ? one({ type: 'agent.message', content: text(content.text) }) : [];
     }

@@ -8,7 +8,8 @@ import { isOurId } from './ids.ts';
  * an upload is its UUID; a turn's attachment is `att_<attachmentId>` and a file of a session's
  * latest workspace backup `wsf_<base64url(sessionId + "\n" + path)>`, both read-only.
  */
-export type FileRef = { kind: 'upload'; uploadId: string } | { kind: 'attachment'; attachmentId: string } | { kind: 'workspace'; sessionId: string; path: string };
+export type FileRef =
+  { kind: 'upload'; uploadId: string } | { kind: 'attachment'; attachmentId: string } | { kind: 'workspace'; sessionId: string; path: string };
 
 const WORKSPACE_PREFIX = 'wsf_';
 
@@ -17,7 +18,8 @@ export const workspaceFileId = (sessionId: string, path: string) => `${WORKSPACE
 /** What a file id names, or null when it cannot be one of ours. */
 export function fileRefOf(id: string): FileRef | null {
   if (isOurId(id)) return { kind: 'upload', uploadId: id.toLowerCase() };
-  if (id.startsWith(ATTACHMENT_FILE_PREFIX) && isOurId(id.slice(ATTACHMENT_FILE_PREFIX.length))) return { kind: 'attachment', attachmentId: id.slice(ATTACHMENT_FILE_PREFIX.length).toLowerCase() };
+  if (id.startsWith(ATTACHMENT_FILE_PREFIX) && isOurId(id.slice(ATTACHMENT_FILE_PREFIX.length)))
+    return { kind: 'attachment', attachmentId: id.slice(ATTACHMENT_FILE_PREFIX.length).toLowerCase() };
   if (!id.startsWith(WORKSPACE_PREFIX)) return null;
   const text = Buffer.from(id.slice(WORKSPACE_PREFIX.length), 'base64url').toString('utf8');
   const cut = text.indexOf('\n');
@@ -32,7 +34,15 @@ export function mimeTypeOfName(name: string): string {
 }
 
 /** `BetaFileMetadata`. */
-export function renderFile(file: { id: string; filename: string; mimeType: string; sizeBytes: number; createdAt: string; expiresAt: string | null; sessionId: string | null }) {
+export function renderFile(file: {
+  id: string;
+  filename: string;
+  mimeType: string;
+  sizeBytes: number;
+  createdAt: string;
+  expiresAt: string | null;
+  sessionId: string | null;
+}) {
   return {
     id: file.id,
     type: 'file' as const,

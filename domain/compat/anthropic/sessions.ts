@@ -11,11 +11,13 @@ import type { CmaAgent } from './agents.ts';
  * create body, the status mapping and the session object.
  */
 
-
 export const CreateSessionParams = v.strictObject({
   agent: v.union([
     v.pipe(v.string(), v.minLength(1)),
-    v.strictObject({ type: v.string(), id: v.string(), version: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1)))) }, 'must be an agent id or {type: "agent", id, version?}'),
+    v.strictObject(
+      { type: v.string(), id: v.string(), version: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1)))) },
+      'must be an agent id or {type: "agent", id, version?}',
+    ),
   ]),
   environment_id: v.pipe(v.string(), v.minLength(1)),
   initial_events: v.optional(v.nullable(v.pipe(v.array(v.record(v.string(), v.unknown())), v.maxLength(50, 'holds at most 50 events')))),
@@ -38,7 +40,8 @@ export const UpdateSessionParams = v.strictObject({
 export type UpdateSessionParams = v.InferOutput<typeof UpdateSessionParams>;
 
 export function checkSessionUpdate(params: UpdateSessionParams): void {
-  if (params.agent !== undefined && params.agent !== null) fail('agent', "a session's own tools and MCP servers are not supported by this server; publish an agent version");
+  if (params.agent !== undefined && params.agent !== null)
+    fail('agent', "a session's own tools and MCP servers are not supported by this server; publish an agent version");
   if (params.budget !== undefined && params.budget !== null) fail('budget', 'budgets are not supported by this server yet');
   if (params.vault_ids && params.vault_ids.length > 0) fail('vault_ids', 'vaults are not supported by this server');
 }
@@ -131,7 +134,12 @@ export function renderSession(input: { session: SessionRecord; agent: CmaAgent; 
     vault_ids: [],
     outcome_evaluations: [],
     budget: null,
-    usage: { input_tokens: session.inputTokens, output_tokens: session.outputTokens, cache_read_input_tokens: session.cacheReadTokens, cache_creation_input_tokens: session.cacheWriteTokens },
+    usage: {
+      input_tokens: session.inputTokens,
+      output_tokens: session.outputTokens,
+      cache_read_input_tokens: session.cacheReadTokens,
+      cache_creation_input_tokens: session.cacheWriteTokens,
+    },
     stats: { duration_seconds: Math.max(0, (input.now.getTime() - session.createdAt.getTime()) / 1000) },
     created_at: session.createdAt.toISOString(),
     updated_at: session.lastActivityAt.toISOString(),

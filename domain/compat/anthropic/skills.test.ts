@@ -67,7 +67,15 @@ describe('parseSkillMd', () => {
       allowedTools: ['Read', 'Bash(git:*)'],
     });
     const { fields } = parseSkillMd(renderSkillMd(content));
-    expect(fields).toEqual({ name: content.name, description: content.description, license: content.license, compatibility: content.compatibility, metadata: content.metadata, allowedTools: content.allowedTools, instructions: content.instructions });
+    expect(fields).toEqual({
+      name: content.name,
+      description: content.description,
+      license: content.license,
+      compatibility: content.compatibility,
+      metadata: content.metadata,
+      allowedTools: content.allowedTools,
+      instructions: content.instructions,
+    });
   });
 
   it('names what is wrong', () => {
@@ -132,8 +140,18 @@ describe('displayNameOf', () => {
 
 describe('latestVisibleVersion and offsetPage', () => {
   it('skips revoked versions unless all are', () => {
-    expect(latestVisibleVersion([{ version: 1, status: 'active' }, { version: 2, status: 'revoked' }])?.version).toBe(1);
-    expect(latestVisibleVersion([{ version: 1, status: 'revoked' }, { version: 2, status: 'revoked' }])?.version).toBe(2);
+    expect(
+      latestVisibleVersion([
+        { version: 1, status: 'active' },
+        { version: 2, status: 'revoked' },
+      ])?.version,
+    ).toBe(1);
+    expect(
+      latestVisibleVersion([
+        { version: 1, status: 'revoked' },
+        { version: 2, status: 'revoked' },
+      ])?.version,
+    ).toBe(2);
   });
 
   it('pages with opaque offsets and refuses a foreign cursor', () => {
@@ -146,7 +164,11 @@ describe('latestVisibleVersion and offsetPage', () => {
 
 describe('storedZip', () => {
   it('writes a stored zip whose entries read back with their CRC-32', () => {
-    const entries = skillArchiveEntries({ name: 'pdf-tools', skillMd: '---\nname: pdf-tools\n---\nü', files: [{ path: 'docs/a.md', dataBase64: btoa('# A') }] });
+    const entries = skillArchiveEntries({
+      name: 'pdf-tools',
+      skillMd: '---\nname: pdf-tools\n---\nü',
+      files: [{ path: 'docs/a.md', dataBase64: btoa('# A') }],
+    });
     const zip = storedZip(entries, new Date('2026-03-04T05:06:08Z'));
     const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
     const end = zip.length - 22;

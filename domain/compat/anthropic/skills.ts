@@ -68,7 +68,8 @@ export function parseSkillMd(text: string): { fields: SkillMdFields; problem?: n
   const optional = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
   const metadata: Record<string, string> = {};
   if (map.metadata !== undefined && map.metadata !== '') {
-    if (typeof map.metadata !== 'object' || map.metadata === null || Array.isArray(map.metadata)) return { problem: 'frontmatter metadata must be a map of text values' };
+    if (typeof map.metadata !== 'object' || map.metadata === null || Array.isArray(map.metadata))
+      return { problem: 'frontmatter metadata must be a map of text values' };
     for (const [key, value] of Object.entries(map.metadata)) {
       if (typeof value !== 'string') return { problem: `frontmatter metadata.${key} must be text` };
       metadata[key] = value;
@@ -110,7 +111,8 @@ export function skillBodyOf(uploads: SkillUpload[]): { name: string; body: Skill
   if (uploads.length === 0) refuse(`upload the Skill's files, with ${SKILL_MANIFEST_PATH} at the root of one directory`);
   const split = uploads.map((upload) => {
     const slash = upload.filename.indexOf('/');
-    if (slash <= 0 || slash === upload.filename.length - 1) refuse(`"${upload.filename}" must be a path inside the Skill's top-level directory (like "my-skill/${SKILL_MANIFEST_PATH}")`);
+    if (slash <= 0 || slash === upload.filename.length - 1)
+      refuse(`"${upload.filename}" must be a path inside the Skill's top-level directory (like "my-skill/${SKILL_MANIFEST_PATH}")`);
     return { ...upload, top: upload.filename.slice(0, slash), path: upload.filename.slice(slash + 1) };
   });
   const top = split[0]!.top;
@@ -184,7 +186,14 @@ export type CmaSkill = ReturnType<typeof renderSkill>;
 
 /** `BetaSkillVersion`: the version id is ours; `name` and `description` as of the version. */
 export function renderSkillVersion(version: { id: string; skillId: string; name: string; description: string; createdAt: string }) {
-  return { id: version.id, type: 'skill_version' as const, skill_id: version.skillId, name: version.name, description: version.description, created_at: version.createdAt };
+  return {
+    id: version.id,
+    type: 'skill_version' as const,
+    skill_id: version.skillId,
+    name: version.name,
+    description: version.description,
+    created_at: version.createdAt,
+  };
 }
 export type CmaSkillVersion = ReturnType<typeof renderSkillVersion>;
 
@@ -213,7 +222,11 @@ export function offsetPage<T>(all: T[], input: { limit: number; page: string | u
 }
 
 /** The entries of a version's download: `<name>/SKILL.md` (rendered by the core), then every file. */
-export function skillArchiveEntries(exported: { name: string; skillMd: string; files: Array<{ path: string; dataBase64: string }> }): Array<{ path: string; bytes: Uint8Array }> {
+export function skillArchiveEntries(exported: {
+  name: string;
+  skillMd: string;
+  files: Array<{ path: string; dataBase64: string }>;
+}): Array<{ path: string; bytes: Uint8Array }> {
   return [
     { path: `${exported.name}/${SKILL_MANIFEST_PATH}`, bytes: new TextEncoder().encode(exported.skillMd) },
     ...exported.files.map((file) => ({ path: `${exported.name}/${file.path}`, bytes: decodeCanonicalBase64(file.dataBase64) ?? new Uint8Array() })),

@@ -16,7 +16,14 @@ const SANDBOX_TOOLS = ['bash', 'edit', 'read', 'write', 'glob', 'grep'] as const
 const WEB_TOOLS = ['web_fetch', 'web_search'] as const;
 export type ToolsetToolName = (typeof SANDBOX_TOOLS)[number] | (typeof WEB_TOOLS)[number];
 
-const CAPABILITY_OF: Record<(typeof SANDBOX_TOOLS)[number], SandboxCapability> = { read: 'filesystem_read', write: 'filesystem_write', edit: 'filesystem_write', bash: 'shell', grep: 'shell', glob: 'shell' };
+const CAPABILITY_OF: Record<(typeof SANDBOX_TOOLS)[number], SandboxCapability> = {
+  read: 'filesystem_read',
+  write: 'filesystem_write',
+  edit: 'filesystem_write',
+  bash: 'shell',
+  grep: 'shell',
+  glob: 'shell',
+};
 
 /** The toolset as this server holds it: which capabilities its enabled tools need. */
 export type ToolsetView = { capabilities: SandboxCapability[] };
@@ -25,7 +32,16 @@ const Policy = v.nullish(v.strictObject({ type: v.picklist(['always_allow', 'alw
 const ToolsetParams = v.strictObject({
   type: v.literal(TOOLSET_TYPE),
   default_config: v.nullish(v.strictObject({ enabled: v.nullish(v.boolean()), permission_policy: Policy })),
-  configs: v.nullish(v.array(v.strictObject({ name: v.picklist([...SANDBOX_TOOLS, ...WEB_TOOLS]), type: v.optional(v.string()), enabled: v.nullish(v.boolean()), permission_policy: Policy }))),
+  configs: v.nullish(
+    v.array(
+      v.strictObject({
+        name: v.picklist([...SANDBOX_TOOLS, ...WEB_TOOLS]),
+        type: v.optional(v.string()),
+        enabled: v.nullish(v.boolean()),
+        permission_policy: Policy,
+      }),
+    ),
+  ),
 });
 
 const fail = (field: string, message: string): never => {
@@ -39,12 +55,15 @@ export function toolsetOf(tool: Record<string, unknown>, field: string): Toolset
     return fail(at ? `${field}.${at}` : field, parsed.issues[0].message);
   }
   const { default_config: defaults, configs } = parsed.output;
-  if (defaults?.permission_policy?.type === 'always_ask') fail(`${field}.default_config.permission_policy`, 'sandbox tools cannot ask for confirmation on this server');
+  if (defaults?.permission_policy?.type === 'always_ask')
+    fail(`${field}.default_config.permission_policy`, 'sandbox tools cannot ask for confirmation on this server');
   const enabled = new Map<string, boolean>();
   for (const [index, config] of (configs ?? []).entries()) {
     if (config.type !== undefined && config.type !== config.name) fail(`${field}.configs.${index}.type`, 'must equal name');
-    if (config.permission_policy?.type === 'always_ask') fail(`${field}.configs.${index}.permission_policy`, 'sandbox tools cannot ask for confirmation on this server');
-    if ((WEB_TOOLS as readonly string[]).includes(config.name) && config.enabled === true) fail(`${field}.configs.${index}.enabled`, `${config.name} is not available on this server`);
+    if (config.permission_policy?.type === 'always_ask')
+      fail(`${field}.configs.${index}.permission_policy`, 'sandbox tools cannot ask for confirmation on this server');
+    if ((WEB_TOOLS as readonly string[]).includes(config.name) && config.enabled === true)
+      fail(`${field}.configs.${index}.enabled`, `${config.name} is not available on this server`);
     if (config.enabled !== undefined && config.enabled !== null) enabled.set(config.name, config.enabled);
   }
   const on = (name: string) => enabled.get(name) ?? defaults?.enabled ?? true;
@@ -52,7 +71,8 @@ export function toolsetOf(tool: Record<string, unknown>, field: string): Toolset
   for (const name of SANDBOX_TOOLS) {
     const capability = CAPABILITY_OF[name];
     const siblings = SANDBOX_TOOLS.filter((other) => CAPABILITY_OF[other] === capability);
-    if (siblings.some((other) => on(other) !== on(name))) fail(`${field}.configs`, `${siblings.join(', ')} are enabled together on this server (one sandbox capability)`);
+    if (siblings.some((other) => on(other) !== on(name)))
+      fail(`${field}.configs`, `${siblings.join(', ')} are enabled together on this server (one sandbox capability)`);
     if (on(name) && !capabilities.includes(capability)) capabilities.push(capability);
   }
   return { capabilities };

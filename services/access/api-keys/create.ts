@@ -24,7 +24,15 @@ export type CreatedApiKey = v.InferOutput<typeof CreatedApiKeyShape>;
  * organization and can grant only scopes it holds. The secret is returned once; only its keyed
  * hash is stored.
  */
-export async function createApiKey({ ctx, keyring, input }: { ctx: ServiceContext; keyring: CredentialKeyring; input: CreateApiKeyInput }): Promise<CreatedApiKey> {
+export async function createApiKey({
+  ctx,
+  keyring,
+  input,
+}: {
+  ctx: ServiceContext;
+  keyring: CredentialKeyring;
+  input: CreateApiKeyInput;
+}): Promise<CreatedApiKey> {
   const { name, scopes } = v.parse(CreateApiKeyInput, input);
   const secret = API_KEY_PREFIX + randomBytes(32).toString('base64url');
   return withTransaction(ctx, async (tx) => {
@@ -60,7 +68,11 @@ export async function createApiKey({ ctx, keyring, input }: { ctx: ServiceContex
  */
 async function lockedCreator(tx: ServiceContext, actor: Actor): Promise<Actor> {
   if (actor.kind === 'api_key') {
-    const [key] = await tx.db.select({ scopes: apiKeys.scopes, revokedAt: apiKeys.revokedAt }).from(apiKeys).where(eq(apiKeys.id, actor.apiKeyId!)).for('update');
+    const [key] = await tx.db
+      .select({ scopes: apiKeys.scopes, revokedAt: apiKeys.revokedAt })
+      .from(apiKeys)
+      .where(eq(apiKeys.id, actor.apiKeyId!))
+      .for('update');
     if (!key || key.revokedAt) throw new UnauthenticatedError('The API key is not valid');
     return { ...actor, scopes: key.scopes };
   }

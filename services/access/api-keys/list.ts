@@ -16,12 +16,7 @@ export async function listApiKeys({ ctx, input }: { ctx: ServiceContext; input: 
   const rows = await ctx.db
     .select()
     .from(apiKeys)
-    .where(
-      and(
-        eq(apiKeys.organizationId, actor.organizationId),
-        page.after,
-      ),
-    )
+    .where(and(eq(apiKeys.organizationId, actor.organizationId), page.after))
     .orderBy(...page.orderBy)
     .limit(input.limit + 1);
   return toPage(rows, input.limit, toApiKeyResponse);

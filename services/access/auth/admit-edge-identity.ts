@@ -17,7 +17,13 @@ import { provisionMember } from './provision-member.ts';
  * (active) project, else the default project, else any project they are a member of. Anyone
  * else is admitted under the owner and member policy of spec 3 "Roles" rule 1 (see `admit`).
  */
-export async function resolveEdgeActor({ ctx, input }: { ctx: ServiceContext; input: { identity: EdgeIdentity; preferredProjectId: string | null } }): Promise<Actor> {
+export async function resolveEdgeActor({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { identity: EdgeIdentity; preferredProjectId: string | null };
+}): Promise<Actor> {
   const { identity, preferredProjectId } = input;
   const current = await readInstallation(ctx.db);
   if (!current) throw new Error('The installation is not initialized');
@@ -45,11 +51,22 @@ async function findMemberActor(db: Executor, organizationId: string, subject: st
 async function admit(ctx: ServiceContext, identity: EdgeIdentity): Promise<Actor> {
   const outcome = await withTransaction(ctx, async (tx) => {
     const { organizationId, defaultProjectId } = await lockInstallation(tx);
-    const [seen] = await tx.db.select().from(identities).where(and(eq(identities.organizationId, organizationId), eq(identities.subject, identity.subject)));
+    const [seen] = await tx.db
+      .select()
+      .from(identities)
+      .where(and(eq(identities.organizationId, organizationId), eq(identities.subject, identity.subject)));
     const now = tx.clock.now();
     await tx.db
       .insert(identities)
-      .values({ organizationId, subject: identity.subject, kind: identity.kind, email: identity.email, displayName: identity.displayName, lastSignInAt: now, createdAt: now })
+      .values({
+        organizationId,
+        subject: identity.subject,
+        kind: identity.kind,
+        email: identity.email,
+        displayName: identity.displayName,
+        lastSignInAt: now,
+        createdAt: now,
+      })
       .onConflictDoUpdate({
         target: [identities.organizationId, identities.subject],
         set: { email: identity.email, displayName: identity.displayName, lastSignInAt: now },
@@ -81,7 +98,15 @@ async function admit(ctx: ServiceContext, identity: EdgeIdentity): Promise<Actor
       email: identity.email,
     });
     const actor = (await loadMemberActor({ db: tx.db, input: { organizationId, projectId: defaultProjectId, subject: identity.subject } }))!;
-    await recordAudit({ ...tx, actor }, { action: role === 'owner' && !membership ? 'member.claimed_ownership' : 'member.joined', targetType: 'principal', targetId: actor.principalId, details: { subject: identity.subject, role } });
+    await recordAudit(
+      { ...tx, actor },
+      {
+        action: role === 'owner' && !membership ? 'member.claimed_ownership' : 'member.joined',
+        targetType: 'principal',
+        targetId: actor.principalId,
+        details: { subject: identity.subject, role },
+      },
+    );
     return { actor, joined: role };
   });
   if ('refusal' in outcome) throw new ForbiddenError(outcome.refusal!);

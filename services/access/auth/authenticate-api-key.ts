@@ -76,7 +76,11 @@ async function lookUpApiKey(ctx: ServiceContext, secretHash: string, requestedPr
 }
 
 /** The actor of an API key's mirror principal in a project: the key's own scopes, no roles. */
-export function apiKeyActor(input: { principalId: string; projectId: string; key: Pick<typeof apiKeys.$inferSelect, 'id' | 'organizationId' | 'scopes' | 'name'> }): Actor {
+export function apiKeyActor(input: {
+  principalId: string;
+  projectId: string;
+  key: Pick<typeof apiKeys.$inferSelect, 'id' | 'organizationId' | 'scopes' | 'name'>;
+}): Actor {
   const { key } = input;
   return {
     principalId: input.principalId,
@@ -100,7 +104,11 @@ function findKeyInProject(ctx: ServiceContext) {
       .leftJoin(projects, eq(projects.id, sql.placeholder('projectId')))
       .leftJoin(
         principals,
-        and(eq(principals.projectId, projects.id), eq(principals.kind, 'api_key'), eq(principals.subject, sql`${API_KEY_SUBJECT_PREFIX}::text || ${apiKeys.id}::text`)),
+        and(
+          eq(principals.projectId, projects.id),
+          eq(principals.kind, 'api_key'),
+          eq(principals.subject, sql`${API_KEY_SUBJECT_PREFIX}::text || ${apiKeys.id}::text`),
+        ),
       )
       .where(and(eq(apiKeys.secretHash, sql.placeholder('secretHash')), isNull(apiKeys.revokedAt)))
       .prepare('find_api_key_in_project'),
@@ -122,7 +130,14 @@ async function mirrorPrincipalId(
   if (existing) return existing.id;
   await ctx.db
     .insert(principals)
-    .values({ organizationId: input.organizationId, projectId: input.projectId, kind: 'api_key', subject: input.subject, scopes: input.scopes, displayName: input.name })
+    .values({
+      organizationId: input.organizationId,
+      projectId: input.projectId,
+      kind: 'api_key',
+      subject: input.subject,
+      scopes: input.scopes,
+      displayName: input.name,
+    })
     .onConflictDoNothing();
   const [created] = await findMirror.execute({ projectId: input.projectId, subject: input.subject });
   return created!.id;

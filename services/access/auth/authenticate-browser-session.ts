@@ -11,7 +11,13 @@ import { earliestProjectId, loadMemberActor } from './load-actor.ts';
  * membership there, else the session's own (home) project, else the organization's earliest
  * project where it has one. No membership anywhere is 401.
  */
-export async function authenticateBrowserSession({ ctx, input }: { ctx: ServiceContext; input: { token: string; preferredProjectId: string | null } }): Promise<{ actor: Actor; sessionId: string }> {
+export async function authenticateBrowserSession({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { token: string; preferredProjectId: string | null };
+}): Promise<{ actor: Actor; sessionId: string }> {
   const [session] = await ctx.db
     .select()
     .from(browserSessions)

@@ -16,7 +16,13 @@ export type HostedDeps = { oidc: { settings: HostedSettings; party: RelyingParty
 
 /** Hosted sign-in wired from the settings: the relying party at the configured provider. */
 export function hostedDeps(settings: HostedSettings, options: { allowHttp: boolean; keyring: CredentialKeyring; refreshLifetimeDays: number }): HostedDeps {
-  const party = createRelyingParty({ issuer: settings.issuer, clientId: settings.clientId, clientSecret: settings.clientSecret, caFile: settings.caFile, allowHttp: options.allowHttp });
+  const party = createRelyingParty({
+    issuer: settings.issuer,
+    clientId: settings.clientId,
+    clientSecret: settings.clientSecret,
+    caFile: settings.caFile,
+    allowHttp: options.allowHttp,
+  });
   return { oidc: { settings, party }, keyring: options.keyring, refreshLifetimeDays: options.refreshLifetimeDays };
 }
 
@@ -30,7 +36,10 @@ const hashState = (state: string) => createHash('sha256').update(state, 'utf8').
  * by the state's hash; returns the provider's authorization URL and the state for the cookie.
  */
 export async function startHostedSignIn({ ctx, deps }: { ctx: ServiceContext; deps: HostedDeps }): Promise<{ redirectUrl: string; state: string }> {
-  const { url, state, codeVerifier, nonce } = await deps.oidc.party.authorizationRequest({ redirectUri: deps.oidc.settings.redirectUri, scope: deps.oidc.settings.scopes });
+  const { url, state, codeVerifier, nonce } = await deps.oidc.party.authorizationRequest({
+    redirectUri: deps.oidc.settings.redirectUri,
+    scope: deps.oidc.settings.scopes,
+  });
   const now = ctx.clock.now();
   await ctx.db.delete(loginStates).where(lt(loginStates.expiresAt, new Date(now.getTime() - LOGIN_STATE_MS)));
   await ctx.db.insert(loginStates).values({
@@ -51,7 +60,15 @@ export type HostedSession = { sessionToken: string; refreshToken: string; sessio
  * exchanged (PKCE, nonce, ID token checked by openid-client) and the subject must already have a
  * stored principal with a membership: a provider identity alone grants nothing.
  */
-export async function completeHostedSignIn({ ctx, deps, input }: { ctx: ServiceContext; deps: HostedDeps; input: { callbackUrl: URL; stateCookie: string | null } }): Promise<HostedSession | null> {
+export async function completeHostedSignIn({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: HostedDeps;
+  input: { callbackUrl: URL; stateCookie: string | null };
+}): Promise<HostedSession | null> {
   const state = input.callbackUrl.searchParams.get('state');
   if (!state || !input.stateCookie || state !== input.stateCookie) return null;
   const now = ctx.clock.now();
@@ -75,7 +92,8 @@ export async function completeHostedSignIn({ ctx, deps, input }: { ctx: ServiceC
     throw new ForbiddenError(`This identity has no access here; an organization owner or admin adds subject "${subject}" as a member first`);
   }
   // A conforming provider may leave profile claims out of the ID token and serve them from userinfo.
-  const profile: Record<string, unknown> = typeof claims.name === 'string' && typeof claims.email === 'string' ? claims : { ...(await deps.oidc.party.userInfo(accessToken, subject)), ...claims };
+  const profile: Record<string, unknown> =
+    typeof claims.name === 'string' && typeof claims.email === 'string' ? claims : { ...(await deps.oidc.party.userInfo(accessToken, subject)), ...claims };
   const email = typeof profile.email === 'string' ? profile.email.toLowerCase() : null;
   const displayName = typeof profile.name === 'string' ? profile.name.slice(0, 200) : null;
   const sessionToken = randomBytes(32).toString('base64url');
@@ -114,7 +132,15 @@ export async function completeHostedSignIn({ ctx, deps, input }: { ctx: ServiceC
  * (401: start a fresh sign-in) while a provider outage stays retryable (503). The subject must
  * still hold a membership. The old refresh cookie stops working (rotation).
  */
-export async function refreshHostedSession({ ctx, deps, input }: { ctx: ServiceContext; deps: HostedDeps; input: { refreshToken: string } }): Promise<HostedSession> {
+export async function refreshHostedSession({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: HostedDeps;
+  input: { refreshToken: string };
+}): Promise<HostedSession> {
   const now = ctx.clock.now();
   const oldHash = hashSessionToken(input.refreshToken);
   const [session] = await ctx.db
@@ -158,7 +184,15 @@ export async function refreshHostedSession({ ctx, deps, input }: { ctx: ServiceC
  * `POST /auth/logout`: ends the cookie session; when the provider offers RP-initiated logout,
  * the URL that ends the provider session too (back to the application origin).
  */
-export async function endHostedSession({ ctx, deps, input }: { ctx: ServiceContext; deps: HostedDeps & { appOrigin: string }; input: { sessionId: string } }): Promise<{ redirectUrl?: string }> {
+export async function endHostedSession({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: HostedDeps & { appOrigin: string };
+  input: { sessionId: string };
+}): Promise<{ redirectUrl?: string }> {
   const [session] = await ctx.db.delete(browserSessions).where(eq(browserSessions.id, input.sessionId)).returning();
   if (!session?.providerTokensCiphertext) return {};
   const { idToken } = JSON.parse(deps.keyring.decrypt(session.providerTokensCiphertext, TOKENS_AD)) as { idToken: string | null };

@@ -20,7 +20,12 @@ export async function ensureInstallation(ctx: ServiceContext): Promise<ReadyInst
     if (existing) {
       // The default project was deleted (allowed outside edge-proxy mode): the earliest one
       // takes its place.
-      const [earliest] = await tx.db.select().from(projects).where(eq(projects.organizationId, existing.organizationId)).orderBy(asc(projects.createdAt), asc(projects.id)).limit(1);
+      const [earliest] = await tx.db
+        .select()
+        .from(projects)
+        .where(eq(projects.organizationId, existing.organizationId))
+        .orderBy(asc(projects.createdAt), asc(projects.id))
+        .limit(1);
       await tx.db.update(installation).set({ defaultProjectId: earliest!.id });
       return { ...existing, defaultProjectId: earliest!.id };
     }
@@ -28,11 +33,22 @@ export async function ensureInstallation(ctx: ServiceContext): Promise<ReadyInst
     await tx.db.insert(organizations).values({ slug: DEVELOPMENT_ORGANIZATION_SLUG, name: 'Default organization', createdAt }).onConflictDoNothing();
     const [organization] = await tx.db.select().from(organizations).where(eq(organizations.slug, DEVELOPMENT_ORGANIZATION_SLUG));
     const organizationId = organization!.id;
-    const [first] = await tx.db.select().from(projects).where(eq(projects.organizationId, organizationId)).orderBy(asc(projects.createdAt), asc(projects.id)).limit(1);
-    const [named] = await tx.db.select().from(projects).where(and(eq(projects.organizationId, organizationId), eq(projects.slug, DEVELOPMENT_PROJECT_SLUG)));
+    const [first] = await tx.db
+      .select()
+      .from(projects)
+      .where(eq(projects.organizationId, organizationId))
+      .orderBy(asc(projects.createdAt), asc(projects.id))
+      .limit(1);
+    const [named] = await tx.db
+      .select()
+      .from(projects)
+      .where(and(eq(projects.organizationId, organizationId), eq(projects.slug, DEVELOPMENT_PROJECT_SLUG)));
     let defaultProject = named ?? first;
     if (!defaultProject) {
-      [defaultProject] = await tx.db.insert(projects).values({ organizationId, slug: DEVELOPMENT_PROJECT_SLUG, name: 'Default project', createdAt }).returning();
+      [defaultProject] = await tx.db
+        .insert(projects)
+        .values({ organizationId, slug: DEVELOPMENT_PROJECT_SLUG, name: 'Default project', createdAt })
+        .returning();
     }
     await tx.db.insert(installation).values({ organizationId, defaultProjectId: defaultProject!.id, createdAt }).onConflictDoNothing();
     return (await readInstallation(tx.db)) as ReadyInstallation;
@@ -41,7 +57,11 @@ export async function ensureInstallation(ctx: ServiceContext): Promise<ReadyInst
 
 export async function readInstallation(db: Executor): Promise<Installation | null> {
   const [row] = await db
-    .select({ organizationId: installation.organizationId, defaultProjectId: installation.defaultProjectId, ownerClaimedBySubject: installation.ownerClaimedBySubject })
+    .select({
+      organizationId: installation.organizationId,
+      defaultProjectId: installation.defaultProjectId,
+      ownerClaimedBySubject: installation.ownerClaimedBySubject,
+    })
     .from(installation);
   return row ?? null;
 }
@@ -49,7 +69,11 @@ export async function readInstallation(db: Executor): Promise<Installation | nul
 /** Locks the installation row: admissions and the owner claim run one at a time. */
 export async function lockInstallation(tx: ServiceContext): Promise<Installation> {
   const [row] = await tx.db
-    .select({ organizationId: installation.organizationId, defaultProjectId: installation.defaultProjectId, ownerClaimedBySubject: installation.ownerClaimedBySubject })
+    .select({
+      organizationId: installation.organizationId,
+      defaultProjectId: installation.defaultProjectId,
+      ownerClaimedBySubject: installation.ownerClaimedBySubject,
+    })
     .from(installation)
     .for('update');
   if (!row) throw new Error('The installation is not initialized');

@@ -8,7 +8,13 @@ import type { Actor } from '../../kernel/service-context.ts';
  * The human (or service) actor for `input.subject` in `input.projectId`, or null when the subject has no
  * principal with a membership there. Roles come from stored memberships, never from scopes.
  */
-export async function loadMemberActor({ db, input }: { db: Executor; input: { organizationId: string; projectId: string; subject: string } }): Promise<Actor | null> {
+export async function loadMemberActor({
+  db,
+  input,
+}: {
+  db: Executor;
+  input: { organizationId: string; projectId: string; subject: string };
+}): Promise<Actor | null> {
   const [row] = await db
     .select({
       principal: principals,
@@ -16,24 +22,12 @@ export async function loadMemberActor({ db, input }: { db: Executor; input: { or
       organizationRole: organizationMemberships.role,
     })
     .from(principals)
-    .innerJoin(
-      projectMemberships,
-      and(eq(projectMemberships.principalId, principals.id), eq(projectMemberships.projectId, principals.projectId)),
-    )
+    .innerJoin(projectMemberships, and(eq(projectMemberships.principalId, principals.id), eq(projectMemberships.projectId, principals.projectId)))
     .leftJoin(
       organizationMemberships,
-      and(
-        eq(organizationMemberships.organizationId, principals.organizationId),
-        eq(organizationMemberships.subject, principals.subject),
-      ),
+      and(eq(organizationMemberships.organizationId, principals.organizationId), eq(organizationMemberships.subject, principals.subject)),
     )
-    .where(
-      and(
-        eq(principals.organizationId, input.organizationId),
-        eq(principals.projectId, input.projectId),
-        eq(principals.subject, input.subject),
-      ),
-    )
+    .where(and(eq(principals.organizationId, input.organizationId), eq(principals.projectId, input.projectId), eq(principals.subject, input.subject)))
     .limit(1);
   if (!row || row.principal.kind === 'api_key') return null;
   return {

@@ -15,7 +15,8 @@ import { loadMemberActor } from './load-actor.ts';
 export async function principalActorNow({ db, input }: { db: Executor; input: { principalId: string } }): Promise<Actor | null> {
   const [principal] = await db.select().from(principals).where(eq(principals.id, input.principalId));
   if (!principal) return null;
-  if (principal.kind !== 'api_key') return loadMemberActor({ db, input: { organizationId: principal.organizationId, projectId: principal.projectId, subject: principal.subject } });
+  if (principal.kind !== 'api_key')
+    return loadMemberActor({ db, input: { organizationId: principal.organizationId, projectId: principal.projectId, subject: principal.subject } });
   const apiKeyId = apiKeyIdOfSubject(principal.subject);
   if (!apiKeyId) return null;
   const [key] = await db

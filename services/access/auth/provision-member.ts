@@ -21,7 +21,10 @@ export async function provisionMember(
     email?: string | null;
   },
 ): Promise<string> {
-  await tx.db.insert(organizationMemberships).values({ organizationId: input.organizationId, subject: input.subject, role: input.organizationRole }).onConflictDoNothing();
+  await tx.db
+    .insert(organizationMemberships)
+    .values({ organizationId: input.organizationId, subject: input.subject, role: input.organizationRole })
+    .onConflictDoNothing();
   await tx.db
     .insert(principals)
     .values({

@@ -18,7 +18,13 @@ import { findMember, findMemberBySubject, publicMember } from './read.ts';
  * profile. It never invites anyone. Someone whose organization access was removed comes back
  * as `member`: an administrator's explicit act, not a reopened claim.
  */
-export async function addMemberByEmail({ ctx, input }: { ctx: ServiceContext; input: AddMemberByEmailInput }): Promise<{ member: PublicMember; created: boolean }> {
+export async function addMemberByEmail({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: AddMemberByEmailInput;
+}): Promise<{ member: PublicMember; created: boolean }> {
   const actor = requireActor(ctx);
   const { email } = v.parse(AddMemberByEmailInput, input);
   return withTransaction(ctx, async (tx) => {

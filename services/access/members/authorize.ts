@@ -45,13 +45,16 @@ export async function assertMembershipChange(
 /** A granter hands out only scopes it holds (`*` permits any). */
 export function assertCanGrantScopes(actor: Actor, scopes: readonly string[]): void {
   const ungrantable = ungrantableScopes(actor.scopes, scopes as never);
-  if (ungrantable.length > 0) throw new ForbiddenError(`The principal cannot grant scopes it does not hold: ${ungrantable.join(', ')}`, { ungrantableScopes: ungrantable });
+  if (ungrantable.length > 0)
+    throw new ForbiddenError(`The principal cannot grant scopes it does not hold: ${ungrantable.join(', ')}`, { ungrantableScopes: ungrantable });
 }
 
 async function countOtherOrganizationOwners(tx: ServiceContext, organizationId: string, subject: string): Promise<number> {
   const rows = await tx.db
     .select({ subject: organizationMemberships.subject })
     .from(organizationMemberships)
-    .where(and(eq(organizationMemberships.organizationId, organizationId), eq(organizationMemberships.role, 'owner'), ne(organizationMemberships.subject, subject)));
+    .where(
+      and(eq(organizationMemberships.organizationId, organizationId), eq(organizationMemberships.role, 'owner'), ne(organizationMemberships.subject, subject)),
+    );
   return rows.length;
 }

@@ -53,7 +53,9 @@ export async function findMember(db: Executor, projectId: string, memberId: stri
 }
 
 export async function findMemberBySubject(db: Executor, projectId: string, subject: string): Promise<MemberRecord | null> {
-  const [row] = await memberQuery(db, projectId).where(and(eq(projectMemberships.projectId, projectId), eq(principals.subject, subject), ne(principals.kind, 'api_key')));
+  const [row] = await memberQuery(db, projectId).where(
+    and(eq(projectMemberships.projectId, projectId), eq(principals.subject, subject), ne(principals.kind, 'api_key')),
+  );
   return row ? toRecord(row) : null;
 }
 

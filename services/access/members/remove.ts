@@ -34,17 +34,32 @@ export async function removeMember({
       await tx.db.delete(projectMemberships).where(inArray(projectMemberships.principalId, people));
     } else {
       const projectOwnersLeft = target.role === 'owner' ? await countOtherProjectOwners(tx.db, actor.projectId, target.id) : 1;
-      await assertMembershipChange(tx, actor, { subject: target.subject, organizationRole: target.role === 'owner' ? 'owner' : organizationRole }, null, projectOwnersLeft);
+      await assertMembershipChange(
+        tx,
+        actor,
+        { subject: target.subject, organizationRole: target.role === 'owner' ? 'owner' : organizationRole },
+        null,
+        projectOwnersLeft,
+      );
       await tx.db.delete(projectMemberships).where(and(eq(projectMemberships.projectId, actor.projectId), eq(projectMemberships.principalId, target.id)));
     }
-    const remaining = await tx.db.select({ id: projectMemberships.principalId }).from(projectMemberships).where(inArray(projectMemberships.principalId, people)).limit(1);
+    const remaining = await tx.db
+      .select({ id: projectMemberships.principalId })
+      .from(projectMemberships)
+      .where(inArray(projectMemberships.principalId, people))
+      .limit(1);
     if (remaining.length === 0) {
       await tx.db
         .delete(organizationMemberships)
         .where(and(eq(organizationMemberships.organizationId, actor.organizationId), eq(organizationMemberships.subject, target.subject)));
     }
     await revokeKeysIssuedBy(tx, { organizationId: actor.organizationId, subject: target.subject });
-    await recordAudit(tx, { action: 'member.removed', targetType: 'principal', targetId: target.id, details: { subject: target.subject, organizationAccess: remaining.length > 0 } });
+    await recordAudit(tx, {
+      action: 'member.removed',
+      targetType: 'principal',
+      targetId: target.id,
+      details: { subject: target.subject, organizationAccess: remaining.length > 0 },
+    });
     return { id: target.id, removed: true as const };
   });
 }

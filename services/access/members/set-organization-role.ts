@@ -16,7 +16,10 @@ export async function setOrganizationRole(tx: ServiceContext, input: { organizat
     .where(and(eq(organizationMemberships.organizationId, input.organizationId), eq(organizationMemberships.subject, input.subject)));
   const people = await personPrincipalIds(tx, input.organizationId, input.subject);
   if (people.length === 0) return;
-  await tx.db.update(principals).set({ scopes: [...ROLE_SCOPES[input.role]] }).where(inArray(principals.id, people));
+  await tx.db
+    .update(principals)
+    .set({ scopes: [...ROLE_SCOPES[input.role]] })
+    .where(inArray(principals.id, people));
   await tx.db.update(projectMemberships).set({ role: input.role }).where(inArray(projectMemberships.principalId, people));
 }
 

@@ -41,7 +41,12 @@ export async function upsertMember({ ctx, input }: { ctx: ServiceContext; input:
     });
     const before = existing ?? (organizationRole ? { role: organizationRole, scopes: [] } : null);
     if (before && lowersAccess(before, { role, scopes })) await revokeKeysIssuedBy(tx, { organizationId: actor.organizationId, subject });
-    await recordAudit(tx, { action: existing ? 'member.updated' : 'member.created', targetType: 'principal', targetId: principalId, details: { subject, role, scopes } });
+    await recordAudit(tx, {
+      action: existing ? 'member.updated' : 'member.created',
+      targetType: 'principal',
+      targetId: principalId,
+      details: { subject, role, scopes },
+    });
     return { member: publicMember((await findMember(tx.db, actor.projectId, principalId))!), created: !existing };
   });
 }

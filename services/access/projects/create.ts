@@ -29,9 +29,18 @@ export async function createProject({ ctx, input }: { ctx: ServiceContext; input
     if (actor.kind !== 'api_key') {
       const [principal] = await tx.db
         .insert(principals)
-        .values({ organizationId: actor.organizationId, projectId: project!.id, kind: actor.kind, subject: actor.subject, scopes: actor.scopes, displayName: actor.displayName })
+        .values({
+          organizationId: actor.organizationId,
+          projectId: project!.id,
+          kind: actor.kind,
+          subject: actor.subject,
+          scopes: actor.scopes,
+          displayName: actor.displayName,
+        })
         .returning();
-      await tx.db.insert(projectMemberships).values({ organizationId: actor.organizationId, projectId: project!.id, principalId: principal!.id, role: 'owner' });
+      await tx.db
+        .insert(projectMemberships)
+        .values({ organizationId: actor.organizationId, projectId: project!.id, principalId: principal!.id, role: 'owner' });
     }
     await recordAudit(tx, { projectId: project!.id, action: 'project.created', targetType: 'project', targetId: project!.id, details: { slug } });
     return toProjectResponse(project!);

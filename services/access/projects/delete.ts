@@ -41,7 +41,10 @@ export async function deleteProject({
     if (deps.settings.authMode === 'edge_proxy' && (await isDefaultProject(tx.db, input.projectId))) {
       throw new ConflictError('The default project cannot be deleted in an edge-proxy deployment');
     }
-    const unsettled = await tx.db.select({ id: runs.id }).from(runs).where(and(eq(runs.projectId, input.projectId), isNull(runs.settledAt)));
+    const unsettled = await tx.db
+      .select({ id: runs.id })
+      .from(runs)
+      .where(and(eq(runs.projectId, input.projectId), isNull(runs.settledAt)));
     await tx.db.delete(projects).where(and(eq(projects.id, input.projectId), eq(projects.organizationId, actor.organizationId)));
     forgetCachedApiKeysAfterCommit(tx);
     for (const run of unsettled) tx.afterCommit.push(() => deps.runStarter.requestCancellation(run.id));

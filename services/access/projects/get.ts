@@ -12,7 +12,15 @@ export type ProjectDetail = PublicProject & { organization: PublicOrganization; 
  * A project of the actor's organization with its organization and the retention windows that
  * apply to it (its overrides over the installation's defaults); 403 for any other project.
  */
-export async function getProject({ ctx, deps, input }: { ctx: ServiceContext; deps: { retention: RetentionWindows }; input: { projectId: string } }): Promise<ProjectDetail> {
+export async function getProject({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: { retention: RetentionWindows };
+  input: { projectId: string };
+}): Promise<ProjectDetail> {
   const actor = requireActor(ctx);
   const [row] = await ctx.db
     .select({ project: projects, organization: organizations })
@@ -20,5 +28,9 @@ export async function getProject({ ctx, deps, input }: { ctx: ServiceContext; de
     .innerJoin(organizations, eq(organizations.id, projects.organizationId))
     .where(and(eq(projects.id, input.projectId), eq(projects.organizationId, actor.organizationId)));
   if (!row) throw new ForbiddenError('The project is outside the principal organization');
-  return { ...toProjectResponse(row.project), organization: toOrganizationResponse(row.organization), effectiveRetention: effectiveRetentionResponse(row.project, deps.retention) };
+  return {
+    ...toProjectResponse(row.project),
+    organization: toOrganizationResponse(row.organization),
+    effectiveRetention: effectiveRetentionResponse(row.project, deps.retention),
+  };
 }

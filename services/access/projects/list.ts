@@ -7,7 +7,13 @@ import { requireActor } from '../../kernel/require-actor.ts';
 import { toProjectResponse, type PublicProject } from './public.ts';
 
 /** Every project of the actor's organization, oldest first. */
-export async function listProjects({ ctx, input }: { ctx: ServiceContext; input: { limit: number; cursor?: string | undefined } }): Promise<Page<PublicProject>> {
+export async function listProjects({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { limit: number; cursor?: string | undefined };
+}): Promise<Page<PublicProject>> {
   const actor = requireActor(ctx);
   const page = keysetPage({ createdAt: projects.createdAt, id: projects.id }, input.cursor, 'asc');
   const rows = await ctx.db

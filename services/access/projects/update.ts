@@ -43,7 +43,10 @@ export async function updateProject({
     const stored = budget === undefined ? null : storedProjectBudget(budget);
     const budgetChanges = stored ? { budgetMonthlyMaxCostNanos: stored.maxCostNanos, budgetMonthlyMaxTokens: stored.maxTokens } : {};
     if (Object.keys(retentionChanges).length === 0 && !stored) return getProject({ ctx: tx, deps, input: { projectId: input.projectId } });
-    await tx.db.update(projects).set({ ...retentionChanges, ...budgetChanges }).where(where);
+    await tx.db
+      .update(projects)
+      .set({ ...retentionChanges, ...budgetChanges })
+      .where(where);
     if (Object.keys(retentionChanges).length > 0) {
       await recordAudit(tx, {
         projectId: input.projectId,
@@ -65,7 +68,10 @@ export async function updateProject({
         action: 'project.budget_changed',
         targetType: 'project',
         targetId: input.projectId,
-        details: { before: publicProjectBudget({ maxCostNanos: before.budgetMonthlyMaxCostNanos, maxTokens: before.budgetMonthlyMaxTokens }), after: publicProjectBudget(stored) },
+        details: {
+          before: publicProjectBudget({ maxCostNanos: before.budgetMonthlyMaxCostNanos, maxTokens: before.budgetMonthlyMaxTokens }),
+          after: publicProjectBudget(stored),
+        },
       });
     }
     return getProject({ ctx: tx, deps, input: { projectId: input.projectId } });

@@ -15,7 +15,15 @@ import { toAgentResponse, toAgentVersionResponse, type PublicAgent, type PublicA
  * Creates an agent and publishes version 1 in one transaction. The config is checked in full
  * before any row is written. Without a `key`, one is derived from the name and made unique.
  */
-export async function createAgent({ ctx, deps, input }: { ctx: ServiceContext; deps: PublicationDeps; input: CreateAgentInput }): Promise<PublicAgent & { versions: PublicAgentVersion[] }> {
+export async function createAgent({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: PublicationDeps;
+  input: CreateAgentInput;
+}): Promise<PublicAgent & { versions: PublicAgentVersion[] }> {
   const actor = requireActor(ctx);
   const body = v.parse(CreateAgentInput, input);
   const root = body.initialConfig !== undefined ? 'body.initialConfig' : 'body.config';

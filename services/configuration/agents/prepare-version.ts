@@ -45,7 +45,11 @@ export async function prepareAgentVersion(
   const presets = await loadPresetFacts(ctx, deps, [refs.presetKey]);
   const skillVersions = await loadSkillVersionFacts(ctx.db, { organizationId: actor.organizationId, ids: refs.skillVersionIds });
   const delegateVersions = await loadDelegateFacts(ctx.db, { organizationId: actor.organizationId, ids: refs.delegateVersionIds });
-  const mcp = await loadMcpFacts(ctx.db, { organizationId: actor.organizationId, toolsetVersionIds: refs.mcpToolsetVersionIds, policyVersionIds: refs.mcpPolicyVersionIds });
+  const mcp = await loadMcpFacts(ctx.db, {
+    organizationId: actor.organizationId,
+    toolsetVersionIds: refs.mcpToolsetVersionIds,
+    policyVersionIds: refs.mcpPolicyVersionIds,
+  });
   const sandboxProviders = await loadSandboxProviderFacts(ctx.db, {
     organizationId: actor.organizationId,
     keys: config.sandbox.enabled && config.sandbox.provider !== null ? [config.sandbox.provider] : [],

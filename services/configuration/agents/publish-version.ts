@@ -16,7 +16,15 @@ import { toAgentVersionResponse, type PublicAgentVersion } from './public.ts';
  * the agent already has (any earlier version) conflicts. The agent row is locked so concurrent
  * publications get consecutive version numbers.
  */
-export async function publishAgentVersion({ ctx, deps, input }: { ctx: ServiceContext; deps: PublicationDeps; input: { agentId: string; config: unknown } }): Promise<PublicAgentVersion> {
+export async function publishAgentVersion({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: PublicationDeps;
+  input: { agentId: string; config: unknown };
+}): Promise<PublicAgentVersion> {
   const actor = requireActor(ctx);
   v.parse(PublishVersionInput, { config: input.config });
   await findLiveAgent(ctx, input.agentId);
@@ -27,7 +35,11 @@ export async function publishAgentVersion({ ctx, deps, input }: { ctx: ServiceCo
       .select({ version: agentVersions.version })
       .from(agentVersions)
       .where(and(eq(agentVersions.agentId, agent.id), eq(agentVersions.contentHash, prepared.contentHash)));
-    if (same) throw new ConflictError(`This configuration is already published as version ${same.version}`, { version: same.version, contentHash: prepared.contentHash });
+    if (same)
+      throw new ConflictError(`This configuration is already published as version ${same.version}`, {
+        version: same.version,
+        contentHash: prepared.contentHash,
+      });
     const now = tx.clock.now();
     const number = agent.latestVersion + 1;
     const [version] = await tx.db
@@ -44,7 +56,12 @@ export async function publishAgentVersion({ ctx, deps, input }: { ctx: ServiceCo
       })
       .returning();
     await tx.db.update(agents).set({ latestVersionId: version!.id, latestVersion: number, updatedAt: now }).where(eq(agents.id, agent.id));
-    await recordAudit(tx, { action: 'agent.version_published', targetType: 'agent', targetId: agent.id, details: { version: number, contentHash: prepared.contentHash } });
+    await recordAudit(tx, {
+      action: 'agent.version_published',
+      targetType: 'agent',
+      targetId: agent.id,
+      details: { version: number, contentHash: prepared.contentHash },
+    });
     return toAgentVersionResponse(version!);
   });
 }

@@ -17,7 +17,13 @@ import { toAgentResponse, type PublicAgent, type PublicAgentVersion } from './pu
 export type AgentIncludingArchived = PublicAgent & { archivedAt: string | null };
 
 /** The agent of the actor's project, archived or not, with all its versions, newest first. */
-export async function getAgentIncludingArchived({ ctx, input }: { ctx: ServiceContext; input: { agentId: string } }): Promise<AgentIncludingArchived & { versions: PublicAgentVersion[] }> {
+export async function getAgentIncludingArchived({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { agentId: string };
+}): Promise<AgentIncludingArchived & { versions: PublicAgentVersion[] }> {
   const actor = requireActor(ctx);
   const [found] = await ctx.db
     .select({ agent: agents, latest: agentVersions })
@@ -25,11 +31,21 @@ export async function getAgentIncludingArchived({ ctx, input }: { ctx: ServiceCo
     .innerJoin(agentVersions, eq(agentVersions.id, agents.latestVersionId))
     .where(and(eq(agents.id, input.agentId), eq(agents.projectId, actor.projectId)));
   if (!found) throw new NotFoundError('No agent with that id in this project');
-  return { ...toAgentResponse(found.agent, found.latest), archivedAt: found.agent.deletedAt?.toISOString() ?? null, versions: await versionsOf(ctx, found.agent.id) };
+  return {
+    ...toAgentResponse(found.agent, found.latest),
+    archivedAt: found.agent.deletedAt?.toISOString() ?? null,
+    versions: await versionsOf(ctx, found.agent.id),
+  };
 }
 
 /** The project's agents, archived ones too, oldest first (the same cursors as `listAgents`). */
-export async function listAgentsIncludingArchived({ ctx, input }: { ctx: ServiceContext; input: { limit: number; cursor?: string | undefined } }): Promise<Page<AgentIncludingArchived>> {
+export async function listAgentsIncludingArchived({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { limit: number; cursor?: string | undefined };
+}): Promise<Page<AgentIncludingArchived>> {
   const actor = requireActor(ctx);
   const page = keysetPage({ createdAt: agents.createdAt, id: agents.id }, input.cursor, 'asc');
   const rows = await ctx.db

@@ -12,7 +12,13 @@ import { isDefaultProject } from '../../access/auth/installation.ts';
 export type ContextResponse = v.InferOutput<typeof ContextShape>;
 
 /** The context object of spec 1 (`GET /context`): who is acting, where, and what is around. */
-export async function getContext({ ctx, deps }: { ctx: ServiceContext; deps: { settings: { authMode: string; currency: string }; deploymentPresets: readonly DeploymentPreset[] } }): Promise<ContextResponse> {
+export async function getContext({
+  ctx,
+  deps,
+}: {
+  ctx: ServiceContext;
+  deps: { settings: { authMode: string; currency: string }; deploymentPresets: readonly DeploymentPreset[] };
+}): Promise<ContextResponse> {
   const actor = requireActor(ctx);
   const [organization] = await ctx.db.select().from(organizations).where(eq(organizations.id, actor.organizationId));
   const projectRows = await ctx.db

@@ -21,11 +21,7 @@ export async function countPendingEvents(db: Executor, webhook: EventWebhookRow)
     .select({ pending: count() })
     .from(productEvents)
     .where(
-      and(
-        eq(productEvents.projectId, webhook.projectId),
-        gt(productEvents.projectPosition, webhook.deliveredPosition),
-        eventKindCondition(webhook.eventKinds),
-      ),
+      and(eq(productEvents.projectId, webhook.projectId), gt(productEvents.projectPosition, webhook.deliveredPosition), eventKindCondition(webhook.eventKinds)),
     );
   return row?.pending ?? 0;
 }

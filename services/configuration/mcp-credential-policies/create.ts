@@ -43,7 +43,10 @@ export async function createMcpCredentialPolicy({
     if (credential.revokedAt) throw new ValidationError('credentialId names a revoked MCP credential', { path: 'body.credentialId' });
     const now = tx.clock.now();
     // The key's row, created on first use; its lock orders concurrent publications.
-    await tx.db.insert(mcpCredentialPolicies).values({ organizationId: actor.organizationId, key: parsed.key, latestVersion: 0, createdAt: now }).onConflictDoNothing();
+    await tx.db
+      .insert(mcpCredentialPolicies)
+      .values({ organizationId: actor.organizationId, key: parsed.key, latestVersion: 0, createdAt: now })
+      .onConflictDoNothing();
     const [policy] = await tx.db
       .select()
       .from(mcpCredentialPolicies)
@@ -59,19 +62,34 @@ export async function createMcpCredentialPolicy({
     const next = policy!.latestVersion + 1;
     const [version] = await tx.db
       .insert(mcpCredentialPolicyVersions)
-      .values({ organizationId: actor.organizationId, policyId: policy!.id, version: next, ...pickRules(parsed), createdByPrincipalId: actor.principalId, createdAt: now })
+      .values({
+        organizationId: actor.organizationId,
+        policyId: policy!.id,
+        version: next,
+        ...pickRules(parsed),
+        createdByPrincipalId: actor.principalId,
+        createdAt: now,
+      })
       .returning();
     const [updated] = await tx.db.update(mcpCredentialPolicies).set({ latestVersion: next }).where(eq(mcpCredentialPolicies.id, policy!.id)).returning();
     await recordAudit(tx, {
       action: 'mcp_credential_policy.published',
       targetType: 'mcp_credential_policy',
       targetId: policy!.id,
-      details: { key: parsed.key, version: next, versionId: version!.id, credentialId: parsed.credentialId, exactOrigin: parsed.exactOrigin, pathPrefix: parsed.pathPrefix },
+      details: {
+        key: parsed.key,
+        version: next,
+        versionId: version!.id,
+        credentialId: parsed.credentialId,
+        exactOrigin: parsed.exactOrigin,
+        pathPrefix: parsed.pathPrefix,
+      },
     });
     return { version: toMcpCredentialPolicyVersionResponse(updated!, version!, credential), created: true };
   });
 }
 
-const pickRules = (input: CreateMcpCredentialPolicyInput) => Object.fromEntries(RULE_FIELDS.map((field) => [field, input[field]])) as Pick<CreateMcpCredentialPolicyInput, (typeof RULE_FIELDS)[number]>;
+const pickRules = (input: CreateMcpCredentialPolicyInput) =>
+  Object.fromEntries(RULE_FIELDS.map((field) => [field, input[field]])) as Pick<CreateMcpCredentialPolicyInput, (typeof RULE_FIELDS)[number]>;
 
 const sameRules = (row: McpCredentialPolicyVersionRow, input: CreateMcpCredentialPolicyInput) => RULE_FIELDS.every((field) => row[field] === input[field]);

@@ -8,7 +8,11 @@ import type { McpCredentialPolicyRow, McpCredentialPolicyVersionRow } from './pu
 export type LoadedPolicyVersion = { policy: McpCredentialPolicyRow; version: McpCredentialPolicyVersionRow; credential: McpCredentialRow };
 
 /** A policy version of the actor's organization with its policy and credential, or null. */
-export async function findPolicyVersion(ctx: ServiceContext, policyVersionId: string, organizationId = requireActor(ctx).organizationId): Promise<LoadedPolicyVersion | null> {
+export async function findPolicyVersion(
+  ctx: ServiceContext,
+  policyVersionId: string,
+  organizationId = requireActor(ctx).organizationId,
+): Promise<LoadedPolicyVersion | null> {
   const [row] = await ctx.db
     .select({ policy: mcpCredentialPolicies, version: mcpCredentialPolicyVersions, credential: mcpCredentials })
     .from(mcpCredentialPolicyVersions)

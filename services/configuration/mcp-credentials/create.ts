@@ -17,7 +17,15 @@ import { mcpCredentialAad, toMcpCredentialResponse, type PublicMcpCredential } f
  * configured, as spec 3 says); only its fingerprint and version are ever shown. A second
  * credential with the same key is a 409.
  */
-export async function createMcpCredential({ ctx, keyring, input }: { ctx: ServiceContext; keyring: CredentialKeyring; input: CreateMcpCredentialInput }): Promise<PublicMcpCredential> {
+export async function createMcpCredential({
+  ctx,
+  keyring,
+  input,
+}: {
+  ctx: ServiceContext;
+  keyring: CredentialKeyring;
+  input: CreateMcpCredentialInput;
+}): Promise<PublicMcpCredential> {
   const actor = requireActor(ctx);
   const { secret, ...fields } = v.parse(CreateMcpCredentialInput, input);
   const id = randomUUID();
@@ -38,7 +46,13 @@ export async function createMcpCredential({ ctx, keyring, input }: { ctx: Servic
       action: 'mcp_credential.created',
       targetType: 'mcp_credential',
       targetId: id,
-      details: { key: fields.key, kind: fields.kind, headerName: fields.headerName, credentialFingerprint: sealed.credentialFingerprint, credentialVersion: sealed.credentialVersion },
+      details: {
+        key: fields.key,
+        kind: fields.kind,
+        headerName: fields.headerName,
+        credentialFingerprint: sealed.credentialFingerprint,
+        credentialVersion: sealed.credentialVersion,
+      },
     });
     return toMcpCredentialResponse(row!);
   });

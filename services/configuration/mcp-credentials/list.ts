@@ -7,7 +7,13 @@ import { requireActor } from '../../kernel/require-actor.ts';
 import { toMcpCredentialResponse, type PublicMcpCredential } from './public.ts';
 
 /** The organization's MCP credentials (revoked ones included), oldest first, redacted. */
-export async function listMcpCredentials({ ctx, input }: { ctx: ServiceContext; input: { limit: number; cursor?: string | undefined } }): Promise<Page<PublicMcpCredential>> {
+export async function listMcpCredentials({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { limit: number; cursor?: string | undefined };
+}): Promise<Page<PublicMcpCredential>> {
   const actor = requireActor(ctx);
   const page = keysetPage({ createdAt: mcpCredentials.createdAt, id: mcpCredentials.id }, input.cursor, 'asc');
   const rows = await ctx.db

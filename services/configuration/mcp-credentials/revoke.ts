@@ -20,7 +20,12 @@ export async function revokeMcpCredential({ ctx, input }: { ctx: ServiceContext;
       .set({ credentialCiphertext: null, revokedAt: now, updatedAt: now })
       .where(eq(mcpCredentials.id, current.id))
       .returning();
-    await recordAudit(tx, { action: 'mcp_credential.revoked', targetType: 'mcp_credential', targetId: current.id, details: { key: current.key, credentialVersion: current.credentialVersion } });
+    await recordAudit(tx, {
+      action: 'mcp_credential.revoked',
+      targetType: 'mcp_credential',
+      targetId: current.id,
+      details: { key: current.key, credentialVersion: current.credentialVersion },
+    });
     return toMcpCredentialResponse(row!);
   });
 }

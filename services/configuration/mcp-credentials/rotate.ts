@@ -14,7 +14,15 @@ import { mcpCredentialAad, toMcpCredentialResponse, type PublicMcpCredential } f
  * Replaces the secret of an active credential: the next credential version, which every policy
  * naming the credential uses from the commit on. A revoked credential stays revoked (409).
  */
-export async function rotateMcpCredential({ ctx, keyring, input }: { ctx: ServiceContext; keyring: CredentialKeyring; input: { credentialId: string } & RotateMcpCredentialInput }): Promise<PublicMcpCredential> {
+export async function rotateMcpCredential({
+  ctx,
+  keyring,
+  input,
+}: {
+  ctx: ServiceContext;
+  keyring: CredentialKeyring;
+  input: { credentialId: string } & RotateMcpCredentialInput;
+}): Promise<PublicMcpCredential> {
   const { secret } = v.parse(RotateMcpCredentialInput, { secret: input.secret });
   return withTransaction(ctx, async (tx) => {
     const current = await findMcpCredential(tx, input.credentialId, { forUpdate: true });

@@ -21,7 +21,15 @@ import { toolSnapshotHash } from './tool-snapshot-hash.ts';
  * (literal addresses are checked here, names at every connection); a development server may
  * allow `http://` and private networks. A second server with the same key is a 409.
  */
-export async function createMcpServer({ ctx, policy, input }: { ctx: ServiceContext; policy: McpEndpointPolicy; input: CreateMcpServerInput }): Promise<PublicMcpServer> {
+export async function createMcpServer({
+  ctx,
+  policy,
+  input,
+}: {
+  ctx: ServiceContext;
+  policy: McpEndpointPolicy;
+  input: CreateMcpServerInput;
+}): Promise<PublicMcpServer> {
   const actor = requireActor(ctx);
   const parsed = v.parse(CreateMcpServerInput, input);
   const problem = endpointUrlProblem(parsed.endpointUrl, policy);
@@ -42,7 +50,16 @@ export async function createMcpServer({ ctx, policy, input }: { ctx: ServiceCont
     }
     const [version] = await tx.db
       .insert(mcpServerVersions)
-      .values({ organizationId: actor.organizationId, serverId: id, version: 1, tools: [], toolsHash: toolSnapshotHash([]), discoveredAt: null, createdByPrincipalId: actor.principalId, createdAt: now })
+      .values({
+        organizationId: actor.organizationId,
+        serverId: id,
+        version: 1,
+        tools: [],
+        toolsHash: toolSnapshotHash([]),
+        discoveredAt: null,
+        createdByPrincipalId: actor.principalId,
+        createdAt: now,
+      })
       .returning();
     await recordAudit(tx, {
       action: 'mcp_server.created',

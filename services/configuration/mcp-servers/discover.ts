@@ -79,7 +79,8 @@ export async function discoverMcpServer({
 
   const listed = await listMcpTools(access, MAX_DISCOVERED_TOOLS);
   if (!listed.ok) throw new ValidationError(`Discovery failed: ${describeMcpFailure(listed.failure)}`, { reason: listed.failure.kind });
-  if ('tooMany' in listed.value) throw new ValidationError(`Discovery failed: the server lists more than ${MAX_DISCOVERED_TOOLS} tools`, { reason: 'too_many_tools' });
+  if ('tooMany' in listed.value)
+    throw new ValidationError(`Discovery failed: the server lists more than ${MAX_DISCOVERED_TOOLS} tools`, { reason: 'too_many_tools' });
   const snapshot = toToolSnapshot(listed.value.tools);
   if ('problem' in snapshot) throw new ValidationError(`Discovery failed: ${snapshot.problem}`, { reason: 'invalid_tool_list' });
 
@@ -101,7 +102,16 @@ async function publishIfChanged(tx: ServiceContext, input: { serverId: string; t
   const next = server.latestVersion + 1;
   const [version] = await tx.db
     .insert(mcpServerVersions)
-    .values({ organizationId: server.organizationId, serverId: server.id, version: next, tools: input.tools, toolsHash: hash, discoveredAt: now, createdByPrincipalId: tx.actor?.principalId ?? null, createdAt: now })
+    .values({
+      organizationId: server.organizationId,
+      serverId: server.id,
+      version: next,
+      tools: input.tools,
+      toolsHash: hash,
+      discoveredAt: now,
+      createdByPrincipalId: tx.actor?.principalId ?? null,
+      createdAt: now,
+    })
     .returning();
   const [updated] = await tx.db.update(mcpServers).set({ latestVersion: next }).where(eq(mcpServers.id, server.id)).returning();
   await recordAudit(tx, {

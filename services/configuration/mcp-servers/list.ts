@@ -8,7 +8,13 @@ import { versionsOfServers } from './load.ts';
 import { toMcpServerResponse, type PublicMcpServer } from './public.ts';
 
 /** The organization's MCP servers, oldest first, each with every version's tool snapshot. */
-export async function listMcpServers({ ctx, input }: { ctx: ServiceContext; input: { limit: number; cursor?: string | undefined } }): Promise<Page<PublicMcpServer>> {
+export async function listMcpServers({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { limit: number; cursor?: string | undefined };
+}): Promise<Page<PublicMcpServer>> {
   const actor = requireActor(ctx);
   const page = keysetPage({ createdAt: mcpServers.createdAt, id: mcpServers.id }, input.cursor, 'asc');
   const rows = await ctx.db
@@ -17,6 +23,9 @@ export async function listMcpServers({ ctx, input }: { ctx: ServiceContext; inpu
     .where(and(eq(mcpServers.organizationId, actor.organizationId), page.after))
     .orderBy(...page.orderBy)
     .limit(input.limit + 1);
-  const versions = await versionsOfServers(ctx, rows.slice(0, input.limit).map((row) => row.id));
+  const versions = await versionsOfServers(
+    ctx,
+    rows.slice(0, input.limit).map((row) => row.id),
+  );
   return toPage(rows, input.limit, (row) => toMcpServerResponse(row, versions.get(row.id) ?? []));
 }

@@ -21,13 +21,19 @@ export async function findMcpServer(ctx: ServiceContext, serverId: string, optio
 export async function versionsOfServers(ctx: ServiceContext, serverIds: readonly string[]): Promise<Map<string, McpServerVersionRow[]>> {
   const grouped = new Map<string, McpServerVersionRow[]>(serverIds.map((id) => [id, []]));
   if (serverIds.length === 0) return grouped;
-  const rows = await ctx.db.select().from(mcpServerVersions).where(inArray(mcpServerVersions.serverId, [...serverIds]));
+  const rows = await ctx.db
+    .select()
+    .from(mcpServerVersions)
+    .where(inArray(mcpServerVersions.serverId, [...serverIds]));
   for (const row of rows) grouped.get(row.serverId)?.push(row);
   return grouped;
 }
 
 /** A server version of the actor's organization with its server (404 otherwise). */
-export async function findMcpServerVersion(ctx: ServiceContext, serverVersionId: string): Promise<{ server: McpServerRow; version: McpServerVersionRow } | null> {
+export async function findMcpServerVersion(
+  ctx: ServiceContext,
+  serverVersionId: string,
+): Promise<{ server: McpServerRow; version: McpServerVersionRow } | null> {
   const actor = requireActor(ctx);
   const [row] = await ctx.db
     .select({ server: mcpServers, version: mcpServerVersions })

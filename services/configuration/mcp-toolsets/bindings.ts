@@ -26,7 +26,12 @@ export async function loadMcpBindings(db: Executor, config: Pick<AgentConfig, 'm
     .from(mcpToolsetVersions)
     .innerJoin(mcpServerVersions, eq(mcpServerVersions.id, mcpToolsetVersions.serverVersionId))
     .innerJoin(mcpServers, eq(mcpServers.id, mcpServerVersions.serverId))
-    .where(inArray(mcpToolsetVersions.id, config.mcpBindings.map((binding) => binding.toolsetVersionId)));
+    .where(
+      inArray(
+        mcpToolsetVersions.id,
+        config.mcpBindings.map((binding) => binding.toolsetVersionId),
+      ),
+    );
   const byId = new Map(rows.map((row) => [row.toolsetVersion.id, row]));
   return config.mcpBindings.map((binding) => {
     const row = byId.get(binding.toolsetVersionId);

@@ -18,7 +18,13 @@ import { toMcpToolsetResponse, type McpToolsetVersionRow, type PublicMcpToolset 
  * of that version's snapshot (400 naming the entry otherwise). Content equal to the newest
  * version publishes nothing (`created: false`).
  */
-export async function createMcpToolset({ ctx, input }: { ctx: ServiceContext; input: v.InferInput<typeof CreateMcpToolsetInput> }): Promise<{ toolset: PublicMcpToolset; created: boolean }> {
+export async function createMcpToolset({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: v.InferInput<typeof CreateMcpToolsetInput>;
+}): Promise<{ toolset: PublicMcpToolset; created: boolean }> {
   const actor = requireActor(ctx);
   const parsed = v.parse(CreateMcpToolsetInput, input);
   return withTransaction(ctx, async (tx) => {
@@ -27,11 +33,16 @@ export async function createMcpToolset({ ctx, input }: { ctx: ServiceContext; in
     const offered = new Set(found.version.tools.map((tool) => tool.name));
     for (const [index, tool] of parsed.tools.entries()) {
       if (!offered.has(tool.remoteToolName)) {
-        throw new ValidationError(`"${tool.remoteToolName}" is not a tool of version ${found.version.version} of MCP server "${found.server.key}"`, { path: `body.tools.${index}.remoteToolName` });
+        throw new ValidationError(`"${tool.remoteToolName}" is not a tool of version ${found.version.version} of MCP server "${found.server.key}"`, {
+          path: `body.tools.${index}.remoteToolName`,
+        });
       }
     }
     const now = tx.clock.now();
-    await tx.db.insert(mcpToolsets).values({ organizationId: actor.organizationId, projectId: actor.projectId, key: parsed.key, latestVersion: 0, createdAt: now }).onConflictDoNothing();
+    await tx.db
+      .insert(mcpToolsets)
+      .values({ organizationId: actor.organizationId, projectId: actor.projectId, key: parsed.key, latestVersion: 0, createdAt: now })
+      .onConflictDoNothing();
     const [toolset] = await tx.db
       .select()
       .from(mcpToolsets)
@@ -45,14 +56,28 @@ export async function createMcpToolset({ ctx, input }: { ctx: ServiceContext; in
     const next = toolset!.latestVersion + 1;
     const [version] = await tx.db
       .insert(mcpToolsetVersions)
-      .values({ organizationId: actor.organizationId, projectId: actor.projectId, toolsetId: toolset!.id, version: next, ...content, createdByPrincipalId: actor.principalId, createdAt: now })
+      .values({
+        organizationId: actor.organizationId,
+        projectId: actor.projectId,
+        toolsetId: toolset!.id,
+        version: next,
+        ...content,
+        createdByPrincipalId: actor.principalId,
+        createdAt: now,
+      })
       .returning();
     const [updated] = await tx.db.update(mcpToolsets).set({ latestVersion: next }).where(eq(mcpToolsets.id, toolset!.id)).returning();
     await recordAudit(tx, {
       action: 'mcp_toolset.published',
       targetType: 'mcp_toolset',
       targetId: toolset!.id,
-      details: { key: parsed.key, version: next, versionId: version!.id, serverVersionId: parsed.serverVersionId, tools: parsed.tools.map((tool) => tool.remoteToolName) },
+      details: {
+        key: parsed.key,
+        version: next,
+        versionId: version!.id,
+        serverVersionId: parsed.serverVersionId,
+        tools: parsed.tools.map((tool) => tool.remoteToolName),
+      },
     });
     return { toolset: toMcpToolsetResponse(updated!, [...existing, version!]), created: true };
   });

@@ -1,10 +1,21 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Executor } from '../../../db/client.ts';
-import { mcpCredentialPolicies, mcpCredentialPolicyVersions, mcpCredentials, mcpServers, mcpServerVersions, mcpToolsets, mcpToolsetVersions } from '../../../db/schema/index.ts';
+import {
+  mcpCredentialPolicies,
+  mcpCredentialPolicyVersions,
+  mcpCredentials,
+  mcpServers,
+  mcpServerVersions,
+  mcpToolsets,
+  mcpToolsetVersions,
+} from '../../../db/schema/index.ts';
 import type { McpFacts, McpPolicyVersionFact, McpToolsetVersionFact } from '../../../domain/agent-config/index.ts';
 
 /** What agent publication checks of `mcpBindings`: the named toolset and policy versions of the organization. */
-export async function loadMcpFacts(db: Executor, input: { organizationId: string; toolsetVersionIds: readonly string[]; policyVersionIds: readonly string[] }): Promise<McpFacts> {
+export async function loadMcpFacts(
+  db: Executor,
+  input: { organizationId: string; toolsetVersionIds: readonly string[]; policyVersionIds: readonly string[] },
+): Promise<McpFacts> {
   const toolsetVersions = new Map<string, McpToolsetVersionFact>();
   const policyVersions = new Map<string, McpPolicyVersionFact>();
   if (input.toolsetVersionIds.length > 0) {

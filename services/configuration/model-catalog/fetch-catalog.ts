@@ -19,7 +19,12 @@ const ADAPTERS: Record<ModelProviderType, (request: VendorRequest) => Promise<Ca
  * Fetches a provider's full model list afresh from the vendor (spec 2 rule 1: no cache) and
  * maps it to catalog entries. Duplicate ids keep their first entry.
  */
-export async function fetchProviderCatalog(input: { providerType: ModelProviderType; apiKey: string; baseUrls: ModelBaseUrls; timeoutMs?: number }): Promise<CatalogEntry[]> {
+export async function fetchProviderCatalog(input: {
+  providerType: ModelProviderType;
+  apiKey: string;
+  baseUrls: ModelBaseUrls;
+  timeoutMs?: number;
+}): Promise<CatalogEntry[]> {
   const entries = await ADAPTERS[input.providerType]({
     providerType: input.providerType,
     baseUrl: input.baseUrls[input.providerType],

@@ -83,7 +83,8 @@ export async function createModelPreset({
         })
         .returning();
     } catch (error) {
-      if (isUniqueViolation(error)) throw new ConflictError(`A model preset with key "${body.key}" already exists in this project (archived keys stay reserved)`);
+      if (isUniqueViolation(error))
+        throw new ConflictError(`A model preset with key "${body.key}" already exists in this project (archived keys stay reserved)`);
       throw error;
     }
     await recordAudit(tx, {

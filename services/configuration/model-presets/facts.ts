@@ -23,7 +23,12 @@ export async function loadPresetFacts(
   if (unique.length === 0) return facts;
   const scope = { organizationId: actor.organizationId, projectId: actor.projectId };
   for (const { preset, provider } of await loadProjectPresets(ctx, { ...scope, keys: unique, includeArchived: true })) {
-    facts.set(preset.key, { key: preset.key, origin: 'project', archived: preset.archivedAt !== null, available: isProviderUsable(provider, provider.providerType) });
+    facts.set(preset.key, {
+      key: preset.key,
+      origin: 'project',
+      archived: preset.archivedAt !== null,
+      available: isProviderUsable(provider, provider.providerType),
+    });
   }
   for (const { preset, provider } of await resolveDeploymentPresets(ctx, { ...scope, presets: deps.deploymentPresets, keys: unique })) {
     facts.set(preset.key, { key: preset.key, origin: 'deployment', archived: false, available: isProviderUsable(provider, preset.providerType) });

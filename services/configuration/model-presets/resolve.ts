@@ -25,7 +25,15 @@ export async function resolveDeploymentPresets(
   const shadowing = await ctx.db
     .select({ key: modelPresets.key })
     .from(modelPresets)
-    .where(and(eq(modelPresets.projectId, input.projectId), inArray(modelPresets.key, wanted.map((preset) => preset.key))));
+    .where(
+      and(
+        eq(modelPresets.projectId, input.projectId),
+        inArray(
+          modelPresets.key,
+          wanted.map((preset) => preset.key),
+        ),
+      ),
+    );
   const shadowed = new Set(shadowing.map((row) => row.key));
   return wanted
     .filter((preset) => !shadowed.has(preset.key))

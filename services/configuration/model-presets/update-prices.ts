@@ -41,7 +41,12 @@ export async function updateModelPresetPrices({
     if (!before) throw new NotFoundError('No model preset with that id in this project');
     const [row] = await tx.db.update(modelPresets).set({ prices }).where(eq(modelPresets.id, input.presetId)).returning();
     const [provider] = await tx.db.select().from(modelProviders).where(eq(modelProviders.id, row!.providerId));
-    await recordAudit(tx, { action: 'model_preset.prices_changed', targetType: 'model_preset', targetId: row!.id, details: { key: row!.key, before: before.prices, after: prices } });
+    await recordAudit(tx, {
+      action: 'model_preset.prices_changed',
+      targetType: 'model_preset',
+      targetId: row!.id,
+      details: { key: row!.key, before: before.prices, after: prices },
+    });
     return toProjectPresetResponse(row!, provider!);
   });
 }

@@ -17,7 +17,15 @@ import { providerCredentialAad, toModelProviderResponse, type PublicModelProvide
  * server key bound to the new row's id (so the id is chosen here, before the insert); only
  * its fingerprint and version are ever shown. A live connection with the same key is a 409.
  */
-export async function createModelProvider({ ctx, keyring, input }: { ctx: ServiceContext; keyring: CredentialKeyring; input: CreateModelProviderInput }): Promise<PublicModelProvider> {
+export async function createModelProvider({
+  ctx,
+  keyring,
+  input,
+}: {
+  ctx: ServiceContext;
+  keyring: CredentialKeyring;
+  input: CreateModelProviderInput;
+}): Promise<PublicModelProvider> {
   const actor = requireActor(ctx);
   assertOrganizationAdministrator(actor);
   const { key, displayName, providerType, apiKey } = v.parse(CreateModelProviderInput, input);

@@ -37,7 +37,12 @@ export async function removeModelProvider({ ctx, input }: { ctx: ServiceContext;
       .update(modelProviders)
       .set({ credentialCiphertext: null, credentialFingerprint: null, removedAt: now, updatedAt: now })
       .where(eq(modelProviders.id, provider.id));
-    await recordAudit(tx, { action: 'model_provider.removed', targetType: 'model_provider', targetId: provider.id, details: { key: provider.key, providerType: provider.providerType } });
+    await recordAudit(tx, {
+      action: 'model_provider.removed',
+      targetType: 'model_provider',
+      targetId: provider.id,
+      details: { key: provider.key, providerType: provider.providerType },
+    });
     return { id: provider.id, removed: true as const };
   });
 }

@@ -30,7 +30,11 @@ export async function rotateModelProviderCredential({
   const { apiKey } = v.parse(RotateModelProviderCredentialInput, { apiKey: input.apiKey });
   return withTransaction(ctx, async (tx) => {
     const current = await loadLiveProvider(tx, { organizationId: actor.organizationId, providerId: input.providerId, lock: 'update' });
-    const sealed = sealCredential(keyring, { plaintext: apiKey, associatedData: providerCredentialAad(current.id), previousVersion: current.credentialVersion });
+    const sealed = sealCredential(keyring, {
+      plaintext: apiKey,
+      associatedData: providerCredentialAad(current.id),
+      previousVersion: current.credentialVersion,
+    });
     const [row] = await tx.db
       .update(modelProviders)
       .set({ ...sealed, updatedAt: tx.clock.now() })

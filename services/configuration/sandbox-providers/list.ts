@@ -9,7 +9,13 @@ import { loadSandboxProvider } from './load.ts';
 import { toSandboxProviderResponse, type PublicSandboxProvider } from './public.ts';
 
 /** The organization's sandbox connections, oldest first. */
-export async function listSandboxProviders({ ctx, input }: { ctx: ServiceContext; input: { limit: number; cursor?: string | undefined } }): Promise<Page<PublicSandboxProvider>> {
+export async function listSandboxProviders({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { limit: number; cursor?: string | undefined };
+}): Promise<Page<PublicSandboxProvider>> {
   const actor = requireActor(ctx);
   const page = keysetPage({ createdAt: sandboxProviders.createdAt, id: sandboxProviders.id }, input.cursor, 'asc');
   const rows = await ctx.db

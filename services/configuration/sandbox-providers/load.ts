@@ -5,7 +5,10 @@ import type { ServiceContext } from '../../kernel/service-context.ts';
 import type { SandboxProviderRow } from './public.ts';
 
 /** A sandbox connection of the organization, or 404 (another organization's looks the same). */
-export async function loadSandboxProvider(ctx: ServiceContext, input: { organizationId: string; providerId: string; lock?: boolean }): Promise<SandboxProviderRow> {
+export async function loadSandboxProvider(
+  ctx: ServiceContext,
+  input: { organizationId: string; providerId: string; lock?: boolean },
+): Promise<SandboxProviderRow> {
   const query = ctx.db
     .select()
     .from(sandboxProviders)

@@ -28,7 +28,11 @@ export async function rotateSandboxProviderCredential({
   return withTransaction(ctx, async (tx) => {
     const current = await loadSandboxProvider(tx, { organizationId: actor.organizationId, providerId: input.providerId, lock: true });
     const sealed = sealCredential(keyring, { plaintext: apiKey, associatedData: sandboxCredentialAad(current.id), previousVersion: current.credentialVersion });
-    const [row] = await tx.db.update(sandboxProviders).set({ ...sealed, updatedAt: tx.clock.now() }).where(eq(sandboxProviders.id, current.id)).returning();
+    const [row] = await tx.db
+      .update(sandboxProviders)
+      .set({ ...sealed, updatedAt: tx.clock.now() })
+      .where(eq(sandboxProviders.id, current.id))
+      .returning();
     await recordAudit(tx, {
       action: 'sandbox_provider.credential_rotated',
       targetType: 'sandbox_provider',
@@ -59,7 +63,11 @@ export async function updateSandboxProviderConfiguration({
   assertEgressWithinPolicy(restrictedEgress, policy);
   return withTransaction(ctx, async (tx) => {
     const current = await loadSandboxProvider(tx, { organizationId: actor.organizationId, providerId, lock: true });
-    const [row] = await tx.db.update(sandboxProviders).set({ target, restrictedEgress, updatedAt: tx.clock.now() }).where(eq(sandboxProviders.id, current.id)).returning();
+    const [row] = await tx.db
+      .update(sandboxProviders)
+      .set({ target, restrictedEgress, updatedAt: tx.clock.now() })
+      .where(eq(sandboxProviders.id, current.id))
+      .returning();
     await recordAudit(tx, {
       action: 'sandbox_provider.configuration_updated',
       targetType: 'sandbox_provider',

@@ -18,7 +18,13 @@ export type CreatedDirectory = v.InferOutput<typeof CreatedDirectoryShape>;
  * `created: false`; a path that is (or passes through) a file, or differs from an existing
  * entry only in letter case, is a 409.
  */
-export async function createSkillDraftDirectory({ ctx, input }: { ctx: ServiceContext; input: { draftId: string } & CreateDraftDirectoryInput }): Promise<CreatedDirectory> {
+export async function createSkillDraftDirectory({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { draftId: string } & CreateDraftDirectoryInput;
+}): Promise<CreatedDirectory> {
   const actor = requireActor(ctx);
   const { path } = v.parse(CreateDraftDirectoryInput, { path: input.path });
   const problem = packagePathProblem(path, 'directory');
@@ -35,9 +41,16 @@ export async function createSkillDraftDirectory({ ctx, input }: { ctx: ServiceCo
       throw new ValidationError(`A Skill draft holds at most ${SKILL_DRAFT_MAX_DIRECTORIES} folders`, { path: 'body.path' });
     }
     const now = tx.clock.now();
-    await tx.db
-      .insert(skillDraftEntries)
-      .values(createdPaths.map((folder) => ({ draftId: draft.id, organizationId: draft.organizationId, projectId: draft.projectId, path: folder, kind: 'directory' as const, createdAt: now })));
+    await tx.db.insert(skillDraftEntries).values(
+      createdPaths.map((folder) => ({
+        draftId: draft.id,
+        organizationId: draft.organizationId,
+        projectId: draft.projectId,
+        path: folder,
+        kind: 'directory' as const,
+        createdAt: now,
+      })),
+    );
     await touchDraft(tx, draft);
     return { path, kind: 'directory' as const, created: true, createdPaths };
   });

@@ -23,7 +23,10 @@ export async function createSkillDraft({ ctx, input }: { ctx: ServiceContext; in
     const now = tx.clock.now();
     const base = { organizationId: actor.organizationId, projectId: actor.projectId, createdAt: now, updatedAt: now };
     if (!parsed.skillId || !parsed.sourceSkillVersionId) {
-      const [draft] = await tx.db.insert(skillDrafts).values({ ...base, metadata: {}, allowedTools: [] }).returning();
+      const [draft] = await tx.db
+        .insert(skillDrafts)
+        .values({ ...base, metadata: {}, allowedTools: [] })
+        .returning();
       return toSkillDraftResponse(draft!, []);
     }
     const source = await findSourceVersion(tx, actor, parsed.skillId, parsed.sourceSkillVersionId);

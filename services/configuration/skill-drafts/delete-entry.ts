@@ -18,7 +18,13 @@ export type DeletedEntry = v.InferOutput<typeof DeletedEntryShape>;
  * contents needs `recursive=true` and then goes with everything inside; without it, a 409.
  * Parent folders stay, even when left empty. A missing path is a 404.
  */
-export async function deleteSkillDraftEntry({ ctx, input }: { ctx: ServiceContext; input: { draftId: string } & DeleteDraftEntryQuery }): Promise<DeletedEntry> {
+export async function deleteSkillDraftEntry({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { draftId: string } & DeleteDraftEntryQuery;
+}): Promise<DeletedEntry> {
   const actor = requireActor(ctx);
   const { path, recursive } = v.parse(DeleteDraftEntryQuery, { path: input.path, recursive: input.recursive });
   // Any valid path of either kind: a file rule (".md") would hide a folder.

@@ -34,7 +34,11 @@ export function listEntries(ctx: ServiceContext, draft: DraftRow): Promise<Entry
 /** Every entry of a draft without bytes (the database decodes them to measure sizes). */
 export function listEntryIndex(ctx: ServiceContext, draft: DraftRow): Promise<EntryIndexRow[]> {
   return ctx.db
-    .select({ path: skillDraftEntries.path, kind: skillDraftEntries.kind, sizeBytes: sql<number>`coalesce(length(decode(${skillDraftEntries.dataBase64}, 'base64')), 0)`.mapWith(Number) })
+    .select({
+      path: skillDraftEntries.path,
+      kind: skillDraftEntries.kind,
+      sizeBytes: sql<number>`coalesce(length(decode(${skillDraftEntries.dataBase64}, 'base64')), 0)`.mapWith(Number),
+    })
     .from(skillDraftEntries)
     .where(and(eq(skillDraftEntries.draftId, draft.id), eq(skillDraftEntries.projectId, draft.projectId)));
 }

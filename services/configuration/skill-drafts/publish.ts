@@ -26,7 +26,13 @@ export type PublishedSkillDraft = v.InferOutput<typeof PublishedSkillDraftShape>
  * content identical to an earlier version of the Skill is a 409. Folders are not published:
  * a version keeps only files, whose paths imply their folders.
  */
-export async function publishSkillDraft({ ctx, input }: { ctx: ServiceContext; input: { draftId: string; body: PublishSkillDraftInput } }): Promise<PublishedSkillDraft> {
+export async function publishSkillDraft({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { draftId: string; body: PublishSkillDraftInput };
+}): Promise<PublishedSkillDraft> {
   const actor = requireActor(ctx);
   const body = v.parse(PublishSkillDraftInput, input.body);
   return withTransaction(ctx, async (tx) => {
@@ -50,7 +56,8 @@ async function targetSkill(tx: ServiceContext, actor: Actor, draft: DraftRow, bo
     return findLiveSkill(tx, actor, draft.skillId, { lock: true });
   }
   if (body.key === undefined) throw new ValidationError('key is required to publish a blank draft as a new Skill', { path: 'body.key' });
-  if (body.displayName === undefined) throw new ValidationError('displayName is required to publish a blank draft as a new Skill', { path: 'body.displayName' });
+  if (body.displayName === undefined)
+    throw new ValidationError('displayName is required to publish a blank draft as a new Skill', { path: 'body.displayName' });
   const skill = await insertSkill(tx, { organizationId: actor.organizationId, projectId: actor.projectId, key: body.key, displayName: body.displayName });
   await recordAudit(tx, { action: 'skill.created', targetType: 'skill', targetId: skill.id, details: { key: body.key, fromDraft: draft.id } });
   return skill;

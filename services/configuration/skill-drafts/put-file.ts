@@ -38,7 +38,8 @@ export async function putSkillDraftFile({ ctx, input }: { ctx: ServiceContext; i
       throw new ValidationError(`A Skill package holds at most ${withThousands(SKILL_PACKAGE_MAX_BYTES)} bytes of files`, { path: 'body.dataBase64' });
     }
     const directories = entries.filter((entry) => entry.kind === 'directory').length + placement.createDirectories.length;
-    if (directories > SKILL_DRAFT_MAX_DIRECTORIES) throw new ValidationError(`A Skill draft holds at most ${SKILL_DRAFT_MAX_DIRECTORIES} folders`, { path: 'body.path' });
+    if (directories > SKILL_DRAFT_MAX_DIRECTORIES)
+      throw new ValidationError(`A Skill draft holds at most ${SKILL_DRAFT_MAX_DIRECTORIES} folders`, { path: 'body.path' });
 
     const now = tx.clock.now();
     const owner = { draftId: draft.id, organizationId: draft.organizationId, projectId: draft.projectId, createdAt: now };
@@ -51,7 +52,14 @@ export async function putSkillDraftFile({ ctx, input }: { ctx: ServiceContext; i
       .values(rows)
       .onConflictDoUpdate({ target: [skillDraftEntries.draftId, skillDraftEntries.path], set: { contentType: file.contentType, dataBase64: file.dataBase64 } });
     await touchDraft(tx, draft);
-    return { path: file.path, kind: 'file' as const, contentType: file.contentType, sizeBytes, created: placement.existing === null, createdDirectories: placement.createDirectories };
+    return {
+      path: file.path,
+      kind: 'file' as const,
+      contentType: file.contentType,
+      sizeBytes,
+      created: placement.existing === null,
+      createdDirectories: placement.createDirectories,
+    };
   });
 }
 

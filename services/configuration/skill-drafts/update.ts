@@ -24,7 +24,13 @@ import { toSkillDraftResponse, type PublicSkillDraft } from './public.ts';
  * the version rule for its field (400 with `details.path`, e.g. `body.name`); `null` clears a
  * field. `metadata` and `allowedTools` are replaced whole.
  */
-export async function updateSkillDraft({ ctx, input }: { ctx: ServiceContext; input: { draftId: string; changes: UpdateSkillDraftInput } }): Promise<PublicSkillDraft> {
+export async function updateSkillDraft({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { draftId: string; changes: UpdateSkillDraftInput };
+}): Promise<PublicSkillDraft> {
   const actor = requireActor(ctx);
   const changes = v.parse(UpdateSkillDraftInput, input.changes);
   throwProblems(changeProblems(changes), 'body');

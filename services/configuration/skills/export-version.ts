@@ -13,7 +13,13 @@ import type { PublicSkillVersionExport } from './public.ts';
  * stored (canonical base64, so decoding gives back the uploaded bytes), plus the SKILL.md the
  * manifest fields render to. Revoked and deprecated versions export too: export is a read.
  */
-export async function exportSkillVersion({ ctx, input }: { ctx: ServiceContext; input: { skillId: string; versionId: string } }): Promise<PublicSkillVersionExport> {
+export async function exportSkillVersion({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { skillId: string; versionId: string };
+}): Promise<PublicSkillVersionExport> {
   const actor = requireActor(ctx);
   const skill = await findLiveSkill(ctx, actor, input.skillId);
   const [row] = await ctx.db

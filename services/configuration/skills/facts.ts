@@ -4,7 +4,6 @@ import { skills, skillVersions } from '../../../db/schema/index.ts';
 import type { SkillVersionFact } from '../../../domain/agent-config/facts.ts';
 import { isUuid } from '../../../domain/uuid.ts';
 
-
 /**
  * What agent publication needs about the Skill versions a config names: one fact per id that
  * exists in the organization, keyed by version id (absent = unknown). Versions of other

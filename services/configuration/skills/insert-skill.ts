@@ -10,7 +10,10 @@ import { isUniqueViolation } from '../../kernel/unique-violation.ts';
 export async function insertSkill(tx: ServiceContext, values: { organizationId: string; projectId: string; key: string; displayName: string }) {
   const now = tx.clock.now();
   try {
-    const [row] = await tx.db.insert(skills).values({ ...values, createdAt: now, updatedAt: now }).returning();
+    const [row] = await tx.db
+      .insert(skills)
+      .values({ ...values, createdAt: now, updatedAt: now })
+      .returning();
     return row!;
   } catch (error) {
     if (isUniqueViolation(error)) throw new ConflictError(`A Skill with key "${values.key}" already exists in this project`, { path: 'body.key' });

@@ -41,6 +41,11 @@ export async function insertSkillVersion(tx: ServiceContext, actor: Actor, skill
       createdAt: now,
     })
     .returning({ id: skillVersions.id });
-  await recordAudit(tx, { action: 'skill_version.published', targetType: 'skill_version', targetId: row!.id, details: { skillId: skill.id, version, contentHash } });
+  await recordAudit(tx, {
+    action: 'skill_version.published',
+    targetType: 'skill_version',
+    targetId: row!.id,
+    details: { skillId: skill.id, version, contentHash },
+  });
   return findVersionManifest(tx, actor, skill.id, row!.id);
 }

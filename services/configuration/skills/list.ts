@@ -18,14 +18,7 @@ export async function listSkills({ ctx, input }: { ctx: ServiceContext; input: {
     .select({ skill: skills, latest: versionManifestColumns })
     .from(skills)
     .leftJoin(skillVersions, and(eq(skillVersions.skillId, skills.id), eq(skillVersions.version, skills.latestVersion)))
-    .where(
-      and(
-        eq(skills.organizationId, actor.organizationId),
-        eq(skills.projectId, actor.projectId),
-        isNull(skills.deletedAt),
-        page.after,
-      ),
-    )
+    .where(and(eq(skills.organizationId, actor.organizationId), eq(skills.projectId, actor.projectId), isNull(skills.deletedAt), page.after))
     .orderBy(...page.orderBy)
     .limit(input.limit + 1);
   const keyed = rows.map((row) => ({ ...row, createdAt: row.skill.createdAt, id: row.skill.id }));

@@ -36,7 +36,14 @@ export async function findVersionManifest(ctx: ServiceContext, actor: Actor, ski
   const [row] = await ctx.db
     .select(versionManifestColumns)
     .from(skillVersions)
-    .where(and(eq(skillVersions.id, versionId), eq(skillVersions.skillId, skillId), eq(skillVersions.organizationId, actor.organizationId), eq(skillVersions.projectId, actor.projectId)));
+    .where(
+      and(
+        eq(skillVersions.id, versionId),
+        eq(skillVersions.skillId, skillId),
+        eq(skillVersions.organizationId, actor.organizationId),
+        eq(skillVersions.projectId, actor.projectId),
+      ),
+    );
   if (!row) throw new NotFoundError('No version with that id for this Skill');
   return toSkillVersionResponse(row);
 }

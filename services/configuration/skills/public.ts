@@ -1,5 +1,11 @@
 import type * as v from 'valibot';
-import type { PublicSkillShape, PublicSkillVersionShape, SkillDetailShape, SkillFileManifestShape, SkillVersionExportShape } from '../../../domain/public-shapes/skills.ts';
+import type {
+  PublicSkillShape,
+  PublicSkillVersionShape,
+  SkillDetailShape,
+  SkillFileManifestShape,
+  SkillVersionExportShape,
+} from '../../../domain/public-shapes/skills.ts';
 import { sql } from 'drizzle-orm';
 import { skills, skillVersions } from '../../../db/schema/index.ts';
 
@@ -50,7 +56,9 @@ export const versionManifestColumns = {
 };
 
 export type VersionManifestRow = {
-  [K in keyof typeof versionManifestColumns]: K extends 'fileManifest' ? PublicSkillFileManifest[] : (typeof skillVersions.$inferSelect)[K & keyof typeof skillVersions.$inferSelect];
+  [K in keyof typeof versionManifestColumns]: K extends 'fileManifest'
+    ? PublicSkillFileManifest[]
+    : (typeof skillVersions.$inferSelect)[K & keyof typeof skillVersions.$inferSelect];
 };
 
 export const toSkillVersionResponse = (row: VersionManifestRow): PublicSkillVersion => ({

@@ -13,7 +13,13 @@ import type { PublicSkillVersion } from './public.ts';
  * `POST /skills/{id}/versions`). Works for disabled Skills too; a removed Skill is a 404;
  * content identical to an earlier version is a 409.
  */
-export async function publishSkillVersion({ ctx, input }: { ctx: ServiceContext; input: { skillId: string; body: SkillVersionBody } }): Promise<PublicSkillVersion> {
+export async function publishSkillVersion({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { skillId: string; body: SkillVersionBody };
+}): Promise<PublicSkillVersion> {
   const actor = requireActor(ctx);
   const content = normalizeVersionContent(v.parse(SkillVersionBody, input.body));
   assertPublishableContent(content, { prefix: 'body' });

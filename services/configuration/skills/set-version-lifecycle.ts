@@ -37,7 +37,12 @@ export async function setSkillVersionLifecycle({
         throw new ConflictError(`A ${row.status} Skill version cannot become ${status}`, { status: row.status });
       }
       await tx.db.update(skillVersions).set({ status }).where(eq(skillVersions.id, row.id));
-      await recordAudit(tx, { action: `skill_version.${status}`, targetType: 'skill_version', targetId: row.id, details: { skillId: skill.id, version: row.version, from: row.status } });
+      await recordAudit(tx, {
+        action: `skill_version.${status}`,
+        targetType: 'skill_version',
+        targetId: row.id,
+        details: { skillId: skill.id, version: row.version, from: row.status },
+      });
     }
     return findVersionManifest(tx, actor, skill.id, row.id);
   });

@@ -39,7 +39,8 @@ export async function createStorageProvider({
   const actor = requireActor(ctx);
   assertOrganizationAdministrator(actor);
   const parsed = v.parse(CreateStorageProviderInput, input);
-  const endpointProblem = parsed.endpoint === null ? null : endpointUrlProblem(parsed.endpoint, { allowPrivateNetwork: policy.allowPrivateNetwork, field: 'endpoint' });
+  const endpointProblem =
+    parsed.endpoint === null ? null : endpointUrlProblem(parsed.endpoint, { allowPrivateNetwork: policy.allowPrivateNetwork, field: 'endpoint' });
   if (endpointProblem) throw new ValidationError(endpointProblem, { path: 'body.endpoint' });
   const id = randomUUID();
   const sealed = sealStorageCredential(keyring, { providerId: id, credential: parsed });

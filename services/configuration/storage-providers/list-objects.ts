@@ -37,13 +37,21 @@ export async function listStoredObjects({
   const root = tenantRoot({ providerPrefix: provider.prefix, organizationId: actor.organizationId, projectId: actor.projectId });
   const client = s3ClientFor(provider, keyring, policy);
   try {
-    const page = await listObjectPage(client, { bucket: provider.bucket, prefix: root + prefix, delimiter: '/', maxKeys: input.limit, continuationToken: token ?? null });
+    const page = await listObjectPage(client, {
+      bucket: provider.bucket,
+      prefix: root + prefix,
+      delimiter: '/',
+      maxKeys: input.limit,
+      continuationToken: token ?? null,
+    });
     const logical = (key: string) => key.slice(root.length);
     const listing: StoredObjectListing = {
       prefix,
       folders: page.folders.flatMap((folder) => (folder.startsWith(root) ? [logical(folder)] : [])),
       objects: page.objects.flatMap((entry) =>
-        entry.key.startsWith(root) ? [{ key: logical(entry.key), sizeBytes: entry.sizeBytes, ...(entry.lastModified ? { lastModifiedAt: entry.lastModified.toISOString() } : {}) }] : [],
+        entry.key.startsWith(root)
+          ? [{ key: logical(entry.key), sizeBytes: entry.sizeBytes, ...(entry.lastModified ? { lastModifiedAt: entry.lastModified.toISOString() } : {}) }]
+          : [],
       ),
       truncated: page.truncated,
     };

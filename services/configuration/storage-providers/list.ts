@@ -7,7 +7,13 @@ import { requireActor } from '../../kernel/require-actor.ts';
 import { toStorageProviderResponse, type PublicStorageProvider } from './public.ts';
 
 /** The organization's storage connections, oldest first. */
-export async function listStorageProviders({ ctx, input }: { ctx: ServiceContext; input: { limit: number; cursor?: string | undefined } }): Promise<Page<PublicStorageProvider>> {
+export async function listStorageProviders({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { limit: number; cursor?: string | undefined };
+}): Promise<Page<PublicStorageProvider>> {
   const actor = requireActor(ctx);
   const page = keysetPage({ createdAt: storageProviders.createdAt, id: storageProviders.id }, input.cursor, 'asc');
   const rows = await ctx.db

@@ -5,7 +5,10 @@ import type { ServiceContext } from '../../kernel/service-context.ts';
 import type { StorageProviderRow } from './public.ts';
 
 /** A storage connection of the organization, or 404 (another organization's looks the same). */
-export async function loadStorageProvider(ctx: ServiceContext, input: { organizationId: string; providerId: string; lock?: boolean }): Promise<StorageProviderRow> {
+export async function loadStorageProvider(
+  ctx: ServiceContext,
+  input: { organizationId: string; providerId: string; lock?: boolean },
+): Promise<StorageProviderRow> {
   const query = ctx.db
     .select()
     .from(storageProviders)

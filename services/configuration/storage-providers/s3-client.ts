@@ -7,5 +7,8 @@ export { blockedEndpointReason, type StorageEndpointPolicy } from '../../../adap
 
 /** An S3 client for one storage connection: its sealed credential opened, its endpoint checked on every connection. */
 export function s3ClientFor(row: StorageProviderRow, keyring: CredentialKeyring, policy: StorageEndpointPolicy): S3Client {
-  return checkedS3Client({ region: row.region, endpoint: row.endpoint, forcePathStyle: row.forcePathStyle, credential: openStorageCredential(keyring, row) }, policy);
+  return checkedS3Client(
+    { region: row.region, endpoint: row.endpoint, forcePathStyle: row.forcePathStyle, credential: openStorageCredential(keyring, row) },
+    policy,
+  );
 }

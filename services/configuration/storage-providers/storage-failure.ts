@@ -19,7 +19,10 @@ const TEXTS = {
  * log line (for whoever runs the connection) names the connection, the error and any address
  * policy refusal. The one place these texts are made.
  */
-export function storageFailure(ctx: ServiceContext, input: { what: keyof typeof TEXTS; providerId: string; error: unknown; logFields?: Record<string, unknown> }): ConflictError {
+export function storageFailure(
+  ctx: ServiceContext,
+  input: { what: keyof typeof TEXTS; providerId: string; error: unknown; logFields?: Record<string, unknown> },
+): ConflictError {
   ctx.logger.warn('storage request failed', {
     what: input.what,
     providerId: input.providerId,

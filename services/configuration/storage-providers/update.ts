@@ -29,7 +29,11 @@ export async function rotateStorageProviderCredential({
   return withTransaction(ctx, async (tx) => {
     const current = await loadStorageProvider(tx, { organizationId: actor.organizationId, providerId, lock: true });
     const sealed = sealStorageCredential(keyring, { providerId: current.id, credential, previousVersion: current.credentialVersion });
-    const [row] = await tx.db.update(storageProviders).set({ ...sealed, updatedAt: tx.clock.now() }).where(eq(storageProviders.id, current.id)).returning();
+    const [row] = await tx.db
+      .update(storageProviders)
+      .set({ ...sealed, updatedAt: tx.clock.now() })
+      .where(eq(storageProviders.id, current.id))
+      .returning();
     await recordAudit(tx, {
       action: 'storage_provider.credential_rotated',
       targetType: 'storage_provider',

@@ -13,15 +13,18 @@ export async function recordAudit(
   const actor = ctx.actor;
   if (!actor) throw new Error('recordAudit needs an actor');
   // In a transaction, sent with its next event append (`holdWrite`): an entry is never read back there.
-  await holdWrite(ctx, ctx.db.insert(auditEntries).values({
-    organizationId: actor.organizationId,
-    projectId: entry.projectId ?? actor.projectId,
-    principalId: actor.principalId,
-    action: entry.action,
-    targetType: entry.targetType,
-    targetId: entry.targetId,
-    details: entry.details ?? {},
-    requestId: ctx.requestId,
-    occurredAt: ctx.clock.now(),
-  }));
+  await holdWrite(
+    ctx,
+    ctx.db.insert(auditEntries).values({
+      organizationId: actor.organizationId,
+      projectId: entry.projectId ?? actor.projectId,
+      principalId: actor.principalId,
+      action: entry.action,
+      targetType: entry.targetType,
+      targetId: entry.targetId,
+      details: entry.details ?? {},
+      requestId: ctx.requestId,
+      occurredAt: ctx.clock.now(),
+    }),
+  );
 }

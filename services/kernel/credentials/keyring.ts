@@ -79,11 +79,7 @@ const unconfiguredKeyring: CredentialKeyring = {
  * development, otherwise generated once into the data directory and reused on every start
  * (created exclusively, so two processes starting together agree on one key).
  */
-export function loadCredentialKey(options: {
-  configuredKey: string | undefined;
-  environment: 'development' | 'production';
-  dataDir: string;
-}): Buffer | null {
+export function loadCredentialKey(options: { configuredKey: string | undefined; environment: 'development' | 'production'; dataDir: string }): Buffer | null {
   if (options.configuredKey) return decodeKey(options.configuredKey, 'SVC_CREDENTIAL_ENCRYPTION_KEY');
   if (options.environment === 'production') return null;
   const file = path.join(options.dataDir, CREDENTIAL_KEY_FILE);
@@ -112,10 +108,7 @@ export type SealedCredential = { credentialCiphertext: string; credentialFingerp
  * Seals a new or rotated credential for the row `associatedData` names: ciphertext, the
  * 12-character fingerprint the API shows, and the next credential version (1 for a new row).
  */
-export function sealCredential(
-  keyring: CredentialKeyring,
-  input: { plaintext: string; associatedData: string; previousVersion?: number },
-): SealedCredential {
+export function sealCredential(keyring: CredentialKeyring, input: { plaintext: string; associatedData: string; previousVersion?: number }): SealedCredential {
   return {
     credentialCiphertext: keyring.encrypt(input.plaintext, input.associatedData),
     credentialFingerprint: fingerprintCredential(input.plaintext),

@@ -119,7 +119,6 @@ type AppendedRow = { id: string; project_position: string; aggregate_id: string;
 /** A draft as stored: message content made explicit, and the session it belongs to. */
 type StoredDraft = Required<Omit<ProductEventDraft, 'id'>> & { id: string | null; sessionId: string | null };
 
-
 /**
  * The session an event belongs to: its payload's `sessionId` (every session-scoped event names
  * its session so; delegation events name the coordinator's), else none (agents, Skills, ...).

@@ -9,7 +9,13 @@ import type { ProductEventRow } from './public-event.ts';
  * Reads up to `limit` committed events of a project after `afterPosition` (exclusive), in
  * position order. Positions are gap-free, so a page is complete up to its last position.
  */
-export async function readProductEvents({ db, input }: { db: Executor; input: { projectId: string; afterPosition: bigint; limit: number } }): Promise<ProductEventRow[]> {
+export async function readProductEvents({
+  db,
+  input,
+}: {
+  db: Executor;
+  input: { projectId: string; afterPosition: bigint; limit: number };
+}): Promise<ProductEventRow[]> {
   // Prepared once: the tail runs this on every wake-up.
   const statement = prepared(db, 'read_product_events', (db) =>
     db
@@ -28,7 +34,13 @@ export async function readProductEvents({ db, input }: { db: Executor; input: { 
  * position order, through the session index: never the rest of the project's log. The caller has
  * checked that the session belongs to the project.
  */
-export async function readSessionEvents({ db, input }: { db: Executor; input: { projectId: string; sessionId: string; afterPosition: bigint; limit: number } }): Promise<ProductEventRow[]> {
+export async function readSessionEvents({
+  db,
+  input,
+}: {
+  db: Executor;
+  input: { projectId: string; sessionId: string; afterPosition: bigint; limit: number };
+}): Promise<ProductEventRow[]> {
   const statement = prepared(db, 'read_session_events', (db) =>
     db
       .select()
@@ -57,7 +69,14 @@ export async function readSessionEventsPage({
   input,
 }: {
   db: Executor;
-  input: { projectId: string; sessionId: string; from: bigint | null; order: 'asc' | 'desc'; limit: number; occurred?: { gt?: Date; gte?: Date; lt?: Date; lte?: Date } };
+  input: {
+    projectId: string;
+    sessionId: string;
+    from: bigint | null;
+    order: 'asc' | 'desc';
+    limit: number;
+    occurred?: { gt?: Date; gte?: Date; lt?: Date; lte?: Date };
+  };
 }): Promise<ProductEventRow[]> {
   const occurred = input.occurred ?? {};
   return db

@@ -29,7 +29,13 @@ export function createReadiness(probes: Record<string, Probe>, options: { timeou
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
     try {
-      return await Promise.race([probe().then(() => true, () => false), timedOut]);
+      return await Promise.race([
+        probe().then(
+          () => true,
+          () => false,
+        ),
+        timedOut,
+      ]);
     } finally {
       clearTimeout(timer);
     }

@@ -7,10 +7,7 @@ import { claimIdempotencyKey, findIdempotencyRecord, type IdempotencyScope, type
 
 export type ResponseToStore = { status: number; body: unknown; headers: Record<string, string> };
 
-export type IdempotentOutcome =
-  | { kind: 'executed' }
-  | { kind: 'rejected' }
-  | { kind: 'replay'; record: StoredResponse };
+export type IdempotentOutcome = { kind: 'executed' } | { kind: 'rejected' } | { kind: 'replay'; record: StoredResponse };
 
 /**
  * Runs a mutation at most once per idempotency scope (spec 2 common rule 2).
@@ -74,7 +71,14 @@ export async function executeIdempotently({
   }
   const stored = response;
   const committed = await transaction.commit((db) =>
-    claimIdempotencyKey(db, { ...input.scope, organizationId: actor.organizationId, projectId: actor.projectId, requestHash: input.requestHash, now, response: stored }),
+    claimIdempotencyKey(db, {
+      ...input.scope,
+      organizationId: actor.organizationId,
+      projectId: actor.projectId,
+      requestHash: input.requestHash,
+      now,
+      response: stored,
+    }),
   );
   if (!committed) {
     const winner = await committedByAnother();

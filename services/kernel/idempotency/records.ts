@@ -66,7 +66,13 @@ export async function findIdempotencyRecord(db: Executor, scope: IdempotencyScop
  */
 export async function claimIdempotencyKey(
   tx: Executor,
-  input: IdempotencyScope & { organizationId: string; projectId: string; requestHash: string; now: Date; response?: { status: number; body: unknown; headers: Record<string, string> } },
+  input: IdempotencyScope & {
+    organizationId: string;
+    projectId: string;
+    requestHash: string;
+    now: Date;
+    response?: { status: number; body: unknown; headers: Record<string, string> };
+  },
 ): Promise<boolean> {
   const placeholder = {
     organizationId: input.organizationId,

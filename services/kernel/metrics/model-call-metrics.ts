@@ -9,7 +9,15 @@ type Tokens = { inputTokens: number; outputTokens: number; cacheReadTokens: numb
  * preset, the error code of a failure, and the tokens and cost of a success (a failed attempt's partial
  * usage is not billed by the vendors we speak, so it is not counted).
  */
-export function countModelCall(input: { providerType: string; preset: string; outcome: ModelCallOutcome; seconds: number; errorCode?: string; usage?: Tokens; costNanos?: number }): void {
+export function countModelCall(input: {
+  providerType: string;
+  preset: string;
+  outcome: ModelCallOutcome;
+  seconds: number;
+  errorCode?: string;
+  usage?: Tokens;
+  costNanos?: number;
+}): void {
   const labels = { provider_type: input.providerType, preset: input.preset, outcome: input.outcome };
   metrics.modelCalls.inc(labels);
   metrics.modelCallDuration.observe(labels, input.seconds);

@@ -52,7 +52,12 @@ function snapshot(): Promise<Snapshot | null> {
 }
 
 /** A gauge read from the shared snapshot: emptied, then `fill`ed (left empty when the read failed). */
-function snapshotGauge<L extends string>(options: { name: string; help: string; labelNames?: readonly L[]; fill(gauge: Gauge<L>, read: Snapshot): void }): void {
+function snapshotGauge<L extends string>(options: {
+  name: string;
+  help: string;
+  labelNames?: readonly L[];
+  fill(gauge: Gauge<L>, read: Snapshot): void;
+}): void {
   new Gauge<L>({
     name: options.name,
     help: options.help,
@@ -73,7 +78,11 @@ function registerGauges(): void {
     labelNames: ['state'],
     fill: (gauge, read) => UNSETTLED.forEach((state) => gauge.set({ state }, read.runs.get(state) ?? 0)),
   });
-  snapshotGauge({ name: 'agent_runtime_approvals_pending', help: 'Approvals waiting for a decision', fill: (gauge, read) => gauge.set(read.approvals.pending) });
+  snapshotGauge({
+    name: 'agent_runtime_approvals_pending',
+    help: 'Approvals waiting for a decision',
+    fill: (gauge, read) => gauge.set(read.approvals.pending),
+  });
   snapshotGauge({
     name: 'agent_runtime_approvals_oldest_pending_age_seconds',
     help: 'Age of the oldest approval waiting for a decision (0 when none waits)',
@@ -89,8 +98,12 @@ function registerGauges(): void {
 
 async function readSnapshot(db: Database): Promise<Snapshot> {
   const [runRows, approvalRows, webhookRows] = await Promise.all([
-    db.execute(sql`select state, count(*)::int as count from runs where state in ${sql.raw(`(${UNSETTLED.map((state) => `'${state}'`).join(', ')})`)} group by state`),
-    db.execute(sql`select count(*)::int as pending, coalesce(extract(epoch from now() - min(created_at)), 0)::float8 as oldest from approvals where status = 'pending'`),
+    db.execute(
+      sql`select state, count(*)::int as count from runs where state in ${sql.raw(`(${UNSETTLED.map((state) => `'${state}'`).join(', ')})`)} group by state`,
+    ),
+    db.execute(
+      sql`select count(*)::int as pending, coalesce(extract(epoch from now() - min(created_at)), 0)::float8 as oldest from approvals where status = 'pending'`,
+    ),
     // The webhook's next event by position (the primary key's order): one index probe each.
     db.execute(sql`
       select w.id as webhook_id,
@@ -105,6 +118,9 @@ async function readSnapshot(db: Database): Promise<Snapshot> {
   return {
     runs: new Map(rowsOf<{ state: string; count: number }>(runRows).map((row) => [row.state, Number(row.count)])),
     approvals: { pending: Number(approvals?.pending ?? 0), oldestSeconds: Math.max(0, Number(approvals?.oldest ?? 0)) },
-    webhooks: rowsOf<{ webhook_id: string; oldest: number }>(webhookRows).map((row) => ({ webhookId: row.webhook_id, oldestSeconds: Math.max(0, Number(row.oldest)) })),
+    webhooks: rowsOf<{ webhook_id: string; oldest: number }>(webhookRows).map((row) => ({
+      webhookId: row.webhook_id,
+      oldestSeconds: Math.max(0, Number(row.oldest)),
+    })),
   };
 }

@@ -10,7 +10,16 @@ import { requireActor } from '../require-actor.ts';
 
 export type UsageLedger = v.InferOutput<typeof UsageLedgerShape>;
 
-type GroupRow = { key: string | null; runs: string; invocations: string; input_tokens: string; output_tokens: string; cache_read_tokens: string; cache_write_tokens: string; cost_nanos: string };
+type GroupRow = {
+  key: string | null;
+  runs: string;
+  invocations: string;
+  input_tokens: string;
+  output_tokens: string;
+  cache_read_tokens: string;
+  cache_write_tokens: string;
+  cost_nanos: string;
+};
 
 const GROUP_KEY: Record<LedgerGroup, ReturnType<typeof sql.raw>> = {
   day: sql.raw(`to_char(day, 'YYYY-MM-DD')`),

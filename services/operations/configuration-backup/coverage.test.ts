@@ -11,14 +11,18 @@ import type { CredentialKind } from './coverage.ts';
  * The backup's coverage list (coverage.ts, README.md) against the schema: a new table that
  * belongs to an organization fails here until it is backed up or excluded with a reason.
  */
-const tables = new Map<string, PgTable>(Object.values(schema as Record<string, unknown>).flatMap((value) => (is(value, PgTable) ? [[getTableName(value), value] as const] : [])));
+const tables = new Map<string, PgTable>(
+  Object.values(schema as Record<string, unknown>).flatMap((value) => (is(value, PgTable) ? [[getTableName(value), value] as const] : [])),
+);
 const columns = (table: PgTable) => getTableConfig(table).columns.map((column) => column.name);
 const references = (table: PgTable) => getTableConfig(table).foreignKeys.map((key) => getTableName(key.reference().foreignTable));
 
 /** Tables with an `organization_id` or `project_id` column, and every table hanging off one by a foreign key. */
 function tenantScoped(): Set<string> {
-  const scoped = new Set([...tables].filter(([, table]) => columns(table).some((name) => name === 'organization_id' || name === 'project_id')).map(([name]) => name));
-  for (let grew = true; grew; ) {
+  const scoped = new Set(
+    [...tables].filter(([, table]) => columns(table).some((name) => name === 'organization_id' || name === 'project_id')).map(([name]) => name),
+  );
+  for (let grew = true; grew;) {
     grew = false;
     for (const [name, table] of tables) {
       if (scoped.has(name) || !references(table).some((target) => scoped.has(target))) continue;
@@ -60,7 +64,9 @@ describe('configuration backup coverage', () => {
   });
 
   it('gives each exclusion a one-line reason', () => {
-    const unexplained = Object.entries(NOT_BACKED_UP).filter(([, reason]) => reason.trim() === '' || reason.includes('\n')).map(([name]) => name);
+    const unexplained = Object.entries(NOT_BACKED_UP)
+      .filter(([, reason]) => reason.trim() === '' || reason.includes('\n'))
+      .map(([name]) => name);
     expect(unexplained).toEqual([]);
   });
 
@@ -70,7 +76,8 @@ describe('configuration backup coverage', () => {
     const unexported: string[] = [];
     for (const file of files) {
       const module: Record<string, unknown> = await import(new URL(file, dir).href);
-      for (const value of Object.values(module)) if (is(value, PgTable) && tables.get(getTableName(value)) !== value) unexported.push(`${file}: ${getTableName(value)}`);
+      for (const value of Object.values(module))
+        if (is(value, PgTable) && tables.get(getTableName(value)) !== value) unexported.push(`${file}: ${getTableName(value)}`);
     }
     expect(unexported).toEqual([]);
   });
@@ -79,7 +86,9 @@ describe('configuration backup coverage', () => {
     for (const entry of backedUp) {
       const names = columns(entry.table);
       expect(names, `${entry.tableName} has no organization_id`).toContain('organization_id');
-      expect(entry.file.startsWith('projects[].'), `${entry.tableName} (${entry.file}): project tables belong under projects[]`).toBe(names.includes('project_id'));
+      expect(entry.file.startsWith('projects[].'), `${entry.tableName} (${entry.file}): project tables belong under projects[]`).toBe(
+        names.includes('project_id'),
+      );
     }
   });
 
@@ -87,7 +96,9 @@ describe('configuration backup coverage', () => {
     const seen = new Set(['organizations']);
     for (const entry of backedUp) {
       for (const target of references(entry.table)) {
-        expect(seen.has(target) || target === entry.tableName, `${entry.tableName} refers to ${target}, which the restore has not written before it`).toBe(true);
+        expect(seen.has(target) || target === entry.tableName, `${entry.tableName} refers to ${target}, which the restore has not written before it`).toBe(
+          true,
+        );
       }
       seen.add(entry.tableName);
     }
@@ -98,7 +109,10 @@ describe('configuration backup coverage', () => {
     expect(lists).toContain('projects[].agents[].versions[]');
     const files = backedUp.map((entry) => entry.file);
     const unclaimed = lists.filter((list) => !files.includes(list));
-    expect(unclaimed, `The backup file (domain/configuration-backup/format.ts) has lists of entries no backed-up table in coverage.ts fills: ${unclaimed.join(', ')}`).toEqual([]);
+    expect(
+      unclaimed,
+      `The backup file (domain/configuration-backup/format.ts) has lists of entries no backed-up table in coverage.ts fills: ${unclaimed.join(', ')}`,
+    ).toEqual([]);
     const absent = backedUp.filter((entry) => !lists.includes(entry.file)).map((entry) => `${entry.name} → ${entry.file}`);
     expect(absent, `coverage.ts maps tables to lists the backup file does not have: ${absent.join(', ')}`).toEqual([]);
     expect(new Set(files).size, 'two backed-up tables fill the same list of the file').toBe(files.length);

@@ -21,7 +21,13 @@ type Dated = { createdAt: Date };
  * that order, so two backups of an unchanged organization are byte-identical (and a restored
  * copy backs up to the same file).
  */
-export async function exportConfiguration({ ctx, input }: { ctx: ServiceContext; input: { organizationId: string } }): Promise<{ file: BackupFile; fileName: string }> {
+export async function exportConfiguration({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { organizationId: string };
+}): Promise<{ file: BackupFile; fileName: string }> {
   const actor = requireActor(ctx);
   assertOrganizationAdministrator(actor);
   assertOwnOrganization(actor, input.organizationId);
@@ -111,33 +117,38 @@ export async function exportConfiguration({ ctx, input }: { ctx: ServiceContext;
 
   // Project entries first get their ids in full (configs may point at any later entry of the
   // project), then are written out.
-  const projectEntries = [...rows.projects].sort((a, b) => compare(a.slug, b.slug)).map((project) => {
-    const inProject = <T extends { projectId: string }>(list: T[]) => list.filter((row) => row.projectId === project.id);
-    const presets = ordered(inProject(rows.modelPresets), (row) => row.key);
-    const skillRows = ordered(inProject(rows.skills), (row) => row.key);
-    const toolsets = ordered(inProject(rows.mcpToolsets), (row) => row.key);
-    const agentRows = ordered(inProject(rows.agents), (row) => row.key);
-    const webhooks = ordered(inProject(rows.eventWebhooks), (row) => `${row.endpointUrl} ${row.displayName}`);
-    // Live schedules that open sessions (a session target refers to a session, which is not backed up).
-    const scheduleRows = ordered(inProject(rows.schedules).filter((row) => row.deletedAt === null && row.target === 'new_session'), (row) => row.name ?? '');
-    const projectId = ids.assign('project', project.id);
-    for (const row of presets) ids.assign('modelPreset', row.id);
-    for (const row of skillRows) {
-      const id = ids.assign('skill', row.id);
-      for (const version of rows.skillVersions) if (version.skillId === row.id) ids.version(id, version.id, version.version, 'skillVersion');
-    }
-    for (const row of toolsets) {
-      const id = ids.assign('mcpToolset', row.id);
-      for (const version of rows.mcpToolsetVersions) if (version.toolsetId === row.id) ids.version(id, version.id, version.version, 'toolsetVersion');
-    }
-    for (const row of agentRows) {
-      const id = ids.assign('agent', row.id);
-      for (const version of rows.agentVersions) if (version.agentId === row.id) ids.version(id, version.id, version.version, 'agentVersion');
-    }
-    for (const row of webhooks) ids.assign('eventWebhook', row.id);
-    for (const row of scheduleRows) ids.assign('schedule', row.id);
-    return { project, projectId, presets, skillRows, toolsets, agentRows, webhooks, scheduleRows };
-  });
+  const projectEntries = [...rows.projects]
+    .sort((a, b) => compare(a.slug, b.slug))
+    .map((project) => {
+      const inProject = <T extends { projectId: string }>(list: T[]) => list.filter((row) => row.projectId === project.id);
+      const presets = ordered(inProject(rows.modelPresets), (row) => row.key);
+      const skillRows = ordered(inProject(rows.skills), (row) => row.key);
+      const toolsets = ordered(inProject(rows.mcpToolsets), (row) => row.key);
+      const agentRows = ordered(inProject(rows.agents), (row) => row.key);
+      const webhooks = ordered(inProject(rows.eventWebhooks), (row) => `${row.endpointUrl} ${row.displayName}`);
+      // Live schedules that open sessions (a session target refers to a session, which is not backed up).
+      const scheduleRows = ordered(
+        inProject(rows.schedules).filter((row) => row.deletedAt === null && row.target === 'new_session'),
+        (row) => row.name ?? '',
+      );
+      const projectId = ids.assign('project', project.id);
+      for (const row of presets) ids.assign('modelPreset', row.id);
+      for (const row of skillRows) {
+        const id = ids.assign('skill', row.id);
+        for (const version of rows.skillVersions) if (version.skillId === row.id) ids.version(id, version.id, version.version, 'skillVersion');
+      }
+      for (const row of toolsets) {
+        const id = ids.assign('mcpToolset', row.id);
+        for (const version of rows.mcpToolsetVersions) if (version.toolsetId === row.id) ids.version(id, version.id, version.version, 'toolsetVersion');
+      }
+      for (const row of agentRows) {
+        const id = ids.assign('agent', row.id);
+        for (const version of rows.agentVersions) if (version.agentId === row.id) ids.version(id, version.id, version.version, 'agentVersion');
+      }
+      for (const row of webhooks) ids.assign('eventWebhook', row.id);
+      for (const row of scheduleRows) ids.assign('schedule', row.id);
+      return { project, projectId, presets, skillRows, toolsets, agentRows, webhooks, scheduleRows };
+    });
 
   const projectsOut = projectEntries.map(({ project, projectId, presets, skillRows, toolsets, agentRows, webhooks, scheduleRows }) => ({
     id: projectId,
@@ -257,7 +268,22 @@ export async function exportConfiguration({ ctx, input }: { ctx: ServiceContext;
   return { file, fileName };
 }
 
-type IdKind = ConfigReferenceKind | 'modelProvider' | 'sandboxProvider' | 'storageProvider' | 'mcpServer' | 'mcpServerVersion' | 'mcpCredential' | 'mcpCredentialPolicy' | 'project' | 'modelPreset' | 'skill' | 'mcpToolset' | 'agent' | 'eventWebhook' | 'schedule';
+type IdKind =
+  | ConfigReferenceKind
+  | 'modelProvider'
+  | 'sandboxProvider'
+  | 'storageProvider'
+  | 'mcpServer'
+  | 'mcpServerVersion'
+  | 'mcpCredential'
+  | 'mcpCredentialPolicy'
+  | 'project'
+  | 'modelPreset'
+  | 'skill'
+  | 'mcpToolset'
+  | 'agent'
+  | 'eventWebhook'
+  | 'schedule';
 
 /** File-local ids: `<kind>-<n>` in output order, versions `<parent>.v<version>`. */
 class FileIds {

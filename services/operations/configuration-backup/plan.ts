@@ -22,13 +22,26 @@ import type { BackedUpName, CredentialKind } from './coverage.ts';
 
 export type { CredentialKind };
 
-
 export type RestorePlan = {
-  projects: Array<{ id: string; slug: string; name: string; action: 'create' | 'fill_empty_project' | 'blocked'; existingProjectId: string | null; reason?: string }>;
+  projects: Array<{
+    id: string;
+    slug: string;
+    name: string;
+    action: 'create' | 'fill_empty_project' | 'blocked';
+    existingProjectId: string | null;
+    reason?: string;
+  }>;
   conflicts: Array<{ resource: string; id: string; key?: string; message: string }>;
   warnings: Array<{ code: string; id: string; message: string }>;
   counts: Record<string, number>;
-  requiredCredentials: Array<{ kind: CredentialKind; id: string; key?: string; displayName: string; credentialFingerprint: string | null; value: 'string' | 'accessKeyPair' | 'signingSecret' }>;
+  requiredCredentials: Array<{
+    kind: CredentialKind;
+    id: string;
+    key?: string;
+    displayName: string;
+    credentialFingerprint: string | null;
+    value: 'string' | 'accessKeyPair' | 'signingSecret';
+  }>;
   ready: boolean;
 };
 
@@ -62,28 +75,91 @@ export async function planRestore(db: Executor, organizationId: string, file: Ba
     if (content.length === 0) {
       planned.push({ id: project.id, slug: project.slug, name: project.name, action: 'fill_empty_project', existingProjectId: existing.id });
     } else {
-      planned.push({ id: project.id, slug: project.slug, name: project.name, action: 'blocked', existingProjectId: existing.id, reason: `project "${project.slug}" already has ${content.join(', ')}` });
+      planned.push({
+        id: project.id,
+        slug: project.slug,
+        name: project.name,
+        action: 'blocked',
+        existingProjectId: existing.id,
+        reason: `project "${project.slug}" already has ${content.join(', ')}`,
+      });
     }
   }
 
   // Organization-shared connections: no key may exist already (rule 2).
-  const taken = async (table: typeof sandboxProviders | typeof storageProviders | typeof mcpServers | typeof mcpCredentials | typeof mcpCredentialPolicies, keys: string[]) =>
-    keys.length === 0 ? new Set<string>() : new Set((await db.select({ key: table.key }).from(table).where(and(eq(table.organizationId, organizationId), inArray(table.key, keys)))).map((row) => row.key));
+  const taken = async (
+    table: typeof sandboxProviders | typeof storageProviders | typeof mcpServers | typeof mcpCredentials | typeof mcpCredentialPolicies,
+    keys: string[],
+  ) =>
+    keys.length === 0
+      ? new Set<string>()
+      : new Set(
+          (
+            await db
+              .select({ key: table.key })
+              .from(table)
+              .where(and(eq(table.organizationId, organizationId), inArray(table.key, keys)))
+          ).map((row) => row.key),
+        );
   const liveProviderKeys = file.modelProviders.filter((entry) => !entry.archived).map((entry) => entry.key);
-  const takenProviders = liveProviderKeys.length === 0
-    ? new Set<string>()
-    : new Set((await db.select({ key: modelProviders.key }).from(modelProviders).where(and(eq(modelProviders.organizationId, organizationId), isNull(modelProviders.removedAt), inArray(modelProviders.key, liveProviderKeys)))).map((row) => row.key));
+  const takenProviders =
+    liveProviderKeys.length === 0
+      ? new Set<string>()
+      : new Set(
+          (
+            await db
+              .select({ key: modelProviders.key })
+              .from(modelProviders)
+              .where(and(eq(modelProviders.organizationId, organizationId), isNull(modelProviders.removedAt), inArray(modelProviders.key, liveProviderKeys)))
+          ).map((row) => row.key),
+        );
   const shared = [
     ['model provider', file.modelProviders.filter((entry) => !entry.archived), takenProviders],
-    ['sandbox provider', file.sandboxProviders, await taken(sandboxProviders, file.sandboxProviders.map((entry) => entry.key))],
-    ['storage provider', file.storageProviders, await taken(storageProviders, file.storageProviders.map((entry) => entry.key))],
-    ['MCP server', file.mcpServers, await taken(mcpServers, file.mcpServers.map((entry) => entry.key))],
-    ['MCP credential', file.mcpCredentials, await taken(mcpCredentials, file.mcpCredentials.map((entry) => entry.key))],
-    ['MCP credential policy', file.mcpCredentialPolicies, await taken(mcpCredentialPolicies, file.mcpCredentialPolicies.map((entry) => entry.key))],
+    [
+      'sandbox provider',
+      file.sandboxProviders,
+      await taken(
+        sandboxProviders,
+        file.sandboxProviders.map((entry) => entry.key),
+      ),
+    ],
+    [
+      'storage provider',
+      file.storageProviders,
+      await taken(
+        storageProviders,
+        file.storageProviders.map((entry) => entry.key),
+      ),
+    ],
+    [
+      'MCP server',
+      file.mcpServers,
+      await taken(
+        mcpServers,
+        file.mcpServers.map((entry) => entry.key),
+      ),
+    ],
+    [
+      'MCP credential',
+      file.mcpCredentials,
+      await taken(
+        mcpCredentials,
+        file.mcpCredentials.map((entry) => entry.key),
+      ),
+    ],
+    [
+      'MCP credential policy',
+      file.mcpCredentialPolicies,
+      await taken(
+        mcpCredentialPolicies,
+        file.mcpCredentialPolicies.map((entry) => entry.key),
+      ),
+    ],
   ] as const;
   for (const [resource, entries, keys] of shared) {
     for (const entry of entries) {
-      if (keys.has(entry.key)) conflicts.push({ resource, id: entry.id, key: entry.key, message: `A ${resource} with key "${entry.key}" already exists in this organization` });
+      if (keys.has(entry.key))
+        conflicts.push({ resource, id: entry.id, key: entry.key, message: `A ${resource} with key "${entry.key}" already exists in this organization` });
     }
   }
 
@@ -91,35 +167,66 @@ export async function planRestore(db: Executor, organizationId: string, file: Ba
   const policy = { allowPrivateNetwork: deps.allowPrivateNetwork };
   for (const server of file.mcpServers) {
     const problem = endpointUrlProblem(server.endpointUrl, policy);
-    if (problem) conflicts.push({ resource: 'MCP server', id: server.id, key: server.key, message: `MCP server "${server.key}": ${problem.replace('endpointUrl', 'its endpoint')}` });
+    if (problem)
+      conflicts.push({
+        resource: 'MCP server',
+        id: server.id,
+        key: server.key,
+        message: `MCP server "${server.key}": ${problem.replace('endpointUrl', 'its endpoint')}`,
+      });
   }
   for (const provider of file.storageProviders) {
     const problem = provider.endpoint === null ? null : endpointUrlProblem(provider.endpoint, { ...policy, field: 'endpoint' });
-    if (problem) conflicts.push({ resource: 'storage provider', id: provider.id, key: provider.key, message: `Storage provider "${provider.key}": ${problem.replace(/^endpoint/, 'its endpoint')}` });
+    if (problem)
+      conflicts.push({
+        resource: 'storage provider',
+        id: provider.id,
+        key: provider.key,
+        message: `Storage provider "${provider.key}": ${problem.replace(/^endpoint/, 'its endpoint')}`,
+      });
   }
   for (const credentialPolicy of file.mcpCredentialPolicies) {
     for (const version of credentialPolicy.versions) {
       const problem = exactOriginHostProblem(version.exactOrigin, policy);
-      if (problem) conflicts.push({ resource: 'MCP credential policy', id: credentialPolicy.id, key: credentialPolicy.key, message: `MCP credential policy "${credentialPolicy.key}" version ${version.version}: ${problem}` });
+      if (problem)
+        conflicts.push({
+          resource: 'MCP credential policy',
+          id: credentialPolicy.id,
+          key: credentialPolicy.key,
+          message: `MCP credential policy "${credentialPolicy.key}" version ${version.version}: ${problem}`,
+        });
     }
   }
   for (const provider of file.sandboxProviders) {
     const problem = restrictedEgressProblem(provider.restrictedEgress, policy);
-    if (problem) conflicts.push({ resource: 'sandbox provider', id: provider.id, key: provider.key, message: `Sandbox provider "${provider.key}": ${problem.message}` });
+    if (problem)
+      conflicts.push({ resource: 'sandbox provider', id: provider.id, key: provider.key, message: `Sandbox provider "${provider.key}": ${problem.message}` });
   }
   for (const project of file.projects) {
     for (const webhook of project.eventWebhooks) {
       const problem = endpointUrlProblem(webhook.endpointUrl, policy);
-      if (problem) conflicts.push({ resource: 'event webhook', id: webhook.id, message: `Event webhook "${webhook.displayName}" of project "${project.slug}": ${problem.replace('endpointUrl', 'its endpoint')}` });
+      if (problem)
+        conflicts.push({
+          resource: 'event webhook',
+          id: webhook.id,
+          message: `Event webhook "${webhook.displayName}" of project "${project.slug}": ${problem.replace('endpointUrl', 'its endpoint')}`,
+        });
     }
   }
 
   // Warnings (rule 5).
   const backupDefault = file.storageProviders.find((entry) => entry.isDefault);
   if (backupDefault) {
-    const [current] = await db.select({ key: storageProviders.key }).from(storageProviders).where(and(eq(storageProviders.organizationId, organizationId), eq(storageProviders.isDefault, true)));
+    const [current] = await db
+      .select({ key: storageProviders.key })
+      .from(storageProviders)
+      .where(and(eq(storageProviders.organizationId, organizationId), eq(storageProviders.isDefault, true)));
     if (current) {
-      warnings.push({ code: 'default_storage_provider_exists', id: backupDefault.id, message: `Storage provider "${current.key}" stays the default; the restored "${backupDefault.key}" becomes non-default` });
+      warnings.push({
+        code: 'default_storage_provider_exists',
+        id: backupDefault.id,
+        message: `Storage provider "${current.key}" stays the default; the restored "${backupDefault.key}" becomes non-default`,
+      });
     }
   }
   for (const project of file.projects) warnings.push(...configWarnings(project, deps));
@@ -159,11 +266,19 @@ function configWarnings(project: BackupProject, deps: PlanDeps): RestorePlan['wa
     for (const version of agent.versions) {
       const preset = version.config.modelPreset;
       if (typeof preset === 'string' && !presetKeys.has(preset) && !deps.deploymentPresetKeys.has(preset)) {
-        warnings.push({ code: 'model_preset_unavailable', id: version.id, message: `Agent "${agent.key}" version ${version.version} uses model preset "${preset}", which is neither in the backup nor a deployment preset here` });
+        warnings.push({
+          code: 'model_preset_unavailable',
+          id: version.id,
+          message: `Agent "${agent.key}" version ${version.version} uses model preset "${preset}", which is neither in the backup nor a deployment preset here`,
+        });
       }
       const sandbox = version.config.sandbox as { snapshotId?: unknown } | undefined;
       if (typeof sandbox?.snapshotId === 'string' && !deps.snapshotIds.has(sandbox.snapshotId)) {
-        warnings.push({ code: 'sandbox_snapshot_unknown', id: version.id, message: `Agent "${agent.key}" version ${version.version} uses sandbox snapshot ${sandbox.snapshotId}, which belongs to the original account (unknown here)` });
+        warnings.push({
+          code: 'sandbox_snapshot_unknown',
+          id: version.id,
+          message: `Agent "${agent.key}" version ${version.version} uses sandbox snapshot ${sandbox.snapshotId}, which belongs to the original account (unknown here)`,
+        });
       }
     }
   }
@@ -174,20 +289,58 @@ function configWarnings(project: BackupProject, deps: PlanDeps): RestorePlan['wa
 function requiredCredentials(file: BackupFile): RestorePlan['requiredCredentials'] {
   const required: RestorePlan['requiredCredentials'] = [];
   for (const entry of file.modelProviders) {
-    if (!entry.archived) required.push({ kind: 'modelProviders', id: entry.id, key: entry.key, displayName: entry.displayName, credentialFingerprint: entry.credentialFingerprint, value: 'string' });
+    if (!entry.archived)
+      required.push({
+        kind: 'modelProviders',
+        id: entry.id,
+        key: entry.key,
+        displayName: entry.displayName,
+        credentialFingerprint: entry.credentialFingerprint,
+        value: 'string',
+      });
   }
   for (const entry of file.sandboxProviders) {
-    if (entry.credentialFingerprint) required.push({ kind: 'sandboxProviders', id: entry.id, key: entry.key, displayName: entry.displayName, credentialFingerprint: entry.credentialFingerprint, value: 'string' });
+    if (entry.credentialFingerprint)
+      required.push({
+        kind: 'sandboxProviders',
+        id: entry.id,
+        key: entry.key,
+        displayName: entry.displayName,
+        credentialFingerprint: entry.credentialFingerprint,
+        value: 'string',
+      });
   }
   for (const entry of file.storageProviders) {
-    if (entry.credentialFingerprint) required.push({ kind: 'storageProviders', id: entry.id, key: entry.key, displayName: entry.displayName, credentialFingerprint: entry.credentialFingerprint, value: 'accessKeyPair' });
+    if (entry.credentialFingerprint)
+      required.push({
+        kind: 'storageProviders',
+        id: entry.id,
+        key: entry.key,
+        displayName: entry.displayName,
+        credentialFingerprint: entry.credentialFingerprint,
+        value: 'accessKeyPair',
+      });
   }
   for (const entry of file.mcpCredentials) {
-    if (!entry.revoked) required.push({ kind: 'mcpCredentials', id: entry.id, key: entry.key, displayName: entry.displayName, credentialFingerprint: entry.credentialFingerprint, value: 'string' });
+    if (!entry.revoked)
+      required.push({
+        kind: 'mcpCredentials',
+        id: entry.id,
+        key: entry.key,
+        displayName: entry.displayName,
+        credentialFingerprint: entry.credentialFingerprint,
+        value: 'string',
+      });
   }
   for (const project of file.projects) {
     for (const webhook of project.eventWebhooks) {
-      required.push({ kind: 'eventWebhooks', id: webhook.id, displayName: webhook.displayName, credentialFingerprint: webhook.credentialFingerprint, value: 'signingSecret' });
+      required.push({
+        kind: 'eventWebhooks',
+        id: webhook.id,
+        displayName: webhook.displayName,
+        credentialFingerprint: webhook.credentialFingerprint,
+        value: 'signingSecret',
+      });
     }
   }
   return required;

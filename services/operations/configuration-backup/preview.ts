@@ -10,7 +10,15 @@ import { planRestore, type PlanDeps } from './plan.ts';
 export type RestorePreview = v.InferOutput<typeof RestorePreviewShape>;
 
 /** `POST .../configuration-restore/preview`: what a restore would do; changes nothing (rule 5). */
-export async function previewRestore({ ctx, deps, input }: { ctx: ServiceContext; deps: PlanDeps; input: { organizationId: string; backup: unknown } }): Promise<RestorePreview> {
+export async function previewRestore({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: PlanDeps;
+  input: { organizationId: string; backup: unknown };
+}): Promise<RestorePreview> {
   const actor = requireActor(ctx);
   assertOrganizationAdministrator(actor);
   assertOwnOrganization(actor, input.organizationId);
@@ -18,6 +26,11 @@ export async function previewRestore({ ctx, deps, input }: { ctx: ServiceContext
   const plan = await planRestore(ctx.db, actor.organizationId, file, deps, { lock: false });
   return {
     ...plan,
-    projects: plan.projects.map((project) => ({ slug: project.slug, name: project.name, action: project.action, ...(project.reason ? { reason: project.reason } : {}) })),
+    projects: plan.projects.map((project) => ({
+      slug: project.slug,
+      name: project.name,
+      action: project.action,
+      ...(project.reason ? { reason: project.reason } : {}),
+    })),
   };
 }

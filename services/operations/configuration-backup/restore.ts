@@ -92,21 +92,43 @@ export async function restoreConfiguration({
     const plan = await planRestore(tx.db, actor.organizationId, file, deps, { lock: true });
     checkCredentials(plan, credentials);
     if (!plan.ready) {
-      const reasons = [...plan.conflicts.map((conflict) => conflict.message), ...plan.projects.filter((project) => project.action === 'blocked').map((project) => project.reason!)];
-      throw new ConflictError(`The restore is not ready: ${reasons[0]}`, { conflicts: plan.conflicts, blockedProjects: plan.projects.filter((project) => project.action === 'blocked').map((project) => project.slug) });
+      const reasons = [
+        ...plan.conflicts.map((conflict) => conflict.message),
+        ...plan.projects.filter((project) => project.action === 'blocked').map((project) => project.reason!),
+      ];
+      throw new ConflictError(`The restore is not ready: ${reasons[0]}`, {
+        conflicts: plan.conflicts,
+        blockedProjects: plan.projects.filter((project) => project.action === 'blocked').map((project) => project.slug),
+      });
     }
     const rows = buildRows(tx, deps, file, plan, credentials);
-    const [currentDefault] = await tx.db.select({ id: storageProviders.id }).from(storageProviders).where(and(eq(storageProviders.organizationId, actor.organizationId), eq(storageProviders.isDefault, true)));
+    const [currentDefault] = await tx.db
+      .select({ id: storageProviders.id })
+      .from(storageProviders)
+      .where(and(eq(storageProviders.organizationId, actor.organizationId), eq(storageProviders.isDefault, true)));
     if (currentDefault) for (const row of rows.storageProviders) row.isDefault = false;
 
     for (const project of plan.projects) {
-      if (project.action === 'fill_empty_project') await tx.db.update(projects).set({ name: project.name, ...backupRetention(file, project.id), ...backupBudget(file, project.id) }).where(eq(projects.id, project.existingProjectId!));
+      if (project.action === 'fill_empty_project')
+        await tx.db
+          .update(projects)
+          .set({ name: project.name, ...backupRetention(file, project.id), ...backupBudget(file, project.id) })
+          .where(eq(projects.id, project.existingProjectId!));
     }
     await insertMany(tx, projects, rows.projects, BACKED_UP.projects.resource);
     // A person restoring gets into the projects they create, as with POST /projects.
     if (actor.kind !== 'api_key') {
       for (const project of rows.projects) {
-        await provisionMember(tx, { organizationId: actor.organizationId, projectId: project.id!, subject: actor.subject, kind: actor.kind, organizationRole: actor.organizationRole!, projectRole: 'owner', scopes: actor.scopes, displayName: actor.displayName });
+        await provisionMember(tx, {
+          organizationId: actor.organizationId,
+          projectId: project.id!,
+          subject: actor.subject,
+          kind: actor.kind,
+          organizationRole: actor.organizationRole!,
+          projectRole: 'owner',
+          scopes: actor.scopes,
+          displayName: actor.displayName,
+        });
       }
     }
     // Restored webhooks start at each project's current end of the event log (rule 4).
@@ -127,9 +149,20 @@ export async function restoreConfiguration({
       action: project.action as 'create' | 'fill_empty_project',
     }));
     for (const project of restored) {
-      await recordAudit(tx, { projectId: project.id, action: 'configuration.restored', targetType: 'project', targetId: project.id, details: { action: project.action } });
+      await recordAudit(tx, {
+        projectId: project.id,
+        action: 'configuration.restored',
+        targetType: 'project',
+        targetId: project.id,
+        details: { action: project.action },
+      });
     }
-    await recordAudit(tx, { action: 'organization.configuration_restored', targetType: 'organization', targetId: actor.organizationId, details: { projects: restored.map((project) => project.slug), counts: plan.counts } });
+    await recordAudit(tx, {
+      action: 'organization.configuration_restored',
+      targetType: 'organization',
+      targetId: actor.organizationId,
+      details: { projects: restored.map((project) => project.slug), counts: plan.counts },
+    });
     return { projects: restored, counts: plan.counts };
   });
 }
@@ -141,13 +174,17 @@ function checkCredentials(plan: RestorePlan, credentials: Credentials): void {
   const required = new Map(plan.requiredCredentials.map((entry) => [`${entry.kind}:${entry.id}`, entry]));
   for (const entry of plan.requiredCredentials) {
     if (!(entry.id in credentials[entry.kind])) {
-      throw new ValidationError(`credentials.${entry.kind}.${entry.id} is missing: the ${describe(entry.kind)} "${entry.key ?? entry.displayName}" needs its secret`, { path: `body.credentials.${entry.kind}.${entry.id}` });
+      throw new ValidationError(
+        `credentials.${entry.kind}.${entry.id} is missing: the ${describe(entry.kind)} "${entry.key ?? entry.displayName}" needs its secret`,
+        { path: `body.credentials.${entry.kind}.${entry.id}` },
+      );
     }
   }
   for (const kind of Object.keys(credentials) as CredentialKind[]) {
     for (const id of Object.keys(credentials[kind])) {
       const path = `body.credentials.${kind}.${id}`;
-      if (!required.has(`${kind}:${id}`)) throw new ValidationError(`credentials.${kind}.${id} is not needed: the backup has no such ${describe(kind)} that takes a secret`, { path });
+      if (!required.has(`${kind}:${id}`))
+        throw new ValidationError(`credentials.${kind}.${id} is not needed: the backup has no such ${describe(kind)} that takes a secret`, { path });
       const problem = credentialProblem(kind, credentials[kind][id]);
       if (problem) throw new ValidationError(`credentials.${kind}.${id}: ${problem}`, { path });
     }
@@ -169,7 +206,13 @@ function credentialProblem(kind: CredentialKind, value: unknown): string | null 
 }
 
 const describe = (kind: CredentialKind) =>
-  ({ modelProviders: 'model provider', sandboxProviders: 'sandbox provider', storageProviders: 'storage provider', mcpCredentials: 'MCP credential', eventWebhooks: 'event webhook' })[kind];
+  ({
+    modelProviders: 'model provider',
+    sandboxProviders: 'sandbox provider',
+    storageProviders: 'storage provider',
+    mcpCredentials: 'MCP credential',
+    eventWebhooks: 'event webhook',
+  })[kind];
 
 /** Every row of the restore with its new id, before anything is written (pure but for sealing). */
 function buildRows(tx: ServiceContext, deps: RestoreDeps, file: BackupFile, plan: RestorePlan, credentials: Credentials) {
@@ -191,7 +234,16 @@ function buildRows(tx: ServiceContext, deps: RestoreDeps, file: BackupFile, plan
   for (const project of plan.projects) {
     const id = project.existingProjectId ?? idFor(project.id);
     projectIds.set(project.id, id);
-    if (project.action === 'create') projectRows.push({ id, organizationId, slug: project.slug, name: project.name, createdAt: now, ...backupRetention(file, project.id), ...backupBudget(file, project.id) });
+    if (project.action === 'create')
+      projectRows.push({
+        id,
+        organizationId,
+        slug: project.slug,
+        name: project.name,
+        createdAt: now,
+        ...backupRetention(file, project.id),
+        ...backupBudget(file, project.id),
+      });
   }
 
   const rows = {
@@ -199,44 +251,122 @@ function buildRows(tx: ServiceContext, deps: RestoreDeps, file: BackupFile, plan
     projects: projectRows,
     modelProviders: file.modelProviders.map((entry) => {
       const id = idFor(entry.id);
-      const sealed = entry.archived ? {} : sealCredential(deps.keyring, { plaintext: credentials.modelProviders[entry.id]!, associatedData: providerCredentialAad(id) });
-      return { id, organizationId, key: entry.key, displayName: entry.displayName, providerType: entry.providerType, ...sealed, createdAt: at(entry.createdAt), updatedAt: now, removedAt: entry.archived ? now : null };
+      const sealed = entry.archived
+        ? {}
+        : sealCredential(deps.keyring, { plaintext: credentials.modelProviders[entry.id]!, associatedData: providerCredentialAad(id) });
+      return {
+        id,
+        organizationId,
+        key: entry.key,
+        displayName: entry.displayName,
+        providerType: entry.providerType,
+        ...sealed,
+        createdAt: at(entry.createdAt),
+        updatedAt: now,
+        removedAt: entry.archived ? now : null,
+      };
     }),
     sandboxProviders: file.sandboxProviders.map((entry) => {
       const id = idFor(entry.id);
       const secret = credentials.sandboxProviders[entry.id];
       const sealed = secret ? sealCredential(deps.keyring, { plaintext: secret, associatedData: sandboxCredentialAad(id) }) : {};
-      return { id, organizationId, key: entry.key, displayName: entry.displayName, providerType: entry.providerType, target: entry.target, restrictedEgress: entry.restrictedEgress, ...sealed, createdAt: at(entry.createdAt), updatedAt: now };
+      return {
+        id,
+        organizationId,
+        key: entry.key,
+        displayName: entry.displayName,
+        providerType: entry.providerType,
+        target: entry.target,
+        restrictedEgress: entry.restrictedEgress,
+        ...sealed,
+        createdAt: at(entry.createdAt),
+        updatedAt: now,
+      };
     }),
     storageProviders: file.storageProviders.map((entry) => {
       const id = idFor(entry.id);
       const pair = credentials.storageProviders[entry.id];
       const sealed = pair ? sealStorageCredential(deps.keyring, { providerId: id, credential: v.parse(StorageCredentialInput, pair) }) : {};
       return {
-        id, organizationId, key: entry.key, displayName: entry.displayName, providerType: entry.providerType, endpoint: entry.endpoint, region: entry.region, bucket: entry.bucket,
-        prefix: entry.prefix, forcePathStyle: entry.forcePathStyle, isDefault: entry.isDefault, ...sealed, createdAt: at(entry.createdAt), updatedAt: now,
+        id,
+        organizationId,
+        key: entry.key,
+        displayName: entry.displayName,
+        providerType: entry.providerType,
+        endpoint: entry.endpoint,
+        region: entry.region,
+        bucket: entry.bucket,
+        prefix: entry.prefix,
+        forcePathStyle: entry.forcePathStyle,
+        isDefault: entry.isDefault,
+        ...sealed,
+        createdAt: at(entry.createdAt),
+        updatedAt: now,
       };
     }),
     mcpServers: file.mcpServers.map((entry) => ({
-      id: idFor(entry.id), organizationId, key: entry.key, displayName: entry.displayName, endpointUrl: entry.endpointUrl, transport: entry.transport,
-      latestVersion: maxVersion(entry.versions), createdByPrincipalId: createdBy, createdAt: at(entry.createdAt),
+      id: idFor(entry.id),
+      organizationId,
+      key: entry.key,
+      displayName: entry.displayName,
+      endpointUrl: entry.endpointUrl,
+      transport: entry.transport,
+      latestVersion: maxVersion(entry.versions),
+      createdByPrincipalId: createdBy,
+      createdAt: at(entry.createdAt),
     })),
     mcpServerVersions: file.mcpServers.flatMap((entry) =>
       entry.versions.map((version) => ({
-        id: idFor(version.id), organizationId, serverId: idFor(entry.id), version: version.version, tools: version.tools as never[], toolsHash: toolSnapshotHash(version.tools as never[]),
-        discoveredAt: version.discoveredAt ? at(version.discoveredAt) : null, createdByPrincipalId: createdBy, createdAt: at(version.createdAt),
+        id: idFor(version.id),
+        organizationId,
+        serverId: idFor(entry.id),
+        version: version.version,
+        tools: version.tools as never[],
+        toolsHash: toolSnapshotHash(version.tools as never[]),
+        discoveredAt: version.discoveredAt ? at(version.discoveredAt) : null,
+        createdByPrincipalId: createdBy,
+        createdAt: at(version.createdAt),
       })),
     ),
     mcpCredentials: file.mcpCredentials.map((entry) => {
       const id = idFor(entry.id);
-      const sealed = entry.revoked ? {} : sealCredential(deps.keyring, { plaintext: credentials.mcpCredentials[entry.id]!, associatedData: mcpCredentialAad(id) });
-      return { id, organizationId, key: entry.key, displayName: entry.displayName, kind: entry.kind, headerName: entry.headerName, ...sealed, revokedAt: entry.revoked ? now : null, createdAt: at(entry.createdAt), updatedAt: now };
+      const sealed = entry.revoked
+        ? {}
+        : sealCredential(deps.keyring, { plaintext: credentials.mcpCredentials[entry.id]!, associatedData: mcpCredentialAad(id) });
+      return {
+        id,
+        organizationId,
+        key: entry.key,
+        displayName: entry.displayName,
+        kind: entry.kind,
+        headerName: entry.headerName,
+        ...sealed,
+        revokedAt: entry.revoked ? now : null,
+        createdAt: at(entry.createdAt),
+        updatedAt: now,
+      };
     }),
-    mcpCredentialPolicies: file.mcpCredentialPolicies.map((entry) => ({ id: idFor(entry.id), organizationId, key: entry.key, latestVersion: maxVersion(entry.versions), createdAt: at(entry.createdAt) })),
+    mcpCredentialPolicies: file.mcpCredentialPolicies.map((entry) => ({
+      id: idFor(entry.id),
+      organizationId,
+      key: entry.key,
+      latestVersion: maxVersion(entry.versions),
+      createdAt: at(entry.createdAt),
+    })),
     mcpCredentialPolicyVersions: file.mcpCredentialPolicies.flatMap((entry) =>
       entry.versions.map((version) => ({
-        id: idFor(version.id), organizationId, policyId: idFor(entry.id), version: version.version, displayName: version.displayName, credentialId: idFor(version.credentialId),
-        exactOrigin: version.exactOrigin, pathPrefix: version.pathPrefix, timeoutMs: version.timeoutMs, maximumResponseBytes: version.maximumResponseBytes, createdByPrincipalId: createdBy, createdAt: at(version.createdAt),
+        id: idFor(version.id),
+        organizationId,
+        policyId: idFor(entry.id),
+        version: version.version,
+        displayName: version.displayName,
+        credentialId: idFor(version.credentialId),
+        exactOrigin: version.exactOrigin,
+        pathPrefix: version.pathPrefix,
+        timeoutMs: version.timeoutMs,
+        maximumResponseBytes: version.maximumResponseBytes,
+        createdByPrincipalId: createdBy,
+        createdAt: at(version.createdAt),
       })),
     ),
     modelPresets: [] as Array<typeof modelPresets.$inferInsert>,
@@ -256,61 +386,165 @@ function buildRows(tx: ServiceContext, deps: RestoreDeps, file: BackupFile, plan
     const scoped = { organizationId, projectId };
     for (const entry of project.modelPresets) {
       rows.modelPresets.push({
-        id: idFor(entry.id), ...scoped, key: entry.key, displayName: entry.displayName, providerId: idFor(entry.providerId), model: entry.model, routing: entry.routing,
-        settings: entry.settings, prices: entry.prices ?? null, createdByPrincipalId: createdBy, createdAt: at(entry.createdAt), archivedAt: entry.archived ? now : null,
+        id: idFor(entry.id),
+        ...scoped,
+        key: entry.key,
+        displayName: entry.displayName,
+        providerId: idFor(entry.providerId),
+        model: entry.model,
+        routing: entry.routing,
+        settings: entry.settings,
+        prices: entry.prices ?? null,
+        createdByPrincipalId: createdBy,
+        createdAt: at(entry.createdAt),
+        archivedAt: entry.archived ? now : null,
       });
     }
     project.skills.forEach((entry, s) => {
       rows.skills.push({
-        id: idFor(entry.id), ...scoped, key: entry.key, displayName: entry.displayName, enabled: entry.enabled, disabledAt: entry.enabled ? null : now,
-        latestVersion: maxVersion(entry.versions), createdAt: at(entry.createdAt), updatedAt: now, deletedAt: entry.removed ? now : null,
+        id: idFor(entry.id),
+        ...scoped,
+        key: entry.key,
+        displayName: entry.displayName,
+        enabled: entry.enabled,
+        disabledAt: entry.enabled ? null : now,
+        latestVersion: maxVersion(entry.versions),
+        createdAt: at(entry.createdAt),
+        updatedAt: now,
+        deletedAt: entry.removed ? now : null,
       });
       entry.versions.forEach((version, n) => {
-        const content = { name: version.name, description: version.description, instructions: version.instructions, license: version.license, compatibility: version.compatibility, metadata: version.metadata, allowedTools: version.allowedTools, files: version.files };
+        const content = {
+          name: version.name,
+          description: version.description,
+          instructions: version.instructions,
+          license: version.license,
+          compatibility: version.compatibility,
+          metadata: version.metadata,
+          allowedTools: version.allowedTools,
+          files: version.files,
+        };
         assertPublishableContent(content, { prefix: `${root}.skills.${s}.versions.${n}` });
-        rows.skillVersions.push({ id: idFor(version.id), ...scoped, skillId: idFor(entry.id), version: version.version, ...content, contentHash: skillContentHash(content), status: version.status, createdByPrincipalId: createdBy, createdAt: at(version.createdAt) });
+        rows.skillVersions.push({
+          id: idFor(version.id),
+          ...scoped,
+          skillId: idFor(entry.id),
+          version: version.version,
+          ...content,
+          contentHash: skillContentHash(content),
+          status: version.status,
+          createdByPrincipalId: createdBy,
+          createdAt: at(version.createdAt),
+        });
       });
     });
     for (const entry of project.mcpToolsets) {
       rows.mcpToolsets.push({ id: idFor(entry.id), ...scoped, key: entry.key, latestVersion: maxVersion(entry.versions), createdAt: at(entry.createdAt) });
       for (const version of entry.versions) {
         rows.mcpToolsetVersions.push({
-          id: idFor(version.id), ...scoped, toolsetId: idFor(entry.id), version: version.version, displayName: version.displayName, serverVersionId: idFor(version.serverVersionId),
-          tools: version.tools, createdByPrincipalId: createdBy, createdAt: at(version.createdAt),
+          id: idFor(version.id),
+          ...scoped,
+          toolsetId: idFor(entry.id),
+          version: version.version,
+          displayName: version.displayName,
+          serverVersionId: idFor(version.serverVersionId),
+          tools: version.tools,
+          createdByPrincipalId: createdBy,
+          createdAt: at(version.createdAt),
         });
       }
     }
     project.agents.forEach((entry, a) => {
       const latest = entry.versions.reduce((best, version) => (version.version > best.version ? version : best));
       rows.agents.push({
-        id: idFor(entry.id), ...scoped, key: entry.key, name: entry.name, description: entry.description === '' ? null : entry.description, latestVersionId: idFor(latest.id),
-        latestVersion: latest.version, createdAt: at(entry.createdAt), updatedAt: now, deletedAt: entry.archived ? now : null,
+        id: idFor(entry.id),
+        ...scoped,
+        key: entry.key,
+        name: entry.name,
+        description: entry.description === '' ? null : entry.description,
+        latestVersionId: idFor(latest.id),
+        latestVersion: latest.version,
+        createdAt: at(entry.createdAt),
+        updatedAt: now,
+        deletedAt: entry.archived ? now : null,
       });
       entry.versions.forEach((version, n) => {
         const path = `${root}.agents.${a}.versions.${n}.config`;
-        const config = parseAgentConfig(mapConfigReferences(version.config, (_kind, id) => idFor(id)), { root: path });
+        const config = parseAgentConfig(
+          mapConfigReferences(version.config, (_kind, id) => idFor(id)),
+          { root: path },
+        );
         const contentHash = createHash('sha256').update(canonicalAgentConfig(config), 'utf8').digest('hex');
-        rows.agentVersions.push({ id: idFor(version.id), ...scoped, agentId: idFor(entry.id), version: version.version, config: config as Record<string, unknown>, contentHash, createdByPrincipalId: createdBy, createdAt: at(version.createdAt) });
+        rows.agentVersions.push({
+          id: idFor(version.id),
+          ...scoped,
+          agentId: idFor(entry.id),
+          version: version.version,
+          config: config as Record<string, unknown>,
+          contentHash,
+          createdByPrincipalId: createdBy,
+          createdAt: at(version.createdAt),
+        });
       });
     });
     for (const entry of project.eventWebhooks) {
       const id = idFor(entry.id);
       const sealed = sealCredential(deps.keyring, { plaintext: credentials.eventWebhooks[entry.id]!, associatedData: webhookCredentialAad(id) });
       rows.eventWebhooks.push({
-        id, ...scoped, displayName: entry.displayName, endpointUrl: entry.endpointUrl, eventKinds: entry.eventKinds, includeMessageContent: entry.includeMessageContent,
-        enabled: entry.enabled, status: entry.enabled ? 'active' : 'disabled', disabledReason: entry.enabled ? null : 'user', ...sealed, deliveredPosition: 0n,
-        createdByPrincipalId: createdBy, createdAt: at(entry.createdAt), updatedAt: now,
+        id,
+        ...scoped,
+        displayName: entry.displayName,
+        endpointUrl: entry.endpointUrl,
+        eventKinds: entry.eventKinds,
+        includeMessageContent: entry.includeMessageContent,
+        enabled: entry.enabled,
+        status: entry.enabled ? 'active' : 'disabled',
+        disabledReason: entry.enabled ? null : 'user',
+        ...sealed,
+        deliveredPosition: 0n,
+        createdByPrincipalId: createdBy,
+        createdAt: at(entry.createdAt),
+        updatedAt: now,
       });
     }
     (project.schedules ?? []).forEach((entry, n) => {
       // The API's own rules (timing, cron, time zone, bounds); a pinned version names its agent through it.
       const agent = entry.agentVersionId === null ? { agentId: idFor(entry.agentId) } : { agentVersionId: idFor(entry.agentVersionId) };
       const timing = { cron: entry.cron ?? undefined, intervalSeconds: entry.intervalSeconds ?? undefined };
-      const body = parseAt(CreateScheduleInput, { ...agent, ...timing, name: entry.name, timeZone: entry.timeZone, message: entry.message, overlap: entry.overlap, catchupWindowSeconds: entry.catchupWindowSeconds }, `${root}.schedules.${n}`);
+      const body = parseAt(
+        CreateScheduleInput,
+        {
+          ...agent,
+          ...timing,
+          name: entry.name,
+          timeZone: entry.timeZone,
+          message: entry.message,
+          overlap: entry.overlap,
+          catchupWindowSeconds: entry.catchupWindowSeconds,
+        },
+        `${root}.schedules.${n}`,
+      );
       rows.schedules.push({
-        id: idFor(entry.id), ...scoped, name: body.name ?? null, agentId: idFor(entry.agentId), agentVersionId: body.agentVersionId ?? null, cron: body.cron ?? null, intervalSeconds: body.intervalSeconds ?? null,
-        timeZone: body.timeZone!, message: body.message, files: [], overlap: body.overlap!, catchupWindowSeconds: body.catchupWindowSeconds!, target: 'new_session',
-        sessionId: null, ifBusy: null, paused: true, createdByPrincipalId: createdBy, actingPrincipalId: createdBy, createdAt: at(entry.createdAt), updatedAt: now,
+        id: idFor(entry.id),
+        ...scoped,
+        name: body.name ?? null,
+        agentId: idFor(entry.agentId),
+        agentVersionId: body.agentVersionId ?? null,
+        cron: body.cron ?? null,
+        intervalSeconds: body.intervalSeconds ?? null,
+        timeZone: body.timeZone!,
+        message: body.message,
+        files: [],
+        overlap: body.overlap!,
+        catchupWindowSeconds: body.catchupWindowSeconds!,
+        target: 'new_session',
+        sessionId: null,
+        ifBusy: null,
+        paused: true,
+        createdByPrincipalId: createdBy,
+        actingPrincipalId: createdBy,
+        createdAt: at(entry.createdAt),
+        updatedAt: now,
       });
     });
   });
@@ -341,7 +575,10 @@ function backupRetention(file: BackupFile, backupProjectId: string): { sessionRe
   const minutes = (text: string | null, field: 'sessions' | 'events') => {
     if (text === null) return null;
     const value = retentionMinutes(text);
-    if (value === null) throw new ValidationError(`The backup's retention window "${text}" is out of range (1m to 3650d)`, { path: `body.backup.projects.${index}.retention.${field}` });
+    if (value === null)
+      throw new ValidationError(`The backup's retention window "${text}" is out of range (1m to 3650d)`, {
+        path: `body.backup.projects.${index}.retention.${field}`,
+      });
     return value;
   };
   return { sessionRetentionMinutes: minutes(retention?.sessions ?? null, 'sessions'), eventRetentionMinutes: minutes(retention?.events ?? null, 'events') };
@@ -353,7 +590,9 @@ function backupBudget(file: BackupFile, backupProjectId: string): { budgetMonthl
   const parsed = v.safeParse(ProjectBudgetInput, file.projects[index]?.budget ?? null);
   if (!parsed.success) {
     const field = parsed.issues[0].path?.map((item) => String(item.key)).join('.');
-    throw new ValidationError(`The backup's budget is invalid: ${parsed.issues[0].message}`, { path: `body.backup.projects.${index}.budget${field ? `.${field}` : ''}` });
+    throw new ValidationError(`The backup's budget is invalid: ${parsed.issues[0].message}`, {
+      path: `body.backup.projects.${index}.budget${field ? `.${field}` : ''}`,
+    });
   }
   const stored = storedProjectBudget(parsed.output);
   return { budgetMonthlyMaxCostNanos: stored.maxCostNanos, budgetMonthlyMaxTokens: stored.maxTokens };

@@ -36,7 +36,11 @@ const LIST_PAGE = 1_000;
  * so several workers may drain at once. A connection that fails is logged by id and error name,
  * and skipped (`skipProviders`) until the caller retries it.
  */
-export async function deleteRetainedObjects(ctx: ServiceContext, deps: ObjectStoreDeps, options: { maxDeletes: number; skipProviders?: ReadonlySet<string> }): Promise<ObjectDeletionResult> {
+export async function deleteRetainedObjects(
+  ctx: ServiceContext,
+  deps: ObjectStoreDeps,
+  options: { maxDeletes: number; skipProviders?: ReadonlySet<string> },
+): Promise<ObjectDeletionResult> {
   const result: ObjectDeletionResult = { deleted: 0, finished: 0, more: false, failedProviders: [] };
   if (!deps.keyring.configured) return result;
   let budget = options.maxDeletes;
@@ -74,7 +78,10 @@ export async function deleteRetainedObjects(ctx: ServiceContext, deps: ObjectSto
         await ctx.db.delete(retentionObjectDeletions).where(eq(retentionObjectDeletions.id, entry.id));
         result.finished += 1;
       } catch (error) {
-        ctx.logger.warn('retention: a storage connection failed; its objects wait for a later sweep', { providerId: entry.storageProviderId, errorName: (error as Error).name });
+        ctx.logger.warn('retention: a storage connection failed; its objects wait for a later sweep', {
+          providerId: entry.storageProviderId,
+          errorName: (error as Error).name,
+        });
         clients.get(entry.storageProviderId)?.client.destroy();
         clients.set(entry.storageProviderId, null);
         result.failedProviders.push(entry.storageProviderId);
@@ -83,7 +90,8 @@ export async function deleteRetainedObjects(ctx: ServiceContext, deps: ObjectSto
   } finally {
     for (const store of clients.values()) store?.client.destroy();
   }
-  if (result.deleted > 0) ctx.logger.info('retention: objects of expired sessions deleted', { deleted: result.deleted, finished: result.finished, more: result.more });
+  if (result.deleted > 0)
+    ctx.logger.info('retention: objects of expired sessions deleted', { deleted: result.deleted, finished: result.finished, more: result.more });
   return result;
 }
 
@@ -101,7 +109,11 @@ export type ProjectSweepResult = { deleted: number; projects: number; next: Proj
  * objects, so a folder without a project row is garbage. This also cleans up after projects
  * deleted before this sweep existed.
  */
-export async function sweepDeletedProjectObjects(ctx: ServiceContext, deps: ObjectStoreDeps, options: { maxDeletes: number; from?: ProjectSweepPosition | null; skipProviders?: ReadonlySet<string> }): Promise<ProjectSweepResult> {
+export async function sweepDeletedProjectObjects(
+  ctx: ServiceContext,
+  deps: ObjectStoreDeps,
+  options: { maxDeletes: number; from?: ProjectSweepPosition | null; skipProviders?: ReadonlySet<string> },
+): Promise<ProjectSweepResult> {
   const result: ProjectSweepResult = { deleted: 0, projects: 0, next: null, failedProviders: [] };
   if (!deps.keyring.configured) return result;
   let budget = options.maxDeletes;
@@ -117,14 +129,25 @@ export async function sweepDeletedProjectObjects(ctx: ServiceContext, deps: Obje
       const folders: string[] = [];
       let token: string | null = null;
       do {
-        const page = await listObjectPage(client, { bucket: provider.bucket, prefix: projectsFolder, delimiter: '/', maxKeys: LIST_PAGE, continuationToken: token });
+        const page = await listObjectPage(client, {
+          bucket: provider.bucket,
+          prefix: projectsFolder,
+          delimiter: '/',
+          maxKeys: LIST_PAGE,
+          continuationToken: token,
+        });
         folders.push(...page.folders);
         token = page.truncated ? page.continuationToken : null;
       } while (token);
       const ids = folders.map((folder) => folder.slice(projectsFolder.length, -1)).filter((id) => isLowercaseUuid(id));
       if (ids.length === 0) continue;
       const existing = new Set(
-        (await ctx.db.select({ id: projects.id }).from(projects).where(and(eq(projects.organizationId, provider.organizationId), inArray(projects.id, ids)))).map((row) => row.id),
+        (
+          await ctx.db
+            .select({ id: projects.id })
+            .from(projects)
+            .where(and(eq(projects.organizationId, provider.organizationId), inArray(projects.id, ids)))
+        ).map((row) => row.id),
       );
       for (const id of ids.filter((id) => !existing.has(id))) {
         const { deleted, done } = await deleteUnder(store, `${projectsFolder}${id}/`, budget);
@@ -138,7 +161,10 @@ export async function sweepDeletedProjectObjects(ctx: ServiceContext, deps: Obje
         ctx.logger.info('retention: objects of a deleted project removed', { providerId: provider.id, projectId: id });
       }
     } catch (error) {
-      ctx.logger.warn('retention: a storage connection failed; deleted projects there wait for a later sweep', { providerId: provider.id, errorName: (error as Error).name });
+      ctx.logger.warn('retention: a storage connection failed; deleted projects there wait for a later sweep', {
+        providerId: provider.id,
+        errorName: (error as Error).name,
+      });
       result.failedProviders.push(provider.id);
     } finally {
       client?.destroy();
@@ -167,7 +193,11 @@ async function openStore(
 }
 
 /** Deletes up to `budget` objects under `prefix`; `done` when none is left. */
-async function deleteUnder(store: { client: S3Client; provider: StorageProviderRow }, prefix: string, budget: number): Promise<{ deleted: number; done: boolean }> {
+async function deleteUnder(
+  store: { client: S3Client; provider: StorageProviderRow },
+  prefix: string,
+  budget: number,
+): Promise<{ deleted: number; done: boolean }> {
   let deleted = 0;
   for (;;) {
     if (deleted >= budget) return { deleted, done: false };
@@ -183,8 +213,16 @@ async function deleteUnder(store: { client: S3Client; provider: StorageProviderR
 
 /** Whether an attachment or a live upload of the project still names a content-addressed object. */
 async function stillReferenced(ctx: ServiceContext, projectId: string, objectKey: string): Promise<boolean> {
-  const [attachment] = await ctx.db.select({ id: attachments.id }).from(attachments).where(and(eq(attachments.projectId, projectId), eq(attachments.objectKey, objectKey))).limit(1);
+  const [attachment] = await ctx.db
+    .select({ id: attachments.id })
+    .from(attachments)
+    .where(and(eq(attachments.projectId, projectId), eq(attachments.objectKey, objectKey)))
+    .limit(1);
   if (attachment) return true;
-  const [upload] = await ctx.db.select({ id: uploads.id }).from(uploads).where(and(eq(uploads.projectId, projectId), eq(uploads.objectKey, objectKey), uploadIsLive(ctx.clock.now()))).limit(1);
+  const [upload] = await ctx.db
+    .select({ id: uploads.id })
+    .from(uploads)
+    .where(and(eq(uploads.projectId, projectId), eq(uploads.objectKey, objectKey), uploadIsLive(ctx.clock.now())))
+    .limit(1);
   return upload !== undefined;
 }

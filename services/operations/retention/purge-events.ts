@@ -58,7 +58,13 @@ export async function purgeExpiredEvents(ctx: ServiceContext, input: { installat
         .where(eq(projects.id, project.id));
       const gone = await tx.db
         .delete(productEvents)
-        .where(and(eq(productEvents.projectId, project.id), gt(productEvents.projectPosition, project.eventsPurgedThroughPosition), lte(productEvents.projectPosition, purgedThrough)))
+        .where(
+          and(
+            eq(productEvents.projectId, project.id),
+            gt(productEvents.projectPosition, project.eventsPurgedThroughPosition),
+            lte(productEvents.projectPosition, purgedThrough),
+          ),
+        )
         .returning({ position: productEvents.projectPosition });
       return gone.length;
     });

@@ -80,7 +80,12 @@ export async function purgeExpiredSessions(
   }
 
   const projectRows = await ctx.db
-    .select({ id: projects.id, organizationId: projects.organizationId, sessionRetentionMinutes: projects.sessionRetentionMinutes, eventRetentionMinutes: projects.eventRetentionMinutes })
+    .select({
+      id: projects.id,
+      organizationId: projects.organizationId,
+      sessionRetentionMinutes: projects.sessionRetentionMinutes,
+      eventRetentionMinutes: projects.eventRetentionMinutes,
+    })
     .from(projects)
     .orderBy(asc(projects.id));
   for (const project of projectRows) {
@@ -95,15 +100,7 @@ export async function purgeExpiredSessions(
     const rows = await ctx.db
       .select({ id: sessions.id })
       .from(sessions)
-      .where(
-        and(
-          eq(sessions.projectId, project.id),
-          lt(sessions.lastActivityAt, cutoff),
-          isNull(sessions.parentSessionId),
-          noUnsettledRun,
-          notSkipped,
-        ),
-      )
+      .where(and(eq(sessions.projectId, project.id), lt(sessions.lastActivityAt, cutoff), isNull(sessions.parentSessionId), noUnsettledRun, notSkipped))
       .orderBy(asc(sessions.lastActivityAt))
       .limit(budget + 1);
     if (rows.length === 0) continue;
@@ -169,12 +166,20 @@ async function purgeTrees(ctx: ServiceContext, candidates: Candidate[]): Promise
     const aggregates: Array<[string, SQL]> = [
       ['session', inArray(aggregateEventCounters.aggregateId, sessionIds)],
       ['run', inArray(aggregateEventCounters.aggregateId, runsOfTrees)],
-      ['tool_call', inArray(aggregateEventCounters.aggregateId, tx.db.select({ id: toolCalls.id }).from(toolCalls).where(inArray(toolCalls.runId, runsOfTrees)))],
-      ['approval', inArray(aggregateEventCounters.aggregateId, tx.db.select({ id: approvals.id }).from(approvals).where(inArray(approvals.runId, runsOfTrees)))],
+      [
+        'tool_call',
+        inArray(aggregateEventCounters.aggregateId, tx.db.select({ id: toolCalls.id }).from(toolCalls).where(inArray(toolCalls.runId, runsOfTrees))),
+      ],
+      [
+        'approval',
+        inArray(aggregateEventCounters.aggregateId, tx.db.select({ id: approvals.id }).from(approvals).where(inArray(approvals.runId, runsOfTrees))),
+      ],
       ['message', inArray(aggregateEventCounters.aggregateId, tx.db.select({ id: messages.id }).from(messages).where(inArray(messages.threadId, threadIds)))],
     ];
     for (const [aggregateType, ids] of aggregates) {
-      await tx.db.delete(aggregateEventCounters).where(and(eq(aggregateEventCounters.projectId, projectId), eq(aggregateEventCounters.aggregateType, aggregateType), ids));
+      await tx.db
+        .delete(aggregateEventCounters)
+        .where(and(eq(aggregateEventCounters.projectId, projectId), eq(aggregateEventCounters.aggregateType, aggregateType), ids));
     }
 
     // Sessions first (their runs, tool calls, approvals, sandboxes, attachments, backups... cascade), then their threads (messages).
@@ -207,11 +212,22 @@ async function lockTrees(tx: ServiceContext, candidates: Candidate[]): Promise<{
   const all = members.map((member) => member.id);
   if (all.length === 0) return { trees: 0, sessionIds: [], kept: [] };
   const locked = new Map(
-    (await tx.db.select({ id: sessions.id, lastActivityAt: sessions.lastActivityAt, deletedAt: sessions.deletedAt }).from(sessions).where(inArray(sessions.id, all)).for('update', { skipLocked: true })).map(
-      (row) => [row.id, row],
-    ),
+    (
+      await tx.db
+        .select({ id: sessions.id, lastActivityAt: sessions.lastActivityAt, deletedAt: sessions.deletedAt })
+        .from(sessions)
+        .where(inArray(sessions.id, all))
+        .for('update', { skipLocked: true })
+    ).map((row) => [row.id, row]),
   );
-  const busy = new Set((await tx.db.selectDistinct({ sessionId: runs.sessionId }).from(runs).where(and(inArray(runs.sessionId, all), isNull(runs.settledAt)))).map((row) => row.sessionId));
+  const busy = new Set(
+    (
+      await tx.db
+        .selectDistinct({ sessionId: runs.sessionId })
+        .from(runs)
+        .where(and(inArray(runs.sessionId, all), isNull(runs.settledAt)))
+    ).map((row) => row.sessionId),
+  );
   const sessionIds: string[] = [];
   const kept: string[] = [];
   let trees = 0;

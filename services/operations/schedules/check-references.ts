@@ -66,8 +66,10 @@ async function checkSessionTarget(ctx: ServiceContext, draft: ScheduleDraft): Pr
   if (session.archivedAt) throw new ValidationError('sessionId: the session is archived and takes no new turns', { path: 'body.sessionId' });
   // A delegated session's turns come from its coordinator (services/runtime/runs/create-follow-up.ts).
   if (session.parentSessionId) throw new ValidationError("sessionId: a delegated session's turns are driven by its coordinator", { path: 'body.sessionId' });
-  if (draft.agentId && draft.agentId !== session.agentId) throw new ValidationError("agentId: must be the session's agent (or left out)", { path: 'body.agentId' });
-  if (draft.agentVersionId && draft.agentVersionId !== session.agentVersionId) throw new ValidationError("agentVersionId: must be the session's agent version (or left out)", { path: 'body.agentVersionId' });
+  if (draft.agentId && draft.agentId !== session.agentId)
+    throw new ValidationError("agentId: must be the session's agent (or left out)", { path: 'body.agentId' });
+  if (draft.agentVersionId && draft.agentVersionId !== session.agentVersionId)
+    throw new ValidationError("agentVersionId: must be the session's agent version (or left out)", { path: 'body.agentVersionId' });
   return { agentId: session.agentId };
 }
 
@@ -76,7 +78,10 @@ async function checkFiles(ctx: ServiceContext, actor: Actor, files: ReadonlyArra
   const found = await findTurnUploads(ctx, { projectId: actor.projectId, files });
   for (const [index, file] of files.entries()) {
     if (found.get(file.uploadId)!.expiresAt !== null) {
-      throw new ValidationError(`Invalid body: files.${index}.uploadId: the upload expires; a schedule attaches its files at every firing, so it needs uploads without expiresInSeconds`, { path: `body.files.${index}.uploadId` });
+      throw new ValidationError(
+        `Invalid body: files.${index}.uploadId: the upload expires; a schedule attaches its files at every firing, so it needs uploads without expiresInSeconds`,
+        { path: `body.files.${index}.uploadId` },
+      );
     }
   }
   const problem = turnFileSetProblem(

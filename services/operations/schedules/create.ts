@@ -20,7 +20,15 @@ import { syncAfterCommit } from './sync.ts';
  * this server's minimum. The answer shows no next firings yet: the Temporal Schedule is created
  * after it is written.
  */
-export async function createSchedule({ ctx, deps, input }: { ctx: ServiceContext; deps: ScheduleWriteDeps; input: v.InferInput<typeof CreateScheduleInput> }): Promise<PublicSchedule> {
+export async function createSchedule({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: ScheduleWriteDeps;
+  input: v.InferInput<typeof CreateScheduleInput>;
+}): Promise<PublicSchedule> {
   const actor = requireActor(ctx);
   const body = v.parse(CreateScheduleInput, input);
   assertMinimumInterval(body.intervalSeconds ?? null, deps.minIntervalSeconds);
@@ -36,8 +44,12 @@ export async function createSchedule({ ctx, deps, input }: { ctx: ServiceContext
   return withTransaction(ctx, async (tx) => {
     // The project row lock serializes creations, so two requests cannot both take the last place.
     await tx.db.select({ id: projects.id }).from(projects).where(eq(projects.id, actor.projectId)).for('update');
-    const [live] = await tx.db.select({ total: count() }).from(schedules).where(and(eq(schedules.projectId, actor.projectId), isNull(schedules.deletedAt)));
-    if ((live?.total ?? 0) >= MAX_SCHEDULES_PER_PROJECT) throw new ConflictError(`A project can have at most ${MAX_SCHEDULES_PER_PROJECT} schedules`, { limit: MAX_SCHEDULES_PER_PROJECT });
+    const [live] = await tx.db
+      .select({ total: count() })
+      .from(schedules)
+      .where(and(eq(schedules.projectId, actor.projectId), isNull(schedules.deletedAt)));
+    if ((live?.total ?? 0) >= MAX_SCHEDULES_PER_PROJECT)
+      throw new ConflictError(`A project can have at most ${MAX_SCHEDULES_PER_PROJECT} schedules`, { limit: MAX_SCHEDULES_PER_PROJECT });
     const { agentId } = await checkScheduleReferences(tx, actor, draft);
     const now = tx.clock.now();
     const [row] = await tx.db

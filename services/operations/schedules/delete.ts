@@ -14,7 +14,15 @@ import { syncAfterCommit } from './sync.ts';
  * the commit (or by the reconciler). A firing already running finishes and records its result;
  * one that starts later finds the schedule gone and makes nothing. Deleting again is a 404.
  */
-export async function deleteSchedule({ ctx, deps, input }: { ctx: ServiceContext; deps: ScheduleDeps; input: { scheduleId: string } }): Promise<{ id: string; deleted: true }> {
+export async function deleteSchedule({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: ScheduleDeps;
+  input: { scheduleId: string };
+}): Promise<{ id: string; deleted: true }> {
   const actor = requireActor(ctx);
   return withTransaction(ctx, async (tx) => {
     const current = await loadSchedule(tx, { projectId: actor.projectId, scheduleId: input.scheduleId, lock: true });

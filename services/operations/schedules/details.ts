@@ -20,10 +20,20 @@ async function recentFirings(ctx: ServiceContext, rows: readonly ScheduleRow[]):
   const ranked = ctx.db
     .select({
       ...getTableColumns(scheduleFirings),
-      rank: sql<number>`row_number() over (partition by ${scheduleFirings.scheduleId} order by ${scheduleFirings.scheduledAt} desc, ${scheduleFirings.firedAt} desc)`.as('rank'),
+      rank: sql<number>`row_number() over (partition by ${scheduleFirings.scheduleId} order by ${scheduleFirings.scheduledAt} desc, ${scheduleFirings.firedAt} desc)`.as(
+        'rank',
+      ),
     })
     .from(scheduleFirings)
-    .where(and(eq(scheduleFirings.projectId, rows[0]!.projectId), inArray(scheduleFirings.scheduleId, rows.map((row) => row.id))))
+    .where(
+      and(
+        eq(scheduleFirings.projectId, rows[0]!.projectId),
+        inArray(
+          scheduleFirings.scheduleId,
+          rows.map((row) => row.id),
+        ),
+      ),
+    )
     .as('ranked');
   const found = await ctx.db.select().from(ranked).where(lte(ranked.rank, RECENT_FIRINGS_SHOWN)).orderBy(desc(ranked.scheduledAt), desc(ranked.firedAt));
   const byId = new Map<string, ScheduleFiringRow[]>();

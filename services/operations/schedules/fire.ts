@@ -51,8 +51,17 @@ export async function fireSchedule({ ctx, deps, input }: { ctx: ServiceContext; 
   const actor = await principalActorNow({ db: ctx.db, input: { principalId: schedule.actingPrincipalId } });
   const missing = actor ? missingScopes(actor.scopes, required) : required;
   if (!actor || missing.length > 0) {
-    const message = actor ? `The schedule's acting principal (who last changed what it does) no longer holds ${missing.join(', ')}` : "The schedule's acting principal (who last changed what it does) can no longer act (removed, or its API key revoked)";
-    return record(ctx, schedule, input, { outcome: 'failed', sessionId: null, runId: null, pendingTurnId: null, errorCode: 'forbidden', errorMessage: message });
+    const message = actor
+      ? `The schedule's acting principal (who last changed what it does) no longer holds ${missing.join(', ')}`
+      : "The schedule's acting principal (who last changed what it does) can no longer act (removed, or its API key revoked)";
+    return record(ctx, schedule, input, {
+      outcome: 'failed',
+      sessionId: null,
+      runId: null,
+      pendingTurnId: null,
+      errorCode: 'forbidden',
+      errorMessage: message,
+    });
   }
 
   const acting: ServiceContext = { ...ctx, actor };
@@ -65,10 +74,19 @@ export async function fireSchedule({ ctx, deps, input }: { ctx: ServiceContext; 
     if (!(error instanceof DomainError)) throw error;
     const busy = error instanceof ConflictError && schedule.ifBusy === 'skip' && typeof error.details?.latestRunId === 'string';
     if (busy) return record(ctx, schedule, input, { outcome: 'skipped', sessionId: schedule.sessionId, runId: null, pendingTurnId: null });
-    return record(ctx, schedule, input, { outcome: 'failed', sessionId: null, runId: null, pendingTurnId: null, errorCode: error.code, errorMessage: error.message });
+    return record(ctx, schedule, input, {
+      outcome: 'failed',
+      sessionId: null,
+      runId: null,
+      pendingTurnId: null,
+      errorCode: error.code,
+      errorMessage: error.message,
+    });
   }
   const row = firingRow(ctx, schedule, input, made);
-  const committed = await transaction.commit(async (db) => (await db.insert(scheduleFirings).values(row).onConflictDoNothing().returning({ id: scheduleFirings.id })).length > 0);
+  const committed = await transaction.commit(
+    async (db) => (await db.insert(scheduleFirings).values(row).onConflictDoNothing().returning({ id: scheduleFirings.id })).length > 0,
+  );
   if (!committed) return resultOf((await findFiring(ctx, input))!);
   // The run's workflow starts now, as after a request's commit.
   await runAfterCommit(acting, transaction.afterCommit);
@@ -80,13 +98,23 @@ async function makeTurn(ctx: ServiceContext, deps: RunStarterDeps, schedule: Sch
   const files = schedule.files.length > 0 ? schedule.files : undefined;
   if (schedule.target === 'new_session') {
     const agent = schedule.agentVersionId ? { agentVersionId: schedule.agentVersionId, anyVersion: true } : { agentId: schedule.agentId };
-    const session = await createSession({ ctx, deps, input: { ...agent, title: schedule.name, initialMessage: schedule.message, files, idempotencyKey: firingKey } });
+    const session = await createSession({
+      ctx,
+      deps,
+      input: { ...agent, title: schedule.name, initialMessage: schedule.message, files, idempotencyKey: firingKey },
+    });
     return { outcome: 'started', sessionId: session.id, runId: session.run?.id ?? null, pendingTurnId: null };
   }
   const answer = await createFollowUpRun({
     ctx,
     deps,
-    input: { sessionId: schedule.sessionId!, message: schedule.message, files, ifBusy: schedule.ifBusy === 'enqueue' ? 'enqueue' : 'reject', idempotencyKey: firingKey },
+    input: {
+      sessionId: schedule.sessionId!,
+      message: schedule.message,
+      files,
+      ifBusy: schedule.ifBusy === 'enqueue' ? 'enqueue' : 'reject',
+      idempotencyKey: firingKey,
+    },
   });
   if ('queued' in answer) return { outcome: 'enqueued', sessionId: schedule.sessionId, runId: null, pendingTurnId: answer.pendingTurn.id };
   return { outcome: 'started', sessionId: answer.sessionId, runId: answer.id, pendingTurnId: null };
@@ -117,7 +145,10 @@ function firingRow(ctx: ServiceContext, schedule: ScheduleRow, firing: Firing, m
 }
 
 async function findFiring(ctx: ServiceContext, firing: Firing): Promise<ScheduleFiringRow | null> {
-  const [row] = await ctx.db.select().from(scheduleFirings).where(and(eq(scheduleFirings.scheduleId, firing.scheduleId), eq(scheduleFirings.firingKey, firing.firingKey)));
+  const [row] = await ctx.db
+    .select()
+    .from(scheduleFirings)
+    .where(and(eq(scheduleFirings.scheduleId, firing.scheduleId), eq(scheduleFirings.firingKey, firing.firingKey)));
   return row ?? null;
 }
 

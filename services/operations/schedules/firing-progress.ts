@@ -17,7 +17,10 @@ export async function firingSettled({ ctx, input }: { ctx: ServiceContext; input
   if (!firing) return true;
   let runId = firing.runId;
   if (!runId && firing.pendingTurnId) {
-    const [turn] = await ctx.db.select({ state: pendingTurns.state, runId: pendingTurns.runId }).from(pendingTurns).where(eq(pendingTurns.id, firing.pendingTurnId));
+    const [turn] = await ctx.db
+      .select({ state: pendingTurns.state, runId: pendingTurns.runId })
+      .from(pendingTurns)
+      .where(eq(pendingTurns.id, firing.pendingTurnId));
     if (!turn || turn.state === 'withdrawn') return true;
     if (!turn.runId) return false;
     runId = turn.runId;

@@ -11,7 +11,13 @@ import { toScheduleFiringResponse, type PublicScheduleFiring } from './public.ts
  * A schedule's firings, newest scheduled time first (`GET /schedules/{id}/firings`). Keyset
  * paging over `(scheduledAt, id)`.
  */
-export async function listScheduleFirings({ ctx, input }: { ctx: ServiceContext; input: { scheduleId: string; limit: number; cursor?: string | undefined } }): Promise<Page<PublicScheduleFiring>> {
+export async function listScheduleFirings({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { scheduleId: string; limit: number; cursor?: string | undefined };
+}): Promise<Page<PublicScheduleFiring>> {
   const actor = requireActor(ctx);
   const schedule = await loadSchedule(ctx, { projectId: actor.projectId, scheduleId: input.scheduleId });
   // keysetPage names its timestamp `createdAt`; here the sort key is the scheduled time.

@@ -13,7 +13,15 @@ import type { PublicSchedule } from './public.ts';
  * The project's live schedules, newest first (`GET /schedules`), each with its next firing times
  * (from Temporal) and its last firings. Keyset paging over `(createdAt, id)`.
  */
-export async function listSchedules({ ctx, deps, input }: { ctx: ServiceContext; deps: Pick<ScheduleDeps, 'scheduleBackend'>; input: { limit: number; cursor?: string | undefined } }): Promise<Page<PublicSchedule>> {
+export async function listSchedules({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: Pick<ScheduleDeps, 'scheduleBackend'>;
+  input: { limit: number; cursor?: string | undefined };
+}): Promise<Page<PublicSchedule>> {
   const actor = requireActor(ctx);
   const page = keysetPage({ createdAt: schedules.createdAt, id: schedules.id }, input.cursor, 'desc');
   const rows = await ctx.db
@@ -28,7 +36,15 @@ export async function listSchedules({ ctx, deps, input }: { ctx: ServiceContext;
 }
 
 /** One schedule with its next firing times and last firings (`GET /schedules/{id}`). */
-export async function getSchedule({ ctx, deps, input }: { ctx: ServiceContext; deps: Pick<ScheduleDeps, 'scheduleBackend'>; input: { scheduleId: string } }): Promise<PublicSchedule> {
+export async function getSchedule({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: Pick<ScheduleDeps, 'scheduleBackend'>;
+  input: { scheduleId: string };
+}): Promise<PublicSchedule> {
   const actor = requireActor(ctx);
   const row = await loadSchedule(ctx, { projectId: actor.projectId, scheduleId: input.scheduleId });
   const [shown] = await withFiringDetails(ctx, deps.scheduleBackend, [row]);

@@ -16,18 +16,24 @@ export type ScheduleWriteDeps = ScheduleDeps & {
  */
 export function assertMinimumInterval(intervalSeconds: number | null, minimum: number): void {
   if (intervalSeconds === null || intervalSeconds >= minimum) return;
-  throw new ValidationError(`Invalid body: intervalSeconds: must be at least ${minimum} (this server's shortest schedule interval, SVC_SCHEDULE_MIN_INTERVAL_SECONDS)`, {
-    path: 'body.intervalSeconds',
-    limit: 'schedule_min_interval_seconds',
-    minimum,
-  });
+  throw new ValidationError(
+    `Invalid body: intervalSeconds: must be at least ${minimum} (this server's shortest schedule interval, SVC_SCHEDULE_MIN_INTERVAL_SECONDS)`,
+    {
+      path: 'body.intervalSeconds',
+      limit: 'schedule_min_interval_seconds',
+      minimum,
+    },
+  );
 }
 
 /** Refuses to unpause a schedule whose stored interval is below the minimum (409: change its interval first). */
 export function assertMayResume(intervalSeconds: number | null, minimum: number): void {
   if (intervalSeconds === null || intervalSeconds >= minimum) return;
-  throw new ConflictError(`This schedule fires every ${intervalSeconds} s, below this server's shortest schedule interval (${minimum} s, SVC_SCHEDULE_MIN_INTERVAL_SECONDS); give it a longer intervalSeconds first`, {
-    limit: 'schedule_min_interval_seconds',
-    minimum,
-  });
+  throw new ConflictError(
+    `This schedule fires every ${intervalSeconds} s, below this server's shortest schedule interval (${minimum} s, SVC_SCHEDULE_MIN_INTERVAL_SECONDS); give it a longer intervalSeconds first`,
+    {
+      limit: 'schedule_min_interval_seconds',
+      minimum,
+    },
+  );
 }

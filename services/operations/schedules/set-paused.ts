@@ -17,7 +17,15 @@ import { syncAfterCommit } from './sync.ts';
  * schedule as it is. A schedule whose interval is below this server's minimum (restored, or
  * written before the minimum existed) is not unpaused (409) until a PATCH gives it a longer one.
  */
-export async function setSchedulePaused({ ctx, deps, input }: { ctx: ServiceContext; deps: ScheduleWriteDeps; input: { scheduleId: string; paused: boolean } }): Promise<PublicSchedule> {
+export async function setSchedulePaused({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: ScheduleWriteDeps;
+  input: { scheduleId: string; paused: boolean };
+}): Promise<PublicSchedule> {
   const actor = requireActor(ctx);
   return withTransaction(ctx, async (tx) => {
     const current = await loadSchedule(tx, { projectId: actor.projectId, scheduleId: input.scheduleId, lock: true });

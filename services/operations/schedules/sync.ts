@@ -17,7 +17,15 @@ const MAX_PASSES = 3;
  * throws on a Temporal failure; the row stays behind and the worker's reconciler tries again.
  * Returns whether it is in step.
  */
-export async function syncSchedule({ ctx, deps, input }: { ctx: ServiceContext; deps: { scheduleBackend: ScheduleBackend }; input: { scheduleId: string } }): Promise<boolean> {
+export async function syncSchedule({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: { scheduleBackend: ScheduleBackend };
+  input: { scheduleId: string };
+}): Promise<boolean> {
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     const [row] = await ctx.db.select().from(schedules).where(eq(schedules.id, input.scheduleId));
     // Gone with its project (a cascade): its Temporal Schedule is removed by its next firing.
@@ -27,7 +35,11 @@ export async function syncSchedule({ ctx, deps, input }: { ctx: ServiceContext; 
       if (row.deletedAt) await deps.scheduleBackend.remove(row.id);
       else await deps.scheduleBackend.apply(projectionOf(row));
     } catch (error) {
-      ctx.logger.warn('could not bring a Temporal Schedule in line with its schedule; the reconciler will retry', { scheduleId: row.id, err: error, requestId: ctx.requestId });
+      ctx.logger.warn('could not bring a Temporal Schedule in line with its schedule; the reconciler will retry', {
+        scheduleId: row.id,
+        err: error,
+        requestId: ctx.requestId,
+      });
       return false;
     }
     const marked = await ctx.db
@@ -50,7 +62,15 @@ export async function syncSchedule({ ctx, deps, input }: { ctx: ServiceContext; 
 export function syncAfterCommit(tx: ServiceContext, deps: ScheduleDeps, scheduleId: string): void {
   const backend = deps.scheduleBackend;
   if (!backend) return;
-  const ctx: ServiceContext = { db: deps.database, inTransaction: false, afterCommit: [], actor: tx.actor, requestId: tx.requestId, logger: tx.logger, clock: tx.clock };
+  const ctx: ServiceContext = {
+    db: deps.database,
+    inTransaction: false,
+    afterCommit: [],
+    actor: tx.actor,
+    requestId: tx.requestId,
+    logger: tx.logger,
+    clock: tx.clock,
+  };
   tx.afterCommit.push(async () => {
     await syncSchedule({ ctx, deps: { scheduleBackend: backend }, input: { scheduleId } });
   });

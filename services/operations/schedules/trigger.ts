@@ -20,7 +20,15 @@ import { syncSchedule } from './sync.ts';
  * row is brought in line first; one Temporal lost is created again. The route declares a deferred
  * transaction: the audit entry and the stored answer commit after Temporal took the trigger.
  */
-export async function triggerSchedule({ ctx, deps, input }: { ctx: ServiceContext; deps: ScheduleDeps; input: { scheduleId: string } }): Promise<{ id: string; triggered: true }> {
+export async function triggerSchedule({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: ScheduleDeps;
+  input: { scheduleId: string };
+}): Promise<{ id: string; triggered: true }> {
   const actor = requireActor(ctx);
   const row = await loadSchedule(ctx, { projectId: actor.projectId, scheduleId: input.scheduleId });
   assertMayFire(actor, row.target);

@@ -25,7 +25,15 @@ import { syncAfterCommit } from './sync.ts';
  * acting principal"); a change of only when it fires keeps the acting principal. The revision
  * goes up and the Temporal Schedule follows after the commit.
  */
-export async function updateSchedule({ ctx, deps, input }: { ctx: ServiceContext; deps: ScheduleWriteDeps; input: { scheduleId: string } & v.InferInput<typeof UpdateScheduleInput> }): Promise<PublicSchedule> {
+export async function updateSchedule({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: ScheduleWriteDeps;
+  input: { scheduleId: string } & v.InferInput<typeof UpdateScheduleInput>;
+}): Promise<PublicSchedule> {
   const actor = requireActor(ctx);
   const { scheduleId, ...fields } = input;
   const body = v.parse(UpdateScheduleInput, fields);
@@ -40,7 +48,12 @@ export async function updateSchedule({ ctx, deps, input }: { ctx: ServiceContext
       ifBusy: target === 'session' ? (body.ifBusy ?? current.ifBusy ?? 'enqueue') : null,
       files: body.files ?? current.files.map((file) => ({ uploadId: String(file.uploadId) })),
     };
-    const timing = body.cron !== undefined ? { cron: body.cron, intervalSeconds: null } : body.intervalSeconds !== undefined ? { cron: null, intervalSeconds: body.intervalSeconds } : { cron: current.cron, intervalSeconds: current.intervalSeconds };
+    const timing =
+      body.cron !== undefined
+        ? { cron: body.cron, intervalSeconds: null }
+        : body.intervalSeconds !== undefined
+          ? { cron: null, intervalSeconds: body.intervalSeconds }
+          : { cron: current.cron, intervalSeconds: current.intervalSeconds };
     const problem = scheduleFieldsProblem({ ...draft, ...timing });
     if (problem) throw new ValidationError(`Invalid body: ${problem.path}: ${problem.message}`, { path: `body.${problem.path}` });
     assertMinimumInterval(timing.intervalSeconds, deps.minIntervalSeconds);
@@ -66,7 +79,12 @@ export async function updateSchedule({ ctx, deps, input }: { ctx: ServiceContext
       .returning();
     // The audit names the acting principal the change replaced, when it replaced one.
     const replaced = current.actingPrincipalId !== row!.actingPrincipalId ? { previousActingPrincipalId: current.actingPrincipalId } : {};
-    await recordAudit(tx, { action: 'schedule.updated', targetType: 'schedule', targetId: row!.id, details: { ...auditDetails(row!), ...replaced, fields: Object.keys(fields).sort() } });
+    await recordAudit(tx, {
+      action: 'schedule.updated',
+      targetType: 'schedule',
+      targetId: row!.id,
+      details: { ...auditDetails(row!), ...replaced, fields: Object.keys(fields).sort() },
+    });
     syncAfterCommit(tx, deps, row!.id);
     // The next firings shown are the old Temporal Schedule's until the commit: none are shown.
     const [answer] = await withFiringDetails(tx, null, [row!]);

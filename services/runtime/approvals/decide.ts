@@ -63,8 +63,10 @@ export async function decideApproval({
       // 409 rolls this request back, so it is reported as expired without writing it here.
       throw new ConflictError('The approval has expired', { approvalId: approval.id, status: 'expired', expiresAt: approval.expiresAt.toISOString() });
     }
-    if (approval.status !== 'pending') throw new ConflictError(`The approval was already ${approval.status}`, { approvalId: approval.id, status: approval.status });
-    if (call.status !== 'pending_approval') throw new ConflictError(`The gated tool call is ${call.status}`, { approvalId: approval.id, toolCallStatus: call.status });
+    if (approval.status !== 'pending')
+      throw new ConflictError(`The approval was already ${approval.status}`, { approvalId: approval.id, status: approval.status });
+    if (call.status !== 'pending_approval')
+      throw new ConflictError(`The gated tool call is ${call.status}`, { approvalId: approval.id, toolCallStatus: call.status });
 
     const [decided] = await tx.db
       .update(approvals)

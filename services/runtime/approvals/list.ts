@@ -7,7 +7,13 @@ import { findRun } from '../runs/load.ts';
 import { toApprovalResponse, type PublicApproval } from '../tool-calls/public.ts';
 
 /** The approvals of one run of the actor's project (`GET /approvals?runId=`), oldest first. */
-export async function listApprovals({ ctx, input }: { ctx: ServiceContext; input: { runId: string; limit: number; cursor?: string | undefined } }): Promise<Page<PublicApproval>> {
+export async function listApprovals({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { runId: string; limit: number; cursor?: string | undefined };
+}): Promise<Page<PublicApproval>> {
   const run = await findRun(ctx, input.runId);
   const page = keysetPage(approvals, input.cursor, 'asc');
   const rows = await ctx.db

@@ -22,7 +22,10 @@ export async function findTurnUploads(ctx: ServiceContext, input: { projectId: s
     .where(and(eq(uploads.projectId, input.projectId), inArray(uploads.id, ids), uploadIsLive(ctx.clock.now())));
   const found = new Map(rows.map((row) => [row.id, row]));
   for (const [index, file] of input.files.entries()) {
-    if (isUploadRef(file) && !found.has(file.uploadId)) throw new ValidationError(`Invalid body: files.${index}.uploadId: no upload with that id in this project (it may have expired)`, { path: `body.files.${index}.uploadId` });
+    if (isUploadRef(file) && !found.has(file.uploadId))
+      throw new ValidationError(`Invalid body: files.${index}.uploadId: no upload with that id in this project (it may have expired)`, {
+        path: `body.files.${index}.uploadId`,
+      });
   }
   return found;
 }

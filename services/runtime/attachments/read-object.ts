@@ -28,6 +28,7 @@ export async function readStoredFile(
   } finally {
     client.destroy();
   }
-  if (bytes.length !== file.sizeBytes || createHash('sha256').update(bytes).digest('hex') !== file.sha256) throw new ConflictError('The file failed verification: its stored bytes do not match what was uploaded');
+  if (bytes.length !== file.sizeBytes || createHash('sha256').update(bytes).digest('hex') !== file.sha256)
+    throw new ConflictError('The file failed verification: its stored bytes do not match what was uploaded');
   return bytes;
 }

@@ -65,19 +65,38 @@ export type StoredAttachment = AttachmentMetadata & { fileClass: FileClass; stor
  */
 export async function uploadAttachments(
   ctx: ServiceContext,
-  input: { files: readonly TurnFileInput[]; organizationId: string; projectId: string; agentVersionId: string; keyring: CredentialKeyring; storagePolicy: StorageEndpointPolicy },
+  input: {
+    files: readonly TurnFileInput[];
+    organizationId: string;
+    projectId: string;
+    agentVersionId: string;
+    keyring: CredentialKeyring;
+    storagePolicy: StorageEndpointPolicy;
+  },
 ): Promise<UploadedAttachments> {
   const referenced = await findTurnUploads(ctx, { projectId: input.projectId, files: input.files });
-  const described = input.files.map((file) => (isUploadRef(file) ? { name: referenced.get(file.uploadId)!.filename, fileClass: referenced.get(file.uploadId)!.fileClass, sizeBytes: referenced.get(file.uploadId)!.sizeBytes } : { name: file.name, fileClass: file.fileClass, sizeBytes: file.sizeBytes }));
+  const described = input.files.map((file) =>
+    isUploadRef(file)
+      ? {
+          name: referenced.get(file.uploadId)!.filename,
+          fileClass: referenced.get(file.uploadId)!.fileClass,
+          sizeBytes: referenced.get(file.uploadId)!.sizeBytes,
+        }
+      : { name: file.name, fileClass: file.fileClass, sizeBytes: file.sizeBytes },
+  );
   const setProblem = turnFileSetProblem(described, (index) => `files.${index}`);
   if (setProblem) throw new ValidationError(`Invalid body: ${setProblem.path}: ${setProblem.message}`, { path: `body.${setProblem.path}` });
   const problem = await versionSandboxProblem(ctx, input.agentVersionId, described);
   if (problem) throw new ValidationError(problem, { path: 'body.files' });
   const provider = await findDefaultStorageProvider(ctx, input.organizationId);
   if (!provider) throw new ValidationError('Files need a default storage provider in this organization; connect one first', { path: 'body.files' });
-  if (!input.keyring.configured) throw new ValidationError('Files need platform credential encryption, which this server has not configured', { path: 'body.files' });
+  if (!input.keyring.configured)
+    throw new ValidationError('Files need platform credential encryption, which this server has not configured', { path: 'body.files' });
   for (const upload of referenced.values()) {
-    if (upload.storageProviderId !== provider.id) throw new ConflictError(`Upload ${upload.id} is stored on a storage provider that is no longer the organization's default; upload it again`, { uploadId: upload.id });
+    if (upload.storageProviderId !== provider.id)
+      throw new ConflictError(`Upload ${upload.id} is stored on a storage provider that is no longer the organization's default; upload it again`, {
+        uploadId: upload.id,
+      });
   }
 
   const root = tenantRoot({ providerPrefix: provider.prefix, organizationId: input.organizationId, projectId: input.projectId });
@@ -88,7 +107,14 @@ export async function uploadAttachments(
     for (const file of input.files) {
       if (isUploadRef(file)) {
         const upload = referenced.get(file.uploadId)!;
-        files.push({ filename: upload.filename, contentType: upload.contentType, fileClass: upload.fileClass, sizeBytes: upload.sizeBytes, sha256: upload.sha256, objectKey: upload.objectKey });
+        files.push({
+          filename: upload.filename,
+          contentType: upload.contentType,
+          fileClass: upload.fileClass,
+          sizeBytes: upload.sizeBytes,
+          sha256: upload.sha256,
+          objectKey: upload.objectKey,
+        });
         continue;
       }
       const stored = await putFileBytes(ctx, { client, provider, root, dataBase64: file.dataBase64, written });
@@ -131,7 +157,10 @@ export async function putFileBytes(
  * version, so its sandbox is checked again (no I/O besides the read). Returns the rows to record,
  * each with a new id and the run's time.
  */
-export async function confirmUploadedAttachments(tx: ServiceContext, input: { session: TurnSession; uploaded: UploadedAttachments | null; now: Date }): Promise<StoredAttachment[]> {
+export async function confirmUploadedAttachments(
+  tx: ServiceContext,
+  input: { session: TurnSession; uploaded: UploadedAttachments | null; now: Date },
+): Promise<StoredAttachment[]> {
   const { session, uploaded } = input;
   if (!uploaded || uploaded.files.length === 0) return [];
   if (uploaded.organizationId !== session.organizationId || uploaded.projectId !== session.projectId) {
@@ -151,7 +180,10 @@ export async function confirmUploadedAttachments(tx: ServiceContext, input: { se
 }
 
 /** The attachment rows of a queued run, in the caller's transaction. */
-export async function recordAttachments(tx: ServiceContext, input: { organizationId: string; projectId: string; sessionId: string; runId: string; stored: readonly StoredAttachment[] }): Promise<void> {
+export async function recordAttachments(
+  tx: ServiceContext,
+  input: { organizationId: string; projectId: string; sessionId: string; runId: string; stored: readonly StoredAttachment[] },
+): Promise<void> {
   if (input.stored.length === 0) return;
   await tx.db.insert(attachments).values(
     input.stored.map((file, position) => ({
@@ -184,7 +216,11 @@ export const attachmentMetadataOf = (file: StoredAttachment): AttachmentMetadata
 });
 
 /** Why the version's sandbox cannot open these files, or null (spec 2 rule 3). */
-async function versionSandboxProblem(ctx: ServiceContext, agentVersionId: string, files: ReadonlyArray<Pick<AcceptedFile, 'name' | 'fileClass'>>): Promise<string | null> {
+async function versionSandboxProblem(
+  ctx: ServiceContext,
+  agentVersionId: string,
+  files: ReadonlyArray<Pick<AcceptedFile, 'name' | 'fileClass'>>,
+): Promise<string | null> {
   const [version] = await ctx.db.select({ config: agentVersions.config }).from(agentVersions).where(eq(agentVersions.id, agentVersionId));
   if (!version) throw new Error(`agent version ${agentVersionId} does not exist`);
   return sandboxCapabilityProblem(files, (version.config as unknown as AgentConfig).sandbox);

@@ -14,7 +14,15 @@ import { findDelegation, toPublicDelegations, type PublicDelegation } from './pu
  * API and `message_agent`) and requests cancellation of the child's latest run when it is
  * unsettled. Repeats answer the closed relation; `delegation.closed` is written once.
  */
-export async function cancelDelegation({ ctx, deps, input }: { ctx: ServiceContext; deps: RunStarterDeps; input: { sessionId: string; delegationId: string } }): Promise<PublicDelegation> {
+export async function cancelDelegation({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: RunStarterDeps;
+  input: { sessionId: string; delegationId: string };
+}): Promise<PublicDelegation> {
   return withTransaction(ctx, async (tx) => {
     let delegation = await findDelegation({ ctx: tx, input, options: { forUpdate: true } });
     if (!delegation.closedAt) {
@@ -26,7 +34,13 @@ export async function cancelDelegation({ ctx, deps, input }: { ctx: ServiceConte
         aggregateType: 'session',
         aggregateId: delegation.coordinatorSessionId,
         kind: EVENT_KINDS.delegationClosed,
-        publicPayload: { delegationId: delegation.id, sessionId: delegation.coordinatorSessionId, coordinatorSessionId: delegation.coordinatorSessionId, delegateKey: delegation.delegateKey, childSessionId: delegation.childSessionId },
+        publicPayload: {
+          delegationId: delegation.id,
+          sessionId: delegation.coordinatorSessionId,
+          coordinatorSessionId: delegation.coordinatorSessionId,
+          delegateKey: delegation.delegateKey,
+          childSessionId: delegation.childSessionId,
+        },
       });
     }
     const [child] = await tx.db.select({ latestRunId: sessions.latestRunId }).from(sessions).where(eq(sessions.id, delegation.childSessionId));

@@ -14,9 +14,18 @@ import type { DelegationStart } from './start-call.ts';
  * failure. Appends `delegation.run_settled` (ids and state only) with a child result.
  * Idempotent: a call already final is returned as it is.
  */
-export async function finishDelegationCall({ ctx, input }: { ctx: ServiceContext; input: { runId: string; toolCallId: string; start: DelegationStart } }): Promise<CompletedToolCall> {
+export async function finishDelegationCall({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { runId: string; toolCallId: string; start: DelegationStart };
+}): Promise<CompletedToolCall> {
   if (input.start.kind === 'refused') {
-    return completePlatformToolCall({ ctx, input: { toolCallId: input.toolCallId, outcome: { status: 'failure', code: 'platform_tool_failed', message: input.start.message, reason: 'refused' } } });
+    return completePlatformToolCall({
+      ctx,
+      input: { toolCallId: input.toolCallId, outcome: { status: 'failure', code: 'platform_tool_failed', message: input.start.message, reason: 'refused' } },
+    });
   }
   const { run } = await loadRunVersion(ctx.db, input.runId);
   const [record] = await ctx.db
@@ -31,7 +40,16 @@ export async function finishDelegationCall({ ctx, input }: { ctx: ServiceContext
     aggregateType: 'session',
     aggregateId: delegation.coordinatorSessionId,
     kind: EVENT_KINDS.delegationRunSettled,
-    publicPayload: { delegationId: delegation.id, sessionId: run.sessionId, coordinatorRunId: run.id, toolCallId: input.toolCallId, delegateKey: delegation.delegateKey, childSessionId: delegation.childSessionId, childRunId: childRun.id, state: childRun.state },
+    publicPayload: {
+      delegationId: delegation.id,
+      sessionId: run.sessionId,
+      coordinatorRunId: run.id,
+      toolCallId: input.toolCallId,
+      delegateKey: delegation.delegateKey,
+      childSessionId: delegation.childSessionId,
+      childRunId: childRun.id,
+      state: childRun.state,
+    },
   };
   if (childRun.state !== 'completed') {
     const why = childRun.failure ? `: ${childRun.failure.errorExplanation}` : '';
@@ -39,7 +57,12 @@ export async function finishDelegationCall({ ctx, input }: { ctx: ServiceContext
       ctx,
       input: {
         toolCallId: input.toolCallId,
-        outcome: { status: 'failure', code: 'platform_tool_failed', message: `The run of "${delegation.delegateKey}" ended ${childRun.state}${why}`, reason: `child_${childRun.state}` },
+        outcome: {
+          status: 'failure',
+          code: 'platform_tool_failed',
+          message: `The run of "${delegation.delegateKey}" ended ${childRun.state}${why}`,
+          reason: `child_${childRun.state}`,
+        },
       },
     });
   }
@@ -55,7 +78,13 @@ export async function finishDelegationCall({ ctx, input }: { ctx: ServiceContext
       toolCallId: input.toolCallId,
       outcome: {
         status: 'success',
-        value: { delegateKey: delegation.delegateKey, childSessionId: delegation.childSessionId, childRunId: childRun.id, state: childRun.state, answer: String(answer?.content.text ?? '') },
+        value: {
+          delegateKey: delegation.delegateKey,
+          childSessionId: delegation.childSessionId,
+          childRunId: childRun.id,
+          state: childRun.state,
+          answer: String(answer?.content.text ?? ''),
+        },
       },
       events: [settled],
     },

@@ -25,14 +25,26 @@ export async function messageDelegation({
   return withTransaction(ctx, async (tx) => {
     const delegation = await findDelegation({ ctx: tx, input, options: { forUpdate: true } });
     if (delegation.closedAt) throw new ConflictError('The delegation is closed', { delegationId: delegation.id });
-    const run = await createFollowUpRun({ ctx: tx, deps, input: { sessionId: delegation.childSessionId, message: input.message, idempotencyKey: input.idempotencyKey } });
+    const run = await createFollowUpRun({
+      ctx: tx,
+      deps,
+      input: { sessionId: delegation.childSessionId, message: input.message, idempotencyKey: input.idempotencyKey },
+    });
     await appendProductEvent(tx, {
       organizationId: delegation.organizationId,
       projectId: delegation.projectId,
       aggregateType: 'session',
       aggregateId: delegation.coordinatorSessionId,
       kind: EVENT_KINDS.delegationRunQueued,
-      publicPayload: { delegationId: delegation.id, sessionId: delegation.coordinatorSessionId, coordinatorSessionId: delegation.coordinatorSessionId, delegateKey: delegation.delegateKey, childSessionId: delegation.childSessionId, childRunId: run.id, via: 'api' },
+      publicPayload: {
+        delegationId: delegation.id,
+        sessionId: delegation.coordinatorSessionId,
+        coordinatorSessionId: delegation.coordinatorSessionId,
+        delegateKey: delegation.delegateKey,
+        childSessionId: delegation.childSessionId,
+        childRunId: run.id,
+        via: 'api',
+      },
     });
     return { delegationId: delegation.id, childSessionId: delegation.childSessionId, childRunId: run.id, status: 'queued' as const };
   });

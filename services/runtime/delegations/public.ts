@@ -14,12 +14,24 @@ export type PublicDelegation = v.InferOutput<typeof PublicDelegationShape>;
 
 /** The delegations of a coordinator session, oldest first, with each child's latest run. */
 export async function delegationsOfSession({ ctx, input }: { ctx: ServiceContext; input: { coordinatorSessionId: string } }): Promise<PublicDelegation[]> {
-  const rows = await ctx.db.select().from(delegations).where(eq(delegations.coordinatorSessionId, input.coordinatorSessionId)).orderBy(delegations.createdAt, delegations.id);
+  const rows = await ctx.db
+    .select()
+    .from(delegations)
+    .where(eq(delegations.coordinatorSessionId, input.coordinatorSessionId))
+    .orderBy(delegations.createdAt, delegations.id);
   return toPublicDelegations({ ctx, input: { rows } });
 }
 
 /** One delegation of the actor's project under the path's coordinator session (404 otherwise). */
-export async function findDelegation({ ctx, input, options = {} }: { ctx: ServiceContext; input: { sessionId: string; delegationId: string }; options?: { forUpdate?: boolean } }): Promise<DelegationRow> {
+export async function findDelegation({
+  ctx,
+  input,
+  options = {},
+}: {
+  ctx: ServiceContext;
+  input: { sessionId: string; delegationId: string };
+  options?: { forUpdate?: boolean };
+}): Promise<DelegationRow> {
   const actor = requireActor(ctx);
   const query = ctx.db.select().from(delegations).where(eq(delegations.id, input.delegationId));
   const [row] = options.forUpdate ? await query.for('update') : await query;
@@ -30,10 +42,21 @@ export async function findDelegation({ ctx, input, options = {} }: { ctx: Servic
 export async function toPublicDelegations({ ctx, input }: { ctx: ServiceContext; input: { rows: readonly DelegationRow[] } }): Promise<PublicDelegation[]> {
   const { rows } = input;
   if (rows.length === 0) return [];
-  const children = await ctx.db.select().from(sessions).where(inArray(sessions.id, rows.map((row) => row.childSessionId)));
+  const children = await ctx.db
+    .select()
+    .from(sessions)
+    .where(
+      inArray(
+        sessions.id,
+        rows.map((row) => row.childSessionId),
+      ),
+    );
   const childById = new Map(children.map((child) => [child.id, child]));
   const latestIds = children.map((child) => child.latestRunId).filter((id): id is string => id !== null);
-  const latest = latestIds.length > 0 ? await ctx.db.select({ id: runs.id, state: runs.state }).from(runs).where(inArray(runs.id, latestIds)).orderBy(desc(runs.createdAt)) : [];
+  const latest =
+    latestIds.length > 0
+      ? await ctx.db.select({ id: runs.id, state: runs.state }).from(runs).where(inArray(runs.id, latestIds)).orderBy(desc(runs.createdAt))
+      : [];
   const stateOf = new Map(latest.map((run) => [run.id, run.state]));
   const workspace = rows.length > 0 ? await workspaceOwnerOf(ctx, rows[0]!.coordinatorSessionId) : null;
   return rows.map((row) => {

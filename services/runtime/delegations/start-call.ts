@@ -18,8 +18,7 @@ import { withTransaction } from '../../kernel/transaction.ts';
 const Arguments = v.object({ delegateKey: v.string(), message: v.pipe(v.string(), v.minLength(1)) });
 
 export type DelegationStart =
-  | { kind: 'started'; childRunId: string; childSessionId: string; projectId: string; agentId: string }
-  | { kind: 'refused'; message: string };
+  { kind: 'started'; childRunId: string; childSessionId: string; projectId: string; agentId: string } | { kind: 'refused'; message: string };
 
 /**
  * The coordinator's workflow starts child runs itself (as Temporal child workflows), so queueing
@@ -36,7 +35,15 @@ const startedByCoordinator: RunStarter = { start: async () => {}, requestCancell
  * run's creator, each with its own budget. Idempotent per tool call; refusals (a key already
  * delegated, none yet, a child still working, a closed relation) are answers the model sees.
  */
-export async function startDelegationCall({ ctx, deps, input }: { ctx: ServiceContext; deps: { keyring: CredentialKeyring }; input: { runId: string; toolCallId: string } }): Promise<DelegationStart> {
+export async function startDelegationCall({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: { keyring: CredentialKeyring };
+  input: { runId: string; toolCallId: string };
+}): Promise<DelegationStart> {
   const [done] = await ctx.db
     .select({ childRunId: delegationCalls.childRunId, childSessionId: delegations.childSessionId, projectId: delegations.projectId, agentId: sessions.agentId })
     .from(delegationCalls)
@@ -89,14 +96,30 @@ export async function startDelegationCall({ ctx, deps, input }: { ctx: ServiceCo
       await copySkillBindings(tx, { sessionId: child!.id, organizationId: run.organizationId, projectId: run.projectId, config: version.config });
       const [relation] = await tx.db
         .insert(delegations)
-        .values({ organizationId: run.organizationId, projectId: run.projectId, coordinatorSessionId: coordinator.id, delegateKey, childSessionId: child!.id, childAgentVersionId: version.id, createdAt: now })
+        .values({
+          organizationId: run.organizationId,
+          projectId: run.projectId,
+          coordinatorSessionId: coordinator.id,
+          delegateKey,
+          childSessionId: child!.id,
+          childAgentVersionId: version.id,
+          createdAt: now,
+        })
         .returning();
       delegationId = relation!.id;
       events.push({
         aggregateType: 'session',
         aggregateId: child!.id,
         kind: EVENT_KINDS.sessionCreated,
-        publicPayload: { sessionId: child!.id, threadId: thread!.id, agentId: version.agentId, agentVersionId: version.id, status: 'queued', parentSessionId: coordinator.id, delegateKey },
+        publicPayload: {
+          sessionId: child!.id,
+          threadId: thread!.id,
+          agentId: version.agentId,
+          agentVersionId: version.id,
+          status: 'queued',
+          parentSessionId: coordinator.id,
+          delegateKey,
+        },
       });
     } else {
       if (!existing) return { kind: 'refused', message: `"${delegateKey}" has no session with this coordinator yet; start it with delegate_agent.` };
@@ -112,7 +135,16 @@ export async function startDelegationCall({ ctx, deps, input }: { ctx: ServiceCo
       aggregateType: 'session',
       aggregateId: coordinator.id,
       kind: EVENT_KINDS.delegationRunQueued,
-      publicPayload: { delegationId, sessionId: coordinator.id, coordinatorSessionId: coordinator.id, coordinatorRunId: run.id, toolCallId: call.id, delegateKey, childSessionId: child!.id, childRunId: queued.run.id },
+      publicPayload: {
+        delegationId,
+        sessionId: coordinator.id,
+        coordinatorSessionId: coordinator.id,
+        coordinatorRunId: run.id,
+        toolCallId: call.id,
+        delegateKey,
+        childSessionId: child!.id,
+        childRunId: queued.run.id,
+      },
     });
     await appendProductEvents(tx, { organizationId: run.organizationId, projectId: run.projectId, events });
     return { kind: 'started', childRunId: queued.run.id, childSessionId: child!.id, projectId: run.projectId, agentId: child!.agentId };

@@ -36,7 +36,10 @@ export async function finishHarnessOperation({
     failureReason,
   });
   const fail = (reason: NonNullable<HarnessOperationExecutionRecord['failureReason']>, message: string) =>
-    completePlatformToolCall({ ctx, input: { toolCallId: input.toolCallId, outcome: { status: 'failure', code: 'platform_tool_failed', message, reason }, execution: execution(reason) } });
+    completePlatformToolCall({
+      ctx,
+      input: { toolCallId: input.toolCallId, outcome: { status: 'failure', code: 'platform_tool_failed', message, reason }, execution: execution(reason) },
+    });
   const { end } = input;
   if (end.kind === 'nested') return fail('nested_operation', 'Harness Operations cannot be called from inside an operation.');
   if (end.kind === 'timed_out') return fail('timed_out', `The operation "${input.operationKey}" did not finish within its ${end.timeoutMs} ms.`);

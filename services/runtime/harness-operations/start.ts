@@ -14,7 +14,13 @@ import { findOperationCall } from '../runs/operation-threads.ts';
  * with the call's `task` as the first user message, recorded against the tool call. Idempotent:
  * a started call answers as it is. Returns the operation's key and `timeoutMs` for the workflow.
  */
-export async function startHarnessOperation({ ctx, input }: { ctx: ServiceContext; input: { runId: string; toolCallId: string } }): Promise<{ timeoutMs: number; operationKey: string }> {
+export async function startHarnessOperation({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { runId: string; toolCallId: string };
+}): Promise<{ timeoutMs: number; operationKey: string }> {
   const { run, agentVersion } = await loadRunVersion(ctx.db, input.runId);
   const [call] = await ctx.db.select().from(toolCalls).where(eq(toolCalls.id, input.toolCallId));
   if (!call || call.runId !== run.id) throw new NotFoundError('No tool call with that id in this run');
@@ -26,7 +32,14 @@ export async function startHarnessOperation({ ctx, input }: { ctx: ServiceContex
     const [thread] = await tx.db.insert(threads).values({ organizationId: run.organizationId, projectId: run.projectId }).returning();
     const inserted = await tx.db
       .insert(harnessOperationCalls)
-      .values({ toolCallId: call.id, organizationId: run.organizationId, projectId: run.projectId, runId: run.id, operationKey: operation.key, threadId: thread!.id })
+      .values({
+        toolCallId: call.id,
+        organizationId: run.organizationId,
+        projectId: run.projectId,
+        runId: run.id,
+        operationKey: operation.key,
+        threadId: thread!.id,
+      })
       .onConflictDoNothing()
       .returning();
     if (inserted.length === 0) throw new Error(`operation call ${call.id} was started concurrently`);

@@ -32,11 +32,21 @@ export type McpCallResult = { outcome: PlatformToolOutcome; execution: McpExecut
  * throw, so a run never sticks on a broken server. A remote tool error (`isError`) is
  * `tool_failed` with the tool's own text.
  */
-export async function callMcpTool({ ctx, deps, input }: { ctx: ServiceContext; deps: McpCallDeps; input: { runId: string; toolName: string; arguments: unknown; signal?: AbortSignal } }): Promise<McpCallResult> {
+export async function callMcpTool({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: McpCallDeps;
+  input: { runId: string; toolName: string; arguments: unknown; signal?: AbortSignal };
+}): Promise<McpCallResult> {
   const started = Date.now();
   const { run, agentVersion } = await loadRunVersion(ctx.db, input.runId);
   const bindings = await loadMcpBindings(ctx.db, agentVersion.config as unknown as AgentConfig);
-  const match = bindings.flatMap((binding) => binding.tools.map((tool) => ({ binding, tool }))).find(({ binding, tool }) => mcpToolName(binding.namespace, tool.remoteToolName) === input.toolName);
+  const match = bindings
+    .flatMap((binding) => binding.tools.map((tool) => ({ binding, tool })))
+    .find(({ binding, tool }) => mcpToolName(binding.namespace, tool.remoteToolName) === input.toolName);
   if (!match) return { outcome: failure('binding_missing', `No MCP binding of this agent version mounts "${input.toolName}".`), execution: null };
   const { binding, tool } = match;
   const record = (reason: McpCallFailureReason | null, credentialVersion: number | null): McpExecutionRecord => ({
@@ -58,7 +68,8 @@ export async function callMcpTool({ ctx, deps, input }: { ctx: ServiceContext; d
   }
   const policy = await findPolicyVersion(ctx, binding.credentialPolicyVersionId, run.organizationId);
   if (!policy) return stop('binding_missing', 'The credential policy version of this MCP binding no longer exists.');
-  if (policy.credential.revokedAt) return stop('credential_revoked', `The credential of policy "${policy.policy.key}" is revoked; the MCP server cannot be called.`);
+  if (policy.credential.revokedAt)
+    return stop('credential_revoked', `The credential of policy "${policy.policy.key}" is revoked; the MCP server cannot be called.`);
   const endpointProblem = endpointUrlProblem(binding.server.endpointUrl, { allowPrivateNetwork: deps.allowPrivateNetwork });
   if (endpointProblem || !policyContains(policy.version, binding.server.endpointUrl)) {
     return stop('endpoint_refused', `The endpoint of MCP server "${binding.server.key}" is not allowed on this installation.`);
@@ -87,7 +98,12 @@ export async function callMcpTool({ ctx, deps, input }: { ctx: ServiceContext; d
   const result = called.value;
   if (result.isError) {
     return {
-      outcome: { status: 'failure', code: 'tool_failed', message: bounded(`The MCP tool reported an error: ${textOf(result) || 'no details'}`), reason: 'remote_error' },
+      outcome: {
+        status: 'failure',
+        code: 'tool_failed',
+        message: bounded(`The MCP tool reported an error: ${textOf(result) || 'no details'}`),
+        reason: 'remote_error',
+      },
       execution: record('remote_error', credentialVersion),
     };
   }

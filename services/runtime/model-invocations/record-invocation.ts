@@ -21,10 +21,13 @@ export type InvocationRun = Pick<RunRow, 'id' | 'organizationId' | 'projectId' |
 /** `known`: the run as the caller already read it (ids never change), saving a read. */
 async function runOf(ctx: ServiceContext, runId: string, known?: InvocationRun): Promise<InvocationRun> {
   if (known) {
-    if (known.id !== runId) throw new Error('the run given is not the invocation\'s run');
+    if (known.id !== runId) throw new Error("the run given is not the invocation's run");
     return known;
   }
-  const [run] = await ctx.db.select({ id: runs.id, organizationId: runs.organizationId, projectId: runs.projectId, sessionId: runs.sessionId }).from(runs).where(eq(runs.id, runId));
+  const [run] = await ctx.db
+    .select({ id: runs.id, organizationId: runs.organizationId, projectId: runs.projectId, sessionId: runs.sessionId })
+    .from(runs)
+    .where(eq(runs.id, runId));
   if (!run) throw new NotFoundError('No run with that id');
   return run;
 }
@@ -79,7 +82,16 @@ export async function startModelInvocation(
  */
 export async function completeModelInvocation(
   ctx: ServiceContext,
-  input: { runId: string; turnId: string; attempt: number; usage: InvocationUsage; prices: ModelPrices | null; finishReason: string; providerFinishReason: string | null; thinking: string | null },
+  input: {
+    runId: string;
+    turnId: string;
+    attempt: number;
+    usage: InvocationUsage;
+    prices: ModelPrices | null;
+    finishReason: string;
+    providerFinishReason: string | null;
+    thinking: string | null;
+  },
   known?: InvocationRun,
 ): Promise<void> {
   await withTransaction(ctx, async (tx) => {
@@ -111,18 +123,21 @@ export async function completeModelInvocation(
         from invocation, counted_run, counted_session`),
     );
     if (!completed) return;
-    await holdWrite(tx, addToUsageRollup(tx, {
-      organizationId: run.organizationId,
-      projectId: run.projectId,
-      day: now.toISOString().slice(0, 10),
-      agentId: completed.agent_id,
-      preset: completed.preset ?? 'unknown',
-      apiKeyId: completed.api_key_id,
-      // A run is counted once, on the day of its first completed call.
-      runs: Number(completed.model_calls) === 1 ? 1 : 0,
-      usage,
-      costNanos: cost,
-    }));
+    await holdWrite(
+      tx,
+      addToUsageRollup(tx, {
+        organizationId: run.organizationId,
+        projectId: run.projectId,
+        day: now.toISOString().slice(0, 10),
+        agentId: completed.agent_id,
+        preset: completed.preset ?? 'unknown',
+        apiKeyId: completed.api_key_id,
+        // A run is counted once, on the day of its first completed call.
+        runs: Number(completed.model_calls) === 1 ? 1 : 0,
+        usage,
+        costNanos: cost,
+      }),
+    );
   });
 }
 
@@ -140,5 +155,12 @@ export async function failModelInvocation(
       providerFinishReason: input.providerFinishReason?.slice(0, 200) ?? null,
       completedAt: ctx.clock.now(),
     })
-    .where(and(eq(modelInvocations.runId, input.runId), eq(modelInvocations.turnId, input.turnId), eq(modelInvocations.attempt, input.attempt), eq(modelInvocations.status, 'started')));
+    .where(
+      and(
+        eq(modelInvocations.runId, input.runId),
+        eq(modelInvocations.turnId, input.turnId),
+        eq(modelInvocations.attempt, input.attempt),
+        eq(modelInvocations.status, 'started'),
+      ),
+    );
 }

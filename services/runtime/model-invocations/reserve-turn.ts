@@ -13,9 +13,7 @@ export type InvocationFacts = { agentId: string; apiKeyId: string | null };
 /** A budget with no room left: which one, and its figures for the explanation. */
 export type SpentBudget = { scope: 'session' | 'project'; limit: 'cost' | 'tokens'; budget: StoredBudget; spend: Spend };
 
-export type TurnReservation =
-  | { reserved: true; ordinal: number; facts: InvocationFacts }
-  | { reserved: false; spentBudget?: SpentBudget };
+export type TurnReservation = { reserved: true; ordinal: number; facts: InvocationFacts } | { reserved: false; spentBudget?: SpentBudget };
 
 type RunBudgetRow = {
   organization_id: string;
@@ -93,10 +91,16 @@ export async function reserveModelTurn(ctx: ServiceContext, input: { runId: stri
 }
 
 function spentBudgetOf(row: RunBudgetRow): SpentBudget | undefined {
-  const session = { budget: { maxCostNanos: numberOrNull(row.session_max_cost_nanos), maxTokens: numberOrNull(row.session_max_tokens) }, spend: { costNanos: Number(row.session_cost_nanos), tokens: Number(row.session_tokens) } };
+  const session = {
+    budget: { maxCostNanos: numberOrNull(row.session_max_cost_nanos), maxTokens: numberOrNull(row.session_max_tokens) },
+    spend: { costNanos: Number(row.session_cost_nanos), tokens: Number(row.session_tokens) },
+  };
   const sessionLimit = spentLimit(session.budget, session.spend);
   if (sessionLimit) return { scope: 'session', limit: sessionLimit, ...session };
-  const project = { budget: { maxCostNanos: numberOrNull(row.project_max_cost_nanos), maxTokens: numberOrNull(row.project_max_tokens) }, spend: { costNanos: Number(row.month_cost_nanos ?? 0), tokens: Number(row.month_tokens ?? 0) } };
+  const project = {
+    budget: { maxCostNanos: numberOrNull(row.project_max_cost_nanos), maxTokens: numberOrNull(row.project_max_tokens) },
+    spend: { costNanos: Number(row.month_cost_nanos ?? 0), tokens: Number(row.month_tokens ?? 0) },
+  };
   const projectLimit = spentLimit(project.budget, project.spend);
   return projectLimit ? { scope: 'project', limit: projectLimit, ...project } : undefined;
 }

@@ -36,7 +36,11 @@ export async function resolveRunModel(
   if (project) {
     const { preset, provider } = project;
     if (provider.removedAt || !provider.credentialCiphertext) {
-      return { unavailable: true, errorCode: 'model_provider_removed', errorExplanation: `The model provider "${provider.key}" of preset "${preset.key}" was removed.` };
+      return {
+        unavailable: true,
+        errorCode: 'model_provider_removed',
+        errorExplanation: `The model provider "${provider.key}" of preset "${preset.key}" was removed.`,
+      };
     }
     return toRunModel(input.presetKey, preset.model, preset.settings, preset.routing, providerApiKey(input.keyring, provider), preset.prices ?? null);
   }
@@ -52,10 +56,21 @@ export async function resolveRunModel(
       preset.prices ?? null,
     );
   }
-  return { unavailable: true, errorCode: 'model_preset_unavailable', errorExplanation: `The model preset "${input.presetKey}" has no usable provider connection.` };
+  return {
+    unavailable: true,
+    errorCode: 'model_preset_unavailable',
+    errorExplanation: `The model preset "${input.presetKey}" has no usable provider connection.`,
+  };
 }
 
-function toRunModel(presetKey: string, model: string, settings: Record<string, unknown> | null, routing: Record<string, unknown>, apiKey: string, prices: ModelPrices | null): RunModel {
+function toRunModel(
+  presetKey: string,
+  model: string,
+  settings: Record<string, unknown> | null,
+  routing: Record<string, unknown>,
+  apiKey: string,
+  prices: ModelPrices | null,
+): RunModel {
   const providerType = providerTypeOfModel(model);
   return { providerType, preset: presetKey, model: model.slice(providerType.length + 1), settings, routing, apiKey, prices };
 }

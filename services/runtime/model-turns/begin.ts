@@ -65,7 +65,8 @@ export async function beginModelTurn({
       await failModelInvocation(tx, { ...input, errorCode: model.errorCode, errorExplanation: model.errorExplanation, providerFinishReason: null });
       return { kind: 'unavailable', errorCode: model.errorCode, errorExplanation: model.errorExplanation };
     }
-    const offered = (tools: ToolDefinition[]) => tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema as Record<string, unknown> }));
+    const offered = (tools: ToolDefinition[]) =>
+      tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema as Record<string, unknown> }));
     const systemPrompt = renderRunInstructions(config.systemPrompt, usableSkills(context.skills), { sandboxed: config.sandbox.enabled });
     const operationCallId = operationCallOfTurn(input.turnId);
     const run = { projectId: context.run.projectId, sessionId: context.run.sessionId };
@@ -77,6 +78,13 @@ export async function beginModelTurn({
     if (!call || !operation) throw new Error(`turn ${input.turnId} belongs to no started operation of this version`);
     const operationKeys = new Set(config.harnessOperations.map((entry) => entry.key));
     const tools = (await mountedTools(tx, config)).filter((tool) => !operationKeys.has(tool.name));
-    return { kind: 'ready', model, systemPrompt: renderOperationInstructions(systemPrompt, operation), transcript: await operationTranscript(tx.db, call.threadId), tools: offered(tools), run };
+    return {
+      kind: 'ready',
+      model,
+      systemPrompt: renderOperationInstructions(systemPrompt, operation),
+      transcript: await operationTranscript(tx.db, call.threadId),
+      tools: offered(tools),
+      run,
+    };
   });
 }

@@ -22,5 +22,10 @@ export async function finishFinalTurn({
 }): Promise<RunState> {
   // The run's lock first (the runtime's order), then the reply, then the settlement, in the
   // transaction settleRun opens (it starts and wakes runs after its commit).
-  return settleRun({ ctx, gate, input: { runId: input.runId, state: 'completed', failure: null, invocationFailed: false }, first: (tx, run) => finishModelTurn({ ctx: tx, input, run }) });
+  return settleRun({
+    ctx,
+    gate,
+    input: { runId: input.runId, state: 'completed', failure: null, invocationFailed: false },
+    first: (tx, run) => finishModelTurn({ ctx: tx, input, run }),
+  });
 }

@@ -50,26 +50,53 @@ export async function finishModelTurn({
 }): Promise<void> {
   const { runId, turnId, attempt, outcome } = input;
   if (outcome.kind === 'failed') {
-    await failModelInvocation(ctx, { runId, turnId, attempt, errorCode: outcome.errorCode, errorExplanation: outcome.errorExplanation, providerFinishReason: outcome.providerFinishReason });
+    await failModelInvocation(ctx, {
+      runId,
+      turnId,
+      attempt,
+      errorCode: outcome.errorCode,
+      errorExplanation: outcome.errorExplanation,
+      providerFinishReason: outcome.providerFinishReason,
+    });
     return;
   }
   await withTransaction(ctx, async (tx) => {
     // Read once for both steps below.
-    const [run] = lockedRun ? [lockedRun] : await tx.db.select({ id: runs.id, organizationId: runs.organizationId, projectId: runs.projectId, sessionId: runs.sessionId, threadId: runs.threadId }).from(runs).where(eq(runs.id, runId));
+    const [run] = lockedRun
+      ? [lockedRun]
+      : await tx.db
+          .select({ id: runs.id, organizationId: runs.organizationId, projectId: runs.projectId, sessionId: runs.sessionId, threadId: runs.threadId })
+          .from(runs)
+          .where(eq(runs.id, runId));
     if (!run) throw new NotFoundError('No run with that id');
-    await completeModelInvocation(tx, {
-      runId,
-      turnId,
-      attempt,
-      usage: outcome.usage,
-      prices: outcome.prices,
-      finishReason: outcome.finishReason,
-      providerFinishReason: outcome.providerFinishReason,
-      thinking: outcome.thinking,
-    }, run);
+    await completeModelInvocation(
+      tx,
+      {
+        runId,
+        turnId,
+        attempt,
+        usage: outcome.usage,
+        prices: outcome.prices,
+        finishReason: outcome.finishReason,
+        providerFinishReason: outcome.providerFinishReason,
+        thinking: outcome.thinking,
+      },
+      run,
+    );
     const threadId = await threadOfTurn(tx.db, turnId);
     const turn = threadId ? null : mainTurnNumber(turnId);
     const content = { text: outcome.text, toolCalls: outcome.toolCalls, replay: outcome.replay ?? null };
-    await appendRunMessage(tx, { runId, stepKey: turnId, role: 'assistant', content, ...(threadId ? { threadId } : {}), ...(turn === null ? {} : { eventId: turnMessageEventId(runId, turn) }) }, run);
+    await appendRunMessage(
+      tx,
+      {
+        runId,
+        stepKey: turnId,
+        role: 'assistant',
+        content,
+        ...(threadId ? { threadId } : {}),
+        ...(turn === null ? {} : { eventId: turnMessageEventId(runId, turn) }),
+      },
+      run,
+    );
   });
 }

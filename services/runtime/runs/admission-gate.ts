@@ -26,7 +26,11 @@ export type AdmissionGate = { runningRunsLimit: number | null; wake(runId: strin
 export async function mayStartRun(tx: ServiceContext, run: RunRow, limit: number): Promise<boolean> {
   await lockProjectAdmissions(tx, run.projectId);
   if ((await countProjectRuns(tx.db, run.projectId, ['running'], limit)) < limit) return true;
-  const [delegated] = await tx.db.select({ toolCallId: delegationCalls.toolCallId }).from(delegationCalls).where(eq(delegationCalls.childRunId, run.id)).limit(1);
+  const [delegated] = await tx.db
+    .select({ toolCallId: delegationCalls.toolCallId })
+    .from(delegationCalls)
+    .where(eq(delegationCalls.childRunId, run.id))
+    .limit(1);
   if (delegated) return true;
   if (!run.admissionDeferredAt) await tx.db.update(runs).set({ admissionDeferredAt: tx.clock.now() }).where(eq(runs.id, run.id));
   return false;
@@ -46,7 +50,13 @@ export async function mayStartRun(tx: ServiceContext, run: RunRow, limit: number
  */
 export async function handOffPlace(tx: ServiceContext, gate: AdmissionGate, projectId: string): Promise<void> {
   if (!gate.runningRunsLimit) return;
-  const deferred = and(eq(runs.projectId, projectId), eq(runs.state, 'queued'), isNotNull(runs.admissionDeferredAt), isNull(runs.cancellationRequestedAt), gt(runs.wallDeadlineAt, tx.clock.now()));
+  const deferred = and(
+    eq(runs.projectId, projectId),
+    eq(runs.state, 'queued'),
+    isNotNull(runs.admissionDeferredAt),
+    isNull(runs.cancellationRequestedAt),
+    gt(runs.wallDeadlineAt, tx.clock.now()),
+  );
   // Usually nobody waits: one read, no lock.
   const [anyone] = await tx.db.select({ id: runs.id }).from(runs).where(deferred).limit(1);
   if (!anyone) return;

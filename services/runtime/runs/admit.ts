@@ -41,7 +41,15 @@ export type Admission =
  * limits the workflow enforces. Idempotent: a run already running is admitted again unchanged; a settled run reports its state. 404 when
  * the run is gone (its project was deleted): a permanent failure for the workflow.
  */
-export async function admitRun({ ctx, input, limits }: { ctx: ServiceContext; input: { runId: string }; limits: Pick<AdmissionGate, 'runningRunsLimit' | 'start'> }): Promise<Admission> {
+export async function admitRun({
+  ctx,
+  input,
+  limits,
+}: {
+  ctx: ServiceContext;
+  input: { runId: string };
+  limits: Pick<AdmissionGate, 'runningRunsLimit' | 'start'>;
+}): Promise<Admission> {
   return withTransaction(ctx, async (tx) => {
     // The run, locked, with its pinned version's config (one statement; the version never changes).
     const [row] = await tx.db
@@ -54,14 +62,20 @@ export async function admitRun({ ctx, input, limits }: { ctx: ServiceContext; in
     const { run } = row;
     if (isSettled(run.state)) return { kind: 'settled', state: run.state as SettledRunState };
     if (run.state === 'queued' && run.cancellationRequestedAt) {
-      const settled = await transitionLockedRun(tx, run, { to: 'cancelled', failure: { errorCode: 'cancelled', errorExplanation: 'The run was cancelled before it started.' } });
+      const settled = await transitionLockedRun(tx, run, {
+        to: 'cancelled',
+        failure: { errorCode: 'cancelled', errorExplanation: 'The run was cancelled before it started.' },
+      });
       await handOffPendingTurn(tx, limits, settled);
       return { kind: 'settled', state: 'cancelled' };
     }
     if (run.state === 'queued') {
       if (limits.runningRunsLimit && !(await mayStartRun(tx, run, limits.runningRunsLimit))) {
         if (tx.clock.now() < run.wallDeadlineAt) return { kind: 'waiting' };
-        const settled = await transitionLockedRun(tx, run, { to: 'timed_out', failure: { errorCode: 'run_timed_out', errorExplanation: 'The run waited for a free place past its 48-hour wall-time ceiling.' } });
+        const settled = await transitionLockedRun(tx, run, {
+          to: 'timed_out',
+          failure: { errorCode: 'run_timed_out', errorExplanation: 'The run waited for a free place past its 48-hour wall-time ceiling.' },
+        });
         await handOffPendingTurn(tx, limits, settled);
         return { kind: 'settled', state: 'timed_out' };
       }

@@ -19,7 +19,13 @@ const isText = (contentType: string) => /^text\/|^application\/(json|x-yaml|yaml
  * tool error, as is a name the session does not bind or a path the version does not have.
  * Reads only: the tool-call verb records the outcome.
  */
-export async function answerLoadSkill({ ctx, input }: { ctx: ServiceContext; input: { runId: string; toolCallId: string; arguments: unknown } }): Promise<{ outcome: PlatformToolOutcome; events?: ProductEventDraft[] }> {
+export async function answerLoadSkill({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { runId: string; toolCallId: string; arguments: unknown };
+}): Promise<{ outcome: PlatformToolOutcome; events?: ProductEventDraft[] }> {
   const { run, session } = await loadRunVersion(ctx.db, input.runId);
   const parsed = v.safeParse(LoadArguments, input.arguments);
   const fail = (message: string) => ({ outcome: { status: 'failure' as const, code: 'tool_failed' as const, message } });
@@ -51,7 +57,16 @@ export async function answerLoadSkill({ ctx, input }: { ctx: ServiceContext; inp
         aggregateType: 'session',
         aggregateId: session.id,
         kind: EVENT_KINDS.skillLoaded,
-        publicPayload: { sessionId: session.id, runId: run.id, toolCallId: input.toolCallId, skillId: skill.skillId, skillVersionId: skill.skillVersionId, version: skill.version, name: skill.name, path: path ?? null },
+        publicPayload: {
+          sessionId: session.id,
+          runId: run.id,
+          toolCallId: input.toolCallId,
+          skillId: skill.skillId,
+          skillVersionId: skill.skillVersionId,
+          version: skill.version,
+          name: skill.name,
+          path: path ?? null,
+        },
       },
     ],
   };

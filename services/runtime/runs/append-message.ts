@@ -25,7 +25,14 @@ const StepKey = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
  * default. `eventId`: the id its `message.created` must carry (a main-thread model turn's, known to
  * live output before the message commits); random by default.
  */
-export type AppendRunMessageInput = { runId: string; stepKey: string; role: MessageRole; content: Record<string, unknown>; threadId?: string; eventId?: string };
+export type AppendRunMessageInput = {
+  runId: string;
+  stepKey: string;
+  role: MessageRole;
+  content: Record<string, unknown>;
+  threadId?: string;
+  eventId?: string;
+};
 
 /**
  * Appends a message of a run to its session's thread for the runtime (no actor needed),
@@ -41,7 +48,7 @@ export async function appendRunMessage(ctx: ServiceContext, input: AppendRunMess
   if (!schema) throw new ValidationError(`Unknown message role ${String(input.role)}`);
   const content = v.safeParse(schema, input.content);
   if (!content.success) throw new ValidationError(`Invalid ${input.role} message content: ${content.issues[0].message}`);
-  if (known && known.id !== input.runId) throw new Error('the run given is not the message\'s run');
+  if (known && known.id !== input.runId) throw new Error("the run given is not the message's run");
 
   return withTransaction(ctx, async (tx) => {
     const run = known ?? (await tx.db.select().from(runs).where(eq(runs.id, input.runId)))[0];
@@ -50,7 +57,7 @@ export async function appendRunMessage(ctx: ServiceContext, input: AppendRunMess
     // here, and returned unchanged: a repeat) or not started allocating yet.
     const threadId = input.threadId ?? run.threadId;
     const [thread] = await tx.db.select({ id: threads.id, projectId: threads.projectId }).from(threads).where(eq(threads.id, threadId)).for('update');
-    if (!thread || thread.projectId !== run.projectId) throw new NotFoundError('No thread with that id in the run\'s project');
+    if (!thread || thread.projectId !== run.projectId) throw new NotFoundError("No thread with that id in the run's project");
     const existing = await findStep(tx, threadId, input.runId, input.stepKey);
     if (existing) return existing;
 
@@ -64,7 +71,12 @@ export async function appendRunMessage(ctx: ServiceContext, input: AppendRunMess
       content: input.content,
     });
     await tx.db.update(sessions).set({ lastActivityAt: message.createdAt }).where(eq(sessions.id, run.sessionId));
-    await appendProductEvent(tx, { organizationId: run.organizationId, projectId: run.projectId, ...messageCreatedEvent(message, run.sessionId), ...(input.eventId ? { id: input.eventId } : {}) });
+    await appendProductEvent(tx, {
+      organizationId: run.organizationId,
+      projectId: run.projectId,
+      ...messageCreatedEvent(message, run.sessionId),
+      ...(input.eventId ? { id: input.eventId } : {}),
+    });
     return message;
   });
 }

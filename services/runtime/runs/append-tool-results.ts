@@ -29,10 +29,17 @@ export async function appendToolResultMessages({ ctx, input }: { ctx: ServiceCon
       .where(and(eq(toolCalls.runId, input.runId), eq(toolCalls.turnId, input.turnId)))
       .orderBy(asc(toolCalls.createdAt), asc(toolCalls.id));
     const open = rows.filter((row) => !isToolCallFinal(row.status));
-    if (open.length > 0) throw new ConflictError('The turn still has open tool calls', { runId: input.runId, turnId: input.turnId, open: open.map((row) => row.id) });
+    if (open.length > 0)
+      throw new ConflictError('The turn still has open tool calls', { runId: input.runId, turnId: input.turnId, open: open.map((row) => row.id) });
     const threadId = await threadOfTurn(tx.db, input.turnId);
     for (const row of rows) {
-      await appendRunMessage(tx, { runId: input.runId, stepKey: toolResultStepKey(row.id), role: 'tool', content: toolMessageContent(row), ...(threadId ? { threadId } : {}) });
+      await appendRunMessage(tx, {
+        runId: input.runId,
+        stepKey: toolResultStepKey(row.id),
+        role: 'tool',
+        content: toolMessageContent(row),
+        ...(threadId ? { threadId } : {}),
+      });
     }
   });
 }

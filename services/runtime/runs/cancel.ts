@@ -25,7 +25,12 @@ export async function cancelRun({ ctx, deps, input }: { ctx: ServiceContext; dep
       const now = tx.clock.now();
       const [updated] = await tx.db.update(runs).set({ cancellationRequestedAt: now, updatedAt: now }).where(eq(runs.id, run.id)).returning();
       current = updated!;
-      await recordAudit(tx, { action: 'run.cancellation_requested', targetType: 'run', targetId: run.id, details: { sessionId: run.sessionId, state: run.state } });
+      await recordAudit(tx, {
+        action: 'run.cancellation_requested',
+        targetType: 'run',
+        targetId: run.id,
+        details: { sessionId: run.sessionId, state: run.state },
+      });
       await appendProductEvent(tx, {
         organizationId: run.organizationId,
         projectId: run.projectId,

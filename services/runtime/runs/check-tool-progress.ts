@@ -10,7 +10,13 @@ import { readToolProgress, type ToolProgress } from '../tool-calls/progress.ts';
  * every call is final, what the run waits for, the next deadline, and the platform calls cleared
  * to run, with the version's Harness Operation keys when there are any. Idempotent.
  */
-export async function checkToolProgress({ ctx, input }: { ctx: ServiceContext; input: { runId: string; turnId: string } }): Promise<ToolProgress & { operationKeys: string[] }> {
+export async function checkToolProgress({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { runId: string; turnId: string };
+}): Promise<ToolProgress & { operationKeys: string[] }> {
   await expireOverdue(ctx, { runId: input.runId });
   const progress = await readToolProgress(ctx.db, input);
   if (progress.platformCalls.length === 0) return { ...progress, operationKeys: [] };

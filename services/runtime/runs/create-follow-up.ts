@@ -36,7 +36,8 @@ export async function createFollowUpRun({ ctx, deps, input }: FollowUpArgs): Pro
   const text = turnText(parsed);
   const files = acceptTurnFiles(parsed.files);
   const childRule = (session: SessionRow) => {
-    if (session.parentSessionId && ifBusy !== 'reject') throw new ValidationError("A delegated session's turns are driven by its coordinator: ifBusy must be reject", { path: 'body.ifBusy' });
+    if (session.parentSessionId && ifBusy !== 'reject')
+      throw new ValidationError("A delegated session's turns are driven by its coordinator: ifBusy must be reject", { path: 'body.ifBusy' });
   };
   let uploaded: UploadedAttachments | null = null;
   if (files.length > 0) {
@@ -46,7 +47,11 @@ export async function createFollowUpRun({ ctx, deps, input }: FollowUpArgs): Pro
   }
   return withTransaction(ctx, async (tx) => {
     const { session, latest } = await lockSessionAndLatestRun(tx, sessionId, { lockRunFirst: ifBusy === 'interrupt' });
-    if (session.archivedAt) throw new ConflictError('The session is archived: it takes no new turns (fork it to continue)', { sessionId: session.id, archivedAt: session.archivedAt.toISOString() });
+    if (session.archivedAt)
+      throw new ConflictError('The session is archived: it takes no new turns (fork it to continue)', {
+        sessionId: session.id,
+        archivedAt: session.archivedAt.toISOString(),
+      });
     childRule(session);
     if (latest && !isSettled(latest.state)) {
       if (ifBusy === 'reject') throw new ConflictError("The session's latest run has not settled yet", { latestRunId: latest.id, state: latest.state });
@@ -56,7 +61,11 @@ export async function createFollowUpRun({ ctx, deps, input }: FollowUpArgs): Pro
   });
 }
 
-async function queueFollowUp(tx: ServiceContext, deps: RunStarterDeps, input: { session: SessionRow; text: string; uploaded: UploadedAttachments | null; idempotencyKey: string | null }): Promise<PublicRun> {
+async function queueFollowUp(
+  tx: ServiceContext,
+  deps: RunStarterDeps,
+  input: { session: SessionRow; text: string; uploaded: UploadedAttachments | null; idempotencyKey: string | null },
+): Promise<PublicRun> {
   const queued = await queueRun(tx, deps, input);
   await recordAudit(tx, { action: 'run.created', targetType: 'run', targetId: queued.run.id, details: { sessionId: input.session.id, via: 'follow_up' } });
   await appendProductEvents(tx, { organizationId: input.session.organizationId, projectId: input.session.projectId, events: queued.events });

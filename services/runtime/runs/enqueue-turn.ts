@@ -31,7 +31,14 @@ export type QueuedTurn = { queued: true; pendingTurn: PublicPendingTurn };
 export async function enqueueTurn(
   tx: ServiceContext,
   deps: RunStarterDeps,
-  input: { session: SessionRow; active: Pick<RunRow, 'id'>; ifBusy: 'enqueue' | 'interrupt'; text: string; uploaded: UploadedAttachments | null; idempotencyKey: string | null },
+  input: {
+    session: SessionRow;
+    active: Pick<RunRow, 'id'>;
+    ifBusy: 'enqueue' | 'interrupt';
+    text: string;
+    uploaded: UploadedAttachments | null;
+    idempotencyKey: string | null;
+  },
 ): Promise<QueuedTurn> {
   const actor = requireActor(tx);
   const { session, ifBusy } = input;
@@ -45,12 +52,20 @@ export async function enqueueTurn(
       await tx.db
         .update(pendingTurns)
         .set({ state: 'withdrawn', withdrawnReason: 'interrupted', settledAt: now })
-        .where(inArray(pendingTurns.id, waiting.map((turn) => turn.id)));
+        .where(
+          inArray(
+            pendingTurns.id,
+            waiting.map((turn) => turn.id),
+          ),
+        );
       events.push(...waiting.map((turn) => withdrawnEvent(turn, 'interrupted')));
     }
     ahead = 0;
   } else if (waiting.length >= MAX_PENDING_TURNS) {
-    throw new ConflictError(`The session already holds ${MAX_PENDING_TURNS} pending turns; wait for its runs or withdraw one`, { limit: MAX_PENDING_TURNS, sessionId: session.id });
+    throw new ConflictError(`The session already holds ${MAX_PENDING_TURNS} pending turns; wait for its runs or withdraw one`, {
+      limit: MAX_PENDING_TURNS,
+      sessionId: session.id,
+    });
   }
   const stored = await confirmUploadedAttachments(tx, { session, uploaded: input.uploaded, now });
   const [row] = await tx.db
@@ -75,7 +90,12 @@ export async function enqueueTurn(
     kind: EVENT_KINDS.sessionInputQueued,
     publicPayload: { sessionId: session.id, pendingTurnId: row!.id, position: pendingTurn.position, ifBusy, activeRunId: input.active.id },
   });
-  await recordAudit(tx, { action: EVENT_KINDS.sessionInputQueued, targetType: 'session', targetId: session.id, details: { pendingTurnId: row!.id, ifBusy, activeRunId: input.active.id } });
+  await recordAudit(tx, {
+    action: EVENT_KINDS.sessionInputQueued,
+    targetType: 'session',
+    targetId: session.id,
+    details: { pendingTurnId: row!.id, ifBusy, activeRunId: input.active.id },
+  });
   await appendProductEvents(tx, { organizationId: session.organizationId, projectId: session.projectId, events });
   if (ifBusy === 'interrupt') await cancelRun({ ctx: tx, deps, input: { runId: input.active.id } });
   return { queued: true, pendingTurn };

@@ -26,7 +26,15 @@ export type WaitingEntry = { waiting: boolean };
  * run does not count against its project's running-runs limit, so its place goes to the oldest run
  * waiting for one (`handOffPlace`). Idempotent: a run already in `state` moves nothing.
  */
-export async function enterWaitingState({ ctx, gate, input }: { ctx: ServiceContext; gate: AdmissionGate; input: { runId: string; state: 'waiting_for_tool' | 'waiting_for_approval' } }): Promise<WaitingEntry> {
+export async function enterWaitingState({
+  ctx,
+  gate,
+  input,
+}: {
+  ctx: ServiceContext;
+  gate: AdmissionGate;
+  input: { runId: string; state: 'waiting_for_tool' | 'waiting_for_approval' };
+}): Promise<WaitingEntry> {
   return withTransaction(ctx, async (tx) => {
     const [run] = await tx.db.select().from(runs).where(eq(runs.id, input.runId)).for('update');
     if (!run) throw new NotFoundError('No run with that id');

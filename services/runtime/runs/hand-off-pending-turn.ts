@@ -15,16 +15,24 @@ import { queueRun } from './queue-run.ts';
  * the commit (the reconciler starts it if that call is lost).
  */
 export async function handOffPendingTurn(tx: ServiceContext, gate: Pick<AdmissionGate, 'start'>, run: RunRow): Promise<void> {
-  const [session] = await tx.db.select().from(sessions).where(and(eq(sessions.id, run.sessionId), eq(sessions.latestRunId, run.id))).for('update');
+  const [session] = await tx.db
+    .select()
+    .from(sessions)
+    .where(and(eq(sessions.id, run.sessionId), eq(sessions.latestRunId, run.id)))
+    .for('update');
   if (!session) return;
   const [next] = await readPendingTurns(tx.db, session.id, { forUpdate: true });
   if (!next) return;
-  const queued = await queueRun(tx, { runStarter: gate }, {
-    session,
-    text: next.message,
-    idempotencyKey: next.idempotencyKey,
-    pendingTurn: { id: next.id, createdByPrincipalId: next.createdByPrincipalId, stored: storedAttachmentsOf(next) },
-  });
+  const queued = await queueRun(
+    tx,
+    { runStarter: gate },
+    {
+      session,
+      text: next.message,
+      idempotencyKey: next.idempotencyKey,
+      pendingTurn: { id: next.id, createdByPrincipalId: next.createdByPrincipalId, stored: storedAttachmentsOf(next) },
+    },
+  );
   await tx.db.update(pendingTurns).set({ state: 'started', runId: queued.run.id, settledAt: queued.run.createdAt }).where(eq(pendingTurns.id, next.id));
   await appendProductEvents(tx, { organizationId: session.organizationId, projectId: session.projectId, events: queued.events });
 }

@@ -12,14 +12,27 @@ import { toMessageResponse, type PublicMessage } from './public.ts';
  * the runtime appended for it, redacted like the session transcript. Keyset paging by
  * `sequence`, which never changes once a message is written.
  */
-export async function listRunMessages({ ctx, input }: { ctx: ServiceContext; input: { runId: string; limit: number; cursor?: string | undefined } }): Promise<Page<PublicMessage>> {
+export async function listRunMessages({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { runId: string; limit: number; cursor?: string | undefined };
+}): Promise<Page<PublicMessage>> {
   const run = await findRun(ctx, input.runId);
   const after = input.cursor === undefined ? null : decodeSequenceCursor(input.cursor);
   if (input.cursor !== undefined && after === null) throw new ValidationError('cursor is not valid', { path: 'query.cursor' });
   const rows = await ctx.db
     .select()
     .from(messages)
-    .where(and(eq(messages.runId, run.id), eq(messages.threadId, run.threadId), eq(messages.projectId, run.projectId), after === null ? undefined : gt(messages.sequence, after)))
+    .where(
+      and(
+        eq(messages.runId, run.id),
+        eq(messages.threadId, run.threadId),
+        eq(messages.projectId, run.projectId),
+        after === null ? undefined : gt(messages.sequence, after),
+      ),
+    )
     .orderBy(asc(messages.sequence))
     .limit(input.limit + 1);
   const page = rows.slice(0, input.limit);

@@ -13,7 +13,13 @@ export type TimelinePage = v.InferOutput<typeof TimelinePageShape>;
  * model invocations (domain/sessions/timeline.ts). The cursor is the numeric `entrySequence`
  * of the last entry seen (spec 2 common rule 5); `nextCursor` is that number as a string.
  */
-export async function listRunTimeline({ ctx, input }: { ctx: ServiceContext; input: { runId: string; limit: number; afterEntrySequence: number } }): Promise<TimelinePage> {
+export async function listRunTimeline({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { runId: string; limit: number; afterEntrySequence: number };
+}): Promise<TimelinePage> {
   const run = await findRun(ctx, input.runId);
   const invocations = await ctx.db
     .select()

@@ -10,7 +10,13 @@ import { toToolCallResponse, type PublicToolCall } from '../tool-calls/public.ts
  * The tool calls of one run of the actor's project (`GET /tool-calls?runId=`), in the order the
  * model made them (turn by turn, provider order within a turn). 404 for a run of another project.
  */
-export async function listToolCalls({ ctx, input }: { ctx: ServiceContext; input: { runId: string; limit: number; cursor?: string | undefined } }): Promise<Page<PublicToolCall>> {
+export async function listToolCalls({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { runId: string; limit: number; cursor?: string | undefined };
+}): Promise<Page<PublicToolCall>> {
   const run = await findRun(ctx, input.runId);
   const page = keysetPage(toolCalls, input.cursor, 'asc');
   const rows = await ctx.db

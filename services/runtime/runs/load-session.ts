@@ -11,7 +11,15 @@ export type SessionRow = typeof sessions.$inferSelect;
  * transaction: every verb that queues a run takes this lock first, so two concurrent turns
  * cannot both see a settled latest run.
  */
-export async function findSession({ ctx, input, options = {} }: { ctx: ServiceContext; input: { sessionId: string }; options?: { forUpdate?: boolean } }): Promise<SessionRow> {
+export async function findSession({
+  ctx,
+  input,
+  options = {},
+}: {
+  ctx: ServiceContext;
+  input: { sessionId: string };
+  options?: { forUpdate?: boolean };
+}): Promise<SessionRow> {
   const actor = requireActor(ctx);
   const query = ctx.db
     .select()

@@ -11,7 +11,13 @@ export async function findRun(ctx: ServiceContext, runId: string, options: { for
   const query = ctx.db
     .select()
     .from(runs)
-    .where(and(eq(runs.id, runId), eq(runs.projectId, actor.projectId), sql`not exists (select 1 from sessions s where s.id = ${runs.sessionId} and s.deleted_at is not null)`));
+    .where(
+      and(
+        eq(runs.id, runId),
+        eq(runs.projectId, actor.projectId),
+        sql`not exists (select 1 from sessions s where s.id = ${runs.sessionId} and s.deleted_at is not null)`,
+      ),
+    );
   const [run] = options.forUpdate ? await query.for('update') : await query;
   if (!run) throw new NotFoundError('No run with that id in this project');
   return run;

@@ -46,14 +46,23 @@ export async function resumeRun({
     if (!isSettled(run.state)) throw new ConflictError('Only a settled run can be resumed', { runId: run.id, state: run.state });
     await assertSessionIdle(tx, session);
     const queued = await queueRun(tx, deps, { session, text, uploaded, idempotencyKey, resumedFromRunId: run.id });
-    await recordAudit(tx, { action: 'run.created', targetType: 'run', targetId: queued.run.id, details: { sessionId: session.id, via: 'resume', resumedFromRunId: run.id } });
+    await recordAudit(tx, {
+      action: 'run.created',
+      targetType: 'run',
+      targetId: queued.run.id,
+      details: { sessionId: session.id, via: 'resume', resumedFromRunId: run.id },
+    });
     await appendProductEvents(tx, { organizationId: session.organizationId, projectId: session.projectId, events: queued.events });
     return toRunResponse(queued.run);
   });
 }
 
 /** Before the transaction: the same 404 and 409 answers it gives, then the upload (no lock held). */
-async function uploadResumeFiles(ctx: ServiceContext, deps: RunStarterDeps, input: { runId: string; files: readonly TurnFileInput[] }): Promise<UploadedAttachments> {
+async function uploadResumeFiles(
+  ctx: ServiceContext,
+  deps: RunStarterDeps,
+  input: { runId: string; files: readonly TurnFileInput[] },
+): Promise<UploadedAttachments> {
   const run = await findRun(ctx, input.runId);
   if (!isSettled(run.state)) throw new ConflictError('Only a settled run can be resumed', { runId: run.id, state: run.state });
   return uploadTurnFiles(ctx, deps, { session: await findSession({ ctx, input: { sessionId: run.sessionId } }), files: input.files });

@@ -25,6 +25,10 @@ export function unsettledRunsBefore(db: Executor, projectId: string, limit: numb
  */
 export function assertRunQuota(unsettledBefore: number, limit: number): void {
   if (unsettledBefore >= limit) {
-    throw new RateLimitedError(`This project already has ${limit} unsettled runs, its limit; retry once some have settled`, { limit: 'project_unsettled_runs' }, QUOTA_RETRY_AFTER_SECONDS);
+    throw new RateLimitedError(
+      `This project already has ${limit} unsettled runs, its limit; retry once some have settled`,
+      { limit: 'project_unsettled_runs' },
+      QUOTA_RETRY_AFTER_SECONDS,
+    );
   }
 }

@@ -31,7 +31,14 @@ export async function scheduleModelRetry({
       aggregateType: 'run',
       aggregateId: run.id,
       kind: EVENT_KINDS.modelRetryScheduled,
-      publicPayload: { runId: run.id, sessionId: run.sessionId, turnId: input.turnId, failedAttempt: input.attempt, errorCode: input.errorCode, retryInMs: input.delayMs },
+      publicPayload: {
+        runId: run.id,
+        sessionId: run.sessionId,
+        turnId: input.turnId,
+        failedAttempt: input.attempt,
+        errorCode: input.errorCode,
+        retryInMs: input.delayMs,
+      },
     });
   });
 }

@@ -50,11 +50,21 @@ export async function transitionRun({ ctx, input }: { ctx: ServiceContext; input
  * `tx` (admission, settlement and entering a wait do), so the row is not read twice. `extra`:
  * fields added to the `run.<state>` event (ids only), e.g. what a waiting run waits on.
  */
-export async function transitionLockedRun(tx: ServiceContext, run: RunRow, change: Omit<TransitionRunInput, 'runId'>, extra: Record<string, unknown> = {}): Promise<RunRow> {
+export async function transitionLockedRun(
+  tx: ServiceContext,
+  run: RunRow,
+  change: Omit<TransitionRunInput, 'runId'>,
+  extra: Record<string, unknown> = {},
+): Promise<RunRow> {
   return moveRun(tx, run, checkTransitionInput({ runId: run.id, ...change }), extra);
 }
 
-async function moveRun(tx: ServiceContext, run: RunRow, { to, failure }: { to: RunState; failure?: RunFailure | null }, extra: Record<string, unknown> = {}): Promise<RunRow> {
+async function moveRun(
+  tx: ServiceContext,
+  run: RunRow,
+  { to, failure }: { to: RunState; failure?: RunFailure | null },
+  extra: Record<string, unknown> = {},
+): Promise<RunRow> {
   if (run.state === to) return run;
   if (!canTransition(run.state, to)) throw new ConflictError(`A ${run.state} run cannot become ${to}`, { runId: run.id, state: run.state });
 

@@ -39,7 +39,13 @@ export async function completeSandboxCommand({
   input,
 }: {
   ctx: ServiceContext;
-  input: { toolCallId: string; safeCommand: Record<string, unknown>; safeResult: Record<string, unknown>; resultValue: Record<string, unknown> | null; failure: string | null };
+  input: {
+    toolCallId: string;
+    safeCommand: Record<string, unknown>;
+    safeResult: Record<string, unknown>;
+    resultValue: Record<string, unknown> | null;
+    failure: string | null;
+  };
 }): Promise<void> {
   await ctx.db
     .update(sandboxCommands)

@@ -32,7 +32,10 @@ export async function workspaceOwnerOf(ctx: ServiceContext, sessionId: string): 
  * Idempotent: a concurrent creator's row wins and is returned.
  */
 export async function ensureRunSandbox({ ctx, input }: { ctx: ServiceContext; input: { runId: string } }): Promise<RunSandbox | null> {
-  const [run] = await ctx.db.select({ sessionId: runs.sessionId, agentVersionId: runs.agentVersionId, organizationId: runs.organizationId, projectId: runs.projectId }).from(runs).where(eq(runs.id, input.runId));
+  const [run] = await ctx.db
+    .select({ sessionId: runs.sessionId, agentVersionId: runs.agentVersionId, organizationId: runs.organizationId, projectId: runs.projectId })
+    .from(runs)
+    .where(eq(runs.id, input.runId));
   if (!run) throw new NotFoundError('No run with that id');
   const [version] = await ctx.db.select({ config: agentVersions.config }).from(agentVersions).where(eq(agentVersions.id, run.agentVersionId));
   const policy = (version!.config as unknown as AgentConfig).sandbox;

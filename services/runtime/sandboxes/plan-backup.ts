@@ -31,7 +31,15 @@ export type WorkspaceBackupPlan =
  * connection of the thread's first backup (a thread's backups stay with it) or else the
  * organization's default, as the next generation. 404 when the run is gone.
  */
-export async function planWorkspaceBackup({ ctx, deps, input }: { ctx: ServiceContext; deps: { keyring: CredentialKeyring }; input: { runId: string } }): Promise<WorkspaceBackupPlan> {
+export async function planWorkspaceBackup({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: { keyring: CredentialKeyring };
+  input: { runId: string };
+}): Promise<WorkspaceBackupPlan> {
   const [done] = await ctx.db.select({ generation: workspaceBackups.generation }).from(workspaceBackups).where(eq(workspaceBackups.runId, input.runId));
   if (done) return { kind: 'skip', reason: 'already_done' };
   const [run] = await ctx.db.select().from(runs).where(eq(runs.id, input.runId));
@@ -44,8 +52,25 @@ export async function planWorkspaceBackup({ ctx, deps, input }: { ctx: ServiceCo
     ? (await ctx.db.select().from(storageProviders).where(eq(storageProviders.id, previous.storageProviderId)))[0]
     : await findDefaultStorageProvider(ctx, run.organizationId);
   if (!provider || !deps.keyring.configured) return { kind: 'skip', reason: 'no_storage' };
-  const [top] = await ctx.db.select({ generation: max(workspaceBackups.generation) }).from(workspaceBackups).where(eq(workspaceBackups.workspaceSessionId, workspaceSessionId));
+  const [top] = await ctx.db
+    .select({ generation: max(workspaceBackups.generation) })
+    .from(workspaceBackups)
+    .where(eq(workspaceBackups.workspaceSessionId, workspaceSessionId));
   const generation = (top?.generation ?? 0) + 1;
-  const keys = backupKeys(tenantRoot({ providerPrefix: provider.prefix, organizationId: run.organizationId, projectId: run.projectId }), workspaceSessionId, generation);
-  return { kind: 'backup', organizationId: run.organizationId, projectId: run.projectId, runId: run.id, workspaceSessionId, sandbox, provider, generation, ...keys };
+  const keys = backupKeys(
+    tenantRoot({ providerPrefix: provider.prefix, organizationId: run.organizationId, projectId: run.projectId }),
+    workspaceSessionId,
+    generation,
+  );
+  return {
+    kind: 'backup',
+    organizationId: run.organizationId,
+    projectId: run.projectId,
+    runId: run.id,
+    workspaceSessionId,
+    sandbox,
+    provider,
+    generation,
+    ...keys,
+  };
 }

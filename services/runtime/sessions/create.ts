@@ -58,7 +58,15 @@ export async function createSession({
     const now = tx.clock.now();
     // The first run's id is chosen here, so the session and its thread are written once.
     const firstRunId = firstTurn ? randomUUID() : undefined;
-    const session = await openSession(tx, { actor, version, title: body.title, budget: storedSessionBudget(body.budget), firstTurn, now, ...(firstRunId ? { firstRunId } : {}) });
+    const session = await openSession(tx, {
+      actor,
+      version,
+      title: body.title,
+      budget: storedSessionBudget(body.budget),
+      firstTurn,
+      now,
+      ...(firstRunId ? { firstRunId } : {}),
+    });
     const queued = firstRunId ? await queueRun(tx, deps, { session, text, uploaded, idempotencyKey, now, firstRunId }) : null;
     await recordAudit(tx, {
       action: 'session.created',
@@ -74,7 +82,14 @@ export async function createSession({
           aggregateType: 'session',
           aggregateId: session.id,
           kind: EVENT_KINDS.sessionCreated,
-          publicPayload: { sessionId: session.id, threadId: session.threadId, agentId: agent.id, agentVersionId: version.id, status: session.status, runId: queued?.run.id ?? null },
+          publicPayload: {
+            sessionId: session.id,
+            threadId: session.threadId,
+            agentId: agent.id,
+            agentVersionId: version.id,
+            status: session.status,
+            runId: queued?.run.id ?? null,
+          },
         },
         ...(queued?.events ?? []),
       ],

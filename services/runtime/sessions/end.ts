@@ -40,7 +40,10 @@ export async function deleteSession({ ctx, deps, input }: EndArgs): Promise<{ id
 
 async function endSession(tx: ServiceContext, deps: RunStarterDeps, sessionId: string, how: 'archived' | 'deleted'): Promise<SessionRow> {
   const { session, latest } = await lockSessionAndLatestRun(tx, sessionId, { lockRunFirst: true });
-  if (session.parentSessionId) throw new ConflictError("A delegated session belongs to its coordinator: archive or delete the coordinator's session", { parentSessionId: session.parentSessionId });
+  if (session.parentSessionId)
+    throw new ConflictError("A delegated session belongs to its coordinator: archive or delete the coordinator's session", {
+      parentSessionId: session.parentSessionId,
+    });
   if (how === 'archived' && session.archivedAt) return session;
   const now = tx.clock.now();
   const withdrawn = await tx.db
@@ -64,13 +67,23 @@ async function endSession(tx: ServiceContext, deps: RunStarterDeps, sessionId: s
       update sessions set deleted_at = ${now.toISOString()}::timestamptz where id in (select id from tree) and deleted_at is null
     `);
   }
-  await recordAudit(tx, { action: `session.${how}`, targetType: 'session', targetId: session.id, details: { latestRunId: session.latestRunId, withdrawnTurns: withdrawn.length } });
+  await recordAudit(tx, {
+    action: `session.${how}`,
+    targetType: 'session',
+    targetId: session.id,
+    details: { latestRunId: session.latestRunId, withdrawnTurns: withdrawn.length },
+  });
   await appendProductEvents(tx, {
     organizationId: session.organizationId,
     projectId: session.projectId,
     events: [
       ...withdrawn.map((turn) => withdrawnEvent(turn, how === 'archived' ? 'session_archived' : 'session_deleted')),
-      { aggregateType: 'session', aggregateId: session.id, kind: how === 'archived' ? EVENT_KINDS.sessionArchived : EVENT_KINDS.sessionDeleted, publicPayload: { sessionId: session.id } },
+      {
+        aggregateType: 'session',
+        aggregateId: session.id,
+        kind: how === 'archived' ? EVENT_KINDS.sessionArchived : EVENT_KINDS.sessionDeleted,
+        publicPayload: { sessionId: session.id },
+      },
     ],
   });
   return ended!;

@@ -34,7 +34,15 @@ export type ForkedSession = PublicSession & { run: PublicRun | null; forkedFrom:
  * a verified copy of the source's latest backup when `fromRunId` is the source's latest run, else
  * empty; the copy and any uploads happen before the transaction.
  */
-export async function forkSession({ ctx, deps, input }: { ctx: ServiceContext; deps: RunStarterDeps; input: ForkSessionInput & { sessionId: string; idempotencyKey: string | null } }): Promise<ForkedSession> {
+export async function forkSession({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: RunStarterDeps;
+  input: ForkSessionInput & { sessionId: string; idempotencyKey: string | null };
+}): Promise<ForkedSession> {
   const actor = requireActor(ctx);
   const { sessionId, idempotencyKey, ...fields } = input;
   const body = v.parse(ForkSessionInput, fields);
@@ -44,15 +52,30 @@ export async function forkSession({ ctx, deps, input }: { ctx: ServiceContext; d
   const versionId = body.agentVersionId ?? source.agentVersionId;
   const forkId = randomUUID();
   // A root session is its own workspace; a backup exists only after a sandboxed run.
-  const hasBackup = source.latestRunId === fromRun.id && !source.parentSessionId && (await latestWorkspaceBackup(ctx, { projectId: source.projectId, workspaceSessionId: source.id })) !== null;
+  const hasBackup =
+    source.latestRunId === fromRun.id &&
+    !source.parentSessionId &&
+    (await latestWorkspaceBackup(ctx, { projectId: source.projectId, workspaceSessionId: source.id })) !== null;
   // Before any upload or copy, the version is checked (the transaction checks it again, locked).
   if (files.length > 0 || hasBackup) await resolveAgentVersion(ctx, { agentVersionId: versionId, anyVersion: true });
   const uploaded =
     files.length === 0
       ? null
-      : await uploadAttachments(ctx, { files, organizationId: actor.organizationId, projectId: actor.projectId, agentVersionId: versionId, keyring: deps.keyring, storagePolicy: deps.storagePolicy ?? PUBLIC_STORAGE_ONLY });
+      : await uploadAttachments(ctx, {
+          files,
+          organizationId: actor.organizationId,
+          projectId: actor.projectId,
+          agentVersionId: versionId,
+          keyring: deps.keyring,
+          storagePolicy: deps.storagePolicy ?? PUBLIC_STORAGE_ONLY,
+        });
   const backup: CopiedBackup | null = hasBackup
-    ? await copyBackupForFork(ctx, { sourceSessionId: source.id, targetWorkspaceSessionId: forkId, keyring: deps.keyring, policy: deps.storagePolicy ?? PUBLIC_STORAGE_ONLY })
+    ? await copyBackupForFork(ctx, {
+        sourceSessionId: source.id,
+        targetWorkspaceSessionId: forkId,
+        keyring: deps.keyring,
+        policy: deps.storagePolicy ?? PUBLIC_STORAGE_ONLY,
+      })
     : null;
 
   return withTransaction(ctx, async (tx) => {
@@ -92,7 +115,16 @@ export async function forkSession({ ctx, deps, input }: { ctx: ServiceContext; d
           aggregateType: 'session',
           aggregateId: forkId,
           kind: EVENT_KINDS.sessionCreated,
-          publicPayload: { sessionId: forkId, threadId: session.threadId, agentId: version.agentId, agentVersionId: version.id, status: session.status, runId: queued?.run.id ?? null, forkedFrom, workspace },
+          publicPayload: {
+            sessionId: forkId,
+            threadId: session.threadId,
+            agentId: version.agentId,
+            agentVersionId: version.id,
+            status: session.status,
+            runId: queued?.run.id ?? null,
+            forkedFrom,
+            workspace,
+          },
         },
         ...(queued?.events ?? []),
       ],

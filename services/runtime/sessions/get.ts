@@ -1,7 +1,18 @@
 import type * as v from 'valibot';
 import type { SessionDetailShape } from '../../../domain/public-shapes/sessions.ts';
 import { and, asc, desc, eq, inArray, or } from 'drizzle-orm';
-import { agentVersions, approvals, messages, modelInvocations, productEvents, runs, sandboxCommands, sandboxes, toolCalls, workspaceBackups } from '../../../db/schema/index.ts';
+import {
+  agentVersions,
+  approvals,
+  messages,
+  modelInvocations,
+  productEvents,
+  runs,
+  sandboxCommands,
+  sandboxes,
+  toolCalls,
+  workspaceBackups,
+} from '../../../db/schema/index.ts';
 import { toolsOf, type AgentConfig } from '../../../domain/agent-config/index.ts';
 import { buildRunTimeline } from '../../../domain/sessions/timeline.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
@@ -133,7 +144,10 @@ async function sessionSkills(ctx: ServiceContext, sessionId: string): Promise<Pu
 /** The session's workspace sandbox and backups (through its workspace owner) and its runs' sandbox commands. */
 async function workspaceDebug(ctx: ServiceContext, input: { projectId: string; sessionId: string; runIds: string[] }) {
   const workspaceSessionId = await workspaceOwnerOf(ctx, input.sessionId);
-  const sandboxRows = await ctx.db.select().from(sandboxes).where(and(eq(sandboxes.workspaceSessionId, workspaceSessionId), eq(sandboxes.projectId, input.projectId)));
+  const sandboxRows = await ctx.db
+    .select()
+    .from(sandboxes)
+    .where(and(eq(sandboxes.workspaceSessionId, workspaceSessionId), eq(sandboxes.projectId, input.projectId)));
   const backupRows = await ctx.db
     .select()
     .from(workspaceBackups)

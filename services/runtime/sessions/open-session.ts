@@ -37,7 +37,12 @@ export async function openSession(
   if (firstRunId !== undefined && (!input.firstTurn || input.beforeSession)) throw new Error('a first run needs a first turn and an empty thread');
   const threadInsert = tx.db
     .insert(threads)
-    .values({ organizationId: actor.organizationId, projectId: actor.projectId, createdAt: now, ...(firstRunId === undefined ? {} : { lastMessageSequence: 1 }) })
+    .values({
+      organizationId: actor.organizationId,
+      projectId: actor.projectId,
+      createdAt: now,
+      ...(firstRunId === undefined ? {} : { lastMessageSequence: 1 }),
+    })
     .returning({ id: threads.id });
   // Without a step between them, the thread and the session are one statement (the thread a CTE).
   let threadId: string | SQL;

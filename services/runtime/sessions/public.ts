@@ -1,7 +1,12 @@
 import { publicSessionBudget } from '../../../domain/usage/budget.ts';
 import { amountOf } from '../../../domain/usage/money.ts';
 import type * as v from 'valibot';
-import type { PublicModelInvocationShape, PublicSessionListItemShape, PublicSessionShape, PublicSessionSkillShape } from '../../../domain/public-shapes/sessions.ts';
+import type {
+  PublicModelInvocationShape,
+  PublicSessionListItemShape,
+  PublicSessionShape,
+  PublicSessionSkillShape,
+} from '../../../domain/public-shapes/sessions.ts';
 import type { modelInvocations } from '../../../db/schema/index.ts';
 import type { SessionRow } from '../runs/load-session.ts';
 
@@ -67,4 +72,3 @@ export const toModelInvocationResponse = (row: ModelInvocationRow): PublicModelI
   startedAt: row.startedAt.toISOString(),
   completedAt: row.completedAt ? row.completedAt.toISOString() : null,
 });
-

@@ -42,7 +42,10 @@ export async function resolveAgentVersion(
   if (!agent || !agent.latestVersionId || !found.latest) throw new NotFoundError('No agent with that id in this project');
   if (input.anyVersion && input.agentVersionId !== undefined) {
     // Opted in: any version of this live agent (a session to try or keep an older version).
-    const [named] = await tx.db.select().from(agentVersions).where(and(eq(agentVersions.id, input.agentVersionId), eq(agentVersions.agentId, agent.id)));
+    const [named] = await tx.db
+      .select()
+      .from(agentVersions)
+      .where(and(eq(agentVersions.id, input.agentVersionId), eq(agentVersions.agentId, agent.id)));
     if (!named) throw new NotFoundError('No version with that id of this agent', { path: 'body.agentVersionId' });
     return { agent, version: named };
   }

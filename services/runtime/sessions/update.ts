@@ -17,13 +17,20 @@ import { toSessionListItem, type PublicSessionListItem } from './public.ts';
  * The pinned version, thread and runs never change. Appends `session.updated` naming what
  * changed (never the new text) and an audit entry; a change to the same value writes nothing.
  */
-export async function updateSession({ ctx, input }: { ctx: ServiceContext; input: { sessionId: string } & UpdateSessionInput }): Promise<PublicSessionListItem> {
+export async function updateSession({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { sessionId: string } & UpdateSessionInput;
+}): Promise<PublicSessionListItem> {
   const { sessionId, ...fields } = input;
   const body = v.parse(UpdateSessionInput, fields);
   return withTransaction(ctx, async (tx) => {
     const session = await findSession({ ctx: tx, input: { sessionId }, options: { forUpdate: true } });
     const title = body.title === undefined ? session.title : body.title ? body.title : null;
-    const budget = body.budget === undefined ? { maxCostNanos: session.budgetMaxCostNanos, maxTokens: session.budgetMaxTokens } : storedSessionBudget(body.budget);
+    const budget =
+      body.budget === undefined ? { maxCostNanos: session.budgetMaxCostNanos, maxTokens: session.budgetMaxTokens } : storedSessionBudget(body.budget);
     const changed = [
       ...(title !== session.title ? ['title'] : []),
       ...(budget.maxCostNanos !== session.budgetMaxCostNanos || budget.maxTokens !== session.budgetMaxTokens ? ['budget'] : []),

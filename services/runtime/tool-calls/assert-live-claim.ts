@@ -16,9 +16,13 @@ export function assertLiveClaim(call: ToolCallRow, claim: { fence: string; princ
   }
   if (call.status !== 'claimed') throw new ConflictError(`A ${call.status} tool call is not claimed`, { toolCallId: call.id, status: call.status });
   if (call.claimedByPrincipalId === null || call.claimedByPrincipalId !== claim.principalId) {
-    throw new ConflictError('The tool call is claimed by another principal; only the claimer can renew, release or submit', { toolCallId: call.id, reason: 'not_claim_holder' });
+    throw new ConflictError('The tool call is claimed by another principal; only the claimer can renew, release or submit', {
+      toolCallId: call.id,
+      reason: 'not_claim_holder',
+    });
   }
-  if (String(call.fence) !== claim.fence) throw new ConflictError('The fence is stale: the tool call was claimed again since', { toolCallId: call.id, reason: 'stale_fence' });
+  if (String(call.fence) !== claim.fence)
+    throw new ConflictError('The fence is stale: the tool call was claimed again since', { toolCallId: call.id, reason: 'stale_fence' });
   if (!call.leaseExpiresAt || call.leaseExpiresAt.getTime() <= now.getTime()) {
     throw new ConflictError('The claim lease has expired', { toolCallId: call.id, status: 'expired', reason: 'lease_expired' });
   }

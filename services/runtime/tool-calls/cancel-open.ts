@@ -27,13 +27,27 @@ export async function cancelOpenToolCalls(ctx: ServiceContext, input: { runId: s
     const expiredApprovals = await tx.db
       .update(approvals)
       .set({ status: 'expired' })
-      .where(and(inArray(approvals.toolCallId, open.map((call) => call.id)), inArray(approvals.status, approvalStatusesInto('expired'))))
+      .where(
+        and(
+          inArray(
+            approvals.toolCallId,
+            open.map((call) => call.id),
+          ),
+          inArray(approvals.status, approvalStatusesInto('expired')),
+        ),
+      )
       .returning();
     for (const approval of expiredApprovals) events.push(approvalExpiredEvent(approval, 'run_ended'));
     for (const call of open) {
       const [updated] = await tx.db
         .update(toolCalls)
-        .set({ status: moveToolCall(call.status, 'cancelled'), failure: toolFailure(TOOL_CANCELLED, 'The run ended before the tool call finished'), leaseExpiresAt: null, completedAt: now, updatedAt: now })
+        .set({
+          status: moveToolCall(call.status, 'cancelled'),
+          failure: toolFailure(TOOL_CANCELLED, 'The run ended before the tool call finished'),
+          leaseExpiresAt: null,
+          completedAt: now,
+          updatedAt: now,
+        })
         .where(eq(toolCalls.id, call.id))
         .returning();
       events.push(toolCallChangedEvent(updated!, call.status));

@@ -25,15 +25,29 @@ import { moveToolCall } from '../../../domain/tool-calls/transitions.ts';
  * claimed by someone else (a live lease), lapsed claims and final calls are 409s. The runtime is
  * woken after commit so it arms a timer for the new lease.
  */
-export async function claimToolCall({ ctx, deps, input }: { ctx: ServiceContext; deps: RunStarterDeps; input: { toolCallId: string } }): Promise<PublicToolCallClaim> {
+export async function claimToolCall({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: RunStarterDeps;
+  input: { toolCallId: string };
+}): Promise<PublicToolCallClaim> {
   return withTransaction(ctx, async (tx) => {
     const actor = requireActor(tx);
     const call = await findToolCall(tx, input.toolCallId, { forUpdate: true });
     const now = tx.clock.now();
-    if (call.owner !== 'caller') throw new ConflictError('Platform tool calls are run by the runtime and cannot be claimed', { toolCallId: call.id, owner: call.owner });
+    if (call.owner !== 'caller')
+      throw new ConflictError('Platform tool calls are run by the runtime and cannot be claimed', { toolCallId: call.id, owner: call.owner });
     if (call.status === 'claimed') {
       const live = call.leaseExpiresAt !== null && call.leaseExpiresAt.getTime() > now.getTime();
-      if (live) throw new ConflictError('The tool call is already claimed', { toolCallId: call.id, status: call.status, leaseExpiresAt: call.leaseExpiresAt!.toISOString() });
+      if (live)
+        throw new ConflictError('The tool call is already claimed', {
+          toolCallId: call.id,
+          status: call.status,
+          leaseExpiresAt: call.leaseExpiresAt!.toISOString(),
+        });
       throw new ConflictError('The claim lease has expired', { toolCallId: call.id, status: 'expired', reason: 'lease_expired' });
     }
     if (call.status !== 'pending') throw new ConflictError(`A ${call.status} tool call cannot be claimed`, { toolCallId: call.id, status: call.status });
@@ -42,7 +56,13 @@ export async function claimToolCall({ ctx, deps, input }: { ctx: ServiceContext;
 
     const [updated] = await tx.db
       .update(toolCalls)
-      .set({ status: moveToolCall(call.status, 'claimed'), fence: newFence(call.fence), leaseExpiresAt: new Date(now.getTime() + TOOL_LEASE_MS), claimedByPrincipalId: actor.principalId, updatedAt: now })
+      .set({
+        status: moveToolCall(call.status, 'claimed'),
+        fence: newFence(call.fence),
+        leaseExpiresAt: new Date(now.getTime() + TOOL_LEASE_MS),
+        claimedByPrincipalId: actor.principalId,
+        updatedAt: now,
+      })
       .where(eq(toolCalls.id, call.id))
       .returning();
     await appendProductEvent(tx, { organizationId: call.organizationId, projectId: call.projectId, ...toolCallChangedEvent(updated!, call.status) });

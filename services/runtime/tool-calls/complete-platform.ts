@@ -25,8 +25,7 @@ const Outcome = v.variant('status', [
 ]);
 
 export type PlatformToolOutcome =
-  | { status: 'success'; value: unknown }
-  | { status: 'failure'; code: 'platform_tool_failed' | 'tool_failed'; message: string; reason?: string };
+  { status: 'success'; value: unknown } | { status: 'failure'; code: 'platform_tool_failed' | 'tool_failed'; message: string; reason?: string };
 
 export type CompletedToolCall = { toolCallId: string; status: ToolCallStatus; failure: ToolCallFailure | null };
 
@@ -72,7 +71,9 @@ export async function completePlatformToolCall({
       } else {
         status = 'failed';
         safeResult = { version: TOOL_RESULT_VERSION, status: 'failure', value: null };
-        failure = check ? toolFailure('invalid_tool_result', check.message, check.path) : toolFailure('platform_tool_failed', `no tool named "${call.toolName}" in the pinned version`);
+        failure = check
+          ? toolFailure('invalid_tool_result', check.message, check.path)
+          : toolFailure('platform_tool_failed', `no tool named "${call.toolName}" in the pinned version`);
       }
     } else {
       status = 'failed';
@@ -89,7 +90,11 @@ export async function completePlatformToolCall({
       .returning();
     // A built-in's own events (a Skill load) follow the call's, in the same transaction.
     const events = status === 'succeeded' ? (input.events ?? []) : [];
-    await appendProductEvents(tx, { organizationId: call.organizationId, projectId: call.projectId, events: [toolCallChangedEvent(updated!, call.status), ...events] });
+    await appendProductEvents(tx, {
+      organizationId: call.organizationId,
+      projectId: call.projectId,
+      events: [toolCallChangedEvent(updated!, call.status), ...events],
+    });
     return { toolCallId: call.id, status, failure };
   });
 }

@@ -44,7 +44,14 @@ export const approvalDecidedEvent = (row: ApprovalRow): ProductEventDraft => ({
   aggregateType: 'approval',
   aggregateId: row.id,
   kind: APPROVAL_EVENT_KINDS.decided,
-  publicPayload: { approvalId: row.id, toolCallId: row.toolCallId, runId: row.runId, sessionId: row.sessionId, status: row.status, decidedByPrincipalId: row.decidedByPrincipalId },
+  publicPayload: {
+    approvalId: row.id,
+    toolCallId: row.toolCallId,
+    runId: row.runId,
+    sessionId: row.sessionId,
+    status: row.status,
+    decidedByPrincipalId: row.decidedByPrincipalId,
+  },
 });
 
 /** `reason`: `deadline` (24 h passed) or `run_ended` (the run settled first). */

@@ -22,7 +22,13 @@ export async function expireOverdue(ctx: ServiceContext, input: { runId: string 
     const now = tx.clock.now();
     const lapsed = await tx.db
       .update(toolCalls)
-      .set({ status: 'expired', failure: toolFailure('tool_expired', 'The claim lease ended before a result was submitted'), leaseExpiresAt: null, completedAt: now, updatedAt: now })
+      .set({
+        status: 'expired',
+        failure: toolFailure('tool_expired', 'The claim lease ended before a result was submitted'),
+        leaseExpiresAt: null,
+        completedAt: now,
+        updatedAt: now,
+      })
       .where(and(eq(toolCalls.runId, input.runId), inArray(toolCalls.status, toolCallStatusesInto('expired')), lte(toolCalls.leaseExpiresAt, now)))
       .returning();
     const events: ProductEventDraft[] = lapsed.map((row) => toolCallChangedEvent(row, 'claimed'));
@@ -42,7 +48,12 @@ export async function expireOverdue(ctx: ServiceContext, input: { runId: string 
       for (const approval of expired) {
         const [call] = await tx.db
           .update(toolCalls)
-          .set({ status: 'denied', failure: toolFailure('approval_expired', 'The approval expired before anyone decided it'), completedAt: now, updatedAt: now })
+          .set({
+            status: 'denied',
+            failure: toolFailure('approval_expired', 'The approval expired before anyone decided it'),
+            completedAt: now,
+            updatedAt: now,
+          })
           .where(and(eq(toolCalls.id, approval.toolCallId), inArray(toolCalls.status, toolCallStatusesInto('denied'))))
           .returning();
         events.push(approvalExpiredEvent(approval, 'deadline'));

@@ -46,6 +46,8 @@ export async function readToolProgress(db: Executor, input: { runId: string; tur
     allFinal: rows.every((row) => isToolCallFinal(row.status)),
     waitingFor: awaitingApproval ? 'approval' : awaitingCaller ? 'tool' : null,
     nextDeadlineAtMs: deadlines.length > 0 ? Math.min(...deadlines) : null,
-    platformCalls: rows.filter((row) => row.status === 'running').map((row) => ({ toolCallId: row.id, toolName: row.toolName, arguments: row.safeArguments ?? null })),
+    platformCalls: rows
+      .filter((row) => row.status === 'running')
+      .map((row) => ({ toolCallId: row.id, toolName: row.toolName, arguments: row.safeArguments ?? null })),
   };
 }

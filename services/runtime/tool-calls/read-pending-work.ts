@@ -32,7 +32,14 @@ export async function readPendingWork(ctx: ServiceContext, scope: { projectId: s
     .select({ approval: approvals, call: { sessionId: toolCalls.sessionId, toolName: toolCalls.toolName } })
     .from(approvals)
     .innerJoin(toolCalls, eq(toolCalls.id, approvals.toolCallId))
-    .where(and(eq(approvals.projectId, scope.projectId), eq(approvals.status, 'pending'), gt(approvals.expiresAt, now), scope.runIds ? inArray(approvals.runId, scope.runIds) : undefined))
+    .where(
+      and(
+        eq(approvals.projectId, scope.projectId),
+        eq(approvals.status, 'pending'),
+        gt(approvals.expiresAt, now),
+        scope.runIds ? inArray(approvals.runId, scope.runIds) : undefined,
+      ),
+    )
     .orderBy(asc(approvals.createdAt), asc(approvals.id))
     .limit(PENDING_WORK_LIMIT);
   return { toolCalls: calls.map(toToolCallResponse), approvals: gates.map((row) => toApprovalResponse(row.approval, row.call)) };

@@ -10,7 +10,13 @@ import { recordToolCalls, type RecordedToolCall } from './record.ts';
  * turn's stored assistant message, through `recordToolCalls` (validation, approvals, retry
  * counts). Idempotent like it. 404 when the turn has no assistant message (or the run is gone).
  */
-export async function recordTurnToolCalls({ ctx, input }: { ctx: ServiceContext; input: { runId: string; turnId: string } }): Promise<{ calls: RecordedToolCall[] }> {
+export async function recordTurnToolCalls({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { runId: string; turnId: string };
+}): Promise<{ calls: RecordedToolCall[] }> {
   // A fork's copy of this message exists only once the run has settled, after its tool calls were recorded.
   const [assistant] = await ctx.db
     .select({ content: messages.content })

@@ -76,11 +76,7 @@ export async function recordToolCalls(ctx: ServiceContext, input: RecordToolCall
     // earlier call of the run, and two retries of this activity cannot both insert.
     const [run] = await tx.db.select().from(runs).where(eq(runs.id, runId)).for('update');
     if (!run) throw new NotFoundError('No run with that id');
-    const history = await tx.db
-      .select()
-      .from(toolCalls)
-      .where(eq(toolCalls.runId, run.id))
-      .orderBy(asc(toolCalls.createdAt), asc(toolCalls.id));
+    const history = await tx.db.select().from(toolCalls).where(eq(toolCalls.runId, run.id)).orderBy(asc(toolCalls.createdAt), asc(toolCalls.id));
     const existing = new Map(history.filter((row) => row.turnId === turnId).map((row) => [row.providerCallId, row]));
     const fresh = calls.filter((call) => !existing.has(call.providerCallId));
     if (fresh.length > 0 && isSettled(run.state)) throw new ConflictError(`A ${run.state} run records no tool calls`, { runId: run.id, state: run.state });
@@ -88,7 +84,8 @@ export async function recordToolCalls(ctx: ServiceContext, input: RecordToolCall
     const tools = fresh.length > 0 ? await loadPinnedTools(tx, run.agentVersionId) : new Map<string, ToolDefinition>();
     // `attempt` is the per-tool ordinal, so it orders each tool's history exactly.
     const attemptsByTool = new Map<string, AttemptRecord[]>();
-    for (const row of [...history].sort((a, b) => a.attempt - b.attempt)) attemptsOf(attemptsByTool, row.toolName).push({ status: row.status, failureCode: row.failure?.code ?? null });
+    for (const row of [...history].sort((a, b) => a.attempt - b.attempt))
+      attemptsOf(attemptsByTool, row.toolName).push({ status: row.status, failureCode: row.failure?.code ?? null });
 
     // The table has no position column: the order of calls in a run (turn by turn, provider order
     // within a turn) is kept in `createdAt`, strictly increasing by at least a millisecond even
@@ -161,7 +158,11 @@ function decide(input: { tool: ToolDefinition | undefined; agentVersionId: strin
   if (!tool) return refused('platform', false, toolFailure('tool_failed', `no tool named "${input.toolName}" is available in this agent version`));
   const approvalRequired = tool.approval === 'always';
   if (isRetryExhausted(input.attempts)) {
-    return refused(tool.owner, approvalRequired, toolFailure('tool_retry_exhausted', `${tool.name} failed ${TOOL_ATTEMPTS_PER_RUN} times in a row in this run; it is not called again`));
+    return refused(
+      tool.owner,
+      approvalRequired,
+      toolFailure('tool_retry_exhausted', `${tool.name} failed ${TOOL_ATTEMPTS_PER_RUN} times in a row in this run; it is not called again`),
+    );
   }
   const args = input.args;
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
@@ -173,7 +174,13 @@ function decide(input: { tool: ToolDefinition | undefined; agentVersionId: strin
   return { owner: tool.owner, approvalRequired, status, safeArguments: args, failure: null };
 }
 
-const refused = (owner: 'caller' | 'platform', approvalRequired: boolean, failure: ToolCallFailure): Decision => ({ owner, approvalRequired, status: 'failed', safeArguments: null, failure });
+const refused = (owner: 'caller' | 'platform', approvalRequired: boolean, failure: ToolCallFailure): Decision => ({
+  owner,
+  approvalRequired,
+  status: 'failed',
+  safeArguments: null,
+  failure,
+});
 
 function attemptsOf(map: Map<string, AttemptRecord[]>, toolName: string): AttemptRecord[] {
   let list = map.get(toolName);

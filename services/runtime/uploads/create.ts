@@ -34,7 +34,8 @@ export async function createUpload({ ctx, deps, input }: { ctx: ServiceContext; 
   if (isUploadRef(file)) throw new ValidationError('Invalid body: an upload holds bytes, not a reference', { path: 'body' });
   const provider = await findDefaultStorageProvider(ctx, actor.organizationId);
   if (!provider) throw new ValidationError('Uploads need a default storage provider in this organization; connect one first', { path: 'body' });
-  if (!deps.keyring.configured) throw new ValidationError('Uploads need platform credential encryption, which this server has not configured', { path: 'body' });
+  if (!deps.keyring.configured)
+    throw new ValidationError('Uploads need platform credential encryption, which this server has not configured', { path: 'body' });
   const root = tenantRoot({ providerPrefix: provider.prefix, organizationId: actor.organizationId, projectId: actor.projectId });
   const client = s3ClientFor(provider, deps.keyring, deps.storagePolicy ?? PUBLIC_STORAGE_ONLY);
   let stored: Awaited<ReturnType<typeof putFileBytes>>;
@@ -60,7 +61,12 @@ export async function createUpload({ ctx, deps, input }: { ctx: ServiceContext; 
         ...stored,
       })
       .returning();
-    await recordAudit(tx, { action: 'upload.created', targetType: 'upload', targetId: row!.id, details: { sizeBytes: row!.sizeBytes, contentType: row!.contentType } });
+    await recordAudit(tx, {
+      action: 'upload.created',
+      targetType: 'upload',
+      targetId: row!.id,
+      details: { sizeBytes: row!.sizeBytes, contentType: row!.contentType },
+    });
     return toUploadResponse(row!);
   });
 }

@@ -40,7 +40,15 @@ export async function listUploads({ ctx, input }: { ctx: ServiceContext; input: 
 }
 
 /** An upload's bytes, checked against its recorded length and SHA-256 first (`readStoredFile`). */
-export async function readUploadBytes({ ctx, deps, input }: { ctx: ServiceContext; deps: UploadDeps; input: { uploadId: string } }): Promise<{ upload: PublicUpload; bytes: Buffer }> {
+export async function readUploadBytes({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: UploadDeps;
+  input: { uploadId: string };
+}): Promise<{ upload: PublicUpload; bytes: Buffer }> {
   const row = await findUpload(ctx, input.uploadId);
   return { upload: toUploadResponse(row), bytes: await readStoredFile(ctx, deps, row) };
 }

@@ -90,7 +90,10 @@ describe('extractArchiveFile', () => {
     const archive = await sampleTar();
     expect(await extractArchiveFile(archive, fileRef('absent.txt', ''))).toEqual({ ok: false, problem: 'missing_entry' });
     expect(await extractArchiveFile(archive, { ...fileRef('readme.txt', README), sizeBytes: 5 })).toEqual({ ok: false, problem: 'size_mismatch' });
-    expect(await extractArchiveFile(archive, { ...fileRef('readme.txt', README), sha256: sha256('nope') })).toEqual({ ok: false, problem: 'entry_hash_mismatch' });
+    expect(await extractArchiveFile(archive, { ...fileRef('readme.txt', README), sha256: sha256('nope') })).toEqual({
+      ok: false,
+      problem: 'entry_hash_mismatch',
+    });
   });
 
   it('refuses truncated archives, even when their length and hash were recorded that way', async () => {
@@ -207,7 +210,15 @@ describe('workspace manifest', () => {
         `"formatVersion":1,"generation":3,"runId":"${manifest.runId}","workspaceSessionId":"${manifest.workspaceSessionId}"}`,
     );
     // Key order in the input does not matter.
-    const reordered = { files: manifest.files, archive: manifest.archive, runId: manifest.runId, generation: 3, createdAt: manifest.createdAt, workspaceSessionId: manifest.workspaceSessionId, formatVersion: 1 as const };
+    const reordered = {
+      files: manifest.files,
+      archive: manifest.archive,
+      runId: manifest.runId,
+      generation: 3,
+      createdAt: manifest.createdAt,
+      workspaceSessionId: manifest.workspaceSessionId,
+      formatVersion: 1 as const,
+    };
     expect(serializeManifest(reordered).equals(bytes)).toBe(true);
     // Pretty-printed JSON with the same content parses too.
     expect(parseManifest(Buffer.from(JSON.stringify(manifest, null, 2)))).toEqual(manifest);

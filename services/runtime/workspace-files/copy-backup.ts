@@ -36,7 +36,11 @@ export async function copyBackupForFork(
   try {
     const archive = await getObjectBytes(client, { bucket: provider.bucket, key: backup.archiveKey });
     if (verifyArchiveBytes(archive, { sizeBytes: backup.archiveSizeBytes, sha256: backup.archiveSha256 })) return null;
-    const keys = backupKeys(tenantRoot({ providerPrefix: provider.prefix, organizationId: backup.organizationId, projectId: backup.projectId }), input.targetWorkspaceSessionId, 1);
+    const keys = backupKeys(
+      tenantRoot({ providerPrefix: provider.prefix, organizationId: backup.organizationId, projectId: backup.projectId }),
+      input.targetWorkspaceSessionId,
+      1,
+    );
     const rebound = serializeManifest({ ...manifest, workspaceSessionId: input.targetWorkspaceSessionId, generation: 1 });
     await putObjectBytes(client, { bucket: provider.bucket, key: keys.archiveKey, bytes: archive, contentType: 'application/x-tar' });
     await putObjectBytes(client, { bucket: provider.bucket, key: keys.manifestKey, bytes: rebound, contentType: 'application/json' });
@@ -56,7 +60,10 @@ export async function copyBackupForFork(
       totalBytes: backup.totalBytes,
     };
   } catch (error) {
-    ctx.logger.warn('a fork starts with an empty workspace: the source backup could not be copied', { errorName: (error as Error).name, requestId: ctx.requestId });
+    ctx.logger.warn('a fork starts with an empty workspace: the source backup could not be copied', {
+      errorName: (error as Error).name,
+      requestId: ctx.requestId,
+    });
     return null;
   } finally {
     client.destroy();

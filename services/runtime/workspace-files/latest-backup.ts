@@ -24,7 +24,10 @@ export const unavailable = (what: string) => new ConflictError(`The workspace ba
  * generation, workspace and run. Null when the workspace has no backup yet (404 for the session
  * itself comes from `findSession`).
  */
-export async function loadVerifiedBackup(ctx: ServiceContext, input: { sessionId: string; keyring: CredentialKeyring; policy: StorageEndpointPolicy }): Promise<VerifiedBackup | null> {
+export async function loadVerifiedBackup(
+  ctx: ServiceContext,
+  input: { sessionId: string; keyring: CredentialKeyring; policy: StorageEndpointPolicy },
+): Promise<VerifiedBackup | null> {
   const session = await findSession({ ctx, input: { sessionId: input.sessionId } });
   const workspaceSessionId = await workspaceOwnerOf(ctx, session.id);
   const backup = await latestWorkspaceBackup(ctx, { projectId: session.projectId, workspaceSessionId });
@@ -45,6 +48,7 @@ export async function loadVerifiedBackup(ctx: ServiceContext, input: { sessionId
   if (!manifest || manifest.generation !== backup.generation || manifest.workspaceSessionId !== workspaceSessionId || manifest.runId !== backup.runId) {
     throw unavailable('its manifest is invalid');
   }
-  if (manifest.archive.sizeBytes !== backup.archiveSizeBytes || manifest.archive.sha256 !== backup.archiveSha256) throw unavailable('its manifest names another archive');
+  if (manifest.archive.sizeBytes !== backup.archiveSizeBytes || manifest.archive.sha256 !== backup.archiveSha256)
+    throw unavailable('its manifest names another archive');
   return { backup, provider, manifest };
 }

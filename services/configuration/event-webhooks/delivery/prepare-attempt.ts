@@ -40,11 +40,22 @@ export async function prepareWebhookAttempt({ ctx, input }: { ctx: ServiceContex
 
     let batch: WebhookAttempt['batch'];
     if (webhook.pendingBatchId) {
-      const range = { id: webhook.pendingBatchId, fromPosition: webhook.pendingFromPosition!, throughPosition: webhook.pendingThroughPosition!, createdAt: webhook.pendingBatchCreatedAt! };
+      const range = {
+        id: webhook.pendingBatchId,
+        fromPosition: webhook.pendingFromPosition!,
+        throughPosition: webhook.pendingThroughPosition!,
+        createdAt: webhook.pendingBatchCreatedAt!,
+      };
       const rows = await tx.db
         .select()
         .from(productEvents)
-        .where(and(eq(productEvents.projectId, webhook.projectId), gt(productEvents.projectPosition, range.fromPosition), lte(productEvents.projectPosition, range.throughPosition)))
+        .where(
+          and(
+            eq(productEvents.projectId, webhook.projectId),
+            gt(productEvents.projectPosition, range.fromPosition),
+            lte(productEvents.projectPosition, range.throughPosition),
+          ),
+        )
         .orderBy(asc(productEvents.projectPosition));
       batch = { ...range, events: batchEvents(rows, webhook) };
     } else {
@@ -62,7 +73,12 @@ export async function prepareWebhookAttempt({ ctx, input }: { ctx: ServiceContex
       batch = { id: randomUUID(), fromPosition: plan.fromPosition, throughPosition: plan.throughPosition, createdAt: now, events: plan.events };
       await tx.db
         .update(eventWebhooks)
-        .set({ pendingBatchId: batch.id, pendingFromPosition: batch.fromPosition, pendingThroughPosition: batch.throughPosition, pendingBatchCreatedAt: batch.createdAt })
+        .set({
+          pendingBatchId: batch.id,
+          pendingFromPosition: batch.fromPosition,
+          pendingThroughPosition: batch.throughPosition,
+          pendingBatchCreatedAt: batch.createdAt,
+        })
         .where(eq(eventWebhooks.id, webhook.id));
     }
 

@@ -49,7 +49,10 @@ export async function recordWebhookAttempt({
           eventKinds: webhook.eventKinds,
           includeMessageContent: webhook.includeMessageContent,
         });
-        const next = plan.kind === 'batch' ? { id: randomUUID(), fromPosition: plan.fromPosition, throughPosition: plan.throughPosition, createdAt: now, events: plan.events } : null;
+        const next =
+          plan.kind === 'batch'
+            ? { id: randomUUID(), fromPosition: plan.fromPosition, throughPosition: plan.throughPosition, createdAt: now, events: plan.events }
+            : null;
         const [updated] = await tx.db
           .update(eventWebhooks)
           .set({
