@@ -28,6 +28,7 @@ import { serve } from '@hono/node-server';
 import { COMPAT_LIMITS } from '../domain/compat/anthropic/agents.ts';
 import { withBenchRuntimeApp } from './runtime-app.ts';
 import { percentile, printRecords, type BenchRecord } from './support.ts';
+import { takeSseFrames } from '../domain/sse-frames.ts';
 
 type Options = { rounds?: number; warmup?: number };
 
@@ -50,16 +51,9 @@ async function* sseFrames(body: ReadableStream<Uint8Array>): AsyncGenerator<{ ki
   const decoder = new TextDecoder();
   let buffered = '';
   for await (const chunk of body) {
-    buffered += decoder.decode(chunk, { stream: true });
-    let cut: number;
-    while ((cut = buffered.indexOf('\n\n')) !== -1) {
-      const frame = buffered.slice(0, cut);
-      buffered = buffered.slice(cut + 2);
-      const eventAt = frame.indexOf('event: ');
-      const dataAt = frame.indexOf('data: ');
-      if (frame.startsWith(':') || eventAt === -1 || dataAt === -1) continue;
-      yield { kind: frame.slice(eventAt + 7, frame.indexOf('\n', eventAt)), data: JSON.parse(frame.slice(dataAt + 6)) };
-    }
+    const { frames, rest } = takeSseFrames(buffered + decoder.decode(chunk, { stream: true }));
+    buffered = rest;
+    for (const frame of frames) if (frame.event !== null && frame.data !== null) yield { kind: frame.event, data: JSON.parse(frame.data) };
   }
 }
 

@@ -31,6 +31,7 @@ import { runWorkflowId } from '../domain/runs/workflow.ts';
 import type { InstantModelServerOptions } from './instant-model-server.ts';
 import { withBenchRuntimeApp } from './runtime-app.ts';
 import { percentile, printRecords, type BenchRecord } from './support.ts';
+import { takeSseFrames } from '../domain/sse-frames.ts';
 
 type Options = { handOffRounds?: number; handOffWarmup?: number; forkRounds?: number; forkWarmup?: number; transcriptRuns?: number };
 
@@ -60,16 +61,9 @@ function openSessionStream(
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => {
         const at = performance.now();
-        buffered += chunk;
-        let cut: number;
-        while ((cut = buffered.indexOf('\n\n')) !== -1) {
-          const frame = buffered.slice(0, cut);
-          buffered = buffered.slice(cut + 2);
-          const eventAt = frame.indexOf('event: ');
-          const dataAt = frame.indexOf('data: ');
-          if (frame.startsWith(':') || eventAt === -1 || dataAt === -1) continue;
-          onEvent(frame.slice(eventAt + 7, frame.indexOf('\n', eventAt)), JSON.parse(frame.slice(dataAt + 6)), at);
-        }
+        const { frames, rest } = takeSseFrames(buffered + chunk);
+        buffered = rest;
+        for (const frame of frames) if (frame.event !== null && frame.data !== null) onEvent(frame.event, JSON.parse(frame.data), at);
       });
       response.on('error', () => {});
       request.removeListener('error', reject);

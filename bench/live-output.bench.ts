@@ -49,6 +49,7 @@ import {
 import { answers, freeLocalPort, startProcess, stopProcess, waitUntil, type PeerProcess } from './peers/processes.ts';
 import { withBenchRuntimeApp } from './runtime-app.ts';
 import { apiFor, percentile, pool, printRecords, REQUEST_LIMITS_OFF, withBenchDatabase, type BenchRecord } from './support.ts';
+import { takeSseFrames } from '../domain/sse-frames.ts';
 
 type Options = {
   sessions?: number;
@@ -102,21 +103,15 @@ function openReader(target: Target): Promise<Reader> {
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => {
         const at = performance.now();
-        buffered += chunk;
-        let cut: number;
-        while ((cut = buffered.indexOf('\n\n')) !== -1) {
-          const frame = buffered.slice(0, cut);
-          buffered = buffered.slice(cut + 2);
-          if (frame.startsWith(':')) continue; // heartbeat
-          const eventAt = frame.indexOf('event: ');
-          const dataAt = frame.indexOf('data: ');
-          if (eventAt === -1 || dataAt === -1) continue;
-          const event = frame.slice(eventAt + 7, frame.indexOf('\n', eventAt));
+        const { frames, rest } = takeSseFrames(buffered + chunk);
+        buffered = rest;
+        for (const { event, data } of frames) {
+          if (event === null || data === null) continue;
           if (event === 'message.delta') {
-            const delta = JSON.parse(frame.slice(dataAt + 6)) as { runId: string; offset: number; text: string };
+            const delta = JSON.parse(data) as { runId: string; offset: number; text: string };
             arrivals.push({ runId: delta.runId, end: delta.offset + delta.text.length, at });
           } else if (SETTLED.has(event)) {
-            settled.set((JSON.parse(frame.slice(dataAt + 6)) as { aggregateId: string }).aggregateId, event);
+            settled.set((JSON.parse(data) as { aggregateId: string }).aggregateId, event);
           }
         }
       });
@@ -249,13 +244,11 @@ async function startPassThrough(model: InstantModelServer) {
             let offset = 0;
             response.setEncoding('utf8');
             response.on('data', (chunk: string) => {
-              buffered += chunk;
-              let cut: number;
-              while ((cut = buffered.indexOf('\n\n')) !== -1) {
-                const frame = buffered.slice(0, cut);
-                buffered = buffered.slice(cut + 2);
-                if (!frame.startsWith('event: response.output_text.delta\n')) continue;
-                const { delta } = JSON.parse(frame.slice(frame.indexOf('data: ') + 6)) as { delta: string };
+              const { frames, rest } = takeSseFrames(buffered + chunk);
+              buffered = rest;
+              for (const frame of frames) {
+                if (frame.event !== 'response.output_text.delta' || frame.data === null) continue;
+                const { delta } = JSON.parse(frame.data) as { delta: string };
                 const out = Buffer.from(`event: message.delta\ndata: ${JSON.stringify({ runId, turn: 1, attempt: 1, offset, text: delta })}\n\n`);
                 offset += delta.length;
                 for (const client of clients.get(stream) ?? []) client.write(out);

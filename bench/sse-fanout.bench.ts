@@ -27,6 +27,7 @@ import { appendProductEvent } from '../services/kernel/events/append.ts';
 import type { PublicProductEvent } from '../services/kernel/events/public-event.ts';
 import { latestProjectPosition } from '../services/kernel/events/read.ts';
 import { benchContext, percentile, printRecords, REQUEST_LIMITS_OFF, withBenchDatabase, type BenchRecord } from './support.ts';
+import { takeSseFrames } from '../domain/sse-frames.ts';
 
 type Options = { clients?: number; events?: number; warmup?: number };
 type Target = { port: number; path: string; headers: Record<string, string> };
@@ -66,15 +67,9 @@ function createLatencyRecorder(projectId: string, clients: number) {
           response.setEncoding('utf8');
           response.on('data', (chunk: string) => {
             const at = performance.now();
-            buffered += chunk;
-            let end: number;
-            while ((end = buffered.indexOf('\n\n')) !== -1) {
-              const frame = buffered.slice(0, end);
-              buffered = buffered.slice(end + 2);
-              if (!frame.startsWith('id: ')) continue; // heartbeat or other comment
-              const id = frame.slice(4, frame.indexOf('\n'));
-              record(Number(decodeEventCursor(id, projectId)), at);
-            }
+            const { frames, rest } = takeSseFrames(buffered + chunk);
+            buffered = rest;
+            for (const frame of frames) if (frame.id !== null) record(Number(decodeEventCursor(frame.id, projectId)), at);
           });
           response.on('error', () => {});
           resolve(request);
