@@ -40,8 +40,8 @@ export type ActivityDeps = {
   sandboxDriver: LocalSandboxDriver;
   sandboxBrowsers: SandboxBrowsers;
   sandboxSnapshots: readonly Snapshot[];
-  /** SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK (development only): also governs MCP endpoints. */
-  webhooksAllowPrivateNetwork: boolean;
+  /** SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK (development only): also governs MCP endpoints. */
+  outboundAllowPrivateNetwork: boolean;
   /** SVC_WEBHOOK_BATCH_GATHER_MS: how long a delivered batch that was not full waits for more events. */
   webhookBatchGatherMs: number;
   /** SVC_CURRENCY: the currency a spent budget's explanation names. */
@@ -74,7 +74,7 @@ export type ActivityDeps = {
 function builtInPlatformTools(deps: ActivityDeps, sandbox: Omit<Parameters<typeof createSandboxToolRunner>[0], 'browsers'>): BuiltInPlatformTool[] {
   const system = sandbox.system;
   const sandboxTools = createSandboxToolRunner({ ...sandbox, browsers: deps.sandboxBrowsers });
-  const mcp = { keyring: deps.keyring, allowPrivateNetwork: deps.webhooksAllowPrivateNetwork, ...(deps.webhookLookup ? { lookup: deps.webhookLookup } : {}) };
+  const mcp = { keyring: deps.keyring, allowPrivateNetwork: deps.outboundAllowPrivateNetwork, ...(deps.webhookLookup ? { lookup: deps.webhookLookup } : {}) };
   return [
     { matches: sandboxTools.handles, run: async (call) => fromAnswer(await sandboxTools.run(call)) },
     { matches: (name) => name === LOAD_SKILL_TOOL_NAME, run: (call) => answerLoadSkill({ ctx: system(), input: call }) },
@@ -97,7 +97,7 @@ export function createActivities(deps: ActivityDeps) {
   const snapshots = new Map(deps.sandboxSnapshots.map((snapshot) => [snapshot.id.toLowerCase(), snapshot]));
   const sandbox = { system, driver: deps.sandboxDriver, snapshots };
   // Storage endpoints follow the webhooks' address policy and DNS seam (adapters/storage/s3-client.ts).
-  const storagePolicy = { allowPrivateNetwork: deps.webhooksAllowPrivateNetwork, ...(deps.webhookLookup ? { lookup: deps.webhookLookup } : {}) };
+  const storagePolicy = { allowPrivateNetwork: deps.outboundAllowPrivateNetwork, ...(deps.webhookLookup ? { lookup: deps.webhookLookup } : {}) };
   const workspaceSteps = createWorkspaceSteps({ ...sandbox, keyring: deps.keyring, storagePolicy });
   return classifyFailures({
     ...createRunActivities({
@@ -127,7 +127,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookActivities({
       system,
       keyring: deps.keyring,
-      allowPrivateNetwork: deps.webhooksAllowPrivateNetwork,
+      allowPrivateNetwork: deps.outboundAllowPrivateNetwork,
       gatherMs: deps.webhookBatchGatherMs,
       ...(deps.webhookLookup ? { lookup: deps.webhookLookup } : {}),
       ...(deps.eventTail ? { eventTail: deps.eventTail } : {}),

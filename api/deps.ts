@@ -38,7 +38,7 @@ export type AppDeps = {
   scheduleBackend: ScheduleBackend | null;
   /** SVC_PROJECT_UNSETTLED_RUNS_LIMIT: the quota every run the API queues is checked against. */
   unsettledRunsLimit: number | null;
-  /** Storage endpoints follow the webhooks' address policy (SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK). */
+  /** Storage endpoints follow the webhooks' address policy (SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK). */
   storagePolicy: StorageEndpointPolicy;
   /** `GET /readyz`: the database, its migrations and (when the process talks to it) Temporal; draining after SIGTERM. */
   readiness: Readiness;

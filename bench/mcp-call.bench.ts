@@ -28,7 +28,7 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
     return await withBenchRuntimeApp(
       'mcp-call',
       {
-        env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' },
+        env: { SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' },
         platformTools: { ping: async () => ({ status: 'success', value: { content: [{ type: 'text', text: 'pong' }] } }) },
       },
       async ({ api, projectPath: p, timedSession }) => {

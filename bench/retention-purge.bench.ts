@@ -27,7 +27,7 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
   const settings = { sessions: Number(process.env.BENCH_RETENTION_SESSIONS ?? 20_000), blocks: 4, runsPerBlock: 10, warmup: 5, ...options };
   return withBenchRuntimeApp(
     'retention-purge',
-    { env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } },
+    { env: { SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' } },
     async ({ api, projectPath: p, database, deps, timedSession }) => {
       const agent = await api.call('POST', `${p}/agents`, {
         name: 'Plain',

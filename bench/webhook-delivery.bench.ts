@@ -45,7 +45,7 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
     return await withBenchDatabase(async (url) => {
       const database = await openDatabase({ driver: 'postgres', url, maxConnections: settings.writers + 10 });
       await migrateDatabase(database);
-      const appSettings = parseSettings({ SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'error', SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true', ...REQUEST_LIMITS_OFF });
+      const appSettings = parseSettings({ SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'error', SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true', ...REQUEST_LIMITS_OFF });
       const deps = await createAppDeps({ settings: appSettings, logger, database });
       const runtime = await createRuntime({
         settings: appSettings,

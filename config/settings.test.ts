@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { parseSettings } from './settings.ts';
+import { warnOfDeprecatedSettings, parseSettings } from './settings.ts';
 
 describe('parseSettings', () => {
   it('applies the documented defaults', () => {
@@ -12,7 +12,7 @@ describe('parseSettings', () => {
       environment: 'development',
       authMode: 'development',
       appOrigin: 'http://localhost:8080',
-      webhooksAllowPrivateNetwork: false,
+      outboundAllowPrivateNetwork: false,
       temporal: { address: undefined, namespace: 'default', taskQueue: 'agent-runtime' },
     });
     expect(settings.dataDir).toMatch(/\.data$/);
@@ -55,8 +55,28 @@ describe('parseSettings', () => {
   it('refuses unsafe production settings', () => {
     const key = randomBytes(32).toString('base64');
     expect(() => parseSettings({ SVC_ENVIRONMENT: 'production', SVC_CREDENTIAL_ENCRYPTION_KEY: key, SVC_AUTH_MODE: 'development' })).toThrow(/SVC_AUTH_MODE/);
-    expect(() => parseSettings({ SVC_ENVIRONMENT: 'production', SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' })).toThrow(/SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK/);
+    expect(() => parseSettings({ SVC_ENVIRONMENT: 'production', SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' })).toThrow(
+      /SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK is refused/,
+    );
+    expect(() => parseSettings({ SVC_ENVIRONMENT: 'production', SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' })).toThrow(
+      /SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK is refused/,
+    );
     expect(() => parseSettings({ SVC_ENVIRONMENT: 'production', SVC_AUTH_MODE: 'hosted' })).toThrow(/SVC_CREDENTIAL_ENCRYPTION_KEY/);
+  });
+
+  it('names the private-network switch for every outbound destination, and still reads its old name with a deprecation line', () => {
+    expect(parseSettings({})).toMatchObject({ outboundAllowPrivateNetwork: false, deprecations: [] });
+    expect(parseSettings({ SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' })).toMatchObject({ outboundAllowPrivateNetwork: true, deprecations: [] });
+    const old = parseSettings({ SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' });
+    expect(old).toMatchObject({
+      outboundAllowPrivateNetwork: true,
+      deprecations: [
+        'SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK is deprecated: set SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK instead (it governs every outbound destination)',
+      ],
+    });
+    const warned: string[] = [];
+    warnOfDeprecatedSettings(old, { warn: (line: string) => warned.push(line) });
+    expect(warned).toEqual(old.deprecations);
   });
 
   it('refuses development sign-in on a non-loopback address unless SVC_DEVELOPMENT_ALLOW_REMOTE says so', () => {

@@ -1,6 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 import * as path from 'node:path';
 import * as v from 'valibot';
+import type { Logger } from './logger.ts';
 
 /**
  * The one reader of the environment. Every server setting is parsed here once, with valibot,
@@ -76,6 +77,9 @@ const EnvironmentSchema = v.object({
     'http://localhost:8080',
   ),
   SVC_CREDENTIAL_ENCRYPTION_KEY: optionalNonEmpty,
+  // Development only: every outbound destination (webhooks, MCP, storage, sandbox egress) may be private.
+  SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: booleanString,
+  // Its name from when it governed webhooks only: still read, with a deprecation line at start.
   SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: booleanString,
   SVC_WEBHOOK_BATCH_GATHER_MS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(0), v.maxValue(1000)), '10'),
   // After SIGTERM, how long a process answers `/readyz` 503 `draining` before it stops taking work.
@@ -229,7 +233,10 @@ export type Settings = {
   authMode: 'development' | 'edge_proxy' | 'hosted';
   appOrigin: string;
   credentialEncryptionKey: string | undefined;
-  webhooksAllowPrivateNetwork: boolean;
+  /** SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK (or its old name): the address policy lets private destinations through. */
+  outboundAllowPrivateNetwork: boolean;
+  /** One line for each deprecated setting the environment uses, for the process to log at start. */
+  deprecations: string[];
   /** SVC_WEBHOOK_BATCH_GATHER_MS (activities/webhooks/deliver-batch.ts). */
   webhookBatchGatherMs: number;
   /** SVC_CURRENCY: the currency of prices, costs and budgets. */
@@ -329,6 +336,7 @@ export function parseSettings(env: Record<string, string | undefined> = process.
   // One line per problem, so an operator fixes them all in one go.
   const problems: string[] = [];
   if (e.SVC_ENVIRONMENT === 'production') {
+    if (e.SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK) problems.push('SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK is refused when SVC_ENVIRONMENT=production');
     if (e.SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK) problems.push('SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK is refused when SVC_ENVIRONMENT=production');
     if (!e.SVC_CREDENTIAL_ENCRYPTION_KEY) problems.push('SVC_CREDENTIAL_ENCRYPTION_KEY is required when SVC_ENVIRONMENT=production');
     if (e.SVC_AUTH_MODE === 'development') problems.push('SVC_AUTH_MODE=development is refused when SVC_ENVIRONMENT=production (use edge_proxy or hosted)');
@@ -362,7 +370,8 @@ export function parseSettings(env: Record<string, string | undefined> = process.
     authMode: e.SVC_AUTH_MODE,
     appOrigin: e.SVC_APP_ORIGIN,
     credentialEncryptionKey: e.SVC_CREDENTIAL_ENCRYPTION_KEY,
-    webhooksAllowPrivateNetwork: e.SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK,
+    outboundAllowPrivateNetwork: e.SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK || e.SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK,
+    deprecations: deprecationsOf(env),
     webhookBatchGatherMs: e.SVC_WEBHOOK_BATCH_GATHER_MS,
     currency: e.SVC_CURRENCY,
     shutdownGraceMs: e.SVC_SHUTDOWN_GRACE_MS,
@@ -479,6 +488,20 @@ function hostedSettings(e: ParsedEnvironment, problems: string[]): HostedSetting
     sessionMinutes: e.SVC_OIDC_SESSION_MINUTES,
     initialOwnerSubject: e.SVC_INITIAL_OWNER_SUBJECT,
   };
+}
+
+/** Settings read under an old name: the name to use instead. */
+const RENAMED: Record<string, string> = { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK' };
+
+function deprecationsOf(env: Record<string, string | undefined>): string[] {
+  return Object.entries(RENAMED)
+    .filter(([old]) => env[old] !== undefined && env[old] !== '')
+    .map(([old, current]) => `${old} is deprecated: set ${current} instead (it governs every outbound destination)`);
+}
+
+/** Logs each deprecated setting in use, once, at a process's start. */
+export function warnOfDeprecatedSettings(settings: Pick<Settings, 'deprecations'>, logger: Pick<Logger, 'warn'>): void {
+  for (const line of settings.deprecations) logger.warn(line);
 }
 
 function pickKnown(env: Record<string, string | undefined>): Record<string, string> {

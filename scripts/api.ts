@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '../config/logger.ts';
-import { parseSettingsOrExit } from '../config/settings.ts';
+import { parseSettingsOrExit, warnOfDeprecatedSettings } from '../config/settings.ts';
 import { startTracing } from '../config/tracing.ts';
 import { openConfiguredDatabase } from '../db/open.ts';
 import { startApiServer } from '../api/server.ts';
@@ -30,6 +30,7 @@ const settings = parseSettingsOrExit();
 const tracing = startTracing({ enabled: settings.tracing.enabled, serviceName: 'agent-runtime-api' });
 
 const logger = createLogger({ level: settings.logLevel, base: { process: 'api' } });
+warnOfDeprecatedSettings(settings, logger);
 const database = await openConfiguredDatabase(settings);
 const devServer = settings.temporal.address
   ? null

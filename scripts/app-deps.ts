@@ -57,7 +57,7 @@ export async function createAppDeps(options: AppDepsOptions): Promise<AppDeps> {
     if (settings.hosted) await ensureInitialOwner(startup, settings.hosted.initialOwnerSubject);
   });
   const runStarter = options.runStarter ?? createLoggingRunStarter(logger);
-  const storagePolicy = { allowPrivateNetwork: settings.webhooksAllowPrivateNetwork };
+  const storagePolicy = { allowPrivateNetwork: settings.outboundAllowPrivateNetwork };
   const apiKeyCache = createApiKeyCache(clock);
   const readiness = createReadiness({ ...databaseProbes(database), ...options.probes });
   // One pool for every event stream this process serves, whichever API opens it.

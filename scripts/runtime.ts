@@ -97,14 +97,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const messageDeltas = options.messageDeltas ?? createMessageDeltaBus({ database, logger });
   // Sandbox egress passes the address policy webhooks and MCP pass, and never reaches this
   // service's own ports (activities/sandbox/local/egress-guard.ts).
-  const egressGuard = { allowPrivateNetwork: settings.webhooksAllowPrivateNetwork, protectedPorts: servicePorts(settings, temporal.address) };
+  const egressGuard = { allowPrivateNetwork: settings.outboundAllowPrivateNetwork, protectedPorts: servicePorts(settings, temporal.address) };
   // Workspaces live under the data dir, which the sandbox user must be able to traverse.
   const sandboxDriver = createLocalSandboxDriver({ dataDir: settings.dataDir, egressGuard });
   const sandboxBrowsers = createSandboxBrowsers({ logger: logger.child({ component: 'sandbox-browser' }), egressGuard });
   // An operator's platform tools (SVC_PLATFORM_TOOL_MODULES); any problem stops the start.
   const modules = await loadPlatformToolModules(settings.platformToolModules, {
     cwd: process.cwd(),
-    allowPrivateNetwork: settings.webhooksAllowPrivateNetwork,
+    allowPrivateNetwork: settings.outboundAllowPrivateNetwork,
     ...(options.webhookLookup ? { lookup: options.webhookLookup } : {}),
   });
   if (modules.problems.length > 0) throw new PlatformToolModuleError(modules.problems);
@@ -136,7 +136,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     deploymentPresets: options.dependencies.deploymentPresets,
     logger,
     clock,
-    webhooksAllowPrivateNetwork: settings.webhooksAllowPrivateNetwork,
+    outboundAllowPrivateNetwork: settings.outboundAllowPrivateNetwork,
     webhookBatchGatherMs: settings.webhookBatchGatherMs,
     currency: settings.currency,
     eventTail,
@@ -178,7 +178,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       reconciler = startRunReconciler(ctx, runStarter, options.reconcileIntervalMs);
       scheduleReconciler = startScheduleReconciler(ctx, scheduleBackend, options.scheduleReconcileIntervalMs);
       // Storage endpoints follow the webhooks' address policy and DNS seam.
-      const storagePolicy = { allowPrivateNetwork: settings.webhooksAllowPrivateNetwork, ...(options.webhookLookup ? { lookup: options.webhookLookup } : {}) };
+      const storagePolicy = { allowPrivateNetwork: settings.outboundAllowPrivateNetwork, ...(options.webhookLookup ? { lookup: options.webhookLookup } : {}) };
       uploadSweeper = startOrphanedUploadSweeper(
         ctx,
         { keyring: options.dependencies.keyring, storagePolicy },

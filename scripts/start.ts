@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '../config/logger.ts';
-import { parseSettingsOrExit } from '../config/settings.ts';
+import { parseSettingsOrExit, warnOfDeprecatedSettings } from '../config/settings.ts';
 import { startTracing } from '../config/tracing.ts';
 import { openConfiguredDatabase } from '../db/open.ts';
 import { startApiServer } from '../api/server.ts';
@@ -32,6 +32,7 @@ const settings = parseSettingsOrExit();
 const tracing = startTracing({ enabled: settings.tracing.enabled, serviceName: 'agent-runtime' });
 
 const logger = createLogger({ level: settings.logLevel, base: { process: 'start' } });
+warnOfDeprecatedSettings(settings, logger);
 // With an operator port, the SDK's own metrics are exported too (appended to its `/metrics`).
 const operatorPorts = [settings.apiMetricsPort, settings.workerMetricsPort].filter((port): port is number => port !== null);
 const coreMetricsAddress = operatorPorts.length > 0 ? await freeCoreMetricsAddress() : null;

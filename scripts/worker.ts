@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '../config/logger.ts';
-import { parseSettingsOrExit, SettingsError } from '../config/settings.ts';
+import { parseSettingsOrExit, SettingsError, warnOfDeprecatedSettings } from '../config/settings.ts';
 import { startTracing } from '../config/tracing.ts';
 import { devServerConfigFileName } from '../temporal/dev-server-config.ts';
 import { startDevServer, type DevServer } from '../temporal/dev-server.ts';
@@ -33,6 +33,7 @@ const settings = parseSettingsOrExit();
 const tracing = startTracing({ enabled: settings.tracing.enabled, serviceName: 'agent-runtime-worker' });
 
 const logger = createLogger({ level: settings.logLevel, base: { process: 'worker' } });
+warnOfDeprecatedSettings(settings, logger);
 // With an operator port, the SDK's own metrics are exported too (appended to its `/metrics`).
 const coreMetricsAddress = settings.workerMetricsPort === null ? null : await freeCoreMetricsAddress();
 installWorkerRuntime(logger, { coreMetricsAddress });

@@ -20,7 +20,7 @@ export type WebhookActivityDeps = {
   /** The context of the worker's system work (no actor). */
   system: () => ServiceContext;
   keyring: CredentialKeyring;
-  /** SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK (development only). */
+  /** SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK (development only). */
   allowPrivateNetwork: boolean;
   /** DNS for destinations; the system resolver unless a test gives its own. */
   lookup?: DestinationLookup;

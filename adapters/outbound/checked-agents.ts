@@ -2,7 +2,7 @@ import { Agent as HttpAgent, type AgentOptions, type ClientRequestArgs } from 'n
 import { Agent as HttpsAgent } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { checkDestinationAddress, isIpLiteral } from '../../domain/webhooks/address-policy.ts';
+import { checkDestinationAddress, isIpLiteral } from '../../domain/outbound/address-policy.ts';
 import { resolvePinnedTarget, type DestinationLookup } from './pinned-destination.ts';
 
 /**

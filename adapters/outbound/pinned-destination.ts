@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent } from 'undici';
-import { checkDestinationAddress, isIpLiteral } from '../../domain/webhooks/address-policy.ts';
+import { checkDestinationAddress, isIpLiteral } from '../../domain/outbound/address-policy.ts';
 
 /**
  * Outbound connections to addresses a tenant chose (webhook endpoints, MCP servers). Spec rule:

@@ -6,7 +6,7 @@ import type { DestinationLookup } from '../outbound/pinned-destination.ts';
 export type { S3Client };
 
 /**
- * The server's rule for storage endpoints, the webhooks' one (SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK,
+ * The server's rule for storage endpoints, the webhooks' one (SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK,
  * development only): `lookup` replaces the system resolver where the worker is given one.
  */
 export type StorageEndpointPolicy = { allowPrivateNetwork: boolean; lookup?: DestinationLookup };

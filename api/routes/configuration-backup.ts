@@ -20,7 +20,7 @@ const MAX_BACKUP_BYTES = 40 * 1024 * 1024;
 export function configurationBackupRoutes(deps: AppDeps) {
   const restoreDeps: RestoreDeps = {
     keyring: deps.keyring,
-    allowPrivateNetwork: deps.settings.webhooksAllowPrivateNetwork,
+    allowPrivateNetwork: deps.settings.outboundAllowPrivateNetwork,
     deploymentPresetKeys: new Set(deps.deploymentPresets.map((preset) => preset.key)),
     snapshotIds: new Set(deps.sandboxSnapshots.map((snapshot) => snapshot.id)),
     schedules: { scheduleBackend: deps.scheduleBackend, database: deps.database.db },

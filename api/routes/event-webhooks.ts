@@ -16,7 +16,7 @@ const WebhookParams = v.object({ projectId: Uuid, webhookId: Uuid });
 
 /** Project event webhooks (spec 2 "Event webhooks"): every route needs `project:admin`. */
 export function eventWebhookRoutes(deps: AppDeps) {
-  const policy = { allowPrivateNetwork: deps.settings.webhooksAllowPrivateNetwork };
+  const policy = { allowPrivateNetwork: deps.settings.outboundAllowPrivateNetwork };
   return new Hono<AppEnv>()
     .get(
       '/projects/:projectId/event-webhooks',

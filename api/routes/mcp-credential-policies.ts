@@ -16,7 +16,7 @@ import { McpCredentialPolicyVersionPageShape, PublicMcpCredentialPolicyVersionSh
  * body equal to the newest version answers it with 200.
  */
 export function mcpCredentialPolicyRoutes(deps: AppDeps) {
-  const policy = { allowPrivateNetwork: deps.settings.webhooksAllowPrivateNetwork };
+  const policy = { allowPrivateNetwork: deps.settings.outboundAllowPrivateNetwork };
   return new Hono<AppEnv>()
     .get(
       '/projects/:projectId/mcp-credential-policies',

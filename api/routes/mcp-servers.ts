@@ -20,7 +20,7 @@ const DiscoverBody = v.optional(DiscoverMcpServerInput, {});
  * version answers 201, an unchanged one 200.
  */
 export function mcpServerRoutes(deps: AppDeps) {
-  const policy = { allowPrivateNetwork: deps.settings.webhooksAllowPrivateNetwork };
+  const policy = { allowPrivateNetwork: deps.settings.outboundAllowPrivateNetwork };
   return new Hono<AppEnv>()
     .get(
       '/projects/:projectId/mcp-servers',

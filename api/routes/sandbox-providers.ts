@@ -20,7 +20,7 @@ const ProviderParams = v.object({ projectId: Uuid, providerId: Uuid });
 /** Organization-shared sandbox provider connections (spec 2): reads `agent:read`, writes `project:admin`. */
 export function sandboxProviderRoutes(deps: AppDeps) {
   // Egress allowlists are held to the address policy webhooks and MCP endpoints are.
-  const policy = { allowPrivateNetwork: deps.settings.webhooksAllowPrivateNetwork };
+  const policy = { allowPrivateNetwork: deps.settings.outboundAllowPrivateNetwork };
   return new Hono<AppEnv>()
     .get(
       '/projects/:projectId/sandbox-providers',

@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import * as v from 'valibot';
 import { ConfigurationKey, DisplayName, ProviderApiKey } from '../model-catalog/provider-input.ts';
-import { allowedCidrProblem } from '../webhooks/address-ranges.ts';
+import { allowedCidrProblem } from '../outbound/address-ranges.ts';
 
 /** Request bodies of the sandbox provider routes (spec 2 "Sandbox providers"). */
 

@@ -43,7 +43,7 @@ beforeAll(async () => {
   // A fresh installation: the browser creates the provider, the preset and the agents.
   f = await startRunApp({
     seed: false,
-    env: { SVC_APP_ORIGIN: origin, SVC_RATE_LIMIT_API_KEY_PER_SECOND: '0', SVC_RATE_LIMIT_PROJECT_PER_SECOND: '0', SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' },
+    env: { SVC_APP_ORIGIN: origin, SVC_RATE_LIMIT_API_KEY_PER_SECOND: '0', SVC_RATE_LIMIT_PROJECT_PER_SECOND: '0', SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' },
   });
   mcp = await startMcpFixtureServer();
   receiver = await startWebhookReceiver();
@@ -667,7 +667,7 @@ describe('the console', () => {
     const port = await freePort();
     const otherOrigin = `http://127.0.0.1:${port}`;
     // Its storage connection points at the local S3 server: private networks, as in the source.
-    const other = await createTestApp({ env: { SVC_APP_ORIGIN: otherOrigin, SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
+    const other = await createTestApp({ env: { SVC_APP_ORIGIN: otherOrigin, SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' } });
     const otherServed = await serveApp(other.app.fetch, { port });
     const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
     try {

@@ -38,7 +38,7 @@ beforeAll(async () => {
     },
     // One running run per project, so run-deferred-admission can make a run wait for a place
     // (every other scenario runs one run at a time; a delegated child is always admitted).
-    env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true', SVC_PROJECT_RUNNING_RUNS_LIMIT: '1' },
+    env: { SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true', SVC_PROJECT_RUNNING_RUNS_LIMIT: '1' },
   });
   client = f.runtime.client.client;
   admin = (await f.t.createApiKey(['*'], 'history recorder')).secret;

@@ -34,7 +34,7 @@ beforeAll(async () => {
   });
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
   // moto listens on 127.0.0.1: development's private-network setting.
-  f = await startRunApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
+  f = await startRunApp({ env: { SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' } });
   served = await serveApp(f.t.app.fetch);
   const storage = await f.call('POST', '/storage-providers', {
     key: 'files',

@@ -34,7 +34,7 @@ beforeAll(async () => {
   });
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
   // moto listens on 127.0.0.1: only a server that allows private networks may use it.
-  t = await createTestApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
+  t = await createTestApp({ env: { SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' } });
   projectId = (await t.login()).context.project.id;
   admin = (await t.createApiKey(['*'])).secret;
   const provider = await call('POST', '/model-providers', { key: 'gw', displayName: 'Gateway', providerType: 'gateway', apiKey: 'sk-or-v1-test' });

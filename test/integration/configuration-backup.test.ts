@@ -86,7 +86,7 @@ beforeAll(async () => {
   mcp.requireHeader('authorization', `Bearer ${RICH_SECRETS.mcpBearer}`);
   receiver = await startWebhookReceiver();
   fakes = await startFakeModelServers();
-  source = await createTestApp({ env: { ...fakes.env, SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
+  source = await createTestApp({ env: { ...fakes.env, SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' } });
   const { context } = await source.login();
   organizationId = context.organization.id;
   sourceKey = (await source.createApiKey(['*'])).secret;
@@ -308,7 +308,7 @@ describe('restore into a fresh installation', () => {
   let targetOrganization: string;
 
   beforeAll(async () => {
-    target = await startRunApp({ seed: false, env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
+    target = await startRunApp({ seed: false, env: { SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' } });
     targetOrganization = (await (await target.t.request('GET', '/v1/context', { apiKey: target.apiKey })).json()).organization.id;
   }, 120_000);
   afterAll(() => target?.close());
@@ -420,7 +420,7 @@ describe('restore refusals', () => {
   let key: string;
   let org: string;
   beforeAll(async () => {
-    fresh = await createTestApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
+    fresh = await createTestApp({ env: { SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' } });
     key = (await fresh.createApiKey(['*'])).secret;
     org = (await (await fresh.request('GET', '/v1/context', { apiKey: key })).json()).organization.id;
   });
@@ -511,7 +511,7 @@ describe('restore refusals', () => {
     const file = structuredClone(backup);
     file.projects[1].agents[0].versions[0].config.modelPreset = 'nowhere';
     file.projects[0].agents[0].versions[0].config.sandbox = { ...file.projects[0].agents[0].versions[0].config.sandbox, snapshotId: randomUUID() };
-    const other = await createTestApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
+    const other = await createTestApp({ env: { SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' } });
     try {
       const otherKey = (await other.createApiKey(['*'])).secret;
       const context = await (await other.request('GET', '/v1/context', { apiKey: otherKey })).json();
@@ -572,7 +572,7 @@ describe('restore refusals', () => {
   });
 
   it('a sandbox allowlist that names the worker host itself blocks the restore, even where private networks are allowed (issue 28)', async () => {
-    const lenient = await createTestApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
+    const lenient = await createTestApp({ env: { SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' } });
     try {
       const lenientKey = (await lenient.createApiKey(['*'])).secret;
       const lenientOrg = (await (await lenient.request('GET', '/v1/context', { apiKey: lenientKey })).json()).organization.id;

@@ -76,7 +76,7 @@ describe.skipIf(provided.kind !== 'postgres')('database outage', () => {
     proxy = await startTcpProxy(`${direct.hostname}:${direct.port || '5432'}`);
     const proxied = new URL(direct.toString());
     proxied.host = proxy.address;
-    const env = { ...fakes.env, SVC_CREDENTIAL_ENCRYPTION_KEY: randomBytes(32).toString('base64'), SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' };
+    const env = { ...fakes.env, SVC_CREDENTIAL_ENCRYPTION_KEY: randomBytes(32).toString('base64'), SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' };
     const dataDir = () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-outage-'));
       dataDirs.push(dir);

@@ -16,7 +16,7 @@ let f: Awaited<ReturnType<typeof startRunApp>>;
 
 beforeAll(async () => {
   // The storage test uses moto on 127.0.0.1, which only a server allowing private networks may reach.
-  f = await startRunApp({ platformTools: { add_numbers: addNumbersHandler }, env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
+  f = await startRunApp({ platformTools: { add_numbers: addNumbersHandler }, env: { SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' } });
 }, 120_000);
 afterAll(() => f?.close());
 

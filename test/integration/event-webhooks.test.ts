@@ -28,7 +28,7 @@ beforeAll(async () => {
   organizationId = context.organization.id;
   admin = (await t.createApiKey(['*'])).secret;
   responseTexts = t.recordResponseTexts();
-  dev = await createTestApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
+  dev = await createTestApp({ env: { SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' } });
 });
 afterAll(async () => {
   await t.close();

@@ -29,7 +29,7 @@ const MODELS: Record<ProviderType, string> = {
 const LONG = 'Streams arrive piece by piece; the reader sees the answer grow before it is committed. '.repeat(3).trim();
 
 beforeAll(async () => {
-  app = await startRunApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
+  app = await startRunApp({ env: { SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' } });
   withContent = await startWebhookReceiver();
   without = await startWebhookReceiver();
   readKey = (await app.t.createApiKey(['run:read'])).secret;

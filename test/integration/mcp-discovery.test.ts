@@ -19,7 +19,7 @@ const BEARER = 'mcp-fixture-bearer-0001';
 
 beforeAll(async () => {
   fixture = await startMcpFixtureServer();
-  t = await createTestApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
+  t = await createTestApp({ env: { SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' } });
   projectId = (await t.login()).context.project.id;
   admin = (await t.createApiKey(['*'])).secret;
 });

@@ -19,7 +19,7 @@ const BEARER = 'mcp-run-bearer-0001';
 beforeAll(async () => {
   fixture = await startMcpFixtureServer();
   fixture.requireHeader('authorization', `Bearer ${BEARER}`);
-  f = await startRunApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
+  f = await startRunApp({ env: { SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' } });
   const server = await f.call('POST', '/mcp-servers', {
     key: 'fixture',
     displayName: 'Fixture',

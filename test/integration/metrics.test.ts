@@ -67,7 +67,7 @@ describe.skipIf(provided.kind !== 'postgres')('Prometheus metrics of the API and
     const env = {
       ...fakes.env,
       SVC_CREDENTIAL_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true',
+      SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true',
       SVC_EVENT_STREAMS_PER_PRINCIPAL: '1',
     };
     const taskQueue = `metrics-${randomUUID()}`;

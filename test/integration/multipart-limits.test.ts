@@ -48,7 +48,7 @@ beforeAll(async () => {
   database = await createProcessDatabase(provided, 'multipart');
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-multipart-'));
   // moto listens on 127.0.0.1: development's private-network setting.
-  const env = { SVC_RATE_LIMIT_API_KEY_PER_SECOND: '0', SVC_RATE_LIMIT_PROJECT_PER_SECOND: '0', SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' };
+  const env = { SVC_RATE_LIMIT_API_KEY_PER_SECOND: '0', SVC_RATE_LIMIT_PROJECT_PER_SECOND: '0', SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' };
   api = await startApiProcess({ databaseUrl: database.url, taskQueue: `multipart-${crypto.randomUUID()}`, dataDir, env });
   const developer = await developmentApiKey(api.url, 'multipart');
   key = developer.key;

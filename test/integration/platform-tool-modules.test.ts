@@ -19,7 +19,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
   pageUrl = `http://127.0.0.1:${(page.address() as AddressInfo).port}/notes`;
   f = await startRunApp({
-    env: { SVC_PLATFORM_TOOL_MODULES: 'test/fixtures/platform-tools/word-count.ts, builtin:http_get', SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' },
+    env: { SVC_PLATFORM_TOOL_MODULES: 'test/fixtures/platform-tools/word-count.ts, builtin:http_get', SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' },
   });
 }, 120_000);
 afterAll(async () => {

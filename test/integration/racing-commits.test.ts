@@ -34,7 +34,7 @@ let hooks: WebhookReceiver;
 beforeAll(async () => {
   const starter = deferredRunStarter();
   t = await createTestApp({
-    env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true', SVC_RATE_LIMIT_API_KEY_PER_SECOND: '0', SVC_RATE_LIMIT_PROJECT_PER_SECOND: '0' },
+    env: { SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true', SVC_RATE_LIMIT_API_KEY_PER_SECOND: '0', SVC_RATE_LIMIT_PROJECT_PER_SECOND: '0' },
     runStarter: starter,
   });
   runtime = await startTestRuntime(t, starter);

@@ -20,7 +20,7 @@ let silent: { url: string; requests: IncomingMessage[]; close(): Promise<void> }
 
 beforeAll(async () => {
   silent = await startSilentServer();
-  t = await createTestApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
+  t = await createTestApp({ env: { SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' } });
   projectId = (await t.login()).context.project.id;
   admin = (await t.createApiKey(['*'])).secret;
 });

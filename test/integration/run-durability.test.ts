@@ -27,7 +27,7 @@ let key: string;
 const taskQueue = `durability-${randomUUID()}`;
 const starter = deferredRunStarter();
 const workers: ChildProcess[] = [];
-const DEVELOPMENT_NETWORK = { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' };
+const DEVELOPMENT_NETWORK = { SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' };
 let echo: FakeModelServers['vendor_a']['defaultReply'] | null = null;
 
 beforeAll(async () => {

@@ -55,7 +55,7 @@ beforeAll(async () => {
     await testHost.expose(hostPort);
   }
   // The egress test host sits at a private address: development's private-network setting.
-  f = await startRunApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
+  f = await startRunApp({ env: { SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' } });
   const storage = await f.call('POST', '/storage-providers', {
     key: 'files',
     displayName: 'Files',

@@ -71,7 +71,7 @@ describe.skipIf(provided.kind !== 'postgres')('two API and two worker processes'
     const env = {
       ...fakes.env,
       SVC_CREDENTIAL_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true',
+      SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true',
       SVC_RATE_LIMIT_API_KEY_PER_SECOND: '0',
       SVC_RATE_LIMIT_PROJECT_PER_SECOND: '0',
     };

@@ -25,7 +25,7 @@ beforeAll(async () => {
   // The S3 test server (moto) listens on 127.0.0.1: storage needs the development network setting.
   // Firings every second or two keep these tests short: this server allows intervals from 1 s
   // (schedules-limits.test.ts tests the default minimum of 60 s).
-  f = await startRunApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true', SVC_SCHEDULE_MIN_INTERVAL_SECONDS: '1' } });
+  f = await startRunApp({ env: { SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true', SVC_SCHEDULE_MIN_INTERVAL_SECONDS: '1' } });
   temporal = f.runtime.client.client;
   const agent = await f.call('POST', '/agents', {
     name: 'Scheduled',

@@ -15,7 +15,7 @@ const GUIDE = '# Guide\n\nSplit pages with `qpdf --split-pages`.\n';
 
 beforeAll(async () => {
   // The storage test uses moto on 127.0.0.1, which only a server allowing private networks may reach.
-  f = await startRunApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
+  f = await startRunApp({ env: { SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' } });
 }, 120_000);
 afterAll(() => f?.close());
 

@@ -33,7 +33,7 @@ beforeAll(async () => {
   });
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
   // moto listens on 127.0.0.1: only a server that allows private networks may use it.
-  t = await createTestApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' } });
+  t = await createTestApp({ env: { SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' } });
   const { context } = await t.login();
   projectId = context.project.id;
   organizationId = context.organization.id;
@@ -329,7 +329,7 @@ describe('storage failures under an upload', () => {
   }
 
   it('names neither the key, the bucket, the endpoint nor the prefix when the bucket is missing', async () => {
-    const { app, project, owner, uploader } = await brokenApp({ SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' });
+    const { app, project, owner, uploader } = await brokenApp({ SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' });
     try {
       const missingBucket = `svc-missing-${crypto.randomUUID().slice(0, 8)}`;
       const endpoint = inject('s3').endpoint;

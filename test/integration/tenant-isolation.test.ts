@@ -46,7 +46,7 @@ const sys = () => systemContext({ db: t.database.db, logger: t.deps.logger, cloc
 beforeAll(async () => {
   fakes = await startFakeModelProviders();
   t = await createTestApp({
-    env: { ...fakes.env, SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true', SVC_RATE_LIMIT_API_KEY_PER_SECOND: '0', SVC_RATE_LIMIT_PROJECT_PER_SECOND: '0' },
+    env: { ...fakes.env, SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true', SVC_RATE_LIMIT_API_KEY_PER_SECOND: '0', SVC_RATE_LIMIT_PROJECT_PER_SECOND: '0' },
   });
   routes = registeredRoutes(t.app);
   const login = await t.login();

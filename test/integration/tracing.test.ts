@@ -157,7 +157,7 @@ describe.skipIf(provided.kind !== 'postgres')('one trace per run, exported over 
     const env = {
       ...fakes.env,
       SVC_CREDENTIAL_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true',
+      SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true',
       SVC_PLATFORM_TOOL_MODULES: 'test/fixtures/platform-tools/word-count.ts',
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',

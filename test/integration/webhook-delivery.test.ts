@@ -29,7 +29,7 @@ const receivers: WebhookReceiver[] = [];
 
 beforeAll(async () => {
   const starter = deferredRunStarter();
-  t = await createTestApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' }, runStarter: starter });
+  t = await createTestApp({ env: { SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' }, runStarter: starter });
   runtime = await startTestRuntime(t, starter);
   const { context } = await t.login();
   projectId = context.project.id;
@@ -313,10 +313,10 @@ describe('webhook delivery with production rules', () => {
   beforeAll(async () => {
     const starter = deferredRunStarter();
     prod = await createTestApp({ runStarter: starter });
-    // A production worker: parseSettings refuses SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK there
+    // A production worker: parseSettings refuses SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK there
     // (config/settings.test.ts), so its webhook rules are the private-network-refusing ones.
-    const settings: Settings = { ...prod.deps.settings, environment: 'production', webhooksAllowPrivateNetwork: false };
-    expect(settings.webhooksAllowPrivateNetwork).toBe(false);
+    const settings: Settings = { ...prod.deps.settings, environment: 'production', outboundAllowPrivateNetwork: false };
+    expect(settings.outboundAllowPrivateNetwork).toBe(false);
     // A name that resolves to loopback only when delivered (DNS rebinding), by the worker's DNS seam.
     const webhookLookup = async (hostname: string) => (hostname === 'rebound.test' ? [{ address: '127.0.0.1', family: 4 as const }] : []);
     prodRuntime = await startTestRuntime(prod, starter, { settings, webhookLookup });
@@ -371,7 +371,7 @@ async function withOwnWorker(
   fn: (own: { app: TestApp; key: string; webhookUrl: string; hooks: WebhookReceiver; append: (kind: string) => Promise<string> }) => Promise<void>,
 ) {
   const starter = deferredRunStarter();
-  const app = await createTestApp({ env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true', ...env }, runStarter: starter });
+  const app = await createTestApp({ env: { SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true', ...env }, runStarter: starter });
   const worker = await startTestRuntime(app, starter, runtimeOptions);
   try {
     const hooks = await receiver();

@@ -17,7 +17,7 @@ let t: TestApp;
 let hooks: WebhookReceiver;
 const taskQueue = `webhook-durability-${randomUUID()}`;
 const workers: ChildProcess[] = [];
-const env = { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' };
+const env = { SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' };
 
 beforeAll(async () => {
   t = await createTestApp({ env });

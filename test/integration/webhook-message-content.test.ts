@@ -17,7 +17,7 @@ const addNumbers = addNumbersTool;
 
 beforeAll(async () => {
   f = await startRunApp({
-    env: { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: 'true' },
+    env: { SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' },
     platformTools: { add_numbers: async ({ arguments: args }) => ({ status: 'success', value: { sum: (args as any).a + (args as any).b } }) },
   });
   withContent = await startWebhookReceiver();

@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import { networkInterfaces } from 'node:os';
-import { checkDestinationAddress } from '../../../domain/webhooks/address-policy.ts';
-import { isHostItselfAddress } from '../../../domain/webhooks/address-ranges.ts';
+import { checkDestinationAddress } from '../../../domain/outbound/address-policy.ts';
+import { isHostItselfAddress } from '../../../domain/outbound/address-ranges.ts';
 
 /**
  * The server's address policy, applied by the egress proxy to every address it is about to dial,
@@ -15,7 +15,7 @@ import { isHostItselfAddress } from '../../../domain/webhooks/address-ranges.ts'
  * - Even then, never the service's own ports (API, Temporal, database) on a non-public address.
  */
 export type EgressGuard = {
-  /** SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK (development only). */
+  /** SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK (development only). */
   allowPrivateNetwork: boolean;
   /** Ports of the service itself, refused on every non-public address. */
   protectedPorts?: readonly number[];

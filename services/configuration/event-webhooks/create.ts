@@ -3,7 +3,7 @@ import { count, eq } from 'drizzle-orm';
 import * as v from 'valibot';
 import { eventWebhooks, projects } from '../../../db/schema/index.ts';
 import { ConflictError, ValidationError } from '../../../domain/errors.ts';
-import { endpointOrigin, endpointUrlProblem } from '../../../domain/webhooks/endpoint-url.ts';
+import { endpointOrigin, endpointUrlProblem } from '../../../domain/outbound/endpoint-url.ts';
 import { CreateEventWebhookInput } from '../../../domain/webhooks/inputs.ts';
 import { MAX_WEBHOOKS_PER_PROJECT } from '../../../domain/webhooks/limits.ts';
 import { recordAudit } from '../../kernel/audit/record-audit.ts';

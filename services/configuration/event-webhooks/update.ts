@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import * as v from 'valibot';
 import { eventWebhooks } from '../../../db/schema/index.ts';
 import { canonicalJson } from '../../../domain/canonical-json.ts';
-import { endpointOrigin } from '../../../domain/webhooks/endpoint-url.ts';
+import { endpointOrigin } from '../../../domain/outbound/endpoint-url.ts';
 import { UpdateEventWebhookInput } from '../../../domain/webhooks/inputs.ts';
 import { recordAudit } from '../../kernel/audit/record-audit.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';

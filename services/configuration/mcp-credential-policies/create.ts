@@ -4,7 +4,7 @@ import { mcpCredentialPolicies, mcpCredentialPolicyVersions } from '../../../db/
 import { ValidationError } from '../../../domain/errors.ts';
 import { CreateMcpCredentialPolicyInput } from '../../../domain/mcp/inputs.ts';
 import { exactOriginProblem } from '../../../domain/mcp/policy-scope.ts';
-import { nonPublicHost } from '../../../domain/webhooks/endpoint-url.ts';
+import { nonPublicHost } from '../../../domain/outbound/endpoint-url.ts';
 import { recordAudit } from '../../kernel/audit/record-audit.ts';
 import { findMcpCredential } from '../mcp-credentials/load.ts';
 import type { McpEndpointPolicy } from '../../../domain/mcp/types.ts';

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { mcpServers, mcpServerVersions } from '../../../db/schema/index.ts';
 import { ConflictError, ValidationError } from '../../../domain/errors.ts';
 import { CreateMcpServerInput } from '../../../domain/mcp/inputs.ts';
-import { endpointOrigin, endpointUrlProblem } from '../../../domain/webhooks/endpoint-url.ts';
+import { endpointOrigin, endpointUrlProblem } from '../../../domain/outbound/endpoint-url.ts';
 import { recordAudit } from '../../kernel/audit/record-audit.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { requireActor } from '../../kernel/require-actor.ts';

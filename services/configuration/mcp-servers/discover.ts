@@ -10,7 +10,7 @@ import { DISCOVERY_MAX_RESPONSE_BYTES, DISCOVERY_TIMEOUT_MS, MAX_DISCOVERED_TOOL
 import { policyContains } from '../../../domain/mcp/policy-scope.ts';
 import { toToolSnapshot } from '../../../domain/mcp/tool-snapshot.ts';
 import type { McpToolSnapshotEntry } from '../../../domain/mcp/types.ts';
-import { endpointUrlProblem } from '../../../domain/webhooks/endpoint-url.ts';
+import { endpointUrlProblem } from '../../../domain/outbound/endpoint-url.ts';
 import { recordAudit } from '../../kernel/audit/record-audit.ts';
 import type { CredentialKeyring } from '../../kernel/credentials/keyring.ts';
 import { findPolicyVersion } from '../mcp-credential-policies/load.ts';

@@ -12,7 +12,7 @@ import { withTransaction } from '../../kernel/transaction.ts';
 import { isUniqueViolation } from '../../kernel/unique-violation.ts';
 import { sandboxCredentialAad, toSandboxProviderResponse, type PublicSandboxProvider } from './public.ts';
 
-/** SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: the address policy egress allowlists are held to. */
+/** SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: the address policy egress allowlists are held to. */
 export type SandboxEgressPolicy = { allowPrivateNetwork: boolean };
 
 /**

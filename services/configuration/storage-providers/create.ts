@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { organizations, storageProviders } from '../../../db/schema/index.ts';
 import { ConflictError, ValidationError } from '../../../domain/errors.ts';
 import { CreateStorageProviderInput } from '../../../domain/storage/provider-input.ts';
-import { endpointUrlProblem } from '../../../domain/webhooks/endpoint-url.ts';
+import { endpointUrlProblem } from '../../../domain/outbound/endpoint-url.ts';
 import { recordAudit } from '../../kernel/audit/record-audit.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import type { CredentialKeyring } from '../../kernel/credentials/keyring.ts';

@@ -17,7 +17,7 @@ import {
 } from '../../../db/schema/index.ts';
 import type { BackupFile, BackupProject } from '../../../domain/configuration-backup/format.ts';
 import { restrictedEgressProblem } from '../../../domain/sandbox/provider-input.ts';
-import { endpointUrlProblem, nonPublicHost } from '../../../domain/webhooks/endpoint-url.ts';
+import { endpointUrlProblem, nonPublicHost } from '../../../domain/outbound/endpoint-url.ts';
 import type { BackedUpName, CredentialKind } from './coverage.ts';
 
 export type { CredentialKind };

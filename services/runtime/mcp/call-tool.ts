@@ -5,7 +5,7 @@ import { mcpToolName } from '../../../domain/agent-config/index.ts';
 import type { McpCallFailureReason, McpExecutionRecord } from '../../../domain/mcp/execution.ts';
 import { policyContains } from '../../../domain/mcp/policy-scope.ts';
 import { TOOL_FAILURE_MESSAGE_MAX } from '../../../domain/tool-calls/failures.ts';
-import { endpointUrlProblem } from '../../../domain/webhooks/endpoint-url.ts';
+import { endpointUrlProblem } from '../../../domain/outbound/endpoint-url.ts';
 import type { AgentConfig } from '../../../domain/agent-config/index.ts';
 import { principalHoldsScope } from '../../access/auth/principal-scopes.ts';
 import type { CredentialKeyring } from '../../kernel/credentials/keyring.ts';

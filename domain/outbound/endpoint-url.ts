@@ -1,5 +1,5 @@
 import { checkDestinationAddress, isIpLiteral } from './address-policy.ts';
-import { MAX_ENDPOINT_URL_LENGTH } from './limits.ts';
+import { MAX_ENDPOINT_URL_LENGTH } from '../webhooks/limits.ts';
 
 /**
  * Endpoint rules checked when a webhook, an MCP server or a storage connection is saved (spec 2
