@@ -53,7 +53,7 @@ export type ActivityDeps = {
   /** Where model calls publish their live output. */
   messageDeltas: MessageDeltaBus;
   /** SVC_PROJECT_RUNNING_RUNS_LIMIT and how a run waiting under it is woken. */
-  admissionGate: AdmissionGate;
+  gate: AdmissionGate;
   /** How a retried step frees its run from a dead worker's sticky queue (temporal/run-recovery.ts). */
   runRecovery?: RunRecovery;
   /** Where a run's trace is (temporal/run-trace-context.ts); only when the worker traces. */
@@ -106,14 +106,14 @@ export function createActivities(deps: ActivityDeps) {
       modelBaseUrls: deps.modelBaseUrls,
       deploymentPresets: deps.deploymentPresets,
       currency: deps.currency,
-      gate: deps.admissionGate,
+      gate: deps.gate,
       messageDeltas: deps.messageDeltas,
       ...(deps.runRecovery ? { recovery: deps.runRecovery } : {}),
     }),
     ...createToolActivities({
       system,
       keyring: deps.keyring,
-      gate: deps.admissionGate,
+      gate: deps.gate,
       ...(deps.runRecovery ? { recovery: deps.runRecovery } : {}),
       platformTools: createPlatformToolRegistry({ handlers: deps.platformTools, builtIns: builtInPlatformTools(deps, sandbox) }),
     }),

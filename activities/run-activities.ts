@@ -75,7 +75,7 @@ function livePublisher(
 export function createRunActivities(deps: RunStepDeps): RunSteps {
   const { system } = deps;
   return {
-    admitRun: ({ runId }) => admitRun({ ctx: system(), input: { runId }, limits: deps.gate }),
+    admitRun: ({ runId }) => admitRun({ ctx: system(), gate: deps.gate, input: { runId } }),
 
     async callModel({ runId, turnId, attempt, settleOnReply }) {
       const activity = Context.current();

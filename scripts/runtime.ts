@@ -114,7 +114,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const client = await connectTemporal({ address: temporal.address, namespace: temporal.namespace, security: settings.temporal.security, tracing });
   // Runs waiting for a place in their project's running-runs limit are woken by signal.
   const waker = createTemporalRunStarter({ client: client.client, taskQueue: temporal.taskQueue, logger });
-  const admissionGate: AdmissionGate = {
+  const gate: AdmissionGate = {
     runningRunsLimit: settings.limits.projectRunningRuns,
     wake: (runId) => waker.notify(runId, RUN_SIGNALS.capacityFreed),
     // A pending turn's run, started as the run before it settles: a trace of its own, not a
@@ -124,7 +124,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // Schedules fire on this worker's queue; their firings queue runs as requests do.
   const scheduleBackend = createTemporalScheduleBackend({ client: client.client, taskQueue: temporal.taskQueue, logger });
   const activities = createActivities({
-    admissionGate,
+    gate,
     runStarter: waker,
     unsettledRunsLimit: settings.limits.projectUnsettledRuns,
     scheduleBackend,

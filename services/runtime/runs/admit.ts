@@ -44,11 +44,11 @@ export type Admission =
 export async function admitRun({
   ctx,
   input,
-  limits,
+  gate,
 }: {
   ctx: ServiceContext;
   input: { runId: string };
-  limits: Pick<AdmissionGate, 'runningRunsLimit' | 'start'>;
+  gate: Pick<AdmissionGate, 'runningRunsLimit' | 'start'>;
 }): Promise<Admission> {
   return withTransaction(ctx, async (tx) => {
     // The run, locked, with its pinned version's config (one statement; the version never changes).
@@ -66,17 +66,17 @@ export async function admitRun({
         to: 'cancelled',
         failure: { errorCode: 'cancelled', errorExplanation: 'The run was cancelled before it started.' },
       });
-      await handOffPendingTurn(tx, limits, settled);
+      await handOffPendingTurn(tx, gate, settled);
       return { kind: 'settled', state: 'cancelled' };
     }
     if (run.state === 'queued') {
-      if (limits.runningRunsLimit && !(await mayStartRun(tx, run, limits.runningRunsLimit))) {
+      if (gate.runningRunsLimit && !(await mayStartRun(tx, run, gate.runningRunsLimit))) {
         if (tx.clock.now() < run.wallDeadlineAt) return { kind: 'waiting' };
         const settled = await transitionLockedRun(tx, run, {
           to: 'timed_out',
           failure: { errorCode: 'run_timed_out', errorExplanation: 'The run waited for a free place past its 48-hour wall-time ceiling.' },
         });
-        await handOffPendingTurn(tx, limits, settled);
+        await handOffPendingTurn(tx, gate, settled);
         return { kind: 'settled', state: 'timed_out' };
       }
       await transitionLockedRun(tx, run, { to: 'running' });
