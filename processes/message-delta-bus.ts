@@ -60,7 +60,7 @@ export type TurnPublisher = {
   end(): void;
 };
 
-type StreamingTurn = StreamingTurnKey & { text: string; complete: boolean; touchedAt: number };
+type StreamingTurn = StreamingTurnKey & { stream: string | undefined; text: string; complete: boolean; touchedAt: number };
 
 type Subscriber = {
   sessionId: string;
@@ -129,6 +129,11 @@ export function createMessageDeltaBus(options: { database: DatabaseHandle; logge
   const receive = (signal: DeltaSignal) => {
     const known = turns.get(signal.runId);
     const sameAttempt = known && known.turn === signal.turn && known.attempt === signal.attempt;
+    // Another publication of the attempt followed here, not starting over: a dead worker's signals
+    // that its connection delivered after its retry began (its backlog). Only a fresh start
+    // (offset 0) replaces the publication followed.
+    const startsOver = signal.kind === 'delta' && signal.offset === 0;
+    if (sameAttempt && known.stream !== undefined && signal.stream !== undefined && signal.stream !== known.stream && !startsOver) return;
     if (signal.kind === 'end') {
       if (known && known.turn <= signal.turn) turns.delete(signal.runId);
       return;
@@ -140,7 +145,7 @@ export function createMessageDeltaBus(options: { database: DatabaseHandle; logge
     let turn = known;
     // Another attempt or turn, or the same attempt starting over (its activity was retried after a
     // crash): what was streamed before is void.
-    if (turn && (!sameAttempt || (signal.offset === 0 && turn.text.length > 0))) {
+    if (turn && (!sameAttempt || (signal.offset === 0 && (turn.text.length > 0 || signal.stream !== turn.stream)))) {
       // Another attempt of the same turn voids its text; a later turn means the last one ended
       // (its `end` was missed), and its committed message stands.
       if (turn.turn === signal.turn) resetTurn(turn);
@@ -154,6 +159,7 @@ export function createMessageDeltaBus(options: { database: DatabaseHandle; logge
         runId: signal.runId,
         turn: signal.turn,
         attempt: signal.attempt,
+        stream: signal.stream,
         text: '',
         complete: signal.offset === 0,
         touchedAt: now(),
@@ -253,19 +259,20 @@ export function createMessageDeltaBus(options: { database: DatabaseHandle; logge
 
     turn(key) {
       let offset = 0;
+      const stream = randomBytes(6).toString('hex');
       return {
         text(piece) {
           if (piece.length === 0) return;
-          send({ ...key, kind: 'delta', offset, text: piece });
+          send({ ...key, stream, kind: 'delta', offset, text: piece });
           offset += piece.length;
         },
         reset() {
-          send({ ...key, kind: 'reset' });
+          send({ ...key, stream, kind: 'reset' });
           offset = 0;
         },
         flush,
         end() {
-          send({ ...key, kind: 'end' });
+          send({ ...key, stream, kind: 'end' });
         },
       };
     },

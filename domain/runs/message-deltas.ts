@@ -15,12 +15,19 @@ export const MESSAGE_DELTA_RESET_EVENT = 'message.delta_reset';
 /** Where a streaming turn belongs. */
 export type StreamingTurnKey = { projectId: string; sessionId: string; runId: string; turn: number; attempt: number };
 
+/**
+ * Which publication of a turn's attempt a signal belongs to: one per model call, so the late
+ * signals of a dead worker's call are told apart from its retry's (the same turn and attempt).
+ * Absent in signals of workers from before it existed.
+ */
+type Publication = { stream?: string };
+
 /** What a worker tells the API processes about a streaming turn. */
 export type DeltaSignal =
-  | (StreamingTurnKey & { kind: 'delta'; offset: number; text: string })
-  | (StreamingTurnKey & { kind: 'reset' })
+  | (StreamingTurnKey & Publication & { kind: 'delta'; offset: number; text: string })
+  | (StreamingTurnKey & Publication & { kind: 'reset' })
   /** The turn's message committed (or the attempt ended without text to keep): forget it. */
-  | (StreamingTurnKey & { kind: 'end' });
+  | (StreamingTurnKey & Publication & { kind: 'end' });
 
 /**
  * The run's 1-based model turn of a main-thread turn id (`turn-N`); null for a Harness Operation's

@@ -121,6 +121,29 @@ describe.each(['in-process (PGlite)', 'LISTEN/NOTIFY (PostgreSQL)'] as const)('t
     reader.close();
   });
 
+  it("ignores a dead publisher's late signals once its attempt started over on another worker", async () => {
+    if (!postgresAvailable) return expect(database.driver).toBe('pglite');
+    const turn = key();
+    const reader = api.subscribe(turn.sessionId);
+    const dead = worker.turn(turn);
+    dead.text('This attempt dies with its worker. ');
+    await readUntil(reader, (frames) => textOf(frames) === 'This attempt dies with its worker. ');
+    const retried = worker.turn(turn);
+    retried.text('Reco');
+    await readUntil(reader, (frames) => textOf(frames) === 'Reco');
+    // The dead worker's connection still held signals: they arrive after the retry began.
+    dead.text('every piece of it is void');
+    dead.end();
+    retried.text('vered.');
+    const after = await readUntil(reader, (frames) => frames.some((frame) => frame.kind === 'delta' && frame.delta.text === 'vered.'));
+    expect(after).toEqual([{ kind: 'delta', delta: { runId: turn.runId, turn: 1, attempt: 1, offset: 4, text: 'vered.' } }]);
+    // A reader joining now is offered the whole text of the attempt that goes on.
+    const late = api.subscribe(turn.sessionId);
+    expect(textOf(await readUntil(late, (frames) => frames.length > 0))).toBe('Recovered.');
+    reader.close();
+    late.close();
+  });
+
   it('drops a slow reader to a catch-up instead of queueing without bound', async () => {
     if (!postgresAvailable) return expect(database.driver).toBe('pglite');
     const turn = key();
