@@ -207,7 +207,10 @@ export function createMessageDeltaBus(options: { database: DatabaseHandle; logge
       marks.delete(mark);
       resolve();
     };
-    const timer = setTimeout(settle, HEARD_TIMEOUT_MS);
+    // After a stall of this process longer than the wait (a long GC, a starved CPU), the expired
+    // timer runs before the socket is read: settle only after the reads that are due (setImmediate
+    // runs after the poll phase), so the signals and the mark that arrived meanwhile come first.
+    const timer = setTimeout(() => setImmediate(settle), HEARD_TIMEOUT_MS);
     marks.set(mark, settle);
     database.notify(markChannel, mark).catch(settle);
   };

@@ -224,6 +224,27 @@ describe.each(['in-process (PGlite)', 'LISTEN/NOTIFY (PostgreSQL)'] as const)('t
     }
   });
 
+  it('after a stall of its process past the wait for a lost mark, still hands over the signals that arrived meanwhile before the reply', async () => {
+    if (!postgresAvailable || transport !== 'LISTEN/NOTIFY (PostgreSQL)') return;
+    const turn = key();
+    const reader = api.subscribe(turn.sessionId);
+    const publisher = worker.turn(turn);
+    const pieces = Array.from({ length: 20 }, (_, i) => `piece ${i}; `);
+    for (const piece of pieces) publisher.text(piece);
+    // The worker's signals are in PostgreSQL; their delivery to the API bus is on its way.
+    await publisher.flush();
+    const heard = reader.beforeDurable([{ kind: 'message.created', publicPayload: { role: 'assistant' } }])!;
+    // Right after the mark went out (the bus sends it from the check phase; this runs next), the
+    // process is starved past the 2 s wait (a long GC, a CPU-bound neighbour) while the signals
+    // and the mark reach its socket: the expired timer runs before they are read.
+    await new Promise((resolve) => setImmediate(resolve));
+    const stalledUntil = Date.now() + 2_500;
+    while (Date.now() < stalledUntil);
+    await heard;
+    expect(textOf(reader.take())).toBe(pieces.join(''));
+    reader.close();
+  });
+
   it('forgets a turn when its message committed, and leaves no subscriber behind', async () => {
     if (!postgresAvailable) return expect(database.driver).toBe('pglite');
     const turn = key();
