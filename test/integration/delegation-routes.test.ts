@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runs } from '../../db/schema/index.ts';
+import { appendProductEvent } from '../../services/kernel/events/append.ts';
+import { systemContext } from '../../services/kernel/service-context.ts';
 import { startRunApp } from '../support/run-app.ts';
 
 /**
@@ -43,6 +45,37 @@ afterAll(() => f?.close());
 
 const base = () => `/sessions/${sessionId}/delegations`;
 const withScopes = async (...scopes: string[]) => (await f.t.createApiKey(scopes, `scoped-${randomUUID().slice(0, 6)}`)).secret;
+
+/**
+ * Cancels the delegation while a run step holds the child run's row and then appends to the
+ * project's event log, as the runtime's steps do (run row first, events last). Cancelling must
+ * take the locks in the same order, or PostgreSQL ends one of the two as a deadlock. (On PGlite,
+ * one connection: the cancel alone.)
+ */
+async function cancelBesideARunStep(childRunId: string) {
+  const cancel = () => f.call('POST', `${base()}/${delegationId}/cancel`);
+  if (f.t.database.driver !== 'postgres') return cancel();
+  let answer: ReturnType<typeof cancel> | undefined;
+  await f.t.database.db.transaction(async (tx) => {
+    const [run] = await tx.select().from(runs).where(eq(runs.id, childRunId)).for('update');
+    answer = cancel();
+    // Until the cancel waits for a lock this transaction holds.
+    for (let waiting = 0; waiting === 0; await new Promise((resolve) => setTimeout(resolve, 20))) {
+      const result = await f.t.database.db.execute(sql`select count(*)::int as waiting from pg_locks where not granted`);
+      waiting = Number((result as unknown as Array<{ waiting: number }>)[0]?.waiting ?? 0);
+    }
+    const ctx = systemContext({ db: tx as never, logger: f.t.deps.logger });
+    await appendProductEvent(ctx, {
+      organizationId: run!.organizationId,
+      projectId: run!.projectId,
+      aggregateType: 'run',
+      aggregateId: run!.id,
+      kind: 'run.progressed',
+      publicPayload: {},
+    });
+  });
+  return answer!;
+}
 
 describe('delegation routes', () => {
   it('lists and reads the relation with the record fields, also in the session detail', async () => {
@@ -146,8 +179,8 @@ describe('delegation routes', () => {
     const queued = await f.call('POST', `${base()}/${delegationId}/messages`, { message: 'Long task.' });
     expect(queued.status).toBe(202);
     await f.waitForRun(queued.body.childRunId, (run) => run.state === 'running');
-    const cancelled = await f.call('POST', `${base()}/${delegationId}/cancel`);
-    expect(cancelled.status).toBe(200);
+    const cancelled = await cancelBesideARunStep(queued.body.childRunId as string);
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
     expect(cancelled.body).toMatchObject({ id: delegationId, state: 'closed', closedAt: expect.any(String) });
     expect((await f.waitForRun(queued.body.childRunId)).state).toBe('cancelled');
     const again = await f.call('POST', `${base()}/${delegationId}/cancel`);

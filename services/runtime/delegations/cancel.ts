@@ -25,9 +25,20 @@ export async function cancelDelegation({
 }): Promise<PublicDelegation> {
   return withTransaction(ctx, async (tx) => {
     let delegation = await findDelegation({ ctx: tx, input, options: { forUpdate: true } });
-    if (!delegation.closedAt) {
+    const closing = !delegation.closedAt;
+    if (closing) {
       const [closed] = await tx.db.update(delegations).set({ closedAt: tx.clock.now() }).where(eq(delegations.id, delegation.id)).returning();
       delegation = closed!;
+    }
+    // The child run's row before the project's event log, as every run step takes them: an
+    // event appended first would hold the log's lock while waiting for a step that holds the run
+    // and appends (a deadlock).
+    const [child] = await tx.db.select({ latestRunId: sessions.latestRunId }).from(sessions).where(eq(sessions.id, delegation.childSessionId));
+    if (child?.latestRunId) {
+      const [latest] = await tx.db.select({ state: runs.state }).from(runs).where(eq(runs.id, child.latestRunId));
+      if (latest && !isSettled(latest.state)) await cancelRun({ ctx: tx, deps, input: { runId: child.latestRunId } });
+    }
+    if (closing) {
       await appendProductEvent(tx, {
         organizationId: delegation.organizationId,
         projectId: delegation.projectId,
@@ -42,11 +53,6 @@ export async function cancelDelegation({
           childSessionId: delegation.childSessionId,
         },
       });
-    }
-    const [child] = await tx.db.select({ latestRunId: sessions.latestRunId }).from(sessions).where(eq(sessions.id, delegation.childSessionId));
-    if (child?.latestRunId) {
-      const [latest] = await tx.db.select({ state: runs.state }).from(runs).where(eq(runs.id, child.latestRunId));
-      if (latest && !isSettled(latest.state)) await cancelRun({ ctx: tx, deps, input: { runId: child.latestRunId } });
     }
     const [shown] = await toPublicDelegations({ ctx: tx, input: { rows: [delegation] } });
     return shown!;

@@ -96,8 +96,10 @@ export async function enqueueTurn(
     targetId: session.id,
     details: { pendingTurnId: row!.id, ifBusy, activeRunId: input.active.id },
   });
-  await appendProductEvents(tx, { organizationId: session.organizationId, projectId: session.projectId, events });
+  // The active run's row before the project's event log, as every run step takes them (a
+  // deadlock otherwise: services/runtime/delegations/cancel.ts).
   if (ifBusy === 'interrupt') await cancelRun({ ctx: tx, deps, input: { runId: input.active.id } });
+  await appendProductEvents(tx, { organizationId: session.organizationId, projectId: session.projectId, events });
   return { queued: true, pendingTurn };
 }
 
