@@ -26,7 +26,8 @@ const portString = (fallback: string) =>
 const limitString = (fallback: string, max: number) =>
   v.pipe(v.optional(v.string(), fallback), v.transform(Number), v.integer('must be an integer'), v.minValue(0), v.maxValue(max));
 
-const optionalUrl = v.optional(v.pipe(v.string(), v.url('must be an absolute URL')));
+const absoluteUrl = v.pipe(v.string(), v.url('must be an absolute URL'));
+const optionalUrl = v.optional(absoluteUrl);
 const optionalNonEmpty = v.optional(v.pipe(v.string(), v.nonEmpty()));
 
 /**
@@ -46,274 +47,277 @@ const retentionString = v.pipe(
   v.check((minutes) => minutes === null || !Number.isNaN(minutes), 'must be off or a duration such as 30d, 12h or 90m (from 1m to 3650d)'),
 );
 
+/** A setting's schema with what the settings table says of it; `shown` words its default where the schema's is not the whole story. */
+function setting<const S extends v.GenericSchema>(schema: S, meaning: string, shown?: string) {
+  return { schema, meaning, shown };
+}
+
+function schemasOf<T extends Record<string, { schema: v.GenericSchema }>>(settings: T): { [K in keyof T]: T[K]['schema'] } {
+  return Object.fromEntries(Object.entries(settings).map(([name, entry]) => [name, entry.schema])) as { [K in keyof T]: T[K]['schema'] };
+}
+
+/** One row of the settings table per variable, in the schema's order. */
+export function settingsTableRows(): { name: string; meaning: string; shown: string }[] {
+  return Object.entries(SETTINGS).map(([name, entry]: [string, { schema: v.GenericSchema; meaning: string; shown: string | undefined }]) => {
+    const fallback = 'default' in entry.schema ? (entry.schema as { default: unknown }).default : undefined;
+    return { name, meaning: entry.meaning, shown: entry.shown ?? (typeof fallback === 'string' ? `\`${fallback}\`` : 'none') };
+  });
+}
+
 /** Signature algorithms an edge assertion may use; `none` and shared-secret HMAC never. */
 export const EDGE_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
 
-const EnvironmentSchema = v.object({
-  PORT: portString('8080'),
-  HOST: v.optional(v.pipe(v.string(), v.nonEmpty()), '127.0.0.1'),
-  DATABASE_URL: optionalNonEmpty,
-  TEMPORAL_ADDRESS: optionalNonEmpty,
-  TEMPORAL_NAMESPACE: v.optional(v.pipe(v.string(), v.nonEmpty()), 'default'),
-  TEMPORAL_TASK_QUEUE: v.optional(v.pipe(v.string(), v.nonEmpty()), 'agent-runtime'),
-  TEMPORAL_CLI_PATH: optionalNonEmpty,
+/**
+ * Every server setting: how it is parsed and what the settings table (docs/settings.md) says of
+ * it. The table's default column is the schema's own default unless `shown` words it otherwise.
+ */
+const SETTINGS = {
+  PORT: setting(portString('8080'), 'API listen port'),
+  HOST: setting(
+    v.optional(v.pipe(v.string(), v.nonEmpty()), '127.0.0.1'),
+    'API listen address; with `SVC_AUTH_MODE=development` only a loopback `HOST` (`127.0.0.1`, `::1`, `localhost`) unless `SVC_DEVELOPMENT_ALLOW_REMOTE=true`',
+  ),
+  DATABASE_URL: setting(optionalNonEmpty, 'PostgreSQL URL', 'unset → embedded PGlite in `SVC_DATA_DIR`'),
+  TEMPORAL_ADDRESS: setting(optionalNonEmpty, 'Temporal frontend (`host:port`)', 'unset → a local dev server from `temporal-dev.yaml`'),
+  TEMPORAL_NAMESPACE: setting(v.optional(v.pipe(v.string(), v.nonEmpty()), 'default'), 'Temporal namespace'),
+  TEMPORAL_TASK_QUEUE: setting(v.optional(v.pipe(v.string(), v.nonEmpty()), 'agent-runtime'), 'Temporal task queue of the runs and the worker'),
+  TEMPORAL_CLI_PATH: setting(optionalNonEmpty, 'an existing `temporal` binary for the dev server', 'looked up, then installed'),
   // An external Temporal cluster or Temporal Cloud (docs/deploy.md).
-  TEMPORAL_TLS: booleanString,
-  TEMPORAL_TLS_CERT_FILE: optionalNonEmpty,
-  TEMPORAL_TLS_KEY_FILE: optionalNonEmpty,
-  TEMPORAL_TLS_CA_FILE: optionalNonEmpty,
-  TEMPORAL_TLS_SERVER_NAME: optionalNonEmpty,
-  TEMPORAL_API_KEY: optionalNonEmpty,
-  SVC_DATA_DIR: v.optional(v.pipe(v.string(), v.nonEmpty()), './.data'),
-  SVC_ENVIRONMENT: v.optional(v.picklist(['development', 'production']), 'development'),
-  SVC_AUTH_MODE: v.optional(v.picklist(['development', 'edge_proxy', 'hosted']), 'development'),
-  SVC_APP_ORIGIN: v.optional(
-    v.pipe(
-      v.string(),
-      v.url('must be an origin such as http://localhost:8080'),
-      v.check((value) => new URL(value).origin === value.replace(/\/$/, ''), 'must be an origin without a path'),
-      v.transform((value) => new URL(value).origin),
-    ),
-    'http://localhost:8080',
+  TEMPORAL_TLS: setting(booleanString, 'TLS to an external Temporal cluster (system roots unless `TEMPORAL_TLS_CA_FILE` is given)'),
+  TEMPORAL_TLS_CERT_FILE: setting(optionalNonEmpty, 'mTLS client certificate (with `TEMPORAL_TLS_KEY_FILE`; implies TLS)'),
+  TEMPORAL_TLS_KEY_FILE: setting(optionalNonEmpty, 'mTLS client private key (with `TEMPORAL_TLS_CERT_FILE`)'),
+  TEMPORAL_TLS_CA_FILE: setting(optionalNonEmpty, 'CA certificates (PEM) to trust for Temporal (implies TLS)'),
+  TEMPORAL_TLS_SERVER_NAME: setting(optionalNonEmpty, "the server name to check Temporal's certificate against (implies TLS)"),
+  TEMPORAL_API_KEY: setting(optionalNonEmpty, 'Temporal Cloud API key (implies TLS; never logged)'),
+  SVC_DATA_DIR: setting(v.optional(v.pipe(v.string(), v.nonEmpty()), './.data'), 'local state for embedded mode'),
+  SVC_ENVIRONMENT: setting(v.optional(v.picklist(['development', 'production']), 'development'), '`development` or `production`'),
+  SVC_AUTH_MODE: setting(
+    v.optional(v.picklist(['development', 'edge_proxy', 'hosted']), 'development'),
+    'browser sign-in: `development` (a fixed local owner), `edge_proxy` (an identity-aware edge signs each request: [deployment/edge-proxy.md](deployment/edge-proxy.md)) or `hosted` (OpenID Connect: [deployment/hosted-oidc.md](deployment/hosted-oidc.md)); production refuses `development`',
   ),
-  SVC_CREDENTIAL_ENCRYPTION_KEY: optionalNonEmpty,
-  // Development only: every outbound destination (webhooks, MCP, storage, sandbox egress) may be private.
-  SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: booleanString,
-  // Its name from when it governed webhooks only: still read, with a deprecation line at start.
-  SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: booleanString,
-  SVC_WEBHOOK_BATCH_GATHER_MS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(0), v.maxValue(1000)), '10'),
-  // After SIGTERM, how long a process answers `/readyz` 503 `draining` before it stops taking work.
-  SVC_SHUTDOWN_GRACE_MS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(0), v.maxValue(60_000)), '0'),
-  // The worker's operators' HTTP port (`/metrics`, `/healthz`, `/readyz`); unset: the worker serves no HTTP.
-  SVC_WORKER_METRICS_PORT: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(0), v.maxValue(65_535))),
-  // The API process's operators' port (`/metrics`, `/healthz`, `/readyz`): metrics never on PORT.
-  SVC_API_METRICS_PORT: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(0), v.maxValue(65_535))),
-  // Development sign-in on a HOST other than loopback (docs/decisions.md "Authentication and tenancy").
-  SVC_DEVELOPMENT_ALLOW_REMOTE: booleanString,
-  SVC_CHECK_RESPONSES: booleanString,
-  SVC_MODEL_BASE_URL_GATEWAY: optionalUrl,
-  SVC_MODEL_BASE_URL_VENDOR_A: optionalUrl,
-  SVC_MODEL_BASE_URL_VENDOR_B: optionalUrl,
-  SVC_MODEL_BASE_URL_VENDOR_C: optionalUrl,
-  SVC_DEPLOYMENT_PRESETS_FILE: optionalNonEmpty,
-  SVC_SANDBOX_DRIVER: v.optional(v.picklist(['local'], 'must be local (the only sandbox driver in this release)'), 'local'),
-  SVC_SANDBOX_SNAPSHOTS_FILE: optionalNonEmpty,
-  SVC_PLATFORM_TOOL_MODULES: optionalNonEmpty,
-  SVC_LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
+  SVC_APP_ORIGIN: setting(
+    v.optional(
+      v.pipe(
+        v.string(),
+        v.url('must be an origin such as http://localhost:8080'),
+        v.check((value) => new URL(value).origin === value.replace(/\/$/, ''), 'must be an origin without a path'),
+        v.transform((value) => new URL(value).origin),
+      ),
+      'http://localhost:8080',
+    ),
+    'the one allowed browser origin (https in production)',
+  ),
+  SVC_CREDENTIAL_ENCRYPTION_KEY: setting(
+    optionalNonEmpty,
+    'base64 of 32 bytes: the key that encrypts stored credentials',
+    'development: generated once into `SVC_DATA_DIR`; production: required',
+  ),
+  SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: setting(
+    booleanString,
+    "allow http:// and private addresses (and `localhost` names) for webhooks, MCP servers, storage endpoints, `http_get` and sandbox `restricted` egress (refused in production; sandboxes never reach the worker host itself or the service's own ports either way)",
+  ),
+  SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK: setting(
+    booleanString,
+    'the old name of `SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK`, from when it governed webhooks only: still read, with a deprecation line in the log at start',
+  ),
+  SVC_WEBHOOK_BATCH_GATHER_MS: setting(
+    v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(0), v.maxValue(1000)), '10'),
+    "how long a delivered webhook batch that was not full waits, from its request's start, before the next batch is planned, so events committing in quick succession share a request (0-1000; adds at most this to an event's delivery)",
+  ),
+  SVC_SHUTDOWN_GRACE_MS: setting(
+    v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(0), v.maxValue(60_000)), '0'),
+    'after SIGTERM, how long the API or worker answers `/readyz` with 503 `draining` (while still serving) before it stops taking work (0-60000)',
+  ),
+  SVC_WORKER_METRICS_PORT: setting(
+    v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(0), v.maxValue(65_535))),
+    "the worker's port for operators: `GET /metrics`, `GET /healthz` and `GET /readyz` (listening on `HOST`); 0 picks a free port",
+    'unset → the worker serves no HTTP',
+  ),
+  SVC_API_METRICS_PORT: setting(
+    v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(0), v.maxValue(65_535))),
+    "the API process's port for operators: `GET /metrics` (never served on `PORT`), `GET /healthz` and `GET /readyz` (listening on `HOST`); 0 picks a free port; `npm start` serves its one process's metrics on each of the two ports given",
+    'unset → no metrics',
+  ),
+  SVC_DEVELOPMENT_ALLOW_REMOTE: setting(
+    booleanString,
+    'let development sign-in (whoever reaches the port becomes the owner) listen on a non-loopback `HOST` such as `0.0.0.0`; only for a network where every client is trusted (refused in production)',
+  ),
+  SVC_CHECK_RESPONSES: setting(
+    booleanString,
+    "check every JSON success answer against its route's documented shape and answer 500 on a mismatch (the tests turn it on; a development aid)",
+  ),
+  SVC_MODEL_BASE_URL_GATEWAY: setting(
+    v.optional(absoluteUrl, 'https://openrouter.ai/api/v1'),
+    'endpoint override for `gateway` providers (OpenRouter protocol)',
+  ),
+  SVC_MODEL_BASE_URL_VENDOR_A: setting(v.optional(absoluteUrl, 'https://api.openai.com/v1'), 'endpoint override for `vendor_a` providers (OpenAI protocol)'),
+  SVC_MODEL_BASE_URL_VENDOR_B: setting(v.optional(absoluteUrl, 'https://api.anthropic.com'), 'endpoint override for `vendor_b` providers (Anthropic protocol)'),
+  SVC_MODEL_BASE_URL_VENDOR_C: setting(
+    v.optional(absoluteUrl, 'https://generativelanguage.googleapis.com/v1beta'),
+    'endpoint override for `vendor_c` providers (Gemini protocol)',
+  ),
+  SVC_DEPLOYMENT_PRESETS_FILE: setting(optionalNonEmpty, 'deployment model presets offered to every project'),
+  SVC_SANDBOX_DRIVER: setting(
+    v.optional(v.picklist(['local'], 'must be local (the only sandbox driver in this release)'), 'local'),
+    'the driver behind `sandbox_vendor` connections (`local`: bubblewrap on the worker)',
+  ),
+  SVC_SANDBOX_SNAPSHOTS_FILE: setting(
+    optionalNonEmpty,
+    'the sandbox snapshot registry (JSON; how to register one: [activities/sandbox/local/README.md](../activities/sandbox/local/README.md))',
+    "one built-in snapshot: the host's `/usr`, read-only",
+  ),
+  SVC_PLATFORM_TOOL_MODULES: setting(
+    optionalNonEmpty,
+    'platform tools the worker registers: comma-separated ES module paths and `builtin:http_get` ([activities/platform-tools/README.md](../activities/platform-tools/README.md))',
+  ),
+  SVC_LOG_LEVEL: setting(v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent']), 'info'), '`debug`, `info`, `warn`, `error`, `silent`'),
   // Edge-proxy identity (docs/deployment/edge-proxy.md).
-  SVC_EDGE_ISSUER: optionalNonEmpty,
-  SVC_EDGE_AUDIENCE: optionalNonEmpty,
-  SVC_EDGE_JWKS_URL: optionalUrl,
-  SVC_EDGE_PUBLIC_KEYS_FILE: optionalNonEmpty,
-  SVC_EDGE_ALGORITHMS: v.optional(
-    v.pipe(
-      v.string(),
-      v.transform((value) =>
-        value
-          .split(',')
-          .map((item) => item.trim())
-          .filter((item) => item !== ''),
+  SVC_EDGE_ISSUER: setting(optionalNonEmpty, "edge-proxy: the exact `iss` of the edge's assertions (required)"),
+  SVC_EDGE_AUDIENCE: setting(optionalNonEmpty, "edge-proxy: the exact `aud` of the edge's assertions (required)"),
+  SVC_EDGE_JWKS_URL: setting(optionalUrl, "edge-proxy: the edge's public keys as a JWKS URL (https in production; this or `SVC_EDGE_PUBLIC_KEYS_FILE`)"),
+  SVC_EDGE_PUBLIC_KEYS_FILE: setting(optionalNonEmpty, "edge-proxy: the edge's public keys as a JWKS JSON file (this or `SVC_EDGE_JWKS_URL`)"),
+  SVC_EDGE_ALGORITHMS: setting(
+    v.optional(
+      v.pipe(
+        v.string(),
+        v.transform((value) =>
+          value
+            .split(',')
+            .map((item) => item.trim())
+            .filter((item) => item !== ''),
+        ),
+        v.minLength(1, 'must name at least one algorithm'),
+        v.check(
+          (list) => list.every((alg) => (EDGE_ALGORITHMS as readonly string[]).includes(alg)),
+          `must be a comma-separated list of ${EDGE_ALGORITHMS.join(', ')}`,
+        ),
       ),
-      v.minLength(1, 'must name at least one algorithm'),
-      v.check(
-        (list) => list.every((alg) => (EDGE_ALGORITHMS as readonly string[]).includes(alg)),
-        `must be a comma-separated list of ${EDGE_ALGORITHMS.join(', ')}`,
-      ),
+      'ES256,RS256',
     ),
-    'ES256,RS256',
+    'edge-proxy: allowed signature algorithms (asymmetric only)',
   ),
-  SVC_EDGE_ASSERTION_HEADER: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9-]+$/, 'must be a header name'), v.toLowerCase()), 'x-edge-assertion'),
-  SVC_EDGE_CLOCK_SKEW_SECONDS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(0), v.maxValue(300)), '30'),
-  SVC_EDGE_SERVICE_ACCOUNT_DOMAINS: v.optional(v.string(), 'gserviceaccount.com'),
+  SVC_EDGE_ASSERTION_HEADER: setting(
+    v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9-]+$/, 'must be a header name'), v.toLowerCase()), 'x-edge-assertion'),
+    'edge-proxy: the header the edge puts its assertion in (`Proxy-Authorization: Bearer` is read too)',
+  ),
+  SVC_EDGE_CLOCK_SKEW_SECONDS: setting(
+    v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(0), v.maxValue(300)), '30'),
+    "edge-proxy: tolerance on an assertion's expiry (0-300)",
+  ),
+  SVC_EDGE_SERVICE_ACCOUNT_DOMAINS: setting(
+    v.optional(v.string(), 'gserviceaccount.com'),
+    'edge-proxy: email domains of machine identities (never claim ownership or join on their own)',
+  ),
   // Hosted identity provider (docs/deployment/hosted-oidc.md).
-  SVC_OIDC_ISSUER: optionalUrl,
-  SVC_OIDC_CLIENT_ID: optionalNonEmpty,
-  SVC_OIDC_CLIENT_SECRET: optionalNonEmpty,
-  SVC_OIDC_REDIRECT_URI: optionalUrl,
-  SVC_OIDC_SCOPES: v.optional(
-    v.pipe(
-      v.string(),
-      v.check((value) => value.split(/\s+/).includes('openid'), 'must include openid'),
+  SVC_OIDC_ISSUER: setting(optionalUrl, "hosted: the provider's issuer (https in production; required)"),
+  SVC_OIDC_CLIENT_ID: setting(optionalNonEmpty, "hosted: this service's client id at the provider (required)"),
+  SVC_OIDC_CLIENT_SECRET: setting(optionalNonEmpty, "hosted: this service's client secret (none: a public client with PKCE)"),
+  SVC_OIDC_REDIRECT_URI: setting(optionalUrl, 'hosted: the callback registered with the provider', '`$SVC_APP_ORIGIN/v1/auth/callback`'),
+  SVC_OIDC_SCOPES: setting(
+    v.optional(
+      v.pipe(
+        v.string(),
+        v.check((value) => value.split(/\s+/).includes('openid'), 'must include openid'),
+      ),
+      'openid email profile offline_access',
     ),
-    'openid email profile offline_access',
+    'hosted: requested scopes (must include `openid`)',
   ),
-  SVC_OIDC_CA_FILE: optionalNonEmpty,
-  SVC_OIDC_SESSION_MINUTES: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(5), v.maxValue(1440)), '60'),
-  SVC_INITIAL_OWNER_SUBJECT: optionalNonEmpty,
-  // Request limits and run quotas (docs/decisions.md "Rate limits and quotas"); 0 = no limit.
-  SVC_RATE_LIMIT_API_KEY_PER_SECOND: limitString('50', 100_000),
-  SVC_RATE_LIMIT_API_KEY_BURST: limitString('100', 1_000_000),
-  SVC_RATE_LIMIT_PROJECT_PER_SECOND: limitString('100', 100_000),
-  SVC_RATE_LIMIT_PROJECT_BURST: limitString('200', 1_000_000),
-  SVC_PROJECT_UNSETTLED_RUNS_LIMIT: limitString('1000', 10_000_000),
-  SVC_PROJECT_RUNNING_RUNS_LIMIT: limitString('32', 100_000),
-  SVC_EVENT_STREAMS_PER_PRINCIPAL: limitString('16', 100_000),
-  SVC_EVENT_STREAMS_PER_PROJECT: limitString('256', 1_000_000),
-  SVC_REFRESH_LIFETIME_DAYS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(1), v.maxValue(400)), '400'),
+  SVC_OIDC_CA_FILE: setting(optionalNonEmpty, 'hosted: extra CA certificates (PEM) to trust for the provider'),
+  SVC_OIDC_SESSION_MINUTES: setting(
+    v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(5), v.maxValue(1440)), '60'),
+    'hosted: cookie session lifetime before `POST /auth/refresh` (5-1440)',
+  ),
+  SVC_INITIAL_OWNER_SUBJECT: setting(optionalNonEmpty, 'hosted: the provider `sub` made owner on a fresh installation (required; ignored once claimed)'),
+  // Request limits and run quotas (docs/decisions/rate-limits-and-quotas.md); 0 = no limit.
+  SVC_RATE_LIMIT_API_KEY_PER_SECOND: setting(
+    limitString('50', 100_000),
+    'requests per second per API key, and per person for browser sessions, in each API process (`0` = off); past it: `429 rate_limited` with `Retry-After`',
+  ),
+  SVC_RATE_LIMIT_API_KEY_BURST: setting(limitString('100', 1_000_000), 'the burst of `SVC_RATE_LIMIT_API_KEY_PER_SECOND`'),
+  SVC_RATE_LIMIT_PROJECT_PER_SECOND: setting(
+    limitString('100', 100_000),
+    'requests per second per project (API keys and browser sessions together), in each API process (`0` = off); requests refused with 400, 401 or 403 give their project token back',
+  ),
+  SVC_RATE_LIMIT_PROJECT_BURST: setting(limitString('200', 1_000_000), 'the burst of `SVC_RATE_LIMIT_PROJECT_PER_SECOND`'),
+  SVC_PROJECT_UNSETTLED_RUNS_LIMIT: setting(
+    limitString('1000', 10_000_000),
+    'unsettled runs a project may hold; one more is refused with `429 rate_limited` (`0` = off)',
+  ),
+  SVC_PROJECT_RUNNING_RUNS_LIMIT: setting(
+    limitString('32', 100_000),
+    "runs of one project executing at once; the rest wait `queued` and start as places free up, so one tenant's backlog cannot hold up another's runs (`0` = off)",
+  ),
+  SVC_EVENT_STREAMS_PER_PRINCIPAL: setting(
+    limitString('16', 100_000),
+    'event streams (`GET /events`, session streams and the Anthropic-compatible stream, one pool; `once=true` pages while read) open at once per API key or person, in each API process (`0` = off); one more: `429 rate_limited` with `Retry-After`',
+  ),
+  SVC_EVENT_STREAMS_PER_PROJECT: setting(limitString('256', 1_000_000), 'the same pool of event streams, per project (`0` = off)'),
+  SVC_REFRESH_LIFETIME_DAYS: setting(
+    v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(1), v.maxValue(400)), '400'),
+    'hosted: refresh cookie lifetime (1-400)',
+  ),
   // OpenTelemetry traces (config/tracing.ts): on when an OTLP endpoint is set. The SDK reads these
   // and the other standard OTEL_* variables itself; here they are only checked and decide on/off.
-  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalUrl,
-  OTEL_SDK_DISABLED: v.optional(v.pipe(v.string(), v.toLowerCase(), v.picklist(['true', 'false'], 'must be true or false')), 'false'),
-  OTEL_TRACES_EXPORTER: optionalNonEmpty,
-  // Retention (docs/decisions.md "Retention"): a window such as `30d`, `12h`, `90m`, or `off` (kept for good).
-  SVC_RETENTION_SESSIONS: retentionString,
-  SVC_RETENTION_EVENTS: retentionString,
-  SVC_RETENTION_SWEEP_INTERVAL_SECONDS: v.optional(
-    v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(10), v.maxValue(86_400)),
-    '300',
+  OTEL_EXPORTER_OTLP_ENDPOINT: setting(
+    optionalUrl,
+    'where traces go over OTLP/HTTP (`/v1/traces` is appended); setting it (or the next) turns tracing on; `OTEL_EXPORTER_OTLP_PROTOCOL` (`http/protobuf`, `http/json`), `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_SERVICE_NAME` (default `agent-runtime-api`, `agent-runtime-worker`, `agent-runtime` for `npm start`), `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_TRACES_SAMPLER(_ARG)` and the other `OTEL_*` variables work as the OpenTelemetry SDK documents them',
+    'unset → no tracing, no SDK started',
   ),
-  SVC_RETENTION_BATCH_SIZE: v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(1), v.maxValue(10_000)), '200'),
-  // The currency of every price, cost and budget (docs/decisions.md "Prices and cost"): ISO 4217.
-  SVC_CURRENCY: v.optional(v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, 'must be a three-letter ISO 4217 code such as USD')), 'USD'),
-  // The shortest `intervalSeconds` a schedule may have (docs/decisions.md "Schedules: limits"); at most 60, cron's own floor.
-  SVC_SCHEDULE_MIN_INTERVAL_SECONDS: v.optional(
-    v.pipe(
-      v.string(),
-      v.transform(Number),
-      v.integer('must be an integer'),
-      v.minValue(1),
-      v.maxValue(60, 'must be at most 60 (a cron expression fires at most once a minute)'),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: setting(optionalUrl, 'where traces go over OTLP/HTTP, used as is', 'unset → no tracing, no SDK started'),
+  OTEL_SDK_DISABLED: setting(
+    v.optional(v.pipe(v.string(), v.toLowerCase(), v.picklist(['true', 'false'], 'must be true or false')), 'false'),
+    '`true` turns tracing off with an endpoint set',
+  ),
+  OTEL_TRACES_EXPORTER: setting(optionalNonEmpty, '`none` turns tracing off with an endpoint set', '`otlp`'),
+  // Retention (docs/decisions/retention.md): a window such as `30d`, `12h`, `90m`, or `off` (kept for good).
+  SVC_RETENTION_SESSIONS: setting(
+    retentionString,
+    "how long settled sessions are kept from their last activity, with everything they own, objects included: `<n>m`, `<n>h` or `<n>d` from `1m` to `3650d`, or `off`; a project's `retention` overrides it",
+    '`off` (kept for good)',
+  ),
+  SVC_RETENTION_EVENTS: setting(
+    retentionString,
+    "how long product events are kept (the same grammar); a project's `retention` overrides it",
+    '`off` (kept for good)',
+  ),
+  SVC_RETENTION_SWEEP_INTERVAL_SECONDS: setting(
+    v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(10), v.maxValue(86_400)), '300'),
+    "how often the worker's retention sweep runs (10-86400)",
+  ),
+  SVC_RETENTION_BATCH_SIZE: setting(
+    v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(1), v.maxValue(10_000)), '200'),
+    "the retention sweep's batch: session trees per transaction, events per statement, objects per step (1-10000)",
+  ),
+  SVC_CURRENCY: setting(
+    v.optional(v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, 'must be a three-letter ISO 4217 code such as USD')), 'USD'),
+    "the ISO 4217 currency of every preset price, cost and budget; presets take the gateway catalog's published prices only when it is `USD`",
+  ),
+  SVC_SCHEDULE_MIN_INTERVAL_SECONDS: setting(
+    v.optional(
+      v.pipe(
+        v.string(),
+        v.transform(Number),
+        v.integer('must be an integer'),
+        v.minValue(1),
+        v.maxValue(60, 'must be at most 60 (a cron expression fires at most once a minute)'),
+      ),
+      '60',
     ),
-    '60',
+    'the shortest `intervalSeconds` a schedule may have (1-60; a cron expression fires at most once a minute); shorter is a `400`',
   ),
-});
-
-export type TemporalSecurity = {
-  tls: boolean;
-  certFile: string | undefined;
-  keyFile: string | undefined;
-  caFile: string | undefined;
-  serverName: string | undefined;
-  apiKey: string | undefined;
 };
 
-export type EdgeProxySettings = {
-  issuer: string;
-  audience: string;
-  /** Exactly one of jwksUrl and publicKeysFile (a JWKS JSON file). */
-  jwksUrl: string | undefined;
-  publicKeysFile: string | undefined;
-  algorithms: string[];
-  /** Where the edge puts its signed assertion; `Proxy-Authorization: Bearer` is read too. */
-  assertionHeader: string;
-  clockSkewSeconds: number;
-  /** Email domains of machine identities: they never claim ownership nor join on their own. */
-  serviceAccountDomains: string[];
-};
+const EnvironmentSchema = v.object(schemasOf(SETTINGS));
 
-export type HostedSettings = {
-  issuer: string;
-  clientId: string;
-  clientSecret: string | undefined;
-  redirectUri: string;
-  scopes: string;
-  /** Extra CA certificates (PEM) trusted for the provider's endpoints. */
-  caFile: string | undefined;
-  /** How long a cookie session lasts before `POST /auth/refresh`. */
-  sessionMinutes: number;
-  /** Made owner on the first start of a fresh installation (then ignored). */
-  initialOwnerSubject: string;
-};
-
-export type Settings = {
-  port: number;
-  host: string;
-  databaseUrl: string | undefined;
-  temporal: {
-    address: string | undefined;
-    namespace: string;
-    taskQueue: string;
-    cliPath: string | undefined;
-    /** How to reach an external cluster: TLS (mTLS with a client pair) and/or an API key. */
-    security: TemporalSecurity;
-  };
-  dataDir: string;
-  environment: 'development' | 'production';
-  authMode: 'development' | 'edge_proxy' | 'hosted';
-  appOrigin: string;
-  credentialEncryptionKey: string | undefined;
-  /** SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK (or its old name): the address policy lets private destinations through. */
-  outboundAllowPrivateNetwork: boolean;
-  /** One line for each deprecated setting the environment uses, for the process to log at start. */
-  deprecations: string[];
-  /** SVC_WEBHOOK_BATCH_GATHER_MS (activities/webhooks/deliver-batch.ts). */
-  webhookBatchGatherMs: number;
-  /** SVC_CURRENCY: the currency of prices, costs and budgets. */
-  currency: string;
-  /** SVC_SHUTDOWN_GRACE_MS: after SIGTERM, reported not ready (`draining`) this long before stopping. */
-  shutdownGraceMs: number;
-  /** SVC_WORKER_METRICS_PORT: the worker's `/metrics`, `/healthz` and `/readyz` (0: any free port); null: none. */
-  workerMetricsPort: number | null;
-  /** SVC_API_METRICS_PORT: the API process's `/metrics`, `/healthz` and `/readyz` (0: any free port); null: none. */
-  apiMetricsPort: number | null;
-  /** SVC_DEVELOPMENT_ALLOW_REMOTE: development sign-in may listen on a non-loopback HOST. */
-  developmentAllowRemote: boolean;
-  /** Check every JSON success answer against its route's documented shape (tests; docs/decisions.md). */
-  checkResponses: boolean;
-  modelBaseUrls: {
-    gateway: string;
-    vendor_a: string;
-    vendor_b: string;
-    vendor_c: string;
-  };
-  deploymentPresetsFile: string | undefined;
-  sandbox: {
-    /** The driver behind every `sandbox_vendor` connection. */
-    driver: 'local';
-    /** JSON snapshot registry; unset = the built-in read-only view of the host's /usr. */
-    snapshotsFile: string | undefined;
-  };
-  /**
-   * SVC_PLATFORM_TOOL_MODULES, comma-separated: ES modules (paths, relative to the working
-   * directory) whose exported platform tools the worker registers, or `builtin:<name>` for one
-   * the service ships (activities/platform-tools/README.md).
-   */
-  platformToolModules: string[];
-  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
-  /** Set exactly when authMode is edge_proxy. */
-  edgeProxy: EdgeProxySettings | null;
-  /** Set exactly when authMode is hosted. */
-  hosted: HostedSettings | null;
-  /** Lifetime of the hosted refresh cookie (spec 3 "Browser sessions": default 400 days). */
-  refreshLifetimeDays: number;
-  /** OpenTelemetry traces: on when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set, unless OTEL_SDK_DISABLED or OTEL_TRACES_EXPORTER=none. */
-  tracing: { enabled: boolean };
-  /** Request limits and run quotas; null = that limit is off (docs/decisions.md "Rate limits and quotas"). */
-  limits: LimitSettings;
-  /** Retention of settled sessions and product events (docs/decisions.md "Retention"). */
-  retention: RetentionSettings;
-  /** SVC_SCHEDULE_MIN_INTERVAL_SECONDS: the shortest interval a schedule may fire at. */
-  scheduleMinIntervalSeconds: number;
-};
-
-export type RetentionSettings = {
-  /** SVC_RETENTION_SESSIONS: the installation default for settled sessions; null = kept for good. */
-  sessionsMinutes: number | null;
-  /** SVC_RETENTION_EVENTS: the installation default for product events; null = kept for good. */
-  eventsMinutes: number | null;
-  /** SVC_RETENTION_SWEEP_INTERVAL_SECONDS, in ms: how often the worker's retention sweep runs. */
-  sweepIntervalMs: number;
-  /** SVC_RETENTION_BATCH_SIZE: session trees per transaction, events per statement, objects per tick step. */
-  batchSize: number;
-};
-
-export type RequestRate = { perSecond: number; burst: number };
-
-export type LimitSettings = {
-  /** Token bucket per API key, in each API process. */
-  apiKeyRequests: RequestRate | null;
-  /** Token bucket per acting project (API keys and browser sessions together), in each API process. */
-  projectRequests: RequestRate | null;
-  /** Unsettled runs a project may hold: creating one more answers 429. */
-  projectUnsettledRuns: number | null;
-  /** Runs of a project executing at once: further runs wait `queued` for a free place. */
-  projectRunningRuns: number | null;
-  /** Event streams open at once per API key (or person), in each API process: one more answers 429. */
-  eventStreamsPerPrincipal: number | null;
-  /** Event streams open at once per project (all its callers), in each API process. */
-  eventStreamsPerProject: number | null;
-};
+/** The parsed settings; derived from the schema above through `settingsFrom`. */
+export type Settings = ReturnType<typeof settingsFrom>;
+export type TemporalSecurity = Settings['temporal']['security'];
+export type EdgeProxySettings = NonNullable<Settings['edgeProxy']>;
+export type HostedSettings = NonNullable<Settings['hosted']>;
+export type LimitSettings = Settings['limits'];
+export type RetentionSettings = Settings['retention'];
+export type RequestRate = NonNullable<LimitSettings['apiKeyRequests']>;
 
 export class SettingsError extends Error {
   override name = 'SettingsError';
@@ -354,10 +358,22 @@ export function parseSettings(env: Record<string, string | undefined> = process.
   const edgeProxy = e.SVC_AUTH_MODE === 'edge_proxy' ? edgeProxySettings(e, problems) : null;
   const hosted = e.SVC_AUTH_MODE === 'hosted' ? hostedSettings(e, problems) : null;
   if (problems.length > 0) throw new SettingsError(`Invalid server settings:\n  ${problems.join('\n  ')}`);
+  return settingsFrom(e, env, { security, edgeProxy, hosted });
+}
+
+type Derived = {
+  security: ReturnType<typeof temporalSecurity>;
+  edgeProxy: ReturnType<typeof edgeProxySettings>;
+  hosted: ReturnType<typeof hostedSettings>;
+};
+
+/** The settings the processes use, named for what they do; their type is what this returns. */
+function settingsFrom(e: ParsedEnvironment, env: Record<string, string | undefined>, { security, edgeProxy, hosted }: Derived) {
   return {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
+    /** How to reach Temporal; `security`: TLS (mTLS with a client pair) and/or an API key for an external cluster. */
     temporal: {
       address: e.TEMPORAL_ADDRESS,
       namespace: e.TEMPORAL_NAMESPACE,
@@ -370,37 +386,49 @@ export function parseSettings(env: Record<string, string | undefined> = process.
     authMode: e.SVC_AUTH_MODE,
     appOrigin: e.SVC_APP_ORIGIN,
     credentialEncryptionKey: e.SVC_CREDENTIAL_ENCRYPTION_KEY,
+    /** SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK (or its old name): the address policy lets private destinations through. */
     outboundAllowPrivateNetwork: e.SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK || e.SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORK,
+    /** One line for each deprecated setting the environment uses, for the process to log at start. */
     deprecations: deprecationsOf(env),
+    /** SVC_WEBHOOK_BATCH_GATHER_MS (activities/webhooks/deliver-batch.ts). */
     webhookBatchGatherMs: e.SVC_WEBHOOK_BATCH_GATHER_MS,
     currency: e.SVC_CURRENCY,
+    /** After SIGTERM, reported not ready (`draining`) this long before stopping. */
     shutdownGraceMs: e.SVC_SHUTDOWN_GRACE_MS,
+    /** The worker's `/metrics`, `/healthz` and `/readyz` (0: any free port); null: none. */
     workerMetricsPort: e.SVC_WORKER_METRICS_PORT ?? null,
+    /** The API process's `/metrics`, `/healthz` and `/readyz` (0: any free port); null: none. */
     apiMetricsPort: e.SVC_API_METRICS_PORT ?? null,
     developmentAllowRemote: e.SVC_DEVELOPMENT_ALLOW_REMOTE,
+    /** Check every JSON success answer against its route's documented shape (tests). */
     checkResponses: e.SVC_CHECK_RESPONSES,
     modelBaseUrls: {
-      gateway: e.SVC_MODEL_BASE_URL_GATEWAY ?? 'https://openrouter.ai/api/v1',
-      vendor_a: e.SVC_MODEL_BASE_URL_VENDOR_A ?? 'https://api.openai.com/v1',
-      vendor_b: e.SVC_MODEL_BASE_URL_VENDOR_B ?? 'https://api.anthropic.com',
-      vendor_c: e.SVC_MODEL_BASE_URL_VENDOR_C ?? 'https://generativelanguage.googleapis.com/v1beta',
+      gateway: e.SVC_MODEL_BASE_URL_GATEWAY,
+      vendor_a: e.SVC_MODEL_BASE_URL_VENDOR_A,
+      vendor_b: e.SVC_MODEL_BASE_URL_VENDOR_B,
+      vendor_c: e.SVC_MODEL_BASE_URL_VENDOR_C,
     },
     deploymentPresetsFile: e.SVC_DEPLOYMENT_PRESETS_FILE,
     sandbox: { driver: e.SVC_SANDBOX_DRIVER, snapshotsFile: e.SVC_SANDBOX_SNAPSHOTS_FILE },
+    /** ES modules (paths, relative to the working directory) whose platform tools the worker registers, or `builtin:<name>`. */
     platformToolModules: (e.SVC_PLATFORM_TOOL_MODULES ?? '')
       .split(',')
       .map((entry) => entry.trim())
       .filter((entry) => entry !== ''),
     logLevel: e.SVC_LOG_LEVEL,
+    /** Set exactly when authMode is edge_proxy. */
     edgeProxy,
+    /** Set exactly when authMode is hosted. */
     hosted,
     refreshLifetimeDays: e.SVC_REFRESH_LIFETIME_DAYS,
+    /** OpenTelemetry traces: on when an OTLP endpoint is set, unless OTEL_SDK_DISABLED or OTEL_TRACES_EXPORTER=none. */
     tracing: {
       enabled:
         Boolean(e.OTEL_EXPORTER_OTLP_ENDPOINT ?? e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) &&
         e.OTEL_SDK_DISABLED !== 'true' &&
         e.OTEL_TRACES_EXPORTER?.trim() !== 'none',
     },
+    /** Request limits and run quotas; null = that limit is off. */
     limits: {
       apiKeyRequests: requestRate(e.SVC_RATE_LIMIT_API_KEY_PER_SECOND, e.SVC_RATE_LIMIT_API_KEY_BURST),
       projectRequests: requestRate(e.SVC_RATE_LIMIT_PROJECT_PER_SECOND, e.SVC_RATE_LIMIT_PROJECT_BURST),
@@ -409,6 +437,7 @@ export function parseSettings(env: Record<string, string | undefined> = process.
       eventStreamsPerPrincipal: e.SVC_EVENT_STREAMS_PER_PRINCIPAL || null,
       eventStreamsPerProject: e.SVC_EVENT_STREAMS_PER_PROJECT || null,
     },
+    /** Retention of settled sessions and product events; null minutes = kept for good. */
     retention: {
       sessionsMinutes: e.SVC_RETENTION_SESSIONS,
       eventsMinutes: e.SVC_RETENTION_EVENTS,
@@ -420,13 +449,13 @@ export function parseSettings(env: Record<string, string | undefined> = process.
 }
 
 /** A rate of 0 switches the bucket off; a burst below one request is raised to one. */
-function requestRate(perSecond: number, burst: number): RequestRate | null {
+function requestRate(perSecond: number, burst: number): { perSecond: number; burst: number } | null {
   return perSecond > 0 ? { perSecond, burst: Math.max(1, burst) } : null;
 }
 
 type ParsedEnvironment = v.InferOutput<typeof EnvironmentSchema>;
 
-function temporalSecurity(e: ParsedEnvironment, problems: string[]): TemporalSecurity {
+function temporalSecurity(e: ParsedEnvironment, problems: string[]) {
   if (Boolean(e.TEMPORAL_TLS_CERT_FILE) !== Boolean(e.TEMPORAL_TLS_KEY_FILE)) {
     problems.push('TEMPORAL_TLS_CERT_FILE and TEMPORAL_TLS_KEY_FILE go together: the client certificate and its private key');
   }
@@ -444,7 +473,7 @@ function temporalSecurity(e: ParsedEnvironment, problems: string[]): TemporalSec
   };
 }
 
-function edgeProxySettings(e: ParsedEnvironment, problems: string[]): EdgeProxySettings | null {
+function edgeProxySettings(e: ParsedEnvironment, problems: string[]) {
   const mode = 'when SVC_AUTH_MODE=edge_proxy';
   if (!e.SVC_EDGE_ISSUER) problems.push(`SVC_EDGE_ISSUER is required ${mode}: the exact issuer (iss) of the edge's assertions`);
   if (!e.SVC_EDGE_AUDIENCE) problems.push(`SVC_EDGE_AUDIENCE is required ${mode}: the exact audience (aud) the edge signs for this service`);
@@ -469,7 +498,7 @@ function edgeProxySettings(e: ParsedEnvironment, problems: string[]): EdgeProxyS
   };
 }
 
-function hostedSettings(e: ParsedEnvironment, problems: string[]): HostedSettings | null {
+function hostedSettings(e: ParsedEnvironment, problems: string[]) {
   const mode = 'when SVC_AUTH_MODE=hosted';
   if (!e.SVC_OIDC_ISSUER) problems.push(`SVC_OIDC_ISSUER is required ${mode}: the OpenID provider's issuer URL`);
   else if (!e.SVC_OIDC_ISSUER.startsWith('https://') && e.SVC_ENVIRONMENT === 'production')
