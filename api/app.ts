@@ -45,7 +45,6 @@ import { toolCallRoutes } from './routes/tool-calls.ts';
 import { healthRoutes } from './routes/health.ts';
 import { lazyOpenApiDocument, openApiRoutes } from './routes/openapi.ts';
 import { consoleRoutes } from '../console/routes.ts';
-import { anthropicCompatApp } from './compat/anthropic/app.ts';
 
 // Hard ceiling for any request body; routes apply their own smaller limits when they parse.
 const MAX_REQUEST_BYTES = 40 * 1024 * 1024;
@@ -64,7 +63,7 @@ function authProviderFor(deps: AppDeps): AuthProvider {
 /**
  * The API composition root. Middleware order is fixed: trace span → request id → request log → body limit →
  * auth → rate limits → idempotency → routes. Every resource is mounted in the one list below;
- * the Anthropic-compatible API has its own auth and errors (api/compat/anthropic/app.ts).
+ * a vendor-compatible API (`deps.facades`, e.g. compat/anthropic/) brings its own auth and errors.
  */
 export function createApp(deps: AppDeps) {
   const provider = authProviderFor(deps);
@@ -77,7 +76,7 @@ export function createApp(deps: AppDeps) {
   app.notFound(handleNotFound);
 
   app.route('/', healthRoutes(deps.readiness));
-  app.route('/compat/anthropic/v1', anthropicCompatApp(deps));
+  for (const facade of deps.facades ?? []) app.route(facade.path, facade.routes(deps));
   const openApiDocument = lazyOpenApiDocument(() => app.routes);
   app.route('/', consoleRoutes(openApiDocument));
 

@@ -1,3 +1,5 @@
+import type { Hono } from 'hono';
+import type { AppEnv } from './env.ts';
 import type { Settings } from '../config/settings.ts';
 import type { Logger } from '../config/logger.ts';
 import type { DatabaseHandle } from '../db/client.ts';
@@ -42,4 +44,9 @@ export type AppDeps = {
   storagePolicy: StorageEndpointPolicy;
   /** `GET /readyz`: the database, its migrations and (when the process talks to it) Temporal; draining after SIGTERM. */
   readiness: Readiness;
+  /** Vendor-compatible APIs mounted beside `/v1`, each one removable module (compat/<vendor>/); the composition root lists them. */
+  facades?: readonly Facade[];
 };
+
+/** A vendor-compatible API: its own routes, auth and errors, mounted at `path` over the same deps. */
+export type Facade = { path: string; routes: (deps: AppDeps) => Hono<AppEnv> };

@@ -1,6 +1,6 @@
 import type { Logger } from '../config/logger.ts';
 import type { Actor, ServiceContext } from '../services/kernel/service-context.ts';
-import type { RouteDoc } from './openapi/route-doc.ts';
+import type { RouteDoc } from './openapi/route-contract.ts';
 
 /** Variables Hono middleware sets on each request (see api/app.ts for the order). */
 export type AppVariables = {

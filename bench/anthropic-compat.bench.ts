@@ -25,7 +25,7 @@ import type * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import { serve } from '@hono/node-server';
-import { COMPAT_LIMITS } from '../domain/compat/anthropic/agents.ts';
+import { COMPAT_LIMITS } from '../compat/anthropic/domain/agents.ts';
 import { withBenchRuntimeApp } from './runtime-app.ts';
 import { percentile, printRecords, type BenchRecord } from './support.ts';
 import { takeSseFrames } from '../domain/sse-frames.ts';

@@ -1,4 +1,4 @@
-import type { AppDeps } from '../api/deps.ts';
+import type { AppDeps, Facade } from '../api/deps.ts';
 import { createEventStreamPlaces } from '../api/event-stream-places.ts';
 import type { Logger } from '../config/logger.ts';
 import type { Settings } from '../config/settings.ts';
@@ -16,6 +16,10 @@ import type { RunStarter } from '../services/kernel/run-starter.ts';
 import type { ScheduleBackend } from '../services/kernel/schedule-backend.ts';
 import { systemClock, systemContext, type Clock } from '../services/kernel/service-context.ts';
 import { loadSettingsDependencies, type SettingsDependencies } from './dependencies.ts';
+import { anthropicFacade } from '../compat/anthropic/api/app.ts';
+
+/** The vendor-compatible APIs this installation serves (remove a line, and its folder, to drop one). */
+const FACADES: readonly Facade[] = [anthropicFacade];
 
 export type AppDepsOptions = {
   settings: Settings;
@@ -76,6 +80,7 @@ export async function createAppDeps(options: AppDepsOptions): Promise<AppDeps> {
     unsettledRunsLimit: settings.limits.projectUnsettledRuns,
     storagePolicy,
     readiness,
+    facades: FACADES,
     ...dependencies,
   };
 }

@@ -8,7 +8,21 @@ import { describe, expect, it } from 'vitest';
  * every source file. `import type` counts only where a rule says types are allowed.
  */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const LAYERS = ['api', 'services', 'processes', 'domain', 'db', 'adapters', 'workflows', 'activities', 'temporal', 'config', 'console', 'client'] as const;
+const LAYERS = [
+  'api',
+  'services',
+  'processes',
+  'compat',
+  'domain',
+  'db',
+  'adapters',
+  'workflows',
+  'activities',
+  'temporal',
+  'config',
+  'console',
+  'client',
+] as const;
 type Layer = (typeof LAYERS)[number] | 'test' | 'scripts' | 'bench';
 
 // Runtime imports each layer may make of our own code (its own layer is always allowed).
@@ -18,6 +32,8 @@ const allowed: Record<(typeof LAYERS)[number], { runtime: Layer[]; typeOnly: Lay
   services: { runtime: ['db', 'domain', 'adapters', 'temporal'], typeOnly: ['config'] },
   // Long-lived loops and buses over the verbs (the event tail, the delta bus, sweepers, dispatchers).
   processes: { runtime: ['services', 'db', 'domain', 'adapters', 'config'], typeOnly: [] },
+  // A vendor-compatible API (compat/<vendor>/): routes over the core's verbs, read models and middleware; its own tables.
+  compat: { runtime: ['api', 'services', 'processes', 'domain', 'db', 'config'], typeOnly: [] },
   domain: { runtime: [], typeOnly: [] },
   db: { runtime: [], typeOnly: ['domain', 'config'] },
   // Outbound wire protocols (models, MCP, pinned HTTP, S3): they speak to other systems and keep no state of ours.
@@ -121,14 +137,38 @@ describe('layer boundaries', () => {
   it('services/ is split into planes that depend one way: kernel <- access <- configuration <- runtime <- operations', () => {
     // services/README.md: a plane imports its own and lower planes only, type imports included.
     const planes = servicesImports.map((entry) => ({ ...entry, fromPlane: planeOf(entry.fromFile), toPlane: planeOf(entry.target) }));
-    expect(new Set(planes.map((entry) => entry.fromPlane))).toEqual(new Set([...PLANES, 'compat-anthropic']));
+    expect(new Set(planes.map((entry) => entry.fromPlane))).toEqual(new Set(PLANES));
     const upward = planes.filter(
       (entry) => PLANES.includes(entry.fromPlane) && PLANES.includes(entry.toPlane) && PLANES.indexOf(entry.toPlane) > PLANES.indexOf(entry.fromPlane),
     );
     expect(upward.map((entry) => `${entry.file} imports ${entry.to}`)).toEqual([]);
-    // The Anthropic-compatible module builds on the planes; no plane imports it.
-    const intoCompat = planes.filter((entry) => entry.toPlane === 'compat-anthropic' && entry.fromPlane !== 'compat-anthropic');
-    expect(intoCompat.map((entry) => `${entry.file} imports ${entry.to}`)).toEqual([]);
+  });
+
+  it('the Anthropic-compatible API is one removable module: only the composition root mounts it, and it reads the core through verbs and read models', () => {
+    const everyImport = [...imports, ...(['bench', 'scripts', 'test'] as const).flatMap((dir) => sourceFiles(path.join(root, dir)).flatMap(importsOf))];
+    const intoCompat = everyImport.filter((entry) => entry.from !== 'compat' && targetLayer(entry) === 'compat');
+    // Only the mount (scripts/app-deps.ts) and the module's own benchmark.
+    const mounts = new Set(['scripts/app-deps.ts', 'bench/anthropic-compat.bench.ts']);
+    expect(intoCompat.filter((entry) => !mounts.has(entry.file)).map((entry) => `${entry.file} imports ${entry.to}`)).toEqual([]);
+    // Its own tables are the only ones it touches: core tables (and their JSON) only through the core's verbs.
+    const coreTables = imports.filter(
+      (entry) =>
+        entry.from === 'compat' &&
+        !entry.file.endsWith(`${path.sep}tables.ts`) &&
+        /^db\/schema\//.test(path.relative(root, path.resolve(root, path.dirname(entry.file), entry.to))),
+    );
+    expect(coreTables.map((entry) => `${entry.file} imports ${entry.to}`)).toEqual([]);
+  });
+
+  it('no import circle of more than one file outside client/, type imports included', () => {
+    const edges = new Map<string, Set<string>>();
+    for (const entry of imports) {
+      if (!entry.to.startsWith('.') || entry.from === 'client') continue;
+      const target = path.relative(root, path.resolve(root, path.dirname(entry.file), entry.to));
+      edges.set(entry.file, (edges.get(entry.file) ?? new Set()).add(target));
+    }
+    expect(edges.size).toBeGreaterThan(500);
+    expect(circles(edges)).toEqual([]);
   });
 
   it('inside services/, imports between folders point one way: no circle, type imports included', () => {

@@ -6,18 +6,8 @@ import type { DestinationLookup } from '../../adapters/outbound/pinned-destinati
 import { httpGetTool } from './builtin/http-get.ts';
 import type { PlatformToolHandler } from './registry.ts';
 
-/**
- * One platform tool of an operator's module: a name (the tool name agents publish with owner
- * `platform`), a JSON Schema of its input, and an async function that receives the validated
- * input and `{signal, runId, toolCallId}` and returns the result value (a JSON value); throwing
- * fails the call with the error's message, which the model sees.
- */
-export type PlatformToolModuleTool = {
-  name: string;
-  description?: string;
-  inputSchema: Record<string, unknown>;
-  handler: (input: Record<string, unknown>, context: { signal: AbortSignal; runId: string; toolCallId: string }) => Promise<unknown>;
-};
+export type { PlatformToolModuleTool } from './module-tool.ts';
+import type { PlatformToolModuleTool } from './module-tool.ts';
 
 /** The tools the service ships, named `builtin:<name>` in SVC_PLATFORM_TOOL_MODULES. */
 const BUILT_IN_MODULES: Record<string, (options: BuiltInOptions) => PlatformToolModuleTool[]> = {

@@ -1,7 +1,7 @@
 import { jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
-import { agentVersions } from './agents.ts';
-import { sessions } from './sessions.ts';
-import { createdAt, id, organizationId, projectId, timestampColumn, updatedAt } from './columns.ts';
+import { agentVersions } from '../../db/schema/agents.ts';
+import { sessions } from '../../db/schema/sessions.ts';
+import { createdAt, id, organizationId, projectId, timestampColumn, updatedAt } from '../../db/schema/columns.ts';
 
 /**
  * The Anthropic-compatible API's own state (docs/decisions.md "Anthropic-compatible API"): what

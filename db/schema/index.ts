@@ -19,7 +19,6 @@ export * from './mcp.ts';
 export * from './harness-operations.ts';
 export * from './delegations.ts';
 export * from './identities.ts';
-export * from './compat-anthropic.ts';
 export * from './retention.ts';
 export * from './usage.ts';
 export * from './schedules.ts';

@@ -1,6 +1,6 @@
 import type { DestinationLookup, OutboundFailure } from '../../../adapters/outbound/pinned-destination.ts';
 import { pinnedGet } from '../../../adapters/outbound/pinned-get.ts';
-import type { PlatformToolModuleTool } from '../modules.ts';
+import type { PlatformToolModuleTool } from '../module-tool.ts';
 
 const TIMEOUT_MS = 15_000;
 const MAX_BODY_BYTES = 256 * 1024;

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { access, chmod, chown, open, readdir, readFile, rm, rmdir, statfs } from 'node:fs/promises';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import type { SandboxUser } from './workspace.ts';
+import type { SandboxUser } from './sandbox-user.ts';
 
 const run = promisify(execFile);
 

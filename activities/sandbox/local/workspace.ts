@@ -10,8 +10,8 @@ import { isUuid } from '../../../domain/uuid.ts';
  * so that user must be able to search every directory down to the workspace.
  */
 
-/** The host identity bubblewrap (and so every sandboxed process) runs as. Never root. */
-export type SandboxUser = { uid: number; gid: number };
+export type { SandboxUser } from './sandbox-user.ts';
+import type { SandboxUser } from './sandbox-user.ts';
 
 export function assertSandboxId(sandboxId: unknown): asserts sandboxId is string {
   if (typeof sandboxId !== 'string' || !isUuid(sandboxId)) throw new ValidationError('sandboxId must be a UUID', { path: 'sandboxId' });

@@ -1,16 +1,9 @@
 import { Hono } from 'hono';
-import { CreateAgentParams, UpdateAgentParams } from '../../../domain/compat/anthropic/agents.ts';
+import { CreateAgentParams, UpdateAgentParams } from '../domain/agents.ts';
 import { NotFoundError, ValidationError } from '../../../domain/errors.ts';
-import {
-  archiveCompatAgent,
-  createCompatAgent,
-  getCompatAgent,
-  listCompatAgents,
-  listCompatAgentVersions,
-  updateCompatAgent,
-} from '../../../services/compat-anthropic/agents.ts';
-import type { AppDeps } from '../../deps.ts';
-import type { AppEnv } from '../../env.ts';
+import { archiveCompatAgent, createCompatAgent, getCompatAgent, listCompatAgents, listCompatAgentVersions, updateCompatAgent } from '../services/agents.ts';
+import type { AppDeps } from '../../../api/deps.ts';
+import type { AppEnv } from '../../../api/env.ts';
 import { needs } from './auth.ts';
 import { deduped } from './retries.ts';
 import { flag, isOurId, jsonBody, paging } from './requests.ts';

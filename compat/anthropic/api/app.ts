@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import { NotFoundError } from '../../../domain/errors.ts';
-import type { AppDeps } from '../../deps.ts';
-import type { AppEnv } from '../../env.ts';
-import { bodyCeiling } from '../../middleware/body-ceiling.ts';
-import { rateLimit } from '../../middleware/rate-limit.ts';
+import type { AppDeps, Facade } from '../../../api/deps.ts';
+import type { AppEnv } from '../../../api/env.ts';
+import { bodyCeiling } from '../../../api/middleware/body-ceiling.ts';
+import { rateLimit } from '../../../api/middleware/rate-limit.ts';
 import { compatAgentRoutes } from './agents.ts';
 import { compatAuthenticate } from './auth.ts';
 import { compatEnvironmentRoutes } from './environments.ts';
@@ -45,3 +45,6 @@ export function anthropicCompatApp(deps: AppDeps) {
   });
   return app;
 }
+
+/** The module's mount: `/compat/anthropic/v1`, so the SDK's `baseURL` is `http://host:port/compat/anthropic`. */
+export const anthropicFacade: Facade = { path: '/compat/anthropic/v1', routes: anthropicCompatApp };

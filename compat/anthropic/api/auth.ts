@@ -1,12 +1,12 @@
 import { createMiddleware } from 'hono/factory';
-import { isOurId } from '../../../domain/compat/anthropic/ids.ts';
+import { isOurId } from '../domain/ids.ts';
 import { ForbiddenError, UnauthenticatedError } from '../../../domain/errors.ts';
 
 import { assertHasScopes, type Scope } from '../../../domain/scopes.ts';
 import { authenticateApiKey } from '../../../services/access/auth/authenticate-api-key.ts';
 import type { ServiceContext } from '../../../services/kernel/service-context.ts';
-import type { AppDeps } from '../../deps.ts';
-import type { AppEnv } from '../../env.ts';
+import type { AppDeps } from '../../../api/deps.ts';
+import type { AppEnv } from '../../../api/env.ts';
 
 /**
  * The Anthropic SDK sends our API key as `Authorization: Bearer svc_…` (`x-api-key` is accepted

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { CreateEnvironmentParams, UpdateEnvironmentParams } from '../../../domain/compat/anthropic/environments.ts';
+import { CreateEnvironmentParams, UpdateEnvironmentParams } from '../domain/environments.ts';
 import { NotFoundError } from '../../../domain/errors.ts';
 import {
   archiveCompatEnvironment,
@@ -8,8 +8,8 @@ import {
   getCompatEnvironment,
   listCompatEnvironments,
   updateCompatEnvironment,
-} from '../../../services/compat-anthropic/environments.ts';
-import type { AppEnv } from '../../env.ts';
+} from '../services/environments.ts';
+import type { AppEnv } from '../../../api/env.ts';
 import { needs } from './auth.ts';
 import { deduped } from './retries.ts';
 import { flag, jsonBody, paging } from './requests.ts';

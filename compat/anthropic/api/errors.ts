@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
-import { compatErrorBody, compatErrorOf } from '../../../domain/compat/anthropic/errors.ts';
+import { compatErrorBody, compatErrorOf } from '../domain/errors.ts';
 import { PayloadTooLargeError, RateLimitedError, ServiceUnavailableError } from '../../../domain/errors.ts';
-import type { AppEnv } from '../../env.ts';
-import { countRateLimited, domainErrorOf, safeError } from '../../errors.ts';
+import type { AppEnv } from '../../../api/env.ts';
+import { countRateLimited, domainErrorOf, safeError } from '../../../api/errors.ts';
 
 /**
  * Any error as the Anthropic SDK expects it: its envelope, status and `request-id` header,

@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
 import * as v from 'valibot';
 import { ValidationError } from '../../../domain/errors.ts';
-import type { AppEnv } from '../../env.ts';
-import { assertStorable } from '../../validation.ts';
+import type { AppEnv } from '../../../api/env.ts';
+import { assertStorable } from '../../../api/validation.ts';
 
 /** The largest JSON body a facade route reads (the core's turn bodies are 20 MiB of files at most). */
 const MAX_JSON_BYTES = 30 * 1024 * 1024;
@@ -50,7 +50,7 @@ export function flag(c: Context<AppEnv>, name: string): boolean {
   throw new ValidationError(`${name} must be true or false`, { path: `query.${name}` });
 }
 
-export { isOurId } from '../../../domain/compat/anthropic/ids.ts';
+export { isOurId } from '../domain/ids.ts';
 
 /** `created_at[gt|gte|lt|lte]` query bounds (RFC 3339 times); a bad time is a 400 naming it. */
 export function createdAtBounds(c: Context<AppEnv>): { gt?: Date; gte?: Date; lt?: Date; lte?: Date } {

@@ -2,14 +2,14 @@ import type { Context } from 'hono';
 import * as v from 'valibot';
 import { ValidationError } from '../../../domain/errors.ts';
 import { IdempotencyKey } from '../../../domain/idempotency.ts';
-import { runDeduped } from '../../../services/compat-anthropic/retry-dedupe.ts';
+import { runDeduped } from '../services/retry-dedupe.ts';
 import { hashRequestBody } from '../../../services/kernel/idempotency/records.ts';
 import type { ServiceContext } from '../../../services/kernel/service-context.ts';
-import type { AppEnv } from '../../env.ts';
+import type { AppEnv } from '../../../api/env.ts';
 
 /**
  * Answers a mutation of the Anthropic-compatible API so that the SDK's automatic retries never
- * apply it twice (`services/compat-anthropic/retry-dedupe.ts`): `x-stainless-retry-count` ≥ 1 (or
+ * apply it twice (`compat/anthropic/services/retry-dedupe.ts`): `x-stainless-retry-count` ≥ 1 (or
  * the caller's own `Idempotency-Key`) replays the committed answer with `idempotency-replayed:
  * true`. `requestHash` defaults to the JSON body's hash; multipart routes pass a hash of their parts.
  */

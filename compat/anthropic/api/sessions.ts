@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { CreateSessionParams, UpdateSessionParams } from '../../../domain/compat/anthropic/sessions.ts';
+import { CreateSessionParams, UpdateSessionParams } from '../domain/sessions.ts';
 import { ValidationError } from '../../../domain/errors.ts';
 import {
   archiveCompatSession,
@@ -8,9 +8,9 @@ import {
   getCompatSession,
   listCompatSessions,
   updateCompatSession,
-} from '../../../services/compat-anthropic/sessions.ts';
-import type { AppDeps } from '../../deps.ts';
-import type { AppEnv } from '../../env.ts';
+} from '../services/sessions.ts';
+import type { AppDeps } from '../../../api/deps.ts';
+import type { AppEnv } from '../../../api/env.ts';
 import { needs } from './auth.ts';
 import { deduped } from './retries.ts';
 import { createdAtBounds, flag, jsonBody, orderOf, paging } from './requests.ts';

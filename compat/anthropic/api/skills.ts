@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
-import type { SkillUpload } from '../../../domain/compat/anthropic/skills.ts';
+import type { SkillUpload } from '../domain/skills.ts';
 import { NotFoundError, ValidationError } from '../../../domain/errors.ts';
 import { SKILL_DISPLAY_NAME_MAX_CHARS, SKILL_FILE_MAX_BYTES, SKILL_MAX_FILES, SKILL_PACKAGE_MAX_BYTES } from '../../../domain/skills/limits.ts';
 import {
@@ -14,9 +14,9 @@ import {
   getCompatSkillVersion,
   listCompatSkills,
   listCompatSkillVersions,
-} from '../../../services/compat-anthropic/skills.ts';
-import type { AppEnv } from '../../env.ts';
-import { readMultipart, type MultipartLimits } from '../../multipart.ts';
+} from '../services/skills.ts';
+import type { AppEnv } from '../../../api/env.ts';
+import { readMultipart, type MultipartLimits } from '../../../api/multipart.ts';
 import { needs } from './auth.ts';
 import { deduped } from './retries.ts';
 import { isOurId, paging } from './requests.ts';

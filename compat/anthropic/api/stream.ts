@@ -1,18 +1,18 @@
 import type { Context } from 'hono';
-import { cmaEventId, type CmaEvent } from '../../../domain/compat/anthropic/events.ts';
+import { cmaEventId, type CmaEvent } from '../domain/events.ts';
 import { ValidationError } from '../../../domain/errors.ts';
 import { turnMessageEventId } from '../../../domain/runs/turn-message-event-id.ts';
 import type { DeltaSubscription } from '../../../processes/message-delta-bus.ts';
 import type { EventSubscription } from '../../../processes/project-event-tail.ts';
 import type { ProductEventRow } from '../../../services/kernel/events/public-event.ts';
-import { archivedEventsOf, cmaEventsForRows } from '../../../services/compat-anthropic/events.ts';
+import { archivedEventsOf, cmaEventsForRows } from '../services/events.ts';
 import { latestProjectPosition } from '../../../services/kernel/events/read.ts';
 import { findSession } from '../../../services/runtime/runs/load-session.ts';
 import type { ServiceContext } from '../../../services/kernel/service-context.ts';
-import type { AppDeps } from '../../deps.ts';
-import type { AppEnv } from '../../env.ts';
-import { liveSseBody } from '../../live-sse-body.ts';
-import { DEFAULT_HEARTBEAT_MS, SSE_HEADERS } from '../../routes/events.ts';
+import type { AppDeps } from '../../../api/deps.ts';
+import type { AppEnv } from '../../../api/env.ts';
+import { liveSseBody } from '../../../api/live-sse-body.ts';
+import { DEFAULT_HEARTBEAT_MS, SSE_HEADERS } from '../../../api/routes/events.ts';
 
 const encoder = new TextEncoder();
 const CONNECTED = encoder.encode(': connected\n\n');

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { ValidationError } from '../../errors.ts';
+import { ValidationError } from '../../../domain/errors.ts';
 import { patchedMetadata } from './metadata.ts';
 import { renderToolset, TOOLSET_TYPE, toolsetOf, toolsetOfCapabilities, type ToolsetView } from './toolset.ts';
 

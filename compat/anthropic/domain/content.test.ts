@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../errors.ts';
+import { ValidationError } from '../../../domain/errors.ts';
 import { turnFields, userMessageTurn } from './content.ts';
 import { renderToolset, toolsetOf } from './toolset.ts';
 

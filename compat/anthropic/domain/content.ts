@@ -1,8 +1,8 @@
 import * as v from 'valibot';
-import type { FileInputItem, UploadRef } from '../../attachments/file-input.ts';
-import { NEUTRAL_FILES_MESSAGE } from '../../attachments/file-input.ts';
-import type { AttachmentMetadata } from '../../attachments/metadata.ts';
-import { ValidationError } from '../../errors.ts';
+import type { FileInputItem, UploadRef } from '../../../domain/attachments/file-input.ts';
+import { NEUTRAL_FILES_MESSAGE } from '../../../domain/attachments/file-input.ts';
+import type { AttachmentMetadata } from '../../../domain/attachments/metadata.ts';
+import { ValidationError } from '../../../domain/errors.ts';
 import { isOurId } from './ids.ts';
 
 /**

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { ValidationError } from '../../errors.ts';
+import { ValidationError } from '../../../domain/errors.ts';
 
 /**
  * Claude Managed Agents environments (docs/decisions.md "Anthropic-compatible API"): sessions

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../../errors.ts';
+import type { ErrorCode } from '../../../domain/errors.ts';
 
 /** The `error.type` and status the Anthropic SDK maps to its error classes (docs/decisions.md "Anthropic-compatible API"). */
 export type CompatErrorType =

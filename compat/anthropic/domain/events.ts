@@ -1,6 +1,6 @@
-import type { AttachmentMetadata } from '../../attachments/metadata.ts';
+import type { AttachmentMetadata } from '../../../domain/attachments/metadata.ts';
 import { userMessageContent } from './content.ts';
-import { isUuid } from '../../uuid.ts';
+import { isUuid } from '../../../domain/uuid.ts';
 
 /**
  * Our product events as Claude Managed Agents session events (docs/decisions.md

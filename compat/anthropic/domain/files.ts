@@ -1,5 +1,5 @@
-import { FILE_KINDS, OCTET_STREAM } from '../../attachments/file-kinds.ts';
-import { extensionOf } from '../../attachments/file-name.ts';
+import { FILE_KINDS, OCTET_STREAM } from '../../../domain/attachments/file-kinds.ts';
+import { extensionOf } from '../../../domain/attachments/file-name.ts';
 import { ATTACHMENT_FILE_PREFIX } from './content.ts';
 import { isOurId } from './ids.ts';
 

@@ -1,4 +1,4 @@
-import { isUuid } from '../../uuid.ts';
+import { isUuid } from '../../../domain/uuid.ts';
 
 /**
  * Whether an id the SDK sent can be one of ours (our UUIDs are used verbatim as CMA ids). Any

@@ -1,4 +1,4 @@
-import { ValidationError } from '../../errors.ts';
+import { ValidationError } from '../../../domain/errors.ts';
 
 /** Metadata after a patch: a `null` value deletes its key; at most 16 pairs. */
 export function patchedMetadata(base: Record<string, string>, patch: Record<string, string | null> | null | undefined): Record<string, string> {

@@ -1,9 +1,9 @@
 import * as v from 'valibot';
-import { ValidationError } from '../../errors.ts';
-import type { UploadRef } from '../../attachments/file-input.ts';
+import { ValidationError } from '../../../domain/errors.ts';
+import type { UploadRef } from '../../../domain/attachments/file-input.ts';
 import { userMessageTurn, type TurnFromMessage } from './content.ts';
 import { isOurId } from './ids.ts';
-import type { SessionStatus } from '../../runs/states.ts';
+import type { SessionStatus } from '../../../domain/runs/states.ts';
 import type { CmaAgent } from './agents.ts';
 
 /**

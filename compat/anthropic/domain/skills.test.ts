@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { crc32 as zlibCrc32 } from 'node:zlib';
-import { ValidationError } from '../../errors.ts';
-import { normalizeVersionContent } from '../../skills/content.ts';
-import { renderSkillMd } from '../../skills/skill-md.ts';
+import { ValidationError } from '../../../domain/errors.ts';
+import { normalizeVersionContent } from '../../../domain/skills/content.ts';
+import { renderSkillMd } from '../../../domain/skills/skill-md.ts';
 import { displayNameOf, latestVisibleVersion, offsetPage, parseSkillMd, skillArchiveEntries, skillBodyOf, storedZip } from './skills.ts';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);

@@ -1,12 +1,12 @@
 import * as v from 'valibot';
 import { parseDocument } from 'yaml';
-import { ValidationError } from '../../errors.ts';
-import { normalizeVersionContent, versionContentProblems, type SkillVersionBody } from '../../skills/content.ts';
-import type { SkillProblem } from '../../skills/fields.ts';
-import { decodeCanonicalBase64, encodeBase64 } from '../../skills/file.ts';
-import { SKILL_FILE_CONTENT_TYPE, SKILL_FILE_MAX_BYTES, SKILL_MANIFEST_PATH } from '../../skills/limits.ts';
-import { pathIdentity } from '../../skills/path.ts';
-import { SkillDisplayName } from '../../skills/skill.ts';
+import { ValidationError } from '../../../domain/errors.ts';
+import { normalizeVersionContent, versionContentProblems, type SkillVersionBody } from '../../../domain/skills/content.ts';
+import type { SkillProblem } from '../../../domain/skills/fields.ts';
+import { decodeCanonicalBase64, encodeBase64 } from '../../../domain/skills/file.ts';
+import { SKILL_FILE_CONTENT_TYPE, SKILL_FILE_MAX_BYTES, SKILL_MANIFEST_PATH } from '../../../domain/skills/limits.ts';
+import { pathIdentity } from '../../../domain/skills/path.ts';
+import { SkillDisplayName } from '../../../domain/skills/skill.ts';
 
 /**
  * Claude Managed Agents Skills over ours (docs/decisions.md "Anthropic-compatible API"): the

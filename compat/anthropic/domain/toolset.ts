@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import type { SandboxCapability } from '../../agent-config/config-schema.ts';
-import { ValidationError } from '../../errors.ts';
+import type { SandboxCapability } from '../../../domain/agent-config/config-schema.ts';
+import { ValidationError } from '../../../domain/errors.ts';
 
 /**
  * `agent_toolset_20260401` over our sandbox (docs/decisions.md "Anthropic-compatible API"): its

@@ -1,6 +1,7 @@
-import { and, asc, desc, eq, inArray, ne } from 'drizzle-orm';
-import { isOurId } from '../../domain/compat/anthropic/ids.ts';
-import { agents, agentVersions, compatAnthropicAgentVersions, sandboxProviders, skillVersions } from '../../db/schema/index.ts';
+import { inArray } from 'drizzle-orm';
+import { isOurId } from '../domain/ids.ts';
+import { compatAnthropicAgentVersions } from '../tables.ts';
+import { eq } from 'drizzle-orm';
 import {
   agentConfigOf,
   cmaViewOf,
@@ -12,18 +13,21 @@ import {
   type CreateAgentParams,
   type SandboxPlacement,
   type UpdateAgentParams,
-} from '../../domain/compat/anthropic/agents.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.ts';
-import { createAgent } from '../configuration/agents/create.ts';
-import { deleteAgent } from '../configuration/agents/delete.ts';
-import { listAgents } from '../configuration/agents/list.ts';
-import type { PublicationDeps } from '../configuration/agents/prepare-version.ts';
-import type { PublicAgent, PublicAgentVersion } from '../configuration/agents/public.ts';
-import { publishAgentVersion } from '../configuration/agents/publish-version.ts';
-import { getAgentIncludingArchived, listAgentsIncludingArchived } from '../configuration/agents/read-including-archived.ts';
-import { requireActor } from '../kernel/require-actor.ts';
-import type { ServiceContext } from '../kernel/service-context.ts';
-import { withTransaction } from '../kernel/transaction.ts';
+} from '../domain/agents.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../../domain/errors.ts';
+import { createAgent } from '../../../services/configuration/agents/create.ts';
+import { deleteAgent } from '../../../services/configuration/agents/delete.ts';
+import { listAgents } from '../../../services/configuration/agents/list.ts';
+import type { PublicationDeps } from '../../../services/configuration/agents/prepare-version.ts';
+import type { PublicAgent, PublicAgentVersion } from '../../../services/configuration/agents/public.ts';
+import { publishAgentVersion } from '../../../services/configuration/agents/publish-version.ts';
+import { getAgentIncludingArchived, listAgentsIncludingArchived } from '../../../services/configuration/agents/read-including-archived.ts';
+import { agentVersionIdByNumber, readAgentVersion } from '../../../services/configuration/agents/read-version.ts';
+import { defaultSandboxConnectionKey } from '../../../services/configuration/sandbox-providers/default-connection.ts';
+import { resolveSkillVersionId } from '../../../services/configuration/skills/resolve-version.ts';
+import { requireActor } from '../../../services/kernel/require-actor.ts';
+import type { ServiceContext } from '../../../services/kernel/service-context.ts';
+import { withTransaction } from '../../../services/kernel/transaction.ts';
 
 /**
  * Claude Managed Agents agents (`/compat/anthropic/v1/agents`) over our agent verbs: every rule
@@ -199,46 +203,26 @@ async function viewsOf(ctx: ServiceContext, agent: AgentWithVersions, versions: 
  */
 async function sandboxPlacementOf(ctx: ServiceContext, deps: PublicationDeps, view: CmaAgentView): Promise<SandboxPlacement | null> {
   if (!needsSandbox(view)) return null;
-  const actor = requireActor(ctx);
-  const connections = await ctx.db
-    .select({ key: sandboxProviders.key })
-    .from(sandboxProviders)
-    .where(eq(sandboxProviders.organizationId, actor.organizationId))
-    .orderBy(asc(sandboxProviders.createdAt), asc(sandboxProviders.id));
-  const connection = connections.find((row) => row.key === 'default') ?? connections[0];
+  const connection = await defaultSandboxConnectionKey({ ctx });
   if (!connection)
     throw new ValidationError('tools: agent_toolset_20260401 needs a sandbox connection in this organization; connect one first', { path: 'body.tools' });
   const snapshot = deps.sandboxSnapshots.find((candidate) => candidate.state === 'active');
   if (!snapshot) throw new ValidationError('tools: agent_toolset_20260401 needs an active sandbox snapshot on this server', { path: 'body.tools' });
-  return { provider: connection.key, snapshotId: snapshot.id };
+  return { provider: connection, snapshotId: snapshot.id };
 }
 
 /** `skills[]` as our version ids: the one named, else the Skill's newest version now that is not revoked (ours pin exact versions). */
 async function skillVersionIdsOf(ctx: ServiceContext, view: CmaAgentView): Promise<string[]> {
-  const actor = requireActor(ctx);
   const ids: string[] = [];
   for (const [index, skill] of view.skills.entries()) {
     // An id that is not a UUID cannot name one of ours (and must not reach PostgreSQL as one).
     const named = isOurId(skill.skill_id) && (!skill.version || isOurId(skill.version));
-    const [row] = named
-      ? await ctx.db
-          .select({ id: skillVersions.id })
-          .from(skillVersions)
-          .where(
-            and(
-              eq(skillVersions.skillId, skill.skill_id),
-              eq(skillVersions.projectId, actor.projectId),
-              ...(skill.version ? [eq(skillVersions.id, skill.version)] : [ne(skillVersions.status, 'revoked')]),
-            ),
-          )
-          .orderBy(desc(skillVersions.version))
-          .limit(1)
-      : [];
+    const row = named ? await resolveSkillVersionId({ ctx, input: { skillId: skill.skill_id, versionId: skill.version } }) : undefined;
     if (!row)
       throw new ValidationError(`skills.${index}: no Skill ${skill.skill_id}${skill.version ? ` with version ${skill.version}` : ''} in this project`, {
         path: `body.skills.${index}`,
       });
-    ids.push(row.id);
+    ids.push(row);
   }
   return ids;
 }
@@ -248,19 +232,14 @@ async function skillVersionIdsOf(ctx: ServiceContext, view: CmaAgentView): Promi
  * when the agent has since been archived (a session keeps its pinned version for life).
  */
 export async function agentSnapshotOf(ctx: ServiceContext, agentVersionId: string): Promise<CmaAgent> {
-  const [row] = await ctx.db
-    .select({
-      version: agentVersions,
-      agent: { id: agents.id, name: agents.name, description: agents.description, createdAt: agents.createdAt },
-      stored: compatAnthropicAgentVersions.view,
-    })
-    .from(agentVersions)
-    .innerJoin(agents, eq(agents.id, agentVersions.agentId))
-    .leftJoin(compatAnthropicAgentVersions, eq(compatAnthropicAgentVersions.agentVersionId, agentVersions.id))
-    .where(eq(agentVersions.id, agentVersionId));
-  if (!row) throw new NotFoundError('No agent version with that id');
+  const row = await readAgentVersion({ ctx, input: { agentVersionId } });
+  const [stored] = await ctx.db
+    .select({ view: compatAnthropicAgentVersions.view })
+    .from(compatAnthropicAgentVersions)
+    .where(eq(compatAnthropicAgentVersions.agentVersionId, agentVersionId));
   const view =
-    (row.stored as unknown as CmaAgentView | null) ?? viewOfNativeVersion({ name: row.agent.name, description: row.agent.description }, row.version.config);
+    (stored?.view as unknown as CmaAgentView | undefined) ??
+    viewOfNativeVersion({ name: row.agent.name, description: row.agent.description }, row.version.config);
   return renderAgent({
     id: row.agent.id,
     view,
@@ -273,11 +252,5 @@ export async function agentSnapshotOf(ctx: ServiceContext, agentVersionId: strin
 
 /** Our id of an agent's version numbered `version` (404 when there is none). */
 export async function agentVersionIdOf(ctx: ServiceContext, agentId: string, version: number): Promise<string> {
-  const actor = requireActor(ctx);
-  const [row] = await ctx.db
-    .select({ id: agentVersions.id })
-    .from(agentVersions)
-    .where(and(eq(agentVersions.agentId, agentId), eq(agentVersions.version, version), eq(agentVersions.projectId, actor.projectId)));
-  if (!row) throw new NotFoundError(`The agent has no version ${version}`);
-  return row.id;
+  return agentVersionIdByNumber({ ctx, input: { agentId, version } });
 }

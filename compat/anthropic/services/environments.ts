@@ -1,7 +1,8 @@
 import { and, eq, isNull } from 'drizzle-orm';
-import { patchedMetadata } from '../../domain/compat/anthropic/metadata.ts';
-import { isOurId } from '../../domain/compat/anthropic/ids.ts';
-import { compatAnthropicEnvironments, projects } from '../../db/schema/index.ts';
+import { patchedMetadata } from '../domain/metadata.ts';
+import { isOurId } from '../domain/ids.ts';
+import { compatAnthropicEnvironments } from '../tables.ts';
+import { projectCreatedAt } from '../../../services/access/projects/get.ts';
 import {
   DEFAULT_ENVIRONMENT_ID,
   defaultEnvironment,
@@ -12,14 +13,14 @@ import {
   type EnvironmentConfig,
   type EnvironmentRecord,
   type UpdateEnvironmentParams,
-} from '../../domain/compat/anthropic/environments.ts';
-import { NotFoundError, ValidationError } from '../../domain/errors.ts';
-import { toPage } from '../../domain/pagination.ts';
-import { recordAudit } from '../kernel/audit/record-audit.ts';
-import { keysetPage } from '../kernel/keyset.ts';
-import { requireActor } from '../kernel/require-actor.ts';
-import type { ServiceContext } from '../kernel/service-context.ts';
-import { withTransaction } from '../kernel/transaction.ts';
+} from '../domain/environments.ts';
+import { NotFoundError, ValidationError } from '../../../domain/errors.ts';
+import { toPage } from '../../../domain/pagination.ts';
+import { recordAudit } from '../../../services/kernel/audit/record-audit.ts';
+import { keysetPage } from '../../../services/kernel/keyset.ts';
+import { requireActor } from '../../../services/kernel/require-actor.ts';
+import type { ServiceContext } from '../../../services/kernel/service-context.ts';
+import { withTransaction } from '../../../services/kernel/transaction.ts';
 
 /** Claude Managed Agents environments of the actor's project (`/compat/anthropic/v1/environments`). */
 
@@ -160,12 +161,4 @@ export async function deleteCompatEnvironment({
     await recordAudit(tx, { action: 'compat.environment_deleted', targetType: 'environment', targetId: current.id });
     return { id: current.id, type: 'environment_deleted' as const };
   });
-}
-
-async function projectCreatedAt(ctx: ServiceContext): Promise<Date> {
-  const [project] = await ctx.db
-    .select({ createdAt: projects.createdAt })
-    .from(projects)
-    .where(eq(projects.id, requireActor(ctx).projectId));
-  return project!.createdAt;
 }

@@ -1,7 +1,4 @@
-import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
-import { rowsOf } from '../../db/client.ts';
-import { canonicalJson } from '../../domain/canonical-json.ts';
-import { approvals, attachments, pendingTurns, productEvents, runs, toolCalls } from '../../db/schema/index.ts';
+import { canonicalJson } from '../../../domain/canonical-json.ts';
 import {
   cmaEventId,
   cmaEventsOf,
@@ -11,26 +8,30 @@ import {
   type EventFacts,
   type EventSource,
   type ToolCallFacts,
-} from '../../domain/compat/anthropic/events.ts';
-import { turnFields, userMessageContent, userMessageTurn } from '../../domain/compat/anthropic/content.ts';
-import { attachmentsOf, type AttachmentMetadata } from '../../domain/attachments/metadata.ts';
-import { ValidationError } from '../../domain/errors.ts';
-import { describeJsonProblem, unstorableJsonPart } from '../../domain/json-limits.ts';
-import { isSettled } from '../../domain/runs/states.ts';
-import { decideApproval } from '../runtime/approvals/decide.ts';
-import { readSessionEventsPage } from '../kernel/events/read.ts';
-import type { RunStarterDeps } from '../kernel/run-starter.ts';
-import { cancelRun } from '../runtime/runs/cancel.ts';
-import { createFollowUpRun } from '../runtime/runs/create-follow-up.ts';
-import { findSession } from '../runtime/runs/load-session.ts';
-import type { ServiceContext } from '../kernel/service-context.ts';
-import { claimToolCall } from '../runtime/tool-calls/claim.ts';
-import { submitToolResult } from '../runtime/tool-calls/submit-result.ts';
-import { withTransaction } from '../kernel/transaction.ts';
+} from '../domain/events.ts';
+import { turnFields, userMessageContent, userMessageTurn } from '../domain/content.ts';
+import { attachmentsOf } from '../../../domain/attachments/metadata.ts';
+import { ValidationError } from '../../../domain/errors.ts';
+import { describeJsonProblem, unstorableJsonPart } from '../../../domain/json-limits.ts';
+import { isSettled } from '../../../domain/runs/states.ts';
+import { decideApproval } from '../../../services/runtime/approvals/decide.ts';
+import { findEventAbout, findSessionEvent, latestSessionEvent, toolCallCreationEvents } from '../../../services/kernel/events/find.ts';
+import { readSessionEventsPage } from '../../../services/kernel/events/read.ts';
+import { attachmentsOfRuns } from '../../../services/runtime/attachments/read.ts';
+import { latestRunOfSession, queuedTurnEventsOfRuns, readQueuedTurn, userMessageEventOfRun } from '../../../services/runtime/runs/turn-events.ts';
+import { approvalOfToolCall, lockToolCallForAnswer, readToolCalls } from '../../../services/runtime/tool-calls/read-for-answer.ts';
+import type { RunStarterDeps } from '../../../services/kernel/run-starter.ts';
+import { cancelRun } from '../../../services/runtime/runs/cancel.ts';
+import { createFollowUpRun } from '../../../services/runtime/runs/create-follow-up.ts';
+import { findSession } from '../../../services/runtime/runs/load-session.ts';
+import type { ServiceContext } from '../../../services/kernel/service-context.ts';
+import { claimToolCall } from '../../../services/runtime/tool-calls/claim.ts';
+import { submitToolResult } from '../../../services/runtime/tool-calls/submit-result.ts';
+import { withTransaction } from '../../../services/kernel/transaction.ts';
 
 /**
  * Session events of the Anthropic-compatible API (`/v1/sessions/{id}/events`): the session's
- * product events rendered as CMA events (`domain/compat/anthropic/events.ts`), and events sent by
+ * product events rendered as CMA events (`compat/anthropic/domain/events.ts`), and events sent by
  * the client applied through our verbs, all of one send in one transaction.
  */
 
@@ -38,66 +39,29 @@ import { withTransaction } from '../kernel/transaction.ts';
 export async function factsFor(ctx: ServiceContext, rows: EventSource[]): Promise<EventFacts> {
   const callIds = [...new Set(rows.flatMap(toolCallIdsOf))];
   const toolCallsById = new Map<string, ToolCallFacts>();
-  if (callIds.length > 0) {
-    const calls = await ctx.db.select().from(toolCalls).where(inArray(toolCalls.id, callIds));
-    const created = await ctx.db
-      .select({ id: productEvents.id, aggregateId: productEvents.aggregateId })
-      .from(productEvents)
-      .where(and(eq(productEvents.aggregateType, 'tool_call'), eq(productEvents.kind, 'tool_call.created'), inArray(productEvents.aggregateId, callIds)));
-    const createdOf = new Map(created.map((row) => [row.aggregateId, row.id]));
-    for (const call of calls) {
-      const createdEventId = createdOf.get(call.id);
-      if (!createdEventId) continue;
-      const result = call.safeResult as { status?: string; value?: unknown } | null;
-      toolCallsById.set(call.id, {
-        createdEventId,
-        toolName: call.toolName,
-        owner: call.owner,
-        arguments: call.safeArguments,
-        approvalRequired: call.approvalRequired,
-        resultBlocks: result?.status === 'success' ? blocksOfValue(result.value) : null,
-        failureMessage: call.failure?.message ?? null,
-      });
-    }
+  const createdOf = await toolCallCreationEvents({ ctx, input: { toolCallIds: callIds } });
+  for (const call of await readToolCalls({ ctx, input: { toolCallIds: callIds } })) {
+    const createdEventId = createdOf.get(call.id);
+    if (!createdEventId) continue;
+    const result = call.safeResult as { status?: string; value?: unknown } | null;
+    toolCallsById.set(call.id, {
+      createdEventId,
+      toolName: call.toolName,
+      owner: call.owner,
+      arguments: call.safeArguments,
+      approvalRequired: call.approvalRequired,
+      resultBlocks: result?.status === 'success' ? blocksOfValue(result.value) : null,
+      failureMessage: call.failure?.message ?? null,
+    });
   }
   const userMessageRuns = rows
     .filter((row) => row.kind === 'message.created' && row.publicPayload.role === 'user')
     .map((row) => String(row.publicPayload.runId));
-  const queuedMessageEventOfRun = new Map<string, string>();
-  if (userMessageRuns.length > 0) {
-    const result = await ctx.db.execute(sql`
-      select pt.run_id::text as run_id, pe.id::text as event_id
-      from pending_turns pt
-      join product_events pe on pe.project_id = pt.project_id and pe.session_id = pt.session_id
-        and pe.kind = 'session.input_queued' and pe.public_payload->>'pendingTurnId' = pt.id::text
-      where pt.run_id in (${sql.join(
-        userMessageRuns.map((id) => sql`${id}::uuid`),
-        sql`, `,
-      )})
-    `);
-    for (const row of rowsOf<{ run_id: string; event_id: string }>(result)) queuedMessageEventOfRun.set(row.run_id, row.event_id);
-  }
-  const attachmentsOfRun = new Map<string, AttachmentMetadata[]>();
-  if (userMessageRuns.length > 0) {
-    const files = await ctx.db
-      .select()
-      .from(attachments)
-      .where(inArray(attachments.runId, userMessageRuns))
-      .orderBy(asc(attachments.runId), asc(attachments.position));
-    for (const file of files) {
-      const list = attachmentsOfRun.get(file.runId) ?? [];
-      list.push({
-        id: file.id,
-        filename: file.filename,
-        contentType: file.contentType,
-        sizeBytes: file.sizeBytes,
-        sha256: file.sha256,
-        createdAt: file.createdAt.toISOString(),
-      });
-      attachmentsOfRun.set(file.runId, list);
-    }
-  }
-  return { toolCalls: toolCallsById, queuedMessageEventOfRun, attachmentsOfRun };
+  return {
+    toolCalls: toolCallsById,
+    queuedMessageEventOfRun: await queuedTurnEventsOfRuns({ ctx, input: { runIds: userMessageRuns } }),
+    attachmentsOfRun: await attachmentsOfRuns({ ctx, input: { runIds: userMessageRuns } }),
+  };
 }
 
 /** A tool's result value as content blocks: the blocks a CMA client sent, else the value as JSON text. */
@@ -131,12 +95,7 @@ export async function cmaEventsForRows({
 
 /** The CMA events of a session's latest `session.archived` (its `session.status_terminated`). */
 export async function archivedEventsOf({ ctx, input }: { ctx: ServiceContext; input: { sessionId: string } }): Promise<CmaEvent[]> {
-  const [archived] = await ctx.db
-    .select()
-    .from(productEvents)
-    .where(and(eq(productEvents.sessionId, input.sessionId), eq(productEvents.kind, 'session.archived')))
-    .orderBy(desc(productEvents.projectPosition))
-    .limit(1);
+  const archived = await latestSessionEvent({ ctx, input: { sessionId: input.sessionId, kind: 'session.archived' } });
   return archived ? cmaEventsForRows({ ctx, input: { rows: [archived] } }) : [];
 }
 
@@ -243,52 +202,24 @@ async function applyEvent(tx: ServiceContext, deps: RunStarterDeps, sessionId: s
       });
       if ('queued' in answer) {
         // Rendered from what was stored, as the list will render it once the turn runs.
-        const [turn] = await tx.db.select().from(pendingTurns).where(eq(pendingTurns.id, answer.pendingTurn.id));
-        const [queued] = await tx.db
-          .select({ id: productEvents.id })
-          .from(productEvents)
-          .where(
-            and(
-              eq(productEvents.kind, 'session.input_queued'),
-              eq(productEvents.sessionId, sessionId),
-              sql`${productEvents.publicPayload}->>'pendingTurnId' = ${answer.pendingTurn.id}`,
-            ),
-          );
+        const { turn, queuedEventId } = await readQueuedTurn({ ctx: tx, input: { sessionId, pendingTurnId: answer.pendingTurn.id } });
         return {
-          id: cmaEventId(queued!.id),
+          id: cmaEventId(queuedEventId),
           type: 'user.message',
-          content: userMessageContent(turn!.message, attachmentsOf({ attachments: turn!.attachments })),
+          content: userMessageContent(turn.message, attachmentsOf({ attachments: turn.attachments })),
           processed_at: null,
         };
       }
-      const [created] = await tx.db
-        .select()
-        .from(productEvents)
-        .where(
-          and(
-            eq(productEvents.kind, 'message.created'),
-            eq(productEvents.sessionId, sessionId),
-            sql`${productEvents.publicPayload}->>'runId' = ${answer.id}`,
-            sql`${productEvents.publicPayload}->>'role' = 'user'`,
-          ),
-        );
-      const source = sourceOf(created!);
+      const created = await userMessageEventOfRun({ ctx: tx, input: { sessionId, runId: answer.id } });
+      const source = sourceOf(created);
       const [echo] = cmaEventsOf(source, await factsFor(tx, [source]));
       return echo!;
     }
     case 'user.interrupt': {
-      const [latest] = await tx.db
-        .select({ id: runs.id, state: runs.state })
-        .from(runs)
-        .where(eq(runs.sessionId, sessionId))
-        .orderBy(sql`${runs.createdAt} desc`)
-        .limit(1);
+      const latest = await latestRunOfSession({ ctx: tx, input: { sessionId } });
       if (!latest || isSettled(latest.state)) throw new ValidationError(`${field}: nothing is running to interrupt`, { path: `body.${field}` });
       await cancelRun({ ctx: tx, deps, input: { runId: latest.id } });
-      const [requested] = await tx.db
-        .select({ id: productEvents.id, occurredAt: productEvents.occurredAt })
-        .from(productEvents)
-        .where(and(eq(productEvents.aggregateId, latest.id), eq(productEvents.kind, 'run.cancellation_requested')));
+      const requested = await findEventAbout({ ctx: tx, input: { aggregateId: latest.id, kinds: ['run.cancellation_requested'] } });
       return { id: cmaEventId(requested!.id), type: 'user.interrupt', processed_at: requested!.occurredAt.toISOString() };
     }
     case 'user.custom_tool_result':
@@ -301,20 +232,10 @@ async function applyEvent(tx: ServiceContext, deps: RunStarterDeps, sessionId: s
 /** The tool call a CMA tool-use id names (its `tool_call.created` event), in this session. */
 async function callOfUseId(tx: ServiceContext, sessionId: string, useId: unknown, field: string) {
   const eventId = typeof useId === 'string' ? productEventIdOf(useId) : null;
-  const [created] = eventId
-    ? await tx.db
-        .select({ toolCallId: productEvents.aggregateId })
-        .from(productEvents)
-        .where(and(eq(productEvents.id, eventId), eq(productEvents.kind, 'tool_call.created'), eq(productEvents.sessionId, sessionId)))
-    : [];
+  const created = eventId ? await findSessionEvent({ ctx: tx, input: { sessionId, eventId, kind: 'tool_call.created' } }) : undefined;
   if (!created) throw new ValidationError(`${field}: no tool use with that id in this session`, { path: `body.${field}` });
-  // The run's row first, then the call's: the runtime's transitions lock the run before they write
-  // (and append), so a send answering a use the moment it appears queues behind the run's move into
-  // waiting instead of crossing it in a deadlock.
-  const [owner] = await tx.db.select({ runId: toolCalls.runId }).from(toolCalls).where(eq(toolCalls.id, created.toolCallId));
-  await tx.db.select({ id: runs.id }).from(runs).where(eq(runs.id, owner!.runId)).for('update');
-  const [call] = await tx.db.select().from(toolCalls).where(eq(toolCalls.id, created.toolCallId)).for('update');
-  return { call: call!, useEventId: eventId! };
+  const call = await lockToolCallForAnswer({ ctx: tx, input: { toolCallId: created.aggregateId } });
+  return { call, useEventId: eventId! };
 }
 
 /**
@@ -343,10 +264,7 @@ async function applyToolResult(tx: ServiceContext, deps: RunStarterDeps, session
       { path: `body.${field}` },
     );
   }
-  const [ended] = await tx.db
-    .select({ id: productEvents.id, occurredAt: productEvents.occurredAt })
-    .from(productEvents)
-    .where(and(eq(productEvents.aggregateId, call.id), inArray(productEvents.kind, ['tool_call.succeeded', 'tool_call.failed'])));
+  const ended = await findEventAbout({ ctx: tx, input: { aggregateId: call.id, kinds: ['tool_call.succeeded', 'tool_call.failed'] } });
   return {
     id: cmaEventId(ended!.id),
     type: 'user.custom_tool_result',
@@ -367,7 +285,7 @@ async function applyConfirmation(
   const { call } = await callOfUseId(tx, sessionId, event.tool_use_id, `${field}.tool_use_id`);
   if (event.result !== 'allow' && event.result !== 'deny')
     throw new ValidationError(`${field}.result: must be allow or deny`, { path: `body.${field}.result` });
-  const [approval] = await tx.db.select({ id: approvals.id }).from(approvals).where(eq(approvals.toolCallId, call.id));
+  const approval = await approvalOfToolCall({ ctx: tx, input: { toolCallId: call.id } });
   if (!approval) throw new ValidationError(`${field}.tool_use_id: that tool use needs no confirmation`, { path: `body.${field}.tool_use_id` });
   const note = typeof event.deny_message === 'string' ? event.deny_message : undefined;
   await decideApproval({
@@ -375,10 +293,7 @@ async function applyConfirmation(
     deps,
     input: { approvalId: approval.id, status: event.result === 'allow' ? 'approved' : 'denied', ...(note ? { note } : {}) },
   });
-  const [decided] = await tx.db
-    .select({ id: productEvents.id, occurredAt: productEvents.occurredAt })
-    .from(productEvents)
-    .where(and(eq(productEvents.aggregateId, approval.id), eq(productEvents.kind, 'approval.decided')));
+  const decided = await findEventAbout({ ctx: tx, input: { aggregateId: approval.id, kinds: ['approval.decided'] } });
   return {
     id: cmaEventId(decided!.id),
     type: 'user.tool_confirmation',

@@ -1,24 +1,22 @@
-import { and, eq, inArray, isNull } from 'drizzle-orm';
-import { attachments, sessions, uploads } from '../../db/schema/index.ts';
-import { ATTACHMENT_FILE_PREFIX } from '../../domain/compat/anthropic/content.ts';
-import { fileRefOf, mimeTypeOfName, renderFile, workspaceFileId, type CmaFile, type FileRef } from '../../domain/compat/anthropic/files.ts';
-import { isOurId } from '../../domain/compat/anthropic/ids.ts';
-import { NotFoundError, ValidationError } from '../../domain/errors.ts';
-import { uploadIsLive, type UploadRow } from '../runtime/attachments/find-uploads.ts';
-import { readStoredFile } from '../runtime/attachments/read-object.ts';
-import { PUBLIC_STORAGE_ONLY } from '../runtime/attachments/store.ts';
-import { requireActor } from '../kernel/require-actor.ts';
-import type { ServiceContext } from '../kernel/service-context.ts';
-import { createUpload, type UploadDeps } from '../runtime/uploads/create.ts';
-import { deleteUpload } from '../runtime/uploads/delete.ts';
-import { findUpload, listUploads } from '../runtime/uploads/read.ts';
-import { downloadWorkspaceFile } from '../runtime/workspace-files/download.ts';
-import { listWorkspaceFiles } from '../runtime/workspace-files/list.ts';
+import { ATTACHMENT_FILE_PREFIX } from '../domain/content.ts';
+import { fileRefOf, mimeTypeOfName, renderFile, workspaceFileId, type CmaFile, type FileRef } from '../domain/files.ts';
+import { isOurId } from '../domain/ids.ts';
+import { NotFoundError, ValidationError } from '../../../domain/errors.ts';
+import type { UploadRow } from '../../../services/runtime/attachments/find-uploads.ts';
+import { findAttachment as findCoreAttachment } from '../../../services/runtime/attachments/read.ts';
+import { readStoredFile } from '../../../services/runtime/attachments/read-object.ts';
+import { PUBLIC_STORAGE_ONLY } from '../../../services/runtime/attachments/store.ts';
+import type { ServiceContext } from '../../../services/kernel/service-context.ts';
+import { createUpload, type UploadDeps } from '../../../services/runtime/uploads/create.ts';
+import { deleteUpload } from '../../../services/runtime/uploads/delete.ts';
+import { findLiveUploads, findUpload, listUploads } from '../../../services/runtime/uploads/read.ts';
+import { downloadWorkspaceFile } from '../../../services/runtime/workspace-files/download.ts';
+import { listWorkspaceFiles } from '../../../services/runtime/workspace-files/list.ts';
 
 /**
  * The Anthropic-compatible Files API (`/v1/files`) over our standalone uploads, plus two
  * read-only kinds: a turn's attachments and a session's workspace files (`scope_id`). Ids:
- * `domain/compat/anthropic/files.ts`.
+ * `compat/anthropic/domain/files.ts`.
  */
 
 const notFound = () => new NotFoundError('No file with that id in this project');
@@ -91,15 +89,8 @@ export async function listCompatFiles({
   }
   if (input.ids.length > 0) {
     if (input.ids.length > 100) throw new ValidationError('ids: at most 100', { path: 'query.ids' });
-    const actor = requireActor(ctx);
     const ids = input.ids.filter(isOurId).map((id) => id.toLowerCase());
-    const rows =
-      ids.length === 0
-        ? []
-        : await ctx.db
-            .select()
-            .from(uploads)
-            .where(and(eq(uploads.projectId, actor.projectId), inArray(uploads.id, ids), uploadIsLive(ctx.clock.now())));
+    const rows = await findLiveUploads({ ctx, input: { uploadIds: ids } });
     return { data: rows.map(uploadFile), next_page: null };
   }
   const page = await listUploads({ ctx, input: { limit: Math.min(input.limit, 200), cursor: input.page } });
@@ -136,17 +127,8 @@ function refOf(id: string): FileRef {
   return ref;
 }
 
-/** A turn's attachment of this project (its session not deleted). */
-async function findAttachment(ctx: ServiceContext, attachmentId: string) {
-  const actor = requireActor(ctx);
-  const [row] = await ctx.db
-    .select({ attachment: attachments })
-    .from(attachments)
-    .innerJoin(sessions, eq(sessions.id, attachments.sessionId))
-    .where(and(eq(attachments.id, attachmentId), eq(attachments.projectId, actor.projectId), isNull(sessions.deletedAt)));
-  if (!row) throw notFound();
-  return row.attachment;
-}
+/** A turn's attachment of this project (its session not deleted); the core's 404 says what this API's does. */
+const findAttachment = (ctx: ServiceContext, attachmentId: string) => findCoreAttachment({ ctx, input: { attachmentId } });
 
 export async function getCompatFile({ ctx, deps, input }: { ctx: ServiceContext; deps: UploadDeps; input: { fileId: string } }): Promise<CmaFile> {
   const ref = refOf(input.fileId);

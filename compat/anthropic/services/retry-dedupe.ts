@@ -1,12 +1,16 @@
-import { and, eq } from 'drizzle-orm';
-import { idempotencyRecords } from '../../db/schema/index.ts';
-import { IdempotencyConflictError } from '../../domain/errors.ts';
-import { isWithinReplayWindow } from '../../domain/idempotency.ts';
-import { isTransientConflict } from '../kernel/database-errors.ts';
-import { claimIdempotencyKey, completeIdempotencyRecord, findIdempotencyRecord, type IdempotencyScope } from '../kernel/idempotency/records.ts';
-import { requireActor } from '../kernel/require-actor.ts';
-import type { ServiceContext } from '../kernel/service-context.ts';
-import { withTransaction } from '../kernel/transaction.ts';
+import { IdempotencyConflictError } from '../../../domain/errors.ts';
+import { isWithinReplayWindow } from '../../../domain/idempotency.ts';
+import { isTransientConflict } from '../../../services/kernel/database-errors.ts';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyRecord,
+  findIdempotencyRecord,
+  forgetIdempotencyRecord,
+  type IdempotencyScope,
+} from '../../../services/kernel/idempotency/records.ts';
+import { requireActor } from '../../../services/kernel/require-actor.ts';
+import type { ServiceContext } from '../../../services/kernel/service-context.ts';
+import { withTransaction } from '../../../services/kernel/transaction.ts';
 
 /**
  * Dedupe of the Anthropic SDK's automatic retries (it sends no idempotency key; docs/decisions.md
@@ -55,16 +59,7 @@ export async function runDeduped<T>({
       const outcome = await withTransaction(ctx, async (tx) => {
         const now = tx.clock.now();
         // A first attempt is a new request: an older answer to the same body is not its answer.
-        if (!replayable)
-          await tx.db
-            .delete(idempotencyRecords)
-            .where(
-              and(
-                eq(idempotencyRecords.principalId, scope.principalId),
-                eq(idempotencyRecords.route, scope.route),
-                eq(idempotencyRecords.idempotencyKey, scope.idempotencyKey),
-              ),
-            );
+        if (!replayable) await forgetIdempotencyRecord(tx.db, scope);
         const claimed = await claimIdempotencyKey(tx.db, {
           ...scope,
           organizationId: actor.organizationId,

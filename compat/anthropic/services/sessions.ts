@@ -1,9 +1,9 @@
 import { eq, inArray } from 'drizzle-orm';
-import { patchedMetadata } from '../../domain/compat/anthropic/metadata.ts';
-import { isOurId } from '../../domain/compat/anthropic/ids.ts';
-import { turnFields } from '../../domain/compat/anthropic/content.ts';
-import { compatAnthropicSessions } from '../../db/schema/index.ts';
-import { DEFAULT_ENVIRONMENT_ID } from '../../domain/compat/anthropic/environments.ts';
+import { patchedMetadata } from '../domain/metadata.ts';
+import { isOurId } from '../domain/ids.ts';
+import { turnFields } from '../domain/content.ts';
+import { compatAnthropicSessions } from '../tables.ts';
+import { DEFAULT_ENVIRONMENT_ID } from '../domain/environments.ts';
 import {
   agentRefOf,
   checkSessionExtras,
@@ -14,18 +14,18 @@ import {
   type CmaSession,
   type CreateSessionParams,
   type UpdateSessionParams,
-} from '../../domain/compat/anthropic/sessions.ts';
-import { NotFoundError, ValidationError } from '../../domain/errors.ts';
-import { requireActor } from '../kernel/require-actor.ts';
-import type { RunStarterDeps } from '../kernel/run-starter.ts';
-import { createFollowUpRun } from '../runtime/runs/create-follow-up.ts';
-import { findSession, type SessionRow } from '../runtime/runs/load-session.ts';
-import type { ServiceContext } from '../kernel/service-context.ts';
-import { createSession } from '../runtime/sessions/create.ts';
-import { listSessions } from '../runtime/sessions/list.ts';
-import { updateSession } from '../runtime/sessions/update.ts';
-import { archiveSession, deleteSession } from '../runtime/sessions/end.ts';
-import { withTransaction } from '../kernel/transaction.ts';
+} from '../domain/sessions.ts';
+import { NotFoundError, ValidationError } from '../../../domain/errors.ts';
+import { requireActor } from '../../../services/kernel/require-actor.ts';
+import type { RunStarterDeps } from '../../../services/kernel/run-starter.ts';
+import { createFollowUpRun } from '../../../services/runtime/runs/create-follow-up.ts';
+import { findSession, type SessionRow } from '../../../services/runtime/runs/load-session.ts';
+import type { ServiceContext } from '../../../services/kernel/service-context.ts';
+import { createSession } from '../../../services/runtime/sessions/create.ts';
+import { listSessions } from '../../../services/runtime/sessions/list.ts';
+import { updateSession } from '../../../services/runtime/sessions/update.ts';
+import { archiveSession, deleteSession } from '../../../services/runtime/sessions/end.ts';
+import { withTransaction } from '../../../services/kernel/transaction.ts';
 import { agentSnapshotOf, agentVersionIdOf, archivedAgent, isArchivedAgent } from './agents.ts';
 import { findCompatEnvironment } from './environments.ts';
 

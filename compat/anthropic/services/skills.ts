@@ -10,18 +10,18 @@ import {
   type CmaSkill,
   type CmaSkillVersion,
   type SkillUpload,
-} from '../../domain/compat/anthropic/skills.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.ts';
-import type { ServiceContext } from '../kernel/service-context.ts';
-import { createSkill } from '../configuration/skills/create.ts';
-import { deleteSkill } from '../configuration/skills/delete.ts';
-import { exportSkillVersion } from '../configuration/skills/export-version.ts';
-import { getSkill } from '../configuration/skills/get.ts';
-import { listSkills } from '../configuration/skills/list.ts';
-import type { PublicSkill, PublicSkillDetail, PublicSkillVersion } from '../configuration/skills/public.ts';
-import { publishSkillVersion } from '../configuration/skills/publish-version.ts';
-import { setSkillVersionLifecycle } from '../configuration/skills/set-version-lifecycle.ts';
-import { withTransaction } from '../kernel/transaction.ts';
+} from '../domain/skills.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../../domain/errors.ts';
+import type { ServiceContext } from '../../../services/kernel/service-context.ts';
+import { createSkill } from '../../../services/configuration/skills/create.ts';
+import { deleteSkill } from '../../../services/configuration/skills/delete.ts';
+import { exportSkillVersion } from '../../../services/configuration/skills/export-version.ts';
+import { getSkill } from '../../../services/configuration/skills/get.ts';
+import { listSkills } from '../../../services/configuration/skills/list.ts';
+import type { PublicSkill, PublicSkillDetail, PublicSkillVersion } from '../../../services/configuration/skills/public.ts';
+import { publishSkillVersion } from '../../../services/configuration/skills/publish-version.ts';
+import { setSkillVersionLifecycle } from '../../../services/configuration/skills/set-version-lifecycle.ts';
+import { withTransaction } from '../../../services/kernel/transaction.ts';
 
 /**
  * Claude Managed Agents Skills (`/compat/anthropic/v1/skills`) over our Skill verbs: every rule

@@ -9,14 +9,14 @@ import Anthropic, {
 } from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { organizationMemberships, organizations, principals, projectMemberships, projects, uploads } from '../../db/schema/index.ts';
+import { organizationMemberships, organizations, principals, projectMemberships, projects, uploads } from '../../../db/schema/index.ts';
 import { eq } from 'drizzle-orm';
-import { createBrowserSession } from '../../services/access/auth/create-browser-session.ts';
-import { systemContext } from '../../services/kernel/service-context.ts';
-import { startRunApp } from '../support/run-app.ts';
-import { serveApp, type ServedApp } from '../support/http-server.ts';
-import { createTestApp } from '../support/app.ts';
-import { recordSdkRequests, untilEvent } from '../support/anthropic-sdk.ts';
+import { createBrowserSession } from '../../../services/access/auth/create-browser-session.ts';
+import { systemContext } from '../../../services/kernel/service-context.ts';
+import { startRunApp } from '../../../test/support/run-app.ts';
+import { serveApp, type ServedApp } from '../../../test/support/http-server.ts';
+import { createTestApp } from '../../../test/support/app.ts';
+import { recordSdkRequests, untilEvent } from '../../../test/support/anthropic-sdk.ts';
 
 /**
  * The Claude Managed Agents–compatible API (issue 32) driven by the official `@anthropic-ai/sdk`,

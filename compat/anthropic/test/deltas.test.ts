@@ -2,12 +2,12 @@ import Anthropic, { BadRequestError } from '@anthropic-ai/sdk';
 import { accumulateManagedAgentsEvent } from '@anthropic-ai/sdk/lib/sessions/accumulate';
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { productEvents } from '../../db/schema/index.ts';
-import { turnMessageEventId } from '../../domain/runs/turn-message-event-id.ts';
-import { finishModelTurn } from '../../services/runtime/model-turns/finish.ts';
-import { systemContext } from '../../services/kernel/service-context.ts';
-import { serveApp, type ServedApp } from '../support/http-server.ts';
-import { startRunApp } from '../support/run-app.ts';
+import { productEvents } from '../../../db/schema/index.ts';
+import { turnMessageEventId } from '../../../domain/runs/turn-message-event-id.ts';
+import { finishModelTurn } from '../../../services/runtime/model-turns/finish.ts';
+import { systemContext } from '../../../services/kernel/service-context.ts';
+import { serveApp, type ServedApp } from '../../../test/support/http-server.ts';
+import { startRunApp } from '../../../test/support/run-app.ts';
 
 /**
  * Event deltas of the Anthropic-compatible API (issue 32 on issue 30's live output): with

@@ -1,9 +1,9 @@
 import Anthropic, { BadRequestError, NotFoundError, toFile } from '@anthropic-ai/sdk';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { serveApp, type ServedApp } from '../support/http-server.ts';
-import { startRunApp } from '../support/run-app.ts';
-import { recordSdkRequests, untilEvent } from '../support/anthropic-sdk.ts';
+import { serveApp, type ServedApp } from '../../../test/support/http-server.ts';
+import { startRunApp } from '../../../test/support/run-app.ts';
+import { recordSdkRequests, untilEvent } from '../../../test/support/anthropic-sdk.ts';
 
 /**
  * The Anthropic-compatible Files API and file content in messages (issue 32), driven by the

@@ -8,12 +8,21 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { FILE_UPLOAD_LIMITS } from '../../api/compat/anthropic/files.ts';
-import { SKILL_UPLOAD_LIMITS } from '../../api/compat/anthropic/skills.ts';
-import { SKILL_FILE_MAX_BYTES, SKILL_MAX_FILES, SKILL_PACKAGE_MAX_BYTES } from '../../domain/skills/limits.ts';
-import { createProcessDatabase, developmentApiKey } from '../support/process-bootstrap.ts';
-import { fieldPart, filePart, oneByteParts, openUpload as openRawUpload, uploadOnce, within, type Answer, type RawUpload } from '../support/raw-multipart.ts';
-import { killProcess, startApiProcess } from '../support/worker-process.ts';
+import { FILE_UPLOAD_LIMITS } from '../api/files.ts';
+import { SKILL_UPLOAD_LIMITS } from '../api/skills.ts';
+import { SKILL_FILE_MAX_BYTES, SKILL_MAX_FILES, SKILL_PACKAGE_MAX_BYTES } from '../../../domain/skills/limits.ts';
+import { createProcessDatabase, developmentApiKey } from '../../../test/support/process-bootstrap.ts';
+import {
+  fieldPart,
+  filePart,
+  oneByteParts,
+  openUpload as openRawUpload,
+  uploadOnce,
+  within,
+  type Answer,
+  type RawUpload,
+} from '../../../test/support/raw-multipart.ts';
+import { killProcess, startApiProcess } from '../../../test/support/worker-process.ts';
 
 /**
  * Multipart bodies are read as a stream with their limits checked as bytes arrive (issue 45
@@ -200,7 +209,7 @@ describe.skipIf(provided.kind !== 'postgres')('hostile multipart bodies', () => 
     expect(await Promise.all(paths.map((path) => uploadOnce(api.url, key, path, hostile)))).toEqual([400, 400, 400]);
 
     // The clients send from a thread of their own, so this one measures the server, not its own sending.
-    const clients = new Worker(new URL('../support/hostile-uploads-worker.ts', import.meta.url), {
+    const clients = new Worker(new URL('../../../test/support/hostile-uploads-worker.ts', import.meta.url), {
       workerData: { baseUrl: api.url, key, paths, parts: 300_000, durationMs: 1_000 },
     });
     const message = (): Promise<{ ready?: true; statuses?: number[]; error?: string }> =>

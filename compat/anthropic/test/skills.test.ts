@@ -1,9 +1,9 @@
 import Anthropic, { BadRequestError, ConflictError, NotFoundError, PermissionDeniedError, toFile } from '@anthropic-ai/sdk';
 import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRunApp } from '../support/run-app.ts';
-import { serveApp, type ServedApp } from '../support/http-server.ts';
-import { recordSdkRequests } from '../support/anthropic-sdk.ts';
+import { startRunApp } from '../../../test/support/run-app.ts';
+import { serveApp, type ServedApp } from '../../../test/support/http-server.ts';
+import { recordSdkRequests } from '../../../test/support/anthropic-sdk.ts';
 
 /**
  * Skills of the Claude Managed Agents–compatible API (issue 32) driven by the official

@@ -1,8 +1,8 @@
 import Anthropic, { RateLimitError } from '@anthropic-ai/sdk';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveApp, type ServedApp } from '../support/http-server.ts';
-import { startRunApp } from '../support/run-app.ts';
+import { serveApp, type ServedApp } from '../../../test/support/http-server.ts';
+import { startRunApp } from '../../../test/support/run-app.ts';
 
 /**
  * One pool of event streams per API process (issue 45): the bounds per key and per project

@@ -34,3 +34,12 @@ export async function getProject({
     effectiveRetention: effectiveRetentionResponse(row.project, deps.retention),
   };
 }
+
+/** When the actor's project was created. */
+export async function projectCreatedAt(ctx: ServiceContext): Promise<Date> {
+  const [project] = await ctx.db
+    .select({ createdAt: projects.createdAt })
+    .from(projects)
+    .where(eq(projects.id, requireActor(ctx).projectId));
+  return project!.createdAt;
+}

@@ -105,3 +105,16 @@ export async function completeIdempotencyRecord(
     .set({ responseStatus: response.status, responseBody: response.body, responseHeaders: response.headers })
     .where(whereScope(scope));
 }
+
+/** Forgets the record under this scope, so the next claim of it is a new request's. */
+export async function forgetIdempotencyRecord(db: Executor, scope: IdempotencyScope): Promise<void> {
+  await db
+    .delete(idempotencyRecords)
+    .where(
+      and(
+        eq(idempotencyRecords.principalId, scope.principalId),
+        eq(idempotencyRecords.route, scope.route),
+        eq(idempotencyRecords.idempotencyKey, scope.idempotencyKey),
+      ),
+    );
+}

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { uploads } from '../../../db/schema/index.ts';
 import { toPage, type Page } from '../../../domain/pagination.ts';
 import { NotFoundError } from '../../../domain/errors.ts';
@@ -20,6 +20,15 @@ export async function findUpload(ctx: ServiceContext, uploadId: string, options:
   const [row] = options.forUpdate ? await query.for('update') : await query;
   if (!row) throw new NotFoundError('No upload with that id in this project');
   return row;
+}
+
+/** The actor's project's unexpired uploads among these ids (the others are left out). */
+export async function findLiveUploads({ ctx, input }: { ctx: ServiceContext; input: { uploadIds: readonly string[] } }): Promise<UploadRow[]> {
+  if (input.uploadIds.length === 0) return [];
+  return ctx.db
+    .select()
+    .from(uploads)
+    .where(and(eq(uploads.projectId, requireActor(ctx).projectId), inArray(uploads.id, [...input.uploadIds]), uploadIsLive(ctx.clock.now())));
 }
 
 export async function getUpload({ ctx, input }: { ctx: ServiceContext; input: { uploadId: string } }): Promise<PublicUpload> {
