@@ -143,12 +143,17 @@ describe.skipIf(provided.kind !== 'postgres')('live output across processes', ()
 
   it('readers on both API processes see the same deltas from the worker process', async () => {
     const text = 'Written by the worker process, read on two API processes at once, piece by piece.';
-    // The answer starts after a second, so both readers are connected before the first piece.
-    fakes.vendor_a.reply({ text, chunkSize: 5, chunkDelayMs: 20, delayMs: 1_000 });
+    // The answer is held until both readers are connected (each has its first frame), so both
+    // see it piece by piece; a fixed delay was outrun on a loaded host (a reader then got the
+    // text so far in one catch-up delta).
+    let bothConnected!: () => void;
+    fakes.vendor_a.reply({ text, chunkSize: 5, chunkDelayMs: 20, heldUntil: new Promise<void>((resolve) => (bothConnected = resolve)) });
     const [api1, api2] = apis as [Api, Api];
     const created = await request(api1, 'POST', '/sessions', { agentId, initialMessage: 'Go.' });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const readers = [readSession(api1, created.body.id), readSession(api2, created.body.id)];
+    await Promise.all(readers.map((reader) => reader.until((frames) => frames.length > 0)));
+    bothConnected();
     const seen = await Promise.all(readers.map((reader) => reader.until((frames) => assistantMessagesCreated(frames).length === 1)));
     await Promise.all(readers.map((reader) => reader.stop()));
     for (const frames of seen) {

@@ -90,10 +90,6 @@ export const NOT_BACKED_UP: Readonly<Record<string, string>> = {
   threads: 'conversation state of sessions',
   sessions: 'sessions (runtime data)',
   pending_turns: 'turns waiting for a busy session (runtime data)',
-  compat_anthropic_agent_versions:
-    'what the Anthropic-compatible API shows of its agent versions (metadata, model object): not in the format; a restored agent renders from its config',
-  compat_anthropic_environments: 'Anthropic-compatible API environments (metadata only, no effect on runs): not in the format',
-  compat_anthropic_sessions: 'what the Anthropic-compatible API shows of its sessions (environment, metadata; runtime data)',
   session_skill_bindings: 'the Skill versions a session pinned at creation (session state)',
   messages: 'transcripts',
   runs: 'runs (runtime data)',
