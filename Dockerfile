@@ -9,7 +9,7 @@ COPY package.json package-lock.json ./
 # their manifests are enough here (lint/'s packages are development ones, left out by --omit=dev).
 COPY client/package.json ./client/package.json
 COPY lint/package.json ./lint/package.json
-# patch-package applies patches/ on install (a driver fix: docs/decisions.md "Database outages").
+# patch-package applies patches/ on install (a driver fix: docs/decisions/postgres-driver-patch.md).
 COPY patches ./patches
 RUN npm ci --omit=dev --no-audit --no-fund
 

@@ -1,16 +1,16 @@
 import type { Logger } from '../config/logger.ts';
 import type { DatabaseHandle } from '../db/client.ts';
 import type { Snapshot } from '../domain/sandbox/snapshot-registry.ts';
-import type { CredentialKeyring } from '../services/kernel/credentials/keyring.ts';
-import type { DeploymentPreset } from '../services/configuration/model-presets/deployment.ts';
-import type { AdmissionGate } from '../services/runtime/runs/admission-gate.ts';
+import type { CredentialKeyring } from '../services/kernel/credentials/index.ts';
+import type { DeploymentPreset } from '../services/configuration/model-presets/index.ts';
+import type { AdmissionGate } from '../services/runtime/runs/index.ts';
 import { systemContext, type Clock } from '../services/kernel/service-context.ts';
 import type { ProjectEventTail } from '../processes/project-event-tail.ts';
 import { classifyFailures } from './failures.ts';
 import { MCP_TOOL_PREFIX } from '../domain/agent-config/index.ts';
 import { LOAD_SKILL_TOOL_NAME } from '../domain/skills/catalog.ts';
-import { callMcpTool } from '../services/runtime/mcp/call-tool.ts';
-import { answerLoadSkill } from '../services/runtime/runs/answer-load-skill.ts';
+import { callMcpTool } from '../services/runtime/mcp/index.ts';
+import { answerLoadSkill } from '../services/runtime/runs/index.ts';
 import { createPlatformToolRegistry, fromAnswer, type BuiltInPlatformTool, type PlatformToolHandler } from './platform-tools/registry.ts';
 import type { ProviderType } from '../adapters/models/types.ts';
 import { createRunActivities } from './run-activities.ts';
@@ -69,7 +69,7 @@ export type ActivityDeps = {
 /**
  * The platform's own tools: the session's sandbox tools, the Skill loader, and MCP tools by
  * their `mcp__` prefix (MCP endpoints follow the webhooks' address rules and development
- * setting, docs/decisions.md "MCP").
+ * setting, docs/decisions/mcp-endpoints.md).
  */
 function builtInPlatformTools(deps: ActivityDeps, sandbox: Omit<Parameters<typeof createSandboxToolRunner>[0], 'browsers'>): BuiltInPlatformTool[] {
   const system = sandbox.system;

@@ -1,9 +1,9 @@
 import type { RunState, SettledRunState } from '../domain/runs/states.ts';
 import type { RunFailure } from '../domain/sessions/run-failure.ts';
-import type { Admission } from '../services/runtime/runs/admit.ts';
-import type { HarnessOperationEnd } from '../services/runtime/harness-operations/finish.ts';
-import type { DelegationStart } from '../services/runtime/delegations/start-call.ts';
-import type { WaitingEntry } from '../services/runtime/runs/enter-waiting.ts';
+import type { Admission } from '../services/runtime/runs/index.ts';
+import type { HarnessOperationEnd } from '../services/runtime/harness-operations/index.ts';
+import type { DelegationStart } from '../services/runtime/delegations/index.ts';
+import type { WaitingEntry } from '../services/runtime/runs/index.ts';
 
 export type { Admission, DelegationStart, HarnessOperationEnd, RunFailure, WaitingEntry };
 

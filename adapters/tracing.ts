@@ -3,8 +3,8 @@ import { suppressTracing } from '@opentelemetry/core';
 import { ATTR_ERROR_TYPE, ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT } from '@opentelemetry/semantic-conventions';
 
 /**
- * The service's own spans around every outbound call (docs/decisions.md "Traces (issue 34, part
- * 2)"). With tracing off no SDK is registered and these are the OpenTelemetry API's no-op spans.
+ * The service's own spans around every outbound call
+ * (docs/decisions/span-names-and-attributes.md). With tracing off no SDK is registered and these are the OpenTelemetry API's no-op spans.
  *
  * What a span may carry: names of operations, ids of our own records, models, tool names, host
  * names, status codes, token counts and sizes. Never a prompt, message, tool argument or result,

@@ -4,16 +4,16 @@ import type { Settings } from '../config/settings.ts';
 import type { Logger } from '../config/logger.ts';
 import type { DatabaseHandle } from '../db/client.ts';
 import type { Clock } from '../services/kernel/service-context.ts';
-import type { ApiKeyCache } from '../services/access/auth/api-key-cache.ts';
-import type { CredentialKeyring } from '../services/kernel/credentials/keyring.ts';
+import type { ApiKeyCache } from '../services/access/auth/index.ts';
+import type { CredentialKeyring } from '../services/kernel/credentials/index.ts';
 import type { MessageDeltaBus } from '../processes/message-delta-bus.ts';
 import type { ProjectEventTail } from '../processes/project-event-tail.ts';
 import type { Snapshot } from '../domain/sandbox/snapshot-registry.ts';
-import type { DeploymentPreset } from '../services/configuration/model-presets/deployment.ts';
-import type { Readiness } from '../services/kernel/health/readiness.ts';
+import type { DeploymentPreset } from '../services/configuration/model-presets/index.ts';
+import type { Readiness } from '../services/kernel/health/index.ts';
 import type { RunStarter } from '../services/kernel/run-starter.ts';
 import type { ScheduleBackend } from '../services/kernel/schedule-backend.ts';
-import type { StorageEndpointPolicy } from '../services/configuration/storage-providers/s3-client.ts';
+import type { StorageEndpointPolicy } from '../services/configuration/storage-providers/index.ts';
 import type { EventStreamPlaces } from './event-stream-places.ts';
 
 /** Everything the API process builds once (scripts/app-deps.ts) and api/app.ts hands to route modules. */

@@ -12,7 +12,7 @@ import {
 } from '../domain/errors.ts';
 import { errorCodes, isDatabaseUnavailable, isUnstorableText } from '../services/kernel/database-errors.ts';
 import type { AppEnv } from './env.ts';
-import { metrics } from '../services/kernel/metrics/registry.ts';
+import { metrics } from '../services/kernel/metrics/index.ts';
 
 /** The one mapping from public error codes to HTTP statuses (spec 3 "Codes and statuses"). */
 export function statusForCode(code: ErrorCode): ContentfulStatusCode {
@@ -86,7 +86,7 @@ export function safeError(message: string, details?: ErrorDetails): { message: s
 /**
  * Database failures that are not bugs, as the domain errors they amount to (their messages name
  * no SQL): text PostgreSQL cannot store is the caller's input (400); an unreachable database is
- * an outage worth retrying (503 with `Retry-After`, docs/decisions.md "Database outages").
+ * an outage worth retrying (503 with `Retry-After`, docs/decisions/service-unavailable.md).
  */
 function fromDatabaseError(c: Context<AppEnv>, error: Error): DomainError | null {
   if (isUnstorableText(error)) return new ValidationError('The request contains text that cannot be stored (a NUL character)');

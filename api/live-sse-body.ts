@@ -1,6 +1,6 @@
 import type { EventSubscription } from '../processes/project-event-tail.ts';
-import type { ProductEventRow } from '../services/kernel/events/public-event.ts';
-import { metrics } from '../services/kernel/metrics/registry.ts';
+import type { ProductEventRow } from '../services/kernel/events/index.ts';
+import { metrics } from '../services/kernel/metrics/index.ts';
 
 const HEARTBEAT = new TextEncoder().encode(': heartbeat\n\n');
 

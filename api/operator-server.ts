@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
-import type { Readiness } from '../services/kernel/health/readiness.ts';
+import type { Readiness } from '../services/kernel/health/index.ts';
 import type { AppEnv } from './env.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';

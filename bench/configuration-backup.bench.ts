@@ -14,12 +14,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { agents, agentVersions, eventWebhooks, organizations, principals, projects, skills, skillVersions } from '../db/schema/index.ts';
 import { canonicalAgentConfig, parseAgentConfig } from '../domain/agent-config/index.ts';
-import { createKeyring, sealCredential } from '../services/kernel/credentials/keyring.ts';
-import { exportConfiguration } from '../services/operations/configuration-backup/export.ts';
-import { restoreConfiguration } from '../services/operations/configuration-backup/restore.ts';
-import { webhookCredentialAad } from '../services/configuration/event-webhooks/public.ts';
+import { createKeyring, sealCredential } from '../services/kernel/credentials/index.ts';
+import { exportConfiguration } from '../services/operations/configuration-backup/index.ts';
+import { restoreConfiguration } from '../services/operations/configuration-backup/index.ts';
+import { webhookCredentialAad } from '../services/configuration/event-webhooks/index.ts';
 import type { Actor } from '../services/kernel/service-context.ts';
-import { skillContentHash } from '../services/configuration/skills/content-hash.ts';
+import { skillContentHash } from '../services/configuration/skills/index.ts';
 import { createHash } from 'node:crypto';
 import { benchContext, median, openBenchDatabase, printRecords, withBenchDatabase, type BenchRecord } from './support.ts';
 

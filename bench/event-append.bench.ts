@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { projectEventCounters } from '../db/schema/index.ts';
-import { appendProductEvent } from '../services/kernel/events/append.ts';
+import { appendProductEvent } from '../services/kernel/events/index.ts';
 import { benchContext, openBenchDatabase, printRecords, throughput, withBenchDatabase, type BenchRecord } from './support.ts';
 
 export async function run(options: { writers?: number; roundMs?: number; rounds?: number } = {}): Promise<BenchRecord[]> {

@@ -11,8 +11,8 @@ import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { principals } from '../db/schema/index.ts';
 import type { Actor } from '../services/kernel/service-context.ts';
-import { executeIdempotently } from '../services/kernel/idempotency/execute.ts';
-import { hashRequestBody } from '../services/kernel/idempotency/records.ts';
+import { executeIdempotently } from '../services/kernel/idempotency/index.ts';
+import { hashRequestBody } from '../services/kernel/idempotency/index.ts';
 import { benchContext, median, openBenchDatabase, printRecords, withBenchDatabase, type BenchRecord } from './support.ts';
 
 export async function run(options: { operations?: number; rounds?: number } = {}): Promise<BenchRecord[]> {

@@ -23,9 +23,9 @@ import { parseSettings } from '../config/settings.ts';
 import { openDatabase } from '../db/client.ts';
 import { migrateDatabase } from '../db/migrate.ts';
 import { decodeEventCursor, encodeEventCursor } from '../domain/event-cursor.ts';
-import { appendProductEvent } from '../services/kernel/events/append.ts';
-import type { PublicProductEvent } from '../services/kernel/events/public-event.ts';
-import { latestProjectPosition } from '../services/kernel/events/read.ts';
+import { appendProductEvent } from '../services/kernel/events/index.ts';
+import type { PublicProductEvent } from '../services/kernel/events/index.ts';
+import { latestProjectPosition } from '../services/kernel/events/index.ts';
 import { benchContext, percentile, printRecords, REQUEST_LIMITS_OFF, withBenchDatabase, type BenchRecord } from './support.ts';
 import { takeSseFrames } from '../domain/sse-frames.ts';
 

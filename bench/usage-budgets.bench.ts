@@ -18,7 +18,7 @@
 import { sql } from 'drizzle-orm';
 import { createLogger } from '../config/logger.ts';
 import { rowsOf, type Executor } from '../db/client.ts';
-import { reserveModelTurn } from '../services/runtime/model-invocations/reserve-turn.ts';
+import { reserveModelTurn } from '../services/runtime/model-invocations/index.ts';
 import { systemContext } from '../services/kernel/service-context.ts';
 import { withTransaction } from '../services/kernel/transaction.ts';
 import { withBenchRuntimeApp } from './runtime-app.ts';

@@ -28,8 +28,8 @@ import { openDatabase } from '../db/client.ts';
 import { migrateDatabase } from '../db/migrate.ts';
 import { projects } from '../db/schema/index.ts';
 import { createRuntime } from '../scripts/runtime.ts';
-import { appendProductEvent } from '../services/kernel/events/append.ts';
-import { latestProjectPosition } from '../services/kernel/events/read.ts';
+import { appendProductEvent } from '../services/kernel/events/index.ts';
+import { latestProjectPosition } from '../services/kernel/events/index.ts';
 import { startBenchTemporal } from './temporal.ts';
 import { apiFor, benchContext, percentile, pool, printRecords, REQUEST_LIMITS_OFF, throughput, withBenchDatabase, type BenchRecord } from './support.ts';
 

@@ -229,7 +229,8 @@ const SETTINGS = {
     'hosted: cookie session lifetime before `POST /auth/refresh` (5-1440)',
   ),
   SVC_INITIAL_OWNER_SUBJECT: setting(optionalNonEmpty, 'hosted: the provider `sub` made owner on a fresh installation (required; ignored once claimed)'),
-  // Request limits and run quotas (docs/decisions/rate-limits-and-quotas.md); 0 = no limit.
+  // Request limits and run quotas (docs/decisions/request-rate-limits.md, event-stream-limits.md, unsettled-runs-quota.md,
+  // running-runs-limit.md); 0 = no limit.
   SVC_RATE_LIMIT_API_KEY_PER_SECOND: setting(
     limitString('50', 100_000),
     'requests per second per API key, and per person for browser sessions, in each API process (`0` = off); past it: `429 rate_limited` with `Retry-After`',
@@ -270,7 +271,7 @@ const SETTINGS = {
     '`true` turns tracing off with an endpoint set',
   ),
   OTEL_TRACES_EXPORTER: setting(optionalNonEmpty, '`none` turns tracing off with an endpoint set', '`otlp`'),
-  // Retention (docs/decisions/retention.md): a window such as `30d`, `12h`, `90m`, or `off` (kept for good).
+  // Retention (docs/decisions/retention-settings.md): a window such as `30d`, `12h`, `90m`, or `off` (kept for good).
   SVC_RETENTION_SESSIONS: setting(
     retentionString,
     "how long settled sessions are kept from their last activity, with everything they own, objects included: `<n>m`, `<n>h` or `<n>d` from `1m` to `3650d`, or `off`; a project's `retention` overrides it",

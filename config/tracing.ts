@@ -5,7 +5,7 @@ import type { BasicTracerProvider, SpanProcessor } from '@opentelemetry/sdk-trac
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 
 /**
- * OpenTelemetry traces for one process (docs/decisions.md "Traces (issue 34, part 2)"). Started
+ * OpenTelemetry traces for one process (docs/decisions/tracing-on-and-off.md). Started
  * by the entry points in scripts/ when settings say an OTLP endpoint is configured
  * (`settings.tracing.enabled`); otherwise nothing is started and every span the code opens is the
  * API's no-op span. The SDK reads the standard `OTEL_*` variables itself (exporter, protocol,

@@ -162,7 +162,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
  * server wake-ups of a prepared one. drizzle asks for unprepared statements unless a query is
  * given a name, so every statement through this client is prepared (per connection, by its
  * text). A schema change that alters a statement's result columns fails it once inside a
- * transaction (outside one postgres.js prepares it again); docs/decisions.md "Cost per run".
+ * transaction (outside one postgres.js prepares it again); docs/decisions/every-statement-is-prepared.md.
  */
 export function preparing(sql: postgres.Sql): postgres.Sql {
   return new Proxy(sql, {

@@ -42,7 +42,7 @@ export class ValidationError extends DomainError {
 /**
  * A request body, or one part of it, is larger than a limit: `details.limit` names the limit,
  * `details.maxBytes` its figure. A `bad_request` like other malformed input (on the native API an
- * oversized body is a 400, docs/decisions.md "HTTP and errors"); the Anthropic-compatible API
+ * oversized body is a 400, docs/decisions/request-bodies.md); the Anthropic-compatible API
  * answers it with the SDK's 413 `request_too_large`.
  */
 export class PayloadTooLargeError extends ValidationError {
@@ -109,7 +109,7 @@ export class ServiceUnavailableError extends DomainError {
 }
 
 /**
- * A request limit or quota of the caller is spent (docs/decisions.md "Rate limits and quotas"):
+ * A request limit or quota of the caller is spent (docs/decisions/request-rate-limits.md):
  * 429 with `Retry-After`; `details.limit` names which one.
  */
 export class RateLimitedError extends DomainError {
@@ -122,8 +122,8 @@ export class RateLimitedError extends DomainError {
 }
 
 /**
- * An event cursor names a position whose events retention has deleted (docs/decisions.md
- * "Retention"): resuming after it would skip events without a word. 410: the client starts over,
+ * An event cursor names a position whose events retention has deleted (docs/decisions/cursor-expired.md
+ * ): resuming after it would skip events without a word. 410: the client starts over,
  * with `from=now` (or without a cursor, from the oldest event kept), and reconciles from the
  * resources themselves.
  */

@@ -1,6 +1,6 @@
 /**
  * What every JSON value a caller or a third party hands us must satisfy before anything stores
- * it (docs/decisions.md "Text and JSON that cannot be stored"):
+ * it (docs/decisions/unstorable-text-and-json.md, docs/decisions/json-depth-limit.md):
  *
  * - strings and keys are well-formed Unicode: a lone UTF-16 surrogate (`"\ud800"` in JSON) is not
  *   text PostgreSQL can hold (jsonb refuses it; a text column would silently turn it into U+FFFD);

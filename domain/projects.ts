@@ -23,8 +23,8 @@ export type CreateProjectInput = v.InferOutput<typeof CreateProjectInput>;
 const givesSomething = (input: { retention?: unknown; budget?: unknown }) => input.retention !== undefined || input.budget !== undefined;
 
 /**
- * `PATCH /projects/{id}`: the project's retention overrides (docs/decisions.md "Retention") and
- * its monthly budget (docs/decisions.md "Budgets"; replaced whole, `null` removes it).
+ * `PATCH /projects/{id}`: the project's retention overrides (docs/decisions/project-retention-overrides.md) and
+ * its monthly budget (docs/decisions/budgets.md; replaced whole, `null` removes it).
  */
 export const UpdateProjectInput = v.pipe(
   v.strictObject({ retention: v.optional(ProjectRetentionInput), budget: v.optional(ProjectBudgetInput) }),

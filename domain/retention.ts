@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 
 /**
- * Retention windows (issue 34 part 4, docs/decisions.md "Retention"): how long a settled session
+ * Retention windows (issue 34 part 4, docs/decisions/retention-settings.md): how long a settled session
  * keeps its rows and objects, and how long product events are kept. A window is written as a
  * whole number and a unit, `m` (minutes), `h` (hours) or `d` (days): `30d`, `12h`, `90m` (the
  * units of Temporal's own retention setting, without months or years). The same grammar is read

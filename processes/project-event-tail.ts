@@ -1,8 +1,8 @@
 import type { Logger } from '../config/logger.ts';
 import type { DatabaseHandle } from '../db/client.ts';
-import { PRODUCT_EVENTS_CHANNEL } from '../services/kernel/events/append.ts';
-import type { ProductEventRow } from '../services/kernel/events/public-event.ts';
-import { latestProjectPosition, latestProjectPositions, readProductEvents, readSessionEvents } from '../services/kernel/events/read.ts';
+import { PRODUCT_EVENTS_CHANNEL } from '../services/kernel/events/index.ts';
+import type { ProductEventRow } from '../services/kernel/events/index.ts';
+import { latestProjectPosition, latestProjectPositions, readProductEvents, readSessionEvents } from '../services/kernel/events/index.ts';
 
 /**
  * A live, resumable read of one project's event log: yields batches of events after the

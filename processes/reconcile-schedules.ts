@@ -1,7 +1,7 @@
 import { and, asc, lt, sql } from 'drizzle-orm';
 import { schedules } from '../db/schema/index.ts';
 import type { ScheduleBackend } from '../services/kernel/schedule-backend.ts';
-import { syncSchedule } from '../services/operations/schedules/sync.ts';
+import { syncSchedule } from '../services/operations/schedules/index.ts';
 import type { ServiceContext } from '../services/kernel/service-context.ts';
 import { repeatTicks } from './repeat-ticks.ts';
 

@@ -1,12 +1,7 @@
 import type { RetentionSettings } from '../config/settings.ts';
-import {
-  deleteRetainedObjects,
-  sweepDeletedProjectObjects,
-  type ObjectStoreDeps,
-  type ProjectSweepPosition,
-} from '../services/operations/retention/delete-objects.ts';
-import { purgeExpiredEvents } from '../services/operations/retention/purge-events.ts';
-import { purgeExpiredSessions } from '../services/operations/retention/purge-sessions.ts';
+import { deleteRetainedObjects, sweepDeletedProjectObjects, type ObjectStoreDeps, type ProjectSweepPosition } from '../services/operations/retention/index.ts';
+import { purgeExpiredEvents } from '../services/operations/retention/index.ts';
+import { purgeExpiredSessions } from '../services/operations/retention/index.ts';
 import type { ServiceContext } from '../services/kernel/service-context.ts';
 import { repeatTicks } from './repeat-ticks.ts';
 
@@ -52,7 +47,7 @@ export const newRetentionSweepState = (): RetentionSweepState => ({
 });
 
 /**
- * One bounded step of retention (docs/decisions.md "Retention"): at most `batchSize` session
+ * One bounded step of retention (docs/decisions/retention-sweep-batches.md): at most `batchSize` session
  * trees, `batchSize` events per project, `batchSize` objects of expired sessions and
  * `batchSize` objects of deleted projects (a new pass over the connections at most once per
  * `sweepIntervalMs`), in that order, each in its own short transactions (objects outside any).

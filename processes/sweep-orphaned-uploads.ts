@@ -2,14 +2,14 @@ import { and, asc, eq, gte, inArray } from 'drizzle-orm';
 import { deleteObject, listObjectPage } from '../adapters/storage/objects.ts';
 import type { S3Client } from '../adapters/storage/s3-client.ts';
 import { attachments, projects, storageProviders, uploads } from '../db/schema/index.ts';
-import { uploadIsLive } from '../services/runtime/attachments/find-uploads.ts';
+import { uploadIsLive } from '../services/runtime/attachments/index.ts';
 import { tenantRoot } from '../domain/storage/paths.ts';
-import { RUN_FILES_FOLDER } from '../services/runtime/attachments/store.ts';
-import type { CredentialKeyring } from '../services/kernel/credentials/keyring.ts';
+import { RUN_FILES_FOLDER } from '../services/runtime/attachments/index.ts';
+import type { CredentialKeyring } from '../services/kernel/credentials/index.ts';
 import type { ServiceContext } from '../services/kernel/service-context.ts';
 import { repeatTicks } from './repeat-ticks.ts';
-import type { StorageProviderRow } from '../services/configuration/storage-providers/public.ts';
-import { s3ClientFor, type StorageEndpointPolicy } from '../services/configuration/storage-providers/s3-client.ts';
+import type { StorageProviderRow } from '../services/configuration/storage-providers/index.ts';
+import { s3ClientFor, type StorageEndpointPolicy } from '../services/configuration/storage-providers/index.ts';
 import { isLowercaseUuid } from '../domain/uuid.ts';
 
 /** An unreferenced upload younger than this is left alone: its turn may still be committing. */
@@ -53,7 +53,7 @@ export type SweepResult = {
 type Budget = { pages: number; deletes: number; shouldStop: () => boolean };
 
 /**
- * Deletes uploads no attachment row (nor standalone upload that has not expired) references (docs/decisions.md "Attachments"). Files are
+ * Deletes uploads no attachment row (nor standalone upload that has not expired) references (docs/decisions/orphaned-upload-sweep.md). Files are
  * uploaded before the transaction that records them, so a transaction that rolls back (a 409, a
  * crash, a lost race) leaves its objects behind. Per storage connection (all organizations) and
  * per project of its organization, the objects under the project's `run-files/` are listed in key

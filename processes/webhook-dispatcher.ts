@@ -4,7 +4,7 @@ import type { DatabaseHandle } from '../db/client.ts';
 import { eventWebhooks } from '../db/schema/index.ts';
 import type { WebhookWakeReason } from '../domain/webhooks/workflow.ts';
 import type { ProjectEventTail } from './project-event-tail.ts';
-import { EVENT_WEBHOOKS_CHANNEL } from '../services/configuration/event-webhooks/public.ts';
+import { EVENT_WEBHOOKS_CHANNEL } from '../services/configuration/event-webhooks/index.ts';
 
 export type WebhookTarget = { webhookId: string; projectId: string };
 

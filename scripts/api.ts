@@ -7,7 +7,7 @@ import { startTracing } from '../config/tracing.ts';
 import { openConfiguredDatabase } from '../db/open.ts';
 import { startApiServer } from '../api/server.ts';
 import { startOperatorServer } from '../api/operator-server.ts';
-import { observeDatabasePool } from '../services/kernel/metrics/registry.ts';
+import { observeDatabasePool } from '../services/kernel/metrics/index.ts';
 import { createAppDeps } from './app-deps.ts';
 import { loadSettingsDependencies } from './dependencies.ts';
 import { connectTemporal } from '../temporal/client.ts';

@@ -1,8 +1,8 @@
 import type { Settings } from '../config/settings.ts';
 import type { Snapshot } from '../domain/sandbox/snapshot-registry.ts';
-import { keyringFromSettings, type CredentialKeyring } from '../services/kernel/credentials/keyring.ts';
-import { loadDeploymentPresets, type DeploymentPreset } from '../services/configuration/model-presets/deployment.ts';
-import { loadSnapshotRegistry } from '../services/configuration/sandbox-providers/snapshots.ts';
+import { keyringFromSettings, type CredentialKeyring } from '../services/kernel/credentials/index.ts';
+import { loadDeploymentPresets, type DeploymentPreset } from '../services/configuration/model-presets/index.ts';
+import { loadSnapshotRegistry } from '../services/configuration/sandbox-providers/index.ts';
 
 /** What a process derives from its settings once, at start, and shares between API and worker. */
 export type SettingsDependencies = {

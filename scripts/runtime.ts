@@ -1,4 +1,4 @@
-import type { AdmissionGate } from '../services/runtime/runs/admission-gate.ts';
+import type { AdmissionGate } from '../services/runtime/runs/index.ts';
 import { createActivities } from '../activities/index.ts';
 import { createSandboxBrowsers } from '../activities/sandbox/browser/browser-tools.ts';
 import { createLocalSandboxDriver } from '../activities/sandbox/local/driver.ts';
@@ -184,7 +184,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         { keyring: options.dependencies.keyring, storagePolicy },
         { intervalMs: options.orphanedUploadSweepIntervalMs },
       );
-      // Retention (docs/decisions.md "Retention"): expired sessions, events and objects, deleted projects' objects.
+      // Retention (docs/decisions/retention-sweep-batches.md): expired sessions, events and objects, deleted projects' objects.
       retentionSweeper = startRetentionSweeper(ctx, { keyring: options.dependencies.keyring, storagePolicy }, settings.retention);
       const running = worker.run();
       running.catch(() => {}); // observed by the caller; marked handled while we start the rest

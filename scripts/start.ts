@@ -16,8 +16,8 @@ import { ensureSandboxPackages } from './system-packages.ts';
 import { ensureConsoleBundle } from '../console/build.ts';
 import { createRuntime } from './runtime.ts';
 import { startOperatorServer } from '../api/operator-server.ts';
-import { observeDatabasePool } from '../services/kernel/metrics/registry.ts';
-import { observeRuntimeState } from '../services/kernel/metrics/state-gauges.ts';
+import { observeDatabasePool } from '../services/kernel/metrics/index.ts';
+import { observeRuntimeState } from '../services/kernel/metrics/index.ts';
 
 /**
  * `npm start`: the whole service in one process for a developer — the API, the Temporal worker,

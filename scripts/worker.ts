@@ -14,9 +14,9 @@ import { ensureSandboxPackages } from './system-packages.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
 import { startOperatorServer } from '../api/operator-server.ts';
 import { databaseProbes } from '../db/health.ts';
-import { createReadiness, type Readiness } from '../services/kernel/health/readiness.ts';
-import { observeDatabasePool } from '../services/kernel/metrics/registry.ts';
-import { observeRuntimeState } from '../services/kernel/metrics/state-gauges.ts';
+import { createReadiness, type Readiness } from '../services/kernel/health/index.ts';
+import { observeDatabasePool } from '../services/kernel/metrics/index.ts';
+import { observeRuntimeState } from '../services/kernel/metrics/index.ts';
 import type { DatabaseHandle } from '../db/client.ts';
 import { temporalProbe } from '../temporal/health.ts';
 

@@ -25,7 +25,7 @@ export function createTemporalRunStarter(options: { client: Client; taskQueue: s
             args: [{ runId: run.runId }],
             workflowIdConflictPolicy: 'USE_EXISTING',
             // With a worker in this process on the same connection, the first workflow task comes
-            // back in the start response instead of through a poll (docs/decisions.md "Temporal").
+            // back in the start response instead of through a poll (docs/decisions/eager-workflow-start.md).
             requestEagerStart: options.eagerStart ?? false,
             typedSearchAttributes: [
               { key: keys.projectId, value: run.projectId },

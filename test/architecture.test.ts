@@ -184,6 +184,35 @@ describe('layer boundaries', () => {
     expect(circles(edges)).toEqual([]);
   });
 
+  it('each folder of a plane is used from outside only through its index.ts: its verbs apart from its helpers', () => {
+    // Every file of the repository, tests and benchmarks included: a helper a caller needs is exported on purpose.
+    const everyFile = (dir: string): string[] =>
+      readdirSync(dir).flatMap((name) => {
+        const full = path.join(dir, name);
+        if (statSync(full).isDirectory())
+          return ['node_modules', 'dist', 'migrations', '.data', '.tools', '.peers', '.git'].includes(name) ? [] : everyFile(full);
+        return /\.tsx?$/.test(name) ? [full] : [];
+      });
+    const folderOf = (file: string) => {
+      const parts = path.relative(servicesRoot, file).split(path.sep);
+      return !parts[0]!.startsWith('..') && parts.length >= 3 ? parts.slice(0, 2).join('/') : null;
+    };
+    const deep: string[] = [];
+    let throughIndex = 0;
+    for (const file of everyFile(root)) {
+      const text = readFileSync(file, 'utf8');
+      for (const match of text.matchAll(/(?:from\s+|import\(\s*)['"](\.[^'"]+)['"]/g)) {
+        const target = path.resolve(path.dirname(file), match[1]!);
+        const folder = folderOf(target);
+        if (!folder || folderOf(file) === folder) continue;
+        if (path.relative(path.join(servicesRoot, folder), target) === 'index.ts') throughIndex++;
+        else deep.push(`${path.relative(root, file)} imports ${match[1]}`);
+      }
+    }
+    expect(throughIndex).toBeGreaterThan(300);
+    expect(deep).toEqual([]);
+  });
+
   it('verbs that routes and activities call take one object ({ ctx, input } or { db, ... }), never a positional context', () => {
     // Pure helpers, factories and mappers (no context parameter) may take positional arguments.
     const callers = imports.filter((entry) => (entry.from === 'api' || entry.from === 'activities') && !entry.typeOnly && targetLayer(entry) === 'services');

@@ -1,7 +1,7 @@
 import { markFailed, withSpan } from '../../adapters/tracing.ts';
 import type { ToolExecutionRecord } from '../../domain/tool-calls/execution.ts';
-import type { ProductEventDraft } from '../../services/kernel/events/append.ts';
-import type { PlatformToolOutcome } from '../../services/runtime/tool-calls/complete-platform.ts';
+import type { ProductEventDraft } from '../../services/kernel/events/index.ts';
+import type { PlatformToolOutcome } from '../../services/runtime/tool-calls/index.ts';
 
 /**
  * Platform-owned tools: what runs a tool call with owner `platform` in the worker. A published

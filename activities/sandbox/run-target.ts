@@ -1,5 +1,5 @@
 import type { Snapshot } from '../../domain/sandbox/snapshot-registry.ts';
-import type { RunSandbox } from '../../services/runtime/sandboxes/ensure.ts';
+import type { RunSandbox } from '../../services/runtime/sandboxes/index.ts';
 import type { ExecRequest, ExecResult, LocalSandboxDriver, SandboxNetwork } from './local/driver.ts';
 
 /** The snapshot a session's sandbox boots; it must be registered on this worker too. */

@@ -2,8 +2,8 @@ import { Context } from '@temporalio/activity';
 import type { FiringResult } from '../../domain/schedules/workflow.ts';
 import type { RunStarterDeps } from '../../services/kernel/run-starter.ts';
 import type { ScheduleBackend } from '../../services/kernel/schedule-backend.ts';
-import { fireSchedule } from '../../services/operations/schedules/fire.ts';
-import { firingSettled } from '../../services/operations/schedules/firing-progress.ts';
+import { fireSchedule } from '../../services/operations/schedules/index.ts';
+import { firingSettled } from '../../services/operations/schedules/index.ts';
 import type { ServiceContext } from '../../services/kernel/service-context.ts';
 
 /** How often the wait for a firing's run looks at it (and heartbeats). */

@@ -1,6 +1,6 @@
 import { context, isSpanContextValid, ROOT_CONTEXT, trace, type Link, type SpanContext } from '@opentelemetry/api';
 import { SpanKind, withSpan } from '../../adapters/tracing.ts';
-import type { WebhookAttempt } from '../../services/configuration/event-webhooks/delivery/prepare-attempt.ts';
+import type { WebhookAttempt } from '../../services/configuration/event-webhooks/index.ts';
 
 /** Where a run's trace is (temporal/run-trace-context.ts): the context its workflow was started in. */
 export type RunTraceContextLookup = (runId: string) => Promise<SpanContext | null>;
@@ -9,8 +9,8 @@ export type RunTraceContextLookup = (runId: string) => Promise<SpanContext | nul
 const MAX_LINKED_RUNS = 32;
 
 /**
- * The `webhook deliver` span around one batch's POST (docs/decisions.md "Traces (issue 34, part
- * 2)"). Following the messaging conventions for a consumer of produced messages: a batch that
+ * The `webhook deliver` span around one batch's POST
+ * (docs/decisions/webhook-delivery-traces.md). Following the messaging conventions for a consumer of produced messages: a batch that
  * carries the events of one run is a child in that run's trace (where someone looking at the run
  * expects its delivery), linked to the delivery activity's own span; a batch that carries events of
  * several runs stays in the activity's trace and links to each run's trace. Attributes: the

@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { UnauthenticatedError } from '../../domain/errors.ts';
-import { resolveEdgeActor } from '../../services/access/auth/admit-edge-identity.ts';
-import { createEdgeAssertionVerifier } from '../../services/access/auth/edge-assertion.ts';
+import { resolveEdgeActor } from '../../services/access/auth/index.ts';
+import { createEdgeAssertionVerifier } from '../../services/access/auth/index.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { activeProjectCookie, clearBrowserCookies } from './cookies.ts';

@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import { deleteCookie, getCookie } from 'hono/cookie';
 import { ForbiddenError, UnauthenticatedError } from '../../domain/errors.ts';
-import { authenticateBrowserSession } from '../../services/access/auth/authenticate-browser-session.ts';
-import { completeHostedSignIn, endHostedSession, hostedDeps, refreshHostedSession, startHostedSignIn } from '../../services/access/auth/hosted-sign-in.ts';
+import { authenticateBrowserSession } from '../../services/access/auth/index.ts';
+import { completeHostedSignIn, endHostedSession, hostedDeps, refreshHostedSession, startHostedSignIn } from '../../services/access/auth/index.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { ORIGIN_NOT_ALLOWED } from '../middleware/auth.ts';

@@ -1,8 +1,8 @@
 import type { Hono } from 'hono';
 import * as v from 'valibot';
 import { UnauthenticatedError } from '../../domain/errors.ts';
-import { switchActiveProject } from '../../services/access/auth/switch-active-project.ts';
-import { getContext } from '../../services/configuration/context/get-context.ts';
+import { switchActiveProject } from '../../services/access/auth/index.ts';
+import { getContext } from '../../services/configuration/context/index.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { Uuid, validBody } from '../validation.ts';

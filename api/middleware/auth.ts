@@ -1,7 +1,7 @@
 import { createMiddleware } from 'hono/factory';
 import { ForbiddenError, UnauthenticatedError, ValidationError } from '../../domain/errors.ts';
-import { authenticateApiKey } from '../../services/access/auth/authenticate-api-key.ts';
-import { projectOrganizationId } from '../../services/access/auth/load-actor.ts';
+import { authenticateApiKey } from '../../services/access/auth/index.ts';
+import { projectOrganizationId } from '../../services/access/auth/index.ts';
 import type { ServiceContext } from '../../services/kernel/service-context.ts';
 import type { AuthProvider } from '../auth/provider.ts';
 import type { AppDeps } from '../deps.ts';

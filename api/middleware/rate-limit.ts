@@ -18,7 +18,7 @@ type Charged = { name: 'api_key_requests' | 'principal_requests' | 'project_requ
 const REFUSALS = new Set([400, 401, 403]);
 
 /**
- * Request limits of one API process (docs/decisions.md "Rate limits and quotas"): after
+ * Request limits of one API process (docs/decisions/request-rate-limits.md): after
  * authentication, each request takes a token from its caller's bucket (the API key's, or for a
  * browser session the person's, with the same settings) and from its acting project's bucket;
  * with either empty it is refused with 429 `rate_limited` and `Retry-After`, before idempotency

@@ -1,5 +1,5 @@
 import { createMiddleware } from 'hono/factory';
-import { metrics } from '../../services/kernel/metrics/registry.ts';
+import { metrics } from '../../services/kernel/metrics/index.ts';
 import type { AppEnv } from '../env.ts';
 
 /** Probed every few seconds by load balancers and container healthchecks: not worth a line each. */

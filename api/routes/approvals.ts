@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import { RunListQuery } from '../../domain/tool-calls/queries.ts';
-import { ApprovalDecision, decideApproval } from '../../services/runtime/approvals/decide.ts';
-import { listApprovals } from '../../services/runtime/approvals/list.ts';
+import { ApprovalDecision, decideApproval } from '../../services/runtime/approvals/index.ts';
+import { listApprovals } from '../../services/runtime/approvals/index.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';

@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
-import { assertOwnOrganization } from '../../services/operations/configuration-backup/authorize.ts';
-import { exportConfiguration } from '../../services/operations/configuration-backup/export.ts';
-import { previewRestore } from '../../services/operations/configuration-backup/preview.ts';
-import { restoreConfiguration, type RestoreDeps } from '../../services/operations/configuration-backup/restore.ts';
+import { assertOwnOrganization } from '../../services/operations/configuration-backup/index.ts';
+import { exportConfiguration } from '../../services/operations/configuration-backup/index.ts';
+import { previewRestore } from '../../services/operations/configuration-backup/index.ts';
+import { restoreConfiguration, type RestoreDeps } from '../../services/operations/configuration-backup/index.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';

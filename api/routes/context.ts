@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { getContext } from '../../services/configuration/context/get-context.ts';
+import { getContext } from '../../services/configuration/context/index.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';

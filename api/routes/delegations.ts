@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import { DELEGATION_MESSAGE_MAX_LENGTH } from '../../domain/runs/delegation.ts';
-import { cancelDelegation } from '../../services/runtime/delegations/cancel.ts';
-import { messageDelegation } from '../../services/runtime/delegations/message.ts';
-import { delegationsOfSession, findDelegation, toPublicDelegations } from '../../services/runtime/delegations/public.ts';
-import { findSession } from '../../services/runtime/runs/load-session.ts';
+import { cancelDelegation } from '../../services/runtime/delegations/index.ts';
+import { messageDelegation } from '../../services/runtime/delegations/index.ts';
+import { delegationsOfSession, findDelegation, toPublicDelegations } from '../../services/runtime/delegations/index.ts';
+import { findSession } from '../../services/runtime/runs/index.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';
@@ -23,7 +23,7 @@ const MessageBody = v.strictObject({
 
 /**
  * Delegations of a coordinator session (spec 2 "Delegations"; paths not shown there, decided in
- * docs/decisions.md "Delegation"): read `delegation:read`; message `delegation:message` plus
+ * docs/decisions/delegation-events-routes-and-records.md): read `delegation:read`; message `delegation:message` plus
  * `run:create` (202); cancel `delegation:cancel` plus `run:cancel`.
  */
 export function delegationRoutes(deps: AppDeps) {

@@ -1,11 +1,11 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import { CreateEventWebhookInput, RotateEventWebhookCredentialInput, UpdateEventWebhookInput } from '../../domain/webhooks/inputs.ts';
-import { createEventWebhook } from '../../services/configuration/event-webhooks/create.ts';
-import { deleteEventWebhook } from '../../services/configuration/event-webhooks/delete.ts';
-import { getEventWebhook, listEventWebhooks } from '../../services/configuration/event-webhooks/list.ts';
-import { rotateEventWebhookCredential } from '../../services/configuration/event-webhooks/rotate-credential.ts';
-import { updateEventWebhook } from '../../services/configuration/event-webhooks/update.ts';
+import { createEventWebhook } from '../../services/configuration/event-webhooks/index.ts';
+import { deleteEventWebhook } from '../../services/configuration/event-webhooks/index.ts';
+import { getEventWebhook, listEventWebhooks } from '../../services/configuration/event-webhooks/index.ts';
+import { rotateEventWebhookCredential } from '../../services/configuration/event-webhooks/index.ts';
+import { updateEventWebhook } from '../../services/configuration/event-webhooks/index.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';

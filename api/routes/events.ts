@@ -5,9 +5,9 @@ import { CursorExpiredError } from '../../domain/errors.ts';
 import { MESSAGE_DELTA_EVENT, MESSAGE_DELTA_RESET_EVENT } from '../../domain/runs/message-deltas.ts';
 import type { DeltaFrame } from '../../processes/message-delta-bus.ts';
 import type { EventSubscription } from '../../processes/project-event-tail.ts';
-import { toPublicEvent, type ProductEventRow } from '../../services/kernel/events/public-event.ts';
-import { eventsPurgedThrough, latestProjectPosition, readProductEvents, readSessionEvents } from '../../services/kernel/events/read.ts';
-import { findSession } from '../../services/runtime/runs/load-session.ts';
+import { toPublicEvent, type ProductEventRow } from '../../services/kernel/events/index.ts';
+import { eventsPurgedThrough, latestProjectPosition, readProductEvents, readSessionEvents } from '../../services/kernel/events/index.ts';
+import { findSession } from '../../services/runtime/runs/index.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { liveSseBody } from '../live-sse-body.ts';
@@ -61,7 +61,7 @@ const FEED_HEADERS = { 'Last-Event-ID': 'The `id` of the last frame received: th
  * `GET /projects/{projectId}/events` (spec 2 "Event feed"): server-sent events of the project's
  * product log; `GET /projects/{projectId}/sessions/{sessionId}/events` the same for one session's
  * events only (read through the session index, never the rest of the log). `Last-Event-ID` (or `?cursor=`) resumes after that frame
- * (`410 cursor_expired` when retention deleted events after it: docs/decisions.md "Retention"); without either the
+ * (`410 cursor_expired` when retention deleted events after it: docs/decisions/cursor-expired.md); without either the
  * feed starts at the beginning of the log, or with `from=now` after its newest event (the
  * subscription is in place before the answer starts, so nothing committed later is missed). `once=true` sends the available page and closes;
  * otherwise the stream follows the shared `ProjectEventTail` until the client leaves.

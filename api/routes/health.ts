@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
-import type { Readiness } from '../../services/kernel/health/readiness.ts';
+import type { Readiness } from '../../services/kernel/health/index.ts';
 import type { AppEnv } from '../env.ts';
 
 /**
- * Operators' probes, outside `/v1` and without authentication (docs/decisions.md "Health and
- * readiness"): `GET /healthz` answers while the process runs; `GET /readyz` answers 200 when the
+ * Operators' probes, outside `/v1` and without authentication
+ * (docs/decisions/health-and-readiness-probes.md): `GET /healthz` answers while the process runs; `GET /readyz` answers 200 when the
  * database, its migrations and Temporal answer, 503 naming what fails (or `draining` after
  * SIGTERM). They carry dependency names and states only.
  */

@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import { CreateMcpCredentialPolicyInput } from '../../domain/mcp/inputs.ts';
 import { ListQuery } from '../../domain/pagination.ts';
-import { createMcpCredentialPolicy } from '../../services/configuration/mcp-credential-policies/create.ts';
-import { listMcpCredentialPolicyVersions } from '../../services/configuration/mcp-credential-policies/list.ts';
+import { createMcpCredentialPolicy } from '../../services/configuration/mcp-credential-policies/index.ts';
+import { listMcpCredentialPolicyVersions } from '../../services/configuration/mcp-credential-policies/index.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';
@@ -11,7 +11,7 @@ import { McpCredentialPolicyVersionPageShape, PublicMcpCredentialPolicyVersionSh
 
 /**
  * Organization-shared credential policies (scopes not shown in spec 2; decided in
- * docs/decisions.md "MCP"): they decide where a credential may be sent, so reading them is
+ * docs/decisions/mcp-scopes.md): they decide where a credential may be sent, so reading them is
  * `credential:read_metadata` and publishing `credential:write`. A new version answers 201; a
  * body equal to the newest version answers it with 200.
  */

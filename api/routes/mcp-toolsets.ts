@@ -1,15 +1,15 @@
 import { Hono } from 'hono';
 import { CreateMcpToolsetInput } from '../../domain/mcp/inputs.ts';
 import { ListQuery } from '../../domain/pagination.ts';
-import { createMcpToolset } from '../../services/configuration/mcp-toolsets/create.ts';
-import { listMcpToolsets } from '../../services/configuration/mcp-toolsets/list.ts';
+import { createMcpToolset } from '../../services/configuration/mcp-toolsets/index.ts';
+import { listMcpToolsets } from '../../services/configuration/mcp-toolsets/index.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';
 import { validBody, validQuery } from '../validation.ts';
 import { McpToolsetPageShape, PublicMcpToolsetShape } from '../../domain/public-shapes/mcp.ts';
 
 /**
- * Project toolsets (scopes not shown in spec 2; decided in docs/decisions.md "MCP"): list
+ * Project toolsets (scopes not shown in spec 2; decided in docs/decisions/mcp-scopes.md): list
  * `mcp:read`, publish `mcp:write`. A new version answers 201; a body equal to the newest version
  * answers the toolset with 200.
  */

@@ -1,12 +1,12 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import { AddMemberByEmailInput, ChangeRoleInput, UpdateMemberInput, UpsertMemberInput } from '../../domain/members.ts';
-import { addMemberByEmail } from '../../services/access/members/add-by-email.ts';
-import { listMembers } from '../../services/access/members/read.ts';
-import { removeMember } from '../../services/access/members/remove.ts';
-import { removeProjectAccess } from '../../services/access/members/remove-project-access.ts';
-import { updateMember } from '../../services/access/members/update.ts';
-import { upsertMember } from '../../services/access/members/upsert.ts';
+import { addMemberByEmail } from '../../services/access/members/index.ts';
+import { listMembers } from '../../services/access/members/index.ts';
+import { removeMember } from '../../services/access/members/index.ts';
+import { removeProjectAccess } from '../../services/access/members/index.ts';
+import { updateMember } from '../../services/access/members/index.ts';
+import { upsertMember } from '../../services/access/members/index.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';

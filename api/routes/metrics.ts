@@ -1,12 +1,12 @@
 import { Hono } from 'hono';
-import { metricsRegistry } from '../../services/kernel/metrics/registry.ts';
+import { metricsRegistry } from '../../services/kernel/metrics/index.ts';
 import type { AppEnv } from '../env.ts';
 
 /** How long a scrape waits for the Temporal SDK's own exporter before answering without it. */
 const CORE_SCRAPE_TIMEOUT_MS = 2_000;
 
 /**
- * `GET /metrics` on an operator port (never the API's public port; docs/decisions.md "Metrics"):
+ * `GET /metrics` on an operator port (never the API's public port; docs/decisions/metrics-operator-port.md):
  * the Prometheus text of this process — the service's metrics and, on a worker, the Temporal
  * SDK's own (its Core runtime's Prometheus exporter, read from its loopback address and appended,
  * so one scrape target per process covers both).

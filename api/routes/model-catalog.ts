@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { CatalogQuery } from '../../domain/model-catalog/query.ts';
-import { listModelCatalog } from '../../services/configuration/model-catalog/list.ts';
+import { listModelCatalog } from '../../services/configuration/model-catalog/index.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
-import { getOrganization } from '../../services/access/organizations/get.ts';
-import { listOrganizations } from '../../services/access/organizations/list.ts';
+import { getOrganization } from '../../services/access/organizations/index.ts';
+import { listOrganizations } from '../../services/access/organizations/index.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';
 import { Uuid, validParams } from '../validation.ts';

@@ -6,9 +6,9 @@ import {
   RotateSandboxProviderCredentialInput,
   UpdateSandboxProviderConfigurationInput,
 } from '../../domain/sandbox/provider-input.ts';
-import { createSandboxProvider } from '../../services/configuration/sandbox-providers/create.ts';
-import { listSandboxProviders, listSandboxSnapshots } from '../../services/configuration/sandbox-providers/list.ts';
-import { rotateSandboxProviderCredential, updateSandboxProviderConfiguration } from '../../services/configuration/sandbox-providers/update.ts';
+import { createSandboxProvider } from '../../services/configuration/sandbox-providers/index.ts';
+import { listSandboxProviders, listSandboxSnapshots } from '../../services/configuration/sandbox-providers/index.ts';
+import { rotateSandboxProviderCredential, updateSandboxProviderConfiguration } from '../../services/configuration/sandbox-providers/index.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';

@@ -9,14 +9,14 @@ import {
   PublicScheduleShape,
 } from '../../domain/public-shapes/schedules.ts';
 import { CreateScheduleInput, UpdateScheduleInput } from '../../domain/schedules/inputs.ts';
-import { createSchedule } from '../../services/operations/schedules/create.ts';
-import { deleteSchedule } from '../../services/operations/schedules/delete.ts';
-import { getSchedule, listSchedules } from '../../services/operations/schedules/list.ts';
-import { listScheduleFirings } from '../../services/operations/schedules/list-firings.ts';
-import type { ScheduleWriteDeps } from '../../services/operations/schedules/minimum-interval.ts';
-import { setSchedulePaused } from '../../services/operations/schedules/set-paused.ts';
-import { triggerSchedule } from '../../services/operations/schedules/trigger.ts';
-import { updateSchedule } from '../../services/operations/schedules/update.ts';
+import { createSchedule } from '../../services/operations/schedules/index.ts';
+import { deleteSchedule } from '../../services/operations/schedules/index.ts';
+import { getSchedule, listSchedules } from '../../services/operations/schedules/index.ts';
+import { listScheduleFirings } from '../../services/operations/schedules/index.ts';
+import type { ScheduleWriteDeps } from '../../services/operations/schedules/index.ts';
+import { setSchedulePaused } from '../../services/operations/schedules/index.ts';
+import { triggerSchedule } from '../../services/operations/schedules/index.ts';
+import { updateSchedule } from '../../services/operations/schedules/index.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';
@@ -25,7 +25,7 @@ import { Uuid, validBody, validParams, validQuery } from '../validation.ts';
 const ScheduleParams = v.object({ projectId: Uuid, scheduleId: Uuid });
 
 /**
- * Schedules (issue 35, docs/decisions.md "Schedules"): reads need `schedule:read`; creating,
+ * Schedules (issue 35, docs/decisions/schedule-scopes.md): reads need `schedule:read`; creating,
  * changing and "run now" also what a firing needs (`run:create` here, and `session:write` for
  * new sessions, checked by the verbs with one rule: services/operations/schedules/check-references.ts
  * `assertMayFire`); each firing acts as the schedule's acting principal, who last changed what it

@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import { ValidationError } from '../../domain/errors.ts';
-import { downloadWorkspaceFile } from '../../services/runtime/workspace-files/download.ts';
-import { listWorkspaceFiles } from '../../services/runtime/workspace-files/list.ts';
+import { downloadWorkspaceFile } from '../../services/runtime/workspace-files/index.ts';
+import { listWorkspaceFiles } from '../../services/runtime/workspace-files/index.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';

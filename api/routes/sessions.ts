@@ -3,14 +3,14 @@ import * as v from 'valibot';
 import { ListLimit } from '../../domain/pagination.ts';
 import { SESSION_STATUSES } from '../../domain/runs/states.ts';
 import { CreateSessionInput, FollowUpInput, ForkSessionInput, UpdateSessionInput } from '../../domain/sessions/inputs.ts';
-import { createFollowUpRun } from '../../services/runtime/runs/create-follow-up.ts';
-import { withdrawPendingTurn } from '../../services/runtime/runs/withdraw-pending-turn.ts';
-import { createSession } from '../../services/runtime/sessions/create.ts';
-import { forkSession } from '../../services/runtime/sessions/fork.ts';
-import { updateSession } from '../../services/runtime/sessions/update.ts';
-import { archiveSession, deleteSession } from '../../services/runtime/sessions/end.ts';
-import { getSession } from '../../services/runtime/sessions/get.ts';
-import { listSessions } from '../../services/runtime/sessions/list.ts';
+import { createFollowUpRun } from '../../services/runtime/runs/index.ts';
+import { withdrawPendingTurn } from '../../services/runtime/runs/index.ts';
+import { createSession } from '../../services/runtime/sessions/index.ts';
+import { forkSession } from '../../services/runtime/sessions/index.ts';
+import { updateSession } from '../../services/runtime/sessions/index.ts';
+import { archiveSession, deleteSession } from '../../services/runtime/sessions/index.ts';
+import { getSession } from '../../services/runtime/sessions/index.ts';
+import { listSessions } from '../../services/runtime/sessions/index.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';
@@ -67,7 +67,8 @@ const ListSessionsQuery = v.pipe(
  * turn needs `run:create`, and `run:cancel` too when another principal queued it; a fork needs all three; changing a title needs `session:write`, archiving or
  * deleting `session:write` and `run:cancel` (either cancels the active run); reads need
  * `session:read`. Session files come with
- * attachments. Idle sessions, `ifBusy` and forks: docs/decisions.md "Conversation control".
+ * attachments. Idle sessions, `ifBusy` and forks: docs/decisions/idle-sessions.md,
+ * docs/decisions/if-busy.md and docs/decisions/session-fork.md.
  */
 export function sessionRoutes(deps: AppDeps) {
   return new Hono<AppEnv>()

@@ -10,16 +10,16 @@ import {
   UpdateSkillDraftInput,
 } from '../../domain/skills/drafts.ts';
 import { SKILL_DRAFT_FILE_BODY_MAX_BYTES, SKILL_DRAFT_METADATA_BODY_MAX_BYTES } from '../../domain/skills/limits.ts';
-import { createSkillDraftDirectory } from '../../services/configuration/skill-drafts/create-directory.ts';
-import { createSkillDraft } from '../../services/configuration/skill-drafts/create.ts';
-import { deleteSkillDraftEntry } from '../../services/configuration/skill-drafts/delete-entry.ts';
-import { discardSkillDraft } from '../../services/configuration/skill-drafts/discard.ts';
-import { getSkillDraft } from '../../services/configuration/skill-drafts/get.ts';
-import { listSkillDrafts } from '../../services/configuration/skill-drafts/list.ts';
-import { publishSkillDraft } from '../../services/configuration/skill-drafts/publish.ts';
-import { putSkillDraftFile } from '../../services/configuration/skill-drafts/put-file.ts';
-import { updateSkillDraft } from '../../services/configuration/skill-drafts/update.ts';
-import { validateSkillDraft } from '../../services/configuration/skill-drafts/validate.ts';
+import { createSkillDraftDirectory } from '../../services/configuration/skill-drafts/index.ts';
+import { createSkillDraft } from '../../services/configuration/skill-drafts/index.ts';
+import { deleteSkillDraftEntry } from '../../services/configuration/skill-drafts/index.ts';
+import { discardSkillDraft } from '../../services/configuration/skill-drafts/index.ts';
+import { getSkillDraft } from '../../services/configuration/skill-drafts/index.ts';
+import { listSkillDrafts } from '../../services/configuration/skill-drafts/index.ts';
+import { publishSkillDraft } from '../../services/configuration/skill-drafts/index.ts';
+import { putSkillDraftFile } from '../../services/configuration/skill-drafts/index.ts';
+import { updateSkillDraft } from '../../services/configuration/skill-drafts/index.ts';
+import { validateSkillDraft } from '../../services/configuration/skill-drafts/index.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';
 import { Uuid, validBody, validParams, validQuery } from '../validation.ts';

@@ -3,9 +3,9 @@ import * as v from 'valibot';
 import { MAX_TURN_BODY_BYTES } from '../../domain/attachments/file-input.ts';
 import { ListQuery } from '../../domain/pagination.ts';
 import { CreateUploadInput, PublicUploadShape, UploadDeletedShape, UploadPageShape } from '../../domain/public-shapes/uploads.ts';
-import { createUpload } from '../../services/runtime/uploads/create.ts';
-import { deleteUpload } from '../../services/runtime/uploads/delete.ts';
-import { getUpload, listUploads, readUploadBytes } from '../../services/runtime/uploads/read.ts';
+import { createUpload } from '../../services/runtime/uploads/index.ts';
+import { deleteUpload } from '../../services/runtime/uploads/index.ts';
+import { getUpload, listUploads, readUploadBytes } from '../../services/runtime/uploads/index.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';
@@ -15,7 +15,7 @@ import { contentDisposition } from './session-files.ts';
 const UploadParams = v.object({ projectId: Uuid, uploadId: Uuid });
 
 /**
- * Standalone uploads (docs/decisions.md "Uploads"): a file stored once and named later by id in
+ * Standalone uploads (docs/decisions/standalone-uploads.md): a file stored once and named later by id in
  * a turn's `files` (`{uploadId}`). Uploading and deleting need `run:create` (what a turn with
  * files needs); reading needs `run:read`.
  */

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { UsageQuery } from '../../domain/usage/ledger.ts';
 import { UsageLedgerShape } from '../../domain/public-shapes/usage.ts';
-import { readUsageLedger } from '../../services/kernel/usage/ledger.ts';
+import { readUsageLedger } from '../../services/kernel/usage/index.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
 import { route } from '../openapi/route-doc.ts';

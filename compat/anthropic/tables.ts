@@ -4,7 +4,7 @@ import { sessions } from '../../db/schema/sessions.ts';
 import { createdAt, id, organizationId, projectId, timestampColumn, updatedAt } from '../../db/schema/columns.ts';
 
 /**
- * The Anthropic-compatible API's own state (docs/decisions.md "Anthropic-compatible API"): what
+ * The Anthropic-compatible API's own state (docs/decisions/anthropic-compat-agents.md): what
  * a Claude Managed Agents agent version carries that ours does not (its name and description as
  * of that version, the model object, a `null` system prompt, metadata, Skill references), kept
  * beside the version it was published as.

@@ -12,7 +12,7 @@ export const projects = pgTable(
     slug: text('slug').notNull(),
     name: text('name').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
-    /** Retention overrides in minutes (docs/decisions.md "Retention"); null = the installation default. */
+    /** Retention overrides in minutes (docs/decisions/project-retention-overrides.md); null = the installation default. */
     sessionRetentionMinutes: integer('session_retention_minutes'),
     eventRetentionMinutes: integer('event_retention_minutes'),
     /**

@@ -3,7 +3,7 @@ import { storageProviders } from './connections.ts';
 import { createdAt, id, organizationId, projectId } from './columns.ts';
 
 /**
- * Objects retention still has to delete from storage (docs/decisions.md "Retention"). The purge
+ * Objects retention still has to delete from storage (docs/decisions/retention-objects.md). The purge
  * that deletes a session's rows records here, in the same transaction, the objects those rows
  * named: a `prefix` (a workspace's `workspace-backups/<sessionId>/` folder, every object under
  * it) or a `run_file` (a content-addressed attachment, deleted only when no remaining attachment

@@ -5,7 +5,7 @@ import { organizationId, projectId } from './columns.ts';
  * The usage ledger's daily rollup: one row per project, UTC day, agent, preset and creating API
  * key, added to in the transaction that completes each model invocation (so it always equals the
  * sum of the completed invocations). `GET /projects/{id}/usage` and the project's monthly budget
- * read it instead of summing invocation rows (docs/decisions.md "Usage ledger"). Not a child of
+ * read it instead of summing invocation rows (docs/decisions/usage-ledger.md). Not a child of
  * sessions: retention removes invocations, not the ledger.
  */
 export const usageDaily = pgTable(

@@ -10,7 +10,7 @@ import { isUuid } from '../uuid.ts';
  * The `files` of session and turn bodies (spec 2 "File input item", spec 3 "Limits"), checked
  * without decoding: the caller decodes `dataBase64` of accepted files and hashes the bytes.
  *
- * Choices (docs/decisions.md "Attachments"):
+ * Choices (docs/decisions/attachment-file-rules.md):
  * - `files` is an array of 0-8 items; an empty array means no files.
  * - Items are strict objects of exactly `name`, `contentType`, `dataBase64`, all strings, or of
  *   exactly `uploadId` (a standalone upload, resolved by the service, which then checks names and

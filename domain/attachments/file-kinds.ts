@@ -4,7 +4,7 @@ import { quote, truncated } from './quote.ts';
  * The file kinds a session or turn may attach (spec 2 "File input item", rule 1), keyed by
  * lowercase extension, each with one canonical media type and a class.
  *
- * Choices (docs/decisions.md "Attachments"):
+ * Choices (docs/decisions/attachment-file-rules.md):
  * - Class follows the spec's own grouping. `text` is the first group of rule 1: text-typed files
  *   plus JSON, JSON-LD, NDJSON, XML, YAML, JavaScript, TypeScript. Everything else accepted is
  *   `binary`, including RTF, flat-XML OpenDocument and `.eml`: they are text on disk, but they

@@ -3,7 +3,7 @@
  * `.svc/attachments/{runId}/{name}` (spec 2 "File input item", rule 4), so it must be one safe
  * path segment.
  *
- * Choices (docs/decisions.md "Attachments"):
+ * Choices (docs/decisions/attachment-file-rules.md):
  * - 1-255 UTF-8 bytes (the common filesystem limit for one segment), well-formed Unicode.
  * - No `/` or `\`, not `.` or `..`, no control characters (C0, DEL and C1) and no bidirectional
  *   controls (U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069), which make a name display

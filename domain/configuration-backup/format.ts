@@ -101,7 +101,7 @@ export const BackupMcpCredentialPolicy = v.strictObject({
 
 const Price = v.pipe(v.number(), v.minValue(0), v.maxValue(MAX_PRICE_PER_MILLION));
 
-/** A preset's prices per million tokens (docs/decisions.md "Prices and cost"), in the backed-up installation's currency. */
+/** A preset's prices per million tokens (docs/decisions/preset-prices.md), in the backed-up installation's currency. */
 const BackupPrices = v.strictObject({
   input: Price,
   output: Price,
@@ -210,9 +210,9 @@ export const BackupProject = v.strictObject({
   id: Id,
   slug: Text(80),
   name: Text(200),
-  /** The project's retention overrides (null: the installation default); absent when it has none (docs/decisions.md "Retention"). */
+  /** The project's retention overrides (null: the installation default); absent when it has none (docs/decisions/project-retention-overrides.md). */
   retention: v.optional(v.strictObject({ sessions: v.nullable(RetentionText), events: v.nullable(RetentionText) })),
-  /** The project's monthly budget; absent when it has none (docs/decisions.md "Budgets"). Its bounds are checked at restore. */
+  /** The project's monthly budget; absent when it has none (docs/decisions/budgets.md). Its bounds are checked at restore. */
   budget: v.optional(v.strictObject({ maxMonthlyCost: v.nullable(v.number()), maxMonthlyTokens: v.nullable(v.pipe(v.number(), v.integer())) })),
   modelPresets: list(BackupModelPreset),
   skills: list(BackupSkill),

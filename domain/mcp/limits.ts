@@ -1,4 +1,4 @@
-/** MCP limits (spec 3 "Limits", and our own where it is silent: docs/decisions.md "MCP"). */
+/** MCP limits (spec 3 "Limits", and our own where it is silent: docs/decisions/mcp-discovery.md, docs/decisions/mcp-credential-policies.md). */
 
 /** A discovery that lists more tools fails with 400 and publishes nothing. */
 export const MAX_DISCOVERED_TOOLS = 256;

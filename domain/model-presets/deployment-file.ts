@@ -18,7 +18,7 @@ const DeploymentPresetEntry = v.strictObject({
   model: v.pipe(v.string('model must be a string'), v.minLength(1, 'model must not be empty'), v.maxLength(300, 'model must be at most 300 characters')),
   routing: v.optional(v.unknown()),
   settings: v.optional(v.unknown()),
-  /** Prices per million tokens in the installation's currency (docs/decisions.md "Prices and cost"). */
+  /** Prices per million tokens in the installation's currency (docs/decisions/preset-prices.md). */
   prices: v.optional(v.nullable(PricesInput)),
 });
 

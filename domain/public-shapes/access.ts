@@ -7,7 +7,7 @@ import { Id, page, Timestamp } from './common.ts';
 /** Organizations, projects, members, API keys and `GET /context` (spec 1 and spec 2 "Organizations, projects, members"). */
 export const PublicOrganizationShape = v.strictObject({ id: Id, slug: v.string(), name: v.string(), createdAt: Timestamp });
 /**
- * A project's retention windows (docs/decisions.md "Retention"): durations such as `30d`; in
+ * A project's retention windows (docs/decisions/project-retention-overrides.md): durations such as `30d`; in
  * `retention` the project's own override (null: the installation default applies), in
  * `effectiveRetention` what applies now (null: kept for good).
  */

@@ -22,7 +22,7 @@ export const ScheduleFiringShape = v.strictObject({
 });
 
 /**
- * A schedule (docs/decisions.md "Schedules"). `actingPrincipalId`: the principal its firings act
+ * A schedule (docs/decisions/schedules.md). `actingPrincipalId`: the principal its firings act
  * as, who last changed what it does (message, files, agent, target; the creator until then).
  * `nextFirings`: the next times its Temporal Schedule will fire (empty while paused, and in the
  * answer of a change, whose body is made before the Temporal Schedule is updated);

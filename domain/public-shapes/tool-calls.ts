@@ -11,7 +11,10 @@ export const ToolCallFailureShape = v.strictObject({
   reason: v.optional(v.string()),
 });
 
-/** How the worker ran a call (an MCP call or a Harness Operation); its fields are described in docs/decisions.md. */
+/**
+ * How the worker ran a call (an MCP call or a Harness Operation); its fields are described in
+ * docs/decisions/mcp-calls-in-runs.md and docs/decisions/harness-operation-shape.md.
+ */
 const ExecutionShape = v.custom<ToolExecutionRecord>(
   (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
   'must be an execution record',

@@ -1,6 +1,6 @@
 /**
- * Bounds on things held open at once, such as event streams (docs/decisions.md "Rate limits and
- * quotas"): each holder takes one place under every key it is counted against, all or nothing,
+ * Bounds on things held open at once, such as event streams
+ * (docs/decisions/event-stream-limits.md): each holder takes one place under every key it is counted against, all or nothing,
  * and gives them back exactly once. The counts live in the memory of one process.
  */
 export type SlotClaim = { key: string; max: number };

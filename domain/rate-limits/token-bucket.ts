@@ -1,5 +1,5 @@
 /**
- * Token buckets for API request limits (docs/decisions.md "Rate limits and quotas"): a bucket
+ * Token buckets for API request limits (docs/decisions/request-rate-limits.md): a bucket
  * holds up to `burst` tokens and refills at `perSecond`; a request takes one token from every
  * bucket it is charged to, or from none when any of them is empty.
  */

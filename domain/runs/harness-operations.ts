@@ -3,7 +3,7 @@ import type { HarnessOperation, ToolDefinition } from '../agent-config/index.ts'
 /**
  * Harness Operations in runs: each operation of the pinned version is a platform tool named by
  * its key with the fixed input `{task}` and its `resultSchema` as the result schema. A call runs a
- * focused sub-loop inside the run's workflow (docs/decisions.md "Harness Operations"), whose
+ * focused sub-loop inside the run's workflow (docs/decisions/harness-operation-sub-loop.md), whose
  * turns have their own turn ids and thread.
  */
 

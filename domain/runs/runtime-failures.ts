@@ -1,6 +1,6 @@
 /**
- * How the run workflow tells failures of its steps apart (docs/decisions.md "Failure
- * classification"). Activities turn every domain error into a non-retryable ApplicationFailure
+ * How the run workflow tells failures of its steps apart
+ * (docs/decisions/failure-classification.md). Activities turn every domain error into a non-retryable ApplicationFailure
  * whose `type` is the error's code: a rule said no, and asking again cannot change the answer.
  * Anything else (the database or a store unreachable, a worker crash) is transient and retried
  * under the bounded policy of the step's profile.

@@ -2,8 +2,8 @@ import type { Scope } from '../scopes.ts';
 import type { ScheduleTarget } from './inputs.ts';
 
 /**
- * Who a schedule acts as, and what that takes (docs/decisions.md "Schedules: the acting
- * principal"). One rule for creating, changing and triggering a schedule and for each firing:
+ * Who a schedule acts as, and what that takes
+ * (docs/decisions/schedule-acting-principal.md). One rule for creating, changing and triggering a schedule and for each firing:
  * a firing makes a run (`run:create`), and for `new_session` a session (`session:write`).
  */
 export function scopesToFire(target: ScheduleTarget): Scope[] {

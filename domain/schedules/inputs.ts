@@ -6,7 +6,7 @@ import { cronProblem, normalizeCron } from './cron.ts';
 import { canonicalTimeZone } from './time-zone.ts';
 
 /**
- * The bodies of `POST /schedules` and `PATCH /schedules/{id}` (docs/decisions.md "Schedules").
+ * The bodies of `POST /schedules` and `PATCH /schedules/{id}` (docs/decisions/schedules.md).
  * Shape and single-field rules live in the schemas; the rules across fields of the schedule as
  * it will be (one agent reference, one timing, the target's fields) in `scheduleFieldsProblem`,
  * which a PATCH applies to the merged result.

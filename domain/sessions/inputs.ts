@@ -26,7 +26,7 @@ const Title = v.optional(v.nullable(v.pipe(v.string(), v.maxLength(SESSION_TITLE
 /**
  * `POST /sessions` body (spec 2 "Sessions, runs, files"). One of `agentId` or
  * `agentVersionId` is required. With neither `initialMessage` nor files the session is created
- * idle (no run until its first turn, docs/decisions.md "Conversation control").
+ * idle (no run until its first turn, docs/decisions/idle-sessions.md).
  */
 export const CreateSessionInput = v.pipe(
   v.strictObject({
@@ -37,7 +37,7 @@ export const CreateSessionInput = v.pipe(
     files: v.optional(Files),
     /** With `agentVersionId`: pin that version even when it is not the agent's latest. */
     anyVersion: v.optional(v.boolean('must be true or false')),
-    /** Money and token limits on the session's model calls (docs/decisions.md "Budgets"). */
+    /** Money and token limits on the session's model calls (docs/decisions/budgets.md). */
     budget: v.optional(SessionBudgetInput),
   }),
   v.check((input) => input.agentId !== undefined || input.agentVersionId !== undefined, 'give agentId or agentVersionId'),
@@ -73,7 +73,7 @@ export const ForkSessionInput = v.strictObject({
 });
 export type ForkSessionInput = v.InferOutput<typeof ForkSessionInput>;
 
-/** What a turn does when the session's latest run is unsettled (docs/decisions.md "Conversation control"). */
+/** What a turn does when the session's latest run is unsettled (docs/decisions/if-busy.md). */
 export const IF_BUSY = ['reject', 'enqueue', 'interrupt'] as const;
 export type IfBusy = (typeof IF_BUSY)[number];
 /** Pending turns a session may hold behind its active run. */

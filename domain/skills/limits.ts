@@ -1,6 +1,6 @@
 /**
  * Skill package limits (spec 1 "Skills" leaves them open; these are our decisions, recorded in
- * docs/decisions.md). Names follow the Agent Skills convention (SKILL.md frontmatter); sizes
+ * docs/decisions/skill-package-limits.md). Names follow the Agent Skills convention (SKILL.md frontmatter); sizes
  * bound one version row (all files live in one jsonb value) and one request body.
  */
 

@@ -19,7 +19,7 @@ export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 export const APPROVAL_TTL_MS = 24 * 60 * 60 * 1000;
 export const APPROVAL_NOTE_MAX = 2000;
 export const TOOL_ATTEMPTS_PER_RUN = 3;
-/** How long a claim lasts before it must be renewed (decision; see docs/decisions.md). */
+/** How long a claim lasts before it must be renewed (decision; see docs/decisions/tool-call-fence-and-lease.md). */
 export const TOOL_LEASE_MS = 5 * 60 * 1000;
 
 /** Tool failure codes of spec 3 "Run and tool failure codes". */

@@ -1,5 +1,5 @@
 import type { RunWakeSignal } from '../../domain/runs/workflow.ts';
-import type { CredentialKeyring } from './credentials/keyring.ts';
+import type { CredentialKeyring } from './credentials/index.ts';
 import type { StorageEndpointPolicy } from '../../adapters/storage/s3-client.ts';
 
 /**

@@ -9,7 +9,7 @@ import { eq } from 'drizzle-orm';
 import { productEvents, scheduleFirings, toolCalls } from '../../db/schema/index.ts';
 import { RUN_WORKFLOW_TYPE, runWorkflowId } from '../../domain/runs/workflow.ts';
 import { webhookWorkflowId } from '../../domain/webhooks/workflow.ts';
-import { appendProductEvents } from '../../services/kernel/events/append.ts';
+import { appendProductEvents } from '../../services/kernel/events/index.ts';
 import { systemContext } from '../../services/kernel/service-context.ts';
 import { startMcpFixtureServer } from '../fixtures/mcp/server.ts';
 import { FAKE_KEYS } from '../fixtures/model-vendors/catalog-server.ts';

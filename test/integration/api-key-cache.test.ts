@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeys } from '../../db/schema/index.ts';
-import { API_KEY_CACHE_MS } from '../../services/access/auth/api-key-cache.ts';
+import { API_KEY_CACHE_MS } from '../../services/access/auth/index.ts';
 import { createTestApp, manualClock, type TestApp } from '../support/app.ts';
 
 /**

@@ -4,10 +4,10 @@ import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { attachments, runs, sessions } from '../../db/schema/index.ts';
 import { tenantRoot } from '../../domain/storage/paths.ts';
-import { authenticateApiKey } from '../../services/access/auth/authenticate-api-key.ts';
+import { authenticateApiKey } from '../../services/access/auth/index.ts';
 import { startOrphanedUploadSweeper, sweepOrphanedUploads } from '../../processes/sweep-orphaned-uploads.ts';
-import { createFollowUpRun } from '../../services/runtime/runs/create-follow-up.ts';
-import { resumeRun } from '../../services/runtime/runs/resume.ts';
+import { createFollowUpRun } from '../../services/runtime/runs/index.ts';
+import { resumeRun } from '../../services/runtime/runs/index.ts';
 import { systemContext, type ServiceContext } from '../../services/kernel/service-context.ts';
 import { createLogger } from '../../config/logger.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
@@ -17,7 +17,7 @@ import { idleInTransaction } from '../support/idle-in-transaction.ts';
 import { objectExists as objectExistsIn } from '../support/s3-objects.ts';
 
 /**
- * Files are uploaded before the transaction that records them (docs/decisions.md "Attachments"):
+ * Files are uploaded before the transaction that records them (docs/decisions/attachment-upload-order.md):
  * a slow object store holds no transaction and no row lock, a transaction that fails after the
  * upload leaves an unreferenced object, and the orphaned-upload sweep removes such objects while
  * every referenced one stays. The object store is real (moto), slowed at the wire by a proxy that

@@ -199,8 +199,8 @@ describe('attachments', () => {
   }, 120_000);
 
   it('needs credential encryption on the server', async () => {
-    const { uploadAttachments } = await import('../../services/runtime/attachments/store.ts');
-    const { createKeyring } = await import('../../services/kernel/credentials/keyring.ts');
+    const { uploadAttachments } = await import('../../services/runtime/attachments/index.ts');
+    const { createKeyring } = await import('../../services/kernel/credentials/index.ts');
     // The first run belongs to a version whose sandbox takes text files: only encryption is missing.
     const [run] = await t.database.db.select().from(runs).orderBy(runs.createdAt).limit(1);
     const ctx = systemContext({ db: t.database.db, logger: t.deps.logger, clock: t.deps.clock });

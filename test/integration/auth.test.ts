@@ -2,9 +2,9 @@ import { eq } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { apiKeys, idempotencyRecords, organizations, principals, projects } from '../../db/schema/index.ts';
-import { createApiKey } from '../../services/access/api-keys/create.ts';
-import { revokeApiKey } from '../../services/access/api-keys/revoke.ts';
-import { authenticateApiKey } from '../../services/access/auth/authenticate-api-key.ts';
+import { createApiKey } from '../../services/access/api-keys/index.ts';
+import { revokeApiKey } from '../../services/access/api-keys/index.ts';
+import { authenticateApiKey } from '../../services/access/auth/index.ts';
 import { systemContext, type ServiceContext } from '../../services/kernel/service-context.ts';
 import { createTestApp, TEST_ORIGIN, type TestApp, type TestResponse } from '../support/app.ts';
 

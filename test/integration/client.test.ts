@@ -16,11 +16,11 @@ import {
   type SessionFrame,
   type UsageGroup,
 } from '../../client/src/index.ts';
-import { recordToolCalls } from '../../services/runtime/tool-calls/record.ts';
+import { recordToolCalls } from '../../services/runtime/tool-calls/index.ts';
 import { TOOL_LEASE_MS } from '../../domain/tool-calls/states.ts';
 import { manualClock, TEST_ORIGIN } from '../support/app.ts';
 import { ORDER, startToolCallApp, tool } from '../support/tool-call-app.ts';
-import { appendProductEvents } from '../../services/kernel/events/append.ts';
+import { appendProductEvents } from '../../services/kernel/events/index.ts';
 import { systemContext } from '../../services/kernel/service-context.ts';
 import { serveApp, type ServedApp } from '../support/http-server.ts';
 import { startRunApp } from '../support/run-app.ts';

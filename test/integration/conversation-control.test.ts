@@ -1,7 +1,7 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages, pendingTurns, productEvents, runs, workspaceBackups } from '../../db/schema/index.ts';
-import { createBrowserSession } from '../../services/access/auth/create-browser-session.ts';
+import { createBrowserSession } from '../../services/access/auth/index.ts';
 import { systemContext } from '../../services/kernel/service-context.ts';
 import { startRunApp } from '../support/run-app.ts';
 import { takeSseFrames } from '../support/sse-frames.ts';

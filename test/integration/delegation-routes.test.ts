@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runs } from '../../db/schema/index.ts';
-import { appendProductEvent } from '../../services/kernel/events/append.ts';
+import { appendProductEvent } from '../../services/kernel/events/index.ts';
 import { systemContext } from '../../services/kernel/service-context.ts';
 import { startRunApp } from '../support/run-app.ts';
 

@@ -4,7 +4,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeEventCursor, encodeEventCursor } from '../../domain/event-cursor.ts';
 import { type ServiceContext, systemContext } from '../../services/kernel/service-context.ts';
-import { appendProductEvent } from '../../services/kernel/events/append.ts';
+import { appendProductEvent } from '../../services/kernel/events/index.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 
 /**

@@ -11,7 +11,7 @@ import { eventRoutes } from '../../api/routes/events.ts';
 import { organizations, projects } from '../../db/schema/index.ts';
 import { decodeEventCursor, encodeEventCursor } from '../../domain/event-cursor.ts';
 import { type Actor, type ServiceContext, systemContext } from '../../services/kernel/service-context.ts';
-import { appendProductEvent } from '../../services/kernel/events/append.ts';
+import { appendProductEvent } from '../../services/kernel/events/index.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 
 type Frame = { id?: string; event?: string; data?: string; comment?: string };

@@ -6,9 +6,9 @@ import { createLogger } from '../../config/logger.ts';
 import { rowsOf } from '../../db/client.ts';
 import { organizations, productEvents, projectEventCounters, projects } from '../../db/schema/index.ts';
 import { type ServiceContext, systemContext } from '../../services/kernel/service-context.ts';
-import { appendProductEvent, appendProductEvents } from '../../services/kernel/events/append.ts';
+import { appendProductEvent, appendProductEvents } from '../../services/kernel/events/index.ts';
 import { createProjectEventTail, type EventSubscription } from '../../processes/project-event-tail.ts';
-import { latestProjectPosition, readProductEvents } from '../../services/kernel/events/read.ts';
+import { latestProjectPosition, readProductEvents } from '../../services/kernel/events/index.ts';
 import { withTransaction } from '../../services/kernel/transaction.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 

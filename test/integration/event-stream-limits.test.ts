@@ -5,7 +5,7 @@ import { serveApp, type ServedApp } from '../support/http-server.ts';
 
 /**
  * Concurrent event streams are bounded per key (or person) and per project in each API process
- * (issue 28; docs/decisions.md "Rate limits and quotas"), over a real HTTP server so the streams
+ * (issue 28; docs/decisions/event-stream-limits.md), over a real HTTP server so the streams
  * really stay open: past a bound `429 rate_limited` with `Retry-After`; a stream's place is
  * freed when its client goes away.
  */

@@ -3,7 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEntries, eventWebhooks } from '../../db/schema/index.ts';
 import { decodeEventCursor } from '../../domain/event-cursor.ts';
-import { appendProductEvents } from '../../services/kernel/events/append.ts';
+import { appendProductEvents } from '../../services/kernel/events/index.ts';
 import { newSigningSecret } from '../fixtures/webhook-receiver/receiver.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 

@@ -2,7 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startApiServer, type ApiServer } from '../../api/server.ts';
 import { encodeEventCursor } from '../../domain/event-cursor.ts';
-import { appendProductEvents } from '../../services/kernel/events/append.ts';
+import { appendProductEvents } from '../../services/kernel/events/index.ts';
 import { systemContext } from '../../services/kernel/service-context.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 

@@ -223,7 +223,7 @@ describe.skipIf(provided.kind !== 'postgres')('live output across processes', ()
     expect(run.state).toBe('completed');
     console.log(`settled ${settledAfterMs} ms after the new worker was ready`);
     // The retried call freed the run from the dead worker's sticky queue: no workflow task waited
-    // there until it timed out (docs/decisions.md "Cost per run and recovery").
+    // there until it timed out (docs/decisions/worker-death-recovery.md).
     const connection = await Connection.connect({ address: inject('temporal').address });
     try {
       const history = await new Client({ connection, namespace: inject('temporal').namespace }).workflow.getHandle(runWorkflowId(runId)).fetchHistory();

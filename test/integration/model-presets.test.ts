@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEntries, modelPresets } from '../../db/schema/index.ts';
-import { DeploymentPresetsError, deploymentPresetId, loadDeploymentPresets } from '../../services/configuration/model-presets/deployment.ts';
+import { DeploymentPresetsError, deploymentPresetId, loadDeploymentPresets } from '../../services/configuration/model-presets/index.ts';
 import { createProvider, errorOf } from '../fixtures/model-vendors/helpers.ts';
 import { startFakeModelProviders, type FakeModelProviders } from '../fixtures/model-vendors/catalog-server.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';

@@ -3,7 +3,7 @@ import { and, asc, eq, gt } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { productEvents } from '../../db/schema/product-events.ts';
 import { encodeEventCursor } from '../../domain/event-cursor.ts';
-import { appendProductEvent, appendProductEvents } from '../../services/kernel/events/append.ts';
+import { appendProductEvent, appendProductEvents } from '../../services/kernel/events/index.ts';
 import { type ServiceContext, systemContext } from '../../services/kernel/service-context.ts';
 import { withTransaction } from '../../services/kernel/transaction.ts';
 import { newSigningSecret, startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver/receiver.ts';

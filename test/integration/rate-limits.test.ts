@@ -7,7 +7,7 @@ import { createTestApp, manualClock, type TestApp } from '../support/app.ts';
 import { serveApp } from '../support/http-server.ts';
 
 // Request limits per API key and per project, and the unsettled-runs quota
-// (docs/decisions.md "Rate limits and quotas"). The clock is the test's, so refills are exact.
+// (docs/decisions/request-rate-limits.md). The clock is the test's, so refills are exact.
 let t: TestApp;
 let fakes: FakeModelProviders;
 let clock: ReturnType<typeof manualClock>;

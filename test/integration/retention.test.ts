@@ -30,7 +30,7 @@ import { takeSseFrames } from '../support/sse-frames.ts';
 import { objectExists as objectExistsIn } from '../support/s3-objects.ts';
 
 /**
- * Retention (issue 34 part 4, docs/decisions.md "Retention"), with a one-minute installation
+ * Retention (issue 34 part 4, docs/decisions/retention-settings.md), with a one-minute installation
  * window for sessions (events kept for good unless a project says otherwise) and a clock the test
  * moves forward: expired sessions go with every row and object they own, recent and live ones
  * stay, a run in flight is never touched however old, a project's override wins over the

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { organizations, projects } from '../../db/schema/index.ts';
-import { createBrowserSession } from '../../services/access/auth/create-browser-session.ts';
-import { readInstallation } from '../../services/access/auth/installation.ts';
+import { createBrowserSession } from '../../services/access/auth/index.ts';
+import { readInstallation } from '../../services/access/auth/index.ts';
 import { systemContext } from '../../services/kernel/service-context.ts';
 import { edgeProxyEnvironment, startEdgeSigner, type EdgeSigner } from '../fixtures/edge-proxy/edge-signer.ts';
 import { createTestApp, TEST_ORIGIN, type RequestOptions, type TestApp } from '../support/app.ts';

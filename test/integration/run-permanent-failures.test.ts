@@ -8,7 +8,7 @@ import { lookupOrderTool } from '../support/platform-tools.ts';
 import { startRunApp } from '../support/run-app.ts';
 
 /**
- * Permanent failures stop (docs/decisions.md "Failure classification"): when a run's project is
+ * Permanent failures stop (docs/decisions/failure-classification.md): when a run's project is
  * deleted mid-run, its workflow finds the run gone and closes within seconds, whatever it was
  * doing, instead of retrying a step that can never succeed.
  */

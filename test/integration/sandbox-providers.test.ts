@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSettings } from '../../config/settings.ts';
 import { BUILT_IN_SNAPSHOT } from '../../domain/sandbox/snapshot-registry.ts';
-import { loadSnapshotRegistry } from '../../services/configuration/sandbox-providers/snapshots.ts';
+import { loadSnapshotRegistry } from '../../services/configuration/sandbox-providers/index.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 
 /**

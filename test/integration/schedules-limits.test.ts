@@ -6,7 +6,8 @@ import { startRunApp } from '../support/run-app.ts';
 import { waitFor } from '../support/worker-process.ts';
 
 /**
- * What bounds the runs schedules make (issue 45 item 8, docs/decisions.md "Schedules: limits"):
+ * What bounds the runs schedules make (issue 45 item 8, docs/decisions/schedule-minimum-interval.md,
+ * docs/decisions/schedule-firings-and-run-quota.md):
  * the server's shortest interval (SVC_SCHEDULE_MIN_INTERVAL_SECONDS, 60 s by default: this app
  * keeps the default), and the project's unsettled-runs quota, which a firing meets like any
  * request that creates a run (here 1, so one busy run fills it): a firing it refuses is recorded

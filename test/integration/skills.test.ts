@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { organizations, projects, skills, skillVersions } from '../../db/schema/index.ts';
 import { SKILL_FILE_MAX_BYTES, SKILL_PACKAGE_MAX_BYTES } from '../../domain/skills/limits.ts';
-import { loadSkillVersionFacts } from '../../services/configuration/skills/facts.ts';
+import { loadSkillVersionFacts } from '../../services/configuration/skills/index.ts';
 import { createTestApp, type TestApp, type TestResponse } from '../support/app.ts';
 
 let t: TestApp;

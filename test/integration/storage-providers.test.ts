@@ -4,7 +4,7 @@ import { CreateBucketCommand, ListObjectsV2Command, PutObjectCommand, S3Client }
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { storageProviders } from '../../db/schema/index.ts';
-import { s3ClientFor } from '../../services/configuration/storage-providers/s3-client.ts';
+import { s3ClientFor } from '../../services/configuration/storage-providers/index.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 
 /**

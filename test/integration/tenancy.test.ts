@@ -2,7 +2,7 @@ import { systemContext } from '../../services/kernel/service-context.ts';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../db/client.ts';
-import { appendProductEvent } from '../../services/kernel/events/append.ts';
+import { appendProductEvent } from '../../services/kernel/events/index.ts';
 import { createTestApp, type TestApp, type TestResponse } from '../support/app.ts';
 
 let t: TestApp;

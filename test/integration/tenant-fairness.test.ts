@@ -5,8 +5,8 @@ import { runWorkflowId } from '../../domain/runs/workflow.ts';
 import { FAKE_KEYS } from '../fixtures/model-vendors/catalog-server.ts';
 import { startRunApp } from '../support/run-app.ts';
 
-// One tenant's backlog must not hold up another tenant's run (docs/decisions.md "Rate limits and
-// quotas"): each project executes at most SVC_PROJECT_RUNNING_RUNS_LIMIT runs at once, the rest
+// One tenant's backlog must not hold up another tenant's run
+// (docs/decisions/running-runs-limit.md): each project executes at most SVC_PROJECT_RUNNING_RUNS_LIMIT runs at once, the rest
 // wait `queued` and are woken as places free up.
 const RUNNING_LIMIT = 4;
 const BACKLOG = 500;

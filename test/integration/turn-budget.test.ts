@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modelInvocations, productEvents, runTurnReservations } from '../../db/schema/index.ts';
 import { type ServiceContext, systemContext } from '../../services/kernel/service-context.ts';
-import { reserveModelTurn } from '../../services/runtime/model-invocations/reserve-turn.ts';
+import { reserveModelTurn } from '../../services/runtime/model-invocations/index.ts';
 import type { TestApp } from '../support/app.ts';
 import { startRunApp } from '../support/run-app.ts';
 

@@ -2,8 +2,8 @@ import { systemContext } from '../../services/kernel/service-context.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Settings } from '../../config/settings.ts';
 import { decodeEventCursor } from '../../domain/event-cursor.ts';
-import { createKeyring } from '../../services/kernel/credentials/keyring.ts';
-import { appendProductEvents } from '../../services/kernel/events/append.ts';
+import { createKeyring } from '../../services/kernel/credentials/index.ts';
+import { appendProductEvents } from '../../services/kernel/events/index.ts';
 import {
   newSigningSecret,
   startWebhookReceiver,

@@ -2,7 +2,7 @@ import { systemContext } from '../../services/kernel/service-context.ts';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendProductEvents } from '../../services/kernel/events/append.ts';
+import { appendProductEvents } from '../../services/kernel/events/index.ts';
 import { newSigningSecret, startWebhookReceiver, verifyWithStandardWebhooks, type WebhookReceiver } from '../fixtures/webhook-receiver/receiver.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { killWorkerProcess, startWorkerProcess, waitFor } from '../support/worker-process.ts';

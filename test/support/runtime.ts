@@ -3,7 +3,7 @@ import { inject } from 'vitest';
 import type { PlatformToolHandler } from '../../activities/platform-tools/registry.ts';
 import type { DestinationLookup } from '../../adapters/outbound/pinned-post.ts';
 import type { Settings } from '../../config/settings.ts';
-import type { CredentialKeyring } from '../../services/kernel/credentials/keyring.ts';
+import type { CredentialKeyring } from '../../services/kernel/credentials/index.ts';
 import { createRuntime, type Runtime } from '../../scripts/runtime.ts';
 import type { RunStarter } from '../../services/kernel/run-starter.ts';
 import type { ScheduleBackend } from '../../services/kernel/schedule-backend.ts';

@@ -18,7 +18,7 @@ import { cancelRequested } from './signals.ts';
 /**
  * A `delegate_agent`/`message_agent` call: the child run (its own session, run and budget) runs
  * as a Temporal child workflow of this one, so cancelling this run cancels it; its answer, or
- * how it ended, becomes the call's result (docs/decisions.md "Delegation").
+ * how it ended, becomes the call's result (docs/decisions/delegated-child-runs.md).
  */
 export async function runDelegation(
   run: RunContext,

@@ -9,7 +9,7 @@ import { store } from './proxies.ts';
  * A Harness Operation call: a focused sub-loop of model turns (turn ids `op:<callId>:turn-N`,
  * each reserving from this run's budget) on the operation's own thread, within its
  * `timeoutMs`; how it ended becomes the call's result or tool error, never the run's failure.
- * It runs here, in this workflow (docs/decisions.md "Harness Operations"); its turns run their
+ * It runs here, in this workflow (docs/decisions/harness-operation-sub-loop.md); its turns run their
  * tool calls without a runner for operations, so operations do not nest.
  */
 export async function runOperation(run: RunContext, toolCallId: string) {

@@ -5,7 +5,7 @@ import { MODEL_ATTEMPT_DEADLINE_MS } from '../../domain/runs/model-retry.ts';
 // Database steps: short and idempotent, so they run as local activities inside the workflow
 // task (no extra task round trip per step). A transient failure (the database unreachable) is
 // retried with back-off for up to 15 minutes; a permanent one (a domain error: the run is gone,
-// a refused transition) is not retried at all (docs/decisions.md "Failure classification").
+// a refused transition) is not retried at all (docs/decisions/failure-classification.md).
 export const store = proxyLocalActivities<RunActivities>({
   startToCloseTimeout: '30 seconds',
   scheduleToCloseTimeout: '15 minutes',

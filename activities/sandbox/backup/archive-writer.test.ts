@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import tarStream, { type Header } from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InternalConfigurationError } from '../../../domain/errors.ts';
-import { extractArchiveFile, verifyArchiveBytes } from '../../../services/runtime/workspace-files/archive-reader.ts';
+import { extractArchiveFile, verifyArchiveBytes } from '../../../services/runtime/workspace-files/index.ts';
 import { parseManifest, serializeManifest } from '../../../domain/workspace-files/manifest.ts';
 import { createWorkspaceArchive, MAX_WORKSPACE_BACKUP_BYTES } from './archive-writer.ts';
 

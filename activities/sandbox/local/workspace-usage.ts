@@ -12,7 +12,7 @@ const run = promisify(execFile);
  * command, lowers RLIMIT_FSIZE to what is left, measures again every few tens of milliseconds
  * while the command runs (killing the sandbox when it goes over) and once more after it. Weaker
  * than ENOSPC: many files written at once can pass the limit by what the disk takes in one
- * interval before the sandbox is killed (README.md, docs/decisions.md have the figures).
+ * interval before the sandbox is killed (README.md, docs/decisions/workspace-disk-limit.md have the figures).
  *
  * Every file and directory counts at least one 4 KiB block (so creating empty files is paid for,
  * and inodes are bounded too), a file its allocated or apparent size, whichever is larger (a

@@ -18,8 +18,7 @@ const MAX_REQUEST_BYTES = 40 * 1024 * 1024;
 
 /**
  * The Claude Managed Agents–compatible API, mounted at `/compat/anthropic/v1` so the official
- * Anthropic SDK's `baseURL` is `http://host:port/compat/anthropic` (docs/decisions.md
- * "Anthropic-compatible API"). It calls our services in-process: the same rules, scopes and rate
+ * Anthropic SDK's `baseURL` is `http://host:port/compat/anthropic` (docs/decisions/anthropic-compat-mount.md). It calls our services in-process: the same rules, scopes and rate
  * limits as the native routes, in the SDK's shapes, errors and headers. Any `anthropic-version`
  * and `anthropic-beta` is accepted.
  */

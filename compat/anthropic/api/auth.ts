@@ -3,7 +3,7 @@ import { isOurId } from '../domain/ids.ts';
 import { ForbiddenError, UnauthenticatedError } from '../../../domain/errors.ts';
 
 import { assertHasScopes, type Scope } from '../../../domain/scopes.ts';
-import { authenticateApiKey } from '../../../services/access/auth/authenticate-api-key.ts';
+import { authenticateApiKey } from '../../../services/access/auth/index.ts';
 import type { ServiceContext } from '../../../services/kernel/service-context.ts';
 import type { AppDeps } from '../../../api/deps.ts';
 import type { AppEnv } from '../../../api/env.ts';

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { ValidationError } from '../../../domain/errors.ts';
 import { IdempotencyKey } from '../../../domain/idempotency.ts';
 import { runDeduped } from '../services/retry-dedupe.ts';
-import { hashRequestBody } from '../../../services/kernel/idempotency/records.ts';
+import { hashRequestBody } from '../../../services/kernel/idempotency/index.ts';
 import type { ServiceContext } from '../../../services/kernel/service-context.ts';
 import type { AppEnv } from '../../../api/env.ts';
 

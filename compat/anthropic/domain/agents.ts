@@ -4,7 +4,7 @@ import { patchedMetadata } from './metadata.ts';
 import { renderToolset, TOOLSET_TYPE, toolsetOf, toolsetOfCapabilities, type ToolsetView } from './toolset.ts';
 
 /**
- * Claude Managed Agents agents over ours (docs/decisions.md "Anthropic-compatible API"): the
+ * Claude Managed Agents agents over ours (docs/decisions/anthropic-compat-agents.md): the
  * request bodies the SDK sends, the config they become, and the agent object rendered back. What
  * cannot be honoured is a 400 naming the field, never ignored.
  */

@@ -7,7 +7,7 @@ import { isOurId } from './ids.ts';
 
 /**
  * A CMA `user.message`'s content as one of our turns, and a turn as CMA content
- * (docs/decisions.md "Anthropic-compatible API"). Text blocks are the turn's text (joined by a
+ * (docs/decisions/anthropic-compat-files-in-messages.md). Text blocks are the turn's text (joined by a
  * blank line); image and document blocks are turn files: bytes given inline (`base64`) become a
  * file named after the block, a `file` source names an upload (`POST /v1/files`); a plain-text
  * document is text. URLs are refused (the server fetches nothing on a client's behalf).

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { ValidationError } from '../../../domain/errors.ts';
 
 /**
- * Claude Managed Agents environments (docs/decisions.md "Anthropic-compatible API"): sessions
+ * Claude Managed Agents environments (docs/decisions/anthropic-compat-environments.md): sessions
  * name one, but here a session's sandbox comes from its agent version, so an environment is
  * metadata. `env_default` always exists. Package installs and self-hosted environments cannot be
  * honoured (400 naming the field).

@@ -1,6 +1,6 @@
 import type { ErrorCode } from '../../../domain/errors.ts';
 
-/** The `error.type` and status the Anthropic SDK maps to its error classes (docs/decisions.md "Anthropic-compatible API"). */
+/** The `error.type` and status the Anthropic SDK maps to its error classes (docs/decisions/anthropic-compat-errors.md). */
 export type CompatErrorType =
   | 'invalid_request_error'
   | 'authentication_error'

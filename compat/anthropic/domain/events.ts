@@ -3,8 +3,7 @@ import { userMessageContent } from './content.ts';
 import { isUuid } from '../../../domain/uuid.ts';
 
 /**
- * Our product events as Claude Managed Agents session events (docs/decisions.md
- * "Anthropic-compatible API"). One product event yields zero or more CMA events with ids
+ * Our product events as Claude Managed Agents session events (docs/decisions/anthropic-compat-session-events.md). One product event yields zero or more CMA events with ids
  * `sevt_<productEventId>` (or `…_<k>` when it yields several), so the list and the stream give
  * identical ids in identical order. What the mapping needs beyond the event itself (a call's
  * name, arguments and result, the event that created it) comes in `facts`; the mapping keeps no
@@ -54,7 +53,7 @@ const ERROR_TYPES: Record<string, string> = {
   provider_invalid_response: 'model_request_failed_error',
   provider_rejected_request: 'model_request_failed_error',
   provider_quota_exhausted: 'billing_error',
-  // A spent session or project budget (docs/decisions.md "Budgets"): money, as the vendor's quota is.
+  // A spent session or project budget (docs/decisions/budgets.md): money, as the vendor's quota is.
   budget_exceeded: 'billing_error',
   model_turn_limit_exceeded: 'tool_use_limit_reached_error',
 };

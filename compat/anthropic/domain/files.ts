@@ -4,7 +4,7 @@ import { ATTACHMENT_FILE_PREFIX } from './content.ts';
 import { isOurId } from './ids.ts';
 
 /**
- * File ids of the Anthropic-compatible Files API (docs/decisions.md "Anthropic-compatible API"):
+ * File ids of the Anthropic-compatible Files API (docs/decisions/anthropic-compat-files.md):
  * an upload is its UUID; a turn's attachment is `att_<attachmentId>` and a file of a session's
  * latest workspace backup `wsf_<base64url(sessionId + "\n" + path)>`, both read-only.
  */

@@ -7,7 +7,7 @@ import type { SessionStatus } from '../../../domain/runs/states.ts';
 import type { CmaAgent } from './agents.ts';
 
 /**
- * Claude Managed Agents sessions over ours (docs/decisions.md "Anthropic-compatible API"): the
+ * Claude Managed Agents sessions over ours (docs/decisions/anthropic-compat-sessions.md): the
  * create body, the status mapping and the session object.
  */
 

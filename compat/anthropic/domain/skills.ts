@@ -9,7 +9,7 @@ import { pathIdentity } from '../../../domain/skills/path.ts';
 import { SkillDisplayName } from '../../../domain/skills/skill.ts';
 
 /**
- * Claude Managed Agents Skills over ours (docs/decisions.md "Anthropic-compatible API"): the
+ * Claude Managed Agents Skills over ours (docs/decisions/anthropic-compat-skill-uploads.md): the
  * uploaded files (`files[]` parts named `<dir>/<path>`) become one version body of ours, and our
  * Skills and versions are rendered back as `BetaSkill` / `BetaSkillVersion`. Every package rule
  * is the core's (`versionContentProblems`); this only locates its problems in the upload.

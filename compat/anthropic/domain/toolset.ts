@@ -3,7 +3,7 @@ import type { SandboxCapability } from '../../../domain/agent-config/config-sche
 import { ValidationError } from '../../../domain/errors.ts';
 
 /**
- * `agent_toolset_20260401` over our sandbox (docs/decisions.md "Anthropic-compatible API"): its
+ * `agent_toolset_20260401` over our sandbox (docs/decisions/anthropic-compat-agent-toolset.md): its
  * tools are our sandbox tools, granted by capability — `read` by `filesystem_read`, `write` and
  * `edit` by `filesystem_write`, `bash`, `grep` and `glob` by `shell` — so tools that share a
  * capability are enabled together. `web_fetch` and `web_search` do not exist here: left at the

@@ -15,16 +15,16 @@ import {
   type UpdateAgentParams,
 } from '../domain/agents.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../../domain/errors.ts';
-import { createAgent } from '../../../services/configuration/agents/create.ts';
-import { deleteAgent } from '../../../services/configuration/agents/delete.ts';
-import { listAgents } from '../../../services/configuration/agents/list.ts';
-import type { PublicationDeps } from '../../../services/configuration/agents/prepare-version.ts';
-import type { PublicAgent, PublicAgentVersion } from '../../../services/configuration/agents/public.ts';
-import { publishAgentVersion } from '../../../services/configuration/agents/publish-version.ts';
-import { getAgentIncludingArchived, listAgentsIncludingArchived } from '../../../services/configuration/agents/read-including-archived.ts';
-import { agentVersionIdByNumber, readAgentVersion } from '../../../services/configuration/agents/read-version.ts';
-import { defaultSandboxConnectionKey } from '../../../services/configuration/sandbox-providers/default-connection.ts';
-import { resolveSkillVersionId } from '../../../services/configuration/skills/resolve-version.ts';
+import { createAgent } from '../../../services/configuration/agents/index.ts';
+import { deleteAgent } from '../../../services/configuration/agents/index.ts';
+import { listAgents } from '../../../services/configuration/agents/index.ts';
+import type { PublicationDeps } from '../../../services/configuration/agents/index.ts';
+import type { PublicAgent, PublicAgentVersion } from '../../../services/configuration/agents/index.ts';
+import { publishAgentVersion } from '../../../services/configuration/agents/index.ts';
+import { getAgentIncludingArchived, listAgentsIncludingArchived } from '../../../services/configuration/agents/index.ts';
+import { agentVersionIdByNumber, readAgentVersion } from '../../../services/configuration/agents/index.ts';
+import { defaultSandboxConnectionKey } from '../../../services/configuration/sandbox-providers/index.ts';
+import { resolveSkillVersionId } from '../../../services/configuration/skills/index.ts';
 import { requireActor } from '../../../services/kernel/require-actor.ts';
 import type { ServiceContext } from '../../../services/kernel/service-context.ts';
 import { withTransaction } from '../../../services/kernel/transaction.ts';

@@ -2,7 +2,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { patchedMetadata } from '../domain/metadata.ts';
 import { isOurId } from '../domain/ids.ts';
 import { compatAnthropicEnvironments } from '../tables.ts';
-import { projectCreatedAt } from '../../../services/access/projects/get.ts';
+import { projectCreatedAt } from '../../../services/access/projects/index.ts';
 import {
   DEFAULT_ENVIRONMENT_ID,
   defaultEnvironment,
@@ -16,7 +16,7 @@ import {
 } from '../domain/environments.ts';
 import { NotFoundError, ValidationError } from '../../../domain/errors.ts';
 import { toPage } from '../../../domain/pagination.ts';
-import { recordAudit } from '../../../services/kernel/audit/record-audit.ts';
+import { recordAudit } from '../../../services/kernel/audit/index.ts';
 import { keysetPage } from '../../../services/kernel/keyset.ts';
 import { requireActor } from '../../../services/kernel/require-actor.ts';
 import type { ServiceContext } from '../../../services/kernel/service-context.ts';

@@ -2,16 +2,16 @@ import { ATTACHMENT_FILE_PREFIX } from '../domain/content.ts';
 import { fileRefOf, mimeTypeOfName, renderFile, workspaceFileId, type CmaFile, type FileRef } from '../domain/files.ts';
 import { isOurId } from '../domain/ids.ts';
 import { NotFoundError, ValidationError } from '../../../domain/errors.ts';
-import type { UploadRow } from '../../../services/runtime/attachments/find-uploads.ts';
-import { findAttachment as findCoreAttachment } from '../../../services/runtime/attachments/read.ts';
-import { readStoredFile } from '../../../services/runtime/attachments/read-object.ts';
-import { PUBLIC_STORAGE_ONLY } from '../../../services/runtime/attachments/store.ts';
+import type { UploadRow } from '../../../services/runtime/attachments/index.ts';
+import { findAttachment as findCoreAttachment } from '../../../services/runtime/attachments/index.ts';
+import { readStoredFile } from '../../../services/runtime/attachments/index.ts';
+import { PUBLIC_STORAGE_ONLY } from '../../../services/runtime/attachments/index.ts';
 import type { ServiceContext } from '../../../services/kernel/service-context.ts';
-import { createUpload, type UploadDeps } from '../../../services/runtime/uploads/create.ts';
-import { deleteUpload } from '../../../services/runtime/uploads/delete.ts';
-import { findLiveUploads, findUpload, listUploads } from '../../../services/runtime/uploads/read.ts';
-import { downloadWorkspaceFile } from '../../../services/runtime/workspace-files/download.ts';
-import { listWorkspaceFiles } from '../../../services/runtime/workspace-files/list.ts';
+import { createUpload, type UploadDeps } from '../../../services/runtime/uploads/index.ts';
+import { deleteUpload } from '../../../services/runtime/uploads/index.ts';
+import { findLiveUploads, findUpload, listUploads } from '../../../services/runtime/uploads/index.ts';
+import { downloadWorkspaceFile } from '../../../services/runtime/workspace-files/index.ts';
+import { listWorkspaceFiles } from '../../../services/runtime/workspace-files/index.ts';
 
 /**
  * The Anthropic-compatible Files API (`/v1/files`) over our standalone uploads, plus two

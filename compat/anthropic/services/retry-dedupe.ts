@@ -7,14 +7,13 @@ import {
   findIdempotencyRecord,
   forgetIdempotencyRecord,
   type IdempotencyScope,
-} from '../../../services/kernel/idempotency/records.ts';
+} from '../../../services/kernel/idempotency/index.ts';
 import { requireActor } from '../../../services/kernel/require-actor.ts';
 import type { ServiceContext } from '../../../services/kernel/service-context.ts';
 import { withTransaction } from '../../../services/kernel/transaction.ts';
 
 /**
- * Dedupe of the Anthropic SDK's automatic retries (it sends no idempotency key; docs/decisions.md
- * "Anthropic-compatible API"). Each mutation's answer is stored in the core's idempotency records,
+ * Dedupe of the Anthropic SDK's automatic retries (it sends no idempotency key; docs/decisions/anthropic-compat-retry-dedupe.md). Each mutation's answer is stored in the core's idempotency records,
  * in the transaction of the mutation, under the key `sdk-retry:<request hash>` of its route and
  * principal. A retry (`x-stainless-retry-count` ≥ 1) of a request whose first attempt committed
  * gets that answer again; a first attempt always runs (it replaces an older answer to the same

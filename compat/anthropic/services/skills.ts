@@ -13,14 +13,14 @@ import {
 } from '../domain/skills.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../../domain/errors.ts';
 import type { ServiceContext } from '../../../services/kernel/service-context.ts';
-import { createSkill } from '../../../services/configuration/skills/create.ts';
-import { deleteSkill } from '../../../services/configuration/skills/delete.ts';
-import { exportSkillVersion } from '../../../services/configuration/skills/export-version.ts';
-import { getSkill } from '../../../services/configuration/skills/get.ts';
-import { listSkills } from '../../../services/configuration/skills/list.ts';
-import type { PublicSkill, PublicSkillDetail, PublicSkillVersion } from '../../../services/configuration/skills/public.ts';
-import { publishSkillVersion } from '../../../services/configuration/skills/publish-version.ts';
-import { setSkillVersionLifecycle } from '../../../services/configuration/skills/set-version-lifecycle.ts';
+import { createSkill } from '../../../services/configuration/skills/index.ts';
+import { deleteSkill } from '../../../services/configuration/skills/index.ts';
+import { exportSkillVersion } from '../../../services/configuration/skills/index.ts';
+import { getSkill } from '../../../services/configuration/skills/index.ts';
+import { listSkills } from '../../../services/configuration/skills/index.ts';
+import type { PublicSkill, PublicSkillDetail, PublicSkillVersion } from '../../../services/configuration/skills/index.ts';
+import { publishSkillVersion } from '../../../services/configuration/skills/index.ts';
+import { setSkillVersionLifecycle } from '../../../services/configuration/skills/index.ts';
 import { withTransaction } from '../../../services/kernel/transaction.ts';
 
 /**

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { organizationMemberships, organizations, principals, projectMemberships, projects, uploads } from '../../../db/schema/index.ts';
 import { eq } from 'drizzle-orm';
-import { createBrowserSession } from '../../../services/access/auth/create-browser-session.ts';
+import { createBrowserSession } from '../../../services/access/auth/index.ts';
 import { systemContext } from '../../../services/kernel/service-context.ts';
 import { startRunApp } from '../../../test/support/run-app.ts';
 import { serveApp, type ServedApp } from '../../../test/support/http-server.ts';

@@ -4,7 +4,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { productEvents } from '../../../db/schema/index.ts';
 import { turnMessageEventId } from '../../../domain/runs/turn-message-event-id.ts';
-import { finishModelTurn } from '../../../services/runtime/model-turns/finish.ts';
+import { finishModelTurn } from '../../../services/runtime/model-turns/index.ts';
 import { systemContext } from '../../../services/kernel/service-context.ts';
 import { serveApp, type ServedApp } from '../../../test/support/http-server.ts';
 import { startRunApp } from '../../../test/support/run-app.ts';

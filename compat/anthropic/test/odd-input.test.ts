@@ -4,7 +4,7 @@ import type { PgTable } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agents, messages, pendingTurns, productEvents, runs, sessions, toolCalls } from '../../../db/schema/index.ts';
 import { MAX_JSON_DEPTH } from '../../../domain/json-limits.ts';
-import { recordToolCalls } from '../../../services/runtime/tool-calls/record.ts';
+import { recordToolCalls } from '../../../services/runtime/tool-calls/index.ts';
 import type { ServiceContext } from '../../../services/kernel/service-context.ts';
 import type { FakeModelProviders } from '../../../test/fixtures/model-vendors/catalog-server.ts';
 import { manualClock, type TestApp } from '../../../test/support/app.ts';

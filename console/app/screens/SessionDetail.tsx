@@ -24,8 +24,8 @@ const SETTLED = ['completed', 'failed', 'cancelled', 'timed_out'];
  * the reply being written below it, growing as the model writes, until the committed message
  * replaces it), runs with the turns waiting behind the active one, the timing waterfall, pending
  * tool calls and approvals, workspace files, debug records. A message is sent at once when no
- * run is going; while one is, it is queued behind it or interrupts it (docs/decisions.md
- * "Conversation control"). A settled run can be forked into a new session, on any version.
+ * run is going; while one is, it is queued behind it or interrupts it
+ * (docs/decisions/if-busy.md). A settled run can be forked into a new session, on any version.
  */
 export function SessionDetailScreen({ sessionId }: { sessionId: string }) {
   const { client, context } = useSigned();

@@ -4,7 +4,7 @@ import { apiKeys } from '../../../db/schema/index.ts';
 import { toPage, type Page } from '../../../domain/pagination.ts';
 import { keysetPage } from '../../kernel/keyset.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import { assertOrganizationAdministrator } from '../projects/authorize.ts';
+import { assertOrganizationAdministrator } from '../projects/index.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import { toApiKeyResponse, type PublicApiKey } from './public.ts';
 

@@ -2,10 +2,10 @@ import { and, eq, inArray, isNull } from 'drizzle-orm';
 import { apiKeys } from '../../../db/schema/index.ts';
 import { NotFoundError } from '../../../domain/errors.ts';
 import { apiKeySubject } from '../../../domain/principals.ts';
-import { recordAudit } from '../../kernel/audit/record-audit.ts';
-import { forgetCachedApiKeysAfterCommit } from '../auth/api-key-cache.ts';
+import { recordAudit } from '../../kernel/audit/index.ts';
+import { forgetCachedApiKeysAfterCommit } from '../auth/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import { assertOrganizationAdministrator } from '../projects/authorize.ts';
+import { assertOrganizationAdministrator } from '../projects/index.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 

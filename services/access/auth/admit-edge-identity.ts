@@ -3,7 +3,7 @@ import type { Executor } from '../../../db/client.ts';
 import { identities, organizationMemberships } from '../../../db/schema/index.ts';
 import { ForbiddenError } from '../../../domain/errors.ts';
 import { ROLE_SCOPES } from '../../../domain/members.ts';
-import { recordAudit } from '../../kernel/audit/record-audit.ts';
+import { recordAudit } from '../../kernel/audit/index.ts';
 import type { Actor, ServiceContext } from '../../kernel/service-context.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import type { EdgeIdentity } from './edge-assertion.ts';

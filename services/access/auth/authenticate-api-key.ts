@@ -3,7 +3,7 @@ import { prepared } from '../../../db/prepared.ts';
 import { apiKeys, principals, projects } from '../../../db/schema/index.ts';
 import { ForbiddenError, UnauthenticatedError } from '../../../domain/errors.ts';
 import { API_KEY_SUBJECT_PREFIX, apiKeySubject } from '../../../domain/principals.ts';
-import type { CredentialKeyring } from '../../kernel/credentials/keyring.ts';
+import type { CredentialKeyring } from '../../kernel/credentials/index.ts';
 import type { Actor, ServiceContext } from '../../kernel/service-context.ts';
 import type { ApiKeyCache } from './api-key-cache.ts';
 import { earliestProjectId } from './load-actor.ts';

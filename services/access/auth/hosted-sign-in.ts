@@ -4,7 +4,7 @@ import { browserSessions, identities, loginStates, principals } from '../../../d
 import { createRelyingParty, type RelyingParty } from '../../../adapters/oidc/relying-party.ts';
 import type { HostedSettings } from '../../../config/settings.ts';
 import { ForbiddenError, UnauthenticatedError } from '../../../domain/errors.ts';
-import type { CredentialKeyring } from '../../kernel/credentials/keyring.ts';
+import type { CredentialKeyring } from '../../kernel/credentials/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { hashSessionToken } from './browser-session-token.ts';

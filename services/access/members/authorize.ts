@@ -4,7 +4,7 @@ import { ConflictError, ForbiddenError } from '../../../domain/errors.ts';
 import { refuseMembershipChange } from '../../../domain/members.ts';
 import type { Role } from '../../../domain/scopes.ts';
 import { ungrantableScopes } from '../../../domain/scopes.ts';
-import { lockOrganizationRole } from '../auth/organization-role-lock.ts';
+import { lockOrganizationRole } from '../auth/index.ts';
 import type { Actor, ServiceContext } from '../../kernel/service-context.ts';
 
 export { lockOrganizationRole };

@@ -1,9 +1,9 @@
 import { and, eq } from 'drizzle-orm';
 import { projectMemberships } from '../../../db/schema/index.ts';
 import { ConflictError, NotFoundError } from '../../../domain/errors.ts';
-import { revokeKeysIssuedBy } from '../api-keys/revoke.ts';
-import { recordAudit } from '../../kernel/audit/record-audit.ts';
-import { isDefaultProject } from '../auth/installation.ts';
+import { revokeKeysIssuedBy } from '../api-keys/index.ts';
+import { recordAudit } from '../../kernel/audit/index.ts';
+import { isDefaultProject } from '../auth/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import { withTransaction } from '../../kernel/transaction.ts';

@@ -1,7 +1,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { organizationMemberships, projectMemberships } from '../../../db/schema/index.ts';
-import { revokeKeysIssuedBy } from '../api-keys/revoke.ts';
-import { recordAudit } from '../../kernel/audit/record-audit.ts';
+import { revokeKeysIssuedBy } from '../api-keys/index.ts';
+import { recordAudit } from '../../kernel/audit/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import { withTransaction } from '../../kernel/transaction.ts';

@@ -1,9 +1,9 @@
 import * as v from 'valibot';
 import { ValidationError } from '../../../domain/errors.ts';
 import { lowersAccess, scopesForRole, UpsertMemberInput } from '../../../domain/members.ts';
-import { revokeKeysIssuedBy } from '../api-keys/revoke.ts';
-import { recordAudit } from '../../kernel/audit/record-audit.ts';
-import { provisionMember } from '../auth/provision-member.ts';
+import { revokeKeysIssuedBy } from '../api-keys/index.ts';
+import { recordAudit } from '../../kernel/audit/index.ts';
+import { provisionMember } from '../auth/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import { withTransaction } from '../../kernel/transaction.ts';

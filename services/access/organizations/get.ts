@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { organizations } from '../../../db/schema/index.ts';
 import { ForbiddenError } from '../../../domain/errors.ts';
-import { toOrganizationResponse, type PublicOrganization } from '../projects/public.ts';
+import { toOrganizationResponse, type PublicOrganization } from '../projects/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 

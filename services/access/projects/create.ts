@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { principals, projectMemberships, projects } from '../../../db/schema/index.ts';
 import { ConflictError } from '../../../domain/errors.ts';
 import { CreateProjectInput } from '../../../domain/projects.ts';
-import { recordAudit } from '../../kernel/audit/record-audit.ts';
+import { recordAudit } from '../../kernel/audit/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import { withTransaction } from '../../kernel/transaction.ts';

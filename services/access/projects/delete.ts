@@ -1,14 +1,14 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { projects, runs } from '../../../db/schema/index.ts';
 import { ConflictError, ForbiddenError } from '../../../domain/errors.ts';
-import { recordAudit } from '../../kernel/audit/record-audit.ts';
-import { forgetCachedApiKeysAfterCommit } from '../auth/api-key-cache.ts';
+import { recordAudit } from '../../kernel/audit/index.ts';
+import { forgetCachedApiKeysAfterCommit } from '../auth/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import type { RunStarter } from '../../kernel/run-starter.ts';
 import { assertOrganizationAdministrator } from './authorize.ts';
-import { isDefaultProject } from '../auth/installation.ts';
+import { isDefaultProject } from '../auth/index.ts';
 
 /**
  * Hard-deletes a project and every row it owns: every project-owned table references
@@ -16,8 +16,8 @@ import { isDefaultProject } from '../auth/installation.ts';
  * audit trail and the rest. Organization-shared rows are untouched. Refused for the project the
  * caller acts in, for the organization's last project and, in edge-proxy mode, for the default
  * project. Its objects in storage stay until the worker's retention sweep removes the project's
- * folder on each storage connection (`sweepDeletedProjectObjects`, docs/decisions.md
- * "Retention"). After commit, the workflow of every run that was
+ * folder on each storage connection (`sweepDeletedProjectObjects`,
+ * docs/decisions/retention-objects.md). After commit, the workflow of every run that was
  * still unsettled is told to stop: it finds its run gone and ends at once, instead of waiting for
  * a tool result or a deadline that will never come.
  */

@@ -5,7 +5,7 @@ import { ForbiddenError } from '../../../domain/errors.ts';
 import { UpdateProjectChanges } from '../../../domain/projects.ts';
 import type { RetentionWindows } from '../../../domain/retention.ts';
 import { publicProjectBudget, storedProjectBudget } from '../../../domain/usage/budget.ts';
-import { recordAudit } from '../../kernel/audit/record-audit.ts';
+import { recordAudit } from '../../kernel/audit/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
@@ -14,7 +14,7 @@ import { getProject, type ProjectDetail } from './get.ts';
 
 /**
  * Changes a project's retention overrides and its monthly budget (`PATCH /projects/{id}`,
- * docs/decisions.md "Retention" and "Budgets"). Each retention window given replaces the
+ * docs/decisions/project-retention-overrides.md and docs/decisions/budgets.md). Each retention window given replaces the
  * project's (null restores the installation default), an omitted one stays; the next sweep
  * applies the new windows. A budget given replaces the project's (null removes it); the next
  * model call of any run checks it. Organization administration, like creating and deleting

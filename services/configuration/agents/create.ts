@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { agents, agentVersions } from '../../../db/schema/index.ts';
 import { CreateAgentInput, keyFromName } from '../../../domain/agents.ts';
 import { ConflictError } from '../../../domain/errors.ts';
-import { recordAudit } from '../../kernel/audit/record-audit.ts';
+import { recordAudit } from '../../kernel/audit/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import { withTransaction } from '../../kernel/transaction.ts';

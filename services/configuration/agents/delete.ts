@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { agents } from '../../../db/schema/index.ts';
-import { recordAudit } from '../../kernel/audit/record-audit.ts';
+import { recordAudit } from '../../kernel/audit/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { findLiveAgent } from './lookup.ts';

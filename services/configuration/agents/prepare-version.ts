@@ -4,13 +4,13 @@ import { canonicalAgentConfig, checkAgentConfigReferences, parseAgentConfig, ref
 import { assertHasScopes, type Scope } from '../../../domain/scopes.ts';
 import type { Snapshot } from '../../../domain/sandbox/snapshot-registry.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import type { CredentialKeyring } from '../../kernel/credentials/keyring.ts';
-import type { DeploymentPreset } from '../model-presets/deployment.ts';
-import { loadPresetFacts } from '../model-presets/facts.ts';
+import type { CredentialKeyring } from '../../kernel/credentials/index.ts';
+import type { DeploymentPreset } from '../model-presets/index.ts';
+import { loadPresetFacts } from '../model-presets/index.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
-import { loadMcpFacts } from '../mcp-toolsets/facts.ts';
-import { loadSkillVersionFacts } from '../skills/facts.ts';
-import { loadSandboxProviderFacts } from '../sandbox-providers/facts.ts';
+import { loadMcpFacts } from '../mcp-toolsets/index.ts';
+import { loadSkillVersionFacts } from '../skills/index.ts';
+import { loadSandboxProviderFacts } from '../sandbox-providers/index.ts';
 import { loadDelegateFacts } from './delegate-facts.ts';
 
 export type PreparedVersion = { config: AgentConfig; contentHash: string };

@@ -3,11 +3,11 @@ import type { ContextShape } from '../../../domain/public-shapes/access.ts';
 import { asc, eq } from 'drizzle-orm';
 import { organizations, projects } from '../../../db/schema/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import type { DeploymentPreset } from '../model-presets/deployment.ts';
-import { listActiveModelPresetKeys } from '../model-presets/active-keys.ts';
-import { toOrganizationResponse, toProjectResponse } from '../../access/projects/public.ts';
+import type { DeploymentPreset } from '../model-presets/index.ts';
+import { listActiveModelPresetKeys } from '../model-presets/index.ts';
+import { toOrganizationResponse, toProjectResponse } from '../../access/projects/index.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
-import { isDefaultProject } from '../../access/auth/installation.ts';
+import { isDefaultProject } from '../../access/auth/index.ts';
 
 export type ContextResponse = v.InferOutput<typeof ContextShape>;
 

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { eventWebhooks } from '../../../db/schema/index.ts';
 import { endpointOrigin } from '../../../domain/outbound/endpoint-url.ts';
-import { recordAudit } from '../../kernel/audit/record-audit.ts';
+import { recordAudit } from '../../kernel/audit/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import { withTransaction } from '../../kernel/transaction.ts';

@@ -3,7 +3,7 @@ import type { EventWebhookListShape } from '../../../domain/public-shapes/event-
 import { asc, eq } from 'drizzle-orm';
 import { eventWebhooks } from '../../../db/schema/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import type { CredentialKeyring } from '../../kernel/credentials/keyring.ts';
+import type { CredentialKeyring } from '../../kernel/credentials/index.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import type { WebhookEndpointPolicy } from './create.ts';
 import { loadEventWebhook } from './load.ts';

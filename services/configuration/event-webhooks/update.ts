@@ -4,7 +4,7 @@ import { eventWebhooks } from '../../../db/schema/index.ts';
 import { canonicalJson } from '../../../domain/canonical-json.ts';
 import { endpointOrigin } from '../../../domain/outbound/endpoint-url.ts';
 import { UpdateEventWebhookInput } from '../../../domain/webhooks/inputs.ts';
-import { recordAudit } from '../../kernel/audit/record-audit.ts';
+import { recordAudit } from '../../kernel/audit/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import { withTransaction } from '../../kernel/transaction.ts';

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { mcpCredentialPolicies, mcpCredentialPolicyVersions, mcpCredentials } from '../../../db/schema/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
-import type { McpCredentialRow } from '../mcp-credentials/public.ts';
+import type { McpCredentialRow } from '../mcp-credentials/index.ts';
 import type { McpCredentialPolicyRow, McpCredentialPolicyVersionRow } from './public.ts';
 
 export type LoadedPolicyVersion = { policy: McpCredentialPolicyRow; version: McpCredentialPolicyVersionRow; credential: McpCredentialRow };

@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
 import type { PublicMcpCredentialPolicyVersionShape } from '../../../domain/public-shapes/mcp.ts';
 import type { mcpCredentialPolicies, mcpCredentialPolicyVersions } from '../../../db/schema/index.ts';
-import type { McpCredentialRow } from '../mcp-credentials/public.ts';
+import type { McpCredentialRow } from '../mcp-credentials/index.ts';
 
 export type McpCredentialPolicyRow = typeof mcpCredentialPolicies.$inferSelect;
 export type McpCredentialPolicyVersionRow = typeof mcpCredentialPolicyVersions.$inferSelect;

@@ -1,4 +1,4 @@
-import type { CredentialKeyring } from '../../kernel/credentials/keyring.ts';
+import type { CredentialKeyring } from '../../kernel/credentials/index.ts';
 import { mcpCredentialAad, type McpCredentialRow } from './public.ts';
 
 /**

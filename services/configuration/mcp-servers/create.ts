@@ -4,7 +4,7 @@ import { mcpServers, mcpServerVersions } from '../../../db/schema/index.ts';
 import { ConflictError, ValidationError } from '../../../domain/errors.ts';
 import { CreateMcpServerInput } from '../../../domain/mcp/inputs.ts';
 import { endpointOrigin, endpointUrlProblem } from '../../../domain/outbound/endpoint-url.ts';
-import { recordAudit } from '../../kernel/audit/record-audit.ts';
+import { recordAudit } from '../../kernel/audit/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import type { McpEndpointPolicy } from '../../../domain/mcp/types.ts';

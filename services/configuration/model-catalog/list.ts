@@ -3,9 +3,9 @@ import { filterCatalog } from '../../../domain/model-catalog/filter.ts';
 import { CatalogRequest } from '../../../domain/model-catalog/query.ts';
 import type { CatalogEntry, ModelProviderType } from '../../../domain/model-catalog/types.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import type { CredentialKeyring } from '../../kernel/credentials/keyring.ts';
-import { providerApiKey } from '../model-providers/api-key.ts';
-import { loadLiveProvider } from '../model-providers/load.ts';
+import type { CredentialKeyring } from '../../kernel/credentials/index.ts';
+import { providerApiKey } from '../model-providers/index.ts';
+import { loadLiveProvider } from '../model-providers/index.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import { fetchProviderCatalog, type ModelBaseUrls } from './fetch-catalog.ts';
 

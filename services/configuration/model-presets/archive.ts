@@ -2,7 +2,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { modelPresets } from '../../../db/schema/index.ts';
 import { ConflictError, NotFoundError } from '../../../domain/errors.ts';
 import { assertHasScopes } from '../../../domain/scopes.ts';
-import { recordAudit } from '../../kernel/audit/record-audit.ts';
+import { recordAudit } from '../../kernel/audit/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import { withTransaction } from '../../kernel/transaction.ts';

@@ -5,12 +5,12 @@ import { CreateModelPresetInput } from '../../../domain/model-presets/create-inp
 import { checkPresetAgainstCatalog, normalizePresetConfig } from '../../../domain/model-presets/config.ts';
 import { assertHasScopes } from '../../../domain/scopes.ts';
 import { operatorPrices, type ModelPrices } from '../../../domain/usage/prices.ts';
-import { recordAudit } from '../../kernel/audit/record-audit.ts';
+import { recordAudit } from '../../kernel/audit/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import type { CredentialKeyring } from '../../kernel/credentials/keyring.ts';
-import { fetchProviderCatalog, type ModelBaseUrls } from '../model-catalog/fetch-catalog.ts';
-import { providerApiKey } from '../model-providers/api-key.ts';
-import { loadLiveProvider } from '../model-providers/load.ts';
+import type { CredentialKeyring } from '../../kernel/credentials/index.ts';
+import { fetchProviderCatalog, type ModelBaseUrls } from '../model-catalog/index.ts';
+import { providerApiKey } from '../model-providers/index.ts';
+import { loadLiveProvider } from '../model-providers/index.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { isUniqueViolation } from '../../kernel/unique-violation.ts';

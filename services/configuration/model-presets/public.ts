@@ -2,7 +2,7 @@ import type * as v from 'valibot';
 import type { PublicModelPresetShape } from '../../../domain/public-shapes/connections.ts';
 import type { modelPresets } from '../../../db/schema/index.ts';
 import type { ModelProviderType } from '../../../domain/model-catalog/types.ts';
-import type { ModelProviderRow } from '../model-providers/public.ts';
+import type { ModelProviderRow } from '../model-providers/index.ts';
 import type { DeploymentPreset } from './deployment.ts';
 
 export type ModelPresetRow = typeof modelPresets.$inferSelect;

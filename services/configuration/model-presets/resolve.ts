@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import { modelPresets, modelProviders } from '../../../db/schema/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import type { ModelProviderRow } from '../model-providers/public.ts';
+import type { ModelProviderRow } from '../model-providers/index.ts';
 import type { DeploymentPreset } from './deployment.ts';
 import type { ModelPresetRow } from './public.ts';
 

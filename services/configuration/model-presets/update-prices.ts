@@ -4,7 +4,7 @@ import { modelPresets, modelProviders } from '../../../db/schema/index.ts';
 import { ConflictError, NotFoundError } from '../../../domain/errors.ts';
 import { assertHasScopes } from '../../../domain/scopes.ts';
 import { operatorPrices, PricesInput } from '../../../domain/usage/prices.ts';
-import { recordAudit } from '../../kernel/audit/record-audit.ts';
+import { recordAudit } from '../../kernel/audit/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import { withTransaction } from '../../kernel/transaction.ts';

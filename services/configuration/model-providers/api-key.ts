@@ -1,5 +1,5 @@
 import { ValidationError } from '../../../domain/errors.ts';
-import type { CredentialKeyring } from '../../kernel/credentials/keyring.ts';
+import type { CredentialKeyring } from '../../kernel/credentials/index.ts';
 import { providerCredentialAad, type ModelProviderRow } from './public.ts';
 
 /**

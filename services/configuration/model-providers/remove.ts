@@ -1,9 +1,9 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { modelPresets, modelProviders } from '../../../db/schema/index.ts';
 import { ConflictError } from '../../../domain/errors.ts';
-import { recordAudit } from '../../kernel/audit/record-audit.ts';
+import { recordAudit } from '../../kernel/audit/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import { assertOrganizationAdministrator } from '../../access/projects/authorize.ts';
+import { assertOrganizationAdministrator } from '../../access/projects/index.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { loadLiveProvider } from './load.ts';

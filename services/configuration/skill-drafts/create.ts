@@ -6,7 +6,7 @@ import { CreateSkillDraftInput } from '../../../domain/skills/drafts.ts';
 import { parentDirectories } from '../../../domain/skills/path.ts';
 import type { Actor, ServiceContext } from '../../kernel/service-context.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
-import { findLiveSkill } from '../skills/load.ts';
+import { findLiveSkill } from '../skills/index.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { toSkillDraftResponse, type PublicSkillDraft } from './public.ts';
 

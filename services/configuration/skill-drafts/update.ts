@@ -14,7 +14,7 @@ import {
 import { UpdateSkillDraftInput } from '../../../domain/skills/drafts.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
-import { throwProblems } from '../skills/assert-content.ts';
+import { throwProblems } from '../skills/index.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { findDraft, listEntries } from './load.ts';
 import { toSkillDraftResponse, type PublicSkillDraft } from './public.ts';

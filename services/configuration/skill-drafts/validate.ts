@@ -2,7 +2,7 @@ import type * as v from 'valibot';
 import type { SkillDraftValidationShape } from '../../../domain/public-shapes/skills.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
-import { skillContentHash } from '../skills/content-hash.ts';
+import { skillContentHash } from '../skills/index.ts';
 import { findDraft, listEntries } from './load.ts';
 import { stagedPackage } from './package.ts';
 

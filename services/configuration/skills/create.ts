@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { normalizeVersionContent } from '../../../domain/skills/content.ts';
 import { CreateSkillInput } from '../../../domain/skills/skill.ts';
-import { recordAudit } from '../../kernel/audit/record-audit.ts';
+import { recordAudit } from '../../kernel/audit/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import { withTransaction } from '../../kernel/transaction.ts';

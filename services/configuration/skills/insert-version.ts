@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { skills, skillVersions } from '../../../db/schema/index.ts';
 import { ConflictError } from '../../../domain/errors.ts';
 import type { SkillVersionContent } from '../../../domain/skills/content.ts';
-import { recordAudit } from '../../kernel/audit/record-audit.ts';
+import { recordAudit } from '../../kernel/audit/index.ts';
 import type { Actor, ServiceContext } from '../../kernel/service-context.ts';
 import { skillContentHash } from './content-hash.ts';
 import { findVersionManifest, type SkillRow } from './load.ts';

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { skillVersions } from '../../../db/schema/index.ts';
 import { ConflictError, NotFoundError } from '../../../domain/errors.ts';
 import { canTransitionSkillVersion, SetSkillVersionLifecycleInput } from '../../../domain/skills/lifecycle.ts';
-import { recordAudit } from '../../kernel/audit/record-audit.ts';
+import { recordAudit } from '../../kernel/audit/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import { withTransaction } from '../../kernel/transaction.ts';

@@ -1,5 +1,5 @@
 import type { StorageCredential } from '../../../domain/storage/provider-input.ts';
-import { sealCredential, type CredentialKeyring, type SealedCredential } from '../../kernel/credentials/keyring.ts';
+import { sealCredential, type CredentialKeyring, type SealedCredential } from '../../kernel/credentials/index.ts';
 import { storageCredentialAad, type StorageProviderRow } from './public.ts';
 
 /**

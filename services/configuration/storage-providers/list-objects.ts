@@ -4,7 +4,7 @@ import type { StoredObjectListingShape } from '../../../domain/public-shapes/con
 import { ConflictError, ValidationError } from '../../../domain/errors.ts';
 import { tenantRoot } from '../../../domain/storage/paths.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import type { CredentialKeyring } from '../../kernel/credentials/keyring.ts';
+import type { CredentialKeyring } from '../../kernel/credentials/index.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import { loadStorageProvider } from './load.ts';
 import { blockedEndpointReason, s3ClientFor, type StorageEndpointPolicy } from './s3-client.ts';

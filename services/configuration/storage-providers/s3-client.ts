@@ -1,5 +1,5 @@
 import { checkedS3Client, type S3Client, type StorageEndpointPolicy } from '../../../adapters/storage/s3-client.ts';
-import type { CredentialKeyring } from '../../kernel/credentials/keyring.ts';
+import type { CredentialKeyring } from '../../kernel/credentials/index.ts';
 import { openStorageCredential } from './credential.ts';
 import type { StorageProviderRow } from './public.ts';
 

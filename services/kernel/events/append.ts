@@ -3,7 +3,7 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import * as v from 'valibot';
 import { rowsOf } from '../../../db/client.ts';
 import { ValidationError } from '../../../domain/errors.ts';
-import { countCommittedEvents } from '../metrics/event-metrics.ts';
+import { countCommittedEvents } from '../metrics/index.ts';
 import { takePendingWrites } from '../pending-writes.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';

@@ -2,13 +2,12 @@ import { and, desc, eq, inArray } from 'drizzle-orm';
 import { productEvents } from '../../../db/schema/index.ts';
 import { requireActor } from '../require-actor.ts';
 import type { ServiceContext } from '../service-context.ts';
+import type { ProductEventRow } from './public-event.ts';
 
 /**
  * Single product events of the actor's project, found by what they are about: read models for
  * callers that answer with an event's id (the Anthropic-compatible API's echoes and tool-use ids).
  */
-
-export type ProductEventRow = typeof productEvents.$inferSelect;
 
 /** The first event of one of `kinds` about `aggregateId` (a run, tool call or approval). */
 export async function findEventAbout({

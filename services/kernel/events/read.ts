@@ -124,7 +124,7 @@ export async function latestProjectPositions(db: Executor, projectIds: string[])
 
 /**
  * The highest position retention has deleted events through (0: none deleted): a reader resuming
- * after a lower position would miss events, so the feed refuses it (docs/decisions.md "Retention").
+ * after a lower position would miss events, so the feed refuses it (docs/decisions/cursor-expired.md).
  */
 export async function eventsPurgedThrough({ db, input }: { db: Executor; input: { projectId: string } }): Promise<bigint> {
   const statement = prepared(db, 'events_purged_through', (db) =>

@@ -19,7 +19,7 @@ export type Readiness = {
 const PROBE_TIMEOUT_MS = 2_000;
 
 /**
- * `GET /readyz` of a process (docs/decisions.md "Health and readiness"): every probe at once,
+ * `GET /readyz` of a process (docs/decisions/health-and-readiness-probes.md): every probe at once,
  * each bounded by a timeout; ready when all answered and the process is not draining.
  */
 export function createReadiness(probes: Record<string, Probe>, options: { timeoutMs?: number } = {}): Readiness {

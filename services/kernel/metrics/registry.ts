@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
- * The process's Prometheus metrics (docs/decisions.md "Metrics"): one registry per process, read
+ * The process's Prometheus metrics (docs/decisions/metrics-counting.md): one registry per process, read
  * by `GET /metrics` on the operator port. Labels are bounded and carry no secret or text: ids of
  * agents and webhooks (a tenant's configuration, not its traffic), provider types, preset keys,
  * states, outcomes and error codes — never a run, session or message id.

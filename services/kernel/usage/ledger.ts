@@ -63,7 +63,7 @@ function daysOf(from: string, to: string): string[] {
 /**
  * The project's usage ledger (`GET /projects/{id}/usage`): runs, model calls, tokens and cost
  * per UTC day, agent, preset or creating API key over the days `from` through `to`, read from
- * the daily rollup each completed call adds to (docs/decisions.md "Usage ledger"). Grouped by
+ * the daily rollup each completed call adds to (docs/decisions/usage-ledger.md). Grouped by
  * day, every day of the range is listed, idle ones with zeros, so a chart needs no gaps filled;
  * the totals are the groups' sums. A run counts once, in the group and on the day of its first
  * completed call.

@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
 import type { RestorePreviewShape } from '../../../domain/public-shapes/configuration-backup.ts';
 import { readBackupFile } from '../../../domain/configuration-backup/check.ts';
-import { assertOrganizationAdministrator } from '../../access/projects/authorize.ts';
+import { assertOrganizationAdministrator } from '../../access/projects/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import { assertOwnOrganization } from './authorize.ts';

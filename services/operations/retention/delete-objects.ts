@@ -3,11 +3,11 @@ import { deleteObject, listObjectPage } from '../../../adapters/storage/objects.
 import type { S3Client } from '../../../adapters/storage/s3-client.ts';
 import { attachments, projects, retentionObjectDeletions, storageProviders, uploads } from '../../../db/schema/index.ts';
 import { projectsRoot } from '../../../domain/storage/paths.ts';
-import { uploadIsLive } from '../../runtime/attachments/find-uploads.ts';
-import type { CredentialKeyring } from '../../kernel/credentials/keyring.ts';
+import { uploadIsLive } from '../../runtime/attachments/index.ts';
+import type { CredentialKeyring } from '../../kernel/credentials/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import type { StorageProviderRow } from '../../configuration/storage-providers/public.ts';
-import { s3ClientFor, type StorageEndpointPolicy } from '../../configuration/storage-providers/s3-client.ts';
+import type { StorageProviderRow } from '../../configuration/storage-providers/index.ts';
+import { s3ClientFor, type StorageEndpointPolicy } from '../../configuration/storage-providers/index.ts';
 import { isLowercaseUuid } from '../../../domain/uuid.ts';
 
 export type ObjectStoreDeps = { keyring: CredentialKeyring; storagePolicy: StorageEndpointPolicy };
@@ -101,7 +101,7 @@ export type ProjectSweepPosition = { providerId: string };
 export type ProjectSweepResult = { deleted: number; projects: number; next: ProjectSweepPosition | null; failedProviders: string[] };
 
 /**
- * Removes the objects of deleted projects (docs/decisions.md "Retention"): deleting a project
+ * Removes the objects of deleted projects (docs/decisions/retention-objects.md): deleting a project
  * removes its rows at once and leaves its objects; here, per storage connection, the project
  * folders of the connection's organization (`<prefix>/orgs/<org>/projects/<projectId>/`) whose
  * project no longer exists are emptied, at most `maxDeletes` objects per call (`next` says where

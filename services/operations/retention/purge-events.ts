@@ -11,8 +11,8 @@ export type EventPurgeResult = {
 };
 
 /**
- * Deletes product events older than each project's events window (docs/decisions.md
- * "Retention"), oldest first, at most `batchSize` per project and call, each project's in one
+ * Deletes product events older than each project's events window
+ * (docs/decisions/event-retention-and-webhooks.md), oldest first, at most `batchSize` per project and call, each project's in one
  * short transaction (one ranged delete on the position index, one update of the project row).
  *
  * What is kept is always a suffix of the project's log: the purge stops at the first event

@@ -32,7 +32,7 @@ export type SessionPurgeResult = {
 type Candidate = { id: string; organizationId: string; projectId: string; cutoff: Date | null };
 
 /**
- * Deletes settled sessions whose retention window has passed (docs/decisions.md "Retention"),
+ * Deletes settled sessions whose retention window has passed (docs/decisions/settled-session-retention.md),
  * at most `batchSize` session trees per call, each project's in one short transaction.
  *
  * A session tree is a root session with its delegated sessions (they share its workspace and

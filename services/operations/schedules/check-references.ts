@@ -5,8 +5,8 @@ import { ValidationError } from '../../../domain/errors.ts';
 import { scopesToFire } from '../../../domain/schedules/authority.ts';
 import type { ScheduleIfBusy, ScheduleTarget } from '../../../domain/schedules/inputs.ts';
 import { assertHasScopes } from '../../../domain/scopes.ts';
-import { findTurnUploads } from '../../runtime/attachments/find-uploads.ts';
-import { findSession } from '../../runtime/runs/load-session.ts';
+import { findTurnUploads } from '../../runtime/attachments/index.ts';
+import { findSession } from '../../runtime/runs/index.ts';
 import type { Actor, ServiceContext } from '../../kernel/service-context.ts';
 
 /** A schedule's fields as they will be stored, before the checks that read the database. */
@@ -31,7 +31,7 @@ export function assertMayFire(actor: Actor, target: ScheduleTarget): void {
 /**
  * The checks of a schedule that read the database, when it is created or changed:
  * - the caller may fire it (`assertMayFire`): after a change of what it does, its firings act
- *   as the caller (docs/decisions.md "Schedules: the acting principal");
+ *   as the caller (docs/decisions/schedule-acting-principal.md);
  * - the agent (or the pinned version's agent) is a live agent of the project; for `session`, the
  *   session is a live, unarchived root session of the project, and a given agent or version must
  *   be the session's;

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { projects, schedules } from '../../../db/schema/index.ts';
 import { ConflictError } from '../../../domain/errors.ts';
 import { CreateScheduleInput, DEFAULT_CATCHUP_WINDOW_SECONDS, MAX_SCHEDULES_PER_PROJECT } from '../../../domain/schedules/inputs.ts';
-import { recordAudit } from '../../kernel/audit/record-audit.ts';
+import { recordAudit } from '../../kernel/audit/index.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { withTransaction } from '../../kernel/transaction.ts';

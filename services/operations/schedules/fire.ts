@@ -4,12 +4,12 @@ import { ConflictError, DomainError } from '../../../domain/errors.ts';
 import type { FiringOutcome, FiringResult } from '../../../domain/schedules/workflow.ts';
 import { scopesToFire } from '../../../domain/schedules/authority.ts';
 import { missingScopes } from '../../../domain/scopes.ts';
-import { principalActorNow } from '../../access/auth/principal-actor.ts';
+import { principalActorNow } from '../../access/auth/index.ts';
 import { deferTransaction } from '../../kernel/deferred-transaction.ts';
 import type { RunStarterDeps } from '../../kernel/run-starter.ts';
-import { createFollowUpRun } from '../../runtime/runs/create-follow-up.ts';
+import { createFollowUpRun } from '../../runtime/runs/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import { createSession } from '../../runtime/sessions/create.ts';
+import { createSession } from '../../runtime/sessions/index.ts';
 import { runAfterCommit } from '../../kernel/transaction.ts';
 import type { ScheduleFiringRow, ScheduleRow } from './public.ts';
 
@@ -21,7 +21,7 @@ type Made = { outcome: FiringOutcome; sessionId: string | null; runId: string | 
  * One firing of a schedule (the firing workflow's activity), idempotent per firing key: the
  * firing workflow's id, which carries the scheduled time. A firing already recorded answers its
  * record and makes nothing. Otherwise it acts as the schedule's acting principal (who last changed
- * what it does, docs/decisions.md "Schedules: the acting principal"), whose scopes are checked now
+ * what it does, docs/decisions/schedule-acting-principal.md), whose scopes are checked now
  * (`forbidden` when the principal is gone, its key revoked, or it lost `run:create`, or
  * `session:write` for new sessions), and makes the session (`new_session`) or the turn
  * (`session`) through the same verbs as the HTTP routes. The firing row is inserted in the very

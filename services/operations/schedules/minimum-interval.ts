@@ -3,7 +3,7 @@ import type { ScheduleDeps } from '../../kernel/schedule-backend.ts';
 
 /** What the verbs that set a schedule's timing need besides `ScheduleDeps`: this server's shortest interval. */
 export type ScheduleWriteDeps = ScheduleDeps & {
-  /** SVC_SCHEDULE_MIN_INTERVAL_SECONDS (docs/decisions.md "Schedules: limits"). */
+  /** SVC_SCHEDULE_MIN_INTERVAL_SECONDS (docs/decisions/schedule-minimum-interval.md). */
   minIntervalSeconds: number;
 };
 

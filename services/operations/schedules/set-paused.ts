@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { schedules } from '../../../db/schema/index.ts';
-import { recordAudit } from '../../kernel/audit/record-audit.ts';
+import { recordAudit } from '../../kernel/audit/index.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { withTransaction } from '../../kernel/transaction.ts';

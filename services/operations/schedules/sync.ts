@@ -8,7 +8,7 @@ import { projectionOf } from './public.ts';
 const MAX_PASSES = 3;
 
 /**
- * Brings one schedule's Temporal Schedule in line with its row (docs/decisions.md "Schedules"):
+ * Brings one schedule's Temporal Schedule in line with its row (docs/decisions/schedule-temporal-projection.md):
  * created or updated to the row's timing, policies and pause state, or deleted when the row is.
  * Each pass reads the row, writes it whole to Temporal, then marks `temporalRevision` only if the
  * row's revision is still the one written. A pass that a change overtook is redone with the newer

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { schedules } from '../../../db/schema/index.ts';
 import { ServiceUnavailableError } from '../../../domain/errors.ts';
-import { recordAudit } from '../../kernel/audit/record-audit.ts';
+import { recordAudit } from '../../kernel/audit/index.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import type { ScheduleBackend, ScheduleDeps } from '../../kernel/schedule-backend.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';

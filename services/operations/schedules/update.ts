@@ -4,7 +4,7 @@ import { schedules } from '../../../db/schema/index.ts';
 import { ValidationError } from '../../../domain/errors.ts';
 import { changesWork, type ScheduleWork } from '../../../domain/schedules/authority.ts';
 import { scheduleFieldsProblem, UpdateScheduleInput } from '../../../domain/schedules/inputs.ts';
-import { recordAudit } from '../../kernel/audit/record-audit.ts';
+import { recordAudit } from '../../kernel/audit/index.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
@@ -21,9 +21,9 @@ import { syncAfterCommit } from './sync.ts';
  * merged schedule is checked as a new one would be, the caller's scopes and the minimum interval
  * included. A change of what the schedule does (its message, files, agent or version, target or
  * session: `changesWork`) makes the caller its acting principal, so later firings act with the
- * caller's authority, never the one of whoever acted before (docs/decisions.md "Schedules: the
- * acting principal"); a change of only when it fires keeps the acting principal. The revision
- * goes up and the Temporal Schedule follows after the commit.
+ * caller's authority, never the one of whoever acted before
+ * (docs/decisions/schedule-acting-principal.md); a change of only when it fires keeps the
+ * acting principal. The revision goes up and the Temporal Schedule follows after the commit.
  */
 export async function updateSchedule({
   ctx,

@@ -5,13 +5,13 @@ import { approvals, toolCalls } from '../../../db/schema/index.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../../domain/errors.ts';
 import { toolFailure } from '../../../domain/tool-calls/failures.ts';
 import { APPROVAL_NOTE_MAX } from '../../../domain/tool-calls/states.ts';
-import { recordAudit } from '../../kernel/audit/record-audit.ts';
+import { recordAudit } from '../../kernel/audit/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import { appendProductEvents } from '../../kernel/events/append.ts';
+import { appendProductEvents } from '../../kernel/events/index.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import type { RunStarterDeps } from '../../kernel/run-starter.ts';
-import { approvalDecidedEvent, toolCallChangedEvent } from '../tool-calls/events.ts';
-import { toApprovalResponse, type PublicApproval } from '../tool-calls/public.ts';
+import { approvalDecidedEvent, toolCallChangedEvent } from '../tool-calls/index.ts';
+import { toApprovalResponse, type PublicApproval } from '../tool-calls/index.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { moveApproval, moveToolCall } from '../../../domain/tool-calls/transitions.ts';
 

@@ -3,8 +3,8 @@ import { approvals, toolCalls } from '../../../db/schema/index.ts';
 import { toPage, type Page } from '../../../domain/pagination.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { keysetPage } from '../../kernel/keyset.ts';
-import { findRun } from '../runs/load.ts';
-import { toApprovalResponse, type PublicApproval } from '../tool-calls/public.ts';
+import { findRun } from '../runs/index.ts';
+import { toApprovalResponse, type PublicApproval } from '../tool-calls/index.ts';
 
 /** The approvals of one run of the actor's project (`GET /approvals?runId=`), oldest first. */
 export async function listApprovals({

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { getObjectBytes } from '../../../adapters/storage/objects.ts';
 import { ConflictError } from '../../../domain/errors.ts';
-import type { CredentialKeyring } from '../../kernel/credentials/keyring.ts';
+import type { CredentialKeyring } from '../../kernel/credentials/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import { loadStorageProvider } from '../../configuration/storage-providers/load.ts';
-import { s3ClientFor, type StorageEndpointPolicy } from '../../configuration/storage-providers/s3-client.ts';
-import { storageFailure } from '../../configuration/storage-providers/storage-failure.ts';
+import { loadStorageProvider } from '../../configuration/storage-providers/index.ts';
+import { s3ClientFor, type StorageEndpointPolicy } from '../../configuration/storage-providers/index.ts';
+import { storageFailure } from '../../configuration/storage-providers/index.ts';
 import { PUBLIC_STORAGE_ONLY } from './store.ts';
 
 /**

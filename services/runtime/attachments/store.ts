@@ -8,13 +8,13 @@ import type { AttachmentMetadata } from '../../../domain/attachments/metadata.ts
 import { ConflictError, ValidationError } from '../../../domain/errors.ts';
 import { tenantRoot } from '../../../domain/storage/paths.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import type { CredentialKeyring } from '../../kernel/credentials/keyring.ts';
-import { findDefaultStorageProvider } from '../../configuration/storage-providers/load.ts';
+import type { CredentialKeyring } from '../../kernel/credentials/index.ts';
+import { findDefaultStorageProvider } from '../../configuration/storage-providers/index.ts';
 import { putObjectBytes } from '../../../adapters/storage/objects.ts';
-import { s3ClientFor, type StorageEndpointPolicy } from '../../configuration/storage-providers/s3-client.ts';
-import { storageFailure } from '../../configuration/storage-providers/storage-failure.ts';
+import { s3ClientFor, type StorageEndpointPolicy } from '../../configuration/storage-providers/index.ts';
+import { storageFailure } from '../../configuration/storage-providers/index.ts';
 import type { S3Client } from '../../../adapters/storage/s3-client.ts';
-import type { StorageProviderRow } from '../../configuration/storage-providers/public.ts';
+import type { StorageProviderRow } from '../../configuration/storage-providers/index.ts';
 import { findTurnUploads } from './find-uploads.ts';
 
 /** What confirming a turn's uploads needs of its session. */
@@ -58,7 +58,7 @@ export type StoredAttachment = AttachmentMetadata & { fileClass: FileClass; stor
  * A store that refuses a file is a 409. Every inline file is written again even when its object
  * exists, which renews the object's last-modified time: the orphaned-upload sweep only deletes
  * unreferenced objects older than its grace period, so it leaves alone an object this turn is
- * about to reference (but for the race in docs/decisions.md "Attachments"); an upload's row is a
+ * about to reference (but for the race in docs/decisions/orphaned-upload-sweep.md); an upload's row is a
  * reference of its own. Bytes never touch the database. Call it outside any transaction (no row
  * is locked while the bytes travel); if the rows are never committed, the objects stay
  * unreferenced until the sweep (`processes/sweep-orphaned-uploads.ts`) removes them.

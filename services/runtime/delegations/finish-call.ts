@@ -1,9 +1,9 @@
 import { and, desc, eq } from 'drizzle-orm';
 import { delegationCalls, delegations, messages, runs } from '../../../db/schema/index.ts';
 import { EVENT_KINDS } from '../../../domain/runs/events.ts';
-import { loadRunVersion } from '../runs/load-run-context.ts';
+import { loadRunVersion } from '../runs/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import { completePlatformToolCall, type CompletedToolCall } from '../tool-calls/complete-platform.ts';
+import { completePlatformToolCall, type CompletedToolCall } from '../tool-calls/index.ts';
 import type { DelegationStart } from './start-call.ts';
 
 /**

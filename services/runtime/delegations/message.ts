@@ -1,7 +1,7 @@
 import { ConflictError } from '../../../domain/errors.ts';
 import { EVENT_KINDS } from '../../../domain/runs/events.ts';
-import { appendProductEvent } from '../../kernel/events/append.ts';
-import { createFollowUpRun } from '../runs/create-follow-up.ts';
+import { appendProductEvent } from '../../kernel/events/index.ts';
+import { createFollowUpRun } from '../runs/index.ts';
 import type { RunStarterDeps } from '../../kernel/run-starter.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { withTransaction } from '../../kernel/transaction.ts';

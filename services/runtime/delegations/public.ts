@@ -4,7 +4,7 @@ import { desc, eq, inArray } from 'drizzle-orm';
 import { delegations, runs, sessions } from '../../../db/schema/index.ts';
 import { NotFoundError } from '../../../domain/errors.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
-import { workspaceOwnerOf } from '../sandboxes/ensure.ts';
+import { workspaceOwnerOf } from '../sandboxes/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 
 export type DelegationRow = typeof delegations.$inferSelect;

@@ -6,13 +6,13 @@ import { NotFoundError } from '../../../domain/errors.ts';
 import { DELEGATE_AGENT_TOOL } from '../../../domain/runs/delegation.ts';
 import { EVENT_KINDS } from '../../../domain/runs/events.ts';
 import { isSettled } from '../../../domain/runs/states.ts';
-import { appendProductEvents, type ProductEventDraft } from '../../kernel/events/append.ts';
-import type { CredentialKeyring } from '../../kernel/credentials/keyring.ts';
-import { loadRunVersion } from '../runs/load-run-context.ts';
-import { queueRun } from '../runs/queue-run.ts';
+import { appendProductEvents, type ProductEventDraft } from '../../kernel/events/index.ts';
+import type { CredentialKeyring } from '../../kernel/credentials/index.ts';
+import { loadRunVersion } from '../runs/index.ts';
+import { queueRun } from '../runs/index.ts';
 import type { RunStarter } from '../../kernel/run-starter.ts';
 import type { Actor, ServiceContext } from '../../kernel/service-context.ts';
-import { copySkillBindings } from '../../configuration/skills/copy-session-bindings.ts';
+import { copySkillBindings } from '../../configuration/skills/index.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 
 const Arguments = v.object({ delegateKey: v.string(), message: v.pipe(v.string(), v.minLength(1)) });

@@ -2,8 +2,8 @@ import { and, desc, eq } from 'drizzle-orm';
 import { messages } from '../../../db/schema/index.ts';
 import { parseOperationResult, type HarnessOperationExecutionRecord } from '../../../domain/runs/harness-operations.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import { completePlatformToolCall, type CompletedToolCall, type PlatformToolOutcome } from '../tool-calls/complete-platform.ts';
-import { findOperationCall } from '../runs/operation-threads.ts';
+import { completePlatformToolCall, type CompletedToolCall, type PlatformToolOutcome } from '../tool-calls/index.ts';
+import { findOperationCall } from '../runs/index.ts';
 
 export type HarnessOperationEnd =
   | { kind: 'reply' }

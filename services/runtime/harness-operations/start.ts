@@ -3,11 +3,11 @@ import { harnessOperationCalls, threads, toolCalls } from '../../../db/schema/in
 import type { AgentConfig } from '../../../domain/agent-config/index.ts';
 import { NotFoundError } from '../../../domain/errors.ts';
 import { operationTaskStepKey } from '../../../domain/runs/harness-operations.ts';
-import { appendRunMessage } from '../runs/append-message.ts';
-import { loadRunVersion } from '../runs/load-run-context.ts';
+import { appendRunMessage } from '../runs/index.ts';
+import { loadRunVersion } from '../runs/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
-import { findOperationCall } from '../runs/operation-threads.ts';
+import { findOperationCall } from '../runs/index.ts';
 
 /**
  * Starts the sub-loop of a Harness Operation call (for the runtime; no actor): its own thread,

@@ -7,14 +7,14 @@ import { policyContains } from '../../../domain/mcp/policy-scope.ts';
 import { TOOL_FAILURE_MESSAGE_MAX } from '../../../domain/tool-calls/failures.ts';
 import { endpointUrlProblem } from '../../../domain/outbound/endpoint-url.ts';
 import type { AgentConfig } from '../../../domain/agent-config/index.ts';
-import { principalHoldsScope } from '../../access/auth/principal-scopes.ts';
-import type { CredentialKeyring } from '../../kernel/credentials/keyring.ts';
-import { findPolicyVersion } from '../../configuration/mcp-credential-policies/load.ts';
-import { credentialHeaderOf } from '../../configuration/mcp-credentials/header.ts';
-import { loadMcpBindings } from '../../configuration/mcp-toolsets/bindings.ts';
-import { loadRunVersion } from '../runs/load-run-context.ts';
+import { principalHoldsScope } from '../../access/auth/index.ts';
+import type { CredentialKeyring } from '../../kernel/credentials/index.ts';
+import { findPolicyVersion } from '../../configuration/mcp-credential-policies/index.ts';
+import { credentialHeaderOf } from '../../configuration/mcp-credentials/index.ts';
+import { loadMcpBindings } from '../../configuration/mcp-toolsets/index.ts';
+import { loadRunVersion } from '../runs/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import type { PlatformToolOutcome } from '../tool-calls/complete-platform.ts';
+import type { PlatformToolOutcome } from '../tool-calls/index.ts';
 
 export type McpCallDeps = { keyring: CredentialKeyring; allowPrivateNetwork: boolean; lookup?: DestinationLookup };
 

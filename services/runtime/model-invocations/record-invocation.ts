@@ -3,13 +3,13 @@ import { rowsOf } from '../../../db/client.ts';
 import { costNanos, type TokenUsage } from '../../../domain/usage/cost.ts';
 import type { ModelPrices } from '../../../domain/usage/prices.ts';
 import { holdWrite } from '../../kernel/pending-writes.ts';
-import { addToUsageRollup } from '../../kernel/usage/rollup.ts';
+import { addToUsageRollup } from '../../kernel/usage/index.ts';
 import { modelInvocations, runs } from '../../../db/schema/index.ts';
 import { EVENT_KINDS } from '../../../domain/runs/events.ts';
 import { NotFoundError } from '../../../domain/errors.ts';
-import type { RunRow } from '../runs/public.ts';
+import type { RunRow } from '../runs/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import { appendProductEvent } from '../../kernel/events/append.ts';
+import { appendProductEvent } from '../../kernel/events/index.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 
 /** An attempt's token counts, as the adapters report them (cached input included in `inputTokens`). */

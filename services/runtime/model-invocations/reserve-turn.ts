@@ -33,14 +33,14 @@ type RunBudgetRow = {
 const numberOrNull = (value: string | null) => (value === null ? null : Number(value));
 
 /**
- * Before each model call (spec 3 "Budget rules", docs/decisions.md "Budgets"): reserves one unit
+ * Before each model call (spec 3 "Budget rules", docs/decisions/budgets.md): reserves one unit
  * of the run's turn budget for `turnId`, after checking the session's budget and the project's
  * monthly budget still have room. Durable and idempotent: replaying a turn id reuses its
  * reservation, so worker recovery and provider retries reserve nothing more; a spent money or
  * token budget refuses every new call, replays included (a retried attempt is a new provider
  * call). The run row is locked so parallel calls share the turn budget exactly; the spend is
  * read as committed, so concurrent calls may each pass the check before any of them completes
- * (the overshoot bound in docs/decisions.md). One statement reads the run, its budgets and the
+ * (the overshoot bound in docs/decisions/budget-overshoot-bound.md). One statement reads the run, its budgets and the
  * month's spend from the usage rollup.
  */
 export async function reserveModelTurn(ctx: ServiceContext, input: { runId: string; turnId: string; maxTurns: number }): Promise<TurnReservation> {

@@ -1,11 +1,11 @@
 import type { ModelProviderType } from '../../../domain/model-catalog/types.ts';
 import type { ModelPrices } from '../../../domain/usage/prices.ts';
-import type { CredentialKeyring } from '../../kernel/credentials/keyring.ts';
+import type { CredentialKeyring } from '../../kernel/credentials/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import type { DeploymentPreset } from '../../configuration/model-presets/deployment.ts';
-import { providerTypeOfModel } from '../../configuration/model-presets/public.ts';
-import { loadProjectPresets, resolveDeploymentPresets } from '../../configuration/model-presets/resolve.ts';
-import { providerApiKey } from '../../configuration/model-providers/api-key.ts';
+import type { DeploymentPreset } from '../../configuration/model-presets/index.ts';
+import { providerTypeOfModel } from '../../configuration/model-presets/index.ts';
+import { loadProjectPresets, resolveDeploymentPresets } from '../../configuration/model-presets/index.ts';
+import { providerApiKey } from '../../configuration/model-providers/index.ts';
 
 export type RunModel = {
   providerType: ModelProviderType;

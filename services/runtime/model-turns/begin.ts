@@ -1,19 +1,19 @@
 import type { AgentConfig, ToolDefinition } from '../../../domain/agent-config/index.ts';
 import { operationCallOfTurn, renderOperationInstructions } from '../../../domain/runs/harness-operations.ts';
-import { findOperationCall, operationTranscript } from '../runs/operation-threads.ts';
-import type { CredentialKeyring } from '../../kernel/credentials/keyring.ts';
-import { failModelInvocation, startModelInvocation } from '../model-invocations/record-invocation.ts';
-import { reserveModelTurn } from '../model-invocations/reserve-turn.ts';
+import { findOperationCall, operationTranscript } from '../runs/index.ts';
+import type { CredentialKeyring } from '../../kernel/credentials/index.ts';
+import { failModelInvocation, startModelInvocation } from '../model-invocations/index.ts';
+import { reserveModelTurn } from '../model-invocations/index.ts';
 import { budgetExplanation } from '../../../domain/usage/budget.ts';
-import { resolveRunModel, type RunModel } from '../model-invocations/resolve-model.ts';
-import type { DeploymentPreset } from '../../configuration/model-presets/deployment.ts';
-import type { MessageRow } from '../runs/public.ts';
-import { loadRunContext } from '../runs/load-run-context.ts';
+import { resolveRunModel, type RunModel } from '../model-invocations/index.ts';
+import type { DeploymentPreset } from '../../configuration/model-presets/index.ts';
+import type { MessageRow } from '../runs/index.ts';
+import { loadRunContext } from '../runs/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
-import { mountedTools } from '../tool-calls/run-tools.ts';
+import { mountedTools } from '../tool-calls/index.ts';
 import { renderRunInstructions } from '../../../domain/skills/catalog.ts';
-import { usableSkills } from '../runs/session-skills.ts';
+import { usableSkills } from '../runs/index.ts';
 
 /** A tool as the model is offered it: the published definition without owner or approval. */
 export type OfferedTool = { name: string; description: string; inputSchema: Record<string, unknown> };

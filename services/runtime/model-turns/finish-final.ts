@@ -1,6 +1,6 @@
 import type { RunState } from '../../../domain/runs/states.ts';
-import type { AdmissionGate } from '../runs/admission-gate.ts';
-import { settleRun } from '../runs/settle.ts';
+import type { AdmissionGate } from '../runs/index.ts';
+import { settleRun } from '../runs/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { finishModelTurn, type ModelTurnOutcome } from './finish.ts';
 

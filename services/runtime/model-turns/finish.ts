@@ -4,10 +4,10 @@ import { NotFoundError } from '../../../domain/errors.ts';
 import { mainTurnNumber } from '../../../domain/runs/message-deltas.ts';
 import type { ModelToolCall } from '../../../domain/runs/transcript.ts';
 import { turnMessageEventId } from '../../../domain/runs/turn-message-event-id.ts';
-import { completeModelInvocation, failModelInvocation, type InvocationUsage } from '../model-invocations/record-invocation.ts';
+import { completeModelInvocation, failModelInvocation, type InvocationUsage } from '../model-invocations/index.ts';
 import type { ModelPrices } from '../../../domain/usage/prices.ts';
-import { appendRunMessage } from '../runs/append-message.ts';
-import { threadOfTurn } from '../runs/operation-threads.ts';
+import { appendRunMessage } from '../runs/index.ts';
+import { threadOfTurn } from '../runs/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 

@@ -9,7 +9,7 @@ import { transitionLockedRun } from './transition.ts';
 
 /**
  * The per-project limit on runs executing at once (SVC_PROJECT_RUNNING_RUNS_LIMIT), so one
- * tenant's backlog cannot take every worker slot (docs/decisions.md "Rate limits and quotas").
+ * tenant's backlog cannot take every worker slot (docs/decisions/running-runs-limit.md).
  * `wake` tells a run waiting for a place to try again (the run workflow's `capacityFreed` signal);
  * `start` starts a run the runtime queued itself (a pending turn handed off when its session's
  * run settled).

@@ -1,9 +1,9 @@
 import * as v from 'valibot';
 import { EVENT_KINDS } from '../../../domain/runs/events.ts';
-import type { ProductEventDraft } from '../../kernel/events/append.ts';
+import type { ProductEventDraft } from '../../kernel/events/index.ts';
 import { loadRunVersion } from './load-run-context.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import type { PlatformToolOutcome } from '../tool-calls/complete-platform.ts';
+import type { PlatformToolOutcome } from '../tool-calls/index.ts';
 import { loadSessionSkills } from './session-skills.ts';
 
 const LoadArguments = v.object({ name: v.string(), path: v.optional(v.string()) });

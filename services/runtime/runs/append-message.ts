@@ -4,7 +4,7 @@ import { messages, runs, sessions, threads } from '../../../db/schema/index.ts';
 import { NotFoundError, ValidationError } from '../../../domain/errors.ts';
 import type { MessageRole } from '../../../domain/sessions/messages.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import { appendProductEvent } from '../../kernel/events/append.ts';
+import { appendProductEvent } from '../../kernel/events/index.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { insertThreadMessage, messageCreatedEvent } from './insert-message.ts';
 import type { MessageRow, RunRow } from './public.ts';

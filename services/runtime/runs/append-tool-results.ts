@@ -9,7 +9,7 @@ import { appendRunMessage } from './append-message.ts';
 import { threadOfTurn } from './operation-threads.ts';
 import { transitionRun } from './transition.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
-import type { ToolCallRow } from '../tool-calls/public.ts';
+import type { ToolCallRow } from '../tool-calls/index.ts';
 
 /** The stable step key of a call's result message (idempotency of `appendRunMessage`). */
 export const toolResultStepKey = (toolCallId: string) => `tool:${toolCallId}`;

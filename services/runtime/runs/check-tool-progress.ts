@@ -1,8 +1,8 @@
 import type { AgentConfig } from '../../../domain/agent-config/index.ts';
 import { loadRunVersion } from './load-run-context.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import { expireOverdue } from '../tool-calls/expire-overdue.ts';
-import { readToolProgress, type ToolProgress } from '../tool-calls/progress.ts';
+import { expireOverdue } from '../tool-calls/index.ts';
+import { readToolProgress, type ToolProgress } from '../tool-calls/index.ts';
 
 /**
  * Where the tool calls of turn `turnId` stand now (for the runtime): first finalizes what ran

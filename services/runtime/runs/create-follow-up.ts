@@ -3,9 +3,9 @@ import { ConflictError, ValidationError } from '../../../domain/errors.ts';
 import { isSettled } from '../../../domain/runs/states.ts';
 import { acceptTurnFiles, FollowUpInput, turnText, type IfBusy } from '../../../domain/sessions/inputs.ts';
 import { uploadTurnFiles } from './upload-turn-files.ts';
-import { recordAudit } from '../../kernel/audit/record-audit.ts';
+import { recordAudit } from '../../kernel/audit/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import { appendProductEvents } from '../../kernel/events/append.ts';
+import { appendProductEvents } from '../../kernel/events/index.ts';
 import { findSession, type SessionRow } from './load-session.ts';
 import { lockSessionAndLatestRun } from './lock-session.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
@@ -13,7 +13,7 @@ import { toRunResponse, type PublicRun } from './public.ts';
 import { queueRun } from './queue-run.ts';
 import type { RunStarterDeps } from '../../kernel/run-starter.ts';
 import { enqueueTurn, type QueuedTurn } from './enqueue-turn.ts';
-import type { UploadedAttachments } from '../attachments/store.ts';
+import type { UploadedAttachments } from '../attachments/index.ts';
 
 /** What a follow-up answers: the new run, or the pending turn it waits as (`ifBusy` on a busy session). */
 export type FollowUpAnswer = PublicRun | QueuedTurn;

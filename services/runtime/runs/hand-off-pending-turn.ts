@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { pendingTurns, sessions } from '../../../db/schema/index.ts';
-import { appendProductEvents } from '../../kernel/events/append.ts';
+import { appendProductEvents } from '../../kernel/events/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import type { AdmissionGate } from './admission-gate.ts';
 import { readPendingTurns, storedAttachmentsOf } from './pending-turns.ts';
@@ -10,7 +10,7 @@ import { queueRun } from './queue-run.ts';
 /**
  * Inside the transaction that settled `run`: when it is its session's latest run and a turn is
  * pending, the oldest becomes the session's next run here, so no wake-up can be lost between the
- * settlement and the next run (docs/decisions.md "Conversation control"). Its user message
+ * settlement and the next run (docs/decisions/pending-turn-hand-off.md). Its user message
  * enters the thread only now, after everything the settled run wrote. The workflow starts after
  * the commit (the reconciler starts it if that call is lost).
  */

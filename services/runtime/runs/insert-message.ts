@@ -4,7 +4,7 @@ import { EVENT_KINDS } from '../../../domain/runs/events.ts';
 import { eventMessageOf, type MessageRole } from '../../../domain/sessions/messages.ts';
 import { holdWrite } from '../../kernel/pending-writes.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import type { ProductEventDraft } from '../../kernel/events/append.ts';
+import type { ProductEventDraft } from '../../kernel/events/index.ts';
 import type { MessageRow } from './public.ts';
 
 /**

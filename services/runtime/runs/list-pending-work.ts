@@ -1,7 +1,7 @@
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
-import type { PublicPendingWork } from '../tool-calls/public.ts';
-import { readPendingWork } from '../tool-calls/read-pending-work.ts';
+import type { PublicPendingWork } from '../tool-calls/index.ts';
+import { readPendingWork } from '../tool-calls/index.ts';
 
 /**
  * Unresolved tool and approval work of the project (`GET /pending-work`): caller-owned tool

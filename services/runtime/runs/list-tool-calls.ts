@@ -4,7 +4,7 @@ import { toPage, type Page } from '../../../domain/pagination.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { keysetPage } from '../../kernel/keyset.ts';
 import { findRun } from './load.ts';
-import { toToolCallResponse, type PublicToolCall } from '../tool-calls/public.ts';
+import { toToolCallResponse, type PublicToolCall } from '../tool-calls/index.ts';
 
 /**
  * The tool calls of one run of the actor's project (`GET /tool-calls?runId=`), in the order the

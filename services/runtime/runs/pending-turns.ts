@@ -3,7 +3,7 @@ import type * as v from 'valibot';
 import type { Executor } from '../../../db/client.ts';
 import { pendingTurns } from '../../../db/schema/index.ts';
 import type { PendingTurnShape } from '../../../domain/public-shapes/sessions.ts';
-import { attachmentMetadataOf, type StoredAttachment } from '../attachments/store.ts';
+import { attachmentMetadataOf, type StoredAttachment } from '../attachments/index.ts';
 
 export type PendingTurnRow = typeof pendingTurns.$inferSelect;
 export type PublicPendingTurn = v.InferOutput<typeof PendingTurnShape>;

@@ -4,15 +4,15 @@ import { runs, sessions } from '../../../db/schema/index.ts';
 import { runStateEventKind } from '../../../domain/runs/events.ts';
 import { INPUT_STEP_KEY, wallDeadlineOf } from '../../../domain/sessions/limits.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import type { ProductEventDraft } from '../../kernel/events/append.ts';
+import type { ProductEventDraft } from '../../kernel/events/index.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import type { SessionRow } from './load-session.ts';
 import { insertThreadMessage, messageCreatedEvent } from './insert-message.ts';
 import type { MessageRow, RunRow } from './public.ts';
 import type { RunStarter, RunStarterDeps } from '../../kernel/run-starter.ts';
 import { assertRunQuota, unsettledRunsBefore } from './run-quota.ts';
-import { attachmentMetadataOf, confirmUploadedAttachments, recordAttachments, type StoredAttachment, type UploadedAttachments } from '../attachments/store.ts';
-import { countRunQueued } from '../../kernel/metrics/run-metrics.ts';
+import { attachmentMetadataOf, confirmUploadedAttachments, recordAttachments, type StoredAttachment, type UploadedAttachments } from '../attachments/index.ts';
+import { countRunQueued } from '../../kernel/metrics/index.ts';
 
 export type QueuedRun = { run: RunRow; session: SessionRow; message: MessageRow; events: ProductEventDraft[] };
 

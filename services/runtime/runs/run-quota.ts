@@ -21,7 +21,7 @@ export function unsettledRunsBefore(db: Executor, projectId: string, limit: numb
  * Refuses a new run when the project already held `limit` unsettled runs (429 `rate_limited`,
  * `details.limit` `project_unsettled_runs`); thrown after the insert, it rolls the transaction
  * back. Concurrent creations may overshoot by the requests in flight: a quota, not a lock
- * (docs/decisions.md "Rate limits and quotas").
+ * (docs/decisions/unsettled-runs-quota.md).
  */
 export function assertRunQuota(unsettledBefore: number, limit: number): void {
   if (unsettledBefore >= limit) {

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { runs } from '../../../db/schema/index.ts';
 import { NotFoundError } from '../../../domain/errors.ts';
 import { EVENT_KINDS } from '../../../domain/runs/events.ts';
-import { appendProductEvent } from '../../kernel/events/append.ts';
+import { appendProductEvent } from '../../kernel/events/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { transitionRun } from './transition.ts';

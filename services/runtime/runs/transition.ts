@@ -6,8 +6,8 @@ import { runStateEventKind } from '../../../domain/runs/events.ts';
 import { canTransition, isSettled, RUN_STATES, type RunState } from '../../../domain/runs/states.ts';
 import { defaultFailureOf, hasFailure, type RunFailure } from '../../../domain/sessions/run-failure.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import { appendProductEvent } from '../../kernel/events/append.ts';
-import { countRunMoved, settlingRunAgentId } from '../../kernel/metrics/run-metrics.ts';
+import { appendProductEvent } from '../../kernel/events/index.ts';
+import { countRunMoved, settlingRunAgentId } from '../../kernel/metrics/index.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { runUsage, type RunRow } from './public.ts';
 

@@ -3,7 +3,7 @@ import { pendingTurns, productEvents, runs } from '../../../db/schema/index.ts';
 import { EVENT_KINDS } from '../../../domain/runs/events.ts';
 import { NotFoundError } from '../../../domain/errors.ts';
 import { rowsOf } from '../../../db/client.ts';
-import type { ProductEventRow } from '../../kernel/events/find.ts';
+import type { ProductEventRow } from '../../kernel/events/index.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import type { PendingTurnRow } from './pending-turns.ts';

@@ -3,7 +3,7 @@ import { assertSessionIdle } from './assert-session-idle.ts';
 import type { RunStarterDeps } from '../../kernel/run-starter.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import type { SessionRow } from './load-session.ts';
-import { PUBLIC_STORAGE_ONLY, uploadAttachments, type UploadedAttachments } from '../attachments/store.ts';
+import { PUBLIC_STORAGE_ONLY, uploadAttachments, type UploadedAttachments } from '../attachments/index.ts';
 
 /**
  * The step of a follow-up or resume that runs before its transaction: a session whose latest run

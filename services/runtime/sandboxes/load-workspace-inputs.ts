@@ -1,8 +1,8 @@
 import { asc, eq, inArray } from 'drizzle-orm';
 import { attachments, runs, storageProviders } from '../../../db/schema/index.ts';
-import { loadSessionSkills, usableSkills, type SessionSkill } from '../runs/session-skills.ts';
+import { loadSessionSkills, usableSkills, type SessionSkill } from '../runs/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import type { StorageProviderRow } from '../../configuration/storage-providers/public.ts';
+import type { StorageProviderRow } from '../../configuration/storage-providers/index.ts';
 import { latestWorkspaceBackup, type WorkspaceBackupRow } from './backups.ts';
 import { ensureRunSandbox, type RunSandbox } from './ensure.ts';
 

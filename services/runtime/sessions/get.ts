@@ -16,17 +16,17 @@ import {
 import { toolsOf, type AgentConfig } from '../../../domain/agent-config/index.ts';
 import { buildRunTimeline } from '../../../domain/sessions/timeline.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import { loadSessionSkills } from '../runs/session-skills.ts';
-import { delegationsOfSession } from '../delegations/public.ts';
-import { toPublicEvent } from '../../kernel/events/public-event.ts';
-import { toMessageResponse, toRunResponse } from '../runs/public.ts';
-import { toApprovalResponse, toToolCallResponse } from '../tool-calls/public.ts';
-import { readPendingWork } from '../tool-calls/read-pending-work.ts';
-import { findSession } from '../runs/load-session.ts';
-import { listPendingTurns } from '../runs/pending-turns.ts';
+import { loadSessionSkills } from '../runs/index.ts';
+import { delegationsOfSession } from '../delegations/index.ts';
+import { toPublicEvent } from '../../kernel/events/index.ts';
+import { toMessageResponse, toRunResponse } from '../runs/index.ts';
+import { toApprovalResponse, toToolCallResponse } from '../tool-calls/index.ts';
+import { readPendingWork } from '../tool-calls/index.ts';
+import { findSession } from '../runs/index.ts';
+import { listPendingTurns } from '../runs/index.ts';
 import { toModelInvocationResponse, toSessionListItem, type PublicSessionSkill } from './public.ts';
-import { workspaceOwnerOf } from '../sandboxes/ensure.ts';
-import { toSandboxCommandResponse, toSandboxResponse, toWorkspaceBackupResponse } from '../sandboxes/public.ts';
+import { workspaceOwnerOf } from '../sandboxes/index.ts';
+import { toSandboxCommandResponse, toSandboxResponse, toWorkspaceBackupResponse } from '../sandboxes/index.ts';
 
 /** The newest product events of a session shown in `debug` (older ones stay in the event feed). */
 export const SESSION_DEBUG_EVENT_LIMIT = 1000;

@@ -2,7 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { WithSubqueryWithSelection } from 'drizzle-orm/pg-core';
 import { sessions, threads } from '../../../db/schema/index.ts';
 import type { Actor, ServiceContext } from '../../kernel/service-context.ts';
-import { copySkillBindings } from '../../configuration/skills/copy-session-bindings.ts';
+import { copySkillBindings } from '../../configuration/skills/index.ts';
 import type { SessionRow } from './public.ts';
 import type { StoredBudget } from '../../../domain/usage/budget.ts';
 

@@ -8,7 +8,7 @@ import type {
   PublicSessionSkillShape,
 } from '../../../domain/public-shapes/sessions.ts';
 import type { modelInvocations } from '../../../db/schema/index.ts';
-import type { SessionRow } from '../runs/load-session.ts';
+import type { SessionRow } from '../runs/index.ts';
 
 export type { SessionRow };
 export type ModelInvocationRow = typeof modelInvocations.$inferSelect;

@@ -2,7 +2,7 @@ import { and, asc, eq, inArray } from 'drizzle-orm';
 import { approvals, runs, toolCalls } from '../../../db/schema/index.ts';
 import { TOOL_CANCELLED, toolFailure } from '../../../domain/tool-calls/failures.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import { appendProductEvents, type ProductEventDraft } from '../../kernel/events/append.ts';
+import { appendProductEvents, type ProductEventDraft } from '../../kernel/events/index.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { approvalExpiredEvent, toolCallChangedEvent } from './events.ts';
 import { approvalStatusesInto, moveToolCall, toolCallStatusesInto } from '../../../domain/tool-calls/transitions.ts';

@@ -7,7 +7,7 @@ import { isSettled } from '../../../domain/runs/states.ts';
 import { FENCE_LIMIT } from '../../../domain/tool-calls/result-envelope.ts';
 import { TOOL_LEASE_MS } from '../../../domain/tool-calls/states.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import { appendProductEvent } from '../../kernel/events/append.ts';
+import { appendProductEvent } from '../../kernel/events/index.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import type { RunStarterDeps } from '../../kernel/run-starter.ts';
 import { withTransaction } from '../../kernel/transaction.ts';

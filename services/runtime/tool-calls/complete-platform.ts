@@ -7,7 +7,7 @@ import { TOOL_FAILURE_MESSAGE_MAX, toolFailure, type ToolCallFailure } from '../
 import { TOOL_RESULT_VERSION, type StoredSafeResult } from '../../../domain/tool-calls/result-envelope.ts';
 import { isToolCallFinal, type ToolCallStatus } from '../../../domain/tool-calls/states.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import { appendProductEvents, type ProductEventDraft } from '../../kernel/events/append.ts';
+import { appendProductEvents, type ProductEventDraft } from '../../kernel/events/index.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { toolCallChangedEvent } from './events.ts';
 import { loadPinnedTools } from './run-tools.ts';

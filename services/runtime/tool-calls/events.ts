@@ -1,6 +1,6 @@
 import { APPROVAL_EVENT_KINDS, TOOL_CALL_CREATED, toolCallEventKind } from '../../../domain/tool-calls/events.ts';
 import type { ToolCallStatus } from '../../../domain/tool-calls/states.ts';
-import type { ProductEventDraft } from '../../kernel/events/append.ts';
+import type { ProductEventDraft } from '../../kernel/events/index.ts';
 import type { ApprovalRow, ToolCallRow } from './public.ts';
 
 /** Ids, names, statuses and failure codes only: never arguments, results or notes. */

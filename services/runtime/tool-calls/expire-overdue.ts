@@ -4,7 +4,7 @@ import { approvals, runs, toolCalls } from '../../../db/schema/index.ts';
 import { ValidationError } from '../../../domain/errors.ts';
 import { toolFailure } from '../../../domain/tool-calls/failures.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import { appendProductEvents, type ProductEventDraft } from '../../kernel/events/append.ts';
+import { appendProductEvents, type ProductEventDraft } from '../../kernel/events/index.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { approvalExpiredEvent, toolCallChangedEvent } from './events.ts';
 import { approvalStatusesInto, toolCallStatusesInto } from '../../../domain/tool-calls/transitions.ts';

@@ -8,7 +8,7 @@ import { toolFailure, type ToolCallFailure } from '../../../domain/tool-calls/fa
 import { isRetryExhausted, type AttemptRecord } from '../../../domain/tool-calls/retry.ts';
 import { APPROVAL_TTL_MS, TOOL_ATTEMPTS_PER_RUN, type ToolCallStatus } from '../../../domain/tool-calls/states.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import { appendProductEvents, type ProductEventDraft } from '../../kernel/events/append.ts';
+import { appendProductEvents, type ProductEventDraft } from '../../kernel/events/index.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { approvalRequestedEvent, toolCallCreatedEvent } from './events.ts';
 import type { ToolCallRow } from './public.ts';

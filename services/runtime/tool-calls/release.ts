@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { toolCalls } from '../../../db/schema/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import { appendProductEvent } from '../../kernel/events/append.ts';
+import { appendProductEvent } from '../../kernel/events/index.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { assertLiveClaim } from './assert-live-claim.ts';

@@ -3,7 +3,7 @@ import { agentVersions } from '../../../db/schema/index.ts';
 import type { AgentConfig, ToolDefinition } from '../../../domain/agent-config/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { sandboxToolDefinitions } from '../../../domain/sandbox/tools.ts';
-import { loadMcpBindings, mcpToolDefinitions } from '../../configuration/mcp-toolsets/bindings.ts';
+import { loadMcpBindings, mcpToolDefinitions } from '../../configuration/mcp-toolsets/index.ts';
 import { loadSkillToolDefinition } from '../../../domain/skills/catalog.ts';
 import { operationToolDefinition } from '../../../domain/runs/harness-operations.ts';
 import { delegationToolDefinitions } from '../../../domain/runs/delegation.ts';

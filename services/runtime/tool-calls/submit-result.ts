@@ -7,7 +7,7 @@ import { describeJsonProblem, unstorableJsonPart } from '../../../domain/json-li
 import { toolFailure, type ToolCallFailure } from '../../../domain/tool-calls/failures.ts';
 import { Fence, SafeResultInput, TOOL_RESULT_VERSION, type StoredSafeResult } from '../../../domain/tool-calls/result-envelope.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import { appendProductEvent } from '../../kernel/events/append.ts';
+import { appendProductEvent } from '../../kernel/events/index.ts';
 import type { RunStarterDeps } from '../../kernel/run-starter.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import { withTransaction } from '../../kernel/transaction.ts';

@@ -4,13 +4,13 @@ import { checkFileInputs, isUploadRef } from '../../../domain/attachments/file-i
 import { ValidationError } from '../../../domain/errors.ts';
 import { CreateUploadInput } from '../../../domain/public-shapes/uploads.ts';
 import { tenantRoot } from '../../../domain/storage/paths.ts';
-import { PUBLIC_STORAGE_ONLY, putFileBytes } from '../attachments/store.ts';
-import { recordAudit } from '../../kernel/audit/record-audit.ts';
-import type { CredentialKeyring } from '../../kernel/credentials/keyring.ts';
+import { PUBLIC_STORAGE_ONLY, putFileBytes } from '../attachments/index.ts';
+import { recordAudit } from '../../kernel/audit/index.ts';
+import type { CredentialKeyring } from '../../kernel/credentials/index.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import { findDefaultStorageProvider } from '../../configuration/storage-providers/load.ts';
-import { s3ClientFor, type StorageEndpointPolicy } from '../../configuration/storage-providers/s3-client.ts';
+import { findDefaultStorageProvider } from '../../configuration/storage-providers/index.ts';
+import { s3ClientFor, type StorageEndpointPolicy } from '../../configuration/storage-providers/index.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { toUploadResponse, type PublicUpload } from './public.ts';
 

@@ -1,6 +1,6 @@
 import type * as v from 'valibot';
 import type { PublicUploadShape } from '../../../domain/public-shapes/uploads.ts';
-import type { UploadRow } from '../attachments/find-uploads.ts';
+import type { UploadRow } from '../attachments/index.ts';
 
 export type PublicUpload = v.InferOutput<typeof PublicUploadShape>;
 

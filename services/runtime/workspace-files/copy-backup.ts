@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { getObjectBytes, putObjectBytes } from '../../../adapters/storage/objects.ts';
 import { tenantRoot } from '../../../domain/storage/paths.ts';
 import { serializeManifest } from '../../../domain/workspace-files/manifest.ts';
-import type { CredentialKeyring } from '../../kernel/credentials/keyring.ts';
-import { backupKeys, type WorkspaceBackupRow } from '../sandboxes/backups.ts';
+import type { CredentialKeyring } from '../../kernel/credentials/index.ts';
+import { backupKeys, type WorkspaceBackupRow } from '../sandboxes/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import { s3ClientFor, type StorageEndpointPolicy } from '../../configuration/storage-providers/s3-client.ts';
+import { s3ClientFor, type StorageEndpointPolicy } from '../../configuration/storage-providers/index.ts';
 import { verifyArchiveBytes } from './archive-reader.ts';
 import { loadVerifiedBackup } from './latest-backup.ts';
 
@@ -13,7 +13,7 @@ import { loadVerifiedBackup } from './latest-backup.ts';
 export type CopiedBackup = Omit<WorkspaceBackupRow, 'id' | 'createdAt'>;
 
 /**
- * A fork's workspace (docs/decisions.md "Conversation control"): the source session's latest
+ * A fork's workspace (docs/decisions/session-fork.md): the source session's latest
  * backup, verified (manifest and archive against their recorded checksums), copied as generation
  * 1 of the new workspace, with its manifest rebound to it. Done before the fork's transaction
  * (network I/O); the returned row is inserted in it. Null when the source has no backup or it

@@ -1,9 +1,9 @@
 import { NotFoundError, ValidationError } from '../../../domain/errors.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import type { CredentialKeyring } from '../../kernel/credentials/keyring.ts';
+import type { CredentialKeyring } from '../../kernel/credentials/index.ts';
 import { getObjectBytes } from '../../../adapters/storage/objects.ts';
-import { s3ClientFor, type StorageEndpointPolicy } from '../../configuration/storage-providers/s3-client.ts';
-import { storageFailure } from '../../configuration/storage-providers/storage-failure.ts';
+import { s3ClientFor, type StorageEndpointPolicy } from '../../configuration/storage-providers/index.ts';
+import { storageFailure } from '../../configuration/storage-providers/index.ts';
 import { extractArchiveFile, normalizeRequestPath, verifyArchiveBytes } from './archive-reader.ts';
 import { loadVerifiedBackup, unavailable } from './latest-backup.ts';
 

@@ -1,8 +1,8 @@
 import type * as v from 'valibot';
 import type { WorkspaceFileListShape } from '../../../domain/public-shapes/sessions.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import type { CredentialKeyring } from '../../kernel/credentials/keyring.ts';
-import type { StorageEndpointPolicy } from '../../configuration/storage-providers/s3-client.ts';
+import type { CredentialKeyring } from '../../kernel/credentials/index.ts';
+import type { StorageEndpointPolicy } from '../../configuration/storage-providers/index.ts';
 import { loadVerifiedBackup } from './latest-backup.ts';
 
 export type WorkspaceFileList = v.InferOutput<typeof WorkspaceFileListShape>;

@@ -1,8 +1,8 @@
 import { compileEventKindFilter, matchesEventKind } from '../../../../domain/webhooks/event-filter.ts';
 import { MAX_BATCH_EVENTS, SOFT_BATCH_BYTES } from '../../../../domain/webhooks/limits.ts';
 import type { Executor } from '../../../../db/client.ts';
-import { toPublicEvent, type ProductEventRow, type PublicProductEvent } from '../../../kernel/events/public-event.ts';
-import { readProductEvents } from '../../../kernel/events/read.ts';
+import { toPublicEvent, type ProductEventRow, type PublicProductEvent } from '../../../kernel/events/index.ts';
+import { readProductEvents } from '../../../kernel/events/index.ts';
 
 /** Rows read per page while looking for the next batch (the first page just fits a full batch), and the most scanned in one step. */
 const FIRST_PAGE_SIZE = MAX_BATCH_EVENTS + 1;

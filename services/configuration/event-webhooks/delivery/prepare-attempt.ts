@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, eq, gt, lte } from 'drizzle-orm';
 import { eventWebhooks, productEvents } from '../../../../db/schema/index.ts';
-import type { PublicProductEvent } from '../../../kernel/events/public-event.ts';
+import type { PublicProductEvent } from '../../../kernel/events/index.ts';
 import type { ServiceContext } from '../../../kernel/service-context.ts';
 import { withTransaction } from '../../../kernel/transaction.ts';
 import type { EventWebhookRow } from '../public.ts';

@@ -1,0 +1,20 @@
+// The verbs and read models of access/auth/ that other folders use; nothing else here is importable from outside (test/architecture.test.ts).
+export { resolveEdgeActor } from './admit-edge-identity.ts';
+export { API_KEY_CACHE_MS, createApiKeyCache, forgetCachedApiKeysAfterCommit } from './api-key-cache.ts';
+export type { ApiKeyCache } from './api-key-cache.ts';
+export { API_KEY_PREFIX, authenticateApiKey } from './authenticate-api-key.ts';
+export { authenticateBrowserSession } from './authenticate-browser-session.ts';
+export { SESSION_LIFETIME_MS } from './browser-session-token.ts';
+export { createBrowserSession } from './create-browser-session.ts';
+export { deleteBrowserSession } from './delete-browser-session.ts';
+export { ensureDevelopmentTenant } from './development-tenant.ts';
+export { createEdgeAssertionVerifier } from './edge-assertion.ts';
+export { completeHostedSignIn, endHostedSession, hostedDeps, refreshHostedSession, startHostedSignIn } from './hosted-sign-in.ts';
+export { ensureInitialOwner } from './initial-owner.ts';
+export { ensureInstallation, isDefaultProject, readInstallation } from './installation.ts';
+export { loadMemberActor, projectOrganizationId } from './load-actor.ts';
+export { lockOrganizationRole } from './organization-role-lock.ts';
+export { principalActorNow } from './principal-actor.ts';
+export { principalHoldsScope } from './principal-scopes.ts';
+export { provisionMember } from './provision-member.ts';
+export { switchActiveProject } from './switch-active-project.ts';

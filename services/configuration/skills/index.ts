@@ -1,0 +1,20 @@
+// The verbs and read models of configuration/skills/ that other folders use; nothing else here is importable from outside (test/architecture.test.ts).
+export { assertPublishableContent, throwProblems } from './assert-content.ts';
+export { skillContentHash } from './content-hash.ts';
+export { copySkillBindings } from './copy-session-bindings.ts';
+export { createSkill } from './create.ts';
+export { deleteSkill } from './delete.ts';
+export { exportSkillVersion } from './export-version.ts';
+export { loadSkillVersionFacts } from './facts.ts';
+export { getSkill } from './get.ts';
+export { insertSkill } from './insert-skill.ts';
+export { insertSkillVersion } from './insert-version.ts';
+export { listSkills } from './list.ts';
+export { findLiveSkill } from './load.ts';
+export type { SkillRow } from './load.ts';
+export { toSkillResponse } from './public.ts';
+export type { PublicSkill, PublicSkillDetail, PublicSkillVersion } from './public.ts';
+export { publishSkillVersion } from './publish-version.ts';
+export { resolveSkillVersionId } from './resolve-version.ts';
+export { setSkillEnabled } from './set-enabled.ts';
+export { setSkillVersionLifecycle } from './set-version-lifecycle.ts';

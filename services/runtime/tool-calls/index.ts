@@ -1,0 +1,20 @@
+// The verbs and read models of runtime/tool-calls/ that other folders use; nothing else here is importable from outside (test/architecture.test.ts).
+export { cancelOpenToolCalls } from './cancel-open.ts';
+export { claimToolCall } from './claim.ts';
+export { completePlatformToolCall } from './complete-platform.ts';
+export type { CompletedToolCall, PlatformToolOutcome } from './complete-platform.ts';
+export { approvalDecidedEvent, toolCallChangedEvent } from './events.ts';
+export { expireOverdue } from './expire-overdue.ts';
+export { findRunningPlatformCall } from './find-running-platform.ts';
+export { readToolProgress } from './progress.ts';
+export type { ToolProgress } from './progress.ts';
+export { toApprovalResponse, toToolCallResponse } from './public.ts';
+export type { PublicApproval, PublicPendingWork, PublicToolCall, ToolCallRow } from './public.ts';
+export { approvalOfToolCall, lockToolCallForAnswer, readToolCalls } from './read-for-answer.ts';
+export { readPendingWork } from './read-pending-work.ts';
+export { recordTurnToolCalls } from './record-turn.ts';
+export { recordToolCalls } from './record.ts';
+export { releaseToolCall } from './release.ts';
+export { renewToolCallLease } from './renew-lease.ts';
+export { mountedTools } from './run-tools.ts';
+export { submitToolResult } from './submit-result.ts';
