@@ -22,9 +22,11 @@ const portString = (fallback: string) =>
     v.maxValue(65535),
   );
 
+/** An integer setting from `min` to `max` (wrap it in `v.optional` with its default). */
+const integerIn = (min: number, max: number) => v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(min), v.maxValue(max));
+
 /** A non-negative integer setting with a default; 0 switches the limit off. */
-const limitString = (fallback: string, max: number) =>
-  v.pipe(v.optional(v.string(), fallback), v.transform(Number), v.integer('must be an integer'), v.minValue(0), v.maxValue(max));
+const limitString = (fallback: string, max: number) => v.optional(integerIn(0, max), fallback);
 
 const absoluteUrl = v.pipe(v.string(), v.url('must be an absolute URL'));
 const optionalUrl = v.optional(absoluteUrl);
@@ -121,20 +123,20 @@ const SETTINGS = {
     'the old name of `SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK`, from when it governed webhooks only: still read, with a deprecation line in the log at start',
   ),
   SVC_WEBHOOK_BATCH_GATHER_MS: setting(
-    v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(0), v.maxValue(1000)), '10'),
+    v.optional(integerIn(0, 1000), '10'),
     "how long a delivered webhook batch that was not full waits, from its request's start, before the next batch is planned, so events committing in quick succession share a request (0-1000; adds at most this to an event's delivery)",
   ),
   SVC_SHUTDOWN_GRACE_MS: setting(
-    v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(0), v.maxValue(60_000)), '0'),
+    v.optional(integerIn(0, 60_000), '0'),
     'after SIGTERM, how long the API or worker answers `/readyz` with 503 `draining` (while still serving) before it stops taking work (0-60000)',
   ),
   SVC_WORKER_METRICS_PORT: setting(
-    v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(0), v.maxValue(65_535))),
+    v.optional(integerIn(0, 65_535)),
     "the worker's port for operators: `GET /metrics`, `GET /healthz` and `GET /readyz` (listening on `HOST`); 0 picks a free port",
     'unset → the worker serves no HTTP',
   ),
   SVC_API_METRICS_PORT: setting(
-    v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(0), v.maxValue(65_535))),
+    v.optional(integerIn(0, 65_535)),
     "the API process's port for operators: `GET /metrics` (never served on `PORT`), `GET /healthz` and `GET /readyz` (listening on `HOST`); 0 picks a free port; `npm start` serves its one process's metrics on each of the two ports given",
     'unset → no metrics',
   ),
@@ -200,10 +202,7 @@ const SETTINGS = {
     v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9-]+$/, 'must be a header name'), v.toLowerCase()), 'x-edge-assertion'),
     'edge-proxy: the header the edge puts its assertion in (`Proxy-Authorization: Bearer` is read too)',
   ),
-  SVC_EDGE_CLOCK_SKEW_SECONDS: setting(
-    v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(0), v.maxValue(300)), '30'),
-    "edge-proxy: tolerance on an assertion's expiry (0-300)",
-  ),
+  SVC_EDGE_CLOCK_SKEW_SECONDS: setting(v.optional(integerIn(0, 300), '30'), "edge-proxy: tolerance on an assertion's expiry (0-300)"),
   SVC_EDGE_SERVICE_ACCOUNT_DOMAINS: setting(
     v.optional(v.string(), 'gserviceaccount.com'),
     'edge-proxy: email domains of machine identities (never claim ownership or join on their own)',
@@ -224,10 +223,7 @@ const SETTINGS = {
     'hosted: requested scopes (must include `openid`)',
   ),
   SVC_OIDC_CA_FILE: setting(optionalNonEmpty, 'hosted: extra CA certificates (PEM) to trust for the provider'),
-  SVC_OIDC_SESSION_MINUTES: setting(
-    v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(5), v.maxValue(1440)), '60'),
-    'hosted: cookie session lifetime before `POST /auth/refresh` (5-1440)',
-  ),
+  SVC_OIDC_SESSION_MINUTES: setting(v.optional(integerIn(5, 1440), '60'), 'hosted: cookie session lifetime before `POST /auth/refresh` (5-1440)'),
   SVC_INITIAL_OWNER_SUBJECT: setting(optionalNonEmpty, 'hosted: the provider `sub` made owner on a fresh installation (required; ignored once claimed)'),
   // Request limits and run quotas (docs/decisions/request-rate-limits.md, event-stream-limits.md, unsettled-runs-quota.md,
   // running-runs-limit.md); 0 = no limit.
@@ -254,10 +250,7 @@ const SETTINGS = {
     'event streams (`GET /events`, session streams and the Anthropic-compatible stream, one pool; `once=true` pages while read) open at once per API key or person, in each API process (`0` = off); one more: `429 rate_limited` with `Retry-After`',
   ),
   SVC_EVENT_STREAMS_PER_PROJECT: setting(limitString('256', 1_000_000), 'the same pool of event streams, per project (`0` = off)'),
-  SVC_REFRESH_LIFETIME_DAYS: setting(
-    v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(1), v.maxValue(400)), '400'),
-    'hosted: refresh cookie lifetime (1-400)',
-  ),
+  SVC_REFRESH_LIFETIME_DAYS: setting(v.optional(integerIn(1, 400), '400'), 'hosted: refresh cookie lifetime (1-400)'),
   // OpenTelemetry traces (config/tracing.ts): on when an OTLP endpoint is set. The SDK reads these
   // and the other standard OTEL_* variables itself; here they are only checked and decide on/off.
   OTEL_EXPORTER_OTLP_ENDPOINT: setting(
@@ -282,12 +275,9 @@ const SETTINGS = {
     "how long product events are kept (the same grammar); a project's `retention` overrides it",
     '`off` (kept for good)',
   ),
-  SVC_RETENTION_SWEEP_INTERVAL_SECONDS: setting(
-    v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(10), v.maxValue(86_400)), '300'),
-    "how often the worker's retention sweep runs (10-86400)",
-  ),
+  SVC_RETENTION_SWEEP_INTERVAL_SECONDS: setting(v.optional(integerIn(10, 86_400), '300'), "how often the worker's retention sweep runs (10-86400)"),
   SVC_RETENTION_BATCH_SIZE: setting(
-    v.optional(v.pipe(v.string(), v.transform(Number), v.integer('must be an integer'), v.minValue(1), v.maxValue(10_000)), '200'),
+    v.optional(integerIn(1, 10_000), '200'),
     "the retention sweep's batch: session trees per transaction, events per statement, objects per step (1-10000)",
   ),
   SVC_CURRENCY: setting(

@@ -1,7 +1,7 @@
-import { count, eq, sql } from 'drizzle-orm';
-import type { PgTable } from 'drizzle-orm/pg-core';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agents, messages, pendingTurns, productEvents, runs, sessions, toolCalls } from '../../db/schema/index.ts';
+import { deepJson, rowCounts } from '../support/stored-rows.ts';
+import { toolCalls } from '../../db/schema/index.ts';
 import { MAX_JSON_DEPTH } from '../../domain/json-limits.ts';
 import { recordToolCalls } from '../../services/runtime/tool-calls/index.ts';
 import type { ServiceContext } from '../../services/kernel/service-context.ts';
@@ -39,24 +39,6 @@ afterAll(async () => {
   await t?.close();
   await fakes?.close();
 });
-
-/** `levels` objects nested in each other, as JSON text (JSON.stringify itself overflows the stack). */
-const deepJson = (levels: number) => `${'{"a":'.repeat(levels - 1)}{}${'}'.repeat(levels - 1)}`;
-
-/** Rows of every table a refused request could have written to. */
-async function rowCounts() {
-  const db = t.database.db;
-  const of = async (table: PgTable) => (await db.select({ n: count() }).from(table))[0]!.n;
-  return {
-    agents: await of(agents),
-    sessions: await of(sessions),
-    runs: await of(runs),
-    messages: await of(messages),
-    pendingTurns: await of(pendingTurns),
-    toolCalls: await of(toolCalls),
-    events: await of(productEvents),
-  };
-}
 
 async function expectRefused(response: Response, path: string) {
   const text = await response.text();
@@ -141,10 +123,10 @@ describe('text no column can store (lone surrogates, NUL) is a 400 naming the fi
   ];
 
   it.each(cases)('native $name', async ({ method, path, body, at, problem }) => {
-    const before = await rowCounts();
+    const before = await rowCounts(t.database.db);
     const error = await expectRefused(await t.request(method, p(path()), { apiKey: admin, rawBody: body() }), at);
     expect(error.message).toMatch(problem);
-    expect(await rowCounts()).toEqual(before);
+    expect(await rowCounts(t.database.db)).toEqual(before);
   });
 
   it('left nothing of the refused text in the log', () => {

@@ -1,7 +1,8 @@
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { productEvents, toolCalls } from '../../db/schema/index.ts';
+import { waitingEventsOf } from '../support/stored-rows.ts';
+import { toolCalls } from '../../db/schema/index.ts';
 import { startRunApp } from '../support/run-app.ts';
 
 /**
@@ -21,16 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await f?.close();
 });
-
-/** The run's `run.waiting_*` events, oldest first, with what they wait on. */
-async function waitingEventsOf(runId: string) {
-  const rows = await f.t.database.db
-    .select({ kind: productEvents.kind, payload: productEvents.publicPayload })
-    .from(productEvents)
-    .where(and(eq(productEvents.aggregateId, runId), inArray(productEvents.kind, ['run.waiting_for_tool', 'run.waiting_for_approval'])))
-    .orderBy(asc(productEvents.projectPosition));
-  return rows.map((row) => ({ kind: row.kind, toolCallIds: (row.payload.waitingOn as { toolCallIds: string[] } | undefined)?.toolCallIds ?? null }));
-}
 
 const lookupOrder = {
   name: 'lookup_order',
@@ -52,7 +43,7 @@ describe('a caller tool answered before the run waits for it', () => {
       const callId = await firstCallOf(runId);
       const stateWhenAnswered = await holder.answerHolding(runId, () => answer(callId));
       const run = await f.waitForRun(runId);
-      outcomes.push({ attempt, stateWhenAnswered, state: run.state, waits: await waitingEventsOf(runId) });
+      outcomes.push({ attempt, stateWhenAnswered, state: run.state, waits: await waitingEventsOf(f.t.database.db, runId) });
     }
     expectEveryRunWentOn(outcomes);
   }, 300_000);
@@ -73,7 +64,7 @@ describe('a caller tool answered before the run waits for it', () => {
       await f.waitForRun(runId, (run) => run.state === 'waiting_for_tool');
       await answer(callId);
       const run = await f.waitForRun(runId);
-      const waits = await waitingEventsOf(runId);
+      const waits = await waitingEventsOf(f.t.database.db, runId);
       expect(waits.at(-1)).toEqual({ kind: 'run.waiting_for_tool', toolCallIds: [callId] });
       outcomes.push({ attempt, stateWhenAnswered, state: run.state, waits });
     }

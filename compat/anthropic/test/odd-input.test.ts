@@ -1,8 +1,6 @@
 import Anthropic, { BadRequestError } from '@anthropic-ai/sdk';
-import { count } from 'drizzle-orm';
-import type { PgTable } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agents, messages, pendingTurns, productEvents, runs, sessions, toolCalls } from '../../../db/schema/index.ts';
+import { deepJson, rowCounts } from '../../../test/support/stored-rows.ts';
 import { MAX_JSON_DEPTH } from '../../../domain/json-limits.ts';
 import { recordToolCalls } from '../../../services/runtime/tool-calls/index.ts';
 import type { ServiceContext } from '../../../services/kernel/service-context.ts';
@@ -39,30 +37,12 @@ afterAll(async () => {
 
 const sdk = (apiKey = admin) => new Anthropic({ baseURL: `${served.baseUrl}/compat/anthropic`, apiKey, maxRetries: 0 });
 
-/** `levels` objects nested in each other, as JSON text (JSON.stringify itself overflows the stack). */
-const deepJson = (levels: number) => `${'{"a":'.repeat(levels - 1)}{}${'}'.repeat(levels - 1)}`;
-
-/** Rows of every table a refused request could have written to. */
-async function rowCounts() {
-  const db = t.database.db;
-  const of = async (table: PgTable) => (await db.select({ n: count() }).from(table))[0]!.n;
-  return {
-    agents: await of(agents),
-    sessions: await of(sessions),
-    runs: await of(runs),
-    messages: await of(messages),
-    pendingTurns: await of(pendingTurns),
-    toolCalls: await of(toolCalls),
-    events: await of(productEvents),
-  };
-}
-
 describe('text no column can store (lone surrogates, NUL) is a 400 naming the field, with nothing written', () => {
   it('compat user.message through the SDK: 400 naming the content block, no turn written', async () => {
     const client = sdk();
     const agent = await client.beta.agents.create({ name: 'Odd', model: 'fast', system: 'You help.' });
     const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_default' });
-    const before = await rowCounts();
+    const before = await rowCounts(t.database.db);
     const refused = await client.beta.sessions.events
       .send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: `${PROMPT} \ud800` }] }] })
       .catch((error: unknown) => error);
@@ -74,7 +54,7 @@ describe('text no column can store (lone surrogates, NUL) is a 400 naming the fi
     // A session title and an agent name, the same way.
     await expect(client.beta.sessions.update(session.id, { title: `${PROMPT} \udc00` })).rejects.toBeInstanceOf(BadRequestError);
     await expect(client.beta.agents.create({ name: `${PROMPT} \ud800`, model: 'fast' })).rejects.toBeInstanceOf(BadRequestError);
-    expect(await rowCounts()).toEqual(before);
+    expect(await rowCounts(t.database.db)).toEqual(before);
   });
 
   it('left nothing of the refused text in the log', () => {
@@ -109,7 +89,7 @@ describe(`JSON nested past ${MAX_JSON_DEPTH} levels is a 400 naming the limit`, 
     const use = [];
     for await (const event of client.beta.sessions.events.list(session.id)) if (event.type === 'agent.custom_tool_use') use.push(event.id);
     expect(use).toHaveLength(1);
-    const before = await rowCounts();
+    const before = await rowCounts(t.database.db);
     const inBlock = await raw(
       `/v1/sessions/${session.id}/events`,
       `{"events":[{"type":"user.custom_tool_result","custom_tool_use_id":"${use[0]}","content":[{"type":"text","text":"x","extra":${DEEP}}]}]}`,
@@ -122,7 +102,7 @@ describe(`JSON nested past ${MAX_JSON_DEPTH} levels is a 400 naming the limit`, 
       .catch((error: unknown) => error);
     expect(inText).toBeInstanceOf(BadRequestError);
     expect((inText as BadRequestError).error).toMatchObject({ error: { details: { path: 'body.events.0.content', limit: 'json_depth' } } });
-    expect(await rowCounts()).toEqual(before);
+    expect(await rowCounts(t.database.db)).toEqual(before);
   });
 });
 

@@ -1,7 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { and, asc, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { productEvents } from '../../../db/schema/index.ts';
+import { waitingEventsOf } from '../../../test/support/stored-rows.ts';
 import { recordSdkRequests } from '../../../test/support/anthropic-sdk.ts';
 import { serveApp, type ServedApp } from '../../../test/support/http-server.ts';
 import { startRunApp } from '../../../test/support/run-app.ts';
@@ -24,16 +23,6 @@ afterAll(async () => {
   await served?.close();
   await f?.close();
 });
-
-/** The run's `run.waiting_*` events, oldest first, with what they wait on. */
-async function waitingEventsOf(runId: string) {
-  const rows = await f.t.database.db
-    .select({ kind: productEvents.kind, payload: productEvents.publicPayload })
-    .from(productEvents)
-    .where(and(eq(productEvents.aggregateId, runId), inArray(productEvents.kind, ['run.waiting_for_tool', 'run.waiting_for_approval'])))
-    .orderBy(asc(productEvents.projectPosition));
-  return rows.map((row) => ({ kind: row.kind, toolCallIds: (row.payload.waitingOn as { toolCallIds: string[] } | undefined)?.toolCallIds ?? null }));
-}
 
 describe('a caller tool answered before the run waits for it', () => {
   it(`through the Anthropic-compatible API: a SessionToolRunner answering at once, ${TRIES} times in a row`, async () => {
@@ -73,7 +62,7 @@ describe('a caller tool answered before the run waits for it', () => {
       for await (const event of client.beta.sessions.events.list(session.id)) {
         if (event.type === 'session.status_idle' && event.stop_reason.type === 'requires_action') idles.push(event.stop_reason.event_ids);
       }
-      outcomes.push({ attempt, state: run.state, waits: await waitingEventsOf(runId), requiresAction: idles });
+      outcomes.push({ attempt, state: run.state, waits: await waitingEventsOf(f.t.database.db, runId), requiresAction: idles });
     }
     // Every run settled `completed`; no wait named nothing, and no idle asked for nothing.
     expect(outcomes.filter((outcome) => outcome.state !== 'completed')).toEqual([]);
