@@ -6,7 +6,6 @@ import type { CredentialKeyring } from '../services/kernel/credentials/index.ts'
 import type { DeploymentPreset } from '../services/configuration/model-presets/index.ts';
 import { beginModelTurn } from '../services/runtime/model-turns/index.ts';
 import { finishModelTurn } from '../services/runtime/model-turns/index.ts';
-import { countModelCall } from '../services/kernel/metrics/index.ts';
 import { finishFinalTurn } from '../services/runtime/model-turns/index.ts';
 import type { AdmissionGate } from '../services/runtime/runs/index.ts';
 import { admitRun } from '../services/runtime/runs/index.ts';
@@ -14,10 +13,12 @@ import { scheduleModelRetry } from '../services/runtime/runs/index.ts';
 import { settleRun } from '../services/runtime/runs/index.ts';
 import { transitionRun } from '../services/runtime/runs/index.ts';
 import type { ServiceContext } from '../services/kernel/service-context.ts';
-import { costNanos } from '../domain/usage/cost.ts';
+import { meterModelCall } from './model-call.ts';
 import { toModelMessages } from './model-messages.ts';
+import { compactContext } from './compaction.ts';
 import { invokeModel } from '../adapters/models/index.ts';
-import { ModelInvocationError, type ModelResult, type ProviderType } from '../adapters/models/types.ts';
+import { ModelInvocationError, type ModelMessage, type ModelResult, type ProviderType } from '../adapters/models/types.ts';
+import { renderSummaryForModel } from '../domain/context/index.ts';
 import type { RunActivities, RunRecovery } from './run-activity-types.ts';
 
 export type RunStepDeps = {
@@ -44,7 +45,7 @@ export type RunStepDeps = {
  */
 const HEARTBEAT_MS = 1_000;
 
-type RunSteps = Pick<RunActivities, 'admitRun' | 'callModel' | 'scheduleModelRetry' | 'resumeRun' | 'settleRun'>;
+type RunSteps = Pick<RunActivities, 'admitRun' | 'callModel' | 'compactContext' | 'scheduleModelRetry' | 'resumeRun' | 'settleRun'>;
 
 /**
  * The run workflow's lifecycle and model steps, each a thin adapter over a service verb (the
@@ -72,6 +73,11 @@ function livePublisher(
   return publisher;
 }
 
+/** The transcript as the model reads it: the latest compaction's summary first, then what followed it. */
+function withSummary(summary: string | null, messages: ModelMessage[]): ModelMessage[] {
+  return summary === null ? messages : [{ role: 'user', text: renderSummaryForModel(summary), summary: true }, ...messages];
+}
+
 export function createRunActivities(deps: RunStepDeps): RunSteps {
   const { system } = deps;
   return {
@@ -91,21 +97,22 @@ export function createRunActivities(deps: RunStepDeps): RunSteps {
           return { kind: 'provider_error', retryable: false, errorCode: 'budget_exceeded', errorExplanation: plan.errorExplanation };
         if (plan.kind === 'unavailable')
           return { kind: 'provider_error', retryable: false, errorCode: plan.errorCode, errorExplanation: plan.errorExplanation };
+        if (plan.kind === 'compact') return { kind: 'compact', tokens: plan.tokens, prefixTokens: plan.prefixTokens };
 
         // A retry is usually a worker that died mid-call: the run's next workflow task must not wait
         // out the dead worker's sticky queue once this call is done.
         if (activity.info.attempt > 1) await deps.recovery?.releaseStickiness(runId);
         const live = livePublisher(deps.messageDeltas, plan.run, runId, turnId, attempt, activity.info.attempt);
         let result: ModelResult;
-        const called = { providerType: plan.model.providerType, preset: plan.model.preset, startedAt: performance.now() };
-        const seconds = () => (performance.now() - called.startedAt) / 1000;
+        const meter = meterModelCall(plan.model);
         try {
           result = await invokeModel({
             ...plan.model,
             baseUrl: deps.modelBaseUrls[plan.model.providerType],
             systemPrompt: plan.systemPrompt,
-            messages: toModelMessages(plan.transcript),
+            messages: withSummary(plan.summary, toModelMessages(plan.transcript)),
             tools: plan.tools,
+            promptCacheKey: plan.run.sessionId,
             signal: AbortSignal.any([activity.cancellationSignal, AbortSignal.timeout(MODEL_ATTEMPT_DEADLINE_MS)]),
             onStream: (event) => {
               if (event.kind === 'text') live?.text(event.text);
@@ -116,29 +123,24 @@ export function createRunActivities(deps: RunStepDeps): RunSteps {
           live?.reset();
           // Cancellation of the activity (the run was cancelled or timed out) is not a provider failure.
           if (activity.cancellationSignal.aborted) {
-            countModelCall({ ...called, outcome: 'cancelled', seconds: seconds() });
+            meter.cancelled();
             throw new CancelledFailure('model call cancelled');
           }
           if (!(error instanceof ModelInvocationError)) throw error;
-          countModelCall({ ...called, outcome: error.retryable ? 'retryable_error' : 'error', seconds: seconds(), errorCode: error.errorCode });
-          const failed = {
-            kind: 'failed' as const,
-            errorCode: error.errorCode,
-            errorExplanation: error.message,
-            providerFinishReason: error.providerFinishReason,
-          };
-          await finishModelTurn({ ctx, input: { runId, turnId, attempt, outcome: failed } });
+          await finishModelTurn({ ctx, input: { runId, turnId, attempt, outcome: meter.failed(error) } });
+          // Past the window: the workflow compacts and tries the turn again.
+          if (error.errorCode === 'provider_context_overflow') return { kind: 'context_overflow', errorExplanation: error.message, ...plan.context };
           return { kind: 'provider_error', retryable: error.retryable, errorCode: error.errorCode, errorExplanation: error.message };
         }
 
-        countModelCall({ ...called, outcome: 'succeeded', seconds: seconds(), usage: result.usage, costNanos: costNanos(result.usage, plan.model.prices) });
+        meter.succeeded(result);
         // Every delta leaves before `message.created` commits, so readers see the text first.
         await live?.flush();
         const finished = {
           runId,
           turnId,
           attempt,
-          outcome: { kind: 'succeeded' as const, ...result, replay: result.replay ?? null, prices: plan.model.prices },
+          outcome: { kind: 'succeeded' as const, ...result, replay: result.replay ?? null, prices: plan.model.prices, contextWindow: plan.model.contextWindow },
         };
         if (settleOnReply && result.toolCalls.length === 0) {
           const settled = await finishFinalTurn({ ctx, gate: deps.gate, input: finished });
@@ -152,6 +154,8 @@ export function createRunActivities(deps: RunStepDeps): RunSteps {
         clearInterval(heartbeat);
       }
     },
+
+    compactContext: (input) => compactContext(deps, input),
 
     scheduleModelRetry: (input) => scheduleModelRetry({ ctx: system(), input }),
 

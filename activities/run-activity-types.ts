@@ -4,15 +4,20 @@ import type { Admission } from '../services/runtime/runs/index.ts';
 import type { HarnessOperationEnd } from '../services/runtime/harness-operations/index.ts';
 import type { DelegationStart } from '../services/runtime/delegations/index.ts';
 import type { WaitingEntry } from '../services/runtime/runs/index.ts';
+import type { CompactionResult, CompactionStep } from '../services/runtime/compaction/index.ts';
 
-export type { Admission, DelegationStart, HarnessOperationEnd, RunFailure, WaitingEntry };
+export type { Admission, CompactionResult, CompactionStep, DelegationStart, HarnessOperationEnd, RunFailure, WaitingEntry };
 
 export type ModelTurnResult =
   /** `settled`: the run's state, when the call was asked to settle the run with a final reply. */
   | { kind: 'reply'; settled?: RunState }
   | { kind: 'tool_calls'; toolNames: string[] }
   | { kind: 'provider_error'; retryable: boolean; errorCode: string; errorExplanation: string }
-  | { kind: 'budget_exhausted'; maxTurns: number };
+  | { kind: 'budget_exhausted'; maxTurns: number }
+  /** The input would pass the compaction threshold: `compactContext` first, then the same attempt again. */
+  | { kind: 'compact'; tokens: number; prefixTokens: number }
+  /** The vendor refused the input as past the model's window (the attempt is recorded failed). */
+  | { kind: 'context_overflow'; errorExplanation: string; tokens: number; prefixTokens: number };
 
 /** Frees a run whose step is being retried from the sticky queue of the worker that ran it before (temporal/run-recovery.ts). */
 export type RunRecovery = { releaseStickiness(runId: string): Promise<void> };
@@ -56,6 +61,13 @@ export type RunActivities = {
    */
   callModel(input: { runId: string; turnId: string; attempt: number; settleOnReply?: boolean }): Promise<ModelTurnResult>;
   scheduleModelRetry(input: { runId: string; turnId: string; attempt: number; errorCode: string; delayMs: number }): Promise<void>;
+  /**
+   * Summarizes the older part of the turn's thread (docs/decisions/context-compaction.md):
+   * the summary calls, then the step recorded once, keyed by turn, attempt and reason, so a
+   * retried or replayed step writes one summary. `tokens`/`prefixTokens`: what `callModel`
+   * estimated of the turn's input.
+   */
+  compactContext(input: CompactionStep): Promise<CompactionResult>;
   resumeRun(input: { runId: string }): Promise<void>;
   /**
    * Records the tool calls of a turn's assistant message (validation, approvals, retry counts),

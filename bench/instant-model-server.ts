@@ -36,12 +36,20 @@ export type InstantModelServerOptions = {
    * message and `performance.now()` (hand-off measurements).
    */
   onExchange?: (phase: 'received' | 'answered', userText: string | null, at: number) => void;
+  /**
+   * Responses API: report the request's input tokens as a quarter of its input's JSON length
+   * (instructions, input items, tools) instead of a constant 12, as a vendor counts what it read
+   * (the long-conversation benchmark). Each request's count is kept (`inputTokens()`).
+   */
+  countInputTokens?: boolean;
 };
 
 export type InstantModelServer = {
   baseUrl: string;
   /** Requests whose last user message contains `text`, so far (the peer benchmark's crash check). */
   requestsMentioning(text: string): number;
+  /** With `countInputTokens`: each Responses request's input tokens as reported, in arrival order. */
+  inputTokens(): number[];
   close(): Promise<void>;
 };
 
@@ -63,6 +71,7 @@ type Decision = { kind: 'call'; tool: string; arguments: string } | { kind: 'rep
 export async function startInstantModelServer(options: InstantModelServerOptions = {}): Promise<InstantModelServer> {
   let seq = 0;
   const seen: string[] = [];
+  const counted: number[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -73,7 +82,7 @@ export async function startInstantModelServer(options: InstantModelServerOptions
       }
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
       seq += 1;
-      if (req.method === 'POST' && path === '/v1/responses') return void answerResponses(body, seq, seen, res, options);
+      if (req.method === 'POST' && path === '/v1/responses') return void answerResponses(body, seq, seen, res, options, counted);
       if (req.method === 'POST' && path === '/v1/chat/completions') return void answerChat(body, seq, seen, res, options);
       send(res, 404, { error: { message: `No route for ${req.method} ${path}`, type: 'invalid_request_error', param: null, code: null } });
     });
@@ -83,6 +92,7 @@ export async function startInstantModelServer(options: InstantModelServerOptions
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requestsMentioning: (text) => seen.filter((message) => message.includes(text)).length,
+    inputTokens: () => [...counted],
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -115,8 +125,15 @@ async function answerResponses(
   seen: string[],
   res: ServerResponse,
   options: InstantModelServerOptions,
+  counted: number[],
 ): Promise<void> {
   const input = (body.input ?? []) as Array<{ type?: string; role?: string; content?: unknown }>;
+  let usage = USAGE;
+  if (options.countInputTokens) {
+    const tokens = Math.ceil(JSON.stringify({ instructions: body.instructions, input: body.input, tools: body.tools }).length / 4);
+    counted.push(tokens);
+    usage = { ...USAGE, input_tokens: tokens, total_tokens: tokens + USAGE.output_tokens };
+  }
   const lastUser = input.findLastIndex((item) => item.role === 'user');
   const userText = typeof input[lastUser]?.content === 'string' ? (input[lastUser].content as string) : null;
   seen.push(userText ?? '');
@@ -140,7 +157,7 @@ async function answerResponses(
     model: body.model ?? 'gpt-5.1',
     output: [item],
     incomplete_details: null,
-    usage: USAGE,
+    usage,
   };
   if (body.stream !== true) return send(res, 200, response);
   // The Responses stream (what vendor_a asks for): the item's events, then the completed response.

@@ -9,6 +9,7 @@ import { run as delegation } from './delegation.bench.ts';
 import { run as eventAppend } from './event-append.bench.ts';
 import { run as idempotencyReplay } from './idempotency-replay.bench.ts';
 import { run as liveOutput } from './live-output.bench.ts';
+import { run as longConversation } from './long-conversation.bench.ts';
 import { run as mcpCall } from './mcp-call.bench.ts';
 import { run as retentionPurge } from './retention-purge.bench.ts';
 import { run as runEngine } from './run-engine.bench.ts';
@@ -33,6 +34,7 @@ const benches: Array<[string, () => Promise<BenchRecord[]>]> = [
   ['Anthropic-compatible API', () => anthropicCompat()],
   ['retention purge', () => retentionPurge()],
   ['budgets and the usage ledger', () => usageBudgets()],
+  ['long conversations', () => longConversation()],
 ];
 
 let missed = 0;

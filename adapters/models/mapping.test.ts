@@ -94,7 +94,8 @@ describe('vendor_b mapping', () => {
     );
     expect(body.messages).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'go' }] },
-      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'f', input: { arguments: '{"a":' } }] },
+      // The newest message's last block is the newest turn's cache breakpoint.
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'f', input: { arguments: '{"a":' }, cache_control: { type: 'ephemeral' } }] },
     ]);
     expect(body.system).toBeUndefined();
     expect(body.tools).toBeUndefined();
@@ -171,6 +172,185 @@ describe('gateway mapping', () => {
   it('an error body on a 200 answer is an upstream failure', () => {
     const error = thrown(() => parseGatewayResponse({ error: { code: 429, message: 'upstream rate limited' } }, request('gateway')));
     expect({ code: error.errorCode, retryable: error.retryable }).toEqual({ code: 'provider_rate_limited', retryable: true });
+  });
+});
+
+describe('prompt caching', () => {
+  const TOOLS = [
+    { name: 'a', description: 'A', inputSchema: { type: 'object' } },
+    { name: 'b', description: 'B', inputSchema: { type: 'object' } },
+  ];
+  const thinking = { type: 'thinking', thinking: 'Plan.', signature: 'sig' };
+  const replay = { providerType: 'vendor_b' as const, model: 'm', items: [thinking] };
+  const call = (id: string) => ({ id, name: 'a', arguments: {}, argumentsText: '{}' });
+
+  /** Where a body carries cache_control: `system.0`, `tools.1`, `messages.2.content.0`. */
+  function breakpoints(body: Record<string, unknown>): string[] {
+    const found: string[] = [];
+    const visit = (value: unknown, path: string) => {
+      if (Array.isArray(value)) value.forEach((item, index) => visit(item, `${path}.${index}`));
+      else if (value !== null && typeof value === 'object') {
+        if ('cache_control' in value) found.push(path.slice(1));
+        for (const [key, item] of Object.entries(value)) if (key !== 'cache_control' && key !== 'input_schema') visit(item, `${path}.${key}`);
+      }
+    };
+    for (const key of ['tools', 'system', 'messages']) visit(body[key], `.${key}`);
+    return found;
+  }
+
+  /** The Anthropic limits, whatever the transcript: at most four, never on thinking or empty text. */
+  function withinLimits(body: Record<string, unknown>) {
+    const blocks = [...((body.system as unknown[]) ?? []), ...((body.tools as unknown[]) ?? [])];
+    for (const message of body.messages as Array<{ content: unknown[] }>) blocks.push(...message.content);
+    const marked = blocks.filter((block) => (block as Record<string, unknown>).cache_control !== undefined) as Array<Record<string, unknown>>;
+    expect(marked.length).toBeLessThanOrEqual(4);
+    for (const block of marked) {
+      expect(block.cache_control).toEqual({ type: 'ephemeral' });
+      expect(['thinking', 'redacted_thinking']).not.toContain(block.type);
+      if (block.type === 'text') expect(block.text).not.toBe('');
+    }
+  }
+
+  const anthropic = (overrides: Partial<ModelRequest>) => {
+    const body = buildVendorBRequest(request('vendor_b', { systemPrompt: 'Be terse.', tools: TOOLS, ...overrides }));
+    withinLimits(body);
+    return body;
+  };
+
+  it('vendor_b: the system prompt (one text block) and the newest turn; the last tool when there is no system prompt', () => {
+    const messages: ModelRequest['messages'] = [{ role: 'user', text: 'hi' }];
+    const body = anthropic({ messages });
+    expect(body.system).toEqual([{ type: 'text', text: 'Be terse.', cache_control: { type: 'ephemeral' } }]);
+    expect(breakpoints(body)).toEqual(['system.0', 'messages.0.content.0']);
+    expect(breakpoints(anthropic({ messages, systemPrompt: '' }))).toEqual(['tools.1', 'messages.0.content.0']);
+    expect(breakpoints(anthropic({ messages, systemPrompt: '', tools: [] }))).toEqual(['messages.0.content.0']);
+    expect(breakpoints(anthropic({ messages, tools: [] }))).toEqual(['system.0', 'messages.0.content.0']);
+  });
+
+  it('vendor_b: the compaction summary, once, also when it is the newest message or shares a message with the next user text', () => {
+    const summary = { role: 'user' as const, text: 'Summary of turns 1-40.', summary: true };
+    const later: ModelRequest['messages'] = [summary, { role: 'assistant', text: 'ok', toolCalls: [] }, { role: 'user', text: 'next' }];
+    expect(breakpoints(anthropic({ messages: later }))).toEqual(['system.0', 'messages.0.content.0', 'messages.2.content.0']);
+    expect(breakpoints(anthropic({ messages: later, systemPrompt: '', tools: [] }))).toEqual(['messages.0.content.0', 'messages.2.content.0']);
+    expect(breakpoints(anthropic({ messages: [summary] }))).toEqual(['system.0', 'messages.0.content.0']);
+    const merged = anthropic({ messages: [summary, { role: 'user', text: 'next' }] });
+    expect((merged.messages as Array<{ content: unknown[] }>)[0]!.content).toEqual([
+      { type: 'text', text: 'Summary of turns 1-40.', cache_control: { type: 'ephemeral' } },
+      { type: 'text', text: 'next', cache_control: { type: 'ephemeral' } },
+    ]);
+    // An empty summary sends no block, so no breakpoint either.
+    expect(
+      breakpoints(
+        anthropic({
+          messages: [
+            { ...summary, text: '' },
+            { role: 'user', text: 'next' },
+          ],
+        }),
+      ),
+    ).toEqual(['system.0', 'messages.0.content.0']);
+  });
+
+  it('vendor_b: tool results as the newest turn mark the last result; thinking blocks and empty results never carry one', () => {
+    const messages: ModelRequest['messages'] = [
+      { role: 'user', text: 'Summary.', summary: true },
+      { role: 'user', text: 'go' },
+      { role: 'assistant', text: '', toolCalls: [call('t1'), call('t2')], replay },
+      { role: 'tool', toolCallId: 't1', toolName: 'a', result: { ok: 1 }, isError: false },
+      { role: 'tool', toolCallId: 't2', toolName: 'a', result: 'done', isError: false },
+    ];
+    const body = anthropic({ messages });
+    expect(breakpoints(body)).toEqual(['system.0', 'messages.0.content.0', 'messages.2.content.1']);
+    expect((body.messages as Array<{ content: unknown[] }>)[1]!.content[0]).toEqual(thinking);
+    // The caller's replay blocks are left as they were.
+    expect(replay.items[0]).toEqual({ type: 'thinking', thinking: 'Plan.', signature: 'sig' });
+    // An empty last result: the result before it.
+    const empty = [...messages.slice(0, 4), { role: 'tool' as const, toolCallId: 't2', toolName: 'a', result: '', isError: false }];
+    expect(breakpoints(anthropic({ messages: empty }))).toEqual(['system.0', 'messages.0.content.0', 'messages.2.content.0']);
+    // A newest message of thinking only has nothing to mark.
+    const thinkingOnly: ModelRequest['messages'] = [
+      { role: 'user', text: 'go' },
+      { role: 'assistant', text: '', toolCalls: [], replay },
+    ];
+    expect(breakpoints(anthropic({ messages: thinkingOnly }))).toEqual(['system.0']);
+  });
+
+  it('vendor_a: prompt_cache_key is the given key, absent without one', () => {
+    expect(buildVendorARequest(request('vendor_a', { model: 'gpt-5.2', promptCacheKey: 'session-1' })).prompt_cache_key).toBe('session-1');
+    expect('prompt_cache_key' in buildVendorARequest(request('vendor_a', { model: 'gpt-5.2' }))).toBe(false);
+  });
+
+  it('vendor_c: nothing in the request; cachedContentTokenCount is the cache read (part of the prompt count)', () => {
+    const body = buildVendorCRequest(request('vendor_c', { systemPrompt: 'Be terse.', promptCacheKey: 'session-1', messages: [{ role: 'user', text: 'hi' }] }));
+    expect(JSON.stringify(body)).not.toMatch(/cache|session-1/i);
+    const answer = {
+      candidates: [{ content: { parts: [{ text: 'ok' }] }, finishReason: 'STOP' }],
+      usageMetadata: { promptTokenCount: 5000, cachedContentTokenCount: 4096, candidatesTokenCount: 3, thoughtsTokenCount: 2 },
+    };
+    expect(parseVendorCResponse(request('vendor_c'), answer).usage).toEqual({ inputTokens: 5000, outputTokens: 5, cacheReadTokens: 4096, cacheWriteTokens: 0 });
+  });
+
+  it('gateway: content parts with cache_control for anthropic/… models only, and the session as session_id', () => {
+    const messages: ModelRequest['messages'] = [
+      { role: 'user', text: 'Summary.', summary: true },
+      { role: 'user', text: 'go' },
+      { role: 'assistant', text: '', toolCalls: [call('t1')] },
+      { role: 'tool', toolCallId: 't1', toolName: 'a', result: 'done', isError: false },
+    ];
+    const part = (text: string) => [{ type: 'text', text, cache_control: { type: 'ephemeral' } }];
+    const claude = buildGatewayRequest(
+      request('gateway', { model: 'anthropic/claude-sonnet-4.6', systemPrompt: 'Be terse.', messages, promptCacheKey: 's-1' }),
+    );
+    expect(claude.messages).toEqual([
+      { role: 'system', content: part('Be terse.') },
+      { role: 'user', content: part('Summary.') },
+      // The newest user message: OpenRouter documents no breakpoint on tool messages.
+      { role: 'user', content: part('go') },
+      { role: 'assistant', content: null, tool_calls: [{ id: 't1', type: 'function', function: { name: 'a', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 't1', content: 'done' },
+    ]);
+    expect(claude.session_id).toBe('s-1');
+    const other = buildGatewayRequest(request('gateway', { model: 'openai/gpt-4o', systemPrompt: 'Be terse.', messages }));
+    expect(JSON.stringify(other)).not.toContain('cache_control');
+    expect((other.messages as unknown[]).slice(0, 2)).toEqual([
+      { role: 'system', content: 'Be terse.' },
+      { role: 'user', content: 'Summary.' },
+    ]);
+    expect('session_id' in other).toBe(false);
+    // Never on empty text.
+    const empty = buildGatewayRequest(request('gateway', { model: 'anthropic/claude-opus-4.6', messages: [{ role: 'user', text: '' }] }));
+    expect(empty.messages).toEqual([{ role: 'user', content: '' }]);
+  });
+
+  it('the cache figures each vendor reports land in usage (input counts cached tokens too)', () => {
+    const openai = { status: 'completed', output: [], usage: { input_tokens: 2000, input_tokens_details: { cached_tokens: 1536 }, output_tokens: 10 } };
+    expect(parseVendorAResponse(request('vendor_a'), openai).usage).toEqual({
+      inputTokens: 2000,
+      outputTokens: 10,
+      cacheReadTokens: 1536,
+      cacheWriteTokens: 0,
+    });
+    const claude = {
+      content: [],
+      stop_reason: 'end_turn',
+      usage: { input_tokens: 50, cache_read_input_tokens: 1800, cache_creation_input_tokens: 150, output_tokens: 10 },
+    };
+    expect(parseVendorBResponse(request('vendor_b'), claude).usage).toEqual({
+      inputTokens: 2000,
+      outputTokens: 10,
+      cacheReadTokens: 1800,
+      cacheWriteTokens: 150,
+    });
+    const routed = {
+      choices: [{ index: 0, finish_reason: 'stop', message: { content: 'ok' } }],
+      usage: { prompt_tokens: 2000, completion_tokens: 10, prompt_tokens_details: { cached_tokens: 1800, cache_write_tokens: 150 } },
+    };
+    expect(parseGatewayResponse(routed, request('gateway')).usage).toEqual({
+      inputTokens: 2000,
+      outputTokens: 10,
+      cacheReadTokens: 1800,
+      cacheWriteTokens: 150,
+    });
   });
 });
 
@@ -356,6 +536,10 @@ describe('vendor_a stream (Responses API)', () => {
       retryable: true,
     });
     expect(error({ type: 'error', error: { type: 'invalid_request_error', code: 'context_length_exceeded', message: 'Too long for key k' } })).toMatchObject({
+      code: 'provider_context_overflow',
+      retryable: false,
+    });
+    expect(error({ type: 'error', error: { type: 'invalid_request_error', code: 'invalid_value', message: 'Invalid input' } })).toMatchObject({
       code: 'provider_rejected_request',
       retryable: false,
     });

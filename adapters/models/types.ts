@@ -28,7 +28,11 @@ export type ModelReplay = { providerType: ProviderType; model: string; items: un
 
 /** Transcript entries in model-neutral form, oldest first. */
 export type ModelMessage =
-  | { role: 'user'; text: string }
+  /**
+   * `summary`: the runtime's summary of the earlier conversation (context compaction), sent as
+   * the first user message in place of what it covers; adapters may mark it cacheable.
+   */
+  | { role: 'user'; text: string; summary?: boolean }
   | { role: 'assistant'; text: string; toolCalls: ModelToolCall[]; replay?: ModelReplay | null }
   | { role: 'tool'; toolCallId: string; toolName: string; result: unknown; isError: boolean };
 
@@ -45,6 +49,11 @@ export type ModelRequest = {
   systemPrompt: string;
   messages: ModelMessage[];
   tools: ModelTool[];
+  /**
+   * A stable key for the conversation (the session id): vendors that route prompt caches by a
+   * key (OpenAI `prompt_cache_key`) get it, so every turn of a session hits the same cache.
+   */
+  promptCacheKey?: string;
   /** Aborts the HTTP request (activity cancellation, attempt deadline). */
   signal?: AbortSignal;
   /**

@@ -75,6 +75,12 @@ export type Context = {
   isIapDefaultProject?: boolean;
 };
 
+export type ContextMeter = {
+  lastInputTokens: number | null;
+  window: number | null;
+  compactions: number;
+};
+
 export type CreatedApiKey = PublicApiKey & {
   shown: true;
   secret: string;
@@ -308,6 +314,19 @@ export type PublicApproval = {
   createdAt: string;
 };
 
+export type PublicCompaction = {
+  compaction: number;
+  runId: string;
+  turnId: string;
+  reason: "threshold" | "overflow";
+  tokensBefore: number;
+  tokensAfter: number;
+  messagesCovered: number;
+  throughSequence: number;
+  summary: string;
+  createdAt: string;
+};
+
 export type PublicDelegation = {
   id: string;
   coordinatorSessionId: string;
@@ -475,6 +494,7 @@ export type PublicModelInvocation = {
   errorCode: string | null;
   errorExplanation: string | null;
   thinking: string | null;
+  contextWindow: number | null;
   startedAt: string;
   completedAt: string | null;
 };
@@ -576,6 +596,7 @@ export type PublicRun = {
   cacheReadTokens: number;
   cacheWriteTokens: number;
   cost: number;
+  context: ContextMeter;
 };
 
 export type PublicSandbox = {
@@ -931,6 +952,7 @@ export type SessionDebug = PendingWork & {
   sandboxes: Array<PublicSandbox>;
   workspaceBackups: Array<PublicWorkspaceBackup>;
   sandboxCommands: Array<PublicSandboxCommand>;
+  compactions: Array<PublicCompaction>;
 };
 
 export type SessionDeleted = {
@@ -944,6 +966,7 @@ export type SessionDetail = PublicSessionListItem & {
   timeline: Array<TimelineEntry>;
   pendingWork: PendingWork;
   pendingTurns: Array<PendingTurn>;
+  context: ContextMeter;
   debug: SessionDebug;
   skills: Array<PublicSessionSkill>;
   tools: Array<ToolSummary>;

@@ -11,6 +11,7 @@ export * from './model-providers.ts';
 export * from './agents.ts';
 export * from './skills.ts';
 export * from './sessions.ts';
+export * from './context.ts';
 export * from './tool-calls.ts';
 export * from './event-webhooks.ts';
 export * from './connections.ts';

@@ -1,7 +1,7 @@
 import type { ModelProviderType } from '../../domain/model-catalog/types.ts';
 import type { ModelPrices } from '../../domain/usage/prices.ts';
 import { sql } from 'drizzle-orm';
-import { index, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, credentialColumns, id, organizationId, projectId, timestampColumn, updatedAt } from './columns.ts';
 
 /**
@@ -53,6 +53,8 @@ export const modelPresets = pgTable(
      * The one field a preset may change after creation: it prices future calls, not the model's behaviour.
      */
     prices: jsonb('prices').$type<ModelPrices | null>(),
+    /** The model's context window as the catalog gave it when the preset was created (null: unknown). */
+    contextWindow: integer('context_window'),
     createdByPrincipalId: uuid('created_by_principal_id'),
     createdAt: createdAt(),
     archivedAt: timestampColumn('archived_at'),

@@ -11,6 +11,13 @@ export const threads = pgTable('threads', {
   projectId: projectId(),
   /** The next `messages.sequence` to allocate (under this row's lock). */
   lastMessageSequence: integer('last_message_sequence').notNull().default(0),
+  /**
+   * What the model last read of this thread, as the vendor counted it (input plus the reply it
+   * wrote), through message `contextThroughSequence` (0: not counted yet); a compaction sets it to
+   * its estimate of what the model reads after it (docs/decisions/context-compaction.md).
+   */
+  contextTokens: integer('context_tokens').notNull().default(0),
+  contextThroughSequence: integer('context_through_sequence').notNull().default(0),
   createdAt: createdAt(),
 });
 
@@ -48,6 +55,10 @@ export const sessions = pgTable(
     /** The session's budget (null: none): before each model call its spend must be below both. */
     budgetMaxCostNanos: bigint('budget_max_cost_nanos', { mode: 'number' }),
     budgetMaxTokens: bigint('budget_max_tokens', { mode: 'number' }),
+    /** The context meter (docs/decisions/context-compaction.md): the input of the latest main-thread model call, the model's window, compactions so far. */
+    contextLastInputTokens: integer('context_last_input_tokens'),
+    contextWindow: integer('context_window'),
+    contextCompactions: integer('context_compactions').notNull().default(0),
     createdByPrincipalId: uuid('created_by_principal_id'),
     forkedFromSessionId: uuid('forked_from_session_id'),
     forkedFromRunId: uuid('forked_from_run_id'),
@@ -184,6 +195,10 @@ export const runs = pgTable(
     cacheReadTokens: bigint('cache_read_tokens', { mode: 'number' }).notNull().default(0),
     cacheWriteTokens: bigint('cache_write_tokens', { mode: 'number' }).notNull().default(0),
     costNanos: bigint('cost_nanos', { mode: 'number' }).notNull().default(0),
+    /** The context meter (docs/decisions/context-compaction.md): the input of the latest main-thread model call, the model's window, compactions so far. */
+    contextLastInputTokens: integer('context_last_input_tokens'),
+    contextWindow: integer('context_window'),
+    contextCompactions: integer('context_compactions').notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -233,6 +248,8 @@ export const modelInvocations = pgTable(
     errorCode: text('error_code'),
     errorExplanation: text('error_explanation'),
     thinking: text('thinking'),
+    /** The model's context window when the catalog knows it (the context meter's scale). */
+    contextWindow: integer('context_window'),
     /** What the usage ledger groups by, fixed when the attempt starts. */
     agentId: uuid('agent_id'),
     preset: text('preset'),

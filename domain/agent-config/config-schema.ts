@@ -23,6 +23,9 @@ export const AGENT_CONFIG_LIMITS = {
   timeoutMsMin: 1_000,
   timeoutMsDefault: 60_000,
   sandboxProviderMaxLength: 200,
+  compactAtTokens: { min: 1_000, max: 10_000_000 },
+  keepRecentTurns: { min: 1, max: 100 },
+  maxCompactionsPerRun: { min: 0, max: 20 },
 } as const;
 
 /** Tool names: the character set every supported model provider accepts, up to spec's 200 chars. */
@@ -137,6 +140,22 @@ export const AgentLimits = v.strictObject(
 );
 export type AgentLimits = v.InferOutput<typeof AgentLimits>;
 
+/**
+ * How long conversations are kept inside the model's context window (docs/decisions/context-compaction.md).
+ * Every field is optional and has no stored default, so a config without it keeps its content
+ * hash: the runtime resolves the defaults (domain/runs/context-policy.ts).
+ */
+export const ContextPolicy = v.strictObject(
+  {
+    compactAtTokens: v.optional(v.nullable(integer(AGENT_CONFIG_LIMITS.compactAtTokens.min, AGENT_CONFIG_LIMITS.compactAtTokens.max))),
+    keepRecentTurns: v.optional(integer(AGENT_CONFIG_LIMITS.keepRecentTurns.min, AGENT_CONFIG_LIMITS.keepRecentTurns.max)),
+    maxCompactionsPerRun: v.optional(integer(AGENT_CONFIG_LIMITS.maxCompactionsPerRun.min, AGENT_CONFIG_LIMITS.maxCompactionsPerRun.max)),
+    summaryPreset: v.optional(text(AGENT_CONFIG_LIMITS.modelPresetMaxLength)),
+  },
+  'must be an object',
+);
+export type ContextPolicy = v.InferOutput<typeof ContextPolicy>;
+
 export const AgentConfig = v.strictObject(
   {
     systemPrompt: text(AGENT_CONFIG_LIMITS.systemPromptMaxLength),
@@ -148,6 +167,7 @@ export const AgentConfig = v.strictObject(
     delegates: list(Delegate, AGENT_CONFIG_LIMITS.delegatesMax),
     sandbox: v.optional(SandboxPolicy, defaultSandboxPolicy),
     limits: AgentLimits,
+    context: v.optional(ContextPolicy),
   },
   'must be an object',
 );

@@ -7,7 +7,17 @@ export {
   TOOL_NAME_PATTERN,
   defaultSandboxPolicy,
 } from './config-schema.ts';
-export type { AgentConfig, AgentLimits, Delegate, HarnessOperation, McpBinding, SandboxCapability, SandboxPolicy, ToolDefinition } from './config-schema.ts';
+export type {
+  AgentConfig,
+  AgentLimits,
+  ContextPolicy,
+  Delegate,
+  HarnessOperation,
+  McpBinding,
+  SandboxCapability,
+  SandboxPolicy,
+  ToolDefinition,
+} from './config-schema.ts';
 export { parseAgentConfig, type ParseOptions } from './parse.ts';
 export { checkAgentConfigReferences, referencedResources, type ReferencedResources } from './references.ts';
 export { canonicalAgentConfig } from './canonical.ts';

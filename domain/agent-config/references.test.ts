@@ -323,6 +323,7 @@ describe('referencedResources', () => {
     config.delegates.push(delegate('writer', ids.otherChildVersion.toUpperCase()));
     expect(referencedResources(parseAgentConfig(config))).toEqual({
       presetKey: 'default',
+      summaryPresetKey: null,
       skillVersionIds: [ids.skillB, ids.skillA],
       delegateVersionIds: [ids.childVersion, ids.otherChildVersion],
       mcpToolsetVersionIds: [ids.toolset],

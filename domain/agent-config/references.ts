@@ -6,6 +6,8 @@ import { DEFAULT_ROOT, invalid, pathOf } from './paths.ts';
 
 export type ReferencedResources = {
   presetKey: string;
+  /** The compaction summary's preset when the config names one of its own. */
+  summaryPresetKey: string | null;
   skillVersionIds: string[];
   delegateVersionIds: string[];
   mcpToolsetVersionIds: string[];
@@ -16,6 +18,7 @@ export type ReferencedResources = {
 export function referencedResources(config: AgentConfig): ReferencedResources {
   return {
     presetKey: config.modelPreset,
+    summaryPresetKey: config.context?.summaryPreset ?? null,
     skillVersionIds: [...config.skillVersionIds],
     delegateVersionIds: config.delegates.map((delegate) => delegate.agentVersionId),
     mcpToolsetVersionIds: config.mcpBindings.map((binding) => binding.toolsetVersionId),
@@ -33,6 +36,7 @@ export function referencedResources(config: AgentConfig): ReferencedResources {
 export function checkAgentConfigReferences(config: AgentConfig, facts: PublicationFacts, options: { root?: string } = {}): void {
   const root = options.root ?? DEFAULT_ROOT;
   checkPreset(config.modelPreset, facts, pathOf(root, 'modelPreset'));
+  if (config.context?.summaryPreset !== undefined) checkPreset(config.context.summaryPreset, facts, pathOf(root, 'context', 'summaryPreset'));
   checkSkills(config.skillVersionIds, facts, pathOf(root, 'skillVersionIds'));
   checkSandbox(config.sandbox, facts, pathOf(root, 'sandbox'));
   config.delegates.forEach((delegate, index) => {

@@ -120,6 +120,8 @@ export const BackupModelPreset = v.strictObject({
   settings: v.nullable(JsonObject),
   /** Absent when the preset is unpriced (and in files written before prices). */
   prices: v.optional(BackupPrices),
+  /** The model's context window as the catalog gave it at creation; absent when unknown (and in files written before it). */
+  contextWindow: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1_000_000_000))),
   archived: v.boolean(),
   createdAt: Timestamp,
 });

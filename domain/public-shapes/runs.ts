@@ -8,6 +8,13 @@ export const RunFailureShape = v.strictObject({ errorCode: v.string(), errorExpl
 /** The run object of spec 1, plus `failure` (null unless failed, cancelled or timed out). */
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 
+/**
+ * The context meter (docs/decisions/context-compaction.md): the input tokens of the latest model
+ * call that read the session's thread, the model's context window when known, and how many
+ * times the conversation was compacted.
+ */
+export const ContextMeterShape = v.strictObject({ lastInputTokens: v.nullable(Count), window: v.nullable(Count), compactions: Count });
+
 export const PublicRunShape = v.strictObject({
   organizationId: Id,
   projectId: Id,
@@ -31,6 +38,7 @@ export const PublicRunShape = v.strictObject({
   cacheReadTokens: Count,
   cacheWriteTokens: Count,
   cost: Cost,
+  context: ContextMeterShape,
 });
 
 /** Attachment metadata on a user message: never the bytes. */

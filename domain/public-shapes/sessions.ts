@@ -5,7 +5,7 @@ import { Cost, Id, page, Timestamp } from './common.ts';
 import { SessionBudgetShape } from './usage.ts';
 import { PublicDelegationShape } from './delegations.ts';
 import { PublicProductEventShape } from './events.ts';
-import { PublicMessageShape, PublicRunShape, TimelineEntryShape } from './runs.ts';
+import { ContextMeterShape, PublicMessageShape, PublicRunShape, TimelineEntryShape } from './runs.ts';
 import { PendingWorkShape, PublicApprovalShape, PublicToolCallShape } from './tool-calls.ts';
 
 /** The session object of spec 1, plus `agentId` and `title`. */
@@ -124,8 +124,27 @@ export const PublicModelInvocationShape = v.strictObject({
   errorCode: v.nullable(v.string()),
   errorExplanation: v.nullable(v.string()),
   thinking: v.nullable(v.string()),
+  /** The model's context window when known. */
+  contextWindow: v.nullable(TokenCount),
   startedAt: Timestamp,
   completedAt: v.nullable(Timestamp),
+});
+
+/**
+ * An accepted context compaction (debug `compactions`): the summary the model reads in place of
+ * the thread's messages through `throughSequence` (model-written text, like `thinking`).
+ */
+export const PublicCompactionShape = v.strictObject({
+  compaction: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  runId: Id,
+  turnId: v.string(),
+  reason: v.picklist(['threshold', 'overflow']),
+  tokensBefore: TokenCount,
+  tokensAfter: TokenCount,
+  messagesCovered: TokenCount,
+  throughSequence: TokenCount,
+  summary: v.string(),
+  createdAt: Timestamp,
 });
 
 /** Session debug records: the workspace's sandbox, its backups and this session's sandbox commands. */
@@ -171,6 +190,7 @@ export const SessionDebugShape = v.strictObject({
   sandboxes: v.array(PublicSandboxShape),
   workspaceBackups: v.array(PublicWorkspaceBackupShape),
   sandboxCommands: v.array(PublicSandboxCommandShape),
+  compactions: v.array(PublicCompactionShape),
 });
 
 /** `GET /sessions/{id}`: everything about one session (spec 1 "Session detail"). */
@@ -182,6 +202,8 @@ export const SessionDetailShape = v.strictObject({
   pendingWork: PendingWorkShape,
   /** Turns waiting for the active run to settle, oldest first. */
   pendingTurns: v.array(PendingTurnShape),
+  /** The context meter of the session's thread. */
+  context: ContextMeterShape,
   debug: SessionDebugShape,
   skills: v.array(PublicSessionSkillShape),
   tools: v.array(ToolSummaryShape),

@@ -20,6 +20,7 @@ export const EVENT_KINDS = {
   modelRetryScheduled: 'model.retry_scheduled',
   modelInvocationFailed: 'model.invocation_failed',
   skillLoaded: 'skill.loaded',
+  contextCompacted: 'context.compacted',
   delegationRunQueued: 'delegation.run_queued',
   delegationRunSettled: 'delegation.run_settled',
   delegationClosed: 'delegation.closed',

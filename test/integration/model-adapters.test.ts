@@ -280,6 +280,13 @@ describe('vendor_a (OpenAI Responses)', () => {
     expect((await invokeModel(request('vendor_a'))).finishReason).toBe('content_filter');
   });
 
+  it('sends the session as prompt_cache_key when given, and none without it', async () => {
+    await invokeModel(request('vendor_a', { promptCacheKey: '7d0c6c1e-3b1f-4f47-9a51-0f2b8f0e2a11' }));
+    await invokeModel(request('vendor_a'));
+    expect(bodyOf(fake(), 0).prompt_cache_key).toBe('7d0c6c1e-3b1f-4f47-9a51-0f2b8f0e2a11');
+    expect('prompt_cache_key' in bodyOf(fake(), 1)).toBe(false);
+  });
+
   it('an exhausted quota (429 insufficient_quota) is not retryable', async () => {
     fake().fail({ status: 429, code: 'insufficient_quota', message: 'You exceeded your current quota' });
     const error = await failure(invokeModel(request('vendor_a')));
@@ -300,8 +307,9 @@ describe('vendor_b (Anthropic Messages)', () => {
       model: 'claude-opus-4-6',
       max_tokens: 32000,
       stream: true,
-      system: 'You are terse.',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'Weather in Oslo?' }] }],
+      // Cache breakpoints: the system prompt (caching the tools with it) and the newest turn.
+      system: [{ type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral' } }],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Weather in Oslo?', cache_control: { type: 'ephemeral' } }] }],
       tools: [{ name: 'get_weather', description: 'Weather for a city', input_schema: TOOL.inputSchema }],
       thinking: { type: 'adaptive' },
       output_config: { effort: 'max' },
@@ -356,7 +364,7 @@ describe('vendor_b (Anthropic Messages)', () => {
         content: [
           { type: 'tool_result', tool_use_id: 'toolu_1', content: '{"temp":21}' },
           { type: 'tool_result', tool_use_id: 'toolu_2', content: 'city not found', is_error: true },
-          { type: 'text', text: 'Thanks' },
+          { type: 'text', text: 'Thanks', cache_control: { type: 'ephemeral' } },
         ],
       },
     ]);
@@ -371,6 +379,36 @@ describe('vendor_b (Anthropic Messages)', () => {
       fake().reply({ text: 'x', finishReason: stop });
       expect(await invokeModel(request('vendor_b'))).toMatchObject({ finishReason: finish, providerFinishReason: stop });
     }
+  });
+
+  it('marks at most four cache breakpoints: system, the summary, the newest turn (tool results)', async () => {
+    const ephemeral = { type: 'ephemeral' };
+    await invokeModel(
+      request('vendor_b', {
+        messages: [
+          { role: 'user', text: 'Summary: the user asked about Oslo twice.', summary: true },
+          { role: 'assistant', text: 'Noted.', toolCalls: [] },
+          { role: 'user', text: 'And Bergen?' },
+          {
+            role: 'assistant',
+            text: '',
+            toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: { city: 'Bergen' }, argumentsText: '{"city":"Bergen"}' }],
+          },
+          { role: 'tool', toolCallId: 'toolu_1', toolName: 'get_weather', result: { temp: 12 }, isError: false },
+        ],
+      }),
+    );
+    const body = bodyOf(fake());
+    expect(body.system).toEqual([{ type: 'text', text: 'You are terse.', cache_control: ephemeral }]);
+    expect(body.tools[0].cache_control).toBeUndefined();
+    expect(body.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'Summary: the user asked about Oslo twice.', cache_control: ephemeral }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'Noted.' }] },
+      { role: 'user', content: [{ type: 'text', text: 'And Bergen?' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Bergen' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '{"temp":12}', cache_control: ephemeral }] },
+    ]);
+    expect(JSON.stringify(body).split('cache_control').length - 1).toBe(3);
   });
 
   it('529 overloaded is a retryable server error', async () => {
@@ -513,9 +551,10 @@ describe('gateway (OpenRouter chat completions)', () => {
       model: 'anthropic/claude-sonnet-4.6',
       stream: true,
       stream_options: { include_usage: true },
+      // An anthropic/… model: cache_control on the system prompt and the newest user message.
       messages: [
-        { role: 'system', content: 'You are terse.' },
-        { role: 'user', content: 'Weather in Oslo?' },
+        { role: 'system', content: [{ type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral' } }] },
+        { role: 'user', content: [{ type: 'text', text: 'Weather in Oslo?', cache_control: { type: 'ephemeral' } }] },
       ],
       tools: [{ type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters: TOOL.inputSchema } }],
       provider: {
@@ -560,7 +599,7 @@ describe('gateway (OpenRouter chat completions)', () => {
       }),
     );
     expect(bodyOf(fake()).messages.slice(1)).toEqual([
-      { role: 'user', content: 'Weather in Oslo?' },
+      { role: 'user', content: [{ type: 'text', text: 'Weather in Oslo?', cache_control: { type: 'ephemeral' } }] },
       { role: 'assistant', content: null, tool_calls: [{ id: 'call_9', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
       { role: 'tool', tool_call_id: 'call_9', content: '{"error":{"message":"timeout"}}' },
     ]);
@@ -585,6 +624,21 @@ describe('gateway (OpenRouter chat completions)', () => {
     expect((await invokeModel(request('gateway'))).finishReason).toBe('length');
     fake().reply({ text: '', finishReason: 'content_filter' });
     expect((await invokeModel(request('gateway'))).finishReason).toBe('content_filter');
+  });
+});
+
+describe.each(TYPES)('%s prompt cache usage', (type) => {
+  it('the cache-read and cache-write figures the fake reports in the vendor fields land in usage', async () => {
+    fakes[type].reply({ text: 'Cached.', usage: { inputTokens: 1000, outputTokens: 5, cacheReadTokens: 600, cacheWriteTokens: 300 } });
+    const result = await invokeModel(request(type, { promptCacheKey: 'session-1' }));
+    // OpenAI and Gemini report no cache writes; Anthropic's input_tokens leaves the cached ones out.
+    const expected = {
+      vendor_a: { inputTokens: 1000, outputTokens: 5, cacheReadTokens: 600, cacheWriteTokens: 0 },
+      vendor_b: { inputTokens: 1900, outputTokens: 5, cacheReadTokens: 600, cacheWriteTokens: 300 },
+      vendor_c: { inputTokens: 1000, outputTokens: 5, cacheReadTokens: 600, cacheWriteTokens: 0 },
+      gateway: { inputTokens: 1000, outputTokens: 5, cacheReadTokens: 600, cacheWriteTokens: 300 },
+    }[type];
+    expect(result.usage).toEqual(expected);
   });
 });
 

@@ -1,8 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { harnessOperationCalls, messages, modelInvocations, productEvents, runs, sessions, toolCalls } from '../../db/schema/index.ts';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
+import { contextCompactions, harnessOperationCalls, messages, modelInvocations, productEvents, runs, sessions, toolCalls } from '../../db/schema/index.ts';
 import { connectTemporal, type TemporalClientHandle } from '../../temporal/client.ts';
 import { createTemporalRunStarter } from '../../temporal/run-starter.ts';
 import { startMcpFixtureServer } from '../fixtures/mcp/server.ts';
@@ -136,6 +136,57 @@ describe('run durability', () => {
     expect(messageEvents.filter((row) => (row.publicPayload as { runId?: string }).runId === runId)).toHaveLength(2);
     const attempts = await t.database.db.select().from(modelInvocations).where(eq(modelInvocations.runId, runId));
     expect(attempts.map((a) => [a.turnId, a.attempt, a.status])).toEqual([['turn-1', 1, 'succeeded']]);
+  }, 180_000);
+
+  it('a worker killed with SIGKILL during a context compaction: one summary, one context.compacted, the run settles', async (context) => {
+    if (!t.database.url) context.skip();
+    // The first summary call dies with the worker; its retry on the next worker answers.
+    let summaryRequests = 0;
+    answerBy(({ text }) => {
+      if (!text.startsWith('<previous_summary>')) return { text: `Reply ${'r'.repeat(2_000)}` };
+      summaryRequests += 1;
+      return summaryRequests === 1 ? { text: 'Lost with the first worker.', delayMs: 60_000 } : { text: 'SUMMARY: two long turns.' };
+    });
+    // A window far away, so the fake reports the input it counted (the runtime's count of the thread).
+    fakes.vendor_a.contextWindow = 100_000;
+    onTestFinished(() => void (fakes.vendor_a.contextWindow = null));
+    const first = await startWorker();
+    const agent = await call('POST', '/agents', {
+      name: 'Compacting durably',
+      initialConfig: { systemPrompt: 'Be brief.', modelPreset: 'fast', limits: { maxTurns: 4 }, context: { compactAtTokens: 1_000 } },
+    });
+    const session = await call('POST', '/sessions', { agentId: agent.body.id, initialMessage: `First ${'u'.repeat(2_000)}` });
+    expect((await settled(session.body.latestRunId)).state).toBe('completed');
+    const second = await call('POST', `/sessions/${session.body.id}/runs`, { message: `Second ${'u'.repeat(2_000)}` });
+    const runId = second.body.id as string;
+
+    await waitFor('the summary call to reach the vendor', async () => {
+      for (const request of fakes.vendor_a.requests) {
+        const text = JSON.stringify(request.body);
+        if (text.includes('You compact the transcript')) return true;
+      }
+      return false;
+    });
+    await killWorkerProcess(first);
+    await startWorker();
+    const run = await settled(runId);
+    expect(run.state, JSON.stringify(run.failure)).toBe('completed');
+
+    const steps = await t.database.db.select().from(contextCompactions).where(eq(contextCompactions.runId, runId));
+    expect(steps.map((row) => [row.status, row.number, row.summary])).toEqual([['accepted', 1, 'SUMMARY: two long turns.']]);
+    const compacted = await t.database.db
+      .select()
+      .from(productEvents)
+      .where(and(eq(productEvents.aggregateId, runId), eq(productEvents.kind, 'context.compacted')));
+    expect(compacted).toHaveLength(1);
+    expect(compacted[0]!.publicPayload).toMatchObject({ runId, compaction: 1, reason: 'threshold' });
+    const attempts = await t.database.db.select().from(modelInvocations).where(eq(modelInvocations.runId, runId));
+    // Each part of the summary is one invocation; the one the dead worker began, the next completed.
+    const parts = attempts.filter((row) => row.turnId.startsWith('compact:'));
+    expect(parts.length).toBeGreaterThan(0);
+    expect(parts.every((row) => row.status === 'succeeded')).toBe(true);
+    expect(new Set(parts.map((row) => row.attempt)).size).toBe(parts.length);
+    expect(attempts.filter((row) => row.turnId === 'turn-1').map((row) => row.status)).toEqual(['succeeded']);
   }, 180_000);
 
   it('a run whose workflow start was lost is started by the reconciler', async (context) => {

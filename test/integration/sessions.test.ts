@@ -172,6 +172,7 @@ describe('POST /sessions', () => {
         cacheReadTokens: 0,
         cacheWriteTokens: 0,
         cost: 0,
+        context: { lastInputTokens: null, window: null, compactions: 0 },
       },
     });
 

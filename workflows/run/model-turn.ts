@@ -1,4 +1,5 @@
 import { sleep } from '@temporalio/workflow';
+import { CONTEXT_LIMIT_REACHED, contextLimitExplanation } from '../../domain/context/index.ts';
 import { modelRetryDelayMs, shouldRetryModel } from '../../domain/runs/model-retry.ts';
 import type { RunState } from '../../domain/runs/states.ts';
 import { markState, type RunContext } from './context.ts';
@@ -21,6 +22,22 @@ export async function modelTurn(run: RunContext, turnId: string, runOperation: O
   const { runId } = run;
   for (let attempt = 1; ; attempt++) {
     const result = await models.callModel({ runId, turnId, attempt, ...(settleOnReply ? { settleOnReply } : {}) });
+    if (result.kind === 'compact') {
+      // Past the threshold: compact, then the same attempt again. Whatever the step's outcome,
+      // the attempt does not ask again (one threshold compaction per attempt), so this ends.
+      const compacted = await models.compactContext({ runId, turnId, attempt, reason: 'threshold', tokens: result.tokens, prefixTokens: result.prefixTokens });
+      if (compacted.kind === 'failed') return { kind: 'failed', errorCode: compacted.errorCode, errorExplanation: compacted.errorExplanation };
+      attempt -= 1;
+      continue;
+    }
+    if (result.kind === 'context_overflow') {
+      // The vendor refused the input as too long: compact and try again, within the run's
+      // allowance of compactions (docs/decisions/context-compaction.md).
+      const compacted = await models.compactContext({ runId, turnId, attempt, reason: 'overflow', tokens: result.tokens, prefixTokens: result.prefixTokens });
+      if (compacted.kind === 'compacted') continue;
+      if (compacted.kind === 'failed') return { kind: 'failed', errorCode: compacted.errorCode, errorExplanation: compacted.errorExplanation };
+      return { kind: 'failed', errorCode: CONTEXT_LIMIT_REACHED, errorExplanation: contextLimitExplanation(result, compacted) };
+    }
     if (result.kind === 'reply') return result;
     if (result.kind === 'budget_exhausted') return { kind: 'budget_exhausted', maxTurns: result.maxTurns };
     if (result.kind === 'tool_calls') {

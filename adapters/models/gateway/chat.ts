@@ -1,5 +1,5 @@
 import { GatewayRouting } from '../../../domain/model-presets/routing.ts';
-import { modelError, safeVendorText, type VendorErrorDetail } from '../errors.ts';
+import { CONTEXT_OVERFLOW, modelError, safeVendorText, type VendorErrorDetail } from '../errors.ts';
 import { eventJson, joinUrl, postStream, streamEndedEarly, type StreamEvent } from '../chat-http.ts';
 import { finishText, list, parseStored, record, StreamText, text, tokens, toolCall, toolResultText, usage } from '../shared.ts';
 import type { FinishReason, ModelAdapter, ModelRequest, ModelResult, ModelToolCall } from '../types.ts';
@@ -160,14 +160,38 @@ export function buildGatewayRequest(request: ModelRequest): Record<string, unkno
         }
       : {}),
     ...(provider ? { provider } : {}),
+    // OpenRouter's sticky-routing key: every turn of a session goes to the same upstream
+    // endpoint, whose prompt cache is warm (OpenAI's prompt_cache_key, for any model).
+    ...(request.promptCacheKey ? { session_id: request.promptCacheKey } : {}),
   };
 }
 
+const EPHEMERAL = { type: 'ephemeral' } as const;
+
+/**
+ * Prompt caching. OpenRouter passes Anthropic's `cache_control` breakpoints through from text
+ * content parts of system and user messages (at most four), and Claude caches only with them;
+ * other models cache implicitly (OpenAI, Gemini, DeepSeek) and get plain string content. For an
+ * `anthropic/…` model the places are those of the vendor_b adapter, as far as OpenRouter
+ * documents them: the system prompt (which caches the tools with it), the compaction summary,
+ * and the newest user message (in a tool loop that stays the user's message: OpenRouter documents
+ * no breakpoint on tool messages). Never on empty text. Cached reads and writes come back as
+ * `usage.prompt_tokens_details.cached_tokens` and `cache_write_tokens`.
+ */
+function cachedContent(request: ModelRequest): (text: string) => unknown {
+  if (!request.model.startsWith('anthropic/')) return (text) => text;
+  return (text) => (text === '' ? text : [{ type: 'text', text, cache_control: EPHEMERAL }]);
+}
+
 function messages(request: ModelRequest): unknown[] {
-  const out: unknown[] = request.systemPrompt !== '' ? [{ role: 'system', content: request.systemPrompt }] : [];
-  for (const message of request.messages) {
-    if (message.role === 'user') out.push({ role: 'user', content: message.text });
-    else if (message.role === 'tool') out.push({ role: 'tool', tool_call_id: message.toolCallId, content: toolResultText(message) });
+  const cached = cachedContent(request);
+  const newestUser = request.messages.findLastIndex((message) => message.role === 'user');
+  const out: unknown[] = request.systemPrompt !== '' ? [{ role: 'system', content: cached(request.systemPrompt) }] : [];
+  for (const [index, message] of request.messages.entries()) {
+    if (message.role === 'user') {
+      const marked = message.summary === true || index === newestUser;
+      out.push({ role: 'user', content: marked ? cached(message.text) : message.text });
+    } else if (message.role === 'tool') out.push({ role: 'tool', tool_call_id: message.toolCallId, content: toolResultText(message) });
     else {
       out.push({
         role: 'assistant',
@@ -213,16 +237,57 @@ export function parseGatewayResponse(answer: unknown, request: ModelRequest): Mo
   };
 }
 
+// An error OpenRouter reports on a 200 answer (an error chunk, an error body, a choice that
+// failed): a refused input size is the overflow, as on a 400; anything else is the upstream's
+// failure, retryable.
 function upstreamError(request: ModelRequest, error: Record<string, unknown>, usageOut: ModelResult['usage']) {
   const status = typeof error.code === 'number' ? error.code : null;
+  const detail = readGatewayErrorObject(error);
+  const vendorText = detail.message ? `: ${safeVendorText(detail.message, request.apiKey)}` : '';
+  const extra = { providerFinishReason: 'error', usage: usageOut, httpStatus: status };
+  if (detail.contextOverflow) return modelError('provider_context_overflow', `The gateway's upstream provider refused the input${vendorText}`, extra);
   const code = status === 429 ? 'provider_rate_limited' : 'provider_server_error';
-  const detail = typeof error.message === 'string' ? `: ${safeVendorText(error.message, request.apiKey)}` : '';
-  return modelError(code, `The gateway's upstream provider failed${detail}`, { providerFinishReason: 'error', usage: usageOut, httpStatus: status });
+  return modelError(code, `The gateway's upstream provider failed${vendorText}`, extra);
 }
 
 /** OpenRouter error body: `{error: {code, message, metadata}}`. */
 export function readGatewayError(body: unknown): VendorErrorDetail {
-  const error = record(record(body).error);
-  // `code` repeats the HTTP status as a number; only a string code says more.
-  return { message: text(error.message) || undefined, code: text(error.code) || undefined };
+  return readGatewayErrorObject(record(record(body).error));
+}
+
+/**
+ * OpenRouter's error object. Its own overflow answer is "This endpoint's maximum context length
+ * is N tokens…"; an upstream's refusal comes as "Provider returned error" with the upstream's
+ * body in `metadata.raw` (JSON text, or the object), read with that vendor's recognizer
+ * (Anthropic's "prompt is too long", OpenAI's `context_length_exceeded`, Gemini's token count).
+ * The upstream's message joins OpenRouter's, so the sizes it names are kept.
+ */
+function readGatewayErrorObject(error: Record<string, unknown>): VendorErrorDetail {
+  const upstream = upstreamErrorOf(record(error.metadata).raw);
+  const outer = text(error.message);
+  const inner = upstream ? text(upstream.message) : '';
+  const overflow = (candidate: Record<string, unknown>) => Object.values(CONTEXT_OVERFLOW).some((recognize) => recognize(candidate));
+  return {
+    message: [outer, inner].filter((part, index, parts) => part !== '' && parts.indexOf(part) === index).join(': ') || undefined,
+    // `code` repeats the HTTP status as a number; only a string code says more.
+    code: text(error.code) || undefined,
+    contextOverflow: CONTEXT_OVERFLOW.openrouter(error) || (upstream !== null && overflow(upstream)),
+  };
+}
+
+// The upstream's error object from `metadata.raw`: its `error` when it has one (OpenAI, Gemini,
+// Anthropic bodies), else the object itself; raw text that is not JSON is its message.
+function upstreamErrorOf(raw: unknown): Record<string, unknown> | null {
+  let body = raw;
+  if (typeof raw === 'string') {
+    try {
+      body = JSON.parse(raw) as unknown;
+    } catch {
+      return raw.trim() === '' ? null : { message: raw };
+    }
+  }
+  const object = record(body);
+  if (Object.keys(object).length === 0) return null;
+  const inner = record(object.error);
+  return Object.keys(inner).length > 0 ? inner : object;
 }

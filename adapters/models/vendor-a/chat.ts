@@ -1,6 +1,6 @@
 import { curatedCapabilities } from '../../../domain/model-catalog/capabilities.ts';
 import { VendorASettings } from '../../../domain/model-presets/settings.ts';
-import { modelError, streamError, type VendorErrorDetail } from '../errors.ts';
+import { CONTEXT_OVERFLOW, modelError, safeVendorText, streamError, type VendorErrorDetail } from '../errors.ts';
 import { eventJson, joinUrl, postStream, streamEndedEarly, type StreamEvent } from '../chat-http.ts';
 import {
   finishText,
@@ -80,7 +80,11 @@ export class VendorAStream {
         const error = Object.keys(record(data.error)).length > 0 ? record(data.error) : data;
         throw streamError(
           'vendor_a',
-          { message: text(error.message) || undefined, code: text(error.code) || (error === data ? '' : text(error.type)) || undefined },
+          {
+            message: text(error.message) || undefined,
+            code: text(error.code) || (error === data ? '' : text(error.type)) || undefined,
+            contextOverflow: CONTEXT_OVERFLOW.openai(error),
+          },
           this.#request.apiKey,
         );
       }
@@ -101,7 +105,10 @@ export class VendorAStream {
 }
 
 /**
- * Settings → parameters. `effort` is sent verbatim (the API's values are the spec's: none, low,
+ * Settings → parameters. `promptCacheKey` → `prompt_cache_key`: OpenAI caches prompt prefixes by
+ * itself and routes by this key, so every turn of a session reaches the same cache (nothing to
+ * mark; cached reads come back as `usage.input_tokens_details.cached_tokens`, and OpenAI neither
+ * reports nor charges cache writes). `effort` is sent verbatim (the API's values are the spec's: none, low,
  * medium, high, xhigh, max; the catalog refuses a level a model lacks). `summary` →
  * `reasoning.summary`, `verbosity` → `text.verbosity`, `textFormat` → `text.format.type`.
  * `mode: pro` selects OpenAI's `-pro` sibling model (`gpt-5.2` → `gpt-5.2-pro`), which is how
@@ -119,6 +126,7 @@ export function buildVendorARequest(request: ModelRequest): Record<string, unkno
     input: inputItems(request),
     tools: request.tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, parameters: tool.inputSchema, strict: false })),
     store: false,
+    ...(request.promptCacheKey ? { prompt_cache_key: request.promptCacheKey } : {}),
     ...(reasoning
       ? {
           reasoning: settings.effort === 'none' ? { effort: 'none' } : { effort: settings.effort, summary: settings.summary },
@@ -154,6 +162,13 @@ export function parseVendorAResponse(request: ModelRequest, answer: unknown): Mo
   const status = text(body.status);
   if (status === 'failed') {
     const error = record(body.error);
+    if (CONTEXT_OVERFLOW.openai(error)) {
+      const detail = text(error.message) ? `: ${safeVendorText(text(error.message), request.apiKey)}` : '';
+      throw modelError('provider_context_overflow', `The vendor_a response failed (context_length_exceeded)${detail}`, {
+        providerFinishReason: 'failed',
+        usage: usageOut,
+      });
+    }
     const rateLimited = text(error.code) === 'rate_limit_exceeded';
     throw modelError(
       rateLimited ? 'provider_rate_limited' : 'provider_server_error',
@@ -205,8 +220,12 @@ function finishReason(status: string, incomplete: string, refused: boolean, hasT
   return 'other';
 }
 
-/** OpenAI error body: `{error: {message, type, param, code}}`. */
+/** OpenAI error body: `{error: {message, type, param, code}}`; `code: context_length_exceeded` is the overflow. */
 export function readVendorAError(body: unknown): VendorErrorDetail {
   const error = record(record(body).error);
-  return { message: text(error.message) || undefined, code: text(error.code) || text(error.type) || undefined };
+  return {
+    message: text(error.message) || undefined,
+    code: text(error.code) || text(error.type) || undefined,
+    contextOverflow: CONTEXT_OVERFLOW.openai(error),
+  };
 }

@@ -1,5 +1,5 @@
 import { VendorBSettings } from '../../../domain/model-presets/settings.ts';
-import { modelError, streamError, type VendorErrorDetail } from '../errors.ts';
+import { CONTEXT_OVERFLOW, modelError, streamError, type VendorErrorDetail } from '../errors.ts';
 import { eventJson, joinUrl, postStream, streamEndedEarly, type StreamEvent } from '../chat-http.ts';
 import { finishText, joinThinking, list, parseStored, record, replayItems, replayOf, StreamText, text, tokens, usage } from '../shared.ts';
 import type { FinishReason, ModelAdapter, ModelRequest, ModelResult, ModelToolCall } from '../types.ts';
@@ -45,10 +45,7 @@ export class VendorBStream {
   push(event: StreamEvent): boolean {
     const data = eventJson(this.#request, event.data);
     const type = text(data.type) || event.event;
-    if (type === 'error') {
-      const error = record(data.error);
-      throw streamError('vendor_b', { message: text(error.message) || undefined, code: text(error.type) || undefined }, this.#request.apiKey);
-    }
+    if (type === 'error') throw streamError('vendor_b', readVendorBError(data), this.#request.apiKey);
     if (type === 'message_start') {
       this.#message = { ...record(data.message) };
       this.#content.push(...list(this.#message.content).map((block) => ({ ...record(block) })));
@@ -133,49 +130,94 @@ export class VendorBStream {
  * Settings → parameters: `maxTokens` → `max_tokens` (the ceiling for thinking and text
  * together), `thinking: adaptive` → `thinking: {type: "adaptive"}` (`disabled` sends no
  * `thinking`, the API's default), `effort` → `output_config: {effort}` verbatim (low, medium,
- * high, xhigh, max; effort applies with or without thinking).
+ * high, xhigh, max; effort applies with or without thinking). Prompt caching: see `cacheBreakpoints`.
  */
 export function buildVendorBRequest(request: ModelRequest): Record<string, unknown> {
   const settings = parseStored(VendorBSettings, request.settings, 'settings');
+  const tools: Block[] = request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.inputSchema }));
+  const system: Block[] = request.systemPrompt !== '' ? [{ type: 'text', text: request.systemPrompt }] : [];
+  const { out, summary } = messages(request);
+  cacheBreakpoints(system, tools, out, summary);
   return {
     model: request.model,
     max_tokens: settings.maxTokens,
     stream: true,
-    ...(request.systemPrompt !== '' ? { system: request.systemPrompt } : {}),
-    messages: messages(request),
-    ...(request.tools.length > 0
-      ? { tools: request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.inputSchema })) }
-      : {}),
+    ...(system.length > 0 ? { system } : {}),
+    messages: out,
+    ...(tools.length > 0 ? { tools } : {}),
     ...(settings.thinking === 'adaptive' ? { thinking: { type: 'adaptive' } } : {}),
     output_config: { effort: settings.effort },
   };
 }
 
-type Message = { role: 'user' | 'assistant'; content: unknown[] };
+type Block = Record<string, unknown>;
+type Message = { role: 'user' | 'assistant'; content: Block[] };
+
+const EPHEMERAL = { type: 'ephemeral' } as const;
+
+/**
+ * Anthropic caches a prompt prefix only up to a block carrying `cache_control` (at most four in
+ * a request; the cache covers tools, then system, then messages, in that order). The stable
+ * prefix gets up to three breakpoints, one spare:
+ * 1. the system prompt, sent as one text block (its breakpoint caches the tools with it), or,
+ *    without a system prompt, the last tool;
+ * 2. the compaction summary's text block, which stays the same until the next compaction;
+ * 3. the last block of the newest message (the newest turn: its user text or its tool results),
+ *    so the next turn reads the whole conversation so far from the cache.
+ * Never on a thinking block (the API refuses it) nor on an empty text or tool result; a newest
+ * message that ends in one marks its last block that can carry it. Blocks are replaced, never
+ * changed, as replay blocks belong to the caller.
+ */
+function cacheBreakpoints(system: Block[], tools: Block[], out: Message[], summary: Block | null): void {
+  const mark = (blocks: Block[], index: number) => {
+    blocks[index] = { ...blocks[index], cache_control: EPHEMERAL };
+  };
+  if (system.length > 0) mark(system, system.length - 1);
+  else if (tools.length > 0) mark(tools, tools.length - 1);
+  for (const message of out) {
+    const index = summary ? message.content.indexOf(summary) : -1;
+    if (index >= 0) mark(message.content, index);
+  }
+  // The summary may itself be the newest message's last block: one breakpoint, not two.
+  const newest = out.at(-1)?.content ?? [];
+  const last = newest.findLastIndex(cacheable);
+  if (last >= 0 && newest[last]?.cache_control === undefined) mark(newest, last);
+}
+
+const cacheable = (block: Block) =>
+  block.type !== 'thinking' &&
+  block.type !== 'redacted_thinking' &&
+  !(block.type === 'text' && block.text === '') &&
+  !(block.type === 'tool_result' && block.content === '');
 
 // The API wants alternating roles, so consecutive same-role entries (several tool results, a
 // tool result then the user's next text) merge into one message, tool_result blocks first.
-function messages(request: ModelRequest): Message[] {
+// `summary` is the compaction summary's text block, when the transcript has one.
+function messages(request: ModelRequest): { out: Message[]; summary: Block | null } {
   const out: Message[] = [];
-  const push = (role: Message['role'], blocks: unknown[]) => {
+  let summary: Block | null = null;
+  const push = (role: Message['role'], blocks: Block[]) => {
     if (blocks.length === 0) return;
     const last = out.at(-1);
     if (last?.role === role) last.content.push(...blocks);
     else out.push({ role, content: blocks });
   };
   for (const message of request.messages) {
-    if (message.role === 'user') push('user', message.text === '' ? [] : [{ type: 'text', text: message.text }]);
-    else if (message.role === 'tool') push('user', [toolResult(message.toolCallId, message.result, message.isError)]);
+    if (message.role === 'user') {
+      const block = { type: 'text', text: message.text };
+      if (message.summary === true && message.text !== '') summary = block;
+      push('user', message.text === '' ? [] : [block]);
+    } else if (message.role === 'tool') push('user', [toolResult(message.toolCallId, message.result, message.isError)]);
     else {
       push('assistant', [
         // Signed thinking blocks must lead the assistant turn they came from.
-        ...(replayItems(request, message.replay) ?? []),
+        ...((replayItems(request, message.replay) ?? []) as Block[]),
         ...(message.text === '' ? [] : [{ type: 'text', text: message.text }]),
         ...message.toolCalls.map((call) => ({ type: 'tool_use', id: call.id, name: call.name, input: toolInput(call) })),
       ]);
     }
   }
-  return out;
+  return { out, summary };
 }
 
 function toolResult(toolUseId: string, result: unknown, isError: boolean) {
@@ -234,8 +276,11 @@ export function parseVendorBResponse(request: ModelRequest, answer: unknown): Mo
   };
 }
 
-/** Anthropic error body: `{type: "error", error: {type, message}}`. */
+/**
+ * Anthropic error body (and stream `error` event): `{type: "error", error: {type, message}}`;
+ * an `invalid_request_error` "prompt is too long: …" is the overflow.
+ */
 export function readVendorBError(body: unknown): VendorErrorDetail {
   const error = record(record(body).error);
-  return { message: text(error.message) || undefined, code: text(error.type) || undefined };
+  return { message: text(error.message) || undefined, code: text(error.type) || undefined, contextOverflow: CONTEXT_OVERFLOW.anthropic(error) };
 }

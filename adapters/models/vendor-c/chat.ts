@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { VendorCSettings } from '../../../domain/model-presets/settings.ts';
-import { modelError, streamError, type VendorErrorDetail } from '../errors.ts';
+import { CONTEXT_OVERFLOW, modelError, streamError, type VendorErrorDetail } from '../errors.ts';
 import { eventJson, joinUrl, postStream, streamEndedEarly, type StreamEvent } from '../chat-http.ts';
 import { finishText, joinThinking, list, parseStored, record, replayItems, replayOf, StreamText, text, tokens, usage } from '../shared.ts';
 import type { FinishReason, ModelAdapter, ModelMessage, ModelRequest, ModelResult, ModelToolCall } from '../types.ts';
@@ -117,7 +117,10 @@ const usesBudget = (model: string) => /^gemini-[12][.-]/.test(modelId(model));
  * medium 8192, high 24576, xhigh 32768 (24576 outside the Pro line, its maximum). Thought
  * summaries are always requested (`includeThoughts`) for the debug record. `textFormat: text` →
  * `responseMimeType: text/plain`. Tools use `parametersJsonSchema`, which takes our JSON
- * Schema as published instead of Gemini's OpenAPI subset.
+ * Schema as published instead of Gemini's OpenAPI subset. Prompt caching needs nothing here:
+ * Gemini 2.5 and later cache repeated prefixes implicitly, and report the tokens read from the
+ * cache as `usageMetadata.cachedContentTokenCount` (a part of `promptTokenCount`; no writes are
+ * reported or charged). `promptCacheKey` has no Gemini counterpart.
  */
 export function buildVendorCRequest(request: ModelRequest): Record<string, unknown> {
   const settings = parseStored(VendorCSettings, request.settings, 'settings');
@@ -198,6 +201,7 @@ export function parseVendorCResponse(request: ModelRequest, answer: unknown): Mo
   const body = record(answer);
   noteResponseModel(body.modelVersion);
   const meta = record(body.usageMetadata);
+  // promptTokenCount includes the cached part, as the contract counts input.
   const cacheRead = tokens(meta.cachedContentTokenCount);
   const usageOut = usage(tokens(meta.promptTokenCount), tokens(meta.candidatesTokenCount) + tokens(meta.thoughtsTokenCount), cacheRead, 0);
   const candidate = record(list(body.candidates)[0]);
@@ -248,11 +252,14 @@ function synthesizedId(seed: string, index: number): string {
   return `${SYNTHESIZED_ID_PREFIX}${createHash('sha256').update(`${seed}\u0000${index}`).digest('hex').slice(0, 24)}`;
 }
 
-/** Gemini error body: `{error: {code, message, status, details: [{reason}]}}`. */
+/**
+ * Gemini error body (and error chunk): `{error: {code, message, status, details: [{reason}]}}`;
+ * an `INVALID_ARGUMENT` "The input token count (…) exceeds the maximum…" is the overflow.
+ */
 export function readVendorCError(body: unknown): VendorErrorDetail {
   const error = record(record(body).error);
   const reason = list(error.details)
     .map((detail) => text(record(detail).reason))
     .find((value) => value !== '');
-  return { message: text(error.message) || undefined, code: reason || text(error.status) || undefined };
+  return { message: text(error.message) || undefined, code: reason || text(error.status) || undefined, contextOverflow: CONTEXT_OVERFLOW.gemini(error) };
 }

@@ -56,6 +56,8 @@ const ERROR_TYPES: Record<string, string> = {
   // A spent session or project budget (docs/decisions/budgets.md): money, as the vendor's quota is.
   budget_exceeded: 'billing_error',
   model_turn_limit_exceeded: 'tool_use_limit_reached_error',
+  // The conversation outgrew the model's window and compacting could not help (docs/decisions/context-compaction.md).
+  context_limit_reached: 'compaction_limit_reached_error',
 };
 
 function sessionError(errorCode: unknown, message: unknown, retry: 'retrying' | 'exhausted') {
@@ -119,6 +121,8 @@ export function cmaEventsOf(event: EventSource, facts: EventFacts): CmaEvent[] {
         { id: cmaEventId(event.id, 1), type: 'session.status_idle', stop_reason: { type: 'retries_exhausted' }, stop_details: null, processed_at: at },
       ];
     }
+    case 'context.compacted':
+      return one({ type: 'agent.thread_context_compacted' });
     case 'run.cancellation_requested':
       return one({ type: 'user.interrupt' });
     case 'session.archived':

@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import type { PendingTurn, ProjectClient, PublicAgent, PublicRun, SessionDetail } from '../../../client/src/index.ts';
 import { ApprovalActions } from '../components/ApprovalActions.tsx';
+import { ContextMeter } from '../components/ContextMeter.tsx';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { eventLabel } from '../components/eventLabel.ts';
 import { toAttachments } from '../components/files.ts';
@@ -150,6 +151,9 @@ export function SessionDetailScreen({ sessionId }: { sessionId: string }) {
           The agent is working; follow-up messages open when the run settles.
         </p>
       )}
+
+      <h2>Context</h2>
+      <ContextMeter session={data} />
 
       <h2>Timeline</h2>
       <Waterfall session={data} now={now} />

@@ -42,7 +42,7 @@ export async function prepareAgentVersion(
 
   const refs = referencedResources(config);
   // One after another: `ctx.db` may be the request's transaction (a single connection).
-  const presets = await loadPresetFacts(ctx, deps, [refs.presetKey]);
+  const presets = await loadPresetFacts(ctx, deps, [refs.presetKey, ...(refs.summaryPresetKey === null ? [] : [refs.summaryPresetKey])]);
   const skillVersions = await loadSkillVersionFacts(ctx.db, { organizationId: actor.organizationId, ids: refs.skillVersionIds });
   const delegateVersions = await loadDelegateFacts(ctx.db, { organizationId: actor.organizationId, ids: refs.delegateVersionIds });
   const mcp = await loadMcpFacts(ctx.db, {

@@ -52,10 +52,12 @@ export async function createModelPreset({
     throw new ConflictError(`Preset key "${body.key}" is used by a deployment preset`);
   }
   let prices: ModelPrices | null = body.prices ? operatorPrices(body.prices) : null;
+  let contextWindow: number | null = null;
   if (!config.savedGatewayPreset) {
     const catalog = await fetchProviderCatalog({ providerType: provider.providerType, apiKey: providerApiKey(keyring, provider), baseUrls });
     const entry = catalog.find((candidate) => candidate.model === config.model);
     checkPresetAgainstCatalog(config, entry, 'body');
+    contextWindow = entry?.contextWindow ?? null;
     // Omitted prices come from the catalog where the provider publishes them in our currency;
     // an explicit null keeps the preset unpriced.
     if (body.prices === undefined && entry?.pricesUsd && currency === 'USD') prices = { ...entry.pricesUsd, source: 'catalog' };
@@ -78,6 +80,7 @@ export async function createModelPreset({
           routing: config.routing,
           settings: config.settings,
           prices,
+          contextWindow,
           createdByPrincipalId: actor.principalId,
           createdAt: tx.clock.now(),
         })

@@ -92,6 +92,7 @@ export const NOT_BACKED_UP: Readonly<Record<string, string>> = {
   pending_turns: 'turns waiting for a busy session (runtime data)',
   session_skill_bindings: 'the Skill versions a session pinned at creation (session state)',
   messages: 'transcripts',
+  context_compactions: 'summaries of compacted conversations (transcript state)',
   runs: 'runs (runtime data)',
   run_turn_reservations: "a run's durable turn budget (runtime data)",
   model_invocations: 'provider attempts of model turns (run debug data)',

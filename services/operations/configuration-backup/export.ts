@@ -170,6 +170,7 @@ export async function exportConfiguration({
       routing: row.routing,
       settings: row.settings ?? null,
       ...(row.prices ? { prices: row.prices } : {}),
+      ...(row.contextWindow !== null ? { contextWindow: row.contextWindow } : {}),
       archived: row.archivedAt !== null,
       createdAt: row.createdAt.toISOString(),
     })),

@@ -395,6 +395,7 @@ function buildRows(tx: ServiceContext, deps: RestoreDeps, file: BackupFile, plan
         routing: entry.routing,
         settings: entry.settings,
         prices: entry.prices ?? null,
+        contextWindow: entry.contextWindow ?? null,
         createdByPrincipalId: createdBy,
         createdAt: at(entry.createdAt),
         archivedAt: entry.archived ? now : null,

@@ -39,7 +39,16 @@ async function runOf(ctx: ServiceContext, runId: string, known?: InvocationRun):
  */
 export async function startModelInvocation(
   ctx: ServiceContext,
-  input: { runId: string; turnId: string; attempt: number; agentId: string; preset: string; apiKeyId: string | null },
+  input: {
+    runId: string;
+    turnId: string;
+    attempt: number;
+    agentId: string;
+    preset: string;
+    apiKeyId: string | null;
+    /** false: no "model call started" event (a compaction's summary call: `context.compacted` tells of it). */
+    announce?: boolean;
+  },
   known?: InvocationRun,
 ): Promise<void> {
   await withTransaction(ctx, async (tx) => {
@@ -60,7 +69,7 @@ export async function startModelInvocation(
       })
       .onConflictDoNothing()
       .returning({ id: modelInvocations.id });
-    if (inserted.length === 1 && input.attempt === 1) {
+    if (inserted.length === 1 && input.attempt === 1 && input.announce !== false) {
       await appendProductEvent(tx, {
         organizationId: run.organizationId,
         projectId: run.projectId,
@@ -91,12 +100,19 @@ export async function completeModelInvocation(
     finishReason: string;
     providerFinishReason: string | null;
     thinking: string | null;
+    /**
+     * The model's context window when known; `meter`: the call read the run's main thread, so its
+     * input and the window become the run's and the session's context meter.
+     */
+    context?: { window: number | null; meter: boolean };
   },
   known?: InvocationRun,
 ): Promise<void> {
   await withTransaction(ctx, async (tx) => {
     const run = await runOf(tx, input.runId, known);
     const { usage } = input;
+    const window = input.context?.window ?? null;
+    const meter = input.context?.meter === true;
     const cost = costNanos(usage, input.prices);
     const now = tx.clock.now();
     const [completed] = rowsOf<{ agent_id: string; preset: string | null; api_key_id: string | null; model_calls: number }>(
@@ -104,18 +120,23 @@ export async function completeModelInvocation(
         with invocation as (
           update model_invocations set status = 'succeeded', input_tokens = ${usage.inputTokens}, output_tokens = ${usage.outputTokens},
             cache_read_tokens = ${usage.cacheReadTokens}, cache_write_tokens = ${usage.cacheWriteTokens}, cost_nanos = ${cost},
-            finish_reason = ${input.finishReason}, provider_finish_reason = ${input.providerFinishReason}, thinking = ${input.thinking}, completed_at = ${now.toISOString()}::timestamptz
+            finish_reason = ${input.finishReason}, provider_finish_reason = ${input.providerFinishReason}, thinking = ${input.thinking}, context_window = ${window}::int,
+            completed_at = ${now.toISOString()}::timestamptz
           where run_id = ${run.id}::uuid and turn_id = ${input.turnId} and attempt = ${input.attempt} and status = 'started'
           returning preset, api_key_id
         ), counted_run as (
           update runs set model_calls = model_calls + 1, input_tokens = input_tokens + ${usage.inputTokens}, output_tokens = output_tokens + ${usage.outputTokens},
-            cache_read_tokens = cache_read_tokens + ${usage.cacheReadTokens}, cache_write_tokens = cache_write_tokens + ${usage.cacheWriteTokens}, cost_nanos = cost_nanos + ${cost}
+            cache_read_tokens = cache_read_tokens + ${usage.cacheReadTokens}, cache_write_tokens = cache_write_tokens + ${usage.cacheWriteTokens}, cost_nanos = cost_nanos + ${cost},
+            context_last_input_tokens = case when ${meter}::boolean then ${usage.inputTokens}::int else context_last_input_tokens end,
+            context_window = case when ${meter}::boolean then ${window}::int else context_window end
           where id = ${run.id}::uuid and exists (select 1 from invocation)
           returning model_calls
         ), counted_session as (
           update sessions set input_tokens = input_tokens + ${usage.inputTokens}, output_tokens = output_tokens + ${usage.outputTokens},
             cache_read_tokens = cache_read_tokens + ${usage.cacheReadTokens}, cache_write_tokens = cache_write_tokens + ${usage.cacheWriteTokens},
-            cost_nanos = cost_nanos + ${cost}, last_activity_at = ${now.toISOString()}::timestamptz
+            cost_nanos = cost_nanos + ${cost}, last_activity_at = ${now.toISOString()}::timestamptz,
+            context_last_input_tokens = case when ${meter}::boolean then ${usage.inputTokens}::int else context_last_input_tokens end,
+            context_window = case when ${meter}::boolean then ${window}::int else context_window end
           where id = ${run.sessionId}::uuid and exists (select 1 from invocation)
           returning agent_id
         )

@@ -45,28 +45,7 @@ const numberOrNull = (value: string | null) => (value === null ? null : Number(v
  */
 export async function reserveModelTurn(ctx: ServiceContext, input: { runId: string; turnId: string; maxTurns: number }): Promise<TurnReservation> {
   return withTransaction(ctx, async (tx) => {
-    const monthStart = monthStartOf(tx.clock.now());
-    const [row] = rowsOf<RunBudgetRow>(
-      await tx.db.execute(sql`
-        select r.organization_id, r.project_id, s.agent_id, creator.subject as creator_subject,
-          s.budget_max_cost_nanos as session_max_cost_nanos, s.budget_max_tokens as session_max_tokens,
-          s.cost_nanos as session_cost_nanos, s.input_tokens + s.output_tokens as session_tokens,
-          p.budget_monthly_max_cost_nanos as project_max_cost_nanos, p.budget_monthly_max_tokens as project_max_tokens,
-          month.cost_nanos as month_cost_nanos, month.tokens as month_tokens
-        from runs r
-        join sessions s on s.id = r.session_id
-        join projects p on p.id = r.project_id
-        left join principals creator on creator.id = r.created_by_principal_id
-        left join lateral (
-          select sum(u.cost_nanos) as cost_nanos, sum(u.input_tokens + u.output_tokens) as tokens
-          from usage_daily u
-          where u.project_id = r.project_id and u.day >= ${monthStart}::date
-            and (p.budget_monthly_max_cost_nanos is not null or p.budget_monthly_max_tokens is not null)
-        ) month on true
-        where r.id = ${input.runId}::uuid
-        for update of r`),
-    );
-    if (!row) throw new NotFoundError('No run with that id');
+    const row = await readRunBudget(tx, input.runId, { lock: true });
     const spentBudget = spentBudgetOf(row);
     if (spentBudget) return { reserved: false as const, spentBudget };
     const facts: InvocationFacts = { agentId: row.agent_id, apiKeyId: row.creator_subject === null ? null : apiKeyIdOfSubject(row.creator_subject) };
@@ -88,6 +67,45 @@ export async function reserveModelTurn(ctx: ServiceContext, input: { runId: stri
       .where(and(eq(runTurnReservations.runId, input.runId), eq(runTurnReservations.turnId, input.turnId)));
     return existing ? { reserved: true as const, ordinal: existing.ordinal, facts } : { reserved: false as const };
   });
+}
+
+/**
+ * The run's spend against its session's and project's budgets, and what its invocation rows
+ * record for the ledger, without reserving a turn: for model calls outside the turn budget (a
+ * context compaction's summary). A spent budget refuses them too.
+ */
+export async function checkRunBudget(ctx: ServiceContext, runId: string): Promise<{ spentBudget?: SpentBudget; facts: InvocationFacts }> {
+  const row = await readRunBudget(ctx, runId, { lock: false });
+  const facts: InvocationFacts = { agentId: row.agent_id, apiKeyId: row.creator_subject === null ? null : apiKeyIdOfSubject(row.creator_subject) };
+  const spentBudget = spentBudgetOf(row);
+  return spentBudget ? { spentBudget, facts } : { facts };
+}
+
+/** One statement: the run, its budgets and the month's spend from the usage rollup (`lock`: the run row for update). */
+async function readRunBudget(tx: ServiceContext, runId: string, options: { lock: boolean }): Promise<RunBudgetRow> {
+  const monthStart = monthStartOf(tx.clock.now());
+  const [row] = rowsOf<RunBudgetRow>(
+    await tx.db.execute(sql`
+        select r.organization_id, r.project_id, s.agent_id, creator.subject as creator_subject,
+          s.budget_max_cost_nanos as session_max_cost_nanos, s.budget_max_tokens as session_max_tokens,
+          s.cost_nanos as session_cost_nanos, s.input_tokens + s.output_tokens as session_tokens,
+          p.budget_monthly_max_cost_nanos as project_max_cost_nanos, p.budget_monthly_max_tokens as project_max_tokens,
+          month.cost_nanos as month_cost_nanos, month.tokens as month_tokens
+        from runs r
+        join sessions s on s.id = r.session_id
+        join projects p on p.id = r.project_id
+        left join principals creator on creator.id = r.created_by_principal_id
+        left join lateral (
+          select sum(u.cost_nanos) as cost_nanos, sum(u.input_tokens + u.output_tokens) as tokens
+          from usage_daily u
+          where u.project_id = r.project_id and u.day >= ${monthStart}::date
+            and (p.budget_monthly_max_cost_nanos is not null or p.budget_monthly_max_tokens is not null)
+        ) month on true
+        where r.id = ${runId}::uuid
+        ${options.lock ? sql`for update of r` : sql``}`),
+  );
+  if (!row) throw new NotFoundError('No run with that id');
+  return row;
 }
 
 function spentBudgetOf(row: RunBudgetRow): SpentBudget | undefined {

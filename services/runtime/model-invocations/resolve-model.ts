@@ -1,3 +1,4 @@
+import { curatedCapabilities } from '../../../domain/model-catalog/capabilities.ts';
 import type { ModelProviderType } from '../../../domain/model-catalog/types.ts';
 import type { ModelPrices } from '../../../domain/usage/prices.ts';
 import type { CredentialKeyring } from '../../kernel/credentials/index.ts';
@@ -18,6 +19,8 @@ export type RunModel = {
   apiKey: string;
   /** The preset's prices (null: unpriced); a call's cost is figured at them. */
   prices: ModelPrices | null;
+  /** The model's context window: the catalog's when the preset was created, else the curated table's; null when unknown. */
+  contextWindow: number | null;
 };
 
 export type RunModelUnavailable = { unavailable: true; errorCode: 'model_provider_removed' | 'model_preset_unavailable'; errorExplanation: string };
@@ -42,7 +45,15 @@ export async function resolveRunModel(
         errorExplanation: `The model provider "${provider.key}" of preset "${preset.key}" was removed.`,
       };
     }
-    return toRunModel(input.presetKey, preset.model, preset.settings, preset.routing, providerApiKey(input.keyring, provider), preset.prices ?? null);
+    return toRunModel(
+      input.presetKey,
+      preset.model,
+      preset.settings,
+      preset.routing,
+      providerApiKey(input.keyring, provider),
+      preset.prices ?? null,
+      preset.contextWindow,
+    );
   }
   const [deployment] = await resolveDeploymentPresets(ctx, { ...scope, presets: input.deploymentPresets, keys: [input.presetKey] });
   if (deployment?.provider && deployment.provider.credentialCiphertext) {
@@ -54,6 +65,7 @@ export async function resolveRunModel(
       (preset.routing as Record<string, unknown> | undefined) ?? {},
       providerApiKey(input.keyring, provider),
       preset.prices ?? null,
+      null,
     );
   }
   return {
@@ -70,7 +82,10 @@ function toRunModel(
   routing: Record<string, unknown>,
   apiKey: string,
   prices: ModelPrices | null,
+  catalogWindow: number | null,
 ): RunModel {
   const providerType = providerTypeOfModel(model);
-  return { providerType, preset: presetKey, model: model.slice(providerType.length + 1), settings, routing, apiKey, prices };
+  const vendorModel = model.slice(providerType.length + 1);
+  const curated = providerType === 'gateway' ? undefined : curatedCapabilities(providerType, vendorModel).contextWindow;
+  return { providerType, preset: presetKey, model: vendorModel, settings, routing, apiKey, prices, contextWindow: catalogWindow ?? curated ?? null };
 }

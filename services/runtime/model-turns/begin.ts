@@ -14,6 +14,17 @@ import { withTransaction } from '../../kernel/transaction.ts';
 import { mountedTools } from '../tool-calls/index.ts';
 import { renderRunInstructions } from '../../../domain/skills/catalog.ts';
 import { usableSkills } from '../runs/index.ts';
+import { readThreadContext, runCompactionSteps } from '../compaction/index.ts';
+import {
+  compactionStepKey,
+  contextTokens,
+  estimatePrefixTokens,
+  estimateTextTokens,
+  maxKeptTokens,
+  planCompaction,
+  renderSummaryForModel,
+  resolveContextPolicy,
+} from '../../../domain/context/index.ts';
 
 /** A tool as the model is offered it: the published definition without owner or approval. */
 export type OfferedTool = { name: string; description: string; inputSchema: Record<string, unknown> };
@@ -25,8 +36,26 @@ export type ModelTurnPlan =
   | { kind: 'budget_exceeded'; errorExplanation: string }
   /** The preset or provider cannot be used (recorded as a failed invocation): not retryable. */
   | { kind: 'unavailable'; errorCode: string; errorExplanation: string }
-  /** Call the model with this: the resolved model and key, the instructions, transcript and tools. */
-  | { kind: 'ready'; model: RunModel; systemPrompt: string; transcript: MessageRow[]; tools: OfferedTool[]; run: { projectId: string; sessionId: string } };
+  /**
+   * The turn's input would pass the agent's compaction threshold: compact first (the workflow's
+   * compaction step), then begin the same attempt again. `tokens`: the input's estimate;
+   * `prefixTokens`: the instructions' and tools' share of it.
+   */
+  | { kind: 'compact'; tokens: number; prefixTokens: number }
+  /**
+   * Call the model with this: the resolved model and key, the instructions, the latest summary
+   * (null: none) and the transcript after it, the tools, and the input's estimate (`context`).
+   */
+  | {
+      kind: 'ready';
+      model: RunModel;
+      systemPrompt: string;
+      summary: string | null;
+      transcript: MessageRow[];
+      tools: OfferedTool[];
+      run: { projectId: string; sessionId: string };
+      context: { tokens: number; prefixTokens: number };
+    };
 
 /**
  * The first half of one model attempt (for the runtime): checks the session's and project's
@@ -44,7 +73,8 @@ export async function beginModelTurn({
   deps: { keyring: CredentialKeyring; deploymentPresets: readonly DeploymentPreset[]; currency: string };
   input: { runId: string; turnId: string; attempt: number };
 }): Promise<ModelTurnPlan> {
-  const context = await loadRunContext(ctx.db, input.runId);
+  const mainThread = await readThreadContext(ctx.db, { runId: input.runId });
+  const context = await loadRunContext(ctx.db, input.runId, { afterSequence: mainThread.latest?.throughSequence ?? 0 });
   const config = context.agentVersion.config as unknown as AgentConfig;
   return withTransaction(ctx, async (tx) => {
     const reservation = await reserveModelTurn(tx, { runId: input.runId, turnId: input.turnId, maxTurns: config.limits.maxTurns });
@@ -70,21 +100,53 @@ export async function beginModelTurn({
     const systemPrompt = renderRunInstructions(config.systemPrompt, usableSkills(context.skills), { sandboxed: config.sandbox.enabled });
     const operationCallId = operationCallOfTurn(input.turnId);
     const run = { projectId: context.run.projectId, sessionId: context.run.sessionId };
-    if (!operationCallId) return { kind: 'ready', model, systemPrompt, transcript: context.messages, tools: offered(await mountedTools(tx, config)), run };
-    // A Harness Operation's sub-loop: its own thread, the operation's instructions, and the
-    // parent's tools without the operations (they do not nest).
-    const call = await findOperationCall(tx.db, operationCallId);
-    const operation = config.harnessOperations.find((entry) => entry.key === call?.operationKey);
-    if (!call || !operation) throw new Error(`turn ${input.turnId} belongs to no started operation of this version`);
-    const operationKeys = new Set(config.harnessOperations.map((entry) => entry.key));
-    const tools = (await mountedTools(tx, config)).filter((tool) => !operationKeys.has(tool.name));
+    const turn = operationCallId ? await operationTurn(tx, config, systemPrompt, operationCallId, input.turnId) : null;
+    const thread = turn?.thread ?? mainThread;
+    const transcript = turn?.transcript ?? context.messages;
+    const tools = offered(turn?.tools ?? (await mountedTools(tx, config)));
+    const instructions = turn?.systemPrompt ?? systemPrompt;
+    const prefixTokens = estimatePrefixTokens(instructions, tools);
+    const tokens = contextTokens({
+      counted: thread.counted,
+      prefixTokens,
+      summaryTokens: thread.latest ? estimateTextTokens(renderSummaryForModel(thread.latest.summary)) : 0,
+      messages: transcript,
+    });
+    const policy = resolveContextPolicy(config.context, { contextWindow: model.contextWindow, modelPreset: config.modelPreset });
+    if (policy.compactAtTokens !== null && tokens > policy.compactAtTokens) {
+      // At most one threshold compaction per attempt, within the run's allowance, and only when
+      // there is something to summarize: otherwise the call goes ahead (and the vendor decides).
+      const steps = await runCompactionSteps(tx.db, input.runId, compactionStepKey(input.turnId, input.attempt, 'threshold'));
+      const plan = planCompaction(transcript, { keepRecentTurns: policy.keepRecentTurns, maxKeptTokens: maxKeptTokens(policy.compactAtTokens, tokens) });
+      if (!steps.stepTaken && steps.used < policy.maxCompactionsPerRun && plan) return { kind: 'compact', tokens, prefixTokens };
+    }
     return {
       kind: 'ready',
       model,
-      systemPrompt: renderOperationInstructions(systemPrompt, operation),
-      transcript: await operationTranscript(tx.db, call.threadId),
-      tools: offered(tools),
+      systemPrompt: instructions,
+      summary: thread.latest?.summary ?? null,
+      transcript,
+      tools,
       run,
+      context: { tokens, prefixTokens },
     };
   });
+}
+
+/**
+ * A Harness Operation's sub-loop turn: its own thread, the operation's instructions, and the
+ * parent's tools without the operations (they do not nest).
+ */
+async function operationTurn(tx: ServiceContext, config: AgentConfig, systemPrompt: string, operationCallId: string, turnId: string) {
+  const call = await findOperationCall(tx.db, operationCallId);
+  const operation = config.harnessOperations.find((entry) => entry.key === call?.operationKey);
+  if (!call || !operation) throw new Error(`turn ${turnId} belongs to no started operation of this version`);
+  const operationKeys = new Set(config.harnessOperations.map((entry) => entry.key));
+  const thread = await readThreadContext(tx.db, { threadId: call.threadId });
+  return {
+    thread,
+    systemPrompt: renderOperationInstructions(systemPrompt, operation),
+    transcript: await operationTranscript(tx.db, call.threadId, thread.latest?.throughSequence ?? 0),
+    tools: (await mountedTools(tx, config)).filter((tool) => !operationKeys.has(tool.name)),
+  };
 }

@@ -27,6 +27,8 @@ export type ModelTurnOutcome =
       finishReason: string;
       providerFinishReason: string | null;
       thinking: string | null;
+      /** The model's context window when known (the context meter's scale). */
+      contextWindow?: number | null;
     }
   | { kind: 'failed'; errorCode: string; errorExplanation: string; providerFinishReason: string | null };
 
@@ -69,6 +71,8 @@ export async function finishModelTurn({
           .from(runs)
           .where(eq(runs.id, runId));
     if (!run) throw new NotFoundError('No run with that id');
+    const threadId = await threadOfTurn(tx.db, turnId);
+    const turn = threadId ? null : mainTurnNumber(turnId);
     await completeModelInvocation(
       tx,
       {
@@ -80,11 +84,10 @@ export async function finishModelTurn({
         finishReason: outcome.finishReason,
         providerFinishReason: outcome.providerFinishReason,
         thinking: outcome.thinking,
+        context: { window: outcome.contextWindow ?? null, meter: turn !== null },
       },
       run,
     );
-    const threadId = await threadOfTurn(tx.db, turnId);
-    const turn = threadId ? null : mainTurnNumber(turnId);
     const content = { text: outcome.text, toolCalls: outcome.toolCalls, replay: outcome.replay ?? null };
     await appendRunMessage(
       tx,
@@ -93,6 +96,8 @@ export async function finishModelTurn({
         stepKey: turnId,
         role: 'assistant',
         content,
+        // A vendor that reports no usage leaves the last count standing (the estimate covers the rest).
+        ...(outcome.usage.inputTokens > 0 ? { contextTokens: outcome.usage.inputTokens + outcome.usage.outputTokens } : {}),
         ...(threadId ? { threadId } : {}),
         ...(turn === null ? {} : { eventId: turnMessageEventId(runId, turn) }),
       },

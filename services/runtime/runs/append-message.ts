@@ -32,6 +32,8 @@ export type AppendRunMessageInput = {
   content: Record<string, unknown>;
   threadId?: string;
   eventId?: string;
+  /** An assistant reply: the vendor's count of its request plus the reply (see `insertThreadMessage`). */
+  contextTokens?: number;
 };
 
 /**
@@ -69,6 +71,7 @@ export async function appendRunMessage(ctx: ServiceContext, input: AppendRunMess
       stepKey: input.stepKey,
       role: input.role,
       content: input.content,
+      ...(input.contextTokens === undefined ? {} : { contextTokens: input.contextTokens }),
     });
     await tx.db.update(sessions).set({ lastActivityAt: message.createdAt }).where(eq(sessions.id, run.sessionId));
     await appendProductEvent(tx, {

@@ -24,7 +24,7 @@ export { lockSessionAndLatestRun } from './lock-session.ts';
 export { createLoggingRunStarter } from './logging-run-starter.ts';
 export { findOperationCall, operationTranscript, threadOfTurn } from './operation-threads.ts';
 export { listPendingTurns } from './pending-turns.ts';
-export { toMessageResponse, toRunResponse } from './public.ts';
+export { contextMeterOf, toMessageResponse, toRunResponse } from './public.ts';
 export type { MessageRow, PublicRun, RunRow } from './public.ts';
 export { queueRun } from './queue-run.ts';
 export { resumeRun } from './resume.ts';

@@ -33,6 +33,12 @@ export async function insertThreadMessage(
      * before. Needs `id`.
      */
     held?: boolean;
+    /**
+     * The vendor's count of the model's reading of the thread through this message (an assistant
+     * reply: its request's input plus the reply), kept on the thread in the same statement as the
+     * sequence (docs/decisions/context-compaction.md).
+     */
+    contextTokens?: number;
   },
 ): Promise<MessageRow> {
   if (input.held && !input.id) throw new Error('a held message insert needs its id');
@@ -41,7 +47,12 @@ export async function insertThreadMessage(
       ? [{ sequence: input.reservedSequence }]
       : await tx.db
           .update(threads)
-          .set({ lastMessageSequence: sql`${threads.lastMessageSequence} + 1` })
+          .set({
+            lastMessageSequence: sql`${threads.lastMessageSequence} + 1`,
+            ...(input.contextTokens === undefined
+              ? {}
+              : { contextTokens: input.contextTokens, contextThroughSequence: sql`${threads.lastMessageSequence} + 1` }),
+          })
           .where(eq(threads.id, input.threadId))
           .returning({ sequence: threads.lastMessageSequence });
   if (!thread) throw new Error(`thread ${input.threadId} does not exist`);

@@ -1,4 +1,4 @@
-import { asc, eq } from 'drizzle-orm';
+import { and, asc, eq, gt } from 'drizzle-orm';
 import type { Executor } from '../../../db/client.ts';
 import { agentVersions, messages, runs, sessions } from '../../../db/schema/index.ts';
 import { loadSessionSkills, type SessionSkill } from './session-skills.ts';
@@ -18,7 +18,10 @@ export type RunVersion = {
 export type RunContext = RunVersion & {
   /** The Skill versions the session bound at creation, in binding order, revoked ones included. */
   skills: SessionSkill[];
-  /** The whole thread (earlier runs included) in sequence order, stored content unredacted. */
+  /**
+   * The thread (earlier runs included) in sequence order, stored content unredacted: all of it, or
+   * what follows `afterSequence` (what the latest context compaction's summary does not cover).
+   */
   messages: MessageRow[];
 };
 
@@ -40,12 +43,16 @@ export async function loadRunVersion(db: Executor, runId: string): Promise<RunVe
 
 /**
  * Everything the run workflow's model turns need: the run, its session and version, the
- * session's bound Skill versions and the whole thread. The transcript is raw: never return it to a
+ * session's bound Skill versions and the thread (after `afterSequence`). The transcript is raw: never return it to a
  * client.
  */
-export async function loadRunContext(db: Executor, runId: string): Promise<RunContext> {
+export async function loadRunContext(db: Executor, runId: string, options: { afterSequence?: number } = {}): Promise<RunContext> {
   const base = await loadRunVersion(db, runId);
   const skills = await loadSessionSkills(db, base.session.id);
-  const thread = await db.select().from(messages).where(eq(messages.threadId, base.run.threadId)).orderBy(asc(messages.sequence));
+  const thread = await db
+    .select()
+    .from(messages)
+    .where(and(eq(messages.threadId, base.run.threadId), gt(messages.sequence, options.afterSequence ?? 0)))
+    .orderBy(asc(messages.sequence));
   return { ...base, skills, messages: thread };
 }

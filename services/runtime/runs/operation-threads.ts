@@ -1,4 +1,4 @@
-import { asc, eq } from 'drizzle-orm';
+import { and, asc, eq, gt } from 'drizzle-orm';
 import type { Executor } from '../../../db/client.ts';
 import { harnessOperationCalls, messages } from '../../../db/schema/index.ts';
 import { operationCallOfTurn } from '../../../domain/runs/harness-operations.ts';
@@ -21,6 +21,10 @@ export async function threadOfTurn(db: Executor, turnId: string): Promise<string
 }
 
 /** An operation thread's messages in order: the sub-loop's transcript. */
-export async function operationTranscript(db: Executor, threadId: string): Promise<MessageRow[]> {
-  return db.select().from(messages).where(eq(messages.threadId, threadId)).orderBy(asc(messages.sequence));
+export async function operationTranscript(db: Executor, threadId: string, afterSequence = 0): Promise<MessageRow[]> {
+  return db
+    .select()
+    .from(messages)
+    .where(and(eq(messages.threadId, threadId), gt(messages.sequence, afterSequence)))
+    .orderBy(asc(messages.sequence));
 }

@@ -31,6 +31,14 @@ export const toRunResponse = (row: RunRow): PublicRun => ({
   updatedAt: row.updatedAt.toISOString(),
   failure: hasFailure(row.state) ? (row.failure ?? defaultFailureOf(row.state)) : null,
   ...runUsage(row),
+  context: contextMeterOf(row),
+});
+
+/** The context meter of a run or session row (docs/decisions/context-compaction.md). */
+export const contextMeterOf = (row: { contextLastInputTokens: number | null; contextWindow: number | null; contextCompactions: number }) => ({
+  lastInputTokens: row.contextLastInputTokens,
+  window: row.contextWindow,
+  compactions: row.contextCompactions,
 });
 
 /** A run's usage and cost as the API and its settled event show them. */

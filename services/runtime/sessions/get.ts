@@ -4,6 +4,7 @@ import { and, asc, desc, eq, inArray, or } from 'drizzle-orm';
 import {
   agentVersions,
   approvals,
+  contextCompactions,
   messages,
   modelInvocations,
   productEvents,
@@ -19,12 +20,12 @@ import type { ServiceContext } from '../../kernel/service-context.ts';
 import { loadSessionSkills } from '../runs/index.ts';
 import { delegationsOfSession } from '../delegations/index.ts';
 import { toPublicEvent } from '../../kernel/events/index.ts';
-import { toMessageResponse, toRunResponse } from '../runs/index.ts';
+import { contextMeterOf, toMessageResponse, toRunResponse } from '../runs/index.ts';
 import { toApprovalResponse, toToolCallResponse } from '../tool-calls/index.ts';
 import { readPendingWork } from '../tool-calls/index.ts';
 import { findSession } from '../runs/index.ts';
 import { listPendingTurns } from '../runs/index.ts';
-import { toModelInvocationResponse, toSessionListItem, type PublicSessionSkill } from './public.ts';
+import { toCompactionResponse, toModelInvocationResponse, toSessionListItem, type PublicSessionSkill } from './public.ts';
 import { workspaceOwnerOf } from '../sandboxes/index.ts';
 import { toSandboxCommandResponse, toSandboxResponse, toWorkspaceBackupResponse } from '../sandboxes/index.ts';
 
@@ -86,6 +87,7 @@ export async function getSession({ ctx, input }: { ctx: ServiceContext; input: {
     timeline: runRows.flatMap((run) => buildRunTimeline(run, invocationRows)),
     pendingWork: await readPendingWork(ctx, { projectId: scope.projectId, runIds }),
     pendingTurns: await listPendingTurns(ctx.db, session.id),
+    context: contextMeterOf(session),
     debug: {
       productEvents: await sessionEvents(ctx, {
         projectId: scope.projectId,
@@ -99,6 +101,7 @@ export async function getSession({ ctx, input }: { ctx: ServiceContext; input: {
       toolCalls: toolCallRows.map(toToolCallResponse),
       approvals: approvalRows.map((row) => toApprovalResponse(row.approval, row.call)),
       ...(await workspaceDebug(ctx, { projectId: scope.projectId, sessionId: session.id, runIds })),
+      compactions: await sessionCompactions(ctx, { projectId: scope.projectId, threadId: session.threadId }),
     },
     skills: await sessionSkills(ctx, session.id),
     // Stored configs are the parsed, defaulted form (agent_versions.config), so the cast holds.
@@ -126,6 +129,16 @@ async function sessionEvents(
     .orderBy(desc(productEvents.projectPosition))
     .limit(SESSION_DEBUG_EVENT_LIMIT);
   return newest.reverse().map((row) => toPublicEvent(row, { includeMessage: false }));
+}
+
+/** The accepted compactions of the session's thread, oldest first, with their summaries. */
+async function sessionCompactions(ctx: ServiceContext, input: { projectId: string; threadId: string }) {
+  const rows = await ctx.db
+    .select()
+    .from(contextCompactions)
+    .where(and(eq(contextCompactions.threadId, input.threadId), eq(contextCompactions.projectId, input.projectId), eq(contextCompactions.status, 'accepted')))
+    .orderBy(asc(contextCompactions.number));
+  return rows.map(toCompactionResponse);
 }
 
 /** The bound Skill versions in binding order: metadata and lifecycle status only (never instructions or bytes). */

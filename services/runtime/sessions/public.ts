@@ -2,12 +2,13 @@ import { publicSessionBudget } from '../../../domain/usage/budget.ts';
 import { amountOf } from '../../../domain/usage/money.ts';
 import type * as v from 'valibot';
 import type {
+  PublicCompactionShape,
   PublicModelInvocationShape,
   PublicSessionListItemShape,
   PublicSessionShape,
   PublicSessionSkillShape,
 } from '../../../domain/public-shapes/sessions.ts';
-import type { modelInvocations } from '../../../db/schema/index.ts';
+import type { contextCompactions, modelInvocations } from '../../../db/schema/index.ts';
 import type { SessionRow } from '../runs/index.ts';
 
 export type { SessionRow };
@@ -69,6 +70,21 @@ export const toModelInvocationResponse = (row: ModelInvocationRow): PublicModelI
   errorCode: row.errorCode,
   errorExplanation: row.errorExplanation,
   thinking: row.thinking,
+  contextWindow: row.contextWindow,
   startedAt: row.startedAt.toISOString(),
   completedAt: row.completedAt ? row.completedAt.toISOString() : null,
+});
+
+/** An accepted compaction as the session detail's debug shows it. */
+export const toCompactionResponse = (row: typeof contextCompactions.$inferSelect): v.InferOutput<typeof PublicCompactionShape> => ({
+  compaction: row.number ?? 1,
+  runId: row.runId,
+  turnId: row.turnId,
+  reason: row.reason,
+  tokensBefore: row.tokensBefore,
+  tokensAfter: row.tokensAfter,
+  messagesCovered: row.messagesCovered,
+  throughSequence: row.throughSequence,
+  summary: row.summary ?? '',
+  createdAt: row.createdAt.toISOString(),
 });
