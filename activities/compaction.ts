@@ -5,7 +5,7 @@ import { SUMMARY_INSTRUCTIONS, summaryRequestText } from '../domain/context/inde
 import { MODEL_ATTEMPT_DEADLINE_MS } from '../domain/runs/model-retry.ts';
 import { beginCompaction, finishCompaction, finishSummaryCall, startSummaryCall } from '../services/runtime/compaction/index.ts';
 import { meterModelCall } from './model-call.ts';
-import type { CompactionResult, CompactionStep } from './run-activity-types.ts';
+import type { CompactionResult, CompactionStep, RunRecovery } from './run-activity-types.ts';
 import type { CredentialKeyring } from '../services/kernel/credentials/index.ts';
 import type { DeploymentPreset } from '../services/configuration/model-presets/index.ts';
 import type { ServiceContext } from '../services/kernel/service-context.ts';
@@ -18,6 +18,7 @@ export type CompactionDeps = {
   modelBaseUrls: Record<ProviderType, string>;
   deploymentPresets: readonly DeploymentPreset[];
   currency: string;
+  recovery?: RunRecovery;
 };
 
 const HEARTBEAT_MS = 1_000;
@@ -36,6 +37,8 @@ export async function compactContext(deps: CompactionDeps, step: CompactionStep)
     const ctx = deps.system();
     const plan = await beginCompaction({ ctx, deps, input: step });
     if (plan.kind === 'done') return plan.result;
+    // As for a model call: a retry is usually a dead worker, whose sticky queue the run must not wait out.
+    if (activity.info.attempt > 1) await deps.recovery?.releaseStickiness(step.runId);
     const signal = AbortSignal.any([activity.cancellationSignal, AbortSignal.timeout(MODEL_ATTEMPT_DEADLINE_MS)]);
     let summary = plan.previousSummary;
     for (const [index, part] of plan.parts.entries()) {

@@ -15,7 +15,7 @@ import { startRunApp } from '../support/run-app.ts';
  * part 5): cost and budgets on sessions and runs, the usage page (a bar per day, the totals, a
  * group-by switch, the project's monthly budget), and the Schedules screen (create, next
  * firings, run now, pause and unpause, delete), with the actions a narrower principal may not
- * take left out.
+ * take left out; and the session page's context meter (issue 47), a compaction marked on it.
  */
 const SCREENSHOTS = path.resolve('test/e2e/.screenshots');
 let f: Awaited<ReturnType<typeof startRunApp>>;
@@ -158,6 +158,58 @@ describe('cost, budgets and usage in the console', () => {
     await change.getByRole('button', { name: 'Remove budget' }).click();
     await expect.poll(async () => (await ok(f.call('GET', ''))).budget).toBeNull();
     await expect.poll(() => monthly.locator('p').first().innerText()).toBe('none');
+  });
+});
+
+describe('the context meter in the console', () => {
+  it('shows the input of each turn against the window, and a compaction with its summary to read', async () => {
+    // A threshold the second turn passes: the first exchange is summarized before it.
+    const agent = await ok(
+      f.call('POST', '/agents', {
+        name: 'Long talker',
+        initialConfig: {
+          systemPrompt: 'Answer each turn.',
+          modelPreset: 'fast',
+          limits: { maxTurns: 4 },
+          context: { compactAtTokens: 1000, keepRecentTurns: 1 },
+        },
+      }),
+      201,
+    );
+    const fallback = f.fakes.vendor_a.defaultReply;
+    // A window far away, so the fake reports the input it counted (not a fixed figure).
+    f.fakes.vendor_a.contextWindow = 100_000;
+    f.fakes.vendor_a.defaultReply = (request, lastUserText) =>
+      JSON.stringify(request.body).includes('You compact the transcript')
+        ? { text: 'SUMMARY: the user asked about the migration plan; nothing is open.' }
+        : { text: `Answered: ${lastUserText.slice(0, 20)}` };
+    try {
+      const session = await ok(
+        f.call('POST', '/sessions', { agentId: agent.id, title: 'Long talk', initialMessage: `Plan the migration. ${'u'.repeat(4_000)}` }),
+        201,
+      );
+      await f.waitForRun(session.run.id);
+      const second = await ok(f.call('POST', `/sessions/${session.id}/runs`, { message: 'And the rollback?' }), 202);
+      expect((await f.waitForRun(second.id)).state).toBe('completed');
+      const detail = await ok(f.call('GET', `/sessions/${session.id}`));
+      expect(detail.context.compactions).toBe(1);
+
+      await page.goto(`${origin}/sessions/${session.id}`);
+      await expect.poll(() => page.getByRole('heading', { name: 'Context' }).isVisible()).toBe(true);
+      const turns = page.getByRole('list', { name: 'Context per turn' });
+      await expect.poll(() => turns.locator('meter').count()).toBe(2);
+      const mark = turns.locator('li.compaction');
+      expect(await mark.locator('summary').innerText()).toMatch(/^Compacted \(#1, past the threshold\): [\d,]+ → [\d,]+ tokens, 2 messages summarized$/);
+      // The mark sits between the two turns it came between.
+      expect(await turns.locator('li').nth(1).getAttribute('class')).toBe('compaction');
+      await mark.locator('summary').click();
+      await expect.poll(() => mark.locator('pre.summary').innerText()).toContain('SUMMARY: the user asked about the migration plan');
+      expect(await auditAccessibility(page)).toEqual([]);
+      await shot('42-context-meter');
+    } finally {
+      f.fakes.vendor_a.defaultReply = fallback;
+      f.fakes.vendor_a.contextWindow = null;
+    }
   });
 });
 

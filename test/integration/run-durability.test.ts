@@ -150,6 +150,8 @@ describe('run durability', () => {
     // A window far away, so the fake reports the input it counted (the runtime's count of the thread).
     fakes.vendor_a.contextWindow = 100_000;
     onTestFinished(() => void (fakes.vendor_a.contextWindow = null));
+    // Only the worker this test kills may hold the summary call (an earlier test's would outlive it).
+    for (const worker of workers) await killWorkerProcess(worker);
     const first = await startWorker();
     const agent = await call('POST', '/agents', {
       name: 'Compacting durably',

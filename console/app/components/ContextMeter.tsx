@@ -12,11 +12,27 @@ type Row =
  */
 export function ContextMeter({ session }: { session: SessionDetail }) {
   const { context, debug } = session;
-  const turns: Row[] = debug.modelInvocations
+  const turns = debug.modelInvocations
     .filter((invocation) => invocation.status === 'succeeded' && /^turn-\d+$/.test(invocation.turnId))
-    .map((invocation) => ({ kind: 'turn', at: invocation.startedAt, runId: invocation.runId, turnId: invocation.turnId, inputTokens: invocation.inputTokens }));
-  const compactions: Row[] = debug.compactions.map((entry) => ({ kind: 'compaction', at: entry.createdAt, entry }));
-  const rows = [...turns, ...compactions].sort((a, b) => a.at.localeCompare(b.at));
+    .sort((a, b) => a.startedAt.localeCompare(b.startedAt))
+    .map((invocation) => ({
+      kind: 'turn' as const,
+      at: invocation.startedAt,
+      runId: invocation.runId,
+      turnId: invocation.turnId,
+      inputTokens: invocation.inputTokens,
+    }));
+  // A compaction is made for a turn, before its call: it goes just before that turn's bar (the
+  // turn's invocation row is older than the compaction, so time alone would misplace it).
+  const forTurn = (row: { runId: string; turnId: string }) => (entry: SessionDetail['debug']['compactions'][number]) =>
+    entry.runId === row.runId && entry.turnId === row.turnId;
+  const rows: Row[] = turns.flatMap((turn) => [
+    ...debug.compactions.filter(forTurn(turn)).map((entry) => ({ kind: 'compaction' as const, at: entry.createdAt, entry })),
+    turn,
+  ]);
+  for (const entry of debug.compactions) {
+    if (!turns.some((turn) => forTurn(turn)(entry))) rows.push({ kind: 'compaction', at: entry.createdAt, entry });
+  }
   const scale = context.window ?? Math.max(1, ...turns.map((row) => (row.kind === 'turn' ? row.inputTokens : 0)));
   const share = (tokens: number) => `${Math.min(100, Math.round((tokens / scale) * 100))}%`;
   if (rows.length === 0) return <p className="muted">No model call yet.</p>;
