@@ -25,6 +25,7 @@ import { mcpServerRoutes } from './routes/mcp-servers.ts';
 import { mcpToolsetRoutes } from './routes/mcp-toolsets.ts';
 import { delegationRoutes } from './routes/delegations.ts';
 import { memberRoutes } from './routes/members.ts';
+import { memoryStoreRoutes } from './routes/memory-stores.ts';
 import { configurationBackupRoutes } from './routes/configuration-backup.ts';
 import { modelCatalogRoutes } from './routes/model-catalog.ts';
 import { modelPresetRoutes } from './routes/model-presets.ts';
@@ -102,6 +103,7 @@ export function createApp(deps: AppDeps) {
   v1.route('/', eventWebhookRoutes(deps));
   v1.route('/', skillRoutes());
   v1.route('/', skillDraftRoutes());
+  v1.route('/', memoryStoreRoutes());
   v1.route('/', modelProviderRoutes(deps));
   v1.route('/', modelCatalogRoutes(deps));
   v1.route('/', modelPresetRoutes(deps));

@@ -1,6 +1,9 @@
 import { ForbiddenError } from './errors.ts';
 
-/** Scope names of spec 3 "Scopes". `*` satisfies every project action. */
+/**
+ * Scope names of spec 3 "Scopes", and `memory:read`/`memory:write` for memory stores
+ * (docs/decisions/memory-stores.md). `*` satisfies every project action.
+ */
 export const SCOPES = [
   'project:admin',
   'agent:read',
@@ -32,6 +35,8 @@ export const SCOPES = [
   'schedule:read',
   'schedule:write',
   'usage:read',
+  'memory:read',
+  'memory:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

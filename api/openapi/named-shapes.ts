@@ -7,6 +7,7 @@ import * as delegations from '../../domain/public-shapes/delegations.ts';
 import * as eventWebhooks from '../../domain/public-shapes/event-webhooks.ts';
 import * as events from '../../domain/public-shapes/events.ts';
 import * as mcp from '../../domain/public-shapes/mcp.ts';
+import * as memory from '../../domain/public-shapes/memory.ts';
 import * as runs from '../../domain/public-shapes/runs.ts';
 import * as schedules from '../../domain/public-shapes/schedules.ts';
 import * as sessions from '../../domain/public-shapes/sessions.ts';
@@ -21,7 +22,24 @@ import * as usage from '../../domain/public-shapes/usage.ts';
  * other shapes reference with `$ref`, so each shape has one definition and one generated type.
  */
 export const NAMED_SHAPES: Readonly<Record<string, Schema>> = Object.fromEntries(
-  [access, agents, configurationBackup, connections, delegations, eventWebhooks, events, mcp, runs, schedules, sessions, skills, toolCalls, uploads, usage]
+  [
+    access,
+    agents,
+    configurationBackup,
+    connections,
+    delegations,
+    eventWebhooks,
+    events,
+    mcp,
+    memory,
+    runs,
+    schedules,
+    sessions,
+    skills,
+    toolCalls,
+    uploads,
+    usage,
+  ]
     .flatMap((module) => Object.entries(module))
     .filter(([name]) => name.endsWith('Shape'))
     .map(([name, schema]) => [name.slice(0, -'Shape'.length), schema as Schema])

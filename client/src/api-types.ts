@@ -177,6 +177,46 @@ export type MemberRemoved = {
   removed: true;
 };
 
+export type MemoryAuthor = ({
+  type: "principal";
+  principalId: string;
+  apiKeyId: string | null;
+}) | {
+  type: "session";
+  sessionId: string;
+  runId: string;
+};
+
+export type MemoryDeleted = {
+  id: string;
+  deleted: true;
+};
+
+export type MemoryListPage = {
+  data: Array<({
+    type: "memory";
+    id: string;
+    storeId: string;
+    path: string;
+    content: string | null;
+    contentSha256: string;
+    contentSizeBytes: number;
+    versionId: string;
+    createdAt: string;
+    updatedAt: string;
+  }) | {
+    type: "prefix";
+    path: string;
+  }>;
+  pageInfo: {
+    nextCursor: string | null;
+  };
+};
+
+export type MemoryStorePage = Page<PublicMemoryStore>;
+
+export type MemoryVersionPage = Page<PublicMemoryVersion>;
+
 export type MessagePage = Page<PublicMessage>;
 
 export type ModelCatalog = {
@@ -456,6 +496,49 @@ export type PublicMember = {
   organizationRole: ("owner" | "admin" | "member" | "viewer") | null;
   displayName?: string;
   email?: string;
+};
+
+export type PublicMemory = {
+  id: string;
+  storeId: string;
+  path: string;
+  content: string | null;
+  contentSha256: string;
+  contentSizeBytes: number;
+  versionId: string;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type PublicMemoryStore = {
+  organizationId: string;
+  projectId: string;
+  id: string;
+  name: string;
+  description: string;
+  metadata: Record<string, string>;
+  mountPath: string;
+  memoryCount: number;
+  sizeBytes: number;
+  versionCount: number;
+  archivedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type PublicMemoryVersion = {
+  id: string;
+  storeId: string;
+  memoryId: string;
+  operation: "created" | "modified" | "deleted";
+  path: string | null;
+  content: string | null;
+  contentSha256: string | null;
+  contentSizeBytes: number | null;
+  writtenBy: MemoryAuthor;
+  redactedAt: string | null;
+  redactedBy: MemoryAuthor | null;
+  createdAt: string;
 };
 
 export type PublicMessage = {
@@ -1745,6 +1828,158 @@ export type Paths = {
       header: { "Idempotency-Key": string };
       responses: {
         200: MemberRemoved;
+      };
+    };
+  };
+  "/v1/projects/{projectId}/memory-stores": {
+    /** List memory stores */
+    get: {
+      path: { projectId: string };
+      query: { limit?: string; cursor?: string; includeArchived?: "true" | "false" };
+      responses: {
+        200: MemoryStorePage;
+      };
+    };
+    /** Create a memory store */
+    post: {
+      path: { projectId: string };
+      header: { "Idempotency-Key": string };
+      body: {
+        name: string;
+        description?: string;
+        metadata?: Record<string, string>;
+      };
+      responses: {
+        201: PublicMemoryStore;
+      };
+    };
+  };
+  "/v1/projects/{projectId}/memory-stores/{storeId}": {
+    /** Get a memory store with its size and counts */
+    get: {
+      path: { projectId: string; storeId: string };
+      responses: {
+        200: PublicMemoryStore;
+      };
+    };
+    /** Change a store's name, description or metadata */
+    patch: {
+      path: { projectId: string; storeId: string };
+      header: { "Idempotency-Key": string };
+      body: {
+        name?: string;
+        description?: string;
+        metadata?: Record<string, string | null>;
+      };
+      responses: {
+        200: PublicMemoryStore;
+      };
+    };
+    /** Delete a memory store with its memories and versions */
+    delete: {
+      path: { projectId: string; storeId: string };
+      header: { "Idempotency-Key": string };
+      responses: {
+        200: MemoryDeleted;
+      };
+    };
+  };
+  "/v1/projects/{projectId}/memory-stores/{storeId}/archive": {
+    /** Archive a memory store (read-only for good) */
+    post: {
+      path: { projectId: string; storeId: string };
+      header: { "Idempotency-Key": string };
+      responses: {
+        200: PublicMemoryStore;
+      };
+    };
+  };
+  "/v1/projects/{projectId}/memory-stores/{storeId}/memories": {
+    /** List memories by path prefix */
+    get: {
+      path: { projectId: string; storeId: string };
+      query: { limit?: string; cursor?: string; pathPrefix?: string; depth?: string; view?: "basic" | "full" };
+      responses: {
+        200: MemoryListPage;
+      };
+    };
+    /** Create a memory */
+    post: {
+      path: { projectId: string; storeId: string };
+      query: { view?: "basic" | "full" };
+      header: { "Idempotency-Key": string };
+      body: {
+        path: string;
+        content: string;
+      };
+      responses: {
+        201: PublicMemory;
+      };
+    };
+  };
+  "/v1/projects/{projectId}/memory-stores/{storeId}/memories/{memoryId}": {
+    /** Get a memory */
+    get: {
+      path: { projectId: string; storeId: string; memoryId: string };
+      query: { view?: "basic" | "full" };
+      responses: {
+        200: PublicMemory;
+      };
+    };
+    /** Change a memory's content or path, optionally on a content precondition */
+    patch: {
+      path: { projectId: string; storeId: string; memoryId: string };
+      query: { view?: "basic" | "full" };
+      header: { "Idempotency-Key": string };
+      body: {
+        path?: string;
+        content?: string;
+        precondition?: {
+          type: "content_sha256";
+          contentSha256: string;
+        };
+      };
+      responses: {
+        200: PublicMemory;
+      };
+    };
+    /** Delete a memory (its versions stay), optionally on a content precondition */
+    delete: {
+      path: { projectId: string; storeId: string; memoryId: string };
+      query: { expectedContentSha256?: string };
+      header: { "Idempotency-Key": string };
+      responses: {
+        200: MemoryDeleted;
+      };
+    };
+  };
+  "/v1/projects/{projectId}/memory-stores/{storeId}/memory-versions": {
+    /** List a store's memory versions, newest first */
+    get: {
+      path: { projectId: string; storeId: string };
+      query: { limit?: string; cursor?: string; memoryId?: string; sessionId?: string; operation?: "created" | "modified" | "deleted"; view?: "basic" | "full" };
+      responses: {
+        200: MemoryVersionPage;
+      };
+    };
+  };
+  "/v1/projects/{projectId}/memory-stores/{storeId}/memory-versions/{versionId}": {
+    /** Get a memory version */
+    get: {
+      path: { projectId: string; storeId: string; versionId: string };
+      query: { view?: "basic" | "full" };
+      responses: {
+        200: PublicMemoryVersion;
+      };
+    };
+  };
+  "/v1/projects/{projectId}/memory-stores/{storeId}/memory-versions/{versionId}/redact": {
+    /** Erase a version's content and path for good (its hash and size stay) */
+    post: {
+      path: { projectId: string; storeId: string; versionId: string };
+      header: { "Idempotency-Key": string };
+      responses: {
+        200: PublicMemoryVersion;
       };
     };
   };

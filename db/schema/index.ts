@@ -12,6 +12,7 @@ export * from './agents.ts';
 export * from './skills.ts';
 export * from './sessions.ts';
 export * from './context.ts';
+export * from './memory.ts';
 export * from './tool-calls.ts';
 export * from './event-webhooks.ts';
 export * from './connections.ts';

@@ -42,7 +42,8 @@ type Kind =
   | 'agent'
   | 'agentVersion'
   | 'eventWebhook'
-  | 'schedule';
+  | 'schedule'
+  | 'memoryStore';
 
 function checkLinks(file: BackupFile, root: string): void {
   // id → [kind, project id or null for organization entries]
@@ -103,6 +104,7 @@ function checkLinks(file: BackupFile, root: string): void {
     });
     project.eventWebhooks.forEach((entry, index) => declare(entry.id, 'eventWebhook', project.id, `${at}.eventWebhooks.${index}`));
     (project.schedules ?? []).forEach((entry, index) => declare(entry.id, 'schedule', project.id, `${at}.schedules.${index}`));
+    (project.memoryStores ?? []).forEach((entry, index) => declare(entry.id, 'memoryStore', project.id, `${at}.memoryStores.${index}`));
   });
 
   // Links, once every id is known (a config may point at a later agent's version).

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { MODEL_PROVIDER_TYPES } from '../model-catalog/types.ts';
 import { MCP_CREDENTIAL_KINDS, MCP_TOOL_APPROVALS, MCP_TRANSPORTS } from '../mcp/types.ts';
+import { MEMORY_STORE_DESCRIPTION_MAX_CHARS, MEMORY_STORE_NAME_MAX_CHARS } from '../memory/limits.ts';
 import { MAX_SCHEDULES_PER_PROJECT, SCHEDULE_OVERLAPS } from '../schedules/inputs.ts';
 import { MESSAGE_TEXT_MAX_LENGTH } from '../sessions/limits.ts';
 import { MAX_PRICE_PER_MILLION } from '../usage/prices.ts';
@@ -205,6 +206,19 @@ export const BackupSchedule = v.strictObject({
   createdAt: Timestamp,
 });
 
+/**
+ * A memory store's definition (docs/decisions/memory-stores.md): its memories and their versions
+ * are data, like transcripts, and stay out of the file; a restored store starts empty.
+ */
+export const BackupMemoryStore = v.strictObject({
+  id: Id,
+  name: Text(MEMORY_STORE_NAME_MAX_CHARS),
+  description: Text(MEMORY_STORE_DESCRIPTION_MAX_CHARS),
+  metadata: v.record(v.string(), v.string()),
+  archived: v.boolean(),
+  createdAt: Timestamp,
+});
+
 /** A retention window as the project API writes it (`30d`, `12h`, `90m`); its range is checked at restore. */
 const RetentionText = v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,7}[mhd]$/));
 
@@ -223,6 +237,8 @@ export const BackupProject = v.strictObject({
   eventWebhooks: list(BackupEventWebhook, 20),
   /** Absent in files written before schedules (and when a project has none). */
   schedules: v.optional(list(BackupSchedule, MAX_SCHEDULES_PER_PROJECT)),
+  /** Absent in files written before memory stores (and when a project has none). */
+  memoryStores: v.optional(list(BackupMemoryStore)),
 });
 
 export const BackupFile = v.strictObject({
@@ -242,3 +258,4 @@ export type BackupProject = v.InferOutput<typeof BackupProject>;
 export type BackupAgent = v.InferOutput<typeof BackupAgent>;
 export type BackupSkill = v.InferOutput<typeof BackupSkill>;
 export type BackupSchedule = v.InferOutput<typeof BackupSchedule>;
+export type BackupMemoryStore = v.InferOutput<typeof BackupMemoryStore>;

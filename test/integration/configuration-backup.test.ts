@@ -11,7 +11,7 @@ import { startMcpFixtureServer, type McpFixtureServer } from '../fixtures/mcp/se
 import { startFakeModelServers, type FakeModelServers } from '../fixtures/model-vendors/chat-server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver/receiver.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
-import { buildRichOrganization, RICH_SECRETS, type RichOrganization } from '../support/rich-organization.ts';
+import { buildRichOrganization, RICH_MEMORY_CONTENT, RICH_SECRETS, type RichOrganization } from '../support/rich-organization.ts';
 import { startRunApp } from '../support/run-app.ts';
 import { waitFor } from '../support/worker-process.ts';
 import { temporalScheduleId } from '../../domain/schedules/workflow.ts';
@@ -50,6 +50,7 @@ const TABLES = [
   'mcp_toolsets',
   'event_webhooks',
   'schedules',
+  'memory_stores',
   'audit_entries',
 ];
 async function rowCounts(app: TestApp): Promise<Record<string, number>> {
@@ -216,6 +217,15 @@ describe('configuration backup', () => {
       'timeZone',
     ]);
     expect(backup.projects[1]).not.toHaveProperty('schedules');
+    // Memory stores by their definitions; memories are data, like transcripts, and stay out.
+    expect(main.memoryStores.map((store: any) => [store.name, store.description, store.metadata, store.archived])).toEqual([
+      ['Customer notes', 'What we know.', { team: 'support' }, false],
+      ['Old notes', '', {}, true],
+    ]);
+    expect(Object.keys(main.memoryStores[0]).sort()).toEqual(['archived', 'createdAt', 'description', 'id', 'metadata', 'name']);
+    expect(backupText).not.toContain(RICH_MEMORY_CONTENT);
+    expect(backupText).not.toContain('/acme.md');
+    expect(backup.projects[1]).not.toHaveProperty('memoryStores');
 
     for (const secret of rich.secrets) expect(backupText).not.toContain(secret);
     expect(backupText).not.toMatch(/whsec_|svc_[A-Za-z0-9_-]{20}|credentialCiphertext|"subject"|"members"|"sessions"|"runs"/);
@@ -272,6 +282,7 @@ describe('blocked projects (rule 2)', () => {
           await call('POST', `/v1/projects/${id}/schedules`, { agentId: agent.id, intervalSeconds: 3600, message: 'Hello.', paused: true });
         },
       ],
+      ['memory stores', (id) => call('POST', `/v1/projects/${id}/memory-stores`, { name: 'Notes' })],
     ];
     for (const [kind, add] of kinds) {
       const slug = `blocked-${kind.toLowerCase().replace(/\s+/g, '-')}`;
@@ -335,7 +346,17 @@ describe('restore into a fresh installation', () => {
       { slug: 'default', name: 'Default project', action: 'fill_empty_project' },
       { slug: 'research', name: 'Research', action: 'create' },
     ]);
-    expect(plan.counts).toMatchObject({ projects: 2, agents: 4, agentVersions: 6, skills: 3, skillVersions: 4, eventWebhooks: 2, mcpServers: 1, schedules: 2 });
+    expect(plan.counts).toMatchObject({
+      projects: 2,
+      agents: 4,
+      agentVersions: 6,
+      skills: 3,
+      skillVersions: 4,
+      eventWebhooks: 2,
+      mcpServers: 1,
+      schedules: 2,
+      memoryStores: 2,
+    });
     expect(plan.requiredCredentials.map((entry: any) => entry.kind).sort()).toEqual([
       'eventWebhooks',
       'eventWebhooks',
@@ -375,6 +396,13 @@ describe('restore into a fresh installation', () => {
       );
       expect(described.state.paused).toBe(true);
     }
+
+    // Restored memory stores are empty; the archived one stays read-only.
+    const memoryStores = (await target.call('GET', '/memory-stores?includeArchived=true')).body.data;
+    expect(memoryStores.map((store: any) => [store.name, store.memoryCount, store.versionCount, store.archivedAt !== null]).sort()).toEqual([
+      ['Customer notes', 0, 0, false],
+      ['Old notes', 0, 0, true],
+    ]);
 
     const agents = (await target.call('GET', '/agents')).body.data;
     const helper = agents.find((agent: any) => agent.key === 'helper');

@@ -9,7 +9,8 @@ import type { TestApp } from './app.ts';
  * a toolset; Skills with files (a revoked version, a disabled Skill, a removed one); agents with
  * several versions binding Skills, MCP tools, Harness Operations and a delegate; an archived
  * agent; webhooks (one disabled); schedules (one pinned to a version, one deleted, one sending
- * turns to a session, which a backup leaves out); and a second project. Returns every secret it
+ * turns to a session, which a backup leaves out); memory stores (one archived, one with a
+ * memory, whose content a backup leaves out); and a second project. Returns every secret it
  * used, so a test can scan a backup for them.
  */
 export type RichOrganization = {
@@ -36,6 +37,9 @@ export const RICH_SECRETS = {
     'whsec_' + Buffer.from('rich-organization-webhook-secret-02').toString('base64'),
   ],
 };
+
+/** The content of a memory in the organization: a backup never holds it. */
+export const RICH_MEMORY_CONTENT = 'Acme renews in March; ask for Dana, never for the CFO.';
 
 export async function buildRichOrganization(
   t: TestApp,
@@ -214,6 +218,12 @@ export async function buildRichOrganization(
   await call('DELETE', `/schedules/${dropped.id}`);
   const idle = await call('POST', '/sessions', { agentId: helper.id });
   await call('POST', '/schedules', { name: 'Nudge', target: 'session', sessionId: idle.id, intervalSeconds: 86_400, message: 'Anything new?' });
+
+  // Memory stores: their definitions are configuration, their memories are data (left out).
+  const notes = await call('POST', '/memory-stores', { name: 'Customer notes', description: 'What we know.', metadata: { team: 'support' } });
+  await call('POST', `/memory-stores/${notes.id}/memories`, { path: '/acme.md', content: RICH_MEMORY_CONTENT });
+  const old = await call('POST', '/memory-stores', { name: 'Old notes' });
+  await call('POST', `/memory-stores/${old.id}/archive`);
 
   const research = (await (await t.request('POST', '/v1/projects', { apiKey: options.apiKey, body: { slug: 'research', name: 'Research' } })).json())
     .id as string;

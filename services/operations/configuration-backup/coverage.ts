@@ -10,6 +10,7 @@ import {
   mcpServerVersions,
   mcpToolsets,
   mcpToolsetVersions,
+  memoryStores,
   modelPresets,
   modelProviders,
   projects,
@@ -66,6 +67,7 @@ export const BACKED_UP = {
   agentVersions: { table: agentVersions, file: 'projects[].agents[].versions[]', resource: 'agent versions' },
   eventWebhooks: { table: eventWebhooks, file: 'projects[].eventWebhooks[]', resource: 'event webhooks', credential: 'eventWebhooks' },
   schedules: { table: schedules, file: 'projects[].schedules[]', resource: 'schedules' },
+  memoryStores: { table: memoryStores, file: 'projects[].memoryStores[]', resource: 'memory stores' },
 } as const satisfies Record<string, BackedUpTable>;
 
 export type BackedUpName = keyof typeof BACKED_UP;
@@ -116,6 +118,9 @@ export const NOT_BACKED_UP: Readonly<Record<string, string>> = {
   aggregate_event_counters: 'per-resource event sequences (event log bookkeeping)',
   audit_entries: 'the audit trail',
   idempotency_records: 'stored responses of idempotent requests (request bookkeeping)',
+  // Memory contents: data, like transcripts (docs/decisions/memory-stores.md); store definitions are backed up.
+  memories: 'memories of memory stores (data, like transcripts)',
+  memory_versions: 'versions of memories (data, like transcripts)',
   // Work in progress.
   skill_drafts: 'never-published Skill drafts',
   skill_draft_entries: 'files and folders of never-published Skill drafts',

@@ -131,6 +131,7 @@ export async function exportConfiguration({
         inProject(rows.schedules).filter((row) => row.deletedAt === null && row.target === 'new_session'),
         (row) => row.name ?? '',
       );
+      const storeRows = ordered(inProject(rows.memoryStores), (row) => row.name);
       const projectId = ids.assign('project', project.id);
       for (const row of presets) ids.assign('modelPreset', row.id);
       for (const row of skillRows) {
@@ -147,10 +148,11 @@ export async function exportConfiguration({
       }
       for (const row of webhooks) ids.assign('eventWebhook', row.id);
       for (const row of scheduleRows) ids.assign('schedule', row.id);
-      return { project, projectId, presets, skillRows, toolsets, agentRows, webhooks, scheduleRows };
+      for (const row of storeRows) ids.assign('memoryStore', row.id);
+      return { project, projectId, presets, skillRows, toolsets, agentRows, webhooks, scheduleRows, storeRows };
     });
 
-  const projectsOut = projectEntries.map(({ project, projectId, presets, skillRows, toolsets, agentRows, webhooks, scheduleRows }) => ({
+  const projectsOut = projectEntries.map(({ project, projectId, presets, skillRows, toolsets, agentRows, webhooks, scheduleRows, storeRows }) => ({
     id: projectId,
     slug: project.slug,
     name: project.name,
@@ -251,6 +253,19 @@ export async function exportConfiguration({
           })),
         }
       : {}),
+    // Store definitions only: memories are data (docs/decisions/memory-stores.md).
+    ...(storeRows.length > 0
+      ? {
+          memoryStores: storeRows.map((row) => ({
+            id: ids.of('memoryStore', row.id),
+            name: row.name,
+            description: row.description,
+            metadata: row.metadata,
+            archived: row.archivedAt !== null,
+            createdAt: row.createdAt.toISOString(),
+          })),
+        }
+      : {}),
   }));
 
   const [organization] = await ctx.db.select({ slug: organizations.slug }).from(organizations).where(eq(organizations.id, input.organizationId));
@@ -284,7 +299,8 @@ type IdKind =
   | 'mcpToolset'
   | 'agent'
   | 'eventWebhook'
-  | 'schedule';
+  | 'schedule'
+  | 'memoryStore';
 
 /** File-local ids: `<kind>-<n>` in output order, versions `<parent>.v<version>`. */
 class FileIds {

@@ -12,6 +12,7 @@ import {
   projects,
   sandboxProviders,
   schedules,
+  memoryStores,
   skills,
   storageProviders,
 } from '../../../db/schema/index.ts';
@@ -241,7 +242,7 @@ export async function planRestore(db: Executor, organizationId: string, file: Ba
   };
 }
 
-/** What keeps an existing project from being filled: agents, Skills, presets, toolsets, webhooks or schedules. */
+/** What keeps an existing project from being filled: agents, Skills, presets, toolsets, webhooks, schedules or memory stores. */
 async function projectContent(db: Executor, projectId: string): Promise<string[]> {
   const tables = [
     ['agents', agents],
@@ -250,6 +251,7 @@ async function projectContent(db: Executor, projectId: string): Promise<string[]
     ['MCP toolsets', mcpToolsets],
     ['event webhooks', eventWebhooks],
     ['schedules', schedules],
+    ['memory stores', memoryStores],
   ] as const;
   const found: string[] = [];
   for (const [name, table] of tables) {
@@ -368,6 +370,7 @@ function countEntries(file: BackupFile): Record<BackedUpName, number> {
     agentVersions: sum((project) => project.agents.reduce((total, agent) => total + agent.versions.length, 0)),
     eventWebhooks: sum((project) => project.eventWebhooks.length),
     schedules: sum((project) => project.schedules?.length ?? 0),
+    memoryStores: sum((project) => project.memoryStores?.length ?? 0),
   };
 }
 

@@ -13,6 +13,7 @@ import {
   modelPresets,
   projects,
   schedules,
+  memoryStores,
   skills,
   skillVersions,
   storageProviders,
@@ -27,6 +28,7 @@ import { parseAt } from '../../../domain/model-presets/parse-at.ts';
 import { StorageCredentialInput } from '../../../domain/storage/provider-input.ts';
 import { signingSecretProblem } from '../../../domain/webhooks/signing-secret.ts';
 import { McpSecret } from '../../../domain/mcp/inputs.ts';
+import { CreateMemoryStoreInput } from '../../../domain/memory/inputs.ts';
 import { CreateScheduleInput } from '../../../domain/schedules/inputs.ts';
 import { recordAudit } from '../../kernel/audit/index.ts';
 import { provisionMember } from '../../access/auth/index.ts';
@@ -378,6 +380,7 @@ function buildRows(tx: ServiceContext, deps: RestoreDeps, file: BackupFile, plan
     agentVersions: [] as Array<typeof agentVersions.$inferInsert>,
     eventWebhooks: [] as Array<typeof eventWebhooks.$inferInsert & { projectId: string; deliveredPosition: bigint }>,
     schedules: [] as Array<typeof schedules.$inferInsert>,
+    memoryStores: [] as Array<typeof memoryStores.$inferInsert>,
   };
 
   file.projects.forEach((project, p) => {
@@ -544,6 +547,20 @@ function buildRows(tx: ServiceContext, deps: RestoreDeps, file: BackupFile, plan
         paused: true,
         createdByPrincipalId: createdBy,
         actingPrincipalId: createdBy,
+        createdAt: at(entry.createdAt),
+        updatedAt: now,
+      });
+    });
+    (project.memoryStores ?? []).forEach((entry, n) => {
+      // The API's own field rules; the store starts empty (its memories are not in the file).
+      const body = parseAt(CreateMemoryStoreInput, { name: entry.name, description: entry.description, metadata: entry.metadata }, `${root}.memoryStores.${n}`);
+      rows.memoryStores.push({
+        id: idFor(entry.id),
+        ...scoped,
+        name: body.name,
+        description: body.description ?? '',
+        metadata: body.metadata ?? {},
+        archivedAt: entry.archived ? now : null,
         createdAt: at(entry.createdAt),
         updatedAt: now,
       });

@@ -1,0 +1,3 @@
+export * from './inputs.ts';
+export * from './limits.ts';
+export * from './path.ts';
