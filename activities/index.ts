@@ -10,7 +10,8 @@ import { classifyFailures } from './failures.ts';
 import { MCP_TOOL_PREFIX } from '../domain/agent-config/index.ts';
 import { LOAD_SKILL_TOOL_NAME } from '../domain/skills/catalog.ts';
 import { callMcpTool } from '../services/runtime/mcp/index.ts';
-import { answerLoadSkill } from '../services/runtime/runs/index.ts';
+import { answerLoadSkill, answerRunMemoryTool } from '../services/runtime/runs/index.ts';
+import { MEMORY_TOOL_NAME_SET } from '../domain/memory/index.ts';
 import { createPlatformToolRegistry, fromAnswer, type BuiltInPlatformTool, type PlatformToolHandler } from './platform-tools/registry.ts';
 import type { ProviderType } from '../adapters/models/types.ts';
 import { createRunActivities } from './run-activities.ts';
@@ -67,7 +68,7 @@ export type ActivityDeps = {
 };
 
 /**
- * The platform's own tools: the session's sandbox tools, the Skill loader, and MCP tools by
+ * The platform's own tools: the session's sandbox tools, the Skill loader, the memory tools, and MCP tools by
  * their `mcp__` prefix (MCP endpoints follow the webhooks' address rules and development
  * setting, docs/decisions/mcp-endpoints.md).
  */
@@ -78,6 +79,7 @@ function builtInPlatformTools(deps: ActivityDeps, sandbox: Omit<Parameters<typeo
   return [
     { matches: sandboxTools.handles, run: async (call) => fromAnswer(await sandboxTools.run(call)) },
     { matches: (name) => name === LOAD_SKILL_TOOL_NAME, run: (call) => answerLoadSkill({ ctx: system(), input: call }) },
+    { matches: (name) => MEMORY_TOOL_NAME_SET.has(name), run: (call) => answerRunMemoryTool({ ctx: system(), input: call }) },
     {
       matches: (name) => name.startsWith(MCP_TOOL_PREFIX),
       run: async (call) => {

@@ -780,6 +780,15 @@ export type PublicSessionListItem = PublicSession & {
   } | null;
 };
 
+export type PublicSessionMemoryStore = {
+  storeId: string;
+  name: string;
+  description: string;
+  mountPath: string;
+  access: "read_write" | "read_only";
+  instructions: string | null;
+};
+
 export type PublicSessionSkill = {
   skillId: string;
   skillVersionId: string;
@@ -1054,6 +1063,19 @@ export type SessionDetail = PublicSessionListItem & {
   skills: Array<PublicSessionSkill>;
   tools: Array<ToolSummary>;
   delegations: Array<PublicDelegation>;
+  memoryStores: Array<PublicSessionMemoryStore>;
+  memoryWrites: Array<SessionMemoryWrite>;
+};
+
+export type SessionMemoryWrite = {
+  runId: string;
+  storeId: string;
+  memoryId: string;
+  versionId: string;
+  operation: "created" | "modified" | "deleted";
+  path: string | null;
+  contentSizeBytes: number | null;
+  createdAt: string;
 };
 
 export type SessionPage = Page<PublicSessionListItem>;
@@ -2371,6 +2393,11 @@ export type Paths = {
           maxCost?: number | null;
           maxTokens?: number | null;
         }) | null;
+        memoryStores?: Array<{
+          storeId: string;
+          access?: "read_write" | "read_only";
+          instructions?: string | null;
+        }>;
       };
       responses: {
         201: CreatedSession;

@@ -77,9 +77,17 @@ export const memoryVersions = pgTable(
     author: jsonb('author').$type<MemoryAuthor>().notNull(),
     sessionId: uuid('session_id'),
     runId: uuid('run_id'),
+    /** What made the change when it may be retried (`tool:<toolCallId>`): a retried write finds its version instead of writing twice. */
+    sourceKey: text('source_key'),
     redactedAt: timestampColumn('redacted_at'),
     redactedBy: jsonb('redacted_by').$type<MemoryAuthor>(),
     createdAt: createdAt(),
   },
-  (table) => [index('memory_versions_store_idx').on(table.storeId, table.createdAt), index('memory_versions_memory_idx').on(table.memoryId, table.createdAt)],
+  (table) => [
+    index('memory_versions_store_idx').on(table.storeId, table.createdAt),
+    index('memory_versions_memory_idx').on(table.memoryId, table.createdAt),
+    uniqueIndex('memory_versions_source_key').on(table.storeId, table.sourceKey),
+    // A session's writes (its detail lists them).
+    index('memory_versions_session_idx').on(table.sessionId),
+  ],
 );

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import type { AttachedMemoryStore } from '../../domain/memory/attachments.ts';
 import type { RunState, SessionStatus } from '../../domain/runs/states.ts';
 import { agents, agentVersions } from './agents.ts';
 import { createdAt, id, organizationId, projectId, timestampColumn, updatedAt } from './columns.ts';
@@ -59,6 +60,8 @@ export const sessions = pgTable(
     contextLastInputTokens: integer('context_last_input_tokens'),
     contextWindow: integer('context_window'),
     contextCompactions: integer('context_compactions').notNull().default(0),
+    /** The memory stores it attached at creation, as they were then (docs/decisions/memory-stores.md); pinned for its life, copied by a fork. */
+    memoryStores: jsonb('memory_stores').$type<AttachedMemoryStore[]>().notNull().default([]),
     createdByPrincipalId: uuid('created_by_principal_id'),
     forkedFromSessionId: uuid('forked_from_session_id'),
     forkedFromRunId: uuid('forked_from_run_id'),

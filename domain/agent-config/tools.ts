@@ -6,8 +6,16 @@ import { invalid, pathOf } from './paths.ts';
  * tools, Harness Operations, the delegation tools, sandbox tools and MCP tools all share it.
  */
 
-/** Platform-supplied tools (delegation, the Skill loader); never definable in a config. */
-export const RESERVED_TOOL_NAMES: readonly string[] = ['delegate_agent', 'message_agent', 'load_skill'];
+/** Platform-supplied tools (delegation, the Skill loader, the memory tools of domain/memory/tools.ts); never definable in a config. */
+export const RESERVED_TOOL_NAMES: readonly string[] = [
+  'delegate_agent',
+  'message_agent',
+  'load_skill',
+  'memory_list',
+  'memory_read',
+  'memory_write',
+  'memory_delete',
+];
 
 /** MCP tools are mounted as `mcp__<namespace>__<remote_tool_name>`. */
 export const MCP_TOOL_PREFIX = 'mcp__';

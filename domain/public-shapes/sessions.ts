@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { MEMORY_ACCESS } from '../memory/attachments.ts';
 import { SKILL_VERSION_STATUSES } from '../skills/lifecycle.ts';
 import { SESSION_STATUSES } from '../runs/states.ts';
 import { Cost, Id, page, Timestamp } from './common.ts';
@@ -193,6 +194,28 @@ export const SessionDebugShape = v.strictObject({
   compactions: v.array(PublicCompactionShape),
 });
 
+/** A memory store the session attached, as it was then (docs/decisions/memory-stores.md). */
+export const PublicSessionMemoryStoreShape = v.strictObject({
+  storeId: Id,
+  name: v.string(),
+  description: v.string(),
+  mountPath: v.string(),
+  access: v.picklist(MEMORY_ACCESS),
+  instructions: v.nullable(v.string()),
+});
+
+/** A memory version the session's runs wrote (never its content). */
+export const SessionMemoryWriteShape = v.strictObject({
+  runId: Id,
+  storeId: Id,
+  memoryId: Id,
+  versionId: Id,
+  operation: v.picklist(['created', 'modified', 'deleted']),
+  path: v.nullable(v.string()),
+  contentSizeBytes: v.nullable(TokenCount),
+  createdAt: Timestamp,
+});
+
 /** `GET /sessions/{id}`: everything about one session (spec 1 "Session detail"). */
 export const SessionDetailShape = v.strictObject({
   ...PublicSessionListItemShape.entries,
@@ -208,6 +231,9 @@ export const SessionDetailShape = v.strictObject({
   skills: v.array(PublicSessionSkillShape),
   tools: v.array(ToolSummaryShape),
   delegations: v.array(PublicDelegationShape),
+  memoryStores: v.array(PublicSessionMemoryStoreShape),
+  /** What its runs wrote to memory, oldest first. */
+  memoryWrites: v.array(SessionMemoryWriteShape),
 });
 
 /** The regular files of the session's latest verified workspace backup, in path order. */

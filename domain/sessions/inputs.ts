@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { SessionMemoryStoresInput } from '../memory/attachments.ts';
 import { checkFileInputs, NEUTRAL_FILES_MESSAGE, type TurnFileInput } from '../attachments/file-input.ts';
 import { ValidationError } from '../errors.ts';
 import { SessionBudgetInput } from '../usage/budget.ts';
@@ -39,6 +40,8 @@ export const CreateSessionInput = v.pipe(
     anyVersion: v.optional(v.boolean('must be true or false')),
     /** Money and token limits on the session's model calls (docs/decisions/budgets.md). */
     budget: v.optional(SessionBudgetInput),
+    /** Memory stores of the project the session reads and writes (docs/decisions/memory-stores.md). */
+    memoryStores: v.optional(SessionMemoryStoresInput),
   }),
   v.check((input) => input.agentId !== undefined || input.agentVersionId !== undefined, 'give agentId or agentVersionId'),
   v.forward(

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEntries, memoryStores, memoryVersions } from '../../db/schema/index.ts';
+import { answerMemoryTool } from '../../services/configuration/memory-stores/index.ts';
+import { systemContext } from '../../services/kernel/service-context.ts';
 import { createTestApp, type TestApp, type TestResponse } from '../support/app.ts';
 
 /**
@@ -16,12 +18,14 @@ let writer: string;
 let reader: string;
 let outsider: string;
 let cookie: string;
+let organizationId: string;
 
 beforeAll(async () => {
   t = await createTestApp();
   const login = await t.login();
   cookie = login.cookie;
   const { context } = login;
+  organizationId = context.organization.id;
   projectId = context.project.id;
   writer = (await t.createApiKey(['memory:read', 'memory:write', 'run:read'], 'memory writer')).secret;
   reader = (await t.createApiKey(['memory:read'], 'memory reader')).secret;
@@ -291,6 +295,37 @@ describe('memory stores', () => {
     expect((await ok(call('GET', stores(otherProjectId), undefined, outsider))).data).toEqual([]);
     expect((await call('DELETE', `${stores(otherProjectId)}/${store.id}`, undefined, outsider)).status).toBe(404);
     expect((await ok(call('GET', `${stores()}/${store.id}`))).id).toBe(store.id);
+  });
+
+  it('a retried memory tool call finds the version it wrote: one version, the same answer', async () => {
+    const store = await newStore('Retried');
+    const ctx = systemContext({ db: t.database.db, logger: t.deps.logger });
+    const toolCall = {
+      run: { id: crypto.randomUUID(), sessionId: crypto.randomUUID(), organizationId, projectId },
+      stores: [
+        {
+          storeId: store.id,
+          name: 'Retried',
+          description: '',
+          mount: 'retried',
+          mountPath: '/mnt/memory/retried/',
+          access: 'read_write' as const,
+          instructions: null,
+        },
+      ],
+      toolCallId: crypto.randomUUID(),
+      toolName: 'memory_write',
+      arguments: { store: 'retried', path: '/once.md', content: 'written once' },
+    };
+    const first = await answerMemoryTool({ ctx, input: toolCall });
+    const again = await answerMemoryTool({ ctx, input: toolCall });
+    expect(first).toMatchObject({ ok: true, value: { operation: 'created', path: '/once.md' } });
+    expect(again).toEqual(first);
+    expect((await ok(call('GET', `${stores()}/${store.id}`))).versionCount).toBe(1);
+    // A new call (another id) is a new write: here, one that changes nothing writes no version.
+    const other = await answerMemoryTool({ ctx, input: { ...toolCall, toolCallId: crypto.randomUUID() } });
+    expect(other).toMatchObject({ ok: true, value: { operation: 'unchanged' } });
+    expect((await ok(call('GET', `${stores()}/${store.id}`))).versionCount).toBe(1);
   });
 
   it('goes with its project: deleting a project deletes its stores, memories and versions', async () => {

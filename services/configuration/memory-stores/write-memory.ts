@@ -26,9 +26,10 @@ export type MemoryChangeResult = { memory: MemoryRow | null; version: MemoryVers
  */
 export async function applyMemoryChange(
   tx: ServiceContext,
-  input: { store: MemoryStoreRow; author: MemoryAuthor; change: MemoryChange },
+  input: { store: MemoryStoreRow; author: MemoryAuthor; change: MemoryChange; sourceKey?: string },
 ): Promise<MemoryChangeResult> {
   const { store, author, change } = input;
+  const sourceKey = input.sourceKey ?? null;
   const now = tx.clock.now();
   if (change.kind !== 'create') assertPrecondition(change);
 
@@ -37,7 +38,18 @@ export async function applyMemoryChange(
     const sha = contentSha256(change.content);
     const size = Buffer.byteLength(change.content, 'utf8');
     const memoryId = crypto.randomUUID();
-    const version = await insertVersion(tx, { store, author, memoryId, operation: 'created', path: change.path, content: change.content, sha, size, now });
+    const version = await insertVersion(tx, {
+      store,
+      author,
+      memoryId,
+      operation: 'created',
+      path: change.path,
+      content: change.content,
+      sha,
+      size,
+      now,
+      sourceKey,
+    });
     const [memory] = await tx.db
       .insert(memories)
       .values({
@@ -71,6 +83,7 @@ export async function applyMemoryChange(
       sha: null,
       size: null,
       now,
+      sourceKey,
     });
     await tx.db.delete(memories).where(eq(memories.id, current.id));
     await countChange(tx, store.id, { memories: -1, bytes: -current.contentSizeBytes });
@@ -84,7 +97,7 @@ export async function applyMemoryChange(
   if (path !== current.path) await assertPathFree(tx, store.id, path, current.id);
   const sha = content === current.content ? current.contentSha256 : contentSha256(content);
   const size = Buffer.byteLength(content, 'utf8');
-  const version = await insertVersion(tx, { store, author, memoryId: current.id, operation: 'modified', path, content, sha, size, now });
+  const version = await insertVersion(tx, { store, author, memoryId: current.id, operation: 'modified', path, content, sha, size, now, sourceKey });
   const [memory] = await tx.db
     .update(memories)
     .set({ path, content, contentSha256: sha, contentSizeBytes: size, versionId: version.id, updatedAt: now })
@@ -102,6 +115,7 @@ function assertPrecondition(change: Extract<MemoryChange, { kind: 'update' | 'de
   if (change.kind === 'update' && (change.path ?? change.memory.path) === change.memory.path && change.content === change.memory.content) return;
   throw new ConflictError('The memory changed since it was read: its content no longer has the SHA-256 the precondition names. Read it again and retry.', {
     reason: 'memory_precondition_failed',
+    currentContentSha256: change.memory.contentSha256,
   });
 }
 
@@ -142,6 +156,7 @@ async function insertVersion(
     sha: string | null;
     size: number | null;
     now: Date;
+    sourceKey: string | null;
   },
 ): Promise<MemoryVersionRow> {
   const { store, author } = values;
@@ -160,6 +175,7 @@ async function insertVersion(
       author,
       sessionId: author.type === 'session' ? author.sessionId : null,
       runId: author.type === 'session' ? author.runId : null,
+      sourceKey: values.sourceKey,
       createdAt: values.now,
     })
     .returning();

@@ -1,3 +1,4 @@
+import { renderMemoryInstructions, type AttachedMemoryStore } from '../../../domain/memory/index.ts';
 import type { AgentConfig, ToolDefinition } from '../../../domain/agent-config/index.ts';
 import { operationCallOfTurn, renderOperationInstructions } from '../../../domain/runs/harness-operations.ts';
 import { findOperationCall, operationTranscript } from '../runs/index.ts';
@@ -97,13 +98,15 @@ export async function beginModelTurn({
     }
     const offered = (tools: ToolDefinition[]) =>
       tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema as Record<string, unknown> }));
-    const systemPrompt = renderRunInstructions(config.systemPrompt, usableSkills(context.skills), { sandboxed: config.sandbox.enabled });
+    const systemPrompt =
+      renderRunInstructions(config.systemPrompt, usableSkills(context.skills), { sandboxed: config.sandbox.enabled }) +
+      renderMemoryInstructions(context.session.memoryStores);
     const operationCallId = operationCallOfTurn(input.turnId);
     const run = { projectId: context.run.projectId, sessionId: context.run.sessionId };
-    const turn = operationCallId ? await operationTurn(tx, config, systemPrompt, operationCallId, input.turnId) : null;
+    const turn = operationCallId ? await operationTurn(tx, config, context.session.memoryStores, systemPrompt, operationCallId, input.turnId) : null;
     const thread = turn?.thread ?? mainThread;
     const transcript = turn?.transcript ?? context.messages;
-    const tools = offered(turn?.tools ?? (await mountedTools(tx, config)));
+    const tools = offered(turn?.tools ?? (await mountedTools(tx, config, context.session.memoryStores)));
     const instructions = turn?.systemPrompt ?? systemPrompt;
     const prefixTokens = estimatePrefixTokens(instructions, tools);
     const tokens = contextTokens({
@@ -137,7 +140,14 @@ export async function beginModelTurn({
  * A Harness Operation's sub-loop turn: its own thread, the operation's instructions, and the
  * parent's tools without the operations (they do not nest).
  */
-async function operationTurn(tx: ServiceContext, config: AgentConfig, systemPrompt: string, operationCallId: string, turnId: string) {
+async function operationTurn(
+  tx: ServiceContext,
+  config: AgentConfig,
+  memoryStores: readonly AttachedMemoryStore[],
+  systemPrompt: string,
+  operationCallId: string,
+  turnId: string,
+) {
   const call = await findOperationCall(tx.db, operationCallId);
   const operation = config.harnessOperations.find((entry) => entry.key === call?.operationKey);
   if (!call || !operation) throw new Error(`turn ${turnId} belongs to no started operation of this version`);
@@ -147,6 +157,6 @@ async function operationTurn(tx: ServiceContext, config: AgentConfig, systemProm
     thread,
     systemPrompt: renderOperationInstructions(systemPrompt, operation),
     transcript: await operationTranscript(tx.db, call.threadId, thread.latest?.throughSequence ?? 0),
-    tools: (await mountedTools(tx, config)).filter((tool) => !operationKeys.has(tool.name)),
+    tools: (await mountedTools(tx, config, memoryStores)).filter((tool) => !operationKeys.has(tool.name)),
   };
 }

@@ -3,6 +3,7 @@ export type { AdmissionGate } from './admission-gate.ts';
 export { admitRun } from './admit.ts';
 export type { Admission } from './admit.ts';
 export { answerLoadSkill } from './answer-load-skill.ts';
+export { answerRunMemoryTool } from './answer-memory-tool.ts';
 export { appendRunMessage } from './append-message.ts';
 export { appendToolResultMessages, resumeRunWithToolResults } from './append-tool-results.ts';
 export { cancelRun } from './cancel.ts';

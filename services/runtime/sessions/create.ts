@@ -15,10 +15,12 @@ import { withTransaction } from '../../kernel/transaction.ts';
 import { toSessionResponse, type PublicSession } from './public.ts';
 import { openSession } from './open-session.ts';
 import { resolveAgentVersion } from './resolve-agent-version.ts';
+import { attachSessionMemoryStores } from '../../configuration/memory-stores/index.ts';
 
 /**
  * Creates a session and its first run in one transaction (spec 1 "Run", first row): thread,
- * session pinned to the agent's latest version, that version's Skill bindings copied for good,
+ * session pinned to the agent's latest version, that version's Skill bindings copied for good, the
+ * memory stores it names attached (docs/decisions/memory-stores.md),
  * the initial user message, the `queued` run, the product events and the audit entry. Files are
  * checked against the agent's latest version and uploaded before the transaction opens, so it
  * makes no network call. The runtime is woken only after the commit, so a rolled-back request
@@ -63,6 +65,7 @@ export async function createSession({
       version,
       title: body.title,
       budget: storedSessionBudget(body.budget),
+      memoryStores: await attachSessionMemoryStores(tx, actor, body.memoryStores ?? []),
       firstTurn,
       now,
       ...(firstRunId ? { firstRunId } : {}),

@@ -92,6 +92,8 @@ export async function forkSession({
       budget: { maxCostNanos: source.budgetMaxCostNanos, maxTokens: source.budgetMaxTokens },
       firstTurn,
       now,
+      // The source's memory stores, as the source attached them: a fork remembers what it does.
+      memoryStores: source.memoryStores,
       id: forkId,
       forkedFrom,
       beforeSession: async (threadId) => {

@@ -16,6 +16,7 @@ import {
 } from '../../../db/schema/index.ts';
 import { toolsOf, type AgentConfig } from '../../../domain/agent-config/index.ts';
 import { buildRunTimeline } from '../../../domain/sessions/timeline.ts';
+import { sessionMemoryWrites } from '../../configuration/memory-stores/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { loadSessionSkills } from '../runs/index.ts';
 import { delegationsOfSession } from '../delegations/index.ts';
@@ -107,10 +108,19 @@ export async function getSession({ ctx, input }: { ctx: ServiceContext; input: {
     // Stored configs are the parsed, defaulted form (agent_versions.config), so the cast holds.
     tools: version ? toolsOf(version.config as unknown as AgentConfig) : [],
     delegations: await delegationsOfSession({ ctx, input: { coordinatorSessionId: session.id } }),
+    memoryStores: session.memoryStores.map(({ storeId, name, description, mountPath, access, instructions }) => ({
+      storeId,
+      name,
+      description,
+      mountPath,
+      access,
+      instructions,
+    })),
+    memoryWrites: await sessionMemoryWrites(ctx, { projectId: scope.projectId, sessionId: session.id }),
   };
 }
 
-/** Events of the session, its runs, messages, tool calls and approvals, in project-position order (never message content). */
+/** Events of the session, its runs, messages, tool calls and approvals, and its memory writes, in project-position order (never message content). */
 async function sessionEvents(
   ctx: ServiceContext,
   input: { projectId: string; sessionId: string; runIds: string[]; messageIds: string[]; toolCallIds: string[]; approvalIds: string[] },
@@ -120,6 +130,8 @@ async function sessionEvents(
     input.runIds.length ? and(eq(productEvents.aggregateType, 'run'), inArray(productEvents.aggregateId, input.runIds)) : undefined,
     input.messageIds.length ? and(eq(productEvents.aggregateType, 'message'), inArray(productEvents.aggregateId, input.messageIds)) : undefined,
     input.toolCallIds.length ? and(eq(productEvents.aggregateType, 'tool_call'), inArray(productEvents.aggregateId, input.toolCallIds)) : undefined,
+    // What its runs wrote to memory stores (their events name the session).
+    and(eq(productEvents.aggregateType, 'memory_store'), eq(productEvents.sessionId, input.sessionId)),
     input.approvalIds.length ? and(eq(productEvents.aggregateType, 'approval'), inArray(productEvents.aggregateId, input.approvalIds)) : undefined,
   ];
   const newest = await ctx.db

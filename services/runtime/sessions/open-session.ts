@@ -5,11 +5,12 @@ import type { Actor, ServiceContext } from '../../kernel/service-context.ts';
 import { copySkillBindings } from '../../configuration/skills/index.ts';
 import type { SessionRow } from './public.ts';
 import type { StoredBudget } from '../../../domain/usage/budget.ts';
+import type { AttachedMemoryStore } from '../../../domain/memory/index.ts';
 
 /**
  * The rows every new session starts with, in the caller's transaction: its thread, the session
  * pinned to `version` (`queued` when a first turn follows, else `idle`), and that version's Skill
- * bindings copied for good. `beforeSession` runs between the thread and the session (a fork
+ * bindings copied for good, and the memory stores it attached. `beforeSession` runs between the thread and the session (a fork
  * copies its transcript into the thread there).
  */
 export async function openSession(
@@ -22,6 +23,8 @@ export async function openSession(
     budget?: StoredBudget;
     firstTurn: boolean;
     now: Date;
+    /** The memory stores it attaches for its life (a fork passes its source's). */
+    memoryStores?: AttachedMemoryStore[];
     id?: string;
     forkedFrom?: { sessionId: string; runId: string };
     beforeSession?: (threadId: string) => Promise<void>;
@@ -67,6 +70,7 @@ export async function openSession(
       title: input.title ? input.title : null,
       budgetMaxCostNanos: input.budget?.maxCostNanos ?? null,
       budgetMaxTokens: input.budget?.maxTokens ?? null,
+      memoryStores: input.memoryStores ?? [],
       status: input.firstTurn ? 'queued' : 'idle',
       latestRunId: firstRunId ?? null,
       createdByPrincipalId: actor.principalId,

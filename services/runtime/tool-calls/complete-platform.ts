@@ -62,8 +62,8 @@ export async function completePlatformToolCall({
     let safeResult: StoredSafeResult;
     let failure: ToolCallFailure | null = null;
     if (outcome.status === 'success') {
-      const [run] = await tx.db.select({ agentVersionId: runs.agentVersionId }).from(runs).where(eq(runs.id, call.runId));
-      const tool = (await loadPinnedTools(tx, run!.agentVersionId)).get(call.toolName);
+      const [run] = await tx.db.select({ agentVersionId: runs.agentVersionId, sessionId: runs.sessionId }).from(runs).where(eq(runs.id, call.runId));
+      const tool = (await loadPinnedTools(tx, run!)).get(call.toolName);
       const check = tool ? validateToolValue({ agentVersionId: run!.agentVersionId, tool, direction: 'output', value: outcome.value }) : null;
       if (check?.ok) {
         status = 'succeeded';

@@ -81,7 +81,7 @@ export async function recordToolCalls(ctx: ServiceContext, input: RecordToolCall
     const fresh = calls.filter((call) => !existing.has(call.providerCallId));
     if (fresh.length > 0 && isSettled(run.state)) throw new ConflictError(`A ${run.state} run records no tool calls`, { runId: run.id, state: run.state });
 
-    const tools = fresh.length > 0 ? await loadPinnedTools(tx, run.agentVersionId) : new Map<string, ToolDefinition>();
+    const tools = fresh.length > 0 ? await loadPinnedTools(tx, run) : new Map<string, ToolDefinition>();
     // `attempt` is the per-tool ordinal, so it orders each tool's history exactly.
     const attemptsByTool = new Map<string, AttemptRecord[]>();
     for (const row of [...history].sort((a, b) => a.attempt - b.attempt))

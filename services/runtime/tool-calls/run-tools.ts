@@ -1,5 +1,6 @@
-import { eq } from 'drizzle-orm';
-import { agentVersions } from '../../../db/schema/index.ts';
+import { eq, sql } from 'drizzle-orm';
+import { agentVersions, sessions } from '../../../db/schema/index.ts';
+import { memoryToolDefinitions, type AttachedMemoryStore } from '../../../domain/memory/index.ts';
 import type { AgentConfig, ToolDefinition } from '../../../domain/agent-config/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { sandboxToolDefinitions } from '../../../domain/sandbox/tools.ts';
@@ -9,25 +10,42 @@ import { operationToolDefinition } from '../../../domain/runs/harness-operations
 import { delegationToolDefinitions } from '../../../domain/runs/delegation.ts';
 
 /**
- * The caller and platform tools of the run's pinned agent version, by name. Stored configs are
- * the parsed, defaulted form, so the schemas are normalized object schemas.
+ * The caller and platform tools of a run (its pinned agent version, and the memory tools when its
+ * session attached stores), by name; the version's config and the session's stores in one
+ * statement. Stored configs are the parsed, defaulted form, so the schemas are normalized object
+ * schemas.
  */
-export async function loadPinnedTools(ctx: ServiceContext, agentVersionId: string): Promise<Map<string, ToolDefinition>> {
-  const [version] = await ctx.db.select({ config: agentVersions.config }).from(agentVersions).where(eq(agentVersions.id, agentVersionId));
-  if (!version) throw new Error(`agent version ${agentVersionId} does not exist`);
-  return new Map((await mountedTools(ctx, version.config as unknown as AgentConfig)).map((tool) => [tool.name, tool]));
+export async function loadPinnedTools(ctx: ServiceContext, run: { agentVersionId: string; sessionId: string }): Promise<Map<string, ToolDefinition>> {
+  const [version] = await ctx.db
+    .select({
+      config: agentVersions.config,
+      memoryStores: sql<AttachedMemoryStore[]>`(select ${sessions.memoryStores} from ${sessions} where ${sessions.id} = ${run.sessionId})`,
+    })
+    .from(agentVersions)
+    .where(eq(agentVersions.id, run.agentVersionId));
+  if (!version) throw new Error(`agent version ${run.agentVersionId} does not exist`);
+  return new Map((await mountedTools(ctx, version.config as unknown as AgentConfig, version.memoryStores ?? [])).map((tool) => [tool.name, tool]));
 }
 
 /**
  * Every tool a run of this config mounts, in the order the model is shown them: the config's
  * own tools, its Harness Operations, the delegation tools when it has delegates, the sandbox
  * tools of its capabilities, the Skill loader when it binds Skills, then
- * the tools of its MCP bindings (one read of the pinned toolset and server versions when it has
- * any).
+ * the memory tools when the session attached memory stores, then the tools of its MCP bindings
+ * (one read of the pinned toolset and server versions when it has any).
  */
-export async function mountedTools(ctx: ServiceContext, config: AgentConfig): Promise<ToolDefinition[]> {
+export async function mountedTools(ctx: ServiceContext, config: AgentConfig, memoryStores: readonly AttachedMemoryStore[]): Promise<ToolDefinition[]> {
   const mcp = mcpToolDefinitions(await loadMcpBindings(ctx.db, config));
   const skills = config.skillVersionIds.length > 0 ? [loadSkillToolDefinition] : [];
   const operations = config.harnessOperations.map(operationToolDefinition);
-  return [...config.tools, ...operations, ...delegationToolDefinitions(config.delegates), ...sandboxToolDefinitions(config.sandbox), ...skills, ...mcp];
+  const memory = memoryStores.length > 0 ? memoryToolDefinitions : [];
+  return [
+    ...config.tools,
+    ...operations,
+    ...delegationToolDefinitions(config.delegates),
+    ...sandboxToolDefinitions(config.sandbox),
+    ...skills,
+    ...memory,
+    ...mcp,
+  ];
 }

@@ -60,8 +60,8 @@ export async function submitToolResult({
     let failure: ToolCallFailure | null = null;
     let submission: ToolResultSubmission = { outcome: 'submitted' };
     if (result.status === 'success') {
-      const [run] = await tx.db.select({ agentVersionId: runs.agentVersionId }).from(runs).where(eq(runs.id, call.runId));
-      const tool = (await loadPinnedTools(tx, run!.agentVersionId)).get(call.toolName);
+      const [run] = await tx.db.select({ agentVersionId: runs.agentVersionId, sessionId: runs.sessionId }).from(runs).where(eq(runs.id, call.runId));
+      const tool = (await loadPinnedTools(tx, run!)).get(call.toolName);
       const check = tool
         ? validateToolValue({ agentVersionId: run!.agentVersionId, tool, direction: 'output', value: result.value })
         : ({ ok: false, path: 'safeResult.value', message: 'safeResult.value cannot be checked: the tool is not in the pinned version' } as const);
