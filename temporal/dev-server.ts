@@ -189,15 +189,9 @@ async function checkReusedServer(connection: Connection, config: DevServerConfig
   const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: config.namespace });
   const missing = Object.entries(config.searchAttributes).filter(([name]) => !(name in customAttributes));
   if (missing.length > 0) {
-    // The CLI takes one --type per command, so one command per type.
-    const types = [...new Set(missing.map(([, type]) => type))];
-    const fix = types.map(
-      (type) =>
-        `temporal operator search-attribute create --address ${address} --namespace ${config.namespace} --type ${type} ` +
-        missing
-          .filter(([, t]) => t === type)
-          .map(([name]) => `--name ${name}`)
-          .join(' '),
+    // One attribute per command: given several --name, the CLI (1.9.1, dev server) registers only the first.
+    const fix = missing.map(
+      ([name, type]) => `temporal operator search-attribute create --address ${address} --namespace ${config.namespace} --type ${type} --name ${name}`,
     );
     logger.warn('the reused temporal server lacks search attributes from temporal-dev.yaml; workflows that set them will fail', {
       address,
