@@ -42,7 +42,7 @@ import { Uuid, validBody, validParams, validQuery } from '../validation.ts';
 
 const StoreParams = v.object({ projectId: Uuid, storeId: Uuid });
 const MemoryParams = v.object({ projectId: Uuid, storeId: Uuid, memoryId: Uuid });
-const VersionParams = v.object({ projectId: Uuid, storeId: Uuid, versionId: Uuid });
+const VersionParams = v.object({ projectId: Uuid, storeId: Uuid, memoryVersionId: Uuid });
 /** A memory is at most 100 kB of text; its JSON escaping may take more (control characters). */
 const MEMORY_BODY_MAX_BYTES = 1024 * 1024;
 
@@ -222,7 +222,7 @@ export function memoryStoreRoutes() {
       },
     )
     .get(
-      `${base}/:storeId/memory-versions/:versionId`,
+      `${base}/:storeId/memory-versions/:memoryVersionId`,
       route({
         summary: 'Get a memory version',
         scopes: ['memory:read'],
@@ -231,12 +231,12 @@ export function memoryStoreRoutes() {
         responses: { 200: { description: 'The version', schema: PublicMemoryVersionShape } },
       }),
       async (c) => {
-        const { storeId, versionId } = validParams(c, VersionParams);
+        const { storeId, memoryVersionId: versionId } = validParams(c, VersionParams);
         return c.json(await getMemoryVersion({ ctx: c.var.ctx, input: { storeId, versionId, ...validQuery(c, ViewQuery) } }));
       },
     )
     .post(
-      `${base}/:storeId/memory-versions/:versionId/redact`,
+      `${base}/:storeId/memory-versions/:memoryVersionId/redact`,
       route({
         summary: "Erase a version's content and path for good (its hash and size stay)",
         scopes: ['memory:write'],
@@ -244,7 +244,7 @@ export function memoryStoreRoutes() {
         responses: { 200: { description: 'The redacted version', schema: PublicMemoryVersionShape } },
       }),
       async (c) => {
-        const { storeId, versionId } = validParams(c, VersionParams);
+        const { storeId, memoryVersionId: versionId } = validParams(c, VersionParams);
         return c.json(await redactMemoryVersion({ ctx: c.var.ctx, input: { storeId, versionId } }));
       },
     );

@@ -1985,20 +1985,20 @@ export type Paths = {
       };
     };
   };
-  "/v1/projects/{projectId}/memory-stores/{storeId}/memory-versions/{versionId}": {
+  "/v1/projects/{projectId}/memory-stores/{storeId}/memory-versions/{memoryVersionId}": {
     /** Get a memory version */
     get: {
-      path: { projectId: string; storeId: string; versionId: string };
+      path: { projectId: string; storeId: string; memoryVersionId: string };
       query: { view?: "basic" | "full" };
       responses: {
         200: PublicMemoryVersion;
       };
     };
   };
-  "/v1/projects/{projectId}/memory-stores/{storeId}/memory-versions/{versionId}/redact": {
+  "/v1/projects/{projectId}/memory-stores/{storeId}/memory-versions/{memoryVersionId}/redact": {
     /** Erase a version's content and path for good (its hash and size stay) */
     post: {
-      path: { projectId: string; storeId: string; versionId: string };
+      path: { projectId: string; storeId: string; memoryVersionId: string };
       header: { "Idempotency-Key": string };
       responses: {
         200: PublicMemoryVersion;

@@ -225,6 +225,11 @@ async function seedTenant(name: string, organizationId: string, projectId: strin
     paused: true,
   });
   ids.scheduleId = schedule.id;
+  const store = await call('POST', '/memory-stores', { name: `Memory ${marker}` });
+  ids.storeId = store.id;
+  const memory = await call('POST', `/memory-stores/${store.id}/memories`, { path: '/notes.md', content: `Remember ${marker}` });
+  ids.memoryId = memory.id;
+  ids.memoryVersionId = memory.versionId;
   // No delegation without a run engine: its routes name a real session of the tenant and a fresh id.
   ids.delegationId = randomUUID();
   return {
@@ -279,6 +284,9 @@ const VALID_REQUESTS: Record<string, { body: unknown; query?: string }> = {
   'POST /v1/projects/:projectId/sessions/:sessionId/delegations/:delegationId/messages': { body: { message: 'Go on' } },
   'PATCH /v1/projects/:projectId/sessions/:sessionId': { body: { title: 'Renamed' } },
   'PATCH /v1/projects/:projectId/schedules/:scheduleId': { body: { name: 'Renamed' } },
+  'PATCH /v1/projects/:projectId/memory-stores/:storeId': { body: { name: 'Renamed' } },
+  'POST /v1/projects/:projectId/memory-stores/:storeId/memories': { body: { path: '/other.md', content: 'x' } },
+  'PATCH /v1/projects/:projectId/memory-stores/:storeId/memories/:memoryId': { body: { content: 'changed' } },
   'PATCH /v1/projects/:projectId/model-presets/:presetId': { body: { prices: { input: 1, output: 2 } } },
   'POST /v1/projects/:projectId/sessions/:sessionId/fork': { body: { fromRunId: randomUUID() } },
   'POST /v1/projects/:projectId/sessions/:sessionId/runs': { body: { message: 'Go on' } },

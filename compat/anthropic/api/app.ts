@@ -10,6 +10,7 @@ import { compatEnvironmentRoutes } from './environments.ts';
 import { handleCompatError } from './errors.ts';
 import { compatEventRoutes } from './events.ts';
 import { compatFileRoutes } from './files.ts';
+import { compatMemoryStoreRoutes } from './memory-stores.ts';
 import { compatSessionRoutes } from './sessions.ts';
 import { compatSkillRoutes } from './skills.ts';
 
@@ -39,6 +40,7 @@ export function anthropicCompatApp(deps: AppDeps) {
   app.route('/', compatEventRoutes(deps));
   app.route('/', compatFileRoutes(deps));
   app.route('/', compatSkillRoutes());
+  app.route('/', compatMemoryStoreRoutes());
   app.all('*', (c) => {
     throw new NotFoundError(`No route for ${c.req.method} ${c.req.path} on this server`);
   });

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
-import { compatErrorBody, compatErrorOf } from '../domain/errors.ts';
+import { compatErrorBody, compatErrorOf, type CompatErrorType } from '../domain/errors.ts';
+import { memoryErrorType } from '../domain/memory-stores.ts';
 import { PayloadTooLargeError, RateLimitedError, ServiceUnavailableError } from '../../../domain/errors.ts';
 import type { AppEnv } from '../../../api/env.ts';
 import { countRateLimited, domainErrorOf, safeError } from '../../../api/errors.ts';
@@ -21,6 +22,9 @@ export function handleCompatError(error: Error, c: Context<AppEnv>): Response {
     c.header('retry-after', String(domain.retryAfterSeconds));
     c.header('retry-after-ms', String(domain.retryAfterSeconds * 1000));
   }
+  // The memory conflicts have error types of their own in the SDK, with the fields its error objects carry.
+  const memory = mapped.status === 409 ? memoryErrorType(domain.details) : null;
+  if (memory) return renderCompat(c, 409, memory.type as CompatErrorType, safe.message, safe.details, memory.fields);
   return renderCompat(c, mapped.status, mapped.type, safe.message, safe.details);
 }
 
@@ -30,8 +34,9 @@ export function renderCompat(
   type: Parameters<typeof compatErrorBody>[0],
   message: string,
   details?: Record<string, unknown>,
+  fields?: Record<string, unknown>,
 ): Response {
   const requestId = c.get('requestId');
   c.header('request-id', requestId);
-  return c.json(compatErrorBody(type, message, requestId, details), status as 400);
+  return c.json(compatErrorBody(type, message, requestId, details, fields), status as 400);
 }

@@ -9,7 +9,9 @@ export type CompatErrorType =
   | 'conflict_error'
   | 'rate_limit_error'
   | 'request_too_large'
-  | 'api_error';
+  | 'api_error'
+  | 'memory_precondition_failed_error'
+  | 'memory_path_conflict_error';
 
 export type CompatError = { status: 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 503; type: CompatErrorType; shouldRetry: boolean | null };
 
@@ -44,6 +46,16 @@ export function compatErrorOf(code: ErrorCode): CompatError {
 }
 
 /** The SDK's error body: `{type: "error", error: {type, message, details?}, request_id}`. */
-export function compatErrorBody(type: CompatErrorType, message: string, requestId: string, details?: Record<string, unknown>) {
-  return { type: 'error' as const, error: { type, message, ...(details && Object.keys(details).length > 0 ? { details } : {}) }, request_id: requestId };
+export function compatErrorBody(
+  type: CompatErrorType,
+  message: string,
+  requestId: string,
+  details?: Record<string, unknown>,
+  fields: Record<string, unknown> = {},
+) {
+  return {
+    type: 'error' as const,
+    error: { type, message, ...fields, ...(details && Object.keys(details).length > 0 ? { details } : {}) },
+    request_id: requestId,
+  };
 }

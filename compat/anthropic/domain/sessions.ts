@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { ValidationError } from '../../../domain/errors.ts';
+import type { AttachedMemoryStore } from '../../../domain/memory/index.ts';
+import { NotFoundError, ValidationError } from '../../../domain/errors.ts';
 import type { UploadRef } from '../../../domain/attachments/file-input.ts';
 import { userMessageTurn, type TurnFromMessage } from './content.ts';
 import { isOurId } from './ids.ts';
@@ -79,15 +80,38 @@ export function initialMessagesOf(params: CreateSessionParams): TurnFromMessage[
 }
 
 const FileResource = v.strictObject({ type: v.literal('file'), file_id: v.string(), mount_path: v.optional(v.nullable(v.string())) });
+const MemoryStoreResource = v.strictObject({
+  type: v.literal('memory_store'),
+  memory_store_id: v.string(),
+  access: v.optional(v.nullable(v.string())),
+  instructions: v.optional(v.nullable(v.string())),
+});
+const isMemoryStoreResource = (resource: unknown) => (resource as { type?: unknown } | null)?.type === 'memory_store';
 
-/** `resources[]` of type `file` as upload references; other kinds and mount paths are refused. */
+/**
+ * `resources[]` of type `memory_store` as our `memoryStores` (the core checks the store, the
+ * access and the instructions' length); a store id that cannot be ours is a 404 as natively.
+ */
+export function memoryStoreResourcesOf(params: CreateSessionParams): Array<{ storeId: string; access?: string; instructions?: string | null }> {
+  return (params.resources ?? []).flatMap((resource, index) => {
+    if (!isMemoryStoreResource(resource)) return [];
+    const parsed = v.safeParse(MemoryStoreResource, resource);
+    if (!parsed.success) return fail(`resources.${index}`, 'a memory_store resource is {type: "memory_store", memory_store_id, access?, instructions?}');
+    const { memory_store_id: storeId, access, instructions } = parsed.output;
+    if (!isOurId(storeId)) throw new NotFoundError('Memory store not found', { path: `body.resources.${index}.memory_store_id` });
+    return [{ storeId: storeId.toLowerCase(), ...(access ? { access } : {}), ...(instructions != null ? { instructions } : {}) }];
+  });
+}
+
+/** `resources[]` of type `file` as upload references; memory stores are read apart; other kinds and mount paths are refused. */
 function fileResourcesOf(resources: unknown[]): UploadRef[] {
-  return resources.map((resource, index) => {
+  return resources.flatMap((resource, index) => {
+    if (isMemoryStoreResource(resource)) return [];
     const parsed = v.safeParse(FileResource, resource);
     if (!parsed.success) return fail(`resources.${index}`, 'only {type: "file", file_id} resources are supported by this server');
     if (parsed.output.mount_path) fail(`resources.${index}.mount_path`, "files are placed at the turn's attachment path here; mount paths are not supported");
     if (!isOurId(parsed.output.file_id)) fail(`resources.${index}.file_id`, 'no uploaded file with that id');
-    return { uploadId: parsed.output.file_id.toLowerCase() };
+    return [{ uploadId: parsed.output.file_id.toLowerCase() }];
   });
 }
 
@@ -116,6 +140,8 @@ export type SessionRecord = {
   outputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  /** The memory stores it attached (absent on records that predate them). */
+  memoryStores?: AttachedMemoryStore[];
 };
 
 /** `BetaManagedAgentsSession`. */
@@ -130,7 +156,15 @@ export function renderSession(input: { session: SessionRecord; agent: CmaAgent; 
     status: statusOf(session),
     title: session.title,
     metadata: input.metadata,
-    resources: [],
+    resources: (session.memoryStores ?? []).map((store) => ({
+      type: 'memory_store' as const,
+      memory_store_id: store.storeId,
+      access: store.access,
+      name: store.name,
+      description: store.description,
+      instructions: store.instructions,
+      mount_path: store.mountPath.replace(/\/$/, ''),
+    })),
     vault_ids: [],
     outcome_evaluations: [],
     budget: null,

@@ -9,6 +9,7 @@ import {
   checkSessionExtras,
   checkSessionUpdate,
   initialMessagesOf,
+  memoryStoreResourcesOf,
   renderSession,
   statusOf,
   type CmaSession,
@@ -26,6 +27,7 @@ import { listSessions } from '../../../services/runtime/sessions/index.ts';
 import { updateSession } from '../../../services/runtime/sessions/index.ts';
 import { archiveSession, deleteSession } from '../../../services/runtime/sessions/index.ts';
 import { withTransaction } from '../../../services/kernel/transaction.ts';
+import type { CreateSessionInput } from '../../../domain/sessions/inputs.ts';
 import { agentSnapshotOf, agentVersionIdOf, archivedAgent, isArchivedAgent } from './agents.ts';
 import { findCompatEnvironment } from './environments.ts';
 
@@ -50,6 +52,7 @@ export async function createCompatSession({
   const { agentId, version } = agentRefOf(input.agent);
   if (!isOurId(agentId)) throw new NotFoundError('No agent with that id in this project');
   const messages = initialMessagesOf(input);
+  const memoryStores = memoryStoreResourcesOf(input);
   return withTransaction(ctx, async (tx) => {
     const environment = await findCompatEnvironment(tx, input.environment_id);
     if (environment.archivedAt) throw new ValidationError('The environment is archived', { error_code: 'environment_archived' });
@@ -61,6 +64,7 @@ export async function createCompatSession({
         agentId,
         ...(agentVersionId ? { agentVersionId, anyVersion: true } : {}),
         ...(input.title ? { title: input.title } : {}),
+        ...(memoryStores.length > 0 ? { memoryStores: memoryStores as CreateSessionInput['memoryStores'] } : {}),
         ...(messages[0] !== undefined ? turnFields(messages[0], 'initialMessage') : {}),
         idempotencyKey: null,
       },
