@@ -14,7 +14,7 @@ export function networkOf(target: RunSandbox): SandboxNetwork {
   return target.sandbox.network === 'restricted' ? { mode: 'restricted', ...target.egress } : { mode: 'none' };
 }
 
-export type TargetExecOptions = Pick<ExecRequest, 'stdin' | 'timeoutMs' | 'maxOutputBytes' | 'stdoutEncoding'>;
+export type TargetExecOptions = Pick<ExecRequest, 'stdin' | 'timeoutMs' | 'maxOutputBytes' | 'stdoutEncoding' | 'memoryMounts'>;
 
 /** One command in the session's sandbox under its snapshot and network policy. */
 export function execInTarget(

@@ -8,6 +8,8 @@ import type { PlatformToolAnswer } from '../platform-tools/registry.ts';
 import type { SandboxBrowsers } from './browser/browser-tools.ts';
 import type { ExecResult, LocalSandboxDriver } from './local/driver.ts';
 import { execInTarget, networkOf, snapshotOf, type TargetExecOptions } from './run-target.ts';
+import { readMountedStores, writeBackMount, type MountedStore, type WriteBackReport } from '../../services/configuration/memory-stores/index.ts';
+import { MountReadError } from './local/driver.ts';
 
 /** Cut of text kept in debug records (`safeCommand`/`safeResult`); the model gets the full tool output. */
 const SAFE_TEXT = 2_000;
@@ -61,7 +63,7 @@ export function createSandboxToolRunner(deps: {
 
   const exec = (target: RunSandbox, argv: string[], options: TargetExecOptions) => execInTarget(deps, target, argv, options);
 
-  const tools: Record<string, (target: RunSandbox, args: Record<string, unknown>) => Promise<ToolRun>> = {
+  const tools: Record<string, (target: RunSandbox, args: Record<string, unknown>, mounts?: MemoryMounts) => Promise<ToolRun>> = {
     async read(target, args) {
       const file = workspacePath(args.path);
       const result = await exec(target, ['cat', '--', file], { timeoutMs: FILE_TIMEOUT_MS, maxOutputBytes: READ_MAX_BYTES });
@@ -115,10 +117,10 @@ export function createSandboxToolRunner(deps: {
       const replaced = args.replaceAll === true ? occurrences : 1;
       return { value: { path: file, replaced }, safeCommand, safeResult: { exitCode: 0, replaced } };
     },
-    async bash(target, args) {
+    async bash(target, args, mounts) {
       const command = String(args.command ?? '');
       const timeoutMs = typeof args.timeoutMs === 'number' ? args.timeoutMs : DEFAULT_BASH_TIMEOUT_MS;
-      const result = await exec(target, ['bash', '-c', command], { timeoutMs });
+      const result = await exec(target, ['bash', '-c', command], { timeoutMs, ...(mounts ? { memoryMounts: mounts } : {}) });
       const value = {
         exitCode: result.exitCode,
         stdout: result.stdout,
@@ -172,6 +174,39 @@ export function createSandboxToolRunner(deps: {
     browser_interact: browse('browser_interact'),
   };
 
+  const diskOf = (target: RunSandbox) => snapshotOf(deps.snapshots, target).resource.diskMb;
+
+  /** Writes each attached store's memories into its mount directory, fresh for this command. */
+  async function mountMemory(target: RunSandbox): Promise<{ stores: MountedStore[]; mounts: MemoryMounts }> {
+    const stores = await readMountedStores(deps.system(), target.run, target.memoryStores);
+    for (const mounted of stores) {
+      const files = mounted.files.map((file) => ({ path: file.path, content: Buffer.from(file.content, 'utf8') }));
+      await deps.driver.writeMemoryMount(target.sandbox.id, diskOf(target), mounted.store.mount, files);
+    }
+    return { stores, mounts: stores.map((mounted) => ({ name: mounted.store.mount, readOnly: mounted.store.access === 'read_only' })) };
+  }
+
+  /** What the command changed in the read-write mounts, written back as versions by the run. */
+  async function writeBack(target: RunSandbox, toolCallId: string, stores: MountedStore[]): Promise<WriteBackReport> {
+    const report: WriteBackReport = { written: [], problems: [] };
+    const author = { type: 'session' as const, sessionId: target.run.sessionId, runId: target.run.id };
+    for (const mounted of stores) {
+      if (mounted.store.access === 'read_only') continue;
+      let after;
+      try {
+        after = await deps.driver.readMemoryMount(target.sandbox.id, diskOf(target), mounted.store.mount);
+      } catch (error) {
+        if (!(error instanceof MountReadError)) throw error;
+        report.problems.push(`${mounted.store.mount}: nothing was written: the directory holds ${error.message}`);
+        continue;
+      }
+      const one = await writeBackMount(deps.system(), { scope: target.run, author, toolCallId, mounted, after });
+      report.written.push(...one.written);
+      report.problems.push(...one.problems);
+    }
+    return report;
+  }
+
   return {
     handles: (toolName: string) => Object.hasOwn(tools, toolName),
 
@@ -196,7 +231,12 @@ export function createSandboxToolRunner(deps: {
       if (recorded.completedAt && (recorded.failure !== null || recorded.resultValue !== null)) {
         return recorded.failure !== null ? { status: 'failure', message: recorded.failure } : { status: 'success', value: recorded.resultValue };
       }
-      const run = await tool(target, args);
+      // A bash command sees the session's memory stores at /mnt/memory/<store>/; what it changed
+      // there is written back before the command is recorded as done, so a step retried after a
+      // crash mounts the stores afresh and writes each file once (docs/decisions/memory-in-sessions.md).
+      const memory = input.toolName === 'bash' && target.memoryStores.length > 0 ? await mountMemory(target) : null;
+      let run = await tool(target, args, memory?.mounts);
+      if (memory) run = withMemoryReport(run, await writeBack(target, input.toolCallId, memory.stores));
       await completeSandboxCommand({
         ctx,
         input: {
@@ -215,6 +255,8 @@ export function createSandboxToolRunner(deps: {
 
 export type SandboxToolRunner = ReturnType<typeof createSandboxToolRunner>;
 
+type MemoryMounts = Array<{ name: string; readOnly: boolean }>;
+
 /** A workspace-relative path, normalized; absolute paths and `..` that leave the workspace are refused. */
 export function workspacePath(raw: unknown): string {
   if (typeof raw !== 'string' || raw.trim() === '') throw new Error('path must be a non-empty workspace-relative path');
@@ -223,6 +265,20 @@ export function workspacePath(raw: unknown): string {
     throw new Error(`path "${cut(raw, 200)}" is outside the workspace; use a path relative to it`);
   }
   return normalized;
+}
+
+/** The command's answer with what it wrote to memory, and the conflicts the agent must resolve. */
+function withMemoryReport(run: ToolRun, report: WriteBackReport): ToolRun {
+  if (report.written.length === 0 && report.problems.length === 0) return run;
+  const memory = {
+    written: report.written.map(({ store, path, operation, versionId }) => ({ store, path, operation, versionId })),
+    ...(report.problems.length > 0 ? { notWritten: report.problems } : {}),
+  };
+  return {
+    ...run,
+    value: { ...run.value, memory },
+    safeResult: { ...run.safeResult, memoryWritten: report.written.length, memoryNotWritten: report.problems.length },
+  };
 }
 
 function failed(safeCommand: Record<string, unknown>, result: ExecResult, message: string): ToolRun {

@@ -2,7 +2,18 @@ import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
-import { contextCompactions, harnessOperationCalls, messages, modelInvocations, productEvents, runs, sessions, toolCalls } from '../../db/schema/index.ts';
+import {
+  contextCompactions,
+  harnessOperationCalls,
+  sandboxCommands,
+  memoryVersions,
+  messages,
+  modelInvocations,
+  productEvents,
+  runs,
+  sessions,
+  toolCalls,
+} from '../../db/schema/index.ts';
 import { connectTemporal, type TemporalClientHandle } from '../../temporal/client.ts';
 import { createTemporalRunStarter } from '../../temporal/run-starter.ts';
 import { startMcpFixtureServer } from '../fixtures/mcp/server.ts';
@@ -190,6 +201,44 @@ describe('run durability', () => {
     expect(new Set(parts.map((row) => row.attempt)).size).toBe(parts.length);
     expect(attempts.filter((row) => row.turnId === 'turn-1').map((row) => row.status)).toEqual(['succeeded']);
   }, 180_000);
+
+  it('a worker killed with SIGKILL between a sandbox command writing to a memory mount and its write-back: one version', async (context) => {
+    if (!t.database.url) context.skip();
+    const provider = await call('POST', '/sandbox-providers', { key: 'durable-local', displayName: 'Local', providerType: 'sandbox_vendor', apiKey: 'local' });
+    const snapshotId = (await call('GET', `/sandbox-providers/${provider.body.id}/snapshots`)).body.data[0].id;
+    const store = await call('POST', '/memory-stores', { name: `Durable notes ${randomUUID().slice(0, 4)}` });
+    const mount = store.body.mountPath as string;
+    // The first attempt writes the file, then holds until its worker dies; the retry writes it again and ends.
+    const command = `echo 'noted once' > ${mount}todo.md; if [ ! -e .memory-first ]; then touch .memory-first; sleep 120; fi`;
+    answerBy(({ afterTool }) => (afterTool ? { text: 'Noted.' } : { toolCalls: [{ name: 'bash', arguments: { command } }] }));
+    for (const worker of workers) await killWorkerProcess(worker);
+    const first = await startWorker();
+    const agent = await call('POST', '/agents', {
+      name: 'Remembers durably',
+      initialConfig: {
+        systemPrompt: 'Be brief.',
+        modelPreset: 'fast',
+        limits: { maxTurns: 4 },
+        sandbox: { enabled: true, provider: 'durable-local', snapshotId, network: 'none', capabilities: ['filesystem_read', 'shell'] },
+      },
+    });
+    expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+    const session = await call('POST', '/sessions', { agentId: agent.body.id, initialMessage: 'Note it.', memoryStores: [{ storeId: store.body.id }] });
+    expect(session.status, JSON.stringify(session.body)).toBe(201);
+    const runId = session.body.latestRunId as string;
+    // The command has begun (and written the file in its mount) when its row is there and a moment has passed.
+    await waitFor('the bash command to start', async () => {
+      const [command_] = await t.database.db.select().from(sandboxCommands).where(eq(sandboxCommands.runId, runId));
+      return command_ ?? null;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await killWorkerProcess(first);
+    await startWorker();
+    const run = await settled(runId);
+    expect(run.state, JSON.stringify(run.failure)).toBe('completed');
+    const versions = await t.database.db.select().from(memoryVersions).where(eq(memoryVersions.storeId, store.body.id));
+    expect(versions.map((row) => [row.operation, row.path, row.content, row.runId])).toEqual([['created', '/todo.md', 'noted once\n', runId]]);
+  }, 240_000);
 
   it('a run whose workflow start was lost is started by the reconciler', async (context) => {
     if (!t.database.url) context.skip();

@@ -16,6 +16,10 @@ import type { RootfsMounts } from './rootfs.ts';
 export const SANDBOX_UID = 1000;
 export const PROXY_PORT = 3128;
 export const PROXY_SOCKET_INSIDE = '/run/proxy.sock';
+/** Where memory stores are mounted inside, and where their files are kept in the workspace on the host. */
+export const MEMORY_MOUNT_ROOT = '/mnt/memory';
+export const MEMORY_WORKSPACE_DIR = '.svc/memory';
+const MEMORY_MOUNT_NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const RUN_BYTES = 1024 * 1024;
 const PATH = '/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin';
 const PROXY_URL = `http://127.0.0.1:${PROXY_PORT}`;
@@ -36,6 +40,8 @@ export function buildBwrapArgs(input: {
   firstDataFd?: number;
   /** Inherited descriptors, besides stdio, that reach the command; every other one is closed. */
   passFds?: number[];
+  /** Host directories bound at `/mnt/memory/<name>` (memory stores, read-only or not). */
+  memoryMounts?: Array<{ hostPath: string; name: string; readOnly: boolean }>;
 }): BwrapInvocation {
   const firstDataFd = input.firstDataFd ?? 3;
   const passFds = input.passFds ?? [];
@@ -102,6 +108,12 @@ export function buildBwrapArgs(input: {
   );
   if (input.proxySocket) args.push('--bind', input.proxySocket, PROXY_SOCKET_INSIDE);
   if (input.workspace) args.push('--bind', input.workspace, '/workspace');
+  for (const mount of input.memoryMounts ?? []) {
+    if (!MEMORY_MOUNT_NAME.test(mount.name)) throw new InternalConfigurationError(`memory mount name ${mount.name} is not a directory name`);
+    args.push(mount.readOnly ? '--ro-bind' : '--bind', mount.hostPath, `${MEMORY_MOUNT_ROOT}/${mount.name}`);
+  }
+  // The stores' copies in the workspace stay out of sight: /mnt/memory is the one way in.
+  if (input.workspace && (input.memoryMounts ?? []).length > 0) args.push('--size', String(RUN_BYTES), '--tmpfs', `/workspace/${MEMORY_WORKSPACE_DIR}`);
   args.push(
     // bwrap's own root and /dev are tmpfs the sandbox user owns: freeze them last.
     '--remount-ro',

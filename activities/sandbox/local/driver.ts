@@ -10,6 +10,7 @@ import { checkExecRequest, type ExecRequest, type ExecResult } from './exec-requ
 import { clampToHard, readHardLimits } from './host-limits.ts';
 import { DEFAULT_ADDRESS_SPACE_FLOOR_MB, limitsForSnapshot } from './limits.ts';
 import { rootfsMounts } from './rootfs.ts';
+import { memoryMountDir, readMemoryMount, writeMemoryMount, type MountedFile } from './memory-mount.ts';
 import { runSandboxed } from './run-sandboxed.ts';
 import { assertRunnableSnapshot } from './snapshots.ts';
 import { assertSandboxId, ensureWorkspaceDir, removeSandboxDir, resolveSandboxUser, workspaceDir, type SandboxUser } from './workspace.ts';
@@ -25,6 +26,8 @@ export type { EgressGuard } from './egress-guard.ts';
 export type { HostLookup } from './egress-proxy.ts';
 export type { LimitOverrides } from './limits.ts';
 export type { SandboxUser } from './workspace.ts';
+export type { MountedFile } from './memory-mount.ts';
+export { MountReadError } from './memory-mount.ts';
 
 export type LocalSandboxDriverOptions = {
   dataDir: string;
@@ -53,6 +56,10 @@ export type LocalSandboxDriver = {
   ensureWorkspace(sandboxId: string, diskMb?: number): Promise<string>;
   /** Runs one command; the workspace is created on first use. */
   exec(request: ExecRequest): Promise<ExecResult>;
+  /** Writes a memory store's files into the sandbox's mount directory (`memoryMounts` binds it), replacing what was there. */
+  writeMemoryMount(sandboxId: string, diskMb: number | undefined, name: string, files: readonly MountedFile[]): Promise<void>;
+  /** The regular files a command left in that directory. */
+  readMemoryMount(sandboxId: string, diskMb: number | undefined, name: string): Promise<MountedFile[]>;
   removeWorkspace(sandboxId: string): Promise<void>;
   /** Kills running commands, stops their egress proxies and unmounts the workspaces it mounted. */
   close(): Promise<void>;
@@ -105,7 +112,16 @@ export function createLocalSandboxDriver(options: LocalSandboxDriverOptions): Lo
       // goes over) and after the command, and no file may grow past what is left.
       usage = mounted.has(workspace) ? null : await guardWorkspaceUsage(workspace, diskMb * MIB, FULL_BELOW_BYTES);
       if (usage) limits.fileSizeBytes = Math.min(limits.fileSizeBytes, usage.fileSizeBytes);
-      const invocation = buildBwrapArgs({ rootfs, workspace, cwd, limits, argv: request.argv, ...(egress ? { proxySocket: egress.socketPath } : {}) });
+      const memoryMounts = (request.memoryMounts ?? []).map((mount) => ({ ...mount, hostPath: memoryMountDir(workspace, mount.name) }));
+      const invocation = buildBwrapArgs({
+        rootfs,
+        workspace,
+        cwd,
+        limits,
+        argv: request.argv,
+        ...(egress ? { proxySocket: egress.socketPath } : {}),
+        ...(memoryMounts.length > 0 ? { memoryMounts } : {}),
+      });
       const raw = await runSandboxed({
         bwrapPath,
         args: invocation.args,
@@ -131,6 +147,14 @@ export function createLocalSandboxDriver(options: LocalSandboxDriverOptions): Lo
 
   return {
     ensureWorkspace: (sandboxId, diskMb) => ensure(sandboxId, diskMb),
+    async writeMemoryMount(sandboxId, diskMb, name, files) {
+      assertSandboxId(sandboxId);
+      await writeMemoryMount(await ensure(sandboxId, diskMb), name, files, user);
+    },
+    async readMemoryMount(sandboxId, diskMb, name) {
+      assertSandboxId(sandboxId);
+      return readMemoryMount(await ensure(sandboxId, diskMb), name);
+    },
     removeWorkspace: async (sandboxId) => {
       await removeSandboxDir(dataDir, sandboxId);
       mounted.delete(workspaceDir(dataDir, sandboxId));

@@ -23,6 +23,8 @@ export type ExecRequest = {
   stdoutEncoding?: 'utf8' | 'base64';
   /** Tighter limits than the snapshot's for this command only. */
   limits?: LimitOverrides;
+  /** Memory store directories prepared with `writeMemoryMount`, bound at `/mnt/memory/<name>` for this command. */
+  memoryMounts?: Array<{ name: string; readOnly: boolean }>;
 };
 
 export type ExecResult = {

@@ -30,7 +30,8 @@ const HOST_ETC_ALLOWLIST = [
 ];
 
 // Supplied fresh by the sandbox, never taken from a directory root.
-const SANDBOX_OWNED = new Set(['proc', 'dev', 'sys', 'tmp', 'run', 'workspace', 'lost+found']);
+// /mnt holds the memory store mounts (/mnt/memory/<store>).
+const SANDBOX_OWNED = new Set(['proc', 'dev', 'sys', 'tmp', 'run', 'workspace', 'lost+found', 'mnt']);
 
 export const GENERATED_ETC = ['passwd', 'group', 'hosts'];
 

@@ -100,7 +100,7 @@ export async function beginModelTurn({
       tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema as Record<string, unknown> }));
     const systemPrompt =
       renderRunInstructions(config.systemPrompt, usableSkills(context.skills), { sandboxed: config.sandbox.enabled }) +
-      renderMemoryInstructions(context.session.memoryStores);
+      renderMemoryInstructions(context.session.memoryStores, { sandboxed: config.sandbox.enabled });
     const operationCallId = operationCallOfTurn(input.turnId);
     const run = { projectId: context.run.projectId, sessionId: context.run.sessionId };
     const turn = operationCallId ? await operationTurn(tx, config, context.session.memoryStores, systemPrompt, operationCallId, input.turnId) : null;

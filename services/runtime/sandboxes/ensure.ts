@@ -1,5 +1,6 @@
+import type { AttachedMemoryStore } from '../../../domain/memory/index.ts';
 import { and, eq } from 'drizzle-orm';
-import { agentVersions, runs, sandboxes, sandboxProviders, sessions } from '../../../db/schema/index.ts';
+import { agentVersions, runs, sandboxProviders, sandboxes, sessions } from '../../../db/schema/index.ts';
 import type { RestrictedEgress } from '../../../db/schema/connections.ts';
 import type { AgentConfig } from '../../../domain/agent-config/index.ts';
 import { NotFoundError } from '../../../domain/errors.ts';
@@ -13,6 +14,9 @@ export type RunSandbox = {
   /** The connection's current allowlist: configuration is read at run time, never pinned. */
   egress: RestrictedEgress;
   capabilities: AgentConfig['sandbox']['capabilities'];
+  run: { id: string; sessionId: string; organizationId: string; projectId: string };
+  /** The memory stores the run's session attached (mounted at /mnt/memory for its commands). */
+  memoryStores: AttachedMemoryStore[];
 };
 
 /** The session that owns a session's workspace: the root of its delegation chain. */
@@ -33,8 +37,15 @@ export async function workspaceOwnerOf(ctx: ServiceContext, sessionId: string): 
  */
 export async function ensureRunSandbox({ ctx, input }: { ctx: ServiceContext; input: { runId: string } }): Promise<RunSandbox | null> {
   const [run] = await ctx.db
-    .select({ sessionId: runs.sessionId, agentVersionId: runs.agentVersionId, organizationId: runs.organizationId, projectId: runs.projectId })
+    .select({
+      sessionId: runs.sessionId,
+      agentVersionId: runs.agentVersionId,
+      organizationId: runs.organizationId,
+      projectId: runs.projectId,
+      memoryStores: sessions.memoryStores,
+    })
     .from(runs)
+    .innerJoin(sessions, eq(sessions.id, runs.sessionId))
     .where(eq(runs.id, input.runId));
   if (!run) throw new NotFoundError('No run with that id');
   const [version] = await ctx.db.select({ config: agentVersions.config }).from(agentVersions).where(eq(agentVersions.id, run.agentVersionId));
@@ -64,5 +75,11 @@ export async function ensureRunSandbox({ ctx, input }: { ctx: ServiceContext; in
     const [row] = await tx.db.update(sandboxes).set({ lastUsedAt: now }).where(eq(sandboxes.workspaceSessionId, workspaceSessionId)).returning();
     return row!;
   });
-  return { sandbox, egress: provider.restrictedEgress, capabilities: policy.capabilities };
+  return {
+    sandbox,
+    egress: provider.restrictedEgress,
+    capabilities: policy.capabilities,
+    run: { id: input.runId, sessionId: run.sessionId, organizationId: run.organizationId, projectId: run.projectId },
+    memoryStores: run.memoryStores,
+  };
 }

@@ -1,0 +1,170 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import { memories, memoryVersions, type MemoryAuthor } from '../../../db/schema/index.ts';
+import { DomainError } from '../../../domain/errors.ts';
+import { MEMORY_CONTENT_MAX_BYTES, memoryPathProblem, type AttachedMemoryStore } from '../../../domain/memory/index.ts';
+import type { ServiceContext } from '../../kernel/service-context.ts';
+import { withTransaction } from '../../kernel/transaction.ts';
+import { findMemoryStore } from './load.ts';
+import { applyMemoryChange, contentSha256 } from './write-memory.ts';
+
+type Scope = { organizationId: string; projectId: string };
+
+/** A store as mounted for one command: its files, and what each path held (to write back against). */
+export type MountedStore = {
+  store: AttachedMemoryStore;
+  files: Array<{ path: string; content: string }>;
+  /** Path → the memory and the SHA-256 the command was shown. */
+  mounted: Map<string, { memoryId: string; sha: string }>;
+};
+
+/**
+ * What a sandbox command is shown of the session's stores (docs/decisions/memory-in-sessions.md):
+ * every memory of each attached store, read in one statement. A store deleted since attachment
+ * is left out.
+ */
+export async function readMountedStores(ctx: ServiceContext, scope: Scope, stores: readonly AttachedMemoryStore[]): Promise<MountedStore[]> {
+  if (stores.length === 0) return [];
+  const rows = await ctx.db
+    .select({ storeId: memories.storeId, id: memories.id, path: memories.path, content: memories.content, sha: memories.contentSha256 })
+    .from(memories)
+    .where(
+      and(
+        eq(memories.organizationId, scope.organizationId),
+        eq(memories.projectId, scope.projectId),
+        inArray(
+          memories.storeId,
+          stores.map((store) => store.storeId),
+        ),
+      ),
+    );
+  return stores.map((store) => {
+    const own = rows.filter((row) => row.storeId === store.storeId);
+    return {
+      store,
+      files: own.map((row) => ({ path: row.path, content: row.content })),
+      mounted: new Map(own.map((row) => [row.path, { memoryId: row.id, sha: row.sha }])),
+    };
+  });
+}
+
+export type WriteBackReport = {
+  written: Array<{ store: string; path: string; operation: string; versionId: string }>;
+  /** Why a change was not written, one line each (a conflict, a bad path or content). */
+  problems: string[];
+};
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Writes back what a command changed in a `read_write` store's mount: a new file is created, a
+ * changed one updated and a removed one deleted, each its own transaction with the precondition
+ * of what the command was shown (so a concurrent change by another session is a conflict the
+ * agent is told about, never overwritten), each keyed by the command (`cmd:<toolCallId>:<path>`),
+ * so a retried step writes every file once.
+ */
+export async function writeBackMount(
+  ctx: ServiceContext,
+  input: { scope: Scope; author: MemoryAuthor; toolCallId: string; mounted: MountedStore; after: Array<{ path: string; content: Buffer }> },
+): Promise<WriteBackReport> {
+  const { store } = input.mounted;
+  const report: WriteBackReport = { written: [], problems: [] };
+  const seen = new Set<string>();
+  for (const file of input.after) {
+    seen.add(file.path);
+    const problem = memoryPathProblem(file.path) ?? contentProblem(file.content);
+    if (problem) {
+      report.problems.push(`${store.mount}${file.path}: not written: ${problem}`);
+      continue;
+    }
+    const content = utf8.decode(file.content);
+    const before = input.mounted.mounted.get(file.path);
+    if (before && before.sha === contentSha256(content)) continue;
+    await change(
+      ctx,
+      input,
+      report,
+      file.path,
+      before ? { kind: 'update', memoryId: before.memoryId, expected: before.sha, content } : { kind: 'create', content },
+    );
+  }
+  for (const [path, before] of input.mounted.mounted) {
+    if (!seen.has(path)) await change(ctx, input, report, path, { kind: 'delete', memoryId: before.memoryId, expected: before.sha });
+  }
+  return report;
+}
+
+function contentProblem(content: Buffer): string | null {
+  if (content.length > MEMORY_CONTENT_MAX_BYTES) return `larger than ${MEMORY_CONTENT_MAX_BYTES} bytes`;
+  try {
+    const text = utf8.decode(content);
+    if (text.includes('\u0000')) return 'holds a NUL character';
+  } catch {
+    return 'not UTF-8 text';
+  }
+  return null;
+}
+
+type FileChange =
+  | { kind: 'create'; content: string }
+  | { kind: 'update'; memoryId: string; expected: string; content: string }
+  | { kind: 'delete'; memoryId: string; expected: string };
+
+async function change(
+  ctx: ServiceContext,
+  input: { scope: Scope; author: MemoryAuthor; toolCallId: string; mounted: MountedStore },
+  report: WriteBackReport,
+  path: string,
+  wanted: FileChange,
+): Promise<void> {
+  const name = input.mounted.store.mount;
+  const sourceKey = `cmd:${input.toolCallId}:${path}`;
+  try {
+    await withTransaction(ctx, async (tx) => {
+      const store = await findMemoryStore(tx, input.scope, input.mounted.store.storeId, { lock: true, writable: true });
+      const [earlier] = await tx.db
+        .select({ id: memoryVersions.id, operation: memoryVersions.operation })
+        .from(memoryVersions)
+        .where(and(eq(memoryVersions.storeId, store.id), eq(memoryVersions.sourceKey, sourceKey)));
+      if (earlier) {
+        report.written.push({ store: name, path, operation: earlier.operation, versionId: earlier.id });
+        return;
+      }
+      const current =
+        wanted.kind === 'create'
+          ? null
+          : ((
+              await tx.db
+                .select()
+                .from(memories)
+                .where(and(eq(memories.storeId, store.id), eq(memories.id, wanted.memoryId)))
+            )[0] ?? null);
+      if (wanted.kind !== 'create' && !current) {
+        // Deleted by someone else since the command was shown it.
+        if (wanted.kind === 'update') report.problems.push(`${name}${path}: not written: the memory was deleted by someone else during the command`);
+        return;
+      }
+      const { version } = await applyMemoryChange(tx, {
+        store,
+        author: input.author,
+        sourceKey,
+        change:
+          wanted.kind === 'create'
+            ? { kind: 'create', path, content: wanted.content }
+            : wanted.kind === 'update'
+              ? { kind: 'update', memory: current!, content: wanted.content, expectedSha256: wanted.expected }
+              : { kind: 'delete', memory: current!, expectedSha256: wanted.expected },
+      });
+      if (version) report.written.push({ store: name, path, operation: version.operation, versionId: version.id });
+    });
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    const reason = (error.details as Record<string, unknown> | undefined)?.reason;
+    const why =
+      reason === 'memory_precondition_failed'
+        ? 'another session changed this memory during the command; read it again and merge your change'
+        : reason === 'memory_path_conflict'
+          ? `${error.message} (another session wrote it during the command; read it again and merge your change)`
+          : error.message;
+    report.problems.push(`${name}${path}: not written: ${why}`);
+  }
+}
