@@ -8,7 +8,13 @@ import type { PlatformToolAnswer } from '../platform-tools/registry.ts';
 import type { SandboxBrowsers } from './browser/browser-tools.ts';
 import type { ExecResult, LocalSandboxDriver } from './local/driver.ts';
 import { execInTarget, networkOf, snapshotOf, type TargetExecOptions } from './run-target.ts';
-import { readMountedStores, writeBackMount, type MountedStore, type WriteBackReport } from '../../services/configuration/memory-stores/index.ts';
+import {
+  memoryContents,
+  readMountedStores,
+  writeBackMount,
+  type MountedStore,
+  type WriteBackReport,
+} from '../../services/configuration/memory-stores/index.ts';
 import { MountReadError } from './local/driver.ts';
 
 /** Cut of text kept in debug records (`safeCommand`/`safeResult`); the model gets the full tool output. */
@@ -180,8 +186,11 @@ export function createSandboxToolRunner(deps: {
   async function mountMemory(target: RunSandbox): Promise<{ stores: MountedStore[]; mounts: MemoryMounts }> {
     const stores = await readMountedStores(deps.system(), target.run, target.memoryStores);
     for (const mounted of stores) {
-      const files = mounted.files.map((file) => ({ path: file.path, content: Buffer.from(file.content, 'utf8') }));
-      await deps.driver.writeMemoryMount(target.sandbox.id, diskOf(target), mounted.store.mount, files);
+      const wanted = [...mounted.mounted].map(([path, { sha }]) => ({ path, sha256: sha }));
+      await deps.driver.syncMemoryMount(target.sandbox.id, diskOf(target), mounted.store.mount, wanted, async (paths) => {
+        const contents = await memoryContents(deps.system(), target.run, mounted.store.storeId, paths);
+        return new Map([...contents].map(([path, text]) => [path, Buffer.from(text, 'utf8')]));
+      });
     }
     return { stores, mounts: stores.map((mounted) => ({ name: mounted.store.mount, readOnly: mounted.store.access === 'read_only' })) };
   }

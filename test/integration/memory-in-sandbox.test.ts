@@ -116,6 +116,28 @@ describe('memory stores in the sandbox', () => {
     expect((await f.call('GET', `/memory-stores/${notes.id}`)).body.memoryCount).toBe(0);
   }, 120_000);
 
+  it('each command starts from the store as it is now, and a same-size change is seen', async () => {
+    const notes = await store(`Kept ${randomUUID().slice(0, 4)}`);
+    const mount = notes.mountPath;
+    const agentId = await agent();
+    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'bash', arguments: { command: `printf a > ${mount}x.md` } }] }).reply({ text: 'One.' });
+    const session = await f.call('POST', '/sessions', { agentId, initialMessage: 'Write a.', memoryStores: [{ storeId: notes.id }] });
+    expect((await f.waitForRun(session.body.latestRunId)).state).toBe('completed');
+    const [written] = (await f.call('GET', `/memory-stores/${notes.id}/memories`)).body.data;
+    // Someone else changes it between the commands: the next command is shown their content.
+    expect((await f.call('PATCH', `/memory-stores/${notes.id}/memories/${written.id}`, { content: 'c' })).status).toBe(200);
+    f.fakes.vendor_a.reply({ toolCalls: [{ name: 'bash', arguments: { command: `cat ${mount}x.md; printf b > ${mount}x.md` } }] }).reply({ text: 'Two.' });
+    const second = f.fakes.vendor_a.requests.length;
+    const next = await f.call('POST', `/sessions/${session.body.id}/runs`, { message: 'Now b.' });
+    expect((await f.waitForRun(next.body.id)).state).toBe('completed');
+    expect(JSON.parse(toolOutputs(second + 1).at(-1)!).stdout).toBe('c');
+    expect((await versions(notes.id)).map((version) => [version.operation, version.content])).toEqual([
+      ['modified', 'b'],
+      ['modified', 'c'],
+      ['created', 'a'],
+    ]);
+  }, 120_000);
+
   it('two sessions writing one path at once: one version wins, the other command is told, nothing is overwritten', async () => {
     const shared = await store(`Shared ${randomUUID().slice(0, 4)}`);
     const memory = await f.call('POST', `/memory-stores/${shared.id}/memories`, { path: '/plan.md', content: 'v1\n' });

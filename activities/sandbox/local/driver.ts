@@ -10,7 +10,7 @@ import { checkExecRequest, type ExecRequest, type ExecResult } from './exec-requ
 import { clampToHard, readHardLimits } from './host-limits.ts';
 import { DEFAULT_ADDRESS_SPACE_FLOOR_MB, limitsForSnapshot } from './limits.ts';
 import { rootfsMounts } from './rootfs.ts';
-import { memoryMountDir, readMemoryMount, writeMemoryMount, type MountedFile } from './memory-mount.ts';
+import { memoryMountDir, readMemoryMount, syncMemoryMount, type MountedFile, type MountMemory, type WantedFile } from './memory-mount.ts';
 import { runSandboxed } from './run-sandboxed.ts';
 import { assertRunnableSnapshot } from './snapshots.ts';
 import { assertSandboxId, ensureWorkspaceDir, removeSandboxDir, resolveSandboxUser, workspaceDir, type SandboxUser } from './workspace.ts';
@@ -26,7 +26,7 @@ export type { EgressGuard } from './egress-guard.ts';
 export type { HostLookup } from './egress-proxy.ts';
 export type { LimitOverrides } from './limits.ts';
 export type { SandboxUser } from './workspace.ts';
-export type { MountedFile } from './memory-mount.ts';
+export type { MountedFile, WantedFile } from './memory-mount.ts';
 export { MountReadError } from './memory-mount.ts';
 
 export type LocalSandboxDriverOptions = {
@@ -56,9 +56,18 @@ export type LocalSandboxDriver = {
   ensureWorkspace(sandboxId: string, diskMb?: number): Promise<string>;
   /** Runs one command; the workspace is created on first use. */
   exec(request: ExecRequest): Promise<ExecResult>;
-  /** Writes a memory store's files into the sandbox's mount directory (`memoryMounts` binds it), replacing what was there. */
-  writeMemoryMount(sandboxId: string, diskMb: number | undefined, name: string, files: readonly MountedFile[]): Promise<void>;
-  /** The regular files a command left in that directory. */
+  /**
+   * Brings a memory store's mount directory (`memoryMounts` binds it) in line with the store's
+   * files (path and hash); `load` gives the bytes of those it must write.
+   */
+  syncMemoryMount(
+    sandboxId: string,
+    diskMb: number | undefined,
+    name: string,
+    wanted: readonly WantedFile[],
+    load: (paths: string[]) => Promise<Map<string, Buffer>>,
+  ): Promise<void>;
+  /** The regular files a command left in that directory: changed ones with their bytes. */
   readMemoryMount(sandboxId: string, diskMb: number | undefined, name: string): Promise<MountedFile[]>;
   removeWorkspace(sandboxId: string): Promise<void>;
   /** Kills running commands, stops their egress proxies and unmounts the workspaces it mounted. */
@@ -75,6 +84,9 @@ export function createLocalSandboxDriver(options: LocalSandboxDriverOptions): Lo
   const hardLimits = readHardLimits();
   const running = new Map<Promise<unknown>, AbortController>();
   const mounted = new Set<string>();
+  // What this driver last left in each memory mount (memory-mount.ts): lost with the process, when
+  // the next command writes its mounts afresh.
+  const mountMemory: MountMemory = new Map();
   let closed = false;
 
   // One set-up at a time per sandbox, so two commands never mount its image twice.
@@ -147,15 +159,16 @@ export function createLocalSandboxDriver(options: LocalSandboxDriverOptions): Lo
 
   return {
     ensureWorkspace: (sandboxId, diskMb) => ensure(sandboxId, diskMb),
-    async writeMemoryMount(sandboxId, diskMb, name, files) {
+    async syncMemoryMount(sandboxId, diskMb, name, wanted, load) {
       assertSandboxId(sandboxId);
-      await writeMemoryMount(await ensure(sandboxId, diskMb), name, files, user);
+      await syncMemoryMount({ workspace: await ensure(sandboxId, diskMb), name, user, memory: mountMemory }, wanted, load);
     },
     async readMemoryMount(sandboxId, diskMb, name) {
       assertSandboxId(sandboxId);
-      return readMemoryMount(await ensure(sandboxId, diskMb), name);
+      return readMemoryMount({ workspace: await ensure(sandboxId, diskMb), name, memory: mountMemory });
     },
     removeWorkspace: async (sandboxId) => {
+      for (const key of mountMemory.keys()) if (key.startsWith(`${workspaceDir(dataDir, sandboxId)}${path.sep}`)) mountMemory.delete(key);
       await removeSandboxDir(dataDir, sandboxId);
       mounted.delete(workspaceDir(dataDir, sandboxId));
     },

@@ -9,23 +9,22 @@ import { applyMemoryChange, contentSha256 } from './write-memory.ts';
 
 type Scope = { organizationId: string; projectId: string };
 
-/** A store as mounted for one command: its files, and what each path held (to write back against). */
+/** A store as mounted for one command: what each path held (to bring the mount in line, and to write back against). */
 export type MountedStore = {
   store: AttachedMemoryStore;
-  files: Array<{ path: string; content: string }>;
   /** Path → the memory and the SHA-256 the command was shown. */
   mounted: Map<string, { memoryId: string; sha: string }>;
 };
 
 /**
  * What a sandbox command is shown of the session's stores (docs/decisions/memory-in-sessions.md):
- * every memory of each attached store, read in one statement. A store deleted since attachment
- * is left out.
+ * the path and hash of every memory of each attached store, in one statement; the content of
+ * those the mount lacks comes from `memoryContents`. A store deleted since attachment shows empty.
  */
 export async function readMountedStores(ctx: ServiceContext, scope: Scope, stores: readonly AttachedMemoryStore[]): Promise<MountedStore[]> {
   if (stores.length === 0) return [];
   const rows = await ctx.db
-    .select({ storeId: memories.storeId, id: memories.id, path: memories.path, content: memories.content, sha: memories.contentSha256 })
+    .select({ storeId: memories.storeId, id: memories.id, path: memories.path, sha: memories.contentSha256 })
     .from(memories)
     .where(
       and(
@@ -37,14 +36,30 @@ export async function readMountedStores(ctx: ServiceContext, scope: Scope, store
         ),
       ),
     );
-  return stores.map((store) => {
-    const own = rows.filter((row) => row.storeId === store.storeId);
-    return {
-      store,
-      files: own.map((row) => ({ path: row.path, content: row.content })),
-      mounted: new Map(own.map((row) => [row.path, { memoryId: row.id, sha: row.sha }])),
-    };
-  });
+  return stores.map((store) => ({
+    store,
+    mounted: new Map(rows.filter((row) => row.storeId === store.storeId).map((row) => [row.path, { memoryId: row.id, sha: row.sha }])),
+  }));
+}
+
+/** The content of some memories of a store, by path (what a mount must write). */
+export async function memoryContents(ctx: ServiceContext, scope: Scope, storeId: string, paths: string[]): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  for (let at = 0; at < paths.length; at += 1_000) {
+    const rows = await ctx.db
+      .select({ path: memories.path, content: memories.content })
+      .from(memories)
+      .where(
+        and(
+          eq(memories.organizationId, scope.organizationId),
+          eq(memories.projectId, scope.projectId),
+          eq(memories.storeId, storeId),
+          inArray(memories.path, paths.slice(at, at + 1_000)),
+        ),
+      );
+    for (const row of rows) found.set(row.path, row.content);
+  }
+  return found;
 }
 
 export type WriteBackReport = {
@@ -64,13 +79,21 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  */
 export async function writeBackMount(
   ctx: ServiceContext,
-  input: { scope: Scope; author: MemoryAuthor; toolCallId: string; mounted: MountedStore; after: Array<{ path: string; content: Buffer }> },
+  input: {
+    scope: Scope;
+    author: MemoryAuthor;
+    toolCallId: string;
+    mounted: MountedStore;
+    /** The mount after the command: changed or new files with their bytes, the rest with the hash they kept. */
+    after: Array<{ path: string; content: Buffer } | { path: string; unchangedSha256: string }>;
+  },
 ): Promise<WriteBackReport> {
   const { store } = input.mounted;
   const report: WriteBackReport = { written: [], problems: [] };
   const seen = new Set<string>();
   for (const file of input.after) {
     seen.add(file.path);
+    if ('unchangedSha256' in file) continue; // untouched since the mount was brought in line
     const problem = memoryPathProblem(file.path) ?? contentProblem(file.content);
     if (problem) {
       report.problems.push(`${store.mount}${file.path}: not written: ${problem}`);
