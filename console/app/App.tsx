@@ -11,6 +11,7 @@ import { AgentsScreen } from './screens/Agents.tsx';
 import { BackupScreen } from './screens/Backup.tsx';
 import { ConnectionsScreen } from './screens/Connections.tsx';
 import { McpScreen } from './screens/Mcp.tsx';
+import { MemoryScreen, MemoryStoreScreen } from './screens/Memory.tsx';
 import { OverviewScreen } from './screens/Overview.tsx';
 import { PendingWorkScreen } from './screens/PendingWork.tsx';
 import { SchedulesScreen } from './screens/Schedules.tsx';
@@ -31,6 +32,7 @@ const NAVIGATION: ReadonlyArray<readonly [string, string, Scope?]> = [
   ['/pending', 'Pending work'],
   ['/connections', 'Models & connections'],
   ['/skills', 'Skills'],
+  ['/memory', 'Memory', 'memory:read'],
   ['/mcp', 'MCP'],
   ['/webhooks', 'Webhooks'],
   ['/access', 'Members & API keys'],
@@ -41,6 +43,7 @@ function Screen({ path }: { path: string }) {
   let params: Record<string, string> | null;
   if ((params = matchPath('/agents/:agentId', path))) return <AgentDetailScreen agentId={params.agentId!} />;
   if ((params = matchPath('/sessions/:sessionId', path))) return <SessionDetailScreen sessionId={params.sessionId!} />;
+  if ((params = matchPath('/memory/:storeId', path))) return <MemoryStoreScreen storeId={params.storeId!} />;
   switch (path.split('?')[0]) {
     case '/':
       return <OverviewScreen />;
@@ -58,6 +61,8 @@ function Screen({ path }: { path: string }) {
       return <ConnectionsScreen />;
     case '/skills':
       return <SkillsScreen />;
+    case '/memory':
+      return <MemoryScreen />;
     case '/mcp':
       return <McpScreen />;
     case '/webhooks':

@@ -11,6 +11,7 @@ import { SessionBudget } from '../components/SessionBudget.tsx';
 import { SimpleForm } from '../components/SimpleForm.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
 import { useAction } from '../components/useAction.ts';
+import { useCan } from '../components/useCan.ts';
 import { useResource } from '../components/useResource.ts';
 import { useRowAction } from '../components/useRowAction.ts';
 import { useSessionStream } from '../components/useSessionStream.ts';
@@ -215,6 +216,8 @@ export function SessionDetailScreen({ sessionId }: { sessionId: string }) {
       </p>
       {data.delegations.length ? <Delegations session={data} onChanged={() => void session.reload()} /> : null}
 
+      <MemoryStores session={data} />
+
       <Debug session={data} />
     </section>
   );
@@ -237,6 +240,64 @@ function LiveReplies({ replies }: { replies: LiveReply[] }) {
         </section>
       ))}
     </div>
+  );
+}
+
+/**
+ * The memory stores attached when the session was created (docs/memory.md), each with its access
+ * and where the agent finds it, and what the session's runs wrote to them.
+ */
+function MemoryStores({ session }: { session: SessionDetail }) {
+  const can = useCan();
+  const names = new Map(session.memoryStores.map((store) => [store.storeId, store.name]));
+  const store = (storeId: string, name: string) => (can('memory:read') ? <Link to={`/memory/${storeId}`}>{name}</Link> : name);
+  return (
+    <>
+      <h2>Memory stores</h2>
+      {session.memoryStores.length ? (
+        <table aria-label="Attached memory stores">
+          <thead>
+            <tr>
+              <th scope="col">Store</th>
+              <th scope="col">Access</th>
+              <th scope="col">Mount path</th>
+              <th scope="col">Instructions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {session.memoryStores.map((attached) => (
+              <tr key={attached.storeId}>
+                <th scope="row">
+                  {store(attached.storeId, attached.name)}
+                  {attached.description ? <div className="muted small">{attached.description}</div> : null}
+                </th>
+                <td>{attached.access === 'read_only' ? 'read only' : 'read and write'}</td>
+                <td>
+                  <code>{attached.mountPath}</code>
+                </td>
+                <td>{attached.instructions ?? <span className="muted">none</span>}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <p className="muted">No memory stores attached: a session attaches them when it is created.</p>
+      )}
+      {session.memoryWrites.length ? (
+        <ul className="files" aria-label="Written to memory">
+          {session.memoryWrites.map((write) => (
+            <li key={write.versionId}>
+              {write.operation} <code>{write.path ?? 'a redacted path'}</code> in {store(write.storeId, names.get(write.storeId) ?? write.storeId.slice(0, 8))}
+              <span className="muted small">
+                {' '}
+                {write.contentSizeBytes === null ? '' : `${write.contentSizeBytes.toLocaleString('en')} bytes · `}run <code>{write.runId.slice(0, 8)}</code> ·{' '}
+                {new Date(write.createdAt).toLocaleString()}
+              </span>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </>
   );
 }
 
