@@ -7,12 +7,11 @@
  *
  *   node_modules/.bin/node bench/memory-mount.bench.ts
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { memories, memoryStores } from '../db/schema/index.ts';
-import { contentSha256 } from '../services/configuration/memory-stores/write-memory.ts';
 import { memoryContents, readMountedStores, writeBackMount } from '../services/configuration/memory-stores/index.ts';
 import { createLocalSandboxDriver } from '../activities/sandbox/local/driver.ts';
 import { BUILT_IN_SNAPSHOT } from '../domain/sandbox/snapshot-registry.ts';
@@ -37,7 +36,7 @@ export async function run(options: { memories?: number; rounds?: number } = {}):
         storeId: store!.id,
         path: `/notes/${String(Math.floor(i / 100)).padStart(2, '0')}/note-${String(i).padStart(4, '0')}.md`,
         content,
-        contentSha256: contentSha256(content),
+        contentSha256: createHash('sha256').update(content, 'utf8').digest('hex'),
         contentSizeBytes: 1024,
         versionId: randomUUID(),
       }));

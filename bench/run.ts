@@ -11,6 +11,8 @@ import { run as idempotencyReplay } from './idempotency-replay.bench.ts';
 import { run as liveOutput } from './live-output.bench.ts';
 import { run as longConversation } from './long-conversation.bench.ts';
 import { run as mcpCall } from './mcp-call.bench.ts';
+import { run as memoryListing } from './memory.bench.ts';
+import { run as memoryMount } from './memory-mount.bench.ts';
 import { run as retentionPurge } from './retention-purge.bench.ts';
 import { run as runEngine } from './run-engine.bench.ts';
 import { run as runPath } from './run-path.bench.ts';
@@ -35,6 +37,8 @@ const benches: Array<[string, () => Promise<BenchRecord[]>]> = [
   ['retention purge', () => retentionPurge()],
   ['budgets and the usage ledger', () => usageBudgets()],
   ['long conversations', () => longConversation()],
+  ['memory listing by prefix', () => memoryListing()],
+  ['memory mount in the sandbox', () => memoryMount()],
 ];
 
 let missed = 0;

@@ -741,6 +741,11 @@ export type PublicSchedule = {
   target: "new_session" | "session";
   sessionId: string | null;
   ifBusy: ("enqueue" | "skip") | null;
+  memoryStores: Array<{
+    storeId: string;
+    access: "read_write" | "read_only";
+    instructions: string | null;
+  }>;
   paused: boolean;
   createdByPrincipalId: string;
   actingPrincipalId: string;
@@ -2280,6 +2285,11 @@ export type Paths = {
         target?: "new_session" | "session";
         sessionId?: string;
         ifBusy?: "enqueue" | "skip";
+        memoryStores?: Array<{
+          storeId: string;
+          access?: "read_write" | "read_only";
+          instructions?: string | null;
+        }>;
         paused?: boolean;
       };
       responses: {
@@ -2315,6 +2325,11 @@ export type Paths = {
         target?: "new_session" | "session";
         sessionId?: string;
         ifBusy?: "enqueue" | "skip";
+        memoryStores?: Array<{
+          storeId: string;
+          access?: "read_write" | "read_only";
+          instructions?: string | null;
+        }>;
       };
       responses: {
         200: PublicSchedule;

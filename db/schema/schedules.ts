@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import type { ScheduleMemoryStore } from '../../domain/schedules/inputs.ts';
 import { createdAt, id, organizationId, projectId, timestampColumn, updatedAt } from './columns.ts';
 
 export type ScheduleOverlap = 'skip' | 'buffer_one' | 'allow_all';
@@ -33,6 +34,11 @@ export const schedules = pgTable(
     sessionId: uuid('session_id'),
     /** For `target: session`: a firing while the session is busy is enqueued or skipped. */
     ifBusy: text('if_busy').$type<'enqueue' | 'skip'>(),
+    /**
+     * For `target: new_session`: the memory stores each new session attaches (`{storeId, access,
+     * instructions}`, as `POST /sessions` takes them), checked again at each firing.
+     */
+    memoryStores: jsonb('memory_stores').$type<ScheduleMemoryStore[]>().notNull().default([]),
     paused: boolean('paused').notNull().default(false),
     /**
      * Raised by every change (patch, pause, unpause, delete). The Temporal Schedule is a
@@ -44,7 +50,7 @@ export const schedules = pgTable(
     createdByPrincipalId: uuid('created_by_principal_id').notNull(),
     /**
      * The principal each firing acts as: who last changed what the schedule does (its message,
-     * files, agent or version, target or session); the creator until then (domain/schedules/authority.ts).
+     * files, agent or version, target or session, memory stores); the creator until then (domain/schedules/authority.ts).
      */
     actingPrincipalId: uuid('acting_principal_id').notNull(),
     createdAt: createdAt(),

@@ -126,6 +126,7 @@ function checkLinks(file: BackupFile, root: string): void {
     );
     (project.schedules ?? []).forEach((entry, index) => {
       link(entry.agentId, 'agent', project.id, `${at}.schedules.${index}.agentId`);
+      (entry.memoryStores ?? []).forEach((store, s) => link(store.storeId, 'memoryStore', project.id, `${at}.schedules.${index}.memoryStores.${s}.storeId`));
       if (entry.agentVersionId === null) return;
       // A pinned version must be one of that agent's.
       const agent = project.agents.find((candidate) => candidate.id === entry.agentId)!;

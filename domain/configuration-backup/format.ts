@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import { MODEL_PROVIDER_TYPES } from '../model-catalog/types.ts';
 import { MCP_CREDENTIAL_KINDS, MCP_TOOL_APPROVALS, MCP_TRANSPORTS } from '../mcp/types.ts';
-import { MEMORY_STORE_DESCRIPTION_MAX_CHARS, MEMORY_STORE_NAME_MAX_CHARS } from '../memory/limits.ts';
+import { MEMORY_ACCESS, MEMORY_INSTRUCTIONS_MAX_CHARS } from '../memory/attachments.ts';
+import { MEMORY_STORE_DESCRIPTION_MAX_CHARS, MEMORY_STORE_NAME_MAX_CHARS, SESSION_MEMORY_STORES_MAX } from '../memory/limits.ts';
 import { MAX_SCHEDULES_PER_PROJECT, SCHEDULE_OVERLAPS } from '../schedules/inputs.ts';
 import { MESSAGE_TEXT_MAX_LENGTH } from '../sessions/limits.ts';
 import { MAX_PRICE_PER_MILLION } from '../usage/prices.ts';
@@ -203,6 +204,16 @@ export const BackupSchedule = v.strictObject({
   message: Text(MESSAGE_TEXT_MAX_LENGTH),
   overlap: v.picklist(SCHEDULE_OVERLAPS),
   catchupWindowSeconds: v.pipe(v.number(), v.integer()),
+  /**
+   * The memory stores each new session attaches, by the ids of `memoryStores` entries of the same
+   * project; absent when it attaches none (and in files written before schedules took them).
+   */
+  memoryStores: v.optional(
+    list(
+      v.strictObject({ storeId: Id, access: v.picklist(MEMORY_ACCESS), instructions: v.nullable(Text(MEMORY_INSTRUCTIONS_MAX_CHARS)) }),
+      SESSION_MEMORY_STORES_MAX,
+    ),
+  ),
   createdAt: Timestamp,
 });
 

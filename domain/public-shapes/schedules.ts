@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { MEMORY_ACCESS } from '../memory/attachments.ts';
 import { SCHEDULE_IF_BUSY, SCHEDULE_OVERLAPS, SCHEDULE_TARGETS } from '../schedules/inputs.ts';
 import { FIRING_OUTCOMES } from '../schedules/workflow.ts';
 import { Id, page, Timestamp } from './common.ts';
@@ -23,7 +24,10 @@ export const ScheduleFiringShape = v.strictObject({
 
 /**
  * A schedule (docs/decisions/schedules.md). `actingPrincipalId`: the principal its firings act
- * as, who last changed what it does (message, files, agent, target; the creator until then).
+ * as, who last changed what it does (message, files, agent, target, memory stores; the creator
+ * until then).
+ * `memoryStores`: the stores each new session attaches (`target: new_session`; empty otherwise),
+ * checked again at each firing: one deleted or archived since fails that firing.
  * `nextFirings`: the next times its Temporal Schedule will fire (empty while paused, and in the
  * answer of a change, whose body is made before the Temporal Schedule is updated);
  * `recentFirings`: the last firings, newest first.
@@ -45,6 +49,7 @@ export const PublicScheduleShape = v.strictObject({
   target: v.picklist(SCHEDULE_TARGETS),
   sessionId: v.nullable(Id),
   ifBusy: v.nullable(v.picklist(SCHEDULE_IF_BUSY)),
+  memoryStores: v.array(v.strictObject({ storeId: Id, access: v.picklist(MEMORY_ACCESS), instructions: v.nullable(v.string()) })),
   paused: v.boolean(),
   createdByPrincipalId: Id,
   actingPrincipalId: Id,

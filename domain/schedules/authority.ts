@@ -1,5 +1,5 @@
 import type { Scope } from '../scopes.ts';
-import type { ScheduleTarget } from './inputs.ts';
+import type { ScheduleMemoryStore, ScheduleTarget } from './inputs.ts';
 
 /**
  * Who a schedule acts as, and what that takes
@@ -18,14 +18,17 @@ export type ScheduleWork = {
   sessionId: string | null;
   message: string;
   files: ReadonlyArray<{ uploadId: string }>;
+  /** The memory stores each new session attaches: what its runs may read and write. */
+  memoryStores: ReadonlyArray<ScheduleMemoryStore>;
 };
 
 /**
  * Whether a change alters what the schedule does (its message, files, agent or version, target
- * or session), compared by value: a change of only its name, timing, overlap, `ifBusy` or
- * catch-up window (when and how often, not what) leaves the acting principal as it was. The
- * turns of a `session` target run the session's own agent version, so there its agent fields
- * (kept for reading) change nothing.
+ * or session, or its memory stores: which stores the runs may read and write, with what access and
+ * instructions), compared by value and in order: a change of only its name, timing, overlap,
+ * `ifBusy` or catch-up window (when and how often, not what) leaves the acting principal as it
+ * was. The turns of a `session` target run the session's own agent version, so there its agent
+ * fields (kept for reading) change nothing.
  */
 export function changesWork(before: ScheduleWork, after: ScheduleWork): boolean {
   const agentMatters = after.target === 'new_session';
@@ -35,6 +38,11 @@ export function changesWork(before: ScheduleWork, after: ScheduleWork): boolean 
     before.sessionId !== after.sessionId ||
     before.message !== after.message ||
     before.files.length !== after.files.length ||
-    before.files.some((file, index) => file.uploadId !== after.files[index]!.uploadId)
+    before.files.some((file, index) => file.uploadId !== after.files[index]!.uploadId) ||
+    before.memoryStores.length !== after.memoryStores.length ||
+    before.memoryStores.some((store, index) => {
+      const other = after.memoryStores[index]!;
+      return store.storeId !== other.storeId || store.access !== other.access || store.instructions !== other.instructions;
+    })
   );
 }

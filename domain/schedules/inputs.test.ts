@@ -36,6 +36,10 @@ describe('CreateScheduleInput', () => {
     [{ intervalSeconds: 60, overlap: 'cancel_other' }, 'overlap', /must be one of/],
     [{ intervalSeconds: 60, message: '   ' }, 'message', /must not be empty/],
     [{ intervalSeconds: 60, extra: true }, 'extra', /.*/],
+    [{ target: 'session', sessionId, intervalSeconds: 60, memoryStores: [{ storeId: agentId }] }, 'memoryStores', /needs target new_session/],
+    [{ intervalSeconds: 60, memoryStores: [{ storeId: 'store' }] }, 'memoryStores.0.storeId', /UUID/],
+    [{ intervalSeconds: 60, memoryStores: [{ storeId: agentId, access: 'write' }] }, 'memoryStores.0.access', /read_write or read_only/],
+    [{ intervalSeconds: 60, memoryStores: [{ storeId: agentId }, { storeId: agentId }] }, 'memoryStores', /twice/],
   ])('refuses %j at %s', (fields, path, message) => {
     const found = issue({ agentId, message: 'Report.', ...fields });
     expect(found?.path).toBe(path);
@@ -44,6 +48,12 @@ describe('CreateScheduleInput', () => {
 
   it('needs no agent for a session target (the session has one)', () => {
     expect(issue({ target: 'session', sessionId, intervalSeconds: 60, message: 'Next?' })).toBeNull();
+  });
+
+  it('takes memory stores as POST /sessions does (read_write by default); a session target takes an empty list', () => {
+    const parsed = v.parse(CreateScheduleInput, { agentId, intervalSeconds: 60, message: 'Report.', memoryStores: [{ storeId: sessionId }] });
+    expect(parsed.memoryStores).toEqual([{ storeId: sessionId, access: 'read_write' }]);
+    expect(issue({ target: 'session', sessionId, intervalSeconds: 60, message: 'Next?', memoryStores: [] })).toBeNull();
   });
 });
 
@@ -58,6 +68,7 @@ describe('UpdateScheduleInput and the merged schedule', () => {
     expect(scheduleFieldsProblem({ agentId, intervalSeconds: 60, target: 'new_session' })).toBeNull();
     expect(scheduleFieldsProblem({ agentId, intervalSeconds: 60, cron: '0 * * * *', target: 'new_session' })?.path).toBe('cron');
     expect(scheduleFieldsProblem({ intervalSeconds: 60, target: 'session', sessionId: null })?.path).toBe('sessionId');
+    expect(scheduleFieldsProblem({ intervalSeconds: 60, target: 'session', sessionId, memoryStores: [{}] })?.path).toBe('memoryStores');
   });
 });
 

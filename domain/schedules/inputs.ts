@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { MAX_FILES_PER_TURN } from '../attachments/file-input.ts';
+import { SessionMemoryStoresInput, type MemoryAccess } from '../memory/attachments.ts';
 import { MessageText } from '../sessions/inputs.ts';
 import { SESSION_TITLE_MAX_LENGTH } from '../sessions/limits.ts';
 import { cronProblem, normalizeCron } from './cron.ts';
@@ -81,7 +82,16 @@ const fields = {
   target: v.optional(v.picklist(SCHEDULE_TARGETS, `must be one of ${SCHEDULE_TARGETS.join(', ')}`)),
   sessionId: v.optional(Uuid),
   ifBusy: v.optional(v.picklist(SCHEDULE_IF_BUSY, `must be one of ${SCHEDULE_IF_BUSY.join(', ')}`)),
+  /** The memory stores each new session attaches, as `POST /sessions` takes them (target `new_session` only). */
+  memoryStores: v.optional(SessionMemoryStoresInput),
 };
+
+/** One memory store a schedule's new sessions attach, as `POST /sessions` takes it. */
+export type ScheduleMemoryStore = { storeId: string; access: MemoryAccess; instructions: string | null };
+
+/** A schedule's memory stores as stored and shown: every field given (`instructions` null when none). */
+export const storedMemoryStores = (input: SessionMemoryStoresInput | undefined): ScheduleMemoryStore[] =>
+  (input ?? []).map((entry) => ({ storeId: entry.storeId, access: entry.access, instructions: entry.instructions ?? null }));
 
 /** What the cross-field rules look at: a schedule's fields as they will be stored. */
 export type ScheduleFields = {
@@ -92,6 +102,7 @@ export type ScheduleFields = {
   target: ScheduleTarget;
   sessionId?: string | null | undefined;
   ifBusy?: ScheduleIfBusy | null | undefined;
+  memoryStores?: ReadonlyArray<unknown> | null | undefined;
 };
 
 export type FieldProblem = { path: string; message: string };
@@ -102,7 +113,8 @@ const given = (value: unknown) => value !== undefined && value !== null;
  * The first rule across fields the schedule breaks, or null: exactly one of `cron` and
  * `intervalSeconds`; for `new_session` exactly one of `agentId` and `agentVersionId` (for
  * `session` they are optional: the session's own agent runs), no `sessionId` and no `ifBusy`;
- * for `session` a `sessionId`.
+ * for `session` a `sessionId` and no `memoryStores` (the session attached its stores when it was
+ * created; an empty list is no stores).
  */
 export function scheduleFieldsProblem(schedule: ScheduleFields): FieldProblem | null {
   if (given(schedule.cron) === given(schedule.intervalSeconds)) return { path: 'cron', message: 'give exactly one of cron and intervalSeconds' };
@@ -114,6 +126,8 @@ export function scheduleFieldsProblem(schedule: ScheduleFields): FieldProblem | 
     return null;
   }
   if (!given(schedule.sessionId)) return { path: 'sessionId', message: 'target session needs a sessionId' };
+  if ((schedule.memoryStores?.length ?? 0) > 0)
+    return { path: 'memoryStores', message: 'memoryStores needs target new_session (a session keeps the stores it was created with)' };
   return null;
 }
 
@@ -132,7 +146,7 @@ const CreateScheduleObject = v.strictObject({ ...fields, paused: v.optional(v.bo
 
 /**
  * `POST /schedules`. Defaults: `timeZone` UTC, `overlap` skip, `catchupWindowSeconds` 60,
- * `target` new_session, `ifBusy` enqueue (target session), not paused, no files.
+ * `target` new_session, `ifBusy` enqueue (target session), not paused, no files, no memory stores.
  */
 export const CreateScheduleInput = v.pipe(CreateScheduleObject, crossFieldCheck<v.InferOutput<typeof CreateScheduleObject>>());
 export type CreateScheduleInput = v.InferOutput<typeof CreateScheduleInput>;
@@ -141,7 +155,8 @@ export type CreateScheduleInput = v.InferOutput<typeof CreateScheduleInput>;
  * `PATCH /schedules/{id}`: any field of the creation body but `paused` (pause and unpause have
  * routes of their own). Giving `cron` replaces `intervalSeconds` and the reverse; giving
  * `agentId` unpins a pinned version and giving `agentVersionId` pins one; `name: null` clears
- * the name. The merged schedule is checked with `scheduleFieldsProblem`.
+ * the name; `memoryStores` replaces the list (a schedule moved to target `session` forgets it).
+ * The merged schedule is checked with `scheduleFieldsProblem`.
  */
 export const UpdateScheduleInput = v.pipe(
   v.strictObject({ ...fields, message: v.optional(MessageText) }),

@@ -211,11 +211,19 @@ describe('configuration backup', () => {
       'cron',
       'id',
       'intervalSeconds',
+      'memoryStores',
       'message',
       'name',
       'overlap',
       'timeZone',
     ]);
+    // A schedule's memory stores by the file ids of the stores; one attaching none carries no memoryStores.
+    expect(main.schedules[0].memoryStores).toEqual([
+      { storeId: main.memoryStores[0].id, access: 'read_write', instructions: 'One file per customer.' },
+      { storeId: main.memoryStores[1].id, access: 'read_only', instructions: null },
+    ]);
+    expect(main.memoryStores.map((store: any) => store.id)).toEqual(['memoryStore-1', 'memoryStore-2']);
+    expect(main.schedules[1]).not.toHaveProperty('memoryStores');
     expect(backup.projects[1]).not.toHaveProperty('schedules');
     // Memory stores by their definitions; memories are data, like transcripts, and stay out.
     expect(main.memoryStores.map((store: any) => [store.name, store.description, store.metadata, store.archived])).toEqual([
@@ -403,6 +411,13 @@ describe('restore into a fresh installation', () => {
       ['Customer notes', 0, 0, false],
       ['Old notes', 0, 0, true],
     ]);
+    // The restored schedule attaches the restored stores, by their new ids.
+    const storeIdOf = (name: string) => memoryStores.find((store: any) => store.name === name).id;
+    expect(schedules.find((schedule: any) => schedule.name === 'Morning report').memoryStores).toEqual([
+      { storeId: storeIdOf('Customer notes'), access: 'read_write', instructions: 'One file per customer.' },
+      { storeId: storeIdOf('Old notes'), access: 'read_only', instructions: null },
+    ]);
+    expect(schedules.find((schedule: any) => schedule.name === null).memoryStores).toEqual([]);
 
     const agents = (await target.call('GET', '/agents')).body.data;
     const helper = agents.find((agent: any) => agent.key === 'helper');
@@ -523,6 +538,16 @@ describe('restore refusals', () => {
         /^body\.backup\.projects\.0\.schedules\.0\.cron$/,
       ],
       ['a schedule with both timings', edit((file) => (file.projects[0].schedules[0].intervalSeconds = 60)), /^body\.backup\.projects\.0\.schedules\.0\.cron$/],
+      [
+        'a schedule attaching a dangling memory store',
+        edit((file) => (file.projects[0].schedules[0].memoryStores[1].storeId = 'memoryStore-99')),
+        /^body\.backup\.projects\.0\.schedules\.0\.memoryStores\.1\.storeId$/,
+      ],
+      [
+        'a schedule attaching an agent as a memory store',
+        edit((file) => (file.projects[0].schedules[0].memoryStores[0].storeId = file.projects[0].agents[0].id)),
+        /^body\.backup\.projects\.0\.schedules\.0\.memoryStores\.0\.storeId$/,
+      ],
       ['a negative price', edit((file) => (file.projects[0].modelPresets[0].prices.input = -1)), /^body\.backup\.projects\.0\.modelPresets\.0\.prices\.input$/],
       ['a zero budget', edit((file) => (file.projects[1].budget.maxMonthlyCost = 0)), /^body\.backup\.projects\.1\.budget\.maxMonthlyCost$/],
       ['not an object', 'backup', /^body\.backup$/],

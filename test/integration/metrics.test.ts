@@ -16,7 +16,7 @@ import { killProcess, startApiProcess, startWorkerProcess, waitFor } from '../su
  * Prometheus metrics (issue 34, part 1): an API process and a worker process, each with its
  * operator port, scraped every second by a real Prometheus while runs complete (one after a
  * retried model call), fail, wait for approval and deliver webhooks, and a second event stream is
- * refused. The values Prometheus holds are what the test did.
+ * refused; memory stores are written. The values Prometheus holds are what the test did.
  */
 const provided = inject('database');
 
@@ -237,6 +237,37 @@ describe.skipIf(provided.kind !== 'postgres')('Prometheus metrics of the API and
       for (const secret of [key, FAKE_KEYS.vendor_a, secrets.webhook, secrets.prompt, secrets.reply, ...ids]) expect(page.includes(secret), secret).toBe(false);
     }
   }, 240_000);
+
+  it("per project, what its memory stores hold: the sums of the stores' counters, labelled by project only", async () => {
+    const store = async (name: string) => {
+      const created = await request('POST', '/memory-stores', { name });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      return created.body.id as string;
+    };
+    const write = async (storeId: string, path: string, content: string) => {
+      const created = await request('POST', `/memory-stores/${storeId}/memories`, { path, content });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      return created.body.id as string;
+    };
+    const names = [`Notes ${randomUUID()}`, `Log ${randomUUID()}`];
+    const [notes, log] = [await store(names[0]!), await store(names[1]!)];
+    // notes: one memory of 11 bytes, two versions (created, modified).
+    const greeting = await write(notes, '/greeting.md', 'hello');
+    expect((await request('PATCH', `/memory-stores/${notes}/memories/${greeting}`, { content: 'hello world' })).status).toBe(200);
+    // log: one memory of 16 bytes, three versions (two created, one deleted).
+    await write(log, '/acme.md', 'Renews in March.');
+    const scratch = await write(log, '/scratch.md', 'x');
+    expect((await request('DELETE', `/memory-stores/${log}/memories/${scratch}`)).status).toBe(200);
+
+    const selector = `{project_id="${projectId}"}`;
+    await eventually(`agent_runtime_memory_store_memories${selector}`, single, 2);
+    await eventually(`agent_runtime_memory_store_bytes${selector}`, single, 27);
+    await eventually(`agent_runtime_memory_store_versions${selector}`, single, 5);
+    // Served by the worker only, one series per project, and nothing names a store.
+    await eventually('count by (job) (agent_runtime_memory_store_bytes)', (s) => byLabel(s, 'job'), { worker: 1 });
+    const pages = await Promise.all([apiMetrics, workerMetrics].map(async (url) => (await fetch(url)).text()));
+    for (const page of pages) for (const text of [notes, log, ...names]) expect(page.includes(text), text).toBe(false);
+  });
 
   it('every query of the Grafana dashboard is valid PromQL over metrics the processes export', async () => {
     const dashboard = JSON.parse(

@@ -538,3 +538,109 @@ describe('files', () => {
     expect((await f.call('DELETE', `/schedules/${schedule.id}`)).status).toBe(200);
   }, 120_000);
 });
+
+describe('memory stores (issue 48)', () => {
+  const store = async (name: string) => {
+    const created = await f.call('POST', '/memory-stores', { name: `${name} ${randomUUID().slice(0, 6)}` });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    return created.body as { id: string; name: string };
+  };
+  const trigger = async (scheduleId: string, count: number) => {
+    // A firing is named by its scheduled time to the second: each trigger in a second of its own.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect((await f.call('POST', `/schedules/${scheduleId}/trigger`)).status).toBe(202);
+    return (await waitForFirings(scheduleId, count))[count - 1]!;
+  };
+
+  it('a new_session schedule takes memoryStores as POST /sessions does and shows them; a session target or a bad store is refused naming the field', async () => {
+    const notes = await store('Schedule notes');
+    const created = await createSchedule({ intervalSeconds: 3600, paused: true, memoryStores: [{ storeId: notes.id, instructions: 'One file per day.' }] });
+    expect((created as Record<string, unknown>).memoryStores).toEqual([{ storeId: notes.id, access: 'read_write', instructions: 'One file per day.' }]);
+    expect((await f.call('GET', `/schedules/${created.id}`)).body.memoryStores).toEqual([
+      { storeId: notes.id, access: 'read_write', instructions: 'One file per day.' },
+    ]);
+    expect(((await createSchedule({ intervalSeconds: 3600, paused: true })) as Record<string, unknown>).memoryStores).toEqual([]);
+
+    const refused = async (body: Record<string, unknown>, status: number, path: string, method: 'POST' | 'PATCH' = 'POST') => {
+      const answer =
+        method === 'POST'
+          ? await f.call('POST', '/schedules', { agentId, message: 'Report.', intervalSeconds: 3600, ...body })
+          : await f.call('PATCH', `/schedules/${created.id}`, body);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(status);
+      expect(answer.body.error.details.path).toBe(path);
+    };
+    const idle = await f.call('POST', '/sessions', { agentId });
+    await refused({ agentId: undefined, target: 'session', sessionId: idle.body.id, memoryStores: [{ storeId: notes.id }] }, 400, 'body.memoryStores');
+    await refused({ memoryStores: [{ storeId: randomUUID() }] }, 404, 'body.memoryStores.0.storeId');
+    await refused({ memoryStores: [{ storeId: notes.id }, { storeId: notes.id }] }, 400, 'body.memoryStores');
+    await refused({ memoryStores: [{ storeId: notes.id, access: 'write' }] }, 400, 'body.memoryStores.0.access');
+    const archived = await store('Archived notes');
+    await f.call('POST', `/memory-stores/${archived.id}/archive`);
+    await refused({ memoryStores: [{ storeId: archived.id }] }, 409, 'body.memoryStores.0.storeId');
+    await refused({ memoryStores: [{ storeId: randomUUID() }] }, 404, 'body.memoryStores.0.storeId', 'PATCH');
+    await refused({ target: 'session', sessionId: idle.body.id, memoryStores: [{ storeId: notes.id }] }, 400, 'body.memoryStores', 'PATCH');
+
+    // An archived store attaches read_only; moving the schedule to a session forgets its stores.
+    const patched = await f.call('PATCH', `/schedules/${created.id}`, { memoryStores: [{ storeId: archived.id, access: 'read_only' }] });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.body.memoryStores).toEqual([{ storeId: archived.id, access: 'read_only', instructions: null }]);
+    const moved = await f.call('PATCH', `/schedules/${created.id}`, { target: 'session', sessionId: idle.body.id });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(moved.body.memoryStores).toEqual([]);
+    expect((await f.call('DELETE', `/schedules/${created.id}`)).status).toBe(200);
+  });
+
+  it('changing memoryStores changes what the schedule does: the caller becomes its acting principal (by value: the same list takes nothing over)', async () => {
+    const notes = await store('Acting notes');
+    const schedule = (await createSchedule({ intervalSeconds: 3600, paused: true, memoryStores: [{ storeId: notes.id }] })) as Record<string, any>;
+    const owner = schedule.actingPrincipalId as string;
+    const lower = await f.t.createApiKey(['schedule:read', 'schedule:write', 'run:create', 'session:write'], 'memory schedule editor');
+    const same = await f.call('PATCH', `/schedules/${schedule.id}`, { memoryStores: [{ storeId: notes.id, access: 'read_write' }] }, { apiKey: lower.secret });
+    expect(same.status, JSON.stringify(same.body)).toBe(200);
+    expect(same.body.actingPrincipalId).toBe(owner);
+    const readOnly = await f.call(
+      'PATCH',
+      `/schedules/${schedule.id}`,
+      { memoryStores: [{ storeId: notes.id, access: 'read_only' }] },
+      { apiKey: lower.secret },
+    );
+    expect(readOnly.status, JSON.stringify(readOnly.body)).toBe(200);
+    expect(readOnly.body.actingPrincipalId).not.toBe(owner);
+    expect((await f.call('DELETE', `/schedules/${schedule.id}`)).status).toBe(200);
+  });
+
+  it("each firing's session attaches the stores; a store archived (read_write) or deleted since fails that firing and makes nothing", async () => {
+    const notes = await store('Firing notes');
+    const schedule = await createSchedule({
+      intervalSeconds: 3600,
+      paused: true,
+      memoryStores: [{ storeId: notes.id, access: 'read_write', instructions: 'Keep a log.' }],
+    });
+    const started = await trigger(schedule.id, 1);
+    expect(started).toMatchObject({ outcome: 'started' });
+    const session = (await f.call('GET', `/sessions/${started.sessionId}`)).body;
+    expect(session.memoryStores).toEqual([expect.objectContaining({ storeId: notes.id, name: notes.name, access: 'read_write', instructions: 'Keep a log.' })]);
+    const [row] = await f.t.database.db.select().from(sessions).where(eq(sessions.id, started.sessionId!));
+    expect(row!.memoryStores.map((attached) => attached.storeId)).toEqual([notes.id]);
+    await f.waitForRun(started.runId!);
+
+    // Archived since: a read_write attachment is refused as POST /sessions refuses it.
+    expect((await f.call('POST', `/memory-stores/${notes.id}/archive`)).status).toBe(200);
+    const archived = await trigger(schedule.id, 2);
+    expect(archived).toMatchObject({ outcome: 'failed', errorCode: 'conflict', runId: null, sessionId: null });
+    expect(archived.errorExplanation).toContain('memoryStores.0.storeId');
+
+    // Deleted since: not found, and the firing says which store.
+    expect((await f.call('DELETE', `/memory-stores/${notes.id}`)).status).toBe(200);
+    const deleted = await trigger(schedule.id, 3);
+    expect(deleted).toMatchObject({ outcome: 'failed', errorCode: 'not_found', runId: null, sessionId: null });
+    expect(deleted.errorExplanation).toBe('Memory store not found (memoryStores.0.storeId)');
+    const shown = await f.call('GET', `/schedules/${schedule.id}`);
+    expect(shown.body.recentFirings[0]).toMatchObject({
+      outcome: 'failed',
+      errorCode: 'not_found',
+      errorMessage: 'Memory store not found (memoryStores.0.storeId)',
+    });
+    expect((await f.call('DELETE', `/schedules/${schedule.id}`)).status).toBe(200);
+  }, 90_000);
+});

@@ -8,9 +8,9 @@ import type { TestApp } from './app.ts';
  * MCP server with a discovered version, credentials (one revoked), a policy with two versions,
  * a toolset; Skills with files (a revoked version, a disabled Skill, a removed one); agents with
  * several versions binding Skills, MCP tools, Harness Operations and a delegate; an archived
- * agent; webhooks (one disabled); schedules (one pinned to a version, one deleted, one sending
- * turns to a session, which a backup leaves out); memory stores (one archived, one with a
- * memory, whose content a backup leaves out); and a second project. Returns every secret it
+ * agent; webhooks (one disabled); memory stores (one archived, one with a memory, whose content
+ * a backup leaves out); schedules (one attaching both stores, one pinned to a version, one
+ * deleted, one sending turns to a session, which a backup leaves out); and a second project. Returns every secret it
  * used, so a test can scan a backup for them.
  */
 export type RichOrganization = {
@@ -199,12 +199,22 @@ export async function buildRichOrganization(
   });
   await call('PATCH', `/event-webhooks/${paused.id}`, { enabled: false });
 
+  // Memory stores: their definitions are configuration, their memories are data (left out).
+  const notes = await call('POST', '/memory-stores', { name: 'Customer notes', description: 'What we know.', metadata: { team: 'support' } });
+  await call('POST', `/memory-stores/${notes.id}/memories`, { path: '/acme.md', content: RICH_MEMORY_CONTENT });
+  const old = await call('POST', '/memory-stores', { name: 'Old notes' });
+  await call('POST', `/memory-stores/${old.id}/archive`);
+
   await call('POST', '/schedules', {
     name: 'Morning report',
     agentId: helper.id,
     cron: '0 9 * * MON-FRI',
     timeZone: 'Europe/Paris',
     message: 'Write the morning report.',
+    memoryStores: [
+      { storeId: notes.id, access: 'read_write', instructions: 'One file per customer.' },
+      { storeId: old.id, access: 'read_only' },
+    ],
   });
   await call('POST', '/schedules', {
     agentVersionId: child.latestVersionId,
@@ -218,12 +228,6 @@ export async function buildRichOrganization(
   await call('DELETE', `/schedules/${dropped.id}`);
   const idle = await call('POST', '/sessions', { agentId: helper.id });
   await call('POST', '/schedules', { name: 'Nudge', target: 'session', sessionId: idle.id, intervalSeconds: 86_400, message: 'Anything new?' });
-
-  // Memory stores: their definitions are configuration, their memories are data (left out).
-  const notes = await call('POST', '/memory-stores', { name: 'Customer notes', description: 'What we know.', metadata: { team: 'support' } });
-  await call('POST', `/memory-stores/${notes.id}/memories`, { path: '/acme.md', content: RICH_MEMORY_CONTENT });
-  const old = await call('POST', '/memory-stores', { name: 'Old notes' });
-  await call('POST', `/memory-stores/${old.id}/archive`);
 
   const research = (await (await t.request('POST', '/v1/projects', { apiKey: options.apiKey, body: { slug: 'research', name: 'Research' } })).json())
     .id as string;

@@ -3,7 +3,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 /**
  * The process's Prometheus metrics (docs/decisions/metrics-counting.md): one registry per process, read
  * by `GET /metrics` on the operator port. Labels are bounded and carry no secret or text: ids of
- * agents and webhooks (a tenant's configuration, not its traffic), provider types, preset keys,
+ * projects, agents and webhooks (a tenant's configuration, not its traffic), provider types, preset keys,
  * states, outcomes and error codes — never a run, session or message id.
  *
  * Counters and histograms count what this process did (its commits, its calls); Prometheus sums

@@ -11,15 +11,19 @@ type Snapshot = {
   runs: Map<string, number>;
   approvals: { pending: number; oldestSeconds: number };
   webhooks: Array<{ webhookId: string; oldestSeconds: number }>;
+  /** Per project with memory stores, the sums of its stores' counters. */
+  memory: Array<{ projectId: string; memories: number; bytes: number; versions: number }>;
 };
 
 /** Scrapes closer together than this share one reading (several gauges, one set of queries). */
 const SNAPSHOT_TTL_MS = 1_000;
 
 /**
- * Gauges of what the database holds now, read when Prometheus scrapes (three indexed queries):
- * runs in each unsettled state, pending approvals and the oldest one's age, and per enabled
- * webhook the age of the oldest committed event it has not delivered (0 when caught up).
+ * Gauges of what the database holds now, read when Prometheus scrapes (four queries, none
+ * scanning more than a table of configuration rows): runs in each unsettled state, pending
+ * approvals and the oldest one's age, per enabled webhook the age of the oldest committed event it
+ * has not delivered (0 when caught up), and per project the memories, bytes and versions of its
+ * memory stores (the sums of the counters each store keeps exact: no memory is read).
  * The worker serves them (`observeRuntimeState` in its composition root), so an installation
  * reports each row once per worker process; dashboards take the `max` across instances.
  */
@@ -94,10 +98,29 @@ function registerGauges(): void {
     labelNames: ['webhook_id'],
     fill: (gauge, read) => read.webhooks.forEach((row) => gauge.set({ webhook_id: row.webhookId }, row.oldestSeconds)),
   });
+  // Per project, never per store: a project's store count is the tenant's to grow, its names are text.
+  snapshotGauge({
+    name: 'agent_runtime_memory_store_memories',
+    help: "Per project, the memories in its memory stores (the sum of the stores' memoryCount)",
+    labelNames: ['project_id'],
+    fill: (gauge, read) => read.memory.forEach((row) => gauge.set({ project_id: row.projectId }, row.memories)),
+  });
+  snapshotGauge({
+    name: 'agent_runtime_memory_store_bytes',
+    help: "Per project, the bytes of the current content of its memory stores' memories (the sum of the stores' sizeBytes)",
+    labelNames: ['project_id'],
+    fill: (gauge, read) => read.memory.forEach((row) => gauge.set({ project_id: row.projectId }, row.bytes)),
+  });
+  snapshotGauge({
+    name: 'agent_runtime_memory_store_versions',
+    help: "Per project, the memory versions its memory stores keep, redacted ones included (the sum of the stores' versionCount)",
+    labelNames: ['project_id'],
+    fill: (gauge, read) => read.memory.forEach((row) => gauge.set({ project_id: row.projectId }, row.versions)),
+  });
 }
 
 async function readSnapshot(db: Database): Promise<Snapshot> {
-  const [runRows, approvalRows, webhookRows] = await Promise.all([
+  const [runRows, approvalRows, webhookRows, memoryRows] = await Promise.all([
     db.execute(
       sql`select state, count(*)::int as count from runs where state in ${sql.raw(`(${UNSETTLED.map((state) => `'${state}'`).join(', ')})`)} group by state`,
     ),
@@ -113,6 +136,10 @@ async function readSnapshot(db: Database): Promise<Snapshot> {
                order by e.project_position limit 1
              )), 0)::float8 as oldest
       from event_webhooks w where w.enabled`),
+    // The stores' own counters, kept by every write: a scan of the stores, never of their memories.
+    db.execute(sql`
+      select project_id, sum(memory_count)::float8 as memories, sum(size_bytes)::float8 as bytes, sum(version_count)::float8 as versions
+      from memory_stores group by project_id`),
   ]);
   const approvals = rowsOf<{ pending: number; oldest: number }>(approvalRows)[0];
   return {
@@ -121,6 +148,12 @@ async function readSnapshot(db: Database): Promise<Snapshot> {
     webhooks: rowsOf<{ webhook_id: string; oldest: number }>(webhookRows).map((row) => ({
       webhookId: row.webhook_id,
       oldestSeconds: Math.max(0, Number(row.oldest)),
+    })),
+    memory: rowsOf<{ project_id: string; memories: number; bytes: number; versions: number }>(memoryRows).map((row) => ({
+      projectId: row.project_id,
+      memories: Number(row.memories),
+      bytes: Number(row.bytes),
+      versions: Number(row.versions),
     })),
   };
 }

@@ -5,6 +5,7 @@ import { organizations } from '../../../db/schema/index.ts';
 import { mapConfigReferences, type ConfigReferenceKind } from '../../../domain/configuration-backup/config-references.ts';
 import { BACKUP_FORMAT, BACKUP_FORMAT_VERSION, type BackupFile } from '../../../domain/configuration-backup/format.ts';
 import { retentionResponse } from '../../access/projects/index.ts';
+import type { ScheduleMemoryStore } from '../../../domain/schedules/inputs.ts';
 import { publicProjectBudget } from '../../../domain/usage/budget.ts';
 import { assertOrganizationAdministrator } from '../../access/projects/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
@@ -249,6 +250,7 @@ export async function exportConfiguration({
             message: row.message,
             overlap: row.overlap,
             catchupWindowSeconds: row.catchupWindowSeconds,
+            ...scheduleMemoryStores(row.memoryStores, ids),
             createdAt: row.createdAt.toISOString(),
           })),
         }
@@ -318,12 +320,30 @@ class FileIds {
     this.byRow.set(`${kind}:${rowId}`, id);
     return id;
   }
+  /** The file id of a row, or null when the file carries no such row (one deleted since it was named). */
+  find(kind: IdKind, rowId: string): string | null {
+    return this.byRow.get(`${kind}:${rowId}`) ?? null;
+  }
   of(kind: IdKind, rowId: string): string {
     const id = this.byRow.get(`${kind}:${rowId}`);
     // Every reference was checked when it was stored; one that leads nowhere is a bug, not input.
     if (!id) throw new Error(`The backup found a ${kind} reference to a row outside the organization`);
     return id;
   }
+}
+
+/**
+ * A schedule's memory stores by the file ids of the stores backed up with it; only a schedule
+ * that attaches some carries `memoryStores`, so other files read as before. A store deleted since
+ * the schedule named it is left out: nothing in the file could stand for it (its firings fail
+ * until the schedule is changed; the restored one attaches the stores that still exist).
+ */
+function scheduleMemoryStores(stores: ReadonlyArray<ScheduleMemoryStore>, ids: FileIds): { memoryStores?: ScheduleMemoryStore[] } {
+  const kept = stores.flatMap((store) => {
+    const storeId = ids.find('memoryStore', store.storeId);
+    return storeId ? [{ storeId, access: store.access, instructions: store.instructions }] : [];
+  });
+  return kept.length > 0 ? { memoryStores: kept } : {};
 }
 
 /** Creation time, then key, then content: an order that survives a restore (ids do not). */

@@ -29,7 +29,7 @@ import { StorageCredentialInput } from '../../../domain/storage/provider-input.t
 import { signingSecretProblem } from '../../../domain/webhooks/signing-secret.ts';
 import { McpSecret } from '../../../domain/mcp/inputs.ts';
 import { CreateMemoryStoreInput } from '../../../domain/memory/inputs.ts';
-import { CreateScheduleInput } from '../../../domain/schedules/inputs.ts';
+import { CreateScheduleInput, storedMemoryStores } from '../../../domain/schedules/inputs.ts';
 import { recordAudit } from '../../kernel/audit/index.ts';
 import { provisionMember } from '../../access/auth/index.ts';
 import { sealCredential, type CredentialKeyring } from '../../kernel/credentials/index.ts';
@@ -525,6 +525,8 @@ function buildRows(tx: ServiceContext, deps: RestoreDeps, file: BackupFile, plan
           message: entry.message,
           overlap: entry.overlap,
           catchupWindowSeconds: entry.catchupWindowSeconds,
+          // The stores restored with it, by their new ids.
+          ...(entry.memoryStores ? { memoryStores: entry.memoryStores.map((store) => ({ ...store, storeId: idFor(store.storeId) })) } : {}),
         },
         `${root}.schedules.${n}`,
       );
@@ -544,6 +546,7 @@ function buildRows(tx: ServiceContext, deps: RestoreDeps, file: BackupFile, plan
         target: 'new_session',
         sessionId: null,
         ifBusy: null,
+        memoryStores: storedMemoryStores(body.memoryStores),
         paused: true,
         createdByPrincipalId: createdBy,
         actingPrincipalId: createdBy,

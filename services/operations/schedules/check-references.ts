@@ -3,8 +3,9 @@ import { agents, agentVersions } from '../../../db/schema/index.ts';
 import { turnFileSetProblem } from '../../../domain/attachments/file-input.ts';
 import { ValidationError } from '../../../domain/errors.ts';
 import { scopesToFire } from '../../../domain/schedules/authority.ts';
-import type { ScheduleIfBusy, ScheduleTarget } from '../../../domain/schedules/inputs.ts';
+import type { ScheduleIfBusy, ScheduleMemoryStore, ScheduleTarget } from '../../../domain/schedules/inputs.ts';
 import { assertHasScopes } from '../../../domain/scopes.ts';
+import { attachSessionMemoryStores } from '../../configuration/memory-stores/index.ts';
 import { findTurnUploads } from '../../runtime/attachments/index.ts';
 import { findSession } from '../../runtime/runs/index.ts';
 import type { Actor, ServiceContext } from '../../kernel/service-context.ts';
@@ -17,6 +18,7 @@ export type ScheduleDraft = {
   sessionId: string | null;
   ifBusy: ScheduleIfBusy | null;
   files: Array<{ uploadId: string }>;
+  memoryStores: ScheduleMemoryStore[];
 };
 
 /**
@@ -36,12 +38,15 @@ export function assertMayFire(actor: Actor, target: ScheduleTarget): void {
  *   session is a live, unarchived root session of the project, and a given agent or version must
  *   be the session's;
  * - every file is a live upload of the project that never expires (each firing attaches it
- *   again), and together they keep the turn file rules (names, 20 MiB).
+ *   again), and together they keep the turn file rules (names, 20 MiB);
+ * - the memory stores attach as `POST /sessions` would attach them now (stores of the project,
+ *   an archived one `read_only` only, no two with one directory); each firing checks them again.
  * Returns the agent the schedule is recorded with. A 400 or 404 names the failing field.
  */
 export async function checkScheduleReferences(ctx: ServiceContext, actor: Actor, draft: ScheduleDraft): Promise<{ agentId: string }> {
   assertMayFire(actor, draft.target);
   await checkFiles(ctx, actor, draft.files);
+  await attachSessionMemoryStores(ctx, actor, draft.memoryStores);
   if (draft.target === 'session') return checkSessionTarget(ctx, draft);
   if (draft.agentVersionId) {
     const [version] = await ctx.db

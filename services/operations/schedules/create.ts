@@ -2,7 +2,7 @@ import { and, count, eq, isNull } from 'drizzle-orm';
 import * as v from 'valibot';
 import { projects, schedules } from '../../../db/schema/index.ts';
 import { ConflictError } from '../../../domain/errors.ts';
-import { CreateScheduleInput, DEFAULT_CATCHUP_WINDOW_SECONDS, MAX_SCHEDULES_PER_PROJECT } from '../../../domain/schedules/inputs.ts';
+import { CreateScheduleInput, DEFAULT_CATCHUP_WINDOW_SECONDS, MAX_SCHEDULES_PER_PROJECT, storedMemoryStores } from '../../../domain/schedules/inputs.ts';
 import { recordAudit } from '../../kernel/audit/index.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
@@ -40,6 +40,7 @@ export async function createSchedule({
     sessionId: body.sessionId ?? null,
     ifBusy: target === 'session' ? (body.ifBusy ?? 'enqueue') : null,
     files: body.files ?? [],
+    memoryStores: storedMemoryStores(body.memoryStores),
   };
   return withTransaction(ctx, async (tx) => {
     // The project row lock serializes creations, so two requests cannot both take the last place.
@@ -86,6 +87,7 @@ export const auditDetails = (row: typeof schedules.$inferSelect) => ({
   agentVersionId: row.agentVersionId,
   target: row.target,
   sessionId: row.sessionId,
+  memoryStores: row.memoryStores,
   cron: row.cron,
   intervalSeconds: row.intervalSeconds,
   timeZone: row.timeZone,

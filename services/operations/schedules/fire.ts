@@ -28,8 +28,9 @@ type Made = { outcome: FiringOutcome; sessionId: string | null; runId: string | 
  * transaction that creates the session or run (the verbs join it: `deferTransaction`), so a retry
  * after a crash finds either both or neither; of two concurrent attempts, the second one's insert
  * conflicts on `(scheduleId, firingKey)` and rolls its run back. A refusal of the verbs (a deleted
- * agent, an archived session, the project's unsettled-runs quota: `rate_limited`) is recorded
- * `failed` with its code and safe message, never retried; a
+ * agent, an archived session, a memory store deleted or archived since, the project's
+ * unsettled-runs quota: `rate_limited`) is recorded `failed` with its code and safe message (and
+ * the field it names), never retried; a
  * busy session with `ifBusy: skip`, `skipped`. A schedule deleted (or whose project is) before the
  * firing started is `gone`: nothing is recorded. Other errors (the database) are thrown for the
  * activity to retry.
@@ -80,7 +81,7 @@ export async function fireSchedule({ ctx, deps, input }: { ctx: ServiceContext; 
       runId: null,
       pendingTurnId: null,
       errorCode: error.code,
-      errorMessage: error.message,
+      errorMessage: explanation(error),
     });
   }
   const row = firingRow(ctx, schedule, input, made);
@@ -101,7 +102,15 @@ async function makeTurn(ctx: ServiceContext, deps: RunStarterDeps, schedule: Sch
     const session = await createSession({
       ctx,
       deps,
-      input: { ...agent, title: schedule.name, initialMessage: schedule.message, files, idempotencyKey: firingKey },
+      input: {
+        ...agent,
+        title: schedule.name,
+        initialMessage: schedule.message,
+        files,
+        // Attached as POST /sessions attaches them: a store deleted or archived since fails the firing.
+        ...(schedule.memoryStores.length > 0 ? { memoryStores: schedule.memoryStores } : {}),
+        idempotencyKey: firingKey,
+      },
     });
     return { outcome: 'started', sessionId: session.id, runId: session.run?.id ?? null, pendingTurnId: null };
   }
@@ -118,6 +127,17 @@ async function makeTurn(ctx: ServiceContext, deps: RunStarterDeps, schedule: Sch
   });
   if ('queued' in answer) return { outcome: 'enqueued', sessionId: schedule.sessionId, runId: null, pendingTurnId: answer.pendingTurn.id };
   return { outcome: 'started', sessionId: answer.sessionId, runId: answer.id, pendingTurnId: null };
+}
+
+/**
+ * The safe message of a refusal, with the field of the schedule it names when the message does
+ * not (a memory store's 404 says only "Memory store not found").
+ */
+function explanation(error: DomainError): string {
+  const path = error.details?.path;
+  if (typeof path !== 'string' || !path.startsWith('body.')) return error.message;
+  const field = path.slice('body.'.length);
+  return error.message.includes(field) ? error.message : `${error.message} (${field})`;
 }
 
 /** Records a firing that made nothing (skipped, failed); an earlier record of it wins. */

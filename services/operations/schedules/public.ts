@@ -42,6 +42,7 @@ export function toScheduleResponse(row: ScheduleRow, details: { nextFirings: rea
     target: row.target,
     sessionId: row.sessionId,
     ifBusy: row.ifBusy,
+    memoryStores: row.memoryStores.map((store) => ({ storeId: store.storeId, access: store.access, instructions: store.instructions })),
     paused: row.paused,
     createdByPrincipalId: row.createdByPrincipalId,
     actingPrincipalId: row.actingPrincipalId,

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { schedules } from '../../../db/schema/index.ts';
 import { ValidationError } from '../../../domain/errors.ts';
 import { changesWork, type ScheduleWork } from '../../../domain/schedules/authority.ts';
-import { scheduleFieldsProblem, UpdateScheduleInput } from '../../../domain/schedules/inputs.ts';
+import { scheduleFieldsProblem, storedMemoryStores, UpdateScheduleInput } from '../../../domain/schedules/inputs.ts';
 import { recordAudit } from '../../kernel/audit/index.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
@@ -20,7 +20,7 @@ import { syncAfterCommit } from './sync.ts';
  * Changes a schedule (`PATCH /schedules/{id}`; the merge rules are UpdateScheduleInput's). The
  * merged schedule is checked as a new one would be, the caller's scopes and the minimum interval
  * included. A change of what the schedule does (its message, files, agent or version, target or
- * session: `changesWork`) makes the caller its acting principal, so later firings act with the
+ * session, memory stores: `changesWork`) makes the caller its acting principal, so later firings act with the
  * caller's authority, never the one of whoever acted before
  * (docs/decisions/schedule-acting-principal.md); a change of only when it fires keeps the
  * acting principal. The revision goes up and the Temporal Schedule follows after the commit.
@@ -47,6 +47,8 @@ export async function updateSchedule({
       sessionId: target === 'session' ? (body.sessionId ?? current.sessionId) : null,
       ifBusy: target === 'session' ? (body.ifBusy ?? current.ifBusy ?? 'enqueue') : null,
       files: body.files ?? current.files.map((file) => ({ uploadId: String(file.uploadId) })),
+      // A schedule moved to a session forgets its memory stores (that session keeps its own).
+      memoryStores: body.memoryStores !== undefined ? storedMemoryStores(body.memoryStores) : target === 'session' ? [] : current.memoryStores,
     };
     const timing =
       body.cron !== undefined
@@ -99,6 +101,7 @@ const workOf = (row: ScheduleRow): ScheduleWork => ({
   sessionId: row.sessionId,
   message: row.message,
   files: row.files.map((file) => ({ uploadId: String(file.uploadId) })),
+  memoryStores: row.memoryStores,
 });
 
 /**

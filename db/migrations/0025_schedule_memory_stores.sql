@@ -1,0 +1,3 @@
+-- Memory stores in schedules (docs/decisions/memory-in-sessions.md): the stores each new session of a schedule attaches; and the index of a session's memory writes, in the schema since 0024 but missing from it.
+ALTER TABLE "schedules" ADD COLUMN "memory_stores" jsonb DEFAULT '[]'::jsonb NOT NULL;--> statement-breakpoint
+CREATE INDEX "memory_versions_session_idx" ON "memory_versions" USING btree ("session_id");
