@@ -294,6 +294,8 @@ describe('memory stores', () => {
     expect((await call('POST', `${stores(otherProjectId)}/${store.id}/memories`, { path: '/x', content: 'x' }, outsider)).status).toBe(404);
     expect((await ok(call('GET', stores(otherProjectId), undefined, outsider))).data).toEqual([]);
     expect((await call('DELETE', `${stores(otherProjectId)}/${store.id}`, undefined, outsider)).status).toBe(404);
+    await ok(call('POST', `${stores()}/${store.id}/memories`, { path: '/mine.md', content: 'mine' }), 201);
+    expect((await call('GET', `${stores(otherProjectId)}/${store.id}/memories`, undefined, outsider)).status).toBe(404);
     expect((await ok(call('GET', `${stores()}/${store.id}`))).id).toBe(store.id);
   });
 

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, like, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, gt, like, sql } from 'drizzle-orm';
 import { memories } from '../../../db/schema/index.ts';
 import { ValidationError } from '../../../domain/errors.ts';
 import { MEMORY_FULL_VIEW_MAX_LIMIT } from '../../../domain/memory/index.ts';
@@ -36,18 +36,26 @@ export async function listMemories({
   // With content, a page holds at most 20 items (the hosted API's cap).
   const limit = view === 'full' ? Math.min(input.limit, MEMORY_FULL_VIEW_MAX_LIMIT) : input.limit;
   const after = input.cursor === undefined ? null : decodePathCursor(input.cursor);
-  const store = await findMemoryStore(ctx, actor, input.storeId);
   const prefix = input.pathPrefix ?? '/';
   const depth = input.depth ?? 0;
-  const under = and(eq(memories.storeId, store.id), prefix === '/' ? undefined : like(memories.path, `${escapeLike(prefix)}%`));
+  // A memory carries its store's project, so the page query alone keeps to the actor's project;
+  // the store itself is looked up only to tell an empty page from a store that is not there.
+  const under = and(
+    eq(memories.storeId, input.storeId),
+    eq(memories.organizationId, actor.organizationId),
+    eq(memories.projectId, actor.projectId),
+    prefix === '/' ? undefined : like(memories.path, `${escapeLike(prefix)}%`),
+  );
 
   if (depth === 0) {
+    const { content, ...withoutContent } = getTableColumns(memories);
     const rows = await ctx.db
-      .select()
+      .select(view === 'full' ? { ...withoutContent, content } : { ...withoutContent, content: sql<string>`''` })
       .from(memories)
       .where(and(under, after === null ? undefined : gt(memories.path, after)))
       .orderBy(asc(memories.path))
       .limit(limit + 1);
+    if (rows.length === 0) await findMemoryStore(ctx, actor, input.storeId);
     const page = rows.slice(0, limit);
     return {
       data: page.map((row) => ({ type: 'memory' as const, ...toMemoryResponse(row, view) })),
@@ -55,6 +63,7 @@ export async function listMemories({
     };
   }
 
+  const store = await findMemoryStore(ctx, actor, input.storeId);
   // The item each memory falls under: itself within `depth` segments, else its directory at `depth`.
   const rest = sql`substr(${memories.path}, ${prefix.length + 1}::int)`;
   const parts = sql`string_to_array(${rest}, '/')`;
