@@ -88,6 +88,8 @@ describe('memory stores in runs', () => {
     const events = detail.debug.productEvents.filter((event: { kind: string }) => event.kind === 'memory.written');
     expect(events.map((event: any) => [event.publicPayload.path, event.publicPayload.runId])).toEqual([['/customers/acme.md', session.body.latestRunId]]);
     expect(JSON.stringify(events)).not.toContain('Renews in March');
+    // Nor in what the API and the worker logged.
+    expect(f.t.logLines.join('\n')).not.toContain('Renews in March');
 
     // Another agent's session, read-only: reads what the first wrote, cannot write.
     const reader = await agent('You answer questions about customers.');

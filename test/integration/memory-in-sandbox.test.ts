@@ -90,6 +90,8 @@ describe('memory stores in the sandbox', () => {
     const [created] = await versions(notes.id);
     expect(created).toMatchObject({ operation: 'created', path: '/todo/today.md', content: 'ship the memory mount\n' });
     expect(created!.writtenBy).toEqual({ type: 'session', sessionId: writer.body.id, runId: writer.body.latestRunId });
+    // The content is in the store, never in what the API and the worker logged.
+    expect(f.t.logLines.join('\n')).not.toContain('ship the memory mount');
 
     // Another agent, read-only: it reads the file, and its write is refused by the mount.
     f.fakes.vendor_a
