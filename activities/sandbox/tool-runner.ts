@@ -67,9 +67,11 @@ export function createSandboxToolRunner(deps: {
       };
     };
 
-  const exec = (target: RunSandbox, argv: string[], options: TargetExecOptions) => execInTarget(deps, target, argv, options);
+  // A call's commands see the session's memory stores when it mounted them (`mounts`).
+  const exec = (target: MountedTarget, argv: string[], options: TargetExecOptions) =>
+    execInTarget(deps, target, argv, { ...options, ...(target.mounts ? { memoryMounts: target.mounts } : {}) });
 
-  const tools: Record<string, (target: RunSandbox, args: Record<string, unknown>, mounts?: MemoryMounts) => Promise<ToolRun>> = {
+  const tools: Record<string, (target: MountedTarget, args: Record<string, unknown>) => Promise<ToolRun>> = {
     async read(target, args) {
       const file = workspacePath(args.path);
       const result = await exec(target, ['cat', '--', file], { timeoutMs: FILE_TIMEOUT_MS, maxOutputBytes: READ_MAX_BYTES });
@@ -123,10 +125,10 @@ export function createSandboxToolRunner(deps: {
       const replaced = args.replaceAll === true ? occurrences : 1;
       return { value: { path: file, replaced }, safeCommand, safeResult: { exitCode: 0, replaced } };
     },
-    async bash(target, args, mounts) {
+    async bash(target, args) {
       const command = String(args.command ?? '');
       const timeoutMs = typeof args.timeoutMs === 'number' ? args.timeoutMs : DEFAULT_BASH_TIMEOUT_MS;
-      const result = await exec(target, ['bash', '-c', command], { timeoutMs, ...(mounts ? { memoryMounts: mounts } : {}) });
+      const result = await exec(target, ['bash', '-c', command], { timeoutMs });
       const value = {
         exitCode: result.exitCode,
         stdout: result.stdout,
@@ -240,11 +242,12 @@ export function createSandboxToolRunner(deps: {
       if (recorded.completedAt && (recorded.failure !== null || recorded.resultValue !== null)) {
         return recorded.failure !== null ? { status: 'failure', message: recorded.failure } : { status: 'success', value: recorded.resultValue };
       }
-      // A bash command sees the session's memory stores at /mnt/memory/<store>/; what it changed
-      // there is written back before the command is recorded as done, so a step retried after a
-      // crash mounts the stores afresh and writes each file once (docs/decisions/memory-in-sessions.md).
-      const memory = input.toolName === 'bash' && target.memoryStores.length > 0 ? await mountMemory(target) : null;
-      let run = await tool(target, args, memory?.mounts);
+      // A command (bash, or a file tool) sees the session's memory stores at /mnt/memory/<store>/;
+      // what it changed there is written back before the command is recorded as done, so a step
+      // retried after a crash mounts the stores afresh and writes each file once
+      // (docs/decisions/memory-in-sessions.md). The browser does not see them.
+      const memory = !input.toolName.startsWith('browser_') && target.memoryStores.length > 0 ? await mountMemory(target) : null;
+      let run = await tool(memory ? { ...target, mounts: memory.mounts } : target, args);
       if (memory) run = withMemoryReport(run, await writeBack(target, input.toolCallId, memory.stores));
       await completeSandboxCommand({
         ctx,
@@ -265,10 +268,19 @@ export function createSandboxToolRunner(deps: {
 export type SandboxToolRunner = ReturnType<typeof createSandboxToolRunner>;
 
 type MemoryMounts = Array<{ name: string; readOnly: boolean }>;
+type MountedTarget = RunSandbox & { mounts?: MemoryMounts };
+const MEMORY_ROOT = '/mnt/memory/';
 
-/** A workspace-relative path, normalized; absolute paths and `..` that leave the workspace are refused. */
+/**
+ * A workspace-relative path, normalized, or a path under the memory mounts (`/mnt/memory/...`)
+ * as it is; other absolute paths and `..` that leave the workspace are refused.
+ */
 export function workspacePath(raw: unknown): string {
   if (typeof raw !== 'string' || raw.trim() === '') throw new Error('path must be a non-empty workspace-relative path');
+  if (raw.startsWith(MEMORY_ROOT)) {
+    const memoryPath = path.posix.normalize(raw);
+    if (memoryPath.startsWith(MEMORY_ROOT) && memoryPath.length > MEMORY_ROOT.length) return memoryPath;
+  }
   const normalized = path.posix.normalize(raw.replace(/^\/workspace\//, ''));
   if (path.posix.isAbsolute(normalized) || normalized === '..' || normalized.startsWith('../')) {
     throw new Error(`path "${cut(raw, 200)}" is outside the workspace; use a path relative to it`);

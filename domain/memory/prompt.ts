@@ -19,7 +19,7 @@ export function renderMemoryInstructions(stores: readonly AttachedMemoryStore[],
     `Use \`${list}\` to see the paths of a store, \`${read}\` to read one, \`${write}\` to create or replace one and \`${remove}\` to delete one. ` +
       `To change a memory you have read, pass its \`contentSha256\` as \`expectedContentSha256\`: if someone changed it since, the write is refused and nothing is lost; read it again and merge.` +
       (options.sandboxed
-        ? ' In the sandbox each store is also a directory, mounted for every `bash` command: files you create, change or delete there are written back when the command ends, each checked against what the command was shown; what could not be written is listed in the answer under `memory.notWritten`.'
+        ? ' In the sandbox each store is also a directory, mounted for every command (`bash` and the file tools): files you create, change or delete there are written back when the command ends, each checked against what the command was shown; what could not be written is listed in the answer under `memory.notWritten`.'
         : ''),
     ...stores.map((store) => {
       const head = `- \`${store.mount}\` (${store.access === 'read_only' ? 'read-only' : 'read and write'}${options.sandboxed ? `, ${store.mountPath}` : ''}): ${store.name}`;

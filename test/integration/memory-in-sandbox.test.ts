@@ -48,7 +48,9 @@ async function agent(sandboxed = true) {
       systemPrompt: 'You keep notes.',
       modelPreset: 'fast',
       limits: { maxTurns: 6 },
-      ...(sandboxed ? { sandbox: { enabled: true, provider: 'local', snapshotId, network: 'none', capabilities: ['filesystem_read', 'shell'] } } : {}),
+      ...(sandboxed
+        ? { sandbox: { enabled: true, provider: 'local', snapshotId, network: 'none', capabilities: ['filesystem_read', 'filesystem_write', 'shell'] } }
+        : {}),
     },
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
@@ -110,11 +112,30 @@ describe('memory stores in the sandbox', () => {
     expect(read.memory).toBeUndefined();
     expect(await versions(notes.id)).toHaveLength(1);
 
+    // The file tools reach the mounts too: `read` shows a memory, `write` makes a version.
+    f.fakes.vendor_a
+      .reply({ toolCalls: [{ name: 'read', arguments: { path: `${mount}todo/today.md` } }] })
+      .reply({ toolCalls: [{ name: 'write', arguments: { path: `${mount}todo/tomorrow.md`, content: 'rest' } }] })
+      .reply({ text: 'Planned.' });
+    const third = f.fakes.vendor_a.requests.length;
+    const planned = await f.call('POST', `/sessions/${writer.body.id}/runs`, { message: 'Plan tomorrow.' });
+    expect((await f.waitForRun(planned.body.id)).state).toBe('completed');
+    expect(JSON.parse(toolOutputs(third + 1).at(-1)!).content).toBe('ship the memory mount\n');
+    expect(JSON.parse(toolOutputs(third + 2).at(-1)!).memory.written).toMatchObject([{ path: '/todo/tomorrow.md', operation: 'created' }]);
+    const tomorrow = (await versions(notes.id)).find((version) => version.path === '/todo/tomorrow.md');
+    expect(tomorrow).toMatchObject({ operation: 'created', content: 'rest' });
+    await f.call('DELETE', `/memory-stores/${notes.id}/memories/${tomorrow!.memoryId}`);
+
     // Deleting the file deletes the memory (its versions stay).
     f.fakes.vendor_a.reply({ toolCalls: [{ name: 'bash', arguments: { command: `rm ${mount}todo/today.md` } }] }).reply({ text: 'Done.' });
     const again = await f.call('POST', `/sessions/${writer.body.id}/runs`, { message: 'It is shipped.' });
     expect((await f.waitForRun(again.body.id)).state).toBe('completed');
-    expect((await versions(notes.id)).map((version) => version.operation)).toEqual(['deleted', 'created']);
+    expect((await versions(notes.id)).map((version) => `${version.operation} ${version.path}`)).toEqual([
+      'deleted /todo/today.md',
+      'deleted /todo/tomorrow.md',
+      'created /todo/tomorrow.md',
+      'created /todo/today.md',
+    ]);
     expect((await f.call('GET', `/memory-stores/${notes.id}`)).body.memoryCount).toBe(0);
   }, 120_000);
 
