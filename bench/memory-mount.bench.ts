@@ -12,7 +12,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { memories, memoryStores } from '../db/schema/index.ts';
-import { memoryContents, readMountedStores, writeBackMount } from '../services/configuration/memory-stores/index.ts';
+import { memoryContents, readMountedStores, writeBackMount, type MountIndexCache } from '../services/configuration/memory-stores/index.ts';
 import { createLocalSandboxDriver } from '../activities/sandbox/local/driver.ts';
 import { BUILT_IN_SNAPSHOT } from '../domain/sandbox/snapshot-registry.ts';
 import type { AttachedMemoryStore } from '../domain/memory/index.ts';
@@ -66,8 +66,10 @@ export async function run(options: { memories?: number; rounds?: number } = {}):
         const result = await exec(false);
         if (result.exitCode !== 0) throw new Error(`the command failed: ${result.stderr}`);
       };
+      // As the tool runner does, per sandbox: the stores' paths and hashes as last read.
+      const mountIndex: MountIndexCache = new Map();
       const withStore = async () => {
-        const [mounted] = await readMountedStores(ctx, scope, [attached]);
+        const [mounted] = await readMountedStores(ctx, scope, [attached], mountIndex);
         const wanted = [...mounted!.mounted].map(([path, { sha }]) => ({ path, sha256: sha }));
         await driver.syncMemoryMount(sandboxId, undefined, attached.mount, wanted, async (paths) => {
           const contents = await memoryContents(ctx, scope, attached.storeId, paths);

@@ -12,6 +12,7 @@ import {
   memoryContents,
   readMountedStores,
   writeBackMount,
+  type MountIndexCache,
   type MountedStore,
   type WriteBackReport,
 } from '../../services/configuration/memory-stores/index.ts';
@@ -183,10 +184,14 @@ export function createSandboxToolRunner(deps: {
   };
 
   const diskOf = (target: RunSandbox) => snapshotOf(deps.snapshots, target).resource.diskMb;
+  // Per sandbox, the stores' paths and hashes as last read (the driver keeps the files to match).
+  const mountIndexes = new Map<string, MountIndexCache>();
 
   /** Writes each attached store's memories into its mount directory, fresh for this command. */
   async function mountMemory(target: RunSandbox): Promise<{ stores: MountedStore[]; mounts: MemoryMounts }> {
-    const stores = await readMountedStores(deps.system(), target.run, target.memoryStores);
+    let index = mountIndexes.get(target.sandbox.id);
+    if (!index) mountIndexes.set(target.sandbox.id, (index = new Map()));
+    const stores = await readMountedStores(deps.system(), target.run, target.memoryStores, index);
     for (const mounted of stores) {
       const wanted = [...mounted.mounted].map(([path, { sha }]) => ({ path, sha256: sha }));
       await deps.driver.syncMemoryMount(target.sandbox.id, diskOf(target), mounted.store.mount, wanted, async (paths) => {

@@ -14,7 +14,7 @@ export { listMemoryStores } from './list-stores.ts';
 export { listMemoryVersions } from './list-versions.ts';
 export { redactMemoryVersion } from './redact-version.ts';
 export { sessionMemoryWrites } from './session-writes.ts';
-export { memoryContents, readMountedStores, writeBackMount, type MountedStore, type WriteBackReport } from './mount.ts';
+export { memoryContents, readMountedStores, writeBackMount, type MountIndexCache, type MountedStore, type WriteBackReport } from './mount.ts';
 export { updateMemory } from './update-memory.ts';
 export { updateMemoryStore } from './update-store.ts';
 export type { PublicMemory, PublicMemoryStore, PublicMemoryVersion } from './public.ts';

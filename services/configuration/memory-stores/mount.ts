@@ -1,5 +1,5 @@
 import { and, eq, inArray } from 'drizzle-orm';
-import { memories, memoryVersions, type MemoryAuthor } from '../../../db/schema/index.ts';
+import { memories, memoryStores, memoryVersions, type MemoryAuthor } from '../../../db/schema/index.ts';
 import { DomainError } from '../../../domain/errors.ts';
 import { MEMORY_CONTENT_MAX_BYTES, memoryPathProblem, type AttachedMemoryStore } from '../../../domain/memory/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
@@ -16,30 +16,59 @@ export type MountedStore = {
   mounted: Map<string, { memoryId: string; sha: string }>;
 };
 
+/** What a caller last read of each store, by store id, with the store's version count then. */
+export type MountIndexCache = Map<string, { versionCount: number; mounted: MountedStore['mounted'] }>;
+
 /**
  * What a sandbox command is shown of the session's stores (docs/decisions/memory-in-sessions.md):
- * the path and hash of every memory of each attached store, in one statement; the content of
- * those the mount lacks comes from `memoryContents`. A store deleted since attachment shows empty.
+ * the path and hash of every memory of each attached store; the content of those the mount lacks
+ * comes from `memoryContents`. Every change of a store counts a version, so a store whose version
+ * count is the one `cache` holds is unchanged and its paths are not read again. A store deleted
+ * since attachment shows empty.
  */
-export async function readMountedStores(ctx: ServiceContext, scope: Scope, stores: readonly AttachedMemoryStore[]): Promise<MountedStore[]> {
+export async function readMountedStores(
+  ctx: ServiceContext,
+  scope: Scope,
+  stores: readonly AttachedMemoryStore[],
+  cache: MountIndexCache = new Map(),
+): Promise<MountedStore[]> {
   if (stores.length === 0) return [];
-  const rows = await ctx.db
-    .select({ storeId: memories.storeId, id: memories.id, path: memories.path, sha: memories.contentSha256 })
-    .from(memories)
+  const inScope = and(eq(memoryStores.organizationId, scope.organizationId), eq(memoryStores.projectId, scope.projectId));
+  const counts = await ctx.db
+    .select({ id: memoryStores.id, versionCount: memoryStores.versionCount })
+    .from(memoryStores)
     .where(
       and(
-        eq(memories.organizationId, scope.organizationId),
-        eq(memories.projectId, scope.projectId),
+        inScope,
         inArray(
-          memories.storeId,
+          memoryStores.id,
           stores.map((store) => store.storeId),
         ),
       ),
     );
-  return stores.map((store) => ({
-    store,
-    mounted: new Map(rows.filter((row) => row.storeId === store.storeId).map((row) => [row.path, { memoryId: row.id, sha: row.sha }])),
-  }));
+  const countOf = new Map(counts.map((row) => [row.id, row.versionCount]));
+  const stale = stores.filter((store) => countOf.has(store.storeId) && cache.get(store.storeId)?.versionCount !== countOf.get(store.storeId));
+  const rows =
+    stale.length === 0
+      ? []
+      : await ctx.db
+          .select({ storeId: memories.storeId, id: memories.id, path: memories.path, sha: memories.contentSha256 })
+          .from(memories)
+          .where(
+            and(
+              eq(memories.organizationId, scope.organizationId),
+              eq(memories.projectId, scope.projectId),
+              inArray(
+                memories.storeId,
+                stale.map((store) => store.storeId),
+              ),
+            ),
+          );
+  for (const store of stale) {
+    const mounted = new Map(rows.filter((row) => row.storeId === store.storeId).map((row) => [row.path, { memoryId: row.id, sha: row.sha }]));
+    cache.set(store.storeId, { versionCount: countOf.get(store.storeId)!, mounted });
+  }
+  return stores.map((store) => ({ store, mounted: countOf.has(store.storeId) ? new Map(cache.get(store.storeId)!.mounted) : new Map() }));
 }
 
 /** The content of some memories of a store, by path (what a mount must write). */
