@@ -25,13 +25,16 @@ export function memoryPathProblem(path: string): string | null {
 
 /**
  * Why `prefix` is not a listing prefix, or null: a path that ends with `/` (it matches whole
- * segments, so `/notes/` matches `/notes/todo.md` and not `/notes-archive/todo.md`), or `/` itself.
+ * segments, so `/notes/` matches `/notes/acme.md` and not `/notes-archive/acme.md`), or `/` itself.
  */
 export function memoryPrefixProblem(prefix: string): string | null {
   if (prefix === '/') return null;
   if (!prefix.endsWith('/')) return 'must end with "/"';
   return memoryPathProblem(prefix.slice(0, -1));
 }
+
+/** A path as a LIKE pattern's literal part (`%`, `_` and `\` escaped): `${likeLiteral(prefix)}%` matches what lies below. */
+export const likeLiteral = (path: string) => path.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** The proper ancestors of a path as paths (`/a/b/c` → `/a`, `/a/b`): a memory there would overlap it. */
 export function ancestorPaths(path: string): string[] {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runs, sessions } from '../../db/schema/index.ts';
 import { addNumbersHandler, addNumbersTool } from '../support/platform-tools.ts';
+import { connectLocalSandbox } from '../support/local-sandbox.ts';
 import { startRunApp } from '../support/run-app.ts';
 
 /**
@@ -200,30 +200,7 @@ describe('delegation', () => {
   }, 90_000);
 
   it("a child shares the coordinator's sandbox workspace", async () => {
-    const server = inject('s3');
-    const bucket = `delegation-${randomUUID().slice(0, 8)}`;
-    const s3 = new S3Client({
-      endpoint: server.endpoint,
-      region: server.region,
-      forcePathStyle: true,
-      credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
-    });
-    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-    s3.destroy();
-    await f.call('POST', '/storage-providers', {
-      key: 'delegation-files',
-      displayName: 'Files',
-      providerType: 's3',
-      endpoint: server.endpoint,
-      region: server.region,
-      bucket,
-      prefix: null,
-      forcePathStyle: true,
-      accessKeyId: server.accessKeyId,
-      secretAccessKey: server.secretAccessKey,
-    });
-    const provider = await f.call('POST', '/sandbox-providers', { key: 'shared', displayName: 'Shared', providerType: 'sandbox_vendor', apiKey: 'local' });
-    const snapshotId = (await f.call('GET', `/sandbox-providers/${provider.body.id}/snapshots`)).body.data[0].id;
+    const snapshotId = await connectLocalSandbox(f.call, { key: 'shared', storageKey: 'delegation-files' });
     const sandbox = { enabled: true, provider: 'shared', snapshotId, network: 'none', capabilities: ['filesystem_read', 'filesystem_write', 'shell'] };
     const writer = await agent('writer', { sandbox });
     const coordinator = await coordinatorWith([{ key: 'writer', versionId: writer.versionId }], { sandbox });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectLocalSandbox } from '../support/local-sandbox.ts';
 import { startRunApp } from '../support/run-app.ts';
 
 /**
@@ -14,30 +14,7 @@ let snapshotId: string;
 
 beforeAll(async () => {
   f = await startRunApp({ env: { SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' } });
-  const server = inject('s3');
-  const bucket = `memory-${randomUUID().slice(0, 8)}`;
-  const s3 = new S3Client({
-    endpoint: server.endpoint,
-    region: server.region,
-    forcePathStyle: true,
-    credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
-  });
-  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-  s3.destroy();
-  await f.call('POST', '/storage-providers', {
-    key: 'memory-files',
-    displayName: 'Files',
-    providerType: 's3',
-    endpoint: server.endpoint,
-    region: server.region,
-    bucket,
-    prefix: null,
-    forcePathStyle: true,
-    accessKeyId: server.accessKeyId,
-    secretAccessKey: server.secretAccessKey,
-  });
-  const provider = await f.call('POST', '/sandbox-providers', { key: 'local', displayName: 'Local', providerType: 'sandbox_vendor', apiKey: 'local' });
-  snapshotId = (await f.call('GET', `/sandbox-providers/${provider.body.id}/snapshots`)).body.data[0].id;
+  snapshotId = await connectLocalSandbox(f.call, { key: 'local', storageKey: 'memory-files' });
 }, 120_000);
 afterAll(() => f?.close());
 

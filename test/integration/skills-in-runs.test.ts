@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectLocalSandbox } from '../support/local-sandbox.ts';
 import { startRunApp } from '../support/run-app.ts';
 
 /**
@@ -150,30 +150,7 @@ describe('Skills in runs', () => {
   }, 60_000);
 
   it('a sandboxed session finds the Skill files read-only in its workspace', async () => {
-    const server = inject('s3');
-    const bucket = `skills-${randomUUID().slice(0, 8)}`;
-    const s3 = new S3Client({
-      endpoint: server.endpoint,
-      region: server.region,
-      forcePathStyle: true,
-      credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
-    });
-    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-    s3.destroy();
-    await f.call('POST', '/storage-providers', {
-      key: 'skill-files',
-      displayName: 'Files',
-      providerType: 's3',
-      endpoint: server.endpoint,
-      region: server.region,
-      bucket,
-      prefix: null,
-      forcePathStyle: true,
-      accessKeyId: server.accessKeyId,
-      secretAccessKey: server.secretAccessKey,
-    });
-    const provider = await f.call('POST', '/sandbox-providers', { key: 'local', displayName: 'Local', providerType: 'sandbox_vendor', apiKey: 'local' });
-    const snapshotId = (await f.call('GET', `/sandbox-providers/${provider.body.id}/snapshots`)).body.data[0].id;
+    const snapshotId = await connectLocalSandbox(f.call, { key: 'local', storageKey: 'skill-files' });
     const pdf = await skill('pdf-tools', 'Work with PDF files.', '# PDF tools\n');
     const agentId = await agentWith([pdf.versionId], {
       enabled: true,

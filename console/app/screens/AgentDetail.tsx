@@ -1,6 +1,7 @@
 import { useMemo, useState, type FormEvent } from 'react';
 import type { PublicAgentVersion } from '../../../client/src/index.ts';
 import { ConfigFields, useConfigEditor } from '../components/ConfigEditor.tsx';
+import { DiffTable } from '../components/DiffTable.tsx';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { presetKeys } from '../components/presets.ts';
 import { useAction } from '../components/useAction.ts';
@@ -157,22 +158,7 @@ function VersionDiff({ versions }: { versions: PublicAgentVersion[] }) {
           {changes === 0 ? 'Identical configs' : `${changes} changed line${changes === 1 ? '' : 's'}`}
         </p>
       </div>
-      <table className="diff" aria-label="Side-by-side diff">
-        <tbody>
-          {rows.map((row, index) => (
-            <tr key={index} className={row.kind}>
-              <td className="number">{row.leftNumber ?? ''}</td>
-              <td className="left">
-                <pre>{row.left ?? ''}</pre>
-              </td>
-              <td className="number">{row.rightNumber ?? ''}</td>
-              <td className="right">
-                <pre>{row.right ?? ''}</pre>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DiffTable rows={rows} />
     </div>
   );
 }

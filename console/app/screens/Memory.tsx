@@ -1,6 +1,7 @@
 import { useMemo, useState, type FormEvent } from 'react';
 import type { MemoryAuthor, ProjectClient, PublicMemory, PublicMemoryStore, PublicMemoryVersion } from '../../../client/src/index.ts';
 import { sideBySideDiff } from '../diff.ts';
+import { DiffTable } from '../components/DiffTable.tsx';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { memoryTree, sizeText, type MemoryFolder } from '../components/memoryTree.ts';
 import { SimpleForm } from '../components/SimpleForm.tsx';
@@ -608,22 +609,7 @@ function VersionCompare({ storeId, versions }: { storeId: string; versions: Publ
           <p className="muted" aria-live="polite">
             {changes === 0 ? 'Identical content' : `${changes} changed line${changes === 1 ? '' : 's'}`}
           </p>
-          <table className="diff" aria-label="Side-by-side diff">
-            <tbody>
-              {rows.map((row, index) => (
-                <tr key={index} className={row.kind}>
-                  <td className="number">{row.leftNumber ?? ''}</td>
-                  <td className="left">
-                    <pre>{row.left ?? ''}</pre>
-                  </td>
-                  <td className="number">{row.rightNumber ?? ''}</td>
-                  <td className="right">
-                    <pre>{row.right ?? ''}</pre>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DiffTable rows={rows} />
         </>
       )}
     </div>

@@ -2,7 +2,7 @@ import { and, asc, eq, gt, like } from 'drizzle-orm';
 import * as v from 'valibot';
 import { memories, memoryVersions, type MemoryAuthor } from '../../../db/schema/index.ts';
 import { DomainError } from '../../../domain/errors.ts';
-import { MemoryContent, MemoryPath, memoryPrefixProblem, MEMORY_TOOL_NAMES, type AttachedMemoryStore } from '../../../domain/memory/index.ts';
+import { likeLiteral, MemoryContent, MemoryPath, memoryPrefixProblem, MEMORY_TOOL_NAMES, type AttachedMemoryStore } from '../../../domain/memory/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { findMemoryStore } from './load.ts';
@@ -95,7 +95,7 @@ async function list(
     .where(
       and(
         eq(memories.storeId, store.id),
-        prefix === '/' ? undefined : like(memories.path, `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`),
+        prefix === '/' ? undefined : like(memories.path, `${likeLiteral(prefix)}%`),
         cursor ? gt(memories.path, cursor) : undefined,
       ),
     )

@@ -1,15 +1,13 @@
 import { and, asc, eq, getTableColumns, gt, like, sql } from 'drizzle-orm';
 import { memories } from '../../../db/schema/index.ts';
 import { ValidationError } from '../../../domain/errors.ts';
-import { MEMORY_FULL_VIEW_MAX_LIMIT } from '../../../domain/memory/index.ts';
+import { likeLiteral, MEMORY_FULL_VIEW_MAX_LIMIT } from '../../../domain/memory/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import { findMemoryStore } from './load.ts';
 import { toMemoryResponse, type MemoryView, type PublicMemory } from './public.ts';
 
 export type MemoryListItem = ({ type: 'memory' } & PublicMemory) | { type: 'prefix'; path: string };
-
-const escapeLike = (value: string) => value.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
  * The store's memories under `pathPrefix` in path order (byte-wise), a page at a time. With
@@ -44,7 +42,7 @@ export async function listMemories({
     eq(memories.storeId, input.storeId),
     eq(memories.organizationId, actor.organizationId),
     eq(memories.projectId, actor.projectId),
-    prefix === '/' ? undefined : like(memories.path, `${escapeLike(prefix)}%`),
+    prefix === '/' ? undefined : like(memories.path, `${likeLiteral(prefix)}%`),
   );
 
   if (depth === 0) {

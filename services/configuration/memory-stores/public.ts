@@ -1,4 +1,5 @@
-import type { MemoryAuthor } from '../../../db/schema/index.ts';
+import type * as v from 'valibot';
+import type { PublicMemoryShape, PublicMemoryStoreShape, PublicMemoryVersionShape } from '../../../domain/public-shapes/memory.ts';
 import type { memories, memoryStores, memoryVersions } from '../../../db/schema/index.ts';
 import { memoryMountPath, memoryStoreSlug } from '../../../domain/memory/index.ts';
 
@@ -7,21 +8,8 @@ export type MemoryRow = typeof memories.$inferSelect;
 export type MemoryVersionRow = typeof memoryVersions.$inferSelect;
 export type MemoryView = 'basic' | 'full';
 
-export type PublicMemoryStore = {
-  organizationId: string;
-  projectId: string;
-  id: string;
-  name: string;
-  description: string;
-  metadata: Record<string, string>;
-  mountPath: string;
-  memoryCount: number;
-  sizeBytes: number;
-  versionCount: number;
-  archivedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-};
+/** The store as the API answers it (domain/public-shapes/memory.ts). */
+export type PublicMemoryStore = v.InferOutput<typeof PublicMemoryStoreShape>;
 
 export function toMemoryStoreResponse(row: MemoryStoreRow): PublicMemoryStore {
   return {
@@ -41,17 +29,7 @@ export function toMemoryStoreResponse(row: MemoryStoreRow): PublicMemoryStore {
   };
 }
 
-export type PublicMemory = {
-  id: string;
-  storeId: string;
-  path: string;
-  content: string | null;
-  contentSha256: string;
-  contentSizeBytes: number;
-  versionId: string;
-  createdAt: string;
-  updatedAt: string;
-};
+export type PublicMemory = v.InferOutput<typeof PublicMemoryShape>;
 
 export function toMemoryResponse(row: MemoryRow, view: MemoryView): PublicMemory {
   return {
@@ -67,22 +45,7 @@ export function toMemoryResponse(row: MemoryRow, view: MemoryView): PublicMemory
   };
 }
 
-export type PublicMemoryAuthor = MemoryAuthor;
-
-export type PublicMemoryVersion = {
-  id: string;
-  storeId: string;
-  memoryId: string;
-  operation: 'created' | 'modified' | 'deleted';
-  path: string | null;
-  content: string | null;
-  contentSha256: string | null;
-  contentSizeBytes: number | null;
-  writtenBy: PublicMemoryAuthor;
-  redactedAt: string | null;
-  redactedBy: PublicMemoryAuthor | null;
-  createdAt: string;
-};
+export type PublicMemoryVersion = v.InferOutput<typeof PublicMemoryVersionShape>;
 
 /** A redacted version keeps its hash and size (what it was is provable, not readable). */
 export function toMemoryVersionResponse(row: MemoryVersionRow, view: MemoryView): PublicMemoryVersion {

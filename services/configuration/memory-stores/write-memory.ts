@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { and, eq, inArray, like, ne, or, sql } from 'drizzle-orm';
 import { memories, memoryStores, memoryVersions, type MemoryAuthor } from '../../../db/schema/index.ts';
 import { ConflictError } from '../../../domain/errors.ts';
-import { ancestorPaths } from '../../../domain/memory/index.ts';
+import { ancestorPaths, likeLiteral } from '../../../domain/memory/index.ts';
 import { appendProductEvent } from '../../kernel/events/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import type { MemoryRow, MemoryStoreRow, MemoryVersionRow } from './public.ts';
@@ -119,9 +119,6 @@ function assertPrecondition(change: Extract<MemoryChange, { kind: 'update' | 'de
   });
 }
 
-/** `%`, `_` and `\` are literal in a path; escaped for LIKE. */
-const likePrefix = (path: string) => `${path.replace(/[\\%_]/g, (c) => `\\${c}`)}/%`;
-
 /** No other memory at the path, at an ancestor of it, or below it (409 naming the one in the way). */
 async function assertPathFree(tx: ServiceContext, storeId: string, path: string, self: string | null) {
   const [clash] = await tx.db
@@ -131,7 +128,7 @@ async function assertPathFree(tx: ServiceContext, storeId: string, path: string,
       and(
         eq(memories.storeId, storeId),
         self ? ne(memories.id, self) : undefined,
-        or(inArray(memories.path, [path, ...ancestorPaths(path)]), like(memories.path, likePrefix(path))),
+        or(inArray(memories.path, [path, ...ancestorPaths(path)]), like(memories.path, `${likeLiteral(path)}/%`)),
       ),
     )
     .limit(1);
