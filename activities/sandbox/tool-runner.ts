@@ -213,10 +213,10 @@ export function createSandboxToolRunner(deps: {
         after = await deps.driver.readMemoryMount(target.sandbox.id, diskOf(target), mounted.store.mount);
       } catch (error) {
         if (!(error instanceof MountReadError)) throw error;
-        report.problems.push(`${mounted.store.mount}: nothing was written: the directory holds ${error.message}`);
+        report.problems.push(`${mounted.store.mount}: nothing was written: ${error.message}`);
         continue;
       }
-      const one = await writeBackMount(deps.system(), { scope: target.run, author, toolCallId, mounted, after });
+      const one = await writeBackMount(deps.system(), { scope: target.run, author, toolCallId, mounted, after, cache: mountIndexes.get(target.sandbox.id) });
       report.written.push(...one.written);
       report.problems.push(...one.problems);
     }

@@ -196,4 +196,40 @@ describe('memory stores in runs', () => {
       [archived.id, 'read_only'],
     ]);
   }, 90_000);
+
+  it('a delegated child session attaches no stores: the delegate is not told of them and has no memory tools', async () => {
+    const notes = await store(`Coordinator notes ${randomUUID().slice(0, 4)}`);
+    const delegate = await f.call('POST', '/agents', {
+      name: `Helper ${randomUUID().slice(0, 6)}`,
+      initialConfig: { systemPrompt: 'You are a helper.', modelPreset: 'fast', limits: { maxTurns: 4 } },
+    });
+    const coordinator = await f.call('POST', '/agents', {
+      name: `Coordinator ${randomUUID().slice(0, 6)}`,
+      initialConfig: {
+        systemPrompt: 'You coordinate.',
+        modelPreset: 'fast',
+        limits: { maxTurns: 4 },
+        delegates: [{ key: 'helper', description: 'The helper.', agentVersionId: delegate.body.latestVersionId, maxParallel: 1 }],
+      },
+    });
+    expect(coordinator.status, JSON.stringify(coordinator.body)).toBe(201);
+    f.fakes.vendor_a
+      .reply({ toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'helper', message: 'Help.' } }] })
+      .reply({ text: 'Helped.' })
+      .reply({ text: 'Done.' });
+    const first = f.fakes.vendor_a.requests.length;
+    const session = await f.call('POST', '/sessions', { agentId: coordinator.body.id, initialMessage: 'Go.', memoryStores: [{ storeId: notes.id }] });
+    expect(session.status, JSON.stringify(session.body)).toBe(201);
+    expect((await f.waitForRun(session.body.latestRunId)).state).toBe('completed');
+
+    expect(requestAt(first).instructions).toContain('## Memory');
+    const child = requestAt(first + 1);
+    expect(child.instructions).toContain('You are a helper.');
+    expect(child.instructions).not.toContain('## Memory');
+    expect(child.instructions).not.toContain(notes.mountPath);
+    expect((child.tools ?? []).map((tool) => tool.name)).not.toContain('memory_read');
+    const [call] = (await f.call('GET', `/tool-calls?runId=${session.body.latestRunId}`)).body.data;
+    const childSession = (await f.call('GET', `/sessions/${call.safeResult.value.childSessionId}`)).body;
+    expect(childSession.memoryStores).toEqual([]);
+  }, 90_000);
 });

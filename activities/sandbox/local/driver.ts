@@ -10,7 +10,7 @@ import { checkExecRequest, type ExecRequest, type ExecResult } from './exec-requ
 import { clampToHard, readHardLimits } from './host-limits.ts';
 import { DEFAULT_ADDRESS_SPACE_FLOOR_MB, limitsForSnapshot } from './limits.ts';
 import { rootfsMounts } from './rootfs.ts';
-import { memoryMountDir, readMemoryMount, syncMemoryMount, type MountedFile, type MountMemory, type WantedFile } from './memory-mount.ts';
+import { forgetMounts, memoryMountDir, readMemoryMount, syncMemoryMount, type MountedFile, type MountMemory, type WantedFile } from './memory-mount.ts';
 import { runSandboxed } from './run-sandboxed.ts';
 import { assertRunnableSnapshot } from './snapshots.ts';
 import { assertSandboxId, ensureWorkspaceDir, removeSandboxDir, resolveSandboxUser, workspaceDir, type SandboxUser } from './workspace.ts';
@@ -105,6 +105,13 @@ export function createLocalSandboxDriver(options: LocalSandboxDriverOptions): Lo
     return next;
   };
 
+  // A workspace in which this driver keeps a mount is set up (removeWorkspace and close forget
+  // the mounts): the mount's steps need not set it up again.
+  const mountWorkspace = async (sandboxId: string, diskMb: number | undefined, name: string): Promise<string> => {
+    const workspace = workspaceDir(dataDir, sandboxId);
+    return mountMemory.has(memoryMountDir(workspace, name)) ? workspace : ensure(sandboxId, diskMb);
+  };
+
   async function exec(request: ExecRequest, controller: AbortController): Promise<ExecResult> {
     assertSandboxId(request.sandboxId);
     const { cwd, maxOutputBytes } = checkExecRequest(request);
@@ -161,14 +168,14 @@ export function createLocalSandboxDriver(options: LocalSandboxDriverOptions): Lo
     ensureWorkspace: (sandboxId, diskMb) => ensure(sandboxId, diskMb),
     async syncMemoryMount(sandboxId, diskMb, name, wanted, load) {
       assertSandboxId(sandboxId);
-      await syncMemoryMount({ workspace: await ensure(sandboxId, diskMb), name, user, memory: mountMemory }, wanted, load);
+      await syncMemoryMount({ workspace: await mountWorkspace(sandboxId, diskMb, name), name, user, memory: mountMemory }, wanted, load);
     },
     async readMemoryMount(sandboxId, diskMb, name) {
       assertSandboxId(sandboxId);
-      return readMemoryMount({ workspace: await ensure(sandboxId, diskMb), name, memory: mountMemory });
+      return readMemoryMount({ workspace: await mountWorkspace(sandboxId, diskMb, name), name, memory: mountMemory });
     },
     removeWorkspace: async (sandboxId) => {
-      for (const key of mountMemory.keys()) if (key.startsWith(`${workspaceDir(dataDir, sandboxId)}${path.sep}`)) mountMemory.delete(key);
+      forgetMounts(mountMemory, `${workspaceDir(dataDir, sandboxId)}${path.sep}`);
       await removeSandboxDir(dataDir, sandboxId);
       mounted.delete(workspaceDir(dataDir, sandboxId));
     },
@@ -192,6 +199,7 @@ export function createLocalSandboxDriver(options: LocalSandboxDriverOptions): Lo
     },
     async close() {
       closed = true;
+      forgetMounts(mountMemory, '');
       for (const controller of running.values()) controller.abort();
       await Promise.allSettled(running.keys());
       // The images stay: the next command (in this worker or another) mounts them again.

@@ -115,6 +115,8 @@ export async function writeBackMount(
     mounted: MountedStore;
     /** The mount after the command: changed or new files with their bytes, the rest with the hash they kept. */
     after: Array<{ path: string; content: Buffer } | { path: string; unchangedSha256: string }>;
+    /** What the caller last read of the stores: kept current with these writes when no one else wrote between. */
+    cache?: MountIndexCache;
   },
 ): Promise<WriteBackReport> {
   const { store } = input.mounted;
@@ -163,7 +165,7 @@ type FileChange =
 
 async function change(
   ctx: ServiceContext,
-  input: { scope: Scope; author: MemoryAuthor; toolCallId: string; mounted: MountedStore },
+  input: { scope: Scope; author: MemoryAuthor; toolCallId: string; mounted: MountedStore; cache?: MountIndexCache },
   report: WriteBackReport,
   path: string,
   wanted: FileChange,
@@ -171,7 +173,7 @@ async function change(
   const name = input.mounted.store.mount;
   const sourceKey = `cmd:${input.toolCallId}:${path}`;
   try {
-    await withTransaction(ctx, async (tx) => {
+    const applied = await withTransaction(ctx, async (tx) => {
       const store = await findMemoryStore(tx, input.scope, input.mounted.store.storeId, { lock: true, writable: true });
       const [earlier] = await tx.db
         .select({ id: memoryVersions.id, operation: memoryVersions.operation })
@@ -179,7 +181,7 @@ async function change(
         .where(and(eq(memoryVersions.storeId, store.id), eq(memoryVersions.sourceKey, sourceKey)));
       if (earlier) {
         report.written.push({ store: name, path, operation: earlier.operation, versionId: earlier.id });
-        return;
+        return null;
       }
       const current =
         wanted.kind === 'create'
@@ -193,9 +195,9 @@ async function change(
       if (wanted.kind !== 'create' && !current) {
         // Deleted by someone else since the command was shown it.
         if (wanted.kind === 'update') report.problems.push(`${name}${path}: not written: the memory was deleted by someone else during the command`);
-        return;
+        return null;
       }
-      const { version } = await applyMemoryChange(tx, {
+      const { memory, version } = await applyMemoryChange(tx, {
         store,
         author: input.author,
         sourceKey,
@@ -206,8 +208,16 @@ async function change(
               ? { kind: 'update', memory: current!, content: wanted.content, expectedSha256: wanted.expected }
               : { kind: 'delete', memory: current!, expectedSha256: wanted.expected },
       });
-      if (version) report.written.push({ store: name, path, operation: version.operation, versionId: version.id });
+      if (!version) return null;
+      report.written.push({ store: name, path, operation: version.operation, versionId: version.id });
+      return { countBefore: store.versionCount, memory };
     });
+    // The store moved by this version alone: what the caller knows of it is current again.
+    const known = input.cache?.get(input.mounted.store.storeId);
+    if (!applied || !known || known.versionCount !== applied.countBefore) return;
+    known.versionCount = applied.countBefore + 1;
+    if (applied.memory) known.mounted.set(applied.memory.path, { memoryId: applied.memory.id, sha: applied.memory.contentSha256 });
+    else known.mounted.delete(path);
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
     const reason = (error.details as Record<string, unknown> | undefined)?.reason;
