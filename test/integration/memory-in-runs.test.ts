@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newSigningSecret, startWebhookReceiver, verifyWithStandardWebhooks } from '../fixtures/webhook-receiver/receiver.ts';
 import { startRunApp } from '../support/run-app.ts';
 
 /**
@@ -7,13 +8,15 @@ import { startRunApp } from '../support/run-app.ts';
  * of its project (`memoryStores` on `POST /sessions`), the model's instructions name them, the
  * memory tools read and write them as versions by the session's run, a stale hash is a tool error
  * the run goes on from, a read-only attachment refuses writes, what one session wrote another
- * session of another agent reads, and a fork keeps the stores.
+ * session of another agent reads, a fork keeps the stores, a delegated child gets none, and the
+ * memory events reach a webhook without the content.
  */
 let f: Awaited<ReturnType<typeof startRunApp>>;
 const sha = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 beforeAll(async () => {
-  f = await startRunApp();
+  // The webhook receiver listens on loopback, which only a server allowing private networks may reach.
+  f = await startRunApp({ env: { SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true' } });
 }, 120_000);
 afterAll(() => f?.close());
 
@@ -231,5 +234,34 @@ describe('memory stores in runs', () => {
     const [call] = (await f.call('GET', `/tool-calls?runId=${session.body.latestRunId}`)).body.data;
     const childSession = (await f.call('GET', `/sessions/${call.safeResult.value.childSessionId}`)).body;
     expect(childSession.memoryStores).toEqual([]);
+  }, 90_000);
+
+  it('memory.written and memory.deleted reach a webhook subscribed to memory.*, signed, without the content', async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const signingSecret = newSigningSecret();
+      const hook = await f.call('POST', '/event-webhooks', { displayName: 'Memory', endpointUrl: receiver.url, signingSecret, eventKinds: ['memory.*'] });
+      expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+      const notes = await store(`Hooked ${randomUUID().slice(0, 4)}`);
+      const mount = notes.mountPath.split('/')[3]!;
+      f.fakes.vendor_a
+        .reply({ toolCalls: [{ name: 'memory_write', arguments: { store: mount, path: '/hooked.md', content: 'The vault opens at nine.' } }] })
+        .reply({ toolCalls: [{ name: 'memory_delete', arguments: { store: mount, path: '/hooked.md' } }] })
+        .reply({ text: 'Done.' });
+      const session = await f.call('POST', '/sessions', { agentId: await agent(), initialMessage: 'Note it.', memoryStores: [{ storeId: notes.id }] });
+      expect((await f.waitForRun(session.body.latestRunId)).state).toBe('completed');
+      const events = () => receiver.requests.flatMap((request) => request.body.data.events as Array<Record<string, any>>);
+      await receiver.waitFor(() => events().filter((event) => event.publicPayload?.storeId === notes.id).length >= 2, 60_000);
+      const ours = events().filter((event) => event.publicPayload?.storeId === notes.id);
+      expect(ours.map((event) => [event.kind, event.publicPayload.operation, event.publicPayload.path])).toEqual([
+        ['memory.written', 'created', '/hooked.md'],
+        ['memory.deleted', 'deleted', '/hooked.md'],
+      ]);
+      expect(ours[0]!.publicPayload).toMatchObject({ sessionId: session.body.id, runId: session.body.latestRunId });
+      for (const request of receiver.requests) verifyWithStandardWebhooks(signingSecret, request);
+      expect(receiver.requests.map((request) => request.rawBody).join('')).not.toContain('vault');
+    } finally {
+      await receiver.close();
+    }
   }, 90_000);
 });

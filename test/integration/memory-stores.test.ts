@@ -281,6 +281,14 @@ describe('memory stores', () => {
     expect(row).toMatchObject({ content: null, path: null });
     const audit = await t.database.db.select().from(auditEntries).where(eq(auditEntries.targetId, memory.versionId));
     expect(audit.map((entry) => entry.action)).toEqual(['memory_version.redacted']);
+    // Nor in the configuration backup, the feed or the service's log lines.
+    const backup = await t.request('GET', `/v1/organizations/${organizationId}/configuration-backup`, { apiKey: outsider });
+    expect(backup.status).toBe(200);
+    const backupText = await backup.text();
+    expect(JSON.parse(backupText).projects.flatMap((project: { memoryStores?: unknown[] }) => project.memoryStores ?? []).length).toBeGreaterThan(0);
+    expect(backupText).not.toContain('4711');
+    expect(JSON.stringify(await feed())).not.toContain('4711');
+    expect(t.logLines.join('\n')).not.toContain('4711');
   });
 
   it('needs memory:read to read and memory:write to change; another project’s store is not there', async () => {
