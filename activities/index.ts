@@ -63,6 +63,8 @@ export type ActivityDeps = {
   runStarter: RunStarter;
   /** SVC_PROJECT_UNSETTLED_RUNS_LIMIT: a firing queues a run as a request would, under the same quota. */
   unsettledRunsLimit: number | null;
+  /** SVC_RUN_DELEGATION_PARALLELISM: child runs one run may have going at once. */
+  delegationParallelism?: number;
   /** Removes the Temporal Schedule of a schedule whose firing finds it gone. */
   scheduleBackend: ScheduleBackend | null;
 };
@@ -117,6 +119,7 @@ export function createActivities(deps: ActivityDeps) {
       keyring: deps.keyring,
       gate: deps.gate,
       ...(deps.runRecovery ? { recovery: deps.runRecovery } : {}),
+      ...(deps.delegationParallelism ? { delegationParallelism: deps.delegationParallelism } : {}),
       platformTools: createPlatformToolRegistry({ handlers: deps.platformTools, builtIns: builtInPlatformTools(deps, sandbox) }),
     }),
     prepareRunWorkspace: workspaceSteps.prepareRunWorkspace,

@@ -27,18 +27,40 @@ export type ToolProgress = {
   waitingFor: 'approval' | 'tool' | null;
   nextDeadlineAtMs: number | null;
   /** `operation`: a Harness Operation call, which the workflow runs as a sub-loop (absent in histories from before them). */
-  platformCalls: Array<{ toolCallId: string; toolName: string; operation?: boolean; delegation?: boolean }>;
+  platformCalls: Array<{
+    toolCallId: string;
+    toolName: string;
+    operation?: boolean;
+    delegation?: boolean;
+    /**
+     * A delegation's key and how many child runs of that delegate may run at once: the workflow
+     * runs a turn's delegations together (issue 49; absent in histories recorded before, whose
+     * workflow ran them one after another).
+     */
+    delegateKey?: string;
+    maxParallel?: number;
+  }>;
 };
+
+/** A turn's delegation calls queued together, and how many child runs the run may have going at once. */
+export type DelegationBatch = { ceiling: number; starts: Array<{ toolCallId: string; start: DelegationStart }> };
 
 /**
  * A step's result that carries the progress it read after its write (the read it saves the
  * workflow), and what it went on to do in the same step (issue 33; absent in histories recorded
  * before, whose workflow then took those steps itself): `delegation`, the turn's first call to
- * run was a delegation and its child run is queued (`startDelegation`'s answer); `resumed`, every
+ * run was a delegation and its child run is queued (`startDelegation`'s answer), or, since issue
+ * 49, `delegations`, every delegation call to run queued (`startDelegations`'s answer); `resumed`, every
  * call of the turn is final, their results are in the transcript and the run is `running` again
  * (`appendToolResults`'s work).
  */
-export type ToolProgressStep = { progress: ToolProgress; delegation?: { toolCallId: string; start: DelegationStart }; resumed?: true };
+export type ToolProgressStep = {
+  progress: ToolProgress;
+  delegation?: { toolCallId: string; start: DelegationStart };
+  /** Every delegation call the progress names, queued (issue 49; in place of `delegation`). */
+  delegations?: DelegationBatch;
+  resumed?: true;
+};
 
 export type HarnessOperationStart = { timeoutMs: number; operationKey: string };
 
@@ -83,6 +105,10 @@ export type RunActivities = {
   startHarnessOperation(input: { runId: string; toolCallId: string }): Promise<HarnessOperationStart>;
   /** Queues the child run of a `delegate_agent`/`message_agent` call (or its refusal); idempotent. */
   startDelegation(input: { runId: string; toolCallId: string }): Promise<DelegationStart>;
+  /** Queues the child runs of several delegation calls at once, in call order; idempotent per call. */
+  startDelegations(input: { runId: string; toolCallIds: string[] }): Promise<DelegationBatch>;
+  /** Settles `cancelled` the queued child runs of delegation calls a cancelled run never started; idempotent. */
+  withdrawDelegations(input: { toolCallIds: string[] }): Promise<void>;
   /**
    * Records the child run's answer (or its failure) as the call's result; idempotent. Given the
    * turn, then reads its progress too, and when every call of the turn is final does

@@ -7,14 +7,17 @@ import { checkToolProgress } from '../services/runtime/runs/index.ts';
 import { completePlatformToolCall } from '../services/runtime/tool-calls/index.ts';
 import { DELEGATION_TOOLS } from '../domain/runs/delegation.ts';
 import type { CredentialKeyring } from '../services/kernel/credentials/index.ts';
-import { finishDelegationCall } from '../services/runtime/delegations/index.ts';
+import { finishDelegationCall, startDelegationCalls, withdrawDelegationCalls } from '../services/runtime/delegations/index.ts';
 import { startDelegationCall } from '../services/runtime/delegations/index.ts';
 import { finishHarnessOperation } from '../services/runtime/harness-operations/index.ts';
 import { startHarnessOperation } from '../services/runtime/harness-operations/index.ts';
 import { findRunningPlatformCall } from '../services/runtime/tool-calls/index.ts';
 import { recordTurnToolCalls } from '../services/runtime/tool-calls/index.ts';
 import type { PlatformToolRegistry } from './platform-tools/registry.ts';
-import type { RunActivities, RunRecovery, ToolProgress } from './run-activity-types.ts';
+import type { DelegationBatch, RunActivities, RunRecovery, ToolProgress } from './run-activity-types.ts';
+
+/** How many child runs one run may have going at once when nothing else is configured. */
+export const DEFAULT_RUN_DELEGATION_PARALLELISM = 8;
 
 /** A platform call heartbeats this often, well inside its 5 s heartbeat timeout (workflows/run/proxies.ts). */
 const HEARTBEAT_MS = 1_000;
@@ -25,6 +28,8 @@ type ToolActivities = Pick<
   | 'readToolProgress'
   | 'executePlatformTool'
   | 'startDelegation'
+  | 'startDelegations'
+  | 'withdrawDelegations'
   | 'finishDelegation'
   | 'startHarnessOperation'
   | 'finishHarnessOperation'
@@ -45,8 +50,15 @@ export function createToolActivities(deps: {
   gate: AdmissionGate;
   /** A retried call first frees its run from the last worker's sticky queue (activities/run-activities.ts). */
   recovery?: RunRecovery;
+  /** How many child runs one run may have going at once (`SVC_RUN_DELEGATION_PARALLELISM`). */
+  delegationParallelism?: number;
 }): ToolActivities {
   const { system, platformTools } = deps;
+  const ceiling = deps.delegationParallelism ?? DEFAULT_RUN_DELEGATION_PARALLELISM;
+  const startBatch = async (runId: string, toolCallIds: string[]): Promise<DelegationBatch> => ({
+    ceiling,
+    starts: await startDelegationCalls({ ctx: system(), deps: { keyring: deps.keyring }, input: { runId, toolCallIds } }),
+  });
 
   /** Expires overdue leases and approvals, then reports what the turn is waiting for. */
   const readProgress = async (input: { runId: string; turnId: string }): Promise<ToolProgress> => {
@@ -55,12 +67,15 @@ export function createToolActivities(deps: {
       allFinal: progress.allFinal,
       waitingFor: progress.waitingFor,
       nextDeadlineAtMs: progress.nextDeadlineAtMs,
-      platformCalls: progress.platformCalls.map((call) => ({
-        toolCallId: call.toolCallId,
-        toolName: call.toolName,
-        operation: progress.operationKeys.includes(call.toolName),
-        delegation: DELEGATION_TOOLS.includes(call.toolName),
-      })),
+      platformCalls: progress.platformCalls.map((call) => {
+        const delegation = DELEGATION_TOOLS.includes(call.toolName);
+        const entry = { toolCallId: call.toolCallId, toolName: call.toolName, operation: progress.operationKeys.includes(call.toolName), delegation };
+        if (!delegation) return entry;
+        const key = (call.arguments as { delegateKey?: unknown } | null)?.delegateKey;
+        const delegate = progress.delegates.find((candidate) => candidate.key === key);
+        // An unknown key is refused when it starts; it takes no one's place.
+        return { ...entry, delegateKey: typeof key === 'string' ? key : '', maxParallel: delegate?.maxParallel ?? 1 };
+      }),
     };
   };
 
@@ -68,11 +83,10 @@ export function createToolActivities(deps: {
     async recordTurnToolCalls(input) {
       await recordTurnToolCalls({ ctx: system(), input });
       const progress = await readProgress(input);
-      // The workflow's next step would start this delegation: its child run is queued here.
-      const [first] = progress.platformCalls;
-      if (!first?.delegation) return { progress };
-      const start = await startDelegationCall({ ctx: system(), deps: { keyring: deps.keyring }, input: { runId: input.runId, toolCallId: first.toolCallId } });
-      return { progress, delegation: { toolCallId: first.toolCallId, start } };
+      // The workflow's next step would start the turn's delegations: their child runs are queued here.
+      const delegating = progress.platformCalls.filter((call) => call.delegation).map((call) => call.toolCallId);
+      if (delegating.length === 0) return { progress };
+      return { progress, delegations: await startBatch(input.runId, delegating) };
     },
 
     readToolProgress: readProgress,
@@ -114,6 +128,12 @@ export function createToolActivities(deps: {
 
     async startDelegation(input) {
       return startDelegationCall({ ctx: system(), deps: { keyring: deps.keyring }, input });
+    },
+
+    startDelegations: ({ runId, toolCallIds }) => startBatch(runId, toolCallIds),
+
+    async withdrawDelegations({ toolCallIds }) {
+      await withdrawDelegationCalls({ ctx: system(), gate: deps.gate, input: { toolCallIds } });
     },
 
     async finishDelegation({ turnId, ...input }) {

@@ -245,6 +245,10 @@ const SETTINGS = {
     limitString('32', 100_000),
     "runs of one project executing at once; the rest wait `queued` and start as places free up, so one tenant's backlog cannot hold up another's runs (`0` = off)",
   ),
+  SVC_RUN_DELEGATION_PARALLELISM: setting(
+    v.optional(integerIn(1, 64), '8'),
+    'child runs one run may have going at once when a turn delegates several tasks (1-64; each delegate also keeps to its `maxParallel`); the rest wait `queued`, in call order',
+  ),
   SVC_EVENT_STREAMS_PER_PRINCIPAL: setting(
     limitString('16', 100_000),
     'event streams (`GET /events`, session streams and the Anthropic-compatible stream, one pool; `once=true` pages while read) open at once per API key or person, in each API process (`0` = off); one more: `429 rate_limited` with `Retry-After`',
@@ -425,6 +429,7 @@ function settingsFrom(e: ParsedEnvironment, env: Record<string, string | undefin
       projectRequests: requestRate(e.SVC_RATE_LIMIT_PROJECT_PER_SECOND, e.SVC_RATE_LIMIT_PROJECT_BURST),
       projectUnsettledRuns: e.SVC_PROJECT_UNSETTLED_RUNS_LIMIT || null,
       projectRunningRuns: e.SVC_PROJECT_RUNNING_RUNS_LIMIT || null,
+      runDelegationParallelism: e.SVC_RUN_DELEGATION_PARALLELISM,
       eventStreamsPerPrincipal: e.SVC_EVENT_STREAMS_PER_PRINCIPAL || null,
       eventStreamsPerProject: e.SVC_EVENT_STREAMS_PER_PROJECT || null,
     },

@@ -127,6 +127,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     gate,
     runStarter: waker,
     unsettledRunsLimit: settings.limits.projectUnsettledRuns,
+    delegationParallelism: settings.limits.runDelegationParallelism,
     scheduleBackend,
     runRecovery: createTemporalRunRecovery({ client: client.client, logger }),
     database,

@@ -1,4 +1,4 @@
-import { index, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { index, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, id, organizationId, projectId, timestampColumn } from './columns.ts';
 import { runs, sessions } from './sessions.ts';
 import { toolCalls } from './tool-calls.ts';
@@ -26,7 +26,8 @@ export const delegations = pgTable(
     closedAt: timestampColumn('closed_at'),
   },
   (table) => [
-    uniqueIndex('delegations_coordinator_key').on(table.coordinatorSessionId, table.delegateKey),
+    // A key may have several children (issue 49: parallel delegation); each is its own relation.
+    index('delegations_coordinator_key').on(table.coordinatorSessionId, table.delegateKey),
     // Retention deletes sessions: the cascade finds the relations naming them as child by it.
     index('delegations_child_session_idx').on(table.childSessionId),
   ],

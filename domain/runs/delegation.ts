@@ -1,9 +1,11 @@
 import type { Delegate, ToolDefinition } from '../agent-config/index.ts';
 
 /**
- * Delegation in runs: a coordinator with `delegates` mounts `delegate_agent` (start a child
- * session for a delegate key, once per key, and run it) and `message_agent` (continue that child
- * session once its latest run has settled). The child's final answer is the tool result.
+ * Delegation in runs: a coordinator with `delegates` mounts `delegate_agent` (start a new child
+ * session of a delegate and run it; several calls of one turn run at once, up to the delegate's
+ * `maxParallel`) and `message_agent` (continue a child session once its latest run has settled,
+ * named by `childSessionId` when the delegate has several). The child's final answer is the tool
+ * result.
  */
 export const DELEGATE_AGENT_TOOL = 'delegate_agent';
 export const MESSAGE_AGENT_TOOL = 'message_agent';
@@ -24,12 +26,24 @@ export function delegationToolDefinitions(delegates: readonly Delegate[]): ToolD
     required: ['delegateKey', 'message'],
     additionalProperties: false,
   } as ToolDefinition['inputSchema'];
+  const followUp = {
+    ...input,
+    properties: {
+      ...(input as { properties: Record<string, unknown> }).properties,
+      childSessionId: {
+        type: 'string',
+        minLength: 36,
+        maxLength: 36,
+        description: `The child session (from ${DELEGATE_AGENT_TOOL}'s answer) when the agent has several.`,
+      },
+    },
+  } as ToolDefinition['inputSchema'];
   const output = { type: 'object', properties: {}, required: [], additionalProperties: true } as ToolDefinition['outputSchema'];
   return [
     {
       schemaVersion: 1,
       name: DELEGATE_AGENT_TOOL,
-      description: `Hands a task to another agent (once per agent; continue with ${MESSAGE_AGENT_TOOL}) and returns its final answer. Agents:\n${roster}`,
+      description: `Hands a task to a new session of another agent and returns its final answer (continue that session with ${MESSAGE_AGENT_TOOL}). Several calls in one turn run at the same time. Agents:\n${roster}`,
       owner: 'platform',
       approval: 'never',
       inputSchema: input,
@@ -38,10 +52,10 @@ export function delegationToolDefinitions(delegates: readonly Delegate[]): ToolD
     {
       schemaVersion: 1,
       name: MESSAGE_AGENT_TOOL,
-      description: `Sends a follow-up message to an agent already started with ${DELEGATE_AGENT_TOOL} and returns its answer.`,
+      description: `Sends a follow-up message to an agent's session started with ${DELEGATE_AGENT_TOOL} and returns its answer.`,
       owner: 'platform',
       approval: 'never',
-      inputSchema: input,
+      inputSchema: followUp,
       outputSchema: output,
     },
   ];

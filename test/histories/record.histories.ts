@@ -347,6 +347,27 @@ describe('golden histories', () => {
     await recordDelegation('run-delegation-one-step-each', 'One-step ');
   });
 
+  it('run-delegation-parallel: two delegations of one turn run together, the last finish resumes the run (issue 49)', async () => {
+    const childAgentId = await createAgent('Parallel child', {});
+    const [childVersion] = (await f.call('GET', `/agents/${childAgentId}/versions`)).body.data;
+    f.fakes.vendor_a
+      .reply({
+        toolCalls: [
+          { name: 'delegate_agent', arguments: { delegateKey: 'child', message: 'First part.' } },
+          { name: 'delegate_agent', arguments: { delegateKey: 'child', message: 'Second part.' } },
+        ],
+      })
+      .reply({ text: 'A part.' })
+      .reply({ text: 'A part.' })
+      .reply({ text: 'Both parts are in.' });
+    const agentId = await createAgent('Parallel coordinator', {
+      delegates: [{ key: 'child', description: 'A child.', agentVersionId: childVersion.id, maxParallel: 2 }],
+    });
+    const runId = await startSession(agentId, 'Ask two children.');
+    expect((await f.waitForRun(runId)).state).toBe('completed');
+    await save('run-delegation-parallel', runWorkflowId(runId));
+  });
+
   it('run-deferred-admission: the project runs its limit of one run, so a second run waits queued and is woken when the first settles', async () => {
     f.fakes.vendor_a.reply({ text: 'The slow answer.', delayMs: 1_500 });
     const agentId = await createAgent('Deferred admission', {});

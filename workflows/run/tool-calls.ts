@@ -2,6 +2,7 @@ import { condition } from '@temporalio/workflow';
 import { setOwnApprovalWait } from './approval-clock.ts';
 import { markState, type RunContext } from './context.ts';
 import { runDelegation } from './delegation.ts';
+import { runDelegationsTogether, type DelegationCall } from './parallel-delegations.ts';
 import { decidedByResult } from './patches.ts';
 import type { ToolProgress, ToolProgressStep } from '../../activities/run-activity-types.ts';
 import { calls, store } from './proxies.ts';
@@ -31,11 +32,31 @@ export async function settleToolCalls(run: RunContext, turnId: string, runOperat
   // A delegation the recording step queued already (its first call to run), and whether a
   // delegation's finish did the last step below (the same change; absent in older histories).
   let queued = folded ? recorded?.delegation : undefined;
+  // Since issue 49: every delegation of the turn queued by that step, to run together.
+  let batch = folded ? recorded?.delegations : undefined;
   let resumed = false;
   for (;;) {
     if (!progress) {
       run.woken = false;
       progress = await store.readToolProgress({ runId, turnId });
+    }
+    const delegating = progress.platformCalls.filter((call) => call.delegation);
+    // Progress that names each delegation's key was read by code that runs them together; older
+    // histories ran them one after another below.
+    if (delegating.length > 0 && delegating.every((call) => call.delegateKey !== undefined)) {
+      const together = delegating.map((call): DelegationCall => ({
+        toolCallId: call.toolCallId,
+        delegateKey: call.delegateKey!,
+        maxParallel: call.maxParallel ?? 1,
+      }));
+      const others = progress.platformCalls.filter((call) => !call.delegation);
+      const known = batch;
+      batch = undefined;
+      const [, last] = await Promise.all([runPlatformCalls(run, others, runOperation), runDelegationsTogether(run, turnId, together, known)]);
+      resumed = last?.resumed === true;
+      // The last finish read the turn's progress after every delegation; other calls may have ended since.
+      progress = others.length === 0 ? last?.progress : undefined;
+      continue;
     }
     if (progress.platformCalls.length > 0) {
       let next: ToolProgressStep | undefined;
@@ -46,17 +67,7 @@ export async function settleToolCalls(run: RunContext, turnId: string, runOperat
           const start = queued?.toolCallId === call.toolCallId ? queued.start : undefined;
           queued = undefined;
           next = await runDelegation(run, call.toolCallId, turnId, start);
-        } else if (!call.operation) await calls.executePlatformTool({ runId, toolCallId: call.toolCallId });
-        else if (!runOperation)
-          await store.finishHarnessOperation({
-            runId,
-            toolCallId: call.toolCallId,
-            operationKey: call.toolName,
-            end: { kind: 'nested' },
-            turns: 0,
-            durationMs: 0,
-          });
-        else await runOperation(call.toolCallId);
+        } else await runPlatformCalls(run, [call], runOperation);
       }
       // Read after the last call only (a delegation's finish reads it): earlier reads are stale.
       progress = next?.progress;
@@ -83,6 +94,24 @@ export async function settleToolCalls(run: RunContext, turnId: string, runOperat
     if (!appended?.resumed) await store.resumeRun({ runId });
   }
   markState('running');
+}
+
+/** Platform tools as activities and Harness Operations as sub-loops, one after another. */
+async function runPlatformCalls(run: RunContext, platformCalls: ToolProgress['platformCalls'], runOperation: OperationRunner | null) {
+  const { runId } = run;
+  for (const call of platformCalls) {
+    if (!call.operation) await calls.executePlatformTool({ runId, toolCallId: call.toolCallId });
+    else if (!runOperation)
+      await store.finishHarnessOperation({
+        runId,
+        toolCallId: call.toolCallId,
+        operationKey: call.toolName,
+        end: { kind: 'nested' },
+        turns: 0,
+        durationMs: 0,
+      });
+    else await runOperation(call.toolCallId);
+  }
 }
 
 /** Until a result or decision arrives (a hint), or a lease or approval deadline passes. */

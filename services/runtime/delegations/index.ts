@@ -1,4 +1,5 @@
 // The verbs and read models of runtime/delegations/ that other folders use; nothing else here is importable from outside (test/architecture.test.ts).
+export { startDelegationCalls, withdrawDelegationCalls } from './batch.ts';
 export { cancelDelegation } from './cancel.ts';
 export { finishDelegationCall } from './finish-call.ts';
 export { messageDelegation } from './message.ts';

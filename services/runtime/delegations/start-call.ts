@@ -15,7 +15,7 @@ import type { Actor, ServiceContext } from '../../kernel/service-context.ts';
 import { copySkillBindings } from '../../configuration/skills/index.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 
-const Arguments = v.object({ delegateKey: v.string(), message: v.pipe(v.string(), v.minLength(1)) });
+const Arguments = v.object({ delegateKey: v.string(), message: v.pipe(v.string(), v.minLength(1)), childSessionId: v.optional(v.string()) });
 
 export type DelegationStart =
   { kind: 'started'; childRunId: string; childSessionId: string; projectId: string; agentId: string } | { kind: 'refused'; message: string };
@@ -28,12 +28,13 @@ const startedByCoordinator: RunStarter = { start: async () => {}, requestCancell
 
 /**
  * A `delegate_agent` or `message_agent` call of a run (for the runtime): `delegate_agent` creates
- * the delegate key's child session once (pinned to the delegate's exact version, with
- * `parentSessionId` and `delegateKey`, sharing the coordinator's workspace, with the version's
- * Skill bindings) and queues its first run with the message; `message_agent` queues the next run
- * of that child session once its latest run has settled. Runs are queued as the coordinator
- * run's creator, each with its own budget. Idempotent per tool call; refusals (a key already
- * delegated, none yet, a child still working, a closed relation) are answers the model sees.
+ * a new child session of the delegate (pinned to its exact version, with `parentSessionId` and
+ * `delegateKey`, sharing the coordinator's workspace, with the version's Skill bindings) and
+ * queues its first run with the message; `message_agent` queues the next run of a child session
+ * of the key (the one named by `childSessionId`, or the only one) once its latest run has
+ * settled. Runs are queued as the coordinator run's creator, each with its own budget.
+ * Idempotent per tool call; refusals (no child yet, several and none named, a child still
+ * working, a closed relation) are answers the model sees.
  */
 export async function startDelegationCall({
   ctx,
@@ -55,7 +56,7 @@ export async function startDelegationCall({
   const { run, session: coordinator, agentVersion } = await loadRunVersion(ctx.db, input.runId);
   const [call] = await ctx.db.select().from(toolCalls).where(eq(toolCalls.id, input.toolCallId));
   if (!call || call.runId !== run.id) throw new NotFoundError('No tool call with that id in this run');
-  const { delegateKey, message } = v.parse(Arguments, call.safeArguments);
+  const { delegateKey, message, childSessionId } = v.parse(Arguments, call.safeArguments);
   const delegate = (agentVersion.config as unknown as AgentConfig).delegates.find((entry) => entry.key === delegateKey);
   if (!delegate) return { kind: 'refused', message: `"${delegateKey}" is not a delegate of this agent.` };
   const actor = await actorOf(ctx, run.createdByPrincipalId);
@@ -63,15 +64,10 @@ export async function startDelegationCall({
   return withTransaction({ ...ctx, actor }, async (tx) => {
     // The coordinator session's row orders concurrent calls for the same key.
     await tx.db.select({ id: sessions.id }).from(sessions).where(eq(sessions.id, coordinator.id)).for('update');
-    const [existing] = await tx.db
-      .select()
-      .from(delegations)
-      .where(and(eq(delegations.coordinatorSessionId, coordinator.id), eq(delegations.delegateKey, delegateKey)));
     const events: ProductEventDraft[] = [];
     let delegationId: string;
     let child;
     if (call.toolName === DELEGATE_AGENT_TOOL) {
-      if (existing) return { kind: 'refused', message: `"${delegateKey}" already has a session with this coordinator; continue it with message_agent.` };
       const [version] = await tx.db.select().from(agentVersions).where(eq(agentVersions.id, delegate.agentVersionId));
       if (!version) return { kind: 'refused', message: `The pinned version of "${delegateKey}" no longer exists.` };
       const now = tx.clock.now();
@@ -122,7 +118,14 @@ export async function startDelegationCall({
         },
       });
     } else {
-      if (!existing) return { kind: 'refused', message: `"${delegateKey}" has no session with this coordinator yet; start it with delegate_agent.` };
+      const children = await tx.db
+        .select()
+        .from(delegations)
+        .where(and(eq(delegations.coordinatorSessionId, coordinator.id), eq(delegations.delegateKey, delegateKey)))
+        .orderBy(delegations.createdAt, delegations.id);
+      const picked = pickChild(delegateKey, children, childSessionId);
+      if ('refused' in picked) return { kind: 'refused', message: picked.refused };
+      const existing = picked.child;
       if (existing.closedAt) return { kind: 'refused', message: `The delegation to "${delegateKey}" was closed.` };
       [child] = await tx.db.select().from(sessions).where(eq(sessions.id, existing.childSessionId)).for('update');
       const [latest] = child!.latestRunId ? await tx.db.select({ state: runs.state }).from(runs).where(eq(runs.id, child!.latestRunId)) : [];
@@ -149,6 +152,19 @@ export async function startDelegationCall({
     await appendProductEvents(tx, { organizationId: run.organizationId, projectId: run.projectId, events });
     return { kind: 'started', childRunId: queued.run.id, childSessionId: child!.id, projectId: run.projectId, agentId: child!.agentId };
   });
+}
+
+/** The child session a `message_agent` call continues: the one it names, else the key's only one. */
+function pickChild<T extends { childSessionId: string }>(key: string, children: T[], named: string | undefined): { child: T } | { refused: string } {
+  if (children.length === 0) return { refused: `"${key}" has no session with this coordinator yet; start one with delegate_agent.` };
+  if (named !== undefined) {
+    const child = children.find((entry) => entry.childSessionId === named);
+    return child ? { child } : { refused: `"${key}" has no session ${named} with this coordinator.` };
+  }
+  if (children.length === 1) return { child: children[0]! };
+  return {
+    refused: `"${key}" has ${children.length} sessions with this coordinator; name one with childSessionId: ${children.map((entry) => entry.childSessionId).join(', ')}.`,
+  };
 }
 
 /** The run creator as the actor its delegated runs are queued for. */

@@ -8,7 +8,7 @@ import { readToolProgress, type ToolProgress } from '../tool-calls/index.ts';
  * Where the tool calls of turn `turnId` stand now (for the runtime): first finalizes what ran
  * out of time (lapsed claim leases, expired approvals), then reads the turn's progress: whether
  * every call is final, what the run waits for, the next deadline, and the platform calls cleared
- * to run, with the version's Harness Operation keys when there are any. Idempotent.
+ * to run, with the version's Harness Operation keys and delegates when there are any. Idempotent.
  */
 export async function checkToolProgress({
   ctx,
@@ -16,11 +16,17 @@ export async function checkToolProgress({
 }: {
   ctx: ServiceContext;
   input: { runId: string; turnId: string };
-}): Promise<ToolProgress & { operationKeys: string[] }> {
+}): Promise<ToolProgress & { operationKeys: string[]; delegates: Array<{ key: string; maxParallel: number }> }> {
   await expireOverdue(ctx, { runId: input.runId });
   const progress = await readToolProgress(ctx.db, input);
-  if (progress.platformCalls.length === 0) return { ...progress, operationKeys: [] };
-  // Which of the calls are Harness Operations (a sub-loop in the workflow, not an activity).
+  if (progress.platformCalls.length === 0) return { ...progress, operationKeys: [], delegates: [] };
+  // Which of the calls are Harness Operations (a sub-loop in the workflow, not an activity), and
+  // how many child runs of each delegate may run at once.
   const { agentVersion } = await loadRunVersion(ctx.db, input.runId);
-  return { ...progress, operationKeys: (agentVersion.config as unknown as AgentConfig).harnessOperations.map((operation) => operation.key) };
+  const config = agentVersion.config as unknown as AgentConfig;
+  return {
+    ...progress,
+    operationKeys: config.harnessOperations.map((operation) => operation.key),
+    delegates: config.delegates.map((delegate) => ({ key: delegate.key, maxParallel: delegate.maxParallel })),
+  };
 }

@@ -1,0 +1,208 @@
+import { randomUUID } from 'node:crypto';
+import { asc, eq, inArray } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { delegationCalls, productEvents, runs, sessions, toolCalls } from '../../db/schema/index.ts';
+import { startRunApp } from '../support/run-app.ts';
+
+/**
+ * Parallel delegation through the real worker (docs/decisions/parallel-delegation.md): the
+ * delegation calls of one turn run their child runs at the same time, up to each delegate's
+ * `maxParallel` and the run's ceiling (`SVC_RUN_DELEGATION_PARALLELISM`, 4 here); the answers come
+ * back in call order; a child that fails is its call's error and the others go on; cancelling the
+ * coordinator cancels the running children and withdraws the waiting ones. Concurrency is read
+ * from the order of the children's product events (each `run.running` before any child settles),
+ * not from the clock.
+ */
+let f: Awaited<ReturnType<typeof startRunApp>>;
+const CEILING = 4;
+
+beforeAll(async () => {
+  f = await startRunApp({ env: { SVC_RUN_DELEGATION_PARALLELISM: String(CEILING) } });
+}, 120_000);
+afterAll(() => f?.close());
+
+async function agent(name: string, config: Record<string, unknown> = {}) {
+  const created = await f.call('POST', '/agents', {
+    name: `${name} ${randomUUID().slice(0, 6)}`,
+    initialConfig: { systemPrompt: `You are ${name}.`, modelPreset: 'fast', limits: { maxTurns: 8 }, ...config },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return { id: created.body.id as string, versionId: created.body.latestVersionId as string };
+}
+async function coordinator(delegates: Array<{ key: string; versionId: string; maxParallel: number }>) {
+  return agent('coordinator', {
+    delegates: delegates.map((delegate) => ({ ...delegate, agentVersionId: delegate.versionId, versionId: undefined, description: `The ${delegate.key}.` })),
+  });
+}
+const delegateCalls = (key: string, count: number) =>
+  Array.from({ length: count }, (_, i) => ({ name: 'delegate_agent', arguments: { delegateKey: key, message: `Part ${i + 1}.` } }));
+async function start(agentId: string) {
+  const session = await f.call('POST', '/sessions', { agentId, initialMessage: 'Fan out.' });
+  expect(session.status, JSON.stringify(session.body)).toBe(201);
+  return { sessionId: session.body.id as string, runId: session.body.latestRunId as string };
+}
+/** The child runs of a coordinator run's calls, in call order. */
+async function childRunsOf(runId: string) {
+  return f.t.database.db
+    .select({ toolCallId: toolCalls.id, childRunId: delegationCalls.childRunId, state: runs.state })
+    .from(delegationCalls)
+    .innerJoin(toolCalls, eq(toolCalls.id, delegationCalls.toolCallId))
+    .innerJoin(runs, eq(runs.id, delegationCalls.childRunId))
+    .where(eq(toolCalls.runId, runId))
+    .orderBy(asc(toolCalls.createdAt), asc(toolCalls.id));
+}
+/** How many of the runs were running at once at most, by the order of their product events. */
+async function mostAtOnce(runIds: string[]) {
+  const events = await f.t.database.db
+    .select({ kind: productEvents.kind, runId: productEvents.aggregateId })
+    .from(productEvents)
+    .where(inArray(productEvents.aggregateId, runIds))
+    .orderBy(asc(productEvents.projectPosition));
+  const running = new Set<string>();
+  let most = 0;
+  for (const event of events) {
+    if (event.kind === 'run.running') running.add(event.runId);
+    if (['run.completed', 'run.failed', 'run.cancelled', 'run.timed_out'].includes(event.kind)) running.delete(event.runId);
+    most = Math.max(most, running.size);
+  }
+  return most;
+}
+const callsOf = async (runId: string) => (await f.call('GET', `/tool-calls?runId=${runId}`)).body.data as Array<Record<string, any>>;
+
+describe('parallel delegation', () => {
+  it('runs a turn’s four delegations at once and answers in call order', async () => {
+    const researcher = await agent('researcher');
+    const lead = await coordinator([{ key: 'researcher', versionId: researcher.versionId, maxParallel: 4 }]);
+    f.fakes.vendor_a.reply({ toolCalls: delegateCalls('researcher', 4) });
+    for (let i = 0; i < 4; i++) f.fakes.vendor_a.reply({ text: 'Found it.', delayMs: 1_000 });
+    f.fakes.vendor_a.reply({ text: 'All four found it.' });
+    const first = f.fakes.vendor_a.requests.length;
+    const { sessionId, runId } = await start(lead.id);
+    expect((await f.waitForRun(runId)).state).toBe('completed');
+
+    const children = await childRunsOf(runId);
+    expect(children.map((child) => child.state)).toEqual(['completed', 'completed', 'completed', 'completed']);
+    expect(await mostAtOnce(children.map((child) => child.childRunId))).toBe(4);
+    // Four child sessions of the one delegate, each with its part of the work.
+    const childSessions = await f.t.database.db.select().from(sessions).where(eq(sessions.parentSessionId, sessionId));
+    expect(childSessions).toHaveLength(4);
+    const parts = f.fakes.vendor_a.requests.slice(first + 1, first + 5).map((request) => JSON.stringify(request.body).match(/Part (\d)\./)![1]);
+    expect(parts.sort()).toEqual(['1', '2', '3', '4']);
+    // The coordinator's next turn has the four answers, in the order of its calls.
+    const calls = await callsOf(runId);
+    expect(calls.map((call) => [call.status, call.safeResult.value.childRunId])).toEqual(children.map((child) => ['succeeded', child.childRunId]));
+    const last = JSON.stringify(f.fakes.vendor_a.requests.at(-1)!.body);
+    expect(last.split('Found it.').length - 1).toBe(4);
+    // Faster than one after another: the run took less than the four children's model time.
+    const [row] = await f.t.database.db.select().from(runs).where(eq(runs.id, runId));
+    expect(row!.settledAt!.getTime() - row!.admittedAt!.getTime()).toBeLessThan(4 * 1_000);
+  }, 90_000);
+
+  it('keeps to a delegate’s maxParallel and to the run’s ceiling; the rest wait queued, in order', async () => {
+    const pair = await agent('pair worker');
+    const crowd = await agent('crowd worker');
+    const lead = await coordinator([
+      { key: 'pair', versionId: pair.versionId, maxParallel: 2 },
+      { key: 'crowd', versionId: crowd.versionId, maxParallel: 8 },
+    ]);
+    // Two rounds: four of a delegate with maxParallel 2, then six of one with 8 under the ceiling of 4.
+    f.fakes.vendor_a.reply({ toolCalls: delegateCalls('pair', 4) });
+    for (let i = 0; i < 4; i++) f.fakes.vendor_a.reply({ text: 'Paired.', delayMs: 300 });
+    f.fakes.vendor_a.reply({ toolCalls: delegateCalls('crowd', 6) });
+    for (let i = 0; i < 6; i++) f.fakes.vendor_a.reply({ text: 'Crowded.', delayMs: 300 });
+    f.fakes.vendor_a.reply({ text: 'Done.' });
+    const { runId } = await start(lead.id);
+    expect((await f.waitForRun(runId)).state).toBe('completed');
+    const children = await childRunsOf(runId);
+    expect(children).toHaveLength(10);
+    expect(children.every((child) => child.state === 'completed')).toBe(true);
+    expect(await mostAtOnce(children.slice(0, 4).map((child) => child.childRunId))).toBe(2);
+    expect(await mostAtOnce(children.slice(4).map((child) => child.childRunId))).toBe(CEILING);
+    // Waiting children start in call order: the first two of the pair before the last two.
+    const admitted = await f.t.database.db
+      .select({ id: runs.id, admittedAt: runs.admittedAt })
+      .from(runs)
+      .where(
+        inArray(
+          runs.id,
+          children.slice(0, 4).map((child) => child.childRunId),
+        ),
+      );
+    const at = new Map(admitted.map((row) => [row.id, row.admittedAt!.getTime()]));
+    const [a, b, c, d] = children.slice(0, 4).map((child) => at.get(child.childRunId)!);
+    expect(Math.max(a!, b!)).toBeLessThanOrEqual(Math.min(c!, d!));
+  }, 90_000);
+
+  it('a child that fails is its call’s error result; the others go on and the coordinator completes', async () => {
+    const helper = await agent('helper');
+    const lead = await coordinator([{ key: 'helper', versionId: helper.versionId, maxParallel: 3 }]);
+    f.fakes.vendor_a.reply({ toolCalls: delegateCalls('helper', 3) });
+    f.fakes.vendor_a.reply({ text: 'Helped.', delayMs: 200 }).fail({ status: 400, message: 'bad request' }).reply({ text: 'Helped.', delayMs: 200 });
+    f.fakes.vendor_a.reply({ text: 'Two of three.' });
+    const { runId } = await start(lead.id);
+    expect((await f.waitForRun(runId)).state).toBe('completed');
+    const calls = await callsOf(runId);
+    expect(calls.map((call) => call.status).sort()).toEqual(['failed', 'succeeded', 'succeeded']);
+    expect(calls.find((call) => call.status === 'failed')!.failure.reason).toBe('child_failed');
+    expect((await childRunsOf(runId)).map((child) => child.state).sort()).toEqual(['completed', 'completed', 'failed']);
+  }, 90_000);
+
+  it('cancelling the coordinator mid-fan-out cancels the running children and withdraws the waiting ones', async () => {
+    const slow = await agent('slow helper');
+    const lead = await coordinator([{ key: 'slow', versionId: slow.versionId, maxParallel: 2 }]);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    f.fakes.vendor_a.reply({ toolCalls: delegateCalls('slow', 4) });
+    for (let i = 0; i < 4; i++) f.fakes.vendor_a.reply({ text: 'Too late.', heldUntil: held });
+    const first = f.fakes.vendor_a.requests.length;
+    const { runId } = await start(lead.id);
+    try {
+      // Two running (their model calls in flight), two waiting queued.
+      for (let i = 0; ; i++) {
+        const children = await childRunsOf(runId);
+        if (children.filter((child) => child.state === 'running').length === 2 && f.fakes.vendor_a.requests.length === first + 3) break;
+        if (i > 400) throw new Error(`the children never ran: ${JSON.stringify(children)}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect((await childRunsOf(runId)).map((child) => child.state)).toEqual(['running', 'running', 'queued', 'queued']);
+      const requestsAtCancel = f.fakes.vendor_a.requests.length;
+      expect((await f.call('POST', `/runs/${runId}/cancel`)).status).toBe(202);
+      expect((await f.waitForRun(runId)).state).toBe('cancelled');
+      const children = await childRunsOf(runId);
+      for (const child of children) expect((await f.waitForRun(child.childRunId)).state).toBe('cancelled');
+      // One run.cancelled each, and no model call started after the cancel.
+      const cancelledEvents = await f.t.database.db
+        .select({ runId: productEvents.aggregateId })
+        .from(productEvents)
+        .where(eq(productEvents.kind, 'run.cancelled'));
+      for (const child of children) expect(cancelledEvents.filter((event) => event.runId === child.childRunId)).toHaveLength(1);
+      expect(f.fakes.vendor_a.requests.length).toBe(requestsAtCancel);
+    } finally {
+      release();
+    }
+  }, 90_000);
+
+  it('an interrupt of the coordinator’s session ends the fan-out the same way, and the next turn runs', async () => {
+    const slow = await agent('slow helper');
+    const lead = await coordinator([{ key: 'slow', versionId: slow.versionId, maxParallel: 1 }]);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    f.fakes.vendor_a.reply({ toolCalls: delegateCalls('slow', 2) });
+    f.fakes.vendor_a.reply({ text: 'Too late.', heldUntil: held });
+    const first = f.fakes.vendor_a.requests.length;
+    const { sessionId, runId } = await start(lead.id);
+    try {
+      while (f.fakes.vendor_a.requests.length < first + 2) await new Promise((resolve) => setTimeout(resolve, 50));
+      f.fakes.vendor_a.reply({ text: 'Changed course.' });
+      const next = await f.call('POST', `/sessions/${sessionId}/runs`, { message: 'Stop, do something else.', ifBusy: 'interrupt' });
+      expect(next.status, JSON.stringify(next.body)).toBe(202);
+      expect((await f.waitForRun(runId)).state).toBe('cancelled');
+      expect((await childRunsOf(runId)).map((child) => child.state)).toEqual(['cancelled', 'cancelled']);
+      const runsOfSession = (await f.call('GET', `/sessions/${sessionId}`)).body.runs as Array<{ id: string }>;
+      expect((await f.waitForRun(runsOfSession.at(-1)!.id)).state).toBe('completed');
+      expect(f.fakes.vendor_a.requests).toHaveLength(first + 3);
+    } finally {
+      release();
+    }
+  }, 90_000);
+});
