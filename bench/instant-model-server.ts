@@ -54,7 +54,7 @@ export type InstantModelServer = {
 };
 
 /** What the model decides from the conversation, whichever wire protocol carried it. */
-type Decision = { kind: 'call'; tool: string; arguments: string } | { kind: 'reply' };
+type Decision = { kind: 'call'; calls: Array<{ tool: string; arguments: string }> } | { kind: 'reply' };
 
 /**
  * The benchmarks' model: an OpenAI-compatible endpoint on 127.0.0.1 that answers at once, so a
@@ -64,7 +64,9 @@ type Decision = { kind: 'call'; tool: string; arguments: string } | { kind: 'rep
  * streamed text reply into deltas with a delay between them (`chunkSize`, `chunkDelayMs`; none
  * by default). A last user message `call <tool> [<JSON
  * arguments>]` is answered with a call of that tool, and a request carrying the tool's output
- * with a short text reply; anything else gets the text reply. A user message containing
+ * with a short text reply; anything else gets the text reply. A last user message of several
+ * lines, each `call <tool> [<JSON arguments>]`, is answered with all those calls in one reply, in
+ * line order (parallel tool calls). A user message containing
  * `sleep <ms>` is answered after that long (a call in flight for the crash check). The test
  * suite's scriptable fakes (`test/fixtures/model-vendors/`) stay with the tests.
  */
@@ -102,9 +104,18 @@ export async function startInstantModelServer(options: InstantModelServerOptions
 
 /** The decision for a conversation whose last user message is `userText`. */
 function decide(userText: string | null, answered: boolean): Decision {
-  const asked = userText === null ? null : /^call (\S+)(?: (\{.*\}))?$/s.exec(userText);
-  return asked && !answered ? { kind: 'call', tool: asked[1]!, arguments: asked[2] ?? '{}' } : { kind: 'reply' };
+  if (userText === null || answered) return { kind: 'reply' };
+  // Several lines, each a `call` directive: parallel tool calls, one per line.
+  const lines = userText.split('\n').map((line) => /^call (\S+)(?: (\{.*\}))?$/.exec(line));
+  if (lines.length > 1 && lines.every((line) => line !== null)) {
+    return { kind: 'call', calls: lines.map((line) => ({ tool: line[1]!, arguments: line[2] ?? '{}' })) };
+  }
+  const asked = /^call (\S+)(?: (\{.*\}))?$/s.exec(userText);
+  return asked ? { kind: 'call', calls: [{ tool: asked[1]!, arguments: asked[2] ?? '{}' }] } : { kind: 'reply' };
 }
+
+/** The id suffix of a reply's `index`th tool call: none for the first, so one call keeps its ids. */
+const nth = (index: number) => (index === 0 ? '' : `_${index}`);
 
 /** `onExchange`: the request's arrival now, its answer's end when the response finishes. */
 function reportExchange(res: ServerResponse, userText: string | null, options: InstantModelServerOptions): void {
@@ -145,17 +156,31 @@ async function answerResponses(
     input.slice(lastUser + 1).some((item) => item.type === 'function_call_output'),
   );
   const reply = options.replyText ?? REPLY;
-  const item =
+  const calls =
     decision.kind === 'call'
-      ? { type: 'function_call', id: `fc_${seq}`, call_id: `call_${seq}`, name: decision.tool, arguments: decision.arguments, status: 'completed' }
-      : { type: 'message', id: `msg_${seq}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: reply, annotations: [] }] };
+      ? decision.calls.map((call, index) => ({
+          type: 'function_call',
+          id: `fc_${seq}${nth(index)}`,
+          call_id: `call_${seq}${nth(index)}`,
+          name: call.tool,
+          arguments: call.arguments,
+          status: 'completed',
+        }))
+      : [];
+  const item = calls[0] ?? {
+    type: 'message',
+    id: `msg_${seq}`,
+    status: 'completed',
+    role: 'assistant',
+    content: [{ type: 'output_text', text: reply, annotations: [] }],
+  };
   const response = {
     id: `resp_${seq}`,
     object: 'response',
     created_at: Math.floor(Date.now() / 1000),
     status: 'completed',
     model: body.model ?? 'gpt-5.1',
-    output: [item],
+    output: decision.kind === 'call' ? calls : [item],
     incomplete_details: null,
     usage,
   };
@@ -170,9 +195,13 @@ async function answerResponses(
   const deltas: string[] = [];
   const tail: string[] = [];
   if (decision.kind === 'call') {
-    head.push(event('response.output_item.added', { output_index: 0, item: { ...item, arguments: '', status: 'in_progress' } }));
-    head.push(event('response.function_call_arguments.delta', { ...at, delta: decision.arguments }));
-    tail.push(event('response.function_call_arguments.done', { ...at, arguments: decision.arguments }));
+    for (const [index, call] of calls.entries()) {
+      const of = { item_id: call.id, output_index: index };
+      head.push(event('response.output_item.added', { output_index: index, item: { ...call, arguments: '', status: 'in_progress' } }));
+      head.push(event('response.function_call_arguments.delta', { ...of, delta: call.arguments }));
+      head.push(event('response.function_call_arguments.done', { ...of, arguments: call.arguments }));
+      head.push(event('response.output_item.done', { output_index: index, item: call }));
+    }
   } else {
     const part = { type: 'output_text', text: reply, annotations: [] };
     head.push(event('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', content: [] } }));
@@ -181,9 +210,10 @@ async function answerResponses(
     tail.push(
       event('response.output_text.done', { ...at, content_index: 0, text: reply, logprobs: [] }),
       event('response.content_part.done', { ...at, content_index: 0, part }),
+      event('response.output_item.done', { output_index: 0, item }),
     );
   }
-  tail.push(event('response.output_item.done', { output_index: 0, item }), event('response.completed', { response }));
+  tail.push(event('response.completed', { response }));
   const offsets = deltas.map((_, index) => deltas.slice(0, index).reduce((sum, text) => sum + text.length, 0));
   const delta = (text: string, index: number) => {
     options.onTextChunk?.(text, { userText, index, offset: offsets[index]! });
@@ -225,13 +255,20 @@ async function answerChat(body: Record<string, unknown>, seq: number, seen: stri
   const id = `chatcmpl-${seq}`;
   const created = Math.floor(Date.now() / 1000);
   const model = (body.model as string | undefined) ?? 'gpt-5.1';
-  const toolCall =
-    decision.kind === 'call' ? { index: 0, id: `call_${seq}`, type: 'function', function: { name: decision.tool, arguments: decision.arguments } } : null;
-  const finish = toolCall ? 'tool_calls' : 'stop';
+  const toolCalls =
+    decision.kind === 'call'
+      ? decision.calls.map((call, index) => ({
+          index,
+          id: `call_${seq}${nth(index)}`,
+          type: 'function',
+          function: { name: call.tool, arguments: call.arguments },
+        }))
+      : null;
+  const finish = toolCalls ? 'tool_calls' : 'stop';
   const reply = options.replyText ?? REPLY;
   if (body.stream !== true) {
-    const message = toolCall
-      ? { role: 'assistant', content: null, tool_calls: [{ id: toolCall.id, type: 'function', function: toolCall.function }] }
+    const message = toolCalls
+      ? { role: 'assistant', content: null, tool_calls: toolCalls.map((call) => ({ id: call.id, type: 'function', function: call.function })) }
       : { role: 'assistant', content: reply };
     return send(res, 200, {
       id,
@@ -245,7 +282,7 @@ async function answerChat(body: Record<string, unknown>, seq: number, seen: stri
   const chunk = (delta: Record<string, unknown>, finishReason: string | null, usage?: unknown) =>
     `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }], ...(usage ? { usage } : {}) })}\n\n`;
   const frames = [
-    chunk(toolCall ? { role: 'assistant', content: null, tool_calls: [toolCall] } : { role: 'assistant', content: reply }, null),
+    chunk(toolCalls ? { role: 'assistant', content: null, tool_calls: toolCalls } : { role: 'assistant', content: reply }, null),
     chunk({}, finish),
     `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: CHAT_USAGE })}\n\n`,
     'data: [DONE]\n\n',

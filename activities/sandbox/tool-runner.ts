@@ -17,6 +17,7 @@ import {
   type WriteBackReport,
 } from '../../services/configuration/memory-stores/index.ts';
 import { MountReadError } from './local/driver.ts';
+import { oneAtATime } from './one-at-a-time.ts';
 
 /** Cut of text kept in debug records (`safeCommand`/`safeResult`); the model gets the full tool output. */
 const SAFE_TEXT = 2_000;
@@ -186,6 +187,7 @@ export function createSandboxToolRunner(deps: {
   const diskOf = (target: RunSandbox) => snapshotOf(deps.snapshots, target).resource.diskMb;
   // Per sandbox, the stores' paths and hashes as last read (the driver keeps the files to match).
   const mountIndexes = new Map<string, MountIndexCache>();
+  const inWorkspaceTurn = oneAtATime();
 
   /** Writes each attached store's memories into its mount directory, fresh for this command. */
   async function mountMemory(target: RunSandbox): Promise<{ stores: MountedStore[]; mounts: MemoryMounts }> {
@@ -238,34 +240,38 @@ export function createSandboxToolRunner(deps: {
       } catch (error) {
         return { status: 'failure', message: (error as Error).message };
       }
-      const recorded = await beginSandboxCommand({
-        ctx,
-        input: { sandbox: target.sandbox, runId: input.runId, toolCallId: input.toolCallId, toolName: input.toolName, safeCommand: safeCommandGuess },
+      // One command at a time per workspace: the children of a fan-out share their coordinator's
+      // (docs/decisions/parallel-delegation.md); a command's mount, run and write-back are one piece.
+      return inWorkspaceTurn(target.sandbox.id, async () => {
+        const recorded = await beginSandboxCommand({
+          ctx,
+          input: { sandbox: target.sandbox, runId: input.runId, toolCallId: input.toolCallId, toolName: input.toolName, safeCommand: safeCommandGuess },
+        });
+        // A retried step whose command finished: its side effects happened once; reuse the answer
+        // (browser state is best effort, so those steps simply run again).
+        if (recorded.completedAt && (recorded.failure !== null || recorded.resultValue !== null)) {
+          return recorded.failure !== null ? { status: 'failure', message: recorded.failure } : { status: 'success', value: recorded.resultValue };
+        }
+        // A command (bash, or a file tool) sees the session's memory stores at /mnt/memory/<store>/;
+        // what it changed there is written back before the command is recorded as done, so a step
+        // retried after a crash mounts the stores afresh and writes each file once
+        // (docs/decisions/memory-in-sessions.md). The browser does not see them.
+        const memory = !input.toolName.startsWith('browser_') && target.memoryStores.length > 0 ? await mountMemory(target) : null;
+        let run = await tool(memory ? { ...target, mounts: memory.mounts } : target, args);
+        if (memory) run = withMemoryReport(run, await writeBack(target, input.toolCallId, memory.stores));
+        await completeSandboxCommand({
+          ctx,
+          input: {
+            toolCallId: input.toolCallId,
+            safeCommand: run.safeCommand,
+            safeResult: run.safeResult,
+            // Reads are repeatable, so their content is not kept.
+            resultValue: run.failure || input.toolName === 'read' || input.toolName.startsWith('browser_') ? null : run.value,
+            failure: run.failure ?? null,
+          },
+        });
+        return run.failure ? { status: 'failure', message: run.failure } : { status: 'success', value: run.value };
       });
-      // A retried step whose command finished: its side effects happened once; reuse the answer
-      // (browser state is best effort, so those steps simply run again).
-      if (recorded.completedAt && (recorded.failure !== null || recorded.resultValue !== null)) {
-        return recorded.failure !== null ? { status: 'failure', message: recorded.failure } : { status: 'success', value: recorded.resultValue };
-      }
-      // A command (bash, or a file tool) sees the session's memory stores at /mnt/memory/<store>/;
-      // what it changed there is written back before the command is recorded as done, so a step
-      // retried after a crash mounts the stores afresh and writes each file once
-      // (docs/decisions/memory-in-sessions.md). The browser does not see them.
-      const memory = !input.toolName.startsWith('browser_') && target.memoryStores.length > 0 ? await mountMemory(target) : null;
-      let run = await tool(memory ? { ...target, mounts: memory.mounts } : target, args);
-      if (memory) run = withMemoryReport(run, await writeBack(target, input.toolCallId, memory.stores));
-      await completeSandboxCommand({
-        ctx,
-        input: {
-          toolCallId: input.toolCallId,
-          safeCommand: run.safeCommand,
-          safeResult: run.safeResult,
-          // Reads are repeatable, so their content is not kept.
-          resultValue: run.failure || input.toolName === 'read' || input.toolName.startsWith('browser_') ? null : run.value,
-          failure: run.failure ?? null,
-        },
-      });
-      return run.failure ? { status: 'failure', message: run.failure } : { status: 'success', value: run.value };
     },
   };
 }

@@ -380,6 +380,15 @@ export type PublicDelegation = {
   latestChildRunState: ("queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out") | null;
   createdAt: string;
   closedAt: string | null;
+  childRuns: Array<{
+    childRunId: string;
+    coordinatorRunId: string | null;
+    toolCallId: string | null;
+    state: "queued" | "running" | "waiting_for_tool" | "waiting_for_approval" | "retry_scheduled" | "completed" | "failed" | "cancelled" | "timed_out";
+    queuedAt: string;
+    startedAt: string | null;
+    settledAt: string | null;
+  }>;
 };
 
 export type PublicEventWebhook = {

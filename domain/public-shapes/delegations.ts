@@ -17,6 +17,22 @@ export const PublicDelegationShape = v.strictObject({
   latestChildRunState: v.nullable(v.picklist(RUN_STATES)),
   createdAt: Timestamp,
   closedAt: v.nullable(Timestamp),
+  /**
+   * Each child run of the relation, oldest first: the coordinator run and tool call that asked for
+   * it (null for a message through the API), its state, and when it was queued, began and settled
+   * (the parallel children of one turn side by side).
+   */
+  childRuns: v.array(
+    v.strictObject({
+      childRunId: Id,
+      coordinatorRunId: v.nullable(Id),
+      toolCallId: v.nullable(Id),
+      state: v.picklist(RUN_STATES),
+      queuedAt: Timestamp,
+      startedAt: v.nullable(Timestamp),
+      settledAt: v.nullable(Timestamp),
+    }),
+  ),
 });
 export const DelegationListShape = v.strictObject({ data: v.array(PublicDelegationShape) });
 /** A message to a child session queued its next run. */

@@ -82,11 +82,21 @@ export function spentLimit(budget: StoredBudget, spend: Spend): 'cost' | 'tokens
 }
 
 /** The safe explanation of a `budget_exceeded` failure: which budget, its limit and the spend. */
-export function budgetExplanation(scope: 'session' | 'project', limit: 'cost' | 'tokens', budget: StoredBudget, spend: Spend, currency: string): string {
+export function budgetExplanation(
+  scope: 'session' | 'project',
+  limit: 'cost' | 'tokens',
+  budget: StoredBudget,
+  spend: Spend,
+  currency: string,
+  held?: Spend,
+): string {
   const owner = scope === 'session' ? "The session's budget" : "The project's monthly budget";
-  if (limit === 'cost')
-    return `${owner} of ${amountOf(budget.maxCostNanos!)} ${currency} is spent (${amountOf(spend.costNanos)} ${currency} used); raise it to continue.`;
-  return `${owner} of ${budget.maxTokens!.toLocaleString('en-US')} tokens is spent (${spend.tokens.toLocaleString('en-US')} used); raise it to continue.`;
+  if (limit === 'cost') {
+    const more = held ? `, about ${amountOf(Math.round(held.costNanos))} ${currency} more held by sibling runs' calls in flight` : '';
+    return `${owner} of ${amountOf(budget.maxCostNanos!)} ${currency} is spent (${amountOf(spend.costNanos)} ${currency} used${more}); raise it to continue.`;
+  }
+  const more = held ? `, about ${Math.round(held.tokens).toLocaleString('en-US')} more held by sibling runs' calls in flight` : '';
+  return `${owner} of ${budget.maxTokens!.toLocaleString('en-US')} tokens is spent (${spend.tokens.toLocaleString('en-US')} used${more}); raise it to continue.`;
 }
 
 /** The first day (UTC) of the month `now` falls in, `YYYY-MM-DD`. */

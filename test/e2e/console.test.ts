@@ -508,7 +508,7 @@ describe('the console', () => {
     expect((await f.waitForRun(session.body.latestRunId)).state).toBe('completed');
 
     await page.goto(`${origin}/sessions/${session.body.id}`);
-    const row = page.getByRole('row', { name: /finder/ });
+    const row = page.getByRole('table', { name: 'Delegations' }).getByRole('row', { name: /finder/ });
     await expect.poll(() => row.innerText()).toMatch(/finder\s+open\s+completed/);
     // A message straight to the delegate: the child session runs it.
     f.fakes.vendor_a.reply({ text: 'Stockholm.' });
@@ -526,6 +526,50 @@ describe('the console', () => {
     await expect.poll(() => page.locator('ol.transcript').innerText()).toContain('Stockholm.');
     expect(await page.locator('ol.transcript').innerText()).toMatch(/The capital of Norway\?[\s\S]*Oslo\.[\s\S]*And of Sweden\?[\s\S]*Stockholm\./);
     await shot('08b-delegation');
+  });
+
+  it("shows a fan-out's children side by side in the timeline", async () => {
+    const helper = await f.call('POST', '/agents', {
+      name: 'Part writer',
+      initialConfig: { systemPrompt: 'You write one part.', modelPreset: 'fast', limits: { maxTurns: 32 } },
+    });
+    const lead = await f.call('POST', '/agents', {
+      name: 'Fan-out lead',
+      initialConfig: {
+        systemPrompt: 'You split work into parts.',
+        modelPreset: 'fast',
+        limits: { maxTurns: 32 },
+        delegates: [{ key: 'writer', description: 'Writes a part.', agentVersionId: helper.body.latestVersionId, maxParallel: 2 }],
+      },
+    });
+    expect(lead.status, JSON.stringify(lead.body)).toBe(201);
+    f.fakes.vendor_a
+      .reply({
+        toolCalls: [
+          { name: 'delegate_agent', arguments: { delegateKey: 'writer', message: 'Part one.' } },
+          { name: 'delegate_agent', arguments: { delegateKey: 'writer', message: 'Part two.' } },
+        ],
+      })
+      .reply({ text: 'One written.', delayMs: 800 })
+      .reply({ text: 'Two written.', delayMs: 800 })
+      .reply({ text: 'Both parts written.' });
+    const session = await f.call('POST', '/sessions', { agentId: lead.body.id, initialMessage: 'Write both parts.' });
+    expect((await f.waitForRun(session.body.latestRunId)).state).toBe('completed');
+
+    await page.goto(`${origin}/sessions/${session.body.id}`);
+    const timeline = page.getByRole('table', { name: 'Timeline' });
+    const children = timeline.getByRole('row').filter({ hasText: /delegation/i });
+    await expect.poll(() => children.count()).toBe(2);
+    expect((await children.allInnerTexts()).every((text) => /writer [0-9a-f]{8}\s+completed/i.test(text))).toBe(true);
+    // Side by side: the two bars cover a common stretch of the time axis.
+    const spans = await children.locator('.bar').evaluateAll((bars) =>
+      bars.map((bar) => {
+        const { left, width } = (bar as unknown as { style: { left: string; width: string } }).style;
+        return [parseFloat(left), parseFloat(left) + parseFloat(width)];
+      }),
+    );
+    expect(Math.max(spans[0]![0]!, spans[1]![0]!)).toBeLessThan(Math.min(spans[0]![1]!, spans[1]![1]!));
+    await shot('08c-fan-out');
   });
 
   it('writes a Skill in a draft — instructions with a live preview, a folder and a file — and publishes it', async () => {

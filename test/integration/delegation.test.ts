@@ -211,4 +211,43 @@ describe('delegation', () => {
     const bash = (await callsOf(runId)).find((call) => call.toolName === 'bash')!;
     expect(JSON.stringify(bash.safeResult)).toContain('# Report by the child');
   }, 120_000);
+
+  it('children of a fan-out that share the workspace run their commands one at a time', async () => {
+    const snapshotId = await connectLocalSandbox(f.call, { key: 'shared-fan-out', storageKey: 'delegation-fan-out-files' });
+    const sandbox = { enabled: true, provider: 'shared-fan-out', snapshotId, network: 'none', capabilities: ['filesystem_read', 'filesystem_write', 'shell'] };
+    const worker = await agent('worker', { sandbox });
+    const coordinator = await coordinatorWith([{ key: 'worker', versionId: worker.versionId, maxParallel: 2 }], { sandbox });
+    // Each command holds a lock directory for half a second: a second command at the same time would find it.
+    const command = 'if mkdir lock.d 2>/dev/null; then sleep 0.5; rmdir lock.d; echo alone; else echo overlap; fi';
+    f.fakes.vendor_a
+      .reply({
+        toolCalls: [
+          { name: 'delegate_agent', arguments: { delegateKey: 'worker', message: 'Part one.' } },
+          { name: 'delegate_agent', arguments: { delegateKey: 'worker', message: 'Part two.' } },
+        ],
+      })
+      .reply({ toolCalls: [{ name: 'bash', arguments: { command } }] })
+      .reply({ toolCalls: [{ name: 'bash', arguments: { command } }] })
+      .reply({ text: 'Done.' })
+      .reply({ text: 'Done.' })
+      .reply({ text: 'Both done.' });
+    const { runId } = await start(coordinator.id, 'Two parts in one workspace.');
+    expect((await f.waitForRun(runId, undefined, 90_000)).state).toBe('completed');
+    const childRunIds = (await callsOf(runId)).map((call) => call.safeResult.value.childRunId as string);
+    const commands = (await Promise.all(childRunIds.map(callsOf))).flat().filter((call) => call.toolName === 'bash');
+    expect(commands.map((call) => call.safeResult.value.stdout)).toEqual(['alone\n', 'alone\n']);
+    // The two children were running at once: each asked for its command before the other's ended...
+    const asked = commands.map((call) => [new Date(call.createdAt).getTime(), new Date(call.completedAt).getTime()] as const).sort((a, b) => a[0] - b[0]);
+    expect(asked[1]![0]).toBeLessThan(asked[0]![1]);
+    // ...and the commands themselves ran one after the other in the shared workspace.
+    const childSessionIds = (await callsOf(runId)).map((call) => call.safeResult.value.childSessionId as string);
+    const ran = (
+      await Promise.all(childSessionIds.map(async (id) => (await f.call('GET', `/sessions/${id}`)).body.debug.sandboxCommands as Array<Record<string, string>>))
+    )
+      .flat()
+      .map((entry) => [new Date(entry.startedAt!).getTime(), new Date(entry.completedAt!).getTime()] as const)
+      .sort((a, b) => a[0] - b[0]);
+    expect(ran).toHaveLength(2);
+    expect(ran[0]![1]).toBeLessThanOrEqual(ran[1]![0]);
+  }, 120_000);
 });

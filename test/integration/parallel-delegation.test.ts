@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { asc, eq, inArray } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { delegationCalls, productEvents, runs, sessions, toolCalls } from '../../db/schema/index.ts';
 import { startRunApp } from '../support/run-app.ts';
 
@@ -20,6 +20,8 @@ beforeAll(async () => {
   f = await startRunApp({ env: { SVC_RUN_DELEGATION_PARALLELISM: String(CEILING) } });
 }, 120_000);
 afterAll(() => f?.close());
+// A test that ends a fan-out early leaves replies it scripted unused.
+afterEach(() => f.fakes.vendor_a.reset());
 
 async function agent(name: string, config: Record<string, unknown> = {}) {
   const created = await f.call('POST', '/agents', {
@@ -203,6 +205,46 @@ describe('parallel delegation', () => {
       expect(f.fakes.vendor_a.requests).toHaveLength(first + 3);
     } finally {
       release();
+    }
+  }, 90_000);
+
+  it('a project budget that allows three children’s calls: the fourth child fails budget_exceeded, and the spend stays within it', async () => {
+    const helper = await agent('budgeted helper');
+    const lead = await coordinator([{ key: 'helper', versionId: helper.versionId, maxParallel: 4 }]);
+    // Every fake call here spends the same 19 tokens (the fake's default usage), so the month's
+    // average per call, which each child's check holds for a sibling's call in flight, is exact.
+    const PER_CALL = 19;
+    const usage = (await f.call('GET', '/usage')).body.totals;
+    const before = usage.inputTokens + usage.outputTokens;
+    expect(before).toBe(usage.invocations * PER_CALL);
+    // The coordinator's first call and three children's.
+    const limit = before + PER_CALL + 3 * PER_CALL;
+    expect((await f.call('PATCH', '', { budget: { maxMonthlyTokens: limit } })).status).toBe(200);
+    try {
+      f.fakes.vendor_a.reply({ toolCalls: delegateCalls('helper', 4) });
+      for (let i = 0; i < 3; i++) f.fakes.vendor_a.reply({ text: 'Within budget.', delayMs: 500 });
+      const first = f.fakes.vendor_a.requests.length;
+      const { runId } = await start(lead.id);
+      const coordinatorRun = await f.waitForRun(runId);
+      const children = await childRunsOf(runId);
+      for (const child of children) await f.waitForRun(child.childRunId);
+      const settled = await Promise.all(children.map(async (child) => (await f.call('GET', `/runs/${child.childRunId}`)).body));
+      expect(settled.map((run) => run.state).sort()).toEqual(['completed', 'completed', 'completed', 'failed']);
+      const refused = settled.find((run) => run.state === 'failed');
+      expect(refused.failure.errorCode).toBe('budget_exceeded');
+      // Held by its siblings' calls in flight, or spent by them already when it came to check.
+      expect(refused.failure.errorExplanation).toMatch(/^The project's monthly budget of [0-9,]+ tokens is spent/);
+      // The refused child made no call; the spend reached the limit and no more.
+      expect(f.fakes.vendor_a.requests.length - first).toBe(4);
+      const after = (await f.call('GET', '/usage')).body.totals;
+      expect(after.inputTokens + after.outputTokens).toBe(limit);
+      // The budget is spent: the coordinator's next call is refused too.
+      expect(coordinatorRun.state).toBe('failed');
+      expect(coordinatorRun.failure.errorCode).toBe('budget_exceeded');
+      const calls = await callsOf(runId);
+      expect(calls.map((call) => call.failure?.reason ?? 'ok').sort()).toEqual(['child_failed', 'ok', 'ok', 'ok']);
+    } finally {
+      expect((await f.call('PATCH', '', { budget: null })).status).toBe(200);
     }
   }, 90_000);
 });

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import {
   contextCompactions,
@@ -449,6 +449,75 @@ describe('run durability', () => {
       .where(and(eq(messages.runId, childRuns[0]!.id), eq(messages.role, 'assistant')));
     expect(childMessages.map((row) => row.content.text)).toEqual(['Answered.']);
   }, 180_000);
+  it('a worker killed with SIGKILL during a fan-out of three children: each child settles once, the coordinator once', async (context) => {
+    if (!t.database.url) context.skip();
+    const child = await call('POST', '/agents', {
+      name: 'Fan-out child',
+      initialConfig: { systemPrompt: 'Answer.', modelPreset: 'fast', limits: { maxTurns: 4 } },
+    });
+    const coordinator = await call('POST', '/agents', {
+      name: 'Fan-out coordinator',
+      initialConfig: {
+        systemPrompt: 'Delegate.',
+        modelPreset: 'fast',
+        limits: { maxTurns: 6, timeoutMs: 150_000 },
+        delegates: [{ key: 'child', description: 'The child.', agentVersionId: child.body.latestVersionId, maxParallel: 2 }],
+      },
+    });
+    expect(coordinator.status, JSON.stringify(coordinator.body)).toBe(201);
+    const parts = ['Part A.', 'Part B.', 'Part C.'];
+    // The first two children (in call order; maxParallel 2) are in flight when the worker dies:
+    // their first calls are slow and die with it; the retries and the third child answer.
+    const asked = answerBy(({ text, afterTool, nth }) => {
+      if (parts.includes(text)) return nth === 1 && text !== 'Part C.' ? { text: 'lost', delayMs: 60_000 } : { text: `Done: ${text}` };
+      return afterTool
+        ? { text: 'All parts are done.' }
+        : { toolCalls: parts.map((message) => ({ name: 'delegate_agent', arguments: { delegateKey: 'child', message } })) };
+    });
+    for (const worker of workers) await killWorkerProcess(worker);
+    const first = await startWorker();
+    const session = await call('POST', '/sessions', { agentId: coordinator.body.id, initialMessage: 'Fan out.' });
+    const runId = session.body.latestRunId as string;
+    // Two children in flight (maxParallel 2), the third waiting queued.
+    await waitFor('the first two children to reach the vendor', async () => asked('Part A.') >= 1 && asked('Part B.') >= 1);
+    expect(asked('Part C.')).toBe(0);
+    await killWorkerProcess(first);
+    await startWorker();
+    expect((await settled(runId)).state).toBe('completed');
+
+    const children = await t.database.db.select().from(sessions).where(eq(sessions.parentSessionId, session.body.id));
+    expect(children).toHaveLength(3);
+    const childRuns = await t.database.db
+      .select()
+      .from(runs)
+      .where(
+        inArray(
+          runs.sessionId,
+          children.map((row) => row.id),
+        ),
+      );
+    expect(childRuns.map((row) => row.state)).toEqual(['completed', 'completed', 'completed']);
+    for (const row of childRuns) {
+      const settledEvents = await t.database.db
+        .select()
+        .from(productEvents)
+        .where(and(eq(productEvents.aggregateId, row.id), eq(productEvents.kind, 'run.completed')));
+      expect(settledEvents).toHaveLength(1);
+    }
+    const coordinatorSettled = await t.database.db
+      .select()
+      .from(productEvents)
+      .where(and(eq(productEvents.aggregateId, runId), eq(productEvents.kind, 'run.completed')));
+    expect(coordinatorSettled).toHaveLength(1);
+    const calls = await t.database.db.select().from(toolCalls).where(eq(toolCalls.runId, runId));
+    expect(calls.map((row) => (row.safeResult as { value?: { answer?: string } } | null)?.value?.answer).sort()).toEqual(parts.map((part) => `Done: ${part}`));
+    const results = await t.database.db
+      .select()
+      .from(messages)
+      .where(and(eq(messages.runId, runId), eq(messages.role, 'tool')));
+    expect(results).toHaveLength(3);
+  }, 180_000);
+
   it('a worker killed with SIGKILL with three turns pending behind the active run: every turn becomes a run and settles once, in order', async (context) => {
     if (!t.database.url) context.skip();
     for (const worker of workers) await killWorkerProcess(worker);

@@ -10,11 +10,12 @@ export type DelegationCall = { toolCallId: string; delegateKey: string; maxParal
  * A turn's delegation calls, run together (issue 49, docs/decisions/parallel-delegation.md):
  * every child run is queued first (visible as `queued`), then started in call order as places
  * free up, at most `maxParallel` of one delegate and the batch's ceiling in all; a refused call
- * takes no place. Each child is a child workflow as before (awaitChildRun). The finishes, which
- * record each answer and read the turn's progress, go one at a time, so exactly the last one sees
- * the turn done and resumes the run. Cancelled, the running children are signalled (each settles
+ * takes no place. Each child is a child workflow as before (awaitChildRun). Each finish records
+ * its answer, then reads the turn's progress and resumes the run when every call is final: of two
+ * finishes at once, the later read sees both answers (each read follows its own commit), and a
+ * second resume changes nothing, so the turn resumes once. Cancelled, the running children are signalled (each settles
  * `cancelled`) and those whose workflow never began withdrawn (settled `cancelled` without
- * starting). Returns the last finish's step.
+ * starting). Returns the step of the finish that resumed the run, else the last one's.
  */
 export async function runDelegationsTogether(
   run: RunContext,
@@ -31,21 +32,14 @@ export async function runDelegationsTogether(
   let taken = 0;
   let moved = false;
   let last: ToolProgressStep | undefined;
-  let finishing: Promise<unknown> = Promise.resolve();
 
-  const finish = (toolCallId: string, start: DelegationStart) => {
-    const step = finishing.then(() => {
-      // Cleared before the finish's read of Postgres, as before every read the run may wait after.
-      run.woken = false;
-      return store.finishDelegation({ runId, toolCallId, start, turnId });
-    });
-    finishing = step.catch(() => undefined);
-    return step;
-  };
   const launch = async (call: DelegationCall, start: DelegationStart) => {
     try {
       if (start.kind === 'started') await awaitChildRun(runId, start, () => begun.add(call.toolCallId));
-      last = await finish(call.toolCallId, start);
+      // Cleared before the finish's read of Postgres, as before every read the run may wait after.
+      run.woken = false;
+      const step = await store.finishDelegation({ runId, toolCallId: call.toolCallId, start, turnId });
+      if (!last?.resumed) last = step;
     } finally {
       if (start.kind === 'started') {
         taken--;

@@ -54,8 +54,8 @@ export async function settleToolCalls(run: RunContext, turnId: string, runOperat
       batch = undefined;
       const [, last] = await Promise.all([runPlatformCalls(run, others, runOperation), runDelegationsTogether(run, turnId, together, known)]);
       resumed = last?.resumed === true;
-      // The last finish read the turn's progress after every delegation; other calls may have ended since.
-      progress = others.length === 0 ? last?.progress : undefined;
+      // Only the finish that resumed the run read the turn's progress last (finishes overlap).
+      progress = resumed ? last!.progress : undefined;
       continue;
     }
     if (progress.platformCalls.length > 0) {

@@ -9,6 +9,7 @@ import { DEFAULT_ADDRESS_SPACE_FLOOR_MB } from '../local/limits.ts';
 import { assertSandboxId, resolveSandboxUser, type SandboxUser } from '../local/workspace.ts';
 import { assignRefsScript, REF_ATTRIBUTE, REF_PATTERN, type PageElement } from './page-refs.ts';
 import { launchSandboxedChromium, type SandboxedChromium, type SandboxedChromiumOptions } from './sandboxed-chromium.ts';
+import { oneAtATime } from '../one-at-a-time.ts';
 
 /**
  * The browser tools (`browser_navigate`, `browser_snapshot`, `browser_interact`) on a Chromium
@@ -99,20 +100,9 @@ export function createSandboxBrowsers(options: SandboxBrowsersOptions = {}): San
   const launchTimeoutMs = options.launchTimeoutMs ?? 30_000;
   const callTimeoutMs = options.callTimeoutMs ?? 60_000;
   const sessions = new Map<string, Session>();
-  const locks = new Map<string, Promise<unknown>>();
+  // One call at a time per sandbox: navigate, snapshot and interact share its page.
+  const withLock = oneAtATime();
   let closed = false;
-
-  /** One call at a time per sandbox: navigate, snapshot and interact share its page. */
-  function withLock<T>(sandboxId: string, work: () => Promise<T>): Promise<T> {
-    const previous = locks.get(sandboxId) ?? Promise.resolve();
-    const run = previous.then(work, work);
-    const settled = run.catch(() => {});
-    locks.set(sandboxId, settled);
-    void settled.then(() => {
-      if (locks.get(sandboxId) === settled) locks.delete(sandboxId);
-    });
-    return run;
-  }
 
   async function endSession(sandboxId: string, session: Session): Promise<void> {
     if (session.idleTimer) clearTimeout(session.idleTimer);

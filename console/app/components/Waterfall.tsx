@@ -2,7 +2,7 @@ import type { SessionDetail } from '../../../client/src/index.ts';
 
 type Bar = { key: string; lane: string; label: string; status: string; start: number; end: number | null };
 
-/** The session's timing: run queue and execution, model calls, tool calls, approvals and sandbox commands on one time axis. */
+/** The session's timing: run queue and execution, model calls, tool calls, approvals, delegated child runs and sandbox commands on one time axis. */
 export function Waterfall({ session, now }: { session: SessionDetail; now: number }) {
   const at = (iso: string) => new Date(iso).getTime();
   const bars: Bar[] = [
@@ -30,6 +30,17 @@ export function Waterfall({ session, now }: { session: SessionDetail; now: numbe
       start: at(approval.createdAt),
       end: approval.decidedAt ? at(approval.decidedAt) : null,
     })),
+    // Each child run of a delegation, queued to settled: a fan-out's children side by side.
+    ...session.delegations.flatMap((delegation) =>
+      delegation.childRuns.map((child) => ({
+        key: `d${child.childRunId}`,
+        lane: 'delegation',
+        label: `${delegation.delegateKey} ${child.childRunId.slice(0, 8)}`,
+        status: child.state,
+        start: at(child.queuedAt),
+        end: child.settledAt ? at(child.settledAt) : null,
+      })),
+    ),
     ...session.debug.sandboxCommands.map((command) => ({
       key: `s${command.id}`,
       lane: 'sandbox',

@@ -310,7 +310,7 @@ function Delegations({ session, onChanged }: { session: SessionDetail; onChanged
     <>
       <h3>Delegations</h3>
       <ErrorNotice error={action.error} />
-      <table>
+      <table aria-label="Delegations">
         <thead>
           <tr>
             <th scope="col">Delegate</th>

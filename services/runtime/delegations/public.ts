@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
 import type { PublicDelegationShape } from '../../../domain/public-shapes/delegations.ts';
-import { desc, eq, inArray } from 'drizzle-orm';
-import { delegations, runs, sessions } from '../../../db/schema/index.ts';
+import { asc, desc, eq, inArray } from 'drizzle-orm';
+import { delegationCalls, delegations, runs, sessions, toolCalls } from '../../../db/schema/index.ts';
 import { NotFoundError } from '../../../domain/errors.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import { workspaceOwnerOf } from '../sandboxes/index.ts';
@@ -59,6 +59,28 @@ export async function toPublicDelegations({ ctx, input }: { ctx: ServiceContext;
       : [];
   const stateOf = new Map(latest.map((run) => [run.id, run.state]));
   const workspace = rows.length > 0 ? await workspaceOwnerOf(ctx, rows[0]!.coordinatorSessionId) : null;
+  // Every run of the child sessions, with the call that asked for it when one did.
+  const childRuns = await ctx.db
+    .select({
+      sessionId: runs.sessionId,
+      childRunId: runs.id,
+      state: runs.state,
+      createdAt: runs.createdAt,
+      admittedAt: runs.admittedAt,
+      settledAt: runs.settledAt,
+      toolCallId: delegationCalls.toolCallId,
+      coordinatorRunId: toolCalls.runId,
+    })
+    .from(runs)
+    .leftJoin(delegationCalls, eq(delegationCalls.childRunId, runs.id))
+    .leftJoin(toolCalls, eq(toolCalls.id, delegationCalls.toolCallId))
+    .where(
+      inArray(
+        runs.sessionId,
+        rows.map((row) => row.childSessionId),
+      ),
+    )
+    .orderBy(asc(runs.createdAt), asc(runs.id));
   return rows.map((row) => {
     const child = childById.get(row.childSessionId)!;
     return {
@@ -74,6 +96,17 @@ export async function toPublicDelegations({ ctx, input }: { ctx: ServiceContext;
       latestChildRunState: child.latestRunId ? (stateOf.get(child.latestRunId) ?? null) : null,
       createdAt: row.createdAt.toISOString(),
       closedAt: row.closedAt?.toISOString() ?? null,
+      childRuns: childRuns
+        .filter((run) => run.sessionId === row.childSessionId)
+        .map((run) => ({
+          childRunId: run.childRunId,
+          coordinatorRunId: run.coordinatorRunId,
+          toolCallId: run.toolCallId,
+          state: run.state,
+          queuedAt: run.createdAt.toISOString(),
+          startedAt: run.admittedAt?.toISOString() ?? null,
+          settledAt: run.settledAt?.toISOString() ?? null,
+        })),
     };
   });
 }

@@ -3,6 +3,7 @@ import { rowsOf } from '../../../db/client.ts';
 import { runTurnReservations } from '../../../db/schema/index.ts';
 import { NotFoundError } from '../../../domain/errors.ts';
 import { apiKeyIdOfSubject } from '../../../domain/principals.ts';
+import { MODEL_ATTEMPT_DEADLINE_MS } from '../../../domain/runs/model-retry.ts';
 import { monthStartOf, spentLimit, type Spend, type StoredBudget } from '../../../domain/usage/budget.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
@@ -11,13 +12,21 @@ import { withTransaction } from '../../kernel/transaction.ts';
 export type InvocationFacts = { agentId: string; apiKeyId: string | null };
 
 /** A budget with no room left: which one, and its figures for the explanation. */
-export type SpentBudget = { scope: 'session' | 'project'; limit: 'cost' | 'tokens'; budget: StoredBudget; spend: Spend };
+export type SpentBudget = {
+  scope: 'session' | 'project';
+  limit: 'cost' | 'tokens';
+  budget: StoredBudget;
+  spend: Spend;
+  /** What sibling runs' calls in flight hold of it (a delegated run's check). */
+  held?: Spend;
+};
 
 export type TurnReservation = { reserved: true; ordinal: number; facts: InvocationFacts } | { reserved: false; spentBudget?: SpentBudget };
 
 type RunBudgetRow = {
   organization_id: string;
   project_id: string;
+  parent_session_id: string | null;
   agent_id: string;
   creator_subject: string | null;
   session_max_cost_nanos: string | null;
@@ -28,7 +37,11 @@ type RunBudgetRow = {
   project_max_tokens: string | null;
   month_cost_nanos: string | null;
   month_tokens: string | null;
+  month_invocations: string | null;
 };
+
+/** How long a started model call counts as in flight: its attempt deadline, with a margin. */
+const IN_FLIGHT_MS = MODEL_ATTEMPT_DEADLINE_MS + 60_000;
 
 const numberOrNull = (value: string | null) => (value === null ? null : Number(value));
 
@@ -40,13 +53,14 @@ const numberOrNull = (value: string | null) => (value === null ? null : Number(v
  * token budget refuses every new call, replays included (a retried attempt is a new provider
  * call). The run row is locked so parallel calls share the turn budget exactly; the spend is
  * read as committed, so concurrent calls may each pass the check before any of them completes
- * (the overshoot bound in docs/decisions/budget-overshoot-bound.md). One statement reads the run, its budgets and the
- * month's spend from the usage rollup.
+ * (the overshoot bound in docs/decisions/budget-overshoot-bound.md), except a delegated run's:
+ * its siblings' calls in flight count as spent at the month's average per call (heldBySiblings).
+ * One statement reads the run, its budgets and the month's spend from the usage rollup.
  */
 export async function reserveModelTurn(ctx: ServiceContext, input: { runId: string; turnId: string; maxTurns: number }): Promise<TurnReservation> {
   return withTransaction(ctx, async (tx) => {
     const row = await readRunBudget(tx, input.runId, { lock: true });
-    const spentBudget = spentBudgetOf(row);
+    const spentBudget = spentBudgetOf(row, row.parent_session_id ? await heldBySiblings(tx, input.runId, row) : undefined);
     if (spentBudget) return { reserved: false as const, spentBudget };
     const facts: InvocationFacts = { agentId: row.agent_id, apiKeyId: row.creator_subject === null ? null : apiKeyIdOfSubject(row.creator_subject) };
     // The common case in one statement: the next ordinal, if the budget has room and this turn
@@ -86,17 +100,17 @@ async function readRunBudget(tx: ServiceContext, runId: string, options: { lock:
   const monthStart = monthStartOf(tx.clock.now());
   const [row] = rowsOf<RunBudgetRow>(
     await tx.db.execute(sql`
-        select r.organization_id, r.project_id, s.agent_id, creator.subject as creator_subject,
+        select r.organization_id, r.project_id, s.parent_session_id, s.agent_id, creator.subject as creator_subject,
           s.budget_max_cost_nanos as session_max_cost_nanos, s.budget_max_tokens as session_max_tokens,
           s.cost_nanos as session_cost_nanos, s.input_tokens + s.output_tokens as session_tokens,
           p.budget_monthly_max_cost_nanos as project_max_cost_nanos, p.budget_monthly_max_tokens as project_max_tokens,
-          month.cost_nanos as month_cost_nanos, month.tokens as month_tokens
+          month.cost_nanos as month_cost_nanos, month.tokens as month_tokens, month.invocations as month_invocations
         from runs r
         join sessions s on s.id = r.session_id
         join projects p on p.id = r.project_id
         left join principals creator on creator.id = r.created_by_principal_id
         left join lateral (
-          select sum(u.cost_nanos) as cost_nanos, sum(u.input_tokens + u.output_tokens) as tokens
+          select sum(u.cost_nanos) as cost_nanos, sum(u.input_tokens + u.output_tokens) as tokens, sum(u.invocations) as invocations
           from usage_daily u
           where u.project_id = r.project_id and u.day >= ${monthStart}::date
             and (p.budget_monthly_max_cost_nanos is not null or p.budget_monthly_max_tokens is not null)
@@ -108,7 +122,39 @@ async function readRunBudget(tx: ServiceContext, runId: string, options: { lock:
   return row;
 }
 
-function spentBudgetOf(row: RunBudgetRow): SpentBudget | undefined {
+/**
+ * What the model calls in flight of a delegated run's siblings (the other child runs of its
+ * coordinator run) hold of the project's monthly budget: each counts at the month's average per
+ * completed call, so the children of a fan-out, which start together, cannot all pass a check
+ * that none of their spend has reached yet (docs/decisions/parallel-delegation.md). Only with a
+ * project budget: the project's row is locked first, so siblings check one at a time, each seeing
+ * the calls the ones before it started (their invocation rows commit with their reservations).
+ */
+async function heldBySiblings(tx: ServiceContext, runId: string, row: RunBudgetRow): Promise<Spend | undefined> {
+  if (row.project_max_cost_nanos === null && row.project_max_tokens === null) return undefined;
+  const invocations = Number(row.month_invocations ?? 0);
+  if (invocations === 0) return undefined;
+  await tx.db.execute(sql`select 1 from projects where id = ${row.project_id}::uuid for update`);
+  const [inFlight] = rowsOf<{ calls: number }>(
+    await tx.db.execute(sql`
+      select count(*)::int as calls
+      from model_invocations mi
+      where mi.status = 'started' and mi.run_id <> ${runId}::uuid
+        and mi.started_at > ${new Date(tx.clock.now().getTime() - IN_FLIGHT_MS).toISOString()}::timestamptz
+        and mi.run_id in (
+          select dc.child_run_id from delegation_calls dc
+          join tool_calls tc on tc.id = dc.tool_call_id
+          where tc.run_id = (
+            select parent.run_id from delegation_calls own join tool_calls parent on parent.id = own.tool_call_id where own.child_run_id = ${runId}::uuid
+          )
+        )`),
+  );
+  const calls = Number(inFlight?.calls ?? 0);
+  if (calls === 0) return undefined;
+  return { costNanos: (calls * Number(row.month_cost_nanos ?? 0)) / invocations, tokens: (calls * Number(row.month_tokens ?? 0)) / invocations };
+}
+
+function spentBudgetOf(row: RunBudgetRow, held?: Spend): SpentBudget | undefined {
   const session = {
     budget: { maxCostNanos: numberOrNull(row.session_max_cost_nanos), maxTokens: numberOrNull(row.session_max_tokens) },
     spend: { costNanos: Number(row.session_cost_nanos), tokens: Number(row.session_tokens) },
@@ -119,6 +165,7 @@ function spentBudgetOf(row: RunBudgetRow): SpentBudget | undefined {
     budget: { maxCostNanos: numberOrNull(row.project_max_cost_nanos), maxTokens: numberOrNull(row.project_max_tokens) },
     spend: { costNanos: Number(row.month_cost_nanos ?? 0), tokens: Number(row.month_tokens ?? 0) },
   };
-  const projectLimit = spentLimit(project.budget, project.spend);
-  return projectLimit ? { scope: 'project', limit: projectLimit, ...project } : undefined;
+  const counted = held ? { costNanos: project.spend.costNanos + held.costNanos, tokens: project.spend.tokens + held.tokens } : project.spend;
+  const projectLimit = spentLimit(project.budget, counted);
+  return projectLimit ? { scope: 'project', limit: projectLimit, ...project, ...(held ? { held } : {}) } : undefined;
 }

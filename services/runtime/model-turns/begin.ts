@@ -80,8 +80,8 @@ export async function beginModelTurn({
   return withTransaction(ctx, async (tx) => {
     const reservation = await reserveModelTurn(tx, { runId: input.runId, turnId: input.turnId, maxTurns: config.limits.maxTurns });
     if (!reservation.reserved && reservation.spentBudget) {
-      const { scope, limit, budget, spend } = reservation.spentBudget;
-      return { kind: 'budget_exceeded', errorExplanation: budgetExplanation(scope, limit, budget, spend, deps.currency) };
+      const { scope, limit, budget, spend, held } = reservation.spentBudget;
+      return { kind: 'budget_exceeded', errorExplanation: budgetExplanation(scope, limit, budget, spend, deps.currency, held) };
     }
     if (!reservation.reserved) return { kind: 'budget_exhausted', maxTurns: config.limits.maxTurns };
     await startModelInvocation(tx, { ...input, ...reservation.facts, preset: config.modelPreset }, context.run);
