@@ -89,6 +89,7 @@ describe('delegation routes', () => {
     expect(Object.keys(delegation).sort()).toEqual(
       [
         'childAgentVersionId',
+        'childRuns',
         'childSessionId',
         'childThreadId',
         'closedAt',
@@ -111,6 +112,19 @@ describe('delegation routes', () => {
       latestChildRunState: 'completed',
       closedAt: null,
     });
+    // Its one child run, asked for by the coordinator's call, with when it was queued, began and settled.
+    expect(delegation.childRuns).toEqual([
+      {
+        childRunId: delegation.latestChildRunId,
+        coordinatorRunId: expect.any(String),
+        toolCallId: expect.any(String),
+        state: 'completed',
+        queuedAt: expect.any(String),
+        startedAt: expect.any(String),
+        settledAt: expect.any(String),
+      },
+    ]);
+    expect(new Date(delegation.childRuns[0].queuedAt) <= new Date(delegation.childRuns[0].settledAt)).toBe(true);
     expect((await f.call('GET', `${base()}/${delegationId}`, undefined, { apiKey: reader })).body).toEqual(delegation);
     expect((await f.call('GET', `/sessions/${sessionId}`)).body.delegations).toEqual([delegation]);
     expect((await f.call('GET', `${base()}/${randomUUID()}`)).status).toBe(404);

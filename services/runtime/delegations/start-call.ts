@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import * as v from 'valibot';
 import { agentVersions, delegationCalls, delegations, principals, runs, sessions, threads, toolCalls } from '../../../db/schema/index.ts';
 import type { AgentConfig } from '../../../domain/agent-config/index.ts';
@@ -45,113 +45,160 @@ export async function startDelegationCall({
   deps: { keyring: CredentialKeyring };
   input: { runId: string; toolCallId: string };
 }): Promise<DelegationStart> {
-  const [done] = await ctx.db
-    .select({ childRunId: delegationCalls.childRunId, childSessionId: delegations.childSessionId, projectId: delegations.projectId, agentId: sessions.agentId })
+  const [started] = await startDelegationCalls({ ctx, deps, input: { runId: input.runId, toolCallIds: [input.toolCallId] } });
+  return started!.start;
+}
+
+/**
+ * Several delegation calls of a run queued at once, in call order (a fan-out, issue 49), each as
+ * `startDelegationCall` describes: the run, its version and creator read once, and every child
+ * queued in one transaction under the coordinator session's lock, its events appended together.
+ */
+export async function startDelegationCalls({
+  ctx,
+  deps: _deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: { keyring: CredentialKeyring };
+  input: { runId: string; toolCallIds: readonly string[] };
+}): Promise<Array<{ toolCallId: string; start: DelegationStart }>> {
+  const done = await ctx.db
+    .select({
+      toolCallId: delegationCalls.toolCallId,
+      childRunId: delegationCalls.childRunId,
+      childSessionId: delegations.childSessionId,
+      projectId: delegations.projectId,
+      agentId: sessions.agentId,
+    })
     .from(delegationCalls)
     .innerJoin(delegations, eq(delegations.id, delegationCalls.delegationId))
     .innerJoin(sessions, eq(sessions.id, delegations.childSessionId))
-    .where(eq(delegationCalls.toolCallId, input.toolCallId));
-  if (done) return { kind: 'started', ...done };
+    .where(inArray(delegationCalls.toolCallId, [...input.toolCallIds]));
+  const starts = new Map<string, DelegationStart>(done.map(({ toolCallId, ...start }) => [toolCallId, { kind: 'started', ...start }]));
+  const rest = input.toolCallIds.filter((id) => !starts.has(id));
+  if (rest.length > 0) {
+    const { run, session: coordinator, agentVersion } = await loadRunVersion(ctx.db, input.runId);
+    const rows = await ctx.db.select().from(toolCalls).where(inArray(toolCalls.id, rest));
+    const callById = new Map(rows.map((row) => [row.id, row]));
+    const calls = rest.map((id) => {
+      const call = callById.get(id);
+      if (!call || call.runId !== run.id) throw new NotFoundError('No tool call with that id in this run');
+      return call;
+    });
+    const config = agentVersion.config as unknown as AgentConfig;
+    const actor = await actorOf(ctx, run.createdByPrincipalId);
+    await withTransaction({ ...ctx, actor }, async (tx) => {
+      // The coordinator session's row orders concurrent calls for the same key.
+      await tx.db.select({ id: sessions.id }).from(sessions).where(eq(sessions.id, coordinator.id)).for('update');
+      const events: ProductEventDraft[] = [];
+      for (const call of calls) starts.set(call.id, await queueChildRun(tx, { run, coordinator, config, call, events }));
+      if (events.length > 0) await appendProductEvents(tx, { organizationId: run.organizationId, projectId: run.projectId, events });
+    });
+  }
+  return input.toolCallIds.map((toolCallId) => ({ toolCallId, start: starts.get(toolCallId)! }));
+}
 
-  const { run, session: coordinator, agentVersion } = await loadRunVersion(ctx.db, input.runId);
-  const [call] = await ctx.db.select().from(toolCalls).where(eq(toolCalls.id, input.toolCallId));
-  if (!call || call.runId !== run.id) throw new NotFoundError('No tool call with that id in this run');
+type QueueInput = {
+  run: Awaited<ReturnType<typeof loadRunVersion>>['run'];
+  coordinator: Awaited<ReturnType<typeof loadRunVersion>>['session'];
+  config: AgentConfig;
+  call: typeof toolCalls.$inferSelect;
+  /** Where the call's product events go (appended by the caller, in the same transaction). */
+  events: ProductEventDraft[];
+};
+
+/** One call's child session (for `delegate_agent`) and run, or its refusal, inside the caller's transaction. */
+async function queueChildRun(tx: ServiceContext, { run, coordinator, config, call, events }: QueueInput): Promise<DelegationStart> {
   const { delegateKey, message, childSessionId } = v.parse(Arguments, call.safeArguments);
-  const delegate = (agentVersion.config as unknown as AgentConfig).delegates.find((entry) => entry.key === delegateKey);
+  const delegate = config.delegates.find((entry) => entry.key === delegateKey);
   if (!delegate) return { kind: 'refused', message: `"${delegateKey}" is not a delegate of this agent.` };
-  const actor = await actorOf(ctx, run.createdByPrincipalId);
-
-  return withTransaction({ ...ctx, actor }, async (tx) => {
-    // The coordinator session's row orders concurrent calls for the same key.
-    await tx.db.select({ id: sessions.id }).from(sessions).where(eq(sessions.id, coordinator.id)).for('update');
-    const events: ProductEventDraft[] = [];
-    let delegationId: string;
-    let child;
-    if (call.toolName === DELEGATE_AGENT_TOOL) {
-      const [version] = await tx.db.select().from(agentVersions).where(eq(agentVersions.id, delegate.agentVersionId));
-      if (!version) return { kind: 'refused', message: `The pinned version of "${delegateKey}" no longer exists.` };
-      const now = tx.clock.now();
-      const [thread] = await tx.db.insert(threads).values({ organizationId: run.organizationId, projectId: run.projectId, createdAt: now }).returning();
-      [child] = await tx.db
-        .insert(sessions)
-        .values({
-          organizationId: run.organizationId,
-          projectId: run.projectId,
-          threadId: thread!.id,
-          agentId: version.agentId,
-          agentVersionId: version.id,
-          title: null,
-          status: 'queued',
-          parentSessionId: coordinator.id,
-          delegateKey,
-          createdByPrincipalId: actor.principalId,
-          createdAt: now,
-          lastActivityAt: now,
-        })
-        .returning();
-      await copySkillBindings(tx, { sessionId: child!.id, organizationId: run.organizationId, projectId: run.projectId, config: version.config });
-      const [relation] = await tx.db
-        .insert(delegations)
-        .values({
-          organizationId: run.organizationId,
-          projectId: run.projectId,
-          coordinatorSessionId: coordinator.id,
-          delegateKey,
-          childSessionId: child!.id,
-          childAgentVersionId: version.id,
-          createdAt: now,
-        })
-        .returning();
-      delegationId = relation!.id;
-      events.push({
-        aggregateType: 'session',
-        aggregateId: child!.id,
-        kind: EVENT_KINDS.sessionCreated,
-        publicPayload: {
-          sessionId: child!.id,
-          threadId: thread!.id,
-          agentId: version.agentId,
-          agentVersionId: version.id,
-          status: 'queued',
-          parentSessionId: coordinator.id,
-          delegateKey,
-        },
-      });
-    } else {
-      const children = await tx.db
-        .select()
-        .from(delegations)
-        .where(and(eq(delegations.coordinatorSessionId, coordinator.id), eq(delegations.delegateKey, delegateKey)))
-        .orderBy(delegations.createdAt, delegations.id);
-      const picked = pickChild(delegateKey, children, childSessionId);
-      if ('refused' in picked) return { kind: 'refused', message: picked.refused };
-      const existing = picked.child;
-      if (existing.closedAt) return { kind: 'refused', message: `The delegation to "${delegateKey}" was closed.` };
-      [child] = await tx.db.select().from(sessions).where(eq(sessions.id, existing.childSessionId)).for('update');
-      const [latest] = child!.latestRunId ? await tx.db.select({ state: runs.state }).from(runs).where(eq(runs.id, child!.latestRunId)) : [];
-      if (latest && !isSettled(latest.state)) return { kind: 'refused', message: `"${delegateKey}" is still working on its previous message.` };
-      delegationId = existing.id;
-    }
-    const queued = await queueRun(tx, { runStarter: startedByCoordinator }, { session: child!, text: message, idempotencyKey: null });
-    await tx.db.insert(delegationCalls).values({ toolCallId: call.id, delegationId, childRunId: queued.run.id });
-    events.push(...queued.events, {
-      aggregateType: 'session',
-      aggregateId: coordinator.id,
-      kind: EVENT_KINDS.delegationRunQueued,
-      publicPayload: {
-        delegationId,
-        sessionId: coordinator.id,
+  const actor = tx.actor!;
+  let delegationId: string;
+  let child;
+  if (call.toolName === DELEGATE_AGENT_TOOL) {
+    const [version] = await tx.db.select().from(agentVersions).where(eq(agentVersions.id, delegate.agentVersionId));
+    if (!version) return { kind: 'refused', message: `The pinned version of "${delegateKey}" no longer exists.` };
+    const now = tx.clock.now();
+    const [thread] = await tx.db.insert(threads).values({ organizationId: run.organizationId, projectId: run.projectId, createdAt: now }).returning();
+    [child] = await tx.db
+      .insert(sessions)
+      .values({
+        organizationId: run.organizationId,
+        projectId: run.projectId,
+        threadId: thread!.id,
+        agentId: version.agentId,
+        agentVersionId: version.id,
+        title: null,
+        status: 'queued',
+        parentSessionId: coordinator.id,
+        delegateKey,
+        createdByPrincipalId: actor.principalId,
+        createdAt: now,
+        lastActivityAt: now,
+      })
+      .returning();
+    await copySkillBindings(tx, { sessionId: child!.id, organizationId: run.organizationId, projectId: run.projectId, config: version.config });
+    const [relation] = await tx.db
+      .insert(delegations)
+      .values({
+        organizationId: run.organizationId,
+        projectId: run.projectId,
         coordinatorSessionId: coordinator.id,
-        coordinatorRunId: run.id,
-        toolCallId: call.id,
         delegateKey,
         childSessionId: child!.id,
-        childRunId: queued.run.id,
+        childAgentVersionId: version.id,
+        createdAt: now,
+      })
+      .returning();
+    delegationId = relation!.id;
+    events.push({
+      aggregateType: 'session',
+      aggregateId: child!.id,
+      kind: EVENT_KINDS.sessionCreated,
+      publicPayload: {
+        sessionId: child!.id,
+        threadId: thread!.id,
+        agentId: version.agentId,
+        agentVersionId: version.id,
+        status: 'queued',
+        parentSessionId: coordinator.id,
+        delegateKey,
       },
     });
-    await appendProductEvents(tx, { organizationId: run.organizationId, projectId: run.projectId, events });
-    return { kind: 'started', childRunId: queued.run.id, childSessionId: child!.id, projectId: run.projectId, agentId: child!.agentId };
+  } else {
+    const children = await tx.db
+      .select()
+      .from(delegations)
+      .where(and(eq(delegations.coordinatorSessionId, coordinator.id), eq(delegations.delegateKey, delegateKey)))
+      .orderBy(delegations.createdAt, delegations.id);
+    const picked = pickChild(delegateKey, children, childSessionId);
+    if ('refused' in picked) return { kind: 'refused', message: picked.refused };
+    const existing = picked.child;
+    if (existing.closedAt) return { kind: 'refused', message: `The delegation to "${delegateKey}" was closed.` };
+    [child] = await tx.db.select().from(sessions).where(eq(sessions.id, existing.childSessionId)).for('update');
+    const [latest] = child!.latestRunId ? await tx.db.select({ state: runs.state }).from(runs).where(eq(runs.id, child!.latestRunId)) : [];
+    if (latest && !isSettled(latest.state)) return { kind: 'refused', message: `"${delegateKey}" is still working on its previous message.` };
+    delegationId = existing.id;
+  }
+  const queued = await queueRun(tx, { runStarter: startedByCoordinator }, { session: child!, text: message, idempotencyKey: null });
+  await tx.db.insert(delegationCalls).values({ toolCallId: call.id, delegationId, childRunId: queued.run.id });
+  events.push(...queued.events, {
+    aggregateType: 'session',
+    aggregateId: coordinator.id,
+    kind: EVENT_KINDS.delegationRunQueued,
+    publicPayload: {
+      delegationId,
+      sessionId: coordinator.id,
+      coordinatorSessionId: coordinator.id,
+      coordinatorRunId: run.id,
+      toolCallId: call.id,
+      delegateKey,
+      childSessionId: child!.id,
+      childRunId: queued.run.id,
+    },
   });
+  return { kind: 'started', childRunId: queued.run.id, childSessionId: child!.id, projectId: run.projectId, agentId: child!.agentId };
 }
 
 /** The child session a `message_agent` call continues: the one it names, else the key's only one. */
