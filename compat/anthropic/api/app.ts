@@ -9,6 +9,7 @@ import { compatAuthenticate } from './auth.ts';
 import { compatEnvironmentRoutes } from './environments.ts';
 import { handleCompatError } from './errors.ts';
 import { compatEventRoutes } from './events.ts';
+import { compatThreadRoutes } from './threads.ts';
 import { compatFileRoutes } from './files.ts';
 import { compatMemoryStoreRoutes } from './memory-stores.ts';
 import { compatSessionRoutes } from './sessions.ts';
@@ -38,6 +39,7 @@ export function anthropicCompatApp(deps: AppDeps) {
   app.route('/', compatEnvironmentRoutes());
   app.route('/', compatSessionRoutes(deps));
   app.route('/', compatEventRoutes(deps));
+  app.route('/', compatThreadRoutes(deps));
   app.route('/', compatFileRoutes(deps));
   app.route('/', compatSkillRoutes());
   app.route('/', compatMemoryStoreRoutes());

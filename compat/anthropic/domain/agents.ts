@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { ValidationError } from '../../../domain/errors.ts';
 import { patchedMetadata } from './metadata.ts';
+import { renderMultiagent, type CoordinatorView } from './multiagent.ts';
 import { renderToolset, TOOLSET_TYPE, toolsetOf, toolsetOfCapabilities, type ToolsetView } from './toolset.ts';
 
 /**
@@ -77,17 +78,22 @@ export type CmaAgentView = {
   toolset?: ToolsetView | null;
   skills: Array<{ type: 'custom'; skill_id: string; version: string | null }>;
   metadata: Record<string, string>;
+  /** The coordinator roster as resolved when published (absent in views stored before it existed: none). */
+  multiagent?: CoordinatorView | null;
 };
 
 const fail = (field: string, message: string): never => {
   throw new ValidationError(`${field}: ${message}`, { path: `body.${field}` });
 };
 
-/** Checks the fields this server cannot honour, then normalizes the CMA view (create, or an update merged over `base`). */
+/**
+ * Checks the fields this server cannot honour, then normalizes the CMA view (create, or an update
+ * merged over `base`). `multiagent` is resolved by the caller (it reads other agents): the view
+ * keeps the base's roster.
+ */
 export function cmaViewOf(params: Partial<CreateAgentParams>, base: CmaAgentView | null): CmaAgentView {
   if (params.mcp_servers && params.mcp_servers.length > 0)
     fail('mcp_servers', 'MCP servers by URL are not supported by this server; bind MCP toolsets through the native API');
-  if (params.multiagent !== undefined && params.multiagent !== null) fail('multiagent', 'multi-agent sessions are not supported by this server');
   if (params.execution_identity !== undefined && params.execution_identity !== null) {
     const identity = params.execution_identity as { type?: unknown };
     if (identity?.type !== 'service_account') fail('execution_identity', 'only {"type": "service_account"} is supported');
@@ -112,6 +118,7 @@ export function cmaViewOf(params: Partial<CreateAgentParams>, base: CmaAgentView
     toolset,
     skills,
     metadata,
+    multiagent: base?.multiagent ?? null,
   };
 }
 
@@ -147,8 +154,14 @@ export type SandboxPlacement = { provider: string; snapshotId: string };
  * version when none is named), `sandbox` chosen by the caller when the toolset needs one. The
  * sandbox has no network: web tools do not exist here.
  */
-export function agentConfigOf(view: CmaAgentView, skillVersionIds: string[], sandbox: SandboxPlacement | null = null): Record<string, unknown> {
+export function agentConfigOf(
+  view: CmaAgentView,
+  skillVersionIds: string[],
+  sandbox: SandboxPlacement | null = null,
+  delegates: ReadonlyArray<Record<string, unknown>> = [],
+): Record<string, unknown> {
   return {
+    ...(delegates.length > 0 ? { delegates } : {}),
     ...(needsSandbox(view) && sandbox
       ? { sandbox: { enabled: true, provider: sandbox.provider, snapshotId: sandbox.snapshotId, network: 'none', capabilities: view.toolset!.capabilities } }
       : {}),
@@ -226,7 +239,7 @@ export function renderAgent(input: {
       ...skill,
       version: skill.version ?? (Array.isArray(input.skillVersionIds) ? ((input.skillVersionIds[index] as string | undefined) ?? null) : null),
     })),
-    multiagent: null,
+    multiagent: renderMultiagent(view.multiagent),
     execution_identity: { type: 'service_account' },
     metadata: view.metadata,
     version: input.version,

@@ -1,5 +1,6 @@
 import { inArray } from 'drizzle-orm';
 import { isOurId } from '../domain/ids.ts';
+import { delegateKeysOf, rosterOf, type CoordinatorView, type RosterEntry } from '../domain/multiagent.ts';
 import { compatAnthropicAgentVersions } from '../tables.ts';
 import { eq } from 'drizzle-orm';
 import {
@@ -38,14 +39,19 @@ import { withTransaction } from '../../../services/kernel/transaction.ts';
 type AgentWithVersions = PublicAgent & { versions: PublicAgentVersion[]; archivedAt?: string | null };
 
 export async function createCompatAgent({ ctx, deps, input }: { ctx: ServiceContext; deps: PublicationDeps; input: CreateAgentParams }): Promise<CmaAgent> {
-  const view = cmaViewOf(input, null);
+  const roster = rosterOf(input.multiagent);
+  const parsed = cmaViewOf(input, null);
   return withTransaction(ctx, async (tx) => {
-    const config = agentConfigOf(view, await skillVersionIdsOf(tx, view), await sandboxPlacementOf(tx, deps, view));
-    const created = await createAgent({
-      ctx: tx,
-      deps,
-      input: { name: view.name, ...(view.description ? { description: view.description } : {}), initialConfig: config },
-    });
+    const { multiagent, delegates } = await resolveRoster(tx, roster ?? null, null);
+    const view = { ...parsed, multiagent };
+    const config = agentConfigOf(view, await skillVersionIdsOf(tx, view), await sandboxPlacementOf(tx, deps, view), delegates);
+    const created = await onRoster(() =>
+      createAgent({
+        ctx: tx,
+        deps,
+        input: { name: view.name, ...(view.description ? { description: view.description } : {}), initialConfig: config },
+      }),
+    );
     const version = created.versions[0]!;
     await storeView(tx, version.id, view);
     return render(created, version, view);
@@ -83,10 +89,13 @@ export async function updateCompatAgent({
       throw new ConflictError(`The agent is at version ${latest.version}, not ${expected}`, { version: latest.version });
     }
     const base = (await viewsOf(tx, agent, [latest])).get(latest.id)!;
-    const view = cmaViewOf(patch, base);
-    const config = agentConfigOf(view, await skillVersionIdsOf(tx, view), await sandboxPlacementOf(tx, deps, view));
+    const roster = rosterOf(patch.multiagent);
+    // Omitted: the roster stays as it was resolved (each agent at the version it was given).
+    const { multiagent, delegates } = await resolveRoster(tx, roster === undefined ? (base.multiagent?.agents ?? null) : roster, agent.id);
+    const view = { ...cmaViewOf(patch, base), multiagent };
+    const config = agentConfigOf(view, await skillVersionIdsOf(tx, view), await sandboxPlacementOf(tx, deps, view), delegates);
     try {
-      const published = await publishAgentVersion({ ctx: tx, deps, input: { agentId: agent.id, config } });
+      const published = await onRoster(() => publishAgentVersion({ ctx: tx, deps, input: { agentId: agent.id, config } }));
       await storeView(tx, published.id, view);
       return render(agent, published, view);
     } catch (error) {
@@ -100,6 +109,66 @@ export async function updateCompatAgent({
       return render(agent, latest, view);
     }
   });
+}
+
+/** How many child runs of one roster agent a coordinator run may have going at once (the most a delegate allows). */
+const ROSTER_MAX_PARALLEL = 8;
+
+/**
+ * A coordinator's roster at exact versions, and the delegates it becomes: each agent of this
+ * project, not archived, at the version named or its latest, itself without a roster (depth
+ * limit 1), under a key made from its name. A 400 naming the entry otherwise.
+ */
+async function resolveRoster(
+  ctx: ServiceContext,
+  entries: readonly RosterEntry[] | null,
+  selfId: string | null,
+): Promise<{ multiagent: CoordinatorView | null; delegates: Array<Record<string, unknown>> }> {
+  if (!entries || entries.length === 0) return { multiagent: null, delegates: [] };
+  const resolved = [];
+  for (const [index, entry] of entries.entries()) {
+    const field = `multiagent.agents.${index}`;
+    const refuse = (message: string): never => {
+      throw new ValidationError(`${field}: ${message}`, { path: `body.${field}` });
+    };
+    if (entry.id === selfId) refuse('names this agent itself; a roster entry is another agent');
+    const agent = isOurId(entry.id) ? await getAgentIncludingArchived({ ctx, input: { agentId: entry.id } }).catch(notFoundAsNull) : null;
+    if (!agent) return refuse(`no agent ${entry.id} in this project`);
+    if (agent.archivedAt) refuse(`the agent ${entry.id} is archived`);
+    const version = entry.version === null ? agent.versions[0]! : agent.versions.find((candidate) => candidate.version === entry.version);
+    if (!version) return refuse(`the agent ${entry.id} has no version ${entry.version}`);
+    if (((version.config as { delegates?: unknown[] }).delegates ?? []).length > 0)
+      refuse(`the agent ${entry.id} has a roster of its own (a coordinator's agents cannot: depth limit 1)`);
+    resolved.push({ id: agent.id, version: version.version, versionId: version.id, name: agent.name, description: agent.description });
+  }
+  const keys = delegateKeysOf(resolved.map((agent) => agent.name));
+  return {
+    multiagent: { type: 'coordinator', agents: resolved.map(({ id, version }) => ({ id, version })) },
+    delegates: resolved.map((agent, index) => ({
+      key: keys[index],
+      description: (agent.description || `The agent "${agent.name}".`).slice(0, 2_000),
+      agentVersionId: agent.versionId,
+      maxParallel: ROSTER_MAX_PARALLEL,
+    })),
+  };
+}
+
+const notFoundAsNull = (error: unknown) => {
+  if (error instanceof NotFoundError) return null;
+  throw error;
+};
+
+/** A publication's refusal of a delegate (say, a sandbox unlike the coordinator's) named by its roster entry. */
+async function onRoster<T>(publish: () => Promise<T>): Promise<T> {
+  try {
+    return await publish();
+  } catch (error) {
+    const path = error instanceof ValidationError ? String((error.details as { path?: unknown } | undefined)?.path ?? '') : '';
+    const match = /delegates[.[](\d+)/.exec(path);
+    if (!match) throw error;
+    const field = `multiagent.agents.${match[1]}`;
+    throw new ValidationError(`${field}: ${error instanceof Error ? error.message : 'cannot be a delegate of this agent'}`, { path: `body.${field}` });
+  }
 }
 
 /** The project's agents, oldest first; archived ones (with `archived_at`) only with `includeArchived`. */

@@ -1,0 +1,80 @@
+import { ValidationError } from '../../../domain/errors.ts';
+
+/**
+ * The hosted API's `multiagent` on agents, as far as this server serves it
+ * (docs/compat/anthropic-multiagent.md, docs/decisions/anthropic-compat-multiagent.md): the
+ * `coordinator` topology, whose roster becomes the version's delegates. What it cannot honour
+ * (`multiagent_20261001`, advisor and `self` entries) is a 400 naming the field.
+ */
+
+/** A roster entry as sent: an agent id (its latest version then) or `{type: "agent", id, version?}`. */
+export type RosterEntry = { id: string; version: number | null };
+/** The roster as resolved when the version was published: each agent at an exact version. */
+export type CoordinatorView = { type: 'coordinator'; agents: Array<{ id: string; version: number }> };
+
+export const ROSTER_LIMITS = { min: 1, max: 20 } as const;
+
+const fail = (field: string, message: string): never => {
+  throw new ValidationError(`${field}: ${message}`, { path: `body.${field}` });
+};
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** `multiagent` of a create or update: undefined (keep), null (none), or a coordinator's roster. */
+export function rosterOf(multiagent: unknown): RosterEntry[] | null | undefined {
+  if (multiagent === undefined || multiagent === null) return multiagent;
+  if (!isRecord(multiagent)) return fail('multiagent', 'must be {"type": "coordinator", "agents": [...]}');
+  if (multiagent.type === 'multiagent_20261001')
+    return fail('multiagent.type', 'multiagent_20261001 (advisor, subagents, inline agents, workflows) is not supported by this server; use "coordinator"');
+  if (multiagent.type !== 'coordinator') return fail('multiagent.type', 'must be "coordinator"');
+  const extra = Object.keys(multiagent).find((key) => key !== 'type' && key !== 'agents');
+  if (extra) return fail(`multiagent.${extra}`, 'is not a field of the coordinator topology');
+  const { agents } = multiagent;
+  if (!Array.isArray(agents) || agents.length < ROSTER_LIMITS.min || agents.length > ROSTER_LIMITS.max)
+    return fail('multiagent.agents', `must be ${ROSTER_LIMITS.min}-${ROSTER_LIMITS.max} roster entries`);
+  const entries = agents.map((entry, index) => entryOf(entry, `multiagent.agents.${index}`));
+  entries.forEach((entry, index) => {
+    if (entries.findIndex((other) => other.id === entry.id) !== index) fail(`multiagent.agents.${index}`, 'names an agent the roster already has');
+  });
+  return entries;
+}
+
+function entryOf(entry: unknown, field: string): RosterEntry {
+  if (typeof entry === 'string') return entry.length > 0 ? { id: entry, version: null } : fail(field, 'must be an agent id');
+  if (!isRecord(entry)) return fail(field, 'must be an agent id or {"type": "agent", "id", "version"}');
+  if (entry.type === 'self') return fail(`${field}.type`, '"self" is not supported by this server: a roster entry is another agent (at an exact version)');
+  if (entry.type === 'advisor') return fail(`${field}.type`, 'advisor entries are not supported by this server');
+  if (entry.type !== 'agent') return fail(`${field}.type`, 'must be "agent"');
+  const extra = Object.keys(entry).find((key) => !['type', 'id', 'version'].includes(key));
+  if (extra) return fail(`${field}.${extra}`, 'is not a field of a roster entry');
+  if (typeof entry.id !== 'string' || entry.id.length === 0) return fail(`${field}.id`, 'must be an agent id');
+  if (entry.version !== undefined && entry.version !== null && !(Number.isInteger(entry.version) && (entry.version as number) >= 1))
+    return fail(`${field}.version`, 'must be an integer, at least 1');
+  return { id: entry.id, version: (entry.version as number | null | undefined) ?? null };
+}
+
+/**
+ * A roster agent's delegate key: its name in lower case, what delegate keys cannot hold as
+ * dashes, starting with a letter, unique in the roster (`-2`, `-3` after a repeat).
+ */
+export function delegateKeysOf(names: readonly string[]): string[] {
+  const taken = new Set<string>();
+  return names.map((name) => {
+    let base = name
+      .toLowerCase()
+      .replace(/[^a-z0-9_-]+/g, '-')
+      .replace(/^[^a-z]+/, '')
+      .replace(/-+$/, '')
+      .slice(0, 56);
+    if (base === '') base = 'agent';
+    let key = base;
+    for (let n = 2; taken.has(key); n++) key = `${base}-${n}`;
+    taken.add(key);
+    return key;
+  });
+}
+
+/** `multiagent` as the SDK reads it back: each roster agent at its exact version. */
+export function renderMultiagent(view: CoordinatorView | null | undefined) {
+  if (!view) return null;
+  return { type: 'coordinator' as const, agents: view.agents.map((agent) => ({ type: 'agent' as const, id: agent.id, version: agent.version })) };
+}

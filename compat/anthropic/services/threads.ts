@@ -1,0 +1,98 @@
+import { NotFoundError, ValidationError } from '../../../domain/errors.ts';
+import { delegationsOfSession } from '../../../services/runtime/delegations/index.ts';
+import { findSession, type SessionRow } from '../../../services/runtime/runs/index.ts';
+import type { ServiceContext } from '../../../services/kernel/service-context.ts';
+import { isOurId } from '../domain/ids.ts';
+import { statusOf } from '../domain/sessions.ts';
+import { agentSnapshotOf } from './agents.ts';
+
+/**
+ * `client.beta.sessions.threads` (docs/decisions/anthropic-compat-multiagent.md): a session's
+ * primary thread is the session itself, and each child session its coordinator delegated to is a
+ * child thread; thread ids are our thread ids. A closed delegation's thread is `terminated`.
+ */
+
+export const THREAD_STATUSES = ['running', 'idle', 'rescheduling', 'terminated'] as const;
+type ThreadStatus = (typeof THREAD_STATUSES)[number];
+
+type Thread = { session: SessionRow; parentThreadId: string | null; closedAt: Date | null };
+
+/** The threads of a session, the primary first, then its children in the order they were made. */
+async function threadsOf(ctx: ServiceContext, sessionId: string): Promise<Thread[]> {
+  if (!isOurId(sessionId)) throw new NotFoundError('No session with that id in this project');
+  const session = await findSession({ ctx, input: { sessionId } });
+  const children = await delegationsOfSession({ ctx, input: { coordinatorSessionId: session.id } });
+  const threads: Thread[] = [{ session, parentThreadId: null, closedAt: null }];
+  for (const child of children) {
+    threads.push({
+      session: await findSession({ ctx, input: { sessionId: child.childSessionId } }),
+      parentThreadId: session.threadId,
+      closedAt: child.closedAt ? new Date(child.closedAt) : null,
+    });
+  }
+  return threads;
+}
+
+async function renderThread(ctx: ServiceContext, coordinatorSessionId: string, thread: Thread) {
+  const { session } = thread;
+  const agent = await agentSnapshotOf(ctx, session.agentVersionId);
+  const status: ThreadStatus = thread.closedAt ? 'terminated' : statusOf(session);
+  return {
+    type: 'session_thread' as const,
+    id: session.threadId,
+    agent: {
+      type: 'agent' as const,
+      id: agent.id,
+      version: agent.version,
+      name: agent.name,
+      description: agent.description,
+      system: agent.system,
+      model: agent.model,
+      tools: agent.tools,
+      skills: agent.skills,
+      mcp_servers: agent.mcp_servers,
+      execution_identity: agent.execution_identity,
+    },
+    archived_at: thread.closedAt?.toISOString() ?? (session.archivedAt ? session.archivedAt.toISOString() : null),
+    created_at: session.createdAt.toISOString(),
+    parent_thread_id: thread.parentThreadId,
+    session_id: coordinatorSessionId,
+    stats: null,
+    status,
+    updated_at: session.lastActivityAt.toISOString(),
+    usage: null,
+    workflow_run_id: null,
+  };
+}
+export type CmaThread = Awaited<ReturnType<typeof renderThread>>;
+
+/** `GET /v1/sessions/{id}/threads`: a page of them (the cursor: how many came before), filtered by status. */
+export async function listCompatThreads({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { sessionId: string; limit: number; page: string | undefined; statuses: string[] };
+}): Promise<{ data: CmaThread[]; next_page: string | null }> {
+  const unknown = input.statuses.find((status) => !(THREAD_STATUSES as readonly string[]).includes(status));
+  if (unknown !== undefined) throw new ValidationError(`statuses: must be among ${THREAD_STATUSES.join(', ')}`, { path: 'query.statuses' });
+  const start = input.page === undefined ? 0 : Number(input.page);
+  if (!Number.isInteger(start) || start < 0) throw new ValidationError('page: not a page of this list', { path: 'query.page' });
+  const all = await Promise.all((await threadsOf(ctx, input.sessionId)).map((thread) => renderThread(ctx, input.sessionId, thread)));
+  const wanted = input.statuses.length === 0 ? all : all.filter((thread) => input.statuses.includes(thread.status));
+  const data = wanted.slice(start, start + input.limit);
+  return { data, next_page: start + input.limit < wanted.length ? String(start + input.limit) : null };
+}
+
+/** The session a thread of `sessionId` runs in (the session itself for its primary thread); 404 otherwise. */
+export async function sessionOfThread(ctx: ServiceContext, input: { sessionId: string; threadId: string }): Promise<{ thread: Thread; sessionId: string }> {
+  const thread = (await threadsOf(ctx, input.sessionId)).find((candidate) => candidate.session.threadId === input.threadId);
+  if (!thread) throw new NotFoundError('No thread with that id in this session');
+  return { thread, sessionId: thread.session.id };
+}
+
+/** `GET /v1/sessions/{id}/threads/{thread_id}`. */
+export async function getCompatThread({ ctx, input }: { ctx: ServiceContext; input: { sessionId: string; threadId: string } }): Promise<CmaThread> {
+  const { thread } = await sessionOfThread(ctx, input);
+  return renderThread(ctx, input.sessionId, thread);
+}

@@ -1,0 +1,147 @@
+import Anthropic, { BadRequestError } from '@anthropic-ai/sdk';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sessions } from '../../../db/schema/index.ts';
+import { startRunApp } from '../../../test/support/run-app.ts';
+import { serveApp, type ServedApp } from '../../../test/support/http-server.ts';
+
+/**
+ * An agent's `multiagent: {type: "coordinator", agents}` through the unmodified official SDK
+ * (docs/decisions/anthropic-compat-multiagent.md): the roster resolved to exact versions and read
+ * back, kept by an update that leaves it out, cleared by null; what this server does not serve a
+ * 400 naming the field; and a coordinator's session that delegates to a roster agent.
+ */
+let f: Awaited<ReturnType<typeof startRunApp>>;
+let served: ServedApp;
+const sdk = () => new Anthropic({ baseURL: `${served.baseUrl}/compat/anthropic`, apiKey: f.apiKey });
+const refusal = async (call: () => Promise<unknown>) => {
+  try {
+    await call();
+  } catch (error) {
+    return error as BadRequestError;
+  }
+  throw new Error('expected the call to fail');
+};
+
+beforeAll(async () => {
+  f = await startRunApp();
+  served = await serveApp(f.t.app.fetch);
+}, 120_000);
+afterAll(async () => {
+  await served?.close();
+  await f?.close();
+});
+
+describe('multiagent coordinators through the SDK', () => {
+  it('resolves the roster to exact versions, keeps it on an update without it, and clears it with null', async () => {
+    const client = sdk();
+    const researcher = await client.beta.agents.create({ name: 'Researcher', model: 'fast', description: 'Finds things out.' });
+    await client.beta.agents.update(researcher.id, { version: 1, system: 'You research carefully.' });
+    const writer = await client.beta.agents.create({ name: 'Writer', model: 'fast' });
+    const lead = await client.beta.agents.create({
+      name: 'Lead',
+      model: 'fast',
+      multiagent: { type: 'coordinator', agents: [researcher.id, { type: 'agent', id: writer.id, version: 1 }] },
+    });
+    expect(lead.multiagent).toEqual({
+      type: 'coordinator',
+      agents: [
+        { type: 'agent', id: researcher.id, version: 2 },
+        { type: 'agent', id: writer.id, version: 1 },
+      ],
+    });
+    expect((await client.beta.agents.retrieve(lead.id)).multiagent).toEqual(lead.multiagent);
+    // The roster is the version's delegates, natively too.
+    const native = (await f.call('GET', `/agents/${lead.id}/versions`)).body.data[0];
+    expect(native.config.delegates.map((delegate: { key: string; maxParallel: number }) => [delegate.key, delegate.maxParallel])).toEqual([
+      ['researcher', 8],
+      ['writer', 8],
+    ]);
+    // Left out, it stays (pinned at the versions it resolved to, though the researcher moves on).
+    await client.beta.agents.update(researcher.id, { version: 2, system: 'You research quickly.' });
+    const renamed = await client.beta.agents.update(lead.id, { version: 1, system: 'You lead.' });
+    expect(renamed.version).toBe(2);
+    expect(renamed.multiagent).toEqual(lead.multiagent);
+    const cleared = await client.beta.agents.update(lead.id, { version: 2, multiagent: null });
+    expect(cleared.multiagent).toBeNull();
+    expect((await f.call('GET', `/agents/${lead.id}/versions`)).body.data[0].config.delegates).toEqual([]);
+  });
+
+  it('refuses what it does not serve, and rosters that break the rules, each a 400 naming the field', async () => {
+    const client = sdk();
+    const helper = await client.beta.agents.create({ name: 'Helper', model: 'fast' });
+    const lead = await client.beta.agents.create({ name: 'Nested lead', model: 'fast', multiagent: { type: 'coordinator', agents: [helper.id] } });
+    const cases: Array<[unknown, string]> = [
+      [{ type: 'multiagent_20261001' }, 'multiagent.type'],
+      [{ type: 'coordinator', agents: [] }, 'multiagent.agents'],
+      [{ type: 'coordinator', agents: Array.from({ length: 21 }, () => helper.id) }, 'multiagent.agents'],
+      [{ type: 'coordinator', agents: [{ type: 'self' }] }, 'multiagent.agents.0.type'],
+      [{ type: 'coordinator', agents: [{ type: 'advisor', model: 'fast' }] }, 'multiagent.agents.0.type'],
+      [{ type: 'coordinator', agents: [helper.id, { type: 'agent', id: helper.id }] }, 'multiagent.agents.1'],
+      [{ type: 'coordinator', agents: ['agent_011CZnotours'] }, 'multiagent.agents.0'],
+      [{ type: 'coordinator', agents: [{ type: 'agent', id: helper.id, version: 9 }] }, 'multiagent.agents.0'],
+      // Depth limit 1: a coordinator cannot be on a roster.
+      [{ type: 'coordinator', agents: [lead.id] }, 'multiagent.agents.0'],
+    ];
+    for (const [multiagent, field] of cases) {
+      const error = await refusal(() => client.beta.agents.create({ name: 'Refused', model: 'fast', multiagent: multiagent as never }));
+      expect(error, JSON.stringify(multiagent)).toBeInstanceOf(BadRequestError);
+      expect(error.message, JSON.stringify(multiagent)).toContain(`${field}:`);
+    }
+    const archived = await client.beta.agents.create({ name: 'Gone', model: 'fast' });
+    await client.beta.agents.archive(archived.id);
+    const error = await refusal(() => client.beta.agents.update(lead.id, { version: 1, multiagent: { type: 'coordinator', agents: [archived.id] } }));
+    expect(error).toBeInstanceOf(BadRequestError);
+    expect(error.message).toContain('is archived');
+  });
+
+  it("a coordinator's session hands work to a roster agent, whose child session runs it", async () => {
+    const client = sdk();
+    const finder = await client.beta.agents.create({ name: 'Capital finder', model: 'fast', system: 'You find capitals.' });
+    const lead = await client.beta.agents.create({ name: 'Quiz lead', model: 'fast', multiagent: { type: 'coordinator', agents: [finder.id] } });
+    const session = await client.beta.sessions.create({ agent: lead.id, environment_id: 'env_default' });
+    f.fakes.vendor_a
+      .reply({ toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'capital-finder', message: 'The capital of Norway?' } }] })
+      .reply({ text: 'Oslo.' })
+      .reply({ text: 'Norway: Oslo.' });
+    const first = f.fakes.vendor_a.requests.length;
+    await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Capital of Norway?' }] }] });
+    for (let i = 0; f.fakes.vendor_a.requests.length < first + 3; i++) {
+      if (i > 600) throw new Error('the coordinator never answered');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const child = JSON.stringify(f.fakes.vendor_a.requests[first + 1]!.body);
+    expect(child).toContain('You find capitals.');
+    expect(child).toContain('The capital of Norway?');
+    expect(JSON.stringify(f.fakes.vendor_a.requests[first + 2]!.body)).toContain('Oslo.');
+    const [childSession] = await f.t.database.db.select().from(sessions).where(eq(sessions.delegateKey, 'capital-finder'));
+    expect(childSession).toMatchObject({ agentId: finder.id });
+
+    // The session's threads: the primary (the coordinator) and the child it spawned.
+    const threads = [];
+    for await (const thread of client.beta.sessions.threads.list(session.id, { limit: 1 })) threads.push(thread);
+    expect(threads.map((thread) => [thread.agent.type === 'agent' ? thread.agent.name : null, thread.parent_thread_id === null])).toEqual([
+      ['Quiz lead', true],
+      ['Capital finder', false],
+    ]);
+    const [primary, spawned] = threads;
+    expect(spawned).toMatchObject({ type: 'session_thread', session_id: session.id, parent_thread_id: primary!.id, archived_at: null });
+    expect(await client.beta.sessions.threads.retrieve(spawned!.id, { session_id: session.id })).toEqual(spawned);
+    expect((await client.beta.sessions.threads.list(session.id, { statuses: ['terminated'] })).data).toEqual([]);
+    // The child thread's own events: the message it was given and its answer.
+    const childEvents = [];
+    for await (const event of client.beta.sessions.threads.events.list(spawned!.id, { session_id: session.id })) childEvents.push(event);
+    const texts = childEvents.flatMap((event) => ('content' in event && Array.isArray(event.content) ? [[event.type, JSON.stringify(event.content)]] : []));
+    expect(texts.map(([type]) => type)).toEqual(['user.message', 'agent.message']);
+    expect(texts[0]![1]).toContain('The capital of Norway?');
+    expect(texts[1]![1]).toContain('Oslo.');
+    // Its stream is the child session's: the SDK opens it as it opens a session's (new events only,
+    // so a settled child's stays quiet until closed).
+    const controller = new AbortController();
+    const live = await client.beta.sessions.threads.events.stream(spawned!.id, { session_id: session.id }, { signal: controller.signal });
+    expect(live.controller).toBeDefined();
+    controller.abort();
+    const missing = await refusal(() => client.beta.sessions.threads.retrieve(primary!.session_id, { session_id: session.id }));
+    expect(missing.status).toBe(404);
+  });
+});
