@@ -22,8 +22,13 @@ export type ToolCallFacts = {
   approvalRequired: boolean;
   /** The CMA content blocks of its result (as sent through this API, else our result as JSON text). */
   resultBlocks: Array<Record<string, unknown>> | null;
+  /** Its result value as recorded (a delegation's answer is in it). */
+  resultValue?: unknown;
   failureMessage: string | null;
 };
+
+/** A child session a coordinator delegated to, as a thread of its session. */
+export type ChildThreadFacts = { threadId: string; agentName: string };
 
 export type EventFacts = {
   toolCalls: Map<string, ToolCallFacts>;
@@ -31,6 +36,8 @@ export type EventFacts = {
   queuedMessageEventOfRun: Map<string, string>;
   /** The files of a run's user turn (its attachments, in order): event messages carry text only. */
   attachmentsOfRun: Map<string, AttachmentMetadata[]>;
+  /** The child sessions delegation events name, by session id (absent: none named). */
+  childThreads?: Map<string, ChildThreadFacts>;
 };
 
 export type CmaEvent = { id: string; type: string; processed_at: string | null; [field: string]: unknown };
@@ -153,6 +160,9 @@ export function cmaEventsOf(event: EventSource, facts: EventFacts): CmaEvent[] {
       if (/^mcp__/.test(call.toolName)) return one({ type: 'agent.mcp_tool_result', mcp_tool_use_id: useId, is_error: isError });
       return one({ type: 'agent.tool_result', tool_use_id: useId, is_error: isError });
     }
+    case 'delegation.run_queued':
+    case 'delegation.run_settled':
+      return threadEventsOf(event, facts, call);
     case 'approval.decided':
       if (!useId) return [];
       return one({ type: 'user.tool_confirmation', tool_use_id: useId, result: payload.status === 'approved' ? 'allow' : 'deny' });
@@ -163,6 +173,40 @@ export function cmaEventsOf(event: EventSource, facts: EventFacts): CmaEvent[] {
     default:
       return [];
   }
+}
+
+/**
+ * A delegation seen from the coordinator's primary thread (docs/decisions/anthropic-compat-multiagent.md):
+ * queued by a call, the child's thread is created (`delegate_agent`), sent the call's message and
+ * running; settled, it answered (a completed child's final text) and is idle. A message sent to
+ * a child through the native API has no call and shows on the child's own thread only.
+ */
+function threadEventsOf(event: EventSource, facts: EventFacts, call: ToolCallFacts | undefined): CmaEvent[] {
+  const payload = event.publicPayload;
+  const child = facts.childThreads?.get(String(payload.childSessionId));
+  if (!call || !child) return [];
+  const at = event.occurredAt.toISOString();
+  const thread = { session_thread_id: child.threadId, agent_name: child.agentName };
+  const events: Array<Record<string, unknown> & { type: string }> = [];
+  if (event.kind === 'delegation.run_queued') {
+    const message = (call.arguments as { message?: unknown } | null)?.message;
+    if (call.toolName === 'delegate_agent') events.push({ type: 'session.thread_created', ...thread, workflow_run_id: null });
+    if (typeof message === 'string')
+      events.push({ type: 'agent.thread_message_sent', to_session_thread_id: child.threadId, to_agent_name: child.agentName, content: text(message) });
+    events.push({ type: 'session.thread_status_running', ...thread });
+  } else {
+    const answer = (call.resultValue as { answer?: unknown } | null | undefined)?.answer;
+    const completed = payload.state === 'completed';
+    if (completed && typeof answer === 'string')
+      events.push({ type: 'agent.thread_message_received', from_session_thread_id: child.threadId, from_agent_name: child.agentName, content: text(answer) });
+    events.push({
+      type: 'session.thread_status_idle',
+      ...thread,
+      stop_reason: { type: completed || payload.state === 'cancelled' ? 'end_turn' : 'retries_exhausted' },
+      stop_details: null,
+    });
+  }
+  return events.map((fields, k) => ({ id: cmaEventId(event.id, k), processed_at: at, ...fields }));
 }
 
 /** The tool calls an event names (what `facts` must hold for it). */

@@ -7,11 +7,12 @@ import {
   type CmaEvent,
   type EventFacts,
   type EventSource,
+  type ChildThreadFacts,
   type ToolCallFacts,
 } from '../domain/events.ts';
 import { turnFields, userMessageContent, userMessageTurn } from '../domain/content.ts';
 import { attachmentsOf } from '../../../domain/attachments/metadata.ts';
-import { ValidationError } from '../../../domain/errors.ts';
+import { NotFoundError, ValidationError } from '../../../domain/errors.ts';
 import { describeJsonProblem, unstorableJsonPart } from '../../../domain/json-limits.ts';
 import { isSettled } from '../../../domain/runs/states.ts';
 import { decideApproval } from '../../../services/runtime/approvals/index.ts';
@@ -28,6 +29,8 @@ import type { ServiceContext } from '../../../services/kernel/service-context.ts
 import { claimToolCall } from '../../../services/runtime/tool-calls/index.ts';
 import { submitToolResult } from '../../../services/runtime/tool-calls/index.ts';
 import { withTransaction } from '../../../services/kernel/transaction.ts';
+import { isOurId } from '../domain/ids.ts';
+import { agentSnapshotOf } from './agents.ts';
 
 /**
  * Session events of the Anthropic-compatible API (`/v1/sessions/{id}/events`): the session's
@@ -51,8 +54,19 @@ export async function factsFor(ctx: ServiceContext, rows: EventSource[]): Promis
       arguments: call.safeArguments,
       approvalRequired: call.approvalRequired,
       resultBlocks: result?.status === 'success' ? blocksOfValue(result.value) : null,
+      resultValue: result?.status === 'success' ? result.value : undefined,
       failureMessage: call.failure?.message ?? null,
     });
+  }
+  // The child sessions delegation events name: their threads, and the agents they run.
+  const childThreads = new Map<string, ChildThreadFacts>();
+  const childIds = [...new Set(rows.filter((row) => row.kind.startsWith('delegation.')).map((row) => String(row.publicPayload.childSessionId)))];
+  for (const childId of childIds.filter(isOurId)) {
+    const child = await findSession({ ctx, input: { sessionId: childId } }).catch((error: unknown) => {
+      if (error instanceof NotFoundError) return null;
+      throw error;
+    });
+    if (child) childThreads.set(childId, { threadId: child.threadId, agentName: (await agentSnapshotOf(ctx, child.agentVersionId)).name });
   }
   const userMessageRuns = rows
     .filter((row) => row.kind === 'message.created' && row.publicPayload.role === 'user')
@@ -61,6 +75,7 @@ export async function factsFor(ctx: ServiceContext, rows: EventSource[]): Promis
     toolCalls: toolCallsById,
     queuedMessageEventOfRun: await queuedTurnEventsOfRuns({ ctx, input: { runIds: userMessageRuns } }),
     attachmentsOfRun: await attachmentsOfRuns({ ctx, input: { runIds: userMessageRuns } }),
+    childThreads,
   };
 }
 

@@ -141,6 +141,23 @@ describe('multiagent coordinators through the SDK', () => {
     const live = await client.beta.sessions.threads.events.stream(spawned!.id, { session_id: session.id }, { signal: controller.signal });
     expect(live.controller).toBeDefined();
     controller.abort();
+    // The primary stream: the child's thread created, sent the message, running, its answer, idle.
+    const primaryEvents = [];
+    for await (const event of client.beta.sessions.events.list(session.id)) primaryEvents.push(event as unknown as Record<string, unknown>);
+    const threadEvents = primaryEvents.filter((event) => String(event.type).includes('thread'));
+    expect(threadEvents.map((event) => event.type)).toEqual([
+      'session.thread_created',
+      'agent.thread_message_sent',
+      'session.thread_status_running',
+      'agent.thread_message_received',
+      'session.thread_status_idle',
+    ]);
+    expect(threadEvents[0]).toMatchObject({ session_thread_id: spawned!.id, agent_name: 'Capital finder', workflow_run_id: null });
+    expect(threadEvents[1]).toMatchObject({ to_session_thread_id: spawned!.id, content: [{ type: 'text', text: 'The capital of Norway?' }] });
+    expect(threadEvents[3]).toMatchObject({ from_session_thread_id: spawned!.id, content: [{ type: 'text', text: 'Oslo.' }] });
+    expect(threadEvents[4]).toMatchObject({ session_thread_id: spawned!.id, stop_reason: { type: 'end_turn' } });
+    // The delegation is the runtime's machinery: no tool use of its own on the primary thread.
+    expect(primaryEvents.filter((event) => String(event.type).endsWith('tool_use'))).toEqual([]);
     const missing = await refusal(() => client.beta.sessions.threads.retrieve(primary!.session_id, { session_id: session.id }));
     expect(missing.status).toBe(404);
   });
