@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
-import { ValidationError } from '../../../domain/errors.ts';
 import { listCompatEvents } from '../services/events.ts';
-import { getCompatThread, listCompatThreads, sessionOfThread } from '../services/threads.ts';
+import { archiveCompatThread, getCompatThread, listCompatThreads, sessionOfThread } from '../services/threads.ts';
 import type { AppDeps } from '../../../api/deps.ts';
 import type { AppEnv } from '../../../api/env.ts';
 import { needs } from './auth.ts';
@@ -9,8 +8,9 @@ import { compatStream } from './stream.ts';
 import { paging } from './requests.ts';
 
 /**
- * `client.beta.sessions.threads`: list and retrieve a session's threads, and a thread's events
- * (listed, or streamed as the session's stream is). Archiving a thread is not served.
+ * `client.beta.sessions.threads`: list, retrieve and archive a session's threads (archiving a
+ * child thread cancels its delegation, with the native cancel's scopes), and a thread's events
+ * (listed, or streamed as the session's stream is).
  */
 export function compatThreadRoutes(deps: AppDeps) {
   const stream = compatStream(deps);
@@ -39,7 +39,7 @@ export function compatThreadRoutes(deps: AppDeps) {
       const { sessionId } = await sessionOfThread(c.var.ctx, { sessionId: c.req.param('sessionId'), threadId: c.req.param('threadId') });
       return stream(c, sessionId);
     })
-    .post('/sessions/:sessionId/threads/:threadId/archive', needs('session:write'), () => {
-      throw new ValidationError('archiving a thread is not supported by this server; cancel the delegation through the native API', { path: 'path.threadId' });
-    });
+    .post('/sessions/:sessionId/threads/:threadId/archive', needs('session:read', 'delegation:cancel', 'run:cancel'), async (c) =>
+      c.json(await archiveCompatThread({ ctx: c.var.ctx, deps, input: { sessionId: c.req.param('sessionId'), threadId: c.req.param('threadId') } })),
+    );
 }

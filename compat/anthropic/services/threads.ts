@@ -1,5 +1,6 @@
 import { NotFoundError, ValidationError } from '../../../domain/errors.ts';
-import { delegationsOfSession } from '../../../services/runtime/delegations/index.ts';
+import { cancelDelegation, delegationsOfSession } from '../../../services/runtime/delegations/index.ts';
+import type { RunStarterDeps } from '../../../services/kernel/run-starter.ts';
 import { findSession, type SessionRow } from '../../../services/runtime/runs/index.ts';
 import type { ServiceContext } from '../../../services/kernel/service-context.ts';
 import { isOurId } from '../domain/ids.ts';
@@ -9,25 +10,27 @@ import { agentSnapshotOf } from './agents.ts';
 /**
  * `client.beta.sessions.threads` (docs/decisions/anthropic-compat-multiagent.md): a session's
  * primary thread is the session itself, and each child session its coordinator delegated to is a
- * child thread; thread ids are our thread ids. A closed delegation's thread is `terminated`.
+ * child thread; thread ids are our thread ids. Archiving a child thread cancels its delegation
+ * (closed to further messages, its unsettled run cancelled): its thread is then `terminated`.
  */
 
 export const THREAD_STATUSES = ['running', 'idle', 'rescheduling', 'terminated'] as const;
 type ThreadStatus = (typeof THREAD_STATUSES)[number];
 
-type Thread = { session: SessionRow; parentThreadId: string | null; closedAt: Date | null };
+type Thread = { session: SessionRow; parentThreadId: string | null; closedAt: Date | null; delegationId: string | null };
 
 /** The threads of a session, the primary first, then its children in the order they were made. */
 async function threadsOf(ctx: ServiceContext, sessionId: string): Promise<Thread[]> {
   if (!isOurId(sessionId)) throw new NotFoundError('No session with that id in this project');
   const session = await findSession({ ctx, input: { sessionId } });
   const children = await delegationsOfSession({ ctx, input: { coordinatorSessionId: session.id } });
-  const threads: Thread[] = [{ session, parentThreadId: null, closedAt: null }];
+  const threads: Thread[] = [{ session, parentThreadId: null, closedAt: null, delegationId: null }];
   for (const child of children) {
     threads.push({
       session: await findSession({ ctx, input: { sessionId: child.childSessionId } }),
       parentThreadId: session.threadId,
       closedAt: child.closedAt ? new Date(child.closedAt) : null,
+      delegationId: child.id,
     });
   }
   return threads;
@@ -95,4 +98,21 @@ export async function sessionOfThread(ctx: ServiceContext, input: { sessionId: s
 export async function getCompatThread({ ctx, input }: { ctx: ServiceContext; input: { sessionId: string; threadId: string } }): Promise<CmaThread> {
   const { thread } = await sessionOfThread(ctx, input);
   return renderThread(ctx, input.sessionId, thread);
+}
+
+/** `POST /v1/sessions/{id}/threads/{thread_id}/archive`: a child thread's delegation cancelled; the primary thread is the session's to archive. */
+export async function archiveCompatThread({
+  ctx,
+  deps,
+  input,
+}: {
+  ctx: ServiceContext;
+  deps: RunStarterDeps;
+  input: { sessionId: string; threadId: string };
+}): Promise<CmaThread> {
+  const { thread } = await sessionOfThread(ctx, input);
+  if (!thread.delegationId)
+    throw new ValidationError('the primary thread is archived with its session (client.beta.sessions.archive)', { path: 'path.thread_id' });
+  await cancelDelegation({ ctx, deps, input: { sessionId: input.sessionId, delegationId: thread.delegationId } });
+  return getCompatThread({ ctx, input });
 }

@@ -160,5 +160,11 @@ describe('multiagent coordinators through the SDK', () => {
     expect(primaryEvents.filter((event) => String(event.type).endsWith('tool_use'))).toEqual([]);
     const missing = await refusal(() => client.beta.sessions.threads.retrieve(primary!.session_id, { session_id: session.id }));
     expect(missing.status).toBe(404);
+    // Archiving the child thread closes its delegation; the primary is archived with the session.
+    const archived = await client.beta.sessions.threads.archive(spawned!.id, { session_id: session.id });
+    expect(archived).toMatchObject({ id: spawned!.id, status: 'terminated', archived_at: expect.any(String) });
+    expect((await client.beta.sessions.threads.list(session.id, { statuses: ['terminated'] })).data.map((thread) => thread.id)).toEqual([spawned!.id]);
+    expect((await f.call('GET', `/sessions/${session.id}`)).body.delegations[0].state).toBe('closed');
+    expect(await refusal(() => client.beta.sessions.threads.archive(primary!.id, { session_id: session.id }))).toBeInstanceOf(BadRequestError);
   });
 });
