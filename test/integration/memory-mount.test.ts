@@ -31,23 +31,32 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
+/** Brings the sandbox's mount in line with `files` (memory path → content), as the tool runner does. */
+const sync = (sandboxId: string, files: Record<string, string>) =>
+  driver.syncMemoryMount(
+    sandboxId,
+    undefined,
+    MOUNT,
+    Object.entries(files).map(([path, text]) => ({ path, sha256: sha(text) })),
+    async (wanted) => new Map(wanted.map((p) => [p, Buffer.from(files[p]!, 'utf8')])),
+  );
+/** A command with the mount bound, and the mount read back after it. */
+async function runMounted(sandboxId: string, command: string) {
+  const result = await driver.exec({
+    sandboxId,
+    snapshot: BUILT_IN_SNAPSHOT,
+    argv: ['bash', '-c', command],
+    network: { mode: 'none' },
+    timeoutMs: 30_000,
+    memoryMounts: [{ name: MOUNT, readOnly: false }],
+  });
+  expect(result.exitCode, result.stderr).toBe(0);
+  return { stdout: result.stdout, after: await driver.readMemoryMount(sandboxId, undefined, MOUNT) };
+}
 async function mounted(files: Record<string, string>) {
   const sandboxId = randomUUID();
-  const wanted = Object.entries(files).map(([path, text]) => ({ path, sha256: sha(text) }));
-  await driver.syncMemoryMount(sandboxId, undefined, MOUNT, wanted, async (paths) => new Map(paths.map((p) => [p, Buffer.from(files[p]!, 'utf8')])));
-  const run = async (command: string): Promise<MountedFile[]> => {
-    const result = await driver.exec({
-      sandboxId,
-      snapshot: BUILT_IN_SNAPSHOT,
-      argv: ['bash', '-c', command],
-      network: { mode: 'none' },
-      timeoutMs: 30_000,
-      memoryMounts: [{ name: MOUNT, readOnly: false }],
-    });
-    expect(result.exitCode, result.stderr).toBe(0);
-    return driver.readMemoryMount(sandboxId, undefined, MOUNT);
-  };
-  return { sandboxId, run };
+  await sync(sandboxId, files);
+  return { sandboxId, run: async (command: string): Promise<MountedFile[]> => (await runMounted(sandboxId, command)).after };
 }
 /** The files that came back with their bytes (what the read-back found changed or new). */
 const changed = (files: MountedFile[]) => Object.fromEntries(files.flatMap((file) => ('content' in file ? [[file.path, file.content.toString('utf8')]] : [])));
@@ -92,26 +101,9 @@ describe('the local memory mount', () => {
   it('a mount brought in line with a changed store shows the store, and the driver’s writes are not the command’s', async () => {
     const sandboxId = randomUUID();
     const store: Record<string, string> = { '/keep.md': 'kept', '/old.md': 'old' };
-    const sync = () =>
-      driver.syncMemoryMount(
-        sandboxId,
-        undefined,
-        MOUNT,
-        Object.entries(store).map(([path, text]) => ({ path, sha256: sha(text) })),
-        async (wanted) => new Map(wanted.map((p) => [p, Buffer.from(store[p]!, 'utf8')])),
-      );
     const run = async (command: string) => {
-      await sync();
-      const result = await driver.exec({
-        sandboxId,
-        snapshot: BUILT_IN_SNAPSHOT,
-        argv: ['bash', '-c', command],
-        network: { mode: 'none' },
-        timeoutMs: 30_000,
-        memoryMounts: [{ name: MOUNT, readOnly: false }],
-      });
-      expect(result.exitCode, result.stderr).toBe(0);
-      return { stdout: result.stdout, after: await driver.readMemoryMount(sandboxId, undefined, MOUNT) };
+      await sync(sandboxId, store);
+      return runMounted(sandboxId, command);
     };
     expect((await run(`cat ${INSIDE}/old.md`)).stdout).toBe('old');
     // Another session changes the store between commands.

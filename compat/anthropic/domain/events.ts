@@ -1,5 +1,6 @@
 import type { AttachmentMetadata } from '../../../domain/attachments/metadata.ts';
 import { userMessageContent } from './content.ts';
+import { DELEGATE_AGENT_TOOL } from '../../../domain/runs/delegation.ts';
 import { isUuid } from '../../../domain/uuid.ts';
 
 /**
@@ -190,7 +191,7 @@ function threadEventsOf(event: EventSource, facts: EventFacts, call: ToolCallFac
   const events: Array<Record<string, unknown> & { type: string }> = [];
   if (event.kind === 'delegation.run_queued') {
     const message = (call.arguments as { message?: unknown } | null)?.message;
-    if (call.toolName === 'delegate_agent') events.push({ type: 'session.thread_created', ...thread, workflow_run_id: null });
+    if (call.toolName === DELEGATE_AGENT_TOOL) events.push({ type: 'session.thread_created', ...thread, workflow_run_id: null });
     if (typeof message === 'string')
       events.push({ type: 'agent.thread_message_sent', to_session_thread_id: child.threadId, to_agent_name: child.agentName, content: text(message) });
     events.push({ type: 'session.thread_status_running', ...thread });

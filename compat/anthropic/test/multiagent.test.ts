@@ -166,5 +166,13 @@ describe('multiagent coordinators through the SDK', () => {
     expect((await client.beta.sessions.threads.list(session.id, { statuses: ['terminated'] })).data.map((thread) => thread.id)).toEqual([spawned!.id]);
     expect((await f.call('GET', `/sessions/${session.id}`)).body.delegations[0].state).toBe('closed');
     expect(await refusal(() => client.beta.sessions.threads.archive(primary!.id, { session_id: session.id }))).toBeInstanceOf(BadRequestError);
+    // Bad input is a 400 naming the query parameter; another session's thread, or no session, a 404.
+    const badStatus = await refusal(() => client.beta.sessions.threads.list(session.id, { statuses: ['asleep' as never] }));
+    expect(badStatus).toBeInstanceOf(BadRequestError);
+    expect(badStatus.message).toContain('statuses');
+    expect(await refusal(() => client.beta.sessions.threads.list(session.id, { page: 'x' }))).toBeInstanceOf(BadRequestError);
+    expect((await refusal(() => client.beta.sessions.threads.list('sesn_notours'))).status).toBe(404);
+    const other = await client.beta.sessions.create({ agent: finder.id, environment_id: 'env_default' });
+    expect((await refusal(() => client.beta.sessions.threads.retrieve(spawned!.id, { session_id: other.id }))).status).toBe(404);
   });
 });

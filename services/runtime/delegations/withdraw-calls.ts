@@ -1,29 +1,7 @@
 import { inArray } from 'drizzle-orm';
 import { delegationCalls } from '../../../db/schema/index.ts';
-import type { CredentialKeyring } from '../../kernel/credentials/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { settleRun, type AdmissionGate } from '../runs/index.ts';
-import { startDelegationCall, type DelegationStart } from './start-call.ts';
-
-/**
- * The delegation calls of a turn queued together (for the runtime), in call order, each as
- * `startDelegationCall` does it (its own transaction, idempotent per call), so that every child
- * of a fan-out is a `queued` run from the start and the ones waiting for a place are visible.
- */
-export async function startDelegationCalls({
-  ctx,
-  deps,
-  input,
-}: {
-  ctx: ServiceContext;
-  deps: { keyring: CredentialKeyring };
-  input: { runId: string; toolCallIds: readonly string[] };
-}): Promise<Array<{ toolCallId: string; start: DelegationStart }>> {
-  const starts: Array<{ toolCallId: string; start: DelegationStart }> = [];
-  for (const toolCallId of input.toolCallIds)
-    starts.push({ toolCallId, start: await startDelegationCall({ ctx, deps, input: { runId: input.runId, toolCallId } }) });
-  return starts;
-}
 
 /**
  * The child runs of delegation calls that a cancelled coordinator never started (for the
