@@ -68,6 +68,13 @@ function countingTransactions<T extends object>(client: T, method: 'begin' | 'tr
 export const LOCKS = { migrations: 7_240_001, installation: 7_240_002 } as const;
 /** First key of the two-key transaction lock that serializes run admission per project. */
 export const RUN_ADMISSION_LOCK = 7_240_003;
+/**
+ * First key of the two-key transaction lock that serializes budget checks holding spend for calls
+ * in flight: of one project (second key: its id) or one coordinator session's tree (its id). Not a
+ * row lock: `for update` of the project row blocks every event append's foreign-key check of it,
+ * while the append holds the project's event counter (a deadlock).
+ */
+export const BUDGET_CHECK_LOCK = 7_240_004;
 
 /**
  * `exclusively` on a PostgreSQL server: the lock lives on a connection of its own, outside the

@@ -89,11 +89,17 @@ export const HarnessOperation = v.strictObject(
 );
 export type HarnessOperation = v.InferOutput<typeof HarnessOperation>;
 
+/**
+ * A delegate: another agent at an exact version (`agentVersionId`), or `self: true`, a copy of
+ * the coordinator itself (its own version, without delegation tools: depth limit 1); exactly one
+ * of the two (checked in parse.ts).
+ */
 export const Delegate = v.strictObject(
   {
     key: pattern(OPERATION_KEY_PATTERN, 'must be 1-64 characters of a-z, 0-9, "_" and "-", starting with a letter'),
     description: text(AGENT_CONFIG_LIMITS.descriptionMaxLength),
-    agentVersionId: Uuid,
+    agentVersionId: v.optional(Uuid),
+    self: v.optional(v.literal(true, 'must be true (or left out)')),
     maxParallel: integer(AGENT_CONFIG_LIMITS.maxParallel.min, AGENT_CONFIG_LIMITS.maxParallel.max),
   },
   'must be an object',

@@ -37,6 +37,7 @@ describe('parseAgentConfig accepts', () => {
           { ...delegate('b', uuid(2)), maxParallel: 8 },
         ]),
     ],
+    ['a self delegate beside another agent', (c) => c.delegates.push({ key: 'copy', description: 'A copy of me.', self: true, maxParallel: 4 })],
     [
       'MCP namespaces of one letter, segments and 64 characters',
       (c) => (c.mcpBindings = ['a', 'crm_v2_eu', `n${letters(63)}`].map((namespace) => ({ ...c.mcpBindings[0], namespace }))),
@@ -198,6 +199,18 @@ describe('parseAgentConfig rejects', () => {
     ['maxParallel 0', (c) => (c.delegates[0].maxParallel = 0), 'config.delegates[0].maxParallel'],
     ['maxParallel 9', (c) => (c.delegates[0].maxParallel = 9), 'config.delegates[0].maxParallel'],
     ['a missing maxParallel', (c) => delete c.delegates[0].maxParallel, 'config.delegates[0].maxParallel'],
+    ['a delegate with neither a version nor self', (c) => delete c.delegates[0].agentVersionId, 'config.delegates[0]'],
+    ['a delegate with both a version and self', (c) => (c.delegates[0].self = true), 'config.delegates[0]'],
+    ['self: false', (c) => (c.delegates[0] = { ...delegate('copy', ids.childVersion), agentVersionId: undefined, self: false }), 'config.delegates[0].self'],
+    [
+      'two self delegates',
+      (c) =>
+        (c.delegates = [
+          { ...delegate('one', ids.childVersion), agentVersionId: undefined, self: true },
+          { ...delegate('two', ids.childVersion), agentVersionId: undefined, self: true },
+        ]),
+      'config.delegates[1].self',
+    ],
     // Sandbox
     ['a sandbox without enabled', (c) => delete c.sandbox.enabled, 'config.sandbox.enabled'],
     ['a non-boolean enabled', (c) => (c.sandbox.enabled = 'yes'), 'config.sandbox.enabled'],

@@ -39,7 +39,14 @@ export function parseAgentConfig(input: unknown, options: ParseOptions = {}): Ag
   checkToolNamespace(config, root);
   checkUnique(config.skillVersionIds, (id) => id, pathOf(root, 'skillVersionIds'), []);
   checkUnique(config.delegates, (delegate) => delegate.key, pathOf(root, 'delegates'), ['key']);
-  checkUnique(config.delegates, (delegate) => delegate.agentVersionId, pathOf(root, 'delegates'), ['agentVersionId']);
+  config.delegates.forEach((delegate, index) => {
+    if ((delegate.agentVersionId === undefined) === (delegate.self === undefined))
+      throw invalid(pathOf(root, 'delegates', index), 'must have either "agentVersionId" (another agent\'s version) or "self": true');
+  });
+  // Keys are unique (checked above), so a `self` entry never repeats another's version here.
+  checkUnique(config.delegates, (delegate) => delegate.agentVersionId ?? `self:${delegate.key}`, pathOf(root, 'delegates'), ['agentVersionId']);
+  const selves = config.delegates.flatMap((delegate, index) => (delegate.self ? [index] : []));
+  if (selves.length > 1) throw invalid(pathOf(root, 'delegates', selves[1]!, 'self'), 'repeats "self": a coordinator has at most one copy of itself');
   checkUnique(config.mcpBindings, (binding) => binding.namespace, pathOf(root, 'mcpBindings'), ['namespace']);
   return config;
 }

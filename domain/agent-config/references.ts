@@ -20,7 +20,7 @@ export function referencedResources(config: AgentConfig): ReferencedResources {
     presetKey: config.modelPreset,
     summaryPresetKey: config.context?.summaryPreset ?? null,
     skillVersionIds: [...config.skillVersionIds],
-    delegateVersionIds: config.delegates.map((delegate) => delegate.agentVersionId),
+    delegateVersionIds: config.delegates.flatMap((delegate) => (delegate.agentVersionId ? [delegate.agentVersionId] : [])),
     mcpToolsetVersionIds: config.mcpBindings.map((binding) => binding.toolsetVersionId),
     mcpPolicyVersionIds: config.mcpBindings.map((binding) => binding.credentialPolicyVersionId),
   };
@@ -40,6 +40,8 @@ export function checkAgentConfigReferences(config: AgentConfig, facts: Publicati
   checkSkills(config.skillVersionIds, facts, pathOf(root, 'skillVersionIds'));
   checkSandbox(config.sandbox, facts, pathOf(root, 'sandbox'));
   config.delegates.forEach((delegate, index) => {
+    // A `self` delegate is the coordinator's own version: nothing to look up, its sandbox is the same.
+    if (!delegate.agentVersionId) return;
     const fact = facts.delegateVersions.get(delegate.agentVersionId);
     checkDelegate(delegate.key, fact, config.sandbox, facts, pathOf(root, 'delegates', index, 'agentVersionId'));
   });

@@ -81,16 +81,22 @@ export function spentLimit(budget: StoredBudget, spend: Spend): 'cost' | 'tokens
   return null;
 }
 
+const OWNERS = {
+  session: "The session's budget",
+  coordinator_session: "The coordinator session's budget (its delegates' spend included)",
+  project: "The project's monthly budget",
+} as const;
+
 /** The safe explanation of a `budget_exceeded` failure: which budget, its limit and the spend. */
 export function budgetExplanation(
-  scope: 'session' | 'project',
+  scope: 'session' | 'coordinator_session' | 'project',
   limit: 'cost' | 'tokens',
   budget: StoredBudget,
   spend: Spend,
   currency: string,
   held?: Spend,
 ): string {
-  const owner = scope === 'session' ? "The session's budget" : "The project's monthly budget";
+  const owner = OWNERS[scope];
   if (limit === 'cost') {
     const more = held ? `, about ${amountOf(Math.round(held.costNanos))} ${currency} more held by sibling runs' calls in flight` : '';
     return `${owner} of ${amountOf(budget.maxCostNanos!)} ${currency} is spent (${amountOf(spend.costNanos)} ${currency} used${more}); raise it to continue.`;

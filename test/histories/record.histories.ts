@@ -37,7 +37,7 @@ beforeAll(async () => {
       add_numbers: addNumbersHandler,
     },
     // One running run per project, so run-deferred-admission can make a run wait for a place
-    // (every other scenario runs one run at a time; a delegated child is always admitted).
+    // (every other scenario runs one run at a time; a delegated child takes its waiting coordinator's place).
     env: { SVC_OUTBOUND_ALLOW_PRIVATE_NETWORK: 'true', SVC_PROJECT_RUNNING_RUNS_LIMIT: '1' },
   });
   client = f.runtime.client.client;

@@ -247,4 +247,36 @@ describe('parallel delegation', () => {
       expect((await f.call('PATCH', '', { budget: null })).status).toBe(200);
     }
   }, 90_000);
+
+  it('a coordinator session’s budget covers its children: the fourth child fails budget_exceeded, and the tree spends no more', async () => {
+    const helper = await agent('budgeted helper');
+    const lead = await coordinator([{ key: 'helper', versionId: helper.versionId, maxParallel: 4 }]);
+    // Every fake call spends the fake's default 19 tokens: the coordinator's first call and three children's fit.
+    const PER_CALL = 19;
+    const limit = 4 * PER_CALL;
+    f.fakes.vendor_a.reply({ toolCalls: delegateCalls('helper', 4) });
+    for (let i = 0; i < 3; i++) f.fakes.vendor_a.reply({ text: 'Within budget.', delayMs: 500 });
+    const first = f.fakes.vendor_a.requests.length;
+    const session = await f.call('POST', '/sessions', { agentId: lead.id, initialMessage: 'Fan out.', budget: { maxTokens: limit } });
+    expect(session.status, JSON.stringify(session.body)).toBe(201);
+    const runId = session.body.latestRunId as string;
+    const coordinatorRun = await f.waitForRun(runId);
+    const children = await childRunsOf(runId);
+    for (const child of children) await f.waitForRun(child.childRunId);
+    const settled = await Promise.all(children.map(async (child) => (await f.call('GET', `/runs/${child.childRunId}`)).body));
+    expect(settled.map((run) => run.state).sort()).toEqual(['completed', 'completed', 'completed', 'failed']);
+    const refused = settled.find((run) => run.state === 'failed');
+    expect(refused.failure.errorCode).toBe('budget_exceeded');
+    expect(refused.failure.errorExplanation).toMatch(/^The coordinator session's budget \(its delegates' spend included\) of 76 tokens is spent/);
+    // The refused child made no call; the coordinator session's own counters hold its own call only.
+    expect(f.fakes.vendor_a.requests.length - first).toBe(4);
+    const childSessions = await f.t.database.db.select().from(sessions).where(eq(sessions.parentSessionId, session.body.id));
+    const spent = childSessions.reduce((sum, row) => sum + row.inputTokens + row.outputTokens, 0);
+    expect(spent).toBe(3 * PER_CALL);
+    const [own] = await f.t.database.db.select().from(sessions).where(eq(sessions.id, session.body.id));
+    expect(own!.inputTokens + own!.outputTokens).toBe(PER_CALL);
+    // The tree's budget is spent: the coordinator's next call is refused by the same budget.
+    expect(coordinatorRun.state).toBe('failed');
+    expect(coordinatorRun.failure.errorExplanation).toMatch(/^The coordinator session's budget/);
+  }, 90_000);
 });

@@ -239,7 +239,7 @@ export function renderAgent(input: {
       ...skill,
       version: skill.version ?? (Array.isArray(input.skillVersionIds) ? ((input.skillVersionIds[index] as string | undefined) ?? null) : null),
     })),
-    multiagent: renderMultiagent(view.multiagent),
+    multiagent: renderMultiagent(view.multiagent, { id: input.id, version: input.version }),
     execution_identity: { type: 'service_account' },
     metadata: view.metadata,
     version: input.version,

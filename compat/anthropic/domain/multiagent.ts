@@ -3,14 +3,19 @@ import { ValidationError } from '../../../domain/errors.ts';
 /**
  * The hosted API's `multiagent` on agents, as far as this server serves it
  * (docs/compat/anthropic-multiagent.md, docs/decisions/anthropic-compat-multiagent.md): the
- * `coordinator` topology, whose roster becomes the version's delegates. What it cannot honour
- * (`multiagent_20261001`, advisor and `self` entries) is a 400 naming the field.
+ * `coordinator` topology, whose roster becomes the version's delegates (`{type: "self"}`: a
+ * `self` delegate, a copy of the coordinator that does not delegate again). What it cannot
+ * honour (`multiagent_20261001`, advisor entries) is a 400 naming the field.
  */
 
-/** A roster entry as sent: an agent id (its latest version then) or `{type: "agent", id, version?}`. */
-export type RosterEntry = { id: string; version: number | null };
-/** The roster as resolved when the version was published: each agent at an exact version. */
-export type CoordinatorView = { type: 'coordinator'; agents: Array<{ id: string; version: number }> };
+/** The `{type: "self"}` entry: the agent that owns the configuration, at the version being published. */
+export type SelfEntry = { self: true };
+/** A roster entry as sent: an agent id (its latest version then), `{type: "agent", id, version?}` or `self`. */
+export type RosterEntry = { id: string; version: number | null } | SelfEntry;
+/** The roster as resolved when the version was published: each agent at an exact version, or `self`. */
+export type CoordinatorView = { type: 'coordinator'; agents: Array<{ id: string; version: number } | SelfEntry> };
+
+export const isSelfEntry = (entry: RosterEntry | CoordinatorView['agents'][number]): entry is SelfEntry => 'self' in entry;
 
 export const ROSTER_LIMITS = { min: 1, max: 20 } as const;
 
@@ -32,8 +37,10 @@ export function rosterOf(multiagent: unknown): RosterEntry[] | null | undefined 
   if (!Array.isArray(agents) || agents.length < ROSTER_LIMITS.min || agents.length > ROSTER_LIMITS.max)
     return fail('multiagent.agents', `must be ${ROSTER_LIMITS.min}-${ROSTER_LIMITS.max} roster entries`);
   const entries = agents.map((entry, index) => entryOf(entry, `multiagent.agents.${index}`));
+  const idOf = (entry: RosterEntry) => (isSelfEntry(entry) ? 'self' : entry.id);
   entries.forEach((entry, index) => {
-    if (entries.findIndex((other) => other.id === entry.id) !== index) fail(`multiagent.agents.${index}`, 'names an agent the roster already has');
+    if (entries.findIndex((other) => idOf(other) === idOf(entry)) !== index)
+      fail(`multiagent.agents.${index}`, isSelfEntry(entry) ? 'repeats "self" (at most one)' : 'names an agent the roster already has');
   });
   return entries;
 }
@@ -41,7 +48,10 @@ export function rosterOf(multiagent: unknown): RosterEntry[] | null | undefined 
 function entryOf(entry: unknown, field: string): RosterEntry {
   if (typeof entry === 'string') return entry.length > 0 ? { id: entry, version: null } : fail(field, 'must be an agent id');
   if (!isRecord(entry)) return fail(field, 'must be an agent id or {"type": "agent", "id", "version"}');
-  if (entry.type === 'self') return fail(`${field}.type`, '"self" is not supported by this server: a roster entry is another agent (at an exact version)');
+  if (entry.type === 'self') {
+    const extra = Object.keys(entry).find((key) => key !== 'type');
+    return extra ? fail(`${field}.${extra}`, 'is not a field of a "self" entry') : { self: true };
+  }
   if (entry.type === 'advisor') return fail(`${field}.type`, 'advisor entries are not supported by this server');
   if (entry.type !== 'agent') return fail(`${field}.type`, 'must be "agent"');
   const extra = Object.keys(entry).find((key) => !['type', 'id', 'version'].includes(key));
@@ -73,8 +83,14 @@ export function delegateKeysOf(names: readonly string[]): string[] {
   });
 }
 
-/** `multiagent` as the SDK reads it back: each roster agent at its exact version. */
-export function renderMultiagent(view: CoordinatorView | null | undefined) {
+/**
+ * `multiagent` as the SDK reads it back: each roster agent at its exact version; `self` resolved
+ * to the owning agent at the version being read (`owner`), as the SDK's types describe it.
+ */
+export function renderMultiagent(view: CoordinatorView | null | undefined, owner: { id: string; version: number }) {
   if (!view) return null;
-  return { type: 'coordinator' as const, agents: view.agents.map((agent) => ({ type: 'agent' as const, id: agent.id, version: agent.version })) };
+  return {
+    type: 'coordinator' as const,
+    agents: view.agents.map((agent) => ({ type: 'agent' as const, ...(isSelfEntry(agent) ? owner : { id: agent.id, version: agent.version }) })),
+  };
 }

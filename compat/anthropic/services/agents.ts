@@ -1,6 +1,6 @@
 import { inArray } from 'drizzle-orm';
 import { isOurId } from '../domain/ids.ts';
-import { delegateKeysOf, rosterOf, type CoordinatorView, type RosterEntry } from '../domain/multiagent.ts';
+import { delegateKeysOf, isSelfEntry, rosterOf, type CoordinatorView, type RosterEntry } from '../domain/multiagent.ts';
 import { compatAnthropicAgentVersions } from '../tables.ts';
 import { eq } from 'drizzle-orm';
 import {
@@ -42,7 +42,7 @@ export async function createCompatAgent({ ctx, deps, input }: { ctx: ServiceCont
   const roster = rosterOf(input.multiagent);
   const parsed = cmaViewOf(input, null);
   return withTransaction(ctx, async (tx) => {
-    const { multiagent, delegates } = await resolveRoster(tx, roster ?? null, null);
+    const { multiagent, delegates } = await resolveRoster(tx, roster ?? null, { id: null, name: parsed.name, description: parsed.description ?? null });
     const view = { ...parsed, multiagent };
     const config = agentConfigOf(view, await skillVersionIdsOf(tx, view), await sandboxPlacementOf(tx, deps, view), delegates);
     const created = await onRoster(() =>
@@ -90,9 +90,14 @@ export async function updateCompatAgent({
     }
     const base = (await viewsOf(tx, agent, [latest])).get(latest.id)!;
     const roster = rosterOf(patch.multiagent);
+    const merged = cmaViewOf(patch, base);
     // Omitted: the roster stays as it was resolved (each agent at the version it was given).
-    const { multiagent, delegates } = await resolveRoster(tx, roster === undefined ? (base.multiagent?.agents ?? null) : roster, agent.id);
-    const view = { ...cmaViewOf(patch, base), multiagent };
+    const { multiagent, delegates } = await resolveRoster(tx, roster === undefined ? (base.multiagent?.agents ?? null) : roster, {
+      id: agent.id,
+      name: merged.name,
+      description: merged.description ?? null,
+    });
+    const view = { ...merged, multiagent };
     const config = agentConfigOf(view, await skillVersionIdsOf(tx, view), await sandboxPlacementOf(tx, deps, view), delegates);
     try {
       const published = await onRoster(() => publishAgentVersion({ ctx: tx, deps, input: { agentId: agent.id, config } }));
@@ -117,21 +122,27 @@ const ROSTER_MAX_PARALLEL = 8;
 /**
  * A coordinator's roster at exact versions, and the delegates it becomes: each agent of this
  * project, not archived, at the version named or its latest, itself without a roster (depth
- * limit 1), under a key made from its name. A 400 naming the entry otherwise.
+ * limit 1), under a key made from its name; `self` becomes a `self` delegate (the coordinator's
+ * own version, as a copy that does not delegate again), keyed by the coordinator's name. A 400
+ * naming the entry otherwise.
  */
 async function resolveRoster(
   ctx: ServiceContext,
   entries: readonly RosterEntry[] | null,
-  selfId: string | null,
+  owner: { id: string | null; name: string; description: string | null },
 ): Promise<{ multiagent: CoordinatorView | null; delegates: Array<Record<string, unknown>> }> {
   if (!entries || entries.length === 0) return { multiagent: null, delegates: [] };
-  const resolved = [];
+  const resolved: Array<CoordinatorView['agents'][number] & { name: string; description: string; versionId?: string }> = [];
   for (const [index, entry] of entries.entries()) {
     const field = `multiagent.agents.${index}`;
     const refuse = (message: string): never => {
       throw new ValidationError(`${field}: ${message}`, { path: `body.${field}` });
     };
-    if (entry.id === selfId) refuse('names this agent itself; a roster entry is another agent');
+    if (isSelfEntry(entry)) {
+      resolved.push({ self: true, name: owner.name, description: owner.description || `A copy of "${owner.name}".` });
+      continue;
+    }
+    if (entry.id === owner.id) refuse('names this agent itself; use {"type": "self"}');
     const agent = isOurId(entry.id) ? await getAgentIncludingArchived({ ctx, input: { agentId: entry.id } }).catch(notFoundAsNull) : null;
     if (!agent) return refuse(`no agent ${entry.id} in this project`);
     if (agent.archivedAt) refuse(`the agent ${entry.id} is archived`);
@@ -139,15 +150,21 @@ async function resolveRoster(
     if (!version) return refuse(`the agent ${entry.id} has no version ${entry.version}`);
     if (((version.config as { delegates?: unknown[] }).delegates ?? []).length > 0)
       refuse(`the agent ${entry.id} has a roster of its own (a coordinator's agents cannot: depth limit 1)`);
-    resolved.push({ id: agent.id, version: version.version, versionId: version.id, name: agent.name, description: agent.description });
+    resolved.push({
+      id: agent.id,
+      version: version.version,
+      versionId: version.id,
+      name: agent.name,
+      description: agent.description || `The agent "${agent.name}".`,
+    });
   }
   const keys = delegateKeysOf(resolved.map((agent) => agent.name));
   return {
-    multiagent: { type: 'coordinator', agents: resolved.map(({ id, version }) => ({ id, version })) },
+    multiagent: { type: 'coordinator', agents: resolved.map((agent) => (isSelfEntry(agent) ? { self: true } : { id: agent.id, version: agent.version })) },
     delegates: resolved.map((agent, index) => ({
       key: keys[index],
-      description: (agent.description || `The agent "${agent.name}".`).slice(0, 2_000),
-      agentVersionId: agent.versionId,
+      description: agent.description.slice(0, 2_000),
+      ...(isSelfEntry(agent) ? { self: true } : { agentVersionId: agent.versionId }),
       maxParallel: ROSTER_MAX_PARALLEL,
     })),
   };

@@ -17,23 +17,54 @@ import { agentSnapshotOf } from './agents.ts';
 export const THREAD_STATUSES = ['running', 'idle', 'rescheduling', 'terminated'] as const;
 type ThreadStatus = (typeof THREAD_STATUSES)[number];
 
-type Thread = { session: SessionRow; parentThreadId: string | null; closedAt: Date | null; delegationId: string | null };
+/** A thread's runs' timing (a child thread's; none for the primary). */
+type RunTiming = { queuedAt: string; startedAt: string | null; settledAt: string | null };
+type Thread = { session: SessionRow; parentThreadId: string | null; closedAt: Date | null; delegationId: string | null; runs: RunTiming[] };
 
 /** The threads of a session, the primary first, then its children in the order they were made. */
 async function threadsOf(ctx: ServiceContext, sessionId: string): Promise<Thread[]> {
   if (!isOurId(sessionId)) throw new NotFoundError('No session with that id in this project');
   const session = await findSession({ ctx, input: { sessionId } });
   const children = await delegationsOfSession({ ctx, input: { coordinatorSessionId: session.id } });
-  const threads: Thread[] = [{ session, parentThreadId: null, closedAt: null, delegationId: null }];
+  const threads: Thread[] = [{ session, parentThreadId: null, closedAt: null, delegationId: null, runs: [] }];
   for (const child of children) {
     threads.push({
       session: await findSession({ ctx, input: { sessionId: child.childSessionId } }),
       parentThreadId: session.threadId,
       closedAt: child.closedAt ? new Date(child.closedAt) : null,
       delegationId: child.id,
+      runs: child.childRuns,
     });
   }
   return threads;
+}
+
+const seconds = (from: string | Date, to: string | Date) => Math.max(0, (new Date(to).getTime() - new Date(from).getTime()) / 1000);
+
+/**
+ * A thread's `stats`: its age (frozen when it was closed), and for a child thread the time its
+ * runs spent between starting and settling, and the wait of its first run for a place.
+ */
+function statsOf(thread: Thread, now: Date) {
+  const end = thread.closedAt ?? thread.session.archivedAt ?? now;
+  const duration = { duration_seconds: seconds(thread.session.createdAt, end) };
+  if (thread.parentThreadId === null) return duration;
+  const started = thread.runs.filter((run) => run.startedAt !== null);
+  const active = started.reduce((sum, run) => sum + seconds(run.startedAt!, run.settledAt ?? now), 0);
+  const first = thread.runs[0];
+  const startup = first ? seconds(first.queuedAt, first.startedAt ?? now) : 0;
+  return { ...duration, active_seconds: active, startup_seconds: startup };
+}
+
+/** A thread's `usage`: its session's counters; null until a model call of it was counted. */
+function usageOf(session: SessionRow) {
+  if (session.inputTokens + session.outputTokens === 0) return null;
+  return {
+    input_tokens: session.inputTokens,
+    output_tokens: session.outputTokens,
+    cache_read_input_tokens: session.cacheReadTokens,
+    cache_creation: { ephemeral_5m_input_tokens: session.cacheWriteTokens, ephemeral_1h_input_tokens: 0 },
+  };
 }
 
 async function renderThread(ctx: ServiceContext, coordinatorSessionId: string, thread: Thread) {
@@ -60,10 +91,10 @@ async function renderThread(ctx: ServiceContext, coordinatorSessionId: string, t
     created_at: session.createdAt.toISOString(),
     parent_thread_id: thread.parentThreadId,
     session_id: coordinatorSessionId,
-    stats: null,
+    stats: statsOf(thread, ctx.clock.now()),
     status,
     updated_at: session.lastActivityAt.toISOString(),
-    usage: null,
+    usage: usageOf(session),
     workflow_run_id: null,
   };
 }

@@ -75,7 +75,8 @@ describe('multiagent coordinators through the SDK', () => {
       [{ type: 'multiagent_20261001' }, 'multiagent.type'],
       [{ type: 'coordinator', agents: [] }, 'multiagent.agents'],
       [{ type: 'coordinator', agents: Array.from({ length: 21 }, () => helper.id) }, 'multiagent.agents'],
-      [{ type: 'coordinator', agents: [{ type: 'self' }] }, 'multiagent.agents.0.type'],
+      [{ type: 'coordinator', agents: [{ type: 'self' }, { type: 'self' }] }, 'multiagent.agents.1'],
+      [{ type: 'coordinator', agents: [{ type: 'self', id: helper.id }] }, 'multiagent.agents.0.id'],
       [{ type: 'coordinator', agents: [{ type: 'advisor', model: 'fast' }] }, 'multiagent.agents.0.type'],
       [{ type: 'coordinator', agents: [helper.id, { type: 'agent', id: helper.id }] }, 'multiagent.agents.1'],
       [{ type: 'coordinator', agents: ['agent_011CZnotours'] }, 'multiagent.agents.0'],
@@ -93,6 +94,56 @@ describe('multiagent coordinators through the SDK', () => {
     const error = await refusal(() => client.beta.agents.update(lead.id, { version: 1, multiagent: { type: 'coordinator', agents: [archived.id] } }));
     expect(error).toBeInstanceOf(BadRequestError);
     expect(error.message).toContain('is archived');
+    // An update naming the agent itself is told to use "self".
+    const itself = await refusal(() => client.beta.agents.update(lead.id, { version: 1, multiagent: { type: 'coordinator', agents: [lead.id] } }));
+    expect((itself.error as { error: { message: string } }).error.message).toBe('multiagent.agents.0: names this agent itself; use {"type": "self"}');
+  });
+
+  it('a {type: "self"} entry is a copy of the coordinator at its own version, which does not delegate again', async () => {
+    const client = sdk();
+    const helper = await client.beta.agents.create({ name: 'Side helper', model: 'fast' });
+    const lead = await client.beta.agents.create({
+      name: 'Solo lead',
+      model: 'fast',
+      system: 'You split work with copies of yourself.',
+      multiagent: { type: 'coordinator', agents: [{ type: 'self' }, helper.id] },
+    });
+    // Read back resolved to the agent itself, at the version that owns the roster.
+    expect(lead.multiagent).toEqual({
+      type: 'coordinator',
+      agents: [
+        { type: 'agent', id: lead.id, version: 1 },
+        { type: 'agent', id: helper.id, version: 1 },
+      ],
+    });
+    const updated = await client.beta.agents.update(lead.id, { version: 1, system: 'You split work with copies of yourself, briefly.' });
+    expect((updated.multiagent as { agents: unknown[] }).agents[0]).toEqual({ type: 'agent', id: lead.id, version: 2 });
+    const native = (await f.call('GET', `/agents/${lead.id}/versions`)).body.data[0];
+    expect(native.config.delegates.map((delegate: Record<string, unknown>) => [delegate.key, delegate.self ?? false])).toEqual([
+      ['solo-lead', true],
+      ['side-helper', false],
+    ]);
+
+    const session = await client.beta.sessions.create({ agent: lead.id, environment_id: 'env_default' });
+    f.fakes.vendor_a
+      .reply({ toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'solo-lead', message: 'Take the first half.' } }] })
+      .reply({ text: 'First half done.' })
+      .reply({ text: 'Both halves done.' });
+    const first = f.fakes.vendor_a.requests.length;
+    await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Split it.' }] }] });
+    for (let i = 0; f.fakes.vendor_a.requests.length < first + 3; i++) {
+      if (i > 600) throw new Error('the coordinator never answered');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const [copy] = await f.t.database.db.select().from(sessions).where(eq(sessions.delegateKey, 'solo-lead'));
+    expect(copy).toMatchObject({ agentId: lead.id, agentVersionId: native.id });
+    // The copy runs the coordinator's own instructions, without the delegation tools; the coordinator has them.
+    const toolNames = (index: number) => JSON.stringify((f.fakes.vendor_a.requests[index]!.body as { tools?: unknown }).tools ?? []);
+    expect(JSON.stringify(f.fakes.vendor_a.requests[first + 1]!.body)).toContain('You split work with copies of yourself, briefly.');
+    expect(toolNames(first)).toContain('delegate_agent');
+    expect(toolNames(first + 1)).not.toContain('delegate_agent');
+    expect(toolNames(first + 1)).not.toContain('message_agent');
+    expect(JSON.stringify(f.fakes.vendor_a.requests[first + 2]!.body)).toContain('First half done.');
   });
 
   it("a coordinator's session hands work to a roster agent, whose child session runs it", async () => {
@@ -126,7 +177,15 @@ describe('multiagent coordinators through the SDK', () => {
     ]);
     const [primary, spawned] = threads;
     expect(spawned).toMatchObject({ type: 'session_thread', session_id: session.id, parent_thread_id: primary!.id, archived_at: null });
-    expect(await client.beta.sessions.threads.retrieve(spawned!.id, { session_id: session.id })).toEqual(spawned);
+    // Its usage is the child session's counters (the fake's 12 in, 7 out); its stats time its run.
+    expect(spawned!.usage).toMatchObject({ input_tokens: 12, output_tokens: 7, cache_read_input_tokens: 0 });
+    expect(spawned!.stats!.active_seconds).toBeGreaterThan(0);
+    expect(spawned!.stats!.duration_seconds).toBeGreaterThanOrEqual(spawned!.stats!.active_seconds!);
+    expect(spawned!.stats!.startup_seconds).toBeGreaterThanOrEqual(0);
+    expect(primary!.usage).toMatchObject({ input_tokens: 24, output_tokens: 14 });
+    // The same thread (its age has grown since the list).
+    const retrieved = await client.beta.sessions.threads.retrieve(spawned!.id, { session_id: session.id });
+    expect({ ...retrieved, stats: null }).toEqual({ ...spawned, stats: null });
     expect((await client.beta.sessions.threads.list(session.id, { statuses: ['terminated'] })).data).toEqual([]);
     // The child thread's own events: the message it was given and its answer.
     const childEvents = [];

@@ -117,7 +117,9 @@ async function queueChildRun(tx: ServiceContext, { run, coordinator, config, cal
   let delegationId: string;
   let child;
   if (call.toolName === DELEGATE_AGENT_TOOL) {
-    const [version] = await tx.db.select().from(agentVersions).where(eq(agentVersions.id, delegate.agentVersionId));
+    // A `self` delegate runs the coordinator's own version (as a copy that does not delegate again).
+    const versionId = delegate.self ? run.agentVersionId : delegate.agentVersionId!;
+    const [version] = await tx.db.select().from(agentVersions).where(eq(agentVersions.id, versionId));
     if (!version) return { kind: 'refused', message: `The pinned version of "${delegateKey}" no longer exists.` };
     const now = tx.clock.now();
     const [thread] = await tx.db.insert(threads).values({ organizationId: run.organizationId, projectId: run.projectId, createdAt: now }).returning();

@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { rowsOf } from '../../../db/client.ts';
+import { BUDGET_CHECK_LOCK, rowsOf } from '../../../db/client.ts';
 import { runTurnReservations } from '../../../db/schema/index.ts';
 import { NotFoundError } from '../../../domain/errors.ts';
 import { apiKeyIdOfSubject } from '../../../domain/principals.ts';
@@ -7,13 +7,15 @@ import { MODEL_ATTEMPT_DEADLINE_MS } from '../../../domain/runs/model-retry.ts';
 import { monthStartOf, spentLimit, type Spend, type StoredBudget } from '../../../domain/usage/budget.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
+import { spentCoordinatorBudget } from './coordinator-budget.ts';
 
 /** What the attempt's invocation row records for the usage ledger. */
 export type InvocationFacts = { agentId: string; apiKeyId: string | null };
 
 /** A budget with no room left: which one, and its figures for the explanation. */
 export type SpentBudget = {
-  scope: 'session' | 'project';
+  /** `coordinator_session`: a delegated run's coordinator session, whose budget covers its delegates' spend. */
+  scope: 'session' | 'coordinator_session' | 'project';
   limit: 'cost' | 'tokens';
   budget: StoredBudget;
   spend: Spend;
@@ -24,6 +26,9 @@ export type SpentBudget = {
 export type TurnReservation = { reserved: true; ordinal: number; facts: InvocationFacts } | { reserved: false; spentBudget?: SpentBudget };
 
 type RunBudgetRow = {
+  session_id: string;
+  /** The session has a budget and child sessions (a coordinator's). */
+  coordinates_with_budget: boolean;
   organization_id: string;
   project_id: string;
   parent_session_id: string | null;
@@ -60,7 +65,9 @@ const numberOrNull = (value: string | null) => (value === null ? null : Number(v
 export async function reserveModelTurn(ctx: ServiceContext, input: { runId: string; turnId: string; maxTurns: number }): Promise<TurnReservation> {
   return withTransaction(ctx, async (tx) => {
     const row = await readRunBudget(tx, input.runId, { lock: true });
-    const spentBudget = spentBudgetOf(row, row.parent_session_id ? await heldBySiblings(tx, input.runId, row) : undefined);
+    const spentBudget =
+      spentBudgetOf(row, row.parent_session_id ? await heldBySiblings(tx, input.runId, row) : undefined) ??
+      (await spentOfCoordinator(tx, input.runId, row, { lock: true }));
     if (spentBudget) return { reserved: false as const, spentBudget };
     const facts: InvocationFacts = { agentId: row.agent_id, apiKeyId: row.creator_subject === null ? null : apiKeyIdOfSubject(row.creator_subject) };
     // The common case in one statement: the next ordinal, if the budget has room and this turn
@@ -91,7 +98,7 @@ export async function reserveModelTurn(ctx: ServiceContext, input: { runId: stri
 export async function checkRunBudget(ctx: ServiceContext, runId: string): Promise<{ spentBudget?: SpentBudget; facts: InvocationFacts }> {
   const row = await readRunBudget(ctx, runId, { lock: false });
   const facts: InvocationFacts = { agentId: row.agent_id, apiKeyId: row.creator_subject === null ? null : apiKeyIdOfSubject(row.creator_subject) };
-  const spentBudget = spentBudgetOf(row);
+  const spentBudget = spentBudgetOf(row) ?? (await spentOfCoordinator(ctx, runId, row, { lock: false }));
   return spentBudget ? { spentBudget, facts } : { facts };
 }
 
@@ -100,11 +107,13 @@ async function readRunBudget(tx: ServiceContext, runId: string, options: { lock:
   const monthStart = monthStartOf(tx.clock.now());
   const [row] = rowsOf<RunBudgetRow>(
     await tx.db.execute(sql`
-        select r.organization_id, r.project_id, s.parent_session_id, s.agent_id, creator.subject as creator_subject,
+        select r.session_id, r.organization_id, r.project_id, s.parent_session_id, s.agent_id, creator.subject as creator_subject,
           s.budget_max_cost_nanos as session_max_cost_nanos, s.budget_max_tokens as session_max_tokens,
           s.cost_nanos as session_cost_nanos, s.input_tokens + s.output_tokens as session_tokens,
           p.budget_monthly_max_cost_nanos as project_max_cost_nanos, p.budget_monthly_max_tokens as project_max_tokens,
-          month.cost_nanos as month_cost_nanos, month.tokens as month_tokens, month.invocations as month_invocations
+          month.cost_nanos as month_cost_nanos, month.tokens as month_tokens, month.invocations as month_invocations,
+          (s.budget_max_cost_nanos is not null or s.budget_max_tokens is not null)
+            and exists (select 1 from sessions c where c.parent_session_id = s.id) as coordinates_with_budget
         from runs r
         join sessions s on s.id = r.session_id
         join projects p on p.id = r.project_id
@@ -127,14 +136,15 @@ async function readRunBudget(tx: ServiceContext, runId: string, options: { lock:
  * coordinator run) hold of the project's monthly budget: each counts at the month's average per
  * completed call, so the children of a fan-out, which start together, cannot all pass a check
  * that none of their spend has reached yet (docs/decisions/parallel-delegation.md). Only with a
- * project budget: the project's row is locked first, so siblings check one at a time, each seeing
- * the calls the ones before it started (their invocation rows commit with their reservations).
+ * project budget: the project's budget checks are serialized first (`BUDGET_CHECK_LOCK`), so
+ * siblings check one at a time, each seeing the calls the ones before it started (their invocation
+ * rows commit with their reservations).
  */
 async function heldBySiblings(tx: ServiceContext, runId: string, row: RunBudgetRow): Promise<Spend | undefined> {
   if (row.project_max_cost_nanos === null && row.project_max_tokens === null) return undefined;
   const invocations = Number(row.month_invocations ?? 0);
   if (invocations === 0) return undefined;
-  await tx.db.execute(sql`select 1 from projects where id = ${row.project_id}::uuid for update`);
+  await tx.db.execute(sql`select pg_advisory_xact_lock(${BUDGET_CHECK_LOCK}, hashtext(${row.project_id}))`);
   const [inFlight] = rowsOf<{ calls: number }>(
     await tx.db.execute(sql`
       select count(*)::int as calls
@@ -152,6 +162,17 @@ async function heldBySiblings(tx: ServiceContext, runId: string, row: RunBudgetR
   const calls = Number(inFlight?.calls ?? 0);
   if (calls === 0) return undefined;
   return { costNanos: (calls * Number(row.month_cost_nanos ?? 0)) / invocations, tokens: (calls * Number(row.month_tokens ?? 0)) / invocations };
+}
+
+/**
+ * The budgets of the delegation tree the run is in (`spentCoordinatorBudget`): read only for a
+ * delegated run, or a run of a session with a budget and child sessions.
+ */
+async function spentOfCoordinator(tx: ServiceContext, runId: string, row: RunBudgetRow, options: { lock: boolean }): Promise<SpentBudget | undefined> {
+  if (!row.parent_session_id && !row.coordinates_with_budget) return undefined;
+  const inFlightSince = new Date(tx.clock.now().getTime() - IN_FLIGHT_MS);
+  const spent = await spentCoordinatorBudget(tx, { runId, sessionId: row.session_id, inFlightSince, lock: options.lock });
+  return spent ? { scope: 'coordinator_session', ...spent } : undefined;
 }
 
 function spentBudgetOf(row: RunBudgetRow, held?: Spend): SpentBudget | undefined {

@@ -12,7 +12,7 @@ import type { MessageRow } from '../runs/index.ts';
 import { loadRunContext } from '../runs/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
-import { mountedTools } from '../tool-calls/index.ts';
+import { isSelfCopy, mountedTools } from '../tool-calls/index.ts';
 import { renderRunInstructions } from '../../../domain/skills/catalog.ts';
 import { usableSkills } from '../runs/index.ts';
 import { readThreadContext, runCompactionSteps } from '../compaction/index.ts';
@@ -103,10 +103,11 @@ export async function beginModelTurn({
       renderMemoryInstructions(context.session.memoryStores, { sandboxed: config.sandbox.enabled });
     const operationCallId = operationCallOfTurn(input.turnId);
     const run = { projectId: context.run.projectId, sessionId: context.run.sessionId };
-    const turn = operationCallId ? await operationTurn(tx, config, context.session.memoryStores, systemPrompt, operationCallId, input.turnId) : null;
+    const mounting = { delegation: !(await isSelfCopy(tx, context.session)) };
+    const turn = operationCallId ? await operationTurn(tx, config, context.session.memoryStores, mounting, systemPrompt, operationCallId, input.turnId) : null;
     const thread = turn?.thread ?? mainThread;
     const transcript = turn?.transcript ?? context.messages;
-    const tools = offered(turn?.tools ?? (await mountedTools(tx, config, context.session.memoryStores)));
+    const tools = offered(turn?.tools ?? (await mountedTools(tx, config, context.session.memoryStores, mounting)));
     const instructions = turn?.systemPrompt ?? systemPrompt;
     const prefixTokens = estimatePrefixTokens(instructions, tools);
     const tokens = contextTokens({
@@ -144,6 +145,7 @@ async function operationTurn(
   tx: ServiceContext,
   config: AgentConfig,
   memoryStores: readonly AttachedMemoryStore[],
+  mounting: { delegation: boolean },
   systemPrompt: string,
   operationCallId: string,
   turnId: string,
@@ -157,6 +159,6 @@ async function operationTurn(
     thread,
     systemPrompt: renderOperationInstructions(systemPrompt, operation),
     transcript: await operationTranscript(tx.db, call.threadId, thread.latest?.throughSequence ?? 0),
-    tools: (await mountedTools(tx, config, memoryStores)).filter((tool) => !operationKeys.has(tool.name)),
+    tools: (await mountedTools(tx, config, memoryStores, mounting)).filter((tool) => !operationKeys.has(tool.name)),
   };
 }

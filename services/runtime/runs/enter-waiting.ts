@@ -47,7 +47,7 @@ export async function enterWaitingState({
     // A settled run is refused by the move below, as before; a live one with nothing to wait on goes on.
     if (blocking.length === 0 && !isSettled(run.state)) return { waiting: false };
     await transitionLockedRun(tx, run, { to: input.state }, { waitingOn: { toolCallIds: blocking.map((call) => call.id) } });
-    if (run.state === 'running') await handOffPlace(tx, gate, run.projectId);
+    if (run.state === 'running') await handOffPlace(tx, gate, run);
     return { waiting: true };
   });
 }

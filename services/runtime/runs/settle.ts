@@ -65,7 +65,7 @@ export async function settleRun({
     await cancelOpenToolCalls(tx, { runId: run.id });
     const settled = await transitionLockedRun(tx, run, { to: input.state, failure: input.failure });
     // Its place in the project's running-runs limit goes to the oldest run waiting for one.
-    if (run.state === 'running') await handOffPlace(tx, gate, run.projectId);
+    if (run.state === 'running') await handOffPlace(tx, gate, run);
     // The session's oldest pending turn becomes its next run in this same transaction.
     await handOffPendingTurn(tx, gate, settled);
     return settled.state;

@@ -16,5 +16,5 @@ export { recordTurnToolCalls } from './record-turn.ts';
 export { recordToolCalls } from './record.ts';
 export { releaseToolCall } from './release.ts';
 export { renewToolCallLease } from './renew-lease.ts';
-export { mountedTools } from './run-tools.ts';
+export { isSelfCopy, mountedTools } from './run-tools.ts';
 export { submitToolResult } from './submit-result.ts';

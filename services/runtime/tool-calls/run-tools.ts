@@ -1,4 +1,5 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq, sql, type SQL } from 'drizzle-orm';
+import { rowsOf } from '../../../db/client.ts';
 import { agentVersions, sessions } from '../../../db/schema/index.ts';
 import { memoryToolDefinitions, type AttachedMemoryStore } from '../../../domain/memory/index.ts';
 import type { AgentConfig, ToolDefinition } from '../../../domain/agent-config/index.ts';
@@ -20,21 +21,44 @@ export async function loadPinnedTools(ctx: ServiceContext, run: { agentVersionId
     .select({
       config: agentVersions.config,
       memoryStores: sql<AttachedMemoryStore[]>`(select ${sessions.memoryStores} from ${sessions} where ${sessions.id} = ${run.sessionId})`,
+      selfCopy: sql<boolean>`(select ${selfCopyOf(sql`${run.sessionId}::uuid`)})`,
     })
     .from(agentVersions)
     .where(eq(agentVersions.id, run.agentVersionId));
   if (!version) throw new Error(`agent version ${run.agentVersionId} does not exist`);
-  return new Map((await mountedTools(ctx, version.config as unknown as AgentConfig, version.memoryStores ?? [])).map((tool) => [tool.name, tool]));
+  const tools = await mountedTools(ctx, version.config as unknown as AgentConfig, version.memoryStores ?? [], { delegation: !version.selfCopy });
+  return new Map(tools.map((tool) => [tool.name, tool]));
 }
 
 /**
+ * Whether the session is a `self` delegate's child: a delegated session running its coordinator's
+ * own version. It mounts no delegation tools (depth limit 1: a copy of a coordinator does not
+ * delegate again).
+ */
+export async function isSelfCopy(ctx: ServiceContext, session: { id: string; parentSessionId: string | null }): Promise<boolean> {
+  if (!session.parentSessionId) return false;
+  const [row] = rowsOf<{ self_copy: boolean }>(await ctx.db.execute(sql`select ${selfCopyOf(sql`${session.id}::uuid`)} as self_copy`));
+  return row?.self_copy === true;
+}
+
+const selfCopyOf = (sessionId: SQL) =>
+  sql`exists (select 1 from sessions copy join sessions coordinator on coordinator.id = copy.parent_session_id
+    where copy.id = ${sessionId} and coordinator.agent_version_id = copy.agent_version_id)`;
+
+/**
  * Every tool a run of this config mounts, in the order the model is shown them: the config's
- * own tools, its Harness Operations, the delegation tools when it has delegates, the sandbox
+ * own tools, its Harness Operations, the delegation tools when it has delegates (and is not a
+ * `self` delegate's child, `isSelfCopy`), the sandbox
  * tools of its capabilities, the Skill loader when it binds Skills, then
  * the memory tools when the session attached memory stores, then the tools of its MCP bindings
  * (one read of the pinned toolset and server versions when it has any).
  */
-export async function mountedTools(ctx: ServiceContext, config: AgentConfig, memoryStores: readonly AttachedMemoryStore[]): Promise<ToolDefinition[]> {
+export async function mountedTools(
+  ctx: ServiceContext,
+  config: AgentConfig,
+  memoryStores: readonly AttachedMemoryStore[],
+  options: { delegation: boolean },
+): Promise<ToolDefinition[]> {
   const mcp = mcpToolDefinitions(await loadMcpBindings(ctx.db, config));
   const skills = config.skillVersionIds.length > 0 ? [loadSkillToolDefinition] : [];
   const operations = config.harnessOperations.map(operationToolDefinition);
@@ -42,7 +66,7 @@ export async function mountedTools(ctx: ServiceContext, config: AgentConfig, mem
   return [
     ...config.tools,
     ...operations,
-    ...delegationToolDefinitions(config.delegates),
+    ...(options.delegation ? delegationToolDefinitions(config.delegates) : []),
     ...sandboxToolDefinitions(config.sandbox),
     ...skills,
     ...memory,
