@@ -81,6 +81,20 @@ export function spentLimit(budget: StoredBudget, spend: Spend): 'cost' | 'tokens
   return null;
 }
 
+/**
+ * What `inFlight` model calls not yet answered hold of a budget: each at the average of `spend`
+ * over `completedCalls` (docs/decisions/budget-overshoot-bound.md), so calls that start together
+ * cannot all pass a check none of their spend has reached. Undefined when nothing is held.
+ */
+export function heldByCallsInFlight(inFlight: number, spend: Spend, completedCalls: number): Spend | undefined {
+  if (inFlight === 0 || completedCalls === 0) return undefined;
+  return { costNanos: (inFlight * spend.costNanos) / completedCalls, tokens: (inFlight * spend.tokens) / completedCalls };
+}
+
+/** `spend` with what calls in flight hold of the budget added. */
+export const withHeld = (spend: Spend, held: Spend | undefined): Spend =>
+  held ? { costNanos: spend.costNanos + held.costNanos, tokens: spend.tokens + held.tokens } : spend;
+
 const OWNERS = {
   session: "The session's budget",
   coordinator_session: "The coordinator session's budget (its delegates' spend included)",

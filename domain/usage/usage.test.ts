@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../errors.ts';
-import { budgetExplanation, monthStartOf, spentLimit, storedProjectBudget, storedSessionBudget } from './budget.ts';
+import { budgetExplanation, heldByCallsInFlight, monthStartOf, spentLimit, storedProjectBudget, storedSessionBudget, withHeld } from './budget.ts';
 import { costNanos } from './cost.ts';
 import { ledgerRange } from './ledger.ts';
 import { amountOf, nanosOf } from './money.ts';
@@ -58,6 +58,22 @@ describe('budgets', () => {
     const budget = { maxCostNanos: 2_500_000_000, maxTokens: null };
     expect(budgetExplanation('project', 'cost', budget, { costNanos: 2_612_000_000, tokens: 9 }, 'EUR')).toBe(
       "The project's monthly budget of 2.5 EUR is spent (2.612 EUR used); raise it to continue.",
+    );
+  });
+
+  it('hold calls in flight at the average per completed call, so calls that start together stop where the budget does', () => {
+    const spent = { costNanos: 300, tokens: 60 };
+    const held = heldByCallsInFlight(2, spent, 3);
+    expect(held).toEqual({ costNanos: 200, tokens: 40 });
+    expect(withHeld(spent, held)).toEqual({ costNanos: 500, tokens: 100 });
+    expect(spentLimit({ maxCostNanos: null, maxTokens: 100 }, withHeld(spent, held))).toBe('tokens');
+    expect(spentLimit({ maxCostNanos: null, maxTokens: 100 }, spent)).toBeNull();
+    // Nothing in flight, or no completed call to average over: nothing held.
+    expect(heldByCallsInFlight(0, spent, 3)).toBeUndefined();
+    expect(heldByCallsInFlight(2, spent, 0)).toBeUndefined();
+    expect(withHeld(spent, undefined)).toBe(spent);
+    expect(budgetExplanation('coordinator_session', 'tokens', { maxCostNanos: null, maxTokens: 100 }, spent, 'EUR', held)).toBe(
+      "The coordinator session's budget (its delegates' spend included) of 100 tokens is spent (60 used, about 40 more held by sibling runs' calls in flight); raise it to continue.",
     );
   });
 

@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { asc, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { delegationCalls, productEvents, runs, toolCalls } from '../../db/schema/index.ts';
 import { startRunApp } from '../support/run-app.ts';
+import { createTestAgent } from '../support/test-agents.ts';
 
 /**
  * The project's running-runs limit holds through fan-outs (docs/decisions/running-runs-limit.md):
@@ -27,14 +27,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => f?.close());
 
-async function agent(name: string, config: Record<string, unknown> = {}) {
-  const created = await f.call('POST', '/agents', {
-    name: `${name} ${randomUUID().slice(0, 6)}`,
-    initialConfig: { systemPrompt: `You are ${name}.`, modelPreset: 'fast', limits: { maxTurns: 8 }, ...config },
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return { id: created.body.id as string, versionId: created.body.latestVersionId as string };
-}
+const agent = (name: string, config: Record<string, unknown> = {}) => createTestAgent(f, name, config);
 
 /** The child runs of each coordinator run, by coordinator. */
 async function childrenOf(coordinatorRunIds: string[]) {

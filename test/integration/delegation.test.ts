@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runs, sessions } from '../../db/schema/index.ts';
 import { addNumbersHandler, addNumbersTool } from '../support/platform-tools.ts';
 import { connectLocalSandbox } from '../support/local-sandbox.ts';
 import { startRunApp } from '../support/run-app.ts';
+import { createTestAgent } from '../support/test-agents.ts';
 
 /**
  * Delegation through the real worker: a coordinator's `delegate_agent` starts a child session
@@ -21,14 +21,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => f?.close());
 
-async function agent(name: string, config: Record<string, unknown>) {
-  const created = await f.call('POST', '/agents', {
-    name: `${name} ${randomUUID().slice(0, 6)}`,
-    initialConfig: { systemPrompt: `You are ${name}.`, modelPreset: 'fast', limits: { maxTurns: 8 }, ...config },
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return { id: created.body.id as string, versionId: created.body.latestVersionId as string };
-}
+const agent = (name: string, config: Record<string, unknown> = {}) => createTestAgent(f, name, config);
 
 async function coordinatorWith(delegates: Array<{ key: string; versionId: string; maxParallel?: number }>, extra: Record<string, unknown> = {}) {
   return agent('coordinator', {

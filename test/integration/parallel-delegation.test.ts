@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { asc, eq, inArray } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { delegationCalls, productEvents, runs, sessions, toolCalls } from '../../db/schema/index.ts';
 import { startRunApp } from '../support/run-app.ts';
+import { createTestAgent } from '../support/test-agents.ts';
 
 /**
  * Parallel delegation through the real worker (docs/decisions/parallel-delegation.md): the
@@ -23,14 +23,7 @@ afterAll(() => f?.close());
 // A test that ends a fan-out early leaves replies it scripted unused.
 afterEach(() => f.fakes.vendor_a.reset());
 
-async function agent(name: string, config: Record<string, unknown> = {}) {
-  const created = await f.call('POST', '/agents', {
-    name: `${name} ${randomUUID().slice(0, 6)}`,
-    initialConfig: { systemPrompt: `You are ${name}.`, modelPreset: 'fast', limits: { maxTurns: 8 }, ...config },
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return { id: created.body.id as string, versionId: created.body.latestVersionId as string };
-}
+const agent = (name: string, config: Record<string, unknown> = {}) => createTestAgent(f, name, config);
 async function coordinator(delegates: Array<{ key: string; versionId: string; maxParallel: number }>) {
   return agent('coordinator', {
     delegates: delegates.map((delegate) => ({ ...delegate, agentVersionId: delegate.versionId, versionId: undefined, description: `The ${delegate.key}.` })),
@@ -68,6 +61,21 @@ async function mostAtOnce(runIds: string[]) {
     most = Math.max(most, running.size);
   }
   return most;
+}
+/**
+ * A fan-out of four against a budget that allows three: once the coordinator and every child have
+ * settled, three children completed and one failed `budget_exceeded`; the coordinator run and the
+ * refused child as the API shows them.
+ */
+async function oneOfFourRefused(runId: string) {
+  const coordinatorRun = await f.waitForRun(runId);
+  const children = await childRunsOf(runId);
+  for (const child of children) await f.waitForRun(child.childRunId);
+  const settled = await Promise.all(children.map(async (child) => (await f.call('GET', `/runs/${child.childRunId}`)).body));
+  expect(settled.map((run) => run.state).sort()).toEqual(['completed', 'completed', 'completed', 'failed']);
+  const refused = settled.find((run) => run.state === 'failed');
+  expect(refused.failure.errorCode).toBe('budget_exceeded');
+  return { coordinatorRun, refused };
 }
 const callsOf = async (runId: string) => (await f.call('GET', `/tool-calls?runId=${runId}`)).body.data as Array<Record<string, any>>;
 
@@ -225,13 +233,7 @@ describe('parallel delegation', () => {
       for (let i = 0; i < 3; i++) f.fakes.vendor_a.reply({ text: 'Within budget.', delayMs: 500 });
       const first = f.fakes.vendor_a.requests.length;
       const { runId } = await start(lead.id);
-      const coordinatorRun = await f.waitForRun(runId);
-      const children = await childRunsOf(runId);
-      for (const child of children) await f.waitForRun(child.childRunId);
-      const settled = await Promise.all(children.map(async (child) => (await f.call('GET', `/runs/${child.childRunId}`)).body));
-      expect(settled.map((run) => run.state).sort()).toEqual(['completed', 'completed', 'completed', 'failed']);
-      const refused = settled.find((run) => run.state === 'failed');
-      expect(refused.failure.errorCode).toBe('budget_exceeded');
+      const { coordinatorRun, refused } = await oneOfFourRefused(runId);
       // Held by its siblings' calls in flight, or spent by them already when it came to check.
       expect(refused.failure.errorExplanation).toMatch(/^The project's monthly budget of [0-9,]+ tokens is spent/);
       // The refused child made no call; the spend reached the limit and no more.
@@ -260,13 +262,7 @@ describe('parallel delegation', () => {
     const session = await f.call('POST', '/sessions', { agentId: lead.id, initialMessage: 'Fan out.', budget: { maxTokens: limit } });
     expect(session.status, JSON.stringify(session.body)).toBe(201);
     const runId = session.body.latestRunId as string;
-    const coordinatorRun = await f.waitForRun(runId);
-    const children = await childRunsOf(runId);
-    for (const child of children) await f.waitForRun(child.childRunId);
-    const settled = await Promise.all(children.map(async (child) => (await f.call('GET', `/runs/${child.childRunId}`)).body));
-    expect(settled.map((run) => run.state).sort()).toEqual(['completed', 'completed', 'completed', 'failed']);
-    const refused = settled.find((run) => run.state === 'failed');
-    expect(refused.failure.errorCode).toBe('budget_exceeded');
+    const { coordinatorRun, refused } = await oneOfFourRefused(runId);
     expect(refused.failure.errorExplanation).toMatch(/^The coordinator session's budget \(its delegates' spend included\) of 76 tokens is spent/);
     // The refused child made no call; the coordinator session's own counters hold its own call only.
     expect(f.fakes.vendor_a.requests.length - first).toBe(4);

@@ -23,6 +23,17 @@ const refusal = async (call: () => Promise<unknown>) => {
   throw new Error('expected the call to fail');
 };
 
+/** Sends the user's message and waits until the fake model has had `calls` more requests; the index of the first. */
+async function sendAndAwaitCalls(client: Anthropic, sessionId: string, text: string, calls: number) {
+  const first = f.fakes.vendor_a.requests.length;
+  await client.beta.sessions.events.send(sessionId, { events: [{ type: 'user.message', content: [{ type: 'text', text }] }] });
+  for (let i = 0; f.fakes.vendor_a.requests.length < first + calls; i++) {
+    if (i > 600) throw new Error('the coordinator never answered');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return first;
+}
+
 beforeAll(async () => {
   f = await startRunApp();
   served = await serveApp(f.t.app.fetch);
@@ -129,12 +140,7 @@ describe('multiagent coordinators through the SDK', () => {
       .reply({ toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'solo-lead', message: 'Take the first half.' } }] })
       .reply({ text: 'First half done.' })
       .reply({ text: 'Both halves done.' });
-    const first = f.fakes.vendor_a.requests.length;
-    await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Split it.' }] }] });
-    for (let i = 0; f.fakes.vendor_a.requests.length < first + 3; i++) {
-      if (i > 600) throw new Error('the coordinator never answered');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const first = await sendAndAwaitCalls(client, session.id, 'Split it.', 3);
     const [copy] = await f.t.database.db.select().from(sessions).where(eq(sessions.delegateKey, 'solo-lead'));
     expect(copy).toMatchObject({ agentId: lead.id, agentVersionId: native.id });
     // The copy runs the coordinator's own instructions, without the delegation tools; the coordinator has them.
@@ -155,12 +161,7 @@ describe('multiagent coordinators through the SDK', () => {
       .reply({ toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'capital-finder', message: 'The capital of Norway?' } }] })
       .reply({ text: 'Oslo.' })
       .reply({ text: 'Norway: Oslo.' });
-    const first = f.fakes.vendor_a.requests.length;
-    await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Capital of Norway?' }] }] });
-    for (let i = 0; f.fakes.vendor_a.requests.length < first + 3; i++) {
-      if (i > 600) throw new Error('the coordinator never answered');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const first = await sendAndAwaitCalls(client, session.id, 'Capital of Norway?', 3);
     const child = JSON.stringify(f.fakes.vendor_a.requests[first + 1]!.body);
     expect(child).toContain('You find capitals.');
     expect(child).toContain('The capital of Norway?');

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { BUDGET_CHECK_LOCK, rowsOf } from '../../../db/client.ts';
-import { spentLimit, type Spend, type StoredBudget } from '../../../domain/usage/budget.ts';
+import { heldByCallsInFlight, spentLimit, withHeld, type Spend, type StoredBudget } from '../../../domain/usage/budget.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 
 /** How far up and down a delegation tree the check reads (far past any tree the runtime builds). */
@@ -69,11 +69,8 @@ export async function spentCoordinatorBudget(
     if (!tree) continue;
     const budget = { maxCostNanos: numberOrNull(tree.max_cost_nanos), maxTokens: numberOrNull(tree.max_tokens) };
     const spend = { costNanos: Number(tree.cost_nanos), tokens: Number(tree.tokens) };
-    const calls = Number(tree.calls);
-    const inFlight = Number(tree.in_flight);
-    const held = calls > 0 && inFlight > 0 ? { costNanos: (inFlight * spend.costNanos) / calls, tokens: (inFlight * spend.tokens) / calls } : undefined;
-    const counted = held ? { costNanos: spend.costNanos + held.costNanos, tokens: spend.tokens + held.tokens } : spend;
-    const limit = spentLimit(budget, counted);
+    const held = heldByCallsInFlight(Number(tree.in_flight), spend, Number(tree.calls));
+    const limit = spentLimit(budget, withHeld(spend, held));
     if (limit) return { limit, budget, spend, ...(held ? { held } : {}) };
   }
   return undefined;

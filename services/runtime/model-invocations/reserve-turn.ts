@@ -4,7 +4,7 @@ import { runTurnReservations } from '../../../db/schema/index.ts';
 import { NotFoundError } from '../../../domain/errors.ts';
 import { apiKeyIdOfSubject } from '../../../domain/principals.ts';
 import { MODEL_ATTEMPT_DEADLINE_MS } from '../../../domain/runs/model-retry.ts';
-import { monthStartOf, spentLimit, type Spend, type StoredBudget } from '../../../domain/usage/budget.ts';
+import { heldByCallsInFlight, monthStartOf, spentLimit, withHeld, type Spend, type StoredBudget } from '../../../domain/usage/budget.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { spentCoordinatorBudget } from './coordinator-budget.ts';
@@ -159,9 +159,8 @@ async function heldBySiblings(tx: ServiceContext, runId: string, row: RunBudgetR
           )
         )`),
   );
-  const calls = Number(inFlight?.calls ?? 0);
-  if (calls === 0) return undefined;
-  return { costNanos: (calls * Number(row.month_cost_nanos ?? 0)) / invocations, tokens: (calls * Number(row.month_tokens ?? 0)) / invocations };
+  const month = { costNanos: Number(row.month_cost_nanos ?? 0), tokens: Number(row.month_tokens ?? 0) };
+  return heldByCallsInFlight(Number(inFlight?.calls ?? 0), month, invocations);
 }
 
 /**
@@ -186,7 +185,6 @@ function spentBudgetOf(row: RunBudgetRow, held?: Spend): SpentBudget | undefined
     budget: { maxCostNanos: numberOrNull(row.project_max_cost_nanos), maxTokens: numberOrNull(row.project_max_tokens) },
     spend: { costNanos: Number(row.month_cost_nanos ?? 0), tokens: Number(row.month_tokens ?? 0) },
   };
-  const counted = held ? { costNanos: project.spend.costNanos + held.costNanos, tokens: project.spend.tokens + held.tokens } : project.spend;
-  const projectLimit = spentLimit(project.budget, counted);
+  const projectLimit = spentLimit(project.budget, withHeld(project.spend, held));
   return projectLimit ? { scope: 'project', limit: projectLimit, ...project, ...(held ? { held } : {}) } : undefined;
 }
