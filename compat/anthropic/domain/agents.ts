@@ -249,3 +249,24 @@ export function renderAgent(input: {
   };
 }
 export type CmaAgent = ReturnType<typeof renderAgent>;
+
+/**
+ * `BetaManagedAgentsSessionThreadAgent`: the full definition of an agent as a session's thread
+ * runs it, and as a session's `agent.multiagent.agents` lists its roster.
+ */
+export function threadAgentOf(agent: CmaAgent) {
+  return {
+    type: 'agent' as const,
+    id: agent.id,
+    version: agent.version,
+    name: agent.name,
+    description: agent.description,
+    system: agent.system,
+    model: agent.model,
+    tools: agent.tools,
+    skills: agent.skills,
+    mcp_servers: agent.mcp_servers,
+    execution_identity: agent.execution_identity,
+  };
+}
+export type CmaThreadAgent = ReturnType<typeof threadAgentOf>;

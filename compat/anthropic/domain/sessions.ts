@@ -5,7 +5,7 @@ import type { UploadRef } from '../../../domain/attachments/file-input.ts';
 import { userMessageTurn, type TurnFromMessage } from './content.ts';
 import { isOurId } from './ids.ts';
 import type { SessionStatus } from '../../../domain/runs/states.ts';
-import type { CmaAgent } from './agents.ts';
+import type { CmaAgent, CmaThreadAgent } from './agents.ts';
 
 /**
  * Claude Managed Agents sessions over ours (docs/decisions/anthropic-compat-sessions.md): the
@@ -145,13 +145,21 @@ export type SessionRecord = {
 };
 
 /** `BetaManagedAgentsSession`. */
-export function renderSession(input: { session: SessionRecord; agent: CmaAgent; environmentId: string; metadata: Record<string, string>; now: Date }) {
+export function renderSession(input: {
+  session: SessionRecord;
+  agent: CmaAgent;
+  /** The coordinator's roster as full agent definitions (null when the agent is not a coordinator). */
+  roster: CmaThreadAgent[] | null;
+  environmentId: string;
+  metadata: Record<string, string>;
+  now: Date;
+}) {
   const { session, agent } = input;
-  const { created_at: _created, updated_at: _updated, archived_at: _archived, metadata: _metadata, ...snapshot } = agent;
+  const { created_at: _created, updated_at: _updated, archived_at: _archived, metadata: _metadata, multiagent: _references, ...snapshot } = agent;
   return {
     id: session.id,
     type: 'session' as const,
-    agent: snapshot,
+    agent: { ...snapshot, multiagent: input.roster ? { type: 'coordinator' as const, agents: input.roster } : null },
     environment_id: input.environmentId,
     status: statusOf(session),
     title: session.title,

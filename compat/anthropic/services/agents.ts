@@ -8,8 +8,10 @@ import {
   cmaViewOf,
   needsSandbox,
   renderAgent,
+  threadAgentOf,
   viewOfNativeVersion,
   type CmaAgent,
+  type CmaThreadAgent,
   type CmaAgentView,
   type CreateAgentParams,
   type SandboxPlacement,
@@ -334,6 +336,23 @@ export async function agentSnapshotOf(ctx: ServiceContext, agentVersionId: strin
     createdAt: row.agent.createdAt,
     updatedAt: row.version.createdAt,
   });
+}
+
+/**
+ * The agent a session pins, with its coordinator roster (if any) as the full definitions the
+ * session's threads run (`BetaManagedAgentsSessionMultiagentCoordinator`), not as references.
+ */
+export async function sessionAgentOf(ctx: ServiceContext, agentVersionId: string): Promise<{ agent: CmaAgent; roster: CmaThreadAgent[] | null }> {
+  const agent = await agentSnapshotOf(ctx, agentVersionId);
+  if (!agent.multiagent) return { agent, roster: null };
+  const roster = await Promise.all(
+    agent.multiagent.agents.map(async (entry) =>
+      threadAgentOf(
+        entry.id === agent.id && entry.version === agent.version ? agent : await agentSnapshotOf(ctx, await agentVersionIdOf(ctx, entry.id, entry.version)),
+      ),
+    ),
+  );
+  return { agent, roster };
 }
 
 /** Our id of an agent's version numbered `version` (404 when there is none). */

@@ -28,7 +28,7 @@ import { updateSession } from '../../../services/runtime/sessions/index.ts';
 import { archiveSession, deleteSession } from '../../../services/runtime/sessions/index.ts';
 import { withTransaction } from '../../../services/kernel/transaction.ts';
 import type { CreateSessionInput } from '../../../domain/sessions/inputs.ts';
-import { agentSnapshotOf, agentVersionIdOf, archivedAgent, isArchivedAgent } from './agents.ts';
+import { sessionAgentOf, agentVersionIdOf, archivedAgent, isArchivedAgent } from './agents.ts';
 import { findCompatEnvironment } from './environments.ts';
 
 /** Claude Managed Agents sessions (`/compat/anthropic/v1/sessions`) over our session verbs. */
@@ -232,7 +232,7 @@ async function render(
 ): Promise<CmaSession> {
   return renderSession({
     session,
-    agent: await agentSnapshotOf(ctx, session.agentVersionId),
+    ...(await sessionAgentOf(ctx, session.agentVersionId)),
     environmentId: extra?.environmentId ?? DEFAULT_ENVIRONMENT_ID,
     metadata: extra?.metadata ?? {},
     now: ctx.clock.now(),

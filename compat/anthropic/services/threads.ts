@@ -4,6 +4,7 @@ import type { RunStarterDeps } from '../../../services/kernel/run-starter.ts';
 import { findSession, type SessionRow } from '../../../services/runtime/runs/index.ts';
 import type { ServiceContext } from '../../../services/kernel/service-context.ts';
 import { isOurId } from '../domain/ids.ts';
+import { threadAgentOf } from '../domain/agents.ts';
 import { statusOf } from '../domain/sessions.ts';
 import { agentSnapshotOf } from './agents.ts';
 
@@ -74,19 +75,7 @@ async function renderThread(ctx: ServiceContext, coordinatorSessionId: string, t
   return {
     type: 'session_thread' as const,
     id: session.threadId,
-    agent: {
-      type: 'agent' as const,
-      id: agent.id,
-      version: agent.version,
-      name: agent.name,
-      description: agent.description,
-      system: agent.system,
-      model: agent.model,
-      tools: agent.tools,
-      skills: agent.skills,
-      mcp_servers: agent.mcp_servers,
-      execution_identity: agent.execution_identity,
-    },
+    agent: threadAgentOf(agent),
     archived_at: thread.closedAt?.toISOString() ?? (session.archivedAt ? session.archivedAt.toISOString() : null),
     created_at: session.createdAt.toISOString(),
     parent_thread_id: thread.parentThreadId,

@@ -136,6 +136,21 @@ describe('multiagent coordinators through the SDK', () => {
     ]);
 
     const session = await client.beta.sessions.create({ agent: lead.id, environment_id: 'env_default' });
+    // The session copies the roster as the full definitions its threads run, not as references.
+    const roster = (session.agent.multiagent as { type: string; agents: Array<Record<string, unknown>> } | null)!;
+    expect(roster.type).toBe('coordinator');
+    expect(roster.agents.map((agent) => [agent.type, agent.id, agent.version, agent.name, agent.system])).toEqual([
+      ['agent', lead.id, 2, 'Solo lead', 'You split work with copies of yourself, briefly.'],
+      ['agent', helper.id, 1, 'Side helper', null],
+    ]);
+    expect(roster.agents[1]).toMatchObject({
+      model: helper.model,
+      tools: helper.tools,
+      skills: [],
+      mcp_servers: [],
+      execution_identity: { type: 'service_account' },
+    });
+    expect((await client.beta.sessions.retrieve(session.id)).agent.multiagent).toEqual(roster);
     f.fakes.vendor_a
       .reply({ toolCalls: [{ name: 'delegate_agent', arguments: { delegateKey: 'solo-lead', message: 'Take the first half.' } }] })
       .reply({ text: 'First half done.' })
