@@ -27,8 +27,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { serve } from '@hono/node-server';
 import { COMPAT_LIMITS } from '../compat/anthropic/domain/agents.ts';
 import { withBenchRuntimeApp } from './runtime-app.ts';
-import { percentile, printRecords, type BenchRecord } from './support.ts';
-import { takeSseFrames } from '../domain/sse-frames.ts';
+import { percentile, printRecords, sseFrames, type BenchRecord } from './support.ts';
 
 type Options = { rounds?: number; warmup?: number };
 
@@ -45,17 +44,6 @@ const PHASE_NAMES: Record<(typeof PHASES)[number], string> = { create: 'create',
 const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
 const p50 = (values: number[]) => percentile(sorted(values), 50);
 const p95 = (values: number[]) => percentile(sorted(values), 95);
-
-/** Frames of a native event stream as they arrive: `event` kind and parsed `data`. */
-async function* sseFrames(body: ReadableStream<Uint8Array>): AsyncGenerator<{ kind: string; data: Record<string, any> }> {
-  const decoder = new TextDecoder();
-  let buffered = '';
-  for await (const chunk of body) {
-    const { frames, rest } = takeSseFrames(buffered + decoder.decode(chunk, { stream: true }));
-    buffered = rest;
-    for (const frame of frames) if (frame.event !== null && frame.data !== null) yield { kind: frame.event, data: JSON.parse(frame.data) };
-  }
-}
 
 export async function run(options: Options = {}): Promise<BenchRecord[]> {
   const fromEnv = Number(process.env.ANTHROPIC_COMPAT_ROUNDS);

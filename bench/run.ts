@@ -2,6 +2,7 @@
  * `npm run bench`: every benchmark, each figure printed beside its baseline measured in the same
  * run, with the ratio and its target. Exits 1 when a target is missed, so a regression is loud.
  */
+import { run as agentProtocols } from './agent-protocols.bench.ts';
 import { run as anthropicCompat } from './anthropic-compat.bench.ts';
 import { run as configurationBackup } from './configuration-backup.bench.ts';
 import { run as conversationControl } from './conversation-control.bench.ts';
@@ -39,6 +40,7 @@ const benches: Array<[string, () => Promise<BenchRecord[]>]> = [
   ['long conversations', () => longConversation()],
   ['memory listing by prefix', () => memoryListing()],
   ['memory mount in the sandbox', () => memoryMount()],
+  ['A2A and MCP doors', () => agentProtocols()],
 ];
 
 let missed = 0;

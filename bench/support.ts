@@ -1,3 +1,4 @@
+import { takeSseFrames } from '../domain/sse-frames.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { createLogger } from '../config/logger.ts';
@@ -144,4 +145,15 @@ export async function pool(n: number, concurrency: number, fn: (i: number) => Pr
 /** The `p`th percentile (0-100) of values sorted ascending. */
 export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+/** Frames of a native event stream as they arrive: `event` kind and parsed `data`. */
+export async function* sseFrames(body: ReadableStream<Uint8Array>): AsyncGenerator<{ kind: string; data: Record<string, any> }> {
+  const decoder = new TextDecoder();
+  let buffered = '';
+  for await (const chunk of body) {
+    const { frames, rest } = takeSseFrames(buffered + decoder.decode(chunk, { stream: true }));
+    buffered = rest;
+    for (const frame of frames) if (frame.event !== null && frame.data !== null) yield { kind: frame.event, data: JSON.parse(frame.data) };
+  }
 }

@@ -13,6 +13,12 @@ const booleanString = v.pipe(
   v.transform((value) => value === 'true' || value === '1'),
 );
 
+/** A switch that is on unless set to false. */
+const onUnlessFalse = v.pipe(
+  v.optional(v.picklist(['true', 'false', '1', '0', '']), 'true'),
+  v.transform((value) => value !== 'false' && value !== '0'),
+);
+
 const portString = (fallback: string) =>
   v.pipe(
     v.optional(v.string(), fallback),
@@ -143,6 +149,14 @@ const SETTINGS = {
   SVC_DEVELOPMENT_ALLOW_REMOTE: setting(
     booleanString,
     'let development sign-in (whoever reaches the port becomes the owner) listen on a non-loopback `HOST` such as `0.0.0.0`; only for a network where every client is trusted (refused in production)',
+  ),
+  SVC_A2A_SERVER: setting(
+    onUnlessFalse,
+    'serve each agent over the Agent2Agent protocol at `/a2a/{projectId}/agents/{agentId}` (docs/agent-protocols.md); a project can switch its own off',
+  ),
+  SVC_MCP_SERVER: setting(
+    onUnlessFalse,
+    "serve a project's agents as the tools of a Streamable HTTP MCP server at `/mcp/{projectId}` (docs/agent-protocols.md); a project can switch its own off",
   ),
   SVC_CHECK_RESPONSES: setting(
     booleanString,
@@ -441,6 +455,8 @@ function settingsFrom(e: ParsedEnvironment, env: Record<string, string | undefin
       batchSize: e.SVC_RETENTION_BATCH_SIZE,
     },
     scheduleMinIntervalSeconds: e.SVC_SCHEDULE_MIN_INTERVAL_SECONDS,
+    /** The standard agent protocols served beside the API (doors/): switched on for the installation. */
+    doors: { a2a: e.SVC_A2A_SERVER, mcp: e.SVC_MCP_SERVER },
   };
 }
 

@@ -17,9 +17,14 @@ import type { ScheduleBackend } from '../services/kernel/schedule-backend.ts';
 import { systemClock, systemContext, type Clock } from '../services/kernel/service-context.ts';
 import { loadSettingsDependencies, type SettingsDependencies } from './dependencies.ts';
 import { anthropicFacade } from '../compat/anthropic/api/app.ts';
+import { a2aDoor } from '../doors/a2a/api/app.ts';
+import { mcpDoor } from '../doors/mcp/api/app.ts';
 
-/** The vendor-compatible APIs this installation serves (remove a line, and its folder, to drop one). */
-const FACADES: readonly Facade[] = [anthropicFacade];
+/**
+ * The vendor-compatible APIs and the standard agent protocols this installation serves (remove a
+ * line, and its folder, to drop one; settings switch the doors off without a rebuild).
+ */
+const FACADES: readonly Facade[] = [anthropicFacade, a2aDoor, mcpDoor];
 
 export type AppDepsOptions = {
   settings: Settings;

@@ -13,6 +13,7 @@ const LAYERS = [
   'services',
   'processes',
   'compat',
+  'doors',
   'domain',
   'db',
   'adapters',
@@ -34,6 +35,8 @@ const allowed: Record<(typeof LAYERS)[number], { runtime: Layer[]; typeOnly: Lay
   processes: { runtime: ['services', 'db', 'domain', 'adapters', 'config'], typeOnly: [] },
   // A vendor-compatible API (compat/<vendor>/): routes over the core's verbs, read models and middleware; its own tables.
   compat: { runtime: ['api', 'services', 'processes', 'domain', 'db', 'config'], typeOnly: [] },
+  // The standard agent protocols (doors/a2a, doors/mcp, and doors/shared they share): routes over the core's verbs; no tables.
+  doors: { runtime: ['api', 'services', 'domain', 'config'], typeOnly: ['processes'] },
   domain: { runtime: [], typeOnly: [] },
   db: { runtime: [], typeOnly: ['domain', 'config'] },
   // Outbound wire protocols (models, MCP, pinned HTTP, S3): they speak to other systems and keep no state of ours.
@@ -129,7 +132,9 @@ describe('layer boundaries', () => {
 
   it("only adapters/ speak other systems' wire protocols: no S3, MCP, OpenID or raw HTTP client library elsewhere", () => {
     const wire = /^(@aws-sdk\/|@modelcontextprotocol\/sdk|openid-client$|undici$)/;
-    const violations = imports.filter((entry) => entry.from !== 'adapters' && wire.test(entry.to));
+    // The MCP door serves the protocol (its server side): inbound, not a client of another system.
+    const mcpServerSide = (entry: Import) => entry.from === 'doors' && /^@modelcontextprotocol\/sdk\/(server|shared|types)/.test(entry.to);
+    const violations = imports.filter((entry) => entry.from !== 'adapters' && wire.test(entry.to) && !mcpServerSide(entry));
     expect(imports.filter((entry) => entry.from === 'adapters' && wire.test(entry.to)).length).toBeGreaterThan(3);
     expect(violations.map((entry) => `${entry.file} imports ${entry.to}`)).toEqual([]);
   });
@@ -158,6 +163,21 @@ describe('layer boundaries', () => {
         /^db\/schema\//.test(path.relative(root, path.resolve(root, path.dirname(entry.file), entry.to))),
     );
     expect(coreTables.map((entry) => `${entry.file} imports ${entry.to}`)).toEqual([]);
+  });
+
+  it('the agent protocols are removable modules: only the composition root and their benchmark reach into doors/, and nothing reads a core table', () => {
+    const everyImport = [...imports, ...(['bench', 'scripts', 'test'] as const).flatMap((dir) => sourceFiles(path.join(root, dir)).flatMap(importsOf))];
+    const intoDoors = everyImport.filter((entry) => entry.from !== 'doors' && targetLayer(entry) === 'doors');
+    const mounts = new Set(['scripts/app-deps.ts', 'bench/agent-protocols.bench.ts']);
+    expect(intoDoors.filter((entry) => !mounts.has(entry.file)).map((entry) => `${entry.file} imports ${entry.to}`)).toEqual([]);
+    // Each protocol stands alone: a2a and mcp share doors/shared, never each other.
+    const doorOf = (file: string) => file.split(path.sep)[1];
+    const across = imports.filter((entry) => {
+      if (entry.from !== 'doors' || !entry.to.startsWith('.')) return false;
+      const target = path.relative(root, path.resolve(root, path.dirname(entry.file), entry.to)).split(path.sep);
+      return target[0] === 'doors' && target[1] !== 'shared' && target[1] !== doorOf(entry.file);
+    });
+    expect(across.map((entry) => `${entry.file} imports ${entry.to}`)).toEqual([]);
   });
 
   it('no import circle of more than one file outside client/, type imports included', () => {

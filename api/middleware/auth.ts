@@ -1,8 +1,8 @@
 import { createMiddleware } from 'hono/factory';
+import { requestServiceContext } from '../request-context.ts';
 import { ForbiddenError, UnauthenticatedError, ValidationError } from '../../domain/errors.ts';
 import { authenticateApiKey } from '../../services/access/auth/index.ts';
 import { projectOrganizationId } from '../../services/access/auth/index.ts';
-import type { ServiceContext } from '../../services/kernel/service-context.ts';
 import type { AuthProvider } from '../auth/provider.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AppEnv } from '../env.ts';
@@ -24,15 +24,7 @@ export const ORIGIN_NOT_ALLOWED = 'Request origin is not allowed';
  */
 export const authenticate = (deps: AppDeps, provider: AuthProvider) =>
   createMiddleware<AppEnv>(async (c, next) => {
-    const base: ServiceContext = {
-      db: deps.database.db,
-      inTransaction: false,
-      afterCommit: [],
-      actor: null,
-      requestId: c.get('requestId'),
-      logger: c.get('logger'),
-      clock: deps.clock,
-    };
+    const base = requestServiceContext(deps, c);
     c.set('ctx', base);
     const routeKey = `${c.req.method} ${c.req.path}`;
     if (routeKey === OPENAPI_ROUTE || provider.publicRoutes.has(routeKey)) return next();

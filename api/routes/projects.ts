@@ -63,8 +63,9 @@ export function projectRoutes(deps: AppDeps) {
       route({
         summary:
           "Change the project's retention windows (`retention.sessions`, `retention.events`: a duration such as `30d`, `12h` or `90m`, null " +
-          'for the installation default; omitted: unchanged) and its monthly budget (`budget: {maxMonthlyCost?, maxMonthlyTokens?}`, null ' +
-          'for none)',
+          'for the installation default; omitted: unchanged), its monthly budget (`budget: {maxMonthlyCost?, maxMonthlyTokens?}`, null ' +
+          'for none) and whether its agents answer over the standard agent protocols (`agentProtocols: {a2a?, mcp?}`, booleans; omitted: ' +
+          'unchanged; each applies only while the installation serves that protocol)',
         scopes: ['project:admin'],
         params: ProjectParams,
         body: UpdateProjectInput,

@@ -662,6 +662,10 @@ export type PublicProject = PublicOrganization & {
     events: string | null;
   };
   budget: ProjectBudget | null;
+  agentProtocols: {
+    a2a: boolean;
+    mcp: boolean;
+  };
 };
 
 export type PublicRun = {
@@ -1443,7 +1447,7 @@ export type Paths = {
         200: ProjectWithOrganization;
       };
     };
-    /** Change the project's retention windows (`retention.sessions`, `retention.events`: a duration such as `30d`, `12h` or `90m`, null for the installation default; omitted: unchanged) and its monthly budget (`budget: {maxMonthlyCost?, maxMonthlyTokens?}`, null for none) */
+    /** Change the project's retention windows (`retention.sessions`, `retention.events`: a duration such as `30d`, `12h` or `90m`, null for the installation default; omitted: unchanged), its monthly budget (`budget: {maxMonthlyCost?, maxMonthlyTokens?}`, null for none) and whether its agents answer over the standard agent protocols (`agentProtocols: {a2a?, mcp?}`, booleans; omitted: unchanged; each applies only while the installation serves that protocol) */
     patch: {
       path: { projectId: string };
       header: { "Idempotency-Key": string };
@@ -1456,6 +1460,10 @@ export type Paths = {
           maxMonthlyCost?: number | null;
           maxMonthlyTokens?: number | null;
         }) | null;
+        agentProtocols?: {
+          a2a?: boolean;
+          mcp?: boolean;
+        };
       };
       responses: {
         200: ProjectWithOrganization;

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { organizations } from './organizations.ts';
 
 export const projects = pgTable(
@@ -15,6 +15,9 @@ export const projects = pgTable(
     /** Retention overrides in minutes (docs/decisions/project-retention-overrides.md); null = the installation default. */
     sessionRetentionMinutes: integer('session_retention_minutes'),
     eventRetentionMinutes: integer('event_retention_minutes'),
+    /** Whether the project's agents answer over the standard agent protocols (docs/decisions/agent-protocol-switches.md), when the installation serves them. */
+    a2aEnabled: boolean('a2a_enabled').notNull().default(true),
+    mcpServerEnabled: boolean('mcp_server_enabled').notNull().default(true),
     /**
      * Every product event at or below this position has been deleted by retention: a feed cursor
      * below it is answered `410 cursor_expired`. Written only by the event purge (a non-key

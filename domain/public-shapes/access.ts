@@ -12,6 +12,12 @@ export const PublicOrganizationShape = v.strictObject({ id: Id, slug: v.string()
  * `effectiveRetention` what applies now (null: kept for good).
  */
 const RetentionWindowsShape = v.strictObject({ sessions: v.nullable(v.string()), events: v.nullable(v.string()) });
+/**
+ * Whether the project's agents answer over the standard agent protocols
+ * (docs/decisions/agent-protocol-switches.md): `a2a` at `/a2a/{projectId}/agents/{agentId}`,
+ * `mcp` at `/mcp/{projectId}`; each only while the installation serves that protocol too.
+ */
+const AgentProtocolsShape = v.strictObject({ a2a: v.boolean(), mcp: v.boolean() });
 export const PublicProjectShape = v.strictObject({
   id: Id,
   organizationId: Id,
@@ -20,6 +26,7 @@ export const PublicProjectShape = v.strictObject({
   createdAt: Timestamp,
   retention: RetentionWindowsShape,
   budget: v.nullable(ProjectBudgetShape),
+  agentProtocols: AgentProtocolsShape,
 });
 export const ProjectWithOrganizationShape = v.strictObject({
   ...PublicProjectShape.entries,

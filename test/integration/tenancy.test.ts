@@ -1,7 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { systemContext } from '../../services/kernel/service-context.ts';
-import { sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../db/client.ts';
+import { auditEntries, projects } from '../../db/schema/index.ts';
+import { createBrowserSession } from '../../services/access/auth/index.ts';
+import { agentProtocolsOfProject } from '../../services/access/projects/index.ts';
 import { appendProductEvent } from '../../services/kernel/events/index.ts';
 import { createTestApp, type TestApp, type TestResponse } from '../support/app.ts';
 
@@ -158,6 +162,107 @@ describe('members', () => {
       body: { subject: 'user:bob', role: 'member', scopes: ['agent:read'] },
     });
     expect(byKey2.status).toBe(403);
+  });
+});
+
+describe('agent protocol switches (docs/decisions/agent-protocol-switches.md)', () => {
+  const systemCtx = () => systemContext({ db: t.database.db, logger: t.deps.logger, clock: t.deps.clock });
+  const patch = (projectId: string, body: unknown, options: { apiKey?: string } = {}) =>
+    t.request('PATCH', `/v1/projects/${projectId}`, options.apiKey ? { apiKey: options.apiKey, body } : { cookie, body });
+  const stored = async (projectId: string) =>
+    (await t.database.db.select({ a2a: projects.a2aEnabled, mcp: projects.mcpServerEnabled }).from(projects).where(eq(projects.id, projectId)))[0];
+
+  it('are both on for a new project, in every shape of it', async () => {
+    const created = await t.request('POST', '/v1/projects', { cookie, body: { slug: 'protocols-default', name: 'Defaults' } });
+    expect(created.status).toBe(201);
+    const project = await json(created);
+    expect(project.agentProtocols).toEqual({ a2a: true, mcp: true });
+    expect((await json(await t.request('GET', `/v1/projects/${project.id}`, { cookie }))).agentProtocols).toEqual({ a2a: true, mcp: true });
+    const list = await json(await t.request('GET', '/v1/projects?limit=200', { cookie }));
+    expect(list.data.find((entry: { id: string }) => entry.id === project.id).agentProtocols).toEqual({ a2a: true, mcp: true });
+    const context = await json(await t.request('GET', '/v1/context', { cookie }));
+    expect(context.project.agentProtocols).toEqual({ a2a: true, mcp: true });
+    expect(await agentProtocolsOfProject(systemCtx(), project.id)).toEqual({ a2a: true, mcp: true });
+  });
+
+  it('PATCH switches one off and keeps the other, persisted, audited and read back by agentProtocolsOfProject', async () => {
+    const project = await json(await t.request('POST', '/v1/projects', { cookie, body: { slug: 'protocols-patch', name: 'Patch' } }));
+    const patched = await patch(project.id, { agentProtocols: { mcp: false } });
+    expect(patched.status).toBe(200);
+    const body = await json(patched);
+    expect(body).toMatchObject({ id: project.id, agentProtocols: { a2a: true, mcp: false }, retention: { sessions: null, events: null }, budget: null });
+    expect((await json(await t.request('GET', `/v1/projects/${project.id}`, { cookie }))).agentProtocols).toEqual({ a2a: true, mcp: false });
+    const list = await json(await t.request('GET', '/v1/projects?limit=200', { cookie }));
+    expect(list.data.find((entry: { id: string }) => entry.id === project.id).agentProtocols).toEqual({ a2a: true, mcp: false });
+    expect(await stored(project.id)).toEqual({ a2a: true, mcp: false });
+    expect(await agentProtocolsOfProject(systemCtx(), project.id)).toEqual({ a2a: true, mcp: false });
+
+    // Both at once, beside another change; then a retention-only change leaves them be.
+    const both = await json(await patch(project.id, { agentProtocols: { a2a: false, mcp: true }, retention: { sessions: '30d' } }));
+    expect(both).toMatchObject({ agentProtocols: { a2a: false, mcp: true }, retention: { sessions: '30d' } });
+    const retentionOnly = await json(await patch(project.id, { retention: { sessions: null } }));
+    expect(retentionOnly.agentProtocols).toEqual({ a2a: false, mcp: true });
+    expect(await agentProtocolsOfProject(systemCtx(), project.id)).toEqual({ a2a: false, mcp: true });
+
+    const audits = await t.database.db
+      .select({ details: auditEntries.details })
+      .from(auditEntries)
+      .where(and(eq(auditEntries.action, 'project.agent_protocols_changed'), eq(auditEntries.targetId, project.id)));
+    expect(audits.map((entry) => entry.details)).toEqual(
+      expect.arrayContaining([
+        { before: { a2a: true, mcp: true }, after: { a2a: true, mcp: false } },
+        { before: { a2a: true, mcp: false }, after: { a2a: false, mcp: true } },
+      ]),
+    );
+    expect(audits).toHaveLength(2); // the retention-only change wrote none
+
+    await expect(agentProtocolsOfProject(systemCtx(), randomUUID())).rejects.toMatchObject({ name: 'NotFoundError', code: 'not_found' });
+    await expect(agentProtocolsOfProject(systemCtx(), 'not-a-uuid')).rejects.toMatchObject({ name: 'NotFoundError' });
+  });
+
+  it('refuses bad values with a 400 naming the field, and callers without project:admin with a 403', async () => {
+    const project = await json(await t.request('POST', '/v1/projects', { cookie, body: { slug: 'protocols-refused', name: 'Refused' } }));
+    for (const [body, path] of [
+      [{ agentProtocols: { mcp: 'off' } }, 'body.agentProtocols.mcp'],
+      [{ agentProtocols: { mcp: null } }, 'body.agentProtocols.mcp'],
+      [{ agentProtocols: { mcp: 0 } }, 'body.agentProtocols.mcp'],
+      [{ agentProtocols: { a2a: 'true', mcp: false } }, 'body.agentProtocols.a2a'],
+      [{ agentProtocols: { mcp: false, grpc: false } }, 'body.agentProtocols.grpc'],
+      [{ agentProtocols: {} }, 'body.agentProtocols'],
+      [{ agentProtocols: false }, 'body.agentProtocols'],
+      [{ agentProtocols: null }, 'body.agentProtocols'],
+    ] as const) {
+      const response = await patch(project.id, body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      const error = (await json(response)).error;
+      expect(error.code).toBe('bad_request');
+      expect(error.details.path, JSON.stringify(body)).toBe(path);
+    }
+    const { secret } = await t.createApiKey(['agent:read', 'agent:write', 'mcp:write']);
+    const denied = await patch(project.id, { agentProtocols: { mcp: false } }, { apiKey: secret });
+    expect(denied.status).toBe(403);
+    expect((await json(denied)).error.code).toBe('forbidden');
+    // A person with the member role (signed in with a cookie session) is refused too.
+    expect(
+      (await t.request('POST', `/v1/projects/${homeProjectId}/members`, { cookie, body: { subject: 'user:protocols-member', role: 'member' } })).status,
+    ).toBe(201);
+    const session = await createBrowserSession({
+      ctx: systemCtx(),
+      input: { organizationId, subject: 'user:protocols-member', projectId: homeProjectId },
+    });
+    const asMember = await t.request('PATCH', `/v1/projects/${project.id}`, {
+      cookie: `svc_session=${session.token}`,
+      body: { agentProtocols: { mcp: false } },
+    });
+    expect(asMember.status).toBe(403);
+    expect((await json(asMember)).error.message).toMatch(/owner or admin|scope/);
+    // Nothing changed by any of them.
+    expect(await stored(project.id)).toEqual({ a2a: true, mcp: true });
+    const audits = await t.database.db
+      .select()
+      .from(auditEntries)
+      .where(and(eq(auditEntries.action, 'project.agent_protocols_changed'), eq(auditEntries.targetId, project.id)));
+    expect(audits).toEqual([]);
   });
 });
 

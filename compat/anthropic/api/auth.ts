@@ -1,10 +1,10 @@
 import { createMiddleware } from 'hono/factory';
+import { requestServiceContext } from '../../../api/request-context.ts';
 import { isOurId } from '../domain/ids.ts';
 import { ForbiddenError, UnauthenticatedError } from '../../../domain/errors.ts';
 
 import { assertHasScopes, type Scope } from '../../../domain/scopes.ts';
 import { authenticateApiKey } from '../../../services/access/auth/index.ts';
-import type { ServiceContext } from '../../../services/kernel/service-context.ts';
 import type { AppDeps } from '../../../api/deps.ts';
 import type { AppEnv } from '../../../api/env.ts';
 
@@ -15,15 +15,7 @@ import type { AppEnv } from '../../../api/env.ts';
  */
 export const compatAuthenticate = (deps: AppDeps) =>
   createMiddleware<AppEnv>(async (c, next) => {
-    const base: ServiceContext = {
-      db: deps.database.db,
-      inTransaction: false,
-      afterCommit: [],
-      actor: null,
-      requestId: c.get('requestId'),
-      logger: c.get('logger'),
-      clock: deps.clock,
-    };
+    const base = requestServiceContext(deps, c);
     c.set('ctx', base);
     const secret = bearerOf(c.req.header('authorization')) ?? c.req.header('x-api-key')?.trim();
     if (!secret) throw new UnauthenticatedError('Send an API key of this server as "Authorization: Bearer svc_…" or "x-api-key"');

@@ -9,6 +9,7 @@ type OrganizationRow = typeof organizations.$inferSelect;
 
 export type PublicProject = v.InferOutput<typeof PublicProjectShape>;
 export type PublicOrganization = v.InferOutput<typeof PublicOrganizationShape>;
+export type AgentProtocols = PublicProject['agentProtocols'];
 
 export const toProjectResponse = (row: ProjectRow): PublicProject => ({
   id: row.id,
@@ -18,6 +19,13 @@ export const toProjectResponse = (row: ProjectRow): PublicProject => ({
   createdAt: row.createdAt.toISOString(),
   retention: retentionResponse({ sessionsMinutes: row.sessionRetentionMinutes, eventsMinutes: row.eventRetentionMinutes }),
   budget: publicProjectBudget({ maxCostNanos: row.budgetMonthlyMaxCostNanos, maxTokens: row.budgetMonthlyMaxTokens }),
+  agentProtocols: agentProtocolsOf(row),
+});
+
+/** The project's switches for the standard agent protocols, as the API writes them. */
+export const agentProtocolsOf = (row: Pick<ProjectRow, 'a2aEnabled' | 'mcpServerEnabled'>): AgentProtocols => ({
+  a2a: row.a2aEnabled,
+  mcp: row.mcpServerEnabled,
 });
 
 /** Windows as the API writes them (`30d`); null stays null. */

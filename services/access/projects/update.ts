@@ -11,14 +11,17 @@ import { requireActor } from '../../kernel/require-actor.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { assertOrganizationAdministrator } from './authorize.ts';
 import { getProject, type ProjectDetail } from './get.ts';
+import { agentProtocolsOf } from './public.ts';
 
 /**
- * Changes a project's retention overrides and its monthly budget (`PATCH /projects/{id}`,
- * docs/decisions/project-retention-overrides.md and docs/decisions/budgets.md). Each retention window given replaces the
+ * Changes a project's retention overrides, its monthly budget and its agent protocol switches
+ * (`PATCH /projects/{id}`, docs/decisions/project-retention-overrides.md, docs/decisions/budgets.md
+ * and docs/decisions/agent-protocol-switches.md). Each retention window given replaces the
  * project's (null restores the installation default), an omitted one stays; the next sweep
  * applies the new windows. A budget given replaces the project's (null removes it); the next
- * model call of any run checks it. Organization administration, like creating and deleting
- * projects; audited with the values before and after.
+ * model call of any run checks it. Each protocol switch given replaces the project's, an omitted
+ * one stays; the doors read it through `agentProtocolsOfProject`. Organization administration, like creating and
+ * deleting projects; audited with the values before and after, in the same transaction.
  */
 export async function updateProject({
   ctx,
@@ -31,7 +34,7 @@ export async function updateProject({
 }): Promise<ProjectDetail> {
   const actor = requireActor(ctx);
   assertOrganizationAdministrator(actor);
-  const { retention, budget } = v.parse(UpdateProjectChanges, input.changes);
+  const { retention, budget, agentProtocols } = v.parse(UpdateProjectChanges, input.changes);
   return withTransaction(ctx, async (tx) => {
     const where = and(eq(projects.id, input.projectId), eq(projects.organizationId, actor.organizationId));
     const [before] = await tx.db.select().from(projects).where(where).for('no key update');
@@ -42,38 +45,30 @@ export async function updateProject({
     };
     const stored = budget === undefined ? null : storedProjectBudget(budget);
     const budgetChanges = stored ? { budgetMonthlyMaxCostNanos: stored.maxCostNanos, budgetMonthlyMaxTokens: stored.maxTokens } : {};
-    if (Object.keys(retentionChanges).length === 0 && !stored) return getProject({ ctx: tx, deps, input: { projectId: input.projectId } });
-    await tx.db
-      .update(projects)
-      .set({ ...retentionChanges, ...budgetChanges })
-      .where(where);
-    if (Object.keys(retentionChanges).length > 0) {
-      await recordAudit(tx, {
-        projectId: input.projectId,
-        action: 'project.retention_changed',
-        targetType: 'project',
-        targetId: input.projectId,
-        details: {
-          before: { sessionsMinutes: before.sessionRetentionMinutes, eventsMinutes: before.eventRetentionMinutes },
-          after: {
-            sessionsMinutes: 'sessionRetentionMinutes' in retentionChanges ? retentionChanges.sessionRetentionMinutes : before.sessionRetentionMinutes,
-            eventsMinutes: 'eventRetentionMinutes' in retentionChanges ? retentionChanges.eventRetentionMinutes : before.eventRetentionMinutes,
-          },
+    const protocolChanges = {
+      ...(agentProtocols?.a2a !== undefined ? { a2aEnabled: agentProtocols.a2a } : {}),
+      ...(agentProtocols?.mcp !== undefined ? { mcpServerEnabled: agentProtocols.mcp } : {}),
+    };
+    const changes = { ...retentionChanges, ...budgetChanges, ...protocolChanges };
+    if (Object.keys(changes).length === 0) return getProject({ ctx: tx, deps, input: { projectId: input.projectId } });
+    await tx.db.update(projects).set(changes).where(where);
+    const audit = (action: string, details: Record<string, unknown>) =>
+      recordAudit(tx, { projectId: input.projectId, action, targetType: 'project', targetId: input.projectId, details });
+    if (Object.keys(retentionChanges).length > 0)
+      await audit('project.retention_changed', {
+        before: { sessionsMinutes: before.sessionRetentionMinutes, eventsMinutes: before.eventRetentionMinutes },
+        after: {
+          sessionsMinutes: 'sessionRetentionMinutes' in retentionChanges ? retentionChanges.sessionRetentionMinutes : before.sessionRetentionMinutes,
+          eventsMinutes: 'eventRetentionMinutes' in retentionChanges ? retentionChanges.eventRetentionMinutes : before.eventRetentionMinutes,
         },
       });
-    }
-    if (stored) {
-      await recordAudit(tx, {
-        projectId: input.projectId,
-        action: 'project.budget_changed',
-        targetType: 'project',
-        targetId: input.projectId,
-        details: {
-          before: publicProjectBudget({ maxCostNanos: before.budgetMonthlyMaxCostNanos, maxTokens: before.budgetMonthlyMaxTokens }),
-          after: publicProjectBudget(stored),
-        },
+    if (stored)
+      await audit('project.budget_changed', {
+        before: publicProjectBudget({ maxCostNanos: before.budgetMonthlyMaxCostNanos, maxTokens: before.budgetMonthlyMaxTokens }),
+        after: publicProjectBudget(stored),
       });
-    }
+    if (Object.keys(protocolChanges).length > 0)
+      await audit('project.agent_protocols_changed', { before: agentProtocolsOf(before), after: agentProtocolsOf({ ...before, ...protocolChanges }) });
     return getProject({ ctx: tx, deps, input: { projectId: input.projectId } });
   });
 }

@@ -24,6 +24,7 @@ export { findRun } from './load.ts';
 export { lockSessionAndLatestRun } from './lock-session.ts';
 export { createLoggingRunStarter } from './logging-run-starter.ts';
 export { findOperationCall, operationTranscript, threadOfTurn } from './operation-threads.ts';
+export { listAgentRunsOfPrincipal } from './list-agent-runs.ts';
 export { listPendingTurns } from './pending-turns.ts';
 export { contextMeterOf, toMessageResponse, toRunResponse } from './public.ts';
 export type { MessageRow, PublicRun, RunRow } from './public.ts';
