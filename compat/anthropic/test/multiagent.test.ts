@@ -183,6 +183,8 @@ describe('multiagent coordinators through the SDK', () => {
     expect(JSON.stringify(f.fakes.vendor_a.requests[first + 2]!.body)).toContain('Oslo.');
     const [childSession] = await f.t.database.db.select().from(sessions).where(eq(sessions.delegateKey, 'capital-finder'));
     expect(childSession).toMatchObject({ agentId: finder.id });
+    // The coordinator's last call reached the model; its usage counts once its run has settled.
+    await f.waitForRun((await f.call('GET', `/sessions/${session.id}`)).body.latestRunId);
 
     // The session's threads: the primary (the coordinator) and the child it spawned.
     const threads = [];
