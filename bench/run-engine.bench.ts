@@ -22,7 +22,9 @@
  * rounds and drains each side's workflows before the other starts; figure 2 alternates one bare
  * round trip and one run, after a warm-up of both (bundles loaded, connections, plans). Then it
  * prints where the time goes: figure 1 decomposed (API alone, starts alone), Temporal history of
- * sample runs (workflow tasks, each activity), Postgres statements per run by activity.
+ * sample runs (workflow tasks, each activity), Postgres statements per run by step (admission, the
+ * model call's begin, its finish with the settlement) and the whole run's count with `POST /sessions`
+ * against issue 51's target (≤ 12).
  *
  *   node_modules/.bin/node bench/run-engine.bench.ts
  *   BENCH_STATEMENTS=1 node_modules/.bin/node bench/run-engine.bench.ts   (prints the last run's statements)
@@ -80,7 +82,17 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
       // The app's and the worker's handles: openDatabase's postgres.js settings plus a statement counter.
       const apiDatabase = countingDatabase(url, 10);
       const appDatabase = apiDatabase.handle;
-      const workerDatabase = countingDatabase(url, 10);
+      // A model call's statements are counted as two steps: its begin (before the model has answered)
+      // and its finish with the settlement (issue 51's per-step counts); one run at a time is measured.
+      const workerDatabase = countingDatabase(url, 10, (activity) =>
+        activity === 'callModel'
+          ? modelClock.calls === 0
+            ? 'model call: begin'
+            : 'model call: finish + settlement'
+          : activity === 'admitRun'
+            ? 'admission'
+            : activity,
+      );
       const appSettings = parseSettings({ SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'error', [VENDOR_A_BASE_URL_ENV]: fake.baseUrl, ...REQUEST_LIMITS_OFF });
       const starter = heldRunStarter();
       const deps = await createAppDeps({ settings: appSettings, logger, database: appDatabase, runStarter: starter });
@@ -264,6 +276,7 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
             turns,
             bareTrips,
             statements,
+            apiStatements,
             bareSample: await sampleBare(client, bare.taskQueue, 20),
           });
         }
@@ -307,7 +320,7 @@ function heldRunStarter() {
  * A worker database handle like openDatabase's (postgres.js, same pool settings) whose every
  * statement sent (begin and commit included) is counted by the activity that sent it.
  */
-function countingDatabase(url: string, maxConnections: number) {
+function countingDatabase(url: string, maxConnections: number, stepOf: (activity: string) => string = (activity) => activity) {
   const counts = new Map<string, number>();
   /** While set, each statement's text is kept here, prefixed by the activity that sent it. */
   const texts: { current: string[] | null } = { current: null };
@@ -318,7 +331,7 @@ function countingDatabase(url: string, maxConnections: number) {
     debug: (_connection: number, query: string) => {
       let key = 'outside activities';
       try {
-        key = Context.current().info.activityType;
+        key = stepOf(Context.current().info.activityType);
       } catch {
         // not in an activity (reconciler) or sent from the pool's queue
       }
@@ -488,6 +501,8 @@ async function printProfile(input: {
   turns: Array<{ runId: string; total: number; model: number; overhead: number }>;
   bareTrips: number[];
   statements: Map<string, number>;
+  /** `POST /sessions`'s statements per request (the API's side of a one-turn run). */
+  apiStatements: number;
   bareSample: Breakdown[];
 }) {
   const { client, turns } = input;
@@ -517,6 +532,11 @@ async function printProfile(input: {
   const total = [...input.statements.values()].reduce((a, b) => a + b, 0);
   console.log(`  Postgres statements sent by the worker per one-turn run (begin/commit included): ${total.toFixed(1)}`);
   for (const [key, count] of [...input.statements].sort((a, b) => b[1] - a[1])) console.log(`    ${key.padEnd(34)} ${count.toFixed(1)}`);
+  // Issue 51's count: the whole one-turn run, POST /sessions included, one statement per round trip.
+  const perRun = input.apiStatements + total;
+  console.log(
+    `  Postgres statements per one-turn run, POST /sessions ${input.apiStatements.toFixed(1)} + the run ${total.toFixed(1)} = ${perRun.toFixed(1)} (target ≤ 12)${perRun > 12 ? ' — MISSED' : ''}`,
+  );
   const [one] = await input.database.select({ state: schema.runs.state }).from(schema.runs).where(eq(schema.runs.id, runIds[0]!));
   if (one?.state !== 'completed') throw new Error('a measured run did not complete');
 }
