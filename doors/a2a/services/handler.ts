@@ -28,6 +28,7 @@ import type { ServiceContext } from '../../../services/kernel/service-context.ts
 import { decideApproval } from '../../../services/runtime/approvals/index.ts';
 import { cancelRun, findSession, getRun, listAgentRunsOfPrincipal, type PublicRun } from '../../../services/runtime/runs/index.ts';
 import { claimToolCall, submitToolResult } from '../../../services/runtime/tool-calls/index.ts';
+import { executeIdempotently, hashRequestBody } from '../../../services/kernel/idempotency/index.ts';
 import { withTransaction } from '../../../services/kernel/transaction.ts';
 import { followRun } from '../../shared/follow.ts';
 import { answerOf, turnMessages } from '../../shared/reply.ts';
@@ -128,8 +129,33 @@ export function doorHandler(request: DoorRequest): A2ARequestHandler {
     if (message.answers.length > 0) throw new RequestMalformedError('message.taskId: approval and toolResult parts answer a task; name it');
     if (message.text.trim() === '') throw new RequestMalformedError('message.parts: give a text part');
     if (contextId && !isUuid(contextId)) throw new RequestMalformedError('message.contextId: no conversation with that id');
-    const started = await startTurn({ ctx, deps, input: { agentId: agent.id, sessionId: contextId || null, text: message.text, idempotencyKey: null } });
-    return { run: started.run!, answered: null };
+    return { run: await startOnce(params.message!.messageId, { contextId: contextId || null, text: message.text }), answered: null };
+  }
+
+  /**
+   * Starts the message's turn once per `messageId` (the caller's id of its message): the run and
+   * the idempotency record commit together, so a resent message (a client's retry) is the same
+   * task, and the same id with other content is refused. Without an id, every message is a turn.
+   */
+  async function startOnce(messageId: string, turn: { contextId: string | null; text: string }): Promise<PublicRun> {
+    const start = (tx: ServiceContext) =>
+      startTurn({ ctx: tx, deps, input: { agentId: agent.id, sessionId: turn.contextId, text: turn.text, idempotencyKey: null } });
+    if (!messageId) return (await start(ctx)).run!;
+    let started: PublicRun | null = null;
+    const outcome = await executeIdempotently({
+      ctx,
+      input: {
+        scope: { principalId: ctx.actor!.principalId, route: `A2A SendMessage ${agent.id}`, idempotencyKey: `message:${messageId}` },
+        requestHash: hashRequestBody(JSON.stringify(turn)),
+      },
+      run: async (tx) => {
+        started = (await start(tx)).run!;
+        return { status: 200, body: { runId: started.id }, headers: {} };
+      },
+    });
+    if (outcome.kind === 'replay') return getRun({ ctx, input: { runId: (JSON.parse(outcome.record.bodyText ?? '{}') as { runId: string }).runId } });
+    if (!started) throw new Error('the turn was neither started nor replayed');
+    return started;
   }
 
   /** Applies a reply's answers in one transaction: all of them, or none. */

@@ -174,6 +174,19 @@ describe('the A2A door through the official SDK', () => {
     expect(next.nextPageToken).toBe('');
   });
 
+  it('treats a resent message (the same messageId) as the same task; the same id with other text is refused', async () => {
+    const client = await clientOf(agent.id);
+    f.fakes.vendor_a.reply({ text: 'Bern.' });
+    const message = userMessage('The capital of Switzerland?');
+    const calls = f.fakes.vendor_a.requests.length;
+    const first = asTask(await send(client, message));
+    const again = asTask(await send(client, message));
+    expect(again.id).toBe(first.id);
+    expect(textOf(again)).toBe('Bern.');
+    expect(f.fakes.vendor_a.requests.length).toBe(calls + 1);
+    await expect(send(client, { ...message, parts: userMessage('Something else?').parts })).rejects.toMatchObject({ name: 'UnsupportedOperationError' });
+  });
+
   it('cancels a long task: it ends cancelled and no model call starts afterwards', async () => {
     const client = await clientOf(agent.id);
     let release!: () => void;
