@@ -70,6 +70,8 @@ export function a2aDoorApp(deps: AppDeps) {
       ctx: c.var.ctx,
       agent,
       endpoint: endpointOf(c, c.var.actor.projectId, agent.id),
+      signal: c.req.raw.signal,
+      takeFollowPlace: () => deps.eventStreamPlaces(c.var.actor),
       translate: (error) =>
         toA2AError(error instanceof Error && !(error instanceof A2AError) ? domainErrorOf(error, c) : error, {
           requestId: c.var.requestId,

@@ -58,6 +58,10 @@ export type DoorRequest = {
   endpoint: string;
   /** Our errors as A2A errors (api/: it knows the request, for database errors and the log). */
   translate(error: unknown): Error;
+  /** Aborts when the caller goes away: a blocking call stops following its task (the run goes on). */
+  signal: AbortSignal;
+  /** A place among the process's open streams while a blocking call follows its task (released after). */
+  takeFollowPlace(): () => void;
 };
 
 /**
@@ -248,8 +252,11 @@ export function doorHandler(request: DoorRequest): A2ARequestHandler {
     run: PublicRun,
     answered: RunState | null,
     ends: (run: PublicRun) => boolean = (current) => isFinalOrInterrupted(taskStateOf(current.state)),
+    signal?: AbortSignal,
   ): AsyncGenerator<{ kind: 'text'; text: string; replace: boolean } | { kind: 'run'; run: PublicRun; ends: boolean }> {
     const follower = followRun(deps, ctx, { projectId: run.projectId, sessionId: run.sessionId, runId: run.id });
+    // Stopped (the caller left, a ceiling passed): the follower ends, and with it a pending wait.
+    signal?.addEventListener('abort', () => follower.close(), { once: true });
     let stale = answered;
     try {
       for await (const update of follower) {
@@ -278,12 +285,18 @@ export function doorHandler(request: DoorRequest): A2ARequestHandler {
 
   /** Follows a run until an update ends the follow (by default A2A's final and interrupted states); the run then. */
   async function runUntil(run: PublicRun, answered: RunState | null, options: { ends?: (run: PublicRun) => boolean; ceilingMs?: number } = {}) {
-    const updates = following(run, answered, options.ends);
-    const ceiling = options.ceilingMs ? setTimeout(() => void updates.return(undefined), options.ceilingMs) : null;
+    const release = request.takeFollowPlace();
+    const stopped = new AbortController();
+    const stop = () => stopped.abort();
+    const ceiling = options.ceilingMs ? setTimeout(stop, options.ceilingMs) : null;
+    request.signal.addEventListener('abort', stop, { once: true });
+    if (request.signal.aborted) stop();
     try {
-      for await (const update of updates) if (update.kind === 'run' && update.ends) return update.run;
+      for await (const update of following(run, answered, options.ends, stopped.signal)) if (update.kind === 'run' && update.ends) return update.run;
     } finally {
       if (ceiling) clearTimeout(ceiling);
+      request.signal.removeEventListener('abort', stop);
+      release();
     }
     return getRun({ ctx, input: { runId: run.id } });
   }

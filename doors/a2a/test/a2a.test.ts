@@ -208,6 +208,40 @@ describe('the A2A door through the official SDK', () => {
     await expect(client.cancelTask({ tenant: '', id: task.id, metadata: undefined })).rejects.toMatchObject({ name: 'TaskNotCancelableError' });
   });
 
+  it('stops following a blocking task when its caller goes away (the run goes on), and gives its place back', async () => {
+    const client = await clientOf(agent.id);
+    let release!: () => void;
+    f.fakes.vendor_a.reply({ text: 'Eventually.', heldUntil: new Promise<void>((resolve) => (release = resolve)) });
+    const before = f.t.deps.eventTail.stats().subscribers;
+    const calls = f.fakes.vendor_a.requests.length;
+    const abort = new AbortController();
+    const blocking = client.sendMessage(
+      { tenant: '', message: userMessage('Wait for it.'), configuration: undefined, metadata: undefined },
+      { signal: abort.signal },
+    );
+    await until(
+      async () => f.fakes.vendor_a.requests.length,
+      (count) => count > calls,
+      'the model call started',
+    );
+    expect(f.t.deps.eventTail.stats().subscribers).toBeGreaterThan(before);
+    abort.abort();
+    await expect(blocking).rejects.toThrow();
+    await until(
+      async () => f.t.deps.eventTail.stats().subscribers,
+      (count) => count === before,
+      'the follower let go',
+    );
+    release();
+    // The task itself was not the caller's connection: it completes.
+    const [task] = (await client.listTasks({ tenant: '', contextId: '', status: 0, pageSize: 1, pageToken: '', statusTimestampAfter: undefined })).tasks;
+    await until(
+      async () => client.getTask({ tenant: '', id: task!.id }),
+      (read) => read.status!.state === TaskState.TASK_STATE_COMPLETED,
+      'the task completed',
+    );
+  });
+
   it('resumes a stream after the client went away: SubscribeToTask sends the task, the answer so far and the rest', async () => {
     const client = await clientOf(agent.id);
     const answer = 'Canberra is the capital of Australia, not Sydney.';
