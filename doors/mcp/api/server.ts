@@ -70,6 +70,14 @@ export function agentToolServer(c: Context<AppEnv>, deps: AppDeps, input: { inFl
     const args = parseAgentToolArguments(params.arguments);
     if (!args.ok) return toolErrorOf(args.message);
     if (signal.aborted) return toolErrorOf('The call was cancelled before it started a run');
+    // A call follows its run as a stream does: it takes one of the process's stream places (or is
+    // refused before any run starts), given back when the call ends.
+    let releasePlace: () => void;
+    try {
+      releasePlace = deps.eventStreamPlaces(actor);
+    } catch (error) {
+      throw rpcErrorOf(error, c);
+    }
     const progress = progressOf(extra, params._meta?.progressToken);
     try {
       const outcome = await callAgent({
@@ -85,6 +93,8 @@ export function agentToolServer(c: Context<AppEnv>, deps: AppDeps, input: { inFl
       const refusal = turnRefusalOf(error, args.value.sessionId !== undefined);
       if (refusal) return toolErrorOf(refusal);
       throw rpcErrorOf(error, c);
+    } finally {
+      releasePlace();
     }
   }
 

@@ -5,6 +5,7 @@ import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.j
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runExample } from '../../../test/support/run-example.ts';
 import { createApp } from '../../../api/app.ts';
+import { createEventStreamPlaces } from '../../../api/event-stream-places.ts';
 import { createForeignOrganization } from '../../../test/support/foreign-organization.ts';
 import { serveApp, type ServedApp } from '../../../test/support/http-server.ts';
 import { startRunApp } from '../../../test/support/run-app.ts';
@@ -371,6 +372,37 @@ describe('access', () => {
       const response = await fetch(endpoint(), { method, headers: { ...auth, accept: 'text/event-stream' } });
       expect(response.status).toBe(405);
       expect(response.headers.get('allow')).toBe('POST');
+    }
+  });
+
+  it("takes one of the process's stream places per call while it follows its run: over the bound, the call is refused before any run", async () => {
+    const bot = await agent('Placeholder');
+    const deps = f.t.deps;
+    const bounded = createApp({ ...deps, eventStreamPlaces: createEventStreamPlaces({ eventStreamsPerPrincipal: 1, eventStreamsPerProject: null }) });
+    const boundedServer = await serveApp(bounded.fetch);
+    const client = new Client({ name: 'bounded', version: '1.0.0' });
+    clients.push(client);
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${boundedServer.baseUrl}/mcp/${f.projectId}`), {
+        requestInit: { headers: { Authorization: `Bearer ${f.apiKey}` } },
+      }),
+    );
+    let release = () => {};
+    f.fakes.vendor_a.reply({ text: 'First.', heldUntil: new Promise<void>((resolve) => (release = resolve)) }).reply({ text: 'Third.' });
+    const calls = f.fakes.vendor_a.requests.length;
+    try {
+      const first = client.callTool({ name: bot.key, arguments: { message: 'One.' } });
+      await waitForModelCalls(calls + 1);
+      const refused = await rejection(client.callTool({ name: bot.key, arguments: { message: 'Two.' } }));
+      expect(String(refused)).toMatch(/stream/i);
+      expect(f.fakes.vendor_a.requests.length).toBe(calls + 1);
+      release();
+      expect(textOf((await first) as CallToolResult)).toBe('First.');
+      // The place is back once the call has ended.
+      expect(textOf((await client.callTool({ name: bot.key, arguments: { message: 'Three.' } })) as CallToolResult)).toBe('Third.');
+    } finally {
+      release();
+      await boundedServer.close();
     }
   });
 
