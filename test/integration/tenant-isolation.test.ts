@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isMutation } from '../../api/mutations.ts';
 import { rowsOf } from '../../db/client.ts';
-import { organizationMemberships, organizations, principals, projectMemberships, projects, uploads } from '../../db/schema/index.ts';
+import { uploads } from '../../db/schema/index.ts';
 import { SCOPES } from '../../domain/scopes.ts';
 import { createBrowserSession } from '../../services/access/auth/index.ts';
 import { systemContext } from '../../services/kernel/service-context.ts';
@@ -11,6 +11,7 @@ import { recordToolCalls } from '../../services/runtime/tool-calls/index.ts';
 import { createProvider } from '../fixtures/model-vendors/helpers.ts';
 import { startFakeModelProviders, type FakeModelProviders } from '../fixtures/model-vendors/catalog-server.ts';
 import { createTestApp, type RequestOptions, type TestApp, type TestResponse } from '../support/app.ts';
+import { createForeignOrganization } from '../support/foreign-organization.ts';
 import { registeredRoutes, routeParameters, type Route } from '../support/routes.ts';
 import { ORDER, tool } from '../support/tool-call-app.ts';
 
@@ -69,24 +70,10 @@ beforeAll(async () => {
   scopeProject = (await scopes.json()).id;
 
   // Another organization with its own owner (rows as a completed sign-in leaves them).
-  const [org] = await t.database.db
-    .insert(organizations)
-    .values({ slug: `foreign-${randomUUID().slice(0, 8)}`, name: 'Foreign Org FOREIGN-MARK' })
-    .returning();
-  const [project] = await t.database.db.insert(projects).values({ organizationId: org!.id, slug: 'foreign', name: 'Foreign project FOREIGN-MARK' }).returning();
-  await t.database.db.insert(organizationMemberships).values({ organizationId: org!.id, subject: 'foreign-owner', role: 'owner' });
-  const [principal] = await t.database.db
-    .insert(principals)
-    .values({ organizationId: org!.id, projectId: project!.id, kind: 'human', subject: 'foreign-owner', scopes: ['*'] })
-    .returning();
-  await t.database.db.insert(projectMemberships).values({ organizationId: org!.id, projectId: project!.id, principalId: principal!.id, role: 'owner' });
-  const session = await createBrowserSession({ ctx: sys(), input: { organizationId: org!.id, subject: 'foreign-owner', projectId: project!.id } });
-  const foreignCookie = `svc_session=${session.token}`;
-  const key = await t.request('POST', `/v1/projects/${project!.id}/api-keys`, { cookie: foreignCookie, body: { name: 'foreign key', scopes: ['*'] } });
-  expect(key.status).toBe(201);
-  foreignKey = (await key.json()).secret;
-  foreign = await seedTenant('foreign', org!.id, project!.id, foreignKey, { cookie: foreignCookie });
-  foreign.secrets.push(foreignKey, session.token);
+  const stranger = await createForeignOrganization(t, 'Foreign FOREIGN-MARK');
+  foreignKey = stranger.apiKey;
+  foreign = await seedTenant('foreign', stranger.organizationId, stranger.projectId, foreignKey, { cookie: stranger.cookie });
+  foreign.secrets.push(foreignKey, stranger.sessionToken);
 
   // Carol: a human member of the own project only (an organization admin could administer
   // every project of the organization by design: spec 2 "Organizations, projects, members").
