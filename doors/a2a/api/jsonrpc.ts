@@ -4,7 +4,7 @@ import { JsonRpcTransportHandler, ServerCallContext, type A2ARequestHandler } fr
 import { assertHasScopes } from '../../../domain/scopes.ts';
 import type { AppEnv } from '../../../api/env.ts';
 import { versionProblem } from '../domain/cards.ts';
-import { METHOD_SCOPES } from './methods.ts';
+import { decodeParams, isServedMethod, scopesOf } from './methods.ts';
 import { sseResponse } from './sse.ts';
 
 type RpcId = string | number | null;
@@ -35,8 +35,15 @@ export async function serveJsonRpc(c: Context<AppEnv>, handler: A2ARequestHandle
   const id: RpcId = 'id' in body ? (body.id as RpcId) : null;
   const problem = versionProblem(c.req.header('A2A-Version'));
   if (problem) return c.json({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(new VersionNotSupportedError(problem)) });
-  const scopes = METHOD_SCOPES[body.method];
-  if (scopes) assertHasScopes(c.var.actor.scopes, scopes);
+  if (isServedMethod(body.method)) {
+    assertHasScopes(c.var.actor.scopes, scopesOf(body.method));
+    // Read here only so that a codec's throw is -32602; the SDK's handler reads them again.
+    try {
+      decodeParams(body.method, body.params);
+    } catch (error) {
+      return c.json({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) });
+    }
+  }
   const result = await new JsonRpcTransportHandler(handler).handle(body, new ServerCallContext({ requestedVersion: '1.0' }));
   if (!(Symbol.asyncIterator in result)) return c.json(result);
   const finish = takeStreamPlace();

@@ -1,14 +1,5 @@
 import type { Context } from 'hono';
-import {
-  ListTasksRequest,
-  SendMessageRequest,
-  SendMessageResponse,
-  StreamResponse,
-  Task,
-  taskStateFromJSON,
-  TaskState,
-  type ListTasksResponse,
-} from '@a2a-js/sdk';
+import { SendMessageResponse, StreamResponse, Task, type ListTasksResponse } from '@a2a-js/sdk';
 import {
   PushNotificationNotSupportedError,
   ExtendedAgentCardNotConfiguredError,
@@ -23,10 +14,10 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { assertHasScopes } from '../../../domain/scopes.ts';
 import type { AppEnv } from '../../../api/env.ts';
 import { versionProblem } from '../domain/cards.ts';
-import { METHOD_SCOPES } from './methods.ts';
+import { decodeParams, scopesOf, type ServedMethod } from './methods.ts';
 import { sseResponse } from './sse.ts';
 
-type Route = { method: string; call: (c: Context<AppEnv>, handler: A2ARequestHandler, takeStreamPlace: () => () => void) => Promise<Response> };
+type Route = (c: Context<AppEnv>, handler: A2ARequestHandler, takeStreamPlace: () => () => void) => Promise<Response>;
 
 /**
  * The HTTP+JSON binding (A2A 1.0 §11), below the agent's endpoint: `POST message:send` and
@@ -40,7 +31,7 @@ export async function serveRest(c: Context<AppEnv>, path: string, handler: A2ARe
     if (problem) throw new VersionNotSupportedError(problem);
     const route = routeOf(path, c.req.method);
     if (!route) throw new UnsupportedOperationError(`No ${c.req.method} ${path} in the HTTP+JSON binding`);
-    return await route.call(c, handler, takeStreamPlace);
+    return await route(c, handler, takeStreamPlace);
   } catch (error) {
     return restError(c, error);
   }
@@ -49,74 +40,49 @@ export async function serveRest(c: Context<AppEnv>, path: string, handler: A2ARe
 function routeOf(path: string, method: string): Route | null {
   const task = /^tasks\/([^/:]+)(:cancel|:subscribe|\/pushNotificationConfigs(?:\/[^/]+)?)?$/.exec(path);
   if (path === 'message:send' && method === 'POST')
-    return {
-      method: 'SendMessage',
-      call: async (c, handler) => {
-        scoped(c, 'SendMessage');
-        const result = await handler.sendMessage(SendMessageRequest.fromJSON(await jsonBody(c)), contextOf());
-        return c.json(SendMessageResponse.toJSON({ payload: 'messageId' in result ? { $case: 'message', value: result } : { $case: 'task', value: result } }));
-      },
+    return async (c, handler) => {
+      scoped(c, 'SendMessage');
+      const result = await handler.sendMessage(decodeParams('SendMessage', await jsonBody(c)), contextOf());
+      return c.json(SendMessageResponse.toJSON({ payload: 'messageId' in result ? { $case: 'message', value: result } : { $case: 'task', value: result } }));
     };
   if (path === 'message:stream' && method === 'POST')
-    return {
-      method: 'SendStreamingMessage',
-      call: async (c, handler, takeStreamPlace) => {
-        scoped(c, 'SendStreamingMessage');
-        return streamed(handler.sendMessageStream(SendMessageRequest.fromJSON(await jsonBody(c)), contextOf()), takeStreamPlace);
-      },
+    return async (c, handler, takeStreamPlace) => {
+      scoped(c, 'SendStreamingMessage');
+      return streamed(handler.sendMessageStream(decodeParams('SendStreamingMessage', await jsonBody(c)), contextOf()), takeStreamPlace);
     };
   if (path === 'tasks' && method === 'GET')
-    return {
-      method: 'ListTasks',
-      call: async (c, handler) => {
-        scoped(c, 'ListTasks');
-        const query = c.req.query();
-        const request = ListTasksRequest.fromJSON({ ...query, ...(query.status ? { status: query.status } : {}) });
-        if (query.status && taskStateFromJSON(query.status) === TaskState.UNRECOGNIZED) throw new RequestMalformedError('status: not a task state');
-        if (query.pageSize !== undefined && !/^\d+$/.test(query.pageSize)) throw new RequestMalformedError('pageSize: must be 1-100');
-        const listed: ListTasksResponse = await handler.listTasks(request, contextOf());
-        return c.json({ ...toJson(listed), tasks: listed.tasks.map((task) => Task.toJSON(task)) });
-      },
+    return async (c, handler) => {
+      scoped(c, 'ListTasks');
+      const query = c.req.query();
+      const request = decodeParams('ListTasks', query);
+      if (query.pageSize !== undefined && !/^\d+$/.test(query.pageSize)) throw new RequestMalformedError('pageSize: must be 1-100');
+      const listed: ListTasksResponse = await handler.listTasks(request, contextOf());
+      return c.json({ ...toJson(listed), tasks: listed.tasks.map((task) => Task.toJSON(task)) });
     };
   if (task && !task[2] && method === 'GET')
-    return {
-      method: 'GetTask',
-      call: async (c, handler) => {
-        scoped(c, 'GetTask');
-        const historyLength = c.req.query('historyLength');
-        const request = { tenant: '', id: idOf(task[1]!), ...(historyLength !== undefined ? { historyLength: Number(historyLength) } : {}) };
-        return c.json(Task.toJSON(await handler.getTask(request, contextOf())));
-      },
+    return async (c, handler) => {
+      scoped(c, 'GetTask');
+      const historyLength = c.req.query('historyLength');
+      const request = { tenant: '', id: idOf(task[1]!), ...(historyLength !== undefined ? { historyLength: Number(historyLength) } : {}) };
+      return c.json(Task.toJSON(await handler.getTask(request, contextOf())));
     };
   if (task?.[2] === ':cancel' && method === 'POST')
-    return {
-      method: 'CancelTask',
-      call: async (c, handler) => {
-        scoped(c, 'CancelTask');
-        return c.json(Task.toJSON(await handler.cancelTask({ tenant: '', id: idOf(task[1]!), metadata: undefined }, contextOf())));
-      },
+    return async (c, handler) => {
+      scoped(c, 'CancelTask');
+      return c.json(Task.toJSON(await handler.cancelTask({ tenant: '', id: idOf(task[1]!), metadata: undefined }, contextOf())));
     };
   if (task?.[2] === ':subscribe' && (method === 'POST' || method === 'GET'))
-    return {
-      method: 'SubscribeToTask',
-      call: async (c, handler, takeStreamPlace) => {
-        scoped(c, 'SubscribeToTask');
-        return streamed(handler.resubscribe({ tenant: '', id: idOf(task[1]!) }, contextOf()), takeStreamPlace);
-      },
+    return async (c, handler, takeStreamPlace) => {
+      scoped(c, 'SubscribeToTask');
+      return streamed(handler.resubscribe({ tenant: '', id: idOf(task[1]!) }, contextOf()), takeStreamPlace);
     };
   if (task?.[2]?.startsWith('/pushNotificationConfigs'))
-    return {
-      method: 'PushNotificationConfig',
-      call: async () => {
-        throw new PushNotificationNotSupportedError('Push notifications are not served here: follow a task with message:stream or tasks/{id}:subscribe');
-      },
+    return async () => {
+      throw new PushNotificationNotSupportedError('Push notifications are not served here: follow a task with message:stream or tasks/{id}:subscribe');
     };
   if (path === 'extendedAgentCard' && method === 'GET')
-    return {
-      method: 'GetExtendedAgentCard',
-      call: async () => {
-        throw new ExtendedAgentCardNotConfiguredError('This server has no extended agent card');
-      },
+    return async () => {
+      throw new ExtendedAgentCardNotConfiguredError('This server has no extended agent card');
     };
   return null;
 }
@@ -132,8 +98,8 @@ const idOf = (raw: string) => {
 
 const contextOf = () => new ServerCallContext({ requestedVersion: '1.0' });
 
-function scoped(c: Context<AppEnv>, method: string) {
-  assertHasScopes(c.var.actor.scopes, METHOD_SCOPES[method]!);
+function scoped(c: Context<AppEnv>, method: ServedMethod) {
+  assertHasScopes(c.var.actor.scopes, scopesOf(method));
 }
 
 async function jsonBody(c: Context<AppEnv>): Promise<unknown> {

@@ -21,7 +21,7 @@ import {
 } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import type { AppDeps } from '../../../api/deps.ts';
-import { NotFoundError } from '../../../domain/errors.ts';
+import { NotFoundError, ValidationError } from '../../../domain/errors.ts';
 import { isSettled, RUN_STATES, type RunState } from '../../../domain/runs/states.ts';
 import { isUuid } from '../../../domain/uuid.ts';
 import type { ServiceContext } from '../../../services/kernel/service-context.ts';
@@ -44,11 +44,15 @@ const LIST_PAGE = { fallback: 50, max: 100 } as const;
 /** How long `CancelTask` waits for the run to settle before it answers with the task as it is. */
 const CANCEL_SETTLE_MS = 30_000;
 
-const STATE_OF_TASK_STATE = new Map<TaskState, RunState[]>(
-  Object.values(TaskState)
-    .filter((value): value is TaskState => typeof value === 'number')
-    .map((taskState) => [taskState, RUN_STATES.filter((state) => taskStateOf(state) === taskState)]),
-);
+/** The run states a task state filter means (a state no run takes, such as REJECTED, means none). */
+const runStatesOf = (taskState: TaskState): RunState[] => RUN_STATES.filter((state) => taskStateOf(state) === taskState);
+
+/** `historyLength` as A2A reads it: absent (all), or a count of the latest messages. */
+function historyLengthOf(value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || value < 0) throw new RequestMalformedError('historyLength: must be a whole number, 0 or more');
+  return value;
+}
 
 export type DoorRequest = {
   deps: AppDeps;
@@ -307,8 +311,8 @@ export function doorHandler(request: DoorRequest): A2ARequestHandler {
       throw new ExtendedAgentCardNotConfiguredError('This server has no extended agent card: the card is already served to authenticated callers only');
     },
     sendMessage: guarded(async (params: SendMessageRequest): Promise<Message | Task> => {
+      const historyLength = historyLengthOf(params.configuration?.historyLength);
       const { run, answered } = await accept(params);
-      const historyLength = params.configuration?.historyLength;
       if (params.configuration?.returnImmediately) return taskOfRun(ctx, run, agent.id, { historyLength });
       return taskOfRun(ctx, await runUntil(run, answered), agent.id, { historyLength });
     }),
@@ -321,15 +325,18 @@ export function doorHandler(request: DoorRequest): A2ARequestHandler {
       if (isSettled(run.state)) throw new UnsupportedOperationError('That task has ended: GetTask reads it');
       yield* updatesOf(run, null);
     }),
-    getTask: guarded(async (params: GetTaskRequest) => taskOfRun(ctx, await ownRun(params.id), agent.id, { historyLength: params.historyLength })),
+    getTask: guarded(async (params: GetTaskRequest) =>
+      taskOfRun(ctx, await ownRun(params.id), agent.id, { historyLength: historyLengthOf(params.historyLength) }),
+    ),
     listTasks: guarded(async (params: ListTasksRequest): Promise<ListTasksResponse> => {
       const pageSize = params.pageSize ?? LIST_PAGE.fallback;
       if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > LIST_PAGE.max) throw new RequestMalformedError(`pageSize: must be 1-${LIST_PAGE.max}`);
       if (params.contextId && !isUuid(params.contextId)) return { tasks: [], nextPageToken: '', pageSize, totalSize: 0 };
       const since = params.statusTimestampAfter ? new Date(params.statusTimestampAfter) : undefined;
       if (since && Number.isNaN(since.getTime())) throw new RequestMalformedError('statusTimestampAfter: must be an ISO 8601 time');
-      const states = params.status ? STATE_OF_TASK_STATE.get(params.status) : undefined;
-      if (params.status && !states) throw new RequestMalformedError('status: not a task state');
+      if (params.status === TaskState.UNRECOGNIZED) throw new RequestMalformedError('status: not a task state');
+      const states = params.status ? runStatesOf(params.status) : undefined;
+      const historyLength = historyLengthOf(params.historyLength);
       const page = await listAgentRunsOfPrincipal({
         ctx,
         input: {
@@ -340,9 +347,12 @@ export function doorHandler(request: DoorRequest): A2ARequestHandler {
           ...(since ? { updatedSince: since } : {}),
           ...(params.pageToken ? { cursor: params.pageToken } : {}),
         },
+      }).catch((error: unknown) => {
+        // The only 400 of the list is its cursor: A2A calls it the page token.
+        throw error instanceof ValidationError ? new RequestMalformedError('pageToken: not a page token of this list') : error;
       });
       const tasks = await Promise.all(
-        page.data.map((run) => taskOfRun(ctx, run, agent.id, { historyLength: params.historyLength, includeArtifacts: params.includeArtifacts ?? false })),
+        page.data.map((run) => taskOfRun(ctx, run, agent.id, { historyLength, includeArtifacts: params.includeArtifacts ?? false })),
       );
       return { tasks, nextPageToken: page.pageInfo.nextCursor ?? '', pageSize, totalSize: page.total };
     }),

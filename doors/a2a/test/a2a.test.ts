@@ -415,6 +415,22 @@ describe('who may call, and malformed requests', () => {
     expect(await codeOf(await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'CreateTaskPushNotificationConfig', params: { taskId: 'x' } })))).toBe(
       -32003,
     );
+    // Shapes the SDK's codecs cannot read, and values out of range: invalid params, never an internal error.
+    for (const [method, params] of [
+      ['SendMessage', { message: { messageId: 'm', parts: [null] } }],
+      ['SendMessage', { message: { messageId: 'm', parts: [{ text: 'hi' }] }, configuration: { historyLength: -1 } }],
+      ['ListTasks', { status: 'TASK_STATE_NOPE' }],
+      ['ListTasks', { pageToken: 'not-ours' }],
+      ['ListTasks', { pageSize: 101 }],
+    ] as const)
+      expect(await codeOf(await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }))), `${method} ${JSON.stringify(params)}`).toBe(-32602);
+    const rest = await fetch(`${endpoint(agent.id)}/message:send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', Authorization: `Bearer ${f.apiKey}`, 'A2A-Version': '1.0' },
+      body: JSON.stringify({ message: { messageId: 'm', parts: [null] } }),
+    });
+    expect(rest.status).toBe(400);
+    expect(((await rest.json()) as { error: { status: string } }).error.status).toBe('INVALID_ARGUMENT');
     // Without A2A-Version the caller speaks 0.3, which this server does not.
     expect(await codeOf(await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } }), {}))).toBe(-32009);
   });
