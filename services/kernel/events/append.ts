@@ -147,31 +147,15 @@ function sessionOf(event: ProductEventDraft): string | null {
  *   at commit (once per transaction and project), never for a rollback.
  */
 function appendOneStatement(organizationId: string, projectId: string, event: StoredDraft, occurredAt: Date, held: SQL) {
+  // The append itself is `svc_append_product_event` (append-product-event.sql, migration 0028),
+  // which the run steps' functions call too: one definition of an event's position and sequence.
   return sql`
-    with ${held}position as (
-      insert into project_event_counters as c (project_id, organization_id, last_position)
-      values (${projectId}::uuid, ${organizationId}::uuid, 1)
-      on conflict (project_id) do update set last_position = c.last_position + 1
-      returning c.last_position
-    ),
-    sequence as (
-      insert into aggregate_event_counters as a (project_id, aggregate_type, aggregate_id, last_sequence)
-      select ${projectId}::uuid, ${event.aggregateType}::text, ${event.aggregateId}::uuid, 1 from position
-      on conflict (project_id, aggregate_type, aggregate_id) do update set last_sequence = a.last_sequence + 1
-      returning a.last_sequence
-    ),
-    inserted as (
-      insert into product_events (id, organization_id, project_id, project_position, aggregate_type, aggregate_id,
-                                  aggregate_sequence, kind, public_payload, message, session_id, occurred_at)
-      select coalesce(${event.id}::uuid, gen_random_uuid()), ${organizationId}::uuid, ${projectId}::uuid, p.last_position, ${event.aggregateType}::text,
-             ${event.aggregateId}::uuid, s.last_sequence, ${event.kind}::text, ${JSON.stringify(event.publicPayload)}::jsonb,
-             ${event.message === null ? null : JSON.stringify(event.message)}::jsonb, ${event.sessionId}::uuid, ${occurredAt.toISOString()}::timestamptz
-      from position p cross join sequence s
-      returning id, project_position, aggregate_id, aggregate_sequence
-    ),
-    notified as (select pg_notify(${PRODUCT_EVENTS_CHANNEL}, ${projectId}::text))
-    select i.id, i.project_position::text as project_position, i.aggregate_id::text as aggregate_id, i.aggregate_sequence
-    from inserted i cross join notified
+    with ${held}appended as (
+      select * from svc_append_product_event(${organizationId}::uuid, ${projectId}::uuid, ${event.aggregateType}::text, ${event.aggregateId}::uuid,
+        ${event.kind}::text, ${JSON.stringify(event.publicPayload)}::jsonb, ${event.message === null ? null : JSON.stringify(event.message)}::jsonb,
+        ${event.sessionId}::uuid, ${occurredAt.toISOString()}::timestamptz, ${event.id}::uuid)
+    )
+    select id, project_position::text as project_position, aggregate_id::text as aggregate_id, aggregate_sequence from appended
   `;
 }
 

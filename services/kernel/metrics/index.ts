@@ -2,6 +2,6 @@
 export { countCommittedEvents } from './event-metrics.ts';
 export { countModelCall } from './model-call-metrics.ts';
 export { metrics, metricsRegistry, observeDatabasePool } from './registry.ts';
-export { countRunMoved, countRunQueued, settlingRunAgentId } from './run-metrics.ts';
+export { countRunMoved, countRunQueued, observeRunMoved, settlingRunAgentId } from './run-metrics.ts';
 export { observeRuntimeState } from './state-gauges.ts';
 export { countWebhookDelivery } from './webhook-metrics.ts';

@@ -19,15 +19,18 @@ export const settlingRunAgentId = sql<string | null>`(select av.agent_id from ag
  * final state (by agent) on settling.
  */
 export function countRunMoved(tx: ServiceContext, run: { createdAt: Date; admittedAt: Date | null }, to: RunState, at: Date, agentId: string | null): void {
+  tx.afterCommit.push(() => observeRunMoved(run, to, at, agentId));
+}
+
+/** `countRunMoved` for a move already committed (a step's one statement that committed on its own). */
+export function observeRunMoved(run: { createdAt: Date; admittedAt: Date | null }, to: RunState, at: Date, agentId: string | null): void {
   const firstAdmission = to === 'running' && !run.admittedAt;
   if (!firstAdmission && !isSettled(to)) return;
   const seconds = Math.max(0, (at.getTime() - run.createdAt.getTime()) / 1000);
-  tx.afterCommit.push(() => {
-    if (firstAdmission) {
-      metrics.runQueueTime.observe(seconds);
-      return;
-    }
-    metrics.runDuration.observe({ state: to }, seconds);
-    metrics.runsSettled.inc({ agent_id: agentId ?? 'unknown', state: to });
-  });
+  if (firstAdmission) {
+    metrics.runQueueTime.observe(seconds);
+    return;
+  }
+  metrics.runDuration.observe({ state: to }, seconds);
+  metrics.runsSettled.inc({ agent_id: agentId ?? 'unknown', state: to });
 }

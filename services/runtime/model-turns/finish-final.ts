@@ -1,7 +1,8 @@
 import type { RunState } from '../../../domain/runs/states.ts';
 import type { AdmissionGate } from '../runs/index.ts';
-import { settleRun } from '../runs/index.ts';
+import { lockFinalReply, settleFinalReply, settleLockedRun } from '../runs/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
+import { withTransaction } from '../../kernel/transaction.ts';
 import { finishModelTurn, type ModelTurnOutcome } from './finish.ts';
 
 /**
@@ -10,6 +11,11 @@ import { finishModelTurn, type ModelTurnOutcome } from './finish.ts';
  * the session's next pending turn handed off, waiting runs woken) in one transaction, so the run
  * workflow needs no settlement step of its own (issue 33). Returns the state the run settled in:
  * a run settled meanwhile (cancelled, timed out) keeps that state, as `settleRun` does.
+ *
+ * The common case (the run still running, the attempt not yet recorded, no open tool call) is
+ * four statements: begin, the locking read, one write of every row and both events, one read
+ * of what to hand off, and the commit (runs/settle-final-reply.ts; docs/decisions/cost-per-run.md).
+ * Anything else takes the general path with the locks that read took.
  */
 export async function finishFinalTurn({
   ctx,
@@ -20,12 +26,31 @@ export async function finishFinalTurn({
   gate: AdmissionGate;
   input: { runId: string; turnId: string; attempt: number; outcome: Extract<ModelTurnOutcome, { kind: 'succeeded' }> };
 }): Promise<RunState> {
-  // The run's lock first (the runtime's order), then the reply, then the settlement, in the
-  // transaction settleRun opens (it starts and wakes runs after its commit).
-  return settleRun({
-    ctx,
-    gate,
-    input: { runId: input.runId, state: 'completed', failure: null, invocationFailed: false },
-    first: (tx, run) => finishModelTurn({ ctx: tx, input, run }),
+  // Its hand-offs start and wake runs after its commit; inside a caller's transaction they would
+  // go out before the rows they point at are committed.
+  if (ctx.inTransaction) throw new Error('finishFinalTurn opens its own transaction; call it outside one');
+  const { runId, turnId, attempt, outcome } = input;
+  return withTransaction(ctx, async (tx) => {
+    // The run's lock first (the runtime's order), then the reply, then the settlement.
+    const locked = await lockFinalReply(tx, { runId, turnId, attempt });
+    if (locked.quick) {
+      return settleFinalReply(tx, gate, locked, {
+        runId,
+        turnId,
+        attempt,
+        text: outcome.text,
+        toolCalls: outcome.toolCalls,
+        replay: outcome.replay,
+        usage: outcome.usage,
+        prices: outcome.prices,
+        finishReason: outcome.finishReason,
+        providerFinishReason: outcome.providerFinishReason,
+        thinking: outcome.thinking,
+        contextWindow: outcome.contextWindow ?? null,
+      });
+    }
+    return settleLockedRun(tx, gate, locked.run, { runId, state: 'completed', failure: null, invocationFailed: false }, (inner, run) =>
+      finishModelTurn({ ctx: inner, input, run }),
+    );
   });
 }

@@ -1,8 +1,10 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import { rowsOf } from '../../../db/client.ts';
 import { agentVersions, runs } from '../../../db/schema/index.ts';
 import type { AgentConfig } from '../../../domain/agent-config/index.ts';
 import { NotFoundError } from '../../../domain/errors.ts';
 import { isSettled, type SettledRunState } from '../../../domain/runs/states.ts';
+import { countCommittedEvents, observeRunMoved } from '../../kernel/metrics/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { mayStartRun, type AdmissionGate } from './admission-gate.ts';
@@ -50,6 +52,8 @@ export async function admitRun({
   input: { runId: string };
   gate: Pick<AdmissionGate, 'runningRunsLimit' | 'start'>;
 }): Promise<Admission> {
+  const quick = await admitInOneStatement(ctx, input.runId, gate.runningRunsLimit);
+  if (quick) return quick;
   return withTransaction(ctx, async (tx) => {
     // The run, locked, with its pinned version's config (one statement; the version never changes).
     const [row] = await tx.db
@@ -92,4 +96,51 @@ export async function admitRun({
       settlesOnReply: !config.sandbox.enabled,
     };
   });
+}
+
+type QuickAdmission =
+  | null
+  | { kind: 'settled'; state: SettledRunState }
+  | { kind: 'fallback' }
+  | {
+      kind: 'admitted';
+      moved: boolean;
+      firstAdmission: boolean;
+      createdAt: string;
+      sessionId: string;
+      config: Pick<AgentConfig, 'limits' | 'sandbox'>;
+      wallDeadlineAt: string;
+      cancellationRequested: boolean;
+    };
+
+/**
+ * The common case — a settled run, a run already running, or a queued run with a free place — in
+ * one statement and one round trip (`svc_admit_run`, source in admit-run.sql, created by migration
+ * 0028); null for the rest (a cancellation before the start, no free place), which the
+ * transaction above decides, having found nothing written. Outside any transaction of the caller:
+ * the statement commits on its own.
+ */
+async function admitInOneStatement(ctx: ServiceContext, runId: string, limit: number | null): Promise<Admission | null> {
+  if (ctx.inTransaction || ctx.transactionScope) return null;
+  const now = ctx.clock.now();
+  const [row] = rowsOf<{ admission: QuickAdmission }>(
+    await ctx.db.execute(sql`select svc_admit_run(${runId}::uuid, ${limit}::int, ${now.toISOString()}::timestamptz) as admission`),
+  );
+  const admission = row?.admission ?? null;
+  if (!admission) throw new NotFoundError('No run with that id');
+  if (admission.kind === 'fallback') return null;
+  if (admission.kind === 'settled') return admission;
+  if (admission.moved) {
+    if (admission.firstAdmission) observeRunMoved({ createdAt: new Date(admission.createdAt), admittedAt: null }, 'running', now, null);
+    countCommittedEvents([{ kind: 'run.running', publicPayload: { runId, sessionId: admission.sessionId, state: 'running', previousState: 'queued' } }]);
+  }
+  return {
+    kind: 'admitted',
+    maxTurns: admission.config.limits.maxTurns,
+    timeoutMs: admission.config.limits.timeoutMs,
+    wallDeadlineAtMs: new Date(admission.wallDeadlineAt).getTime(),
+    cancellationRequested: admission.cancellationRequested,
+    sandboxEnabled: admission.config.sandbox.enabled,
+    settlesOnReply: !admission.config.sandbox.enabled,
+  };
 }

@@ -45,11 +45,7 @@ export type AppendRunMessageInput = {
  * writes a given `eventId` twice.
  */
 export async function appendRunMessage(ctx: ServiceContext, input: AppendRunMessageInput, known?: MessageRun): Promise<MessageRow> {
-  if (!v.is(StepKey, input.stepKey)) throw new ValidationError('stepKey must be 1-200 characters');
-  const schema = ContentByRole[input.role];
-  if (!schema) throw new ValidationError(`Unknown message role ${String(input.role)}`);
-  const content = v.safeParse(schema, input.content);
-  if (!content.success) throw new ValidationError(`Invalid ${input.role} message content: ${content.issues[0].message}`);
+  checkRunMessage(input);
   if (known && known.id !== input.runId) throw new Error("the run given is not the message's run");
 
   return withTransaction(ctx, async (tx) => {
@@ -82,6 +78,15 @@ export async function appendRunMessage(ctx: ServiceContext, input: AppendRunMess
     });
     return message;
   });
+}
+
+/** A run message's step key and content as its role stores them; a `ValidationError` otherwise. */
+export function checkRunMessage(input: Pick<AppendRunMessageInput, 'stepKey' | 'role' | 'content'>): void {
+  if (!v.is(StepKey, input.stepKey)) throw new ValidationError('stepKey must be 1-200 characters');
+  const schema = ContentByRole[input.role];
+  if (!schema) throw new ValidationError(`Unknown message role ${String(input.role)}`);
+  const content = v.safeParse(schema, input.content);
+  if (!content.success) throw new ValidationError(`Invalid ${input.role} message content: ${content.issues[0].message}`);
 }
 
 /** The run's ids a message and its event carry; `known` saves reading the run again. */

@@ -50,24 +50,38 @@ export async function settleRun({
   return withTransaction(ctx, async (tx) => {
     const [run] = await tx.db.select().from(runs).where(eq(runs.id, input.runId)).for('update');
     if (!run) throw new NotFoundError('No run with that id');
-    await first?.(tx, run);
-    if (isSettled(run.state)) return run.state;
-    if (input.invocationFailed && input.failure) {
-      await appendProductEvent(tx, {
-        organizationId: run.organizationId,
-        projectId: run.projectId,
-        aggregateType: 'run',
-        aggregateId: run.id,
-        kind: EVENT_KINDS.modelInvocationFailed,
-        publicPayload: { runId: run.id, sessionId: run.sessionId, errorCode: input.failure.errorCode, errorExplanation: input.failure.errorExplanation },
-      });
-    }
-    await cancelOpenToolCalls(tx, { runId: run.id });
-    const settled = await transitionLockedRun(tx, run, { to: input.state, failure: input.failure });
-    // Its place in the project's running-runs limit goes to the oldest run waiting for one.
-    if (run.state === 'running') await handOffPlace(tx, gate, run);
-    // The session's oldest pending turn becomes its next run in this same transaction.
-    await handOffPendingTurn(tx, gate, settled);
-    return settled.state;
+    return settleLockedRun(tx, gate, run, input, first);
   });
+}
+
+/**
+ * `settleRun`'s work for a caller that has locked the run in `tx` (a transaction it owns and
+ * commits: the hand-offs start and wake runs after that commit).
+ */
+export async function settleLockedRun(
+  tx: ServiceContext,
+  gate: AdmissionGate,
+  run: RunRow,
+  input: SettleRunInput,
+  first?: (tx: ServiceContext, run: RunRow) => Promise<void>,
+): Promise<RunState> {
+  await first?.(tx, run);
+  if (isSettled(run.state)) return run.state;
+  if (input.invocationFailed && input.failure) {
+    await appendProductEvent(tx, {
+      organizationId: run.organizationId,
+      projectId: run.projectId,
+      aggregateType: 'run',
+      aggregateId: run.id,
+      kind: EVENT_KINDS.modelInvocationFailed,
+      publicPayload: { runId: run.id, sessionId: run.sessionId, errorCode: input.failure.errorCode, errorExplanation: input.failure.errorExplanation },
+    });
+  }
+  await cancelOpenToolCalls(tx, { runId: run.id });
+  const settled = await transitionLockedRun(tx, run, { to: input.state, failure: input.failure });
+  // Its place in the project's running-runs limit goes to the oldest run waiting for one.
+  if (run.state === 'running') await handOffPlace(tx, gate, run);
+  // The session's oldest pending turn becomes its next run in this same transaction.
+  await handOffPendingTurn(tx, gate, settled);
+  return settled.state;
 }

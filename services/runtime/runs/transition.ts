@@ -6,7 +6,7 @@ import { runStateEventKind } from '../../../domain/runs/events.ts';
 import { canTransition, isSettled, RUN_STATES, type RunState } from '../../../domain/runs/states.ts';
 import { defaultFailureOf, hasFailure, type RunFailure } from '../../../domain/sessions/run-failure.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import { appendProductEvent } from '../../kernel/events/index.ts';
+import { appendProductEvent, type AppendProductEventInput } from '../../kernel/events/index.ts';
 import { countRunMoved, settlingRunAgentId } from '../../kernel/metrics/index.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { runUsage, type RunRow } from './public.ts';
@@ -87,23 +87,32 @@ async function moveRun(
   // The session mirrors its latest run only; an older run never overwrites a newer status.
   await tx.db.update(sessions).set({ status: to, lastActivityAt: now }).where(eq(sessions.latestRunId, run.id));
 
+  await appendProductEvent(tx, runMovedEvent(run, updated, recordedFailure, extra));
+  return updated;
+}
+
+/**
+ * The `run.<state>` event of a move from `run` (as it was) to `updated` (as written): ids, both
+ * states, the failure, and on settling what the run used and cost, so a bill or a budget alert
+ * needs no second read. `extra`: ids added by the caller (what a waiting run waits on).
+ */
+export function runMovedEvent(run: RunRow, updated: RunRow, recordedFailure: RunFailure | null, extra: Record<string, unknown> = {}): AppendProductEventInput {
+  const to = updated.state;
   const payload: Record<string, unknown> = { ...extra, runId: run.id, sessionId: run.sessionId, state: to, previousState: run.state };
   if (recordedFailure) payload.failure = recordedFailure;
-  if (settling) {
-    // What the run used and cost, as settled: a bill or a budget alert needs no second read.
+  if (isSettled(to)) {
     const { cost, ...usage } = runUsage(updated);
     payload.usage = usage;
     payload.cost = cost;
   }
-  await appendProductEvent(tx, {
+  return {
     organizationId: run.organizationId,
     projectId: run.projectId,
     aggregateType: 'run',
     aggregateId: run.id,
     kind: runStateEventKind(to),
     publicPayload: payload,
-  });
-  return updated;
+  };
 }
 
 function checkTransitionInput(input: TransitionRunInput) {
