@@ -5,6 +5,8 @@ import { ConflictError } from '../../domain/errors.ts';
 import { systemClock, type ServiceContext, systemContext } from '../../services/kernel/service-context.ts';
 import { appendRunMessage } from '../../services/runtime/runs/index.ts';
 import { loadRunContext } from '../../services/runtime/runs/index.ts';
+import { readThreadContext } from '../../services/runtime/compaction/index.ts';
+import { loadTurnContext } from '../../services/runtime/model-turns/turn-context.ts';
 import { transitionRun } from '../../services/runtime/runs/index.ts';
 import { createProvider, errorOf } from '../fixtures/model-vendors/helpers.ts';
 import { startFakeModelProviders, type FakeModelProviders } from '../fixtures/model-vendors/catalog-server.ts';
@@ -297,6 +299,10 @@ describe('runtime verbs', () => {
     const context = await loadRunContext(t.database.db, runId);
     expect(context.messages.map((m) => m.stepKey)).toEqual(['input', 'turn-1', 'tool-call_1', 'turn-2']);
     expect(context.messages[1]!.content).toMatchObject({ toolCalls: [{ arguments: { orderId: 'SECRET-ARG' } }] });
+    // A model turn reads all of it in one statement (model-turns/turn-context.ts): the same rows.
+    const turn = await loadTurnContext(t.database.db, runId);
+    expect(turn.context).toEqual(context);
+    expect(turn.thread).toEqual(await readThreadContext(t.database.db, { runId }));
   });
 
   it('the run timeline pages by entrySequence over the run phases and model invocations', async () => {

@@ -48,37 +48,43 @@ export async function startModelInvocation(
     apiKeyId: string | null;
     /** false: no "model call started" event (a compaction's summary call: `context.compacted` tells of it). */
     announce?: boolean;
+    /** The turn was reserved in the caller's transaction (`reserveModelTurn`'s `fresh`): no attempt of it exists yet. */
+    freshTurn?: boolean;
   },
   known?: InvocationRun,
 ): Promise<void> {
   await withTransaction(ctx, async (tx) => {
     const run = await runOf(tx, input.runId, known);
-    const inserted = await tx.db
-      .insert(modelInvocations)
-      .values({
-        organizationId: run.organizationId,
-        projectId: run.projectId,
-        runId: run.id,
-        turnId: input.turnId,
-        attempt: input.attempt,
-        status: 'started',
-        agentId: input.agentId,
-        preset: input.preset,
-        apiKeyId: input.apiKeyId,
-        startedAt: tx.clock.now(),
-      })
-      .onConflictDoNothing()
-      .returning({ id: modelInvocations.id });
-    if (inserted.length === 1 && input.attempt === 1 && input.announce !== false) {
-      await appendProductEvent(tx, {
-        organizationId: run.organizationId,
-        projectId: run.projectId,
-        aggregateType: 'run',
-        aggregateId: run.id,
-        kind: EVENT_KINDS.modelCallStarted,
-        publicPayload: { runId: run.id, sessionId: run.sessionId, turnId: input.turnId },
-      });
+    const row = {
+      organizationId: run.organizationId,
+      projectId: run.projectId,
+      runId: run.id,
+      turnId: input.turnId,
+      attempt: input.attempt,
+      status: 'started' as const,
+      agentId: input.agentId,
+      preset: input.preset,
+      apiKeyId: input.apiKeyId,
+      startedAt: tx.clock.now(),
+    };
+    const announce = input.attempt === 1 && input.announce !== false;
+    const started = {
+      organizationId: run.organizationId,
+      projectId: run.projectId,
+      aggregateType: 'run',
+      aggregateId: run.id,
+      kind: EVENT_KINDS.modelCallStarted,
+      publicPayload: { runId: run.id, sessionId: run.sessionId, turnId: input.turnId },
+    };
+    if (input.freshTurn && announce) {
+      // No attempt of a turn reserved in this transaction can be recorded yet: the insert rides
+      // with its event, one statement.
+      await holdWrite(tx, tx.db.insert(modelInvocations).values(row).onConflictDoNothing());
+      await appendProductEvent(tx, started);
+      return;
     }
+    const inserted = await tx.db.insert(modelInvocations).values(row).onConflictDoNothing().returning({ id: modelInvocations.id });
+    if (inserted.length === 1 && announce) await appendProductEvent(tx, started);
   });
 }
 

@@ -23,7 +23,8 @@ export type SpentBudget = {
   held?: Spend;
 };
 
-export type TurnReservation = { reserved: true; ordinal: number; facts: InvocationFacts } | { reserved: false; spentBudget?: SpentBudget };
+/** `fresh`: reserved by this call, in the caller's transaction (not a replayed turn's reservation). */
+export type TurnReservation = { reserved: true; ordinal: number; fresh: boolean; facts: InvocationFacts } | { reserved: false; spentBudget?: SpentBudget };
 
 type RunBudgetRow = {
   session_id: string;
@@ -81,12 +82,12 @@ export async function reserveModelTurn(ctx: ServiceContext, input: { runId: stri
         on conflict (run_id, turn_id) do nothing
         returning ordinal`),
     );
-    if (inserted[0]) return { reserved: true as const, ordinal: Number(inserted[0].ordinal), facts };
+    if (inserted[0]) return { reserved: true as const, ordinal: Number(inserted[0].ordinal), fresh: true, facts };
     const [existing] = await tx.db
       .select({ ordinal: runTurnReservations.ordinal })
       .from(runTurnReservations)
       .where(and(eq(runTurnReservations.runId, input.runId), eq(runTurnReservations.turnId, input.turnId)));
-    return existing ? { reserved: true as const, ordinal: existing.ordinal, facts } : { reserved: false as const };
+    return existing ? { reserved: true as const, ordinal: existing.ordinal, fresh: false, facts } : { reserved: false as const };
   });
 }
 

@@ -9,13 +9,13 @@ import { budgetExplanation } from '../../../domain/usage/budget.ts';
 import { resolveRunModel, type RunModel } from '../model-invocations/index.ts';
 import type { DeploymentPreset } from '../../configuration/model-presets/index.ts';
 import type { MessageRow } from '../runs/index.ts';
-import { loadRunContext } from '../runs/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { isSelfCopy, mountedTools } from '../tool-calls/index.ts';
 import { renderRunInstructions } from '../../../domain/skills/catalog.ts';
 import { usableSkills } from '../runs/index.ts';
 import { readThreadContext, runCompactionSteps } from '../compaction/index.ts';
+import { loadTurnContext } from './turn-context.ts';
 import {
   compactionStepKey,
   contextTokens,
@@ -74,8 +74,7 @@ export async function beginModelTurn({
   deps: { keyring: CredentialKeyring; deploymentPresets: readonly DeploymentPreset[]; currency: string };
   input: { runId: string; turnId: string; attempt: number };
 }): Promise<ModelTurnPlan> {
-  const mainThread = await readThreadContext(ctx.db, { runId: input.runId });
-  const context = await loadRunContext(ctx.db, input.runId, { afterSequence: mainThread.latest?.throughSequence ?? 0 });
+  const { context, thread: mainThread } = await loadTurnContext(ctx.db, input.runId);
   const config = context.agentVersion.config as unknown as AgentConfig;
   return withTransaction(ctx, async (tx) => {
     const reservation = await reserveModelTurn(tx, { runId: input.runId, turnId: input.turnId, maxTurns: config.limits.maxTurns });
@@ -84,7 +83,7 @@ export async function beginModelTurn({
       return { kind: 'budget_exceeded', errorExplanation: budgetExplanation(scope, limit, budget, spend, deps.currency, held) };
     }
     if (!reservation.reserved) return { kind: 'budget_exhausted', maxTurns: config.limits.maxTurns };
-    await startModelInvocation(tx, { ...input, ...reservation.facts, preset: config.modelPreset }, context.run);
+    await startModelInvocation(tx, { ...input, ...reservation.facts, preset: config.modelPreset, freshTurn: reservation.fresh }, context.run);
     const model = await resolveRunModel(tx, {
       organizationId: context.run.organizationId,
       projectId: context.run.projectId,

@@ -18,6 +18,7 @@ export { listPendingWork } from './list-pending-work.ts';
 export { listRunTimeline } from './list-timeline.ts';
 export { listToolCalls } from './list-tool-calls.ts';
 export { loadRunContext, loadRunVersion } from './load-run-context.ts';
+export type { RunContext } from './load-run-context.ts';
 export { findSession } from './load-session.ts';
 export type { SessionRow } from './load-session.ts';
 export { findRun } from './load.ts';
