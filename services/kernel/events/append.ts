@@ -63,6 +63,19 @@ export async function appendProductEvent(ctx: ServiceContext, input: AppendProdu
  * state change they describe, to keep that lock short.
  */
 export async function appendProductEvents(ctx: ServiceContext, input: AppendProductEventsInput): Promise<PublicProductEvent[]> {
+  return (await appendProductEventsReading(ctx, input, null)).events;
+}
+
+/**
+ * `appendProductEvents` that also answers `probe`, a scalar SQL expression evaluated by the same
+ * statement, in its snapshot: a read that must see what was committed before this statement
+ * began (after the transaction's earlier locks were granted) costs no round trip of its own.
+ */
+export async function appendProductEventsReading<T>(
+  ctx: ServiceContext,
+  input: AppendProductEventsInput,
+  probe: SQL | null,
+): Promise<{ events: PublicProductEvent[]; probe: T | null }> {
   const parsed = v.safeParse(AppendInput, input);
   if (!parsed.success) {
     const issue = parsed.issues[0];
@@ -84,8 +97,8 @@ export async function appendProductEvents(ctx: ServiceContext, input: AppendProd
     // under contention than the batch form, and the counter lock is held for less time.
     const statement =
       stored.length === 1
-        ? { name: 'append_product_event', sql: appendOneStatement(organizationId, projectId, only!, occurredAt, held) }
-        : { name: 'append_product_events', sql: appendManyStatement(organizationId, projectId, json, stored.length, occurredAt, held) };
+        ? { name: 'append_product_event', sql: appendOneStatement(organizationId, projectId, only!, occurredAt, held, probe ?? sql`null`) }
+        : { name: 'append_product_events', sql: appendManyStatement(organizationId, projectId, json, stored.length, occurredAt, held, probe ?? sql`null`) };
     // A named prepared statement: drizzle's `execute` sends raw SQL unprepared, which postgres.js
     // answers with an extra describe round trip and a fresh plan every time (about 3× slower).
     const query = dialect.sqlToQuery(statement.sql);
@@ -93,7 +106,7 @@ export async function appendProductEvents(ctx: ServiceContext, input: AppendProd
     const rows = rowsOf<AppendedRow>(result);
     if (rows.length !== stored.length) throw new Error(`appended ${rows.length} of ${stored.length} product events`);
     tx.afterCommit.push(() => countCommittedEvents(stored));
-    return rows.map((row, index) => {
+    const events = rows.map((row, index) => {
       const event = stored[index]!;
       const storedRow: ProductEventRow = {
         id: row.id,
@@ -111,10 +124,11 @@ export async function appendProductEvents(ctx: ServiceContext, input: AppendProd
       };
       return toPublicEvent(storedRow, { includeMessage: false });
     });
+    return { events, probe: (rows[0]?.probe ?? null) as T | null };
   });
 }
 
-type AppendedRow = { id: string; project_position: string; aggregate_id: string; aggregate_sequence: number };
+type AppendedRow = { id: string; project_position: string; aggregate_id: string; aggregate_sequence: number; probe: unknown };
 
 /** A draft as stored: message content made explicit, and the session it belongs to. */
 type StoredDraft = Required<Omit<ProductEventDraft, 'id'>> & { id: string | null; sessionId: string | null };
@@ -146,7 +160,7 @@ function sessionOf(event: ProductEventDraft): string | null {
  *   the outer query reads it, hence the cross join. NOTIFY is transactional: the hint is sent
  *   at commit (once per transaction and project), never for a rollback.
  */
-function appendOneStatement(organizationId: string, projectId: string, event: StoredDraft, occurredAt: Date, held: SQL) {
+function appendOneStatement(organizationId: string, projectId: string, event: StoredDraft, occurredAt: Date, held: SQL, probe: SQL) {
   // The append itself is `svc_append_product_event` (append-product-event.sql, migration 0028),
   // which the run steps' functions call too: one definition of an event's position and sequence.
   return sql`
@@ -155,12 +169,12 @@ function appendOneStatement(organizationId: string, projectId: string, event: St
         ${event.kind}::text, ${JSON.stringify(event.publicPayload)}::jsonb, ${event.message === null ? null : JSON.stringify(event.message)}::jsonb,
         ${event.sessionId}::uuid, ${occurredAt.toISOString()}::timestamptz, ${event.id}::uuid)
     )
-    select id, project_position::text as project_position, aggregate_id::text as aggregate_id, aggregate_sequence from appended
+    select id, project_position::text as project_position, aggregate_id::text as aggregate_id, aggregate_sequence, ${probe} as probe from appended
   `;
 }
 
 /** The same for a batch, read from one jsonb array parameter (no array parameters needed). */
-function appendManyStatement(organizationId: string, projectId: string, json: string, count: number, occurredAt: Date, held: SQL) {
+function appendManyStatement(organizationId: string, projectId: string, json: string, count: number, occurredAt: Date, held: SQL, probe: SQL) {
   return sql`
     with ${held}input as (
       select e.ord,
@@ -207,7 +221,7 @@ function appendManyStatement(organizationId: string, projectId: string, json: st
       returning id, project_position, aggregate_id, aggregate_sequence
     ),
     notified as (select pg_notify(${PRODUCT_EVENTS_CHANNEL}, ${projectId}::text))
-    select i.id, i.project_position::text as project_position, i.aggregate_id::text as aggregate_id, i.aggregate_sequence
+    select i.id, i.project_position::text as project_position, i.aggregate_id::text as aggregate_id, i.aggregate_sequence, ${probe} as probe
     from inserted i cross join notified
     order by i.project_position
   `;

@@ -6,6 +6,7 @@ import { apiKeyIdOfSubject } from '../../../domain/principals.ts';
 import { MODEL_ATTEMPT_DEADLINE_MS } from '../../../domain/runs/model-retry.ts';
 import { heldByCallsInFlight, monthStartOf, spentLimit, withHeld, type Spend, type StoredBudget } from '../../../domain/usage/budget.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
+import { holdWrite } from '../../kernel/pending-writes.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { spentCoordinatorBudget } from './coordinator-budget.ts';
 
@@ -63,14 +64,18 @@ const numberOrNull = (value: string | null) => (value === null ? null : Number(v
  * its siblings' calls in flight count as spent at the month's average per call (heldBySiblings).
  * One statement reads the run, its budgets and the month's spend from the usage rollup.
  */
-export async function reserveModelTurn(ctx: ServiceContext, input: { runId: string; turnId: string; maxTurns: number }): Promise<TurnReservation> {
+export async function reserveModelTurn(
+  ctx: ServiceContext,
+  input: { runId: string; turnId: string; maxTurns: number; read?: TurnBudgetRead },
+): Promise<TurnReservation> {
   return withTransaction(ctx, async (tx) => {
-    const row = await readRunBudget(tx, input.runId, { lock: true });
+    const row = input.read?.budget ?? (await readRunBudget(tx, input.runId, { lock: true }));
     const spentBudget =
       spentBudgetOf(row, row.parent_session_id ? await heldBySiblings(tx, input.runId, row) : undefined) ??
       (await spentOfCoordinator(tx, input.runId, row, { lock: true }));
     if (spentBudget) return { reserved: false as const, spentBudget };
     const facts: InvocationFacts = { agentId: row.agent_id, apiKeyId: row.creator_subject === null ? null : apiKeyIdOfSubject(row.creator_subject) };
+    if (input.read) return reserveFromRead(tx, input, input.read, facts, row);
     // The common case in one statement: the next ordinal, if the budget has room and this turn
     // holds none yet. Nothing inserted means a replayed turn (its reservation stands) or a spent budget.
     const inserted = rowsOf<{ ordinal: number }>(
@@ -92,6 +97,54 @@ export async function reserveModelTurn(ctx: ServiceContext, input: { runId: stri
 }
 
 /**
+ * The run's budget and turn reservations as its caller read them, under the run's lock, in the
+ * transaction it reserves in (`turnBudgetColumns`; the model turn's one read, turn-context.ts).
+ */
+export type TurnBudgetRead = { budget: RunBudgetRow; reservations: { count: number; ordinal: number | null } };
+
+/**
+ * The columns of `TurnBudgetRead` for a select of the run `runId` that locks it: the budget row
+ * as `turn_budget` and this turn's reservations as `turn_reservations` (JSON).
+ */
+export function turnBudgetColumns(runId: string, turnId: string, now: Date) {
+  return {
+    budget: sql<RunBudgetRow>`(select row_to_json(b) from (${runBudgetSelect(runId, now)}) b)`,
+    reservations: sql<TurnBudgetRead['reservations']>`(
+      select json_build_object('count', count(*), 'ordinal', max(ordinal) filter (where turn_id = ${turnId}::text))
+      from run_turn_reservations where run_id = ${runId}::uuid)`,
+  };
+}
+
+/**
+ * With the reservations read under the run's lock, the next ordinal is known: the insert is held
+ * and rides with the transaction's next event append (the attempt's "Model call started").
+ */
+async function reserveFromRead(
+  tx: ServiceContext,
+  input: { runId: string; turnId: string; maxTurns: number },
+  read: TurnBudgetRead,
+  facts: InvocationFacts,
+  row: RunBudgetRow,
+): Promise<TurnReservation> {
+  if (read.reservations.ordinal !== null) return { reserved: true, ordinal: Number(read.reservations.ordinal), fresh: false, facts };
+  const count = Number(read.reservations.count);
+  if (count >= input.maxTurns) return { reserved: false };
+  const ordinal = count + 1;
+  await holdWrite(
+    tx,
+    tx.db.insert(runTurnReservations).values({
+      runId: input.runId,
+      turnId: input.turnId,
+      organizationId: row.organization_id,
+      projectId: row.project_id,
+      ordinal,
+      createdAt: tx.clock.now(),
+    }),
+  );
+  return { reserved: true, ordinal, fresh: true, facts };
+}
+
+/**
  * The run's spend against its session's and project's budgets, and what its invocation rows
  * record for the ledger, without reserving a turn: for model calls outside the turn budget (a
  * context compaction's summary). A spent budget refuses them too.
@@ -105,9 +158,14 @@ export async function checkRunBudget(ctx: ServiceContext, runId: string): Promis
 
 /** One statement: the run, its budgets and the month's spend from the usage rollup (`lock`: the run row for update). */
 async function readRunBudget(tx: ServiceContext, runId: string, options: { lock: boolean }): Promise<RunBudgetRow> {
-  const monthStart = monthStartOf(tx.clock.now());
-  const [row] = rowsOf<RunBudgetRow>(
-    await tx.db.execute(sql`
+  const [row] = rowsOf<RunBudgetRow>(await tx.db.execute(sql`${runBudgetSelect(runId, tx.clock.now())} ${options.lock ? sql`for update of r` : sql``}`));
+  if (!row) throw new NotFoundError('No run with that id');
+  return row;
+}
+
+function runBudgetSelect(runId: string, now: Date) {
+  const monthStart = monthStartOf(now);
+  return sql`
         select r.session_id, r.organization_id, r.project_id, s.parent_session_id, s.agent_id, creator.subject as creator_subject,
           s.budget_max_cost_nanos as session_max_cost_nanos, s.budget_max_tokens as session_max_tokens,
           s.cost_nanos as session_cost_nanos, s.input_tokens + s.output_tokens as session_tokens,
@@ -125,11 +183,7 @@ async function readRunBudget(tx: ServiceContext, runId: string, options: { lock:
           where u.project_id = r.project_id and u.day >= ${monthStart}::date
             and (p.budget_monthly_max_cost_nanos is not null or p.budget_monthly_max_tokens is not null)
         ) month on true
-        where r.id = ${runId}::uuid
-        ${options.lock ? sql`for update of r` : sql``}`),
-  );
-  if (!row) throw new NotFoundError('No run with that id');
-  return row;
+        where r.id = ${runId}::uuid`;
 }
 
 /**

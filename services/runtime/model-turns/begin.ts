@@ -74,10 +74,11 @@ export async function beginModelTurn({
   deps: { keyring: CredentialKeyring; deploymentPresets: readonly DeploymentPreset[]; currency: string };
   input: { runId: string; turnId: string; attempt: number };
 }): Promise<ModelTurnPlan> {
-  const { context, thread: mainThread } = await loadTurnContext(ctx.db, input.runId);
-  const config = context.agentVersion.config as unknown as AgentConfig;
   return withTransaction(ctx, async (tx) => {
-    const reservation = await reserveModelTurn(tx, { runId: input.runId, turnId: input.turnId, maxTurns: config.limits.maxTurns });
+    // One statement reads the turn's context and locks the run with its budget and reservations.
+    const { context, thread: mainThread, budget } = await loadTurnContext(tx.db, input.runId, { turnId: input.turnId, now: tx.clock.now() });
+    const config = context.agentVersion.config as unknown as AgentConfig;
+    const reservation = await reserveModelTurn(tx, { runId: input.runId, turnId: input.turnId, maxTurns: config.limits.maxTurns, read: budget! });
     if (!reservation.reserved && reservation.spentBudget) {
       const { scope, limit, budget, spend, held } = reservation.spentBudget;
       return { kind: 'budget_exceeded', errorExplanation: budgetExplanation(scope, limit, budget, spend, deps.currency, held) };

@@ -13,8 +13,8 @@ import { finishModelTurn, type ModelTurnOutcome } from './finish.ts';
  * a run settled meanwhile (cancelled, timed out) keeps that state, as `settleRun` does.
  *
  * The common case (the run still running, the attempt not yet recorded, no open tool call) is
- * four statements: begin, the locking read, one write of every row and both events, one read
- * of what to hand off, and the commit (runs/settle-final-reply.ts; docs/decisions/cost-per-run.md).
+ * four statements: begin, the locking read, one write of every row and both events that also
+ * reads what to hand off, and the commit (runs/settle-final-reply.ts; docs/decisions/cost-per-run.md).
  * Anything else takes the general path with the locks that read took.
  */
 export async function finishFinalTurn({

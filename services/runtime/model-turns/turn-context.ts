@@ -3,6 +3,7 @@ import type { Executor } from '../../../db/client.ts';
 import { agentVersions, runs, sessions, threads } from '../../../db/schema/index.ts';
 import { NotFoundError } from '../../../domain/errors.ts';
 import type { ThreadContext } from '../compaction/index.ts';
+import { turnBudgetColumns, type TurnBudgetRead } from '../model-invocations/index.ts';
 import type { MessageRow, RunContext, SessionSkill } from '../runs/index.ts';
 
 type SummaryJson = { number: number; summary: string; throughSequence: number } | null;
@@ -13,14 +14,21 @@ type MessageJson = Omit<MessageRow, 'createdAt'> & { createdAt: string };
  * session and pinned version (`loadRunVersion`), the session's bound Skill versions in binding
  * order (`loadSessionSkills`), the thread's count of what the model last read and its latest
  * accepted compaction (`readThreadContext`), and the messages that compaction does not cover
- * (`loadRunContext`'s `afterSequence`), the lists as JSON, all from one snapshot. Four statements
- * before, each a round trip; the transcript is raw: never return it to a client.
+ * (`loadRunContext`'s `afterSequence`), the lists as JSON, all from one snapshot; when it reserves
+ * the turn, also the run's budget and reservations (`turnBudgetColumns`) under the run's lock.
+ * Five statements before, each a round trip; the transcript is raw: never return it to a client.
  */
-export async function loadTurnContext(db: Executor, runId: string): Promise<{ context: RunContext; thread: ThreadContext }> {
+export async function loadTurnContext(
+  db: Executor,
+  runId: string,
+  /** Inside the transaction that reserves the turn: the run locked, with its budget and reservations. */
+  reserving?: { turnId: string; now: Date },
+): Promise<{ context: RunContext; thread: ThreadContext; budget: TurnBudgetRead | null }> {
   const latest = sql`(
     select c.number, c.summary, c.through_sequence from context_compactions c
     where c.thread_id = ${runs.threadId} and c.number is not null order by c.number desc limit 1)`;
-  const [row] = await db
+  const budget = reserving ? turnBudgetColumns(runId, reserving.turnId, reserving.now) : { budget: sql<null>`null`, reservations: sql<null>`null` };
+  const query = db
     .select({
       run: runs,
       session: sessions,
@@ -43,12 +51,15 @@ export async function loadTurnContext(db: Executor, runId: string): Promise<{ co
           'createdAt', m.created_at) order by m.sequence), '[]'::json)
         from messages m
         where m.thread_id = ${runs.threadId} and m.sequence > coalesce((select l.through_sequence from ${latest} l), 0))`,
+      budget: budget.budget,
+      reservations: budget.reservations,
     })
     .from(runs)
     .innerJoin(sessions, eq(sessions.id, runs.sessionId))
     .innerJoin(agentVersions, eq(agentVersions.id, runs.agentVersionId))
     .innerJoin(threads, eq(threads.id, runs.threadId))
     .where(eq(runs.id, runId));
+  const [row] = reserving ? await query.for('update', { of: runs }) : await query;
   if (!row) throw new NotFoundError('No run with that id');
   const tokens = Number(row.contextTokens);
   const through = Number(row.contextThroughSequence);
@@ -66,5 +77,6 @@ export async function loadTurnContext(db: Executor, runId: string): Promise<{ co
       latest: summary ? { number: Number(summary.number), summary: summary.summary ?? '', throughSequence: Number(summary.throughSequence) } : null,
       counted: through > 0 && tokens > 0 ? { tokens, throughSequence: through } : null,
     },
+    budget: row.budget && row.reservations ? { budget: row.budget, reservations: row.reservations } : null,
   };
 }

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import { rowsOf } from '../../../db/client.ts';
 import { agentVersions, messages, modelInvocations, runs, sessions, threads, toolCalls } from '../../../db/schema/index.ts';
 import { NotFoundError } from '../../../domain/errors.ts';
 import { mainTurnNumber } from '../../../domain/runs/message-deltas.ts';
@@ -8,7 +7,7 @@ import { turnMessageEventId } from '../../../domain/runs/turn-message-event-id.t
 import { toolCallStatusesInto } from '../../../domain/tool-calls/transitions.ts';
 import { costNanos, type TokenUsage } from '../../../domain/usage/cost.ts';
 import type { ModelPrices } from '../../../domain/usage/prices.ts';
-import { appendProductEvents } from '../../kernel/events/index.ts';
+import { appendProductEventsReading } from '../../kernel/events/index.ts';
 import { countRunMoved } from '../../kernel/metrics/index.ts';
 import { holdWrite } from '../../kernel/pending-writes.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
@@ -105,10 +104,9 @@ export async function lockFinalReply(tx: ServiceContext, input: { runId: string;
  * output named, `run.completed` with the run's usage) — the same rows and events
  * `completeModelInvocation`, `appendRunMessage` and `transitionLockedRun` write one by one. The
  * rows are locked already, so each value is computed here from what the lock read, and the
- * writes ride as CTEs of the events' append (`holdWrite`). Then one read, in a snapshot after
- * that write (so a pending turn committed while this transaction waited for the session's lock
- * is seen): the session's pending turn and a run waiting for the freed place, each handed off
- * as `settleLockedRun` hands them.
+ * writes ride as CTEs of the events' append (`holdWrite`), which also reads what to hand off
+ * (the session's pending turn, a run waiting for the freed place), each then handed off as
+ * `settleLockedRun` hands them.
  */
 export async function settleFinalReply(tx: ServiceContext, gate: AdmissionGate, locked: LockedFinalReply, reply: FinalReply): Promise<'completed'> {
   const { run, quick } = locked;
@@ -241,25 +239,22 @@ export async function settleFinalReply(tx: ServiceContext, gate: AdmissionGate, 
     }),
   );
   const { organizationId, projectId, ...completedEvent } = runMovedEvent(run, updated, null);
-  await appendProductEvents(tx, {
-    organizationId,
-    projectId,
-    events: [{ ...messageCreatedEvent(message, run.sessionId), id: turnMessageEventId(run.id, turn) }, completedEvent],
-  });
-  countRunMoved(tx, run, 'completed', now, quick.versionAgentId);
-
-  const [after] = rowsOf<{ pending: boolean; waiting: boolean }>(
-    await tx.db.execute(sql`
-      select exists (
-          select 1 from pending_turns pt join sessions s on s.id = pt.session_id
-          where pt.session_id = ${run.sessionId}::uuid and pt.state = 'pending' and s.latest_run_id = ${run.id}::uuid
-        ) as pending,
-        ${Boolean(gate.runningRunsLimit)}::boolean and exists (
-          select 1 from runs r
-          where r.project_id = ${run.projectId}::uuid and r.state = 'queued' and r.admission_deferred_at is not null
-            and r.cancellation_requested_at is null and r.wall_deadline_at > ${now.toISOString()}::timestamptz
-        ) as waiting`),
+  // What to hand off, read by the write itself: its snapshot is taken after the locking read's
+  // locks were granted, so a pending turn committed while that read waited for the session is seen.
+  const handOffs = sql`(select json_build_object(
+      'pending', exists (
+        select 1 from pending_turns pt join sessions s on s.id = pt.session_id
+        where pt.session_id = ${run.sessionId}::uuid and pt.state = 'pending' and s.latest_run_id = ${run.id}::uuid),
+      'waiting', ${Boolean(gate.runningRunsLimit)}::boolean and exists (
+        select 1 from runs r
+        where r.project_id = ${run.projectId}::uuid and r.state = 'queued' and r.admission_deferred_at is not null
+          and r.cancellation_requested_at is null and r.wall_deadline_at > ${now.toISOString()}::timestamptz)))`;
+  const { probe: after } = await appendProductEventsReading<{ pending: boolean; waiting: boolean }>(
+    tx,
+    { organizationId, projectId, events: [{ ...messageCreatedEvent(message, run.sessionId), id: turnMessageEventId(run.id, turn) }, completedEvent] },
+    handOffs,
   );
+  countRunMoved(tx, run, 'completed', now, quick.versionAgentId);
   if (after?.waiting) await handOffPlace(tx, gate, run);
   if (after?.pending) await handOffPendingTurn(tx, gate, updated);
   return 'completed';
