@@ -24,7 +24,8 @@
  * prints where the time goes: figure 1 decomposed (API alone, starts alone), Temporal history of
  * sample runs (workflow tasks, each activity), Postgres statements per run by step (admission, the
  * model call's begin, its finish with the settlement) and the whole run's count with `POST /sessions`
- * against issue 51's target (≤ 12).
+ * against issue 51's target (≤ 12); then a run with one caller-tool round trip (`POST /sessions`, the
+ * claim and result requests, the worker's statements) against the one-turn run (target ≤ 3 more).
  *
  *   node_modules/.bin/node bench/run-engine.bench.ts
  *   BENCH_STATEMENTS=1 node_modules/.bin/node bench/run-engine.bench.ts   (prints the last run's statements)
@@ -279,6 +280,7 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
             apiStatements,
             bareSample: await sampleBare(client, bare.taskQueue, 20),
           });
+          await printToolRoundTripStatements({ api, projectPath, awaitRun, apiDatabase, workerDatabase, statements, apiStatements });
         }
         return records;
       } finally {
@@ -295,6 +297,91 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
     await fake.close();
     await temporal.stop();
   }
+}
+
+const sum = (counts: Map<string, number>) => [...counts.values()].reduce((a, b) => a + b, 0);
+
+/**
+ * Issue 51's per-step count for a caller tool: a run whose first model turn calls a caller-owned
+ * tool, answered through the API (claim, then result), then replies. Its statements — `POST
+ * /sessions`, the claim and the result requests, and everything the worker sends — against the
+ * one-turn run's (target: at most 3 more). Polling for the call is not counted.
+ */
+async function printToolRoundTripStatements(input: {
+  api: Awaited<ReturnType<typeof apiFor>>;
+  projectPath: string;
+  awaitRun: (runId: string) => Promise<unknown>;
+  apiDatabase: ReturnType<typeof countingDatabase>;
+  workerDatabase: ReturnType<typeof countingDatabase>;
+  statements: Map<string, number>;
+  apiStatements: number;
+}) {
+  const { api, projectPath } = input;
+  const apiCounts = input.apiDatabase.counts;
+  const workerCounts = input.workerDatabase.counts;
+  const agent = await api.call('POST', `${projectPath}/agents`, {
+    name: 'Bench caller-tool agent',
+    initialConfig: {
+      systemPrompt: 'You are terse.',
+      modelPreset: 'm-a',
+      limits: { maxTurns: 4 },
+      tools: [
+        {
+          name: 'lookup',
+          description: 'Looks something up on the caller side.',
+          owner: 'caller',
+          approval: 'never',
+          inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+          outputSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
+        },
+      ],
+    },
+  });
+  const samples: Array<{ post: number; caller: number; worker: number }> = [];
+  for (let i = 0; i < 12; i++) {
+    // With BENCH_STATEMENTS=1, the last run's statements are printed (its claim and result, and the worker's).
+    const show = process.env.BENCH_STATEMENTS === '1' && i === 11;
+    if (show) input.workerDatabase.texts.current = [];
+    const workerBefore = sum(workerCounts);
+    const postBefore = sum(apiCounts);
+    const session = await api.call('POST', `${projectPath}/sessions`, { agentId: agent.id, initialMessage: 'call lookup' });
+    const post = sum(apiCounts) - postBefore;
+    const runId = session.latestRunId as string;
+    let call: { id: string } | undefined;
+    for (let waited = 0; !call; waited++) {
+      if (waited > 2000) throw new Error(`run ${runId} made no tool call`);
+      [call] = (await api.call('GET', `${projectPath}/tool-calls?runId=${runId}`, undefined)).data as Array<{ id: string }>;
+      if (!call) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const callerBefore = sum(apiCounts);
+    if (show) input.apiDatabase.texts.current = [];
+    const claim = await api.call('POST', `${projectPath}/tool-calls/${call.id}/claim`, {});
+    await api.call('POST', `${projectPath}/tool-calls/${call.id}/result`, {
+      fence: claim.fence,
+      safeResult: { version: 1, status: 'success', value: { ok: true } },
+    });
+    const caller = sum(apiCounts) - callerBefore;
+    if (show) {
+      console.log(`\n  statements of the last caller-tool run's claim and result (API)\n    ${input.apiDatabase.texts.current!.join('\n    ')}`);
+      input.apiDatabase.texts.current = null;
+    }
+    const state = await input.awaitRun(runId);
+    if (state !== 'completed') throw new Error(`caller-tool run ${runId} settled ${String(state)}`);
+    if (show) {
+      console.log(`  the caller-tool run (worker)\n    ${input.workerDatabase.texts.current!.join('\n    ')}`);
+      input.workerDatabase.texts.current = null;
+    }
+    // Two warm-ups (plans and caches made), then measured.
+    if (i >= 2) samples.push({ post, caller, worker: sum(workerCounts) - workerBefore });
+  }
+  const mean = (pick: (sample: (typeof samples)[number]) => number) => samples.reduce((a, sample) => a + pick(sample), 0) / samples.length;
+  const oneTurn = input.apiStatements + sum(input.statements);
+  const toolRun = mean((x) => x.post) + mean((x) => x.caller) + mean((x) => x.worker);
+  console.log(
+    `  a run with one caller-tool round trip: POST /sessions ${mean((x) => x.post).toFixed(1)} + claim and result ${mean((x) => x.caller).toFixed(1)} + the run ` +
+      `${mean((x) => x.worker).toFixed(1)} = ${toolRun.toFixed(1)} statements, ${(toolRun - oneTurn).toFixed(1)} more than a one-turn run ` +
+      `(target ≤ 3 more)${toolRun - oneTurn > 3 ? ' — MISSED' : ''}`,
+  );
 }
 
 /** Forwards starts to `target`, or (while `hold`) keeps them so the bench starts the run itself. */

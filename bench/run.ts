@@ -17,6 +17,7 @@ import { run as memoryMount } from './memory-mount.bench.ts';
 import { run as retentionPurge } from './retention-purge.bench.ts';
 import { run as runEngine } from './run-engine.bench.ts';
 import { run as runPath } from './run-path.bench.ts';
+import { run as scale } from './scale.bench.ts';
 import { run as sseFanout } from './sse-fanout.bench.ts';
 import { run as usageBudgets } from './usage-budgets.bench.ts';
 import { run as webhookDelivery } from './webhook-delivery.bench.ts';
@@ -41,6 +42,7 @@ const benches: Array<[string, () => Promise<BenchRecord[]>]> = [
   ['memory listing by prefix', () => memoryListing()],
   ['memory mount in the sandbox', () => memoryMount()],
   ['A2A and MCP doors', () => agentProtocols()],
+  ['costs that grow with the work', () => scale()],
 ];
 
 let missed = 0;

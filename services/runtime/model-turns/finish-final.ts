@@ -1,9 +1,9 @@
 import type { RunState } from '../../../domain/runs/states.ts';
 import type { AdmissionGate } from '../runs/index.ts';
-import { lockFinalReply, settleFinalReply, settleLockedRun } from '../runs/index.ts';
+import { lockTurnAnswer, settleLockedRun, writeTurnAnswer } from '../runs/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
-import { finishModelTurn, type ModelTurnOutcome } from './finish.ts';
+import { finishModelTurn, turnAnswerOf, type ModelTurnOutcome } from './finish.ts';
 
 /**
  * A main-thread turn's final reply (no tool calls) that ends its run: `finishModelTurn` and the
@@ -14,7 +14,7 @@ import { finishModelTurn, type ModelTurnOutcome } from './finish.ts';
  *
  * The common case (the run still running, the attempt not yet recorded, no open tool call) is
  * four statements: begin, the locking read, one write of every row and both events that also
- * reads what to hand off, and the commit (runs/settle-final-reply.ts; docs/decisions/cost-per-run.md).
+ * reads what to hand off, and the commit (runs/turn-answer.ts; docs/decisions/cost-per-run.md).
  * Anything else takes the general path with the locks that read took.
  */
 export async function finishFinalTurn({
@@ -29,25 +29,13 @@ export async function finishFinalTurn({
   // Its hand-offs start and wake runs after its commit; inside a caller's transaction they would
   // go out before the rows they point at are committed.
   if (ctx.inTransaction) throw new Error('finishFinalTurn opens its own transaction; call it outside one');
-  const { runId, turnId, attempt, outcome } = input;
+  const { runId, turnId, attempt } = input;
   return withTransaction(ctx, async (tx) => {
     // The run's lock first (the runtime's order), then the reply, then the settlement.
-    const locked = await lockFinalReply(tx, { runId, turnId, attempt });
-    if (locked.quick) {
-      return settleFinalReply(tx, gate, locked, {
-        runId,
-        turnId,
-        attempt,
-        text: outcome.text,
-        toolCalls: outcome.toolCalls,
-        replay: outcome.replay,
-        usage: outcome.usage,
-        prices: outcome.prices,
-        finishReason: outcome.finishReason,
-        providerFinishReason: outcome.providerFinishReason,
-        thinking: outcome.thinking,
-        contextWindow: outcome.contextWindow ?? null,
-      });
+    const locked = await lockTurnAnswer(tx, { runId, turnId, attempt });
+    if (locked.quick && !locked.openToolCalls) {
+      await writeTurnAnswer(tx, gate, locked, turnAnswerOf(input), { settles: true });
+      return 'completed';
     }
     return settleLockedRun(tx, gate, locked.run, { runId, state: 'completed', failure: null, invocationFailed: false }, (inner, run) =>
       finishModelTurn({ ctx: inner, input, run }),

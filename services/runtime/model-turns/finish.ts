@@ -6,7 +6,7 @@ import type { ModelToolCall } from '../../../domain/runs/transcript.ts';
 import { turnMessageEventId } from '../../../domain/runs/turn-message-event-id.ts';
 import { completeModelInvocation, failModelInvocation, type InvocationUsage } from '../model-invocations/index.ts';
 import type { ModelPrices } from '../../../domain/usage/prices.ts';
-import { appendRunMessage } from '../runs/index.ts';
+import { appendRunMessage, lockTurnAnswer, writeTurnAnswer, type TurnAnswer } from '../runs/index.ts';
 import { threadOfTurn } from '../runs/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
@@ -63,6 +63,11 @@ export async function finishModelTurn({
     return;
   }
   await withTransaction(ctx, async (tx) => {
+    // A main-thread answer recorded on its own: the common case in one write (runs/turn-answer.ts).
+    if (!lockedRun && mainTurnNumber(turnId) !== null) {
+      const locked = await lockTurnAnswer(tx, { runId, turnId, attempt });
+      if (locked.quick) return writeTurnAnswer(tx, null, locked, turnAnswerOf({ runId, turnId, attempt, outcome }), { settles: false });
+    }
     // Read once for both steps below.
     const [run] = lockedRun
       ? [lockedRun]
@@ -104,4 +109,23 @@ export async function finishModelTurn({
       run,
     );
   });
+}
+
+/** A successful outcome as the turn's answer the one write records. */
+export function turnAnswerOf(input: { runId: string; turnId: string; attempt: number; outcome: Extract<ModelTurnOutcome, { kind: 'succeeded' }> }): TurnAnswer {
+  const { outcome } = input;
+  return {
+    runId: input.runId,
+    turnId: input.turnId,
+    attempt: input.attempt,
+    text: outcome.text,
+    toolCalls: outcome.toolCalls,
+    replay: outcome.replay,
+    usage: outcome.usage,
+    prices: outcome.prices,
+    finishReason: outcome.finishReason,
+    providerFinishReason: outcome.providerFinishReason,
+    thinking: outcome.thinking,
+    contextWindow: outcome.contextWindow ?? null,
+  };
 }

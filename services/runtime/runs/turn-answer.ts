@@ -7,7 +7,7 @@ import { turnMessageEventId } from '../../../domain/runs/turn-message-event-id.t
 import { toolCallStatusesInto } from '../../../domain/tool-calls/transitions.ts';
 import { costNanos, type TokenUsage } from '../../../domain/usage/cost.ts';
 import type { ModelPrices } from '../../../domain/usage/prices.ts';
-import { appendProductEventsReading } from '../../kernel/events/index.ts';
+import { appendProductEvents, appendProductEventsReading } from '../../kernel/events/index.ts';
 import { countRunMoved } from '../../kernel/metrics/index.ts';
 import { holdWrite } from '../../kernel/pending-writes.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
@@ -19,8 +19,8 @@ import { insertThreadMessage, messageCreatedEvent } from './insert-message.ts';
 import type { RunRow } from './public.ts';
 import { runMovedEvent } from './transition.ts';
 
-/** A main-thread model turn's successful answer, as the final reply that settles its run `completed`. */
-export type FinalReply = {
+/** A main-thread model turn's successful answer: tool calls to make, or the final reply that settles its run `completed`. */
+export type TurnAnswer = {
   runId: string;
   turnId: string;
   attempt: number;
@@ -35,8 +35,8 @@ export type FinalReply = {
   contextWindow: number | null;
 };
 
-/** What the locking read found: `quick` when the reply is the common case the one write covers. */
-export type LockedFinalReply = { run: RunRow; quick: QuickFacts | null };
+/** What the locking read found: `quick` when the answer is the common case the one write covers. */
+export type LockedTurnAnswer = { run: RunRow; quick: QuickFacts | null; openToolCalls: boolean };
 
 type QuickFacts = {
   lastSequence: number;
@@ -48,14 +48,14 @@ type QuickFacts = {
 };
 
 /**
- * The first statement of a final reply's settlement (finish-final.ts): the run, its session and
- * its thread locked in the runtime's order (run, session, thread — as a settlement that writes
- * them one by one takes them), with everything that decides whether the reply is the common
- * case: the run still running, a main-thread turn whose attempt is still `started`, no message
- * of that turn yet, no open tool call. Anything else gets `quick: null`, and the caller settles
- * through `settleLockedRun` with the locks it holds.
+ * The first statement of recording a model turn's answer (finish.ts, finish-final.ts): the run,
+ * its session and its thread locked in the runtime's order (run, session, thread — as the verbs
+ * that write them one by one take them), with everything that decides whether the answer is the
+ * common case: the run still running, a main-thread turn whose attempt is still `started`, no
+ * message of that turn yet (and for a final reply, no open tool call). Anything else gets `quick:
+ * null`, and the caller records it through the general verbs with the locks it holds.
  */
-export async function lockFinalReply(tx: ServiceContext, input: { runId: string; turnId: string; attempt: number }): Promise<LockedFinalReply> {
+export async function lockTurnAnswer(tx: ServiceContext, input: { runId: string; turnId: string; attempt: number }): Promise<LockedTurnAnswer> {
   const [row] = await tx.db
     .select({
       run: runs,
@@ -85,11 +85,11 @@ export async function lockFinalReply(tx: ServiceContext, input: { runId: string;
     mainTurnNumber(input.turnId) !== null &&
     row.invocationStatus === 'started' &&
     !row.replayed &&
-    !row.openToolCalls &&
     row.threadProjectId === row.run.projectId &&
     row.sessionAgentId !== null;
   return {
     run: row.run,
+    openToolCalls: row.openToolCalls,
     quick: quick
       ? { lastSequence: row.lastSequence, sessionAgentId: row.sessionAgentId!, versionAgentId: row.versionAgentId, preset: row.preset, apiKeyId: row.apiKeyId }
       : null,
@@ -97,20 +97,28 @@ export async function lockFinalReply(tx: ServiceContext, input: { runId: string;
 }
 
 /**
- * The common case of a final reply after `lockFinalReply`, in one statement: the attempt
- * completed with its usage and cost, the run's and the session's counters and context meter,
- * the assistant message at the thread's next sequence, the run settled `completed` with its
- * session's status, the day's usage rollup, and both events (`message.created` with the id live
- * output named, `run.completed` with the run's usage) — the same rows and events
+ * The common case of a turn's answer after `lockTurnAnswer`, in one statement: the attempt
+ * completed with its usage and cost, the run's and the session's counters and context meter, the
+ * assistant message at the thread's next sequence with its `message.created` (the id live output
+ * named), the day's usage rollup, and for a final reply (`settles`) the run settled `completed`
+ * with its session's status and `run.completed` — the same rows and events
  * `completeModelInvocation`, `appendRunMessage` and `transitionLockedRun` write one by one. The
- * rows are locked already, so each value is computed here from what the lock read, and the
- * writes ride as CTEs of the events' append (`holdWrite`), which also reads what to hand off
- * (the session's pending turn, a run waiting for the freed place), each then handed off as
- * `settleLockedRun` hands them.
+ * rows are locked already, so each value is computed here from what the lock read, and the writes
+ * ride as CTEs of the events' append (`holdWrite`), which for a final reply also reads what to
+ * hand off (the session's pending turn, a run waiting for the freed place), each then handed off
+ * as `settleLockedRun` hands them.
  */
-export async function settleFinalReply(tx: ServiceContext, gate: AdmissionGate, locked: LockedFinalReply, reply: FinalReply): Promise<'completed'> {
+export async function writeTurnAnswer(
+  tx: ServiceContext,
+  gate: AdmissionGate | null,
+  locked: LockedTurnAnswer,
+  reply: TurnAnswer,
+  options: { settles: boolean },
+): Promise<void> {
   const { run, quick } = locked;
-  if (!quick) throw new Error('settleFinalReply needs the common case lockFinalReply found');
+  if (!quick) throw new Error('writeTurnAnswer needs the common case lockTurnAnswer found');
+  if (options.settles && (locked.openToolCalls || !gate)) throw new Error('a final reply settles in one write only without open tool calls');
+  const settles = options.settles;
   const turn = mainTurnNumber(reply.turnId)!;
   const content = { text: reply.text, toolCalls: reply.toolCalls, replay: reply.replay ?? null };
   checkRunMessage({ stepKey: reply.turnId, role: 'assistant', content });
@@ -156,10 +164,7 @@ export async function settleFinalReply(tx: ServiceContext, gate: AdmissionGate, 
     costNanos: run.costNanos + cost,
     contextLastInputTokens: usage.inputTokens,
     contextWindow: window,
-    state: 'completed',
-    failure: null,
-    settledAt: now,
-    updatedAt: now,
+    ...(settles ? { state: 'completed' as const, failure: null, settledAt: now, updatedAt: now } : {}),
   };
   await holdWrite(
     tx,
@@ -174,10 +179,7 @@ export async function settleFinalReply(tx: ServiceContext, gate: AdmissionGate, 
         costNanos: sql`${runs.costNanos} + ${cost}`,
         contextLastInputTokens: usage.inputTokens,
         contextWindow: window,
-        state: 'completed',
-        failure: null,
-        settledAt: now,
-        updatedAt: now,
+        ...(settles ? { state: 'completed' as const, failure: null, settledAt: now, updatedAt: now } : {}),
       })
       .where(eq(runs.id, run.id)),
   );
@@ -195,7 +197,7 @@ export async function settleFinalReply(tx: ServiceContext, gate: AdmissionGate, 
         contextWindow: window,
         lastActivityAt: now,
         // The session mirrors its latest run only.
-        status: sql`case when ${sessions.latestRunId} = ${run.id}::uuid then 'completed' else ${sessions.status} end`,
+        ...(settles ? { status: sql`case when ${sessions.latestRunId} = ${run.id}::uuid then 'completed' else ${sessions.status} end` } : {}),
       })
       .where(eq(sessions.id, run.sessionId)),
   );
@@ -238,6 +240,11 @@ export async function settleFinalReply(tx: ServiceContext, gate: AdmissionGate, 
       costNanos: cost,
     }),
   );
+  const messageEvent = { ...messageCreatedEvent(message, run.sessionId), id: turnMessageEventId(run.id, turn) };
+  if (!settles) {
+    await appendProductEvents(tx, { organizationId: run.organizationId, projectId: run.projectId, events: [messageEvent] });
+    return;
+  }
   const { organizationId, projectId, ...completedEvent } = runMovedEvent(run, updated, null);
   // What to hand off, read by the write itself: its snapshot is taken after the locking read's
   // locks were granted, so a pending turn committed while that read waited for the session is seen.
@@ -245,17 +252,16 @@ export async function settleFinalReply(tx: ServiceContext, gate: AdmissionGate, 
       'pending', exists (
         select 1 from pending_turns pt join sessions s on s.id = pt.session_id
         where pt.session_id = ${run.sessionId}::uuid and pt.state = 'pending' and s.latest_run_id = ${run.id}::uuid),
-      'waiting', ${Boolean(gate.runningRunsLimit)}::boolean and exists (
+      'waiting', ${Boolean(gate!.runningRunsLimit)}::boolean and exists (
         select 1 from runs r
         where r.project_id = ${run.projectId}::uuid and r.state = 'queued' and r.admission_deferred_at is not null
           and r.cancellation_requested_at is null and r.wall_deadline_at > ${now.toISOString()}::timestamptz)))`;
   const { probe: after } = await appendProductEventsReading<{ pending: boolean; waiting: boolean }>(
     tx,
-    { organizationId, projectId, events: [{ ...messageCreatedEvent(message, run.sessionId), id: turnMessageEventId(run.id, turn) }, completedEvent] },
+    { organizationId, projectId, events: [messageEvent, completedEvent] },
     handOffs,
   );
   countRunMoved(tx, run, 'completed', now, quick.versionAgentId);
-  if (after?.waiting) await handOffPlace(tx, gate, run);
-  if (after?.pending) await handOffPendingTurn(tx, gate, updated);
-  return 'completed';
+  if (after?.waiting) await handOffPlace(tx, gate!, run);
+  if (after?.pending) await handOffPendingTurn(tx, gate!, updated);
 }
