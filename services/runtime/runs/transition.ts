@@ -1,4 +1,4 @@
-import { eq, getTableColumns, sql } from 'drizzle-orm';
+import { eq, getTableColumns } from 'drizzle-orm';
 import * as v from 'valibot';
 import { runs, sessions } from '../../../db/schema/index.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../../domain/errors.ts';
@@ -8,6 +8,7 @@ import { defaultFailureOf, hasFailure, type RunFailure } from '../../../domain/s
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { appendProductEvent, type AppendProductEventInput } from '../../kernel/events/index.ts';
 import { countRunMoved, settlingRunAgentId } from '../../kernel/metrics/index.ts';
+import { holdWrite } from '../../kernel/pending-writes.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { runUsage, type RunRow } from './public.ts';
 
@@ -71,17 +72,23 @@ async function moveRun(
   const now = tx.clock.now();
   const settling = isSettled(to);
   const recordedFailure = hasFailure(to) ? (failure ?? defaultFailureOf(to)) : null;
+  if (!settling) {
+    // Nothing of the moved row is unknown here (the caller holds its lock): the run's and the
+    // session's updates ride with the event's append (`holdWrite`), one statement for three.
+    const admittedAt = to === 'running' && !run.admittedAt ? now : run.admittedAt;
+    const updated: RunRow = { ...run, state: to, updatedAt: now, admittedAt };
+    await holdWrite(tx, tx.db.update(runs).set({ state: to, updatedAt: now, admittedAt }).where(eq(runs.id, run.id)));
+    countRunMoved(tx, run, to, now, null);
+    await holdWrite(tx, tx.db.update(sessions).set({ status: to, lastActivityAt: now }).where(eq(sessions.latestRunId, run.id)));
+    await appendProductEvent(tx, runMovedEvent(run, updated, recordedFailure, extra));
+    return updated;
+  }
   const [moved] = await tx.db
     .update(runs)
-    .set({
-      state: to,
-      updatedAt: now,
-      ...(to === 'running' && !run.admittedAt ? { admittedAt: now } : {}),
-      ...(settling ? { settledAt: now, failure: recordedFailure } : {}),
-    })
+    .set({ state: to, updatedAt: now, settledAt: now, failure: recordedFailure })
     .where(eq(runs.id, run.id))
     // A settling run's agent comes back with it, for the settled-runs metric's label.
-    .returning({ ...getTableColumns(runs), agentId: settling ? settlingRunAgentId : sql<null>`null` });
+    .returning({ ...getTableColumns(runs), agentId: settlingRunAgentId });
   const { agentId, ...updated } = moved!;
   countRunMoved(tx, run, to, now, agentId);
   // The session mirrors its latest run only; an older run never overwrites a newer status.
