@@ -4,4 +4,4 @@ export type { InvocationUsage } from './record-invocation.ts';
 export { checkRunBudget, reserveModelTurn, turnBudgetColumns } from './reserve-turn.ts';
 export type { SpentBudget, TurnBudgetRead } from './reserve-turn.ts';
 export { resolveRunModel } from './resolve-model.ts';
-export type { RunModel } from './resolve-model.ts';
+export type { ProjectPreset, RunModel } from './resolve-model.ts';

@@ -8,6 +8,9 @@ import { providerTypeOfModel } from '../../configuration/model-presets/index.ts'
 import { loadProjectPresets, resolveDeploymentPresets } from '../../configuration/model-presets/index.ts';
 import { providerApiKey } from '../../configuration/model-providers/index.ts';
 
+/** A project preset with its provider connection (archived presets included: pinned versions still resolve them). */
+export type ProjectPreset = Awaited<ReturnType<typeof loadProjectPresets>>[number];
+
 export type RunModel = {
   providerType: ModelProviderType;
   /** The preset's key: what the agent version named (metrics label it so). */
@@ -32,10 +35,23 @@ export type RunModelUnavailable = { unavailable: true; errorCode: 'model_provide
  */
 export async function resolveRunModel(
   ctx: ServiceContext,
-  input: { organizationId: string; projectId: string; presetKey: string; keyring: CredentialKeyring; deploymentPresets: readonly DeploymentPreset[] },
+  input: {
+    organizationId: string;
+    projectId: string;
+    presetKey: string;
+    keyring: CredentialKeyring;
+    deploymentPresets: readonly DeploymentPreset[];
+    /** The project's preset of that key with its provider, as the caller read it (null: none); read here when absent. */
+    projectPreset?: ProjectPreset | null;
+  },
 ): Promise<RunModel | RunModelUnavailable> {
   const scope = { organizationId: input.organizationId, projectId: input.projectId };
-  const [project] = await loadProjectPresets(ctx, { ...scope, keys: [input.presetKey], includeArchived: true });
+  const [project] =
+    input.projectPreset === undefined
+      ? await loadProjectPresets(ctx, { ...scope, keys: [input.presetKey], includeArchived: true })
+      : input.projectPreset
+        ? [input.projectPreset]
+        : [];
   if (project) {
     const { preset, provider } = project;
     if (provider.removedAt || !provider.credentialCiphertext) {

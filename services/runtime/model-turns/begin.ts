@@ -76,7 +76,7 @@ export async function beginModelTurn({
 }): Promise<ModelTurnPlan> {
   return withTransaction(ctx, async (tx) => {
     // One statement reads the turn's context and locks the run with its budget and reservations.
-    const { context, thread: mainThread, budget } = await loadTurnContext(tx.db, input.runId, { turnId: input.turnId, now: tx.clock.now() });
+    const { context, thread: mainThread, budget, projectPreset } = await loadTurnContext(tx.db, input.runId, { turnId: input.turnId, now: tx.clock.now() });
     const config = context.agentVersion.config as unknown as AgentConfig;
     const reservation = await reserveModelTurn(tx, { runId: input.runId, turnId: input.turnId, maxTurns: config.limits.maxTurns, read: budget! });
     if (!reservation.reserved && reservation.spentBudget) {
@@ -91,6 +91,7 @@ export async function beginModelTurn({
       presetKey: config.modelPreset,
       keyring: deps.keyring,
       deploymentPresets: deps.deploymentPresets,
+      projectPreset,
     });
     if ('unavailable' in model) {
       await failModelInvocation(tx, { ...input, errorCode: model.errorCode, errorExplanation: model.errorExplanation, providerFinishReason: null });

@@ -1,9 +1,9 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client.ts';
-import { agentVersions, runs, sessions, threads } from '../../../db/schema/index.ts';
+import { agentVersions, modelPresets, modelProviders, runs, sessions, threads } from '../../../db/schema/index.ts';
 import { NotFoundError } from '../../../domain/errors.ts';
 import type { ThreadContext } from '../compaction/index.ts';
-import { turnBudgetColumns, type TurnBudgetRead } from '../model-invocations/index.ts';
+import { turnBudgetColumns, type ProjectPreset, type TurnBudgetRead } from '../model-invocations/index.ts';
 import type { MessageRow, RunContext, SessionSkill } from '../runs/index.ts';
 
 type SummaryJson = { number: number; summary: string; throughSequence: number } | null;
@@ -15,15 +15,16 @@ type MessageJson = Omit<MessageRow, 'createdAt'> & { createdAt: string };
  * order (`loadSessionSkills`), the thread's count of what the model last read and its latest
  * accepted compaction (`readThreadContext`), and the messages that compaction does not cover
  * (`loadRunContext`'s `afterSequence`), the lists as JSON, all from one snapshot; when it reserves
- * the turn, also the run's budget and reservations (`turnBudgetColumns`) under the run's lock.
- * Five statements before, each a round trip; the transcript is raw: never return it to a client.
+ * the turn, also the run's budget and reservations (`turnBudgetColumns`) under the run's lock;
+ * and the version's preset in the project with its provider (`resolveRunModel`'s read). Six
+ * statements before, each a round trip; the transcript is raw: never return it to a client.
  */
 export async function loadTurnContext(
   db: Executor,
   runId: string,
   /** Inside the transaction that reserves the turn: the run locked, with its budget and reservations. */
   reserving?: { turnId: string; now: Date },
-): Promise<{ context: RunContext; thread: ThreadContext; budget: TurnBudgetRead | null }> {
+): Promise<{ context: RunContext; thread: ThreadContext; budget: TurnBudgetRead | null; projectPreset: ProjectPreset | null }> {
   const latest = sql`(
     select c.number, c.summary, c.through_sequence from context_compactions c
     where c.thread_id = ${runs.threadId} and c.number is not null order by c.number desc limit 1)`;
@@ -53,11 +54,23 @@ export async function loadTurnContext(
         where m.thread_id = ${runs.threadId} and m.sequence > coalesce((select l.through_sequence from ${latest} l), 0))`,
       budget: budget.budget,
       reservations: budget.reservations,
+      preset: modelPresets,
+      provider: modelProviders,
     })
     .from(runs)
     .innerJoin(sessions, eq(sessions.id, runs.sessionId))
     .innerJoin(agentVersions, eq(agentVersions.id, runs.agentVersionId))
     .innerJoin(threads, eq(threads.id, runs.threadId))
+    // The version's preset in the run's project (archived ones too), with its provider: resolveRunModel's read.
+    .leftJoin(
+      modelPresets,
+      and(
+        eq(modelPresets.organizationId, runs.organizationId),
+        eq(modelPresets.projectId, runs.projectId),
+        eq(modelPresets.key, sql`${agentVersions.config} ->> 'modelPreset'`),
+      ),
+    )
+    .leftJoin(modelProviders, eq(modelProviders.id, modelPresets.providerId))
     .where(eq(runs.id, runId));
   const [row] = reserving ? await query.for('update', { of: runs }) : await query;
   if (!row) throw new NotFoundError('No run with that id');
@@ -78,5 +91,6 @@ export async function loadTurnContext(
       counted: through > 0 && tokens > 0 ? { tokens, throughSequence: through } : null,
     },
     budget: row.budget && row.reservations ? { budget: row.budget, reservations: row.reservations } : null,
+    projectPreset: row.preset && row.provider ? { preset: row.preset, provider: row.provider } : null,
   };
 }
