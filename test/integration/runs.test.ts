@@ -6,7 +6,7 @@ import { systemClock, type ServiceContext, systemContext } from '../../services/
 import { appendRunMessage } from '../../services/runtime/runs/index.ts';
 import { loadRunContext } from '../../services/runtime/runs/index.ts';
 import { readThreadContext } from '../../services/runtime/compaction/index.ts';
-import { loadTurnContext } from '../../services/runtime/model-turns/turn-context.ts';
+import { loadTurnContext } from '../../services/runtime/model-turns/index.ts';
 import { transitionRun } from '../../services/runtime/runs/index.ts';
 import { createProvider, errorOf } from '../fixtures/model-vendors/helpers.ts';
 import { startFakeModelProviders, type FakeModelProviders } from '../fixtures/model-vendors/catalog-server.ts';

@@ -2,3 +2,4 @@
 export { beginModelTurn } from './begin.ts';
 export { finishFinalTurn } from './finish-final.ts';
 export { finishModelTurn } from './finish.ts';
+export { loadTurnContext } from './turn-context.ts';
