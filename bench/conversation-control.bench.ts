@@ -24,14 +24,12 @@
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { serve } from '@hono/node-server';
 import postgres from 'postgres';
 import { runWorkflowId } from '../domain/runs/workflow.ts';
 import type { InstantModelServerOptions } from './instant-model-server.ts';
 import { withBenchRuntimeApp } from './runtime-app.ts';
-import { percentile, printRecords, type BenchRecord } from './support.ts';
-import { takeSseFrames } from '../domain/sse-frames.ts';
+import { openEventStream, percentile, printRecords, until, type BenchRecord } from './support.ts';
 
 type Options = { handOffRounds?: number; handOffWarmup?: number; forkRounds?: number; forkWarmup?: number; transcriptRuns?: number };
 
@@ -41,45 +39,6 @@ const SETTLED = new Set(['run.completed', 'run.failed', 'run.cancelled', 'run.ti
 
 /** When each model request (by its last user message) arrived and was answered (performance.now()). */
 type Exchange = { received?: number; answered?: number };
-
-/** One SSE client of a session's event stream; `onEvent` is called as each frame arrives. */
-function openSessionStream(
-  port: number,
-  path: string,
-  authorization: string,
-  onEvent: (kind: string, data: Record<string, any>, at: number) => void,
-): Promise<{ close(): void }> {
-  return new Promise((resolve, reject) => {
-    const request = http.get({ host: '127.0.0.1', port, path, headers: { authorization, accept: 'text/event-stream' }, agent: false });
-    request.on('error', reject);
-    request.on('response', (response) => {
-      if (response.statusCode !== 200) {
-        response.resume();
-        return reject(new Error(`SSE connect to ${path} answered ${response.statusCode}`));
-      }
-      let buffered = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        const at = performance.now();
-        const { frames, rest } = takeSseFrames(buffered + chunk);
-        buffered = rest;
-        for (const frame of frames) if (frame.event !== null && frame.data !== null) onEvent(frame.event, JSON.parse(frame.data), at);
-      });
-      response.on('error', () => {});
-      request.removeListener('error', reject);
-      request.on('error', () => {});
-      resolve({ close: () => request.destroy() });
-    });
-  });
-}
-
-async function until(what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!check()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(2);
-  }
-}
 
 const p50 = (values: number[]) =>
   percentile(
@@ -131,17 +90,22 @@ export async function run(options: Options = {}): Promise<BenchRecord[]> {
         let firstRunId: string | null = null;
         let posted = false;
         const follow: { error?: Error } = {};
-        const stream = await openSessionStream(port, `${p}/sessions/${session.id}/events?from=now`, api.authorization, (kind, data, at) => {
-          if (!SETTLED.has(kind)) return;
-          settled.push({ runId: data.aggregateId, kind, occurredAt: Date.parse(data.occurredAt) - performance.timeOrigin, at });
-          // The baseline's client: the follow-up goes out the moment run N's settlement arrives.
-          if (how === 'follow-up' && data.aggregateId === firstRunId && !posted) {
-            posted = true;
-            api
-              .call('POST', `${p}/sessions/${session.id}/runs`, { message: next })
-              .catch((error: unknown) => (follow.error = error instanceof Error ? error : new Error(String(error))));
-          }
-        });
+        const stream = await openEventStream(
+          port,
+          `${p}/sessions/${session.id}/events?from=now`,
+          { authorization: api.authorization },
+          ({ event: kind, data }, at) => {
+            if (!SETTLED.has(kind)) return;
+            settled.push({ runId: data.aggregateId, kind, occurredAt: Date.parse(data.occurredAt) - performance.timeOrigin, at });
+            // The baseline's client: the follow-up goes out the moment run N's settlement arrives.
+            if (how === 'follow-up' && data.aggregateId === firstRunId && !posted) {
+              posted = true;
+              api
+                .call('POST', `${p}/sessions/${session.id}/runs`, { message: next })
+                .catch((error: unknown) => (follow.error = error instanceof Error ? error : new Error(String(error))));
+            }
+          },
+        );
         try {
           const first = await api.call('POST', `${p}/sessions/${session.id}/runs`, { message: held });
           firstRunId = first.id;

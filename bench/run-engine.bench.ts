@@ -51,7 +51,7 @@ import { RUN_SEARCH_ATTRIBUTES as runSearchAttributeKeys } from '../domain/runs/
 import { INSTANT_MODEL_API_KEY, startInstantModelServer, VENDOR_A_BASE_URL_ENV } from './instant-model-server.ts';
 import { startBareWorker } from './baseline/worker.ts';
 import { startBenchTemporal } from './temporal.ts';
-import { apiFor, percentile, pool, printRecords, REQUEST_LIMITS_OFF, withBenchDatabase, type BenchRecord } from './support.ts';
+import { apiFor, CALLER_LOOKUP_TOOL, percentile, pool, printRecords, REQUEST_LIMITS_OFF, withBenchDatabase, type BenchRecord } from './support.ts';
 
 type Options = {
   /** Sessions (and bare starts) per round of figure 1. */
@@ -325,16 +325,7 @@ async function printToolRoundTripStatements(input: {
       systemPrompt: 'You are terse.',
       modelPreset: 'm-a',
       limits: { maxTurns: 4 },
-      tools: [
-        {
-          name: 'lookup',
-          description: 'Looks something up on the caller side.',
-          owner: 'caller',
-          approval: 'never',
-          inputSchema: { type: 'object', properties: {}, additionalProperties: false },
-          outputSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
-        },
-      ],
+      tools: [CALLER_LOOKUP_TOOL],
     },
   });
   const samples: Array<{ post: number; caller: number; worker: number }> = [];

@@ -50,7 +50,7 @@ import { takeSseFrames } from '../domain/sse-frames.ts';
 import { appendProductEvent } from '../services/kernel/events/index.ts';
 import { startInstantModelServer, VENDOR_A_BASE_URL_ENV } from './instant-model-server.ts';
 import { withBenchRuntimeApp, type BenchRuntimeApp } from './runtime-app.ts';
-import { benchContext, percentile, pool, printRecords, type BenchRecord } from './support.ts';
+import { benchContext, CALLER_LOOKUP_TOOL, openEventStream, percentile, pool, printRecords, until, type BenchRecord, type StreamFrame } from './support.ts';
 
 type Options = {
   /** Events of the large log (the small one has `smallEvents`). */
@@ -81,49 +81,6 @@ const p50 = (values: number[]) =>
     [...values].sort((a, b) => a - b),
     50,
   );
-
-type Frame = { id: string | null; event: string; data: Record<string, any> };
-
-/** One SSE client over HTTP; `onFrame` sees each frame as it arrives. Resolves once the headers are in. */
-function openStream(
-  port: number,
-  path: string,
-  headers: Record<string, string>,
-  onFrame: (frame: Frame, at: number) => void,
-): Promise<{ close(): void; began: number }> {
-  return new Promise((resolve, reject) => {
-    const began = performance.now();
-    const request = http.get({ host: '127.0.0.1', port, path, headers: { accept: 'text/event-stream', ...headers }, agent: false });
-    request.on('error', reject);
-    request.on('response', (response) => {
-      if (response.statusCode !== 200) {
-        response.resume();
-        return reject(new Error(`SSE connect to ${path} answered ${response.statusCode}`));
-      }
-      let buffered = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        const at = performance.now();
-        const { frames, rest } = takeSseFrames(buffered + chunk);
-        buffered = rest;
-        for (const frame of frames)
-          if (frame.event !== null && frame.data !== null) onFrame({ id: frame.id, event: frame.event, data: JSON.parse(frame.data) }, at);
-      });
-      response.on('error', () => {});
-      request.removeListener('error', reject);
-      request.on('error', () => {});
-      resolve({ close: () => request.destroy(), began });
-    });
-  });
-}
-
-async function until(what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!check()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(1);
-  }
-}
 
 function withTimeout<T>(what: string, promise: Promise<T>, ms = 30_000): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -273,7 +230,7 @@ async function withFeedInstallation<T>(events: number, body: (side: FeedSide) =>
         let done: () => void = () => {};
         const complete = new Promise<void>((resolve) => (done = resolve));
         const began = performance.now();
-        const stream = await openStream(site.port, path, { ...auth, 'last-event-id': cursor }, (frame, at) => {
+        const stream = await openEventStream(site.port, path, { ...auth, 'last-event-id': cursor }, (frame, at) => {
           if (frame.id === null) return;
           if (++frames === 100) {
             arrived = at;
@@ -310,13 +267,13 @@ async function withFeedInstallation<T>(events: number, body: (side: FeedSide) =>
 
       const openLive = async () => {
         const arrivals = { project: new Map<number, number>(), session: new Map<number, number>() };
-        const stepOf = (frame: Frame) =>
+        const stepOf = (frame: StreamFrame) =>
           frame.event === 'run.progressed' && typeof frame.data.publicPayload?.live === 'number' ? frame.data.publicPayload.live : null;
-        const projectStream = await openStream(site.port, `${projectPath}?from=now`, auth, (frame, at) => {
+        const projectStream = await openEventStream(site.port, `${projectPath}?from=now`, auth, (frame, at) => {
           const step = stepOf(frame);
           if (step !== null) arrivals.project.set(step, at);
         });
-        const sessionStream = await openStream(site.port, `${sessionPath}?from=now`, auth, (frame, at) => {
+        const sessionStream = await openEventStream(site.port, `${sessionPath}?from=now`, auth, (frame, at) => {
           const step = stepOf(frame);
           if (step !== null) arrivals.session.set(step, at);
         });
@@ -458,7 +415,7 @@ async function idleRecords(settings: Required<Options>): Promise<BenchRecord[]> 
       for (let i = 0; i < settings.idleStreams; i += 50) {
         const batch = idle.slice(i, Math.min(i + 50, settings.idleStreams));
         streams.push(
-          ...(await Promise.all(batch.map((id) => openStream(site.port, `${p}/sessions/${id}/events`, { authorization: api.authorization }, () => {})))),
+          ...(await Promise.all(batch.map((id) => openEventStream(site.port, `${p}/sessions/${id}/events`, { authorization: api.authorization }, () => {})))),
         );
       }
       await until(`${settings.idleStreams} subscribers`, () => app.deps.eventTail.stats().subscribers >= settings.idleStreams);
@@ -583,7 +540,7 @@ async function longRun(
   const session = await api.call('POST', `${p}/sessions`, { agentId }); // idle
   const calls: Array<{ id: string; at: number }> = [];
   const outcome: { settled: { kind: string; at: number } | null } = { settled: null };
-  const stream = await openStream(site.port, `${p}/sessions/${session.id}/events?from=now`, { authorization: api.authorization }, (frame, at) => {
+  const stream = await openEventStream(site.port, `${p}/sessions/${session.id}/events?from=now`, { authorization: api.authorization }, (frame, at) => {
     if (frame.event === 'tool_call.created') calls.push({ id: frame.data.aggregateId as string, at });
     if (['run.completed', 'run.failed', 'run.cancelled', 'run.timed_out'].includes(frame.event)) outcome.settled = { kind: frame.event, at };
   });
@@ -673,16 +630,7 @@ async function longRunRecords(settings: Required<Options>): Promise<BenchRecord[
             systemPrompt: 'Use the tool.',
             modelPreset: 'm-a',
             limits: { maxTurns: Math.min(256, trips + 4), timeoutMs: 1_800_000 },
-            tools: [
-              {
-                name: 'lookup',
-                description: 'Looks something up on the caller side.',
-                owner: 'caller',
-                approval: 'never',
-                inputSchema: { type: 'object', properties: {}, additionalProperties: false },
-                outputSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
-              },
-            ],
+            tools: [CALLER_LOOKUP_TOOL],
           },
         });
         // A warm-up run first (code paths compiled, connections and plans made), not measured.

@@ -1,5 +1,7 @@
 import { takeSseFrames } from '../domain/sse-frames.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
+import * as http from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
 import { createLogger } from '../config/logger.ts';
 import { openDatabase, type DatabaseHandle } from '../db/client.ts';
@@ -157,3 +159,65 @@ export async function* sseFrames(body: ReadableStream<Uint8Array>): AsyncGenerat
     for (const frame of frames) if (frame.event !== null && frame.data !== null) yield { kind: frame.event, data: JSON.parse(frame.data) };
   }
 }
+
+/** An SSE frame as a bench client sees it (frames without an event or data are skipped). */
+export type StreamFrame = { id: string | null; event: string; data: Record<string, any> };
+
+/**
+ * One SSE client over plain HTTP (no pooling agent, as a real client has its own connection);
+ * `onFrame` sees each frame as it arrives, with the time it arrived. Resolves once the headers are
+ * in, with when the request began.
+ */
+export function openEventStream(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+  onFrame: (frame: StreamFrame, at: number) => void,
+): Promise<{ close(): void; began: number }> {
+  return new Promise((resolve, reject) => {
+    const began = performance.now();
+    const request = http.get({ host: '127.0.0.1', port, path, headers: { accept: 'text/event-stream', ...headers }, agent: false });
+    request.on('error', reject);
+    request.on('response', (response) => {
+      if (response.statusCode !== 200) {
+        response.resume();
+        return reject(new Error(`SSE connect to ${path} answered ${response.statusCode}`));
+      }
+      let buffered = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        const at = performance.now();
+        const { frames, rest } = takeSseFrames(buffered + chunk);
+        buffered = rest;
+        for (const frame of frames)
+          if (frame.event !== null && frame.data !== null) onFrame({ id: frame.id, event: frame.event, data: JSON.parse(frame.data) }, at);
+      });
+      response.on('error', () => {});
+      request.removeListener('error', reject);
+      request.on('error', () => {});
+      resolve({ close: () => request.destroy(), began });
+    });
+  });
+}
+
+/** Waits until `check()` holds, polling every millisecond; throws naming `what` after `timeoutMs`. */
+export async function until(what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!check()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(1);
+  }
+}
+
+/**
+ * A caller-owned tool the instant model can be told to call (`call lookup`), answered by a bench
+ * as its caller with `{ ok: true }` (claim, then result).
+ */
+export const CALLER_LOOKUP_TOOL = {
+  name: 'lookup',
+  description: 'Looks something up on the caller side.',
+  owner: 'caller',
+  approval: 'never',
+  inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+  outputSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
+} as const;

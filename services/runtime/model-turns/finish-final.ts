@@ -3,7 +3,7 @@ import type { AdmissionGate } from '../runs/index.ts';
 import { lockTurnAnswer, settleLockedRun, writeTurnAnswer } from '../runs/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
-import { finishModelTurn, turnAnswerOf, type ModelTurnOutcome } from './finish.ts';
+import { finishModelTurn, type ModelTurnOutcome } from './finish.ts';
 
 /**
  * A main-thread turn's final reply (no tool calls) that ends its run: `finishModelTurn` and the
@@ -34,7 +34,7 @@ export async function finishFinalTurn({
     // The run's lock first (the runtime's order), then the reply, then the settlement.
     const locked = await lockTurnAnswer(tx, { runId, turnId, attempt });
     if (locked.quick && !locked.openToolCalls) {
-      await writeTurnAnswer(tx, gate, locked, turnAnswerOf(input), { settles: true });
+      await writeTurnAnswer(tx, locked, input, gate);
       return 'completed';
     }
     return settleLockedRun(tx, gate, locked.run, { runId, state: 'completed', failure: null, invocationFailed: false }, (inner, run) =>

@@ -2,11 +2,9 @@ import { eq } from 'drizzle-orm';
 import { runs } from '../../../db/schema/index.ts';
 import { NotFoundError } from '../../../domain/errors.ts';
 import { mainTurnNumber } from '../../../domain/runs/message-deltas.ts';
-import type { ModelToolCall } from '../../../domain/runs/transcript.ts';
 import { turnMessageEventId } from '../../../domain/runs/turn-message-event-id.ts';
-import { completeModelInvocation, failModelInvocation, type InvocationUsage } from '../model-invocations/index.ts';
-import type { ModelPrices } from '../../../domain/usage/prices.ts';
-import { appendRunMessage, lockTurnAnswer, writeTurnAnswer, type TurnAnswer } from '../runs/index.ts';
+import { completeModelInvocation, failModelInvocation } from '../model-invocations/index.ts';
+import { appendRunMessage, lockTurnAnswer, writeTurnAnswer, type SucceededTurn } from '../runs/index.ts';
 import { threadOfTurn } from '../runs/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
@@ -15,22 +13,7 @@ import { withTransaction } from '../../kernel/transaction.ts';
 type RunIdentity = { id: string; organizationId: string; projectId: string; sessionId: string; threadId: string };
 
 export type ModelTurnOutcome =
-  | {
-      kind: 'succeeded';
-      text: string;
-      toolCalls: ModelToolCall[];
-      /** Opaque vendor state the next request of the same model needs back (never shown). */
-      replay: unknown;
-      usage: InvocationUsage;
-      /** The preset's prices when the call began (null: unpriced), which its cost is figured at. */
-      prices: ModelPrices | null;
-      finishReason: string;
-      providerFinishReason: string | null;
-      thinking: string | null;
-      /** The model's context window when known (the context meter's scale). */
-      contextWindow?: number | null;
-    }
-  | { kind: 'failed'; errorCode: string; errorExplanation: string; providerFinishReason: string | null };
+  ({ kind: 'succeeded' } & SucceededTurn) | { kind: 'failed'; errorCode: string; errorExplanation: string; providerFinishReason: string | null };
 
 /**
  * The second half of one model attempt (for the runtime): a success completes the attempt
@@ -66,7 +49,7 @@ export async function finishModelTurn({
     // A main-thread answer recorded on its own: the common case in one write (runs/turn-answer.ts).
     if (!lockedRun && mainTurnNumber(turnId) !== null) {
       const locked = await lockTurnAnswer(tx, { runId, turnId, attempt });
-      if (locked.quick) return writeTurnAnswer(tx, null, locked, turnAnswerOf({ runId, turnId, attempt, outcome }), { settles: false });
+      if (locked.quick) return writeTurnAnswer(tx, locked, { runId, turnId, attempt, outcome }, null);
     }
     // Read once for both steps below.
     const [run] = lockedRun
@@ -109,23 +92,4 @@ export async function finishModelTurn({
       run,
     );
   });
-}
-
-/** A successful outcome as the turn's answer the one write records. */
-export function turnAnswerOf(input: { runId: string; turnId: string; attempt: number; outcome: Extract<ModelTurnOutcome, { kind: 'succeeded' }> }): TurnAnswer {
-  const { outcome } = input;
-  return {
-    runId: input.runId,
-    turnId: input.turnId,
-    attempt: input.attempt,
-    text: outcome.text,
-    toolCalls: outcome.toolCalls,
-    replay: outcome.replay,
-    usage: outcome.usage,
-    prices: outcome.prices,
-    finishReason: outcome.finishReason,
-    providerFinishReason: outcome.providerFinishReason,
-    thinking: outcome.thinking,
-    contextWindow: outcome.contextWindow ?? null,
-  };
 }

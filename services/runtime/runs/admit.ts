@@ -4,7 +4,7 @@ import { agentVersions, runs } from '../../../db/schema/index.ts';
 import type { AgentConfig } from '../../../domain/agent-config/index.ts';
 import { NotFoundError } from '../../../domain/errors.ts';
 import { isSettled, type SettledRunState } from '../../../domain/runs/states.ts';
-import { countCommittedEvents, observeRunMoved } from '../../kernel/metrics/index.ts';
+import { observeRunMoved } from '../../kernel/metrics/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { mayStartRun, type AdmissionGate } from './admission-gate.ts';
@@ -85,16 +85,7 @@ export async function admitRun({
       }
       await transitionLockedRun(tx, run, { to: 'running' });
     }
-    const config = row.config as unknown as AgentConfig;
-    return {
-      kind: 'admitted',
-      maxTurns: config.limits.maxTurns,
-      timeoutMs: config.limits.timeoutMs,
-      wallDeadlineAtMs: run.wallDeadlineAt.getTime(),
-      cancellationRequested: run.cancellationRequestedAt !== null,
-      sandboxEnabled: config.sandbox.enabled,
-      settlesOnReply: !config.sandbox.enabled,
-    };
+    return admitted(row.config as unknown as AgentConfig, run.wallDeadlineAt, run.cancellationRequestedAt !== null);
   });
 }
 
@@ -104,10 +95,9 @@ type QuickAdmission =
   | { kind: 'fallback' }
   | {
       kind: 'admitted';
-      moved: boolean;
+      /** It moved from queued to running now, admitted for the first time (the queue-time metric). */
       firstAdmission: boolean;
       createdAt: string;
-      sessionId: string;
       config: Pick<AgentConfig, 'limits' | 'sandbox'>;
       wallDeadlineAt: string;
       cancellationRequested: boolean;
@@ -130,17 +120,19 @@ async function admitInOneStatement(ctx: ServiceContext, runId: string, limit: nu
   if (!admission) throw new NotFoundError('No run with that id');
   if (admission.kind === 'fallback') return null;
   if (admission.kind === 'settled') return admission;
-  if (admission.moved) {
-    if (admission.firstAdmission) observeRunMoved({ createdAt: new Date(admission.createdAt), admittedAt: null }, 'running', now, null);
-    countCommittedEvents([{ kind: 'run.running', publicPayload: { runId, sessionId: admission.sessionId, state: 'running', previousState: 'queued' } }]);
-  }
+  if (admission.firstAdmission) observeRunMoved({ createdAt: new Date(admission.createdAt), admittedAt: null }, 'running', now, null);
+  return admitted(admission.config, new Date(admission.wallDeadlineAt), admission.cancellationRequested);
+}
+
+/** What an admitted run's workflow enforces: its pinned version's limits, and whether it settles on its reply. */
+function admitted(config: Pick<AgentConfig, 'limits' | 'sandbox'>, wallDeadlineAt: Date, cancellationRequested: boolean): Admission {
   return {
     kind: 'admitted',
-    maxTurns: admission.config.limits.maxTurns,
-    timeoutMs: admission.config.limits.timeoutMs,
-    wallDeadlineAtMs: new Date(admission.wallDeadlineAt).getTime(),
-    cancellationRequested: admission.cancellationRequested,
-    sandboxEnabled: admission.config.sandbox.enabled,
-    settlesOnReply: !admission.config.sandbox.enabled,
+    maxTurns: config.limits.maxTurns,
+    timeoutMs: config.limits.timeoutMs,
+    wallDeadlineAtMs: wallDeadlineAt.getTime(),
+    cancellationRequested,
+    sandboxEnabled: config.sandbox.enabled,
+    settlesOnReply: !config.sandbox.enabled,
   };
 }

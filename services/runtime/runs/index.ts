@@ -36,7 +36,7 @@ export { loadSessionSkills, usableSkills } from './session-skills.ts';
 export type { SessionSkill } from './session-skills.ts';
 export { settleLockedRun, settleRun } from './settle.ts';
 export { lockTurnAnswer, writeTurnAnswer } from './turn-answer.ts';
-export type { TurnAnswer } from './turn-answer.ts';
+export type { SucceededTurn } from './turn-answer.ts';
 export { transitionRun } from './transition.ts';
 export { latestRunOfSession, queuedTurnEventsOfRuns, readQueuedTurn, userMessageEventOfRun } from './turn-events.ts';
 export { withdrawPendingTurn } from './withdraw-pending-turn.ts';

@@ -7,6 +7,7 @@ import { turnMessageEventId } from '../../../domain/runs/turn-message-event-id.t
 import { toolCallStatusesInto } from '../../../domain/tool-calls/transitions.ts';
 import { costNanos, type TokenUsage } from '../../../domain/usage/cost.ts';
 import type { ModelPrices } from '../../../domain/usage/prices.ts';
+import type { ModelToolCall } from '../../../domain/runs/transcript.ts';
 import { appendProductEvents, appendProductEventsReading } from '../../kernel/events/index.ts';
 import { countRunMoved } from '../../kernel/metrics/index.ts';
 import { holdWrite } from '../../kernel/pending-writes.ts';
@@ -19,20 +20,23 @@ import { insertThreadMessage, messageCreatedEvent } from './insert-message.ts';
 import type { RunRow } from './public.ts';
 import { runMovedEvent } from './transition.ts';
 
-/** A main-thread model turn's successful answer: tool calls to make, or the final reply that settles its run `completed`. */
-export type TurnAnswer = {
-  runId: string;
-  turnId: string;
-  attempt: number;
+/**
+ * A model attempt that succeeded, as its adapter answered (model-turns/finish.ts's
+ * `ModelTurnOutcome` of kind `succeeded`): recorded by the verbs one by one or in one write here.
+ */
+export type SucceededTurn = {
   text: string;
-  toolCalls: unknown[];
+  toolCalls: ModelToolCall[];
+  /** Opaque vendor state the next request of the same model needs back (never shown). */
   replay: unknown;
   usage: TokenUsage;
+  /** The preset's prices when the call began (null: unpriced), which its cost is figured at. */
   prices: ModelPrices | null;
   finishReason: string;
   providerFinishReason: string | null;
   thinking: string | null;
-  contextWindow: number | null;
+  /** The model's context window when known (the context meter's scale). */
+  contextWindow?: number | null;
 };
 
 /** What the locking read found: `quick` when the answer is the common case the one write covers. */
@@ -100,7 +104,7 @@ export async function lockTurnAnswer(tx: ServiceContext, input: { runId: string;
  * The common case of a turn's answer after `lockTurnAnswer`, in one statement: the attempt
  * completed with its usage and cost, the run's and the session's counters and context meter, the
  * assistant message at the thread's next sequence with its `message.created` (the id live output
- * named), the day's usage rollup, and for a final reply (`settles`) the run settled `completed`
+ * named), the day's usage rollup, and for a final reply (`settleWith`) the run settled `completed`
  * with its session's status and `run.completed` — the same rows and events
  * `completeModelInvocation`, `appendRunMessage` and `transitionLockedRun` write one by one. The
  * rows are locked already, so each value is computed here from what the lock read, and the writes
@@ -110,22 +114,23 @@ export async function lockTurnAnswer(tx: ServiceContext, input: { runId: string;
  */
 export async function writeTurnAnswer(
   tx: ServiceContext,
-  gate: AdmissionGate | null,
   locked: LockedTurnAnswer,
-  reply: TurnAnswer,
-  options: { settles: boolean },
+  answer: { runId: string; turnId: string; attempt: number; outcome: SucceededTurn },
+  /** The gate of a final reply, which settles the run; null for a turn that goes on (tool calls). */
+  settleWith: AdmissionGate | null,
 ): Promise<void> {
   const { run, quick } = locked;
   if (!quick) throw new Error('writeTurnAnswer needs the common case lockTurnAnswer found');
-  if (options.settles && (locked.openToolCalls || !gate)) throw new Error('a final reply settles in one write only without open tool calls');
-  const settles = options.settles;
+  if (settleWith && locked.openToolCalls) throw new Error('a final reply settles in one write only without open tool calls');
+  const settles = settleWith !== null;
+  const reply = { ...answer.outcome, turnId: answer.turnId, attempt: answer.attempt };
   const turn = mainTurnNumber(reply.turnId)!;
   const content = { text: reply.text, toolCalls: reply.toolCalls, replay: reply.replay ?? null };
   checkRunMessage({ stepKey: reply.turnId, role: 'assistant', content });
   const now = tx.clock.now();
   const { usage } = reply;
   const cost = costNanos(usage, reply.prices);
-  const window = reply.contextWindow;
+  const window = reply.contextWindow ?? null;
   const sequence = quick.lastSequence + 1;
 
   await holdWrite(
@@ -252,7 +257,7 @@ export async function writeTurnAnswer(
       'pending', exists (
         select 1 from pending_turns pt join sessions s on s.id = pt.session_id
         where pt.session_id = ${run.sessionId}::uuid and pt.state = 'pending' and s.latest_run_id = ${run.id}::uuid),
-      'waiting', ${Boolean(gate!.runningRunsLimit)}::boolean and exists (
+      'waiting', ${Boolean(settleWith.runningRunsLimit)}::boolean and exists (
         select 1 from runs r
         where r.project_id = ${run.projectId}::uuid and r.state = 'queued' and r.admission_deferred_at is not null
           and r.cancellation_requested_at is null and r.wall_deadline_at > ${now.toISOString()}::timestamptz)))`;
@@ -262,6 +267,6 @@ export async function writeTurnAnswer(
     handOffs,
   );
   countRunMoved(tx, run, 'completed', now, quick.versionAgentId);
-  if (after?.waiting) await handOffPlace(tx, gate!, run);
-  if (after?.pending) await handOffPendingTurn(tx, gate!, updated);
+  if (after?.waiting) await handOffPlace(tx, settleWith, run);
+  if (after?.pending) await handOffPendingTurn(tx, settleWith, updated);
 }
