@@ -106,9 +106,13 @@ describe('live output on the session stream', () => {
     '%s: deltas arrive before message.created and add up to the committed text',
     async (type) => {
       app.fakes[type].reply({ text: LONG, chunkSize: 12, chunkDelayMs: 15 });
-      const created = await app.call('POST', '/sessions', { agentId: agents[type], initialMessage: 'Tell me.' });
-      expect(created.status, JSON.stringify(created.body)).toBe(201);
-      const stream = await openStream(created.body.id);
+      // The stream opens before the run starts, so a slow host cannot make it miss the deltas.
+      const session = await app.call('POST', '/sessions', { agentId: agents[type] });
+      expect(session.status, JSON.stringify(session.body)).toBe(201);
+      const stream = await openStream(session.body.id);
+      const run = await app.call('POST', `/sessions/${session.body.id}/runs`, { message: 'Tell me.' });
+      expect(run.status, JSON.stringify(run.body)).toBe(202);
+      const created = { body: { latestRunId: run.body.id as string } };
       const frames = await stream.until(assistantCommitted);
       await stream.stop();
       const beforeCommit = frames.slice(
