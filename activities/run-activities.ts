@@ -134,13 +134,15 @@ export function createRunActivities(deps: RunStepDeps): RunSteps {
         }
 
         meter.succeeded(result);
-        // Every delta leaves before `message.created` commits, so readers see the text first.
-        await live?.flush();
+        // Every delta reaches readers before `message.created`: the last ones, and the turn's end,
+        // ride in the transaction that commits it (NOTIFYs are delivered at the commit).
+        const commitNotices = (await live?.commitNotices()) ?? [];
         const finished = {
           runId,
           turnId,
           attempt,
           outcome: { kind: 'succeeded' as const, ...result, replay: result.replay ?? null, prices: plan.model.prices, contextWindow: plan.model.contextWindow },
+          commitNotices,
         };
         if (settleOnReply && result.toolCalls.length === 0) {
           const settled = await finishFinalTurn({ ctx, gate: deps.gate, input: finished });

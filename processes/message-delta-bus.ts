@@ -51,12 +51,20 @@ export type MessageDeltaBus = {
 
 /** Publishes one attempt's text as it arrives; never throws (live output is best effort). */
 export type TurnPublisher = {
+  /** Sent at the end of this turn of the event loop, with the pieces that arrive in the same turn. */
   text(piece: string): void;
   /** The attempt was abandoned after sending text (a retry follows, or a crash is being recovered). */
   reset(): void;
   /** Everything published so far has been handed to the transport (call before committing the message). */
   flush(): Promise<void>;
-  /** The turn's message committed: API processes forget its text. */
+  /**
+   * For the transaction that commits the turn's message: the text not sent yet and the turn's end,
+   * as NOTIFYs for it to hold (`holdNotice`), delivered with its commit and never without it; what
+   * was sent before has been handed to the transport. In-process (PGlite) the text is delivered
+   * now and nothing is returned (`end` follows the commit).
+   */
+  commitNotices(): Promise<Array<{ channel: string; payload: string }>>;
+  /** The turn's message committed: API processes forget its text (nothing more when `commitNotices` carried the end). */
   end(): void;
 };
 
@@ -263,18 +271,51 @@ export function createMessageDeltaBus(options: { database: DatabaseHandle; logge
     turn(key) {
       let offset = 0;
       const stream = randomBytes(6).toString('hex');
+      // Text that arrived in this turn of the event loop, sent as one signal at its end (or held
+      // by the commit that ends the turn): a reply that arrives whole costs no NOTIFY of its own.
+      let unsent: { offset: number; text: string } | null = null;
+      let ended = false;
+      const sendUnsent = () => {
+        if (!unsent) return;
+        send({ ...key, stream, kind: 'delta', offset: unsent.offset, text: unsent.text });
+        unsent = null;
+      };
       return {
         text(piece) {
-          if (piece.length === 0) return;
-          send({ ...key, stream, kind: 'delta', offset, text: piece });
+          if (piece.length === 0 || ended) return;
+          if (unsent) unsent.text += piece;
+          else {
+            unsent = { offset, text: piece };
+            setImmediate(sendUnsent);
+          }
           offset += piece.length;
         },
         reset() {
+          unsent = null;
           send({ ...key, stream, kind: 'reset' });
           offset = 0;
         },
-        flush,
+        async flush() {
+          sendUnsent();
+          await flush();
+        },
+        async commitNotices() {
+          if (inProcess) {
+            sendUnsent();
+            return [];
+          }
+          const signals: DeltaSignal[] = unsent
+            ? splitDelta({ ...key, stream, kind: 'delta', offset: unsent.offset, text: unsent.text }, MAX_SIGNAL_BYTES)
+            : [];
+          unsent = null;
+          ended = true;
+          // The signals sent before must reach listeners ahead of these (they go at the commit).
+          await flush();
+          return [...signals, { ...key, stream, kind: 'end' as const }].map((signal) => ({ channel: MESSAGE_DELTAS_CHANNEL, payload: JSON.stringify(signal) }));
+        },
         end() {
+          if (ended) return;
+          ended = true;
           send({ ...key, stream, kind: 'end' });
         },
       };

@@ -169,16 +169,18 @@ describe('live output on the session stream', () => {
       events: (await app.t.database.db.select({ n: count() }).from(productEvents).where(eq(productEvents.sessionId, sessionId)))[0]!.n,
       messages: (await app.t.database.db.select({ n: count() }).from(messages).where(eq(messages.runId, runId)))[0]!.n,
     });
-    const run = async (chunkSize: number) => {
-      app.fakes.vendor_a.reply({ text: LONG, chunkSize, chunkDelayMs: 0 });
-      const created = await app.call('POST', '/sessions', { agentId: agents.vendor_a, initialMessage: 'Count.' });
-      const stream = await openStream(created.body.id);
+    // Pieces that arrive together are sent as one delta: the many arrive apart (10 ms).
+    const run = async (chunkSize: number, chunkDelayMs: number) => {
+      app.fakes.vendor_a.reply({ text: LONG, chunkSize, chunkDelayMs });
+      const session = await app.call('POST', '/sessions', { agentId: agents.vendor_a });
+      const stream = await openStream(session.body.id);
+      const created = await app.call('POST', `/sessions/${session.body.id}/runs`, { message: 'Count.' });
       const frames = await stream.until(assistantCommitted);
       await stream.stop();
-      return { deltas: deltasOf(frames).length, rows: await rowsOf(created.body.id, created.body.latestRunId) };
+      return { deltas: deltasOf(frames).length, rows: await rowsOf(session.body.id, created.body.id) };
     };
-    const many = await run(2);
-    const one = await run(10_000);
+    const many = await run(8, 10);
+    const one = await run(10_000, 0);
     expect(many.deltas).toBeGreaterThan(one.deltas);
     expect(many.rows).toEqual(one.rows);
   });

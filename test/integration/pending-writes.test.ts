@@ -6,9 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../config/logger.ts';
 import { preparing, type Executor } from '../../db/client.ts';
 import * as schema from '../../db/schema/index.ts';
-import { auditEntries, organizations, productEvents, projects } from '../../db/schema/index.ts';
+import { auditEntries, organizations, productEvents, projects, threads } from '../../db/schema/index.ts';
+import { insertedRow } from '../../db/inserted-row.ts';
 import { recordAudit } from '../../services/kernel/audit/index.ts';
 import { appendProductEvent } from '../../services/kernel/events/index.ts';
+import { holdNotice } from '../../services/kernel/pending-writes.ts';
 import type { Actor, ServiceContext } from '../../services/kernel/service-context.ts';
 import { systemContext } from '../../services/kernel/service-context.ts';
 import { withTransaction } from '../../services/kernel/transaction.ts';
@@ -131,5 +133,53 @@ describe('writes held for the event append', () => {
     const target = randomUUID();
     await recordAudit(context(), { action: 'thing.changed', targetType: 'thing', targetId: target });
     expect(await auditOf(target)).toHaveLength(1);
+  });
+
+  it('a held row built by insertedRow is the row the database stores; a default computed at insert must be given', async () => {
+    const values = { organizationId: actor.organizationId, projectId: actor.projectId, lastMessageSequence: 1 };
+    expect(() => insertedRow(threads, values)).toThrow(/id has a default computed at insert/);
+    const row = insertedRow(threads, { ...values, id: randomUUID(), createdAt: new Date() });
+    await withTransaction(context(), async (tx) => {
+      await tx.db.insert(threads).values(row);
+    });
+    const [stored] = await database.db.select().from(threads).where(eq(threads.id, row.id));
+    expect(stored).toEqual(row);
+    expect(row).toMatchObject({ contextTokens: 0, contextThroughSequence: 0 });
+  });
+
+  it('a held notice rides in the append and is delivered with the commit, in order; a rollback delivers none', async () => {
+    const channel = `held_notice_${randomUUID().replaceAll('-', '')}`;
+    const heard: string[] = [];
+    const unlisten = await database.listen(channel, (payload) => heard.push(payload));
+    try {
+      const ctx = context(counted?.db);
+      counted?.statements.splice(0);
+      await withTransaction(ctx, async (tx) => {
+        await holdNotice(tx, { channel, payload: 'first' });
+        await holdNotice(tx, { channel, payload: 'second' });
+        await appendProductEvent(tx, event(randomUUID()));
+        expect(heard).toEqual([]);
+      });
+      if (counted) expect(counted.statements).toEqual(['begin', 'with', 'commit']);
+      const deadline = Date.now() + 10_000;
+      while (heard.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(heard).toEqual(['first', 'second']);
+
+      // Without an append, the commit's last statement carries it.
+      await withTransaction(context(), (tx) => holdNotice(tx, { channel, payload: 'flushed' }));
+      await expect(
+        withTransaction(context(), async (tx) => {
+          await holdNotice(tx, { channel, payload: 'rolled back' });
+          await appendProductEvent(tx, event(randomUUID()));
+          throw new Error('refused');
+        }),
+      ).rejects.toThrow('refused');
+      await holdNotice(context(), { channel, payload: 'at once' });
+      while (heard.length < 4 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(heard).toEqual(['first', 'second', 'flushed', 'at once']);
+    } finally {
+      await unlisten();
+    }
   });
 });

@@ -176,6 +176,13 @@ describe('POST /sessions', () => {
       },
     });
 
+    // The answer was built from the rows before they were written (one statement): the stored
+    // rows read back the same (no run executes here: the run starter only records its starts).
+    const { run: answeredRun, ...answeredSession } = session;
+    const read = async (path: string) => (await t.request('GET', `/v1/projects/${projectId}${path}`, { apiKey: admin })).json();
+    expect(await read(`/sessions/${session.id}`)).toMatchObject(answeredSession);
+    expect(await read(`/runs/${session.run.id}`)).toEqual(answeredRun);
+
     const after = await counts();
     expect(after).toEqual({
       threads: before.threads + 1,

@@ -1,6 +1,7 @@
 import { inArray } from 'drizzle-orm';
 import { sessionSkillBindings, skillVersions } from '../../../db/schema/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
+import { holdWrite } from '../../kernel/pending-writes.ts';
 
 /**
  * Copies the version's `skillVersionIds` into the session's own bindings, in authored order.
@@ -9,7 +10,8 @@ import type { ServiceContext } from '../../kernel/service-context.ts';
  */
 export async function copySkillBindings(
   tx: ServiceContext,
-  input: { sessionId: string; organizationId: string; projectId: string; config: Record<string, unknown> },
+  /** `held`: the insert waits for the transaction's next event append (`holdWrite`), as the session's own insert does. */
+  input: { sessionId: string; organizationId: string; projectId: string; config: Record<string, unknown>; held?: boolean },
 ): Promise<void> {
   const ids = Array.isArray(input.config.skillVersionIds) ? (input.config.skillVersionIds as string[]) : [];
   if (ids.length === 0) return;
@@ -21,5 +23,7 @@ export async function copySkillBindings(
     if (!skillId) throw new Error(`skill version ${skillVersionId} of the pinned agent version does not exist`);
     return [{ sessionId: input.sessionId, organizationId: input.organizationId, projectId: input.projectId, position, skillId, skillVersionId }];
   });
-  await tx.db.insert(sessionSkillBindings).values(rows);
+  const insert = tx.db.insert(sessionSkillBindings).values(rows);
+  if (input.held) await holdWrite(tx, insert);
+  else await insert;
 }

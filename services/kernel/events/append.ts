@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { rowsOf } from '../../../db/client.ts';
 import { ValidationError } from '../../../domain/errors.ts';
 import { countCommittedEvents } from '../metrics/index.ts';
-import { takePendingWrites } from '../pending-writes.ts';
+import { takePendingWrites, type TakenWrites } from '../pending-writes.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
 import { toPublicEvent, type ProductEventRow, type PublicProductEvent } from './public-event.ts';
@@ -92,7 +92,7 @@ export async function appendProductEventsReading<T>(
   return withTransaction(ctx, async (tx) => {
     const [only] = stored;
     // The transaction's held inserts (its audit entry, its new message) ride along as CTEs.
-    const held = takePendingWrites(tx) ?? sql``;
+    const held = takePendingWrites(tx) ?? { ctes: sql``, crossJoin: sql`` };
     // One event (the common case) gets a plain statement: it plans and runs noticeably faster
     // under contention than the batch form, and the counter lock is held for less time.
     const statement =
@@ -160,23 +160,23 @@ function sessionOf(event: ProductEventDraft): string | null {
  *   the outer query reads it, hence the cross join. NOTIFY is transactional: the hint is sent
  *   at commit (once per transaction and project), never for a rollback.
  */
-function appendOneStatement(organizationId: string, projectId: string, event: StoredDraft, occurredAt: Date, held: SQL, probe: SQL) {
+function appendOneStatement(organizationId: string, projectId: string, event: StoredDraft, occurredAt: Date, held: TakenWrites, probe: SQL) {
   // The append itself is `svc_append_product_event` (append-product-event.sql, migration 0028),
   // which the run steps' functions call too: one definition of an event's position and sequence.
   return sql`
-    with ${held}appended as (
+    with ${held.ctes}appended as (
       select * from svc_append_product_event(${organizationId}::uuid, ${projectId}::uuid, ${event.aggregateType}::text, ${event.aggregateId}::uuid,
         ${event.kind}::text, ${JSON.stringify(event.publicPayload)}::jsonb, ${event.message === null ? null : JSON.stringify(event.message)}::jsonb,
         ${event.sessionId}::uuid, ${occurredAt.toISOString()}::timestamptz, ${event.id}::uuid)
     )
-    select id, project_position::text as project_position, aggregate_id::text as aggregate_id, aggregate_sequence, ${probe} as probe from appended
+    select id, project_position::text as project_position, aggregate_id::text as aggregate_id, aggregate_sequence, ${probe} as probe from appended${held.crossJoin}
   `;
 }
 
 /** The same for a batch, read from one jsonb array parameter (no array parameters needed). */
-function appendManyStatement(organizationId: string, projectId: string, json: string, count: number, occurredAt: Date, held: SQL, probe: SQL) {
+function appendManyStatement(organizationId: string, projectId: string, json: string, count: number, occurredAt: Date, held: TakenWrites, probe: SQL) {
   return sql`
-    with ${held}input as (
+    with ${held.ctes}input as (
       select e.ord,
              (e.value ->> 'id')::uuid as id,
              e.value ->> 'aggregateType' as aggregate_type,
@@ -222,7 +222,7 @@ function appendManyStatement(organizationId: string, projectId: string, json: st
     ),
     notified as (select pg_notify(${PRODUCT_EVENTS_CHANNEL}, ${projectId}::text))
     select i.id, i.project_position::text as project_position, i.aggregate_id::text as aggregate_id, i.aggregate_sequence, ${probe} as probe
-    from inserted i cross join notified
+    from inserted i cross join notified${held.crossJoin}
     order by i.project_position
   `;
 }

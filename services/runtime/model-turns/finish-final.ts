@@ -3,7 +3,8 @@ import type { AdmissionGate } from '../runs/index.ts';
 import { lockTurnAnswer, settleLockedRun, writeTurnAnswer } from '../runs/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
-import { finishModelTurn, type ModelTurnOutcome } from './finish.ts';
+import { holdNotice } from '../../kernel/pending-writes.ts';
+import { finishModelTurn, type CommitNotice, type ModelTurnOutcome } from './finish.ts';
 
 /**
  * A main-thread turn's final reply (no tool calls) that ends its run: `finishModelTurn` and the
@@ -24,13 +25,14 @@ export async function finishFinalTurn({
 }: {
   ctx: ServiceContext;
   gate: AdmissionGate;
-  input: { runId: string; turnId: string; attempt: number; outcome: Extract<ModelTurnOutcome, { kind: 'succeeded' }> };
+  input: { runId: string; turnId: string; attempt: number; outcome: Extract<ModelTurnOutcome, { kind: 'succeeded' }>; commitNotices?: CommitNotice[] };
 }): Promise<RunState> {
   // Its hand-offs start and wake runs after its commit; inside a caller's transaction they would
   // go out before the rows they point at are committed.
   if (ctx.inTransaction) throw new Error('finishFinalTurn opens its own transaction; call it outside one');
   const { runId, turnId, attempt } = input;
   return withTransaction(ctx, async (tx) => {
+    for (const notice of input.commitNotices ?? []) await holdNotice(tx, notice);
     // The run's lock first (the runtime's order), then the reply, then the settlement.
     const locked = await lockTurnAnswer(tx, { runId, turnId, attempt });
     if (locked.quick && !locked.openToolCalls) {
@@ -38,7 +40,8 @@ export async function finishFinalTurn({
       return 'completed';
     }
     return settleLockedRun(tx, gate, locked.run, { runId, state: 'completed', failure: null, invocationFailed: false }, (inner, run) =>
-      finishModelTurn({ ctx: inner, input, run }),
+      // The notices are held in this transaction already.
+      finishModelTurn({ ctx: inner, input: { ...input, commitNotices: [] }, run }),
     );
   });
 }

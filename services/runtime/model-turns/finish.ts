@@ -8,6 +8,10 @@ import { appendRunMessage, lockTurnAnswer, writeTurnAnswer, type SucceededTurn }
 import { threadOfTurn } from '../runs/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
+import { holdNotice } from '../../kernel/pending-writes.ts';
+
+/** A NOTIFY the turn's transaction carries to its commit (`holdNotice`). */
+export type CommitNotice = { channel: string; payload: string };
 
 /** What both steps of a turn's finish need of its run. */
 type RunIdentity = { id: string; organizationId: string; projectId: string; sessionId: string; threadId: string };
@@ -29,7 +33,8 @@ export async function finishModelTurn({
   run: lockedRun,
 }: {
   ctx: ServiceContext;
-  input: { runId: string; turnId: string; attempt: number; outcome: ModelTurnOutcome };
+  /** `commitNotices`: NOTIFYs delivered with this commit (live output's last text and the turn's end). */
+  input: { runId: string; turnId: string; attempt: number; outcome: ModelTurnOutcome; commitNotices?: CommitNotice[] };
   /** The run's row when the caller has it already (read under its lock, in `ctx`'s transaction). */
   run?: RunIdentity;
 }): Promise<void> {
@@ -46,6 +51,7 @@ export async function finishModelTurn({
     return;
   }
   await withTransaction(ctx, async (tx) => {
+    for (const notice of input.commitNotices ?? []) await holdNotice(tx, notice);
     // A main-thread answer recorded on its own: the common case in one write (runs/turn-answer.ts).
     if (!lockedRun && mainTurnNumber(turnId) !== null) {
       const locked = await lockTurnAnswer(tx, { runId, turnId, attempt });

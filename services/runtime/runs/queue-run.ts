@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { eq, getTableColumns, sql } from 'drizzle-orm';
+import { eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
+import { insertedRow } from '../../../db/inserted-row.ts';
 import { runs, sessions } from '../../../db/schema/index.ts';
+import { holdWrite } from '../../kernel/pending-writes.ts';
 import { runStateEventKind } from '../../../domain/runs/events.ts';
 import { INPUT_STEP_KEY, wallDeadlineOf } from '../../../domain/sessions/limits.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
@@ -14,7 +16,18 @@ import { assertRunQuota, unsettledRunsBefore } from './run-quota.ts';
 import { attachmentMetadataOf, confirmUploadedAttachments, recordAttachments, type StoredAttachment, type UploadedAttachments } from '../attachments/index.ts';
 import { countRunQueued } from '../../kernel/metrics/index.ts';
 
-export type QueuedRun = { run: RunRow; session: SessionRow; message: MessageRow; events: ProductEventDraft[] };
+export type QueuedRun = {
+  run: RunRow;
+  session: SessionRow;
+  message: MessageRow;
+  events: ProductEventDraft[];
+  /**
+   * With `held`, the quota check the caller's event append completes: it evaluates `probe` in its
+   * statement (`appendProductEventsReading`) and passes the answer to `check`, which throws over
+   * the quota (rolling everything back). Null when no quota applies or the run was inserted.
+   */
+  heldQuota: { probe: SQL<number>; check(unsettledBefore: number | null): void } | null;
+};
 
 /**
  * The common core of session creation, follow-up and resume, inside the caller's transaction:
@@ -47,6 +60,11 @@ export async function queueRun(
      * message that sequence, and the session row is already as it must be.
      */
     firstRunId?: string;
+    /**
+     * With `firstRunId` and no files: the run's row is built here and its insert held for the
+     * caller's event append, which must complete `heldQuota` (session creation in one write).
+     */
+    held?: boolean;
   },
 ): Promise<QueuedRun> {
   if (!tx.inTransaction) throw new Error('queueRun must run inside a transaction');
@@ -59,29 +77,45 @@ export async function queueRun(
   const { firstRunId } = input;
   // A pending turn takes the place its settled run freed: no quota.
   const quota = pendingTurn ? undefined : deps.unsettledRunsLimit;
-  const [inserted] = await tx.db
-    .insert(runs)
-    .values({
-      ...(firstRunId === undefined ? {} : { id: firstRunId }),
-      organizationId: session.organizationId,
-      projectId: session.projectId,
-      threadId: session.threadId,
-      sessionId: session.id,
-      // A session keeps its pinned version for life: a newer agent version never upgrades it.
-      agentVersionId: session.agentVersionId,
-      createdByPrincipalId,
-      state: 'queued',
-      inputPublic: { message: input.text },
-      idempotencyKey: input.idempotencyKey,
-      wallDeadlineAt: wallDeadlineOf(now),
-      createdAt: now,
-      updatedAt: now,
-    })
-    // The project's unsettled runs as they were before this insert, when a quota applies; over
-    // it, the throw rolls the insert back with the rest of the transaction.
-    .returning({ ...getTableColumns(runs), unsettledBefore: quota ? unsettledRunsBefore(tx.db, session.projectId, quota) : sql<null>`null` });
-  const { unsettledBefore, ...run } = inserted!;
-  if (quota && unsettledBefore !== null) assertRunQuota(unsettledBefore, quota);
+  const values = {
+    organizationId: session.organizationId,
+    projectId: session.projectId,
+    threadId: session.threadId,
+    sessionId: session.id,
+    // A session keeps its pinned version for life: a newer agent version never upgrades it.
+    agentVersionId: session.agentVersionId,
+    createdByPrincipalId,
+    state: 'queued' as const,
+    inputPublic: { message: input.text },
+    idempotencyKey: input.idempotencyKey,
+    wallDeadlineAt: wallDeadlineOf(now),
+    createdAt: now,
+    updatedAt: now,
+  };
+  let run: RunRow;
+  let heldQuota: QueuedRun['heldQuota'] = null;
+  if (input.held && firstRunId !== undefined && stored.length === 0) {
+    run = insertedRow(runs, { ...values, id: firstRunId });
+    await holdWrite(tx, tx.db.insert(runs).values(run));
+    if (quota)
+      heldQuota = {
+        probe: unsettledRunsBefore(tx.db, session.projectId, quota),
+        check: (unsettledBefore) => {
+          if (unsettledBefore === null) throw new Error('the held run quota was not read');
+          assertRunQuota(unsettledBefore, quota);
+        },
+      };
+  } else {
+    const [inserted] = await tx.db
+      .insert(runs)
+      .values({ ...values, ...(firstRunId === undefined ? {} : { id: firstRunId }) })
+      // The project's unsettled runs as they were before this insert, when a quota applies; over
+      // it, the throw rolls the insert back with the rest of the transaction.
+      .returning({ ...getTableColumns(runs), unsettledBefore: quota ? unsettledRunsBefore(tx.db, session.projectId, quota) : sql<null>`null` });
+    const { unsettledBefore, ...sent } = inserted!;
+    run = sent;
+    if (quota && unsettledBefore !== null) assertRunQuota(unsettledBefore, quota);
+  }
   // Its row is built here and its insert held for the caller's event append (`holdWrite`).
   const message = await insertThreadMessage(tx, {
     id: randomUUID(),
@@ -113,5 +147,5 @@ export async function queueRun(
   const start = { runId: run.id, projectId: session.projectId, sessionId: session.id, agentId: session.agentId };
   tx.afterCommit.push(() => deps.runStarter.start(start));
   countRunQueued(tx, session.agentId);
-  return { run, session: updated!, message, events };
+  return { run, session: updated!, message, events, heldQuota };
 }

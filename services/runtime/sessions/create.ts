@@ -6,7 +6,7 @@ import { acceptTurnFiles, CreateSessionInput, hasFirstTurn, turnText } from '../
 import { PUBLIC_STORAGE_ONLY, uploadAttachments } from '../attachments/index.ts';
 import { recordAudit } from '../../kernel/audit/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import { appendProductEvents } from '../../kernel/events/index.ts';
+import { appendProductEventsReading } from '../../kernel/events/index.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import { toRunResponse, type PublicRun } from '../runs/index.ts';
 import { queueRun } from '../runs/index.ts';
@@ -23,7 +23,9 @@ import { attachSessionMemoryStores } from '../../configuration/memory-stores/ind
  * memory stores it names attached (docs/decisions/memory-stores.md),
  * the initial user message, the `queued` run, the product events and the audit entry. Files are
  * checked against the agent's latest version and uploaded before the transaction opens, so it
- * makes no network call. The runtime is woken only after the commit, so a rolled-back request
+ * makes no network call. Without files, every row is built here and written by the events' one
+ * statement, which also counts the project's unsettled runs for the quota (the throw over it
+ * rolls everything back). The runtime is woken only after the commit, so a rolled-back request
  * starts nothing. Without a message or files the session is created idle: no run, no workflow,
  * until its first `POST /sessions/{id}/runs`.
  */
@@ -60,7 +62,10 @@ export async function createSession({
     const now = tx.clock.now();
     // The first run's id is chosen here, so the session and its thread are written once.
     const firstRunId = firstTurn ? randomUUID() : undefined;
+    // Files are confirmed and recorded by statements of their own, which need the rows written.
+    const held = uploaded === null;
     const session = await openSession(tx, {
+      held,
       actor,
       version,
       title: body.title,
@@ -70,33 +75,38 @@ export async function createSession({
       now,
       ...(firstRunId ? { firstRunId } : {}),
     });
-    const queued = firstRunId ? await queueRun(tx, deps, { session, text, uploaded, idempotencyKey, now, firstRunId }) : null;
+    const queued = firstRunId ? await queueRun(tx, deps, { session, text, uploaded, idempotencyKey, now, firstRunId, held }) : null;
     await recordAudit(tx, {
       action: 'session.created',
       targetType: 'session',
       targetId: session.id,
       details: { agentId: agent.id, agentVersionId: version.id, runId: queued?.run.id ?? null },
     });
-    await appendProductEvents(tx, {
-      organizationId: actor.organizationId,
-      projectId: actor.projectId,
-      events: [
-        {
-          aggregateType: 'session',
-          aggregateId: session.id,
-          kind: EVENT_KINDS.sessionCreated,
-          publicPayload: {
-            sessionId: session.id,
-            threadId: session.threadId,
-            agentId: agent.id,
-            agentVersionId: version.id,
-            status: session.status,
-            runId: queued?.run.id ?? null,
+    const appended = await appendProductEventsReading<number>(
+      tx,
+      {
+        organizationId: actor.organizationId,
+        projectId: actor.projectId,
+        events: [
+          {
+            aggregateType: 'session',
+            aggregateId: session.id,
+            kind: EVENT_KINDS.sessionCreated,
+            publicPayload: {
+              sessionId: session.id,
+              threadId: session.threadId,
+              agentId: agent.id,
+              agentVersionId: version.id,
+              status: session.status,
+              runId: queued?.run.id ?? null,
+            },
           },
-        },
-        ...(queued?.events ?? []),
-      ],
-    });
+          ...(queued?.events ?? []),
+        ],
+      },
+      queued?.heldQuota?.probe ?? null,
+    );
+    queued?.heldQuota?.check(appended.probe);
     return queued ? { ...toSessionResponse(queued.session), run: toRunResponse(queued.run) } : { ...toSessionResponse(session), run: null };
   });
 }

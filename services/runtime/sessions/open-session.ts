@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
 import type { WithSubqueryWithSelection } from 'drizzle-orm/pg-core';
+import { insertedRow } from '../../../db/inserted-row.ts';
 import { sessions, threads } from '../../../db/schema/index.ts';
+import { holdWrite } from '../../kernel/pending-writes.ts';
 import type { Actor, ServiceContext } from '../../kernel/service-context.ts';
 import { copySkillBindings } from '../../configuration/skills/index.ts';
 import type { SessionRow } from './public.ts';
@@ -11,7 +14,8 @@ import type { AttachedMemoryStore } from '../../../domain/memory/index.ts';
  * The rows every new session starts with, in the caller's transaction: its thread, the session
  * pinned to `version` (`queued` when a first turn follows, else `idle`), and that version's Skill
  * bindings copied for good, and the memory stores it attached. `beforeSession` runs between the thread and the session (a fork
- * copies its transcript into the thread there).
+ * copies its transcript into the thread there). With `held`, every row is built here and its
+ * insert held for the transaction's next event append (`holdWrite`): no statement of its own.
  */
 export async function openSession(
   tx: ServiceContext,
@@ -34,10 +38,38 @@ export async function openSession(
      * message, so neither row is written twice.
      */
     firstRunId?: string;
+    /** Hold the inserts for the caller's event append (not with `beforeSession`, which writes into the thread first). */
+    held?: boolean;
   },
 ): Promise<SessionRow> {
   const { actor, version, now, firstRunId } = input;
   if (firstRunId !== undefined && (!input.firstTurn || input.beforeSession)) throw new Error('a first run needs a first turn and an empty thread');
+  if (input.held) {
+    if (input.beforeSession) throw new Error('a held session cannot write into its thread first');
+    const threadId = randomUUID();
+    await holdWrite(
+      tx,
+      tx.db.insert(threads).values(
+        insertedRow(threads, {
+          id: threadId,
+          organizationId: actor.organizationId,
+          projectId: actor.projectId,
+          lastMessageSequence: firstRunId === undefined ? 0 : 1,
+          createdAt: now,
+        }),
+      ),
+    );
+    const session = insertedRow(sessions, { ...sessionValues(input), threadId, id: input.id ?? randomUUID() });
+    await holdWrite(tx, tx.db.insert(sessions).values(session));
+    await copySkillBindings(tx, {
+      sessionId: session.id,
+      organizationId: actor.organizationId,
+      projectId: actor.projectId,
+      config: version.config,
+      held: true,
+    });
+    return session;
+  }
   const threadInsert = tx.db
     .insert(threads)
     .values({
@@ -60,26 +92,30 @@ export async function openSession(
   }
   const [session] = await (thread ? tx.db.with(thread) : tx.db)
     .insert(sessions)
-    .values({
-      ...(input.id ? { id: input.id } : {}),
-      organizationId: actor.organizationId,
-      projectId: actor.projectId,
-      threadId,
-      agentId: version.agentId,
-      agentVersionId: version.id,
-      title: input.title ? input.title : null,
-      budgetMaxCostNanos: input.budget?.maxCostNanos ?? null,
-      budgetMaxTokens: input.budget?.maxTokens ?? null,
-      memoryStores: input.memoryStores ?? [],
-      status: input.firstTurn ? 'queued' : 'idle',
-      latestRunId: firstRunId ?? null,
-      createdByPrincipalId: actor.principalId,
-      forkedFromSessionId: input.forkedFrom?.sessionId ?? null,
-      forkedFromRunId: input.forkedFrom?.runId ?? null,
-      createdAt: now,
-      lastActivityAt: now,
-    })
+    .values({ ...sessionValues(input), threadId, ...(input.id ? { id: input.id } : {}) })
     .returning();
   await copySkillBindings(tx, { sessionId: session!.id, organizationId: actor.organizationId, projectId: actor.projectId, config: version.config });
   return session!;
+}
+
+/** The session row's values but its id and thread, shared by the held and the sent insert. */
+function sessionValues(input: Parameters<typeof openSession>[1]): Omit<typeof sessions.$inferInsert, 'id' | 'threadId'> {
+  const { actor, version, now } = input;
+  return {
+    organizationId: actor.organizationId,
+    projectId: actor.projectId,
+    agentId: version.agentId,
+    agentVersionId: version.id,
+    title: input.title ? input.title : null,
+    budgetMaxCostNanos: input.budget?.maxCostNanos ?? null,
+    budgetMaxTokens: input.budget?.maxTokens ?? null,
+    memoryStores: input.memoryStores ?? [],
+    status: input.firstTurn ? 'queued' : 'idle',
+    latestRunId: input.firstRunId ?? null,
+    createdByPrincipalId: actor.principalId,
+    forkedFromSessionId: input.forkedFrom?.sessionId ?? null,
+    forkedFromRunId: input.forkedFrom?.runId ?? null,
+    createdAt: now,
+    lastActivityAt: now,
+  };
 }
