@@ -226,7 +226,12 @@ export const runTurnReservations = pgTable(
     ordinal: integer('ordinal').notNull(),
     createdAt: createdAt(),
   },
-  (table) => [primaryKey({ columns: [table.runId, table.turnId] })],
+  (table) => [
+    primaryKey({ columns: [table.runId, table.turnId] }),
+    // One turn per ordinal: a reservation made without the run's lock (the one-write begin) that
+    // raced another fails here instead of passing `maxTurns`.
+    uniqueIndex('run_turn_reservations_run_ordinal').on(table.runId, table.ordinal),
+  ],
 );
 
 /** One row per provider attempt of a model turn (debug `modelInvocations`). */

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modelInvocations, productEvents, runTurnReservations } from '../../db/schema/index.ts';
 import { type ServiceContext, systemContext } from '../../services/kernel/service-context.ts';
 import { reserveModelTurn } from '../../services/runtime/model-invocations/index.ts';
+import { beginModelTurn } from '../../services/runtime/model-turns/index.ts';
+import { and } from 'drizzle-orm';
 import type { TestApp } from '../support/app.ts';
 import { startRunApp } from '../support/run-app.ts';
 
@@ -51,6 +53,29 @@ describe('turn budget', () => {
     expect((await t.database.db.select().from(runTurnReservations).where(eq(runTurnReservations.runId, runId))).map((r) => r.ordinal).sort()).toEqual([
       1, 2, 3, 4, 5,
     ]);
+  });
+
+  it('parallel model-call begins share the budget exactly: the one-write begin that loses a race to an ordinal falls back to the locking path', async () => {
+    const runId = await queuedRun(5);
+    const deps = { keyring: t.deps.keyring, deploymentPresets: t.deps.deploymentPresets, currency: t.deps.settings.currency };
+    const plans = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => beginModelTurn({ ctx: ctx(), deps, input: { runId, turnId: `turn-${i + 1}`, attempt: 1 } })),
+    );
+    expect(plans.filter((plan) => plan.kind === 'ready')).toHaveLength(5);
+    expect(plans.filter((plan) => plan.kind === 'budget_exhausted')).toHaveLength(7);
+    const reservations = await t.database.db.select().from(runTurnReservations).where(eq(runTurnReservations.runId, runId));
+    expect(reservations.map((r) => r.ordinal).sort()).toEqual([1, 2, 3, 4, 5]);
+    const attempts = await t.database.db.select().from(modelInvocations).where(eq(modelInvocations.runId, runId));
+    expect(attempts.map((row) => row.turnId).sort()).toEqual(reservations.map((row) => row.turnId).sort());
+    const started = await t.database.db
+      .select()
+      .from(productEvents)
+      .where(and(eq(productEvents.aggregateId, runId), eq(productEvents.kind, 'model.call_started')));
+    expect(started.map((event) => event.publicPayload.turnId).sort()).toEqual(reservations.map((row) => row.turnId).sort());
+    // A replay of a begun turn reserves nothing more and records no second attempt or event.
+    const replay = await beginModelTurn({ ctx: ctx(), deps, input: { runId, turnId: reservations[0]!.turnId, attempt: 1 } });
+    expect(replay.kind).toBe('ready');
+    expect(await t.database.db.select().from(modelInvocations).where(eq(modelInvocations.runId, runId))).toHaveLength(5);
   });
 
   it('a run whose budget is spent fails with model_turn_limit_exceeded naming the maximum', async () => {

@@ -66,7 +66,18 @@ const numberOrNull = (value: string | null) => (value === null ? null : Number(v
  */
 export async function reserveModelTurn(
   ctx: ServiceContext,
-  input: { runId: string; turnId: string; maxTurns: number; read?: TurnBudgetRead },
+  input: {
+    runId: string;
+    turnId: string;
+    maxTurns: number;
+    /** The run's budget as its caller read it (`turnBudgetColumns`): no read of its own. */
+    read?: TurnBudgetRead;
+    /**
+     * The next ordinal taken from `read`, the insert held for the caller's one write
+     * (begin.ts's one-write begin): see `reserveFromRead`. Otherwise the insert counts itself.
+     */
+    ordinalFromRead?: boolean;
+  },
 ): Promise<TurnReservation> {
   return withTransaction(ctx, async (tx) => {
     const row = input.read?.budget ?? (await readRunBudget(tx, input.runId, { lock: true }));
@@ -75,9 +86,12 @@ export async function reserveModelTurn(
       (await spentOfCoordinator(tx, input.runId, row, { lock: true }));
     if (spentBudget) return { reserved: false as const, spentBudget };
     const facts: InvocationFacts = { agentId: row.agent_id, apiKeyId: row.creator_subject === null ? null : apiKeyIdOfSubject(row.creator_subject) };
-    if (input.read) return reserveFromRead(tx, input, input.read, facts, row);
-    // The common case in one statement: the next ordinal, if the budget has room and this turn
-    // holds none yet. Nothing inserted means a replayed turn (its reservation stands) or a spent budget.
+    if (input.read?.reservations.ordinal != null) return { reserved: true as const, ordinal: Number(input.read.reservations.ordinal), fresh: false, facts };
+    if (input.read && input.ordinalFromRead) return reserveFromRead(tx, input, input.read, facts, row);
+    // One statement, whose snapshot is taken after the run's lock was granted (a count read by the
+    // statement that waited for the lock would miss a reservation committed meanwhile): the next
+    // ordinal, if the budget has room and this turn holds none yet. Nothing inserted means a
+    // replayed turn (its reservation stands) or a spent budget.
     const inserted = rowsOf<{ ordinal: number }>(
       await tx.db.execute(sql`
         insert into run_turn_reservations (run_id, turn_id, organization_id, project_id, ordinal, created_at)
@@ -116,8 +130,9 @@ export function turnBudgetColumns(runId: string, turnId: string, now: Date) {
 }
 
 /**
- * With the reservations read under the run's lock, the next ordinal is known: the insert is held
- * and rides with the transaction's next event append (the attempt's "Model call started").
+ * The next ordinal from the reservations read before (without the run's lock), the insert held for
+ * the caller's one write: a turn reserved since the read holds this ordinal, and the unique index
+ * on it refuses the whole statement (the caller then reserves under the lock).
  */
 async function reserveFromRead(
   tx: ServiceContext,
@@ -126,7 +141,6 @@ async function reserveFromRead(
   facts: InvocationFacts,
   row: RunBudgetRow,
 ): Promise<TurnReservation> {
-  if (read.reservations.ordinal !== null) return { reserved: true, ordinal: Number(read.reservations.ordinal), fresh: false, facts };
   const count = Number(read.reservations.count);
   if (count >= input.maxTurns) return { reserved: false };
   const ordinal = count + 1;

@@ -22,8 +22,12 @@ type MessageJson = Omit<MessageRow, 'createdAt'> & { createdAt: string };
 export async function loadTurnContext(
   db: Executor,
   runId: string,
-  /** Inside the transaction that reserves the turn: the run locked, with its budget and reservations. */
-  reserving?: { turnId: string; now: Date },
+  /**
+   * The turn to reserve: the run's budget and reservations are read too, with the run locked
+   * (inside the transaction that reserves it) unless `lock` is false (the one-write begin, whose
+   * reservation a unique ordinal guards instead).
+   */
+  reserving?: { turnId: string; now: Date; lock?: boolean },
 ): Promise<{ context: RunContext; thread: ThreadContext; budget: TurnBudgetRead | null; projectPreset: ProjectPreset | null }> {
   const latest = sql`(
     select c.number, c.summary, c.through_sequence from context_compactions c
@@ -72,7 +76,7 @@ export async function loadTurnContext(
     )
     .leftJoin(modelProviders, eq(modelProviders.id, modelPresets.providerId))
     .where(eq(runs.id, runId));
-  const [row] = reserving ? await query.for('update', { of: runs }) : await query;
+  const [row] = reserving && reserving.lock !== false ? await query.for('update', { of: runs }) : await query;
   if (!row) throw new NotFoundError('No run with that id');
   const tokens = Number(row.contextTokens);
   const through = Number(row.contextThroughSequence);

@@ -1,0 +1,1 @@
+CREATE UNIQUE INDEX "run_turn_reservations_run_ordinal" ON "run_turn_reservations" USING btree ("run_id","ordinal");
