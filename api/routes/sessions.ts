@@ -96,7 +96,7 @@ export function sessionRoutes(deps: AppDeps) {
       async (c) => {
         const body = await validBody(c, CreateSessionInput, { maxBytes: MAX_TURN_BODY_BYTES });
         const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));
-        return c.json(await createSession({ ctx: c.var.ctx, deps, input: { ...body, idempotencyKey } }), 201);
+        return c.json(await createSession({ ctx: c.var.ctx, deps, input: { ...body, idempotencyKey }, writesLast: true }), 201);
       },
     )
     .get(

@@ -1,3 +1,4 @@
+import type { SQLWrapper } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
 import { flushPendingWrites } from './pending-writes.ts';
 import type { ServiceContext, TransactionScope } from './service-context.ts';
@@ -13,18 +14,19 @@ export type DeferredTransaction = {
   /** Put on the context given to the work: `withTransaction` opens or joins through it. */
   scope: TransactionScope;
   /**
-   * Runs `last` in the transaction (opening it if the work never did) and commits when it answers
-   * true; when it answers false, rolls back instead. Returns whether it committed; then the
-   * work's after-commit tasks are due.
+   * Sends `last` (a data-modifying statement built on the transaction's executor) in the
+   * transaction's last statement, with the writes the work held (opening it if the work never
+   * did), and commits when it returned one row; otherwise rolls back. Returns whether it
+   * committed; then the work's after-commit tasks are due.
    */
-  commit(last: (db: Executor) => Promise<boolean>): Promise<boolean>;
+  commit(last: (db: Executor) => SQLWrapper): Promise<boolean>;
   /** Rolls back (nothing when it never opened). */
   rollBack(): Promise<void>;
   /** Tasks the work queued for after the commit. */
   afterCommit: ServiceContext['afterCommit'];
 };
 
-type Ending = { kind: 'commit'; last: (db: Executor) => Promise<boolean> } | { kind: 'roll_back' };
+type Ending = { kind: 'commit'; last: (db: Executor) => SQLWrapper } | { kind: 'roll_back' };
 
 class RollBack extends Error {}
 
@@ -44,9 +46,9 @@ export function deferTransaction(ctx: ServiceContext): DeferredTransaction {
           resolveOpen(tx);
           const how = await ending;
           if (how.kind === 'roll_back') throw new RollBack();
-          await flushPendingWrites(tx);
+          const claimed = await flushPendingWrites(tx, how.last(db));
           Object.freeze(tx.pendingWrites); // a write held after this point throws, rather than vanishing
-          if (!(await how.last(db))) throw new RollBack();
+          if (claimed !== 1) throw new RollBack();
           return 'committed' as const;
         })
         .catch((error: unknown) => {

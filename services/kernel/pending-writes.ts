@@ -1,4 +1,5 @@
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { rowsOf } from '../../db/client.ts';
 import type { ServiceContext } from './service-context.ts';
 
 /**
@@ -47,36 +48,107 @@ class HeldNotice implements SQLWrapper, PromiseLike<unknown> {
   }
 }
 
+/**
+ * A product-event append held for the transaction's last statement (`holdProductEvents` in
+ * events/append.ts): its CTEs, and the one its outer query must read (a plain CTE that notifies).
+ */
+export class HeldAppend implements SQLWrapper, PromiseLike<unknown> {
+  readonly ctes: SQL;
+  readonly read: SQL;
+  constructor(ctes: SQL, read: SQL) {
+    this.ctes = ctes;
+    this.read = read;
+  }
+  getSQL(): SQL {
+    return this.ctes;
+  }
+  then<A = unknown, B = never>(): PromiseLike<A | B> {
+    throw new Error("a held append is sent by the transaction's last statement");
+  }
+}
+
+/**
+ * A check held for the transaction's last statement: `expression`, a scalar read in that
+ * statement's snapshot, is handed to `check`, which throws to refuse (the transaction then rolls
+ * back with everything that statement wrote). A rule that needs what was committed when the rows
+ * are written (a quota's count) costs no statement of its own.
+ */
+export function holdCheck(ctx: ServiceContext, expression: SQL, check: (value: unknown) => void): void {
+  if (!ctx.pendingWrites) throw new Error('holdCheck needs a transaction');
+  ctx.pendingWrites.push(new HeldCheck(expression, check));
+}
+
+class HeldCheck implements SQLWrapper, PromiseLike<unknown> {
+  readonly expression: SQL;
+  readonly check: (value: unknown) => void;
+  constructor(expression: SQL, check: (value: unknown) => void) {
+    this.expression = expression;
+    this.check = check;
+  }
+  getSQL(): SQL {
+    return this.expression;
+  }
+  then<A = unknown, B = never>(): PromiseLike<A | B> {
+    throw new Error("a held check is read by the transaction's last statement");
+  }
+}
+
 /** What a statement takes of the held writes: its leading CTEs, and what its outer query must cross join (the notices). */
 export type TakenWrites = { ctes: SQL; crossJoin: SQL };
 
 /**
  * The held writes as the leading CTEs of a statement (`with held_0 as (...), held_1 as (...), `)
  * and the `cross join held_notices` its outer query adds (empty without notices), emptied; null
- * when none.
+ * when none. A held append or check waits for the last statement: an append taking writes after
+ * one was held would write its events out of order, so it throws.
  */
 export function takePendingWrites(ctx: ServiceContext): TakenWrites | null {
+  if (ctx.pendingWrites?.some((write) => write instanceof HeldAppend || write instanceof HeldCheck))
+    throw new Error('events or checks are held for the commit: nothing may append after them');
   const held = ctx.pendingWrites?.splice(0);
   if (!held?.length) return null;
-  const writes = held.filter((write) => !(write instanceof HeldNotice));
+  return composeHeld(held);
+}
+
+function composeHeld(held: Array<SQLWrapper & PromiseLike<unknown>>): TakenWrites & { checks: HeldCheck[] } {
+  const writes = held.filter((write) => !(write instanceof HeldNotice || write instanceof HeldAppend || write instanceof HeldCheck));
   const notices = held.filter((write): write is HeldNotice => write instanceof HeldNotice);
+  const appends = held.filter((write): write is HeldAppend => write instanceof HeldAppend);
+  const checks = held.filter((write): write is HeldCheck => write instanceof HeldCheck);
+  if (appends.length > 1) throw new Error('one held append per transaction');
   const ctes = writes.map((write, index) => sql`${sql.raw(`held_${index}`)} as (${write.getSQL()}), `);
+  for (const append of appends) ctes.push(sql`${append.ctes}, `);
   if (notices.length > 0) {
     const json = JSON.stringify(notices.map((notice) => ({ channel: notice.channel, payload: notice.payload })));
     ctes.push(sql`held_notices as (
       select count(pg_notify(n.channel, n.payload)) as sent
       from jsonb_to_recordset(${json}::jsonb) as n(channel text, payload text)), `);
   }
-  return { ctes: sql.join(ctes, sql``), crossJoin: notices.length > 0 ? sql` cross join held_notices` : sql`` };
+  const joins = [...(notices.length > 0 ? [sql` cross join held_notices`] : []), ...appends.map((append) => sql` cross join ${append.read}`)];
+  return { ctes: sql.join(ctes, sql``), crossJoin: sql.join(joins, sql``), checks };
 }
 
-/** Sends what no append took, in one statement; before the commit of the transaction that holds them. */
-export async function flushPendingWrites(ctx: ServiceContext): Promise<void> {
-  if (!ctx.pendingWrites?.length) return;
-  if (ctx.pendingWrites.length === 1 && !(ctx.pendingWrites[0] instanceof HeldNotice)) {
-    await ctx.pendingWrites.splice(0)[0]!;
-    return;
+/**
+ * Sends what no append took, in one statement, before the commit of the transaction that holds
+ * them, with `last` (a data-modifying statement, the idempotency record's claim) when given:
+ * returns how many rows `last` returned. Runs the held checks on what the statement read.
+ */
+export async function flushPendingWrites(ctx: ServiceContext, last?: SQLWrapper): Promise<number> {
+  const held = ctx.pendingWrites?.splice(0) ?? [];
+  if (held.length === 0 && !last) return 0;
+  if (held.length === 1 && !last && !(held[0] instanceof HeldNotice || held[0] instanceof HeldAppend || held[0] instanceof HeldCheck)) {
+    await held[0];
+    return 0;
   }
-  const held = takePendingWrites(ctx)!;
-  await ctx.db.execute(sql`with ${held.ctes}done as (select 1) select 1 from done${held.crossJoin}`);
+  const taken = composeHeld(held);
+  const lastCte = last ? sql`last_write as (${last.getSQL()}), ` : sql``;
+  const checks = taken.checks.map((check, index) => sql`, ${check.expression} as ${sql.raw(`check_${index}`)}`);
+  const [row] = rowsOf<Record<string, unknown>>(
+    await ctx.db.execute(sql`
+      with ${taken.ctes}${lastCte}done as (select 1)
+      select ${last ? sql`(select count(*) from last_write)::int` : sql`0`} as last${sql.join(checks, sql``)}
+      from done${taken.crossJoin}`),
+  );
+  taken.checks.forEach((check, index) => check.check(row?.[`check_${index}`] ?? null));
+  return Number(row?.last ?? 0);
 }

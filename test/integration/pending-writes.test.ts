@@ -9,8 +9,9 @@ import * as schema from '../../db/schema/index.ts';
 import { auditEntries, organizations, productEvents, projects, threads } from '../../db/schema/index.ts';
 import { insertedRow } from '../../db/inserted-row.ts';
 import { recordAudit } from '../../services/kernel/audit/index.ts';
-import { appendProductEvent } from '../../services/kernel/events/index.ts';
-import { holdNotice } from '../../services/kernel/pending-writes.ts';
+import { appendProductEvent, holdProductEvents } from '../../services/kernel/events/index.ts';
+import { holdCheck, holdNotice } from '../../services/kernel/pending-writes.ts';
+import { sql } from 'drizzle-orm';
 import type { Actor, ServiceContext } from '../../services/kernel/service-context.ts';
 import { systemContext } from '../../services/kernel/service-context.ts';
 import { withTransaction } from '../../services/kernel/transaction.ts';
@@ -18,7 +19,8 @@ import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
 /**
  * Inserts held for the transaction's event append (services/kernel/pending-writes.ts): audit entries
- * and a new run's message ride in the append's statement, so `POST /sessions` is 8 statements.
+ * and a new run's message ride in the append's statement; events and checks held for the last statement ride
+ * with the idempotency record's claim, so `POST /sessions` is 5 statements.
  */
 const logger = createLogger({ level: 'silent' });
 let database: TestDatabase;
@@ -181,5 +183,55 @@ describe('writes held for the event append', () => {
     } finally {
       await unlisten();
     }
+  });
+
+  it('events held for the last statement go with the held writes and the checks; a check that refuses writes nothing', async () => {
+    const [kept, refused] = [randomUUID(), randomUUID()];
+    const ctx = context(counted?.db);
+    counted?.statements.splice(0);
+    const seen: unknown[] = [];
+    await withTransaction(ctx, async (tx) => {
+      await recordAudit(tx, { action: 'thing.changed', targetType: 'thing', targetId: kept });
+      holdProductEvents(tx, {
+        organizationId: actor.organizationId,
+        projectId: actor.projectId,
+        events: [event(kept), event(kept)].map(({ organizationId: _o, projectId: _p, ...draft }) => draft),
+      });
+      holdCheck(tx, sql`(select count(*)::int from product_events where aggregate_id = ${kept}::uuid)`, (value) => seen.push(value));
+    });
+    if (counted) expect(counted.statements).toEqual(['begin', 'with', 'commit']);
+    // The check reads the statement's snapshot: what was committed before it, not its own rows.
+    expect(seen).toEqual([0]);
+    expect((await eventsOf(kept)).map((row) => row.aggregateSequence)).toEqual([1, 2]);
+    expect(await auditOf(kept)).toHaveLength(1);
+
+    await expect(
+      withTransaction(context(), async (tx) => {
+        await recordAudit(tx, { action: 'thing.changed', targetType: 'thing', targetId: refused });
+        holdProductEvents(tx, {
+          organizationId: actor.organizationId,
+          projectId: actor.projectId,
+          events: [{ aggregateType: 'thing', aggregateId: refused, kind: 'thing.changed', publicPayload: {} }],
+        });
+        holdCheck(tx, sql`1`, () => {
+          throw new Error('over the limit');
+        });
+      }),
+    ).rejects.toThrow('over the limit');
+    expect(await eventsOf(refused)).toEqual([]);
+    expect(await auditOf(refused)).toEqual([]);
+
+    // Nothing appends after events held for the commit (they would be written out of order).
+    await expect(
+      withTransaction(context(), async (tx) => {
+        holdProductEvents(tx, {
+          organizationId: actor.organizationId,
+          projectId: actor.projectId,
+          events: [{ aggregateType: 'thing', aggregateId: refused, kind: 'thing.changed', publicPayload: {} }],
+        });
+        await appendProductEvent(tx, event(refused));
+      }),
+    ).rejects.toThrow(/held for the commit/);
+    expect(await eventsOf(refused)).toEqual([]);
   });
 });

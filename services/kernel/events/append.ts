@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { rowsOf } from '../../../db/client.ts';
 import { ValidationError } from '../../../domain/errors.ts';
 import { countCommittedEvents } from '../metrics/index.ts';
-import { takePendingWrites, type TakenWrites } from '../pending-writes.ts';
+import { HeldAppend, takePendingWrites, type TakenWrites } from '../pending-writes.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
 import { toPublicEvent, type ProductEventRow, type PublicProductEvent } from './public-event.ts';
@@ -76,17 +76,7 @@ export async function appendProductEventsReading<T>(
   input: AppendProductEventsInput,
   probe: SQL | null,
 ): Promise<{ events: PublicProductEvent[]; probe: T | null }> {
-  const parsed = v.safeParse(AppendInput, input);
-  if (!parsed.success) {
-    const issue = parsed.issues[0];
-    const path = issue.path?.map((item) => String(item.key)).join('.') ?? 'events';
-    throw new ValidationError(`Invalid product event: ${path}: ${issue.message}`, { path });
-  }
-  const { organizationId, projectId, events } = parsed.output;
-  // The JSON round trip gives back exactly what readers will see (jsonb drops `undefined`, turns
-  // dates into strings); the batch statement reads the string as one jsonb parameter.
-  const json = JSON.stringify(events.map((event) => ({ ...event, id: event.id ?? null, message: event.message ?? null, sessionId: sessionOf(event) })));
-  const stored = JSON.parse(json) as StoredDraft[];
+  const { organizationId, projectId, stored, json } = parseAppend(input);
   const occurredAt = ctx.clock.now();
 
   return withTransaction(ctx, async (tx) => {
@@ -126,6 +116,35 @@ export async function appendProductEventsReading<T>(
     });
     return { events, probe: (rows[0]?.probe ?? null) as T | null };
   });
+}
+
+/**
+ * `appendProductEvents` held for the transaction's last statement (`flushPendingWrites`), which
+ * also carries the writes held before it and the idempotency record's claim: for a verb whose
+ * events are the last thing it writes, and whose caller needs neither their positions nor any
+ * read after them in the transaction (nothing may append after it; a check it needs is held with
+ * `holdCheck`). Positions and ordering are those of `appendProductEvents`.
+ */
+export function holdProductEvents(ctx: ServiceContext, input: AppendProductEventsInput): void {
+  if (!ctx.pendingWrites) throw new Error('holdProductEvents needs a transaction');
+  const { organizationId, projectId, stored, json } = parseAppend(input);
+  const ctes = eventCtes('held_events_', organizationId, projectId, json, stored.length, ctx.clock.now());
+  ctx.pendingWrites.push(new HeldAppend(ctes, sql.raw('held_events_notified')));
+  ctx.afterCommit.push(() => countCommittedEvents(stored));
+}
+
+function parseAppend(input: AppendProductEventsInput) {
+  const parsed = v.safeParse(AppendInput, input);
+  if (!parsed.success) {
+    const issue = parsed.issues[0];
+    const path = issue.path?.map((item) => String(item.key)).join('.') ?? 'events';
+    throw new ValidationError(`Invalid product event: ${path}: ${issue.message}`, { path });
+  }
+  const { organizationId, projectId, events } = parsed.output;
+  // The JSON round trip gives back exactly what readers will see (jsonb drops `undefined`, turns
+  // dates into strings); the batch statement reads the string as one jsonb parameter.
+  const json = JSON.stringify(events.map((event) => ({ ...event, id: event.id ?? null, message: event.message ?? null, sessionId: sessionOf(event) })));
+  return { organizationId, projectId, json, stored: JSON.parse(json) as StoredDraft[] };
 }
 
 type AppendedRow = { id: string; project_position: string; aggregate_id: string; aggregate_sequence: number; probe: unknown };
@@ -176,7 +195,20 @@ function appendOneStatement(organizationId: string, projectId: string, event: St
 /** The same for a batch, read from one jsonb array parameter (no array parameters needed). */
 function appendManyStatement(organizationId: string, projectId: string, json: string, count: number, occurredAt: Date, held: TakenWrites, probe: SQL) {
   return sql`
-    with ${held.ctes}input as (
+    with ${held.ctes}${eventCtes('', organizationId, projectId, json, count, occurredAt)}
+    select i.id, i.project_position::text as project_position, i.aggregate_id::text as aggregate_id, i.aggregate_sequence, ${probe} as probe
+    from inserted i cross join notified${held.crossJoin}
+    order by i.project_position
+  `;
+}
+
+/**
+ * The batch append's CTEs, each name prefixed: `inserted` returns the rows; `notified`, a plain
+ * CTE, sends the wake-up hint only if the outer query reads it.
+ */
+function eventCtes(prefix: string, organizationId: string, projectId: string, json: string, count: number, occurredAt: Date) {
+  const name = (cte: string) => sql.raw(`${prefix}${cte}`);
+  return sql`${name('input')} as (
       select e.ord,
              (e.value ->> 'id')::uuid as id,
              e.value ->> 'aggregateType' as aggregate_type,
@@ -187,42 +219,38 @@ function appendManyStatement(organizationId: string, projectId: string, json: st
              (e.value ->> 'sessionId')::uuid as session_id
       from jsonb_array_elements(${json}::jsonb) with ordinality as e(value, ord)
     ),
-    position as (
+    ${name('position')} as (
       insert into project_event_counters as c (project_id, organization_id, last_position)
       values (${projectId}::uuid, ${organizationId}::uuid, ${count}::bigint)
       on conflict (project_id) do update set last_position = c.last_position + excluded.last_position
       returning c.last_position
     ),
-    aggregates as (
+    ${name('aggregates')} as (
       insert into aggregate_event_counters as a (project_id, aggregate_type, aggregate_id, last_sequence)
       select ${projectId}::uuid, i.aggregate_type, i.aggregate_id, count(*)::int
-      from input i cross join position
+      from ${name('input')} i cross join ${name('position')}
       group by i.aggregate_type, i.aggregate_id
       on conflict (project_id, aggregate_type, aggregate_id)
         do update set last_sequence = a.last_sequence + excluded.last_sequence
       returning a.aggregate_type, a.aggregate_id, a.last_sequence
     ),
-    numbered as (
+    ${name('numbered')} as (
       select i.*,
              p.last_position - ${count}::bigint + i.ord as project_position,
              a.last_sequence
                - count(*) over (partition by i.aggregate_type, i.aggregate_id)
                + row_number() over (partition by i.aggregate_type, i.aggregate_id order by i.ord) as aggregate_sequence
-      from input i
-      cross join position p
-      join aggregates a on a.aggregate_type = i.aggregate_type and a.aggregate_id = i.aggregate_id
+      from ${name('input')} i
+      cross join ${name('position')} p
+      join ${name('aggregates')} a on a.aggregate_type = i.aggregate_type and a.aggregate_id = i.aggregate_id
     ),
-    inserted as (
+    ${name('inserted')} as (
       insert into product_events (id, organization_id, project_id, project_position, aggregate_type, aggregate_id,
                                   aggregate_sequence, kind, public_payload, message, session_id, occurred_at)
       select coalesce(n.id, gen_random_uuid()), ${organizationId}::uuid, ${projectId}::uuid, n.project_position, n.aggregate_type, n.aggregate_id,
              n.aggregate_sequence, n.kind, n.public_payload, n.message, n.session_id, ${occurredAt.toISOString()}::timestamptz
-      from numbered n
+      from ${name('numbered')} n
       returning id, project_position, aggregate_id, aggregate_sequence
     ),
-    notified as (select pg_notify(${PRODUCT_EVENTS_CHANNEL}, ${projectId}::text))
-    select i.id, i.project_position::text as project_position, i.aggregate_id::text as aggregate_id, i.aggregate_sequence, ${probe} as probe
-    from inserted i cross join notified${held.crossJoin}
-    order by i.project_position
-  `;
+    ${name('notified')} as (select pg_notify(${PRODUCT_EVENTS_CHANNEL}, ${projectId}::text))`;
 }

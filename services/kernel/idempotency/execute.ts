@@ -3,7 +3,7 @@ import { IdempotencyConflictError } from '../../../domain/errors.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { deferTransaction } from '../deferred-transaction.ts';
 import { runAfterCommit } from '../transaction.ts';
-import { claimIdempotencyKey, findIdempotencyRecord, type IdempotencyScope, type StoredResponse } from './records.ts';
+import { claimIdempotencyKeyStatement, findIdempotencyRecord, type IdempotencyScope, type StoredResponse } from './records.ts';
 
 export type ResponseToStore = { status: number; body: unknown; headers: Record<string, string> };
 
@@ -71,7 +71,7 @@ export async function executeIdempotently({
   }
   const stored = response;
   const committed = await transaction.commit((db) =>
-    claimIdempotencyKey(db, {
+    claimIdempotencyKeyStatement(db, {
       ...input.scope,
       organizationId: actor.organizationId,
       projectId: actor.projectId,

@@ -64,16 +64,21 @@ export async function findIdempotencyRecord(db: Executor, scope: IdempotencyScop
  * replay window; a concurrent claimant blocks on the primary key until the holder commits (then
  * sees a fresh record: false) or rolls back (then inserts).
  */
-export async function claimIdempotencyKey(
-  tx: Executor,
-  input: IdempotencyScope & {
-    organizationId: string;
-    projectId: string;
-    requestHash: string;
-    now: Date;
-    response?: { status: number; body: unknown; headers: Record<string, string> };
-  },
-): Promise<boolean> {
+export async function claimIdempotencyKey(tx: Executor, input: ClaimInput): Promise<boolean> {
+  const claimed = await claimIdempotencyKeyStatement(tx, input);
+  return claimed.length === 1;
+}
+
+type ClaimInput = IdempotencyScope & {
+  organizationId: string;
+  projectId: string;
+  requestHash: string;
+  now: Date;
+  response?: { status: number; body: unknown; headers: Record<string, string> };
+};
+
+/** `claimIdempotencyKey`'s statement, unsent: one row returned when claimed (for a statement that carries it as a CTE). */
+export function claimIdempotencyKeyStatement(tx: Executor, input: ClaimInput) {
   const placeholder = {
     organizationId: input.organizationId,
     projectId: input.projectId,
@@ -83,7 +88,7 @@ export async function claimIdempotencyKey(
     responseHeaders: input.response?.headers ?? {},
     createdAt: input.now,
   };
-  const claimed = await tx
+  return tx
     .insert(idempotencyRecords)
     .values({ principalId: input.principalId, route: input.route, idempotencyKey: input.idempotencyKey, ...placeholder })
     .onConflictDoUpdate({
@@ -92,7 +97,6 @@ export async function claimIdempotencyKey(
       setWhere: lt(idempotencyRecords.createdAt, new Date(input.now.getTime() - IDEMPOTENCY_REPLAY_WINDOW_MS)),
     })
     .returning({ principalId: idempotencyRecords.principalId });
-  return claimed.length === 1;
 }
 
 export async function completeIdempotencyRecord(

@@ -85,9 +85,7 @@ export async function fireSchedule({ ctx, deps, input }: { ctx: ServiceContext; 
     });
   }
   const row = firingRow(ctx, schedule, input, made);
-  const committed = await transaction.commit(
-    async (db) => (await db.insert(scheduleFirings).values(row).onConflictDoNothing().returning({ id: scheduleFirings.id })).length > 0,
-  );
+  const committed = await transaction.commit((db) => db.insert(scheduleFirings).values(row).onConflictDoNothing().returning({ id: scheduleFirings.id }));
   if (!committed) return resultOf((await findFiring(ctx, input))!);
   // The run's workflow starts now, as after a request's commit.
   await runAfterCommit(acting, transaction.afterCommit);

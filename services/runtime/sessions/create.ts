@@ -6,7 +6,8 @@ import { acceptTurnFiles, CreateSessionInput, hasFirstTurn, turnText } from '../
 import { PUBLIC_STORAGE_ONLY, uploadAttachments } from '../attachments/index.ts';
 import { recordAudit } from '../../kernel/audit/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
-import { appendProductEventsReading } from '../../kernel/events/index.ts';
+import { appendProductEventsReading, holdProductEvents } from '../../kernel/events/index.ts';
+import { holdCheck } from '../../kernel/pending-writes.ts';
 import { requireActor } from '../../kernel/require-actor.ts';
 import { toRunResponse, type PublicRun } from '../runs/index.ts';
 import { queueRun } from '../runs/index.ts';
@@ -33,10 +34,17 @@ export async function createSession({
   ctx,
   deps,
   input,
+  writesLast = false,
 }: {
   ctx: ServiceContext;
   deps: RunStarterDeps;
   input: CreateSessionInput & { idempotencyKey: string | null };
+  /**
+   * The caller's transaction writes and reads nothing more (POST /sessions: only the idempotency
+   * record follows): the rows and events are held for its last statement (`holdProductEvents`),
+   * the quota checked there (`holdCheck`).
+   */
+  writesLast?: boolean;
 }): Promise<PublicSession & { run: PublicRun | null }> {
   const actor = requireActor(ctx);
   const { idempotencyKey, ...fields } = input;
@@ -82,31 +90,34 @@ export async function createSession({
       targetId: session.id,
       details: { agentId: agent.id, agentVersionId: version.id, runId: queued?.run.id ?? null },
     });
-    const appended = await appendProductEventsReading<number>(
-      tx,
-      {
-        organizationId: actor.organizationId,
-        projectId: actor.projectId,
-        events: [
-          {
-            aggregateType: 'session',
-            aggregateId: session.id,
-            kind: EVENT_KINDS.sessionCreated,
-            publicPayload: {
-              sessionId: session.id,
-              threadId: session.threadId,
-              agentId: agent.id,
-              agentVersionId: version.id,
-              status: session.status,
-              runId: queued?.run.id ?? null,
-            },
+    const events = {
+      organizationId: actor.organizationId,
+      projectId: actor.projectId,
+      events: [
+        {
+          aggregateType: 'session',
+          aggregateId: session.id,
+          kind: EVENT_KINDS.sessionCreated,
+          publicPayload: {
+            sessionId: session.id,
+            threadId: session.threadId,
+            agentId: agent.id,
+            agentVersionId: version.id,
+            status: session.status,
+            runId: queued?.run.id ?? null,
           },
-          ...(queued?.events ?? []),
-        ],
-      },
-      queued?.heldQuota?.probe ?? null,
-    );
-    queued?.heldQuota?.check(appended.probe);
+        },
+        ...(queued?.events ?? []),
+      ],
+    };
+    const quota = queued?.heldQuota;
+    if (held && writesLast) {
+      holdProductEvents(tx, events);
+      if (quota) holdCheck(tx, quota.probe, (value) => quota.check(value === null ? null : Number(value)));
+    } else {
+      const appended = await appendProductEventsReading<number>(tx, events, quota?.probe ?? null);
+      quota?.check(appended.probe);
+    }
     return queued ? { ...toSessionResponse(queued.session), run: toRunResponse(queued.run) } : { ...toSessionResponse(session), run: null };
   });
 }
