@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages, productEvents, toolCalls } from '../../db/schema/index.ts';
 import type { ServiceContext } from '../../services/kernel/service-context.ts';
-import { appendToolResultMessages } from '../../services/runtime/runs/index.ts';
+import { appendToolResultMessages, checkToolProgress } from '../../services/runtime/runs/index.ts';
 import { cancelOpenToolCalls } from '../../services/runtime/tool-calls/index.ts';
 import { completePlatformToolCall } from '../../services/runtime/tool-calls/index.ts';
 import { expireOverdue } from '../../services/runtime/tool-calls/index.ts';
@@ -260,6 +260,22 @@ describe('claim, renew, release and result', () => {
     await expireOverdue(sys(), { runId });
     expect(await rowOf(caller)).toMatchObject({ status: 'expired', failure: { code: 'tool_expired' } });
     expect((await eventsOf(caller)).at(-1)!.kind).toBe('tool_call.expired');
+  });
+});
+
+describe("the runtime's progress check", () => {
+  it('finalizes what is overdue anywhere in the run before it reads a turn, and with nothing overdue only reads', async () => {
+    const { runId } = await newRun();
+    const lapsing = (await record(runId, [call('lookup_order', { orderId: ORDER })], 'turn-lapsing')).calls[0]!.toolCallId;
+    expect((await claim(lapsing)).status).toBe(200);
+    const later = (await record(runId, [call('lookup_order', { orderId: ORDER })], 'turn-later')).calls[0]!.toolCallId;
+    const check = () => checkToolProgress({ ctx: sys(), input: { runId, turnId: 'turn-later' } });
+    expect(await check()).toMatchObject({ allFinal: false, waitingFor: 'tool', nextDeadlineAtMs: null, platformCalls: [] });
+    expect((await rowOf(lapsing)).status).toBe('claimed');
+    clock.advance(5 * 60 * 1000);
+    expect(await check()).toMatchObject({ allFinal: false, waitingFor: 'tool' });
+    expect(await rowOf(lapsing)).toMatchObject({ status: 'expired', failure: { code: 'tool_expired' } });
+    expect((await rowOf(later)).status).toBe('pending');
   });
 });
 

@@ -6,7 +6,7 @@ export type { CompletedToolCall, PlatformToolOutcome } from './complete-platform
 export { approvalDecidedEvent, toolCallChangedEvent } from './events.ts';
 export { expireOverdue } from './expire-overdue.ts';
 export { findRunningPlatformCall } from './find-running-platform.ts';
-export { readToolProgress } from './progress.ts';
+export { readToolProgress, readToolProgressUnlessOverdue } from './progress.ts';
 export type { ToolProgress } from './progress.ts';
 export { toApprovalResponse, toToolCallResponse } from './public.ts';
 export type { PublicApproval, PublicPendingWork, PublicToolCall, ToolCallRow } from './public.ts';

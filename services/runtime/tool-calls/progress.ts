@@ -1,7 +1,8 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, exists, inArray, lte, sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client.ts';
 import { approvals, toolCalls } from '../../../db/schema/index.ts';
 import { isToolCallFinal } from '../../../domain/tool-calls/states.ts';
+import { approvalStatusesInto, toolCallStatusesInto } from '../../../domain/tool-calls/transitions.ts';
 
 export type ToolProgress = {
   /** Every call of the turn is final (true for a turn without calls). */
@@ -19,7 +20,39 @@ export type ToolProgress = {
  * `expireOverdue` first so lapsed leases and approvals are already final here.
  */
 export async function readToolProgress(db: Executor, input: { runId: string; turnId: string }): Promise<ToolProgress> {
-  const rows = await db
+  return progressOf(await progressRows(db, input, null));
+}
+
+/**
+ * `readToolProgress` when nothing of the run is overdue at `now` (no claim lease and no pending
+ * approval past its time, which `expireOverdue` would finalize): the read and that check in one
+ * statement; null when something is, or when the turn has no calls (the check rides on its rows).
+ */
+export async function readToolProgressUnlessOverdue(db: Executor, input: { runId: string; turnId: string }, now: Date): Promise<ToolProgress | null> {
+  const rows = await progressRows(db, input, now);
+  if (rows.length === 0 || rows.some((row) => row.runOverdue)) return null;
+  return progressOf(rows);
+}
+
+function progressRows(db: Executor, input: { runId: string; turnId: string }, overdueAt: Date | null) {
+  // What `expireOverdue` would finalize, anywhere in the run.
+  const lapsedClaim = db
+    .select({ one: sql`1` })
+    .from(toolCalls)
+    .where(
+      and(
+        eq(toolCalls.runId, input.runId),
+        inArray(toolCalls.status, toolCallStatusesInto('expired')),
+        lte(toolCalls.leaseExpiresAt, overdueAt ?? new Date(0)),
+      ),
+    );
+  const lapsedApproval = db
+    .select({ one: sql`1` })
+    .from(approvals)
+    .where(
+      and(eq(approvals.runId, input.runId), inArray(approvals.status, approvalStatusesInto('expired')), lte(approvals.expiresAt, overdueAt ?? new Date(0))),
+    );
+  return db
     .select({
       id: toolCalls.id,
       toolName: toolCalls.toolName,
@@ -29,12 +62,15 @@ export async function readToolProgress(db: Executor, input: { runId: string; tur
       leaseExpiresAt: toolCalls.leaseExpiresAt,
       approvalStatus: approvals.status,
       approvalExpiresAt: approvals.expiresAt,
+      runOverdue: overdueAt ? sql<boolean>`(${exists(lapsedClaim)} or ${exists(lapsedApproval)})` : sql<boolean>`false`,
     })
     .from(toolCalls)
     .leftJoin(approvals, eq(approvals.toolCallId, toolCalls.id))
     .where(and(eq(toolCalls.runId, input.runId), eq(toolCalls.turnId, input.turnId)))
     .orderBy(asc(toolCalls.createdAt), asc(toolCalls.id));
+}
 
+function progressOf(rows: Awaited<ReturnType<typeof progressRows>>): ToolProgress {
   const deadlines: number[] = [];
   for (const row of rows) {
     if (row.status === 'claimed' && row.leaseExpiresAt) deadlines.push(row.leaseExpiresAt.getTime());

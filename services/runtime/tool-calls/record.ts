@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { asc, eq } from 'drizzle-orm';
+import { insertedRow } from '../../../db/inserted-row.ts';
 import * as v from 'valibot';
 import { approvals, runs, toolCalls } from '../../../db/schema/index.ts';
 import type { ToolDefinition } from '../../../domain/agent-config/index.ts';
@@ -10,6 +12,7 @@ import { APPROVAL_TTL_MS, TOOL_ATTEMPTS_PER_RUN, type ToolCallStatus } from '../
 import type { ServiceContext } from '../../kernel/service-context.ts';
 import { appendProductEvents, type ProductEventDraft } from '../../kernel/events/index.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
+import { holdWrite } from '../../kernel/pending-writes.ts';
 import { approvalRequestedEvent, toolCallCreatedEvent } from './events.ts';
 import type { ToolCallRow } from './public.ts';
 import { loadPinnedTools } from './run-tools.ts';
@@ -98,45 +101,44 @@ export async function recordToolCalls(ctx: ServiceContext, input: RecordToolCall
       const attempts = attemptsOf(attemptsByTool, toolName);
       const decision = decide({ tool: tools.get(call.name), agentVersionId: run.agentVersionId, toolName, attempts, args: call.arguments });
       const createdAt = new Date(now.getTime() + index);
-      const [row] = await tx.db
-        .insert(toolCalls)
-        .values({
+      // Built in full and held for the events' append (nothing here reads it back).
+      const row = insertedRow(toolCalls, {
+        id: randomUUID(),
+        organizationId: run.organizationId,
+        projectId: run.projectId,
+        runId: run.id,
+        sessionId: run.sessionId,
+        turnId,
+        providerCallId: call.providerCallId,
+        toolName,
+        owner: decision.owner,
+        approvalRequired: decision.approvalRequired,
+        status: decision.status,
+        attempt: attempts.length + 1,
+        safeArguments: decision.safeArguments,
+        failure: decision.failure,
+        createdAt,
+        updatedAt: createdAt,
+        completedAt: decision.status === 'failed' ? createdAt : null,
+      });
+      await holdWrite(tx, tx.db.insert(toolCalls).values(row));
+      attempts.push({ status: row.status, failureCode: row.failure?.code ?? null });
+      existing.set(call.providerCallId, row);
+      events.push(toolCallCreatedEvent(row));
+      if (decision.status === 'pending_approval') {
+        const approval = insertedRow(approvals, {
+          id: randomUUID(),
           organizationId: run.organizationId,
           projectId: run.projectId,
           runId: run.id,
-          sessionId: run.sessionId,
-          turnId,
-          providerCallId: call.providerCallId,
-          toolName,
-          owner: decision.owner,
-          approvalRequired: decision.approvalRequired,
-          status: decision.status,
-          attempt: attempts.length + 1,
-          safeArguments: decision.safeArguments,
-          failure: decision.failure,
+          sessionId: row.sessionId,
+          toolCallId: row.id,
+          status: 'pending',
+          expiresAt: new Date(createdAt.getTime() + APPROVAL_TTL_MS),
           createdAt,
-          updatedAt: createdAt,
-          completedAt: decision.status === 'failed' ? createdAt : null,
-        })
-        .returning();
-      attempts.push({ status: row!.status, failureCode: row!.failure?.code ?? null });
-      existing.set(call.providerCallId, row!);
-      events.push(toolCallCreatedEvent(row!));
-      if (decision.status === 'pending_approval') {
-        const [approval] = await tx.db
-          .insert(approvals)
-          .values({
-            organizationId: run.organizationId,
-            projectId: run.projectId,
-            runId: run.id,
-            sessionId: row!.sessionId,
-            toolCallId: row!.id,
-            status: 'pending',
-            expiresAt: new Date(createdAt.getTime() + APPROVAL_TTL_MS),
-            createdAt,
-          })
-          .returning();
-        events.push(approvalRequestedEvent(approval!));
+        });
+        await holdWrite(tx, tx.db.insert(approvals).values(approval));
+        events.push(approvalRequestedEvent(approval));
       }
     }
     if (events.length > 0) await appendProductEvents(tx, { organizationId: run.organizationId, projectId: run.projectId, events });
