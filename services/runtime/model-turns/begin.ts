@@ -64,8 +64,10 @@ export type ModelTurnPlan =
 
 /**
  * The first half of one model attempt (for the runtime): checks the session's and project's
- * budgets, reserves the turn in the run's durable turn budget and records the attempt as started (with the turn's "Model call started" event on its
- * first attempt) in one transaction, then resolves the pinned preset to a provider and key.
+ * budgets, reserves the turn in the run's durable turn budget and records the attempt as started
+ * (with the turn's "Model call started" event on its first attempt) atomically — in the common case
+ * one read and one auto-committed write, else one transaction under the run's lock
+ * (docs/decisions/one-write-model-call-begin.md) — then resolves the pinned preset to a provider and key.
  * Idempotent on `(runId, turnId, attempt)`: a replay reuses the reservation and the attempt
  * row. The vendor call itself is the caller's; `finishModelTurn` records how it ended.
  */
