@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import { insertedRow } from '../../../db/inserted-row.ts';
 import * as v from 'valibot';
-import { approvals, runs, toolCalls } from '../../../db/schema/index.ts';
+import { agentVersions, approvals, runs, toolCalls } from '../../../db/schema/index.ts';
 import type { ToolDefinition } from '../../../domain/agent-config/index.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../../domain/errors.ts';
 import { isSettled } from '../../../domain/runs/states.ts';
@@ -15,7 +15,7 @@ import { withTransaction } from '../../kernel/transaction.ts';
 import { holdWrite } from '../../kernel/pending-writes.ts';
 import { approvalRequestedEvent, toolCallCreatedEvent } from './events.ts';
 import type { ToolCallRow } from './public.ts';
-import { loadPinnedTools } from './run-tools.ts';
+import { pinnedToolColumns, pinnedToolsOf } from './run-tools.ts';
 import { validateToolValue } from './validate-tool-value.ts';
 
 /** Unknown names come from the model; they are stored and shown bounded. */
@@ -77,14 +77,21 @@ export async function recordToolCalls(ctx: ServiceContext, input: RecordToolCall
   return withTransaction(ctx, async (tx) => {
     // The run lock serializes recording per run, so attempt ordinals and retry counts see every
     // earlier call of the run, and two retries of this activity cannot both insert.
-    const [run] = await tx.db.select().from(runs).where(eq(runs.id, runId)).for('update');
-    if (!run) throw new NotFoundError('No run with that id');
+    // With it, what the tools are mounted from (the pinned version, immutable; the session's stores).
+    const [locked] = await tx.db
+      .select({ run: runs, pinned: pinnedToolColumns(sql`${runs.sessionId}`) })
+      .from(runs)
+      .innerJoin(agentVersions, eq(agentVersions.id, runs.agentVersionId))
+      .where(eq(runs.id, runId))
+      .for('update', { of: runs });
+    if (!locked) throw new NotFoundError('No run with that id');
+    const { run } = locked;
     const history = await tx.db.select().from(toolCalls).where(eq(toolCalls.runId, run.id)).orderBy(asc(toolCalls.createdAt), asc(toolCalls.id));
     const existing = new Map(history.filter((row) => row.turnId === turnId).map((row) => [row.providerCallId, row]));
     const fresh = calls.filter((call) => !existing.has(call.providerCallId));
     if (fresh.length > 0 && isSettled(run.state)) throw new ConflictError(`A ${run.state} run records no tool calls`, { runId: run.id, state: run.state });
 
-    const tools = fresh.length > 0 ? await loadPinnedTools(tx, run) : new Map<string, ToolDefinition>();
+    const tools = fresh.length > 0 ? await pinnedToolsOf(tx, locked.pinned) : new Map<string, ToolDefinition>();
     // `attempt` is the per-tool ordinal, so it orders each tool's history exactly.
     const attemptsByTool = new Map<string, AttemptRecord[]>();
     for (const row of [...history].sort((a, b) => a.attempt - b.attempt))

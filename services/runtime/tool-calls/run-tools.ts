@@ -17,15 +17,26 @@ import { delegationToolDefinitions } from '../../../domain/runs/delegation.ts';
  * schemas.
  */
 export async function loadPinnedTools(ctx: ServiceContext, run: { agentVersionId: string; sessionId: string }): Promise<Map<string, ToolDefinition>> {
-  const [version] = await ctx.db
-    .select({
-      config: agentVersions.config,
-      memoryStores: sql<AttachedMemoryStore[]>`(select ${sessions.memoryStores} from ${sessions} where ${sessions.id} = ${run.sessionId})`,
-      selfCopy: sql<boolean>`(select ${selfCopyOf(sql`${run.sessionId}::uuid`)})`,
-    })
-    .from(agentVersions)
-    .where(eq(agentVersions.id, run.agentVersionId));
+  const [version] = await ctx.db.select(pinnedToolColumns(run.sessionId)).from(agentVersions).where(eq(agentVersions.id, run.agentVersionId));
   if (!version) throw new Error(`agent version ${run.agentVersionId} does not exist`);
+  return pinnedToolsOf(ctx, version);
+}
+
+/** What `loadPinnedTools` reads, as columns a caller's select of the version can carry (so its read is the caller's). */
+export function pinnedToolColumns(sessionId: string | SQL) {
+  const session = typeof sessionId === 'string' ? sql`${sessionId}::uuid` : sessionId;
+  return {
+    config: agentVersions.config,
+    memoryStores: sql<AttachedMemoryStore[]>`(select ${sessions.memoryStores} from ${sessions} where ${sessions.id} = ${session})`,
+    selfCopy: sql<boolean>`(select ${selfCopyOf(session)})`,
+  };
+}
+
+/** The tools by name from what `pinnedToolColumns` read. */
+export async function pinnedToolsOf(
+  ctx: ServiceContext,
+  version: { config: unknown; memoryStores: AttachedMemoryStore[] | null; selfCopy: boolean },
+): Promise<Map<string, ToolDefinition>> {
   const tools = await mountedTools(ctx, version.config as unknown as AgentConfig, version.memoryStores ?? [], { delegation: !version.selfCopy });
   return new Map(tools.map((tool) => [tool.name, tool]));
 }
