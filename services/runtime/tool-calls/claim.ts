@@ -13,7 +13,8 @@ import type { RunStarterDeps } from '../../kernel/run-starter.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { toolCallChangedEvent } from './events.ts';
 import { findToolCall } from './load.ts';
-import { toToolCallClaimResponse, type PublicToolCallClaim } from './public.ts';
+import { toToolCallClaimResponse, type PublicToolCallClaim, type ToolCallRow } from './public.ts';
+import { holdWrite } from '../../kernel/pending-writes.ts';
 import { moveToolCall } from '../../../domain/tool-calls/transitions.ts';
 
 /**
@@ -54,22 +55,21 @@ export async function claimToolCall({
     const [run] = await tx.db.select({ state: runs.state }).from(runs).where(eq(runs.id, call.runId));
     if (!run || isSettled(run.state)) throw new ConflictError('The run of this tool call has ended', { toolCallId: call.id, runState: run?.state ?? null });
 
-    const [updated] = await tx.db
-      .update(toolCalls)
-      .set({
-        status: moveToolCall(call.status, 'claimed'),
-        fence: newFence(call.fence),
-        leaseExpiresAt: new Date(now.getTime() + TOOL_LEASE_MS),
-        claimedByPrincipalId: actor.principalId,
-        updatedAt: now,
-      })
-      .where(eq(toolCalls.id, call.id))
-      .returning();
-    await appendProductEvent(tx, { organizationId: call.organizationId, projectId: call.projectId, ...toolCallChangedEvent(updated!, call.status) });
+    // The row is locked: the claimed row is computed here and its update rides with the event.
+    const claim = {
+      status: moveToolCall(call.status, 'claimed'),
+      fence: newFence(call.fence),
+      leaseExpiresAt: new Date(now.getTime() + TOOL_LEASE_MS),
+      claimedByPrincipalId: actor.principalId,
+      updatedAt: now,
+    };
+    const updated: ToolCallRow = { ...call, ...claim };
+    await holdWrite(tx, tx.db.update(toolCalls).set(claim).where(eq(toolCalls.id, call.id)));
+    await appendProductEvent(tx, { organizationId: call.organizationId, projectId: call.projectId, ...toolCallChangedEvent(updated, call.status) });
     // A wake-up hint only (there is no dedicated claim signal): the workflow re-reads Postgres
     // and sets its timer to the new lease deadline.
     tx.afterCommit.push(() => deps.runStarter.notify(call.runId, RUN_SIGNALS.toolResultSubmitted));
-    return toToolCallClaimResponse(updated!);
+    return toToolCallClaimResponse(updated);
   });
 }
 

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import * as v from 'valibot';
-import { runs, toolCalls } from '../../../db/schema/index.ts';
+import { toolCalls } from '../../../db/schema/index.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../../domain/errors.ts';
 import type { ToolExecutionRecord } from '../../../domain/tool-calls/execution.ts';
 import { TOOL_FAILURE_MESSAGE_MAX, toolFailure, type ToolCallFailure } from '../../../domain/tool-calls/failures.ts';
@@ -10,7 +10,8 @@ import type { ServiceContext } from '../../kernel/service-context.ts';
 import { appendProductEvents, type ProductEventDraft } from '../../kernel/events/index.ts';
 import { withTransaction } from '../../kernel/transaction.ts';
 import { toolCallChangedEvent } from './events.ts';
-import { loadPinnedTools } from './run-tools.ts';
+import { loadRunTools } from './run-tools.ts';
+import { holdWrite } from '../../kernel/pending-writes.ts';
 import { validateToolValue } from './validate-tool-value.ts';
 import { moveToolCall } from '../../../domain/tool-calls/transitions.ts';
 
@@ -62,9 +63,9 @@ export async function completePlatformToolCall({
     let safeResult: StoredSafeResult;
     let failure: ToolCallFailure | null = null;
     if (outcome.status === 'success') {
-      const [run] = await tx.db.select({ agentVersionId: runs.agentVersionId, sessionId: runs.sessionId }).from(runs).where(eq(runs.id, call.runId));
-      const tool = (await loadPinnedTools(tx, run!)).get(call.toolName);
-      const check = tool ? validateToolValue({ agentVersionId: run!.agentVersionId, tool, direction: 'output', value: outcome.value }) : null;
+      const run = await loadRunTools(tx, call.runId);
+      const tool = run.tools.get(call.toolName);
+      const check = tool ? validateToolValue({ agentVersionId: run.agentVersionId, tool, direction: 'output', value: outcome.value }) : null;
       if (check?.ok) {
         status = 'succeeded';
         safeResult = { version: TOOL_RESULT_VERSION, status: 'success', value: outcome.value };
@@ -83,17 +84,16 @@ export async function completePlatformToolCall({
     }
 
     const now = tx.clock.now();
-    const [updated] = await tx.db
-      .update(toolCalls)
-      .set({ status: moveToolCall(call.status, status), safeResult, failure, execution: input.execution ?? null, completedAt: now, updatedAt: now })
-      .where(eq(toolCalls.id, call.id))
-      .returning();
+    // The row is locked: the final row is computed here and its update rides with the events.
+    const final = { status: moveToolCall(call.status, status), safeResult, failure, execution: input.execution ?? null, completedAt: now, updatedAt: now };
+    await holdWrite(tx, tx.db.update(toolCalls).set(final).where(eq(toolCalls.id, call.id)));
+    const updated = { ...call, ...final };
     // A built-in's own events (a Skill load) follow the call's, in the same transaction.
     const events = status === 'succeeded' ? (input.events ?? []) : [];
     await appendProductEvents(tx, {
       organizationId: call.organizationId,
       projectId: call.projectId,
-      events: [toolCallChangedEvent(updated!, call.status), ...events],
+      events: [toolCallChangedEvent(updated, call.status), ...events],
     });
     return { toolCallId: call.id, status, failure };
   });

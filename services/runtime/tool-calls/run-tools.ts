@@ -1,6 +1,6 @@
 import { eq, sql, type SQL } from 'drizzle-orm';
 import { rowsOf } from '../../../db/client.ts';
-import { agentVersions, sessions } from '../../../db/schema/index.ts';
+import { agentVersions, runs, sessions } from '../../../db/schema/index.ts';
 import { memoryToolDefinitions, type AttachedMemoryStore } from '../../../domain/memory/index.ts';
 import type { AgentConfig, ToolDefinition } from '../../../domain/agent-config/index.ts';
 import type { ServiceContext } from '../../kernel/service-context.ts';
@@ -11,18 +11,22 @@ import { operationToolDefinition } from '../../../domain/runs/harness-operations
 import { delegationToolDefinitions } from '../../../domain/runs/delegation.ts';
 
 /**
- * The caller and platform tools of a run (its pinned agent version, and the memory tools when its
- * session attached stores), by name; the version's config and the session's stores in one
- * statement. Stored configs are the parsed, defaulted form, so the schemas are normalized object
- * schemas.
+ * The run's pinned version and its caller and platform tools (the version's, and the memory tools
+ * when its session attached stores) by name; the run, the version's config and the session's
+ * stores in one statement. Stored configs are the parsed, defaulted form, so the schemas are
+ * normalized object schemas.
  */
-export async function loadPinnedTools(ctx: ServiceContext, run: { agentVersionId: string; sessionId: string }): Promise<Map<string, ToolDefinition>> {
-  const [version] = await ctx.db.select(pinnedToolColumns(run.sessionId)).from(agentVersions).where(eq(agentVersions.id, run.agentVersionId));
-  if (!version) throw new Error(`agent version ${run.agentVersionId} does not exist`);
-  return pinnedToolsOf(ctx, version);
+export async function loadRunTools(ctx: ServiceContext, runId: string): Promise<{ agentVersionId: string; tools: Map<string, ToolDefinition> }> {
+  const [run] = await ctx.db
+    .select({ agentVersionId: runs.agentVersionId, pinned: pinnedToolColumns(sql`${runs.sessionId}`) })
+    .from(runs)
+    .innerJoin(agentVersions, eq(agentVersions.id, runs.agentVersionId))
+    .where(eq(runs.id, runId));
+  if (!run) throw new Error(`run ${runId} does not exist`);
+  return { agentVersionId: run.agentVersionId, tools: await pinnedToolsOf(ctx, run.pinned) };
 }
 
-/** What `loadPinnedTools` reads, as columns a caller's select of the version can carry (so its read is the caller's). */
+/** What the tools are mounted from, as columns a select of the version carries (so the read is its caller's). */
 export function pinnedToolColumns(sessionId: string | SQL) {
   const session = typeof sessionId === 'string' ? sql`${sessionId}::uuid` : sessionId;
   return {

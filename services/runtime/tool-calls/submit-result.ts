@@ -1,7 +1,7 @@
 import { RUN_SIGNALS } from '../../../domain/runs/workflow.ts';
 import { eq } from 'drizzle-orm';
 import * as v from 'valibot';
-import { runs, toolCalls } from '../../../db/schema/index.ts';
+import { toolCalls } from '../../../db/schema/index.ts';
 import { ValidationError } from '../../../domain/errors.ts';
 import { describeJsonProblem, unstorableJsonPart } from '../../../domain/json-limits.ts';
 import { toolFailure, type ToolCallFailure } from '../../../domain/tool-calls/failures.ts';
@@ -14,7 +14,8 @@ import { withTransaction } from '../../kernel/transaction.ts';
 import { assertLiveClaim } from './assert-live-claim.ts';
 import { toolCallChangedEvent } from './events.ts';
 import { findToolCall } from './load.ts';
-import { loadPinnedTools } from './run-tools.ts';
+import { loadRunTools } from './run-tools.ts';
+import { holdWrite } from '../../kernel/pending-writes.ts';
 import { validateToolValue } from './validate-tool-value.ts';
 import { moveToolCall } from '../../../domain/tool-calls/transitions.ts';
 
@@ -60,10 +61,10 @@ export async function submitToolResult({
     let failure: ToolCallFailure | null = null;
     let submission: ToolResultSubmission = { outcome: 'submitted' };
     if (result.status === 'success') {
-      const [run] = await tx.db.select({ agentVersionId: runs.agentVersionId, sessionId: runs.sessionId }).from(runs).where(eq(runs.id, call.runId));
-      const tool = (await loadPinnedTools(tx, run!)).get(call.toolName);
+      const run = await loadRunTools(tx, call.runId);
+      const tool = run.tools.get(call.toolName);
       const check = tool
-        ? validateToolValue({ agentVersionId: run!.agentVersionId, tool, direction: 'output', value: result.value })
+        ? validateToolValue({ agentVersionId: run.agentVersionId, tool, direction: 'output', value: result.value })
         : ({ ok: false, path: 'safeResult.value', message: 'safeResult.value cannot be checked: the tool is not in the pinned version' } as const);
       if (check.ok) {
         status = 'succeeded';
@@ -81,12 +82,14 @@ export async function submitToolResult({
       failure = toolFailure('tool_failed', value?.message || 'The caller reported that the tool failed');
     }
 
-    const [updated] = await tx.db
-      .update(toolCalls)
-      .set({ status: moveToolCall(call.status, status), safeResult, failure, leaseExpiresAt: null, completedAt: now, updatedAt: now })
-      .where(eq(toolCalls.id, call.id))
-      .returning();
-    await appendProductEvent(tx, { organizationId: call.organizationId, projectId: call.projectId, ...toolCallChangedEvent(updated!, call.status) });
+    // The row is locked: the final row is computed here and its update rides with the event.
+    const final = { status: moveToolCall(call.status, status), safeResult, failure, leaseExpiresAt: null, completedAt: now, updatedAt: now };
+    await holdWrite(tx, tx.db.update(toolCalls).set(final).where(eq(toolCalls.id, call.id)));
+    await appendProductEvent(tx, {
+      organizationId: call.organizationId,
+      projectId: call.projectId,
+      ...toolCallChangedEvent({ ...call, ...final }, call.status),
+    });
     tx.afterCommit.push(() => deps.runStarter.notify(call.runId, RUN_SIGNALS.toolResultSubmitted));
     return submission;
   });
