@@ -1,6 +1,6 @@
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { rowsOf } from '../../db/client.ts';
-import type { ServiceContext } from './service-context.ts';
+import type { HeldItem, ServiceContext } from './service-context.ts';
 
 /**
  * Inserts whose rows nothing in the transaction reads back (an audit entry; a thread message
@@ -13,7 +13,7 @@ import type { ServiceContext } from './service-context.ts';
  * Outside a transaction a write is sent at once.
  */
 export async function holdWrite(ctx: ServiceContext, write: SQLWrapper & PromiseLike<unknown>): Promise<void> {
-  if (ctx.pendingWrites) ctx.pendingWrites.push(write);
+  if (ctx.pendingWrites) ctx.pendingWrites.push({ kind: 'write', write });
   else await write;
 }
 
@@ -21,50 +21,23 @@ export async function holdWrite(ctx: ServiceContext, write: SQLWrapper & Promise
  * A NOTIFY sent at the commit of the transaction (as every NOTIFY is), held like a write so that it
  * rides in the transaction's next event append or its last statement instead of a round trip of
  * its own. A live-output signal that must reach listeners with the commit uses it. Outside a
- * transaction it is sent at once.
+ * transaction it is sent at once. Unlike a data-modifying CTE, a plain `select pg_notify(...)` CTE
+ * runs only when the statement reads it: the statement cross-joins `held_notices` (one row, an
+ * aggregate), which sends the notices in the order they were held.
  */
 export async function holdNotice(ctx: ServiceContext, notice: { channel: string; payload: string }): Promise<void> {
-  if (ctx.pendingWrites) ctx.pendingWrites.push(new HeldNotice(notice.channel, notice.payload));
+  if (ctx.pendingWrites) ctx.pendingWrites.push({ kind: 'notice', ...notice });
   else await ctx.db.execute(sql`select pg_notify(${notice.channel}, ${notice.payload})`);
 }
 
 /**
- * A held notice. Unlike a data-modifying CTE, a plain `select pg_notify(...)` CTE runs only when
- * the statement reads it: the statement cross-joins `held_notices` (one row, an aggregate), which
- * sends the notices in the order they were held.
- */
-class HeldNotice implements SQLWrapper, PromiseLike<unknown> {
-  readonly channel: string;
-  readonly payload: string;
-  constructor(channel: string, payload: string) {
-    this.channel = channel;
-    this.payload = payload;
-  }
-  getSQL(): SQL {
-    return sql`select pg_notify(${this.channel}, ${this.payload})`;
-  }
-  then<A = unknown, B = never>(): PromiseLike<A | B> {
-    throw new Error('a held notice is sent by the statement that takes it');
-  }
-}
-
-/**
  * A product-event append held for the transaction's last statement (`holdProductEvents` in
- * events/append.ts): its CTEs, and the one its outer query must read (a plain CTE that notifies).
+ * events/append.ts): its CTEs, and `read`, the one its outer query must read (a plain CTE that
+ * notifies).
  */
-export class HeldAppend implements SQLWrapper, PromiseLike<unknown> {
-  readonly ctes: SQL;
-  readonly read: SQL;
-  constructor(ctes: SQL, read: SQL) {
-    this.ctes = ctes;
-    this.read = read;
-  }
-  getSQL(): SQL {
-    return this.ctes;
-  }
-  then<A = unknown, B = never>(): PromiseLike<A | B> {
-    throw new Error("a held append is sent by the transaction's last statement");
-  }
+export function holdAppendForLast(ctx: ServiceContext, append: { ctes: SQL; read: SQL }): void {
+  if (!ctx.pendingWrites) throw new Error('an append held for the last statement needs a transaction');
+  ctx.pendingWrites.push({ kind: 'append', ...append });
 }
 
 /**
@@ -75,22 +48,7 @@ export class HeldAppend implements SQLWrapper, PromiseLike<unknown> {
  */
 export function holdCheck(ctx: ServiceContext, expression: SQL, check: (value: unknown) => void): void {
   if (!ctx.pendingWrites) throw new Error('holdCheck needs a transaction');
-  ctx.pendingWrites.push(new HeldCheck(expression, check));
-}
-
-class HeldCheck implements SQLWrapper, PromiseLike<unknown> {
-  readonly expression: SQL;
-  readonly check: (value: unknown) => void;
-  constructor(expression: SQL, check: (value: unknown) => void) {
-    this.expression = expression;
-    this.check = check;
-  }
-  getSQL(): SQL {
-    return this.expression;
-  }
-  then<A = unknown, B = never>(): PromiseLike<A | B> {
-    throw new Error("a held check is read by the transaction's last statement");
-  }
+  ctx.pendingWrites.push({ kind: 'check', expression, check });
 }
 
 /** What a statement takes of the held writes: its leading CTEs, and what its outer query must cross join (the notices). */
@@ -103,20 +61,21 @@ export type TakenWrites = { ctes: SQL; crossJoin: SQL };
  * one was held would write its events out of order, so it throws.
  */
 export function takePendingWrites(ctx: ServiceContext): TakenWrites | null {
-  if (ctx.pendingWrites?.some((write) => write instanceof HeldAppend || write instanceof HeldCheck))
+  if (ctx.pendingWrites?.some((item) => item.kind === 'append' || item.kind === 'check'))
     throw new Error('events or checks are held for the commit: nothing may append after them');
   const held = ctx.pendingWrites?.splice(0);
   if (!held?.length) return null;
   return composeHeld(held);
 }
 
-function composeHeld(held: Array<SQLWrapper & PromiseLike<unknown>>): TakenWrites & { checks: HeldCheck[] } {
-  const writes = held.filter((write) => !(write instanceof HeldNotice || write instanceof HeldAppend || write instanceof HeldCheck));
-  const notices = held.filter((write): write is HeldNotice => write instanceof HeldNotice);
-  const appends = held.filter((write): write is HeldAppend => write instanceof HeldAppend);
-  const checks = held.filter((write): write is HeldCheck => write instanceof HeldCheck);
+type Held<K extends HeldItem['kind']> = Extract<HeldItem, { kind: K }>;
+const ofKind = <K extends HeldItem['kind']>(held: HeldItem[], kind: K) => held.filter((item): item is Held<K> => item.kind === kind);
+
+function composeHeld(held: HeldItem[]): TakenWrites & { checks: Held<'check'>[] } {
+  const notices = ofKind(held, 'notice');
+  const appends = ofKind(held, 'append');
   if (appends.length > 1) throw new Error('one held append per transaction');
-  const ctes = writes.map((write, index) => sql`${sql.raw(`held_${index}`)} as (${write.getSQL()}), `);
+  const ctes = ofKind(held, 'write').map((item, index) => sql`${sql.raw(`held_${index}`)} as (${item.write.getSQL()}), `);
   for (const append of appends) ctes.push(sql`${append.ctes}, `);
   if (notices.length > 0) {
     const json = JSON.stringify(notices.map((notice) => ({ channel: notice.channel, payload: notice.payload })));
@@ -125,7 +84,7 @@ function composeHeld(held: Array<SQLWrapper & PromiseLike<unknown>>): TakenWrite
       from jsonb_to_recordset(${json}::jsonb) as n(channel text, payload text)), `);
   }
   const joins = [...(notices.length > 0 ? [sql` cross join held_notices`] : []), ...appends.map((append) => sql` cross join ${append.read}`)];
-  return { ctes: sql.join(ctes, sql``), crossJoin: sql.join(joins, sql``), checks };
+  return { ctes: sql.join(ctes, sql``), crossJoin: sql.join(joins, sql``), checks: ofKind(held, 'check') };
 }
 
 /**
@@ -136,8 +95,9 @@ function composeHeld(held: Array<SQLWrapper & PromiseLike<unknown>>): TakenWrite
 export async function flushPendingWrites(ctx: ServiceContext, last?: SQLWrapper): Promise<number> {
   const held = ctx.pendingWrites?.splice(0) ?? [];
   if (held.length === 0 && !last) return 0;
-  if (held.length === 1 && !last && !(held[0] instanceof HeldNotice || held[0] instanceof HeldAppend || held[0] instanceof HeldCheck)) {
-    await held[0];
+  const [only] = held;
+  if (held.length === 1 && !last && only!.kind === 'write') {
+    await only!.write;
     return 0;
   }
   const taken = composeHeld(held);

@@ -1,4 +1,4 @@
-import type { SQLWrapper } from 'drizzle-orm';
+import type { SQL, SQLWrapper } from 'drizzle-orm';
 import type { Logger } from '../../config/logger.ts';
 import type { Executor } from '../../db/client.ts';
 import type { PrincipalKind } from '../../domain/principals.ts';
@@ -43,11 +43,22 @@ export type ServiceContext = {
    */
   transactionScope?: TransactionScope;
   /**
-   * In a transaction: inserts held for its next product-event append or its commit, sent as CTEs
-   * of that statement (`pending-writes.ts`).
+   * In a transaction: what is held for its next product-event append or its last statement, sent
+   * in that statement (`pending-writes.ts`).
    */
-  pendingWrites?: Array<SQLWrapper & PromiseLike<unknown>>;
+  pendingWrites?: HeldItem[];
 };
+
+/**
+ * One thing a transaction holds (`pending-writes.ts`): a write (a data-modifying CTE), a NOTIFY, or,
+ * for its last statement only, its events' append (CTEs, one of which the outer query must read)
+ * and a check (a scalar read in that statement, handed to `check`).
+ */
+export type HeldItem =
+  | { kind: 'write'; write: SQLWrapper & PromiseLike<unknown> }
+  | { kind: 'notice'; channel: string; payload: string }
+  | { kind: 'append'; ctes: SQL; read: SQL }
+  | { kind: 'check'; expression: SQL; check: (value: unknown) => void };
 
 /** How `withTransaction` opens or joins a transaction its caller owns. */
 export type TransactionScope = { join<T>(fn: (tx: ServiceContext) => Promise<T>): Promise<T> };

@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { rowsOf } from '../../../db/client.ts';
 import { ValidationError } from '../../../domain/errors.ts';
 import { countCommittedEvents } from '../metrics/index.ts';
-import { HeldAppend, takePendingWrites, type TakenWrites } from '../pending-writes.ts';
+import { holdAppendForLast, takePendingWrites, type TakenWrites } from '../pending-writes.ts';
 import type { ServiceContext } from '../service-context.ts';
 import { withTransaction } from '../transaction.ts';
 import { toPublicEvent, type ProductEventRow, type PublicProductEvent } from './public-event.ts';
@@ -126,10 +126,9 @@ export async function appendProductEventsReading<T>(
  * `holdCheck`). Positions and ordering are those of `appendProductEvents`.
  */
 export function holdProductEvents(ctx: ServiceContext, input: AppendProductEventsInput): void {
-  if (!ctx.pendingWrites) throw new Error('holdProductEvents needs a transaction');
   const { organizationId, projectId, stored, json } = parseAppend(input);
   const ctes = eventCtes('held_events_', organizationId, projectId, json, stored.length, ctx.clock.now());
-  ctx.pendingWrites.push(new HeldAppend(ctes, sql.raw('held_events_notified')));
+  holdAppendForLast(ctx, { ctes, read: sql.raw('held_events_notified') });
   ctx.afterCommit.push(() => countCommittedEvents(stored));
 }
 
